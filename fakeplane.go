@@ -1,0 +1,306 @@
+// Package fakeplane runs a Kubernetes control plane in one Go process, for
+// tests and local development: an HTTPS server that answers as
+// kube-apiserver v1.37 does, with objects kept in bbolt.
+//
+// In a Go test:
+//
+//	cp := fakeplane.Start(t)
+//	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+//
+// Start listens on a loopback port the kernel picks, bootstraps the state a
+// fresh cluster has (system namespaces, default ServiceAccounts, the
+// kubernetes Service) and stops the control plane when the test ends. Many
+// control planes can run in one process at once.
+//
+// In a program, New builds one and Start(ctx) / Stop run it.
+package fakeplane
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/fakeplane/fakeplane/fixtures"
+	"github.com/fakeplane/fakeplane/internal/pki"
+	"github.com/fakeplane/fakeplane/server"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// AdminUser and AdminGroup name the identity of the admin kubeconfig.
+const (
+	AdminUser  = "kubernetes-admin"
+	AdminGroup = "system:masters"
+)
+
+// dbFileName is the bbolt file inside the data directory.
+const dbFileName = "fakeplane.db"
+
+// ControlPlane is one running (or ready to run) fake control plane.
+type ControlPlane struct {
+	opts options
+
+	ca    *pki.CA
+	admin pki.KeyPair
+
+	mu             sync.Mutex
+	started        bool
+	stopped        bool
+	store          *store.Store
+	srv            *server.Server
+	httpServer     *http.Server
+	listener       net.Listener
+	url            string
+	kubeconfigPath string
+	tmpDir         string
+	cancel         context.CancelFunc
+	serveDone      chan struct{}
+}
+
+// New prepares a control plane; nothing listens until Start.
+func New(opts ...Option) (*ControlPlane, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
+	return &ControlPlane{opts: o}, nil
+}
+
+// Start opens the store, bootstraps the cluster state, starts listening and
+// serving, and writes the admin kubeconfig. It returns once the server
+// answers requests.
+func (cp *ControlPlane) Start(ctx context.Context) (err error) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if cp.started {
+		return errors.New("fakeplane: already started")
+	}
+	cp.started = true
+	defer func() {
+		if err != nil {
+			cp.stopLocked()
+		}
+	}()
+
+	dataDir := cp.opts.dataDir
+	if dataDir == "" {
+		if cp.tmpDir, err = os.MkdirTemp("", "fakeplane-"); err != nil {
+			return fmt.Errorf("fakeplane: temp dir: %w", err)
+		}
+		dataDir = cp.tmpDir
+	} else if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("fakeplane: data dir: %w", err)
+	}
+
+	if err := cp.loadOrCreatePKI(dataDir); err != nil {
+		return err
+	}
+
+	cp.store, err = store.Open(filepath.Join(dataDir, dbFileName), store.Options{NoSync: cp.opts.dataDir == "", Logger: cp.opts.logger})
+	if err != nil {
+		return fmt.Errorf("fakeplane: open store: %w", err)
+	}
+
+	ln := cp.opts.listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cp.opts.listen); err != nil {
+			return fmt.Errorf("fakeplane: listen: %w", err)
+		}
+	}
+	cp.listener = ln
+	addr := ln.Addr().(*net.TCPAddr)
+	cp.url = "https://" + net.JoinHostPort(hostFor(addr.IP), strconv.Itoa(addr.Port))
+
+	serving, err := cp.ca.NewServingCert("kube-apiserver", []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		[]net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, net.ParseIP(fixtures.KubernetesServiceIP), addr.IP})
+	if err != nil {
+		return fmt.Errorf("fakeplane: serving certificate: %w", err)
+	}
+	tlsCert, err := serving.TLSCertificate()
+	if err != nil {
+		return fmt.Errorf("fakeplane: serving certificate: %w", err)
+	}
+
+	cp.srv, err = server.New(server.Config{
+		Store:         cp.store,
+		Logger:        cp.opts.logger,
+		RootCAPEM:     cp.ca.CertPEM,
+		ServerAddress: ln.Addr().String(),
+	})
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	cp.cancel = cancel
+	cp.srv.Run(runCtx)
+
+	if err := fixtures.Apply(cp.srv, fixtures.Bootstrap(addr.Port)); err != nil {
+		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+	}
+
+	cp.httpServer = &http.Server{
+		Handler:           cp.srv,
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          log.New(io.Discard, "", 0),
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{tlsCert},
+			ClientAuth:   tls.VerifyClientCertIfGiven,
+			ClientCAs:    cp.ca.Pool(),
+			MinVersion:   tls.VersionTLS12,
+		},
+	}
+	cp.serveDone = make(chan struct{})
+	go func() {
+		defer close(cp.serveDone)
+		if err := cp.httpServer.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			cp.opts.logger.Error("fakeplane: serve", "err", err)
+		}
+	}()
+
+	cp.kubeconfigPath = cp.opts.kubeconfigPath
+	if cp.kubeconfigPath == "" {
+		cp.kubeconfigPath = filepath.Join(dataDir, "admin.kubeconfig")
+	}
+	if err := cp.writeKubeconfig(cp.kubeconfigPath, AdminUser, cp.admin); err != nil {
+		return err
+	}
+	cp.opts.logger.Info("fakeplane serving", "url", cp.url, "kubeconfig", cp.kubeconfigPath)
+	return nil
+}
+
+// hostFor is the host clients should dial for a listener address.
+func hostFor(ip net.IP) string {
+	if ip == nil || ip.IsUnspecified() {
+		return "127.0.0.1"
+	}
+	return ip.String()
+}
+
+// loadOrCreatePKI reuses the CA kept in a data directory (so kubeconfigs
+// survive restarts) or makes a new one.
+func (cp *ControlPlane) loadOrCreatePKI(dataDir string) error {
+	pkiDir := filepath.Join(dataDir, "pki")
+	ca, err := pki.LoadCA(pkiDir)
+	switch {
+	case err == nil:
+		cp.ca = ca
+	case errors.Is(err, fs.ErrNotExist):
+		if cp.ca, err = pki.NewCA("fakeplane-ca"); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+		if cp.opts.dataDir != "" {
+			if err := os.MkdirAll(pkiDir, 0o700); err != nil {
+				return fmt.Errorf("fakeplane: pki dir: %w", err)
+			}
+			if err := cp.ca.Save(pkiDir); err != nil {
+				return fmt.Errorf("fakeplane: %w", err)
+			}
+		}
+	default:
+		return fmt.Errorf("fakeplane: load CA: %w", err)
+	}
+	if cp.admin, err = cp.ca.NewClientCert(AdminUser, AdminGroup); err != nil {
+		return fmt.Errorf("fakeplane: admin certificate: %w", err)
+	}
+	return nil
+}
+
+// writeKubeconfig writes a kubeconfig for a user's client certificate.
+func (cp *ControlPlane) writeKubeconfig(path, user string, kp pki.KeyPair) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["fakeplane"] = &clientcmdapi.Cluster{Server: cp.url, CertificateAuthorityData: cp.ca.CertPEM}
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: kp.CertPEM, ClientKeyData: kp.KeyPEM}
+	cfg.Contexts["fakeplane"] = &clientcmdapi.Context{Cluster: "fakeplane", AuthInfo: user, Namespace: "default"}
+	cfg.CurrentContext = "fakeplane"
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return fmt.Errorf("fakeplane: write kubeconfig: %w", err)
+	}
+	return nil
+}
+
+// Stop stops serving, ends open watches, closes the store and removes the
+// temporary data directory (a --data-dir is kept). It is safe to call more
+// than once.
+func (cp *ControlPlane) Stop() error {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.stopLocked()
+}
+
+func (cp *ControlPlane) stopLocked() error {
+	if cp.stopped {
+		return nil
+	}
+	cp.stopped = true
+	var errs []error
+	if cp.srv != nil {
+		cp.srv.Close()
+	}
+	if cp.cancel != nil {
+		cp.cancel()
+	}
+	if cp.httpServer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err := cp.httpServer.Shutdown(ctx); err != nil {
+			_ = cp.httpServer.Close()
+		}
+		cancel()
+		<-cp.serveDone
+	} else if cp.listener != nil {
+		_ = cp.listener.Close()
+	}
+	if cp.store != nil {
+		if err := cp.store.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if cp.tmpDir != "" {
+		if err := os.RemoveAll(cp.tmpDir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// URL is the server's base URL, e.g. https://127.0.0.1:41234.
+func (cp *ControlPlane) URL() string { return cp.url }
+
+// KubeconfigPath is the admin kubeconfig's path.
+func (cp *ControlPlane) KubeconfigPath() string { return cp.kubeconfigPath }
+
+// RESTConfig returns a fresh client configuration for the admin user
+// (system:masters).
+func (cp *ControlPlane) RESTConfig() *rest.Config {
+	return cp.configFor(cp.admin)
+}
+
+func (cp *ControlPlane) configFor(kp pki.KeyPair) *rest.Config {
+	return &rest.Config{
+		Host: cp.url,
+		TLSClientConfig: rest.TLSClientConfig{
+			CAData:   cp.ca.CertPEM,
+			CertData: kp.CertPEM,
+			KeyData:  kp.KeyPEM,
+		},
+		QPS:   -1, // no client-side throttling against a local fake
+		Burst: 0,
+	}
+}

@@ -1,0 +1,174 @@
+// Package pki makes the certificates a control plane needs: a self-signed CA,
+// a serving certificate for loopback, and client certificates whose subject
+// names a Kubernetes user (CN) and its groups (O).
+package pki
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// validity is how long generated certificates last.
+const validity = 365 * 24 * time.Hour
+
+// CA is a certificate authority that signs serving and client certificates.
+type CA struct {
+	Cert *x509.Certificate
+	Key  crypto.Signer
+	// CertPEM is Cert in PEM form, as written into kubeconfigs.
+	CertPEM []byte
+}
+
+// KeyPair is a signed certificate and its private key, both PEM encoded.
+type KeyPair struct {
+	CertPEM []byte
+	KeyPEM  []byte
+}
+
+// TLSCertificate parses the pair for use in a tls.Config.
+func (k KeyPair) TLSCertificate() (tls.Certificate, error) {
+	return tls.X509KeyPair(k.CertPEM, k.KeyPEM)
+}
+
+// NewCA makes a self-signed CA with the given common name.
+func NewCA(commonName string) (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generate CA key: %w", err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: commonName},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(10 * validity),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, fmt.Errorf("self-sign CA: %w", err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, fmt.Errorf("parse CA: %w", err)
+	}
+	return &CA{Cert: cert, Key: key, CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
+}
+
+// Pool returns a cert pool holding only this CA.
+func (ca *CA) Pool() *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(ca.Cert)
+	return p
+}
+
+// NewServingCert signs a server certificate valid for the given host names and IPs.
+func (ca *CA) NewServingCert(commonName string, hosts []string, ips []net.IP) (KeyPair, error) {
+	return ca.sign(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: commonName},
+		DNSNames:    hosts,
+		IPAddresses: ips,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	})
+}
+
+// NewClientCert signs a client certificate for user (CN) in groups (O), the
+// way kube-apiserver's x509 authenticator reads them.
+func (ca *CA) NewClientCert(user string, groups ...string) (KeyPair, error) {
+	return ca.sign(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: user, Organization: groups},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+}
+
+func (ca *CA) sign(tmpl *x509.Certificate) (KeyPair, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return KeyPair{}, fmt.Errorf("generate key: %w", err)
+	}
+	now := time.Now()
+	tmpl.SerialNumber = serial()
+	tmpl.NotBefore = now.Add(-time.Hour)
+	tmpl.NotAfter = now.Add(validity)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
+	if err != nil {
+		return KeyPair{}, fmt.Errorf("sign certificate for %q: %w", tmpl.Subject.CommonName, err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return KeyPair{}, fmt.Errorf("marshal key: %w", err)
+	}
+	return KeyPair{
+		CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+	}, nil
+}
+
+func serial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return big.NewInt(time.Now().UnixNano())
+	}
+	return n
+}
+
+// Save writes the CA certificate and key as ca.crt and ca.key in dir.
+func (ca *CA) Save(dir string) error {
+	der, err := x509.MarshalPKCS8PrivateKey(ca.Key)
+	if err != nil {
+		return fmt.Errorf("marshal CA key: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ca.crt"), ca.CertPEM, 0o644); err != nil {
+		return fmt.Errorf("write CA certificate: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ca.key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		return fmt.Errorf("write CA key: %w", err)
+	}
+	return nil
+}
+
+// LoadCA reads a CA written by Save. It returns an error wrapping
+// fs.ErrNotExist when dir has none.
+func LoadCA(dir string) (*CA, error) {
+	certPEM, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		return nil, err
+	}
+	keyPEM, err := os.ReadFile(filepath.Join(dir, "ca.key"))
+	if err != nil {
+		return nil, err
+	}
+	cb, _ := pem.Decode(certPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || kb == nil {
+		return nil, fmt.Errorf("CA files in %s are not PEM", dir)
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("parse CA certificate: %w", err)
+	}
+	key, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("parse CA key: %w", err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("CA key in %s cannot sign", dir)
+	}
+	return &CA{Cert: cert, Key: signer, CertPEM: certPEM}, nil
+}

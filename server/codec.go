@@ -1,0 +1,160 @@
+package server
+
+import (
+	"encoding/json"
+	"sync"
+
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"mime"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/yaml"
+)
+
+// Media types the server reads and writes.
+const (
+	mediaJSON     = "application/json"
+	mediaYAML     = "application/yaml"
+	mediaProtobuf = "application/vnd.kubernetes.protobuf"
+)
+
+// acceptedMediaTypes are listed in 406 answers, as kube-apiserver lists them.
+var acceptedMediaTypes = []string{mediaJSON, mediaYAML, mediaProtobuf}
+
+// mediaChoice is the negotiated response format.
+type mediaChoice struct {
+	kind string // mediaJSON or mediaYAML
+	// as is "Table" or "PartialObjectMetadata"/"PartialObjectMetadataList"
+	// when the client asked for a meta.k8s.io transformation, "" otherwise.
+	as      string
+	version string // meta.k8s.io version of the transformation (v1, v1beta1)
+}
+
+// negotiate picks the first media type in an Accept header that the server
+// can produce. An empty header or a wildcard means JSON.
+func negotiate(accept string) (mediaChoice, bool) {
+	if strings.TrimSpace(accept) == "" {
+		return mediaChoice{kind: mediaJSON}, true
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case "*/*", "application/*", mediaJSON, mediaYAML:
+		default:
+			continue
+		}
+		kind := mediaJSON
+		if mt == mediaYAML {
+			kind = mediaYAML
+		}
+		as := params["as"]
+		if as == "" {
+			return mediaChoice{kind: kind}, true
+		}
+		if params["g"] != "meta.k8s.io" {
+			continue
+		}
+		v := params["v"]
+		switch {
+		case as == "Table" && (v == "v1" || v == "v1beta1"):
+			return mediaChoice{kind: kind, as: as, version: v}, true
+		}
+	}
+	return mediaChoice{}, false
+}
+
+// writeBytes writes a complete response body.
+func writeBytes(w http.ResponseWriter, code int, mediaType string, body []byte) {
+	if mediaType == mediaYAML {
+		y, err := yaml.JSONToYAML(body)
+		if err == nil {
+			body = y
+		}
+	}
+	w.Header().Set("Content-Type", mediaType)
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+// readBody reads a request body up to MaxRequestBodyBytes and turns it into
+// JSON according to its Content-Type. allowed lists the accepted types for
+// the 415 answer.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, apierrors.NewBadRequest("the body of the request was empty")
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBodyBytes+1))
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to read the request body: %v", err))
+	}
+	if len(data) > MaxRequestBodyBytes {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxRequestBodyBytes))
+	}
+	return data, nil
+}
+
+// bodyToJSON converts an object body (create, update, delete options) to JSON.
+func bodyToJSON(r *http.Request, data []byte) ([]byte, error) {
+	ct := r.Header.Get("Content-Type")
+	mt := mediaJSON
+	if ct != "" {
+		parsed, _, err := mime.ParseMediaType(ct)
+		if err != nil {
+			return nil, errUnsupportedMediaType(acceptedMediaTypes)
+		}
+		mt = parsed
+	}
+	switch mt {
+	case mediaJSON, "*/*":
+		return data, nil
+	case mediaYAML:
+		return yamlToJSON(data)
+	case mediaProtobuf:
+		return protobufToJSON(data)
+	default:
+		return nil, errUnsupportedMediaType(acceptedMediaTypes)
+	}
+}
+
+// protobufSerializer decodes Kubernetes protobuf envelopes of built-in types.
+var protobufSerializer = sync.OnceValue(func() *protobuf.Serializer {
+	return protobuf.NewSerializer(typesScheme(), typesScheme())
+})
+
+// protobufToJSON decodes a protobuf body of a built-in type into its JSON.
+func protobufToJSON(data []byte) ([]byte, error) {
+	obj, gvk, err := protobufSerializer().Decode(data, nil, nil)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: %v", err))
+	}
+	obj.GetObjectKind().SetGroupVersionKind(*gvk)
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return b, nil
+}
+
+// yamlToJSON converts one YAML document to JSON with kube-apiserver's error wording.
+func yamlToJSON(data []byte) ([]byte, error) {
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error converting YAML to JSON: %v", err))
+	}
+	return j, nil
+}
+
+// isEmptyBody reports whether a body has nothing but whitespace.
+func isEmptyBody(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+var errEmptyBody = errors.New("empty body")

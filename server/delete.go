@@ -1,0 +1,181 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// deleteOptions reads DeleteOptions from the body (JSON or YAML) or the query.
+func deleteOptions(c *call) (*metav1.DeleteOptions, error) {
+	opts := &metav1.DeleteOptions{}
+	data, err := readBody(c.r)
+	if err != nil {
+		return nil, err
+	}
+	if !isEmptyBody(data) {
+		if data, err = bodyToJSON(c.r, data); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(data, opts); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, summarize(data, 30)))
+		}
+	}
+	if err := metav1.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if errs := metav1validation.ValidateDeleteOptions(opts); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
+	}
+	return opts, nil
+}
+
+// delete answers DELETE on one object.
+func (s *Server) delete(c *call) error {
+	opts, err := deleteOptions(c)
+	if err != nil {
+		return err
+	}
+	out, deleted, err := s.deleteObject(c, c.key(), c.info.Name, opts)
+	if err != nil {
+		return err
+	}
+	if deleted && !c.res.returnDeleted {
+		o, err := c.res.decodeStored(out)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		st := metav1.Status{
+			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+			Status:   metav1.StatusSuccess,
+			Details:  &metav1.StatusDetails{Name: o.meta.GetName(), Group: c.res.Group, Kind: c.res.Resource.Resource, UID: o.meta.GetUID()},
+		}
+		return writeEncoded(c, http.StatusOK, &st)
+	}
+	code := http.StatusOK
+	if !deleted && opts.OrphanDependents != nil && !*opts.OrphanDependents { //nolint:staticcheck // upstream keeps this for old clients
+		code = http.StatusAccepted
+	}
+	return s.writeObject(c, code, out)
+}
+
+// deleteObject deletes one object, or marks it for deletion when finalizers
+// remain. It returns the object's last state and whether it is gone.
+func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOptions) ([]byte, bool, error) {
+	dry := len(opts.DryRun) > 0
+	if v, err := isDryRun(c); err != nil {
+		return nil, false, err
+	} else if v {
+		dry = true
+	}
+	deleted := false
+	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object, rev int64) (store.Write, error) {
+		deleted = false
+		if cur == nil {
+			return store.Write{}, apierrors.NewNotFound(c.res.gr, name)
+		}
+		o, err := c.res.decodeStored(cur.Value)
+		if err != nil {
+			return store.Write{}, err
+		}
+		if p := opts.Preconditions; p != nil {
+			if p.UID != nil && *p.UID != o.meta.GetUID() {
+				return store.Write{}, apierrors.NewConflict(c.res.gr, name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, o.meta.GetUID()))
+			}
+			if p.ResourceVersion != nil && *p.ResourceVersion != o.meta.GetResourceVersion() {
+				return store.Write{}, apierrors.NewConflict(c.res.gr, name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, o.meta.GetResourceVersion()))
+			}
+		}
+		graceful := s.markForDeletion(c, o)
+		if graceful || len(o.meta.GetFinalizers()) > 0 {
+			if o.meta.GetDeletionTimestamp() == nil {
+				now := metav1.NewTime(s.now().Truncate(timePrecision))
+				o.meta.SetDeletionTimestamp(&now)
+				zero := int64(0)
+				o.meta.SetDeletionGracePeriodSeconds(&zero)
+			}
+			b, err := encode(o.obj)
+			if err != nil {
+				return store.Write{}, err
+			}
+			if bytes.Equal(b, cur.Value) {
+				return store.Write{}, store.ErrUnchanged
+			}
+			if dry {
+				return store.Write{}, &dryRunResult{data: b}
+			}
+			stampRV(o, rev)
+			b, err = encode(o.obj)
+			return store.Write{Value: b}, err
+		}
+		deleted = true
+		if dry {
+			return store.Write{}, &dryRunResult{data: cur.Value}
+		}
+		stampRV(o, rev)
+		b, err := encode(o.obj)
+		return store.Write{Value: b, Delete: true}, err
+	})
+	var dr *dryRunResult
+	if errors.As(err, &dr) {
+		return dr.data, deleted, nil
+	}
+	if err != nil {
+		return nil, false, storeErr(err)
+	}
+	if deleted {
+		s.afterDelete(c, cur.Value)
+	}
+	return cur.Value, deleted, nil
+}
+
+// deleteCollection answers DELETE on a collection: every selected object is
+// deleted as by a single delete, and the answer lists them.
+func (s *Server) deleteCollection(c *call) error {
+	opts, err := deleteOptions(c)
+	if err != nil {
+		return err
+	}
+	lopts, err := s.listOptions(c)
+	if err != nil {
+		return err
+	}
+	sel := newSelection(c.res, lopts)
+	prefix := ""
+	if c.ns != "" {
+		prefix = c.ns + "/"
+	}
+	lst, err := s.store.List(c.res.bucket, store.ListOptions{Prefix: prefix, Filter: func(o store.Object) bool { return sel.matches(o.Value) }})
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	var items [][]byte
+	for _, it := range lst.Items {
+		o, err := c.res.decodeStored(it.Value)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		out, _, err := s.deleteObject(c, it.Key, o.meta.GetName(), opts)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		items = append(items, out)
+	}
+	var buf bytes.Buffer
+	writeListJSON(&buf, c.res.apiVersion(), c.res.listKind, metav1.ListMeta{ResourceVersion: strconv.FormatInt(s.store.CurrentRevision(), 10)}, items)
+	writeBytes(c.w, http.StatusOK, c.media.kind, buf.Bytes())
+	return nil
+}

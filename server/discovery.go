@@ -1,0 +1,234 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strings"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fakeplane/fakeplane/internal/builtin"
+)
+
+// aggregatedDiscoveryMediaType is the Content-Type of aggregated discovery (v2).
+const aggregatedDiscoveryMediaType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+// wantsAggregated reports whether the Accept header asks for aggregated
+// discovery before plain JSON.
+func wantsAggregated(accept string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		if mt != mediaJSON && mt != "*/*" && mt != "application/*" {
+			continue
+		}
+		if params["g"] == "apidiscovery.k8s.io" && params["v"] == "v2" && params["as"] == "APIGroupDiscoveryList" {
+			return true
+		}
+		if len(params) == 0 {
+			return false
+		}
+	}
+	return false
+}
+
+// storageVersionHash is discovery's opaque hash of a resource's storage
+// group/version/kind.
+func storageVersionHash(r *resource) string {
+	if r.Virtual || r.StorageVersion == "" {
+		return ""
+	}
+	gv, err := schema.ParseGroupVersion(r.StorageVersion)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(gv.Group + "/" + gv.Version + "/" + r.Kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
+// servedGroupVersions lists the group/versions that have at least one resource.
+func (s *Server) servedGroupVersions() []builtin.GroupVersion {
+	return s.registry.groupVersions
+}
+
+// serveDiscovery answers /api, /apis and their group and version documents.
+func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path string) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	aggregated := wantsAggregated(r.Header.Get("Accept"))
+	switch {
+	case path == "/api":
+		if aggregated {
+			s.writeAggregated(w, r, true)
+			return
+		}
+		addr := s.cfg.ServerAddress
+		writeJSONOrYAML(w, r, http.StatusOK, &metav1.APIVersions{
+			TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
+			Versions:                   []string{"v1"},
+			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: addr}},
+		})
+	case path == "/apis":
+		if aggregated {
+			s.writeAggregated(w, r, false)
+			return
+		}
+		list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}}
+		for _, g := range s.apiGroups() {
+			list.Groups = append(list.Groups, g)
+		}
+		writeJSONOrYAML(w, r, http.StatusOK, list)
+	case parts[0] == "api" && len(parts) == 2 && parts[1] == "v1":
+		s.writeResourceList(w, r, "", "v1")
+	case parts[0] == "apis" && len(parts) == 2:
+		for _, g := range s.apiGroups() {
+			if g.Name == parts[1] {
+				g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
+				writeJSONOrYAML(w, r, http.StatusOK, &g)
+				return
+			}
+		}
+		writeError(w, r, notFoundPath())
+	case parts[0] == "apis" && len(parts) == 3:
+		s.writeResourceList(w, r, parts[1], parts[2])
+	default:
+		writeError(w, r, notFoundPath())
+	}
+}
+
+// apiGroups lists the named groups in discovery order.
+func (s *Server) apiGroups() []metav1.APIGroup {
+	var out []metav1.APIGroup
+	idx := map[string]int{}
+	for _, gv := range s.servedGroupVersions() {
+		if gv.Group == "" {
+			continue
+		}
+		gvd := metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: gv.Version}
+		i, ok := idx[gv.Group]
+		if !ok {
+			idx[gv.Group] = len(out)
+			out = append(out, metav1.APIGroup{Name: gv.Group, PreferredVersion: gvd})
+			i = len(out) - 1
+		}
+		out[i].Versions = append(out[i].Versions, gvd)
+	}
+	return out
+}
+
+// writeResourceList answers /api/v1 or /apis/{group}/{version}.
+func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, group, version string) {
+	list := &metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: schema.GroupVersion{Group: group, Version: version}.String(),
+		APIResources: []metav1.APIResource{},
+	}
+	found := false
+	for _, res := range s.registry.all() {
+		if res.Group != group || res.Version != version {
+			continue
+		}
+		found = true
+		list.APIResources = append(list.APIResources, metav1.APIResource{
+			Name: res.Resource.Resource, SingularName: res.SingularName, Namespaced: res.Namespaced,
+			Kind: res.Kind, Verbs: res.Verbs, ShortNames: res.ShortNames, Categories: res.Categories,
+			StorageVersionHash: storageVersionHash(res),
+		})
+		for _, sub := range res.Subresources {
+			ar := metav1.APIResource{Name: res.Resource.Resource + "/" + sub.Name, Namespaced: res.Namespaced, Kind: sub.Kind, Verbs: sub.Verbs}
+			if sub.Group != res.Group || sub.Version != res.Version {
+				ar.Group, ar.Version = sub.Group, sub.Version
+			}
+			list.APIResources = append(list.APIResources, ar)
+		}
+	}
+	if !found {
+		writeError(w, r, notFoundPath())
+		return
+	}
+	writeJSONOrYAML(w, r, http.StatusOK, list)
+}
+
+// writeAggregated answers aggregated discovery for /api (core) or /apis.
+func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bool) {
+	list := &apidiscoveryv2.APIGroupDiscoveryList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
+		Items:    []apidiscoveryv2.APIGroupDiscovery{},
+	}
+	idx := map[string]int{}
+	all := s.registry.all()
+	for _, gv := range s.servedGroupVersions() {
+		if (gv.Group == "") != core {
+			continue
+		}
+		i, ok := idx[gv.Group]
+		if !ok {
+			idx[gv.Group] = len(list.Items)
+			list.Items = append(list.Items, apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: gv.Group}})
+			i = len(list.Items) - 1
+		}
+		vd := apidiscoveryv2.APIVersionDiscovery{Version: gv.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent, Resources: []apidiscoveryv2.APIResourceDiscovery{}}
+		for _, res := range all {
+			if res.Group != gv.Group || res.Version != gv.Version {
+				continue
+			}
+			scope := apidiscoveryv2.ScopeCluster
+			if res.Namespaced {
+				scope = apidiscoveryv2.ScopeNamespace
+			}
+			rd := apidiscoveryv2.APIResourceDiscovery{
+				Resource: res.Resource.Resource, ResponseKind: &metav1.GroupVersionKind{Kind: res.Kind},
+				Scope: scope, SingularResource: res.SingularName, Verbs: res.Verbs,
+				ShortNames: res.ShortNames, Categories: res.Categories,
+			}
+			for _, sub := range res.Subresources {
+				rk := &metav1.GroupVersionKind{Kind: sub.Kind}
+				if sub.Group != res.Group || sub.Version != res.Version {
+					rk.Group, rk.Version = sub.Group, sub.Version
+				}
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{Subresource: sub.Name, ResponseKind: rk, Verbs: sub.Verbs})
+			}
+			vd.Resources = append(vd.Resources, rd)
+		}
+		list.Items[i].Versions = append(list.Items[i].Versions, vd)
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Vary", "Accept")
+	writeBytes(w, http.StatusOK, aggregatedDiscoveryMediaType, b)
+}
+
+// serveRootPaths answers "/" with the list of served paths.
+func (s *Server) serveRootPaths(w http.ResponseWriter, r *http.Request) {
+	paths := []string{"/api", "/api/v1", "/apis", "/apis/"}
+	for _, gv := range s.servedGroupVersions() {
+		if gv.Group == "" {
+			continue
+		}
+		paths = append(paths, "/apis/"+gv.Group, "/apis/"+gv.String())
+	}
+	paths = append(paths, "/healthz", "/healthz/etcd", "/healthz/log", "/healthz/ping", "/livez", "/livez/etcd", "/livez/log", "/livez/ping",
+		"/openapi/v2", "/openapi/v3", "/openapi/v3/", "/readyz", "/readyz/etcd", "/readyz/log", "/readyz/ping", "/readyz/shutdown", "/version")
+	writeJSONOrYAML(w, r, http.StatusOK, map[string][]string{"paths": dedupe(paths)})
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range in {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}

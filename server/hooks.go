@@ -1,0 +1,166 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// namespacesBucket is where namespaces are stored.
+const namespacesBucket = "/namespaces"
+
+// admitNamespace is the NamespaceLifecycle admission check for creating
+// o in its namespace: the namespace must exist and not be terminating.
+func (s *Server) admitNamespace(c *call, o *object) error {
+	ns := o.meta.GetNamespace()
+	cur, err := s.store.Get(namespacesBucket, ns)
+	if errors.Is(err, store.ErrNotFound) {
+		return apierrors.NewNotFound(schemaNamespaces, ns)
+	}
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if terminating(cur.Value) {
+		err := apierrors.NewForbidden(c.res.gr, o.meta.GetName(), fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
+		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
+			Type:    corev1.NamespaceTerminatingCause,
+			Message: fmt.Sprintf("namespace %s is being terminated", ns),
+			Field:   "metadata.namespace",
+		})
+		return err
+	}
+	return nil
+}
+
+// statusResetOnCreate lists resources whose create keeps the status the
+// client sent (upstream resets it for the others with a status subresource).
+var statusKeptOnCreate = map[string]bool{"/nodes": true}
+
+// beforeCreate applies per-resource create rules (upstream's PrepareForCreate).
+func (s *Server) beforeCreate(c *call, o *object) error {
+	key := c.res.Group + "/" + c.res.Resource.Resource
+	if c.res.hasSub("status") && !statusKeptOnCreate[key] {
+		if err := copyStatus(c.res.newObject(), o.obj); err != nil {
+			return err
+		}
+	}
+	switch obj := o.obj.(type) {
+	case *corev1.Namespace:
+		obj.Spec.Finalizers = []corev1.FinalizerName{corev1.FinalizerKubernetes}
+		obj.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+		labels := obj.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[corev1.LabelMetadataName] = obj.Name
+		obj.SetLabels(labels)
+	case *corev1.Pod:
+		obj.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(obj)}
+	case *corev1.PersistentVolume:
+		obj.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
+	case *corev1.PersistentVolumeClaim:
+		obj.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	}
+	return nil
+}
+
+// beforeUpdate applies per-resource update rules (upstream's PrepareForUpdate).
+func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object) error {
+	if mode == internalWrite {
+		return nil
+	}
+	switch obj := o.obj.(type) {
+	case *corev1.Namespace:
+		if c.info.Subresource != "finalize" {
+			obj.Spec.Finalizers = old.obj.(*corev1.Namespace).Spec.Finalizers
+		}
+		if c.info.Subresource == "" || c.info.Subresource == "finalize" {
+			obj.Status = old.obj.(*corev1.Namespace).Status
+		}
+	}
+	return nil
+}
+
+// markForDeletion applies per-resource graceful deletion and reports whether
+// the object must stay (marked) rather than go at once.
+func (s *Server) markForDeletion(c *call, o *object) bool {
+	if ns, ok := o.obj.(*corev1.Namespace); ok {
+		ns.Status.Phase = corev1.NamespaceTerminating
+		if len(ns.Spec.Finalizers) > 0 {
+			s.kickNamespaces()
+			return true
+		}
+	}
+	return false
+}
+
+// afterCreate runs what controllers of a fresh cluster do for a new object.
+func (s *Server) afterCreate(c *call, o *object) {
+	if ns, ok := o.obj.(*corev1.Namespace); ok {
+		s.populateNamespace(ns.Name)
+	}
+}
+
+// afterDelete runs after an object is gone.
+func (s *Server) afterDelete(c *call, last []byte) {
+	if c.res.Resource.Resource == "namespaces" {
+		return
+	}
+}
+
+// podQOS computes a pod's QoS class from its containers' resources, as the
+// kubelet and kube-apiserver do.
+func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
+	requests, limits := corev1.ResourceList{}, corev1.ResourceList{}
+	guaranteed := true
+	containers := append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...)
+	isSupported := func(name corev1.ResourceName) bool {
+		return name == corev1.ResourceCPU || name == corev1.ResourceMemory
+	}
+	add := func(list corev1.ResourceList, name corev1.ResourceName, q apiresource.Quantity) {
+		if cur, ok := list[name]; ok {
+			cur.Add(q)
+			list[name] = cur
+		} else {
+			list[name] = q.DeepCopy()
+		}
+	}
+	for _, ctr := range containers {
+		for name, q := range ctr.Resources.Requests {
+			if isSupported(name) && q.Cmp(apiresource.Quantity{}) == 1 {
+				add(requests, name, q)
+			}
+		}
+		seen := 0
+		for name, q := range ctr.Resources.Limits {
+			if isSupported(name) && q.Cmp(apiresource.Quantity{}) == 1 {
+				seen++
+				add(limits, name, q)
+			}
+		}
+		if seen < 2 {
+			guaranteed = false
+		}
+	}
+	if len(requests) == 0 && len(limits) == 0 {
+		return corev1.PodQOSBestEffort
+	}
+	if guaranteed {
+		for name, req := range requests {
+			if lim, ok := limits[name]; !ok || lim.Cmp(req) != 0 {
+				guaranteed = false
+				break
+			}
+		}
+	}
+	if guaranteed && len(requests) == len(limits) {
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}

@@ -1,0 +1,292 @@
+package server
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// listOptions parses and validates list/watch query parameters as upstream does.
+func (s *Server) listOptions(c *call) (*metainternalversion.ListOptions, error) {
+	opts := &metainternalversion.ListOptions{}
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if c.info.Name != "" {
+		// A watch or list of one object (…/resource/name or fieldSelector) is
+		// served as a metadata.name field selector.
+		nameSel := fields.OneTermEqualSelector("metadata.name", c.info.Name)
+		if opts.FieldSelector == nil || opts.FieldSelector.Empty() {
+			opts.FieldSelector = nameSel
+		} else {
+			opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, nameSel)
+		}
+	}
+	if errs := metainternalversionvalidation.ValidateListOptions(opts, false); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("ListOptions").GroupKind(), "", errs)
+	}
+	if opts.FieldSelector != nil {
+		sel, err := opts.FieldSelector.Transform(func(label, value string) (string, string, error) {
+			to, ok := c.res.convertField(label)
+			if !ok {
+				return "", "", fmt.Errorf("field label not supported: %s", label)
+			}
+			if c.res.Group == "events.k8s.io" {
+				// Stored in their own version here, so matched by their own names.
+				to = label
+			}
+			return to, value, nil
+		})
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		opts.FieldSelector = sel
+	}
+	return opts, nil
+}
+
+// selection is a parsed label and field selector.
+type selection struct {
+	labels labels.Selector
+	fields fields.Selector
+	res    *resource
+}
+
+func newSelection(res *resource, opts *metainternalversion.ListOptions) *selection {
+	sel := &selection{res: res, labels: opts.LabelSelector, fields: opts.FieldSelector}
+	if sel.labels == nil {
+		sel.labels = labels.Everything()
+	}
+	if sel.fields == nil {
+		sel.fields = fields.Everything()
+	}
+	return sel
+}
+
+func (sel *selection) empty() bool { return sel.labels.Empty() && sel.fields.Empty() }
+
+// matches reports whether a stored object passes the selectors.
+func (sel *selection) matches(data []byte) bool {
+	if sel.empty() {
+		return true
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return false
+	}
+	return sel.matchesMap(m)
+}
+
+func (sel *selection) matchesMap(m map[string]any) bool {
+	if !sel.labels.Empty() {
+		ls := labels.Set{}
+		if l, ok := getField(m, "metadata", "labels"); ok {
+			if lm, ok := l.(map[string]any); ok {
+				for k, v := range lm {
+					if s, ok := v.(string); ok {
+						ls[k] = s
+					}
+				}
+			}
+		}
+		if !sel.labels.Matches(ls) {
+			return false
+		}
+	}
+	if !sel.fields.Empty() {
+		fs := fields.Set{}
+		for _, req := range sel.fields.Requirements() {
+			fs[req.Field] = fieldValue(m, req.Field)
+		}
+		if !sel.fields.Matches(fs) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldValue reads a field selector label from an object.
+func fieldValue(m map[string]any, label string) string {
+	path := fieldPaths[label]
+	if path == nil {
+		path = strings.Split(label, ".")
+	}
+	v, ok := getField(m, path...)
+	if !ok || v == nil {
+		switch label {
+		case "spec.hostNetwork", "spec.unschedulable":
+			return "false"
+		case "status.replicas", "status.successful":
+			return "0"
+		}
+		return ""
+	}
+	switch t := v.(type) {
+	case string:
+		return t
+	case bool:
+		return strconv.FormatBool(t)
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case []any:
+		// status.podIPs: the first entry's ip, as upstream's pod attributes.
+		if len(t) > 0 {
+			if mm, ok := t[0].(map[string]any); ok {
+				if ip, ok := mm["ip"].(string); ok {
+					return ip
+				}
+			}
+		}
+		return ""
+	default:
+		return fmt.Sprint(t)
+	}
+}
+
+// fieldPaths maps field labels whose object path differs from the label.
+var fieldPaths = map[string][]string{
+	"source": {"source", "component"},
+}
+
+// continueToken is upstream's opaque continue token.
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+func encodeContinue(rv int64, lastKey string) string {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rv, StartKey: lastKey + "\x00"})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(tok string) (rv int64, after string, err error) {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return 0, "", fmt.Errorf("continue key is not valid: %v", err)
+	}
+	var t continueToken
+	if err := json.Unmarshal(b, &t); err != nil {
+		return 0, "", fmt.Errorf("continue key is not valid: %v", err)
+	}
+	if t.APIVersion != "meta.k8s.io/v1" {
+		return 0, "", fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	if t.ResourceVersion == 0 {
+		return 0, "", fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	return t.ResourceVersion, strings.TrimSuffix(t.StartKey, "\x00"), nil
+}
+
+// list answers a list request.
+func (s *Server) list(c *call) error {
+	opts, err := s.listOptions(c)
+	if err != nil {
+		return err
+	}
+	sel := newSelection(c.res, opts)
+	lo := store.ListOptions{Limit: int(opts.Limit)}
+	if c.ns != "" {
+		lo.Prefix = c.ns + "/"
+	}
+	if !sel.empty() {
+		lo.Filter = func(o store.Object) bool { return sel.matches(o.Value) }
+	}
+	switch {
+	case opts.Continue != "":
+		rv, after, err := decodeContinue(opts.Continue)
+		if err != nil {
+			return apierrors.NewBadRequest(err.Error())
+		}
+		lo.Revision, lo.StartAfter = rv, after
+	case opts.ResourceVersion != "" && opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact:
+		rv, err := parseRV(opts.ResourceVersion)
+		if err != nil {
+			return err
+		}
+		lo.Revision = rv
+	case opts.ResourceVersion != "" && opts.ResourceVersion != "0":
+		rv, err := parseRV(opts.ResourceVersion)
+		if err != nil {
+			return err
+		}
+		if cur := s.store.CurrentRevision(); rv > cur {
+			if err := s.waitForRevision(c.r, rv); err != nil {
+				return err
+			}
+		}
+	}
+	res, err := s.store.List(c.res.bucket, lo)
+	if err != nil {
+		var ce *store.CompactedError
+		var fe *store.FutureRevisionError
+		switch {
+		case errors.As(err, &ce) && opts.Continue != "":
+			return errExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+		case errors.As(err, &ce):
+			return errExpired(fmt.Sprintf("The resourceVersion for the provided list is too old."))
+		case errors.As(err, &fe):
+			return tooLargeRV(fe.Requested, fe.Current)
+		}
+		return apierrors.NewInternalError(err)
+	}
+	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
+	if res.More && len(res.Items) > 0 {
+		lm.Continue = encodeContinue(res.Revision, res.Items[len(res.Items)-1].Key)
+		if sel.empty() {
+			n := res.Remaining
+			lm.RemainingItemCount = &n
+		}
+	}
+	items := make([][]byte, len(res.Items))
+	for i, it := range res.Items {
+		items[i] = it.Value
+	}
+	if c.media.as == "Table" {
+		t, err := s.tableFor(c, items, &lm)
+		if err != nil {
+			return err
+		}
+		return writeEncoded(c, http.StatusOK, t)
+	}
+	var buf bytes.Buffer
+	size := 128
+	for _, it := range items {
+		size += len(it) + 1
+	}
+	buf.Grow(size)
+	writeListJSON(&buf, c.res.apiVersion(), c.res.listKind, lm, items)
+	writeBytes(c.w, http.StatusOK, c.media.kind, buf.Bytes())
+	return nil
+}
+
+// parseRV parses a resourceVersion query parameter.
+func parseRV(s string) (int64, error) {
+	rv, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || rv < 0 {
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %s", s))
+	}
+	return rv, nil
+}
+
+// tooLargeRV is upstream's answer for a resourceVersion from the future.
+func tooLargeRV(requested, current int64) error {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", requested, current), 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	return err
+}

@@ -1,0 +1,109 @@
+package server
+
+import (
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// generateNameSuffixLength is the length of the random suffix upstream
+// appends to metadata.generateName.
+const generateNameSuffixLength = 5
+
+// prepareCreate sets the server-owned metadata of a new object and
+// validates its ObjectMeta, as upstream's BeforeCreate does.
+func (s *Server) prepareCreate(c *call, o *object) error {
+	m := o.meta
+	if m.GetResourceVersion() != "" {
+		return apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
+	}
+	if c.res.Namespaced {
+		if m.GetNamespace() == "" {
+			m.SetNamespace(c.ns)
+		} else if m.GetNamespace() != c.ns {
+			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+	} else {
+		m.SetNamespace("")
+	}
+	if m.GetName() == "" && m.GetGenerateName() != "" {
+		m.SetName(m.GetGenerateName() + utilrand.String(generateNameSuffixLength))
+	}
+	m.SetUID(types.UID(uuid.NewUUID()))
+	m.SetCreationTimestamp(metav1.NewTime(s.now().Truncate(timePrecision)))
+	m.SetDeletionTimestamp(nil)
+	m.SetDeletionGracePeriodSeconds(nil)
+	m.SetSelfLink("")
+	if c.res.generation {
+		m.SetGeneration(1)
+	} else {
+		m.SetGeneration(0)
+	}
+	if errs := s.validateMeta(c, o); len(errs) > 0 {
+		return apierrors.NewInvalid(c.res.gvk.GroupKind(), m.GetName(), errs)
+	}
+	return nil
+}
+
+// timePrecision is the precision of metav1.Time in JSON.
+const timePrecision = 1e9
+
+// validateMeta runs upstream's ObjectMeta validation for a new object.
+func (s *Server) validateMeta(c *call, o *object) field.ErrorList {
+	return validation.ValidateObjectMetaAccessor(o.meta, c.res.Namespaced, c.res.nameValid, field.NewPath("metadata"))
+}
+
+// prepareUpdate carries server-owned metadata from the stored object into
+// the new one and validates the change, as upstream's BeforeUpdate does.
+func (s *Server) prepareUpdate(c *call, o, old *object) error {
+	m, om := o.meta, old.meta
+	if c.res.Namespaced {
+		if m.GetNamespace() == "" {
+			m.SetNamespace(c.ns)
+		} else if m.GetNamespace() != c.ns {
+			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+	} else {
+		m.SetNamespace("")
+	}
+	if m.GetUID() == "" {
+		m.SetUID(om.GetUID())
+	}
+	m.SetCreationTimestamp(om.GetCreationTimestamp())
+	m.SetDeletionTimestamp(om.GetDeletionTimestamp())
+	m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
+	m.SetSelfLink("")
+	if m.GetName() == "" {
+		m.SetName(om.GetName())
+	}
+	m.SetGeneration(om.GetGeneration())
+	errs := validation.ValidateObjectMetaAccessorUpdate(m, om, field.NewPath("metadata"))
+	errs = append(errs, validation.ValidateObjectMetaAccessor(m, c.res.Namespaced, c.res.nameValid, field.NewPath("metadata"))...)
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(c.res.gvk.GroupKind(), m.GetName(), errs)
+	}
+	return nil
+}
+
+// stampRV writes the commit revision into an object's metadata.
+func stampRV(o *object, rev int64) {
+	o.meta.SetResourceVersion(strconv.FormatInt(rev, 10))
+}
+
+// checkName ensures the body's name matches the URL on update.
+func checkName(c *call, o *object) error {
+	if o.meta.GetName() != "" && o.meta.GetName() != c.info.Name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.meta.GetName(), c.info.Name))
+	}
+	if o.meta.GetName() == "" {
+		o.meta.SetName(c.info.Name)
+	}
+	return nil
+}

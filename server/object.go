@@ -1,0 +1,184 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	kjson "sigs.k8s.io/json"
+)
+
+// object is a decoded API object with its metadata accessor.
+type object struct {
+	obj  runtime.Object
+	meta metav1.Object
+}
+
+// newObject makes an empty object of the resource's kind.
+func (r *resource) newObject() runtime.Object {
+	if r.typed != nil {
+		return r.typed()
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetGroupVersionKind(r.gvk)
+	return u
+}
+
+// decodeObject parses JSON into the resource's kind, as kube-apiserver's
+// create and update handlers do: a missing apiVersion/kind takes the URL's,
+// a different group/version or kind is a 400, and built-in types drop fields
+// they do not have.
+func (r *resource) decodeObject(data []byte) (*object, error) {
+	if isEmptyBody(data) {
+		return nil, apierrors.NewBadRequest("the body of the request was empty")
+	}
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, r.decodeError(data, nil, err)
+	}
+	gvk := r.gvk
+	if head.APIVersion != "" || head.Kind != "" {
+		gv, err := schema.ParseGroupVersion(head.APIVersion)
+		if err != nil {
+			return nil, r.decodeError(data, nil, err)
+		}
+		gvk = gv.WithKind(head.Kind)
+		if head.Kind == "" {
+			gvk.Kind = r.gvk.Kind
+		}
+		if head.APIVersion == "" {
+			gvk.Group, gvk.Version = r.gvk.Group, r.gvk.Version
+		}
+	}
+	if gvk.GroupVersion() != r.gvk.GroupVersion() {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), r.gvk.GroupVersion().String()))
+	}
+	if gvk.Kind != r.gvk.Kind {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme %q",
+			gvk.Kind, gvk.Version, r.gvk.Kind, gvk.Kind, gvk.GroupVersion().String(), "pkg/runtime/scheme.go:110"))
+	}
+	obj := r.newObject()
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		var m map[string]any
+		if err := utiljson.Unmarshal(data, &m); err != nil {
+			return nil, r.decodeError(data, &gvk, err)
+		}
+		if m == nil {
+			return nil, apierrors.NewBadRequest("the body of the request was empty")
+		}
+		u.Object = m
+	} else {
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, obj); err != nil {
+			return nil, r.decodeError(data, &gvk, err)
+		}
+	}
+	obj.GetObjectKind().SetGroupVersionKind(r.gvk)
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return &object{obj: obj, meta: acc}, nil
+}
+
+// decodeError words a decoding failure as kube-apiserver's transformDecodeError does.
+func (r *resource) decodeError(data []byte, gvk *schema.GroupVersionKind, err error) error {
+	if gvk != nil && gvk.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, r.gvk.Kind, err))
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", r.gvk.Kind, err, summarize(data, 30)))
+}
+
+// summarize shortens a body for an error message, as upstream does.
+func summarize(data []byte, max int) string {
+	s := strings.TrimSpace(string(data))
+	if len(s) > max {
+		return s[:max] + " ..."
+	}
+	return s
+}
+
+// decodeStored parses a stored object.
+func (r *resource) decodeStored(data []byte) (*object, error) {
+	obj := r.newObject()
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		var m map[string]any
+		if err := utiljson.Unmarshal(data, &m); err != nil {
+			return nil, fmt.Errorf("decode stored %s: %w", r.gr, err)
+		}
+		u.Object = m
+	} else if err := json.Unmarshal(data, obj); err != nil {
+		return nil, fmt.Errorf("decode stored %s: %w", r.gr, err)
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &object{obj: obj, meta: acc}, nil
+}
+
+// encode serialises an object for storage and responses.
+func encode(obj runtime.Object) ([]byte, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return json.Marshal(u.Object)
+	}
+	return json.Marshal(obj)
+}
+
+// toMap returns the object as a generic map (a copy for typed objects).
+func toMap(obj runtime.Object) (map[string]any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u.Object, nil
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+}
+
+// sameExceptMeta reports whether two objects are equal outside metadata
+// (and outside status when skipStatus), used for generation bumps.
+func sameContent(a, b runtime.Object, skipStatus bool) bool {
+	ma, err1 := toMap(a)
+	mb, err2 := toMap(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	ja, _ := json.Marshal(stripKeys(ma, skipStatus))
+	jb, _ := json.Marshal(stripKeys(mb, skipStatus))
+	return bytes.Equal(ja, jb)
+}
+
+func stripKeys(m map[string]any, skipStatus bool) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k == "metadata" || k == "apiVersion" || k == "kind" || (skipStatus && k == "status") {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// getField reads a nested field of an object as a map path.
+func getField(m map[string]any, path ...string) (any, bool) {
+	var cur any = m
+	for _, p := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = mm[p]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}

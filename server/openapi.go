@@ -1,0 +1,130 @@
+package server
+
+import (
+	"crypto/sha512"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// The OpenAPI documents served here are an index: every operation path of
+// every resource with its x-kubernetes-group-version-kind and query
+// parameters (which kubectl reads to learn that the server validates fields
+// itself), but no schemas yet.
+
+// openAPIv3GroupDoc builds the OpenAPI v3 document of one group/version.
+func (s *Server) openAPIv3GroupDoc(group, version string) map[string]any {
+	paths := map[string]any{}
+	queryParams := func(names ...string) []any {
+		var out []any
+		for _, n := range names {
+			out = append(out, map[string]any{"name": n, "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}})
+		}
+		return out
+	}
+	for _, res := range s.registry.all() {
+		if res.Group != group || res.Version != version {
+			continue
+		}
+		gvk := map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}
+		base := "/apis/" + group + "/" + version
+		if group == "" {
+			base = "/api/" + version
+		}
+		if res.Namespaced {
+			base += "/namespaces/{namespace}"
+		}
+		coll := base + "/" + res.Resource.Resource
+		item := coll + "/{name}"
+		op := func(id string, params []any) map[string]any {
+			return map[string]any{"operationId": id + res.Kind, "x-kubernetes-group-version-kind": gvk, "parameters": params, "responses": map[string]any{}}
+		}
+		ops := map[string]any{}
+		for _, v := range res.Verbs {
+			switch v {
+			case "list":
+				ops["get"] = op("list", queryParams("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion", "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds", "watch"))
+			case "create":
+				ops["post"] = op("create", queryParams("dryRun", "fieldManager", "fieldValidation"))
+			case "deletecollection":
+				ops["delete"] = op("deleteCollection", queryParams("dryRun", "gracePeriodSeconds", "propagationPolicy"))
+			}
+		}
+		if len(ops) > 0 {
+			paths[coll] = ops
+		}
+		ops = map[string]any{}
+		for _, v := range res.Verbs {
+			switch v {
+			case "get":
+				ops["get"] = op("read", nil)
+			case "update":
+				ops["put"] = op("replace", queryParams("dryRun", "fieldManager", "fieldValidation"))
+			case "patch":
+				ops["patch"] = op("patch", queryParams("dryRun", "fieldManager", "fieldValidation", "force"))
+			case "delete":
+				ops["delete"] = op("delete", queryParams("dryRun", "gracePeriodSeconds", "propagationPolicy"))
+			}
+		}
+		if len(ops) > 0 {
+			paths[item] = ops
+		}
+	}
+	return map[string]any{
+		"openapi":    "3.0.0",
+		"info":       map[string]any{"title": "Kubernetes", "version": s.version().GitVersion},
+		"paths":      paths,
+		"components": map[string]any{"schemas": map[string]any{}},
+	}
+}
+
+// version returns the reported version.
+func (s *Server) version() VersionInfo {
+	if s.cfg.Version.GitVersion == "" {
+		return DefaultVersion()
+	}
+	return s.cfg.Version
+}
+
+// serveOpenAPI answers /openapi/v3 (the index), /openapi/v3/{api,apis}/...
+// (one group/version) and /openapi/v2 (not served yet: 404, so that clients
+// fall back to their built-in knowledge instead of trusting an empty spec).
+func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path string) {
+	switch {
+	case path == "/openapi/v3":
+		idx := map[string]any{}
+		for _, gv := range s.servedGroupVersions() {
+			key := "apis/" + gv.String()
+			if gv.Group == "" {
+				key = "api/" + gv.Version
+			}
+			b, _ := json.Marshal(s.openAPIv3GroupDoc(gv.Group, gv.Version))
+			sum := sha512.Sum512(b)
+			idx[key] = map[string]any{"serverRelativeURL": "/openapi/v3/" + key + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
+		}
+		b, _ := json.Marshal(map[string]any{"paths": idx})
+		writeBytes(w, http.StatusOK, mediaJSON, b)
+	case strings.HasPrefix(path, "/openapi/v3/"):
+		rest := strings.Split(strings.TrimPrefix(path, "/openapi/v3/"), "/")
+		var group, version string
+		switch {
+		case len(rest) == 2 && rest[0] == "api":
+			version = rest[1]
+		case len(rest) == 3 && rest[0] == "apis":
+			group, version = rest[1], rest[2]
+		default:
+			writeError(w, r, notFoundPath())
+			return
+		}
+		if _, ok := s.registry.preferred(group); !ok {
+			writeError(w, r, notFoundPath())
+			return
+		}
+		b, _ := json.Marshal(s.openAPIv3GroupDoc(group, version))
+		w.Header().Set("Cache-Control", "public, immutable")
+		writeBytes(w, http.StatusOK, mediaJSON, b)
+	default:
+		writeError(w, r, notFoundPath())
+	}
+}

@@ -1,0 +1,239 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/fakeplane/fakeplane/internal/builtin"
+)
+
+// typesScheme knows every built-in Go type the server decodes into. It is
+// built once and only read afterwards.
+var typesScheme = sync.OnceValue(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apiregistrationv1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			panic(fmt.Sprintf("building the type scheme: %v", err))
+		}
+	}
+	return s
+})
+
+// resource is one served group/version/resource with everything the generic
+// REST handler needs to know about it.
+type resource struct {
+	builtin.Resource
+	gvk      schema.GroupVersionKind
+	gr       schema.GroupResource
+	bucket   string // store bucket
+	listKind string
+	// typed builds an empty built-in object; nil means the resource is
+	// handled as unstructured JSON.
+	typed func() runtime.Object
+	// generation: metadata.generation is set on create and bumped on spec changes.
+	generation bool
+	// subresources by name.
+	subs map[string]builtin.Subresource
+	// nameValid validates metadata.name the way upstream's strategy does.
+	nameValid validation.ValidateNameFunc
+	// returnDeleted: a delete answers with the object instead of a Status.
+	returnDeleted bool
+	// createOnUpdate: PUT of a missing object creates it.
+	createOnUpdate bool
+	// convertField accepts a field selector label and names the field it
+	// matches, or rejects it ("field label not supported").
+	convertField func(label string) (string, bool)
+}
+
+func (r *resource) hasSub(name string) bool { _, ok := r.subs[name]; return ok }
+
+// apiVersion is the apiVersion string of the resource's group/version.
+func (r *resource) apiVersion() string { return r.gvk.GroupVersion().String() }
+
+// registry holds the served resources. It is read on every request and
+// changes only when resources are added (CRDs, in later work).
+type registry struct {
+	mu    sync.RWMutex
+	byGVR map[schema.GroupVersionResource]*resource
+	// byGR maps group/resource to the served versions, preferred first.
+	groupVersions []builtin.GroupVersion
+}
+
+// Resources whose strategies set metadata.generation, from upstream's registry.
+var generationResources = sets.New(
+	"admissionregistration.k8s.io/mutatingadmissionpolicies", "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
+	"admissionregistration.k8s.io/mutatingwebhookconfigurations", "admissionregistration.k8s.io/validatingadmissionpolicies",
+	"admissionregistration.k8s.io/validatingadmissionpolicybindings", "admissionregistration.k8s.io/validatingwebhookconfigurations",
+	"apps/daemonsets", "apps/deployments", "apps/replicasets", "apps/statefulsets",
+	"autoscaling/horizontalpodautoscalers", "batch/cronjobs", "batch/jobs",
+	"/pods", "/podtemplates", "/replicationcontrollers", "discovery.k8s.io/endpointslices",
+	"flowcontrol.apiserver.k8s.io/flowschemas", "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",
+	"networking.k8s.io/ingresses", "networking.k8s.io/ingressclasses", "networking.k8s.io/networkpolicies",
+	"policy/poddisruptionbudgets", "resource.k8s.io/deviceclasses", "resource.k8s.io/devicetaintrules",
+	"resource.k8s.io/resourceslices", "scheduling.k8s.io/priorityclasses",
+	"apiextensions.k8s.io/customresourcedefinitions",
+)
+
+// Resources whose delete answers with the deleted object.
+var returnDeletedResources = sets.New(
+	"/namespaces", "/persistentvolumes", "/persistentvolumeclaims", "/pods", "/podtemplates",
+	"/resourcequotas", "/services", "/serviceaccounts", "resource.k8s.io/deviceclasses",
+	"resource.k8s.io/resourceclaims", "resource.k8s.io/resourceclaimtemplates", "resource.k8s.io/resourceslices",
+	"storage.k8s.io/csidrivers", "storage.k8s.io/csinodes", "storage.k8s.io/storageclasses",
+	"storage.k8s.io/volumeattachments", "storage.k8s.io/volumeattributesclasses",
+)
+
+// Resources where PUT of a missing object creates it.
+var createOnUpdateResources = sets.New(
+	"coordination.k8s.io/leases", "coordination.k8s.io/leasecandidates", "/endpoints", "/events",
+	"/limitranges", "/services", "node.k8s.io/runtimeclasses", "rbac.authorization.k8s.io/clusterroles",
+	"rbac.authorization.k8s.io/clusterrolebindings", "rbac.authorization.k8s.io/roles",
+	"rbac.authorization.k8s.io/rolebindings",
+)
+
+// nameValidator returns upstream's metadata.name rule for a resource.
+func nameValidator(group, res string) validation.ValidateNameFunc {
+	switch group + "/" + res {
+	case "/namespaces":
+		return validation.ValidateNamespaceName
+	case "/services":
+		return validation.NameIsDNS1035Label
+	case "rbac.authorization.k8s.io/roles", "rbac.authorization.k8s.io/clusterroles",
+		"rbac.authorization.k8s.io/rolebindings", "rbac.authorization.k8s.io/clusterrolebindings":
+		return func(name string, prefix bool) []string { return path.IsValidPathSegmentName(name) }
+	default:
+		return validation.NameIsDNSSubdomain
+	}
+}
+
+func newRegistry() (*registry, error) {
+	reg := &registry{byGVR: map[schema.GroupVersionResource]*resource{}}
+	reg.groupVersions = builtin.GroupVersions()
+	scheme := typesScheme()
+	all := builtin.Resources()
+	owners := map[string]bool{}
+	for _, b := range all {
+		if b.StorageResource != "" && (builtin.GroupVersion{Group: b.Group, Version: b.Version}).String() == b.StorageVersion {
+			owners[b.StorageResource] = true
+		}
+	}
+	for _, b := range all {
+		gvk := schema.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind}
+		key := b.Group + "/" + b.Resource
+		r := &resource{
+			Resource:       b,
+			gvk:            gvk,
+			gr:             schema.GroupResource{Group: b.Group, Resource: b.Resource},
+			bucket:         bucketName(b, owners),
+			listKind:       b.Kind + "List",
+			generation:     generationResources.Has(key),
+			nameValid:      nameValidator(b.Group, b.Resource),
+			returnDeleted:  returnDeletedResources.Has(key),
+			createOnUpdate: createOnUpdateResources.Has(key),
+			subs:           map[string]builtin.Subresource{},
+		}
+		group, version, resName := b.Group, b.Version, b.Resource
+		r.convertField = func(label string) (string, bool) { return builtin.ConvertFieldLabel(group, version, resName, label) }
+		for _, sub := range b.Subresources {
+			r.subs[sub.Name] = sub
+		}
+		if scheme.Recognizes(gvk) {
+			r.typed = func() runtime.Object {
+				obj, err := scheme.New(gvk)
+				if err != nil {
+					panic(err)
+				}
+				return obj
+			}
+		}
+		reg.byGVR[schema.GroupVersionResource{Group: b.Group, Version: b.Version, Resource: b.Resource}] = r
+	}
+	return reg, nil
+}
+
+// bucketName is the store bucket of a built-in resource: upstream's storage
+// group/resource. A served version other than the storage version of a
+// shared resource (autoscaling/v1 horizontalpodautoscalers, events.k8s.io
+// events) gets a bucket of its own: fakeplane does not convert between
+// built-in versions yet.
+func bucketName(b builtin.Resource, owners map[string]bool) string {
+	if b.Virtual {
+		return ""
+	}
+	g, res := b.StorageGroupResource()
+	bucket := g + "/" + res
+	gv := builtin.GroupVersion{Group: b.Group, Version: b.Version}.String()
+	if gv != b.StorageVersion && owners[b.StorageResource] {
+		bucket += "@" + gv
+	}
+	return bucket
+}
+
+// lookup finds a served resource.
+func (g *registry) lookup(group, version, res string) (*resource, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	r, ok := g.byGVR[schema.GroupVersionResource{Group: group, Version: version, Resource: res}]
+	return r, ok
+}
+
+// all returns every served resource ordered by group/version (discovery
+// order) and then by resource name.
+func (g *registry) all() []*resource {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	order := map[builtin.GroupVersion]int{}
+	for i, gv := range g.groupVersions {
+		order[gv] = i
+	}
+	out := make([]*resource, 0, len(g.byGVR))
+	for _, r := range g.byGVR {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		oa, ob := order[builtin.GroupVersion{Group: a.Group, Version: a.Version}], order[builtin.GroupVersion{Group: b.Group, Version: b.Version}]
+		if oa != ob {
+			return oa < ob
+		}
+		return a.Resource.Resource < b.Resource.Resource
+	})
+	return out
+}
+
+// namespacedResources lists one served version of each namespaced resource
+// bucket, for namespace deletion.
+func (g *registry) namespacedBuckets() []*resource {
+	seen := map[string]bool{}
+	var out []*resource
+	for _, r := range g.all() {
+		if !r.Namespaced || r.Virtual || seen[r.bucket] {
+			continue
+		}
+		seen[r.bucket] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// preferred returns the preferred version of a served group.
+func (g *registry) preferred(group string) (string, bool) {
+	for _, gv := range g.groupVersions {
+		if gv.Group == group {
+			return gv.Version, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,203 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// call is one resource request being served.
+type call struct {
+	w     http.ResponseWriter
+	r     *http.Request
+	info  *apirequest.RequestInfo
+	res   *resource
+	user  *userInfo
+	media mediaChoice
+	ns    string // the namespace of the object(s), "" for cluster-scoped
+}
+
+// key is the store key of the named object.
+func (c *call) key() string { return objectKey(c.ns, c.info.Name) }
+
+// objectKey is the store key for an object.
+func objectKey(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+// errMethodNotSupported is the 405 for a verb a resource does not serve.
+func (c *call) errMethodNotSupported() error {
+	return apierrors.NewMethodNotSupported(c.res.gr, c.info.Verb)
+}
+
+// serveResource routes a resource request to its verb.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *apirequest.RequestInfo, u *userInfo) {
+	res, ok := s.registry.lookup(info.APIGroup, info.APIVersion, info.Resource)
+	if !ok || (info.Subresource != "" && !res.hasSub(info.Subresource)) {
+		writeError(w, r, notFoundPath())
+		return
+	}
+	c := &call{w: w, r: r, info: info, res: res, user: u, ns: info.Namespace}
+	if !res.Namespaced {
+		if info.Namespace != "" && !(info.Resource == "namespaces") {
+			writeError(w, r, notFoundPath())
+			return
+		}
+		c.ns = ""
+	}
+	media, ok := negotiate(r.Header.Get("Accept"))
+	if !ok {
+		writeError(w, r, errNotAcceptable(acceptedMediaTypes))
+		return
+	}
+	c.media = media
+	if !s.verbAllowed(c) {
+		writeError(w, r, c.errMethodNotSupported())
+		return
+	}
+	var err error
+	switch info.Subresource {
+	case "":
+		err = s.serveMain(c)
+	case "status":
+		err = s.serveStatus(c)
+	case "scale":
+		err = s.serveScale(c)
+	case "binding":
+		err = s.serveBinding(c)
+	case "eviction":
+		err = s.serveEviction(c)
+	case "finalize":
+		err = s.serveFinalize(c)
+	default:
+		err = apierrors.NewMethodNotSupported(res.gr, info.Verb+" "+info.Subresource)
+	}
+	if err != nil {
+		writeError(w, r, err)
+	}
+}
+
+// verbAllowed checks the verb against what discovery advertises.
+func (s *Server) verbAllowed(c *call) bool {
+	verbs := c.res.Verbs
+	if c.info.Subresource != "" {
+		verbs = c.res.subs[c.info.Subresource].Verbs
+	}
+	verb := c.info.Verb
+	for _, v := range verbs {
+		if v == verb {
+			return true
+		}
+	}
+	// A watch of a single object is served as a filtered watch.
+	return false
+}
+
+// serveMain serves verbs on the main resource.
+func (s *Server) serveMain(c *call) error {
+	if c.res.Virtual {
+		return s.serveVirtual(c)
+	}
+	switch c.info.Verb {
+	case "get":
+		return s.get(c)
+	case "list":
+		return s.list(c)
+	case "watch":
+		return s.watch(c)
+	case "create":
+		if c.info.Name != "" {
+			return c.errMethodNotSupported()
+		}
+		return s.create(c)
+	case "update":
+		return s.update(c, false)
+	case "patch":
+		return s.patch(c, false)
+	case "delete":
+		return s.delete(c)
+	case "deletecollection":
+		return s.deleteCollection(c)
+	}
+	return c.errMethodNotSupported()
+}
+
+// serveStatus serves the status subresource: get, update and patch.
+func (s *Server) serveStatus(c *call) error {
+	switch c.info.Verb {
+	case "get":
+		return s.get(c)
+	case "update":
+		return s.update(c, true)
+	case "patch":
+		return s.patch(c, true)
+	}
+	return c.errMethodNotSupported()
+}
+
+// get answers a single object.
+func (s *Server) get(c *call) error {
+	obj, err := s.store.Get(c.res.bucket, c.key())
+	if errors.Is(err, store.ErrNotFound) {
+		return apierrors.NewNotFound(c.res.gr, c.info.Name)
+	}
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	return s.writeObject(c, http.StatusOK, obj.Value)
+}
+
+// writeObject answers with one stored (JSON) object in the negotiated format.
+func (s *Server) writeObject(c *call, code int, data []byte) error {
+	if c.media.as == "Table" {
+		t, err := s.tableFor(c, [][]byte{data}, nil)
+		if err != nil {
+			return err
+		}
+		return writeEncoded(c, code, t)
+	}
+	writeBytes(c.w, code, c.media.kind, data)
+	return nil
+}
+
+// writeEncoded marshals v and writes it in the negotiated format.
+func writeEncoded(c *call, code int, v any) error {
+	writeJSONOrYAML(c.w, c.r, code, v)
+	return nil
+}
+
+// writeList answers with a list of stored objects.
+func writeListJSON(buf *bytes.Buffer, apiVersion, kind string, lm metav1.ListMeta, items [][]byte) {
+	buf.WriteString(`{"kind":`)
+	buf.WriteString(strconv.Quote(kind))
+	buf.WriteString(`,"apiVersion":`)
+	buf.WriteString(strconv.Quote(apiVersion))
+	buf.WriteString(`,"metadata":{"resourceVersion":`)
+	buf.WriteString(strconv.Quote(lm.ResourceVersion))
+	if lm.Continue != "" {
+		buf.WriteString(`,"continue":`)
+		buf.WriteString(strconv.Quote(lm.Continue))
+	}
+	if lm.RemainingItemCount != nil {
+		buf.WriteString(`,"remainingItemCount":`)
+		buf.WriteString(strconv.FormatInt(*lm.RemainingItemCount, 10))
+	}
+	buf.WriteString(`},"items":[`)
+	for i, it := range items {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(it)
+	}
+	buf.WriteString("]}")
+}

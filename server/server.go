@@ -1,0 +1,157 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// MaxRequestBodyBytes is kube-apiserver's limit on a request body (3 MiB).
+const MaxRequestBodyBytes = 3 * 1024 * 1024
+
+// Config configures a Server.
+type Config struct {
+	// Store holds the objects. Required.
+	Store *store.Store
+	// Version is what /version reports.
+	Version VersionInfo
+	// Logger receives request errors and controller messages; nil means slog.Default().
+	Logger *slog.Logger
+	// Now returns the current time; nil means time.Now. Tests may fix it.
+	Now func() time.Time
+	// RootCAPEM is the cluster CA, published in every namespace's
+	// kube-root-ca.crt ConfigMap.
+	RootCAPEM []byte
+	// ServerAddress is the host:port clients reach the server at, reported
+	// in /api's serverAddressByClientCIDRs.
+	ServerAddress string
+}
+
+// Server serves the Kubernetes API from a store.
+type Server struct {
+	cfg      Config
+	store    *store.Store
+	log      *slog.Logger
+	now      func() time.Time
+	registry *registry
+	infos    *apirequest.RequestInfoFactory
+
+	// stopping is closed by Close; long-running requests (watches) end on it.
+	stopping  chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+
+	// nsKick wakes the namespace controller.
+	nsKick chan struct{}
+}
+
+// New builds a Server. Call Run to start its controllers.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("server: Config.Store is required")
+	}
+	s := &Server{
+		cfg:      cfg,
+		store:    cfg.Store,
+		log:      cfg.Logger,
+		now:      cfg.Now,
+		stopping: make(chan struct{}),
+		nsKick:   make(chan struct{}, 1),
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	reg, err := newRegistry()
+	if err != nil {
+		return nil, err
+	}
+	s.registry = reg
+	s.infos = &apirequest.RequestInfoFactory{
+		APIPrefixes:          sets.NewString("api", "apis"),
+		GrouplessAPIPrefixes: sets.NewString("api"),
+	}
+	return s, nil
+}
+
+// Run starts the server's background controllers (namespace deletion). They
+// stop when ctx is done or Close is called.
+func (s *Server) Run(ctx context.Context) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.runNamespaceController(ctx)
+	}()
+}
+
+// Close ends open watches and stops the controllers.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.stopping) })
+	s.wg.Wait()
+}
+
+// ServeHTTP answers one API request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			writeError(w, r, apierrors.NewInternalError(fmt.Errorf("%v", v)))
+		}
+	}()
+	u := s.authenticate(r)
+	info, err := s.infos.NewRequestInfo(r)
+	if err != nil {
+		writeError(w, r, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	if err := s.authorize(u, info); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if !info.IsResourceRequest {
+		s.serveNonResource(w, r, info)
+		return
+	}
+	s.serveResource(w, r, info, u)
+}
+
+// serveNonResource answers discovery, health, version and OpenAPI paths.
+func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *apirequest.RequestInfo) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case path == "/version":
+		s.serveVersion(w, r)
+	case path == "/healthz" || path == "/livez" || path == "/readyz" ||
+		strings.HasPrefix(path, "/healthz/") || strings.HasPrefix(path, "/livez/") || strings.HasPrefix(path, "/readyz/"):
+		s.serveHealth(w, r, path)
+	case path == "/api" || path == "/apis" || strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/apis/"):
+		s.serveDiscovery(w, r, path)
+	case path == "/openapi/v2" || path == "/openapi/v3" || strings.HasPrefix(path, "/openapi/v3/"):
+		s.serveOpenAPI(w, r, path)
+	case path == "":
+		s.serveRootPaths(w, r)
+	default:
+		writeError(w, r, notFoundPath())
+	}
+}
+
+// notFoundPath is kube-apiserver's answer for a path it does not serve.
+func notFoundPath() error {
+	return &apierrors.StatusError{ErrStatus: notFoundStatus()}
+}

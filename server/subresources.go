@@ -1,0 +1,371 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+)
+
+var schemaNamespaces = schema.GroupResource{Resource: "namespaces"}
+
+// successStatus is the Status a create-only subresource answers with.
+func successStatus(code int32) *metav1.Status {
+	return &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess, Code: code}
+}
+
+// scaleOf builds the autoscaling/v1 Scale view of a workload.
+func scaleOf(o *object) (*autoscalingv1.Scale, error) {
+	m, err := toMap(o.obj)
+	if err != nil {
+		return nil, err
+	}
+	sc := &autoscalingv1.Scale{
+		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: o.meta.GetName(), Namespace: o.meta.GetNamespace(), UID: o.meta.GetUID(),
+			ResourceVersion: o.meta.GetResourceVersion(), CreationTimestamp: o.meta.GetCreationTimestamp(),
+		},
+	}
+	if v, ok := getField(m, "spec", "replicas"); ok {
+		sc.Spec.Replicas = int32(toInt(v))
+	} else {
+		sc.Spec.Replicas = 1
+	}
+	if v, ok := getField(m, "status", "replicas"); ok {
+		sc.Status.Replicas = int32(toInt(v))
+	}
+	if sel, ok := getField(m, "spec", "selector"); ok {
+		switch t := sel.(type) {
+		case map[string]any:
+			if _, hasMatch := t["matchLabels"]; hasMatch || t["matchExpressions"] != nil {
+				var ls metav1.LabelSelector
+				b, _ := json.Marshal(t)
+				if err := json.Unmarshal(b, &ls); err == nil {
+					if s, err := metav1.LabelSelectorAsSelector(&ls); err == nil {
+						sc.Status.Selector = s.String()
+					}
+				}
+			} else {
+				// ReplicationControllers use a plain map selector.
+				ls := metav1.LabelSelector{MatchLabels: map[string]string{}}
+				for k, v := range t {
+					if s, ok := v.(string); ok {
+						ls.MatchLabels[k] = s
+					}
+				}
+				if s, err := metav1.LabelSelectorAsSelector(&ls); err == nil {
+					sc.Status.Selector = s.String()
+				}
+			}
+		}
+	}
+	return sc, nil
+}
+
+func toInt(v any) int64 {
+	switch t := v.(type) {
+	case int64:
+		return t
+	case float64:
+		return int64(t)
+	case int:
+		return int64(t)
+	}
+	return 0
+}
+
+// serveScale serves the scale subresource of workloads.
+func (s *Server) serveScale(c *call) error {
+	switch c.info.Verb {
+	case "get":
+		cur, err := s.getObject(c)
+		if err != nil {
+			return err
+		}
+		sc, err := scaleOf(cur)
+		if err != nil {
+			return err
+		}
+		return writeEncoded(c, http.StatusOK, sc)
+	case "update", "patch":
+	default:
+		return c.errMethodNotSupported()
+	}
+	body, err := readBody(c.r)
+	if err != nil {
+		return err
+	}
+	var pt types.PatchType
+	if c.info.Verb == "update" {
+		if body, err = bodyToJSON(c.r, body); err != nil {
+			return err
+		}
+	} else {
+		pt = types.PatchType(mediaTypeOf(c.r))
+		switch pt {
+		case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType:
+		default:
+			return errUnsupportedMediaType([]string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType), string(types.StrategicMergePatchType)})
+		}
+	}
+	dry, err := isDryRun(c)
+	if err != nil {
+		return err
+	}
+	scaleGR := schema.GroupResource{Group: "autoscaling", Resource: "scale"}
+	var result *autoscalingv1.Scale
+	_, _, err = s.updateObject(c, false, dry, func(old *object) (*object, error) {
+		cur, err := scaleOf(old)
+		if err != nil {
+			return nil, err
+		}
+		want := &autoscalingv1.Scale{}
+		data := body
+		if pt != "" {
+			curJSON, _ := json.Marshal(cur)
+			switch pt {
+			case types.JSONPatchType:
+				p, err := jsonpatch.DecodePatch(body)
+				if err != nil {
+					return nil, apierrors.NewBadRequest(err.Error())
+				}
+				if data, err = p.Apply(curJSON); err != nil {
+					return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", scaleGR, "", err.Error(), 0, false)
+				}
+			case types.MergePatchType:
+				if data, err = jsonpatch.MergePatch(curJSON, body); err != nil {
+					return nil, apierrors.NewBadRequest(err.Error())
+				}
+			case types.StrategicMergePatchType:
+				if data, err = strategicpatch.StrategicMergePatch(curJSON, body, &autoscalingv1.Scale{}); err != nil {
+					return nil, interpretStrategicError(err)
+				}
+			}
+		}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, want); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
+		}
+		if want.Name != "" && want.Name != c.info.Name {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", want.Name, c.info.Name))
+		}
+		if want.Spec.Replicas < 0 {
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: "autoscaling", Kind: "Scale"}, c.info.Name, field.ErrorList{
+				field.Invalid(field.NewPath("spec", "replicas"), want.Spec.Replicas, "must be greater than or equal to 0"),
+			})
+		}
+		if want.ResourceVersion != "" && want.ResourceVersion != old.meta.GetResourceVersion() {
+			return nil, errConflict(c.res.gr, c.info.Name)
+		}
+		next, err := c.res.decodeStored(mustEncode(old.obj))
+		if err != nil {
+			return nil, err
+		}
+		if err := setReplicas(next, want.Spec.Replicas); err != nil {
+			return nil, err
+		}
+		result = want
+		return next, nil
+	})
+	if err != nil {
+		return err
+	}
+	cur, err := s.getObject(c)
+	if err != nil {
+		return err
+	}
+	sc, err := scaleOf(cur)
+	if err != nil {
+		return err
+	}
+	if dry && result != nil {
+		sc.Spec.Replicas = result.Spec.Replicas
+	}
+	return writeEncoded(c, http.StatusOK, sc)
+}
+
+// setReplicas writes spec.replicas of a workload.
+func setReplicas(o *object, n int32) error {
+	m, err := toMap(o.obj)
+	if err != nil {
+		return err
+	}
+	if err := unstructured.SetNestedField(m, int64(n), "spec", "replicas"); err != nil {
+		return err
+	}
+	return setFromMap(o.obj, m)
+}
+
+// getObject reads and decodes the named object.
+func (s *Server) getObject(c *call) (*object, error) {
+	cur, err := s.store.Get(c.res.bucket, c.key())
+	if err != nil {
+		return nil, apierrors.NewNotFound(c.res.gr, c.info.Name)
+	}
+	return c.res.decodeStored(cur.Value)
+}
+
+// mediaTypeOf returns the request's Content-Type without parameters.
+func mediaTypeOf(r *http.Request) string {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt
+}
+
+// serveBinding assigns a pod to a node (pods/binding), as the scheduler does.
+func (s *Server) serveBinding(c *call) error {
+	if c.info.Verb != "create" {
+		return c.errMethodNotSupported()
+	}
+	body, err := readBody(c.r)
+	if err != nil {
+		return err
+	}
+	if body, err = bodyToJSON(c.r, body); err != nil {
+		return err
+	}
+	return s.serveBindingBody(c, c.info.Name, body)
+}
+
+// serveBindingBody decodes a Binding and binds the pod it names.
+func (s *Server) serveBindingBody(c *call, podName string, body []byte) error {
+	var b corev1.Binding
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &b); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("Binding in version \"v1\" cannot be handled as a Binding: %v", err))
+	}
+	return s.bind(c, podName, &b)
+}
+
+// bind sets a pod's node; shared by pods/binding and the bindings resource.
+func (s *Server) bind(c *call, podName string, b *corev1.Binding) error {
+	if b.Name != "" && b.Name != podName {
+		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Binding object"))
+	}
+	if b.Target.Kind != "" && b.Target.Kind != "Node" {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{
+			field.NotSupported(field.NewPath("target", "kind"), b.Target.Kind, []string{"Node", "<empty>"}),
+		})
+	}
+	if b.Target.Name == "" {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{field.Required(field.NewPath("target", "name"), "")})
+	}
+	pods, _ := s.registry.lookup("", "v1", "pods")
+	pc := &call{w: c.w, r: c.r, info: c.info, res: pods, user: c.user, ns: c.ns}
+	bindingGR := schema.GroupResource{Resource: "pods/binding"}
+	dry, err := isDryRun(c)
+	if err != nil {
+		return err
+	}
+	_, _, err = s.updateKey(pc, objectKey(c.ns, podName), podName, internalWrite, dry, func(old *object) (*object, error) {
+		pod := old.obj.DeepCopyObject().(*corev1.Pod)
+		if pod.DeletionTimestamp != nil {
+			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", podName))
+		}
+		if pod.Spec.NodeName != "" {
+			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("pod %s is already assigned to node %q", podName, pod.Spec.NodeName))
+		}
+		if b.UID != "" && b.UID != pod.UID {
+			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", b.UID, pod.UID))
+		}
+		pod.Spec.NodeName = b.Target.Name
+		for k, v := range b.Annotations {
+			if pod.Annotations == nil {
+				pod.Annotations = map[string]string{}
+			}
+			pod.Annotations[k] = v
+		}
+		setPodCondition(pod, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(s.now().Truncate(timePrecision))})
+		pod.ResourceVersion = ""
+		return &object{obj: pod, meta: pod}, nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
+}
+
+// setPodCondition adds or replaces a pod condition.
+func setPodCondition(pod *corev1.Pod, cond corev1.PodCondition) {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == cond.Type {
+			pod.Status.Conditions[i] = cond
+			return
+		}
+	}
+	pod.Status.Conditions = append(pod.Status.Conditions, cond)
+}
+
+// serveEviction deletes a pod through pods/eviction.
+func (s *Server) serveEviction(c *call) error {
+	if c.info.Verb != "create" {
+		return c.errMethodNotSupported()
+	}
+	body, err := readBody(c.r)
+	if err != nil {
+		return err
+	}
+	if body, err = bodyToJSON(c.r, body); err != nil {
+		return err
+	}
+	var ev policyv1.Eviction
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &ev); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("Eviction in version \"v1\" cannot be handled as a Eviction: %v", err))
+	}
+	if ev.Name != "" && ev.Name != c.info.Name {
+		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Eviction object"))
+	}
+	opts := ev.DeleteOptions
+	if opts == nil {
+		opts = &metav1.DeleteOptions{}
+	}
+	if _, _, err := s.deleteObject(c, c.key(), c.info.Name, opts); err != nil {
+		return err
+	}
+	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
+}
+
+// serveFinalize serves namespaces/finalize: a PUT that sets spec.finalizers.
+func (s *Server) serveFinalize(c *call) error {
+	if c.info.Verb != "update" {
+		return c.errMethodNotSupported()
+	}
+	body, err := readBody(c.r)
+	if err != nil {
+		return err
+	}
+	if body, err = bodyToJSON(c.r, body); err != nil {
+		return err
+	}
+	o, err := c.res.decodeObject(body)
+	if err != nil {
+		return err
+	}
+	if err := checkName(c, o); err != nil {
+		return err
+	}
+	want := o.obj.(*corev1.Namespace).Spec.Finalizers
+	out, _, err := s.updateObject(c, false, false, func(old *object) (*object, error) {
+		ns := old.obj.DeepCopyObject().(*corev1.Namespace)
+		ns.Spec.Finalizers = want
+		ns.ResourceVersion = o.meta.GetResourceVersion()
+		return &object{obj: ns, meta: ns}, nil
+	})
+	if err != nil {
+		return err
+	}
+	s.kickNamespaces()
+	return s.writeObject(c, http.StatusOK, out)
+}

@@ -1,0 +1,285 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
+)
+
+// printer renders one resource's Table columns.
+type printer struct {
+	columns []metav1.TableColumnDefinition
+	cells   func(s *Server, obj runtime.Object) []any
+}
+
+var objectMetaDocs = metav1.ObjectMeta{}.SwaggerDoc()
+
+func col(name, typ, format, desc string, priority int32) metav1.TableColumnDefinition {
+	return metav1.TableColumnDefinition{Name: name, Type: typ, Format: format, Description: desc, Priority: priority}
+}
+
+var (
+	nameColumn = col("Name", "string", "name", objectMetaDocs["name"], 0)
+	ageColumn  = col("Age", "string", "", objectMetaDocs["creationTimestamp"], 0)
+)
+
+// age renders a creation timestamp the way kubectl shows ages.
+func (s *Server) age(t metav1.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(s.now().Sub(t.Time))
+}
+
+// printers holds the column layouts fakeplane knows, keyed by group/resource.
+// Resources without one get Name and Age.
+var printers = map[string]printer{
+	"/namespaces": {
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Status", "string", "", "The status of the namespace", 0), ageColumn},
+		cells: func(s *Server, obj runtime.Object) []any {
+			ns := obj.(*corev1.Namespace)
+			return []any{ns.Name, string(ns.Status.Phase), s.age(ns.CreationTimestamp)}
+		},
+	},
+	"/configmaps": {
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Data", "string", "", "Data contains the configuration data.", 0), ageColumn},
+		cells: func(s *Server, obj runtime.Object) []any {
+			cm := obj.(*corev1.ConfigMap)
+			return []any{cm.Name, int64(len(cm.Data) + len(cm.BinaryData)), s.age(cm.CreationTimestamp)}
+		},
+	},
+	"/secrets": {
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Type", "string", "", "The type of the secret", 0), col("Data", "string", "", "The number of entries in the secret", 0), ageColumn},
+		cells: func(s *Server, obj runtime.Object) []any {
+			sec := obj.(*corev1.Secret)
+			return []any{sec.Name, string(sec.Type), int64(len(sec.Data)), s.age(sec.CreationTimestamp)}
+		},
+	},
+	"/serviceaccounts": {
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Secrets", "string", "", "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.", 0), ageColumn},
+		cells: func(s *Server, obj runtime.Object) []any {
+			sa := obj.(*corev1.ServiceAccount)
+			return []any{sa.Name, int64(len(sa.Secrets)), s.age(sa.CreationTimestamp)}
+		},
+	},
+	"/pods": {
+		columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			col("Ready", "string", "", "The aggregate readiness state of this pod for accepting traffic.", 0),
+			col("Status", "string", "", "The aggregate status of the containers in this pod.", 0),
+			col("Restarts", "string", "", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", 0),
+			ageColumn,
+			col("IP", "string", "", "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.", 1),
+			col("Node", "string", "", "NodeName is a request to schedule this pod onto a specific node. If it is non-empty, the scheduler simply schedules this pod onto that node, assuming that it fits resource requirements.", 1),
+			col("Nominated Node", "string", "", "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.", 1),
+			col("Readiness Gates", "string", "", "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates", 1),
+		},
+		cells: func(s *Server, obj runtime.Object) []any { return s.podCells(obj.(*corev1.Pod)) },
+	},
+	"apps/deployments": {
+		columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			col("Ready", "string", "", "Number of the pod with ready state", 0),
+			col("Up-to-date", "string", "", "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", 0),
+			col("Available", "string", "", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", 0),
+			ageColumn,
+			col("Containers", "string", "", "Names of each container in the template.", 1),
+			col("Images", "string", "", "Images referenced by each container in the template.", 1),
+			col("Selector", "string", "", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", 1),
+		},
+		cells: func(s *Server, obj runtime.Object) []any {
+			d := obj.(*appsv1.Deployment)
+			want := int32(1)
+			if d.Spec.Replicas != nil {
+				want = *d.Spec.Replicas
+			}
+			names, images := containerNamesImages(d.Spec.Template.Spec.Containers)
+			sel := "<none>"
+			if d.Spec.Selector != nil {
+				if ls, err := metav1.LabelSelectorAsSelector(d.Spec.Selector); err == nil {
+					sel = ls.String()
+				}
+			}
+			return []any{d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, want), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas), s.age(d.CreationTimestamp), names, images, sel}
+		},
+	},
+	"/services": {
+		columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			col("Type", "string", "", "The type of the service", 0),
+			col("Cluster-IP", "string", "", "The cluster IP of the service", 0),
+			col("External-IP", "string", "", "The external IP of the service", 0),
+			col("Port(s)", "string", "", "The ports of the service", 0),
+			ageColumn,
+			col("Selector", "string", "", "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/", 1),
+		},
+		cells: func(s *Server, obj runtime.Object) []any {
+			svc := obj.(*corev1.Service)
+			typ := svc.Spec.Type
+			if typ == "" {
+				typ = corev1.ServiceTypeClusterIP
+			}
+			cip := svc.Spec.ClusterIP
+			if cip == "" {
+				cip = "<none>"
+			}
+			ext := "<none>"
+			if len(svc.Spec.ExternalIPs) > 0 {
+				ext = strings.Join(svc.Spec.ExternalIPs, ",")
+			} else if typ == corev1.ServiceTypeExternalName {
+				ext = svc.Spec.ExternalName
+			}
+			var ports []string
+			for _, p := range svc.Spec.Ports {
+				proto := p.Protocol
+				if proto == "" {
+					proto = corev1.ProtocolTCP
+				}
+				if p.NodePort != 0 {
+					ports = append(ports, fmt.Sprintf("%d:%d/%s", p.Port, p.NodePort, proto))
+				} else {
+					ports = append(ports, fmt.Sprintf("%d/%s", p.Port, proto))
+				}
+			}
+			portStr := strings.Join(ports, ",")
+			if portStr == "" {
+				portStr = "<none>"
+			}
+			return []any{svc.Name, string(typ), cip, ext, portStr, s.age(svc.CreationTimestamp), selectorString(svc.Spec.Selector)}
+		},
+	},
+}
+
+func selectorString(m map[string]string) string {
+	if len(m) == 0 {
+		return "<none>"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, ",")
+}
+
+func containerNamesImages(cs []corev1.Container) (string, string) {
+	var names, images []string
+	for _, c := range cs {
+		names = append(names, c.Name)
+		images = append(images, c.Image)
+	}
+	return strings.Join(names, ","), strings.Join(images, ",")
+}
+
+// podCells computes a pod row as kubectl shows it.
+func (s *Server) podCells(pod *corev1.Pod) []any {
+	restarts := 0
+	ready := 0
+	total := len(pod.Spec.Containers)
+	reason := string(pod.Status.Phase)
+	if pod.Status.Reason != "" {
+		reason = pod.Status.Reason
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		restarts += int(cs.RestartCount)
+		if cs.State.Waiting != nil && cs.State.Waiting.Reason != "" {
+			reason = cs.State.Waiting.Reason
+		} else if cs.State.Terminated != nil && cs.State.Terminated.Reason != "" {
+			reason = cs.State.Terminated.Reason
+		}
+		if cs.Ready && cs.State.Running != nil {
+			ready++
+		}
+	}
+	if pod.DeletionTimestamp != nil {
+		reason = "Terminating"
+	}
+	ip := "<none>"
+	if pod.Status.PodIP != "" {
+		ip = pod.Status.PodIP
+	}
+	node := "<none>"
+	if pod.Spec.NodeName != "" {
+		node = pod.Spec.NodeName
+	}
+	nominated := "<none>"
+	if pod.Status.NominatedNodeName != "" {
+		nominated = pod.Status.NominatedNodeName
+	}
+	gates := "<none>"
+	if n := len(pod.Spec.ReadinessGates); n > 0 {
+		ok := 0
+		for _, g := range pod.Spec.ReadinessGates {
+			for _, c := range pod.Status.Conditions {
+				if c.Type == g.ConditionType && c.Status == corev1.ConditionTrue {
+					ok++
+				}
+			}
+		}
+		gates = fmt.Sprintf("%d/%d", ok, n)
+	}
+	return []any{pod.Name, fmt.Sprintf("%d/%d", ready, total), reason, strconv.Itoa(restarts), s.age(pod.CreationTimestamp), ip, node, nominated, gates}
+}
+
+// tableFor renders stored objects as a meta.k8s.io Table.
+func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1.Table, error) {
+	p, ok := printers[c.res.Group+"/"+c.res.Resource.Resource]
+	if !ok {
+		p = printer{columns: []metav1.TableColumnDefinition{nameColumn, ageColumn}}
+	}
+	include := metav1.IncludeMetadata
+	if v := c.r.URL.Query().Get("includeObject"); v != "" {
+		include = metav1.IncludeObjectPolicy(v)
+		if include != metav1.IncludeNone && include != metav1.IncludeMetadata && include != metav1.IncludeObject {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to convert to table: includeObject must be one of None, Metadata, Object"))
+		}
+	}
+	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/" + c.media.version}, ColumnDefinitions: p.columns, Rows: []metav1.TableRow{}}
+	if lm != nil {
+		t.ListMeta = *lm
+	}
+	for _, data := range items {
+		o, err := c.res.decodeStored(data)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		var cells []any
+		if p.cells != nil {
+			cells = p.cells(s, o.obj)
+		} else {
+			cells = []any{o.meta.GetName(), s.age(o.meta.GetCreationTimestamp())}
+		}
+		row := metav1.TableRow{Cells: cells}
+		switch include {
+		case metav1.IncludeObject:
+			row.Object = runtime.RawExtension{Raw: data}
+		case metav1.IncludeMetadata:
+			pom := metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/" + c.media.version}}
+			var meta struct {
+				Metadata metav1.ObjectMeta `json:"metadata"`
+			}
+			_ = json.Unmarshal(data, &meta)
+			pom.ObjectMeta = meta.Metadata
+			b, _ := json.Marshal(&pom)
+			row.Object = runtime.RawExtension{Raw: b}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, nil
+}
+
+var _ = time.Second

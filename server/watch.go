@@ -1,0 +1,226 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// bookmarkInterval is how often a watch that allows bookmarks gets one.
+const bookmarkInterval = 10 * time.Second
+
+// futureRVWait is how long a request for a future resourceVersion waits
+// before answering "Too large resource version", as upstream's watch cache.
+const futureRVWait = 3 * time.Second
+
+// waitForRevision waits until the store reaches rv, or answers 504.
+func (s *Server) waitForRevision(r *http.Request, rv int64) error {
+	deadline := time.NewTimer(futureRVWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		cur := s.store.CurrentRevision()
+		if cur >= rv {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return tooLargeRV(rv, cur)
+		case <-r.Context().Done():
+			return tooLargeRV(rv, cur)
+		}
+	}
+}
+
+// watchEncoder writes watch events as a JSON stream.
+type watchEncoder struct {
+	c       *call
+	s       *Server
+	flusher http.Flusher
+	buf     bytes.Buffer
+}
+
+func (e *watchEncoder) send(typ string, obj []byte) error {
+	e.buf.Reset()
+	if e.c.media.as == "Table" && typ != "ERROR" && typ != "BOOKMARK" {
+		t, err := e.s.tableFor(e.c, [][]byte{obj}, nil)
+		if err != nil {
+			return err
+		}
+		// Watch events carry a Table with one row and no column definitions
+		// after the first, as kube-apiserver sends them.
+		b, err := json.Marshal(t)
+		if err != nil {
+			return err
+		}
+		obj = b
+	}
+	e.buf.WriteString(`{"type":`)
+	e.buf.WriteString(strconv.Quote(typ))
+	e.buf.WriteString(`,"object":`)
+	e.buf.Write(obj)
+	e.buf.WriteString("}\n")
+	if _, err := e.c.w.Write(e.buf.Bytes()); err != nil {
+		return err
+	}
+	e.flusher.Flush()
+	return nil
+}
+
+// bookmark builds a BOOKMARK object: the kind with only its resourceVersion
+// (and annotations, for the initial-events-end marker).
+func (s *Server) bookmark(c *call, rv int64, initialEnd bool) []byte {
+	meta := map[string]any{"resourceVersion": strconv.FormatInt(rv, 10)}
+	if initialEnd {
+		meta["annotations"] = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+	}
+	if c.res.typed != nil {
+		meta["creationTimestamp"] = nil
+	}
+	b, _ := json.Marshal(map[string]any{"kind": c.res.Kind, "apiVersion": c.res.apiVersion(), "metadata": meta})
+	return b
+}
+
+// watch streams events for a resource.
+func (s *Server) watch(c *call) error {
+	opts, err := s.listOptions(c)
+	if err != nil {
+		return err
+	}
+	flusher, ok := c.w.(http.Flusher)
+	if !ok {
+		return apierrors.NewInternalError(errors.New("streaming is not supported by this connection"))
+	}
+	sel := newSelection(c.res, opts)
+	ctx, cancel := context.WithCancel(c.r.Context())
+	defer cancel()
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(*opts.TimeoutSeconds)*time.Second)
+		defer cancel()
+	}
+	prefix := ""
+	if c.ns != "" {
+		prefix = c.ns + "/"
+	}
+
+	sendInitial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	legacyInitial := opts.SendInitialEvents == nil && (opts.ResourceVersion == "" || opts.ResourceVersion == "0")
+
+	var initial [][]byte
+	var from int64
+	var compacted error
+	switch {
+	case sendInitial || legacyInitial:
+		lst, err := s.store.List(c.res.bucket, store.ListOptions{Prefix: prefix, Filter: func(o store.Object) bool { return sel.matches(o.Value) }})
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		for _, it := range lst.Items {
+			initial = append(initial, it.Value)
+		}
+		from = lst.Revision
+	default:
+		rv, err := parseRV(opts.ResourceVersion)
+		if err != nil {
+			return err
+		}
+		if rv > s.store.CurrentRevision() {
+			if err := s.waitForRevision(c.r, rv); err != nil {
+				return err
+			}
+		}
+		from = rv
+	}
+	wch, err := s.store.Watch(ctx, c.res.bucket, store.WatchOptions{Prefix: prefix, FromRevision: from})
+	if err != nil {
+		var ce *store.CompactedError
+		if !errors.As(err, &ce) {
+			return apierrors.NewInternalError(err)
+		}
+		compacted = errExpired(fmt.Sprintf("too old resource version: %d (%d)", ce.Requested, ce.Oldest))
+	}
+
+	c.w.Header().Set("Content-Type", c.media.kind)
+	c.w.Header().Set("Cache-Control", "no-cache, private")
+	c.w.Header().Set("Transfer-Encoding", "chunked")
+	c.w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+	enc := &watchEncoder{c: c, s: s, flusher: flusher}
+	if c.media.kind == mediaYAML {
+		c.media.kind = mediaJSON
+	}
+	if compacted != nil {
+		st := statusOf(compacted)
+		b, _ := json.Marshal(&st)
+		_ = enc.send("ERROR", b)
+		return nil
+	}
+	defer wch.Stop()
+	for _, obj := range initial {
+		if err := enc.send("ADDED", obj); err != nil {
+			return nil
+		}
+	}
+	if sendInitial {
+		if err := enc.send("BOOKMARK", s.bookmark(c, from, true)); err != nil {
+			return nil
+		}
+	}
+	var tick <-chan time.Time
+	if opts.AllowWatchBookmarks {
+		t := time.NewTicker(bookmarkInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	events := wch.Events()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.stopping:
+			return nil
+		case <-tick:
+			rv := s.store.CurrentRevision()
+			if len(events) == 0 {
+				if err := enc.send("BOOKMARK", s.bookmark(c, rv, false)); err != nil {
+					return nil
+				}
+			}
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
+			typ := string(ev.Type)
+			obj := ev.Value
+			if !sel.empty() {
+				cur := sel.matches(ev.Value)
+				prev := ev.Prev != nil && sel.matches(ev.Prev)
+				switch {
+				case ev.Type == store.Modified && cur && !prev:
+					typ = string(store.Added)
+				case ev.Type == store.Modified && !cur && prev:
+					typ = string(store.Deleted)
+				case ev.Type == store.Deleted && !prev && !cur:
+					continue
+				case !cur && ev.Type != store.Deleted:
+					continue
+				}
+			}
+			if err := enc.send(typ, obj); err != nil {
+				return nil
+			}
+		}
+	}
+}

@@ -1,0 +1,320 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	corev1 "k8s.io/api/core/v1"
+	"net/http"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// dryRunResult carries a computed but uncommitted write out of a store update.
+type dryRunResult struct{ data []byte }
+
+func (d *dryRunResult) Error() string { return "dry run" }
+
+// isDryRun reports whether the request asked for dryRun=All.
+func isDryRun(c *call) (bool, error) {
+	vals := c.r.URL.Query()["dryRun"]
+	for _, v := range vals {
+		if v != "All" {
+			return false, apierrors.NewBadRequest(fmt.Sprintf("Invalid dry run value: %q; supported values: %q", v, "All"))
+		}
+	}
+	return len(vals) > 0, nil
+}
+
+// create answers POST on a collection.
+func (s *Server) create(c *call) error {
+	data, err := readBody(c.r)
+	if err != nil {
+		return err
+	}
+	if data, err = bodyToJSON(c.r, data); err != nil {
+		return err
+	}
+	o, err := c.res.decodeObject(data)
+	if err != nil {
+		return err
+	}
+	dry, err := isDryRun(c)
+	if err != nil {
+		return err
+	}
+	out, err := s.createObject(c, o, dry)
+	if err != nil {
+		return err
+	}
+	return s.writeObject(c, http.StatusCreated, out)
+}
+
+// createObject runs create admission and commits a new object. It returns
+// the stored bytes.
+func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
+	if err := s.prepareCreate(c, o); err != nil {
+		return nil, err
+	}
+	if c.res.Namespaced {
+		if err := s.admitNamespace(c, o); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.beforeCreate(c, o); err != nil {
+		return nil, err
+	}
+	key := objectKey(o.meta.GetNamespace(), o.meta.GetName())
+	if dry {
+		if _, err := s.store.Get(c.res.bucket, key); err == nil {
+			return nil, apierrors.NewAlreadyExists(c.res.gr, o.meta.GetName())
+		}
+		return encode(o.obj)
+	}
+	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object, rev int64) (store.Write, error) {
+		if cur != nil {
+			return store.Write{}, apierrors.NewAlreadyExists(c.res.gr, o.meta.GetName())
+		}
+		stampRV(o, rev)
+		b, err := encode(o.obj)
+		if err != nil {
+			return store.Write{}, err
+		}
+		return store.Write{Value: b}, nil
+	})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	s.afterCreate(c, o)
+	return cur.Value, nil
+}
+
+// storeErr turns a store error into an API error.
+func storeErr(err error) error {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		return err
+	}
+	return apierrors.NewInternalError(err)
+}
+
+// update answers PUT on an object or its status.
+func (s *Server) update(c *call, statusOnly bool) error {
+	data, err := readBody(c.r)
+	if err != nil {
+		return err
+	}
+	if data, err = bodyToJSON(c.r, data); err != nil {
+		return err
+	}
+	o, err := c.res.decodeObject(data)
+	if err != nil {
+		return err
+	}
+	if err := checkName(c, o); err != nil {
+		return err
+	}
+	dry, err := isDryRun(c)
+	if err != nil {
+		return err
+	}
+	code := http.StatusOK
+	out, created, err := s.updateObject(c, statusOnly, dry, func(old *object) (*object, error) { return o, nil })
+	if err != nil {
+		if errors.Is(err, errCreateInstead) {
+			out, err = s.createObject(c, o, dry)
+			if err != nil {
+				return err
+			}
+			return s.writeObject(c, http.StatusCreated, out)
+		}
+		return err
+	}
+	if created {
+		code = http.StatusCreated
+	}
+	return s.writeObject(c, code, out)
+}
+
+// errCreateInstead tells update that the object is missing and the resource
+// creates on update.
+var errCreateInstead = errors.New("create instead")
+
+// writeMode says which parts of an object an update may change.
+type writeMode int
+
+const (
+	// mainWrite is a write to the main resource: status is kept.
+	mainWrite writeMode = iota
+	// statusWrite is a write to /status: only status changes.
+	statusWrite
+	// internalWrite is the server's own write (binding, controllers): everything may change.
+	internalWrite
+)
+
+// updateObject applies a change to the request's object inside one store
+// write. mutate receives the stored object and returns the desired one.
+func (s *Server) updateObject(c *call, statusOnly, dry bool, mutate func(old *object) (*object, error)) (data []byte, created bool, err error) {
+	mode := mainWrite
+	if statusOnly {
+		mode = statusWrite
+	}
+	return s.updateKey(c, c.key(), c.info.Name, mode, dry, mutate)
+}
+
+// updateKey applies a change to the object at key inside one store write.
+func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, mutate func(old *object) (*object, error)) (data []byte, created bool, err error) {
+	statusOnly := mode == statusWrite
+	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object, rev int64) (store.Write, error) {
+		if cur == nil {
+			if c.res.createOnUpdate && mode == mainWrite {
+				return store.Write{}, errCreateInstead
+			}
+			return store.Write{}, apierrors.NewNotFound(c.res.gr, name)
+		}
+		old, err := c.res.decodeStored(cur.Value)
+		if err != nil {
+			return store.Write{}, err
+		}
+		o, err := mutate(old)
+		if err != nil {
+			return store.Write{}, err
+		}
+		if rv := o.meta.GetResourceVersion(); rv != "" && rv != old.meta.GetResourceVersion() {
+			return store.Write{}, errConflict(c.res.gr, name)
+		}
+		if statusOnly {
+			o, err = withStatusOf(c.res, old, o)
+			if err != nil {
+				return store.Write{}, err
+			}
+		} else if c.res.hasSub("status") && mode == mainWrite {
+			if err := copyStatus(old.obj, o.obj); err != nil {
+				return store.Write{}, err
+			}
+		}
+		if err := s.prepareUpdate(c, o, old); err != nil {
+			return store.Write{}, err
+		}
+		if err := s.beforeUpdate(c, mode, o, old); err != nil {
+			return store.Write{}, err
+		}
+		if c.res.generation && !statusOnly && !sameContent(o.obj, old.obj, true) {
+			o.meta.SetGeneration(old.meta.GetGeneration() + 1)
+		}
+		o.meta.SetResourceVersion(old.meta.GetResourceVersion())
+		b, err := encode(o.obj)
+		if err != nil {
+			return store.Write{}, err
+		}
+		if bytes.Equal(b, cur.Value) {
+			if dry {
+				return store.Write{}, &dryRunResult{data: cur.Value}
+			}
+			return store.Write{}, store.ErrUnchanged
+		}
+		if dry {
+			return store.Write{}, &dryRunResult{data: b}
+		}
+		stampRV(o, rev)
+		if b, err = encode(o.obj); err != nil {
+			return store.Write{}, err
+		}
+		del := o.meta.GetDeletionTimestamp() != nil && !hasFinalizers(o)
+		return store.Write{Value: b, Delete: del}, nil
+	})
+	var dr *dryRunResult
+	if errors.As(err, &dr) {
+		return dr.data, false, nil
+	}
+	if err != nil {
+		if errors.Is(err, errCreateInstead) {
+			return nil, false, err
+		}
+		return nil, false, storeErr(err)
+	}
+	return cur.Value, false, nil
+}
+
+// withStatusOf returns old with the status of o: a /status write changes
+// only status.
+func withStatusOf(res *resource, old, o *object) (*object, error) {
+	out, err := res.decodeStored(mustEncode(old.obj))
+	if err != nil {
+		return nil, err
+	}
+	if err := copyStatus(o.obj, out.obj); err != nil {
+		return nil, err
+	}
+	out.meta.SetResourceVersion(o.meta.GetResourceVersion())
+	if out.meta.GetResourceVersion() == "" {
+		out.meta.SetResourceVersion(old.meta.GetResourceVersion())
+	}
+	return out, nil
+}
+
+func mustEncode(obj runtime.Object) []byte {
+	b, err := encode(obj)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// copyStatus copies the status field of from into to.
+func copyStatus(from, to runtime.Object) error {
+	fm, err := toMap(from)
+	if err != nil {
+		return err
+	}
+	status, has := fm["status"]
+	if u, ok := to.(*unstructured.Unstructured); ok {
+		if has {
+			u.Object["status"] = runtime.DeepCopyJSONValue(status)
+		} else {
+			delete(u.Object, "status")
+		}
+		return nil
+	}
+	tm, err := toMap(to)
+	if err != nil {
+		return err
+	}
+	if has {
+		tm["status"] = status
+	} else {
+		delete(tm, "status")
+	}
+	return setFromMap(to, tm)
+}
+
+// setFromMap replaces the content of obj with the map m.
+func setFromMap(obj runtime.Object, m map[string]any) error {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		u.Object = m
+		return nil
+	}
+	fresh := reflect.New(reflect.TypeOf(obj).Elem())
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, fresh.Interface()); err != nil {
+		return err
+	}
+	reflect.ValueOf(obj).Elem().Set(fresh.Elem())
+	return nil
+}
+
+// hasFinalizers reports whether anything still holds an object being
+// deleted: metadata.finalizers, or a namespace's spec.finalizers.
+func hasFinalizers(o *object) bool {
+	if len(o.meta.GetFinalizers()) > 0 {
+		return true
+	}
+	if ns, ok := o.obj.(*corev1.Namespace); ok {
+		return len(ns.Spec.Finalizers) > 0
+	}
+	return false
+}

@@ -1,0 +1,181 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// keysOf renders items as "key=value@rev" for comparison.
+func keysOf(items []Object) string {
+	var b strings.Builder
+	for i, o := range items {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%s@%d", o.Key, o.Value, o.Revision)
+	}
+	return b.String()
+}
+
+func TestList(t *testing.T) {
+	s := openTest(t, Options{})
+	// Inserted out of order; revisions 1..6.
+	for _, kv := range [][2]string{{"b/1", "x"}, {"a/2", "y"}, {"c", "x"}, {"a/1", "x"}, {"b/2", "y"}, {"a/3", "x"}} {
+		mustPut(t, s, "r", kv[0], kv[1])
+	}
+	onlyX := func(o Object) bool { return string(o.Value) == "x" }
+
+	tests := []struct {
+		name      string
+		opts      ListOptions
+		want      string
+		more      bool
+		remaining int64
+	}{
+		{name: "all", want: "a/1=x@4 a/2=y@2 a/3=x@6 b/1=x@1 b/2=y@5 c=x@3"},
+		{name: "prefix", opts: ListOptions{Prefix: "a/"}, want: "a/1=x@4 a/2=y@2 a/3=x@6"},
+		{name: "prefix none", opts: ListOptions{Prefix: "z/"}},
+		{name: "limit", opts: ListOptions{Limit: 2}, want: "a/1=x@4 a/2=y@2", more: true, remaining: 4},
+		{name: "limit exact", opts: ListOptions{Limit: 6}, want: "a/1=x@4 a/2=y@2 a/3=x@6 b/1=x@1 b/2=y@5 c=x@3"},
+		{name: "prefix limit", opts: ListOptions{Prefix: "a/", Limit: 2}, want: "a/1=x@4 a/2=y@2", more: true, remaining: 1},
+		{name: "start after", opts: ListOptions{StartAfter: "a/3"}, want: "b/1=x@1 b/2=y@5 c=x@3"},
+		{name: "start after absent key", opts: ListOptions{StartAfter: "a/25"}, want: "a/3=x@6 b/1=x@1 b/2=y@5 c=x@3"},
+		{name: "start after with prefix", opts: ListOptions{Prefix: "b/", StartAfter: "b/1"}, want: "b/2=y@5"},
+		{name: "start after before prefix", opts: ListOptions{Prefix: "b/", StartAfter: "a/9"}, want: "b/1=x@1 b/2=y@5"},
+		{name: "start after past prefix", opts: ListOptions{Prefix: "a/", StartAfter: "b"}},
+		{name: "start after and limit", opts: ListOptions{StartAfter: "a/1", Limit: 3}, want: "a/2=y@2 a/3=x@6 b/1=x@1", more: true, remaining: 2},
+		{name: "filter", opts: ListOptions{Filter: onlyX}, want: "a/1=x@4 a/3=x@6 b/1=x@1 c=x@3"},
+		{name: "filter limit", opts: ListOptions{Filter: onlyX, Limit: 2}, want: "a/1=x@4 a/3=x@6", more: true, remaining: 3},
+		{name: "filter limit last", opts: ListOptions{Filter: onlyX, Limit: 4}, want: "a/1=x@4 a/3=x@6 b/1=x@1 c=x@3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.List("r", tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if keysOf(got.Items) != tt.want || got.More != tt.more || got.Remaining != tt.remaining || got.Revision != 6 {
+				t.Errorf("got %q more=%v remaining=%d rev=%d\nwant %q more=%v remaining=%d rev=6",
+					keysOf(got.Items), got.More, got.Remaining, got.Revision, tt.want, tt.more, tt.remaining)
+			}
+		})
+	}
+
+	got, err := s.List("no/such", ListOptions{})
+	if err != nil || len(got.Items) != 0 || got.Revision != 6 {
+		t.Errorf("unknown resource: %+v, %v", got, err)
+	}
+}
+
+func TestListValuesAreCopies(t *testing.T) {
+	s := openTest(t, Options{})
+	mustPut(t, s, "r", "a", "abc")
+	l, _ := s.List("r", ListOptions{})
+	l.Items[0].Value[0] = 'X'
+	o, _ := s.Get("r", "a")
+	o.Value[1] = 'X'
+	if o, _ := s.Get("r", "a"); string(o.Value) != "abc" {
+		t.Errorf("stored value changed to %q", o.Value)
+	}
+}
+
+// TestListHistorical records the current state after every write, then checks
+// that a list at each past revision returns exactly that state, including
+// when paged.
+func TestListHistorical(t *testing.T) {
+	s := openTest(t, Options{})
+	mustPut(t, s, "other", "a", "noise")
+	snapshots := map[int64][]Object{}
+	record := func() {
+		l, err := s.List("r", ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		snapshots[l.Revision] = l.Items
+	}
+	record()
+	ops := []struct {
+		key, value string // value "" deletes
+	}{
+		{"ns1/a", "a1"}, {"ns1/b", "b1"}, {"ns2/a", "c1"}, {"ns1/a", "a2"},
+		{"ns1/b", ""}, {"ns2/b", "d1"}, {"ns1/a", ""}, {"ns1/b", "b2"},
+		{"ns2/a", "c2"}, {"ns1/a", "a3"}, {"ns2/b", ""}, {"ns1/c", "e1"},
+	}
+	for i, op := range ops {
+		if op.value == "" {
+			mustDelete(t, s, "r", op.key)
+		} else {
+			mustPut(t, s, "r", op.key, op.value)
+		}
+		if i%3 == 0 {
+			mustPut(t, s, "other", "a", "noise")
+		}
+		record()
+	}
+
+	for rev, want := range snapshots {
+		for _, prefix := range []string{"", "ns1/", "ns2/"} {
+			var wantP []Object
+			for _, o := range want {
+				if strings.HasPrefix(o.Key, prefix) {
+					wantP = append(wantP, o)
+				}
+			}
+			got, err := s.List("r", ListOptions{Revision: rev, Prefix: prefix})
+			if err != nil {
+				t.Fatalf("rev %d: %v", rev, err)
+			}
+			if got.Revision != rev || keysOf(got.Items) != keysOf(wantP) {
+				t.Errorf("rev %d prefix %q: got %q at %d, want %q", rev, prefix, keysOf(got.Items), got.Revision, keysOf(wantP))
+			}
+
+			// Page through the same revision one item at a time.
+			var paged []Object
+			after := ""
+			for {
+				page, err := s.List("r", ListOptions{Revision: rev, Prefix: prefix, StartAfter: after, Limit: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				paged = append(paged, page.Items...)
+				if wantRem := int64(len(wantP) - len(paged)); page.More && page.Remaining != wantRem {
+					t.Errorf("rev %d prefix %q: Remaining %d, want %d", rev, prefix, page.Remaining, wantRem)
+				}
+				if !page.More {
+					break
+				}
+				after = page.Items[len(page.Items)-1].Key
+			}
+			if !reflect.DeepEqual(keysOf(paged), keysOf(wantP)) {
+				t.Errorf("rev %d prefix %q paged: got %q, want %q", rev, prefix, keysOf(paged), keysOf(wantP))
+			}
+		}
+	}
+}
+
+func TestListRevisionErrors(t *testing.T) {
+	s := openTest(t, Options{EventLogSize: 3})
+	for i := range 10 {
+		mustPut(t, s, "r", fmt.Sprintf("k%d", i%4), "v")
+	}
+	if got := s.CompactedRevision(); got != 7 {
+		t.Fatalf("CompactedRevision = %d, want 7", got)
+	}
+
+	var ce *CompactedError
+	if _, err := s.List("r", ListOptions{Revision: 6}); !errors.As(err, &ce) || ce.Requested != 6 || ce.Oldest != 7 {
+		t.Errorf("compacted: %v (%+v)", err, ce)
+	}
+	var fe *FutureRevisionError
+	if _, err := s.List("r", ListOptions{Revision: 11}); !errors.As(err, &fe) || fe.Requested != 11 || fe.Current != 10 {
+		t.Errorf("future: %v (%+v)", err, fe)
+	}
+	for _, rev := range []int64{7, 10} {
+		if _, err := s.List("r", ListOptions{Revision: rev}); err != nil {
+			t.Errorf("list at %d: %v", rev, err)
+		}
+	}
+}

@@ -1,0 +1,404 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Defaults for Options.
+const (
+	DefaultEventLogSize = 10000
+	DefaultWatchBuffer  = 1000
+)
+
+// lockTimeout bounds how long Open waits for another process (or another
+// Store in this process) to release the file lock.
+const lockTimeout = time.Second
+
+// Layout of the bbolt file: a meta bucket holding the revision counter, and a
+// resources bucket holding one nested bucket per resource. A value in a
+// resource bucket is the 8-byte big-endian revision that wrote it followed by
+// the object bytes.
+var (
+	bucketMeta      = []byte("meta")
+	bucketResources = []byte("resources")
+	keyRevision     = []byte("revision")
+)
+
+// Options configures a Store.
+type Options struct {
+	// NoSync skips fsync on commit (and the freelist sync). Much faster;
+	// a machine crash may lose recent writes. Meant for tests.
+	NoSync bool
+	// EventLogSize is how many events are kept in memory for watches and
+	// historical lists (0: DefaultEventLogSize).
+	EventLogSize int
+	// WatchBuffer is the default channel capacity of a watcher
+	// (0: DefaultWatchBuffer).
+	WatchBuffer int
+	// Logger receives diagnostics (nil: discard).
+	Logger *slog.Logger
+}
+
+// Store is a revisioned object store backed by one bbolt file. It is safe for
+// concurrent use: writes are serialised, reads run concurrently with them.
+type Store struct {
+	db     *bolt.DB
+	opts   Options
+	logger *slog.Logger
+
+	// wmu serialises writers: it is held from the start of a write
+	// transaction until its event is published.
+	wmu sync.Mutex
+
+	// rev is the last published revision. It is only advanced under mu,
+	// after the event has been logged and fanned out.
+	rev atomic.Int64
+	// inflight is the revision being committed (0 when none), so that a
+	// reader whose transaction already sees it knows to wait.
+	inflight atomic.Int64
+	closed   atomic.Bool
+
+	// mu guards the fields below. Readers hold it briefly to line up their
+	// read transaction with the event log.
+	mu        sync.Mutex
+	published *sync.Cond // signalled (with mu) after each commit attempt
+	log       eventLog
+	compacted int64                            // events with revision > compacted are all in log
+	dropped   map[string]int64                 // resource -> revision at which DeleteResource dropped it
+	watchers  map[string]map[*watcher]struct{} // resource -> live watchers
+}
+
+// Open opens (or creates) the store at path. A file locked by another Store
+// makes Open fail after a short timeout instead of hanging.
+func Open(path string, opts Options) (*Store, error) {
+	if opts.EventLogSize <= 0 {
+		opts.EventLogSize = DefaultEventLogSize
+	}
+	if opts.WatchBuffer <= 0 {
+		opts.WatchBuffer = DefaultWatchBuffer
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:        lockTimeout,
+		NoSync:         opts.NoSync,
+		NoGrowSync:     opts.NoSync,
+		NoFreelistSync: opts.NoSync,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	var rev int64
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucketIfNotExists(bucketResources); err != nil {
+			return err
+		}
+		rev = readRevision(meta)
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: init %s: %w", path, err)
+	}
+	s := &Store{
+		db:        db,
+		opts:      opts,
+		logger:    logger,
+		log:       eventLog{max: opts.EventLogSize},
+		compacted: rev,
+		dropped:   make(map[string]int64),
+		watchers:  make(map[string]map[*watcher]struct{}),
+	}
+	s.published = sync.NewCond(&s.mu)
+	s.rev.Store(rev)
+	logger.Debug("store opened", "path", path, "revision", rev)
+	return s, nil
+}
+
+// Close stops all watchers (their Err becomes ErrClosed) and closes the
+// file. Calls after the first return nil.
+func (s *Store) Close() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.mu.Lock()
+	if s.closed.Swap(true) {
+		s.mu.Unlock()
+		return nil
+	}
+	for _, ws := range s.watchers {
+		for w := range ws {
+			s.closeWatcher(w, ErrClosed)
+		}
+	}
+	s.mu.Unlock()
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+// CurrentRevision returns the revision of the last committed write. Every
+// event up to it has been delivered to the channels of live watchers.
+func (s *Store) CurrentRevision() int64 {
+	return s.rev.Load()
+}
+
+// CompactedRevision returns the revision below which history is gone: every
+// event with a revision greater than it is still in the event log, so lists
+// and watches at revisions >= it can be served.
+func (s *Store) CompactedRevision() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.compacted
+}
+
+// Get returns the object at key, or ErrNotFound.
+func (s *Store) Get(resource, key string) (*Object, error) {
+	tx, _, err := s.begin()
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	b := resourceBucket(tx, resource)
+	if b == nil {
+		return nil, ErrNotFound
+	}
+	v := b.Get([]byte(key))
+	if v == nil {
+		return nil, ErrNotFound
+	}
+	return decodeObject(key, v), nil
+}
+
+// Update reads key, calls fn with its current value (nil if absent) and the
+// revision the write will get, and commits what fn decides, in one
+// transaction. Updates are serialised, so fn sees the latest value.
+//
+// If fn returns ErrUnchanged, nothing is written and Update returns the
+// current object as both prev and cur. Any other error from fn is returned
+// as is, with nothing written. Deleting an absent key returns ErrNotFound.
+// On success prev is the old object (nil if it was created) and cur the new
+// one; for a delete, cur holds the final value from Write.Value.
+//
+// Each commit consumes one revision and emits one event (Added, Modified or
+// Deleted) to the event log and the watchers.
+//
+// fn runs inside the write transaction, holding the writer lock: it may call
+// Get or List but must not call Update, DeleteResource or Close on the same
+// Store, which would deadlock.
+func (s *Store) Update(resource, key string, fn UpdateFunc) (prev, cur *Object, err error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed.Load() {
+		return nil, nil, ErrClosed
+	}
+	tx, err := s.db.Begin(true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: begin write: %w", err)
+	}
+	defer tx.Rollback()
+
+	rev := s.rev.Load() + 1
+	ev := Event{Resource: resource, Key: key, Revision: rev}
+	b := resourceBucket(tx, resource)
+	if b != nil {
+		if v := b.Get([]byte(key)); v != nil {
+			prev = decodeObject(key, v)
+			ev.Prev = bytes.Clone(prev.Value)
+			ev.PrevRevision = prev.Revision
+		}
+	}
+
+	w, err := fn(prev, rev)
+	if errors.Is(err, ErrUnchanged) {
+		return prev, prev, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+
+	ev.Value = bytes.Clone(w.Value)
+	switch {
+	case w.Delete:
+		if prev == nil {
+			return nil, nil, ErrNotFound
+		}
+		ev.Type = Deleted
+		err = b.Delete([]byte(key))
+	default:
+		ev.Type = Modified
+		if prev == nil {
+			ev.Type = Added
+		}
+		if b == nil {
+			b, err = tx.Bucket(bucketResources).CreateBucketIfNotExists([]byte(resource))
+			if err != nil {
+				return nil, nil, fmt.Errorf("store: create bucket %s: %w", resource, err)
+			}
+		}
+		err = b.Put([]byte(key), encodeValue(rev, w.Value))
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: write %s %q: %w", resource, key, err)
+	}
+	if err := writeRevision(tx.Bucket(bucketMeta), rev); err != nil {
+		return nil, nil, fmt.Errorf("store: write revision: %w", err)
+	}
+
+	s.inflight.Store(rev)
+	err = tx.Commit()
+	s.mu.Lock()
+	s.inflight.Store(0)
+	if err == nil {
+		s.publish(ev)
+	}
+	s.published.Broadcast()
+	s.mu.Unlock()
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: commit %s %q: %w", resource, key, err)
+	}
+	return prev, &Object{Key: key, Value: w.Value, Revision: rev}, nil
+}
+
+// publish logs ev, fans it out and then makes its revision current, so that
+// anyone who reads CurrentRevision() == R finds every event <= R in the
+// watchers' channels. Called with mu held.
+func (s *Store) publish(ev Event) {
+	if evicted, ok := s.log.add(ev); ok {
+		s.compacted = evicted
+	}
+	s.fanOut(ev)
+	s.rev.Store(ev.Revision)
+}
+
+// DeleteResource drops the bucket of a resource with all its objects. It
+// emits no events and consumes no revision; lists and watches of that
+// resource at revisions before the drop return *CompactedError. Dropping an
+// unknown resource is not an error. Existing watchers stay open.
+func (s *Store) DeleteResource(resource string) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	// Mark history as gone before the bucket is, so no reader rebuilds an
+	// old state from an already empty bucket.
+	s.mu.Lock()
+	s.dropped[resource] = s.rev.Load()
+	s.mu.Unlock()
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		err := tx.Bucket(bucketResources).DeleteBucket([]byte(resource))
+		if errors.Is(err, bolt.ErrBucketNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete resource %s: %w", resource, err)
+	}
+	return nil
+}
+
+// Resources returns the names of the resources that have a bucket, in byte
+// order.
+func (s *Store) Resources() ([]string, error) {
+	tx, _, err := s.begin()
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var names []string
+	err = tx.Bucket(bucketResources).ForEachBucket(func(k []byte) error {
+		names = append(names, string(k))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: resources: %w", err)
+	}
+	return names, nil
+}
+
+// begin starts a read transaction and returns it with the revision it sees.
+// bbolt makes a commit visible a moment before Update publishes its event;
+// begin waits for that, so a reader that sees revision R in the file also
+// finds events <= R in the log and CurrentRevision() >= R.
+func (s *Store) begin() (*bolt.Tx, int64, error) {
+	if s.closed.Load() {
+		return nil, 0, ErrClosed
+	}
+	tx, err := s.db.Begin(false)
+	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
+		return nil, 0, ErrClosed
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: begin read: %w", err)
+	}
+	rev := readRevision(tx.Bucket(bucketMeta))
+	if s.rev.Load() >= rev {
+		return tx, rev, nil
+	}
+	s.mu.Lock()
+	for s.rev.Load() < rev && s.inflight.Load() == rev {
+		s.published.Wait()
+	}
+	ok := s.rev.Load() >= rev
+	s.mu.Unlock()
+	if !ok {
+		tx.Rollback()
+		return nil, 0, fmt.Errorf("store: read saw revision %d, whose commit failed", rev)
+	}
+	return tx, rev, nil
+}
+
+func resourceBucket(tx *bolt.Tx, resource string) *bolt.Bucket {
+	return tx.Bucket(bucketResources).Bucket([]byte(resource))
+}
+
+func readRevision(meta *bolt.Bucket) int64 {
+	v := meta.Get(keyRevision)
+	if len(v) != 8 {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(v))
+}
+
+func writeRevision(meta *bolt.Bucket, rev int64) error {
+	return meta.Put(keyRevision, binary.BigEndian.AppendUint64(nil, uint64(rev)))
+}
+
+// encodeValue prefixes value with the revision that writes it.
+func encodeValue(rev int64, value []byte) []byte {
+	buf := make([]byte, 8, 8+len(value))
+	binary.BigEndian.PutUint64(buf, uint64(rev))
+	return append(buf, value...)
+}
+
+// decodeObject copies a stored value out of bbolt memory.
+func decodeObject(key string, v []byte) *Object {
+	rev, val := decodeValue(v)
+	return &Object{Key: key, Value: bytes.Clone(val), Revision: rev}
+}
+
+// decodeValue splits a stored value; val aliases v.
+func decodeValue(v []byte) (rev int64, val []byte) {
+	if len(v) < 8 {
+		return 0, nil
+	}
+	return int64(binary.BigEndian.Uint64(v)), v[8:]
+}

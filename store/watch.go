@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"strings"
+)
+
+// Watch delivers, in revision order, every event of resource whose key has
+// opts.Prefix and whose revision is greater than opts.FromRevision: first
+// those still in the event log, then live ones, with no gap or duplicate
+// between the two. FromRevision 0 means from now. A FromRevision older than
+// CompactedRevision gives *CompactedError, one newer than the current
+// revision *FutureRevisionError.
+//
+// The channel holds opts.Buffer (default Options.WatchBuffer) events beyond
+// the replayed ones. Sending never blocks the writer: a watcher whose channel
+// is full is closed with Err() == ErrTooSlow. The watch ends, with Err() ==
+// nil, when ctx is done or Stop is called; Close ends it with ErrClosed.
+//
+// Events share their byte slices with the event log and other watchers; do
+// not modify them.
+//
+// Progress: every event up to CurrentRevision() has been sent to the channel
+// when CurrentRevision returns. So a caller that reads R = CurrentRevision()
+// and then finds len(Events()) == 0 has received every event <= R and may
+// send a bookmark at R. The order matters: read R first.
+func (s *Store) Watch(ctx context.Context, resource string, opts WatchOptions) (Watcher, error) {
+	buffer := opts.Buffer
+	if buffer <= 0 {
+		buffer = s.opts.WatchBuffer
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	cur := s.rev.Load()
+	from := opts.FromRevision
+	if from <= 0 {
+		from = cur
+	}
+	if from > cur {
+		return nil, &FutureRevisionError{Requested: from, Current: cur}
+	}
+	if err := s.checkHistory(resource, from); err != nil {
+		return nil, err
+	}
+
+	// Holding mu, no event can be published between the replay and the
+	// registration.
+	var replay []*Event
+	s.log.since(s.compacted, from, cur, resource, func(e *Event) {
+		if strings.HasPrefix(e.Key, opts.Prefix) {
+			replay = append(replay, e)
+		}
+	})
+	w := &watcher{
+		s:        s,
+		resource: resource,
+		prefix:   opts.Prefix,
+		ch:       make(chan Event, buffer+len(replay)),
+	}
+	for _, e := range replay {
+		w.ch <- *e
+	}
+	ws := s.watchers[resource]
+	if ws == nil {
+		ws = make(map[*watcher]struct{})
+		s.watchers[resource] = ws
+	}
+	ws[w] = struct{}{}
+	// If ctx is already done, Stop runs in its own goroutine and waits
+	// for mu, so stopCtx is set before it reads it.
+	w.stopCtx = context.AfterFunc(ctx, w.Stop)
+	return w, nil
+}
+
+// fanOut sends ev to every matching watcher without blocking, closing the
+// ones that are full. Called with mu held.
+func (s *Store) fanOut(ev Event) {
+	for w := range s.watchers[ev.Resource] {
+		if !strings.HasPrefix(ev.Key, w.prefix) {
+			continue
+		}
+		select {
+		case w.ch <- ev:
+		default:
+			s.logger.Warn("store: closing slow watcher", "resource", w.resource, "prefix", w.prefix, "revision", ev.Revision)
+			s.closeWatcher(w, ErrTooSlow)
+		}
+	}
+}
+
+// closeWatcher ends w with err. Called with mu held.
+func (s *Store) closeWatcher(w *watcher, err error) {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.err = err
+	close(w.ch)
+	ws := s.watchers[w.resource]
+	delete(ws, w)
+	if len(ws) == 0 {
+		delete(s.watchers, w.resource)
+	}
+	if w.stopCtx != nil {
+		w.stopCtx()
+	}
+}
+
+// watcher is the Watcher returned by Store.Watch.
+type watcher struct {
+	s        *Store
+	resource string
+	prefix   string
+	ch       chan Event
+
+	// Guarded by s.mu.
+	stopCtx func() bool // releases the context.AfterFunc
+	done    bool
+	err     error
+}
+
+// Events implements Watcher.
+func (w *watcher) Events() <-chan Event { return w.ch }
+
+// Err implements Watcher.
+func (w *watcher) Err() error {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	return w.err
+}
+
+// Stop implements Watcher.
+func (w *watcher) Stop() {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	w.s.closeWatcher(w, nil)
+}
