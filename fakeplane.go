@@ -114,7 +114,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return err
 	}
 
-	cp.store, err = store.Open(filepath.Join(dataDir, dbFileName), store.Options{NoSync: cp.opts.dataDir == "", Logger: cp.opts.logger})
+	cp.store, err = store.Open(filepath.Join(dataDir, dbFileName), store.Options{NoSync: cp.opts.dataDir == "", Logger: cp.opts.logger, EventLogSize: cp.opts.eventLogSize})
 	if err != nil {
 		return fmt.Errorf("fakeplane: open store: %w", err)
 	}

@@ -17,6 +17,7 @@ type options struct {
 	dataDir        string
 	kubeconfigPath string
 	logger         *slog.Logger
+	eventLogSize   int
 }
 
 func defaultOptions() options {
@@ -41,3 +42,8 @@ func WithKubeconfigPath(path string) Option { return func(o *options) { o.kubeco
 
 // WithLogger sends the control plane's logs to l. The default discards them.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithWatchCacheSize sets how many recent changes the control plane keeps
+// for watches and consistent paging (kube-apiserver's watch cache). A watch
+// or continue token older than that answers 410 Gone. The default is 10000.
+func WithWatchCacheSize(n int) Option { return func(o *options) { o.eventLogSize = n } }

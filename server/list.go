@@ -37,7 +37,7 @@ func (s *Server) listOptions(c *call) (*metainternalversion.ListOptions, error) 
 			opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, nameSel)
 		}
 	}
-	if errs := metainternalversionvalidation.ValidateListOptions(opts, false); len(errs) > 0 {
+	if errs := metainternalversionvalidation.ValidateListOptions(opts, true); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("ListOptions").GroupKind(), "", errs)
 	}
 	if opts.FieldSelector != nil {
