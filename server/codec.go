@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -72,12 +73,19 @@ func negotiate(accept string) (mediaChoice, bool) {
 	return mediaChoice{}, false
 }
 
-// writeBytes writes a complete response body.
-func writeBytes(w http.ResponseWriter, code int, mediaType string, body []byte) {
+// writeBytes writes a complete response body. JSON is indented for
+// ?pretty=true and for curl, Wget and browsers, as kube-apiserver does.
+func writeBytes(w http.ResponseWriter, r *http.Request, code int, mediaType string, body []byte) {
 	if mediaType == mediaYAML {
 		y, err := yaml.JSONToYAML(body)
 		if err == nil {
 			body = y
+		}
+	} else if r != nil && isPretty(r) {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, body, "", "  "); err == nil {
+			buf.WriteByte('\n')
+			body = buf.Bytes()
 		}
 	}
 	w.Header().Set("Content-Type", mediaType)
@@ -105,6 +113,12 @@ func readBody(r *http.Request) ([]byte, error) {
 
 // bodyToJSON converts an object body (create, update, delete options) to JSON.
 func bodyToJSON(r *http.Request, data []byte) ([]byte, error) {
+	return bodyToJSONFor(r, data, "")
+}
+
+// bodyToJSONFor is bodyToJSON for a body of the given kind ("" when not
+// known), which names it in protobuf decoding errors.
+func bodyToJSONFor(r *http.Request, data []byte, kind string) ([]byte, error) {
 	ct := r.Header.Get("Content-Type")
 	mt := mediaJSON
 	if ct != "" {
@@ -120,7 +134,7 @@ func bodyToJSON(r *http.Request, data []byte) ([]byte, error) {
 	case mediaYAML:
 		return yamlToJSON(data)
 	case mediaProtobuf:
-		return protobufToJSON(data)
+		return protobufToJSON(data, kind)
 	default:
 		return nil, errUnsupportedMediaType(acceptedMediaTypes)
 	}
@@ -132,9 +146,12 @@ var protobufSerializer = sync.OnceValue(func() *protobuf.Serializer {
 })
 
 // protobufToJSON decodes a protobuf body of a built-in type into its JSON.
-func protobufToJSON(data []byte) ([]byte, error) {
+func protobufToJSON(data []byte, kind string) ([]byte, error) {
 	obj, gvk, err := protobufSerializer().Decode(data, nil, nil)
 	if err != nil {
+		if kind != "" {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, summarize(data, 30)))
+		}
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: %v", err))
 	}
 	obj.GetObjectKind().SetGroupVersionKind(*gvk)
@@ -158,3 +175,13 @@ func yamlToJSON(data []byte) ([]byte, error) {
 func isEmptyBody(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
 
 var errEmptyBody = errors.New("empty body")
+
+// isPretty reports whether a response should be indented.
+func isPretty(r *http.Request) bool {
+	if v := r.URL.Query().Get("pretty"); v != "" {
+		b, _ := strconv.ParseBool(v)
+		return b
+	}
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -31,7 +32,7 @@ func deleteOptions(c *call) (*metav1.DeleteOptions, error) {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, summarize(data, 30)))
 		}
 	}
-	if err := metav1.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	if errs := metav1validation.ValidateDeleteOptions(opts); len(errs) > 0 {
@@ -176,6 +177,6 @@ func (s *Server) deleteCollection(c *call) error {
 	}
 	var buf bytes.Buffer
 	writeListJSON(&buf, c.res.apiVersion(), c.res.listKind, metav1.ListMeta{ResourceVersion: strconv.FormatInt(s.store.CurrentRevision(), 10)}, items)
-	writeBytes(c.w, http.StatusOK, c.media.kind, buf.Bytes())
+	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
 	return nil
 }

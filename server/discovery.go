@@ -94,10 +94,20 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 				return
 			}
 		}
-		writeError(w, r, notFoundPath())
+		http.NotFound(w, r)
 	case parts[0] == "apis" && len(parts) == 3:
+		if _, ok := s.registry.preferred(parts[1]); !ok {
+			http.NotFound(w, r)
+			return
+		}
 		s.writeResourceList(w, r, parts[1], parts[2])
 	default:
+		if parts[0] == "apis" {
+			if _, ok := s.registry.preferred(parts[1]); !ok {
+				http.NotFound(w, r)
+				return
+			}
+		}
 		writeError(w, r, notFoundPath())
 	}
 }
@@ -204,7 +214,7 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 		return
 	}
 	w.Header().Set("Vary", "Accept")
-	writeBytes(w, http.StatusOK, aggregatedDiscoveryMediaType, b)
+	writeBytes(w, r, http.StatusOK, aggregatedDiscoveryMediaType, b)
 }
 
 // serveRootPaths answers "/" with the list of served paths.

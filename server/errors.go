@@ -54,7 +54,7 @@ func writeJSONOrYAML(w http.ResponseWriter, r *http.Request, code int, v any) {
 			mt = m.kind
 		}
 	}
-	writeBytes(w, code, mt, b)
+	writeBytes(w, r, code, mt, b)
 }
 
 // notFoundStatus is the Status for an unknown path or resource.

@@ -31,7 +31,7 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 		v = DefaultVersion()
 	}
 	b, _ := json.MarshalIndent(v, "", "  ")
-	writeBytes(w, http.StatusOK, mediaJSON, b)
+	writeBytes(w, r, http.StatusOK, mediaJSON, b)
 }
 
 // healthChecks are the checks each endpoint lists with ?verbose, in

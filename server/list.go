@@ -271,7 +271,7 @@ func (s *Server) list(c *call) error {
 	}
 	buf.Grow(size)
 	writeListJSON(&buf, c.res.apiVersion(), c.res.listKind, lm, items)
-	writeBytes(c.w, http.StatusOK, c.media.kind, buf.Bytes())
+	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
 	return nil
 }
 

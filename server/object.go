@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -20,6 +21,9 @@ import (
 type object struct {
 	obj  runtime.Object
 	meta metav1.Object
+	// warnings are unknown or duplicate fields found while decoding with
+	// fieldValidation=Warn.
+	warnings []string
 }
 
 // newObject makes an empty object of the resource's kind.
@@ -37,6 +41,12 @@ func (r *resource) newObject() runtime.Object {
 // a different group/version or kind is a 400, and built-in types drop fields
 // they do not have.
 func (r *resource) decodeObject(data []byte) (*object, error) {
+	return r.decodeObjectValidating(data, metav1.FieldValidationIgnore)
+}
+
+// decodeObjectValidating is decodeObject with a fieldValidation directive:
+// Strict turns unknown and duplicate fields into a 400, Warn into warnings.
+func (r *resource) decodeObjectValidating(data []byte, directive string) (*object, error) {
 	if isEmptyBody(data) {
 		return nil, apierrors.NewBadRequest("the body of the request was empty")
 	}
@@ -45,7 +55,7 @@ func (r *resource) decodeObject(data []byte) (*object, error) {
 		Kind       string `json:"kind"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, r.decodeError(data, nil, err)
+		return nil, r.decodeError(data, nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err))
 	}
 	gvk := r.gvk
 	if head.APIVersion != "" || head.Kind != "" {
@@ -65,10 +75,13 @@ func (r *resource) decodeObject(data []byte) (*object, error) {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), r.gvk.GroupVersion().String()))
 	}
 	if gvk.Kind != r.gvk.Kind {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme %q",
-			gvk.Kind, gvk.Version, r.gvk.Kind, gvk.Kind, gvk.GroupVersion().String(), "pkg/runtime/scheme.go:110"))
+		if r.typed != nil && typesScheme().Recognizes(gvk) {
+			return nil, r.decodeError(data, &gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, internalPackage(r.gvk.Group), r.gvk.Kind))
+		}
+		return nil, r.decodeError(data, &gvk, fmt.Errorf("no kind %q is registered for version %q in scheme %q", gvk.Kind, gvk.GroupVersion().String(), "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"))
 	}
 	obj := r.newObject()
+	var warnings []string
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		var m map[string]any
 		if err := utiljson.Unmarshal(data, &m); err != nil {
@@ -78,9 +91,22 @@ func (r *resource) decodeObject(data []byte) (*object, error) {
 			return nil, apierrors.NewBadRequest("the body of the request was empty")
 		}
 		u.Object = m
-	} else {
+	} else if directive == metav1.FieldValidationIgnore {
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, obj); err != nil {
 			return nil, r.decodeError(data, &gvk, err)
+		}
+	} else {
+		strictErrs, err := kjson.UnmarshalStrict(data, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+		if err != nil {
+			return nil, r.decodeError(data, &gvk, err)
+		}
+		if len(strictErrs) > 0 {
+			if directive == metav1.FieldValidationStrict {
+				return nil, r.decodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
+			}
+			for _, e := range strictErrs {
+				warnings = append(warnings, e.Error())
+			}
 		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(r.gvk)
@@ -88,7 +114,7 @@ func (r *resource) decodeObject(data []byte) (*object, error) {
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	return &object{obj: obj, meta: acc}, nil
+	return &object{obj: obj, meta: acc, warnings: warnings}, nil
 }
 
 // decodeError words a decoding failure as kube-apiserver's transformDecodeError does.
@@ -99,13 +125,19 @@ func (r *resource) decodeError(data []byte, gvk *schema.GroupVersionKind, err er
 	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", r.gvk.Kind, err, summarize(data, 30)))
 }
 
-// summarize shortens a body for an error message, as upstream does.
+// summarize shortens a body for an error message, as upstream's
+// summarizeData does: JSON as text, anything else as hex.
 func summarize(data []byte, max int) string {
-	s := strings.TrimSpace(string(data))
-	if len(s) > max {
-		return s[:max] + " ..."
+	if len(data) > 0 && data[0] == '{' {
+		if len(data) > max {
+			return string(data[:max]) + " ..."
+		}
+		return string(data)
 	}
-	return s
+	if len(data) > max {
+		return hex.EncodeToString(data[:max]) + " ..."
+	}
+	return hex.EncodeToString(data)
 }
 
 // decodeStored parses a stored object.
@@ -181,4 +213,17 @@ func getField(m map[string]any, path ...string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// internalPackage is the Go package name of upstream's internal version of a
+// group, as it appears in conversion errors.
+func internalPackage(group string) string {
+	switch group {
+	case "", "events.k8s.io":
+		return "core"
+	}
+	if i := strings.Index(group, "."); i > 0 {
+		return group[:i]
+	}
+	return group
 }

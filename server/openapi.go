@@ -104,7 +104,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 			idx[key] = map[string]any{"serverRelativeURL": "/openapi/v3/" + key + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
 		}
 		b, _ := json.Marshal(map[string]any{"paths": idx})
-		writeBytes(w, http.StatusOK, mediaJSON, b)
+		writeBytes(w, r, http.StatusOK, mediaJSON, b)
 	case strings.HasPrefix(path, "/openapi/v3/"):
 		rest := strings.Split(strings.TrimPrefix(path, "/openapi/v3/"), "/")
 		var group, version string
@@ -123,7 +123,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 		}
 		b, _ := json.Marshal(s.openAPIv3GroupDoc(group, version))
 		w.Header().Set("Cache-Control", "public, immutable")
-		writeBytes(w, http.StatusOK, mediaJSON, b)
+		writeBytes(w, r, http.StatusOK, mediaJSON, b)
 	default:
 		writeError(w, r, notFoundPath())
 	}

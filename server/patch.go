@@ -1,10 +1,15 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"mime"
 	"net/http"
+	kjson "sigs.k8s.io/json"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,10 +52,11 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 	if err != nil {
 		return err
 	}
-	dry, err := isDryRun(c)
+	wo, err := parseWriteOptions(c, pt)
 	if err != nil {
 		return err
 	}
+	dry := wo.dryRun
 	var jp jsonpatch.Patch
 	if pt == types.JSONPatchType {
 		jp, err = jsonpatch.DecodePatch(body)
@@ -61,7 +67,9 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 			return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(jp)))
 		}
 	}
+	var warnings []string
 	out, _, err := s.updateObject(c, statusOnly, dry, func(old *object) (*object, error) {
+		warnings = nil
 		cur, err := encode(old.obj)
 		if err != nil {
 			return nil, err
@@ -71,14 +79,15 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		case types.JSONPatchType:
 			patched, err = jp.Apply(cur)
 			if err != nil {
-				return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", c.res.gr, "", err.Error(), 0, false)
+				// kube-apiserver words every failed JSON patch operation alike.
+				return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 			}
 		case types.MergePatchType:
+			if !json.Valid(body) {
+				return nil, apierrors.NewBadRequest("invalid JSON patch")
+			}
 			patched, err = jsonpatch.MergePatch(cur, body)
 			if err != nil {
-				if errors.Is(err, jsonpatch.ErrBadJSONPatch) || errors.Is(err, jsonpatch.ErrBadJSONDoc) {
-					return nil, apierrors.NewBadRequest(err.Error())
-				}
 				return nil, apierrors.NewBadRequest(err.Error())
 			}
 		case types.StrategicMergePatchType:
@@ -91,6 +100,30 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		if err != nil {
 			return nil, err
 		}
+		if c.res.typed != nil && wo.fieldValidation != metav1.FieldValidationIgnore {
+			strictErrs, _ := kjson.UnmarshalStrict(patched, c.res.newObject(), kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+			if pt != types.StrategicMergePatchType {
+				// Unknown fields of the patch itself (duplicates vanish once applied).
+				extra, _ := kjson.UnmarshalStrict(body, c.res.newObject(), kjson.DisallowDuplicateFields)
+				strictErrs = append(extra, strictErrs...)
+			}
+			if len(strictErrs) > 0 {
+				if wo.fieldValidation == metav1.FieldValidationStrict {
+					shown := string(patched)
+					if pt == types.StrategicMergePatchType {
+						var pm map[string]any
+						_ = json.Unmarshal(body, &pm)
+						shown = fmt.Sprintf("%+v", pm)
+					}
+					return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+						field.Invalid(field.NewPath("patch"), shown, runtime.NewStrictDecodingError(strictErrs).Error()),
+					})
+				}
+				for _, e := range strictErrs {
+					warnings = append(warnings, e.Error())
+				}
+			}
+		}
 		if o.meta.GetName() != c.info.Name {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.meta.GetName(), c.info.Name))
 		}
@@ -102,6 +135,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 	if err != nil {
 		return err
 	}
+	addWarnings(c.w, warnings)
 	return s.writeObject(c, http.StatusOK, out)
 }
 

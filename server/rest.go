@@ -43,6 +43,11 @@ func (c *call) errMethodNotSupported() error {
 // serveResource routes a resource request to its verb.
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *apirequest.RequestInfo, u *userInfo) {
 	res, ok := s.registry.lookup(info.APIGroup, info.APIVersion, info.Resource)
+	if _, known := s.registry.preferred(info.APIGroup); !known {
+		// kube-aggregator answers paths of unknown groups with a plain 404.
+		http.NotFound(w, r)
+		return
+	}
 	if !ok || (info.Subresource != "" && !res.hasSub(info.Subresource)) {
 		writeError(w, r, notFoundPath())
 		return
@@ -166,7 +171,7 @@ func (s *Server) writeObject(c *call, code int, data []byte) error {
 		}
 		return writeEncoded(c, code, t)
 	}
-	writeBytes(c.w, code, c.media.kind, data)
+	writeBytes(c.w, c.r, code, c.media.kind, data)
 	return nil
 }
 

@@ -147,7 +147,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 	case path == "":
 		s.serveRootPaths(w, r)
 	default:
-		writeError(w, r, notFoundPath())
+		http.NotFound(w, r)
 	}
 }
 

@@ -37,21 +37,22 @@ func (s *Server) create(c *call) error {
 	if err != nil {
 		return err
 	}
-	if data, err = bodyToJSON(c.r, data); err != nil {
+	if data, err = bodyToJSONFor(c.r, data, c.res.Kind); err != nil {
 		return err
 	}
-	o, err := c.res.decodeObject(data)
+	wo, err := parseWriteOptions(c, "")
 	if err != nil {
 		return err
 	}
-	dry, err := isDryRun(c)
+	o, err := c.res.decodeObjectValidating(data, wo.fieldValidation)
 	if err != nil {
 		return err
 	}
-	out, err := s.createObject(c, o, dry)
+	out, err := s.createObject(c, o, wo.dryRun)
 	if err != nil {
 		return err
 	}
+	addWarnings(c.w, o.warnings)
 	return s.writeObject(c, http.StatusCreated, out)
 }
 
@@ -109,20 +110,22 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	if err != nil {
 		return err
 	}
-	if data, err = bodyToJSON(c.r, data); err != nil {
+	if data, err = bodyToJSONFor(c.r, data, c.res.Kind); err != nil {
 		return err
 	}
-	o, err := c.res.decodeObject(data)
+	wo, err := parseWriteOptions(c, "")
+	if err != nil {
+		return err
+	}
+	o, err := c.res.decodeObjectValidating(data, wo.fieldValidation)
 	if err != nil {
 		return err
 	}
 	if err := checkName(c, o); err != nil {
 		return err
 	}
-	dry, err := isDryRun(c)
-	if err != nil {
-		return err
-	}
+	dry := wo.dryRun
+	addWarnings(c.w, o.warnings)
 	code := http.StatusOK
 	out, created, err := s.updateObject(c, statusOnly, dry, func(old *object) (*object, error) { return o, nil })
 	if err != nil {
