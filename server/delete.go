@@ -90,11 +90,13 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 			return store.Write{}, err
 		}
 		if p := opts.Preconditions; p != nil {
+			// Upstream's storage precondition check names the kind, not the resource.
+			kindGR := schema.GroupResource{Group: c.res.Group, Resource: c.res.Kind}
 			if p.UID != nil && *p.UID != o.meta.GetUID() {
-				return store.Write{}, apierrors.NewConflict(c.res.gr, name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, o.meta.GetUID()))
+				return store.Write{}, apierrors.NewConflict(kindGR, name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, o.meta.GetUID()))
 			}
 			if p.ResourceVersion != nil && *p.ResourceVersion != o.meta.GetResourceVersion() {
-				return store.Write{}, apierrors.NewConflict(c.res.gr, name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, o.meta.GetResourceVersion()))
+				return store.Write{}, apierrors.NewConflict(kindGR, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, o.meta.GetResourceVersion()))
 			}
 		}
 		graceful := s.markForDeletion(c, o)

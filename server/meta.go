@@ -22,7 +22,8 @@ const generateNameSuffixLength = 5
 func (s *Server) prepareCreate(c *call, o *object) error {
 	m := o.meta
 	if m.GetResourceVersion() != "" {
-		return apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
+		// kube-apiserver answers this with a bare 500.
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500, Message: "resourceVersion should not be set on objects to be created"}}
 	}
 	if c.res.Namespaced {
 		if m.GetNamespace() == "" {

@@ -35,9 +35,16 @@ func objectKey(ns, name string) string {
 	return ns + "/" + name
 }
 
-// errMethodNotSupported is the 405 for a verb a resource does not serve.
+// errMethodNotSupported is the 405 for a verb a resource does not serve:
+// kube-apiserver has no route for it.
 func (c *call) errMethodNotSupported() error {
-	return apierrors.NewMethodNotSupported(c.res.gr, c.info.Verb)
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Message: "the server does not allow this method on the requested resource",
+		Reason:  metav1.StatusReasonMethodNotAllowed,
+		Details: &metav1.StatusDetails{},
+		Code:    http.StatusMethodNotAllowed,
+	}}
 }
 
 // serveResource routes a resource request to its verb.
@@ -85,7 +92,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 	case "finalize":
 		err = s.serveFinalize(c)
 	default:
-		err = apierrors.NewMethodNotSupported(res.gr, info.Verb+" "+info.Subresource)
+		err = c.errMethodNotSupported()
 	}
 	if err != nil {
 		writeError(w, r, err)

@@ -1,0 +1,360 @@
+package fakeplane_test
+
+// Benchmarks through client-go over HTTPS, as a test would use fakeplane.
+//
+//	go test -run x -bench . -benchtime 1x ./                                  # smoke run
+//	go test -run x -bench 'StartToFirst|Create|Get|Update|List$|WatchEvent' -count 5 ./
+//	go test -run x -bench '10k' ./                                            # list/encode ratio, memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+const (
+	benchBigCount   = 10000 // objects in the 10k benchmarks
+	benchWorkers    = 16    // concurrent creators when filling a control plane
+	benchListCount  = 100   // objects in BenchmarkList
+	benchInstances  = 50    // control planes in BenchmarkParallelInstances
+	benchObjectSize = 300   // approximate JSON size of a benchmark ConfigMap
+)
+
+// benchSetup starts a control plane for the benchmark and returns a client
+// (RESTConfig has QPS -1: no client-side throttling) and a fresh namespace.
+func benchSetup(b *testing.B) (*fakeplane.ControlPlane, kubernetes.Interface, string) {
+	b.Helper()
+	cp := fakeplane.Start(b)
+	client := benchClient(b, cp)
+	return cp, client, benchNamespace(b, client)
+}
+
+func benchClient(b testing.TB, cp *fakeplane.ControlPlane) *kubernetes.Clientset {
+	b.Helper()
+	c, err := kubernetes.NewForConfig(cp.RESTConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+func benchNamespace(b testing.TB, client kubernetes.Interface) string {
+	b.Helper()
+	ns, err := client.CoreV1().Namespaces().Create(context.Background(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-"}}, metav1.CreateOptions{})
+	if err != nil {
+		b.Fatalf("create namespace: %v", err)
+	}
+	return ns.Name
+}
+
+// benchConfigMap is a ConfigMap whose JSON is about benchObjectSize bytes.
+func benchConfigMap(name string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "bench"}},
+		Data:       map[string]string{"payload": strings.Repeat("x", benchObjectSize-140)},
+	}
+}
+
+// benchFill creates n ConfigMaps named cm-00000... in ns with concurrent
+// workers.
+func benchFill(b testing.TB, client kubernetes.Interface, ns string, n int) {
+	b.Helper()
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		firstErr error
+		once     sync.Once
+	)
+	for range min(benchWorkers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				_, err := client.CoreV1().ConfigMaps(ns).Create(context.Background(), benchConfigMap(fmt.Sprintf("cm-%05d", i)), metav1.CreateOptions{})
+				if err != nil {
+					once.Do(func() { firstErr = err })
+					next.Store(int64(n)) // stop the others
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		b.Fatalf("create ConfigMaps: %v", firstErr)
+	}
+}
+
+// benchList lists ns and checks the count.
+func benchList(b testing.TB, client kubernetes.Interface, ns string, want int) *corev1.ConfigMapList {
+	l, err := client.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(l.Items) != want {
+		b.Fatalf("listed %d ConfigMaps, want %d", len(l.Items), want)
+	}
+	return l
+}
+
+// BenchmarkStartToFirstRequest measures New + Start until the first GET
+// /version through client-go answers (a new client: TLS handshake
+// included); Stop is not timed.
+func BenchmarkStartToFirstRequest(b *testing.B) {
+	for b.Loop() {
+		cp, err := fakeplane.New()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cp.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := benchClient(b, cp).Discovery().ServerVersion(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := cp.Stop(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+func BenchmarkCreate(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	ctx := context.Background()
+	for i := 0; b.Loop(); i++ {
+		if _, err := client.CoreV1().ConfigMaps(ns).Create(ctx, benchConfigMap("cm-"+strconv.Itoa(i)), metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGet(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	benchFill(b, client, ns, 1)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := client.CoreV1().ConfigMaps(ns).Get(ctx, "cm-00000", metav1.GetOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUpdate updates one ConfigMap again and again, each time with the
+// object the previous update returned (so with its resourceVersion).
+func BenchmarkUpdate(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	ctx := context.Background()
+	cm, err := client.CoreV1().ConfigMaps(ns).Create(ctx, benchConfigMap("cm"), metav1.CreateOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		cm.Data["i"] = strconv.Itoa(i)
+		if cm, err = client.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkList lists a namespace of 100 ConfigMaps.
+func BenchmarkList(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	benchFill(b, client, ns, benchListCount)
+	for b.Loop() {
+		benchList(b, client, ns, benchListCount)
+	}
+}
+
+// BenchmarkWatchEvent measures the time from the start of a create to its
+// ADDED event arriving on an open watch; one event per op.
+func BenchmarkWatchEvent(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	ctx := context.Background()
+	list, err := client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := client.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	// Objects that exist already (e.g. a published kube-root-ca.crt) may
+	// show up first; they are skipped by name below.
+	for i := 0; b.Loop(); i++ {
+		name := "cm-" + strconv.Itoa(i)
+		if _, err := client.CoreV1().ConfigMaps(ns).Create(ctx, benchConfigMap(name), metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		benchWaitEvent(b, w, name)
+	}
+}
+
+// benchWaitEvent waits for the ADDED event of name.
+func benchWaitEvent(b testing.TB, w watch.Interface, name string) {
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				b.Fatalf("watch closed while waiting for %s", name)
+			}
+			if ev.Type == watch.Error {
+				b.Fatalf("watch error: %v", ev.Object)
+			}
+			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type == watch.Added && cm.Name == name {
+				return
+			}
+		case <-timeout:
+			b.Fatalf("no ADDED event for %s within 30s", name)
+		}
+	}
+}
+
+// BenchmarkList10kConfigMaps lists 10,000 ConfigMaps through client-go's
+// typed client. Compare with BenchmarkEncodeJSON10kConfigMaps, which only
+// encodes the same list.
+func BenchmarkList10kConfigMaps(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	benchFill(b, client, ns, benchBigCount)
+	b.ReportAllocs()
+	for b.Loop() {
+		benchList(b, client, ns, benchBigCount)
+	}
+}
+
+// BenchmarkEncodeJSON10kConfigMaps is the floor for BenchmarkList10kConfigMaps:
+// encoding/json Marshal of the same typed ConfigMapList, as fakeplane
+// returned it, with no server or client work around it.
+func BenchmarkEncodeJSON10kConfigMaps(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	benchFill(b, client, ns, benchBigCount)
+	list := benchList(b, client, ns, benchBigCount)
+	list.Kind, list.APIVersion = "ConfigMapList", "v1"
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		out, err := json.Marshal(list)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(out)
+	}
+	b.ReportMetric(float64(size)/1e6, "MB-json")
+}
+
+// BenchmarkMemory10kConfigMaps creates 10,000 ConfigMaps of ~300 bytes in a
+// fresh control plane and reports how much the process's heap in use and
+// resident set grew (after a GC), averaged over the iterations.
+func BenchmarkMemory10kConfigMaps(b *testing.B) {
+	var heap, rss float64
+	n := 0
+	for b.Loop() {
+		cp, err := fakeplane.New()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cp.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		client := benchClient(b, cp)
+		ns := benchNamespace(b, client)
+		heap0, rss0 := benchMemory(b)
+		benchFill(b, client, ns, benchBigCount)
+		heap1, rss1 := benchMemory(b)
+		heap += float64(heap1) - float64(heap0)
+		rss += float64(rss1) - float64(rss0)
+		n++
+		if err := cp.Stop(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(heap/float64(n)/(1<<20), "MB-heap/10k")
+	b.ReportMetric(rss/float64(n)/(1<<20), "MB-rss/10k")
+}
+
+// benchMemory runs the GC and returns the heap in use and the resident set
+// size, in bytes.
+func benchMemory(b testing.TB) (heapInuse, rss uint64) {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	statm, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		b.Skipf("no /proc/self/statm: %v", err)
+	}
+	fields := strings.Fields(string(statm))
+	if len(fields) < 2 {
+		b.Fatalf("/proc/self/statm: %q", statm)
+	}
+	pages, err := strconv.ParseUint(fields[1], 10, 64)
+	if err != nil {
+		b.Fatalf("/proc/self/statm: %v", err)
+	}
+	return ms.HeapInuse, pages * uint64(os.Getpagesize())
+}
+
+// BenchmarkParallelInstances starts 50 control planes at once and waits
+// until each answers GET /version; one op is all 50. Stopping them is not
+// timed.
+func BenchmarkParallelInstances(b *testing.B) {
+	for b.Loop() {
+		cps := make([]*fakeplane.ControlPlane, benchInstances)
+		errs := make([]error, benchInstances)
+		var wg sync.WaitGroup
+		for i := range cps {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cp, err := fakeplane.New()
+				if err == nil {
+					err = cp.Start(context.Background())
+				}
+				if err == nil {
+					cps[i] = cp
+					var c *kubernetes.Clientset
+					if c, err = kubernetes.NewForConfig(cp.RESTConfig()); err == nil {
+						_, err = c.Discovery().ServerVersion()
+					}
+				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		b.StopTimer()
+		for i, cp := range cps {
+			if cp != nil {
+				if err := cp.Stop(); err != nil {
+					b.Errorf("stop %d: %v", i, err)
+				}
+			}
+			if errs[i] != nil {
+				b.Fatalf("instance %d: %v", i, errs[i])
+			}
+		}
+		b.StartTimer()
+	}
+}
