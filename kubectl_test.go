@@ -521,8 +521,6 @@ data:
 		// reason Invalid, empty details, and the generic message, which
 		// kubectl prints as "The request is invalid: <message>"
 		// (apiserver handlers/patch.go applyJSPatch; kubectl cmd/util checkErr).
-		// FIXME(server): fakeplane passes the configmaps GroupResource, so
-		// details.kind is "configmaps" and kubectl prints `The configmaps "" is invalid`.
 		wantErrLine(t, "kubectl patch --type=json with a failing op", stderr,
 			`The request is invalid: the server rejected our request due to an error in our request`)
 		if got := jsonpath(t, cp, "{.data}", "cm", "x"); got != `{"a":"replaced","s":"strategic"}` {
@@ -827,6 +825,12 @@ func TestKubectlPods(t *testing.T) {
 	t.Run("field_selector_unsupported_is_bad_request", func(t *testing.T) {
 		wantErrLine(t, "kubectl get pods --field-selector spec.bogus=x", failKubectl(t, cp, "get", "pods", "--field-selector", "spec.bogus=x"),
 			`Error from server (BadRequest): Unable to find "/v1, Resource=pods" that match label selector "", field selector "spec.bogus=x": field label not supported: spec.bogus`)
+	})
+
+	t.Run("delete_unscheduled_pod_goes_at_once", func(t *testing.T) {
+		wantLines(t, "kubectl delete pod p", mustKubectl(t, cp, "delete", "pod", "p"), `pod "p" deleted`)
+		wantErrLine(t, "kubectl get pod p after delete", failKubectl(t, cp, "get", "pod", "p"),
+			`Error from server (NotFound): pods "p" not found`)
 	})
 }
 

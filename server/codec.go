@@ -89,7 +89,9 @@ func writeBytes(w http.ResponseWriter, r *http.Request, code int, mediaType stri
 		}
 	}
 	w.Header().Set("Content-Type", mediaType)
-	w.Header().Set("Cache-Control", "no-cache, private")
+	if w.Header().Get("Cache-Control") == "" {
+		w.Header().Set("Cache-Control", "no-cache, private")
+	}
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }

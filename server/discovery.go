@@ -2,10 +2,13 @@ package server
 
 import (
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
@@ -139,6 +142,9 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, group
 		GroupVersion: schema.GroupVersion{Group: group, Version: version}.String(),
 		APIResources: []metav1.APIResource{},
 	}
+	if group == "" {
+		list.APIVersion = "" // /api/v1 carries no apiVersion upstream
+	}
 	found := false
 	for _, res := range s.registry.all() {
 		if res.Group != group || res.Version != version {
@@ -213,7 +219,15 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 		writeError(w, r, err)
 		return
 	}
+	sum := sha512.Sum512(b)
+	etag := strconv.Quote(strings.ToUpper(hex.EncodeToString(sum[:])))
 	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Etag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Cache-Control", "public")
 	writeBytes(w, r, http.StatusOK, aggregatedDiscoveryMediaType, b)
 }
 

@@ -34,12 +34,93 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	writeBytes(w, r, http.StatusOK, mediaJSON, b)
 }
 
-// healthChecks are the checks each endpoint lists with ?verbose, in
-// kube-apiserver's order.
-var healthChecks = map[string][]string{
-	"/healthz": {"ping", "log", "etcd", "poststarthook/start-apiserver-admission-initializer", "poststarthook/generic-apiserver-start-informers", "poststarthook/bootstrap-controller", "poststarthook/rbac/bootstrap-roles", "poststarthook/scheduling/bootstrap-system-priority-classes", "poststarthook/apiservice-registration-controller", "autoregister-completion"},
-	"/livez":   {"ping", "log", "etcd", "poststarthook/start-apiserver-admission-initializer", "poststarthook/generic-apiserver-start-informers", "poststarthook/bootstrap-controller", "poststarthook/rbac/bootstrap-roles", "poststarthook/scheduling/bootstrap-system-priority-classes", "poststarthook/apiservice-registration-controller", "autoregister-completion"},
-	"/readyz":  {"ping", "log", "etcd", "etcd-readiness", "informer-sync", "poststarthook/start-apiserver-admission-initializer", "poststarthook/generic-apiserver-start-informers", "poststarthook/bootstrap-controller", "poststarthook/rbac/bootstrap-roles", "poststarthook/scheduling/bootstrap-system-priority-classes", "poststarthook/apiservice-registration-controller", "autoregister-completion", "shutdown"},
+// livezChecks and readyzChecks are the checks kube-apiserver v1.37 lists
+// with ?verbose (/healthz lists the /livez ones).
+var (
+	livezChecks = []string{
+		"ping",
+		"log",
+		"loopback-serving-certificate",
+		"etcd",
+		"poststarthook/start-apiserver-admission-initializer",
+		"poststarthook/generic-apiserver-start-informers",
+		"poststarthook/priority-and-fairness-config-consumer",
+		"poststarthook/priority-and-fairness-filter",
+		"poststarthook/storage-object-count-tracker-hook",
+		"poststarthook/start-apiextensions-informers",
+		"poststarthook/start-apiextensions-controllers",
+		"poststarthook/crd-informer-synced",
+		"poststarthook/start-system-namespaces-controller",
+		"poststarthook/peer-endpoint-reconciler-controller",
+		"poststarthook/start-cluster-authentication-info-controller",
+		"poststarthook/start-kube-apiserver-identity-lease-controller",
+		"poststarthook/start-kube-apiserver-identity-lease-garbage-collector",
+		"poststarthook/storage-readiness",
+		"poststarthook/start-legacy-token-tracking-controller",
+		"poststarthook/start-service-ip-repair-controllers",
+		"poststarthook/rbac/bootstrap-roles",
+		"poststarthook/scheduling/bootstrap-system-priority-classes",
+		"poststarthook/priority-and-fairness-config-producer",
+		"poststarthook/bootstrap-controller",
+		"poststarthook/start-kubernetes-service-cidr-controller",
+		"poststarthook/aggregator-reload-proxy-client-cert",
+		"poststarthook/start-kube-aggregator-informers",
+		"poststarthook/apiservice-status-local-available-controller",
+		"poststarthook/apiservice-status-remote-available-controller",
+		"poststarthook/apiservice-registration-controller",
+		"poststarthook/apiservice-discovery-controller",
+		"poststarthook/kube-apiserver-autoregistration",
+		"autoregister-completion",
+		"poststarthook/apiservice-openapi-controller",
+		"poststarthook/apiservice-openapiv3-controller",
+	}
+	readyzChecks = []string{
+		"ping",
+		"log",
+		"etcd",
+		"etcd-readiness",
+		"informer-sync",
+		"poststarthook/start-apiserver-admission-initializer",
+		"poststarthook/generic-apiserver-start-informers",
+		"poststarthook/priority-and-fairness-config-consumer",
+		"poststarthook/priority-and-fairness-filter",
+		"poststarthook/storage-object-count-tracker-hook",
+		"poststarthook/start-apiextensions-informers",
+		"poststarthook/start-apiextensions-controllers",
+		"poststarthook/crd-informer-synced",
+		"poststarthook/start-system-namespaces-controller",
+		"poststarthook/peer-endpoint-reconciler-controller",
+		"poststarthook/start-cluster-authentication-info-controller",
+		"poststarthook/start-kube-apiserver-identity-lease-controller",
+		"poststarthook/start-kube-apiserver-identity-lease-garbage-collector",
+		"poststarthook/storage-readiness",
+		"poststarthook/start-legacy-token-tracking-controller",
+		"poststarthook/start-service-ip-repair-controllers",
+		"poststarthook/rbac/bootstrap-roles",
+		"poststarthook/scheduling/bootstrap-system-priority-classes",
+		"poststarthook/priority-and-fairness-config-producer",
+		"poststarthook/bootstrap-controller",
+		"poststarthook/start-kubernetes-service-cidr-controller",
+		"poststarthook/aggregator-reload-proxy-client-cert",
+		"poststarthook/start-kube-aggregator-informers",
+		"poststarthook/apiservice-status-local-available-controller",
+		"poststarthook/apiservice-status-remote-available-controller",
+		"poststarthook/apiservice-registration-controller",
+		"poststarthook/apiservice-discovery-controller",
+		"poststarthook/kube-apiserver-autoregistration",
+		"autoregister-completion",
+		"poststarthook/apiservice-openapi-controller",
+		"poststarthook/apiservice-openapiv3-controller",
+		"shutdown",
+	}
+)
+
+// healthChecks returns the checks an endpoint lists.
+func healthChecks(ep string) []string {
+	if ep == "/readyz" {
+		return readyzChecks
+	}
+	return livezChecks
 }
 
 // serveHealth answers /healthz, /livez and /readyz, their ?verbose form and
@@ -47,7 +128,8 @@ var healthChecks = map[string][]string{
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	for ep, checks := range healthChecks {
+	for _, ep := range []string{"/healthz", "/livez", "/readyz"} {
+		checks := healthChecks(ep)
 		if path == ep {
 			if _, verbose := r.URL.Query()["verbose"]; verbose {
 				var b strings.Builder

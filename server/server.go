@@ -12,6 +12,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/store"
@@ -114,6 +115,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, apierrors.NewInternalError(fmt.Errorf("%v", v)))
 		}
 	}()
+	w.Header().Set("Audit-Id", string(uuid.NewUUID()))
 	u := s.authenticate(r)
 	info, err := s.infos.NewRequestInfo(r)
 	if err != nil {
