@@ -105,9 +105,10 @@ func benchFill(b testing.TB, client kubernetes.Interface, ns string, n int) {
 	}
 }
 
-// benchList lists ns and checks the count.
+// benchList lists the benchmark's ConfigMaps in ns (not the namespace's
+// kube-root-ca.crt) and checks the count.
 func benchList(b testing.TB, client kubernetes.Interface, ns string, want int) *corev1.ConfigMapList {
-	l, err := client.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
+	l, err := client.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "app=bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

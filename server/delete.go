@@ -104,8 +104,10 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 			if o.meta.GetDeletionTimestamp() == nil {
 				now := metav1.NewTime(s.now().Truncate(timePrecision))
 				o.meta.SetDeletionTimestamp(&now)
-				zero := int64(0)
-				o.meta.SetDeletionGracePeriodSeconds(&zero)
+				if c.res.Resource.Resource != "namespaces" {
+					zero := int64(0)
+					o.meta.SetDeletionGracePeriodSeconds(&zero)
+				}
 			}
 			b, err := encode(o.obj)
 			if err != nil {

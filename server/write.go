@@ -173,6 +173,7 @@ func (s *Server) updateObject(c *call, statusOnly, dry bool, mutate func(old *ob
 // updateKey applies a change to the object at key inside one store write.
 func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, mutate func(old *object) (*object, error)) (data []byte, created bool, err error) {
 	statusOnly := mode == statusWrite
+	var deletedAnswer []byte
 	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object, rev int64) (store.Write, error) {
 		if cur == nil {
 			if c.res.createOnUpdate && mode == mainWrite {
@@ -224,11 +225,16 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 		if dry {
 			return store.Write{}, &dryRunResult{data: b}
 		}
+		del := o.meta.GetDeletionTimestamp() != nil && !hasFinalizers(o)
+		if del {
+			// The answer shows the object as it was last stored, with its
+			// finalizers gone; the DELETED event carries the new revision.
+			deletedAnswer = b
+		}
 		stampRV(o, rev)
 		if b, err = encode(o.obj); err != nil {
 			return store.Write{}, err
 		}
-		del := o.meta.GetDeletionTimestamp() != nil && !hasFinalizers(o)
 		return store.Write{Value: b, Delete: del}, nil
 	})
 	var dr *dryRunResult
@@ -240,6 +246,9 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 			return nil, false, err
 		}
 		return nil, false, storeErr(err)
+	}
+	if deletedAnswer != nil {
+		return deletedAnswer, false, nil
 	}
 	return cur.Value, false, nil
 }
