@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	kjson "sigs.k8s.io/json"
+	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +19,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 )
+
+// jsonPatchOp is one JSON patch operation, used to check a patch's shape.
+type jsonPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	From  string `json:"from"`
+	Value any    `json:"value"`
+}
 
 // maxJSONPatchOperations is upstream's limit on JSON patch operations.
 const maxJSONPatchOperations = 10000
@@ -59,6 +68,12 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 	dry := wo.dryRun
 	var jp jsonpatch.Patch
 	if pt == types.JSONPatchType {
+		var ops []jsonPatchOp
+		if err := json.Unmarshal(body, &ops); err != nil {
+			// Worded as upstream's handler, whose operation type lives in package handlers.
+			msg := strings.Replace(err.Error(), "server.jsonPatchOp", "handlers.jsonPatchOp", 1)
+			return apierrors.NewBadRequest("error decoding patch: " + msg)
+		}
 		jp, err = jsonpatch.DecodePatch(body)
 		if err != nil {
 			return apierrors.NewBadRequest(err.Error())

@@ -1,0 +1,141 @@
+package fakeplane_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// TestYAMLInAndOut creates from a YAML body and reads back YAML.
+func TestYAMLInAndOut(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	body := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  greeting: hello\n"
+	code, ctype, out := rawRequest(t, cp, "POST", "/api/v1/namespaces/default/configmaps", "application/yaml", []byte(body), http.Header{"Accept": {"application/yaml"}})
+	if code != 201 || ctype != "application/yaml" {
+		t.Fatalf("create: %d %s %s", code, ctype, out)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.UnmarshalStrict(out, &cm); err != nil || cm.Data["greeting"] != "hello" || cm.UID == "" {
+		t.Fatalf("YAML answer: %v %s", err, out)
+	}
+	code, ctype, out = rawRequest(t, cp, "GET", "/api/v1/namespaces/default/configmaps?labelSelector=", "", nil, http.Header{"Accept": {"application/yaml"}})
+	if code != 200 || ctype != "application/yaml" || !strings.Contains(string(out), "kind: ConfigMapList") {
+		t.Errorf("YAML list: %d %s %s", code, ctype, out)
+	}
+	// Malformed YAML is a 400 and creates nothing.
+	code, _, out = rawRequest(t, cp, "POST", "/api/v1/namespaces/default/configmaps", "application/yaml", []byte("metadata: [unclosed"), nil)
+	if code != 400 {
+		t.Errorf("malformed YAML: %d %s", code, out)
+	}
+	// An Accept the server cannot satisfy is a 406.
+	code, _, out = rawRequest(t, cp, "GET", "/api/v1/namespaces/default/configmaps", "", nil, http.Header{"Accept": {"text/html"}})
+	if code != 406 {
+		t.Errorf("Accept text/html: %d %s", code, out)
+	}
+}
+
+// TestDryRunPersistsNothing runs create, update, patch and delete with
+// dryRun=All.
+func TestDryRunPersistsNothing(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	cms := cs.CoreV1().ConfigMaps("default")
+	dry := []string{metav1.DryRunAll}
+	out, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dry"}}, metav1.CreateOptions{DryRun: dry})
+	if err != nil || out.UID == "" || out.ResourceVersion != "" {
+		t.Fatalf("dry-run create: %v %+v", err, out.ObjectMeta)
+	}
+	if _, err := cms.Get(ctx, "dry", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("dry-run create persisted: %v", err)
+	}
+	real, _ := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "real"}}, metav1.CreateOptions{})
+	real.Data = map[string]string{"a": "b"}
+	upd, err := cms.Update(ctx, real, metav1.UpdateOptions{DryRun: dry})
+	if err != nil || upd.Data["a"] != "b" || upd.ResourceVersion != real.ResourceVersion {
+		t.Fatalf("dry-run update: %v %+v", err, upd)
+	}
+	if err := cms.Delete(ctx, "real", metav1.DeleteOptions{DryRun: dry}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cms.Get(ctx, "real", metav1.GetOptions{})
+	if err != nil || len(got.Data) != 0 || got.ResourceVersion != real.ResourceVersion {
+		t.Fatalf("dry-run update or delete persisted: %v %+v", err, got)
+	}
+}
+
+// TestDeleteCollectionAndWatchTimeout covers deletecollection with a label
+// selector and a watch's timeoutSeconds.
+func TestDeleteCollectionAndWatchTimeout(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	cms := cs.CoreV1().ConfigMaps("default")
+	for _, n := range []string{"a", "b", "c"} {
+		labels := map[string]string{"batch": "one"}
+		if n == "c" {
+			labels["batch"] = "two"
+		}
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: labels}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "batch=one"}); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := cms.List(ctx, metav1.ListOptions{})
+	var names []string
+	for _, it := range l.Items {
+		names = append(names, it.Name)
+	}
+	if strings.Join(names, ",") != "c,kube-root-ca.crt" {
+		t.Errorf("after deletecollection: %v", names)
+	}
+
+	timeout := int64(1)
+	w, err := cms.Watch(ctx, metav1.ListOptions{TimeoutSeconds: &timeout, ResourceVersion: l.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, ok := <-w.ResultChan():
+		if ok {
+			t.Error("unexpected event")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the watch did not end after timeoutSeconds")
+	}
+}
+
+// TestDeleteAnswers checks what a delete returns: a Status for most
+// resources, the object for those upstream returns it for.
+func TestDeleteAnswers(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	rawRequest(t, cp, "POST", "/api/v1/namespaces/default/configmaps", "application/json", []byte(`{"metadata":{"name":"x"}}`), nil)
+	code, _, out := rawRequest(t, cp, "DELETE", "/api/v1/namespaces/default/configmaps/x", "", nil, nil)
+	var st metav1.Status
+	_ = json.Unmarshal(out, &st)
+	if code != 200 || st.Kind != "Status" || st.Status != metav1.StatusSuccess || st.Details.Name != "x" || st.Details.Kind != "configmaps" || st.Details.UID == "" {
+		t.Errorf("configmap delete: %d %s", code, out)
+	}
+	rawRequest(t, cp, "POST", "/api/v1/namespaces/default/pods", "application/json", []byte(`{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`), nil)
+	code, _, out = rawRequest(t, cp, "DELETE", "/api/v1/namespaces/default/pods/p", "", nil, nil)
+	var pod corev1.Pod
+	_ = json.Unmarshal(out, &pod)
+	if code != 200 || pod.Kind != "Pod" || pod.Name != "p" {
+		t.Errorf("pod delete returns the pod: %d %s", code, out)
+	}
+}
