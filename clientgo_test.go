@@ -10,6 +10,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -668,5 +669,69 @@ func TestDataDirRestart(t *testing.T) {
 	next, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "new"}}, metav1.CreateOptions{})
 	if err != nil || rv(t, next.ResourceVersion) <= rv(t, created.ResourceVersion) {
 		t.Fatalf("resourceVersion after restart: %v %s <= %s", err, next.ResourceVersion, created.ResourceVersion)
+	}
+}
+
+func TestEventsShareStorageAcrossGroups(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	now := metav1.NewMicroTime(time.Now().Truncate(time.Microsecond))
+	ev := &eventsv1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: "e1"},
+		EventTime:           now,
+		ReportingController: "example.com/ctl",
+		ReportingInstance:   "ctl-1",
+		Action:              "Sync",
+		Reason:              "Synced",
+		Regarding:           corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p"},
+		Note:                "all good",
+		Type:                corev1.EventTypeNormal,
+	}
+	w, err := cs.EventsV1().Events("default").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := cs.EventsV1().Events("default").Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	core, err := cs.CoreV1().Events("default").Get(ctx, "e1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("events.k8s.io event not visible as a core event: %v", err)
+	}
+	if core.Message != "all good" || core.InvolvedObject.Name != "p" || core.ReportingController != "example.com/ctl" || core.Reason != "Synced" {
+		t.Errorf("core view: %+v", core)
+	}
+	// A core event is visible as events.k8s.io, and field selectors use each group's names.
+	_, err = cs.CoreV1().Events("default").Create(ctx, &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2"}, InvolvedObject: corev1.ObjectReference{Kind: "Node", Name: "n1"},
+		Reason: "Old", Message: "from core", Source: corev1.EventSource{Component: "kubelet"}, Type: corev1.EventTypeWarning,
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := cs.EventsV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "regarding.kind=Node"})
+	if err != nil || len(l.Items) != 1 || l.Items[0].Note != "from core" || l.Items[0].DeprecatedSource.Component != "kubelet" {
+		t.Fatalf("events.k8s.io list by regarding.kind: %v %+v", err, l)
+	}
+	cl, err := cs.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Pod,source="})
+	if err != nil || len(cl.Items) != 1 || cl.Items[0].Name != "e1" {
+		t.Fatalf("core list by involvedObject.kind: %v %+v", err, cl)
+	}
+	var seen []string
+	for len(seen) < 2 {
+		select {
+		case e := <-w.ResultChan():
+			if got, ok := e.Object.(*eventsv1.Event); ok {
+				seen = append(seen, got.Name+":"+got.Note)
+			}
+		case <-ctx.Done():
+			t.Fatalf("watch saw %v", seen)
+		}
+	}
+	if fmt.Sprint(seen) != "[e1:all good e2:from core]" {
+		t.Errorf("events.k8s.io watch: %v", seen)
 	}
 }

@@ -85,7 +85,8 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 		if cur == nil {
 			return store.Write{}, apierrors.NewNotFound(c.res.gr, name)
 		}
-		o, err := c.res.decodeStored(cur.Value)
+		curServed := c.res.fromStorage(cur.Value)
+		o, err := c.res.decodeStored(curServed)
 		if err != nil {
 			return store.Write{}, err
 		}
@@ -113,22 +114,29 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 			if err != nil {
 				return store.Write{}, err
 			}
-			if bytes.Equal(b, cur.Value) {
+			if bytes.Equal(b, curServed) {
 				return store.Write{}, store.ErrUnchanged
 			}
 			if dry {
 				return store.Write{}, &dryRunResult{data: b}
 			}
 			stampRV(o, rev)
-			b, err = encode(o.obj)
+			if b, err = encode(o.obj); err != nil {
+				return store.Write{}, err
+			}
+			b, err = c.res.toStorage(b)
 			return store.Write{Value: b}, err
 		}
 		deleted = true
 		if dry {
-			return store.Write{}, &dryRunResult{data: cur.Value}
+			return store.Write{}, &dryRunResult{data: curServed}
 		}
 		stampRV(o, rev)
 		b, err := encode(o.obj)
+		if err != nil {
+			return store.Write{}, err
+		}
+		b, err = c.res.toStorage(b)
 		return store.Write{Value: b, Delete: true}, err
 	})
 	var dr *dryRunResult
@@ -138,10 +146,11 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 	if err != nil {
 		return nil, false, storeErr(err)
 	}
+	out := c.res.fromStorage(cur.Value)
 	if deleted {
-		s.afterDelete(c, cur.Value)
+		s.afterDelete(c, out)
 	}
-	return cur.Value, deleted, nil
+	return out, deleted, nil
 }
 
 // deleteCollection answers DELETE on a collection: every selected object is

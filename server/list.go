@@ -46,10 +46,6 @@ func (s *Server) listOptions(c *call) (*metainternalversion.ListOptions, error) 
 			if !ok {
 				return "", "", fmt.Errorf("field label not supported: %s", label)
 			}
-			if c.res.Group == "events.k8s.io" {
-				// Stored in their own version here, so matched by their own names.
-				to = label
-			}
 			return to, value, nil
 		})
 		if err != nil {
@@ -255,7 +251,7 @@ func (s *Server) list(c *call) error {
 	}
 	items := make([][]byte, len(res.Items))
 	for i, it := range res.Items {
-		items[i] = it.Value
+		items[i] = c.res.fromStorage(it.Value)
 	}
 	if c.media.as == "Table" {
 		t, err := s.tableFor(c, items, &lm)

@@ -52,6 +52,9 @@ type resource struct {
 	returnDeleted bool
 	// createOnUpdate: PUT of a missing object creates it.
 	createOnUpdate bool
+	// conv translates between the served version and the bucket's storage
+	// version; nil when they are the same.
+	conv converter
 	// convertField accepts a field selector label and names the field it
 	// matches, or rejects it ("field label not supported").
 	convertField func(label string) (string, bool)
@@ -137,6 +140,7 @@ func newRegistry() (*registry, error) {
 			gvk:            gvk,
 			gr:             schema.GroupResource{Group: b.Group, Resource: b.Resource},
 			bucket:         bucketName(b, owners),
+			conv:           converters[key],
 			listKind:       b.Kind + "List",
 			generation:     generationResources.Has(key),
 			nameValid:      nameValidator(b.Group, b.Resource),
@@ -165,9 +169,9 @@ func newRegistry() (*registry, error) {
 
 // bucketName is the store bucket of a built-in resource: upstream's storage
 // group/resource. A served version other than the storage version of a
-// shared resource (autoscaling/v1 horizontalpodautoscalers, events.k8s.io
-// events) gets a bucket of its own: fakeplane does not convert between
-// built-in versions yet.
+// shared resource gets a bucket of its own unless fakeplane has a converter
+// for it (events.k8s.io events share core events' bucket; autoscaling/v1
+// horizontalpodautoscalers do not share autoscaling/v2's yet).
 func bucketName(b builtin.Resource, owners map[string]bool) string {
 	if b.Virtual {
 		return ""
@@ -175,7 +179,7 @@ func bucketName(b builtin.Resource, owners map[string]bool) string {
 	g, res := b.StorageGroupResource()
 	bucket := g + "/" + res
 	gv := builtin.GroupVersion{Group: b.Group, Version: b.Version}.String()
-	if gv != b.StorageVersion && owners[b.StorageResource] {
+	if gv != b.StorageVersion && owners[b.StorageResource] && converters[b.Group+"/"+b.Resource] == nil {
 		bucket += "@" + gv
 	}
 	return bucket

@@ -166,7 +166,7 @@ func (s *Server) get(c *call) error {
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	return s.writeObject(c, http.StatusOK, obj.Value)
+	return s.writeObject(c, http.StatusOK, c.res.fromStorage(obj.Value))
 }
 
 // writeObject answers with one stored (JSON) object in the negotiated format.

@@ -216,7 +216,7 @@ func (s *Server) getObject(c *call) (*object, error) {
 	if err != nil {
 		return nil, apierrors.NewNotFound(c.res.gr, c.info.Name)
 	}
-	return c.res.decodeStored(cur.Value)
+	return c.res.decodeStored(c.res.fromStorage(cur.Value))
 }
 
 // mediaTypeOf returns the request's Content-Type without parameters.

@@ -128,7 +128,7 @@ func (s *Server) watch(c *call) error {
 			return apierrors.NewInternalError(err)
 		}
 		for _, it := range lst.Items {
-			initial = append(initial, it.Value)
+			initial = append(initial, c.res.fromStorage(it.Value))
 		}
 		from = lst.Revision
 	default:
@@ -218,7 +218,7 @@ func (s *Server) watch(c *call) error {
 					continue
 				}
 			}
-			if err := enc.send(typ, obj); err != nil {
+			if err := enc.send(typ, c.res.fromStorage(obj)); err != nil {
 				return nil
 			}
 		}

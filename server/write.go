@@ -86,13 +86,16 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 		if err != nil {
 			return store.Write{}, err
 		}
+		if b, err = c.res.toStorage(b); err != nil {
+			return store.Write{}, err
+		}
 		return store.Write{Value: b}, nil
 	})
 	if err != nil {
 		return nil, storeErr(err)
 	}
 	s.afterCreate(c, o)
-	return cur.Value, nil
+	return c.res.fromStorage(cur.Value), nil
 }
 
 // storeErr turns a store error into an API error.
@@ -181,7 +184,8 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 			}
 			return store.Write{}, apierrors.NewNotFound(c.res.gr, name)
 		}
-		old, err := c.res.decodeStored(cur.Value)
+		curServed := c.res.fromStorage(cur.Value)
+		old, err := c.res.decodeStored(curServed)
 		if err != nil {
 			return store.Write{}, err
 		}
@@ -216,9 +220,9 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 		if err != nil {
 			return store.Write{}, err
 		}
-		if bytes.Equal(b, cur.Value) {
+		if bytes.Equal(b, curServed) {
 			if dry {
-				return store.Write{}, &dryRunResult{data: cur.Value}
+				return store.Write{}, &dryRunResult{data: curServed}
 			}
 			return store.Write{}, store.ErrUnchanged
 		}
@@ -233,6 +237,9 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 		}
 		stampRV(o, rev)
 		if b, err = encode(o.obj); err != nil {
+			return store.Write{}, err
+		}
+		if b, err = c.res.toStorage(b); err != nil {
 			return store.Write{}, err
 		}
 		return store.Write{Value: b, Delete: del}, nil
@@ -250,7 +257,7 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 	if deletedAnswer != nil {
 		return deletedAnswer, false, nil
 	}
-	return cur.Value, false, nil
+	return c.res.fromStorage(cur.Value), false, nil
 }
 
 // withStatusOf returns old with the status of o: a /status write changes
