@@ -1,0 +1,59 @@
+package fakeplane_test
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// A control plane for a program that is not a test: New, Start, Stop.
+func ExampleNew() {
+	ctx := context.Background()
+	cp, err := fakeplane.New()
+	if err != nil {
+		panic(err)
+	}
+	if err := cp.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer cp.Stop()
+
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	namespaces, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		panic(err)
+	}
+	for _, ns := range namespaces.Items {
+		fmt.Println(ns.Name, ns.Status.Phase)
+	}
+	// Output:
+	// default Active
+	// kube-node-lease Active
+	// kube-public Active
+	// kube-system Active
+}
+
+// Every new namespace gets what a cluster's controllers put there.
+func ExampleControlPlane_RESTConfig() {
+	ctx := context.Background()
+	cp, _ := fakeplane.New()
+	if err := cp.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer cp.Stop()
+
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	_, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, metav1.CreateOptions{})
+	if err != nil {
+		panic(err)
+	}
+	sa, _ := client.CoreV1().ServiceAccounts("team-a").Get(ctx, "default", metav1.GetOptions{})
+	cm, _ := client.CoreV1().ConfigMaps("team-a").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+	fmt.Println(sa.Name, cm.Name)
+	// Output: default kube-root-ca.crt
+}
