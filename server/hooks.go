@@ -132,7 +132,15 @@ func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
 		}
 	}
 	for _, ctr := range containers {
+		// Upstream defaulting copies limits into missing requests first.
+		reqs := corev1.ResourceList{}
+		for name, q := range ctr.Resources.Limits {
+			reqs[name] = q
+		}
 		for name, q := range ctr.Resources.Requests {
+			reqs[name] = q
+		}
+		for name, q := range reqs {
 			if isSupported(name) && q.Cmp(apiresource.Quantity{}) == 1 {
 				add(requests, name, q)
 			}
