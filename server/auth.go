@@ -79,11 +79,8 @@ func (s *Server) serveVirtual(c *call) error {
 	if c.info.Verb != "create" {
 		return c.errMethodNotSupported()
 	}
-	data, err := readBody(c.r)
+	data, err := c.objectBody()
 	if err != nil {
-		return err
-	}
-	if data, err = bodyToJSON(c.r, data); err != nil {
 		return err
 	}
 	o, err := c.res.decodeObject(data)
@@ -124,11 +121,8 @@ func (s *Server) serveVirtual(c *call) error {
 
 // serveBindingsCollection answers POST /api/v1/namespaces/{ns}/bindings.
 func (s *Server) serveBindingsCollection(c *call) error {
-	data, err := readBody(c.r)
+	data, err := c.objectBody()
 	if err != nil {
-		return err
-	}
-	if data, err = bodyToJSON(c.r, data); err != nil {
 		return err
 	}
 	o, err := c.res.decodeObject(data)

@@ -25,14 +25,8 @@ func (s *Server) prepareCreate(c *call, o *object) error {
 		// kube-apiserver answers this with a bare 500.
 		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500, Message: "resourceVersion should not be set on objects to be created"}}
 	}
-	if c.res.Namespaced {
-		if m.GetNamespace() == "" {
-			m.SetNamespace(c.ns)
-		} else if m.GetNamespace() != c.ns {
-			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-		}
-	} else {
-		m.SetNamespace("")
+	if err := setNamespace(c, m); err != nil {
+		return err
 	}
 	if m.GetName() == "" && m.GetGenerateName() != "" {
 		m.SetName(m.GetGenerateName() + utilrand.String(generateNameSuffixLength))
@@ -65,14 +59,8 @@ func (s *Server) validateMeta(c *call, o *object) field.ErrorList {
 // the new one and validates the change, as upstream's BeforeUpdate does.
 func (s *Server) prepareUpdate(c *call, o, old *object) error {
 	m, om := o.meta, old.meta
-	if c.res.Namespaced {
-		if m.GetNamespace() == "" {
-			m.SetNamespace(c.ns)
-		} else if m.GetNamespace() != c.ns {
-			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-		}
-	} else {
-		m.SetNamespace("")
+	if err := setNamespace(c, m); err != nil {
+		return err
 	}
 	if m.GetUID() == "" {
 		m.SetUID(om.GetUID())
@@ -105,6 +93,20 @@ func checkName(c *call, o *object) error {
 	}
 	if o.meta.GetName() == "" {
 		o.meta.SetName(c.info.Name)
+	}
+	return nil
+}
+
+// setNamespace fills in or checks the namespace of an object against the URL.
+func setNamespace(c *call, m metav1.Object) error {
+	if !c.res.Namespaced {
+		m.SetNamespace("")
+		return nil
+	}
+	if m.GetNamespace() == "" {
+		m.SetNamespace(c.ns)
+	} else if m.GetNamespace() != c.ns {
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	return nil
 }

@@ -230,11 +230,8 @@ func (s *Server) serveBinding(c *call) error {
 	if c.info.Verb != "create" {
 		return c.errMethodNotSupported()
 	}
-	body, err := readBody(c.r)
+	body, err := c.objectBody()
 	if err != nil {
-		return err
-	}
-	if body, err = bodyToJSON(c.r, body); err != nil {
 		return err
 	}
 	return s.serveBindingBody(c, c.info.Name, body)
@@ -313,11 +310,8 @@ func (s *Server) serveEviction(c *call) error {
 	if c.info.Verb != "create" {
 		return c.errMethodNotSupported()
 	}
-	body, err := readBody(c.r)
+	body, err := c.objectBody()
 	if err != nil {
-		return err
-	}
-	if body, err = bodyToJSON(c.r, body); err != nil {
 		return err
 	}
 	var ev policyv1.Eviction
@@ -342,11 +336,8 @@ func (s *Server) serveFinalize(c *call) error {
 	if c.info.Verb != "update" {
 		return c.errMethodNotSupported()
 	}
-	body, err := readBody(c.r)
+	body, err := c.objectBody()
 	if err != nil {
-		return err
-	}
-	if body, err = bodyToJSON(c.r, body); err != nil {
 		return err
 	}
 	o, err := c.res.decodeObject(body)

@@ -33,11 +33,8 @@ func isDryRun(c *call) (bool, error) {
 
 // create answers POST on a collection.
 func (s *Server) create(c *call) error {
-	data, err := readBody(c.r)
+	data, err := c.objectBody()
 	if err != nil {
-		return err
-	}
-	if data, err = bodyToJSONFor(c.r, data, c.res.Kind); err != nil {
 		return err
 	}
 	wo, err := parseWriteOptions(c, "")
@@ -109,11 +106,8 @@ func storeErr(err error) error {
 
 // update answers PUT on an object or its status.
 func (s *Server) update(c *call, statusOnly bool) error {
-	data, err := readBody(c.r)
+	data, err := c.objectBody()
 	if err != nil {
-		return err
-	}
-	if data, err = bodyToJSONFor(c.r, data, c.res.Kind); err != nil {
 		return err
 	}
 	wo, err := parseWriteOptions(c, "")
