@@ -152,7 +152,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	cp.cancel = cancel
 	cp.srv.Run(runCtx)
 
-	if err := fixtures.Apply(cp.srv, fixtures.Bootstrap(addr.Port)); err != nil {
+	boot, err := fixtures.Bootstrap(addr.Port)
+	if err != nil {
+		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+	}
+	if err := fixtures.Apply(cp.srv, boot); err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 

@@ -1,8 +1,12 @@
 package server
 
 import (
+	"reflect"
+
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,9 +50,7 @@ var statusKeptOnCreate = map[string]bool{"/nodes": true}
 func (s *Server) beforeCreate(c *call, o *object) error {
 	key := c.res.Group + "/" + c.res.Resource.Resource
 	if c.res.hasSub("status") && !statusKeptOnCreate[key] {
-		if err := copyStatus(c.res.newObject(), o.obj); err != nil {
-			return err
-		}
+		resetStatus(o.obj)
 	}
 	switch obj := o.obj.(type) {
 	case *corev1.Namespace:
@@ -171,4 +173,17 @@ func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
 		return corev1.PodQOSGuaranteed
 	}
 	return corev1.PodQOSBurstable
+}
+
+// resetStatus clears an object's status: the zero Status of a built-in type,
+// no status at all for an unstructured object.
+func resetStatus(obj runtime.Object) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		delete(u.Object, "status")
+		return
+	}
+	v := reflect.ValueOf(obj).Elem().FieldByName("Status")
+	if v.IsValid() && v.CanSet() {
+		v.Set(reflect.Zero(v.Type()))
+	}
 }

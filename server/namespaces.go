@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"net/http"
 	"time"
 
@@ -53,13 +55,30 @@ func (s *Server) internalCall(group, version, res, ns, name, verb string) *call 
 // systemUser is the identity of the server's own controllers.
 var systemUser = &userInfo{Name: "system:apiserver", Groups: []string{"system:masters"}}
 
-// CreateObject creates an object as the server itself, ignoring
-// AlreadyExists. Fixtures and bootstrap use it.
-func (s *Server) CreateObject(group, version, resource string, data []byte) error {
-	c := s.internalCall(group, version, resource, "", "", "create")
-	if c.res == nil {
-		return apierrors.NewNotFound(schemaNamespaces, resource)
+// Create creates an object given as JSON with apiVersion and kind, as the
+// server itself, ignoring AlreadyExists. Fixtures and bootstrap use it.
+func (s *Server) Create(data []byte) error {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
 	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return fmt.Errorf("decode object: %w", err)
+	}
+	gv, err := schema.ParseGroupVersion(head.APIVersion)
+	if err != nil {
+		return err
+	}
+	res, ok := s.registry.forKind(gv.WithKind(head.Kind))
+	if !ok {
+		return fmt.Errorf("no resource serves %s %s", head.APIVersion, head.Kind)
+	}
+	return s.createAs(res, data)
+}
+
+// createAs creates an object of a resource as the server itself.
+func (s *Server) createAs(res *resource, data []byte) error {
+	c := s.internalCall(res.Group, res.Version, res.Resource.Resource, "", "", "create")
 	o, err := c.res.decodeObject(data)
 	if err != nil {
 		return err
@@ -91,7 +110,7 @@ func (s *Server) populateNamespace(ns string) {
 		obj any
 	}{{"serviceaccounts", sa}, {"configmaps", cm}} {
 		b, _ := json.Marshal(item.obj)
-		if err := s.CreateObject("", "v1", item.res, b); err != nil && !apierrors.IsForbidden(err) {
+		if err := s.Create(b); err != nil && !apierrors.IsForbidden(err) {
 			s.log.Warn("populating namespace", "namespace", ns, "resource", item.res, "err", err)
 		}
 	}

@@ -241,3 +241,16 @@ func (g *registry) preferred(group string) (string, bool) {
 	}
 	return "", false
 }
+
+// forKind finds the resource serving a group/version/kind (the main
+// resource, not a subresource).
+func (g *registry) forKind(gvk schema.GroupVersionKind) (*resource, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for gvr, r := range g.byGVR {
+		if gvr.Group == gvk.Group && gvr.Version == gvk.Version && r.Kind == gvk.Kind && !r.Virtual {
+			return r, true
+		}
+	}
+	return nil, false
+}

@@ -205,6 +205,7 @@ func TestPersistAcknowledgedWritesSurviveSIGKILL(t *testing.T) {
 		mu       sync.Mutex
 		acked    = map[string]string{} // name -> resourceVersion returned by the create
 		nAcked   atomic.Int64
+		inFlight atomic.Int64 // creates sent and not yet answered
 		killed   atomic.Bool
 		reached  = make(chan struct{})
 		reachOne sync.Once
@@ -221,7 +222,9 @@ func TestPersistAcknowledgedWritesSurviveSIGKILL(t *testing.T) {
 					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d-%d", w, i), Labels: map[string]string{persistLabel: "1"}},
 					Data:       map[string]string{"worker": strconv.Itoa(w), "i": strconv.Itoa(i), "pad": strings.Repeat("x", 200)},
 				}
+				inFlight.Add(1)
 				got, err := client.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{})
+				inFlight.Add(-1)
 				if err != nil {
 					if !killed.Load() {
 						errsMu.Lock()
@@ -250,6 +253,7 @@ func TestPersistAcknowledgedWritesSurviveSIGKILL(t *testing.T) {
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatalf("SIGKILL: %v", err)
 	}
+	inFlightAtKill := inFlight.Load()
 	<-p.done
 	wg.Wait()
 	if len(errs) > 0 {
@@ -257,7 +261,7 @@ func TestPersistAcknowledgedWritesSurviveSIGKILL(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	t.Logf("%d creates acknowledged before SIGKILL (%v)", len(acked), p.err)
+	t.Logf("%d creates acknowledged, %d in flight at SIGKILL (%v)", len(acked), inFlightAtKill, p.err)
 	if len(acked) < persistAckGoal {
 		t.Fatalf("%d acknowledged creates, want >= %d", len(acked), persistAckGoal)
 	}
