@@ -262,11 +262,9 @@ func (cp *ControlPlane) stopLocked() error {
 		cp.cancel()
 	}
 	if cp.httpServer != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		if err := cp.httpServer.Shutdown(ctx); err != nil {
-			_ = cp.httpServer.Close()
-		}
-		cancel()
+		// Close, not Shutdown: clients keep HTTP/2 connections open, and a
+		// graceful drain would make every test wait for them.
+		_ = cp.httpServer.Close()
 		<-cp.serveDone
 	} else if cp.listener != nil {
 		_ = cp.listener.Close()
