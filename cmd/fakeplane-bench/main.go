@@ -17,6 +17,11 @@
 //	                  (default 20)
 //	-big N            ConfigMaps in the large-list and memory figures
 //	                  (default 10000; 0 skips them)
+//	-json             ask every cluster for JSON; by default client-go's typed
+//	                  clients send and accept protobuf, which a real
+//	                  kube-apiserver answers in and fakeplane (JSON only) does
+//	                  not, so the default compares what a client sees and
+//	                  -json compares the same wire format
 //
 // What is measured, for each cluster:
 //
@@ -88,6 +93,7 @@ type config struct {
 	n, c       int
 	starts     int
 	big        int
+	json       bool
 }
 
 func main() {
@@ -97,8 +103,9 @@ func main() {
 	flag.IntVar(&cfg.c, "c", 8, "concurrent clients for the throughput figures")
 	flag.IntVar(&cfg.starts, "starts", 20, "start-to-first-request runs (in-process fakeplane)")
 	flag.IntVar(&cfg.big, "big", 10000, "ConfigMaps in the large-list and memory figures (0 skips them)")
+	flag.BoolVar(&cfg.json, "json", false, "ask every cluster for JSON instead of client-go's default (protobuf preferred)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: fakeplane-bench [-kubeconfig PATH] [-n N] [-c C] [-starts N] [-big N]\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: fakeplane-bench [-kubeconfig PATH] [-n N] [-c C] [-starts N] [-big N] [-json]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -144,12 +151,16 @@ type report struct {
 }
 
 func run(ctx context.Context, cfg config) error {
-	fmt.Printf("fakeplane-bench: %s, GOMAXPROCS %d, %d CPUs; -n %d -c %d -big %d\n",
-		runtime.Version(), runtime.GOMAXPROCS(0), runtime.NumCPU(), cfg.n, cfg.c, cfg.big)
+	wire := "client-go default: protobuf preferred, JSON accepted"
+	if cfg.json {
+		wire = "JSON only (-json)"
+	}
+	fmt.Printf("fakeplane-bench: %s, GOMAXPROCS %d, %d CPUs; -n %d -c %d -big %d; wire format: %s\n",
+		runtime.Version(), runtime.GOMAXPROCS(0), runtime.NumCPU(), cfg.n, cfg.c, cfg.big, wire)
 
 	fp := &report{name: "fakeplane", results: map[string]result{}}
 	fmt.Fprintf(os.Stderr, "fakeplane: start to first request x%d\n", cfg.starts)
-	r, err := measureStart(ctx, cfg.starts)
+	r, err := measureStart(ctx, cfg, cfg.starts)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
@@ -171,7 +182,7 @@ func run(ctx context.Context, cfg config) error {
 }
 
 // measureStart times New + Start + the first GET /version, runs times.
-func measureStart(ctx context.Context, runs int) (result, error) {
+func measureStart(ctx context.Context, cfg config, runs int) (result, error) {
 	var lat []time.Duration
 	for range runs {
 		if err := ctx.Err(); err != nil {
@@ -185,7 +196,7 @@ func measureStart(ctx context.Context, runs int) (result, error) {
 		if err := cp.Start(ctx); err != nil {
 			return result{}, err
 		}
-		c, err := newClient(cp.RESTConfig())
+		c, err := newClient(cfg, cp.RESTConfig())
 		if err == nil {
 			_, err = c.Discovery().ServerVersion()
 		}
@@ -215,7 +226,7 @@ func benchInProcess(ctx context.Context, cfg config, rep *report) error {
 		return err
 	}
 	defer cp.Stop()
-	c, err := newClient(cp.RESTConfig())
+	c, err := newClient(cfg, cp.RESTConfig())
 	if err != nil {
 		return err
 	}
@@ -243,7 +254,7 @@ func benchInProcess(ctx context.Context, cfg config, rep *report) error {
 		return err
 	}
 	defer cp2.Stop()
-	c2, err := newClient(cp2.RESTConfig())
+	c2, err := newClient(cfg, cp2.RESTConfig())
 	if err != nil {
 		return err
 	}
@@ -275,7 +286,7 @@ func benchReference(ctx context.Context, cfg config, rep *report) (err error) {
 	if err != nil {
 		return err
 	}
-	c, err := newClient(rc)
+	c, err := newClient(cfg, rc)
 	if err != nil {
 		return err
 	}
@@ -302,8 +313,13 @@ func benchReference(ctx context.Context, cfg config, rep *report) (err error) {
 	return t.benchBigList(ctx, cfg, rep)
 }
 
-func newClient(rc *rest.Config) (*kubernetes.Clientset, error) {
+func newClient(cfg config, rc *rest.Config) (*kubernetes.Clientset, error) {
 	rc = rest.CopyConfig(rc)
+	if cfg.json {
+		// A non-empty Accept keeps typed clients from switching to protobuf.
+		rc.AcceptContentTypes = "application/json"
+		rc.ContentType = "application/json"
+	}
 	rc.QPS = -1 // no client-side throttling
 	rc.Burst = 0
 	rc.Timeout = 2 * time.Minute
@@ -757,9 +773,9 @@ func printReport(cfg config, fp, ref *report) {
 			}
 			return fmt.Sprintf("%.1fx", float64(l.p50)/float64(j.p50))
 		}
-		fmt.Printf("list of %d ConfigMaps (%.1f MB of JSON) / encoding/json Marshal of the same list: fakeplane %s", cfg.big, fp.jsonMB, ratio(fp))
+		fmt.Printf("list of %d ConfigMaps / encoding/json Marshal of the same list: fakeplane %s (%.1f MB of JSON)", cfg.big, ratio(fp), fp.jsonMB)
 		if ref != nil {
-			fmt.Printf(", reference %s", ratio(ref))
+			fmt.Printf(", reference %s (%.1f MB of JSON)", ratio(ref), ref.jsonMB)
 		}
 		fmt.Println()
 		fmt.Printf("memory for %d ConfigMaps of ~%d bytes in an in-process fakeplane: heap in use %+.1f MB, RSS %+.1f MB\n",
