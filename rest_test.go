@@ -1,6 +1,7 @@
 package fakeplane_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/fakeplane/fakeplane"
@@ -137,5 +140,58 @@ func TestDeleteAnswers(t *testing.T) {
 	_ = json.Unmarshal(out, &pod)
 	if code != 200 || pod.Kind != "Pod" || pod.Name != "p" {
 		t.Errorf("pod delete returns the pod: %d %s", code, out)
+	}
+}
+
+// TestProtobuf reads objects, lists and watches in protobuf, as client-go's
+// typed clients and kube-scheduler ask for them.
+func TestProtobuf(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	pb := http.Header{"Accept": {"application/vnd.kubernetes.protobuf, application/json"}}
+	code, ctype, out := rawRequest(t, cp, "GET", "/api/v1/namespaces/default/configmaps/kube-root-ca.crt", "", nil, pb)
+	if code != 200 || ctype != "application/vnd.kubernetes.protobuf" || !bytes.HasPrefix(out, []byte("k8s\x00")) {
+		t.Fatalf("get: %d %s %q", code, ctype, out[:min(len(out), 20)])
+	}
+	cfg := cp.RESTConfig()
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	w, err := cs.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{ResourceVersion: "0", AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "pb"}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := cs.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil || len(l.Items) != 1 || l.Continue == "" || l.ResourceVersion == "" {
+		t.Fatalf("protobuf list: %v %+v", err, l.ListMeta)
+	}
+	var names []string
+	for len(names) < 2 {
+		select {
+		case ev := <-w.ResultChan():
+			cm, ok := ev.Object.(*corev1.ConfigMap)
+			if !ok || ev.Type != watch.Added {
+				t.Fatalf("event %s %T", ev.Type, ev.Object)
+			}
+			names = append(names, cm.Name+"="+cm.Data["k"])
+		case <-ctx.Done():
+			t.Fatalf("protobuf watch saw %v", names)
+		}
+	}
+	if names[1] != "pb=v" {
+		t.Errorf("protobuf watch events: %v", names)
+	}
+	// Custom resources and Tables have no protobuf: JSON is answered.
+	code, ctype, _ = rawRequest(t, cp, "GET", "/api/v1/namespaces", "", nil, http.Header{"Accept": {"application/json;as=Table;v=v1;g=meta.k8s.io, application/vnd.kubernetes.protobuf"}})
+	if code != 200 || ctype != "application/json" {
+		t.Errorf("table before protobuf: %d %s", code, ctype)
 	}
 }

@@ -39,7 +39,11 @@ type mediaChoice struct {
 
 // negotiate picks the first media type in an Accept header that the server
 // can produce. An empty header or a wildcard means JSON.
-func negotiate(accept string) (mediaChoice, bool) {
+func negotiate(accept string) (mediaChoice, bool) { return negotiateFor(accept, false) }
+
+// negotiateFor is negotiate for a resource; protobufOK says whether it has
+// a protobuf encoding (built-in types do, custom resources do not).
+func negotiateFor(accept string, protobufOK bool) (mediaChoice, bool) {
 	if strings.TrimSpace(accept) == "" {
 		return mediaChoice{kind: mediaJSON}, true
 	}
@@ -50,6 +54,11 @@ func negotiate(accept string) (mediaChoice, bool) {
 		}
 		switch mt {
 		case "*/*", "application/*", mediaJSON, mediaYAML:
+		case mediaProtobuf:
+			if protobufOK && params["as"] == "" {
+				return mediaChoice{kind: mediaProtobuf}, true
+			}
+			continue
 		default:
 			continue
 		}

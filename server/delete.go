@@ -148,6 +148,7 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 	}
 	out := c.res.fromStorage(cur.Value)
 	if deleted {
+		s.enc.forget(c.res.bucket, key)
 		s.afterDelete(c, out)
 	}
 	return out, deleted, nil
@@ -169,7 +170,7 @@ func (s *Server) deleteCollection(c *call) error {
 	if c.ns != "" {
 		prefix = c.ns + "/"
 	}
-	lst, err := s.store.List(c.res.bucket, store.ListOptions{Prefix: prefix, Filter: func(o store.Object) bool { return sel.matches(o.Value) }})
+	lst, err := s.store.List(c.res.bucket, store.ListOptions{Prefix: prefix, Filter: s.filterFor(c.res, sel)})
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}

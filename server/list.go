@@ -81,6 +81,18 @@ func (sel *selection) matches(data []byte) bool {
 	if sel.empty() {
 		return true
 	}
+	if sel.fields.Empty() {
+		// Labels only: decode just metadata.labels.
+		var o struct {
+			Metadata struct {
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(data, &o); err != nil {
+			return false
+		}
+		return sel.labels.Matches(labels.Set(o.Metadata.Labels))
+	}
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
 		return false
@@ -201,7 +213,7 @@ func (s *Server) list(c *call) error {
 		lo.Prefix = c.ns + "/"
 	}
 	if !sel.empty() {
-		lo.Filter = func(o store.Object) bool { return sel.matches(o.Value) }
+		lo.Filter = s.filterFor(c.res, sel)
 	}
 	switch {
 	case opts.Continue != "":
@@ -260,6 +272,9 @@ func (s *Server) list(c *call) error {
 		}
 		return writeEncoded(c, http.StatusOK, t)
 	}
+	if c.media.kind == mediaProtobuf {
+		return s.writeProtobufList(c, lm, res.Items, items)
+	}
 	var buf bytes.Buffer
 	size := 128
 	for _, it := range items {
@@ -285,4 +300,16 @@ func tooLargeRV(requested, current int64) error {
 	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", requested, current), 1)
 	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
 	return err
+}
+
+// filterFor is a store filter for a selection, using the encoding cache for
+// label-only selectors.
+func (s *Server) filterFor(res *resource, sel *selection) func(store.Object) bool {
+	if !sel.fields.Empty() {
+		return func(o store.Object) bool { return sel.matches(o.Value) }
+	}
+	return func(o store.Object) bool {
+		l, ok := s.enc.labelsOf(res.bucket, o.Key, o.Revision, o.Value)
+		return ok && sel.labels.Matches(l)
+	}
 }

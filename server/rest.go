@@ -67,7 +67,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		}
 		c.ns = ""
 	}
-	media, ok := negotiate(r.Header.Get("Accept"))
+	media, ok := negotiateFor(r.Header.Get("Accept"), res.typed != nil)
 	if !ok {
 		writeError(w, r, errNotAcceptable(acceptedMediaTypes))
 		return
@@ -177,6 +177,9 @@ func (s *Server) writeObject(c *call, code int, data []byte) error {
 			return err
 		}
 		return writeEncoded(c, code, t)
+	}
+	if c.media.kind == mediaProtobuf {
+		return writeProtobufObject(c, code, data)
 	}
 	writeBytes(c.w, c.r, code, c.media.kind, data)
 	return nil

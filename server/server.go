@@ -55,6 +55,9 @@ type Server struct {
 
 	// nsKick wakes the namespace controller.
 	nsKick chan struct{}
+
+	// enc caches labels and protobuf encodings of stored objects.
+	enc *encCache
 }
 
 // New builds a Server. Call Run to start its controllers.
@@ -69,6 +72,7 @@ func New(cfg Config) (*Server, error) {
 		now:      cfg.Now,
 		stopping: make(chan struct{}),
 		nsKick:   make(chan struct{}, 1),
+		enc:      newEncCache(),
 	}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -12,6 +12,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -59,13 +60,37 @@ func (e *watchEncoder) send(typ string, obj []byte) error {
 		if err != nil {
 			return err
 		}
-		// Watch events carry a Table with one row and no column definitions
-		// after the first, as kube-apiserver sends them.
+		// Each watch event carries a Table with one row.
 		b, err := json.Marshal(t)
 		if err != nil {
 			return err
 		}
 		obj = b
+	}
+	if e.c.media.kind == mediaProtobuf {
+		var obj2 runtime.Object
+		var err error
+		if typ == "ERROR" {
+			st := &metav1.Status{}
+			if err = json.Unmarshal(obj, st); err == nil {
+				st.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("Status"))
+				obj2 = st
+			}
+		} else {
+			obj2, err = e.c.res.typedFromStored(obj)
+		}
+		if err != nil {
+			return err
+		}
+		frame, err := protobufWatchFrame(typ, obj2)
+		if err != nil {
+			return err
+		}
+		if _, err := e.c.w.Write(frame); err != nil {
+			return err
+		}
+		e.flusher.Flush()
+		return nil
 	}
 	e.buf.WriteString(`{"type":`)
 	e.buf.WriteString(strconv.Quote(typ))
@@ -123,7 +148,7 @@ func (s *Server) watch(c *call) error {
 	var compacted error
 	switch {
 	case sendInitial || legacyInitial:
-		lst, err := s.store.List(c.res.bucket, store.ListOptions{Prefix: prefix, Filter: func(o store.Object) bool { return sel.matches(o.Value) }})
+		lst, err := s.store.List(c.res.bucket, store.ListOptions{Prefix: prefix, Filter: s.filterFor(c.res, sel)})
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
@@ -152,7 +177,11 @@ func (s *Server) watch(c *call) error {
 		compacted = errExpired(fmt.Sprintf("too old resource version: %d (%d)", ce.Requested, ce.Oldest))
 	}
 
-	c.w.Header().Set("Content-Type", c.media.kind)
+	ct := c.media.kind
+	if ct == mediaProtobuf {
+		ct += ";stream=watch"
+	}
+	c.w.Header().Set("Content-Type", ct)
 	c.w.Header().Set("Cache-Control", "no-cache, private")
 	c.w.Header().Set("Transfer-Encoding", "chunked")
 	c.w.WriteHeader(http.StatusOK)

@@ -249,6 +249,7 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 		return nil, false, storeErr(err)
 	}
 	if deletedAnswer != nil {
+		s.enc.forget(c.res.bucket, key)
 		return deletedAnswer, false, nil
 	}
 	return c.res.fromStorage(cur.Value), false, nil

@@ -1,0 +1,150 @@
+package server
+
+import (
+	"encoding/json"
+	"sync"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// encCache keeps, per stored object revision, what lists need again and
+// again: its labels (for label selectors) and its protobuf encoding (for
+// protobuf lists). Entries are checked against the stored revision on every
+// use, so a stale entry is never served; deletes drop them.
+type encCache struct {
+	mu sync.Mutex
+	m  map[string]*encEntry
+}
+
+type encEntry struct {
+	rev    int64
+	labels labels.Set
+	proto  map[string][]byte // by apiVersion: the object's protobuf message, without the envelope
+}
+
+func newEncCache() *encCache { return &encCache{m: map[string]*encEntry{}} }
+
+func cacheKey(bucket, key string) string { return bucket + "\x00" + key }
+
+// entry returns the entry of an object at a revision, creating it if needed.
+func (ec *encCache) entry(bucket, key string, rev int64) *encEntry {
+	k := cacheKey(bucket, key)
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	e := ec.m[k]
+	if e == nil || e.rev != rev {
+		e = &encEntry{rev: rev}
+		ec.m[k] = e
+	}
+	return e
+}
+
+// forget drops an object's entry.
+func (ec *encCache) forget(bucket, key string) {
+	ec.mu.Lock()
+	delete(ec.m, cacheKey(bucket, key))
+	ec.mu.Unlock()
+}
+
+// labelsOf returns an object's labels, parsing them at most once per revision.
+func (ec *encCache) labelsOf(bucket, key string, rev int64, data []byte) (labels.Set, bool) {
+	e := ec.entry(bucket, key, rev)
+	ec.mu.Lock()
+	l := e.labels
+	ec.mu.Unlock()
+	if l != nil {
+		return l, true
+	}
+	var o struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &o); err != nil {
+		return nil, false
+	}
+	l = labels.Set(o.Metadata.Labels)
+	if l == nil {
+		l = labels.Set{}
+	}
+	ec.mu.Lock()
+	e.labels = l
+	ec.mu.Unlock()
+	return l, true
+}
+
+// protoMarshaler is implemented by every built-in API type.
+type protoMarshaler interface {
+	Marshal() ([]byte, error)
+}
+
+// protoOf returns the protobuf message of a stored (served-version) object,
+// encoding it at most once per revision.
+func (ec *encCache) protoOf(r *resource, key string, rev int64, data []byte) ([]byte, error) {
+	e := ec.entry(r.bucket, key, rev)
+	ec.mu.Lock()
+	p := e.proto[r.apiVersion()]
+	ec.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	obj, err := r.typedFromStored(data)
+	if err != nil {
+		return nil, err
+	}
+	pm, ok := obj.(protoMarshaler)
+	if !ok {
+		return nil, errNoProtobuf
+	}
+	if p, err = pm.Marshal(); err != nil {
+		return nil, err
+	}
+	ec.mu.Lock()
+	if e.proto == nil {
+		e.proto = map[string][]byte{}
+	}
+	e.proto[r.apiVersion()] = p
+	ec.mu.Unlock()
+	return p, nil
+}
+
+type noProtobufError struct{}
+
+func (noProtobufError) Error() string { return "type has no protobuf encoding" }
+
+var errNoProtobuf error = noProtobufError{}
+
+// protobufListMessage assembles a built-in list message from its items'
+// messages: every k8s.io/api list has metadata as field 1 and items as
+// field 2.
+func protobufListMessage(lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
+	meta, err := lm.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	size := len(meta) + 10
+	for _, it := range items {
+		size += len(it) + 10
+	}
+	out := make([]byte, 0, size)
+	out = protowire.AppendTag(out, 1, protowire.BytesType)
+	out = protowire.AppendBytes(out, meta)
+	for _, it := range items {
+		out = protowire.AppendTag(out, 2, protowire.BytesType)
+		out = protowire.AppendBytes(out, it)
+	}
+	return out, nil
+}
+
+// protobufEnvelope wraps a message in the Kubernetes protobuf envelope.
+func protobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
+	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}, Raw: msg}
+	b, err := u.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte("k8s\x00"), b...), nil
+}
