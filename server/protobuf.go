@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/fakeplane/fakeplane/store"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,9 +35,12 @@ func (r *resource) typedFromStored(data []byte) (runtime.Object, error) {
 
 // writeProtobufObject answers with one object in protobuf.
 func writeProtobufObject(c *call, code int, data []byte) error {
-	obj, err := c.res.typedFromStored(data)
-	if err != nil {
-		return apierrors.NewInternalError(err)
+	obj := c.result
+	if obj == nil || obj.GetObjectKind().GroupVersionKind() != c.res.gvk {
+		var err error
+		if obj, err = c.res.typedFromStored(data); err != nil {
+			return apierrors.NewInternalError(err)
+		}
 	}
 	b, err := protobufEncode(obj)
 	if err != nil {
@@ -93,4 +97,37 @@ func writeRaw(w http.ResponseWriter, code int, mediaType string, body []byte) {
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
+}
+
+// decodeRequestObject reads the request body as an object of the resource:
+// protobuf straight into the Go type, JSON and YAML through
+// decodeObjectValidating.
+func (c *call) decodeRequestObject(directive string) (*object, error) {
+	if c.res.typed == nil || mediaTypeOf(c.r) != mediaProtobuf {
+		data, err := c.objectBody()
+		if err != nil {
+			return nil, err
+		}
+		return c.res.decodeObjectValidating(data, directive)
+	}
+	data, err := readBody(c.r)
+	if err != nil {
+		return nil, err
+	}
+	obj, gvk, err := protobufSerializer().Decode(data, nil, c.res.typed())
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", c.res.Kind, err, summarize(data, 30)))
+	}
+	if gvk.GroupVersion() != c.res.gvk.GroupVersion() {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), c.res.gvk.GroupVersion().String()))
+	}
+	if gvk.Kind != c.res.Kind {
+		return nil, c.res.decodeError(data, gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, internalPackage(c.res.Group), c.res.Kind))
+	}
+	obj.GetObjectKind().SetGroupVersionKind(c.res.gvk)
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return &object{obj: obj, meta: acc}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/store"
@@ -22,6 +23,9 @@ type call struct {
 	user  *userInfo
 	media mediaChoice
 	ns    string // the namespace of the object(s), "" for cluster-scoped
+	// result is the committed object in its Go type, when the write path
+	// still holds it, so a protobuf answer need not decode it again.
+	result runtime.Object
 }
 
 // key is the store key of the named object.

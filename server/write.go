@@ -33,15 +33,11 @@ func isDryRun(c *call) (bool, error) {
 
 // create answers POST on a collection.
 func (s *Server) create(c *call) error {
-	data, err := c.objectBody()
-	if err != nil {
-		return err
-	}
 	wo, err := parseWriteOptions(c, "")
 	if err != nil {
 		return err
 	}
-	o, err := c.res.decodeObjectValidating(data, wo.fieldValidation)
+	o, err := c.decodeRequestObject(wo.fieldValidation)
 	if err != nil {
 		return err
 	}
@@ -72,6 +68,7 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 		if _, err := s.store.Get(c.res.bucket, key); err == nil {
 			return nil, apierrors.NewAlreadyExists(c.res.gr, o.meta.GetName())
 		}
+		c.result = o.obj
 		return encode(o.obj)
 	}
 	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object, rev int64) (store.Write, error) {
@@ -92,6 +89,7 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 		return nil, storeErr(err)
 	}
 	s.afterCreate(c, o)
+	c.result = o.obj
 	return c.res.fromStorage(cur.Value), nil
 }
 
@@ -106,15 +104,11 @@ func storeErr(err error) error {
 
 // update answers PUT on an object or its status.
 func (s *Server) update(c *call, statusOnly bool) error {
-	data, err := c.objectBody()
-	if err != nil {
-		return err
-	}
 	wo, err := parseWriteOptions(c, "")
 	if err != nil {
 		return err
 	}
-	o, err := c.res.decodeObjectValidating(data, wo.fieldValidation)
+	o, err := c.decodeRequestObject(wo.fieldValidation)
 	if err != nil {
 		return err
 	}
@@ -171,6 +165,7 @@ func (s *Server) updateObject(c *call, statusOnly, dry bool, mutate func(old *ob
 func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, mutate func(old *object) (*object, error)) (data []byte, created bool, err error) {
 	statusOnly := mode == statusWrite
 	var deletedAnswer []byte
+	var committed runtime.Object
 	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object, rev int64) (store.Write, error) {
 		if cur == nil {
 			if c.res.createOnUpdate && mode == mainWrite {
@@ -236,6 +231,7 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 		if b, err = c.res.toStorage(b); err != nil {
 			return store.Write{}, err
 		}
+		committed = o.obj
 		return store.Write{Value: b, Delete: del}, nil
 	})
 	var dr *dryRunResult
@@ -251,6 +247,9 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 	if deletedAnswer != nil {
 		s.enc.forget(c.res.bucket, key)
 		return deletedAnswer, false, nil
+	}
+	if committed != nil && key == c.key() {
+		c.result = committed
 	}
 	return c.res.fromStorage(cur.Value), false, nil
 }
