@@ -1,0 +1,610 @@
+package auth
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	apiserverserviceaccount "k8s.io/apiserver/pkg/authentication/serviceaccount"
+	authenticationtokenjwt "k8s.io/apiserver/pkg/authentication/token/jwt"
+)
+
+const (
+	// DefaultIssuer is the "iss" of bound service-account tokens when
+	// ServiceAccountTokens.Issuer is empty (kube-apiserver's
+	// --service-account-issuer as kubeadm sets it).
+	DefaultIssuer = "https://kubernetes.default.svc.cluster.local"
+
+	// LegacyIssuer is the "iss" of Secret-based (legacy) service-account tokens.
+	LegacyIssuer = "kubernetes/serviceaccount"
+
+	// WarnOnlyBoundTokenExpirationSeconds is the expiration kubelet asks for
+	// on projected tokens; kube-apiserver then issues a token valid for a
+	// year that it warns about (audit) after this many seconds.
+	WarnOnlyBoundTokenExpirationSeconds = 60*60 + 7
+
+	// ExpirationExtensionSeconds is the extended lifetime kube-apiserver
+	// gives pod-bound tokens requested with WarnOnlyBoundTokenExpirationSeconds
+	// (--service-account-max-token-expiration-extended default: one year).
+	ExpirationExtensionSeconds = 24 * 365 * 60 * 60
+
+	// jwtLeeway is go-jose's jwt.DefaultLeeway, the clock skew kube-apiserver
+	// tolerates on exp/nbf/iat and on deletion timestamps.
+	jwtLeeway = time.Minute
+)
+
+// Getter reads the objects that service-account tokens refer to. A missing
+// object must be reported as an apierrors NotFound error (for example
+// apierrors.NewNotFound(corev1.Resource("serviceaccounts"), name)); the
+// error text reaches clients (TokenReview status.error) as kube-apiserver's
+// does.
+type Getter interface {
+	// ServiceAccount returns the ServiceAccount ns/name.
+	ServiceAccount(ns, name string) (*corev1.ServiceAccount, error)
+	// Secret returns the Secret ns/name.
+	Secret(ns, name string) (*corev1.Secret, error)
+	// Pod returns the Pod ns/name.
+	Pod(ns, name string) (*corev1.Pod, error)
+}
+
+// NodeGetter is implemented by a Getter that can also read Nodes; only then
+// are tokens bound directly to a Node accepted (they are rejected otherwise).
+type NodeGetter interface {
+	// Node returns the Node name.
+	Node(name string) (*corev1.Node, error)
+}
+
+// BoundObject is the object a bound token is tied to (TokenRequest
+// spec.boundObjectRef after the server has looked it up): the token stops
+// authenticating when that object is deleted or replaced.
+type BoundObject struct {
+	// Kind is "Pod", "Secret" or "Node".
+	Kind string
+	// Name is the object's name (in the ServiceAccount's namespace for a
+	// Pod or Secret).
+	Name string
+	// UID is the object's UID.
+	UID types.UID
+	// NodeName, for a Pod, is the Node it is scheduled to (spec.nodeName);
+	// kube-apiserver records it in the token and the user's extra.
+	NodeName string
+	// NodeUID is that Node's UID, or "" when no such Node exists.
+	NodeUID types.UID
+}
+
+// ServiceAccountTokens issues and verifies service-account tokens the way
+// kube-apiserver does with an ECDSA P-256 signing key
+// (--service-account-signing-key-file). It is an authenticator.Token for
+// both bound tokens (iss Issuer) and legacy Secret-based tokens (iss
+// LegacyIssuer). The fields must not change after first use.
+type ServiceAccountTokens struct {
+	// Key signs tokens; its public half verifies them.
+	Key *ecdsa.PrivateKey
+	// Issuer is the "iss" of bound tokens; DefaultIssuer when empty.
+	Issuer string
+	// APIAudiences are the audiences the API server itself accepts
+	// (--api-audiences); [Issuer] when empty. TokenRequests without
+	// audiences get these.
+	APIAudiences []string
+	// Getter looks up the ServiceAccounts, Secrets and Pods tokens name.
+	Getter Getter
+	// DisableExtendedExpiration turns off the one-year extension of
+	// pod-bound tokens requested for WarnOnlyBoundTokenExpirationSeconds
+	// (--service-account-extend-token-expiration=false).
+	DisableExtendedExpiration bool
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+
+	once  sync.Once
+	kid   string
+	kidEr error
+}
+
+var _ authenticator.Token = (*ServiceAccountTokens)(nil)
+
+// NewServiceAccountTokens returns ServiceAccountTokens signing with key (a
+// new P-256 key when nil) and looking objects up with getter, with the
+// default issuer and audiences.
+func NewServiceAccountTokens(key *ecdsa.PrivateKey, getter Getter) (*ServiceAccountTokens, error) {
+	if key == nil {
+		var err error
+		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return nil, fmt.Errorf("generate service account signing key: %w", err)
+		}
+	}
+	if key.Curve != elliptic.P256() {
+		return nil, errors.New("service account signing key must be ECDSA P-256")
+	}
+	t := &ServiceAccountTokens{Key: key, Getter: getter}
+	if _, err := t.KeyID(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *ServiceAccountTokens) now() time.Time {
+	if t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
+}
+
+func (t *ServiceAccountTokens) issuer() string {
+	if t.Issuer != "" {
+		return t.Issuer
+	}
+	return DefaultIssuer
+}
+
+// Audiences returns the API server's audiences: APIAudiences, or [Issuer]
+// when that is empty.
+func (t *ServiceAccountTokens) Audiences() authenticator.Audiences {
+	if len(t.APIAudiences) > 0 {
+		return authenticator.Audiences(t.APIAudiences)
+	}
+	return authenticator.Audiences{t.issuer()}
+}
+
+// PublicKey returns the key that verifies issued tokens.
+func (t *ServiceAccountTokens) PublicKey() *ecdsa.PublicKey {
+	return &t.Key.PublicKey
+}
+
+// KeyID returns the "kid" header of issued tokens, derived from the public
+// key as kube-apiserver derives it.
+func (t *ServiceAccountTokens) KeyID() (string, error) {
+	t.once.Do(func() {
+		if t.Key == nil {
+			t.kidEr = errors.New("no service account signing key")
+			return
+		}
+		t.kid, t.kidEr = keyIDFromPublicKey(&t.Key.PublicKey)
+	})
+	return t.kid, t.kidEr
+}
+
+// JWKS returns the JSON Web Key Set kube-apiserver serves at
+// /openid/v1/jwks for the public key.
+func (t *ServiceAccountTokens) JWKS() ([]byte, error) {
+	kid, err := t.KeyID()
+	if err != nil {
+		return nil, err
+	}
+	pub := t.PublicKey()
+	coord := func(b []byte) string {
+		out := make([]byte, 32)
+		copy(out[32-len(b):], b)
+		return base64.RawURLEncoding.EncodeToString(out)
+	}
+	type jwk struct {
+		Use string `json:"use"`
+		Kty string `json:"kty"`
+		Kid string `json:"kid"`
+		Crv string `json:"crv"`
+		Alg string `json:"alg"`
+		X   string `json:"x"`
+		Y   string `json:"y"`
+	}
+	return json.Marshal(struct {
+		Keys []jwk `json:"keys"`
+	}{Keys: []jwk{{Use: "sig", Kty: "EC", Kid: kid, Crv: "P-256", Alg: "ES256", X: coord(pub.X.Bytes()), Y: coord(pub.Y.Bytes())}}})
+}
+
+// OpenIDConfiguration returns the discovery document kube-apiserver serves
+// at /.well-known/openid-configuration, pointing at jwksURI (for example
+// "https://127.0.0.1:6443/openid/v1/jwks").
+func (t *ServiceAccountTokens) OpenIDConfiguration(jwksURI string) ([]byte, error) {
+	return json.Marshal(struct {
+		Issuer        string   `json:"issuer"`
+		JWKSURI       string   `json:"jwks_uri"`
+		ResponseTypes []string `json:"response_types_supported"`
+		SubjectTypes  []string `json:"subject_types_supported"`
+		SigningAlgs   []string `json:"id_token_signing_alg_values_supported"`
+	}{t.issuer(), jwksURI, []string{"id_token"}, []string{"public"}, []string{"ES256"}})
+}
+
+// ref names an object in the private claims.
+type ref struct {
+	Name string `json:"name,omitempty"`
+	UID  string `json:"uid,omitempty"`
+}
+
+// k8sClaims is the "kubernetes.io" claim of bound tokens. Fields are in the
+// order kube-apiserver's tokens show them (sorted keys).
+type k8sClaims struct {
+	Namespace      string `json:"namespace,omitempty"`
+	Node           *ref   `json:"node,omitempty"`
+	Pod            *ref   `json:"pod,omitempty"`
+	Secret         *ref   `json:"secret,omitempty"`
+	ServiceAccount ref    `json:"serviceaccount,omitempty"`
+	WarnAfter      *int64 `json:"warnafter,omitempty"`
+}
+
+// boundClaims is the payload of a bound token, keys in sorted order as
+// kube-apiserver writes them.
+type boundClaims struct {
+	Audience   audience   `json:"aud,omitempty"`
+	Expiry     *int64     `json:"exp,omitempty"`
+	IssuedAt   *int64     `json:"iat,omitempty"`
+	Issuer     string     `json:"iss,omitempty"`
+	ID         string     `json:"jti,omitempty"`
+	Kubernetes *k8sClaims `json:"kubernetes.io,omitempty"`
+	NotBefore  *int64     `json:"nbf,omitempty"`
+	Subject    string     `json:"sub,omitempty"`
+}
+
+// legacyClaims is the payload of a Secret-based token.
+type legacyClaims struct {
+	Issuer             string `json:"iss,omitempty"`
+	Namespace          string `json:"kubernetes.io/serviceaccount/namespace"`
+	SecretName         string `json:"kubernetes.io/serviceaccount/secret.name"`
+	ServiceAccountName string `json:"kubernetes.io/serviceaccount/service-account.name"`
+	ServiceAccountUID  string `json:"kubernetes.io/serviceaccount/service-account.uid"`
+	Subject            string `json:"sub,omitempty"`
+}
+
+// publicClaims are the registered claims every token is checked against.
+type publicClaims struct {
+	Audience  audience `json:"aud,omitempty"`
+	Expiry    *float64 `json:"exp,omitempty"`
+	IssuedAt  *float64 `json:"iat,omitempty"`
+	Issuer    string   `json:"iss,omitempty"`
+	ID        string   `json:"jti,omitempty"`
+	NotBefore *float64 `json:"nbf,omitempty"`
+	Subject   string   `json:"sub,omitempty"`
+}
+
+// audience is the "aud" claim: written as an array, read from a string or
+// an array.
+type audience []string
+
+func (a *audience) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*a = audience{s}
+		return nil
+	}
+	var l []string
+	if err := json.Unmarshal(b, &l); err != nil {
+		return errors.New("go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience")
+	}
+	*a = l
+	return nil
+}
+
+func unixTime(f *float64) time.Time {
+	return time.Unix(0, int64(*f*float64(time.Second)))
+}
+
+// Issue signs a bound token for sa, as the TokenRequest API
+// (serviceaccounts/token) does after validating the request: audiences
+// (the API audiences when empty), valid for expirationSeconds, and, when
+// bound is set, tied to a Pod, Secret or Node. It returns the token and the
+// expiration to report in status.expirationTimestamp (now+expirationSeconds,
+// even when the token itself was given the extended one-year lifetime).
+func (t *ServiceAccountTokens) Issue(sa *corev1.ServiceAccount, audiences []string, expirationSeconds int64, bound *BoundObject) (string, time.Time, error) {
+	if sa == nil {
+		return "", time.Time{}, errors.New("no service account")
+	}
+	if len(audiences) == 0 {
+		audiences = t.Audiences()
+	}
+	now := t.now()
+	exp := expirationSeconds
+	var warnAfter *int64
+	if !t.DisableExtendedExpiration && bound != nil && bound.Kind == "Pod" &&
+		expirationSeconds == WarnOnlyBoundTokenExpirationSeconds &&
+		sets.New[string](t.Audiences()...).HasAll(audiences...) {
+		w := now.Add(time.Duration(expirationSeconds) * time.Second).Unix()
+		warnAfter = &w
+		exp = ExpirationExtensionSeconds
+	}
+	iat := now.Unix()
+	expiry := now.Add(time.Duration(exp) * time.Second).Unix()
+	kc := &k8sClaims{
+		Namespace:      sa.Namespace,
+		ServiceAccount: ref{Name: sa.Name, UID: string(sa.UID)},
+		WarnAfter:      warnAfter,
+	}
+	if bound != nil {
+		r := &ref{Name: bound.Name, UID: string(bound.UID)}
+		switch bound.Kind {
+		case "Pod":
+			kc.Pod = r
+			if bound.NodeName != "" {
+				kc.Node = &ref{Name: bound.NodeName, UID: string(bound.NodeUID)}
+			}
+		case "Secret":
+			kc.Secret = r
+		case "Node":
+			kc.Node = r
+		default:
+			return "", time.Time{}, fmt.Errorf("cannot bind token to object of type %s", bound.Kind)
+		}
+	}
+	claims := boundClaims{
+		Audience:   audience(audiences),
+		Expiry:     &expiry,
+		IssuedAt:   &iat,
+		Issuer:     t.issuer(),
+		ID:         string(uuid.NewUUID()),
+		Kubernetes: kc,
+		NotBefore:  &iat,
+		Subject:    apiserverserviceaccount.MakeUsername(sa.Namespace, sa.Name),
+	}
+	tok, err := t.sign(claims)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return tok, now.Add(time.Duration(expirationSeconds) * time.Second), nil
+}
+
+// IssueLegacy signs the long-lived token the token controller writes into a
+// kubernetes.io/service-account-token Secret for sa. The server must store
+// it as the Secret's data["token"]: like kube-apiserver, verification
+// accepts a legacy token only while the Secret still holds exactly it.
+func (t *ServiceAccountTokens) IssueLegacy(sa *corev1.ServiceAccount, secret *corev1.Secret) (string, error) {
+	if sa == nil || secret == nil {
+		return "", errors.New("no service account or secret")
+	}
+	if !apiserverserviceaccount.IsServiceAccountToken(secret, sa) {
+		return "", fmt.Errorf("secret %s/%s is not a service account token for %s/%s", secret.Namespace, secret.Name, sa.Namespace, sa.Name)
+	}
+	return t.sign(legacyClaims{
+		Issuer:             LegacyIssuer,
+		Namespace:          sa.Namespace,
+		SecretName:         secret.Name,
+		ServiceAccountName: sa.Name,
+		ServiceAccountUID:  string(sa.UID),
+		Subject:            apiserverserviceaccount.MakeUsername(sa.Namespace, sa.Name),
+	})
+}
+
+func (t *ServiceAccountTokens) sign(claims any) (string, error) {
+	if t.Key == nil {
+		return "", errors.New("no service account signing key")
+	}
+	kid, err := t.KeyID()
+	if err != nil {
+		return "", err
+	}
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		return "", err
+	}
+	return signES256(t.Key, kid, payload)
+}
+
+// AuthenticateToken verifies a service-account token as kube-apiserver's
+// legacy and bound service-account authenticators do: a token with another
+// issuer, or not a JWT, is not ours (false, nil); otherwise signature,
+// issuer, audiences (the request's, from authenticator.AudiencesFrom, or the
+// API audiences), validity times and the referenced objects are checked and
+// any failure is an error.
+func (t *ServiceAccountTokens) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+	iss, ok := unverifiedIssuer(token)
+	if !ok {
+		return nil, false, nil
+	}
+	legacy := false
+	switch iss {
+	case t.issuer():
+	case LegacyIssuer:
+		legacy = true
+	default:
+		return nil, false, nil
+	}
+	tok, err := parseJWS(token)
+	if err != nil {
+		return nil, false, nil
+	}
+	kid, err := t.KeyID()
+	if err != nil {
+		return nil, false, err
+	}
+	if tok.header.Kid != "" && tok.header.Kid != kid {
+		return nil, false, errors.New("invalid signature, no keys found")
+	}
+	if err := tok.verifyES256(t.PublicKey()); err != nil {
+		return nil, false, utilerrors.NewAggregate([]error{err})
+	}
+	var public publicClaims
+	if err := json.Unmarshal(tok.payload, &public); err != nil {
+		return nil, false, utilerrors.NewAggregate([]error{err})
+	}
+	if public.Issuer != iss {
+		return nil, false, fmt.Errorf("token issuer %q is invalid", public.Issuer)
+	}
+
+	implicit := t.Audiences()
+	tokenAuds := authenticator.Audiences(public.Audience)
+	if len(tokenAuds) == 0 {
+		// Only the API server's audiences are allowed for legacy tokens.
+		tokenAuds = implicit
+	}
+	requested, ok := authenticator.AudiencesFrom(ctx)
+	if !ok {
+		requested = implicit
+	}
+	auds := tokenAuds.Intersect(requested)
+	if len(auds) == 0 && len(implicit) != 0 {
+		return nil, false, fmt.Errorf("token audiences %q is invalid for the target audiences %q", tokenAuds, requested)
+	}
+
+	var sa *apiserverserviceaccount.ServiceAccountInfo
+	if legacy {
+		var private legacyClaims
+		if err := json.Unmarshal(tok.payload, &private); err != nil {
+			return nil, false, utilerrors.NewAggregate([]error{err})
+		}
+		sa, err = t.validateLegacy(token, &public, &private)
+	} else {
+		var private struct {
+			Kubernetes k8sClaims `json:"kubernetes.io"`
+		}
+		if err := json.Unmarshal(tok.payload, &private); err != nil {
+			return nil, false, utilerrors.NewAggregate([]error{err})
+		}
+		sa, err = t.validateBound(&public, &private.Kubernetes)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return &authenticator.Response{User: sa.UserInfo(), Audiences: auds}, true, nil
+}
+
+// validateBound checks a bound token's times and the objects it names, as
+// kube-apiserver's pkg/serviceaccount validator does.
+func (t *ServiceAccountTokens) validateBound(public *publicClaims, private *k8sClaims) (*apiserverserviceaccount.ServiceAccountInfo, error) {
+	now := t.now()
+	switch {
+	case public.NotBefore != nil && now.Add(jwtLeeway).Before(unixTime(public.NotBefore)):
+		return nil, errors.New("service account token is not valid yet")
+	case public.Expiry != nil && now.Add(-jwtLeeway).After(unixTime(public.Expiry)):
+		return nil, errors.New("service account token has expired")
+	case public.IssuedAt != nil && now.Add(jwtLeeway).Before(unixTime(public.IssuedAt)):
+		return nil, errors.New("service account token is issued in the future")
+	}
+	if t.Getter == nil {
+		return nil, errors.New("no service account getter")
+	}
+	deletedBefore := now.Add(-jwtLeeway)
+	ns := private.Namespace
+	saRef := private.ServiceAccount
+
+	serviceAccount, err := t.Getter.ServiceAccount(ns, saRef.Name)
+	if err != nil {
+		return nil, err
+	}
+	if string(serviceAccount.UID) != saRef.UID {
+		return nil, fmt.Errorf("service account UID (%s) does not match claim (%s)", serviceAccount.UID, saRef.UID)
+	}
+	if serviceAccount.DeletionTimestamp != nil && serviceAccount.DeletionTimestamp.Time.Before(deletedBefore) {
+		return nil, fmt.Errorf("service account %s/%s has been deleted", ns, saRef.Name)
+	}
+
+	invalidated := errors.New("service account token has been invalidated")
+	if r := private.Secret; r != nil {
+		secret, err := t.Getter.Secret(ns, r.Name)
+		if err != nil {
+			return nil, invalidated
+		}
+		if r.UID != string(secret.UID) {
+			return nil, fmt.Errorf("secret UID (%s) does not match service account secret ref claim (%s)", secret.UID, r.UID)
+		}
+		if secret.DeletionTimestamp != nil && secret.DeletionTimestamp.Time.Before(deletedBefore) {
+			return nil, invalidated
+		}
+	}
+
+	info := &apiserverserviceaccount.ServiceAccountInfo{
+		Namespace: ns,
+		Name:      saRef.Name,
+		UID:       saRef.UID,
+	}
+	if r := private.Pod; r != nil {
+		pod, err := t.Getter.Pod(ns, r.Name)
+		if err != nil {
+			return nil, invalidated
+		}
+		if r.UID != string(pod.UID) {
+			return nil, fmt.Errorf("pod UID (%s) does not match service account pod ref claim (%s)", pod.UID, r.UID)
+		}
+		if pod.DeletionTimestamp != nil && pod.DeletionTimestamp.Time.Before(deletedBefore) {
+			return nil, invalidated
+		}
+		info.PodName, info.PodUID = r.Name, r.UID
+	}
+	if r := private.Node; r != nil {
+		if private.Pod != nil {
+			// Pod-bound tokens just carry the node they were issued on.
+			info.NodeName, info.NodeUID = r.Name, r.UID
+		} else {
+			ng, ok := t.Getter.(NodeGetter)
+			if !ok {
+				return nil, invalidated
+			}
+			node, err := ng.Node(r.Name)
+			if err != nil {
+				return nil, invalidated
+			}
+			if r.UID != string(node.UID) {
+				return nil, fmt.Errorf("node UID (%s) does not match service account node ref claim (%s)", node.UID, r.UID)
+			}
+			if node.DeletionTimestamp != nil && node.DeletionTimestamp.Time.Before(deletedBefore) {
+				return nil, invalidated
+			}
+			info.NodeName, info.NodeUID = r.Name, r.UID
+		}
+	}
+	info.CredentialID = authenticationtokenjwt.CredentialIDForJTI(public.ID)
+	return info, nil
+}
+
+// validateLegacy checks a Secret-based token as kube-apiserver's legacy
+// validator does with --service-account-lookup (the default).
+func (t *ServiceAccountTokens) validateLegacy(token string, public *publicClaims, private *legacyClaims) (*apiserverserviceaccount.ServiceAccountInfo, error) {
+	switch {
+	case public.Subject == "":
+		return nil, errors.New("sub claim is missing")
+	case private.Namespace == "":
+		return nil, errors.New("namespace claim is missing")
+	case private.SecretName == "":
+		return nil, errors.New("secretName claim is missing")
+	case private.ServiceAccountName == "":
+		return nil, errors.New("serviceAccountName claim is missing")
+	case private.ServiceAccountUID == "":
+		return nil, errors.New("serviceAccountUID claim is missing")
+	}
+	ns, name, err := apiserverserviceaccount.SplitUsername(public.Subject)
+	if err != nil || ns != private.Namespace || name != private.ServiceAccountName {
+		return nil, errors.New("sub claim is invalid")
+	}
+	if t.Getter == nil {
+		return nil, errors.New("no service account getter")
+	}
+	secret, err := t.Getter.Secret(ns, private.SecretName)
+	if err != nil || secret.DeletionTimestamp != nil {
+		return nil, errors.New("Token has been invalidated")
+	}
+	if subtle.ConstantTimeCompare(secret.Data[corev1.ServiceAccountTokenKey], []byte(token)) == 0 {
+		return nil, errors.New("Token does not match server's copy")
+	}
+	serviceAccount, err := t.Getter.ServiceAccount(ns, name)
+	if err != nil {
+		return nil, err
+	}
+	if serviceAccount.DeletionTimestamp != nil {
+		return nil, fmt.Errorf("ServiceAccount %s/%s has been deleted", ns, name)
+	}
+	if string(serviceAccount.UID) != private.ServiceAccountUID {
+		return nil, fmt.Errorf("ServiceAccount UID (%s) does not match claim (%s)", serviceAccount.UID, private.ServiceAccountUID)
+	}
+	if invalidSince := secret.Labels[LegacyTokenInvalidSinceLabel]; invalidSince != "" {
+		return nil, fmt.Errorf("the token in secret %s/%s for service account %s/%s has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '%s' label from the secret to temporarily allow use of this token", ns, private.SecretName, ns, name, LegacyTokenInvalidSinceLabel)
+	}
+	return &apiserverserviceaccount.ServiceAccountInfo{
+		Namespace: private.Namespace,
+		Name:      private.ServiceAccountName,
+		UID:       private.ServiceAccountUID,
+	}, nil
+}
+
+// LegacyTokenInvalidSinceLabel on a token Secret makes kube-apiserver
+// reject the legacy token it holds.
+const LegacyTokenInvalidSinceLabel = "kubernetes.io/legacy-token-invalid-since"
