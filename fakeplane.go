@@ -32,6 +32,9 @@ import (
 	"sync"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -139,11 +142,26 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: serving certificate: %w", err)
 	}
 
+	authCfg := server.AuthConfig{
+		ClientCA:          cp.ca.Pool(),
+		Tokens:            cp.opts.tokens,
+		Anonymous:         !cp.opts.noAnonymous,
+		AuthorizationMode: cp.opts.authzMode,
+	}
+	if rh := cp.opts.requestHeader; rh != nil {
+		authCfg.RequestHeaderCA = rh.CA
+		authCfg.RequestHeaderAllowedNames = rh.AllowedNames
+		authCfg.RequestHeaderUsernameHeaders = rh.UsernameHeaders
+		authCfg.RequestHeaderGroupHeaders = rh.GroupHeaders
+		authCfg.RequestHeaderExtraHeaderPrefixes = rh.ExtraHeaderPrefixes
+	}
 	cp.srv, err = server.New(server.Config{
 		Store:         cp.store,
 		Logger:        cp.opts.logger,
 		RootCAPEM:     cp.ca.CertPEM,
 		ServerAddress: ln.Addr().String(),
+		Auth:          authCfg,
+		Now:           cp.opts.clock,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
@@ -166,9 +184,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		ErrorLog:          log.New(io.Discard, "", 0),
 		TLSConfig: &tls.Config{
 			Certificates: []tls.Certificate{tlsCert},
-			ClientAuth:   tls.VerifyClientCertIfGiven,
-			ClientCAs:    cp.ca.Pool(),
-			MinVersion:   tls.VersionTLS12,
+			// As kube-apiserver: ask for a certificate and let the
+			// authenticators verify it (client CA or front-proxy CA).
+			ClientAuth: tls.RequestClientCert,
+			MinVersion: tls.VersionTLS12,
 		},
 	}
 	cp.serveDone = make(chan struct{})
@@ -305,4 +324,46 @@ func (cp *ControlPlane) configFor(kp pki.KeyPair) *rest.Config {
 		QPS:   -1, // no client-side throttling against a local fake
 		Burst: 0,
 	}
+}
+
+// AddUser returns a client configuration for a user with the given groups,
+// authenticated by a client certificate the control plane's CA signs (CN
+// is the user, O the groups). What the user may do is up to RBAC.
+func (cp *ControlPlane) AddUser(name string, groups ...string) (*rest.Config, error) {
+	kp, err := cp.ca.NewClientCert(name, groups...)
+	if err != nil {
+		return nil, fmt.Errorf("fakeplane: client certificate for %q: %w", name, err)
+	}
+	return cp.configFor(kp), nil
+}
+
+// WriteKubeconfig writes a kubeconfig for a user with the given groups.
+func (cp *ControlPlane) WriteKubeconfig(path, name string, groups ...string) error {
+	kp, err := cp.ca.NewClientCert(name, groups...)
+	if err != nil {
+		return fmt.Errorf("fakeplane: client certificate for %q: %w", name, err)
+	}
+	return cp.writeKubeconfig(path, name, kp)
+}
+
+// ServiceAccountConfig returns a client configuration that authenticates as
+// the ServiceAccount ns/name with a bound token valid for an hour (as a
+// controller running in the cluster would). The ServiceAccount must exist.
+func (cp *ControlPlane) ServiceAccountConfig(ns, name string) (*rest.Config, error) {
+	cfg := cp.RESTConfig()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	exp := int64(3600)
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(context.Background(), name, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("fakeplane: token for service account %s/%s: %w", ns, name, err)
+	}
+	return &rest.Config{
+		Host:            cp.url,
+		TLSClientConfig: rest.TLSClientConfig{CAData: cp.ca.CertPEM},
+		BearerToken:     tr.Status.Token,
+		QPS:             -1,
+	}, nil
 }

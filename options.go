@@ -1,6 +1,10 @@
 package fakeplane
 
 import (
+	"crypto/x509"
+	"time"
+
+	"github.com/fakeplane/fakeplane/auth"
 	"log/slog"
 	"net"
 )
@@ -18,6 +22,49 @@ type options struct {
 	kubeconfigPath string
 	logger         *slog.Logger
 	eventLogSize   int
+	authzMode      string
+	tokens         []auth.StaticToken
+	noAnonymous    bool
+	requestHeader  *RequestHeader
+	clock          func() time.Time
+}
+
+// RequestHeader configures an authenticating front proxy
+// (--requestheader-* flags): requests from a client certificate signed by CA
+// with a CN in AllowedNames may name the user in headers.
+type RequestHeader struct {
+	CA                  *x509.CertPool
+	AllowedNames        []string
+	UsernameHeaders     []string // default X-Remote-User
+	GroupHeaders        []string // default X-Remote-Group
+	ExtraHeaderPrefixes []string // default X-Remote-Extra-
+}
+
+// Authorization modes.
+const (
+	AuthorizationRBAC        = auth.ModeRBAC
+	AuthorizationAlwaysAllow = auth.ModeAlwaysAllow
+)
+
+// WithAuthorizationMode chooses AuthorizationRBAC (the default, with the
+// bootstrap policy of a fresh cluster) or AuthorizationAlwaysAllow.
+func WithAuthorizationMode(mode string) Option { return func(o *options) { o.authzMode = mode } }
+
+// WithToken adds a static bearer token for a user (like a line of
+// kube-apiserver's --token-auth-file).
+func WithToken(token, user string, groups ...string) Option {
+	return func(o *options) {
+		o.tokens = append(o.tokens, auth.StaticToken{Token: token, User: user, Groups: groups})
+	}
+}
+
+// WithoutAnonymous answers requests without credentials 401 instead of
+// treating them as system:anonymous (--anonymous-auth=false).
+func WithoutAnonymous() Option { return func(o *options) { o.noAnonymous = true } }
+
+// WithRequestHeader trusts an authenticating front proxy.
+func WithRequestHeader(rh RequestHeader) Option {
+	return func(o *options) { o.requestHeader = &rh }
 }
 
 func defaultOptions() options {
@@ -47,3 +94,8 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // for watches and consistent paging (kube-apiserver's watch cache). A watch
 // or continue token older than that answers 410 Gone. The default is 10000.
 func WithWatchCacheSize(n int) Option { return func(o *options) { o.eventLogSize = n } }
+
+// WithClock makes the control plane read time from now instead of the
+// system clock: creation and deletion timestamps, token issue and expiry.
+// Tests use it to move time forward.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.clock = now } }

@@ -1,171 +1,237 @@
 package server
 
 import (
-	"encoding/json"
+	"context"
+	"crypto/ecdsa"
+	"crypto/x509"
 	"fmt"
 	"net/http"
-	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/endpoints/filters"
+	"k8s.io/apiserver/pkg/endpoints/filters/impersonation"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/auth"
+	"github.com/fakeplane/fakeplane/store"
 )
 
-// userInfo is an authenticated identity.
-type userInfo struct {
-	Name   string
-	Groups []string
+// AuthConfig configures authentication and authorization, named after
+// kube-apiserver's flags.
+type AuthConfig struct {
+	// ClientCA verifies client certificates (--client-ca-file).
+	ClientCA *x509.CertPool
+	// RequestHeader* configure the authenticating-proxy headers
+	// (--requestheader-client-ca-file, --requestheader-allowed-names,
+	// --requestheader-username-headers, --requestheader-group-headers,
+	// --requestheader-extra-headers-prefix).
+	RequestHeaderCA                  *x509.CertPool
+	RequestHeaderAllowedNames        []string
+	RequestHeaderUsernameHeaders     []string
+	RequestHeaderGroupHeaders        []string
+	RequestHeaderExtraHeaderPrefixes []string
+	// Tokens are static bearer tokens (--token-auth-file).
+	Tokens []auth.StaticToken
+	// Anonymous lets requests without credentials in as system:anonymous
+	// (--anonymous-auth); they then get what RBAC grants that user.
+	Anonymous bool
+	// AuthorizationMode is "RBAC" (the default) or "AlwaysAllow"
+	// (--authorization-mode).
+	AuthorizationMode string
+	// ServiceAccountKey signs service-account tokens; nil generates one.
+	ServiceAccountKey *ecdsa.PrivateKey
 }
 
-// anonymous is the identity of a request without credentials.
-var anonymousGroups = []string{"system:unauthenticated"}
+// authState is the server's authentication and authorization machinery.
+type authState struct {
+	authn    authenticator.Request
+	authz    authorizer.Authorizer
+	rules    authorizer.RuleResolver
+	rbac     *auth.RBACAuthorizer
+	tokens   *auth.ServiceAccountTokens
+	audience authenticator.Audiences
+}
 
-// authenticate identifies the caller from its verified client certificate
-// (CN is the user, O the groups), as kube-apiserver's x509 authenticator;
-// without one the caller is system:anonymous.
-func (s *Server) authenticate(r *http.Request) *userInfo {
-	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 && len(r.TLS.VerifiedChains[0]) > 0 {
-		cert := r.TLS.VerifiedChains[0][0]
-		groups := append([]string{}, cert.Subject.Organization...)
-		groups = append(groups, "system:authenticated")
-		return &userInfo{Name: cert.Subject.CommonName, Groups: groups}
+// systemUser is the identity of the server's own writes and controllers.
+var systemUser user.Info = &user.DefaultInfo{Name: "system:apiserver", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}}
+
+// setupAuth builds the authenticators, authorizers and the filter chain
+// kube-apiserver puts in front of its handlers: request info,
+// authentication, impersonation, authorization.
+func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
+	mode := cfg.AuthorizationMode
+	if mode == "" {
+		mode = auth.ModeRBAC
 	}
-	return &userInfo{Name: "system:anonymous", Groups: anonymousGroups}
+	tokens, err := auth.NewServiceAccountTokens(cfg.ServiceAccountKey, saGetter{s})
+	if err != nil {
+		return nil, fmt.Errorf("service account tokens: %w", err)
+	}
+	tokens.Now = s.now
+	rbac := auth.NewRBACAuthorizer(s.rbacCache)
+	authz, rules, err := auth.NewAuthorizer(mode, rbac)
+	if err != nil {
+		return nil, err
+	}
+	s.auth = authState{
+		authn: auth.NewAuthenticator(auth.AuthenticatorConfig{
+			ClientCA:                         cfg.ClientCA,
+			RequestHeaderCA:                  cfg.RequestHeaderCA,
+			RequestHeaderAllowedNames:        cfg.RequestHeaderAllowedNames,
+			RequestHeaderUsernameHeaders:     cfg.RequestHeaderUsernameHeaders,
+			RequestHeaderGroupHeaders:        cfg.RequestHeaderGroupHeaders,
+			RequestHeaderExtraHeaderPrefixes: cfg.RequestHeaderExtraHeaderPrefixes,
+			Tokens:                           cfg.Tokens,
+			ServiceAccounts:                  tokens,
+			Anonymous:                        cfg.Anonymous,
+		}),
+		authz:    authz,
+		rules:    rules,
+		rbac:     rbac,
+		tokens:   tokens,
+		audience: tokens.Audiences(),
+	}
+	codecs := serializer.NewCodecFactory(typesScheme()).WithoutConversion()
+	var h http.Handler = http.HandlerFunc(s.serveAuthorized)
+	h = filters.WithAuthorization(h, s.auth.authz, codecs)
+	h = impersonation.WithImpersonation(h, s.auth.authz, codecs)
+	unauthorized := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
+	})
+	h = filters.WithAuthentication(h, s.auth.authn, unauthorized, s.auth.audience, nil)
+	h = filters.WithRequestInfo(h, s.infos)
+	return h, nil
 }
 
-// publicPaths are the non-resource paths anonymous users may read
-// (system:public-info-viewer).
-var publicPaths = []string{"/healthz", "/livez", "/readyz", "/version"}
+// ServiceAccountTokens is the issuer and verifier of service-account tokens.
+func (s *Server) ServiceAccountTokens() *auth.ServiceAccountTokens { return s.auth.tokens }
 
-// authorize lets authenticated users do everything and anonymous users read
-// only the public paths. (RBAC comes with the authentication work.)
-func (s *Server) authorize(u *userInfo, info *apirequest.RequestInfo) error {
-	if u.Name != "system:anonymous" {
+// serveAuthorized serves a request that passed authentication and
+// authorization.
+func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request) {
+	info, ok := apirequest.RequestInfoFrom(r.Context())
+	if !ok {
+		writeError(w, r, apierrors.NewInternalError(fmt.Errorf("no request info")))
+		return
+	}
+	u, _ := apirequest.UserFrom(r.Context())
+	if !info.IsResourceRequest {
+		s.serveNonResource(w, r, info)
+		return
+	}
+	s.serveResource(w, r, info, u)
+}
+
+// saGetter reads what service-account tokens refer to from the store.
+type saGetter struct{ s *Server }
+
+func (g saGetter) get(group, version, res, ns, name string, into any) error {
+	r, _ := g.s.registry.lookup(group, version, res)
+	obj, err := g.s.store.Get(r.bucket, objectKey(ns, name))
+	if err != nil {
+		return apierrors.NewNotFound(r.gr, name)
+	}
+	return jsonUnmarshal(obj.Value, into)
+}
+
+// ServiceAccount returns a stored ServiceAccount.
+func (g saGetter) ServiceAccount(ns, name string) (*corev1.ServiceAccount, error) {
+	sa := &corev1.ServiceAccount{}
+	return sa, g.get("", "v1", "serviceaccounts", ns, name, sa)
+}
+
+// Secret returns a stored Secret.
+func (g saGetter) Secret(ns, name string) (*corev1.Secret, error) {
+	sec := &corev1.Secret{}
+	return sec, g.get("", "v1", "secrets", ns, name, sec)
+}
+
+// Pod returns a stored Pod.
+func (g saGetter) Pod(ns, name string) (*corev1.Pod, error) {
+	pod := &corev1.Pod{}
+	return pod, g.get("", "v1", "pods", ns, name, pod)
+}
+
+// Node returns a stored Node.
+func (g saGetter) Node(name string) (*corev1.Node, error) {
+	n := &corev1.Node{}
+	return n, g.get("", "v1", "nodes", "", name, n)
+}
+
+// checkRBACWrite runs upstream's escalation and bind checks before a write
+// to roles, clusterroles and their bindings.
+func (s *Server) checkRBACWrite(c *call, o, old *object) error {
+	if c.res.Group != "rbac.authorization.k8s.io" || s.auth.rbac == nil {
 		return nil
 	}
-	if !info.IsResourceRequest {
-		for _, p := range publicPaths {
-			if info.Path == p || strings.HasPrefix(info.Path, p+"/") {
-				return nil
+	w := auth.RBACWrite{User: c.user, Namespace: o.meta.GetNamespace(), Name: o.meta.GetName(), Object: o.obj}
+	if old != nil {
+		w.Old = old.obj
+	}
+	return s.auth.rbac.ForStorage(c.res.gr).CheckRBACWrite(c.ctx(), s.auth.authz, w)
+}
+
+// afterCommit keeps in-memory views in step with a committed write.
+func (s *Server) afterCommit(c *call, key string, data []byte, deleted bool) {
+	if !isRBACBucket(c.res.bucket) {
+		return
+	}
+	s.rbacCache.apply(c.res.bucket, key, data, deleted)
+	if c.res.bucket == bucketClusterRoles {
+		s.aggregateClusterRoles()
+	}
+}
+
+// aggregateClusterRoles sets the rules of ClusterRoles with an
+// aggregationRule, as kube-controller-manager's clusterrole aggregation
+// controller does.
+func (s *Server) aggregateClusterRoles() {
+	all := s.rbacCache.ClusterRoles()
+	for _, cr := range all {
+		if cr.AggregationRule == nil {
+			continue
+		}
+		rules := auth.AggregateClusterRole(cr, all)
+		if equalJSON(rules, cr.Rules) {
+			continue
+		}
+		c := s.internalCall("rbac.authorization.k8s.io", "v1", "clusterroles", "", cr.Name, "update")
+		_, _, err := s.updateKey(c, cr.Name, cr.Name, internalWrite, false, func(old *object) (*object, error) {
+			m, err := toMap(old.obj)
+			if err != nil {
+				return nil, err
 			}
-		}
-		return apierrors.NewForbidden(schema.GroupResource{}, "", fmt.Errorf("User %q cannot %s path %q", u.Name, info.Verb, info.Path))
-	}
-	msg := fmt.Sprintf("User %q cannot %s resource %q in API group %q", u.Name, info.Verb, info.Resource, info.APIGroup)
-	if info.Subresource != "" {
-		msg = fmt.Sprintf("User %q cannot %s resource \"%s/%s\" in API group %q", u.Name, info.Verb, info.Resource, info.Subresource, info.APIGroup)
-	}
-	if info.Namespace != "" {
-		msg += fmt.Sprintf(" in the namespace %q", info.Namespace)
-	} else {
-		msg += " at the cluster scope"
-	}
-	return apierrors.NewForbidden(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Name, fmt.Errorf("%s", msg))
-}
-
-// serveVirtual answers create on the review resources that are computed,
-// not stored.
-func (s *Server) serveVirtual(c *call) error {
-	switch c.res.Resource.Resource {
-	case "bindings":
-		if c.info.Verb != "create" {
-			return c.errMethodNotSupported()
-		}
-		return s.serveBindingsCollection(c)
-	case "componentstatuses":
-		return s.serveComponentStatuses(c)
-	}
-	if c.info.Verb != "create" {
-		return c.errMethodNotSupported()
-	}
-	data, err := c.objectBody()
-	if err != nil {
-		return err
-	}
-	o, err := c.res.decodeObject(data)
-	if err != nil {
-		return err
-	}
-	m, err := toMap(o.obj)
-	if err != nil {
-		return err
-	}
-	user := map[string]any{"username": c.user.Name, "groups": c.user.Groups}
-	switch c.res.Resource.Resource {
-	case "selfsubjectreviews":
-		m["status"] = map[string]any{"userInfo": user}
-	case "selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews":
-		m["status"] = map[string]any{"allowed": true}
-	case "selfsubjectrulesreviews":
-		m["status"] = map[string]any{
-			"resourceRules":    []any{map[string]any{"verbs": []any{"*"}, "apiGroups": []any{"*"}, "resources": []any{"*"}}},
-			"nonResourceRules": []any{map[string]any{"verbs": []any{"*"}, "nonResourceURLs": []any{"*"}}},
-			"incomplete":       false,
-		}
-	case "tokenreviews":
-		m["status"] = map[string]any{"authenticated": false, "user": map[string]any{}}
-	}
-	md, _ := m["metadata"].(map[string]any)
-	if md == nil {
-		md = map[string]any{}
-	}
-	md["creationTimestamp"] = nil
-	m["metadata"] = md
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	return s.writeObject(c, http.StatusCreated, b)
-}
-
-// serveBindingsCollection answers POST /api/v1/namespaces/{ns}/bindings.
-func (s *Server) serveBindingsCollection(c *call) error {
-	data, err := c.objectBody()
-	if err != nil {
-		return err
-	}
-	o, err := c.res.decodeObject(data)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(o.obj)
-	if err != nil {
-		return err
-	}
-	var binding struct {
-		metav1.ObjectMeta `json:"metadata"`
-	}
-	_ = json.Unmarshal(b, &binding)
-	return s.serveBindingBody(c, binding.Name, b)
-}
-
-// serveComponentStatuses answers get/list of the deprecated componentstatuses.
-func (s *Server) serveComponentStatuses(c *call) error {
-	item := func(name string) map[string]any {
-		return map[string]any{
-			"kind": "ComponentStatus", "apiVersion": "v1",
-			"metadata":   map[string]any{"name": name},
-			"conditions": []any{map[string]any{"type": "Healthy", "status": "True", "message": "ok"}},
-		}
-	}
-	names := []string{"etcd-0", "controller-manager", "scheduler"}
-	switch c.info.Verb {
-	case "get":
-		for _, n := range names {
-			if n == c.info.Name {
-				b, _ := json.Marshal(item(n))
-				return s.writeObject(c, http.StatusOK, b)
+			rm := make([]any, 0, len(rules))
+			for _, r := range rules {
+				rmap, err := toMapAny(r)
+				if err != nil {
+					return nil, err
+				}
+				rm = append(rm, rmap)
 			}
+			m["rules"] = rm
+			if err := setFromMap(old.obj, m); err != nil {
+				return nil, err
+			}
+			return old, nil
+		})
+		if err != nil && !apierrors.IsNotFound(err) {
+			s.log.Warn("clusterrole aggregation", "clusterrole", cr.Name, "err", err)
 		}
-		return apierrors.NewNotFound(c.res.gr, c.info.Name)
-	case "list":
-		var items []any
-		for _, n := range names {
-			items = append(items, item(n))
-		}
-		c.w.Header().Add("Warning", `299 - "v1 ComponentStatus is deprecated in v1.19+"`)
-		return writeEncoded(c, http.StatusOK, map[string]any{"kind": "ComponentStatusList", "apiVersion": "v1", "metadata": map[string]any{}, "items": items})
 	}
-	return c.errMethodNotSupported()
 }
+
+// ctx is the request's context.
+func (c *call) ctx() context.Context {
+	if c.r == nil {
+		return context.Background()
+	}
+	return c.r.Context()
+}
+
+var _ store.Object

@@ -68,6 +68,8 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 		obj.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
 	case *corev1.PersistentVolumeClaim:
 		obj.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	case *corev1.Secret:
+		s.fillServiceAccountTokenSecret(obj)
 	}
 	return nil
 }

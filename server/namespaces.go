@@ -52,9 +52,6 @@ func (s *Server) internalCall(group, version, res, ns, name, verb string) *call 
 		info: &apirequest.RequestInfo{IsResourceRequest: true, Verb: verb, APIGroup: group, APIVersion: version, Resource: res, Namespace: ns, Name: name}}
 }
 
-// systemUser is the identity of the server's own controllers.
-var systemUser = &userInfo{Name: "system:apiserver", Groups: []string{"system:masters"}}
-
 // Create creates an object given as JSON with apiVersion and kind, as the
 // server itself, ignoring AlreadyExists. Fixtures and bootstrap use it.
 func (s *Server) Create(data []byte) error {

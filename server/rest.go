@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/store"
@@ -20,7 +21,7 @@ type call struct {
 	r     *http.Request
 	info  *apirequest.RequestInfo
 	res   *resource
-	user  *userInfo
+	user  user.Info
 	media mediaChoice
 	ns    string // the namespace of the object(s), "" for cluster-scoped
 	// result is the committed object in its Go type, when the write path
@@ -52,7 +53,7 @@ func (c *call) errMethodNotSupported() error {
 }
 
 // serveResource routes a resource request to its verb.
-func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *apirequest.RequestInfo, u *userInfo) {
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *apirequest.RequestInfo, u user.Info) {
 	res, ok := s.registry.lookup(info.APIGroup, info.APIVersion, info.Resource)
 	if _, known := s.registry.preferred(info.APIGroup); !known {
 		// kube-aggregator answers paths of unknown groups with a plain 404.
@@ -95,6 +96,8 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		err = s.serveEviction(c)
 	case "finalize":
 		err = s.serveFinalize(c)
+	case "token":
+		err = s.serveTokenRequest(c)
 	default:
 		err = c.errMethodNotSupported()
 	}

@@ -37,6 +37,8 @@ type Config struct {
 	// ServerAddress is the host:port clients reach the server at, reported
 	// in /api's serverAddressByClientCIDRs.
 	ServerAddress string
+	// Auth configures authentication and authorization.
+	Auth AuthConfig
 }
 
 // Server serves the Kubernetes API from a store.
@@ -58,6 +60,13 @@ type Server struct {
 
 	// enc caches labels and protobuf encodings of stored objects.
 	enc *encCache
+
+	// rbacCache holds the RBAC objects for the authorizer.
+	rbacCache *rbacCache
+	// auth is the authentication and authorization machinery.
+	auth authState
+	// handler is the filter chain in front of serveAuthorized.
+	handler http.Handler
 }
 
 // New builds a Server. Call Run to start its controllers.
@@ -66,13 +75,14 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: Config.Store is required")
 	}
 	s := &Server{
-		cfg:      cfg,
-		store:    cfg.Store,
-		log:      cfg.Logger,
-		now:      cfg.Now,
-		stopping: make(chan struct{}),
-		nsKick:   make(chan struct{}, 1),
-		enc:      newEncCache(),
+		cfg:       cfg,
+		store:     cfg.Store,
+		log:       cfg.Logger,
+		now:       cfg.Now,
+		stopping:  make(chan struct{}),
+		nsKick:    make(chan struct{}, 1),
+		enc:       newEncCache(),
+		rbacCache: newRBACCache(),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -88,6 +98,12 @@ func New(cfg Config) (*Server, error) {
 	s.infos = &apirequest.RequestInfoFactory{
 		APIPrefixes:          sets.NewString("api", "apis"),
 		GrouplessAPIPrefixes: sets.NewString("api"),
+	}
+	if err := s.rbacCache.load(s.store); err != nil {
+		return nil, fmt.Errorf("server: load RBAC objects: %w", err)
+	}
+	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
 	}
 	return s, nil
 }
@@ -120,21 +136,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	w.Header().Set("Audit-Id", string(uuid.NewUUID()))
-	u := s.authenticate(r)
-	info, err := s.infos.NewRequestInfo(r)
-	if err != nil {
-		writeError(w, r, apierrors.NewBadRequest(err.Error()))
-		return
-	}
-	if err := s.authorize(u, info); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if !info.IsResourceRequest {
-		s.serveNonResource(w, r, info)
-		return
-	}
-	s.serveResource(w, r, info, u)
+	s.handler.ServeHTTP(w, r)
 }
 
 // serveNonResource answers discovery, health, version and OpenAPI paths.

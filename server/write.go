@@ -63,6 +63,9 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 	if err := s.beforeCreate(c, o); err != nil {
 		return nil, err
 	}
+	if err := s.checkRBACWrite(c, o, nil); err != nil {
+		return nil, err
+	}
 	key := objectKey(o.meta.GetNamespace(), o.meta.GetName())
 	if dry {
 		if _, err := s.store.Get(c.res.bucket, key); err == nil {
@@ -88,6 +91,7 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 	if err != nil {
 		return nil, storeErr(err)
 	}
+	s.afterCommit(c, key, cur.Value, false)
 	s.afterCreate(c, o)
 	c.result = o.obj
 	return c.res.fromStorage(cur.Value), nil
@@ -201,6 +205,11 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 		if err := s.beforeUpdate(c, mode, o, old); err != nil {
 			return store.Write{}, err
 		}
+		if mode != internalWrite {
+			if err := s.checkRBACWrite(c, o, old); err != nil {
+				return store.Write{}, err
+			}
+		}
 		if c.res.generation && !statusOnly && !sameContent(o.obj, old.obj, true) {
 			o.meta.SetGeneration(old.meta.GetGeneration() + 1)
 		}
@@ -246,7 +255,11 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 	}
 	if deletedAnswer != nil {
 		s.enc.forget(c.res.bucket, key)
+		s.afterCommit(c, key, nil, true)
 		return deletedAnswer, false, nil
+	}
+	if cur != nil && committed != nil {
+		s.afterCommit(c, key, cur.Value, false)
 	}
 	if committed != nil && key == c.key() {
 		c.result = committed

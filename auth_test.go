@@ -1,0 +1,320 @@
+package fakeplane_test
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+func userClient(t *testing.T, cp *fakeplane.ControlPlane, name string, groups ...string) *kubernetes.Clientset {
+	t.Helper()
+	cfg, err := cp.AddUser(name, groups...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func TestRBACDeniesThenAllowsAfterRoleBinding(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	admin := clientset(t, cp)
+	alice := userClient(t, cp, "alice", "devs")
+
+	_, err := alice.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Fatalf("alice without bindings: want 403, got %v", err)
+	}
+	if want := `configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "default"`; err.Error() != want {
+		t.Errorf("403 message:\n got %q\nwant %q", err.Error(), want)
+	}
+	// Discovery is allowed to every authenticated user (system:discovery).
+	if _, err := alice.Discovery().ServerVersion(); err != nil {
+		t.Errorf("version: %v", err)
+	}
+
+	// A RoleBinding to the bootstrap "edit" ClusterRole for her group.
+	_, err = admin.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "devs-edit"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "edit"},
+		Subjects:   []rbacv1.Subject{{Kind: "Group", APIGroup: "rbac.authorization.k8s.io", Name: "devs"}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "by-alice"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("alice after the binding: %v", err)
+	}
+	// Still nothing in other namespaces, nor on cluster-scoped resources.
+	if _, err := alice.CoreV1().ConfigMaps("kube-system").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("other namespace: %v", err)
+	}
+	_, err = alice.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if !apierrors.IsForbidden(err) || err.Error() != `nodes is forbidden: User "alice" cannot list resource "nodes" in API group "" at the cluster scope` {
+		t.Errorf("nodes: %v", err)
+	}
+	// edit may not grant roles: escalation prevention.
+	_, err = alice.RbacV1().Roles("default").Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "too-much"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}}},
+	}, metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("role creation by an editor: want 403, got %v", err)
+	}
+}
+
+func TestSelfReviewsAndAccessReviews(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	admin := clientset(t, cp)
+	bob := userClient(t, cp, "bob", "qa")
+
+	ssr, err := bob.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil || ssr.Status.UserInfo.Username != "bob" || strings.Join(ssr.Status.UserInfo.Groups, ",") != "qa,system:authenticated" {
+		t.Fatalf("SelfSubjectReview: %v %+v", err, ssr.Status)
+	}
+	ssar, err := bob.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "default", Verb: "get", Resource: "pods"},
+	}}, metav1.CreateOptions{})
+	if err != nil || ssar.Status.Allowed {
+		t.Fatalf("bob may not get pods: %v %+v", err, ssar.Status)
+	}
+	sar, err := admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: "someone", Groups: []string{"system:masters"},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "delete", Resource: "nodes"},
+	}}, metav1.CreateOptions{})
+	if err != nil || !sar.Status.Allowed {
+		t.Fatalf("masters may delete nodes: %v %+v", err, sar.Status)
+	}
+	ssrr, err := bob.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, &authorizationv1.SelfSubjectRulesReview{Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: "default"}}, metav1.CreateOptions{})
+	if err != nil || len(ssrr.Status.ResourceRules) == 0 {
+		t.Fatalf("SelfSubjectRulesReview: %v %+v", err, ssrr.Status)
+	}
+}
+
+func TestServiceAccountTokens(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	cp := fakeplane.Start(t, fakeplane.WithClock(clock))
+	ctx := ctxT(t)
+	admin := clientset(t, cp)
+	if _, err := admin.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "ctl"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := cp.ServiceAccountConfig("default", "ctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := kubernetes.NewForConfigOrDie(cfg)
+	ssr, err := sa.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil || ssr.Status.UserInfo.Username != "system:serviceaccount:default:ctl" {
+		t.Fatalf("service account identity: %v %+v", err, ssr.Status)
+	}
+	if !contains(ssr.Status.UserInfo.Groups, "system:serviceaccounts:default") {
+		t.Errorf("groups: %v", ssr.Status.UserInfo.Groups)
+	}
+	review := func(token string) authenticationv1.TokenReviewStatus {
+		tr, err := admin.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.Status
+	}
+	if st := review(cfg.BearerToken); !st.Authenticated || st.User.Username != "system:serviceaccount:default:ctl" {
+		t.Fatalf("TokenReview of a fresh token: %+v", st)
+	}
+	if st := review("not-a-token"); st.Authenticated || st.Error == "" {
+		t.Errorf("TokenReview of garbage: %+v", st)
+	}
+	// Two hours later the one-hour token has expired.
+	mu.Lock()
+	now = now.Add(2 * time.Hour)
+	mu.Unlock()
+	if st := review(cfg.BearerToken); st.Authenticated {
+		t.Errorf("expired token accepted: %+v", st)
+	}
+	// A fresh token stops working once its ServiceAccount is deleted.
+	cfg2, err := cp.ServiceAccountConfig("default", "ctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := review(cfg2.BearerToken); !st.Authenticated {
+		t.Fatalf("second token: %+v", st)
+	}
+	if err := admin.CoreV1().ServiceAccounts("default").Delete(ctx, "ctl", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if st := review(cfg2.BearerToken); st.Authenticated {
+		t.Errorf("token of a deleted service account accepted: %+v", st)
+	}
+	if _, err := kubernetes.NewForConfigOrDie(cfg2).CoreV1().Namespaces().List(ctx, metav1.ListOptions{}); !apierrors.IsUnauthorized(err) {
+		t.Errorf("request with a revoked token: want 401, got %v", err)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestForgedRequestHeaderIsIgnored(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cfg, err := cp.AddUser("mallory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", cp.URL()+"/apis/authentication.k8s.io/v1/selfsubjectreviews", strings.NewReader(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Remote-User", "kubernetes-admin")
+	req.Header.Set("X-Remote-Group", "system:masters")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ssr authenticationv1.SelfSubjectReview
+	if err := jsonDecode(resp, &ssr); err != nil || ssr.Status.UserInfo.Username != "mallory" {
+		t.Errorf("forged X-Remote-User: %v %+v", err, ssr.Status.UserInfo)
+	}
+	// Without any certificate the headers do not help either.
+	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	req2, _ := http.NewRequest("GET", cp.URL()+"/api/v1/namespaces", nil)
+	req2.Header.Set("X-Remote-User", "kubernetes-admin")
+	req2.Header.Set("X-Remote-Group", "system:masters")
+	resp2, err := insecure.Do(req2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp2.Body.Close()
+	if resp2.StatusCode != 403 {
+		t.Errorf("anonymous with forged headers: %d, want 403", resp2.StatusCode)
+	}
+}
+
+func TestImpersonation(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	cfg := cp.RESTConfig()
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "carol", Groups: []string{"testers"}}
+	asCarol := kubernetes.NewForConfigOrDie(cfg)
+	ssr, err := asCarol.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil || ssr.Status.UserInfo.Username != "carol" {
+		t.Fatalf("admin impersonating carol: %v %+v", err, ssr.Status)
+	}
+	if _, err := asCarol.CoreV1().Secrets("default").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("impersonated carol lists secrets: %v", err)
+	}
+	dave, err := cp.AddUser("dave")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dave.Impersonate = rest.ImpersonationConfig{UserName: "kubernetes-admin"}
+	_, err = kubernetes.NewForConfigOrDie(dave).CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if !apierrors.IsForbidden(err) || err.Error() != `users "kubernetes-admin" is forbidden: User "dave" cannot impersonate resource "users" in API group "" at the cluster scope` {
+		t.Errorf("dave impersonating admin: %v", err)
+	}
+}
+
+func TestAlwaysAllowMode(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithAuthorizationMode(fakeplane.AuthorizationAlwaysAllow), fakeplane.WithToken("s3cret", "tok-user", "g1"))
+	ctx := ctxT(t)
+	cfg := cp.RESTConfig()
+	cfg.CertData, cfg.KeyData, cfg.BearerToken = nil, nil, "s3cret"
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	if _, err := cs.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("AlwaysAllow with a static token: %v", err)
+	}
+	cfg.BearerToken = "wrong"
+	if _, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{}); !apierrors.IsUnauthorized(err) {
+		t.Errorf("wrong token: want 401, got %v", err)
+	}
+}
+
+// TestKubectlAuth runs kubectl auth whoami and can-i as a person would.
+func TestKubectlAuth(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := func(kubeconfig string, args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", kubeconfig}, args...)...)
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	editorKC := t.TempDir() + "/editor"
+	if err := cp.WriteKubeconfig(editorKC, "erin", "editors"); err != nil {
+		t.Fatal(err)
+	}
+	admin := clientset(t, cp)
+	if _, err := admin.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "editors"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "edit"},
+		Subjects:   []rbacv1.Subject{{Kind: "Group", APIGroup: "rbac.authorization.k8s.io", Name: "editors"}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		kubeconfig string
+		args       []string
+		want       string
+	}{
+		{cp.KubeconfigPath(), []string{"auth", "can-i", "delete", "nodes"}, "yes"},
+		{editorKC, []string{"auth", "can-i", "create", "deployments"}, "yes"},
+		{editorKC, []string{"auth", "can-i", "create", "deployments", "-n", "kube-system"}, "no"},
+		{editorKC, []string{"auth", "can-i", "create", "roles"}, "no"},
+		{editorKC, []string{"auth", "can-i", "get", "/healthz"}, "yes"},
+	} {
+		got, _ := run(tc.kubeconfig, tc.args...)
+		if got != tc.want {
+			t.Errorf("kubectl %s: %q, want %q", strings.Join(tc.args, " "), got, tc.want)
+		}
+	}
+	out, err := run(editorKC, "auth", "whoami")
+	if err != nil || !strings.Contains(out, "erin") || !strings.Contains(out, "[editors system:authenticated]") {
+		t.Errorf("kubectl auth whoami: %v\n%s", err, out)
+	}
+	out, err = run(editorKC, "auth", "can-i", "--list")
+	if err != nil || !strings.Contains(out, "deployments.apps") || !strings.Contains(out, "selfsubjectreviews.authentication.k8s.io") {
+		t.Errorf("kubectl auth can-i --list: %v\n%s", err, out)
+	}
+}
+
+func jsonDecode(resp *http.Response, v any) error {
+	return json.NewDecoder(resp.Body).Decode(v)
+}

@@ -1,0 +1,317 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/fakeplane/fakeplane/auth"
+)
+
+// serveVirtual answers the resources that are computed, not stored: the
+// review APIs, bindings and componentstatuses.
+func (s *Server) serveVirtual(c *call) error {
+	switch c.res.Resource.Resource {
+	case "bindings":
+		if c.info.Verb != "create" {
+			return c.errMethodNotSupported()
+		}
+		return s.serveBindingsCollection(c)
+	case "componentstatuses":
+		return s.serveComponentStatuses(c)
+	}
+	if c.info.Verb != "create" {
+		return c.errMethodNotSupported()
+	}
+	o, err := c.decodeRequestObject(metav1.FieldValidationIgnore)
+	if err != nil {
+		return err
+	}
+	var out any
+	switch obj := o.obj.(type) {
+	case *authenticationv1.SelfSubjectReview:
+		obj.Status.UserInfo = userInfoOf(c.user)
+		out = obj
+	case *authenticationv1.TokenReview:
+		if err := s.reviewToken(c, obj); err != nil {
+			return err
+		}
+		out = obj
+	case *authorizationv1.SubjectAccessReview:
+		if errs := validateSARSpec(obj.Spec, field.NewPath("spec")); len(errs) > 0 {
+			return apierrors.NewInvalid(c.res.gvk.GroupKind(), "", errs)
+		}
+		obj.Status = s.reviewAccess(c, specUser(obj.Spec), obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes)
+		out = obj
+	case *authorizationv1.LocalSubjectAccessReview:
+		if obj.Spec.ResourceAttributes == nil || obj.Spec.ResourceAttributes.Namespace != c.ns {
+			return apierrors.NewBadRequest(fmt.Sprintf("spec.resourceAttributes.namespace must match namespace: %v", c.ns))
+		}
+		obj.Namespace = c.ns
+		obj.Status = s.reviewAccess(c, specUser(obj.Spec), obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes)
+		out = obj
+	case *authorizationv1.SelfSubjectAccessReview:
+		obj.Status = s.reviewAccess(c, c.user, obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes)
+		out = obj
+	case *authorizationv1.SelfSubjectRulesReview:
+		obj.Status = auth.RulesFor(c.ctx(), s.auth.rules, c.user, obj.Spec.Namespace)
+		out = obj
+	default:
+		return c.errMethodNotSupported()
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	return s.writeObject(c, http.StatusCreated, b)
+}
+
+// userInfoOf converts an authenticated identity to the API's UserInfo.
+func userInfoOf(u user.Info) authenticationv1.UserInfo {
+	ui := authenticationv1.UserInfo{Username: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups()}
+	if extra := u.GetExtra(); len(extra) > 0 {
+		ui.Extra = map[string]authenticationv1.ExtraValue{}
+		for k, v := range extra {
+			ui.Extra[k] = v
+		}
+	}
+	return ui
+}
+
+// reviewToken authenticates spec.token with the server's authenticators.
+func (s *Server) reviewToken(c *call, tr *authenticationv1.TokenReview) error {
+	if tr.Spec.Token == "" {
+		return apierrors.NewInvalid(c.res.gvk.GroupKind(), "", field.ErrorList{field.Required(field.NewPath("spec", "token"), "")})
+	}
+	auds := s.auth.audience
+	if len(tr.Spec.Audiences) > 0 {
+		auds = tr.Spec.Audiences
+	}
+	req, _ := http.NewRequestWithContext(authenticator.WithAudiences(c.ctx(), auds), http.MethodGet, "/", nil)
+	req.Header.Set("Authorization", "Bearer "+tr.Spec.Token)
+	resp, ok, err := s.auth.authn.AuthenticateRequest(req)
+	tr.Status = authenticationv1.TokenReviewStatus{}
+	if err != nil {
+		tr.Status.Error = err.Error()
+	}
+	if ok && err == nil && resp.User.GetName() != user.Anonymous {
+		tr.Status.Authenticated = true
+		tr.Status.User = userInfoOf(resp.User)
+		tr.Status.Audiences = resp.Audiences
+		if len(tr.Status.Audiences) == 0 {
+			tr.Status.Audiences = auds
+		}
+	}
+	return nil
+}
+
+// specUser is the identity a SubjectAccessReview asks about.
+func specUser(spec authorizationv1.SubjectAccessReviewSpec) user.Info {
+	extra := map[string][]string{}
+	for k, v := range spec.Extra {
+		extra[k] = v
+	}
+	return &user.DefaultInfo{Name: spec.User, UID: spec.UID, Groups: spec.Groups, Extra: extra}
+}
+
+// validateSARSpec applies upstream's SubjectAccessReview spec rules.
+func validateSARSpec(spec authorizationv1.SubjectAccessReviewSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if spec.ResourceAttributes != nil && spec.NonResourceAttributes != nil {
+		errs = append(errs, field.Invalid(p.Child("nonResourceAttributes"), spec.NonResourceAttributes, `cannot be specified in combination with resourceAttributes`))
+	}
+	if spec.ResourceAttributes == nil && spec.NonResourceAttributes == nil {
+		errs = append(errs, field.Invalid(p.Child("resourceAttributes"), spec.NonResourceAttributes, `exactly one of nonResourceAttributes or resourceAttributes must be specified`))
+	}
+	if len(spec.User) == 0 && len(spec.Groups) == 0 {
+		errs = append(errs, field.Invalid(p.Child("user"), spec.User, `at least one of user or group must be specified`))
+	}
+	return errs
+}
+
+// reviewAccess asks the authorizer about a user and attributes.
+func (s *Server) reviewAccess(c *call, u user.Info, ra *authorizationv1.ResourceAttributes, na *authorizationv1.NonResourceAttributes) authorizationv1.SubjectAccessReviewStatus {
+	attrs := authorizer.AttributesRecord{User: u}
+	if ra != nil {
+		attrs.Verb, attrs.Namespace, attrs.APIGroup, attrs.APIVersion = ra.Verb, ra.Namespace, ra.Group, ra.Version
+		attrs.Resource, attrs.Subresource, attrs.Name = ra.Resource, ra.Subresource, ra.Name
+		attrs.ResourceRequest = true
+	} else if na != nil {
+		attrs.Verb, attrs.Path = na.Verb, na.Path
+	}
+	decision, reason, err := s.auth.authz.Authorize(c.ctx(), attrs)
+	st := authorizationv1.SubjectAccessReviewStatus{
+		Allowed: decision == authorizer.DecisionAllow,
+		Denied:  decision == authorizer.DecisionDeny,
+		Reason:  reason,
+	}
+	if err != nil {
+		st.EvaluationError = err.Error()
+	}
+	return st
+}
+
+// serveTokenRequest answers serviceaccounts/{name}/token (TokenRequest).
+func (s *Server) serveTokenRequest(c *call) error {
+	if c.info.Verb != "create" {
+		return c.errMethodNotSupported()
+	}
+	body, err := c.objectBody()
+	if err != nil {
+		return err
+	}
+	tr := &authenticationv1.TokenRequest{}
+	if err := jsonUnmarshal(body, tr); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("TokenRequest in version \"v1\" cannot be handled as a TokenRequest: %v", err))
+	}
+	gk := schema.GroupKind{Group: "authentication.k8s.io", Kind: "TokenRequest"}
+	if tr.Spec.ExpirationSeconds == nil {
+		hour := int64(3600)
+		tr.Spec.ExpirationSeconds = &hour
+	}
+	if *tr.Spec.ExpirationSeconds < 600 {
+		return apierrors.NewInvalid(gk, "", field.ErrorList{field.Invalid(field.NewPath("spec", "expirationSeconds"), *tr.Spec.ExpirationSeconds, "may not specify a duration less than 10 minutes")})
+	}
+	if *tr.Spec.ExpirationSeconds > 1<<32 {
+		return apierrors.NewInvalid(gk, "", field.ErrorList{field.TooLong(field.NewPath("spec", "expirationSeconds"), *tr.Spec.ExpirationSeconds, 1<<32)})
+	}
+	getter := saGetter{s}
+	sa, err := getter.ServiceAccount(c.ns, c.info.Name)
+	if err != nil {
+		return err
+	}
+	var bound *auth.BoundObject
+	if ref := tr.Spec.BoundObjectRef; ref != nil {
+		bound = &auth.BoundObject{Kind: ref.Kind, Name: ref.Name, UID: ref.UID}
+		var uid string
+		switch ref.Kind {
+		case "Pod":
+			pod, err := getter.Pod(c.ns, ref.Name)
+			if err != nil {
+				return err
+			}
+			uid, bound.NodeName = string(pod.UID), pod.Spec.NodeName
+			if pod.Spec.NodeName != "" {
+				if n, err := getter.Node(pod.Spec.NodeName); err == nil {
+					bound.NodeUID = n.UID
+				}
+			}
+		case "Secret":
+			sec, err := getter.Secret(c.ns, ref.Name)
+			if err != nil {
+				return err
+			}
+			uid = string(sec.UID)
+		case "Node":
+			n, err := getter.Node(ref.Name)
+			if err != nil {
+				return err
+			}
+			uid = string(n.UID)
+		default:
+			return apierrors.NewBadRequest(fmt.Sprintf("cannot bind token to object of type %s", ref.Kind))
+		}
+		if ref.UID != "" && string(ref.UID) != uid {
+			return apierrors.NewConflict(schema.GroupResource{Resource: ref.Kind}, ref.Name, fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID))
+		}
+		bound.UID = typesUID(uid)
+	}
+	audiences := tr.Spec.Audiences
+	if len(audiences) == 0 {
+		audiences = s.auth.audience
+	}
+	token, exp, err := s.auth.tokens.Issue(sa, audiences, *tr.Spec.ExpirationSeconds, bound)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	tr.TypeMeta = metav1.TypeMeta{APIVersion: "authentication.k8s.io/v1", Kind: "TokenRequest"}
+	tr.ObjectMeta = metav1.ObjectMeta{Name: sa.Name, Namespace: sa.Namespace, CreationTimestamp: metav1.NewTime(s.now().Truncate(time.Second))}
+	tr.Spec.Audiences = audiences
+	tr.Status = authenticationv1.TokenRequestStatus{Token: token, ExpirationTimestamp: metav1.NewTime(exp)}
+	return writeEncoded(c, http.StatusCreated, tr)
+}
+
+// fillServiceAccountTokenSecret gives a new kubernetes.io/service-account-token
+// Secret its token, CA and namespace, as kube-controller-manager's token
+// controller does.
+func (s *Server) fillServiceAccountTokenSecret(sec *corev1.Secret) {
+	if sec.Type != corev1.SecretTypeServiceAccountToken || s.auth.tokens == nil {
+		return
+	}
+	name := sec.Annotations[corev1.ServiceAccountNameKey]
+	sa, err := saGetter{s}.ServiceAccount(sec.Namespace, name)
+	if err != nil {
+		return
+	}
+	sec.Annotations[corev1.ServiceAccountUIDKey] = string(sa.UID)
+	token, err := s.auth.tokens.IssueLegacy(sa, sec)
+	if err != nil {
+		s.log.Warn("service account token secret", "secret", sec.Name, "err", err)
+		return
+	}
+	if sec.Data == nil {
+		sec.Data = map[string][]byte{}
+	}
+	sec.Data[corev1.ServiceAccountTokenKey] = []byte(token)
+	sec.Data[corev1.ServiceAccountRootCAKey] = s.cfg.RootCAPEM
+	sec.Data[corev1.ServiceAccountNamespaceKey] = []byte(sec.Namespace)
+}
+
+// serveBindingsCollection answers POST /api/v1/namespaces/{ns}/bindings.
+func (s *Server) serveBindingsCollection(c *call) error {
+	data, err := c.objectBody()
+	if err != nil {
+		return err
+	}
+	o, err := c.res.decodeObject(data)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(o.obj)
+	if err != nil {
+		return err
+	}
+	return s.serveBindingBody(c, o.meta.GetName(), b)
+}
+
+// serveComponentStatuses answers get/list of the deprecated componentstatuses.
+func (s *Server) serveComponentStatuses(c *call) error {
+	item := func(name string) map[string]any {
+		return map[string]any{
+			"kind": "ComponentStatus", "apiVersion": "v1",
+			"metadata":   map[string]any{"name": name},
+			"conditions": []any{map[string]any{"type": "Healthy", "status": "True", "message": "ok"}},
+		}
+	}
+	names := []string{"etcd-0", "controller-manager", "scheduler"}
+	switch c.info.Verb {
+	case "get":
+		for _, n := range names {
+			if n == c.info.Name {
+				b, _ := json.Marshal(item(n))
+				return s.writeObject(c, http.StatusOK, b)
+			}
+		}
+		return apierrors.NewNotFound(c.res.gr, c.info.Name)
+	case "list":
+		var items []any
+		for _, n := range names {
+			items = append(items, item(n))
+		}
+		c.w.Header().Add("Warning", `299 - "v1 ComponentStatus is deprecated in v1.19+"`)
+		return writeEncoded(c, http.StatusOK, map[string]any{"kind": "ComponentStatusList", "apiVersion": "v1", "metadata": map[string]any{}, "items": items})
+	}
+	return c.errMethodNotSupported()
+}
