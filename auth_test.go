@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/fakeplane/fakeplane"
+	"github.com/fakeplane/fakeplane/internal/pki"
 )
 
 func userClient(t *testing.T, cp *fakeplane.ControlPlane, name string, groups ...string) *kubernetes.Clientset {
@@ -317,4 +318,107 @@ func TestKubectlAuth(t *testing.T) {
 
 func jsonDecode(resp *http.Response, v any) error {
 	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+func TestRequestHeaderFromTrustedProxy(t *testing.T) {
+	t.Parallel()
+	proxyCA, err := pki.NewCA("front-proxy-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := fakeplane.Start(t, fakeplane.WithRequestHeader(fakeplane.RequestHeader{CA: proxyCA.Pool(), AllowedNames: []string{"front-proxy-client"}}))
+	send := func(kp pki.KeyPair) (int, authenticationv1.UserInfo) {
+		cert, err := kp.TLSCertificate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := cp.RESTConfig()
+		tlsCfg, err := rest.TLSConfigFor(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tlsCfg.Certificates = []tls.Certificate{cert}
+		tlsCfg.GetClientCertificate = nil
+		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg}}
+		req, _ := http.NewRequest("POST", cp.URL()+"/apis/authentication.k8s.io/v1/selfsubjectreviews", strings.NewReader(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Remote-User", "alice")
+		req.Header.Set("X-Remote-Group", "devs")
+		req.Header.Set("X-Remote-Extra-Scopes", "read")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ssr authenticationv1.SelfSubjectReview
+		_ = jsonDecode(resp, &ssr)
+		return resp.StatusCode, ssr.Status.UserInfo
+	}
+	proxy, _ := proxyCA.NewClientCert("front-proxy-client")
+	code, ui := send(proxy)
+	if code != 201 || ui.Username != "alice" || strings.Join(ui.Groups, ",") != "devs,system:authenticated" || ui.Extra["scopes"][0] != "read" {
+		t.Errorf("trusted proxy: %d %+v", code, ui)
+	}
+	// A proxy certificate with a CN that is not allowed is not trusted.
+	other, _ := proxyCA.NewClientCert("someone-else")
+	if code, ui := send(other); code == 201 && ui.Username == "alice" {
+		t.Errorf("untrusted CN was honoured: %d %+v", code, ui)
+	}
+}
+
+func TestBootstrapPolicyAndAggregation(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	admin := clientset(t, cp)
+	for _, name := range []string{"cluster-admin", "admin", "edit", "view", "system:discovery", "system:basic-user", "system:public-info-viewer", "system:auth-delegator", "system:kube-scheduler", "system:volume-scheduler"} {
+		if _, err := admin.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{}); err != nil {
+			t.Errorf("clusterrole %s: %v", name, err)
+		}
+	}
+	if _, err := admin.RbacV1().Roles("kube-system").Get(ctx, "extension-apiserver-authentication-reader", metav1.GetOptions{}); err != nil {
+		t.Errorf("extension-apiserver-authentication-reader: %v", err)
+	}
+	// A ClusterRole labelled aggregate-to-view adds its rules to view (and so to edit and admin).
+	_, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets-view", Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get", "list", "watch"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"view", "edit", "admin"} {
+		cr, _ := admin.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+		found := false
+		for _, r := range cr.Rules {
+			if len(r.Resources) == 1 && r.Resources[0] == "widgets" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s did not aggregate the widgets rule", name)
+		}
+	}
+}
+
+func TestLegacyServiceAccountTokenSecret(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	admin := clientset(t, cp)
+	_, err := admin.CoreV1().Secrets("default").Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "default-token", Annotations: map[string]string{corev1.ServiceAccountNameKey: "default"}},
+		Type:       corev1.SecretTypeServiceAccountToken,
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, _ := admin.CoreV1().Secrets("default").Get(ctx, "default-token", metav1.GetOptions{})
+	if len(sec.Data["token"]) == 0 || len(sec.Data["ca.crt"]) == 0 || string(sec.Data["namespace"]) != "default" {
+		t.Fatalf("token secret not filled: %v", sec.Data)
+	}
+	tr, err := admin.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: string(sec.Data["token"])}}, metav1.CreateOptions{})
+	if err != nil || !tr.Status.Authenticated || tr.Status.User.Username != "system:serviceaccount:default:default" {
+		t.Errorf("legacy token review: %v %+v", err, tr.Status)
+	}
 }
