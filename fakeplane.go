@@ -51,8 +51,11 @@ const (
 	AdminGroup = "system:masters"
 )
 
-// dbFileName is the bbolt file inside the data directory.
-const dbFileName = "fakeplane.db"
+// Files inside the data directory.
+const (
+	dbFileName    = "fakeplane.db"
+	serverURLFile = "server-url"
+)
 
 // ControlPlane is one running (or ready to run) fake control plane.
 type ControlPlane struct {
@@ -142,8 +145,14 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: serving certificate: %w", err)
 	}
 
+	clientCAs := cp.ca.Pool()
+	for _, pem := range cp.opts.clientCAs {
+		if !clientCAs.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("fakeplane: client CA bundle has no certificates")
+		}
+	}
 	authCfg := server.AuthConfig{
-		ClientCA:          cp.ca.Pool(),
+		ClientCA:          clientCAs,
 		Tokens:            cp.opts.tokens,
 		Anonymous:         !cp.opts.noAnonymous,
 		AuthorizationMode: cp.opts.authzMode,
@@ -204,6 +213,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	if err := cp.writeKubeconfig(cp.kubeconfigPath, AdminUser, cp.admin); err != nil {
 		return err
+	}
+	if cp.opts.dataDir != "" {
+		// For `fakeplane kubeconfig`, which signs user certificates offline.
+		if err := os.WriteFile(filepath.Join(dataDir, serverURLFile), []byte(cp.url), 0o600); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
 	}
 	cp.opts.logger.Info("fakeplane serving", "url", cp.url, "kubeconfig", cp.kubeconfigPath)
 	return nil
@@ -366,4 +381,23 @@ func (cp *ControlPlane) ServiceAccountConfig(ns, name string) (*rest.Config, err
 		BearerToken:     tr.Status.Token,
 		QPS:             -1,
 	}, nil
+}
+
+// WriteUserKubeconfig writes a kubeconfig for a user of the control plane
+// whose data directory is dataDir (it holds the CA and the server's URL).
+func WriteUserKubeconfig(dataDir, path, userName string, groups ...string) error {
+	ca, err := pki.LoadCA(filepath.Join(dataDir, "pki"))
+	if err != nil {
+		return fmt.Errorf("fakeplane: load CA from %s: %w", dataDir, err)
+	}
+	url, err := os.ReadFile(filepath.Join(dataDir, serverURLFile))
+	if err != nil {
+		return fmt.Errorf("fakeplane: server URL: %w", err)
+	}
+	kp, err := ca.NewClientCert(userName, groups...)
+	if err != nil {
+		return fmt.Errorf("fakeplane: client certificate for %q: %w", userName, err)
+	}
+	cp := &ControlPlane{ca: ca, url: string(url)}
+	return cp.writeKubeconfig(path, userName, kp)
 }

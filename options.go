@@ -27,6 +27,7 @@ type options struct {
 	noAnonymous    bool
 	requestHeader  *RequestHeader
 	clock          func() time.Time
+	clientCAs      [][]byte
 }
 
 // RequestHeader configures an authenticating front proxy
@@ -56,6 +57,15 @@ func WithToken(token, user string, groups ...string) Option {
 	return func(o *options) {
 		o.tokens = append(o.tokens, auth.StaticToken{Token: token, User: user, Groups: groups})
 	}
+}
+
+// StaticToken is one line of a --token-auth-file: a bearer token and the
+// user (name, UID, groups) it authenticates as.
+type StaticToken = auth.StaticToken
+
+// WithTokens adds static bearer tokens.
+func WithTokens(tokens ...StaticToken) Option {
+	return func(o *options) { o.tokens = append(o.tokens, tokens...) }
 }
 
 // WithoutAnonymous answers requests without credentials 401 instead of
@@ -99,3 +109,9 @@ func WithWatchCacheSize(n int) Option { return func(o *options) { o.eventLogSize
 // system clock: creation and deletion timestamps, token issue and expiry.
 // Tests use it to move time forward.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.clock = now } }
+
+// WithClientCA also accepts client certificates signed by the CAs in a PEM
+// bundle (--client-ca-file), besides the control plane's own CA.
+func WithClientCA(pem []byte) Option {
+	return func(o *options) { o.clientCAs = append(o.clientCAs, pem) }
+}

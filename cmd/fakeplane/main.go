@@ -8,12 +8,16 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/csv"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/fakeplane/fakeplane"
@@ -27,11 +31,23 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "kubeconfig" {
+		return runKubeconfig(args[1:])
+	}
 	fs := flag.NewFlagSet("fakeplane", flag.ContinueOnError)
 	listen := fs.String("listen", fakeplane.DefaultListenAddress, "host:port to serve HTTPS on (port 0 lets the kernel pick)")
 	kubeconfig := fs.String("kubeconfig", "fakeplane.kubeconfig", "where to write the admin kubeconfig")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
 	verbose := fs.Bool("v", false, "log requests' errors and controller messages to stderr")
+	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "RBAC or AlwaysAllow")
+	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
+	tokenFile := fs.String("token-auth-file", "", "CSV of static bearer tokens: token,user,uid,\"group1,group2\"")
+	clientCA := fs.String("client-ca-file", "", "also accept client certificates signed by the CAs in this PEM file")
+	rhCA := fs.String("requestheader-client-ca-file", "", "trust X-Remote-* headers from client certificates signed by this CA")
+	rhNames := fs.String("requestheader-allowed-names", "", "comma-separated CNs the front proxy's certificate may have (empty: any)")
+	rhUser := fs.String("requestheader-username-headers", "X-Remote-User", "comma-separated headers naming the user")
+	rhGroup := fs.String("requestheader-group-headers", "X-Remote-Group", "comma-separated headers naming the groups")
+	rhExtra := fs.String("requestheader-extra-headers-prefix", "X-Remote-Extra-", "comma-separated prefixes of extra-info headers")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,6 +64,38 @@ func run(args []string) error {
 	if *dataDir != "" {
 		opts = append(opts, fakeplane.WithDataDir(*dataDir))
 	}
+	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode))
+	if !*anonymous {
+		opts = append(opts, fakeplane.WithoutAnonymous())
+	}
+	if *tokenFile != "" {
+		toks, err := readTokenFile(*tokenFile)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, toks...)
+	}
+	if *clientCA != "" {
+		pem, err := os.ReadFile(*clientCA)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, fakeplane.WithClientCA(pem))
+	}
+	if *rhCA != "" {
+		pem, err := os.ReadFile(*rhCA)
+		if err != nil {
+			return err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("--requestheader-client-ca-file %s: no certificates", *rhCA)
+		}
+		opts = append(opts, fakeplane.WithRequestHeader(fakeplane.RequestHeader{
+			CA: pool, AllowedNames: splitList(*rhNames), UsernameHeaders: splitList(*rhUser),
+			GroupHeaders: splitList(*rhGroup), ExtraHeaderPrefixes: splitList(*rhExtra),
+		}))
+	}
 	cp, err := fakeplane.New(opts...)
 	if err != nil {
 		return err
@@ -61,3 +109,79 @@ func run(args []string) error {
 	<-ctx.Done()
 	return cp.Stop()
 }
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// readTokenFile reads kube-apiserver's --token-auth-file format.
+func readTokenFile(path string) ([]fakeplane.Option, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	r.Comment = '#'
+	var out []fakeplane.Option
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(rec) < 3 {
+			return nil, fmt.Errorf("%s: a line needs at least token,user,uid", path)
+		}
+		var groups []string
+		if len(rec) > 3 {
+			groups = splitList(rec[3])
+		}
+		out = append(out, fakeplane.WithTokens(fakeplane.StaticToken{Token: rec[0], User: rec[1], UID: rec[2], Groups: groups}))
+	}
+}
+
+// runKubeconfig writes a kubeconfig for a user of a fakeplane that keeps its
+// state in --data-dir:
+//
+//	fakeplane kubeconfig --data-dir DIR --user alice --group devs --out alice.kubeconfig
+func runKubeconfig(args []string) error {
+	fs := flag.NewFlagSet("fakeplane kubeconfig", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", "", "the --data-dir of the running fakeplane (required: it holds the CA)")
+	userName := fs.String("user", "", "user name (the certificate's CN)")
+	var groups multiFlag
+	fs.Var(&groups, "group", "a group of the user (repeatable)")
+	out := fs.String("out", "", "where to write it (default: USER.kubeconfig)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dataDir == "" || *userName == "" {
+		return fmt.Errorf("kubeconfig: --data-dir and --user are required")
+	}
+	path := *out
+	if path == "" {
+		path = *userName + ".kubeconfig"
+	}
+	if err := fakeplane.WriteUserKubeconfig(*dataDir, path, *userName, groups...); err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(path)
+	fmt.Printf("wrote %s for user %q; use it with: export KUBECONFIG=%s\n", path, *userName, abs)
+	return nil
+}
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
