@@ -21,6 +21,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
@@ -358,5 +359,54 @@ func BenchmarkParallelInstances(b *testing.B) {
 			}
 		}
 		b.StartTimer()
+	}
+}
+
+// BenchmarkAuthorization compares a GET by a non-admin user under RBAC with
+// 1,000 bindings (the user's own binding last) against AlwaysAllow.
+func BenchmarkAuthorization(b *testing.B) {
+	for _, tc := range []struct {
+		name     string
+		mode     string
+		bindings int
+	}{
+		{"AlwaysAllow", fakeplane.AuthorizationAlwaysAllow, 0},
+		{"RBAC-1000-bindings", fakeplane.AuthorizationRBAC, 1000},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			cp := fakeplane.Start(b, fakeplane.WithAuthorizationMode(tc.mode))
+			admin := benchClient(b, cp)
+			ctx := context.Background()
+			for i := 0; i < tc.bindings; i++ {
+				subject := []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: fmt.Sprintf("user-%d", i)}}
+				if i == tc.bindings-1 {
+					subject[0].Name = "bench-user"
+				}
+				ref := rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "view"}
+				var err error
+				if i%2 == 0 {
+					_, err = admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("b-%04d", i)}, RoleRef: ref, Subjects: subject}, metav1.CreateOptions{})
+				} else {
+					_, err = admin.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("b-%04d", i)}, RoleRef: ref, Subjects: subject}, metav1.CreateOptions{})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			cfg, err := cp.AddUser("bench-user")
+			if err != nil {
+				b.Fatal(err)
+			}
+			user := kubernetes.NewForConfigOrDie(cfg)
+			if _, err := user.CoreV1().ConfigMaps("default").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := user.CoreV1().ConfigMaps("default").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -110,10 +110,10 @@ func NewAuthenticator(cfg AuthenticatorConfig) authenticator.Request {
 		authenticators = append(authenticators, authenticator.WrapAudienceAgnosticRequest(auds, rh))
 	}
 	if cfg.ClientCA != nil {
-		authenticators = append(authenticators, x509request.New(x509.VerifyOptions{
+		authenticators = append(authenticators, newCachedCertAuthenticator(x509request.New(x509.VerifyOptions{
 			Roots:     cfg.ClientCA,
 			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-		}, x509request.CommonNameUserConversion))
+		}, x509request.CommonNameUserConversion)))
 	}
 
 	var tokenAuthenticators []authenticator.Token
