@@ -183,7 +183,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
-	if err := fixtures.Apply(cp.srv, boot); err != nil {
+	if err := cp.srv.CreateAll(boot); err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -177,12 +178,18 @@ func (s *Server) checkRBACWrite(c *call, o, old *object) error {
 }
 
 // afterCommit keeps in-memory views in step with a committed write.
-func (s *Server) afterCommit(c *call, key string, data []byte, deleted bool) {
+// obj, when not nil, is the committed object in its Go type (data then
+// need not be decoded again).
+func (s *Server) afterCommit(c *call, key string, obj runtime.Object, data []byte, deleted bool) {
 	if !isRBACBucket(c.res.bucket) {
 		return
 	}
-	s.rbacCache.apply(c.res.bucket, key, data, deleted)
-	if c.res.bucket == bucketClusterRoles {
+	if obj != nil && !deleted {
+		s.rbacCache.applyObject(c.res.bucket, key, obj)
+	} else {
+		s.rbacCache.apply(c.res.bucket, key, data, deleted)
+	}
+	if c.res.bucket == bucketClusterRoles && !s.bulk.Load() {
 		s.aggregateClusterRoles()
 	}
 }

@@ -147,7 +147,7 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 		return nil, false, storeErr(err)
 	}
 	out := c.res.fromStorage(cur.Value)
-	s.afterCommit(c, key, cur.Value, deleted)
+	s.afterCommit(c, key, nil, cur.Value, deleted)
 	if deleted {
 		s.enc.forget(c.res.bucket, key)
 		s.afterDelete(c, out)

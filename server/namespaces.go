@@ -73,6 +73,21 @@ func (s *Server) Create(data []byte) error {
 	return s.createAs(res, data)
 }
 
+// CreateAll creates many objects (JSON with apiVersion and kind) as the
+// server itself, ignoring AlreadyExists, without running the controllers
+// that react to each write (ClusterRole aggregation): the objects must
+// already be consistent, as fixtures.Bootstrap's are. Bootstrap uses it.
+func (s *Server) CreateAll(docs [][]byte) error {
+	s.bulk.Store(true)
+	defer s.bulk.Store(false)
+	for _, d := range docs {
+		if err := s.Create(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // createAs creates an object of a resource as the server itself.
 func (s *Server) createAs(res *resource, data []byte) error {
 	c := s.internalCall(res.Group, res.Version, res.Resource.Resource, "", "", "create")

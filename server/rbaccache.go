@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -86,6 +87,25 @@ func (rc *rbacCache) apply(bucket, key string, data []byte, deleted bool) {
 		applyTo(rc.roles, key, data, deleted)
 	case bucketRoleBindings:
 		applyTo(rc.roleBindings, key, data, deleted)
+	default:
+		return
+	}
+	rc.crList, rc.crbList, rc.byNS = nil, nil, nil
+}
+
+// applyObject records a committed RBAC object given in its Go type.
+func (rc *rbacCache) applyObject(bucket, key string, obj runtime.Object) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	switch o := obj.(type) {
+	case *rbacv1.ClusterRole:
+		rc.clusterRoles[key] = o.DeepCopy()
+	case *rbacv1.ClusterRoleBinding:
+		rc.clusterRoleBindings[key] = o.DeepCopy()
+	case *rbacv1.Role:
+		rc.roles[key] = o.DeepCopy()
+	case *rbacv1.RoleBinding:
+		rc.roleBindings[key] = o.DeepCopy()
 	default:
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -67,6 +68,9 @@ type Server struct {
 	auth authState
 	// handler is the filter chain in front of serveAuthorized.
 	handler http.Handler
+	// bulk is set while CreateAll runs: controllers that react to each
+	// write (role aggregation) run once at the end instead.
+	bulk atomic.Bool
 }
 
 // New builds a Server. Call Run to start its controllers.

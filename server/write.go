@@ -91,7 +91,7 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	s.afterCommit(c, key, cur.Value, false)
+	s.afterCommit(c, key, o.obj, cur.Value, false)
 	s.afterCreate(c, o)
 	c.result = o.obj
 	return c.res.fromStorage(cur.Value), nil
@@ -255,11 +255,11 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 	}
 	if deletedAnswer != nil {
 		s.enc.forget(c.res.bucket, key)
-		s.afterCommit(c, key, nil, true)
+		s.afterCommit(c, key, nil, nil, true)
 		return deletedAnswer, false, nil
 	}
 	if cur != nil && committed != nil {
-		s.afterCommit(c, key, cur.Value, false)
+		s.afterCommit(c, key, committed, cur.Value, false)
 	}
 	if committed != nil && key == c.key() {
 		c.result = committed
