@@ -88,11 +88,13 @@ type UpdateFunc func(cur *Object, rev int64) (Write, error)
 
 // ListOptions selects part of a resource bucket.
 type ListOptions struct {
-	Prefix     string            // only keys with this prefix ("ns/" for one namespace; "" for all)
-	StartAfter string            // only keys strictly greater than this (continue tokens)
-	Limit      int               // at most this many items after Filter (0: no limit)
-	Revision   int64             // 0: the current state; > 0: the state exactly as of that revision (from the event log)
-	Filter     func(Object) bool // optional; items it rejects are skipped and not counted
+	Prefix     string // only keys with this prefix ("ns/" for one namespace; "" for all)
+	StartAfter string // only keys strictly greater than this (continue tokens)
+	Limit      int    // at most this many items after Filter (0: no limit)
+	Revision   int64  // 0: the current state; > 0: the state exactly as of that revision (from the event log)
+	// Filter is optional; items it rejects are skipped and not counted. The
+	// Value it is given is valid only during the call: it must not keep it.
+	Filter func(Object) bool
 }
 
 // ListResult is one page of a list.

@@ -43,10 +43,11 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 			res.Remaining = 1 + it.count()
 			break
 		}
-		obj := Object{Key: key, Value: bytes.Clone(val), Revision: r}
+		obj := Object{Key: key, Value: val, Revision: r}
 		if opts.Filter != nil && !opts.Filter(obj) {
 			continue
 		}
+		obj.Value = bytes.Clone(val)
 		res.Items = append(res.Items, obj)
 	}
 	return res, nil
