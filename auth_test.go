@@ -19,6 +19,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/fakeplane/fakeplane"
 	"github.com/fakeplane/fakeplane/internal/pki"
@@ -306,6 +308,47 @@ func TestKubectlAuth(t *testing.T) {
 			t.Errorf("kubectl %s: %q, want %q", strings.Join(tc.args, " "), got, tc.want)
 		}
 	}
+	// A service account bound to view in its namespace.
+	if _, err := admin.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "sa-view"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "view"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: "default"}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	saCfg, err := cp.ServiceAccountConfig("default", "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saKC := t.TempDir() + "/sa"
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["c"] = &clientcmdapi.Cluster{Server: saCfg.Host, CertificateAuthorityData: saCfg.CAData}
+	kc.AuthInfos["sa"] = &clientcmdapi.AuthInfo{Token: saCfg.BearerToken}
+	kc.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "sa", Namespace: "default"}
+	kc.CurrentContext = "c"
+	if err := clientcmd.WriteToFile(*kc, saKC); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"auth", "can-i", "list", "pods"}, "yes"},
+		{[]string{"auth", "can-i", "delete", "pods"}, "no"},
+		{[]string{"auth", "can-i", "get", "secrets"}, "no"},
+		{[]string{"auth", "can-i", "list", "pods", "-n", "kube-system"}, "no"},
+	} {
+		if got, _ := run(saKC, tc.args...); got != tc.want {
+			t.Errorf("service account: kubectl %s: %q, want %q", strings.Join(tc.args, " "), got, tc.want)
+		}
+	}
+	if out, err := run(saKC, "auth", "whoami"); err != nil || !strings.Contains(out, "system:serviceaccount:default:default") {
+		t.Errorf("service account whoami: %v\n%s", err, out)
+	}
+	if out, err := run(saKC, "auth", "can-i", "--list"); err != nil || !strings.Contains(out, "pods ") || strings.Contains(out, "secrets ") {
+		t.Errorf("service account can-i --list: %v\n%s", err, out)
+	}
+
 	out, err := run(editorKC, "auth", "whoami")
 	if err != nil || !strings.Contains(out, "erin") || !strings.Contains(out, "[editors system:authenticated]") {
 		t.Errorf("kubectl auth whoami: %v\n%s", err, out)
