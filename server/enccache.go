@@ -148,3 +148,23 @@ func protobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
 	}
 	return append([]byte("k8s\x00"), b...), nil
 }
+
+// putProto records the protobuf message of an object just committed at rev,
+// so watchers and lists need not encode it again.
+func (ec *encCache) putProto(r *resource, key string, rev int64, obj runtime.Object) {
+	pm, ok := obj.(protoMarshaler)
+	if !ok || r.typed == nil {
+		return
+	}
+	p, err := pm.Marshal()
+	if err != nil {
+		return
+	}
+	e := ec.entry(r.bucket, key, rev)
+	ec.mu.Lock()
+	if e.proto == nil {
+		e.proto = map[string][]byte{}
+	}
+	e.proto[r.apiVersion()] = p
+	ec.mu.Unlock()
+}

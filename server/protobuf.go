@@ -81,6 +81,11 @@ func protobufWatchFrame(typ string, obj runtime.Object) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return protobufWatchFrameRaw(typ, raw)
+}
+
+// protobufWatchFrameRaw frames an object already in the protobuf envelope.
+func protobufWatchFrameRaw(typ string, raw []byte) ([]byte, error) {
 	ev := &metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: raw}}
 	body, err := ev.Marshal()
 	if err != nil {

@@ -53,7 +53,11 @@ type watchEncoder struct {
 	buf     bytes.Buffer
 }
 
-func (e *watchEncoder) send(typ string, obj []byte) error {
+func (e *watchEncoder) send(typ string, obj []byte) error { return e.sendObject(typ, obj, "", 0) }
+
+// sendObject sends one event; key and rev, when known, let a protobuf
+// stream reuse the object's cached encoding.
+func (e *watchEncoder) sendObject(typ string, obj []byte, key string, rev int64) error {
 	e.buf.Reset()
 	if e.c.media.as == "Table" && typ != "ERROR" && typ != "BOOKMARK" {
 		t, err := e.s.tableFor(e.c, [][]byte{obj}, nil)
@@ -68,6 +72,25 @@ func (e *watchEncoder) send(typ string, obj []byte) error {
 		obj = b
 	}
 	if e.c.media.kind == mediaProtobuf {
+		if rev > 0 && typ != "ERROR" && typ != "BOOKMARK" {
+			msg, err := e.s.enc.protoOf(e.c.res, key, rev, obj)
+			if err != nil {
+				return err
+			}
+			raw, err := protobufEnvelope(e.c.res.apiVersion(), e.c.res.Kind, msg)
+			if err != nil {
+				return err
+			}
+			frame, err := protobufWatchFrameRaw(typ, raw)
+			if err != nil {
+				return err
+			}
+			if _, err := e.c.w.Write(frame); err != nil {
+				return err
+			}
+			e.flusher.Flush()
+			return nil
+		}
 		var obj2 runtime.Object
 		var err error
 		if typ == "ERROR" {
@@ -144,6 +167,8 @@ func (s *Server) watch(c *call) error {
 	legacyInitial := opts.SendInitialEvents == nil && (opts.ResourceVersion == "" || opts.ResourceVersion == "0")
 
 	var initial [][]byte
+	var initialKeys []string
+	var initialRevs []int64
 	var from int64
 	var compacted error
 	switch {
@@ -154,6 +179,8 @@ func (s *Server) watch(c *call) error {
 		}
 		for _, it := range lst.Items {
 			initial = append(initial, c.res.fromStorage(it.Value))
+			initialKeys = append(initialKeys, it.Key)
+			initialRevs = append(initialRevs, it.Revision)
 		}
 		from = lst.Revision
 	default:
@@ -197,8 +224,8 @@ func (s *Server) watch(c *call) error {
 		return nil
 	}
 	defer wch.Stop()
-	for _, obj := range initial {
-		if err := enc.send("ADDED", obj); err != nil {
+	for i, obj := range initial {
+		if err := enc.sendObject("ADDED", obj, initialKeys[i], initialRevs[i]); err != nil {
 			return nil
 		}
 	}
@@ -247,7 +274,11 @@ func (s *Server) watch(c *call) error {
 					continue
 				}
 			}
-			if err := enc.send(typ, c.res.fromStorage(obj)); err != nil {
+			rev := ev.Revision
+			if ev.Type == store.Deleted {
+				rev = 0 // the final state is not cached
+			}
+			if err := enc.sendObject(typ, c.res.fromStorage(obj), ev.Key, rev); err != nil {
 				return nil
 			}
 		}

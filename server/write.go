@@ -92,6 +92,7 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 		return nil, storeErr(err)
 	}
 	s.afterCommit(c, key, o.obj, cur.Value, false)
+	s.enc.putProto(c.res, key, cur.Revision, o.obj)
 	s.afterCreate(c, o)
 	c.result = o.obj
 	return c.res.fromStorage(cur.Value), nil
@@ -260,6 +261,7 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 	}
 	if cur != nil && committed != nil {
 		s.afterCommit(c, key, committed, cur.Value, false)
+		s.enc.putProto(c.res, key, cur.Revision, committed)
 	}
 	if committed != nil && key == c.key() {
 		c.result = committed
