@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/x509"
 	"fmt"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
@@ -181,6 +182,17 @@ func (s *Server) checkRBACWrite(c *call, o, old *object) error {
 // obj, when not nil, is the committed object in its Go type (data then
 // need not be decoded again).
 func (s *Server) afterCommit(c *call, key string, obj runtime.Object, data []byte, deleted bool) {
+	if c.res.bucket == crdBucket && !deleted {
+		crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+		if !ok {
+			crd = &apiextensionsv1.CustomResourceDefinition{}
+			if err := jsonUnmarshal(data, crd); err != nil {
+				return
+			}
+		}
+		s.syncCRD(crd.DeepCopy())
+		return
+	}
 	if !isRBACBucket(c.res.bucket) {
 		return
 	}

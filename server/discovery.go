@@ -58,7 +58,7 @@ func storageVersionHash(r *resource) string {
 
 // servedGroupVersions lists the group/versions that have at least one resource.
 func (s *Server) servedGroupVersions() []builtin.GroupVersion {
-	return s.registry.groupVersions
+	return s.registry.gvs()
 }
 
 // serveDiscovery answers /api, /apis and their group and version documents.

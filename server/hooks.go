@@ -1,6 +1,7 @@
 package server
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"reflect"
 
 	"errors"
@@ -70,6 +71,12 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 		obj.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
 	case *corev1.Secret:
 		s.fillServiceAccountTokenSecret(obj)
+	case *apiextensionsv1.CustomResourceDefinition:
+		return s.validateCRD(c, o, nil)
+	case *unstructured.Unstructured:
+		if c.res.schema != nil {
+			return c.res.schema.validate(c.res.gvk.GroupKind(), obj, nil)
+		}
 	}
 	return nil
 }
@@ -78,6 +85,13 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object) error {
 	if mode == internalWrite {
 		return nil
+	}
+	if _, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok && mode == mainWrite {
+		return s.validateCRD(c, o, old)
+	}
+	if u, ok := o.obj.(*unstructured.Unstructured); ok && c.res.schema != nil {
+		ou, _ := old.obj.(*unstructured.Unstructured)
+		return c.res.schema.validate(c.res.gvk.GroupKind(), u, ou)
 	}
 	switch obj := o.obj.(type) {
 	case *corev1.Namespace:
@@ -94,6 +108,10 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object) error {
 // markForDeletion applies per-resource graceful deletion and reports whether
 // the object must stay (marked) rather than go at once.
 func (s *Server) markForDeletion(c *call, o *object) bool {
+	if crd, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+		markCRDForDeletion(crd, metav1.NewTime(s.now().Truncate(timePrecision)))
+		return true
+	}
 	if ns, ok := o.obj.(*corev1.Namespace); ok {
 		ns.Status.Phase = corev1.NamespaceTerminating
 		if len(ns.Spec.Finalizers) > 0 {

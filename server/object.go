@@ -92,6 +92,21 @@ func (r *resource) decodeObjectValidating(data []byte, directive string) (*objec
 			return nil, apierrors.NewBadRequest("the body of the request was empty")
 		}
 		u.Object = m
+		if r.schema != nil && directive != "" {
+			unknown := r.schema.admit(u)
+			if len(unknown) > 0 && directive != metav1.FieldValidationIgnore {
+				var strictErrs []error
+				for _, p := range unknown {
+					strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", p))
+				}
+				if directive == metav1.FieldValidationStrict {
+					return nil, r.decodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
+				}
+				for _, e := range strictErrs {
+					warnings = append(warnings, e.Error())
+				}
+			}
+		}
 	} else if directive == metav1.FieldValidationIgnore {
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, obj); err != nil {
 			return nil, r.decodeError(data, &gvk, err)

@@ -55,6 +55,10 @@ type resource struct {
 	// conv translates between the served version and the bucket's storage
 	// version; nil when they are the same.
 	conv converter
+	// crd names the CustomResourceDefinition serving it ("" for built-ins).
+	crd string
+	// schema is the CRD version's schema (nil for built-ins and schemaless versions).
+	schema *crdSchema
 	// convertField accepts a field selector label and names the field it
 	// matches, or rejects it ("field label not supported").
 	convertField func(label string) (string, bool)
@@ -70,8 +74,12 @@ func (r *resource) apiVersion() string { return r.gvk.GroupVersion().String() }
 type registry struct {
 	mu    sync.RWMutex
 	byGVR map[schema.GroupVersionResource]*resource
-	// byGR maps group/resource to the served versions, preferred first.
+	// groupVersions are the served group/versions in discovery order.
 	groupVersions []builtin.GroupVersion
+	// builtinGVs are the built-in ones.
+	builtinGVs []builtin.GroupVersion
+	// crds maps a CRD name to the resources it serves.
+	crds map[string][]*resource
 }
 
 // Resources whose strategies set metadata.generation, from upstream's registry.
@@ -122,7 +130,8 @@ func nameValidator(group, res string) validation.ValidateNameFunc {
 }
 
 func newRegistry() (*registry, error) {
-	reg := &registry{byGVR: map[schema.GroupVersionResource]*resource{}}
+	reg := &registry{byGVR: map[schema.GroupVersionResource]*resource{}, crds: map[string][]*resource{}}
+	reg.builtinGVs = builtin.GroupVersions()
 	reg.groupVersions = builtin.GroupVersions()
 	scheme := typesScheme()
 	all := builtin.Resources()
@@ -232,8 +241,17 @@ func (g *registry) namespacedBuckets() []*resource {
 	return out
 }
 
+// gvs returns the served group/versions in discovery order.
+func (g *registry) gvs() []builtin.GroupVersion {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.groupVersions
+}
+
 // preferred returns the preferred version of a served group.
 func (g *registry) preferred(group string) (string, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
 	for _, gv := range g.groupVersions {
 		if gv.Group == group {
 			return gv.Version, true

@@ -68,6 +68,8 @@ type Server struct {
 	auth authState
 	// handler is the filter chain in front of serveAuthorized.
 	handler http.Handler
+	// crdMu serialises CRD cleanups.
+	crdMu sync.Mutex
 	// bulk is set while CreateAll runs: controllers that react to each
 	// write (role aggregation) run once at the end instead.
 	bulk atomic.Bool
@@ -105,6 +107,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if err := s.rbacCache.load(s.store); err != nil {
 		return nil, fmt.Errorf("server: load RBAC objects: %w", err)
+	}
+	if err := s.loadCRDs(); err != nil {
+		return nil, fmt.Errorf("server: load CustomResourceDefinitions: %w", err)
 	}
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
 		return nil, fmt.Errorf("server: %w", err)

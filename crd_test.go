@@ -1,0 +1,168 @@
+package fakeplane_test
+
+import (
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// crontabCRD is the CronTab CRD of "Extend the Kubernetes API with
+// CustomResourceDefinitions", with its validation and defaulting.
+func crontabCRD() *unstructured.Unstructured {
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
+		ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "stable.example.com",
+			Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "crontabs", Singular: "crontab", Kind: "CronTab", ShortNames: []string{"ct"}},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object",
+					Properties: map[string]apiextensionsv1.JSONSchemaProps{
+						"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+							"cronSpec": {Type: "string", Pattern: `^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$`},
+							"image":    {Type: "string"},
+							"replicas": {Type: "integer", Minimum: ptr.To(1.0), Maximum: ptr.To(10.0), Default: &apiextensionsv1.JSON{Raw: []byte("1")}},
+						}},
+					},
+				}},
+			}},
+		},
+	}
+	m, err := runtimeToUnstructured(crd)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func TestCustomResourceDefinitionLifecycle(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	crontabs := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}).Namespace("default")
+
+	if _, err := crds.Create(ctx, crontabCRD(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := crds.Get(ctx, "crontabs.stable.example.com", metav1.GetOptions{})
+	conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
+	var types []string
+	for _, c := range conds {
+		m := c.(map[string]any)
+		types = append(types, m["type"].(string)+"="+m["status"].(string))
+	}
+	if strings.Join(types, ",") != "NamesAccepted=True,Established=True" {
+		t.Errorf("conditions: %v", types)
+	}
+	// Served at once, in discovery too.
+	rl, err := clientset(t, cp).Discovery().ServerResourcesForGroupVersion("stable.example.com/v1")
+	if err != nil || len(rl.APIResources) != 1 || rl.APIResources[0].Name != "crontabs" || rl.APIResources[0].ShortNames[0] != "ct" {
+		t.Fatalf("discovery: %v %+v", err, rl)
+	}
+
+	ct := func(name, cron string, replicas any, extra map[string]any) *unstructured.Unstructured {
+		spec := map[string]any{"cronSpec": cron, "image": "my-awesome-cron-image"}
+		if replicas != nil {
+			spec["replicas"] = replicas
+		}
+		for k, v := range extra {
+			spec[k] = v
+		}
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": map[string]any{"name": name}, "spec": spec}}
+	}
+	// Defaulting and pruning.
+	out, err := crontabs.Create(ctx, ct("a", "* * * * */5", nil, map[string]any{"someRandomField": 42}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, _ := unstructured.NestedInt64(out.Object, "spec", "replicas"); r != 1 {
+		t.Errorf("default replicas: %d", r)
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(out.Object, "spec", "someRandomField"); found {
+		t.Error("unknown field not pruned")
+	}
+	if out.GetGeneration() != 1 {
+		t.Errorf("generation %d", out.GetGeneration())
+	}
+	// Strict field validation reports the unknown field.
+	_, err = crontabs.Create(ctx, ct("b", "* * * * */5", nil, map[string]any{"someRandomField": 42}), metav1.CreateOptions{FieldValidation: "Strict"})
+	if !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), `strict decoding error: unknown field "spec.someRandomField"`) {
+		t.Errorf("strict: %v", err)
+	}
+	// OpenAPI validation, with upstream's messages.
+	_, err = crontabs.Create(ctx, ct("c", "* * * *", int64(15), nil), metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) {
+		t.Fatalf("invalid CronTab: %v", err)
+	}
+	for _, want := range []string{
+		`CronTab.stable.example.com "c" is invalid`,
+		`spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10`,
+		`spec.cronSpec: Invalid value: "* * * *": spec.cronSpec in body should match '^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$'`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("validation message lacks %q:\n%v", want, err)
+		}
+	}
+	// Strategic merge patch is refused for custom resources.
+	_, err = crontabs.Patch(ctx, "a", "application/strategic-merge-patch+json", []byte(`{"spec":{"image":"x"}}`), metav1.PatchOptions{})
+	if !apierrors.IsUnsupportedMediaType(err) {
+		t.Errorf("strategic merge patch: %v", err)
+	}
+
+	// Deleting the CRD deletes its objects and stops serving it.
+	if err := crds.Delete(ctx, "crontabs.stable.example.com", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		_, err := crds.Get(ctx, "crontabs.stable.example.com", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	if _, err := crontabs.List(ctx, metav1.ListOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("list after CRD deletion: %v", err)
+	}
+	// Recreated, it starts empty.
+	if _, err := crds.Create(ctx, crontabCRD(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := crontabs.List(ctx, metav1.ListOptions{})
+	if err != nil || len(l.Items) != 0 {
+		t.Errorf("recreated CRD: %v %d items", err, len(l.Items))
+	}
+}
+
+func TestInvalidCRDIsRejected(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	bad := crontabCRD()
+	bad.SetName("wrong.stable.example.com")
+	_, err := crds.Create(ctx, bad, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `metadata.name: Invalid value: "wrong.stable.example.com": must be spec.names.plural+"."+spec.group`) {
+		t.Errorf("bad name: %v", err)
+	}
+}
+
+func runtimeToUnstructured(obj any) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}

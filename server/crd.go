@@ -1,0 +1,337 @@
+package server
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/fakeplane/fakeplane/internal/builtin"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// CustomResourceDefinitions: a CRD write is validated with upstream's
+// validation, and once committed its served versions become resources of
+// the registry (routing, discovery, the OpenAPI index) in the same instant.
+// Names are accepted and the CRD established at once (no 2 s delay).
+
+// crdBucket is where CRDs are stored.
+const crdBucket = "apiextensions.k8s.io/customresourcedefinitions"
+
+// crdScheme converts CRDs between v1 and the internal version that
+// upstream's validation takes. Built once, read afterwards.
+var crdScheme = sync.OnceValue(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	apiextensionsinstall.Install(s)
+	return s
+})
+
+// validateCRD defaults a CRD and runs upstream's create or update validation.
+func (s *Server) validateCRD(c *call, o, old *object) error {
+	crd, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok {
+		return nil
+	}
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
+	internal := &apiextensions.CustomResourceDefinition{}
+	if err := crdScheme().Convert(crd, internal, nil); err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	ctx := c.ctx()
+	if old == nil {
+		fe := apiextensionsvalidation.ValidateCustomResourceDefinition(ctx, internal)
+		if len(fe) > 0 {
+			return apierrors.NewInvalid(c.res.gvk.GroupKind(), crd.Name, fe)
+		}
+		return nil
+	}
+	oldInternal := &apiextensions.CustomResourceDefinition{}
+	if err := crdScheme().Convert(old.obj, oldInternal, nil); err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if fe := apiextensionsvalidation.ValidateCustomResourceDefinitionUpdate(ctx, internal, oldInternal); len(fe) > 0 {
+		return apierrors.NewInvalid(c.res.gvk.GroupKind(), crd.Name, fe)
+	}
+	return nil
+}
+
+// crdStatus sets what upstream's naming and establishing controllers set:
+// accepted names, NamesAccepted and Established conditions, stored versions.
+func crdStatus(crd *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
+	crd.Status.AcceptedNames = crd.Spec.Names
+	for _, cond := range []apiextensionsv1.CustomResourceDefinitionCondition{
+		{Type: apiextensionsv1.NamesAccepted, Status: apiextensionsv1.ConditionTrue, Reason: "NoConflicts", Message: "no conflicts found"},
+		{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue, Reason: "InitialNamesAccepted", Message: "the initial names have been accepted"},
+	} {
+		if existing := apihelpers.FindCRDCondition(crd, cond.Type); existing != nil && existing.Status == cond.Status && existing.Reason == cond.Reason {
+			continue
+		}
+		cond.LastTransitionTime = now
+		apihelpers.SetCRDCondition(crd, cond)
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Storage && !sets.New(crd.Status.StoredVersions...).Has(v.Name) {
+			crd.Status.StoredVersions = append(crd.Status.StoredVersions, v.Name)
+		}
+	}
+}
+
+// syncCRD brings the registry and the CRD's status in line with a committed
+// CRD: its versions are served, and a terminating CRD is cleaned up.
+func (s *Server) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
+	if crd.DeletionTimestamp != nil {
+		go s.cleanupCRD(crd.Name)
+		return
+	}
+	s.registry.setCRD(crd)
+	c := s.internalCall("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", crd.Name, "update")
+	c.info.Subresource = "status"
+	now := metav1.NewTime(s.now().Truncate(timePrecision))
+	_, _, err := s.updateKey(c, crd.Name, crd.Name, internalWrite, false, func(old *object) (*object, error) {
+		cur := old.obj.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
+		crdStatus(cur, now)
+		return &object{obj: cur, meta: cur}, nil
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		s.log.Warn("crd status", "crd", crd.Name, "err", err)
+	}
+}
+
+// markCRDForDeletion is upstream's CRD delete: the cleanup finalizer and a
+// Terminating condition; the objects go first, then the CRD.
+func markCRDForDeletion(crd *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
+	if !apihelpers.CRDHasFinalizer(crd, apiextensionsv1.CustomResourceCleanupFinalizer) {
+		crd.Finalizers = append(crd.Finalizers, apiextensionsv1.CustomResourceCleanupFinalizer)
+	}
+	apihelpers.SetCRDCondition(crd, apiextensionsv1.CustomResourceDefinitionCondition{
+		Type: apiextensionsv1.Terminating, Status: apiextensionsv1.ConditionTrue, Reason: "InstanceDeletionPending",
+		Message:            "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+		LastTransitionTime: now,
+	})
+}
+
+// cleanupCRD deletes every object of a terminating CRD, stops serving it
+// and removes the cleanup finalizer (which deletes the CRD).
+func (s *Server) cleanupCRD(name string) {
+	s.crdMu.Lock()
+	defer s.crdMu.Unlock()
+	rs := s.registry.crdResourcesOf(name)
+	if len(rs) > 0 {
+		res := rs[0]
+		lst, err := s.store.List(res.bucket, store.ListOptions{})
+		if err == nil {
+			for _, it := range lst.Items {
+				ns, name := "", it.Key
+				if i := strings.IndexByte(it.Key, '/'); i >= 0 {
+					ns, name = it.Key[:i], it.Key[i+1:]
+				}
+				c := s.internalCall("", "v1", "namespaces", ns, name, "delete")
+				c.res = res
+				_, _, _ = s.deleteObject(c, it.Key, name, &metav1.DeleteOptions{})
+			}
+		}
+		_ = s.store.DeleteResource(res.bucket)
+	}
+	s.registry.removeCRD(name)
+	c := s.internalCall("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", name, "update")
+	_, _, err := s.updateKey(c, name, name, internalWrite, false, func(old *object) (*object, error) {
+		crd := old.obj.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
+		var keep []string
+		for _, f := range crd.Finalizers {
+			if f != apiextensionsv1.CustomResourceCleanupFinalizer {
+				keep = append(keep, f)
+			}
+		}
+		crd.Finalizers = keep
+		return &object{obj: crd, meta: crd}, nil
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		s.log.Warn("crd cleanup", "crd", name, "err", err)
+	}
+}
+
+// loadCRDs serves the CRDs already in the store (after a restart).
+func (s *Server) loadCRDs() error {
+	lst, err := s.store.List(crdBucket, store.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, it := range lst.Items {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := json.Unmarshal(it.Value, crd); err != nil {
+			return err
+		}
+		if crd.DeletionTimestamp == nil {
+			s.registry.setCRD(crd)
+		} else {
+			go s.cleanupCRD(crd.Name)
+		}
+	}
+	return nil
+}
+
+// crdResources builds the served resources of a CRD, one per served version.
+func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
+	names := crd.Spec.Names
+	storage := ""
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			storage = v.Name
+		}
+	}
+	bucket := "crd:" + crd.Spec.Group + "/" + names.Plural
+	var out []*resource
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		b := builtin.Resource{
+			Group: crd.Spec.Group, Version: v.Name, Resource: names.Plural, Kind: names.Kind,
+			SingularName: names.Singular, Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+			ShortNames: names.ShortNames, Categories: names.Categories,
+			Verbs:           []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"},
+			StorageResource: crd.Spec.Group + "/" + names.Plural, StorageVersion: crd.Spec.Group + "/" + storage,
+		}
+		if v.Subresources != nil && v.Subresources.Status != nil {
+			b.Subresources = append(b.Subresources, builtin.Subresource{Name: "status", Group: b.Group, Version: b.Version, Kind: names.Kind, Verbs: []string{"get", "patch", "update"}})
+		}
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			b.Subresources = append(b.Subresources, builtin.Subresource{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
+		}
+		gvk := schema.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind}
+		sch, err := newCRDSchema(v.Schema)
+		if err != nil {
+			sch = nil // validation of the CRD refuses such schemas; serve without one
+		}
+		r := &resource{
+			Resource:   b,
+			gvk:        gvk,
+			gr:         schema.GroupResource{Group: b.Group, Resource: b.Resource},
+			bucket:     bucket,
+			listKind:   names.ListKind,
+			generation: true,
+			nameValid:  nameValidator(b.Group, b.Resource),
+			subs:       map[string]builtin.Subresource{},
+			crd:        crd.Name,
+			schema:     sch,
+		}
+		for _, sub := range b.Subresources {
+			r.subs[sub.Name] = sub
+		}
+		r.convertField = func(label string) (string, bool) {
+			switch label {
+			case "metadata.name":
+				return label, true
+			case "metadata.namespace":
+				return label, true
+			}
+			return "", false
+		}
+		if v.Name != storage {
+			r.conv = apiVersionConverter{stored: crd.Spec.Group + "/" + storage, served: crd.Spec.Group + "/" + v.Name}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// apiVersionConverter is the "None" conversion of CRDs: only apiVersion changes.
+type apiVersionConverter struct{ stored, served string }
+
+func (a apiVersionConverter) toStorage(served []byte) ([]byte, error) {
+	return setAPIVersion(served, a.stored)
+}
+func (a apiVersionConverter) fromStorage(stored []byte) ([]byte, error) {
+	return setAPIVersion(stored, a.served)
+}
+
+func setAPIVersion(data []byte, apiVersion string) ([]byte, error) {
+	var m map[string]any
+	if err := jsonUnmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	m["apiVersion"] = apiVersion
+	return json.Marshal(m)
+}
+
+// setCRD serves (or re-serves) the versions of a CRD.
+func (g *registry) setCRD(crd *apiextensionsv1.CustomResourceDefinition) {
+	rs := crdResources(crd)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.removeCRDLocked(crd.Name)
+	for _, r := range rs {
+		g.byGVR[schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource}] = r
+	}
+	g.crds[crd.Name] = rs
+	g.rebuildGroupVersionsLocked()
+}
+
+// removeCRD stops serving a CRD.
+func (g *registry) removeCRD(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.removeCRDLocked(name)
+	g.rebuildGroupVersionsLocked()
+}
+
+func (g *registry) removeCRDLocked(name string) {
+	for _, r := range g.crds[name] {
+		delete(g.byGVR, schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource})
+	}
+	delete(g.crds, name)
+}
+
+// crdResourcesOf returns the served resources of a CRD.
+func (g *registry) crdResourcesOf(name string) []*resource {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.crds[name]
+}
+
+// rebuildGroupVersionsLocked lists built-in group/versions first, then the
+// groups of CRDs by name, each group's versions by Kubernetes version
+// priority, as aggregated discovery orders them.
+func (g *registry) rebuildGroupVersionsLocked() {
+	out := append([]builtin.GroupVersion(nil), g.builtinGVs...)
+	known := map[builtin.GroupVersion]bool{}
+	for _, gv := range out {
+		known[gv] = true
+	}
+	byGroup := map[string][]string{}
+	for _, rs := range g.crds {
+		for _, r := range rs {
+			gv := builtin.GroupVersion{Group: r.Group, Version: r.Version}
+			if known[gv] {
+				continue
+			}
+			known[gv] = true
+			byGroup[r.Group] = append(byGroup[r.Group], r.Version)
+		}
+	}
+	groups := make([]string, 0, len(byGroup))
+	for grp := range byGroup {
+		groups = append(groups, grp)
+	}
+	sort.Strings(groups)
+	for _, grp := range groups {
+		vs := byGroup[grp]
+		sort.Slice(vs, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(vs[i], vs[j]) > 0 })
+		for _, v := range vs {
+			out = append(out, builtin.GroupVersion{Group: grp, Version: v})
+		}
+	}
+	g.groupVersions = out
+}
