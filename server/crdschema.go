@@ -1,7 +1,15 @@
 package server
 
 import (
+	"context"
+
 	"fmt"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -20,6 +28,8 @@ import (
 type crdSchema struct {
 	structural *structuralschema.Structural
 	validator  apiservervalidation.SchemaValidator
+	// cel evaluates x-kubernetes-validations; nil without rules.
+	cel *cel.Validator
 	// preserveUnknown is set when the root preserves unknown fields.
 	preserveUnknown bool
 }
@@ -41,7 +51,10 @@ func newCRDSchema(v *apiextensionsv1.CustomResourceValidation) (*crdSchema, erro
 	if err != nil {
 		return nil, fmt.Errorf("schema validator: %w", err)
 	}
-	return &crdSchema{structural: st, validator: validator, preserveUnknown: st.XPreserveUnknownFields}, nil
+	return &crdSchema{
+		structural: st, validator: validator, preserveUnknown: st.XPreserveUnknownFields,
+		cel: cel.NewValidator(st, true, celconfig.PerCallLimit),
+	}, nil
 }
 
 // admitCustomResource prunes unknown fields (reporting them for
@@ -58,19 +71,50 @@ func (cs *crdSchema) admit(u *unstructured.Unstructured) (unknown []string) {
 	return unknown
 }
 
-// validate runs the version's OpenAPI schema validation.
-func (cs *crdSchema) validate(gk schema.GroupKind, u *unstructured.Unstructured, old *unstructured.Unstructured) error {
+// validate runs what upstream's custom resource strategy runs: OpenAPI
+// schema validation (ratcheting unchanged fields on update), embedded
+// objects' metadata, list-type invariants, and the CEL rules, within the
+// runtime cost budget.
+func (cs *crdSchema) validate(ctx context.Context, gk schema.GroupKind, u *unstructured.Unstructured, old *unstructured.Unstructured) error {
 	if cs == nil {
 		return nil
 	}
 	var errs field.ErrorList
+	var celOpts []cel.Option
+	var oldObj any
 	if old != nil {
-		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u.UnstructuredContent(), old.UnstructuredContent(), cs.validator)
+		correlated := common.NewCorrelatedObject(u.Object, old.Object, &model.Structural{Structural: cs.structural})
+		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u.UnstructuredContent(), old.UnstructuredContent(), cs.validator, apiservervalidation.WithRatcheting(correlated))
+		celOpts = append(celOpts, cel.WithRatcheting(correlated))
+		oldObj = old.Object
 	} else {
 		errs = apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), cs.validator)
+	}
+	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, cs.structural, false)...)
+	if old == nil || len(structurallisttype.ValidateListSetsAndMaps(nil, cs.structural, old.Object)) == 0 {
+		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, cs.structural, u.Object)...)
+	}
+	if cs.cel != nil {
+		if blocked, e := hasBlockingErr(errs); blocked {
+			errs = append(errs, e)
+		} else {
+			celErrs, _ := cs.cel.Validate(ctx, nil, cs.structural, u.Object, oldObj, celconfig.RuntimeCELCostBudget, celOpts...)
+			errs = append(errs, celErrs...)
+		}
 	}
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(gk, u.GetName(), errs)
 	}
 	return nil
+}
+
+// hasBlockingErr reports errors after which upstream does not run CEL rules.
+func hasBlockingErr(errs field.ErrorList) (bool, *field.Error) {
+	for _, err := range errs {
+		switch err.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
+		}
+	}
+	return false, nil
 }

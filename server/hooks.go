@@ -75,7 +75,7 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 		return s.validateCRD(c, o, nil)
 	case *unstructured.Unstructured:
 		if c.res.schema != nil {
-			return c.res.schema.validate(c.res.gvk.GroupKind(), obj, nil)
+			return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), obj, nil)
 		}
 	}
 	return nil
@@ -91,7 +91,7 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object) error {
 	}
 	if u, ok := o.obj.(*unstructured.Unstructured); ok && c.res.schema != nil {
 		ou, _ := old.obj.(*unstructured.Unstructured)
-		return c.res.schema.validate(c.res.gvk.GroupKind(), u, ou)
+		return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
 	}
 	switch obj := o.obj.(type) {
 	case *corev1.Namespace:
