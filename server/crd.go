@@ -11,6 +11,7 @@ import (
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -215,6 +216,14 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
 		if err != nil {
 			sch = nil // validation of the CRD refuses such schemas; serve without one
 		}
+		columns := v.AdditionalPrinterColumns
+		if len(columns) == 0 {
+			columns = []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Age", Type: "date", Description: objectMetaDocs["creationTimestamp"], JSONPath: ".metadata.creationTimestamp"}}
+		}
+		table, err := tableconvertor.New(columns)
+		if err != nil {
+			table = nil // falls back to Name and Age, as upstream falls back to default printing
+		}
 		r := &resource{
 			Resource:   b,
 			gvk:        gvk,
@@ -226,6 +235,7 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
 			subs:       map[string]builtin.Subresource{},
 			crd:        crd.Name,
 			schema:     sch,
+			table:      table,
 		}
 		for _, sub := range b.Subresources {
 			r.subs[sub.Name] = sub

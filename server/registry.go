@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/registry/rest"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
@@ -59,6 +60,8 @@ type resource struct {
 	crd string
 	// schema is the CRD version's schema (nil for built-ins and schemaless versions).
 	schema *crdSchema
+	// table renders a CRD version's additionalPrinterColumns.
+	table rest.TableConvertor
 	// convertField accepts a field selector label and names the field it
 	// matches, or rejects it ("field label not supported").
 	convertField func(label string) (string, bool)

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sort"
 	"strconv"
 	"strings"
@@ -237,6 +238,9 @@ func (s *Server) podCells(pod *corev1.Pod) []any {
 
 // tableFor renders stored objects as a meta.k8s.io Table.
 func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1.Table, error) {
+	if c.res.table != nil {
+		return s.crdTable(c, items, lm)
+	}
 	p, ok := printers[c.res.Group+"/"+c.res.Resource.Resource]
 	if !ok {
 		p = printer{columns: []metav1.TableColumnDefinition{nameColumn, ageColumn}}
@@ -283,3 +287,56 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 }
 
 var _ = time.Second
+
+// crdTable renders custom resources with upstream's table convertor for the
+// CRD version's additionalPrinterColumns.
+func (s *Server) crdTable(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1.Table, error) {
+	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": c.res.apiVersion(), "kind": c.res.listKind, "metadata": map[string]any{}}}
+	for _, data := range items {
+		o, err := c.res.decodeStored(data)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		list.Items = append(list.Items, *o.obj.(*unstructured.Unstructured))
+	}
+	var obj runtime.Object = list
+	if lm == nil && len(list.Items) == 1 {
+		obj = &list.Items[0]
+	}
+	opts := &metav1.TableOptions{IncludeObject: metav1.IncludeMetadata}
+	if v := c.r.URL.Query().Get("includeObject"); v != "" {
+		opts.IncludeObject = metav1.IncludeObjectPolicy(v)
+	}
+	t, err := c.res.table.ConvertToTable(c.ctx(), obj, opts)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	t.APIVersion, t.Kind = "meta.k8s.io/"+c.media.version, "Table"
+	if lm != nil {
+		t.ResourceVersion, t.Continue, t.RemainingItemCount = lm.ResourceVersion, lm.Continue, lm.RemainingItemCount
+	}
+	for i := range t.Rows {
+		switch opts.IncludeObject {
+		case metav1.IncludeMetadata:
+			u := &list.Items[i]
+			pom := metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/" + c.media.version}}
+			pom.ObjectMeta = metaOf(u)
+			b, _ := json.Marshal(&pom)
+			t.Rows[i].Object = runtime.RawExtension{Raw: b}
+		case metav1.IncludeObject:
+			t.Rows[i].Object = runtime.RawExtension{Raw: items[i]}
+		default:
+			t.Rows[i].Object = runtime.RawExtension{}
+		}
+	}
+	return t, nil
+}
+
+// metaOf extracts the ObjectMeta of an unstructured object.
+func metaOf(u *unstructured.Unstructured) metav1.ObjectMeta {
+	var m metav1.ObjectMeta
+	if md, ok := u.Object["metadata"].(map[string]any); ok {
+		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(md, &m)
+	}
+	return m
+}
