@@ -166,3 +166,99 @@ func runtimeToUnstructured(obj any) (*unstructured.Unstructured, error) {
 	}
 	return &unstructured.Unstructured{Object: m}, nil
 }
+
+// TestCustomResourceSelectableFieldsStatusAndScale follows the seed's shirts
+// (selectableFields) and crontabs with status and scale subresources.
+func TestCustomResourceSelectableFieldsStatusAndScale(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	labelPath := ".status.labelSelector"
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
+		ObjectMeta: metav1.ObjectMeta{Name: "shirts.stable.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "stable.example.com", Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "shirts", Singular: "shirt", Kind: "Shirt"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object",
+					Properties: map[string]apiextensionsv1.JSONSchemaProps{
+						"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+							"color": {Type: "string"}, "size": {Type: "string"}, "replicas": {Type: "integer"},
+						}},
+						"status": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+							"replicas": {Type: "integer"}, "labelSelector": {Type: "string"},
+						}},
+					},
+				}},
+				SelectableFields: []apiextensionsv1.SelectableField{{JSONPath: ".spec.color"}, {JSONPath: ".spec.size"}},
+				Subresources: &apiextensionsv1.CustomResourceSubresources{
+					Status: &apiextensionsv1.CustomResourceSubresourceStatus{},
+					Scale:  &apiextensionsv1.CustomResourceSubresourceScale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: &labelPath},
+				},
+			}},
+		},
+	}
+	u, _ := runtimeToUnstructured(crd)
+	if _, err := crds.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	shirts := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "shirts"}).Namespace("default")
+	for _, s := range []struct{ name, color, size string }{{"example1", "blue", "S"}, {"example2", "blue", "M"}, {"example3", "green", "M"}} {
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "stable.example.com/v1", "kind": "Shirt",
+			"metadata": map[string]any{"name": s.name}, "spec": map[string]any{"color": s.color, "size": s.size, "replicas": int64(1)},
+			"status": map[string]any{"replicas": int64(99)}}}
+		created, err := shirts.Create(ctx, obj, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, found := created.Object["status"]; found {
+			t.Errorf("status was kept on create although /status is a subresource")
+		}
+	}
+	for sel, want := range map[string]string{"spec.color=blue": "example1,example2", "spec.color=blue,spec.size=M": "example2", "spec.size!=M": "example1"} {
+		l, err := shirts.List(ctx, metav1.ListOptions{FieldSelector: sel})
+		if err != nil {
+			t.Fatalf("%s: %v", sel, err)
+		}
+		var names []string
+		for _, it := range l.Items {
+			names = append(names, it.GetName())
+		}
+		if strings.Join(names, ",") != want {
+			t.Errorf("%s: %v, want %s", sel, names, want)
+		}
+	}
+	if _, err := shirts.List(ctx, metav1.ListOptions{FieldSelector: "spec.replicas=1"}); !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), "field label not supported: spec.replicas") {
+		t.Errorf("non-selectable field: %v", err)
+	}
+	// /status writes only status.
+	cur, _ := shirts.Get(ctx, "example1", metav1.GetOptions{})
+	_ = unstructured.SetNestedField(cur.Object, int64(3), "status", "replicas")
+	_ = unstructured.SetNestedField(cur.Object, "app=shirt", "status", "labelSelector")
+	_ = unstructured.SetNestedField(cur.Object, "red", "spec", "color")
+	st, err := shirts.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := unstructured.NestedString(st.Object, "spec", "color"); c != "blue" {
+		t.Errorf("a /status write changed spec.color to %q", c)
+	}
+	// The scale subresource follows the CRD's paths.
+	sc, err := clientset(t, cp).RESTClient().Get().AbsPath("/apis/stable.example.com/v1/namespaces/default/shirts/example1/scale").DoRaw(ctx)
+	if err != nil || !strings.Contains(string(sc), `"replicas":1`) || !strings.Contains(string(sc), `"selector":"app=shirt"`) {
+		t.Fatalf("scale: %v %s", err, sc)
+	}
+	_, err = shirts.Patch(ctx, "example1", "application/merge-patch+json", []byte(`{"spec":{"replicas":5}}`), metav1.PatchOptions{}, "scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := shirts.Get(ctx, "example1", metav1.GetOptions{})
+	if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); r != 5 || got.GetGeneration() != 2 {
+		t.Errorf("after scaling: replicas %d generation %d", r, got.GetGeneration())
+	}
+}

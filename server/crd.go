@@ -240,15 +240,14 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
 		for _, sub := range b.Subresources {
 			r.subs[sub.Name] = sub
 		}
-		r.convertField = func(label string) (string, bool) {
-			switch label {
-			case "metadata.name":
-				return label, true
-			case "metadata.namespace":
-				return label, true
-			}
-			return "", false
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			r.scalePaths = v.Subresources.Scale.DeepCopy()
 		}
+		selectable := sets.New("metadata.name", "metadata.namespace")
+		for _, f := range v.SelectableFields {
+			selectable.Insert(strings.TrimPrefix(f.JSONPath, "."))
+		}
+		r.convertField = func(label string) (string, bool) { return label, selectable.Has(label) }
 		if v.Name != storage {
 			r.conv = apiVersionConverter{stored: crd.Spec.Group + "/" + storage, served: crd.Spec.Group + "/" + v.Name}
 		}

@@ -60,6 +60,8 @@ type resource struct {
 	crd string
 	// schema is the CRD version's schema (nil for built-ins and schemaless versions).
 	schema *crdSchema
+	// scalePaths are a CRD version's scale subresource paths.
+	scalePaths *apiextensionsv1.CustomResourceSubresourceScale
 	// table renders a CRD version's additionalPrinterColumns.
 	table rest.TableConvertor
 	// convertField accepts a field selector label and names the field it

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"strings"
+
 	"encoding/json"
 	"fmt"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"mime"
 	"net/http"
 
@@ -29,10 +32,13 @@ func successStatus(code int32) *metav1.Status {
 }
 
 // scaleOf builds the autoscaling/v1 Scale view of a workload.
-func scaleOf(o *object) (*autoscalingv1.Scale, error) {
+func scaleOf(res *resource, o *object) (*autoscalingv1.Scale, error) {
 	m, err := toMap(o.obj)
 	if err != nil {
 		return nil, err
+	}
+	if sp := res.scalePaths; sp != nil {
+		return crdScaleOf(sp, o, m), nil
 	}
 	sc := &autoscalingv1.Scale{
 		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"},
@@ -97,7 +103,7 @@ func (s *Server) serveScale(c *call) error {
 		if err != nil {
 			return err
 		}
-		sc, err := scaleOf(cur)
+		sc, err := scaleOf(c.res, cur)
 		if err != nil {
 			return err
 		}
@@ -130,7 +136,7 @@ func (s *Server) serveScale(c *call) error {
 	scaleGR := schema.GroupResource{Group: "autoscaling", Resource: "scale"}
 	var result *autoscalingv1.Scale
 	_, _, err = s.updateObject(c, false, dry, func(old *object) (*object, error) {
-		cur, err := scaleOf(old)
+		cur, err := scaleOf(c.res, old)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +181,7 @@ func (s *Server) serveScale(c *call) error {
 		if err != nil {
 			return nil, err
 		}
-		if err := setReplicas(next, want.Spec.Replicas); err != nil {
+		if err := setReplicas(c.res, next, want.Spec.Replicas); err != nil {
 			return nil, err
 		}
 		result = want
@@ -188,7 +194,7 @@ func (s *Server) serveScale(c *call) error {
 	if err != nil {
 		return err
 	}
-	sc, err := scaleOf(cur)
+	sc, err := scaleOf(c.res, cur)
 	if err != nil {
 		return err
 	}
@@ -199,15 +205,49 @@ func (s *Server) serveScale(c *call) error {
 }
 
 // setReplicas writes spec.replicas of a workload.
-func setReplicas(o *object, n int32) error {
+func setReplicas(res *resource, o *object, n int32) error {
 	m, err := toMap(o.obj)
 	if err != nil {
 		return err
 	}
-	if err := unstructured.SetNestedField(m, int64(n), "spec", "replicas"); err != nil {
+	path := []string{"spec", "replicas"}
+	if res.scalePaths != nil {
+		path = jsonPathFields(res.scalePaths.SpecReplicasPath)
+	}
+	if err := unstructured.SetNestedField(m, int64(n), path...); err != nil {
 		return err
 	}
 	return setFromMap(o.obj, m)
+}
+
+// jsonPathFields splits a simple JSON path (.spec.replicas) into fields.
+func jsonPathFields(p string) []string {
+	return strings.Split(strings.TrimPrefix(p, "."), ".")
+}
+
+// crdScaleOf builds the Scale of a custom resource from the CRD's scale paths.
+func crdScaleOf(sp *apiextensionsv1.CustomResourceSubresourceScale, o *object, m map[string]any) *autoscalingv1.Scale {
+	sc := &autoscalingv1.Scale{
+		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: o.meta.GetName(), Namespace: o.meta.GetNamespace(), UID: o.meta.GetUID(),
+			ResourceVersion: o.meta.GetResourceVersion(), CreationTimestamp: o.meta.GetCreationTimestamp(),
+		},
+	}
+	if v, ok := getField(m, jsonPathFields(sp.SpecReplicasPath)...); ok {
+		sc.Spec.Replicas = int32(toInt(v))
+	}
+	if v, ok := getField(m, jsonPathFields(sp.StatusReplicasPath)...); ok {
+		sc.Status.Replicas = int32(toInt(v))
+	}
+	if sp.LabelSelectorPath != nil {
+		if v, ok := getField(m, jsonPathFields(*sp.LabelSelectorPath)...); ok {
+			if s, ok := v.(string); ok {
+				sc.Status.Selector = s
+			}
+		}
+	}
+	return sc
 }
 
 // getObject reads and decodes the named object.
