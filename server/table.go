@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sort"
 	"strconv"
@@ -30,9 +32,21 @@ func col(name, typ, format, desc string, priority int32) metav1.TableColumnDefin
 }
 
 var (
-	nameColumn = col("Name", "string", "name", objectMetaDocs["name"], 0)
-	ageColumn  = col("Age", "string", "", objectMetaDocs["creationTimestamp"], 0)
+	nameColumn      = col("Name", "string", "name", objectMetaDocs["name"], 0)
+	ageColumn       = col("Age", "string", "", objectMetaDocs["creationTimestamp"], 0)
+	createdAtColumn = col("Created At", "date", "", objectMetaDocs["creationTimestamp"], 0)
 )
+
+// createdAtPrinter is upstream's default table convertor (Name, Created At),
+// used by resources without a printer of their own.
+var createdAtPrinter = printer{
+	columns: []metav1.TableColumnDefinition{nameColumn, createdAtColumn},
+	cells: func(s *Server, obj runtime.Object) []any {
+		m, _ := meta.Accessor(obj)
+		ts, _ := m.GetCreationTimestamp().MarshalQueryParameter()
+		return []any{m.GetName(), ts}
+	},
+}
 
 // age renders a creation timestamp the way kubectl shows ages.
 func (s *Server) age(t metav1.Time) string {
@@ -45,6 +59,44 @@ func (s *Server) age(t metav1.Time) string {
 // printers holds the column layouts fakeplane knows, keyed by group/resource.
 // Resources without one get Name and Age.
 var printers = map[string]printer{
+	"/limitranges":                           createdAtPrinter,
+	"rbac.authorization.k8s.io/clusterroles": createdAtPrinter,
+	"rbac.authorization.k8s.io/roles":        createdAtPrinter,
+	"storage.k8s.io/csistoragecapacities":    createdAtPrinter,
+	"apiextensions.k8s.io/customresourcedefinitions": {
+		columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			col("Scope", "string", "", "Cluster/Namespaced", 0),
+			col("Versions", "string", "", "Served versions", 0),
+			createdAtColumn,
+			col("Group", "string", "", "API group", 1),
+			col("Kind", "string", "", "CustomResource kind", 1),
+			col("ShortNames", "string", "", "Short names", 1),
+			col("Established", "boolean", "", "Established status", 1),
+		},
+		cells: func(s *Server, obj runtime.Object) []any {
+			crd := obj.(*apiextensionsv1.CustomResourceDefinition)
+			var versions []string
+			for _, v := range crd.Spec.Versions {
+				if !v.Served {
+					continue
+				}
+				if v.Storage {
+					versions = append(versions, v.Name+"(storage)")
+				} else {
+					versions = append(versions, v.Name)
+				}
+			}
+			ts, _ := crd.CreationTimestamp.MarshalQueryParameter()
+			established := false
+			for _, c := range crd.Status.Conditions {
+				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+					established = true
+				}
+			}
+			return []any{crd.Name, string(crd.Spec.Scope), strings.Join(versions, ","), ts, crd.Spec.Group, crd.Spec.Names.Kind, strings.Join(crd.Spec.Names.ShortNames, ","), established}
+		},
+	},
 	"/namespaces": {
 		columns: []metav1.TableColumnDefinition{nameColumn, col("Status", "string", "", "The status of the namespace", 0), ageColumn},
 		cells: func(s *Server, obj runtime.Object) []any {
