@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -23,8 +24,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -408,5 +413,54 @@ func BenchmarkAuthorization(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkStartWith50CRDs is BenchmarkStartToFirstRequest with a folder of
+// 50 CRDs installed before Start returns (WithCRDs).
+func BenchmarkStartWith50CRDs(b *testing.B) {
+	dir := b.TempDir()
+	for i := 0; i < 50; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("crd%02d.yaml", i)), []byte(widgetCRD(i)), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		cp, err := fakeplane.New(fakeplane.WithCRDs(dir))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cp.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := benchClient(b, cp).Discovery().ServerVersion(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		_ = cp.Stop()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkCRDEstablished measures creating a CRD through client-go until
+// its first custom resource is created.
+func BenchmarkCRDEstablished(b *testing.B) {
+	cp := fakeplane.Start(b)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(widgetCRD(i)), &u.Object); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := crds.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		cr := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": fmt.Sprintf("Widget%d", i), "metadata": map[string]any{"name": "w"}}}
+		if _, err := dyn.Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: fmt.Sprintf("widgets%d", i)}).Namespace("default").Create(ctx, cr, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

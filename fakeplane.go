@@ -16,12 +16,16 @@
 package fakeplane
 
 import (
+	"encoding/json"
+
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"log"
 	"log/slog"
 	"net"
@@ -185,6 +189,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	if err := cp.srv.CreateAll(boot); err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+	}
+	if err := cp.loadFixtures(); err != nil {
+		return err
 	}
 
 	cp.httpServer = &http.Server{
@@ -400,4 +407,52 @@ func WriteUserKubeconfig(dataDir, path, userName string, groups ...string) error
 	}
 	cp := &ControlPlane{ca: ca, url: string(url)}
 	return cp.writeKubeconfig(path, userName, kp)
+}
+
+// loadFixtures installs WithCRDs, WithFixtures and WithObjects.
+func (cp *ControlPlane) loadFixtures() error {
+	crdDocs, err := fixtures.LoadPaths(cp.opts.crdPaths...)
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	var docs []fixtures.Doc
+	for _, d := range crdDocs {
+		if d.IsCRD() {
+			docs = append(docs, d)
+		}
+	}
+	more, err := fixtures.LoadPaths(cp.opts.fixturePaths...)
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	docs = append(docs, more...)
+	for i, obj := range cp.opts.objects {
+		b, err := objectJSON(obj)
+		if err != nil {
+			return fmt.Errorf("fakeplane: WithObjects[%d]: %w", i, err)
+		}
+		var head struct{ Kind string }
+		_ = json.Unmarshal(b, &head)
+		docs = append(docs, fixtures.Doc{JSON: b, Source: fmt.Sprintf("WithObjects[%d]", i), Kind: head.Kind})
+	}
+	for _, d := range fixtures.Order(docs) {
+		if err := cp.srv.Create(d.JSON); err != nil {
+			return fmt.Errorf("fakeplane: %s: %w", d.Source, err)
+		}
+	}
+	return nil
+}
+
+// objectJSON encodes an object with its apiVersion and kind, taking them
+// from client-go's scheme when the object does not carry them.
+func objectJSON(obj runtime.Object) ([]byte, error) {
+	if obj.GetObjectKind().GroupVersionKind().Kind == "" {
+		gvks, _, err := clientgoscheme.Scheme.ObjectKinds(obj)
+		if err != nil || len(gvks) == 0 {
+			return nil, fmt.Errorf("object of type %T has no apiVersion/kind: %v", obj, err)
+		}
+		obj = obj.DeepCopyObject()
+		obj.GetObjectKind().SetGroupVersionKind(gvks[0])
+	}
+	return json.Marshal(obj)
 }

@@ -2,6 +2,7 @@ package fakeplane
 
 import (
 	"crypto/x509"
+	"k8s.io/apimachinery/pkg/runtime"
 	"time"
 
 	"github.com/fakeplane/fakeplane/auth"
@@ -28,6 +29,9 @@ type options struct {
 	requestHeader  *RequestHeader
 	clock          func() time.Time
 	clientCAs      [][]byte
+	crdPaths       []string
+	fixturePaths   []string
+	objects        []runtime.Object
 }
 
 // RequestHeader configures an authenticating front proxy
@@ -114,4 +118,25 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.clock 
 // bundle (--client-ca-file), besides the control plane's own CA.
 func WithClientCA(pem []byte) Option {
 	return func(o *options) { o.clientCAs = append(o.clientCAs, pem) }
+}
+
+// WithCRDs installs the CustomResourceDefinitions found in YAML or JSON files
+// or directories (like envtest's CRDDirectoryPaths) before Start returns;
+// other kinds in those files are ignored.
+func WithCRDs(paths ...string) Option {
+	return func(o *options) { o.crdPaths = append(o.crdPaths, paths...) }
+}
+
+// WithFixtures loads every object found in YAML or JSON files or
+// directories before Start returns: CRDs first, then namespaces, then the
+// rest (the CLI's --fixtures).
+func WithFixtures(paths ...string) Option {
+	return func(o *options) { o.fixturePaths = append(o.fixturePaths, paths...) }
+}
+
+// WithObjects creates objects (built-in types or unstructured, with their
+// apiVersion and kind, or a kind client-go's scheme knows) after the CRDs
+// and fixtures, before Start returns.
+func WithObjects(objs ...runtime.Object) Option {
+	return func(o *options) { o.objects = append(o.objects, objs...) }
 }

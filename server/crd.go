@@ -12,6 +12,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -97,9 +98,14 @@ func (s *Server) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 		return
 	}
 	s.registry.setCRD(crd)
+	now := metav1.NewTime(s.now().Truncate(timePrecision))
+	want := crd.DeepCopy()
+	crdStatus(want, now)
+	if equality.Semantic.DeepEqual(want.Status, crd.Status) {
+		return
+	}
 	c := s.internalCall("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", crd.Name, "update")
 	c.info.Subresource = "status"
-	now := metav1.NewTime(s.now().Truncate(timePrecision))
 	_, _, err := s.updateKey(c, crd.Name, crd.Name, internalWrite, false, func(old *object) (*object, error) {
 		cur := old.obj.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
 		crdStatus(cur, now)

@@ -72,7 +72,12 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 	case *corev1.Secret:
 		s.fillServiceAccountTokenSecret(obj)
 	case *apiextensionsv1.CustomResourceDefinition:
-		return s.validateCRD(c, o, nil)
+		if err := s.validateCRD(c, o, nil); err != nil {
+			return err
+		}
+		// What upstream's naming and establishing controllers set right
+		// after the create is set with it.
+		crdStatus(obj, metav1.NewTime(s.now().Truncate(timePrecision)))
 	case *unstructured.Unstructured:
 		if c.res.schema != nil {
 			return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), obj, nil)

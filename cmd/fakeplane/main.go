@@ -48,6 +48,8 @@ func run(args []string) error {
 	rhUser := fs.String("requestheader-username-headers", "X-Remote-User", "comma-separated headers naming the user")
 	rhGroup := fs.String("requestheader-group-headers", "X-Remote-Group", "comma-separated headers naming the groups")
 	rhExtra := fs.String("requestheader-extra-headers-prefix", "X-Remote-Extra-", "comma-separated prefixes of extra-info headers")
+	var fixtureDirs multiFlag
+	fs.Var(&fixtureDirs, "fixtures", "load the objects in this YAML file or directory at start, CRDs first (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -64,7 +66,7 @@ func run(args []string) error {
 	if *dataDir != "" {
 		opts = append(opts, fakeplane.WithDataDir(*dataDir))
 	}
-	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode))
+	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode), fakeplane.WithFixtures(fixtureDirs...))
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
 	}
