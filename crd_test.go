@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -261,4 +262,56 @@ func TestCustomResourceSelectableFieldsStatusAndScale(t *testing.T) {
 	if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); r != 5 || got.GetGeneration() != 2 {
 		t.Errorf("after scaling: replicas %d generation %d", r, got.GetGeneration())
 	}
+}
+
+// TestCRDDefaultsOnReadAndNamespaceDeletion adds a default to a CRD with
+// objects already stored (they read back defaulted) and deletes a namespace
+// holding custom objects.
+func TestCRDDefaultsOnReadAndNamespaceDeletion(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	crd := crontabCRD()
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	props := []string{"schema", "openAPIV3Schema", "properties", "spec", "properties"}
+	v0 := versions[0].(map[string]any)
+	_ = unstructured.SetNestedField(v0, map[string]any{"type": "string"}, append(props, "image")...)
+	_ = unstructured.SetNestedField(crd.Object, versions, "spec", "versions")
+	created, err := crds.Create(ctx, crd, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := clientset(t, cp).CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crontabs := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"})
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": map[string]any{"name": "old"}, "spec": map[string]any{"cronSpec": "* * * * */5"}}}
+	if _, err := crontabs.Namespace("team").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A later version of the CRD defaults image.
+	versions, _, _ = unstructured.NestedSlice(created.Object, "spec", "versions")
+	v0 = versions[0].(map[string]any)
+	_ = unstructured.SetNestedField(v0, map[string]any{"type": "string", "default": "busybox"}, append(props, "image")...)
+	_ = unstructured.SetNestedField(created.Object, versions, "spec", "versions")
+	if _, err := crds.Update(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := crontabs.Namespace("team").Get(ctx, "old", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, _, _ := unstructured.NestedString(got.Object, "spec", "image"); img != "busybox" {
+		t.Errorf("default not applied on read: %v", got.Object["spec"])
+	}
+	// Deleting the namespace deletes its custom objects.
+	if err := clientset(t, cp).CoreV1().Namespaces().Delete(ctx, "team", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		l, err := crontabs.List(ctx, metav1.ListOptions{})
+		return err == nil && len(l.Items) == 0
+	})
 }

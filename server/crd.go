@@ -257,6 +257,9 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
 		if v.Name != storage {
 			r.conv = apiVersionConverter{stored: crd.Spec.Group + "/" + storage, served: crd.Spec.Group + "/" + v.Name}
 		}
+		if sch != nil && hasDefaults(sch.structural) {
+			r.conv = defaultingConverter{inner: r.conv, schema: sch}
+		}
 		out = append(out, r)
 	}
 	return out

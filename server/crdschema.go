@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 
 	"fmt"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
@@ -117,4 +118,57 @@ func hasBlockingErr(errs field.ErrorList) (bool, *field.Error) {
 		}
 	}
 	return false, nil
+}
+
+// hasDefaults reports whether a structural schema defaults anything.
+func hasDefaults(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	if s.Default.Object != nil {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasDefaults(&p) {
+			return true
+		}
+	}
+	if s.Items != nil && hasDefaults(s.Items) {
+		return true
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil && hasDefaults(s.AdditionalProperties.Structural) {
+		return true
+	}
+	return false
+}
+
+// defaultingConverter applies a CRD version's defaults to objects read from
+// storage, as kube-apiserver does when it decodes them (the stored object is
+// not rewritten).
+type defaultingConverter struct {
+	inner  converter // the version conversion, or nil
+	schema *crdSchema
+}
+
+func (d defaultingConverter) toStorage(served []byte) ([]byte, error) {
+	if d.inner == nil {
+		return served, nil
+	}
+	return d.inner.toStorage(served)
+}
+
+func (d defaultingConverter) fromStorage(stored []byte) ([]byte, error) {
+	data := stored
+	if d.inner != nil {
+		var err error
+		if data, err = d.inner.fromStorage(stored); err != nil {
+			return nil, err
+		}
+	}
+	var m map[string]any
+	if err := jsonUnmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	structuraldefaulting.Default(m, d.schema.structural)
+	return json.Marshal(m)
 }
