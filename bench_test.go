@@ -464,3 +464,90 @@ func BenchmarkCRDEstablished(b *testing.B) {
 		}
 	}
 }
+
+// celCRD is a CRD whose spec carries 10 CEL rules.
+func celCRD() string {
+	var rules strings.Builder
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&rules, "            - rule: \"self.replicas >= %d || self.name.startsWith('x')\"\n", -i)
+	}
+	return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: rules.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: rules, singular: rule, kind: Rule}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+` + rules.String() + `            properties:
+              replicas: {type: integer}
+              name: {type: string, maxLength: 64}
+`
+}
+
+// BenchmarkCreateCustomResourceWith10CELRules creates custom objects whose
+// schema has 10 CEL rules.
+func BenchmarkCreateCustomResourceWith10CELRules(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(celCRD()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	cp := fakeplane.Start(b, fakeplane.WithCRDs(dir))
+	rules := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "rules"}).Namespace("default")
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Rule",
+			"metadata": map[string]any{"name": fmt.Sprintf("r%d", i)}, "spec": map[string]any{"replicas": int64(3), "name": "abc"}}}
+		if _, err := rules.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkList10kCustomResources lists 10,000 custom objects through the
+// dynamic client.
+func BenchmarkList10kCustomResources(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(widgetCRD(0)), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	cp := fakeplane.Start(b, fakeplane.WithCRDs(dir))
+	widgets := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets0"}).Namespace("default")
+	ctx := context.Background()
+	const n, workers = 10000, 8
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget0",
+					"metadata": map[string]any{"name": fmt.Sprintf("w%05d", i)}, "spec": map[string]any{"size": int64(i % 7)}}}
+				if _, err := widgets.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l, err := widgets.List(ctx, metav1.ListOptions{})
+		if err != nil || len(l.Items) != n {
+			b.Fatalf("list: %v %d", err, len(l.Items))
+		}
+	}
+}

@@ -23,6 +23,7 @@ type encEntry struct {
 	rev    int64
 	labels labels.Set
 	proto  map[string][]byte // by apiVersion: the object's protobuf message, without the envelope
+	served map[string][]byte // by apiVersion: the JSON served, when it differs from what is stored
 }
 
 func newEncCache() *encCache { return &encCache{m: map[string]*encEntry{}} }
@@ -167,4 +168,27 @@ func (ec *encCache) putProto(r *resource, key string, rev int64, obj runtime.Obj
 	}
 	e.proto[r.apiVersion()] = p
 	ec.mu.Unlock()
+}
+
+// servedOf returns a stored object as its resource serves it (converted,
+// defaulted), converting it at most once per revision.
+func (ec *encCache) servedOf(r *resource, key string, rev int64, stored []byte) []byte {
+	if r.conv == nil {
+		return stored
+	}
+	e := ec.entry(r.bucket, key, rev)
+	ec.mu.Lock()
+	b := e.served[r.apiVersion()]
+	ec.mu.Unlock()
+	if b != nil {
+		return b
+	}
+	b = r.fromStorage(stored)
+	ec.mu.Lock()
+	if e.served == nil {
+		e.served = map[string][]byte{}
+	}
+	e.served[r.apiVersion()] = b
+	ec.mu.Unlock()
+	return b
 }

@@ -263,7 +263,7 @@ func (s *Server) list(c *call) error {
 	}
 	items := make([][]byte, len(res.Items))
 	for i, it := range res.Items {
-		items[i] = c.res.fromStorage(it.Value)
+		items[i] = s.enc.servedOf(c.res, it.Key, it.Revision, it.Value)
 	}
 	if c.media.as == "Table" {
 		t, err := s.tableFor(c, items, &lm)

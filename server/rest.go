@@ -173,7 +173,7 @@ func (s *Server) get(c *call) error {
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	return s.writeObject(c, http.StatusOK, c.res.fromStorage(obj.Value))
+	return s.writeObject(c, http.StatusOK, s.enc.servedOf(c.res, obj.Key, obj.Revision, obj.Value))
 }
 
 // writeObject answers with one stored (JSON) object in the negotiated format.

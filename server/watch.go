@@ -178,7 +178,7 @@ func (s *Server) watch(c *call) error {
 			return apierrors.NewInternalError(err)
 		}
 		for _, it := range lst.Items {
-			initial = append(initial, c.res.fromStorage(it.Value))
+			initial = append(initial, s.enc.servedOf(c.res, it.Key, it.Revision, it.Value))
 			initialKeys = append(initialKeys, it.Key)
 			initialRevs = append(initialRevs, it.Revision)
 		}
@@ -278,7 +278,11 @@ func (s *Server) watch(c *call) error {
 			if ev.Type == store.Deleted {
 				rev = 0 // the final state is not cached
 			}
-			if err := enc.sendObject(typ, c.res.fromStorage(obj), ev.Key, rev); err != nil {
+			served := c.res.fromStorage(obj)
+			if rev > 0 {
+				served = s.enc.servedOf(c.res, ev.Key, rev, obj)
+			}
+			if err := enc.sendObject(typ, served, ev.Key, rev); err != nil {
 				return nil
 			}
 		}
