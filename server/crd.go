@@ -294,7 +294,25 @@ func (g *registry) setCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 		g.byGVR[schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource}] = r
 	}
 	g.crds[crd.Name] = rs
+	g.crdObjs[crd.Name] = crd.DeepCopy()
 	g.rebuildGroupVersionsLocked()
+}
+
+// crdsServing returns the CRDs that serve a group/version.
+func (g *registry) crdsServing(group, version string) []*apiextensionsv1.CustomResourceDefinition {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for name, rs := range g.crds {
+		for _, r := range rs {
+			if r.Group == group && r.Version == version {
+				out = append(out, g.crdObjs[name])
+				break
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // removeCRD stops serving a CRD.
@@ -310,6 +328,7 @@ func (g *registry) removeCRDLocked(name string) {
 		delete(g.byGVR, schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource})
 	}
 	delete(g.crds, name)
+	delete(g.crdObjs, name)
 }
 
 // crdResourcesOf returns the served resources of a CRD.

@@ -4,6 +4,8 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
+	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
+	"k8s.io/kube-openapi/pkg/spec3"
 	"net/http"
 	"strings"
 )
@@ -99,7 +101,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 			if gv.Group == "" {
 				key = "api/" + gv.Version
 			}
-			b, _ := json.Marshal(s.openAPIv3GroupDoc(gv.Group, gv.Version))
+			b := s.openAPIv3Doc(gv.Group, gv.Version)
 			sum := sha512.Sum512(b)
 			idx[key] = map[string]any{"serverRelativeURL": "/openapi/v3/" + key + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
 		}
@@ -121,10 +123,36 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 			writeError(w, r, notFoundPath())
 			return
 		}
-		b, _ := json.Marshal(s.openAPIv3GroupDoc(group, version))
+		b := s.openAPIv3Doc(group, version)
 		w.Header().Set("Cache-Control", "public, immutable")
 		writeBytes(w, r, http.StatusOK, mediaJSON, b)
 	default:
 		writeError(w, r, notFoundPath())
 	}
+}
+
+// openAPIv3Doc is the OpenAPI v3 document of a group/version: for the
+// group/versions of CRDs, upstream's builder output (schemas included, so
+// kubectl explain works), merged over the CRDs serving it; for built-ins,
+// the path index.
+func (s *Server) openAPIv3Doc(group, version string) []byte {
+	var specs []*spec3.OpenAPI
+	for _, crd := range s.registry.crdsServing(group, version) {
+		doc, err := openapibuilder.BuildOpenAPIV3(crd, version, openapibuilder.Options{})
+		if err != nil {
+			s.log.Warn("openapi v3 for CRD", "crd", crd.Name, "err", err)
+			continue
+		}
+		specs = append(specs, doc)
+	}
+	if len(specs) > 0 {
+		merged, err := openapibuilder.MergeSpecsV3(specs...)
+		if err == nil {
+			if b, err := json.Marshal(merged); err == nil {
+				return b
+			}
+		}
+	}
+	b, _ := json.Marshal(s.openAPIv3GroupDoc(group, version))
+	return b
 }

@@ -85,6 +85,8 @@ type registry struct {
 	builtinGVs []builtin.GroupVersion
 	// crds maps a CRD name to the resources it serves.
 	crds map[string][]*resource
+	// crdObjs maps a CRD name to the CRD itself.
+	crdObjs map[string]*apiextensionsv1.CustomResourceDefinition
 }
 
 // Resources whose strategies set metadata.generation, from upstream's registry.
@@ -135,7 +137,7 @@ func nameValidator(group, res string) validation.ValidateNameFunc {
 }
 
 func newRegistry() (*registry, error) {
-	reg := &registry{byGVR: map[schema.GroupVersionResource]*resource{}, crds: map[string][]*resource{}}
+	reg := &registry{byGVR: map[schema.GroupVersionResource]*resource{}, crds: map[string][]*resource{}, crdObjs: map[string]*apiextensionsv1.CustomResourceDefinition{}}
 	reg.builtinGVs = builtin.GroupVersions()
 	reg.groupVersions = builtin.GroupVersions()
 	scheme := typesScheme()
