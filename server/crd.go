@@ -372,3 +372,15 @@ func (g *registry) rebuildGroupVersionsLocked() {
 	}
 	g.groupVersions = out
 }
+
+// allCRDs returns the served CRDs by name.
+func (g *registry) allCRDs() []*apiextensionsv1.CustomResourceDefinition {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(g.crdObjs))
+	for _, crd := range g.crdObjs {
+		out = append(out, crd)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

@@ -5,7 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/kube-openapi/pkg/handler"
 	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	"net/http"
 	"strings"
 )
@@ -90,8 +93,7 @@ func (s *Server) version() VersionInfo {
 }
 
 // serveOpenAPI answers /openapi/v3 (the index), /openapi/v3/{api,apis}/...
-// (one group/version) and /openapi/v2 (not served yet: 404, so that clients
-// fall back to their built-in knowledge instead of trusting an empty spec).
+// (one group/version) and /openapi/v2 (CRDs only).
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path string) {
 	switch {
 	case path == "/openapi/v3":
@@ -126,9 +128,57 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 		b := s.openAPIv3Doc(group, version)
 		w.Header().Set("Cache-Control", "public, immutable")
 		writeBytes(w, r, http.StatusOK, mediaJSON, b)
+	case path == "/openapi/v2":
+		s.serveOpenAPIv2(w, r)
 	default:
 		writeError(w, r, notFoundPath())
 	}
+}
+
+// openAPIv2ProtobufMediaType is the protobuf form of /openapi/v2.
+const openAPIv2ProtobufMediaType = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+// serveOpenAPIv2 answers /openapi/v2 with the definitions and paths of the
+// CRDs (upstream's builder, merged); built-in types are described by
+// /openapi/v3 only for now.
+func (s *Server) serveOpenAPIv2(w http.ResponseWriter, r *http.Request) {
+	static := &spec.Swagger{SwaggerProps: spec.SwaggerProps{
+		Swagger: "2.0",
+		Info:    &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: s.version().GitVersion}},
+		Paths:   &spec.Paths{Paths: map[string]spec.PathItem{}},
+	}}
+	var crdSpecs []*spec.Swagger
+	for _, crd := range s.registry.allCRDs() {
+		for _, v := range crd.Spec.Versions {
+			if !v.Served {
+				continue
+			}
+			sw, err := openapibuilder.BuildOpenAPIV2(crd, v.Name, openapibuilder.Options{V2: true})
+			if err != nil {
+				s.log.Warn("openapi v2 for CRD", "crd", crd.Name, "err", err)
+				continue
+			}
+			crdSpecs = append(crdSpecs, sw)
+		}
+	}
+	merged, err := openapibuilder.MergeSpecs(static, crdSpecs...)
+	if err != nil {
+		writeError(w, r, apierrors.NewInternalError(err))
+		return
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		writeError(w, r, apierrors.NewInternalError(err))
+		return
+	}
+	if strings.Contains(r.Header.Get("Accept"), openAPIv2ProtobufMediaType) {
+		pb, err := handler.ToProtoBinary(b)
+		if err == nil {
+			writeRaw(w, http.StatusOK, openAPIv2ProtobufMediaType, pb)
+			return
+		}
+	}
+	writeBytes(w, r, http.StatusOK, mediaJSON, b)
 }
 
 // openAPIv3Doc is the OpenAPI v3 document of a group/version: for the
