@@ -467,33 +467,11 @@ func BenchmarkCRDEstablished(b *testing.B) {
 
 // celCRD is a CRD whose spec carries 10 CEL rules.
 func celCRD() string {
-	var rules strings.Builder
+	var rules []string
 	for i := 0; i < 10; i++ {
-		fmt.Fprintf(&rules, "            - rule: \"self.replicas >= %d || self.name.startsWith('x')\"\n", -i)
+		rules = append(rules, fmt.Sprintf("self.replicas >= %d || self.name.startsWith('x')", -i))
 	}
-	return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: rules.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: rules, singular: rule, kind: Rule}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-` + rules.String() + `            properties:
-              replicas: {type: integer}
-              name: {type: string, maxLength: 64}
-`
+	return celCRDYAML("rules", "              replicas: {type: integer}\n              name: {type: string, maxLength: 64}\n", rules...)
 }
 
 // BenchmarkCreateCustomResourceWith10CELRules creates custom objects whose
@@ -504,11 +482,11 @@ func BenchmarkCreateCustomResourceWith10CELRules(b *testing.B) {
 		b.Fatal(err)
 	}
 	cp := fakeplane.Start(b, fakeplane.WithCRDs(dir))
-	rules := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "rules"}).Namespace("default")
+	rules := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(schema.GroupVersionResource{Group: "cel.example.com", Version: "v1", Resource: "rules"}).Namespace("default")
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Rule",
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "cel.example.com/v1", "kind": "Krules",
 			"metadata": map[string]any{"name": fmt.Sprintf("r%d", i)}, "spec": map[string]any{"replicas": int64(3), "name": "abc"}}}
 		if _, err := rules.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
