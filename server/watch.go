@@ -72,59 +72,58 @@ func (e *watchEncoder) sendObject(typ string, obj []byte, key string, rev int64)
 		obj = b
 	}
 	if e.c.media.kind == mediaProtobuf {
-		if rev > 0 && typ != "ERROR" && typ != "BOOKMARK" {
-			msg, err := e.s.enc.protoOf(e.c.res, key, rev, obj)
-			if err != nil {
-				return err
-			}
-			raw, err := protobufEnvelope(e.c.res.apiVersion(), e.c.res.Kind, msg)
-			if err != nil {
-				return err
-			}
-			frame, err := protobufWatchFrameRaw(typ, raw)
-			if err != nil {
-				return err
-			}
-			if _, err := e.c.w.Write(frame); err != nil {
-				return err
-			}
-			e.flusher.Flush()
-			return nil
-		}
-		var obj2 runtime.Object
-		var err error
-		if typ == "ERROR" {
-			st := &metav1.Status{}
-			if err = json.Unmarshal(obj, st); err == nil {
-				st.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("Status"))
-				obj2 = st
-			}
-		} else {
-			obj2, err = e.c.res.typedFromStored(obj)
-		}
+		frame, err := e.protobufFrame(typ, obj, key, rev)
 		if err != nil {
 			return err
 		}
-		frame, err := protobufWatchFrame(typ, obj2)
-		if err != nil {
-			return err
-		}
-		if _, err := e.c.w.Write(frame); err != nil {
-			return err
-		}
-		e.flusher.Flush()
-		return nil
+		return e.write(frame)
 	}
 	e.buf.WriteString(`{"type":`)
 	e.buf.WriteString(strconv.Quote(typ))
 	e.buf.WriteString(`,"object":`)
 	e.buf.Write(obj)
 	e.buf.WriteString("}\n")
-	if _, err := e.c.w.Write(e.buf.Bytes()); err != nil {
+	return e.write(e.buf.Bytes())
+}
+
+// write sends one encoded event and flushes it to the client.
+func (e *watchEncoder) write(b []byte) error {
+	if _, err := e.c.w.Write(b); err != nil {
 		return err
 	}
 	e.flusher.Flush()
 	return nil
+}
+
+// protobufFrame encodes one event for a protobuf watch stream, from the
+// object's cached encoding when its key and revision are known.
+func (e *watchEncoder) protobufFrame(typ string, obj []byte, key string, rev int64) ([]byte, error) {
+	if rev > 0 && typ != "ERROR" && typ != "BOOKMARK" {
+		msg, err := e.s.enc.protoOf(e.c.res, key, rev, obj)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := protobufEnvelope(e.c.res.apiVersion(), e.c.res.Kind, msg)
+		if err != nil {
+			return nil, err
+		}
+		return protobufWatchFrameRaw(typ, raw)
+	}
+	var typed runtime.Object
+	if typ == "ERROR" {
+		st := &metav1.Status{}
+		if err := json.Unmarshal(obj, st); err != nil {
+			return nil, err
+		}
+		st.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("Status"))
+		typed = st
+	} else {
+		var err error
+		if typed, err = e.c.res.typedFromStored(obj); err != nil {
+			return nil, err
+		}
+	}
+	return protobufWatchFrame(typ, typed)
 }
 
 // bookmark builds a BOOKMARK object: the kind with only its resourceVersion
