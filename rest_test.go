@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -193,5 +194,67 @@ func TestProtobuf(t *testing.T) {
 	code, ctype, _ = rawRequest(t, cp, "GET", "/api/v1/namespaces", "", nil, http.Header{"Accept": {"application/json;as=Table;v=v1;g=meta.k8s.io, application/vnd.kubernetes.protobuf"}})
 	if code != 200 || ctype != "application/json" {
 		t.Errorf("table before protobuf: %d %s", code, ctype)
+	}
+}
+
+// TestBuiltinDefaults checks the defaults kube-apiserver v1.37 stores for a
+// minimal Deployment, Service and Pod (compared with a real server).
+func TestBuiltinDefaults(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	dep, err := cs.AppsV1().Deployments("default").Create(ctx, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "d"},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := dep.Spec.Template.Spec
+	if *dep.Spec.Replicas != 1 || dep.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || dep.Spec.Strategy.RollingUpdate.MaxSurge.String() != "25%" ||
+		*dep.Spec.RevisionHistoryLimit != 10 || *dep.Spec.ProgressDeadlineSeconds != 600 || ps.DNSPolicy != corev1.DNSClusterFirst ||
+		ps.SchedulerName != "default-scheduler" || *ps.TerminationGracePeriodSeconds != 30 || ps.Containers[0].ImagePullPolicy != corev1.PullAlways ||
+		ps.Containers[0].TerminationMessagePath != "/dev/termination-log" {
+		t.Errorf("deployment defaults: %+v", dep.Spec)
+	}
+	svc, err := cs.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "x"}, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.Spec.Type != corev1.ServiceTypeClusterIP || !strings.HasPrefix(svc.Spec.ClusterIP, "10.0.0.") || svc.Spec.ClusterIP == "10.0.0.1" ||
+		svc.Spec.Ports[0].TargetPort.IntValue() != 80 || svc.Spec.Ports[0].Protocol != corev1.ProtocolTCP || svc.Spec.IPFamilies[0] != corev1.IPv4Protocol {
+		t.Errorf("service defaults: %+v", svc.Spec)
+	}
+	// An update that omits the ClusterIP keeps it.
+	svc.Spec.ClusterIP, svc.Spec.ClusterIPs = "", nil
+	svc.Labels = map[string]string{"x": "y"}
+	upd, err := cs.CoreV1().Services("default").Update(ctx, svc, metav1.UpdateOptions{})
+	if err != nil || upd.Spec.ClusterIP == "" {
+		t.Errorf("service update: %v %q", err, upd.Spec.ClusterIP)
+	}
+	_, err = cs.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s2"},
+		Spec: corev1.ServiceSpec{ClusterIP: "10.0.0.1", Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "provided IP is already allocated") {
+		t.Errorf("taken ClusterIP: %v", err)
+	}
+	pod, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pod.Spec.ServiceAccountName != "default" || len(pod.Spec.Volumes) != 1 || !strings.HasPrefix(pod.Spec.Volumes[0].Name, "kube-api-access-") ||
+		len(pod.Spec.Tolerations) != 2 || *pod.Spec.Priority != 0 || !*pod.Spec.EnableServiceLinks || pod.Spec.Containers[0].ImagePullPolicy != corev1.PullIfNotPresent {
+		t.Errorf("pod defaults: %+v", pod.Spec)
+	}
+	_, err = cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p2"},
+		Spec: corev1.PodSpec{ServiceAccountName: "nope", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) || err.Error() != `pods "p2" is forbidden: error looking up service account default/nope: serviceaccount "nope" not found` {
+		t.Errorf("missing service account: %v", err)
 	}
 }

@@ -64,7 +64,16 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 		labels[corev1.LabelMetadataName] = obj.Name
 		obj.SetLabels(labels)
 	case *corev1.Pod:
+		if err := s.admitPod(c, obj); err != nil {
+			return err
+		}
 		obj.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(obj)}
+	case *corev1.Service:
+		if c.user != systemUser || obj.Spec.ClusterIP == "" {
+			if err := s.allocateServiceIP(obj); err != nil {
+				return err
+			}
+		}
 	case *corev1.PersistentVolume:
 		obj.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
 	case *corev1.PersistentVolumeClaim:
@@ -99,6 +108,8 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object) error {
 		return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
 	}
 	switch obj := o.obj.(type) {
+	case *corev1.Service:
+		keepAllocatedServiceFields(obj, old.obj.(*corev1.Service))
 	case *corev1.Namespace:
 		if c.info.Subresource != "finalize" {
 			obj.Spec.Finalizers = old.obj.(*corev1.Namespace).Spec.Finalizers
