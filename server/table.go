@@ -3,6 +3,9 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -58,7 +61,106 @@ func (s *Server) age(t metav1.Time) string {
 
 // printers holds the column layouts fakeplane knows, keyed by group/resource.
 // Resources without one get Name and Age.
+// bindingPrinter renders RoleBindings and ClusterRoleBindings.
+func bindingPrinter(roleDesc, kind string) printer {
+	return printer{
+		columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			col("Role", "string", "", roleDesc, 0),
+			ageColumn,
+			col("Users", "string", "", "Users in the "+kind, 1),
+			col("Groups", "string", "", "Groups in the "+kind, 1),
+			col("ServiceAccounts", "string", "", "ServiceAccounts in the "+kind, 1),
+		},
+		cells: func(s *Server, obj runtime.Object) []any {
+			var name string
+			var ref rbacv1.RoleRef
+			var subjects []rbacv1.Subject
+			var created metav1.Time
+			switch b := obj.(type) {
+			case *rbacv1.RoleBinding:
+				name, ref, subjects, created = b.Name, b.RoleRef, b.Subjects, b.CreationTimestamp
+			case *rbacv1.ClusterRoleBinding:
+				name, ref, subjects, created = b.Name, b.RoleRef, b.Subjects, b.CreationTimestamp
+			}
+			var users, groups, sas []string
+			for _, sub := range subjects {
+				switch sub.Kind {
+				case rbacv1.UserKind:
+					users = append(users, sub.Name)
+				case rbacv1.GroupKind:
+					groups = append(groups, sub.Name)
+				case rbacv1.ServiceAccountKind:
+					sas = append(sas, sub.Namespace+"/"+sub.Name)
+				}
+			}
+			return []any{name, ref.Kind + "/" + ref.Name, s.age(created), strings.Join(users, ", "), strings.Join(groups, ", "), strings.Join(sas, ", ")}
+		},
+	}
+}
+
 var printers = map[string]printer{
+	"rbac.authorization.k8s.io/rolebindings":        bindingPrinter("roleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.", "roleBinding"),
+	"rbac.authorization.k8s.io/clusterrolebindings": bindingPrinter("roleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.", "clusterRoleBinding"),
+	"scheduling.k8s.io/priorityclasses": {
+		columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			col("Value", "integer", "", "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.", 0),
+			col("Global-Default", "boolean", "", "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.", 0),
+			ageColumn,
+			col("PreemptionPolicy", "string", "", "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.", 0),
+		},
+		cells: func(s *Server, obj runtime.Object) []any {
+			pc := obj.(*schedulingv1.PriorityClass)
+			policy := ""
+			if pc.PreemptionPolicy != nil {
+				policy = string(*pc.PreemptionPolicy)
+			}
+			return []any{pc.Name, int64(pc.Value), pc.GlobalDefault, s.age(pc.CreationTimestamp), policy}
+		},
+	},
+	"coordination.k8s.io/leases": {
+		columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			col("Holder", "string", "", "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.", 0),
+			ageColumn,
+		},
+		cells: func(s *Server, obj runtime.Object) []any {
+			l := obj.(*coordinationv1.Lease)
+			holder := ""
+			if l.Spec.HolderIdentity != nil {
+				holder = *l.Spec.HolderIdentity
+			}
+			return []any{l.Name, holder, s.age(l.CreationTimestamp)}
+		},
+	},
+	"apps/replicasets": {
+		columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			col("Desired", "integer", "", "Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset", 0),
+			col("Current", "integer", "", "Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset", 0),
+			col("Ready", "integer", "", "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.", 0),
+			ageColumn,
+			col("Containers", "string", "", "Names of each container in the template.", 1),
+			col("Images", "string", "", "Images referenced by each container in the template.", 1),
+			col("Selector", "string", "", "Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
+		},
+		cells: func(s *Server, obj runtime.Object) []any {
+			rs := obj.(*appsv1.ReplicaSet)
+			want := int32(1)
+			if rs.Spec.Replicas != nil {
+				want = *rs.Spec.Replicas
+			}
+			names, images := containerNamesImages(rs.Spec.Template.Spec.Containers)
+			sel := "<none>"
+			if rs.Spec.Selector != nil {
+				if ls, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector); err == nil {
+					sel = ls.String()
+				}
+			}
+			return []any{rs.Name, int64(want), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), s.age(rs.CreationTimestamp), names, images, sel}
+		},
+	},
 	"/limitranges":                           createdAtPrinter,
 	"rbac.authorization.k8s.io/clusterroles": createdAtPrinter,
 	"rbac.authorization.k8s.io/roles":        createdAtPrinter,
