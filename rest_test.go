@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
@@ -256,5 +257,66 @@ func TestBuiltinDefaults(t *testing.T) {
 		Spec: corev1.PodSpec{ServiceAccountName: "nope", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{})
 	if !apierrors.IsForbidden(err) || err.Error() != `pods "p2" is forbidden: error looking up service account default/nope: serviceaccount "nope" not found` {
 		t.Errorf("missing service account: %v", err)
+	}
+}
+
+// TestImmutableFields checks upstream's immutable-field rules and messages
+// (recorded from a real v1.37 server).
+func TestImmutableFields(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	yes := true
+	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "imm"}, Data: map[string]string{"a": "b"}, Immutable: &yes}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Secrets("default").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "imm"}, Data: map[string][]byte{"a": []byte("b")}, Immutable: &yes}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: appsv1.DeploymentSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}},
+	}}
+	if _, err := cs.AppsV1().Deployments("default").Create(ctx, dep, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := cs.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "10.0.0.250"
+	if svc.Spec.ClusterIP == other {
+		other = "10.0.0.251"
+	}
+	for _, tc := range []struct {
+		name string
+		do   func() error
+		want string
+	}{
+		{"configmap data", func() error {
+			_, err := cs.CoreV1().ConfigMaps("default").Patch(ctx, "imm", types.MergePatchType, []byte(`{"data":{"a":"c"}}`), metav1.PatchOptions{})
+			return err
+		}, "ConfigMap \"imm\" is invalid: data: Forbidden: field is immutable when `immutable` is set"},
+		{"configmap immutable", func() error {
+			_, err := cs.CoreV1().ConfigMaps("default").Patch(ctx, "imm", types.MergePatchType, []byte(`{"immutable":false}`), metav1.PatchOptions{})
+			return err
+		}, "ConfigMap \"imm\" is invalid: immutable: Forbidden: field is immutable when `immutable` is set"},
+		{"secret data", func() error {
+			_, err := cs.CoreV1().Secrets("default").Patch(ctx, "imm", types.MergePatchType, []byte(`{"data":{"a":"Yw=="}}`), metav1.PatchOptions{})
+			return err
+		}, "Secret \"imm\" is invalid: data: Forbidden: field is immutable when `immutable` is set"},
+		{"deployment selector", func() error {
+			_, err := cs.AppsV1().Deployments("default").Patch(ctx, "d", types.MergePatchType, []byte(`{"spec":{"selector":{"matchLabels":{"app":"y"}},"template":{"metadata":{"labels":{"app":"y"}}}}}`), metav1.PatchOptions{})
+			return err
+		}, `Deployment.apps "d" is invalid: spec.selector: Invalid value: {"matchLabels":{"app":"y"}}: field is immutable`},
+		{"service clusterIP", func() error {
+			_, err := cs.CoreV1().Services("default").Patch(ctx, "s", types.MergePatchType, []byte(`{"spec":{"clusterIP":"`+other+`","clusterIPs":["`+other+`"]}}`), metav1.PatchOptions{})
+			return err
+		}, `Service "s" is invalid: spec.clusterIPs[0]: Invalid value: ["` + other + `"]: may not change once set`},
+	} {
+		if err := tc.do(); !apierrors.IsInvalid(err) || err.Error() != tc.want {
+			t.Errorf("%s:\n got %v\nwant %s", tc.name, err, tc.want)
+		}
 	}
 }

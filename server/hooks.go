@@ -107,9 +107,15 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object) error {
 		ou, _ := old.obj.(*unstructured.Unstructured)
 		return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
 	}
+	if mode == mainWrite {
+		if svc, ok := o.obj.(*corev1.Service); ok {
+			keepAllocatedServiceFields(svc, old.obj.(*corev1.Service))
+		}
+		if err := validateImmutable(c, o, old); err != nil {
+			return err
+		}
+	}
 	switch obj := o.obj.(type) {
-	case *corev1.Service:
-		keepAllocatedServiceFields(obj, old.obj.(*corev1.Service))
 	case *corev1.Namespace:
 		if c.info.Subresource != "finalize" {
 			obj.Spec.Finalizers = old.obj.(*corev1.Namespace).Spec.Finalizers
