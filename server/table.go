@@ -152,12 +152,7 @@ var printers = map[string]printer{
 				want = *rs.Spec.Replicas
 			}
 			names, images := containerNamesImages(rs.Spec.Template.Spec.Containers)
-			sel := "<none>"
-			if rs.Spec.Selector != nil {
-				if ls, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector); err == nil {
-					sel = ls.String()
-				}
-			}
+			sel := labelSelectorString(rs.Spec.Selector)
 			return []any{rs.Name, int64(want), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), s.age(rs.CreationTimestamp), names, images, sel}
 		},
 	},
@@ -259,12 +254,7 @@ var printers = map[string]printer{
 				want = *d.Spec.Replicas
 			}
 			names, images := containerNamesImages(d.Spec.Template.Spec.Containers)
-			sel := "<none>"
-			if d.Spec.Selector != nil {
-				if ls, err := metav1.LabelSelectorAsSelector(d.Spec.Selector); err == nil {
-					sel = ls.String()
-				}
-			}
+			sel := labelSelectorString(d.Spec.Selector)
 			return []any{d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, want), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas), s.age(d.CreationTimestamp), names, images, sel}
 		},
 	},
@@ -493,4 +483,16 @@ func metaOf(u *unstructured.Unstructured) metav1.ObjectMeta {
 		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(md, &m)
 	}
 	return m
+}
+
+// labelSelectorString prints a workload's selector as kubectl shows it.
+func labelSelectorString(ls *metav1.LabelSelector) string {
+	if ls == nil {
+		return "<none>"
+	}
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil {
+		return "<none>"
+	}
+	return sel.String()
 }
