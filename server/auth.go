@@ -20,7 +20,6 @@ import (
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/auth"
-	"github.com/fakeplane/fakeplane/store"
 )
 
 // AuthConfig configures authentication and authorization, named after
@@ -252,5 +251,3 @@ func (c *call) ctx() context.Context {
 	}
 	return c.r.Context()
 }
-
-var _ store.Object

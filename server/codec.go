@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
@@ -184,8 +183,6 @@ func yamlToJSON(data []byte) ([]byte, error) {
 
 // isEmptyBody reports whether a body has nothing but whitespace.
 func isEmptyBody(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
-
-var errEmptyBody = errors.New("empty body")
 
 // isPretty reports whether a response should be indented.
 func isPretty(r *http.Request) bool {

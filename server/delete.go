@@ -150,7 +150,6 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 	s.afterCommit(c, key, nil, cur.Value, deleted)
 	if deleted {
 		s.enc.forget(c.res.bucket, key)
-		s.afterDelete(c, out)
 	}
 	return out, deleted, nil
 }

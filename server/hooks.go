@@ -151,13 +151,6 @@ func (s *Server) afterCreate(c *call, o *object) {
 	}
 }
 
-// afterDelete runs after an object is gone.
-func (s *Server) afterDelete(c *call, last []byte) {
-	if c.res.Resource.Resource == "namespaces" {
-		return
-	}
-}
-
 // podQOS computes a pod's QoS class from its containers' resources, as the
 // kubelet and kube-apiserver do.
 func podQOS(pod *corev1.Pod) corev1.PodQOSClass {

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"k8s.io/apimachinery/pkg/types"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -192,8 +191,8 @@ func toMap(obj runtime.Object) (map[string]any, error) {
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 }
 
-// sameExceptMeta reports whether two objects are equal outside metadata
-// (and outside status when skipStatus), used for generation bumps.
+// sameContent reports whether two objects are equal outside metadata (and
+// outside status when skipStatus), used for generation bumps.
 func sameContent(a, b runtime.Object, skipStatus bool) bool {
 	ma, err1 := toMap(a)
 	mb, err2 := toMap(b)
@@ -266,6 +265,3 @@ func toMapAny(v any) (map[string]any, error) {
 	var m map[string]any
 	return m, utiljson.Unmarshal(b, &m)
 }
-
-// typesUID converts a string to a types.UID.
-func typesUID(s string) types.UID { return types.UID(s) }

@@ -118,7 +118,6 @@ func (s *Server) verbAllowed(c *call) bool {
 			return true
 		}
 	}
-	// A watch of a single object is served as a filtered watch.
 	return false
 }
 

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -226,7 +227,7 @@ func (s *Server) serveTokenRequest(c *call) error {
 		if ref.UID != "" && string(ref.UID) != uid {
 			return apierrors.NewConflict(schema.GroupResource{Resource: ref.Kind}, ref.Name, fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID))
 		}
-		bound.UID = typesUID(uid)
+		bound.UID = types.UID(uid)
 	}
 	audiences := tr.Spec.Audiences
 	if len(audiences) == 0 {

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -429,8 +428,6 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 	}
 	return t, nil
 }
-
-var _ = time.Second
 
 // crdTable renders custom resources with upstream's table convertor for the
 // CRD version's additionalPrinterColumns.
