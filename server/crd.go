@@ -200,6 +200,7 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
 	}
 	bucket := "crd:" + crd.Spec.Group + "/" + names.Plural
 	var out []*resource
+	managed := newCRDFieldManagers(crd)
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
@@ -231,17 +232,19 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
 			table = nil // falls back to Name and Age, as upstream falls back to default printing
 		}
 		r := &resource{
-			Resource:   b,
-			gvk:        gvk,
-			gr:         schema.GroupResource{Group: b.Group, Resource: b.Resource},
-			bucket:     bucket,
-			listKind:   names.ListKind,
-			generation: true,
-			nameValid:  nameValidator(b.Group, b.Resource),
-			subs:       map[string]builtin.Subresource{},
-			crd:        crd.Name,
-			schema:     sch,
-			table:      table,
+			Resource:          b,
+			gvk:               gvk,
+			gr:                schema.GroupResource{Group: b.Group, Resource: b.Resource},
+			bucket:            bucket,
+			listKind:          names.ListKind,
+			generation:        true,
+			conditionalUpdate: true,
+			nameValid:         nameValidator(b.Group, b.Resource),
+			subs:              map[string]builtin.Subresource{},
+			crd:               crd.Name,
+			schema:            sch,
+			table:             table,
+			managed:           managed,
 		}
 		for _, sub := range b.Subresources {
 			r.subs[sub.Name] = sub

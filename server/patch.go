@@ -49,7 +49,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 	}
 	pt := types.PatchType(mt)
 	switch pt {
-	case types.JSONPatchType, types.MergePatchType:
+	case types.JSONPatchType, types.MergePatchType, types.ApplyYAMLPatchType:
 	case types.StrategicMergePatchType:
 		if c.res.typed == nil {
 			return errUnsupportedMediaType(c.res.patchTypes())
@@ -64,6 +64,9 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 	wo, err := parseWriteOptions(c, pt)
 	if err != nil {
 		return err
+	}
+	if pt == types.ApplyYAMLPatchType {
+		return s.apply(c, statusOnly, body, wo)
 	}
 	dry := wo.dryRun
 	var jp jsonpatch.Patch
@@ -142,6 +145,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		if o.meta.GetName() != c.info.Name {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.meta.GetName(), c.info.Name))
 		}
+		c.trackManagedFields(old.obj, o, wo.fieldManager)
 		return o, nil
 	})
 	if errors.Is(err, errCreateInstead) {

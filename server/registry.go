@@ -53,6 +53,8 @@ type resource struct {
 	returnDeleted bool
 	// createOnUpdate: PUT of a missing object creates it.
 	createOnUpdate bool
+	// conditionalUpdate: an update must name the resourceVersion it replaces.
+	conditionalUpdate bool
 	// conv translates between the served version and the bucket's storage
 	// version; nil when they are the same.
 	conv converter
@@ -64,6 +66,9 @@ type resource struct {
 	scalePaths *apiextensionsv1.CustomResourceSubresourceScale
 	// table renders a CRD version's additionalPrinterColumns.
 	table rest.TableConvertor
+	// managed holds the field managers tracking managedFields and merging
+	// server-side apply patches.
+	managed *fieldManagers
 	// convertField accepts a field selector label and names the field it
 	// matches, or rejects it ("field label not supported").
 	convertField func(label string) (string, bool)
@@ -113,6 +118,21 @@ var returnDeletedResources = sets.New(
 	"storage.k8s.io/volumeattachments", "storage.k8s.io/volumeattributesclasses",
 )
 
+// Resources whose strategies refuse an update without
+// metadata.resourceVersion (AllowUnconditionalUpdate false upstream); custom
+// resources and CRDs refuse it too.
+var conditionalUpdateResources = sets.New(
+	"node.k8s.io/runtimeclasses", "certificates.k8s.io/clustertrustbundles", "certificates.k8s.io/podcertificaterequests",
+	"storagemigration.k8s.io/storageversionmigrations", "policy/poddisruptionbudgets",
+	"internal.apiserver.k8s.io/storageversions", "storage.k8s.io/csidrivers", "storage.k8s.io/csistoragecapacities",
+	"storage.k8s.io/volumeattachments", "storage.k8s.io/csinodes", "coordination.k8s.io/leases",
+	"coordination.k8s.io/leasecandidates", "admissionregistration.k8s.io/validatingadmissionpolicies",
+	"admissionregistration.k8s.io/mutatingadmissionpolicies", "admissionregistration.k8s.io/mutatingwebhookconfigurations",
+	"admissionregistration.k8s.io/validatingwebhookconfigurations", "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
+	"admissionregistration.k8s.io/validatingadmissionpolicybindings", "apiextensions.k8s.io/customresourcedefinitions",
+	"apiregistration.k8s.io/apiservices", "scheduling.k8s.io/workloads", "scheduling.k8s.io/podgroups",
+)
+
 // Resources where PUT of a missing object creates it.
 var createOnUpdateResources = sets.New(
 	"coordination.k8s.io/leases", "coordination.k8s.io/leasecandidates", "/endpoints", "/events",
@@ -152,17 +172,19 @@ func newRegistry() (*registry, error) {
 		gvk := schema.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind}
 		key := b.Group + "/" + b.Resource
 		r := &resource{
-			Resource:       b,
-			gvk:            gvk,
-			gr:             schema.GroupResource{Group: b.Group, Resource: b.Resource},
-			bucket:         bucketName(b, owners),
-			conv:           converters[key],
-			listKind:       b.Kind + "List",
-			generation:     generationResources.Has(key),
-			nameValid:      nameValidator(b.Group, b.Resource),
-			returnDeleted:  returnDeletedResources.Has(key),
-			createOnUpdate: createOnUpdateResources.Has(key),
-			subs:           map[string]builtin.Subresource{},
+			Resource:          b,
+			gvk:               gvk,
+			gr:                schema.GroupResource{Group: b.Group, Resource: b.Resource},
+			bucket:            bucketName(b, owners),
+			conv:              converters[key],
+			listKind:          b.Kind + "List",
+			generation:        generationResources.Has(key),
+			nameValid:         nameValidator(b.Group, b.Resource),
+			returnDeleted:     returnDeletedResources.Has(key),
+			createOnUpdate:    createOnUpdateResources.Has(key),
+			conditionalUpdate: conditionalUpdateResources.Has(key),
+			subs:              map[string]builtin.Subresource{},
+			managed:           newBuiltinFieldManagers(),
 		}
 		group, version, resName := b.Group, b.Version, b.Resource
 		r.convertField = func(label string) (string, bool) { return builtin.ConvertFieldLabel(group, version, resName, label) }

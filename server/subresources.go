@@ -21,7 +21,9 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"sigs.k8s.io/yaml"
 )
 
 var schemaNamespaces = schema.GroupResource{Resource: "namespaces"}
@@ -124,47 +126,77 @@ func (s *Server) serveScale(c *call) error {
 	} else {
 		pt = types.PatchType(mediaTypeOf(c.r))
 		switch pt {
-		case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType:
+		case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
 		default:
 			return errUnsupportedMediaType([]string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType), string(types.StrategicMergePatchType)})
 		}
 	}
-	dry, err := isDryRun(c)
+	wo, err := parseWriteOptions(c, pt)
 	if err != nil {
 		return err
 	}
+	fm, err := c.res.fieldManager("scale")
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
 	scaleGR := schema.GroupResource{Group: "autoscaling", Resource: "scale"}
 	var result *autoscalingv1.Scale
-	_, _, err = s.updateObject(c, false, dry, func(old *object) (*object, error) {
+	_, _, err = s.updateObject(c, false, wo.dryRun, func(old *object) (*object, error) {
 		cur, err := scaleOf(c.res, old)
 		if err != nil {
 			return nil, err
 		}
+		// The parent's managers of spec.replicas own the Scale's, as upstream's
+		// scale handler translates them.
+		handler := managedfields.NewScaleHandler(old.meta.GetManagedFields(), c.res.gvk.GroupVersion(), c.res.replicasPaths())
+		if cur.ManagedFields, err = handler.ToSubresource(); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
 		want := &autoscalingv1.Scale{}
 		data := body
-		if pt != "" {
-			curJSON, _ := json.Marshal(cur)
-			switch pt {
-			case types.JSONPatchType:
-				p, err := jsonpatch.DecodePatch(body)
-				if err != nil {
-					return nil, apierrors.NewBadRequest(err.Error())
-				}
-				if data, err = p.Apply(curJSON); err != nil {
-					return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", scaleGR, "", err.Error(), 0, false)
-				}
-			case types.MergePatchType:
-				if data, err = jsonpatch.MergePatch(curJSON, body); err != nil {
-					return nil, apierrors.NewBadRequest(err.Error())
-				}
-			case types.StrategicMergePatchType:
-				if data, err = strategicpatch.StrategicMergePatch(curJSON, body, &autoscalingv1.Scale{}); err != nil {
-					return nil, interpretStrategicError(err)
+		if pt == types.ApplyYAMLPatchType {
+			patch := &unstructured.Unstructured{Object: map[string]any{}}
+			if err := yaml.Unmarshal(body, &patch.Object); err != nil {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			}
+			applied, err := fm.Apply(cur, patch, wo.fieldManager, wo.force)
+			if err != nil {
+				return nil, err
+			}
+			sc, ok := applied.(*autoscalingv1.Scale)
+			if !ok {
+				return nil, apierrors.NewInternalError(fmt.Errorf("apply to scale returned %T", applied))
+			}
+			want = sc
+		} else {
+			if pt != "" {
+				curJSON, _ := json.Marshal(cur)
+				switch pt {
+				case types.JSONPatchType:
+					p, err := jsonpatch.DecodePatch(body)
+					if err != nil {
+						return nil, apierrors.NewBadRequest(err.Error())
+					}
+					if data, err = p.Apply(curJSON); err != nil {
+						return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", scaleGR, "", err.Error(), 0, false)
+					}
+				case types.MergePatchType:
+					if data, err = jsonpatch.MergePatch(curJSON, body); err != nil {
+						return nil, apierrors.NewBadRequest(err.Error())
+					}
+				case types.StrategicMergePatchType:
+					if data, err = strategicpatch.StrategicMergePatch(curJSON, body, &autoscalingv1.Scale{}); err != nil {
+						return nil, interpretStrategicError(err)
+					}
 				}
 			}
-		}
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, want); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
+			if err := kjson.UnmarshalCaseSensitivePreserveInts(data, want); err != nil {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
+			}
+			want.SetGroupVersionKind(autoscalingv1.SchemeGroupVersion.WithKind("Scale"))
+			if out, ok := fm.UpdateNoErrors(cur, want, managerName(wo.fieldManager, c.r.UserAgent())).(*autoscalingv1.Scale); ok {
+				want = out
+			}
 		}
 		if want.Name != "" && want.Name != c.info.Name {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", want.Name, c.info.Name))
@@ -184,6 +216,11 @@ func (s *Server) serveScale(c *call) error {
 		if err := setReplicas(c.res, next, want.Spec.Replicas); err != nil {
 			return nil, err
 		}
+		parentFields, err := handler.ToParent(want.ManagedFields)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		next.meta.SetManagedFields(parentFields)
 		result = want
 		return next, nil
 	})
@@ -198,7 +235,7 @@ func (s *Server) serveScale(c *call) error {
 	if err != nil {
 		return err
 	}
-	if dry && result != nil {
+	if wo.dryRun && result != nil {
 		sc.Spec.Replicas = result.Spec.Replicas
 	}
 	return writeEncoded(c, http.StatusOK, sc)

@@ -11,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -41,6 +43,7 @@ func (s *Server) create(c *call) error {
 	if err != nil {
 		return err
 	}
+	c.trackManagedFields(nil, o, wo.fieldManager)
 	out, err := s.createObject(c, o, wo.dryRun)
 	if err != nil {
 		return err
@@ -123,9 +126,13 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	dry := wo.dryRun
 	addWarnings(c.w, o.warnings)
 	code := http.StatusOK
-	out, created, err := s.updateObject(c, statusOnly, dry, func(old *object) (*object, error) { return o, nil })
+	out, created, err := s.updateObject(c, statusOnly, dry, func(old *object) (*object, error) {
+		c.trackManagedFields(old.obj, o, wo.fieldManager)
+		return o, nil
+	})
 	if err != nil {
 		if errors.Is(err, errCreateInstead) {
+			c.trackManagedFields(nil, o, wo.fieldManager)
 			out, err = s.createObject(c, o, dry)
 			if err != nil {
 				return err
@@ -173,7 +180,7 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 	var committed runtime.Object
 	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object, rev int64) (store.Write, error) {
 		if cur == nil {
-			if c.res.createOnUpdate && mode == mainWrite {
+			if (c.res.createOnUpdate || c.allowCreate) && mode == mainWrite {
 				return store.Write{}, errCreateInstead
 			}
 			return store.Write{}, apierrors.NewNotFound(c.res.gr, name)
@@ -187,7 +194,14 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 		if err != nil {
 			return store.Write{}, err
 		}
-		if rv := o.meta.GetResourceVersion(); rv != "" && rv != old.meta.GetResourceVersion() {
+		switch rv := o.meta.GetResourceVersion(); {
+		case rv == "" && c.res.conditionalUpdate && mode != internalWrite:
+			return store.Write{}, apierrors.NewInvalid(schema.GroupKind{Group: c.res.gr.Group, Kind: c.res.gr.Resource}, name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update"),
+			})
+		case rv == "":
+			o.meta.SetResourceVersion(old.meta.GetResourceVersion())
+		case rv != old.meta.GetResourceVersion():
 			return store.Write{}, errConflict(c.res.gr, name)
 		}
 		if statusOnly {
@@ -280,6 +294,9 @@ func withStatusOf(res *resource, old, o *object) (*object, error) {
 		return nil, err
 	}
 	out.meta.SetResourceVersion(o.meta.GetResourceVersion())
+	// The managed fields were computed for the request, as upstream's
+	// status strategies keep them.
+	out.meta.SetManagedFields(o.meta.GetManagedFields())
 	if out.meta.GetResourceVersion() == "" {
 		out.meta.SetResourceVersion(old.meta.GetResourceVersion())
 	}

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+)
+
+// apply answers a server-side apply patch (application/apply-patch+yaml):
+// upstream's field manager merges the applied configuration into the live
+// object (or an empty one, creating it), records the manager's fields and
+// refuses to take fields another manager owns unless force is set.
+func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) error {
+	if _, err := yaml.YAMLToJSON(body); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
+	}
+	fm, err := c.res.fieldManager(c.info.Subresource)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	var warnings []string
+	applyTo := func(live runtime.Object) (*object, error) {
+		warnings = nil
+		patch := &unstructured.Unstructured{Object: map[string]any{}}
+		if err := yaml.Unmarshal(body, &patch.Object); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		out, err := fm.Apply(live, patch, wo.fieldManager, wo.force)
+		if err != nil {
+			return nil, err
+		}
+		if wo.fieldValidation == metav1.FieldValidationStrict || wo.fieldValidation == metav1.FieldValidationWarn {
+			if err := yaml.UnmarshalStrict(body, &map[string]any{}); err != nil {
+				if wo.fieldValidation == metav1.FieldValidationStrict {
+					return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
+				}
+				warnings = append(warnings, err.Error())
+			}
+		}
+		acc, err := meta.Accessor(out)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		o := &object{obj: out, meta: acc}
+		if err := c.checkAppliedIdentity(o); err != nil {
+			return nil, err
+		}
+		return o, nil
+	}
+	c.allowCreate = !statusOnly
+	out, _, err := s.updateObject(c, statusOnly, wo.dryRun, func(old *object) (*object, error) {
+		return applyTo(old.obj)
+	})
+	if errors.Is(err, errCreateInstead) {
+		live := c.res.newObject()
+		live.GetObjectKind().SetGroupVersionKind(c.res.gvk)
+		o, err := applyTo(live)
+		if err != nil {
+			return err
+		}
+		data, err := s.createObject(c, o, wo.dryRun)
+		if err != nil {
+			return err
+		}
+		addWarnings(c.w, warnings)
+		return s.writeObject(c, http.StatusCreated, data)
+	}
+	if err != nil {
+		return err
+	}
+	addWarnings(c.w, warnings)
+	return s.writeObject(c, http.StatusOK, out)
+}
+
+// checkAppliedIdentity checks the name and namespace of an applied object
+// against the URL, filling in the namespace, as upstream's patch handler does.
+func (c *call) checkAppliedIdentity(o *object) error {
+	if c.res.Namespaced {
+		switch ns := o.meta.GetNamespace(); {
+		case ns == "":
+			o.meta.SetNamespace(c.ns)
+		case ns != c.ns:
+			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+	} else {
+		o.meta.SetNamespace("")
+	}
+	switch name := o.meta.GetName(); {
+	case name == "":
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", c.info.Name))
+	case name != c.info.Name:
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, c.info.Name))
+	}
+	return nil
+}

@@ -1,0 +1,303 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/client-go/applyconfigurations"
+	"k8s.io/kube-openapi/pkg/spec3"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// builtinTypeConverter knows the merge schema (list types, map keys) of
+// every built-in type: client-go carries it for its apply configurations.
+// It is built once and only read afterwards.
+var builtinTypeConverter = sync.OnceValue(func() managedfields.TypeConverter {
+	return applyconfigurations.NewTypeConverter(typesScheme())
+})
+
+// fieldManagers builds, once per subresource, the upstream field manager
+// that tracks metadata.managedFields and merges server-side apply patches
+// for one resource.
+type fieldManagers struct {
+	mu sync.Mutex
+	// typeConverter is built on first use (for CRDs from their schemas).
+	typeConverter func() (managedfields.TypeConverter, error)
+	bySub         map[string]*managedfields.FieldManager
+	// crd is the CRD served, nil for built-ins.
+	crd *apiextensionsv1.CustomResourceDefinition
+}
+
+// newBuiltinFieldManagers serves a built-in resource.
+func newBuiltinFieldManagers() *fieldManagers {
+	return &fieldManagers{typeConverter: func() (managedfields.TypeConverter, error) { return builtinTypeConverter(), nil }}
+}
+
+// newCRDFieldManagers serves the versions of a CRD, all sharing one type
+// converter built from their schemas as upstream builds it.
+func newCRDFieldManagers(crd *apiextensionsv1.CustomResourceDefinition) *fieldManagers {
+	crd = crd.DeepCopy()
+	return &fieldManagers{crd: crd, typeConverter: sync.OnceValues(func() (managedfields.TypeConverter, error) {
+		return crdTypeConverter(crd)
+	})}
+}
+
+// crdTypeConverter merges the OpenAPI documents of every version of a CRD
+// into the models structured-merge-diff reads, as kube-apiserver does for
+// apply; a CRD without schemas gets the deduced (all-atomic) converter.
+func crdTypeConverter(crd *apiextensionsv1.CustomResourceDefinition) (managedfields.TypeConverter, error) {
+	var specs []*spec3.OpenAPI
+	for _, v := range crd.Spec.Versions {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			return managedfields.NewDeducedTypeConverter(), nil
+		}
+		s, err := openapibuilder.BuildOpenAPIV3(crd, v.Name, openapibuilder.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("openapi of %s/%s: %w", crd.Name, v.Name, err)
+		}
+		specs = append(specs, s)
+	}
+	if len(specs) == 0 {
+		return managedfields.NewDeducedTypeConverter(), nil
+	}
+	merged, err := openapibuilder.MergeSpecsV3(specs...)
+	if err != nil {
+		return nil, fmt.Errorf("merge openapi of %s: %w", crd.Name, err)
+	}
+	return managedfields.NewTypeConverter(merged.Components.Schemas, crd.Spec.PreserveUnknownFields)
+}
+
+// fieldManager returns the field manager of the resource or of one of its
+// subresources ("status", "scale").
+func (r *resource) fieldManager(sub string) (*managedfields.FieldManager, error) {
+	fms := r.managed
+	if fms == nil {
+		return nil, fmt.Errorf("%s has no field manager", r.gr)
+	}
+	fms.mu.Lock()
+	defer fms.mu.Unlock()
+	if fm := fms.bySub[sub]; fm != nil {
+		return fm, nil
+	}
+	if sub == "scale" {
+		// client-go's merge schema has no Scale; its fields are all scalars
+		// and maps, which the deduced converter tracks alike.
+		fm, err := managedfields.NewDefaultFieldManager(managedfields.NewDeducedTypeConverter(), scaleConvertor, scaleConvertor, scaleConvertor,
+			scaleResource.gvk, scaleResource.gvk.GroupVersion(), sub, nil)
+		if err != nil {
+			return nil, err
+		}
+		fms.set(sub, fm)
+		return fm, nil
+	}
+	tc, err := fms.typeConverter()
+	if err != nil {
+		return nil, err
+	}
+	conv := &objectConvertor{res: r}
+	reset := fieldpath.NewExcludeFilterSetMap(r.resetFields(sub))
+	var fm *managedfields.FieldManager
+	if r.crd != "" {
+		fm, err = managedfields.NewDefaultCRDFieldManager(tc, conv, conv, conv, r.gvk, r.gvk.GroupVersion(), sub, reset)
+	} else {
+		fm, err = managedfields.NewDefaultFieldManager(tc, conv, conv, conv, r.gvk, r.gvk.GroupVersion(), sub, reset)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fms.set(sub, fm)
+	return fm, nil
+}
+
+func (fms *fieldManagers) set(sub string, fm *managedfields.FieldManager) {
+	if fms.bySub == nil {
+		fms.bySub = map[string]*managedfields.FieldManager{}
+	}
+	fms.bySub[sub] = fm
+}
+
+// scaleResource describes autoscaling/v1 Scale, the kind the scale
+// subresource of every resource reads and writes.
+var scaleResource = &resource{
+	gvk:   autoscalingv1.SchemeGroupVersion.WithKind("Scale"),
+	typed: func() runtime.Object { return &autoscalingv1.Scale{} },
+}
+
+// scaleConvertor is the object convertor of Scale field managers.
+var scaleConvertor = &objectConvertor{res: scaleResource}
+
+// replicasPaths maps each version of a scalable resource to its replicas
+// field, for translating managed fields between it and its Scale.
+func (r *resource) replicasPaths() managedfields.ResourcePathMappings {
+	out := managedfields.ResourcePathMappings{
+		autoscalingv1.SchemeGroupVersion.String(): fieldpath.MakePathOrDie("spec", "replicas"),
+	}
+	if r.managed == nil || r.managed.crd == nil {
+		out[r.apiVersion()] = fieldpath.MakePathOrDie("spec", "replicas")
+		return out
+	}
+	// Every version of a CRD, nil where it has no scale subresource.
+	for _, v := range r.managed.crd.Spec.Versions {
+		var path fieldpath.Path
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			parts := jsonPathFields(v.Subresources.Scale.SpecReplicasPath)
+			elems := make([]any, len(parts))
+			for i, p := range parts {
+				elems[i] = p
+			}
+			path = fieldpath.MakePathOrDie(elems...)
+		}
+		out[r.managed.crd.Spec.Group+"/"+v.Name] = path
+	}
+	return out
+}
+
+// resetFields are the fields a write through sub may not set, which its
+// field manager does not record: status for the main resource of a
+// resource with a status subresource, the rest for /status.
+func (r *resource) resetFields(sub string) map[fieldpath.APIVersion]*fieldpath.Set {
+	v := fieldpath.APIVersion(r.apiVersion())
+	switch {
+	case sub == "" && r.hasSub("status"):
+		return map[fieldpath.APIVersion]*fieldpath.Set{v: fieldpath.NewSet(fieldpath.MakePathOrDie("status"))}
+	case sub == "status":
+		return map[fieldpath.APIVersion]*fieldpath.Set{v: fieldpath.NewSet(fieldpath.MakePathOrDie("metadata"), fieldpath.MakePathOrDie("spec"))}
+	}
+	return nil
+}
+
+// objectConvertor gives the field manager what a scheme gives it upstream:
+// objects in the resource's one served version (typed for built-ins),
+// defaulting and empty objects. Other versions are reported as not
+// registered, so managed fields recorded through them are dropped rather
+// than failing the write.
+type objectConvertor struct{ res *resource }
+
+// New implements runtime.ObjectCreater.
+func (c *objectConvertor) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if gvk != c.res.gvk {
+		return nil, runtime.NewNotRegisteredErrForKind("fakeplane", gvk)
+	}
+	obj := c.res.newObject()
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return obj, nil
+}
+
+// Default implements runtime.ObjectDefaulter: defaults after a merge.
+func (c *objectConvertor) Default(obj runtime.Object) {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		if c.res.schema != nil {
+			c.res.schema.admit(o)
+		}
+	default:
+		applyDefaults(obj)
+	}
+}
+
+// Convert implements runtime.ObjectConvertor.
+func (c *objectConvertor) Convert(in, out, context any) error {
+	return fmt.Errorf("fakeplane: Convert is not supported")
+}
+
+// ConvertFieldLabel implements runtime.ObjectConvertor.
+func (c *objectConvertor) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
+	return label, value, nil
+}
+
+// ConvertToVersion implements runtime.ObjectConvertor.
+func (c *objectConvertor) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
+	from := in.GetObjectKind().GroupVersionKind()
+	if from.Empty() {
+		from = c.res.gvk
+	}
+	to, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{from})
+	if !ok {
+		return nil, runtime.NewNotRegisteredErrForKind("fakeplane", from)
+	}
+	if c.res.crd != "" {
+		// CRD versions without a conversion webhook differ only in apiVersion.
+		u, ok := in.(*unstructured.Unstructured)
+		if !ok || to.Group != c.res.gvk.Group || to.Kind != c.res.gvk.Kind {
+			return nil, runtime.NewNotRegisteredErrForKind("fakeplane", to)
+		}
+		if from.GroupVersion() == to.GroupVersion() {
+			return u, nil
+		}
+		out := u.DeepCopy()
+		out.SetAPIVersion(to.GroupVersion().String())
+		return out, nil
+	}
+	if from != c.res.gvk || to != c.res.gvk {
+		return nil, runtime.NewNotRegisteredErrForKind("fakeplane", to)
+	}
+	u, ok := in.(*unstructured.Unstructured)
+	if !ok || c.res.typed == nil {
+		in.GetObjectKind().SetGroupVersionKind(c.res.gvk)
+		return in, nil
+	}
+	out := c.res.newObject()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
+		return nil, err
+	}
+	out.GetObjectKind().SetGroupVersionKind(c.res.gvk)
+	return out, nil
+}
+
+// managerName is the manager a non-apply write is recorded under: the
+// fieldManager parameter, else the user agent up to its first "/", printable
+// characters only and at most 128 bytes, as upstream names it.
+func managerName(fieldManager, userAgent string) string {
+	if fieldManager != "" {
+		return fieldManager
+	}
+	m, _, _ := strings.Cut(userAgent, "/")
+	var b strings.Builder
+	for _, r := range m {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > metav1validation.FieldManagerMaxLength {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// trackManagedFields records in o's managedFields what the request's
+// manager changed from live (nil on create), as upstream's create, update
+// and patch handlers do before admission. Writes through subresources other
+// than status are not tracked here.
+func (c *call) trackManagedFields(live runtime.Object, o *object, fieldManager string) {
+	sub := c.info.Subresource
+	if sub != "" && sub != "status" {
+		return
+	}
+	fm, err := c.res.fieldManager(sub)
+	if err != nil {
+		slog.Debug("no field manager", "resource", c.res.gr.String(), "err", err)
+		return
+	}
+	if live == nil {
+		live = c.res.newObject()
+		live.GetObjectKind().SetGroupVersionKind(c.res.gvk)
+	}
+	out := fm.UpdateNoErrors(live, o.obj, managerName(fieldManager, c.r.UserAgent()))
+	if acc, err := meta.Accessor(out); err == nil {
+		o.obj, o.meta = out, acc
+	}
+}
