@@ -225,7 +225,7 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 				return store.Write{}, err
 			}
 		}
-		if c.res.generation && !statusOnly && !sameContent(o.obj, old.obj, true) {
+		if c.res.generation && !statusOnly && (!sameContent(o.obj, old.obj, true) || annotationsBumpGeneration(c.res, o, old)) {
 			o.meta.SetGeneration(old.meta.GetGeneration() + 1)
 		}
 		o.meta.SetResourceVersion(old.meta.GetResourceVersion())
@@ -360,6 +360,25 @@ func hasFinalizers(o *object) bool {
 	}
 	if ns, ok := o.obj.(*corev1.Namespace); ok {
 		return len(ns.Spec.Finalizers) > 0
+	}
+	return false
+}
+
+// annotationsBumpGeneration reports an annotation change on a Deployment,
+// which upstream counts as a new generation because annotations are copied
+// to its ReplicaSets.
+func annotationsBumpGeneration(res *resource, o, old *object) bool {
+	if res.gr != (schema.GroupResource{Group: "apps", Resource: "deployments"}) {
+		return false
+	}
+	a, b := o.meta.GetAnnotations(), old.meta.GetAnnotations()
+	if len(a) != len(b) {
+		return true
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return true
+		}
 	}
 	return false
 }
