@@ -57,6 +57,11 @@ func negotiateFor(accept string, protobufOK bool) (mediaChoice, bool) {
 			if protobufOK && params["as"] == "" {
 				return mediaChoice{kind: mediaProtobuf}, true
 			}
+			// Metadata-only answers are meta.k8s.io types, which have a
+			// protobuf encoding whatever the resource.
+			if as := params["as"]; (as == asPartial || as == asPartialList) && params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") {
+				return mediaChoice{kind: mediaProtobuf, as: as, version: params["v"]}, true
+			}
 			continue
 		default:
 			continue
@@ -74,7 +79,7 @@ func negotiateFor(accept string, protobufOK bool) (mediaChoice, bool) {
 		}
 		v := params["v"]
 		switch {
-		case as == "Table" && (v == "v1" || v == "v1beta1"):
+		case (as == "Table" || as == asPartial || as == asPartialList) && (v == "v1" || v == "v1beta1"):
 			return mediaChoice{kind: kind, as: as, version: v}, true
 		}
 	}
@@ -89,11 +94,14 @@ func writeBytes(w http.ResponseWriter, r *http.Request, code int, mediaType stri
 		if err == nil {
 			body = y
 		}
-	} else if r != nil && isPretty(r) {
+	}
+	// kube-apiserver's JSON encoder ends a body with a newline; its
+	// indenting one (for ?pretty and curl) does not.
+	newline := mediaType == mediaJSON
+	if mediaType == mediaJSON && r != nil && isPretty(r) {
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, body, "", "  "); err == nil {
-			buf.WriteByte('\n')
-			body = buf.Bytes()
+			body, newline = buf.Bytes(), false
 		}
 	}
 	w.Header().Set("Content-Type", mediaType)
@@ -102,6 +110,9 @@ func writeBytes(w http.ResponseWriter, r *http.Request, code int, mediaType stri
 	}
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
+	if newline {
+		_, _ = w.Write([]byte{'\n'})
+	}
 }
 
 // readBody reads a request body up to MaxRequestBodyBytes and turns it into

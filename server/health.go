@@ -30,8 +30,9 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	if v.GitVersion == "" {
 		v = DefaultVersion()
 	}
+	// Always indented, without a trailing newline, as upstream writes it.
 	b, _ := json.MarshalIndent(v, "", "  ")
-	writeBytes(w, r, http.StatusOK, mediaJSON, b)
+	writeRaw(w, http.StatusOK, mediaJSON, b)
 }
 
 // startHooks are the post-start hooks (and autoregister-completion) that

@@ -265,6 +265,9 @@ func (s *Server) list(c *call) error {
 	for i, it := range res.Items {
 		items[i] = s.enc.servedOf(c.res, it.Key, it.Revision, it.Value)
 	}
+	if c.media.as == asPartial || c.media.as == asPartialList {
+		return writePartialList(c, lm, items)
+	}
 	if c.media.as == "Table" {
 		t, err := s.tableFor(c, items, &lm)
 		if err != nil {

@@ -180,6 +180,9 @@ func (s *Server) get(c *call) error {
 
 // writeObject answers with one stored (JSON) object in the negotiated format.
 func (s *Server) writeObject(c *call, code int, data []byte) error {
+	if c.media.as == asPartial || c.media.as == asPartialList {
+		return writePartial(c, code, data)
+	}
 	if c.media.as == "Table" {
 		t, err := s.tableFor(c, [][]byte{data}, nil)
 		if err != nil {

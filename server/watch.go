@@ -59,7 +59,24 @@ func (e *watchEncoder) send(typ string, obj []byte) error { return e.sendObject(
 // stream reuse the object's cached encoding.
 func (e *watchEncoder) sendObject(typ string, obj []byte, key string, rev int64) error {
 	e.buf.Reset()
-	if e.c.media.as == "Table" && typ != "ERROR" && typ != "BOOKMARK" {
+	if (e.c.media.as == asPartial || e.c.media.as == asPartialList) && typ != "ERROR" {
+		if e.c.media.kind == mediaProtobuf {
+			raw, err := partialProtobuf(e.c.media.version, obj)
+			if err != nil {
+				return err
+			}
+			frame, err := protobufWatchFrameRaw(typ, raw)
+			if err != nil {
+				return err
+			}
+			return e.write(frame)
+		}
+		b, err := partialJSON(e.c.media.version, obj)
+		if err != nil {
+			return err
+		}
+		obj = b
+	} else if e.c.media.as == "Table" && typ != "ERROR" && typ != "BOOKMARK" {
 		t, err := e.s.tableFor(e.c, [][]byte{obj}, nil)
 		if err != nil {
 			return err

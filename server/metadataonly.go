@@ -1,0 +1,162 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Metadata-only answers: a client that accepts
+// "as=PartialObjectMetadata;g=meta.k8s.io;v=v1" (client-go's metadata client,
+// controller-runtime's metadata cache) gets each object's metadata only, in
+// JSON, YAML or protobuf, for every resource including custom ones.
+const (
+	asPartial     = "PartialObjectMetadata"
+	asPartialList = "PartialObjectMetadataList"
+)
+
+// partialJSON turns a served object into a PartialObjectMetadata in JSON,
+// keeping its metadata as stored.
+func partialJSON(version string, data []byte) ([]byte, error) {
+	var m struct {
+		Metadata json.RawMessage `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("partial object metadata: %w", err)
+	}
+	if len(m.Metadata) == 0 {
+		m.Metadata = json.RawMessage("{}")
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(m.Metadata) + 80)
+	buf.WriteString(`{"kind":"PartialObjectMetadata","apiVersion":`)
+	buf.WriteString(strconv.Quote("meta.k8s.io/" + version))
+	buf.WriteString(`,"metadata":`)
+	buf.Write(m.Metadata)
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// partialObject decodes the metadata of a served object.
+func partialObject(data []byte) (metav1.PartialObjectMetadata, error) {
+	var m struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return metav1.PartialObjectMetadata{}, fmt.Errorf("partial object metadata: %w", err)
+	}
+	return metav1.PartialObjectMetadata{ObjectMeta: m.Metadata}, nil
+}
+
+// partialProtobuf encodes the PartialObjectMetadata of a served object in
+// the protobuf envelope.
+func partialProtobuf(version string, data []byte) ([]byte, error) {
+	p, err := partialObject(data)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := p.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return protobufEnvelope("meta.k8s.io/"+version, asPartial, msg)
+}
+
+// internalTypeName names the Go type kube-apiserver holds for a resource
+// (or its list), as its 406 answers for a mismatched "as" name it.
+func (r *resource) internalTypeName(list bool) string {
+	if r.crd != "" {
+		if list {
+			return "*unstructured.UnstructuredList"
+		}
+		return "*unstructured.Unstructured"
+	}
+	kind := r.Kind
+	if list {
+		kind += "List"
+	}
+	return "*" + internalPackage(r.Group) + "." + kind
+}
+
+// errPartialNotAList is the 406 for PartialObjectMetadataList asked of one object.
+func (c *call) errPartialNotAList() error {
+	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", c.res.internalTypeName(false)))
+}
+
+// errPartialIsAList is the 406 for PartialObjectMetadata asked of a list.
+func (c *call) errPartialIsAList() error {
+	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%s)", c.res.internalTypeName(true)))
+}
+
+func notAcceptable(msg string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusNotAcceptable, Reason: metav1.StatusReasonNotAcceptable, Message: msg,
+	}}
+}
+
+// writePartial answers with the metadata of one object.
+func writePartial(c *call, code int, data []byte) error {
+	if c.media.as == asPartialList {
+		return c.errPartialNotAList()
+	}
+	if c.media.kind == mediaProtobuf {
+		b, err := partialProtobuf(c.media.version, data)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		writeRaw(c.w, code, mediaProtobuf, b)
+		return nil
+	}
+	b, err := partialJSON(c.media.version, data)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	writeBytes(c.w, c.r, code, c.media.kind, b)
+	return nil
+}
+
+// writePartialList answers with the metadata of a list's objects.
+func writePartialList(c *call, lm metav1.ListMeta, items [][]byte) error {
+	if c.media.as == asPartial {
+		return c.errPartialIsAList()
+	}
+	apiVersion := "meta.k8s.io/" + c.media.version
+	if c.media.kind == mediaProtobuf {
+		list := &metav1.PartialObjectMetadataList{ListMeta: lm, Items: make([]metav1.PartialObjectMetadata, len(items))}
+		for i, data := range items {
+			p, err := partialObject(data)
+			if err != nil {
+				return apierrors.NewInternalError(err)
+			}
+			p.TypeMeta = metav1.TypeMeta{APIVersion: apiVersion, Kind: asPartial}
+			list.Items[i] = p
+		}
+		msg, err := list.Marshal()
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		b, err := protobufEnvelope(apiVersion, asPartialList, msg)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		writeRaw(c.w, http.StatusOK, mediaProtobuf, b)
+		return nil
+	}
+	partial := make([][]byte, len(items))
+	for i, data := range items {
+		b, err := partialJSON(c.media.version, data)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		partial[i] = b
+	}
+	var buf bytes.Buffer
+	writeListJSON(&buf, apiVersion, asPartialList, lm, partial)
+	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
+	return nil
+}
