@@ -23,23 +23,109 @@ const (
 // partialJSON turns a served object into a PartialObjectMetadata in JSON,
 // keeping its metadata as stored.
 func partialJSON(version string, data []byte) ([]byte, error) {
-	var m struct {
-		Metadata json.RawMessage `json:"metadata"`
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
+	md, err := rawMetadata(data)
+	if err != nil {
 		return nil, fmt.Errorf("partial object metadata: %w", err)
 	}
-	if len(m.Metadata) == 0 {
-		m.Metadata = json.RawMessage("{}")
-	}
 	var buf bytes.Buffer
-	buf.Grow(len(m.Metadata) + 80)
+	buf.Grow(len(md) + 80)
 	buf.WriteString(`{"kind":"PartialObjectMetadata","apiVersion":`)
 	buf.WriteString(strconv.Quote("meta.k8s.io/" + version))
 	buf.WriteString(`,"metadata":`)
-	buf.Write(m.Metadata)
+	buf.Write(md)
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// rawMetadata returns the metadata of a JSON object as it is written. It
+// scans only the top-level keys, skipping the other values without parsing
+// them (stored objects put metadata before their content).
+func rawMetadata(data []byte) (json.RawMessage, error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	i++
+	for {
+		i = skipSpace(data, i)
+		if i < len(data) && data[i] == '}' {
+			return json.RawMessage("{}"), nil
+		}
+		keyStart := i
+		i = skipValue(data, i)
+		if i < 0 {
+			return nil, fmt.Errorf("malformed JSON object")
+		}
+		key := data[keyStart:i]
+		i = skipSpace(data, i)
+		if i >= len(data) || data[i] != ':' {
+			return nil, fmt.Errorf("malformed JSON object")
+		}
+		i = skipSpace(data, i+1)
+		valStart := i
+		if i = skipValue(data, i); i < 0 {
+			return nil, fmt.Errorf("malformed JSON object")
+		}
+		if string(key) == `"metadata"` {
+			return json.RawMessage(data[valStart:i]), nil
+		}
+		i = skipSpace(data, i)
+		if i < len(data) && data[i] == ',' {
+			i++
+		}
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value starting at i, or
+// -1 when the data ends first.
+func skipValue(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			i++
+			for i < len(data) && data[i] != '"' {
+				if data[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(data) {
+				return -1
+			}
+			i++
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+			if depth < 0 {
+				return -1
+			}
+		case ',', ' ', '\n', '\t', '\r', ':':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+	}
+	if depth == 0 {
+		return i
+	}
+	return -1
 }
 
 // partialObject decodes the metadata of a served object.

@@ -415,13 +415,10 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 		case metav1.IncludeObject:
 			row.Object = runtime.RawExtension{Raw: data}
 		case metav1.IncludeMetadata:
-			pom := metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/" + c.media.version}}
-			var meta struct {
-				Metadata metav1.ObjectMeta `json:"metadata"`
+			b, err := partialJSON(c.media.version, data)
+			if err != nil {
+				return nil, apierrors.NewInternalError(err)
 			}
-			_ = json.Unmarshal(data, &meta)
-			pom.ObjectMeta = meta.Metadata
-			b, _ := json.Marshal(&pom)
 			row.Object = runtime.RawExtension{Raw: b}
 		}
 		t.Rows = append(t.Rows, row)
