@@ -315,3 +315,79 @@ func TestCRDDefaultsOnReadAndNamespaceDeletion(t *testing.T) {
 		return err == nil && len(l.Items) == 0
 	})
 }
+
+func TestCRDNameConflictsWaitForTheirNames(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	crd := func(plural, kind string, shortNames ...string) *unstructured.Unstructured {
+		c := &apiextensionsv1.CustomResourceDefinition{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
+			ObjectMeta: metav1.ObjectMeta{Name: plural + ".names.example.com"},
+			Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				Group: "names.example.com", Scope: apiextensionsv1.NamespaceScoped,
+				Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: plural, Singular: strings.TrimSuffix(plural, "s"), Kind: kind, ShortNames: shortNames},
+				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+					Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object"}}}},
+			},
+		}
+		u, err := runtimeToUnstructured(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	conditions := func(name string) string {
+		got, err := crds.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
+		var out []string
+		for _, c := range conds {
+			m := c.(map[string]any)
+			out = append(out, m["type"].(string)+"="+m["status"].(string)+"/"+m["reason"].(string)+": "+m["message"].(string))
+		}
+		return strings.Join(out, "; ")
+	}
+	if _, err := crds.Create(ctx, crd("alphas", "Alpha", "al", "x"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		obj  *unstructured.Unstructured
+		want string
+	}{
+		{"short name taken", crd("betas", "Beta", "x"), `NamesAccepted=False/ShortNamesConflict: "x" is already in use; Established=False/NotAccepted: not all names are accepted`},
+		{"kind taken", crd("gammas", "Alpha"), `NamesAccepted=False/ListKindConflict: "AlphaList" is already in use; Established=False/NotAccepted: not all names are accepted`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := crds.Create(ctx, tc.obj, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := conditions(tc.obj.GetName()); got != tc.want {
+				t.Errorf("conditions:\n%s\nwant\n%s", got, tc.want)
+			}
+			// Not served while its names are not accepted.
+			_, err := dyn.Resource(schema.GroupVersionResource{Group: "names.example.com", Version: "v1", Resource: strings.TrimSuffix(tc.obj.GetName(), ".names.example.com")}).
+				Namespace("default").List(ctx, metav1.ListOptions{})
+			if !apierrors.IsNotFound(err) {
+				t.Errorf("list of an unestablished CRD: %v", err)
+			}
+		})
+	}
+	// Once the holder of the names goes, the waiting CRDs take them.
+	if err := crds.Delete(ctx, "alphas.names.example.com", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"betas.names.example.com", "gammas.names.example.com"} {
+		waitFor(t, func() bool {
+			return conditions(name) == "NamesAccepted=True/NoConflicts: no conflicts found; Established=True/InitialNamesAccepted: the initial names have been accepted"
+		})
+	}
+	if _, err := dyn.Resource(schema.GroupVersionResource{Group: "names.example.com", Version: "v1", Resource: "betas"}).Namespace("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("list after names accepted: %v", err)
+	}
+}

@@ -2,6 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/version"
 
@@ -70,14 +73,26 @@ func (s *Server) validateCRD(c *call, o, old *object) error {
 }
 
 // crdStatus sets what upstream's naming and establishing controllers set:
-// accepted names, NamesAccepted and Established conditions, stored versions.
-func crdStatus(crd *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
-	crd.Status.AcceptedNames = crd.Spec.Names
-	for _, cond := range []apiextensionsv1.CustomResourceDefinitionCondition{
-		{Type: apiextensionsv1.NamesAccepted, Status: apiextensionsv1.ConditionTrue, Reason: "NoConflicts", Message: "no conflicts found"},
-		{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue, Reason: "InitialNamesAccepted", Message: "the initial names have been accepted"},
-	} {
-		if existing := apihelpers.FindCRDCondition(crd, cond.Type); existing != nil && existing.Status == cond.Status && existing.Reason == cond.Reason {
+// accepted names (each requested name unless another CRD of the group has
+// accepted it), NamesAccepted and Established conditions, stored versions.
+// A CRD whose names are not all accepted is not established (and not
+// served) until they are; once established it stays so.
+func (s *Server) crdStatus(crd *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
+	names, namesCond := s.registry.acceptNames(crd)
+	crd.Status.AcceptedNames = names
+	established := apiextensionsv1.CustomResourceDefinitionCondition{
+		Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionFalse, Reason: "NotAccepted", Message: "not all names are accepted",
+	}
+	if old := apihelpers.FindCRDCondition(crd, apiextensionsv1.Established); old != nil {
+		established = *old
+	}
+	if established.Status != apiextensionsv1.ConditionTrue && namesCond.Status == apiextensionsv1.ConditionTrue {
+		established = apiextensionsv1.CustomResourceDefinitionCondition{
+			Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue, Reason: "InitialNamesAccepted", Message: "the initial names have been accepted",
+		}
+	}
+	for _, cond := range []apiextensionsv1.CustomResourceDefinitionCondition{namesCond, established} {
+		if existing := apihelpers.FindCRDCondition(crd, cond.Type); existing != nil && existing.Status == cond.Status && existing.Reason == cond.Reason && existing.Message == cond.Message {
 			continue
 		}
 		cond.LastTransitionTime = now
@@ -90,8 +105,83 @@ func crdStatus(crd *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
 	}
 }
 
+// acceptNames is upstream's naming decision for a CRD against the names the
+// CRDs of its group have accepted.
+func (g *registry) acceptNames(crd *apiextensionsv1.CustomResourceDefinition) (apiextensionsv1.CustomResourceDefinitionNames, apiextensionsv1.CustomResourceDefinitionCondition) {
+	resources, kinds := sets.New[string](), sets.New[string]()
+	g.mu.RLock()
+	for _, other := range g.crdObjs {
+		if other.Spec.Group != crd.Spec.Group {
+			continue
+		}
+		an := other.Status.AcceptedNames
+		resources.Insert(an.Plural, an.Singular)
+		resources.Insert(an.ShortNames...)
+		kinds.Insert(an.Kind, an.ListKind)
+	}
+	g.mu.RUnlock()
+	cond := apiextensionsv1.CustomResourceDefinitionCondition{Type: apiextensionsv1.NamesAccepted, Status: apiextensionsv1.ConditionUnknown}
+	conflict := func(reason string, err error) {
+		cond.Status, cond.Reason, cond.Message = apiextensionsv1.ConditionFalse, reason, err.Error()
+	}
+	requested, accepted := crd.Spec.Names, crd.Status.AcceptedNames
+	out := accepted
+	if err := freshName(requested.Plural, accepted.Plural, resources); err != nil {
+		conflict("PluralConflict", err)
+	} else {
+		out.Plural = requested.Plural
+	}
+	if err := freshName(requested.Singular, accepted.Singular, resources); err != nil {
+		conflict("SingularConflict", err)
+	} else {
+		out.Singular = requested.Singular
+	}
+	if !slices.Equal(requested.ShortNames, accepted.ShortNames) {
+		var errs []error
+		mine := sets.New(accepted.ShortNames...)
+		for _, sn := range requested.ShortNames {
+			if mine.Has(sn) {
+				continue
+			}
+			if err := freshName(sn, "", resources); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if err := utilerrors.NewAggregate(errs); err != nil {
+			conflict("ShortNamesConflict", err)
+		} else {
+			out.ShortNames = requested.ShortNames
+		}
+	}
+	if err := freshName(requested.Kind, accepted.Kind, kinds); err != nil {
+		conflict("KindConflict", err)
+	} else {
+		out.Kind = requested.Kind
+	}
+	if err := freshName(requested.ListKind, accepted.ListKind, kinds); err != nil {
+		conflict("ListKindConflict", err)
+	} else {
+		out.ListKind = requested.ListKind
+	}
+	out.Categories = requested.Categories
+	if cond.Status == apiextensionsv1.ConditionUnknown {
+		cond.Status, cond.Reason, cond.Message = apiextensionsv1.ConditionTrue, "NoConflicts", "no conflicts found"
+	}
+	return out, cond
+}
+
+// freshName accepts a requested name that is already the CRD's own or that
+// no CRD of the group has taken.
+func freshName(requested, accepted string, used sets.Set[string]) error {
+	if requested == accepted || !used.Has(requested) {
+		return nil
+	}
+	return fmt.Errorf("%q is already in use", requested)
+}
+
 // syncCRD brings the registry and the CRD's status in line with a committed
-// CRD: its versions are served, and a terminating CRD is cleaned up.
+// CRD: its versions are served once established, and a terminating CRD is
+// cleaned up. CRDs of the group waiting for names are looked at again.
 func (s *Server) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	if crd.DeletionTimestamp != nil {
 		go s.cleanupCRD(crd.Name)
@@ -100,7 +190,7 @@ func (s *Server) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	s.registry.setCRD(crd)
 	now := metav1.NewTime(s.now().Truncate(timePrecision))
 	want := crd.DeepCopy()
-	crdStatus(want, now)
+	s.crdStatus(want, now)
 	if equality.Semantic.DeepEqual(want.Status, crd.Status) {
 		return
 	}
@@ -108,11 +198,24 @@ func (s *Server) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	c.info.Subresource = "status"
 	_, _, err := s.updateKey(c, crd.Name, crd.Name, internalWrite, false, func(old *object) (*object, error) {
 		cur := old.obj.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
-		crdStatus(cur, now)
-		return &object{obj: cur, meta: cur}, nil
+		s.crdStatus(cur, now)
+		o := &object{obj: cur, meta: cur}
+		c.res.recordServerWrite("status", old.obj, o)
+		return o, nil
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
 		s.log.Warn("crd status", "crd", crd.Name, "err", err)
+	}
+	s.resyncWaitingCRDs(crd.Spec.Group, crd.Name)
+}
+
+// resyncWaitingCRDs looks again at the CRDs of a group whose names were not
+// all accepted, after a CRD of the group changed or went away.
+func (s *Server) resyncWaitingCRDs(group, except string) {
+	for _, other := range s.registry.knownCRDs() {
+		if other.Spec.Group == group && other.Name != except && !apihelpers.IsCRDConditionTrue(other, apiextensionsv1.NamesAccepted) {
+			s.syncCRD(other.DeepCopy())
+		}
 	}
 }
 
@@ -151,7 +254,14 @@ func (s *Server) cleanupCRD(name string) {
 		}
 		_ = s.store.DeleteResource(res.bucket)
 	}
+	group := ""
+	for _, crd := range s.registry.knownCRDs() {
+		if crd.Name == name {
+			group = crd.Spec.Group
+		}
+	}
 	s.registry.removeCRD(name)
+	defer s.resyncWaitingCRDs(group, name)
 	c := s.internalCall("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", name, "update")
 	_, _, err := s.updateKey(c, name, name, internalWrite, false, func(old *object) (*object, error) {
 		crd := old.obj.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
@@ -191,7 +301,11 @@ func (s *Server) loadCRDs() error {
 
 // crdResources builds the served resources of a CRD, one per served version.
 func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
-	names := crd.Spec.Names
+	// Served under the names accepted for it, as upstream serves them.
+	names := crd.Status.AcceptedNames
+	if names.Plural == "" {
+		names = crd.Spec.Names
+	}
 	storage := ""
 	for _, v := range crd.Spec.Versions {
 		if v.Storage {
@@ -287,18 +401,36 @@ func setAPIVersion(data []byte, apiVersion string) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// setCRD serves (or re-serves) the versions of a CRD.
+// setCRD records a CRD and serves (or re-serves) its versions when it is
+// established; a CRD waiting for its names is known but not served.
 func (g *registry) setCRD(crd *apiextensionsv1.CustomResourceDefinition) {
-	rs := crdResources(crd)
+	var rs []*resource
+	if apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established) {
+		rs = crdResources(crd)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.removeCRDLocked(crd.Name)
 	for _, r := range rs {
 		g.byGVR[schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource}] = r
 	}
-	g.crds[crd.Name] = rs
+	if len(rs) > 0 {
+		g.crds[crd.Name] = rs
+	}
 	g.crdObjs[crd.Name] = crd.DeepCopy()
 	g.rebuildGroupVersionsLocked()
+}
+
+// knownCRDs returns every CRD recorded, served or not.
+func (g *registry) knownCRDs() []*apiextensionsv1.CustomResourceDefinition {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(g.crdObjs))
+	for _, crd := range g.crdObjs {
+		out = append(out, crd)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // crdsServing returns the CRDs that serve a group/version.
@@ -380,9 +512,9 @@ func (g *registry) rebuildGroupVersionsLocked() {
 func (g *registry) allCRDs() []*apiextensionsv1.CustomResourceDefinition {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(g.crdObjs))
-	for _, crd := range g.crdObjs {
-		out = append(out, crd)
+	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(g.crds))
+	for name := range g.crds {
+		out = append(out, g.crdObjs[name])
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

@@ -86,7 +86,9 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 		}
 		// What upstream's naming and establishing controllers set right
 		// after the create is set with it.
-		crdStatus(obj, metav1.NewTime(s.now().Truncate(timePrecision)))
+		before := obj.DeepCopy()
+		s.crdStatus(obj, metav1.NewTime(s.now().Truncate(timePrecision)))
+		c.res.recordServerWrite("status", before, o)
 	case *unstructured.Unstructured:
 		if c.res.schema != nil {
 			return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), obj, nil)

@@ -10,6 +10,7 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsac "k8s.io/apiextensions-apiserver/pkg/client/applyconfiguration"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,16 +19,65 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	apiregistrationac "k8s.io/kube-aggregator/pkg/client/applyconfiguration"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
 // builtinTypeConverter knows the merge schema (list types, map keys) of
 // every built-in type: client-go carries it for its apply configurations.
 // It is built once and only read afterwards.
 var builtinTypeConverter = sync.OnceValue(func() managedfields.TypeConverter {
-	return applyconfigurations.NewTypeConverter(typesScheme())
+	return groupTypeConverter{
+		byGroup: map[string]func() managedfields.TypeConverter{
+			apiextensionsv1.GroupName: sync.OnceValue(func() managedfields.TypeConverter {
+				return apiextensionsac.NewTypeConverter(typesScheme())
+			}),
+			apiregistrationv1.GroupName: sync.OnceValue(func() managedfields.TypeConverter {
+				return apiregistrationac.NewTypeConverter(typesScheme())
+			}),
+		},
+		core: sync.OnceValue(func() managedfields.TypeConverter {
+			return applyconfigurations.NewTypeConverter(typesScheme())
+		}),
+		deduced: managedfields.NewDeducedTypeConverter(),
+	}
 })
+
+// groupTypeConverter picks the merge schema of an object's group: the
+// apiextensions and aggregator types carry their own, client-go carries
+// the rest (each parsed on first use: client-go's takes a tenth of a
+// second). A type none of them knows is merged as the deduced converter
+// merges schemaless objects.
+type groupTypeConverter struct {
+	byGroup map[string]func() managedfields.TypeConverter
+	core    func() managedfields.TypeConverter
+	deduced managedfields.TypeConverter
+}
+
+// forGroup returns the converter of a group.
+func (g groupTypeConverter) forGroup(group string) managedfields.TypeConverter {
+	if tc, ok := g.byGroup[group]; ok {
+		return tc()
+	}
+	return g.core()
+}
+
+// ObjectToTyped implements managedfields.TypeConverter.
+func (g groupTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	tv, err := g.forGroup(obj.GetObjectKind().GroupVersionKind().Group).ObjectToTyped(obj, opts...)
+	if err != nil && strings.Contains(err.Error(), "no type found matching") {
+		return g.deduced.ObjectToTyped(obj, opts...)
+	}
+	return tv, err
+}
+
+// TypedToObject implements managedfields.TypeConverter.
+func (g groupTypeConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
+	return g.deduced.TypedToObject(v)
+}
 
 // fieldManagers builds, once per subresource, the upstream field manager
 // that tracks metadata.managedFields and merges server-side apply patches
@@ -297,6 +347,22 @@ func (c *call) trackManagedFields(live runtime.Object, o *object, fieldManager s
 		live.GetObjectKind().SetGroupVersionKind(c.res.gvk)
 	}
 	out := fm.UpdateNoErrors(live, o.obj, managerName(fieldManager, c.r.UserAgent()))
+	if acc, err := meta.Accessor(out); err == nil {
+		o.obj, o.meta = out, acc
+	}
+}
+
+// recordServerWrite records a change the server itself makes (as upstream's
+// controllers, under the manager "kube-apiserver") through sub in o's
+// managedFields, live being the object before it.
+func (r *resource) recordServerWrite(sub string, live runtime.Object, o *object) {
+	fm, err := r.fieldManager(sub)
+	if err != nil {
+		return
+	}
+	live.GetObjectKind().SetGroupVersionKind(r.gvk)
+	o.obj.GetObjectKind().SetGroupVersionKind(r.gvk)
+	out := fm.UpdateNoErrors(live, o.obj, "kube-apiserver")
 	if acc, err := meta.Accessor(out); err == nil {
 		o.obj, o.meta = out, acc
 	}

@@ -224,6 +224,16 @@ func bucketName(b builtin.Resource, owners map[string]bool) string {
 }
 
 // lookup finds a served resource.
+// isBuiltinGroup reports whether kube-apiserver itself serves a group.
+func (g *registry) isBuiltinGroup(group string) bool {
+	for _, gv := range g.builtinGVs {
+		if gv.Group == group {
+			return true
+		}
+	}
+	return false
+}
+
 func (g *registry) lookup(group, version, res string) (*resource, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()

@@ -63,6 +63,19 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		http.NotFound(w, r)
 		return
 	}
+	if !s.registry.isBuiltinGroup(info.APIGroup) {
+		// apiextensions' handler serves CRD groups: a resource it does not
+		// serve (or not yet: a CRD waiting for its names) falls through to a
+		// plain 404, a subresource the CRD lacks is a NotFound of the object.
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if info.Subresource != "" && !res.hasSub(info.Subresource) {
+			writeError(w, r, apierrors.NewNotFound(res.gr, info.Name))
+			return
+		}
+	}
 	if !ok || (info.Subresource != "" && !res.hasSub(info.Subresource)) {
 		writeError(w, r, notFoundPath())
 		return
