@@ -181,6 +181,7 @@ func (s *Server) checkRBACWrite(c *call, o, old *object) error {
 // obj, when not nil, is the committed object in its Go type (data then
 // need not be decoded again).
 func (s *Server) afterCommit(c *call, key string, obj runtime.Object, data []byte, deleted bool) {
+	s.gcObserve(c.res.bucket, key, obj, data, deleted)
 	if c.res.bucket == crdBucket && !deleted {
 		crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
 		if !ok {

@@ -100,6 +100,9 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 				return store.Write{}, apierrors.NewConflict(kindGR, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, o.meta.GetResourceVersion()))
 			}
 		}
+		if fins, changed := deletionFinalizers(o.meta.GetFinalizers(), opts); changed {
+			o.meta.SetFinalizers(fins)
+		}
 		graceful := s.markForDeletion(c, o)
 		if graceful || len(o.meta.GetFinalizers()) > 0 {
 			if o.meta.GetDeletionTimestamp() == nil {

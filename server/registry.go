@@ -224,6 +224,23 @@ func bucketName(b builtin.Resource, owners map[string]bool) string {
 }
 
 // lookup finds a served resource.
+// forBucket returns a resource stored in bucket, preferring the one served
+// in the storage version.
+func (g *registry) forBucket(bucket string) (*resource, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var found *resource
+	for _, r := range g.byGVR {
+		if r.bucket != bucket || r.Virtual {
+			continue
+		}
+		if found == nil || (found.conv != nil && r.conv == nil) || (found.conv == nil) == (r.conv == nil) && r.Version < found.Version {
+			found = r
+		}
+	}
+	return found, found != nil
+}
+
 // isBuiltinGroup reports whether kube-apiserver itself serves a group.
 func (g *registry) isBuiltinGroup(group string) bool {
 	for _, gv := range g.builtinGVs {

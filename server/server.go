@@ -64,6 +64,8 @@ type Server struct {
 
 	// rbacCache holds the RBAC objects for the authorizer.
 	rbacCache *rbacCache
+	// gc is the garbage collector's owner index and work queue.
+	gc *garbageCollector
 	// auth is the authentication and authorization machinery.
 	auth authState
 	// handler is the filter chain in front of serveAuthorized.
@@ -89,6 +91,7 @@ func New(cfg Config) (*Server, error) {
 		nsKick:    make(chan struct{}, 1),
 		enc:       newEncCache(),
 		rbacCache: newRBACCache(),
+		gc:        newGarbageCollector(),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -111,6 +114,9 @@ func New(cfg Config) (*Server, error) {
 	if err := s.loadCRDs(); err != nil {
 		return nil, fmt.Errorf("server: load CustomResourceDefinitions: %w", err)
 	}
+	if err := s.gcLoad(); err != nil {
+		return nil, fmt.Errorf("server: index owner references: %w", err)
+	}
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -124,6 +130,11 @@ func (s *Server) Run(ctx context.Context) {
 	go func() {
 		defer s.wg.Done()
 		s.runNamespaceController(ctx)
+	}()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.runGarbageCollector(ctx)
 	}()
 }
 

@@ -270,7 +270,7 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 	}
 	if deletedAnswer != nil {
 		s.enc.forget(c.res.bucket, key)
-		s.afterCommit(c, key, nil, nil, true)
+		s.afterCommit(c, key, nil, deletedAnswer, true)
 		return deletedAnswer, false, nil
 	}
 	if cur != nil && committed != nil {

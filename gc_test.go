@@ -1,0 +1,181 @@
+package fakeplane_test
+
+import (
+	"context"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// ownedBy is an owner reference to a ConfigMap.
+func ownedBy(cm *corev1.ConfigMap, block bool) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: cm.Name, UID: cm.UID, BlockOwnerDeletion: ptr.To(block)}
+}
+
+func mkConfigMap(t *testing.T, cs kubernetes.Interface, name string, finalizers []string, owners ...metav1.OwnerReference) *corev1.ConfigMap {
+	t.Helper()
+	cm, err := cs.CoreV1().ConfigMaps("default").Create(context.Background(), &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: owners, Finalizers: finalizers},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cm
+}
+
+func gone(cs kubernetes.Interface, name string) func() bool {
+	return func() bool {
+		_, err := cs.CoreV1().ConfigMaps("default").Get(context.Background(), name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}
+}
+
+func TestGarbageCollectionBackground(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	parent := mkConfigMap(t, cs, "parent", nil)
+	other := mkConfigMap(t, cs, "other", nil)
+	mkConfigMap(t, cs, "only-child", nil, ownedBy(parent, false))
+	mkConfigMap(t, cs, "shared-child", nil, ownedBy(parent, false), ownedBy(other, false))
+	grandchildOwner := mkConfigMap(t, cs, "child-with-child", nil, ownedBy(parent, false))
+	mkConfigMap(t, cs, "grandchild", nil, ownedBy(grandchildOwner, false))
+
+	// The default propagation (background) deletes the owner at once.
+	if err := cs.CoreV1().ConfigMaps("default").Delete(ctx, "parent", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !gone(cs, "parent")() {
+		t.Fatal("owner not deleted at once")
+	}
+	waitFor(t, gone(cs, "only-child"))
+	waitFor(t, gone(cs, "child-with-child"))
+	waitFor(t, gone(cs, "grandchild"))
+	// A dependent with another owner stays, without the reference to the
+	// deleted one.
+	waitFor(t, func() bool {
+		cm, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "shared-child", metav1.GetOptions{})
+		return err == nil && len(cm.OwnerReferences) == 1 && cm.OwnerReferences[0].UID == other.UID
+	})
+	// An object whose owner never existed (or was recreated) is collected too.
+	mkConfigMap(t, cs, "stray", nil, metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "other", UID: types.UID("not-the-uid")})
+	waitFor(t, gone(cs, "stray"))
+	if gone(cs, "other")() {
+		t.Error("an owner was deleted")
+	}
+}
+
+func TestGarbageCollectionForeground(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	parent := mkConfigMap(t, cs, "parent", nil)
+	mkConfigMap(t, cs, "blocking", []string{"example.com/hold"}, ownedBy(parent, true))
+	mkConfigMap(t, cs, "not-blocking", nil, ownedBy(parent, false))
+
+	if err := cs.CoreV1().ConfigMaps("default").Delete(ctx, "parent", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)}); err != nil {
+		t.Fatal(err)
+	}
+	// The owner waits, marked, for its blocking dependent.
+	p, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "parent", metav1.GetOptions{})
+	if err != nil || p.DeletionTimestamp == nil || len(p.Finalizers) != 1 || p.Finalizers[0] != metav1.FinalizerDeleteDependents {
+		t.Fatalf("owner in foreground deletion: %v %+v", err, p)
+	}
+	waitFor(t, gone(cs, "not-blocking"))
+	waitFor(t, func() bool {
+		cm, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "blocking", metav1.GetOptions{})
+		return err == nil && cm.DeletionTimestamp != nil
+	})
+	if gone(cs, "parent")() {
+		t.Fatal("owner deleted before its blocking dependent")
+	}
+	// Releasing the dependent lets both go.
+	if _, err := cs.CoreV1().ConfigMaps("default").Patch(ctx, "blocking", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, gone(cs, "blocking"))
+	waitFor(t, gone(cs, "parent"))
+}
+
+func TestGarbageCollectionOrphan(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	parent := mkConfigMap(t, cs, "parent", nil)
+	mkConfigMap(t, cs, "child", nil, ownedBy(parent, true))
+	if err := cs.CoreV1().ConfigMaps("default").Delete(ctx, "parent", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationOrphan)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, gone(cs, "parent"))
+	cm, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "child", metav1.GetOptions{})
+	if err != nil || len(cm.OwnerReferences) != 0 {
+		t.Errorf("orphaned dependent: %v %+v", err, cm)
+	}
+}
+
+func TestGarbageCollectionClusterScopedOwnerAndDeleteCollection(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	cr, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "owner", Labels: map[string]string{"gc": "yes"}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mkConfigMap(t, cs, "owned-by-cluster-role", nil, metav1.OwnerReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "owner", UID: cr.UID})
+	if err := cs.RbacV1().ClusterRoles().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "gc=yes"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, gone(cs, "owned-by-cluster-role"))
+}
+
+func TestKubectlDeleteDeploymentCascades(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	labels := map[string]string{"app": "web"}
+	dep, err := cs.AppsV1().Deployments("default").Create(ctx, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the deployment and replica set controllers would create.
+	controller := func(apiVersion, kind, name string, uid types.UID) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, UID: uid, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
+	}
+	rs, err := cs.AppsV1().ReplicaSets("default").Create(ctx, &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Labels: labels, OwnerReferences: controller("apps/v1", "Deployment", "web", dep.UID)},
+		Spec:       appsv1.ReplicaSetSpec{Selector: dep.Spec.Selector, Template: dep.Spec.Template},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-1-a", Labels: labels, OwnerReferences: controller("apps/v1", "ReplicaSet", "web-1", rs.UID)},
+		Spec:       dep.Spec.Template.Spec,
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wantLine(t, "delete", mustKubectl(t, cp, "delete", "deployment", "web"), `deployment.apps "web" deleted`)
+	waitFor(t, func() bool {
+		_, err1 := cs.AppsV1().ReplicaSets("default").Get(ctx, "web-1", metav1.GetOptions{})
+		_, err2 := cs.CoreV1().Pods("default").Get(ctx, "web-1-a", metav1.GetOptions{})
+		return apierrors.IsNotFound(err1) && apierrors.IsNotFound(err2)
+	})
+}
