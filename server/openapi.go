@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/handler"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -13,10 +14,12 @@ import (
 	"strings"
 )
 
-// The OpenAPI documents served here are an index: every operation path of
-// every resource with its x-kubernetes-group-version-kind and query
+// The OpenAPI v3 document of a built-in group/version has every operation
+// path of its resources with their x-kubernetes-group-version-kind and query
 // parameters (which kubectl reads to learn that the server validates fields
-// itself), but no schemas yet.
+// itself), and the schemas of its kinds generated from k8s.io/api
+// (openapidefs.go). Operations do not list their request and response
+// bodies.
 
 // openAPIv3GroupDoc builds the OpenAPI v3 document of one group/version.
 func (s *Server) openAPIv3GroupDoc(group, version string) map[string]any {
@@ -28,9 +31,20 @@ func (s *Server) openAPIv3GroupDoc(group, version string) map[string]any {
 		}
 		return out
 	}
+	var kinds []schema.GroupVersionKind
+	verbs := map[string]bool{}
 	for _, res := range s.registry.all() {
 		if res.Group != group || res.Version != version {
 			continue
+		}
+		kinds = append(kinds, res.gvk)
+		for _, v := range res.Verbs {
+			verbs[v] = true
+		}
+		for _, sub := range res.Subresources {
+			if !strings.HasSuffix(sub.Kind, "Options") { // connect subresources take options, not bodies
+				kinds = append(kinds, schema.GroupVersionKind{Group: sub.Group, Version: sub.Version, Kind: sub.Kind})
+			}
 		}
 		gvk := map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}
 		base := "/apis/" + group + "/" + version
@@ -76,11 +90,20 @@ func (s *Server) openAPIv3GroupDoc(group, version string) map[string]any {
 			paths[item] = ops
 		}
 	}
+	schemas := map[string]json.RawMessage{}
+	if defs, err := loadBuiltinSchemas(); err != nil {
+		s.log.Error("openapi definitions", "err", err)
+	} else {
+		schemas = defs.schemasFor(schema.GroupVersion{Group: group, Version: version}, kinds, verbs)
+	}
 	return map[string]any{
-		"openapi":    "3.0.0",
-		"info":       map[string]any{"title": "Kubernetes", "version": s.version().GitVersion},
-		"paths":      paths,
-		"components": map[string]any{"schemas": map[string]any{}},
+		"openapi": "3.0.0",
+		"info":    map[string]any{"title": "Kubernetes", "version": s.version().Major + "." + s.version().Minor},
+		"paths":   paths,
+		"components": map[string]any{
+			"schemas":         schemas,
+			"securitySchemes": map[string]any{"BearerToken": map[string]any{"type": "apiKey", "description": "Bearer Token authentication", "name": "authorization", "in": "header"}},
+		},
 	}
 }
 
@@ -138,15 +161,20 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 // openAPIv2ProtobufMediaType is the protobuf form of /openapi/v2.
 const openAPIv2ProtobufMediaType = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 
-// serveOpenAPIv2 answers /openapi/v2 with the definitions and paths of the
-// CRDs (upstream's builder, merged); built-in types are described by
-// /openapi/v3 only for now.
+// serveOpenAPIv2 answers /openapi/v2 with the definitions of the built-in
+// types and the definitions and paths of the CRDs (upstream's builder,
+// merged); the paths of built-in resources are in /openapi/v3 only.
 func (s *Server) serveOpenAPIv2(w http.ResponseWriter, r *http.Request) {
 	static := &spec.Swagger{SwaggerProps: spec.SwaggerProps{
 		Swagger: "2.0",
 		Info:    &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: s.version().GitVersion}},
 		Paths:   &spec.Paths{Paths: map[string]spec.PathItem{}},
 	}}
+	if defs, err := loadBuiltinDefinitionsV2(); err != nil {
+		s.log.Error("openapi v2 definitions", "err", err)
+	} else {
+		static.Definitions = defs
+	}
 	var crdSpecs []*spec.Swagger
 	for _, crd := range s.registry.allCRDs() {
 		for _, v := range crd.Spec.Versions {
@@ -203,6 +231,19 @@ func (s *Server) openAPIv3Doc(group, version string) []byte {
 			}
 		}
 	}
+	gv := schema.GroupVersion{Group: group, Version: version}
+	s.openAPIMu.Lock()
+	defer s.openAPIMu.Unlock()
+	if b, ok := s.openAPICache[gv]; ok {
+		return b
+	}
 	b, _ := json.Marshal(s.openAPIv3GroupDoc(group, version))
+	if s.registry.isBuiltinGroup(group) {
+		// Built-in documents do not change while the server runs.
+		if s.openAPICache == nil {
+			s.openAPICache = map[schema.GroupVersion][]byte{}
+		}
+		s.openAPICache[gv] = b
+	}
 	return b
 }

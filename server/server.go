@@ -12,6 +12,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -64,6 +65,9 @@ type Server struct {
 
 	// rbacCache holds the RBAC objects for the authorizer.
 	rbacCache *rbacCache
+	// openAPICache holds the OpenAPI v3 documents of built-in group/versions.
+	openAPIMu    sync.Mutex
+	openAPICache map[schema.GroupVersion][]byte
 	// gc is the garbage collector's owner index and work queue.
 	gc *garbageCollector
 	// auth is the authentication and authorization machinery.

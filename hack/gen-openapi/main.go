@@ -1,0 +1,136 @@
+//go:build ignore
+
+// This program writes the OpenAPI definitions of the built-in types that
+// fakeplane serves, from the openapi-gen output for k8s.io/api (and the
+// apimachinery, apiextensions and aggregator types), with kube-openapi's
+// builders: v3 schemas (components/schemas form) and v2 definitions, each
+// gzipped JSON. hack/gen-openapi.sh runs it in a scratch module next to the
+// generated package; it is not part of fakeplane's build.
+package main
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	"k8s.io/kube-openapi/pkg/builder"
+	"k8s.io/kube-openapi/pkg/builder3"
+	"k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"example.com/genopenapi/generated"
+)
+
+type modelNamer interface{ OpenAPIModelName() string }
+
+func main() {
+	served := flag.String("served", "", "comma-separated group/versions served (core is v1)")
+	out3 := flag.String("v3", "", "output file for v3 schemas (gzipped JSON)")
+	out2 := flag.String("v2", "", "output file for v2 definitions (gzipped JSON)")
+	flag.Parse()
+	servedGVs := map[schema.GroupVersion]bool{}
+	for _, s := range strings.Split(*served, ",") {
+		gv, err := schema.ParseGroupVersion(s)
+		if err != nil {
+			fail(err)
+		}
+		servedGVs[gv] = true
+	}
+
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apiregistrationv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			fail(err)
+		}
+	}
+	// Every served kind, with the group/version/kinds each model is registered as.
+	gvks := map[string][]map[string]string{}
+	roots := map[string]bool{}
+	for gvk, t := range scheme.AllKnownTypes() {
+		if !servedGVs[gvk.GroupVersion()] {
+			continue
+		}
+		n, ok := reflect.New(t).Interface().(modelNamer)
+		if !ok {
+			continue
+		}
+		name := n.OpenAPIModelName()
+		gvks[name] = append(gvks[name], map[string]string{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind})
+		roots[name] = true
+	}
+	for name, l := range gvks {
+		sort.Slice(l, func(i, j int) bool {
+			a, b := l[i], l[j]
+			if a["group"] != b["group"] {
+				return a["group"] < b["group"]
+			}
+			if a["version"] != b["version"] {
+				return a["version"] < b["version"]
+			}
+			return a["kind"] < b["kind"]
+		})
+		gvks[name] = l
+	}
+	namer := func(name string) (string, spec.Extensions) {
+		ext := spec.Extensions{}
+		if l, ok := gvks[name]; ok {
+			ext["x-kubernetes-group-version-kind"] = l
+		}
+		return name, ext
+	}
+	var names []string
+	for n := range roots {
+		names = append(names, n)
+	}
+	// Types every document refers to.
+	names = append(names, "io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList", "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup",
+		"io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList", "io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions",
+		"io.k8s.apimachinery.pkg.apis.meta.v1.Patch", "io.k8s.apimachinery.pkg.version.Info")
+	sort.Strings(names)
+
+	info := &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: "v1.37"}}
+	defs3, err := builder3.BuildOpenAPIDefinitionsForResources(&common.OpenAPIV3Config{Info: info, GetDefinitions: generated.GetOpenAPIDefinitions, GetDefinitionName: namer}, names...)
+	if err != nil {
+		fail(err)
+	}
+	write(*out3, defs3)
+	sw, err := builder.BuildOpenAPIDefinitionsForResources(&common.Config{Info: info, GetDefinitions: generated.GetOpenAPIDefinitions, GetDefinitionName: namer}, names...)
+	if err != nil {
+		fail(err)
+	}
+	write(*out2, sw.Definitions)
+	fmt.Fprintf(os.Stderr, "%d v3 schemas, %d v2 definitions\n", len(defs3), len(sw.Definitions))
+}
+
+func write(path string, v any) {
+	f, err := os.Create(path)
+	if err != nil {
+		fail(err)
+	}
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+	enc := json.NewEncoder(zw)
+	if err := enc.Encode(v); err != nil {
+		fail(err)
+	}
+	if err := zw.Close(); err != nil {
+		fail(err)
+	}
+	if err := f.Close(); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "gen-openapi:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,82 @@
+package fakeplane_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/openapi3"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+func TestOpenAPIDescribesBuiltinTypes(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+
+	// client-go's OpenAPI v3 client finds every built-in group/version
+	// with the schemas of its kinds.
+	root := openapi3.NewRoot(cs.Discovery().OpenAPIV3())
+	gvs, err := root.GroupVersions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gvs) < 20 {
+		t.Errorf("group/versions: %v", gvs)
+	}
+	doc, err := root.GVSpec(schema.GroupVersion{Group: "apps", Version: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep, ok := doc.Components.Schemas["io.k8s.api.apps.v1.Deployment"]
+	if !ok {
+		t.Fatalf("no Deployment schema among %d", len(doc.Components.Schemas))
+	}
+	gvk, _ := json.Marshal(dep.Extensions["x-kubernetes-group-version-kind"])
+	if string(gvk) != `[{"group":"apps","kind":"Deployment","version":"v1"}]` {
+		t.Errorf("Deployment x-kubernetes-group-version-kind: %s", gvk)
+	}
+	if ref := dep.Properties["spec"].AllOf[0].Ref.String(); ref != "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec" {
+		t.Errorf("spec refers to %q", ref)
+	}
+	containers := doc.Components.Schemas["io.k8s.api.core.v1.PodSpec"].Properties["containers"]
+	if containers.Extensions["x-kubernetes-patch-merge-key"] != "name" || containers.Extensions["x-kubernetes-list-type"] != "map" {
+		t.Errorf("containers list extensions: %v", containers.Extensions)
+	}
+	// The meta types a group's verbs use are there, registered in the
+	// group and in the core group, as kube-apiserver lists them.
+	gvk, _ = json.Marshal(doc.Components.Schemas["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"].Extensions["x-kubernetes-group-version-kind"])
+	if string(gvk) != `[{"group":"","kind":"DeleteOptions","version":"v1"},{"group":"apps","kind":"DeleteOptions","version":"v1"}]` {
+		t.Errorf("DeleteOptions x-kubernetes-group-version-kind: %s", gvk)
+	}
+
+	// /openapi/v2 has the built-in definitions too.
+	body, err := cs.RESTClient().Get().AbsPath("/openapi/v2").DoRaw(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v2 struct {
+		Definitions map[string]json.RawMessage `json:"definitions"`
+	}
+	if err := json.Unmarshal(body, &v2); err != nil {
+		t.Fatal(err)
+	}
+	if pod := string(v2.Definitions["io.k8s.api.core.v1.Pod"]); !strings.Contains(pod, `"$ref":"#/definitions/io.k8s.api.core.v1.PodSpec"`) {
+		t.Errorf("v2 Pod definition: %.300s", pod)
+	}
+}
+
+func TestKubectlExplain(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	out := mustKubectl(t, cp, "explain", "pods.spec.containers.ports")
+	for _, want := range []string{`KIND:       Pod`, `VERSION:    v1`, `FIELD: ports <\[\]ContainerPort>`, `  containerPort	<integer> -required-`, `  protocol	<string>`} {
+		wantLine(t, "explain", out, want)
+	}
+	out = mustKubectl(t, cp, "explain", "deployment.spec.strategy", "--recursive")
+	for _, want := range []string{`GROUP:      apps`, `KIND:       Deployment`, `FIELD: strategy <DeploymentStrategy>`, `    maxSurge	<IntOrString>`} {
+		wantLine(t, "explain --recursive", out, want)
+	}
+}
