@@ -2,11 +2,14 @@ package fakeplane_test
 
 import (
 	"encoding/json"
+	"mime"
+	"net/http"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/openapi3"
+	"k8s.io/client-go/rest"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -65,6 +68,35 @@ func TestOpenAPIDescribesBuiltinTypes(t *testing.T) {
 	}
 	if pod := string(v2.Definitions["io.k8s.api.core.v1.Pod"]); !strings.Contains(pod, `"$ref":"#/definitions/io.k8s.api.core.v1.PodSpec"`) {
 		t.Errorf("v2 Pod definition: %.300s", pod)
+	}
+	// In protobuf, as kubectl's client-side validation asks for it (the
+	// Content-Type must parse as a media type).
+	v2doc, err := cs.Discovery().OpenAPISchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range v2doc.GetDefinitions().GetAdditionalProperties() {
+		found = found || d.GetName() == "io.k8s.api.apps.v1.Deployment"
+	}
+	if !found {
+		t.Error("protobuf /openapi/v2 lacks io.k8s.api.apps.v1.Deployment")
+	}
+	hc, err := rest.HTTPClientFor(cp.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, cp.URL()+"/openapi/v2", nil)
+	req.Header.Set("Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" {
+		t.Errorf("Content-Type %q", ct)
+	} else if _, _, err := mime.ParseMediaType(ct); err != nil {
+		t.Errorf("Content-Type %q: %v", ct, err)
 	}
 }
 

@@ -34,7 +34,7 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 		}
 		out, err := fm.Apply(live, patch, wo.fieldManager, wo.force)
 		if err != nil {
-			return nil, err
+			return nil, errUnknown(err)
 		}
 		if wo.fieldValidation == metav1.FieldValidationStrict || wo.fieldValidation == metav1.FieldValidationWarn {
 			if err := yaml.UnmarshalStrict(body, &map[string]any{}); err != nil {

@@ -477,6 +477,7 @@ func (g *registry) crdResourcesOf(name string) []*resource {
 // groups of CRDs by name, each group's versions by Kubernetes version
 // priority, as aggregated discovery orders them.
 func (g *registry) rebuildGroupVersionsLocked() {
+	g.gen++
 	out := append([]builtin.GroupVersion(nil), g.builtinGVs...)
 	known := map[builtin.GroupVersion]bool{}
 	for _, gv := range out {

@@ -98,3 +98,13 @@ func errConflict(gr schema.GroupResource, name string) error {
 func errExpired(msg string) error {
 	return apierrors.NewResourceExpired(msg)
 }
+
+// errUnknown is kube-apiserver's answer for an error that is not an API
+// status (its ErrorToAPIStatus): 500 with the error's text and no reason.
+func errUnknown(err error) error {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
+}

@@ -161,10 +161,43 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 // openAPIv2ProtobufMediaType is the protobuf form of /openapi/v2.
 const openAPIv2ProtobufMediaType = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 
+// openAPIv2ProtobufContentType is the Content-Type of that answer, as
+// upstream's handler writes it (without the "@", which mime parsers refuse).
+const openAPIv2ProtobufContentType = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+
+// openAPIv2Doc is /openapi/v2 encoded, for one generation of the registry.
+type openAPIv2Doc struct {
+	gen      uint64
+	json, pb []byte
+	etag     string
+}
+
 // serveOpenAPIv2 answers /openapi/v2 with the definitions of the built-in
 // types and the definitions and paths of the CRDs (upstream's builder,
 // merged); the paths of built-in resources are in /openapi/v3 only.
 func (s *Server) serveOpenAPIv2(w http.ResponseWriter, r *http.Request) {
+	doc, err := s.openAPIv2()
+	if err != nil {
+		writeError(w, r, apierrors.NewInternalError(err))
+		return
+	}
+	w.Header().Set("Etag", doc.etag)
+	w.Header().Add("Vary", "Accept")
+	if strings.Contains(r.Header.Get("Accept"), openAPIv2ProtobufMediaType) {
+		writeRaw(w, http.StatusOK, openAPIv2ProtobufContentType, doc.pb)
+		return
+	}
+	writeBytes(w, r, http.StatusOK, mediaJSON, doc.json)
+}
+
+// openAPIv2 builds (or returns the cached) /openapi/v2 document.
+func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
+	gen := s.registry.generation()
+	s.openAPIMu.Lock()
+	defer s.openAPIMu.Unlock()
+	if d := s.openAPIv2Cache; d != nil && d.gen == gen {
+		return d, nil
+	}
 	static := &spec.Swagger{SwaggerProps: spec.SwaggerProps{
 		Swagger: "2.0",
 		Info:    &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: s.version().GitVersion}},
@@ -191,22 +224,20 @@ func (s *Server) serveOpenAPIv2(w http.ResponseWriter, r *http.Request) {
 	}
 	merged, err := openapibuilder.MergeSpecs(static, crdSpecs...)
 	if err != nil {
-		writeError(w, r, apierrors.NewInternalError(err))
-		return
+		return nil, err
 	}
 	b, err := json.Marshal(merged)
 	if err != nil {
-		writeError(w, r, apierrors.NewInternalError(err))
-		return
+		return nil, err
 	}
-	if strings.Contains(r.Header.Get("Accept"), openAPIv2ProtobufMediaType) {
-		pb, err := handler.ToProtoBinary(b)
-		if err == nil {
-			writeRaw(w, http.StatusOK, openAPIv2ProtobufMediaType, pb)
-			return
-		}
+	pb, err := handler.ToProtoBinary(b)
+	if err != nil {
+		return nil, err
 	}
-	writeBytes(w, r, http.StatusOK, mediaJSON, b)
+	sum := sha512.Sum512(b)
+	d := &openAPIv2Doc{gen: gen, json: b, pb: pb, etag: `"` + strings.ToUpper(hex.EncodeToString(sum[:])) + `"`}
+	s.openAPIv2Cache = d
+	return d, nil
 }
 
 // openAPIv3Doc is the OpenAPI v3 document of a group/version: for the

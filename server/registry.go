@@ -92,6 +92,16 @@ type registry struct {
 	crds map[string][]*resource
 	// crdObjs maps a CRD name to the CRD itself.
 	crdObjs map[string]*apiextensionsv1.CustomResourceDefinition
+	// gen counts the changes to the served CRDs.
+	gen uint64
+}
+
+// generation counts the changes to the served CRDs, for caches of what is
+// derived from them.
+func (g *registry) generation() uint64 {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.gen
 }
 
 // Resources whose strategies set metadata.generation, from upstream's registry.

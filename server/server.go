@@ -68,6 +68,8 @@ type Server struct {
 	// openAPICache holds the OpenAPI v3 documents of built-in group/versions.
 	openAPIMu    sync.Mutex
 	openAPICache map[schema.GroupVersion][]byte
+	// openAPIv2Cache is /openapi/v2 for the registry generation it was built for.
+	openAPIv2Cache *openAPIv2Doc
 	// gc is the garbage collector's owner index and work queue.
 	gc *garbageCollector
 	// auth is the authentication and authorization machinery.

@@ -161,7 +161,7 @@ func (s *Server) serveScale(c *call) error {
 			}
 			applied, err := fm.Apply(cur, patch, wo.fieldManager, wo.force)
 			if err != nil {
-				return nil, err
+				return nil, errUnknown(err)
 			}
 			sc, ok := applied.(*autoscalingv1.Scale)
 			if !ok {
