@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -178,4 +179,43 @@ func TestKubectlDeleteDeploymentCascades(t *testing.T) {
 		_, err2 := cs.CoreV1().Pods("default").Get(ctx, "web-1-a", metav1.GetOptions{})
 		return apierrors.IsNotFound(err1) && apierrors.IsNotFound(err2)
 	})
+}
+
+func TestClusterIPsAreIPAddressObjects(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	// The kubernetes Service's address is there from the start.
+	addr, err := cs.NetworkingV1().IPAddresses().Get(ctx, "10.0.0.1", metav1.GetOptions{})
+	if err != nil || addr.Spec.ParentRef == nil || addr.Spec.ParentRef.Name != "kubernetes" || addr.Labels["ipaddress.kubernetes.io/managed-by"] != "ipallocator.k8s.io" {
+		t.Fatalf("10.0.0.1: %v %+v", err, addr)
+	}
+	svc, err := cs.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err = cs.NetworkingV1().IPAddresses().Get(ctx, svc.Spec.ClusterIP, metav1.GetOptions{})
+	if err != nil || addr.Spec.ParentRef.Resource != "services" || addr.Spec.ParentRef.Namespace != "default" || addr.Spec.ParentRef.Name != "web" ||
+		addr.Labels["ipaddress.kubernetes.io/ip-family"] != "IPv4" {
+		t.Fatalf("%s: %v %+v", svc.Spec.ClusterIP, err, addr)
+	}
+	// An IPAddress object reserves its address.
+	if _, err := cs.NetworkingV1().IPAddresses().Create(ctx, &networkingv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Name: "10.0.0.77"},
+		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "gateways", Group: "example.com", Name: "g"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "taken"},
+		Spec: corev1.ServiceSpec{ClusterIP: "10.0.0.77", Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) {
+		t.Errorf("service on a reserved address: %v", err)
+	}
+	// Deleting the Service releases its address.
+	if err := cs.CoreV1().Services("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.NetworkingV1().IPAddresses().Get(ctx, svc.Spec.ClusterIP, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("address after service deletion: %v", err)
+	}
 }

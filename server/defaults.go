@@ -192,6 +192,14 @@ func (s *Server) allocateServiceIP(svc *corev1.Service) error {
 			}
 		}
 	}
+	// IPAddress objects reserve their addresses too.
+	addrs, err := s.store.List(ipAddressesBucket, store.ListOptions{})
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	for _, it := range addrs.Items {
+		used[it.Key] = true
+	}
 	switch svc.Spec.ClusterIP {
 	case corev1.ClusterIPNone:
 		svc.Spec.ClusterIPs = []string{corev1.ClusterIPNone}
