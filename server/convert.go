@@ -22,15 +22,11 @@ var converters = map[string]converter{
 }
 
 // fromStorage returns stored bytes in the resource's served version.
-func (r *resource) fromStorage(data []byte) []byte {
+func (r *resource) fromStorage(data []byte) ([]byte, error) {
 	if r.conv == nil || data == nil {
-		return data
+		return data, nil
 	}
-	out, err := r.conv.fromStorage(data)
-	if err != nil {
-		return data
-	}
-	return out
+	return r.conv.fromStorage(data)
 }
 
 // toStorage returns served-version bytes in the bucket's storage version.

@@ -300,7 +300,7 @@ func (s *Server) loadCRDs() error {
 }
 
 // crdResources builds the served resources of a CRD, one per served version.
-func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
+func crdResources(crd *apiextensionsv1.CustomResourceDefinition, webhookConv func(*apiextensionsv1.CustomResourceDefinition) (runtime.ObjectConvertor, error)) []*resource {
 	// Served under the names accepted for it, as upstream serves them.
 	names := crd.Status.AcceptedNames
 	if names.Plural == "" {
@@ -315,6 +315,13 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
 	bucket := "crd:" + crd.Spec.Group + "/" + names.Plural
 	var out []*resource
 	managed := newCRDFieldManagers(crd)
+	var webhook runtime.ObjectConvertor
+	if c := crd.Spec.Conversion; c != nil && c.Strategy == apiextensionsv1.WebhookConverter && webhookConv != nil {
+		var err error
+		if webhook, err = webhookConv(crd); err != nil {
+			webhook = nil // validation refuses such CRDs; serve without conversion
+		}
+	}
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
@@ -371,7 +378,10 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition) []*resource {
 			selectable.Insert(strings.TrimPrefix(f.JSONPath, "."))
 		}
 		r.convertField = func(label string) (string, bool) { return label, selectable.Has(label) }
-		if v.Name != storage {
+		switch {
+		case webhook != nil:
+			r.conv = webhookConverter{conv: webhook, served: gvk.GroupVersion(), storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storage}}
+		case v.Name != storage:
 			r.conv = apiVersionConverter{stored: crd.Spec.Group + "/" + storage, served: crd.Spec.Group + "/" + v.Name}
 		}
 		if sch != nil && hasDefaults(sch.structural) {
@@ -406,7 +416,7 @@ func setAPIVersion(data []byte, apiVersion string) ([]byte, error) {
 func (g *registry) setCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	var rs []*resource
 	if apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established) {
-		rs = crdResources(crd)
+		rs = crdResources(crd, g.webhookConverter)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

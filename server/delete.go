@@ -85,7 +85,10 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 		if cur == nil {
 			return store.Write{}, apierrors.NewNotFound(c.res.gr, name)
 		}
-		curServed := c.res.fromStorage(cur.Value)
+		curServed, err := c.res.fromStorage(cur.Value)
+		if err != nil {
+			return store.Write{}, errStorageDecode(c.res, cur.Key, cur.Revision, err)
+		}
 		o, err := c.res.decodeStored(curServed)
 		if err != nil {
 			return store.Write{}, err
@@ -127,8 +130,10 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 			if b, err = encode(o.obj); err != nil {
 				return store.Write{}, err
 			}
-			b, err = c.res.toStorage(b)
-			return store.Write{Value: b}, err
+			if b, err = c.res.toStorage(b); err != nil {
+				return store.Write{}, errUnknown(err)
+			}
+			return store.Write{Value: b}, nil
 		}
 		deleted = true
 		if dry {
@@ -139,8 +144,10 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 		if err != nil {
 			return store.Write{}, err
 		}
-		b, err = c.res.toStorage(b)
-		return store.Write{Value: b, Delete: true}, err
+		if b, err = c.res.toStorage(b); err != nil {
+			return store.Write{}, errUnknown(err)
+		}
+		return store.Write{Value: b, Delete: true}, nil
 	})
 	var dr *dryRunResult
 	if errors.As(err, &dr) {
@@ -149,7 +156,10 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 	if err != nil {
 		return nil, false, storeErr(err)
 	}
-	out := c.res.fromStorage(cur.Value)
+	out, err := c.res.fromStorage(cur.Value)
+	if err != nil {
+		return nil, false, errStorageDecode(c.res, cur.Key, cur.Revision, err)
+	}
 	s.afterCommit(c, key, nil, cur.Value, deleted)
 	if deleted {
 		s.enc.forget(c.res.bucket, key)

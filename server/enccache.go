@@ -172,23 +172,26 @@ func (ec *encCache) putProto(r *resource, key string, rev int64, obj runtime.Obj
 
 // servedOf returns a stored object as its resource serves it (converted,
 // defaulted), converting it at most once per revision.
-func (ec *encCache) servedOf(r *resource, key string, rev int64, stored []byte) []byte {
+func (ec *encCache) servedOf(r *resource, key string, rev int64, stored []byte) ([]byte, error) {
 	if r.conv == nil {
-		return stored
+		return stored, nil
 	}
 	e := ec.entry(r.bucket, key, rev)
 	ec.mu.Lock()
 	b := e.served[r.apiVersion()]
 	ec.mu.Unlock()
 	if b != nil {
-		return b
+		return b, nil
 	}
-	b = r.fromStorage(stored)
+	b, err := r.fromStorage(stored)
+	if err != nil {
+		return nil, err
+	}
 	ec.mu.Lock()
 	if e.served == nil {
 		e.served = map[string][]byte{}
 	}
 	e.served[r.apiVersion()] = b
 	ec.mu.Unlock()
-	return b
+	return b, nil
 }

@@ -108,3 +108,32 @@ func errUnknown(err error) error {
 	}
 	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
 }
+
+// storageKey is the etcd key kube-apiserver would keep an object under,
+// which its storage errors name.
+func storageKey(r *resource, key string) string {
+	g, res := r.StorageGroupResource()
+	if g == "" {
+		return "/" + res + "/" + key
+	}
+	return "/" + g + "/" + res + "/" + key
+}
+
+// errStorageDecode is kube-apiserver's answer for a stored object it cannot
+// decode into the requested version (a failed conversion webhook).
+func errStorageDecode(r *resource, key string, rev int64, err error) error {
+	return apierrors.NewInternalError(fmt.Errorf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", storageKey(r, key), rev, err))
+}
+
+// errStorageRead is its answer for a list with such an object.
+func errStorageRead(r *resource, key string, rev int64, err error) error {
+	k := "/registry" + storageKey(r, key)
+	msg := fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", k, rev, err)
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonStoreReadError,
+		Message: fmt.Sprintf("failed to read one or more %s from the storage: %s", r.gr.String(), msg),
+		Details: &metav1.StatusDetails{Name: "list", Group: r.gr.Group, Kind: r.gr.Resource, Causes: []metav1.StatusCause{
+			{Type: metav1.CauseTypeUnexpectedServerResponse, Message: msg, Field: k},
+		}},
+	}}
+}

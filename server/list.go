@@ -263,7 +263,11 @@ func (s *Server) list(c *call) error {
 	}
 	items := make([][]byte, len(res.Items))
 	for i, it := range res.Items {
-		items[i] = s.enc.servedOf(c.res, it.Key, it.Revision, it.Value)
+		b, err := s.enc.servedOf(c.res, it.Key, it.Revision, it.Value)
+		if err != nil {
+			return errStorageRead(c.res, it.Key, it.Revision, err)
+		}
+		items[i] = b
 	}
 	if c.media.as == asPartial || c.media.as == asPartialList {
 		return writePartialList(c, lm, items)

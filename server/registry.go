@@ -94,6 +94,8 @@ type registry struct {
 	crdObjs map[string]*apiextensionsv1.CustomResourceDefinition
 	// gen counts the changes to the served CRDs.
 	gen uint64
+	// webhookConverter builds the converter of a CRD with webhook conversion.
+	webhookConverter func(*apiextensionsv1.CustomResourceDefinition) (runtime.ObjectConvertor, error)
 }
 
 // generation counts the changes to the served CRDs, for caches of what is

@@ -188,7 +188,11 @@ func (s *Server) get(c *call) error {
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	return s.writeObject(c, http.StatusOK, s.enc.servedOf(c.res, obj.Key, obj.Revision, obj.Value))
+	served, err := s.enc.servedOf(c.res, obj.Key, obj.Revision, obj.Value)
+	if err != nil {
+		return errStorageDecode(c.res, obj.Key, obj.Revision, err)
+	}
+	return s.writeObject(c, http.StatusOK, served)
 }
 
 // writeObject answers with one stored (JSON) object in the negotiated format.

@@ -110,6 +110,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.registry = reg
+	reg.webhookConverter = (&crdConverters{s: s}).converterFor
 	s.infos = &apirequest.RequestInfoFactory{
 		APIPrefixes:          sets.NewString("api", "apis"),
 		GrouplessAPIPrefixes: sets.NewString("api"),

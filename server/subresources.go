@@ -293,7 +293,11 @@ func (s *Server) getObject(c *call) (*object, error) {
 	if err != nil {
 		return nil, apierrors.NewNotFound(c.res.gr, c.info.Name)
 	}
-	return c.res.decodeStored(c.res.fromStorage(cur.Value))
+	served, err := c.res.fromStorage(cur.Value)
+	if err != nil {
+		return nil, errStorageDecode(c.res, cur.Key, cur.Revision, err)
+	}
+	return c.res.decodeStored(served)
 }
 
 // mediaTypeOf returns the request's Content-Type without parameters.

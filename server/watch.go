@@ -194,7 +194,11 @@ func (s *Server) watch(c *call) error {
 			return apierrors.NewInternalError(err)
 		}
 		for _, it := range lst.Items {
-			initial = append(initial, s.enc.servedOf(c.res, it.Key, it.Revision, it.Value))
+			served, err := s.enc.servedOf(c.res, it.Key, it.Revision, it.Value)
+			if err != nil {
+				return errStorageRead(c.res, it.Key, it.Revision, err)
+			}
+			initial = append(initial, served)
 			initialKeys = append(initialKeys, it.Key)
 			initialRevs = append(initialRevs, it.Revision)
 		}
@@ -294,9 +298,18 @@ func (s *Server) watch(c *call) error {
 			if ev.Type == store.Deleted {
 				rev = 0 // the final state is not cached
 			}
-			served := c.res.fromStorage(obj)
+			var served []byte
+			var err error
 			if rev > 0 {
-				served = s.enc.servedOf(c.res, ev.Key, rev, obj)
+				served, err = s.enc.servedOf(c.res, ev.Key, rev, obj)
+			} else {
+				served, err = c.res.fromStorage(obj)
+			}
+			if err != nil {
+				st := statusOf(errStorageDecode(c.res, ev.Key, ev.Revision, err))
+				b, _ := json.Marshal(&st)
+				_ = enc.send("ERROR", b)
+				return nil
 			}
 			if err := enc.sendObject(typ, served, ev.Key, rev); err != nil {
 				return nil

@@ -87,7 +87,7 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 			return store.Write{}, err
 		}
 		if b, err = c.res.toStorage(b); err != nil {
-			return store.Write{}, err
+			return store.Write{}, errUnknown(err)
 		}
 		return store.Write{Value: b}, nil
 	})
@@ -98,7 +98,11 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 	s.enc.putProto(c.res, key, cur.Revision, o.obj)
 	s.afterCreate(c, o)
 	c.result = o.obj
-	return c.res.fromStorage(cur.Value), nil
+	out, err := c.res.fromStorage(cur.Value)
+	if err != nil {
+		return nil, errStorageDecode(c.res, cur.Key, cur.Revision, err)
+	}
+	return out, nil
 }
 
 // storeErr turns a store error into an API error.
@@ -185,7 +189,10 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 			}
 			return store.Write{}, apierrors.NewNotFound(c.res.gr, name)
 		}
-		curServed := c.res.fromStorage(cur.Value)
+		curServed, err := c.res.fromStorage(cur.Value)
+		if err != nil {
+			return store.Write{}, errStorageDecode(c.res, cur.Key, cur.Revision, err)
+		}
 		old, err := c.res.decodeStored(curServed)
 		if err != nil {
 			return store.Write{}, err
@@ -253,7 +260,7 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 			return store.Write{}, err
 		}
 		if b, err = c.res.toStorage(b); err != nil {
-			return store.Write{}, err
+			return store.Write{}, errUnknown(err)
 		}
 		committed = o.obj
 		return store.Write{Value: b, Delete: del}, nil
@@ -280,7 +287,11 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 	if committed != nil && key == c.key() {
 		c.result = committed
 	}
-	return c.res.fromStorage(cur.Value), false, nil
+	out, err := c.res.fromStorage(cur.Value)
+	if err != nil {
+		return nil, false, errStorageDecode(c.res, cur.Key, cur.Revision, err)
+	}
+	return out, false, nil
 }
 
 // withStatusOf returns old with the status of o: a /status write changes
