@@ -35,7 +35,9 @@ type webhookConverter struct {
 	storage schema.GroupVersion
 }
 
-func (w webhookConverter) toStorage(served []byte) ([]byte, error) { return w.convert(served, w.storage) }
+func (w webhookConverter) toStorage(served []byte) ([]byte, error) {
+	return w.convert(served, w.storage)
+}
 
 func (w webhookConverter) fromStorage(stored []byte) ([]byte, error) {
 	return w.convert(stored, w.served)
