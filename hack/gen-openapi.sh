@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates server/openapidata/builtin-{v3,v2}.json.gz: the OpenAPI
-# definitions of every built-in type fakeplane serves, generated from the
+# Regenerates server/openapidata/builtin-{v3,v2}.json.gz and builtin-smd.gob.gz: the OpenAPI
+# definitions of every built-in type fakeplane serves (and the merge schema
+# server-side apply derives from them), generated from the
 # k8s.io/api sources (at the versions in go.mod) by kube-openapi's
 # openapi-gen and builders. Run it after upgrading k8s.io modules.
 set -euo pipefail
@@ -50,4 +51,5 @@ go run k8s.io/kube-openapi/cmd/openapi-gen --output-dir ./generated --output-pkg
 GOFLAGS=-mod=mod go mod tidy
 served=$(cd "$root" && go run ./hack/servedgvs)
 mkdir -p "$root/server/openapidata"
-go run . -served "$served" -v3 "$root/server/openapidata/builtin-v3.json.gz" -v2 "$root/server/openapidata/builtin-v2.json.gz"
+go run . -served "$served" -v3 "$root/server/openapidata/builtin-v3.json.gz" -v2 "$root/server/openapidata/builtin-v2.json.gz" \
+	-smd "$root/server/openapidata/builtin-smd.gob.gz"

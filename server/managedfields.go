@@ -1,6 +1,8 @@
 package server
 
 import (
+	"compress/gzip"
+	"encoding/gob"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -10,7 +12,6 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsac "k8s.io/apiextensions-apiserver/pkg/client/applyconfiguration"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,56 +19,60 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
-	"k8s.io/client-go/applyconfigurations"
-	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
-	apiregistrationac "k8s.io/kube-aggregator/pkg/client/applyconfiguration"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
 // builtinTypeConverter knows the merge schema (list types, map keys) of
-// every built-in type: client-go carries it for its apply configurations.
-// It is built once and only read afterwards.
+// every built-in type, derived (by hack/gen-openapi.sh) from their OpenAPI
+// definitions as kube-apiserver derives it from its own. It is decoded once
+// (about 10 ms) and only read afterwards.
 var builtinTypeConverter = sync.OnceValue(func() managedfields.TypeConverter {
-	return groupTypeConverter{
-		byGroup: map[string]func() managedfields.TypeConverter{
-			apiextensionsv1.GroupName: sync.OnceValue(func() managedfields.TypeConverter {
-				return apiextensionsac.NewTypeConverter(typesScheme())
-			}),
-			apiregistrationv1.GroupName: sync.OnceValue(func() managedfields.TypeConverter {
-				return apiregistrationac.NewTypeConverter(typesScheme())
-			}),
-		},
-		core: sync.OnceValue(func() managedfields.TypeConverter {
-			return applyconfigurations.NewTypeConverter(typesScheme())
-		}),
-		deduced: managedfields.NewDeducedTypeConverter(),
+	g := groupTypeConverter{deduced: managedfields.NewDeducedTypeConverter()}
+	types, err := readMergeSchema()
+	if err != nil {
+		slog.Error("merge schema of built-in types", "err", err)
+		return g
 	}
+	g.typed = managedfields.NewSchemeTypeConverter(typesScheme(), &typed.Parser{Schema: smdschema.Schema{Types: types}})
+	return g
 })
 
-// groupTypeConverter picks the merge schema of an object's group: the
-// apiextensions and aggregator types carry their own, client-go carries
-// the rest (each parsed on first use: client-go's takes a tenth of a
-// second). A type none of them knows is merged as the deduced converter
-// merges schemaless objects.
-type groupTypeConverter struct {
-	byGroup map[string]func() managedfields.TypeConverter
-	core    func() managedfields.TypeConverter
-	deduced managedfields.TypeConverter
+// readMergeSchema decodes the embedded merge schema types (gob: each atom's
+// embedded Scalar, List and Map collide in JSON).
+func readMergeSchema() ([]smdschema.TypeDef, error) {
+	f, err := openAPIData.Open("openapidata/builtin-smd.gob.gz")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	var types []smdschema.TypeDef
+	if err := gob.NewDecoder(zr).Decode(&types); err != nil {
+		return nil, fmt.Errorf("builtin-smd.gob.gz: %w", err)
+	}
+	return types, nil
 }
 
-// forGroup returns the converter of a group.
-func (g groupTypeConverter) forGroup(group string) managedfields.TypeConverter {
-	if tc, ok := g.byGroup[group]; ok {
-		return tc()
-	}
-	return g.core()
+// groupTypeConverter converts built-in objects with their merge schema; a
+// type it does not know is merged as the deduced converter merges
+// schemaless objects.
+type groupTypeConverter struct {
+	typed   managedfields.TypeConverter
+	deduced managedfields.TypeConverter
 }
 
 // ObjectToTyped implements managedfields.TypeConverter.
 func (g groupTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
-	tv, err := g.forGroup(obj.GetObjectKind().GroupVersionKind().Group).ObjectToTyped(obj, opts...)
+	if g.typed == nil {
+		return g.deduced.ObjectToTyped(obj, opts...)
+	}
+	tv, err := g.typed.ObjectToTyped(obj, opts...)
 	if err != nil && strings.Contains(err.Error(), "no type found matching") {
 		return g.deduced.ObjectToTyped(obj, opts...)
 	}
@@ -143,9 +148,7 @@ func (r *resource) fieldManager(sub string) (*managedfields.FieldManager, error)
 		return fm, nil
 	}
 	if sub == "scale" {
-		// client-go's merge schema has no Scale; its fields are all scalars
-		// and maps, which the deduced converter tracks alike.
-		fm, err := managedfields.NewDefaultFieldManager(managedfields.NewDeducedTypeConverter(), scaleConvertor, scaleConvertor, scaleConvertor,
+		fm, err := managedfields.NewDefaultFieldManager(builtinTypeConverter(), scaleConvertor, scaleConvertor, scaleConvertor,
 			scaleResource.gvk, scaleResource.gvk.GroupVersion(), sub, nil)
 		if err != nil {
 			return nil, err

@@ -20,7 +20,7 @@ import (
 // the per-group-version documents under /openapi/v3 (what kubectl explain
 // and schema-aware clients read) and v2 definitions for /openapi/v2.
 //
-//go:embed openapidata/builtin-v3.json.gz openapidata/builtin-v2.json.gz
+//go:embed openapidata/builtin-v3.json.gz openapidata/builtin-v2.json.gz openapidata/builtin-smd.gob.gz
 var openAPIData embed.FS
 
 // builtinSchemas is the decoded v3 data, shared read-only by all servers.

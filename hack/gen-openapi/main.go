@@ -10,6 +10,7 @@ package main
 
 import (
 	"compress/gzip"
+	"encoding/gob"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -26,7 +27,9 @@ import (
 	"k8s.io/kube-openapi/pkg/builder"
 	"k8s.io/kube-openapi/pkg/builder3"
 	"k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/schemaconv"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 
 	"example.com/genopenapi/generated"
 )
@@ -37,6 +40,7 @@ func main() {
 	served := flag.String("served", "", "comma-separated group/versions served (core is v1)")
 	out3 := flag.String("v3", "", "output file for v3 schemas (gzipped JSON)")
 	out2 := flag.String("v2", "", "output file for v2 definitions (gzipped JSON)")
+	outSMD := flag.String("smd", "", "output file for the structured-merge-diff schema types (gzipped gob)")
 	flag.Parse()
 	servedGVs := map[schema.GroupVersion]bool{}
 	for _, s := range strings.Split(*served, ",") {
@@ -104,6 +108,18 @@ func main() {
 		fail(err)
 	}
 	write(*out3, defs3)
+	// The merge schema server-side apply needs, as kube-apiserver derives it
+	// from its OpenAPI models.
+	smd, err := schemaconv.ToSchemaFromOpenAPI(defs3, false)
+	if err != nil {
+		fail(err)
+	}
+	// gob keeps the embedded Scalar/List/Map of each atom apart, which JSON
+	// (their field names collide) cannot.
+	for i := range smd.Types {
+		plainDefaults(&smd.Types[i].Atom)
+	}
+	writeGob(*outSMD, smd.Types)
 	sw, err := builder.BuildOpenAPIDefinitionsForResources(&common.Config{Info: info, GetDefinitions: generated.GetOpenAPIDefinitions, GetDefinitionName: namer}, names...)
 	if err != nil {
 		fail(err)
@@ -120,6 +136,56 @@ func write(path string, v any) {
 	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
 	enc := json.NewEncoder(zw)
 	if err := enc.Encode(v); err != nil {
+		fail(err)
+	}
+	if err := zw.Close(); err != nil {
+		fail(err)
+	}
+	if err := f.Close(); err != nil {
+		fail(err)
+	}
+}
+
+// plainDefaults turns field defaults (Go values of k8s.io/api types) into
+// plain JSON values.
+func plainDefaults(a *smdschema.Atom) {
+	if a.Map != nil {
+		for i := range a.Map.Fields {
+			f := &a.Map.Fields[i]
+			if f.Default != nil {
+				b, err := json.Marshal(f.Default)
+				if err != nil {
+					fail(err)
+				}
+				var v any
+				if err := json.Unmarshal(b, &v); err != nil {
+					fail(err)
+				}
+				// Merging reads only the defaults of map keys, which are
+				// scalars; objects and lists are dropped (gob would need
+				// their types registered).
+				switch v.(type) {
+				case map[string]any, []any:
+					v = nil
+				}
+				f.Default = v
+			}
+			plainDefaults(&f.Type.Inlined)
+		}
+		plainDefaults(&a.Map.ElementType.Inlined)
+	}
+	if a.List != nil {
+		plainDefaults(&a.List.ElementType.Inlined)
+	}
+}
+
+func writeGob(path string, v any) {
+	f, err := os.Create(path)
+	if err != nil {
+		fail(err)
+	}
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+	if err := gob.NewEncoder(zw).Encode(v); err != nil {
 		fail(err)
 	}
 	if err := zw.Close(); err != nil {
