@@ -493,3 +493,47 @@ func TestAppliedObjectRoundTrips(t *testing.T) {
 		t.Errorf("applied deployment: replicas %d strategy %q generation %d uid %q", *d.Spec.Replicas, d.Spec.Strategy.Type, d.Generation, d.UID)
 	}
 }
+
+func TestServerSideApplyAcrossCRDVersions(t *testing.T) {
+	t.Parallel()
+	props := &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+		"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"a": {Type: "string"}, "b": {Type: "string"}}},
+	}}}
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
+		ObjectMeta: metav1.ObjectMeta{Name: "things.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "example.com", Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "things", Singular: "thing", Kind: "Thing", ListKind: "ThingList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
+				{Name: "v1", Served: true, Storage: true, Schema: props},
+				{Name: "v2", Served: true, Schema: props},
+			},
+		},
+	}
+	cp := fakeplane.Start(t, fakeplane.WithObjects(crd))
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	thing := func(version, field string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/" + version, "kind": "Thing",
+			"metadata": map[string]any{"name": "t"}, "spec": map[string]any{field: version}}}
+	}
+	for _, step := range []struct{ version, field, manager string }{{"v2", "a", "two"}, {"v1", "b", "one"}} {
+		res := dyn.Resource(schema.GroupVersionResource{Group: "example.com", Version: step.version, Resource: "things"}).Namespace("default")
+		if _, err := res.Apply(ctx, "t", thing(step.version, step.field), metav1.ApplyOptions{FieldManager: step.manager}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := dyn.Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "things"}).Namespace("default").Get(ctx, "t", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for _, e := range got.GetManagedFields() {
+		entries = append(entries, e.Manager+"@"+e.APIVersion+string(e.FieldsV1.Raw))
+	}
+	sort.Strings(entries)
+	if want := `one@example.com/v1{"f:spec":{"f:b":{}}} two@example.com/v2{"f:spec":{"f:a":{}}}`; strings.Join(entries, " ") != want {
+		t.Errorf("managed fields: %v, want %s", entries, want)
+	}
+}

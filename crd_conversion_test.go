@@ -33,6 +33,7 @@ import (
 type conversionWebhook struct {
 	mu      sync.Mutex
 	reviews []string
+	sizes   []int
 	fail    string
 }
 
@@ -52,6 +53,7 @@ func (h *conversionWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	h.reviews = append(h.reviews, review.APIVersion)
+	h.sizes = append(h.sizes, len(review.Request.Objects))
 	fail := h.fail
 	h.mu.Unlock()
 	result := map[string]any{"status": "Success"}
@@ -158,7 +160,25 @@ func TestCRDConversionWebhookByURL(t *testing.T) {
 	if err != nil || len(l.Items) != 2 || l.Items[1].Object["spec"].(map[string]any)["host"] != "example.com" {
 		t.Errorf("v2 list: %v %v", err, l)
 	}
+	// A list is converted with one review, as kube-apiserver sends.
+	// (in another namespace than the open watch, which converts each event)
+	pub := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}).Namespace("kube-public")
+	for _, n := range []string{"x1", "x2", "x3"} {
+		if _, err := pub.Create(ctx, crontab("v1", n, map[string]any{"hostPort": n + ":1"}), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	hook.mu.Lock()
+	before := len(hook.sizes)
+	hook.mu.Unlock()
+	l, err = dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v2", Resource: "crontabs"}).Namespace("kube-public").List(ctx, metav1.ListOptions{})
+	if err != nil || len(l.Items) != 3 {
+		t.Fatalf("v2 list: %v %v", err, l)
+	}
+	hook.mu.Lock()
+	if got := hook.sizes[before:]; len(got) != 1 || got[0] != 3 {
+		t.Errorf("reviews for a list of 3 unconverted objects: %v", got)
+	}
 	reviews := strings.Join(hook.reviews, ",")
 	hook.fail = "no can do"
 	hook.mu.Unlock()

@@ -65,6 +65,46 @@ func (w webhookConverter) convert(data []byte, to schema.GroupVersion) ([]byte, 
 	return json.Marshal(ou.Object)
 }
 
+// fromStorageMany converts stored objects to the served version with one
+// webhook call for all those in another version.
+func (w webhookConverter) fromStorageMany(stored [][]byte) ([][]byte, error) {
+	out := make([][]byte, len(stored))
+	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": w.storage.String(), "kind": "List"}}
+	var at []int
+	for i, data := range stored {
+		var m map[string]any
+		if err := jsonUnmarshal(data, &m); err != nil {
+			return nil, err
+		}
+		u := unstructured.Unstructured{Object: m}
+		if u.GroupVersionKind().GroupVersion() == w.served {
+			out[i] = data
+			continue
+		}
+		list.Items = append(list.Items, u)
+		at = append(at, i)
+	}
+	if len(at) == 0 {
+		return out, nil
+	}
+	converted, err := w.conv.ConvertToVersion(list, w.served)
+	if err != nil {
+		return nil, err
+	}
+	cl, ok := converted.(*unstructured.UnstructuredList)
+	if !ok || len(cl.Items) != len(at) {
+		return nil, fmt.Errorf("conversion of %d objects returned %T", len(at), converted)
+	}
+	for j, i := range at {
+		b, err := json.Marshal(cl.Items[j].Object)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
 // crdConverters builds upstream's CR converters, one webhook client manager
 // per server.
 type crdConverters struct {

@@ -157,6 +157,33 @@ func (d defaultingConverter) toStorage(served []byte) ([]byte, error) {
 	return d.inner.toStorage(served)
 }
 
+// fromStorageMany converts in one batch when the version conversion can,
+// then defaults each object.
+func (d defaultingConverter) fromStorageMany(stored [][]byte) ([][]byte, error) {
+	bc, ok := d.inner.(batchConverter)
+	if !ok {
+		out := make([][]byte, len(stored))
+		for i, b := range stored {
+			var err error
+			if out[i], err = d.fromStorage(b); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	converted, err := bc.fromStorageMany(stored)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(converted))
+	for i, b := range converted {
+		if out[i], err = (defaultingConverter{schema: d.schema}).fromStorage(b); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func (d defaultingConverter) fromStorage(stored []byte) ([]byte, error) {
 	data := stored
 	if d.inner != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/fakeplane/fakeplane/store"
 	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -168,6 +169,50 @@ func (ec *encCache) putProto(r *resource, key string, rev int64, obj runtime.Obj
 	}
 	e.proto[r.apiVersion()] = p
 	ec.mu.Unlock()
+}
+
+// batchConverter converts many stored objects in one go (one
+// ConversionReview for a list, as kube-apiserver sends).
+type batchConverter interface {
+	fromStorageMany(stored [][]byte) ([][]byte, error)
+}
+
+// prefetchServed converts, in one batch, the listed objects whose served
+// form is not cached yet, when the resource's converter can batch.
+func (ec *encCache) prefetchServed(r *resource, items []store.Object) error {
+	bc, ok := r.conv.(batchConverter)
+	if !ok || len(items) < 2 {
+		return nil
+	}
+	var todo []store.Object
+	var data [][]byte
+	for _, it := range items {
+		e := ec.entry(r.bucket, it.Key, it.Revision)
+		ec.mu.Lock()
+		cached := e.served[r.apiVersion()] != nil
+		ec.mu.Unlock()
+		if !cached {
+			todo = append(todo, it)
+			data = append(data, it.Value)
+		}
+	}
+	if len(todo) < 2 {
+		return nil
+	}
+	out, err := bc.fromStorageMany(data)
+	if err != nil {
+		return err
+	}
+	for i, it := range todo {
+		e := ec.entry(r.bucket, it.Key, it.Revision)
+		ec.mu.Lock()
+		if e.served == nil {
+			e.served = map[string][]byte{}
+		}
+		e.served[r.apiVersion()] = out[i]
+		ec.mu.Unlock()
+	}
+	return nil
 }
 
 // servedOf returns a stored object as its resource serves it (converted,

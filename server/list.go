@@ -261,6 +261,9 @@ func (s *Server) list(c *call) error {
 			lm.RemainingItemCount = &n
 		}
 	}
+	if err := s.enc.prefetchServed(c.res, res.Items); err != nil && len(res.Items) > 0 {
+		return errStorageRead(c.res, res.Items[0].Key, res.Items[0].Revision, err)
+	}
 	items := make([][]byte, len(res.Items))
 	for i, it := range res.Items {
 		b, err := s.enc.servedOf(c.res, it.Key, it.Revision, it.Value)

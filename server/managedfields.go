@@ -91,7 +91,8 @@ type fieldManagers struct {
 	mu sync.Mutex
 	// typeConverter is built on first use (for CRDs from their schemas).
 	typeConverter func() (managedfields.TypeConverter, error)
-	bySub         map[string]*managedfields.FieldManager
+	// bySub holds the field managers by "version/subresource".
+	bySub map[string]*managedfields.FieldManager
 	// crd is the CRD served, nil for built-ins.
 	crd *apiextensionsv1.CustomResourceDefinition
 }
@@ -144,7 +145,9 @@ func (r *resource) fieldManager(sub string) (*managedfields.FieldManager, error)
 	}
 	fms.mu.Lock()
 	defer fms.mu.Unlock()
-	if fm := fms.bySub[sub]; fm != nil {
+	// The versions of a CRD share one set: each version has its own managers.
+	key := r.Version + "/" + sub
+	if fm := fms.bySub[key]; fm != nil {
 		return fm, nil
 	}
 	if sub == "scale" {
@@ -153,7 +156,7 @@ func (r *resource) fieldManager(sub string) (*managedfields.FieldManager, error)
 		if err != nil {
 			return nil, err
 		}
-		fms.set(sub, fm)
+		fms.set(key, fm)
 		return fm, nil
 	}
 	tc, err := fms.typeConverter()
@@ -171,15 +174,15 @@ func (r *resource) fieldManager(sub string) (*managedfields.FieldManager, error)
 	if err != nil {
 		return nil, err
 	}
-	fms.set(sub, fm)
+	fms.set(key, fm)
 	return fm, nil
 }
 
-func (fms *fieldManagers) set(sub string, fm *managedfields.FieldManager) {
+func (fms *fieldManagers) set(key string, fm *managedfields.FieldManager) {
 	if fms.bySub == nil {
 		fms.bySub = map[string]*managedfields.FieldManager{}
 	}
-	fms.bySub[sub] = fm
+	fms.bySub[key] = fm
 }
 
 // scaleResource describes autoscaling/v1 Scale, the kind the scale
