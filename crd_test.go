@@ -391,3 +391,37 @@ func TestCRDNameConflictsWaitForTheirNames(t *testing.T) {
 		t.Errorf("list after names accepted: %v", err)
 	}
 }
+
+func TestDeprecatedCRDVersionsWarn(t *testing.T) {
+	t.Parallel()
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
+		ObjectMeta: metav1.ObjectMeta{Name: "olds.dep.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "dep.example.com", Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "olds", Singular: "old", Kind: "Old", ListKind: "OldList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
+				{Name: "v1alpha1", Served: true, Deprecated: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object"}}},
+				{Name: "v1beta1", Served: true, Deprecated: true, DeprecationWarning: ptr.To("custom warning here"), Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object"}}},
+				{Name: "v1", Served: true, Storage: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object"}}},
+			},
+		},
+	}
+	cp := fakeplane.Start(t, fakeplane.WithObjects(crd))
+	rc := clientset(t, cp).CoreV1().RESTClient()
+	for _, tc := range []struct{ path, want string }{
+		{"/apis/dep.example.com/v1alpha1/namespaces/default/olds", "dep.example.com/v1alpha1 Old is deprecated; use dep.example.com/v1 Old"},
+		{"/apis/dep.example.com/v1alpha1/namespaces/default/olds/missing", "dep.example.com/v1alpha1 Old is deprecated; use dep.example.com/v1 Old"},
+		{"/apis/dep.example.com/v1beta1/namespaces/default/olds", "custom warning here"},
+		{"/apis/dep.example.com/v1/namespaces/default/olds", ""},
+	} {
+		res := rc.Get().AbsPath(tc.path).Do(ctxT(t))
+		var got []string
+		for _, w := range res.Warnings() {
+			got = append(got, w.Text)
+		}
+		if strings.Join(got, "|") != tc.want {
+			t.Errorf("%s: warnings %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}

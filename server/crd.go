@@ -373,6 +373,13 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 		if v.Subresources != nil && v.Subresources.Scale != nil {
 			r.scalePaths = v.Subresources.Scale.DeepCopy()
 		}
+		if v.Deprecated {
+			if v.DeprecationWarning != nil {
+				r.warnings = []string{*v.DeprecationWarning}
+			} else {
+				r.warnings = []string{defaultDeprecationWarning(v.Name, crd.Spec)}
+			}
+		}
 		selectable := sets.New("metadata.name", "metadata.namespace")
 		for _, f := range v.SelectableFields {
 			selectable.Insert(strings.TrimPrefix(f.JSONPath, "."))
@@ -390,6 +397,24 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 		out = append(out, r)
 	}
 	return out
+}
+
+// defaultDeprecationWarning is upstream's warning for a deprecated CRD
+// version without its own: the newest served, not deprecated, newer
+// version is suggested.
+func defaultDeprecationWarning(deprecated string, spec apiextensionsv1.CustomResourceDefinitionSpec) string {
+	msg := fmt.Sprintf("%s/%s %s is deprecated", spec.Group, deprecated, spec.Names.Kind)
+	var newer []string
+	for _, v := range spec.Versions {
+		if v.Served && !v.Deprecated && version.CompareKubeAwareVersionStrings(deprecated, v.Name) < 0 {
+			newer = append(newer, v.Name)
+		}
+	}
+	if len(newer) == 0 {
+		return msg
+	}
+	sort.Slice(newer, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(newer[i], newer[j]) > 0 })
+	return msg + fmt.Sprintf("; use %s/%s %s", spec.Group, newer[0], spec.Names.Kind)
 }
 
 // apiVersionConverter is the "None" conversion of CRDs: only apiVersion changes.

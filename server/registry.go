@@ -66,6 +66,8 @@ type resource struct {
 	scalePaths *apiextensionsv1.CustomResourceSubresourceScale
 	// table renders a CRD version's additionalPrinterColumns.
 	table rest.TableConvertor
+	// warnings are sent with every request (a deprecated CRD version's).
+	warnings []string
 	// managed holds the field managers tracking managedFields and merging
 	// server-side apply patches.
 	managed *fieldManagers

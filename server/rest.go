@@ -80,6 +80,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		writeError(w, r, notFoundPath())
 		return
 	}
+	addWarnings(w, res.warnings)
 	c := &call{w: w, r: r, info: info, res: res, user: u, ns: info.Namespace}
 	if !res.Namespaced {
 		if info.Namespace != "" && !(info.Resource == "namespaces") {
