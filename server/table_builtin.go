@@ -2,9 +2,13 @@ package server
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -22,6 +26,60 @@ func init() {
 }
 
 var builtinPrinters = map[string]printer{
+	"/nodes": {
+		columns: nodeColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			n := obj.(*corev1.Node)
+			var status []string
+			for _, c := range n.Status.Conditions {
+				if c.Type == corev1.NodeReady {
+					if c.Status == corev1.ConditionTrue {
+						status = append(status, "Ready")
+					} else {
+						status = append(status, "NotReady")
+					}
+					break
+				}
+			}
+			if len(status) == 0 {
+				status = append(status, "Unknown")
+			}
+			if n.Spec.Unschedulable {
+				status = append(status, "SchedulingDisabled")
+			}
+			roles := strings.Join(nodeRoles(n), ",")
+			if roles == "" {
+				roles = "<none>"
+			}
+			info := n.Status.NodeInfo
+			osImage, kernel, crVersion := orUnknown(info.OSImage), orUnknown(info.KernelVersion), orUnknown(info.ContainerRuntimeVersion)
+			if info.Architecture != "" {
+				kernel += " (" + info.Architecture + ")"
+			}
+			return []any{n.Name, strings.Join(status, ","), roles, s.age(n.CreationTimestamp), info.KubeletVersion,
+				nodeAddress(n, corev1.NodeInternalIP), nodeAddress(n, corev1.NodeExternalIP), osImage, kernel, crVersion}
+		},
+	},
+	"/events": {
+		columns: eventColumns,
+		cells:   func(s *Server, obj runtime.Object) []any { return s.eventCells(obj.(*corev1.Event)) },
+	},
+	"events.k8s.io/events": {
+		columns: eventColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			ev := obj.(*eventsv1.Event)
+			ce := &corev1.Event{
+				ObjectMeta: ev.ObjectMeta, InvolvedObject: ev.Regarding, Reason: ev.Reason, Message: ev.Note,
+				Source: ev.DeprecatedSource, FirstTimestamp: ev.DeprecatedFirstTimestamp, LastTimestamp: ev.DeprecatedLastTimestamp,
+				Count: ev.DeprecatedCount, Type: ev.Type, EventTime: ev.EventTime,
+				ReportingController: ev.ReportingController, ReportingInstance: ev.ReportingInstance,
+			}
+			if ev.Series != nil {
+				ce.Series = &corev1.EventSeries{Count: ev.Series.Count, LastObservedTime: ev.Series.LastObservedTime}
+			}
+			return s.eventCells(ce)
+		},
+	},
 	"apps/statefulsets": {
 		columns: statefulSetColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
@@ -75,6 +133,82 @@ var builtinPrinters = map[string]printer{
 			return []any{cj.Name, cj.Spec.Schedule, tz, suspend, int64(len(cj.Status.Active)), last, s.age(cj.CreationTimestamp), names, images, labelSelectorString(tmpl.Selector)}
 		},
 	},
+}
+
+// nodeRoles lists a node's roles from its node-role.kubernetes.io/<role>
+// and kubernetes.io/role=<role> labels, sorted.
+func nodeRoles(n *corev1.Node) []string {
+	seen := map[string]bool{}
+	var roles []string
+	for k, v := range n.Labels {
+		role := ""
+		switch {
+		case strings.HasPrefix(k, "node-role.kubernetes.io/"):
+			role = strings.TrimPrefix(k, "node-role.kubernetes.io/")
+		case k == "kubernetes.io/role":
+			role = v
+		}
+		if role != "" && !seen[role] {
+			seen[role] = true
+			roles = append(roles, role)
+		}
+	}
+	sort.Strings(roles)
+	return roles
+}
+
+// nodeAddress is the node's first address of a type, or <none>.
+func nodeAddress(n *corev1.Node, typ corev1.NodeAddressType) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type == typ {
+			return a.Address
+		}
+	}
+	return "<none>"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "<unknown>"
+	}
+	return s
+}
+
+// eventCells prints an event (core/v1 fields; events.k8s.io/v1 ones are
+// mapped onto them as upstream's conversion does).
+func (s *Server) eventCells(ev *corev1.Event) []any {
+	first := s.age(ev.FirstTimestamp)
+	if ev.FirstTimestamp.IsZero() {
+		first = s.age(metav1.Time{Time: ev.EventTime.Time})
+	}
+	last := s.age(ev.LastTimestamp)
+	if ev.LastTimestamp.IsZero() {
+		last = first
+	}
+	count := ev.Count
+	if ev.Series != nil {
+		last = s.age(metav1.Time{Time: ev.Series.LastObservedTime.Time})
+		count = ev.Series.Count
+	} else if count == 0 {
+		// Singleton events of the events.k8s.io API have no count.
+		count = 1
+	}
+	target := strings.ToLower(ev.InvolvedObject.Kind)
+	if ev.InvolvedObject.Name != "" {
+		target += "/" + ev.InvolvedObject.Name
+	}
+	component, instance := ev.Source.Component, ev.Source.Host
+	if component == "" {
+		component = ev.ReportingController
+	}
+	if instance == "" {
+		instance = ev.ReportingInstance
+	}
+	source := component
+	if instance != "" {
+		source += ", " + instance
+	}
+	return []any{last, ev.Type, ev.Reason, target, ev.InvolvedObject.FieldPath, source, strings.TrimSpace(ev.Message), first, int64(count), ev.Name}
 }
 
 // jobCompletions is "succeeded/completions", with parallelism and
@@ -182,4 +316,30 @@ var cronJobColumns = []metav1.TableColumnDefinition{
 	containersColumn,
 	imagesColumn,
 	col("Selector", "string", "", "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
+}
+
+var nodeColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Status", "string", "", "The status of the node", 0),
+	col("Roles", "string", "", "The roles of the node", 0),
+	ageColumn,
+	col("Version", "string", "", "Kubelet Version reported by the node.", 0),
+	col("Internal-IP", "string", "", "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).", 1),
+	col("External-IP", "string", "", "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).", 1),
+	col("OS-Image", "string", "", "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).", 1),
+	col("Kernel-Version", "string", "", "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1),
+	col("Container-Runtime", "string", "", "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).", 1),
+}
+
+var eventColumns = []metav1.TableColumnDefinition{
+	col("Last Seen", "string", "", "The time at which the most recent occurrence of this event was recorded.", 0),
+	col("Type", "string", "", "Type of this event (Normal, Warning), new types could be added in the future", 0),
+	col("Reason", "string", "", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", 0),
+	col("Object", "string", "", "The object that this event is about.", 0),
+	col("Subobject", "string", "", "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.", 1),
+	col("Source", "string", "", "The component reporting this event. Should be a short machine understandable string.", 1),
+	col("Message", "string", "", "A human-readable description of the status of this operation.", 0),
+	col("First Seen", "string", "", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", 1),
+	col("Count", "string", "", "The number of times this event has occurred.", 1),
+	col("Name", "string", "name", objectMetaDocs["name"], 1),
 }
