@@ -2,12 +2,15 @@ package server
 
 import (
 	"fmt"
+	"net"
 	"sort"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,6 +29,112 @@ func init() {
 }
 
 var builtinPrinters = map[string]printer{
+	"/endpoints": {
+		columns: endpointsColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			ep := obj.(*corev1.Endpoints)
+			return []any{ep.Name, formatEndpoints(ep), s.age(ep.CreationTimestamp)}
+		},
+	},
+	"discovery.k8s.io/endpointslices": {
+		columns: endpointSliceColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			es := obj.(*discoveryv1.EndpointSlice)
+			var ports, addrs []string
+			for _, p := range es.Ports {
+				switch {
+				case p.Port != nil:
+					ports = append(ports, strconv.Itoa(int(*p.Port)))
+				case p.Name != nil:
+					ports = append(ports, *p.Name)
+				default:
+					// A port's name defaults to "" upstream.
+					ports = append(ports, "")
+				}
+			}
+			for _, e := range es.Endpoints {
+				addrs = append(addrs, e.Addresses...)
+			}
+			return []any{es.Name, string(es.AddressType), firstThree(ports), firstThree(addrs), s.age(es.CreationTimestamp)}
+		},
+	},
+	"/persistentvolumes": {
+		columns: persistentVolumeColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			pv := obj.(*corev1.PersistentVolume)
+			claim := ""
+			if ref := pv.Spec.ClaimRef; ref != nil {
+				claim = ref.Namespace + "/" + ref.Name
+			}
+			// Defaults: reclaim policy Retain, phase Pending, volume mode Filesystem.
+			policy := pv.Spec.PersistentVolumeReclaimPolicy
+			if policy == "" {
+				policy = corev1.PersistentVolumeReclaimRetain
+			}
+			phase := pv.Status.Phase
+			if phase == "" {
+				phase = corev1.VolumePending
+			}
+			if pv.DeletionTimestamp != nil {
+				phase = "Terminating"
+			}
+			class := pv.Spec.StorageClassName
+			if c, ok := pv.Annotations[corev1.BetaStorageClassAnnotation]; ok {
+				class = c
+			}
+			size := pv.Spec.Capacity[corev1.ResourceStorage]
+			return []any{pv.Name, size.String(), accessModesString(pv.Spec.AccessModes), string(policy), string(phase), claim, class,
+				orUnset(pv.Spec.VolumeAttributesClassName), pv.Status.Reason, s.age(pv.CreationTimestamp), volumeModeString(pv.Spec.VolumeMode)}
+		},
+	},
+	"/persistentvolumeclaims": {
+		columns: persistentVolumeClaimColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			pvc := obj.(*corev1.PersistentVolumeClaim)
+			phase := pvc.Status.Phase
+			if phase == "" {
+				phase = corev1.ClaimPending
+			}
+			if pvc.DeletionTimestamp != nil {
+				phase = "Terminating"
+			}
+			capacity, modes := "", ""
+			if pvc.Spec.VolumeName != "" {
+				modes = accessModesString(pvc.Status.AccessModes)
+				size := pvc.Status.Capacity[corev1.ResourceStorage]
+				capacity = size.String()
+			}
+			class := ""
+			if c, ok := pvc.Annotations[corev1.BetaStorageClassAnnotation]; ok {
+				class = c
+			} else if pvc.Spec.StorageClassName != nil {
+				class = *pvc.Spec.StorageClassName
+			}
+			return []any{pvc.Name, string(phase), pvc.Spec.VolumeName, capacity, modes, class,
+				orUnset(pvc.Spec.VolumeAttributesClassName), s.age(pvc.CreationTimestamp), volumeModeString(pvc.Spec.VolumeMode)}
+		},
+	},
+	"/replicationcontrollers": {
+		columns: replicationControllerColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			rc := obj.(*corev1.ReplicationController)
+			// Defaults: one replica, the selector from the template's labels.
+			want := int32(1)
+			if rc.Spec.Replicas != nil {
+				want = *rc.Spec.Replicas
+			}
+			var containers []corev1.Container
+			selector := rc.Spec.Selector
+			if rc.Spec.Template != nil {
+				containers = rc.Spec.Template.Spec.Containers
+				if len(selector) == 0 {
+					selector = rc.Spec.Template.Labels
+				}
+			}
+			names, images := containerNamesImages(containers)
+			return []any{rc.Name, int64(want), int64(rc.Status.Replicas), int64(rc.Status.ReadyReplicas), s.age(rc.CreationTimestamp), names, images, selectorString(selector)}
+		},
+	},
 	"/nodes": {
 		columns: nodeColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
@@ -133,6 +242,86 @@ var builtinPrinters = map[string]printer{
 			return []any{cj.Name, cj.Spec.Schedule, tz, suspend, int64(len(cj.Status.Active)), last, s.age(cj.CreationTimestamp), names, images, labelSelectorString(tmpl.Selector)}
 		},
 	},
+}
+
+// formatEndpoints lists up to three ready addresses (host:port for each
+// port of their subset) and how many more there are.
+func formatEndpoints(ep *corev1.Endpoints) string {
+	if len(ep.Subsets) == 0 {
+		return "<none>"
+	}
+	const max = 3
+	var list []string
+	count := 0
+	for _, ss := range ep.Subsets {
+		if len(ss.Ports) == 0 {
+			count += len(ss.Addresses)
+			for _, a := range ss.Addresses {
+				if len(list) < max {
+					list = append(list, a.IP)
+				}
+			}
+			continue
+		}
+		for _, p := range ss.Ports {
+			count += len(ss.Addresses)
+			for _, a := range ss.Addresses {
+				if len(list) < max {
+					list = append(list, net.JoinHostPort(a.IP, strconv.Itoa(int(p.Port))))
+				}
+			}
+		}
+	}
+	ret := strings.Join(list, ",")
+	if count > max {
+		return fmt.Sprintf("%s + %d more...", ret, count-max)
+	}
+	return ret
+}
+
+// firstThree joins up to three items, saying how many more there are;
+// "<unset>" when there are none.
+func firstThree(items []string) string {
+	if len(items) > 3 {
+		return fmt.Sprintf("%s + %d more...", strings.Join(items[:3], ","), len(items)-3)
+	}
+	if len(items) == 0 {
+		return "<unset>"
+	}
+	return strings.Join(items, ",")
+}
+
+// accessModesString abbreviates access modes in upstream's fixed order.
+func accessModesString(modes []corev1.PersistentVolumeAccessMode) string {
+	has := map[corev1.PersistentVolumeAccessMode]bool{}
+	for _, m := range modes {
+		has[m] = true
+	}
+	var out []string
+	for _, m := range []struct {
+		mode  corev1.PersistentVolumeAccessMode
+		short string
+	}{{corev1.ReadWriteOnce, "RWO"}, {corev1.ReadOnlyMany, "ROX"}, {corev1.ReadWriteMany, "RWX"}, {corev1.ReadWriteOncePod, "RWOP"}} {
+		if has[m.mode] {
+			out = append(out, m.short)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// volumeModeString prints a volume mode, Filesystem by default.
+func volumeModeString(m *corev1.PersistentVolumeMode) string {
+	if m == nil {
+		return string(corev1.PersistentVolumeFilesystem)
+	}
+	return string(*m)
+}
+
+func orUnset(s *string) string {
+	if s == nil {
+		return "<unset>"
+	}
+	return *s
 }
 
 // nodeRoles lists a node's roles from its node-role.kubernetes.io/<role>
@@ -342,4 +531,55 @@ var eventColumns = []metav1.TableColumnDefinition{
 	col("First Seen", "string", "", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", 1),
 	col("Count", "string", "", "The number of times this event has occurred.", 1),
 	col("Name", "string", "name", objectMetaDocs["name"], 1),
+}
+
+var endpointsColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Endpoints", "string", "", "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.", 0),
+	ageColumn,
+}
+
+var endpointSliceColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("AddressType", "string", "", "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name. (Deprecated) The EndpointSlice controller only generates, and kube-proxy only processes, slices of addressType \"IPv4\" and \"IPv6\". No semantics are defined for the \"FQDN\" type.", 0),
+	col("Ports", "string", "", "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. Each slice may include a maximum of 100 ports. Services always have at least 1 port, so EndpointSlices generated by the EndpointSlice controller will likewise always have at least 1 port. EndpointSlices used for other purposes may have an empty ports list.", 0),
+	col("Endpoints", "string", "", "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.", 0),
+	ageColumn,
+}
+
+var persistentVolumeColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Capacity", "string", "", "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity", 0),
+	col("Access Modes", "string", "", "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes", 0),
+	col("Reclaim Policy", "string", "", "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming", 0),
+	col("Status", "string", "", "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase", 0),
+	col("Claim", "string", "", "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding", 0),
+	col("StorageClass", "string", "", "StorageClass of the pv", 0),
+	col("VolumeAttributesClass", "string", "", "VolumeAttributesClass of the pv", 0),
+	col("Reason", "string", "", "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.", 0),
+	ageColumn,
+	col("VolumeMode", "string", "", "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.", 1),
+}
+
+var persistentVolumeClaimColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Status", "string", "", "phase represents the current phase of PersistentVolumeClaim.", 0),
+	col("Volume", "string", "", "volumeName is the binding reference to the PersistentVolume backing this claim.", 0),
+	col("Capacity", "string", "", "capacity represents the actual resources of the underlying volume.", 0),
+	col("Access Modes", "string", "", "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1", 0),
+	col("StorageClass", "string", "", "StorageClass of the pvc", 0),
+	col("VolumeAttributesClass", "string", "", "VolumeAttributesClass of the pvc", 0),
+	ageColumn,
+	col("VolumeMode", "string", "", "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.", 1),
+}
+
+var replicationControllerColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Desired", "integer", "", "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", 0),
+	col("Current", "integer", "", "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", 0),
+	col("Ready", "integer", "", "The number of ready replicas for this replication controller.", 0),
+	ageColumn,
+	containersColumn,
+	imagesColumn,
+	col("Selector", "string", "", "Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
 }
