@@ -37,6 +37,10 @@ var (
 	nameColumn      = col("Name", "string", "name", objectMetaDocs["name"], 0)
 	ageColumn       = col("Age", "string", "", objectMetaDocs["creationTimestamp"], 0)
 	createdAtColumn = col("Created At", "date", "", objectMetaDocs["creationTimestamp"], 0)
+	// containersColumn and imagesColumn are the wide columns of workloads
+	// with a pod template.
+	containersColumn = col("Containers", "string", "", "Names of each container in the template.", 1)
+	imagesColumn     = col("Images", "string", "", "Images referenced by each container in the template.", 1)
 )
 
 // createdAtPrinter is upstream's default table convertor (Name, Created At),
@@ -140,8 +144,8 @@ var printers = map[string]printer{
 			col("Current", "integer", "", "Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset", 0),
 			col("Ready", "integer", "", "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.", 0),
 			ageColumn,
-			col("Containers", "string", "", "Names of each container in the template.", 1),
-			col("Images", "string", "", "Images referenced by each container in the template.", 1),
+			containersColumn,
+			imagesColumn,
 			col("Selector", "string", "", "Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
 		},
 		cells: func(s *Server, obj runtime.Object) []any {
@@ -242,8 +246,8 @@ var printers = map[string]printer{
 			col("Up-to-date", "string", "", "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", 0),
 			col("Available", "string", "", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", 0),
 			ageColumn,
-			col("Containers", "string", "", "Names of each container in the template.", 1),
-			col("Images", "string", "", "Images referenced by each container in the template.", 1),
+			containersColumn,
+			imagesColumn,
 			col("Selector", "string", "", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", 1),
 		},
 		cells: func(s *Server, obj runtime.Object) []any {
@@ -479,14 +483,8 @@ func metaOf(u *unstructured.Unstructured) metav1.ObjectMeta {
 	return m
 }
 
-// labelSelectorString prints a workload's selector as kubectl shows it.
+// labelSelectorString prints a workload's selector as kubectl shows it:
+// "<none>" for a missing or empty one.
 func labelSelectorString(ls *metav1.LabelSelector) string {
-	if ls == nil {
-		return "<none>"
-	}
-	sel, err := metav1.LabelSelectorAsSelector(ls)
-	if err != nil {
-		return "<none>"
-	}
-	return sel.String()
+	return metav1.FormatLabelSelector(ls)
 }
