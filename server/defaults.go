@@ -66,6 +66,19 @@ func applyDefaults(obj runtime.Object) {
 		defaultPodSpec(&o.Spec.Template.Spec)
 	case *corev1.Service:
 		defaultService(o)
+	case *corev1.Secret:
+		// Upstream's conversion to the internal type writes stringData
+		// over data; the type defaults to Opaque.
+		for k, v := range o.StringData {
+			if o.Data == nil {
+				o.Data = map[string][]byte{}
+			}
+			o.Data[k] = []byte(v)
+		}
+		o.StringData = nil
+		if o.Type == "" {
+			o.Type = corev1.SecretTypeOpaque
+		}
 	}
 }
 
