@@ -26,6 +26,9 @@ type validationCase struct {
 	name   string
 	before string
 	obj    string
+	// change, with before, makes the update from the stored object
+	// instead of obj (which then only names the kind and the object).
+	change func(runtime.Object)
 	want   string
 }
 
@@ -168,6 +171,10 @@ func runCasesOn(t *testing.T, where string, cs kubernetes.Interface, ns string, 
 				}
 				mustMeta(t, obj).SetResourceVersion(mustMeta(t, stored).GetResourceVersion())
 			}
+			if tc.change != nil {
+				obj = stored.DeepCopyObject()
+				tc.change(obj)
+			}
 			var err error
 			if tc.before != "" {
 				_, err = ops.update(ctx, obj)
@@ -308,5 +315,127 @@ metadata: {name: s}
 type: kubernetes.io/basic-auth
 data: {b: YQ==}`,
 			want: "Secret \"s\" is invalid: [type: Invalid value: \"kubernetes.io/basic-auth\": field is immutable, immutable: Forbidden: field is immutable when `immutable` is set, data: Forbidden: field is immutable when `immutable` is set, data[username]: Required value, data[password]: Required value]"},
+	})
+}
+
+const dns1123LabelMsg = `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`
+
+func TestPodValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "no containers", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {}`,
+			want: `Pod "p" is invalid: spec.containers: Required value`},
+		{name: "container names and images", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers: [{name: c, image: x, livenessProbe: {exec: {command: [a]}}}]
+  containers:
+  - {name: Bad_Name}
+  - {name: c, image: x}
+  - {name: c, image: z}`,
+			want: `Pod "p" is invalid: [spec.containers[0].name: Invalid value: "Bad_Name": ` + dns1123LabelMsg + `, spec.containers[0].image: Required value, spec.containers[2].name: Duplicate value: "c", spec.initContainers[0].name: Duplicate value: "c", spec.initContainers[0].livenessProbe: Forbidden: may not be set for init containers without restartPolicy=Always]`},
+		{name: "ports", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: c
+    image: x
+    ports:
+    - {containerPort: 0, name: http}
+    - {containerPort: 70000, name: http, protocol: ICMP, hostPort: -1}
+    - {containerPort: 80, name: Bad-Port-Name-Too-Long}`,
+			want: `Pod "p" is invalid: [spec.containers[0].ports[0].containerPort: Required value, spec.containers[0].ports[1].name: Duplicate value: "http", spec.containers[0].ports[1].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.containers[0].ports[1].hostPort: Invalid value: -1: must be between 1 and 65535, inclusive, spec.containers[0].ports[1].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP", spec.containers[0].ports[2].name: Invalid value: "Bad-Port-Name-Too-Long": must be no more than 15 characters, spec.containers[0].ports[2].name: Invalid value: "Bad-Port-Name-Too-Long": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)]`},
+		{name: "env and mounts", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  volumes: [{name: v, emptyDir: {}}]
+  containers:
+  - name: c
+    image: x
+    env:
+    - {name: ""}
+    - {name: "a=b"}
+    - {name: A, value: x, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+    - {name: B, valueFrom: {}}
+    volumeMounts:
+    - {name: missing, mountPath: /a}
+    - {name: v, mountPath: ""}
+    - {name: v, mountPath: /a, subPath: x, subPathExpr: z}`,
+			want: "Pod \"p\" is invalid: [spec.containers[0].env[0].name: Required value, spec.containers[0].env[1].name: Invalid value: \"a=b\": a valid environment variable name must consist only of printable ASCII characters other than '=', spec.containers[0].env[2].valueFrom: Invalid value: \"\": may not be specified when `value` is not empty, spec.containers[0].env[3].valueFrom: Invalid value: \"\": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`, spec.containers[0].volumeMounts[0].name: Not found: \"missing\", spec.containers[0].volumeMounts[1].mountPath: Required value, spec.containers[0].volumeMounts[2].mountPath: Invalid value: \"/a\": must be unique, spec.containers[0].volumeMounts[2].subPathExpr: Invalid value: \"z\": subPathExpr and subPath are mutually exclusive]"},
+		{name: "volumes", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  volumes:
+  - {name: v1, emptyDir: {}}
+  - {name: v1, emptyDir: {}}
+  - {name: Bad_Vol, emptyDir: {}}
+  - {name: two, emptyDir: {}, hostPath: {path: /x}}
+  - {name: s, secret: {}}
+  - {name: c, configMap: {}}
+  containers: [{name: c, image: x}]`,
+			want: `Pod "p" is invalid: [spec.volumes[1].name: Duplicate value: "v1", spec.volumes[2].name: Invalid value: "Bad_Vol": ` + dns1123LabelMsg + `, spec.volumes[3].hostPath: Forbidden: may not specify more than 1 volume type, spec.volumes[4].secret.secretName: Required value, spec.volumes[5].configMap.name: Required value]`},
+		{name: "resources", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - {name: a, image: x, resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}}
+  - {name: b, image: x, resources: {requests: {example.com/gpu: "1.5"}}}
+  - {name: c, image: x, resources: {requests: {foo: "1"}}}
+  - {name: d, image: x, resources: {requests: {memory: "-1"}}}`,
+			want: `Pod "p" is invalid: [spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1, spec.containers[1].resources.requests[example.com/gpu]: Invalid value: "1500m": must be an integer, spec.containers[1].resources.limits: Required value: Limit must be set for non overcommitable resources, spec.containers[2].resources.requests[foo]: Invalid value: "foo": must be a standard resource type or fully qualified, spec.containers[2].resources.requests[foo]: Invalid value: "foo": must be a standard resource for containers, spec.containers[3].resources.requests[memory]: Invalid value: "-1": must be greater than or equal to 0]`},
+		{name: "policies and names", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  restartPolicy: Sometimes
+  dnsPolicy: Weird
+  hostname: Foo_
+  subdomain: x.y
+  nodeName: Bad_Node
+  activeDeadlineSeconds: 0
+  nodeSelector: {"a b": c}
+  containers: [{name: c, image: x, imagePullPolicy: Sometimes, terminationMessagePolicy: Bogus}]`,
+			want: `Pod "p" is invalid: [spec.containers[0].terminationMessagePolicy: Unsupported value: "Bogus": supported values: "File", "FallbackToLogsOnError", spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never", spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never", spec.dnsPolicy: Unsupported value: "Weird": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None", spec.nodeSelector: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.nodeName: Invalid value: "Bad_Node": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive, spec.hostname: Invalid value: "Foo_": ` + dns1123LabelMsg + `, spec.subdomain: Invalid value: "x.y": must not contain dots]`},
+		{name: "update of an immutable field", before: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx}]`, obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}`, change: func(o runtime.Object) {
+			p := o.(*corev1.Pod)
+			p.Spec.Containers[0].Image = "nginx:2"
+			p.Spec.Hostname = "foo"
+		},
+			want: "Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n@@ -167,7 +167,7 @@\n   \"SELinuxChangePolicy\": null\n  },\n  \"ImagePullSecrets\": null,\n- \"Hostname\": \"\",\n+ \"Hostname\": \"foo\",\n  \"Subdomain\": \"\",\n  \"Affinity\": null,\n  \"SchedulerName\": \"default-scheduler\",\n"},
+		{name: "update adding a container", before: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx}]`, obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}`, change: func(o runtime.Object) {
+			p := o.(*corev1.Pod)
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "d", Image: "x", ImagePullPolicy: "Always", TerminationMessagePolicy: "File"})
+		},
+			want: `Pod "p" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers`},
 	})
 }

@@ -34,6 +34,11 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateSecretUpdate(n, old.(*corev1.Secret))
 		}
 		return validateSecret(n)
+	case *corev1.Pod:
+		if old != nil {
+			return validatePodUpdate(n, old.(*corev1.Pod))
+		}
+		return validatePod(n)
 	case *appsv1.Deployment:
 		if old != nil {
 			return validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.Deployment).Spec.Selector)
