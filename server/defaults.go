@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,11 +29,7 @@ import (
 func applyDefaults(obj runtime.Object) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		defaultPodSpec(&o.Spec)
-		if o.Spec.EnableServiceLinks == nil {
-			t := true
-			o.Spec.EnableServiceLinks = &t
-		}
+		defaultPod(o)
 	case *appsv1.Deployment:
 		if o.Spec.Replicas == nil {
 			o.Spec.Replicas = int32Ptr(1)
@@ -66,13 +64,31 @@ func applyDefaults(obj runtime.Object) {
 		defaultPodSpec(&o.Spec.Template.Spec)
 	case *corev1.Service:
 		defaultService(o)
+	case *corev1.Secret:
+		// Upstream's conversion to the internal type writes stringData
+		// over data; the type defaults to Opaque.
+		for k, v := range o.StringData {
+			if o.Data == nil {
+				o.Data = map[string][]byte{}
+			}
+			o.Data[k] = []byte(v)
+		}
+		o.StringData = nil
+		if o.Type == "" {
+			o.Type = corev1.SecretTypeOpaque
+		}
 	}
 }
 
 func int32Ptr(v int32) *int32 { return &v }
 
-// defaultPodSpec is upstream's SetDefaults_PodSpec and SetDefaults_Container.
+// defaultPodSpec is upstream's SetDefaults_PodSpec with the defaults of
+// everything a pod spec holds (containers, probes, ports, env, volumes).
 func defaultPodSpec(s *corev1.PodSpec) {
+	if s.ServiceAccountName == "" {
+		s.ServiceAccountName = s.DeprecatedServiceAccount //nolint:staticcheck // upstream keeps the alias in sync
+	}
+	s.DeprecatedServiceAccount = s.ServiceAccountName //nolint:staticcheck
 	if s.DNSPolicy == "" {
 		s.DNSPolicy = corev1.DNSClusterFirst
 	}
@@ -89,11 +105,71 @@ func defaultPodSpec(s *corev1.PodSpec) {
 		g := int64(corev1.DefaultTerminationGracePeriodSeconds)
 		s.TerminationGracePeriodSeconds = &g
 	}
+	for i := range s.Volumes {
+		defaultVolume(&s.Volumes[i])
+	}
 	for i := range s.InitContainers {
 		defaultContainer(&s.InitContainers[i])
 	}
 	for i := range s.Containers {
 		defaultContainer(&s.Containers[i])
+	}
+	for i := range s.EphemeralContainers {
+		c := corev1.Container(s.EphemeralContainers[i].EphemeralContainerCommon)
+		defaultContainer(&c)
+		s.EphemeralContainers[i].EphemeralContainerCommon = corev1.EphemeralContainerCommon(c)
+	}
+	roundResources(s.Overhead)
+}
+
+// defaultPod adds what upstream's SetDefaults_Pod sets on pods but not on
+// pod templates: requests copied from limits, host ports under host
+// networking, a negative grace period raised to 1, service links.
+func defaultPod(o *corev1.Pod) {
+	defaultPodSpec(&o.Spec)
+	if g := o.Spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
+		one := int64(1)
+		o.Spec.TerminationGracePeriodSeconds = &one
+	}
+	for _, list := range [][]corev1.Container{o.Spec.Containers, o.Spec.InitContainers} {
+		for i := range list {
+			r := &list[i].Resources
+			if r.Limits == nil {
+				continue
+			}
+			if r.Requests == nil {
+				r.Requests = corev1.ResourceList{}
+			}
+			for k, v := range r.Limits {
+				if _, ok := r.Requests[k]; !ok {
+					r.Requests[k] = v.DeepCopy()
+				}
+			}
+		}
+	}
+	if o.Spec.EnableServiceLinks == nil {
+		t := true
+		o.Spec.EnableServiceLinks = &t
+	}
+	if o.Spec.HostNetwork {
+		for _, list := range [][]corev1.Container{o.Spec.Containers, o.Spec.InitContainers} {
+			for i := range list {
+				for j := range list[i].Ports {
+					if list[i].Ports[j].HostPort == 0 {
+						list[i].Ports[j].HostPort = list[i].Ports[j].ContainerPort
+					}
+				}
+			}
+		}
+	}
+}
+
+// roundResources is upstream's SetDefaults_ResourceList: quantities are
+// rounded up to milli scale.
+func roundResources(l corev1.ResourceList) {
+	for k, v := range l {
+		v.RoundUp(-3)
+		l[k] = v
 	}
 }
 
@@ -114,6 +190,153 @@ func defaultContainer(c *corev1.Container) {
 		if c.Ports[i].Protocol == "" {
 			c.Ports[i].Protocol = corev1.ProtocolTCP
 		}
+	}
+	for i := range c.Env {
+		if f := c.Env[i].ValueFrom; f != nil {
+			if f.FieldRef != nil && f.FieldRef.APIVersion == "" {
+				f.FieldRef.APIVersion = "v1"
+			}
+			if f.FileKeyRef != nil && f.FileKeyRef.Optional == nil {
+				no := false
+				f.FileKeyRef.Optional = &no
+			}
+		}
+	}
+	roundResources(c.Resources.Limits)
+	roundResources(c.Resources.Requests)
+	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
+		if p == nil {
+			continue
+		}
+		if p.TimeoutSeconds == 0 {
+			p.TimeoutSeconds = 1
+		}
+		if p.PeriodSeconds == 0 {
+			p.PeriodSeconds = 10
+		}
+		if p.SuccessThreshold == 0 {
+			p.SuccessThreshold = 1
+		}
+		if p.FailureThreshold == 0 {
+			p.FailureThreshold = 3
+		}
+		defaultHTTPGet(p.HTTPGet)
+		if p.GRPC != nil && p.GRPC.Service == nil {
+			empty := ""
+			p.GRPC.Service = &empty
+		}
+	}
+	if l := c.Lifecycle; l != nil {
+		for _, h := range []*corev1.LifecycleHandler{l.PostStart, l.PreStop} {
+			if h != nil {
+				defaultHTTPGet(h.HTTPGet)
+			}
+		}
+	}
+}
+
+func defaultHTTPGet(h *corev1.HTTPGetAction) {
+	if h == nil {
+		return
+	}
+	if h.Path == "" {
+		h.Path = "/"
+	}
+	if h.Scheme == "" {
+		h.Scheme = corev1.URISchemeHTTP
+	}
+}
+
+// defaultVolume is upstream's SetDefaults_Volume and the defaults of the
+// volume sources.
+func defaultVolume(v *corev1.Volume) {
+	if reflect.ValueOf(v.VolumeSource).IsZero() {
+		v.EmptyDir = &corev1.EmptyDirVolumeSource{}
+	}
+	mode := func(m **int32) {
+		if *m == nil {
+			d := int32(0o644)
+			*m = &d
+		}
+	}
+	src := &v.VolumeSource
+	if src.Secret != nil {
+		mode(&src.Secret.DefaultMode)
+	}
+	if src.ConfigMap != nil {
+		mode(&src.ConfigMap.DefaultMode)
+	}
+	if src.DownwardAPI != nil {
+		mode(&src.DownwardAPI.DefaultMode)
+		for i := range src.DownwardAPI.Items {
+			if f := src.DownwardAPI.Items[i].FieldRef; f != nil && f.APIVersion == "" {
+				f.APIVersion = "v1"
+			}
+		}
+	}
+	if src.Projected != nil {
+		mode(&src.Projected.DefaultMode)
+		for _, p := range src.Projected.Sources {
+			if p.ServiceAccountToken != nil && p.ServiceAccountToken.ExpirationSeconds == nil {
+				hour := int64(3600)
+				p.ServiceAccountToken.ExpirationSeconds = &hour
+			}
+			if p.DownwardAPI != nil {
+				for i := range p.DownwardAPI.Items {
+					if f := p.DownwardAPI.Items[i].FieldRef; f != nil && f.APIVersion == "" {
+						f.APIVersion = "v1"
+					}
+				}
+			}
+		}
+	}
+	if src.HostPath != nil && src.HostPath.Type == nil {
+		unset := corev1.HostPathUnset
+		src.HostPath.Type = &unset
+	}
+	if src.ISCSI != nil && src.ISCSI.ISCSIInterface == "" {
+		src.ISCSI.ISCSIInterface = "default"
+	}
+	if r := src.RBD; r != nil {
+		if r.RBDPool == "" {
+			r.RBDPool = "rbd"
+		}
+		if r.RadosUser == "" {
+			r.RadosUser = "admin"
+		}
+		if r.Keyring == "" {
+			r.Keyring = "/etc/ceph/keyring"
+		}
+	}
+	if s := src.ScaleIO; s != nil {
+		if s.StorageMode == "" {
+			s.StorageMode = "ThinProvisioned"
+		}
+		if s.FSType == "" {
+			s.FSType = "xfs"
+		}
+	}
+	if a := src.AzureDisk; a != nil {
+		if a.CachingMode == nil {
+			m := corev1.AzureDataDiskCachingReadWrite
+			a.CachingMode = &m
+		}
+		if a.FSType == nil {
+			f := "ext4"
+			a.FSType = &f
+		}
+		if a.ReadOnly == nil {
+			f := false
+			a.ReadOnly = &f
+		}
+		if a.Kind == nil {
+			k := corev1.AzureSharedBlobDisk
+			a.Kind = &k
+		}
+	}
+	if e := src.Ephemeral; e != nil && e.VolumeClaimTemplate != nil && e.VolumeClaimTemplate.Spec.VolumeMode == nil {
+		fs := corev1.PersistentVolumeFilesystem
+		e.VolumeClaimTemplate.Spec.VolumeMode = &fs
 	}
 }
 
@@ -322,14 +545,49 @@ func (s *Server) admitPod(c *call, pod *corev1.Pod) error {
 			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs})
 		}
 	}
-	if pod.Spec.Priority == nil {
-		var p int32
-		pod.Spec.Priority = &p
+	return s.admitPodPriority(c, pod)
+}
+
+// admitPodPriority is upstream's Priority admission plugin on create: the
+// priority and preemption policy come from the pod's PriorityClass, or the
+// global default one, or are 0 and PreemptLowerPriority.
+func (s *Server) admitPodPriority(c *call, pod *corev1.Pod) error {
+	r, _ := s.registry.lookup("scheduling.k8s.io", "v1", "priorityclasses")
+	lst, err := s.store.List(r.bucket, store.ListOptions{})
+	if err != nil {
+		return apierrors.NewInternalError(err)
 	}
-	if pod.Spec.PreemptionPolicy == nil {
-		pp := corev1.PreemptLowerPriority
-		pod.Spec.PreemptionPolicy = &pp
+	var class *schedulingv1.PriorityClass
+	for _, it := range lst.Items {
+		pc := &schedulingv1.PriorityClass{}
+		if jsonUnmarshal(it.Value, pc) != nil {
+			continue
+		}
+		if pod.Spec.PriorityClassName != "" && pc.Name == pod.Spec.PriorityClassName ||
+			pod.Spec.PriorityClassName == "" && pc.GlobalDefault && (class == nil || pc.Value < class.Value) {
+			class = pc
+		}
 	}
+	if class == nil && pod.Spec.PriorityClassName != "" {
+		return apierrors.NewForbidden(c.res.gr, pod.Name, fmt.Errorf("no PriorityClass with name %s was found", pod.Spec.PriorityClassName))
+	}
+	var priority int32
+	policy := corev1.PreemptLowerPriority
+	if class != nil {
+		pod.Spec.PriorityClassName = class.Name
+		priority = class.Value
+		if class.PreemptionPolicy != nil {
+			policy = *class.PreemptionPolicy
+		}
+	}
+	if pod.Spec.Priority != nil && *pod.Spec.Priority != priority {
+		return apierrors.NewForbidden(c.res.gr, pod.Name, fmt.Errorf("the integer value of priority (%d) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name", *pod.Spec.Priority, priority))
+	}
+	pod.Spec.Priority = &priority
+	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy != policy {
+		return apierrors.NewForbidden(c.res.gr, pod.Name, fmt.Errorf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name", *pod.Spec.PreemptionPolicy, policy))
+	}
+	pod.Spec.PreemptionPolicy = &policy
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -47,7 +48,10 @@ func (s *Server) admitNamespace(c *call, o *object) error {
 // client sent (upstream resets it for the others with a status subresource).
 var statusKeptOnCreate = map[string]bool{"/nodes": true}
 
-// beforeCreate applies per-resource create rules (upstream's PrepareForCreate).
+// beforeCreate applies per-resource create rules in upstream's order: what
+// mutating admission and the storage's BeginCreate do, PrepareForCreate,
+// then validation (metadata and the type's own rules in one 422), then what
+// follows a valid create.
 func (s *Server) beforeCreate(c *call, o *object) error {
 	key := c.res.Group + "/" + c.res.Resource.Resource
 	if c.res.hasSub("status") && !statusKeptOnCreate[key] {
@@ -78,6 +82,11 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 		obj.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
 	case *corev1.PersistentVolumeClaim:
 		obj.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	}
+	if err := s.validateCreate(c, o); err != nil {
+		return err
+	}
+	switch obj := o.obj.(type) {
 	case *corev1.Secret:
 		s.fillServiceAccountTokenSecret(obj)
 	case *apiextensionsv1.CustomResourceDefinition:
@@ -97,27 +106,39 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 	return nil
 }
 
-// beforeUpdate applies per-resource update rules (upstream's PrepareForUpdate).
-func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object) error {
+// validateCreate validates a new object: its metadata, then for built-in
+// types the rules of upstream's strategy, all in one 422.
+func (s *Server) validateCreate(c *call, o *object) error {
+	errs := s.validateMeta(c, o)
+	errs = append(errs, validateBuiltin(o.obj, nil)...)
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(c.res.gvk.GroupKind(), o.meta.GetName(), dedupErrors(errs))
+	}
+	return nil
+}
+
+// beforeUpdate applies per-resource update rules (upstream's PrepareForUpdate)
+// and validates the update: metaErrs, the metadata errors prepareUpdate
+// found, come first in the 422, then the type's own rules.
+func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs field.ErrorList) error {
+	invalid := func(errs field.ErrorList) error {
+		if len(errs) == 0 {
+			return nil
+		}
+		return apierrors.NewInvalid(c.res.gvk.GroupKind(), o.meta.GetName(), dedupErrors(errs))
+	}
 	if mode == internalWrite {
-		return nil
-	}
-	if _, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok && mode == mainWrite {
-		return s.validateCRD(c, o, old)
-	}
-	if u, ok := o.obj.(*unstructured.Unstructured); ok && c.res.schema != nil {
-		ou, _ := old.obj.(*unstructured.Unstructured)
-		return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
-	}
-	if mode == mainWrite {
-		if svc, ok := o.obj.(*corev1.Service); ok {
-			keepAllocatedServiceFields(svc, old.obj.(*corev1.Service))
-		}
-		if err := validateImmutable(c, o, old); err != nil {
-			return err
-		}
+		return invalid(metaErrs)
 	}
 	switch obj := o.obj.(type) {
+	case *apiextensionsv1.CustomResourceDefinition, *unstructured.Unstructured:
+		if err := invalid(metaErrs); err != nil {
+			return err
+		}
+	case *corev1.Service:
+		if mode == mainWrite {
+			keepAllocatedServiceFields(obj, old.obj.(*corev1.Service))
+		}
 	case *corev1.Namespace:
 		if c.info.Subresource != "finalize" {
 			obj.Spec.Finalizers = old.obj.(*corev1.Namespace).Spec.Finalizers
@@ -126,7 +147,18 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object) error {
 			obj.Status = old.obj.(*corev1.Namespace).Status
 		}
 	}
-	return nil
+	if _, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok && mode == mainWrite {
+		return s.validateCRD(c, o, old)
+	}
+	if u, ok := o.obj.(*unstructured.Unstructured); ok && c.res.schema != nil {
+		ou, _ := old.obj.(*unstructured.Unstructured)
+		return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
+	}
+	errs := metaErrs
+	if mode == mainWrite {
+		errs = append(errs, validateBuiltin(o.obj, old.obj)...)
+	}
+	return invalid(errs)
 }
 
 // markForDeletion applies per-resource graceful deletion and reports whether

@@ -41,9 +41,8 @@ func (s *Server) prepareCreate(c *call, o *object) error {
 	} else {
 		m.SetGeneration(0)
 	}
-	if errs := s.validateMeta(c, o); len(errs) > 0 {
-		return apierrors.NewInvalid(c.res.gvk.GroupKind(), m.GetName(), errs)
-	}
+	// The metadata is validated with the rest of the object, after
+	// admission (see validateCreate), as upstream's BeforeCreate does.
 	return nil
 }
 
@@ -56,11 +55,13 @@ func (s *Server) validateMeta(c *call, o *object) field.ErrorList {
 }
 
 // prepareUpdate carries server-owned metadata from the stored object into
-// the new one and validates the change, as upstream's BeforeUpdate does.
-func (s *Server) prepareUpdate(c *call, o, old *object) error {
+// the new one and validates the change of metadata, as upstream's
+// BeforeUpdate does; the errors found are returned to be reported with
+// those of the rest of the object (see validateUpdate).
+func (s *Server) prepareUpdate(c *call, o, old *object) (field.ErrorList, error) {
 	m, om := o.meta, old.meta
 	if err := setNamespace(c, m); err != nil {
-		return err
+		return nil, err
 	}
 	if m.GetUID() == "" {
 		m.SetUID(om.GetUID())
@@ -73,12 +74,9 @@ func (s *Server) prepareUpdate(c *call, o, old *object) error {
 		m.SetName(om.GetName())
 	}
 	m.SetGeneration(om.GetGeneration())
-	errs := validation.ValidateObjectMetaAccessorUpdate(m, om, field.NewPath("metadata"))
-	errs = append(errs, validation.ValidateObjectMetaAccessor(m, c.res.Namespaced, c.res.nameValid, field.NewPath("metadata"))...)
-	if len(errs) > 0 {
-		return apierrors.NewInvalid(c.res.gvk.GroupKind(), m.GetName(), errs)
-	}
-	return nil
+	errs := validation.ValidateObjectMetaAccessor(m, c.res.Namespaced, c.res.nameValid, field.NewPath("metadata"))
+	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, om, field.NewPath("metadata"))...)
+	return errs, nil
 }
 
 // stampRV writes the commit revision into an object's metadata.

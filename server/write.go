@@ -221,10 +221,11 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 				return store.Write{}, err
 			}
 		}
-		if err := s.prepareUpdate(c, o, old); err != nil {
+		metaErrs, err := s.prepareUpdate(c, o, old)
+		if err != nil {
 			return store.Write{}, err
 		}
-		if err := s.beforeUpdate(c, mode, o, old); err != nil {
+		if err := s.beforeUpdate(c, mode, o, old, metaErrs); err != nil {
 			return store.Write{}, err
 		}
 		if mode != internalWrite {

@@ -1,0 +1,667 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/diff"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Pod and pod template validation: upstream's ValidatePodCreate,
+// ValidatePodUpdate and ValidatePodTemplateSpec (pkg/apis/core/validation),
+// the rules a test's objects most often break: containers, names, images,
+// ports, env, volumes and their mounts, resources, restart and DNS
+// policies, host and service account names.
+
+// validatePod is upstream's ValidatePodCreate less the metadata.
+func validatePod(pod *corev1.Pod) field.ErrorList {
+	spec := field.NewPath("spec")
+	errs := validatePodSpec(&pod.Spec, spec)
+	if pod.Spec.TerminationGracePeriodSeconds != nil {
+		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*pod.Spec.TerminationGracePeriodSeconds, spec.Child("terminationGracePeriodSeconds"))...)
+	}
+	if len(pod.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(spec.Child("ephemeralContainers"), "cannot be set on create"))
+	}
+	return errs
+}
+
+// validatePodTemplate is upstream's ValidatePodTemplateSpec at fld.
+func validatePodTemplate(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
+	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
+	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
+	errs = append(errs, validatePodSpec(&t.Spec, fld.Child("spec"))...)
+	if len(t.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(fld.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+	}
+	return errs
+}
+
+// validatePodSpec is upstream's ValidatePodSpec.
+func validatePodSpec(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s.TerminationGracePeriodSeconds == nil {
+		errs = append(errs, field.Required(fld.Child("terminationGracePeriodSeconds"), ""))
+	}
+	vols, verrs := validateVolumes(s.Volumes, fld.Child("volumes"))
+	errs = append(errs, verrs...)
+	errs = append(errs, validateContainers(s.Containers, vols, fld.Child("containers"))...)
+	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, fld.Child("initContainers"))...)
+	errs = append(errs, supportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
+	errs = append(errs, supportedValue(fld.Child("dnsPolicy"), string(s.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
+	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, fld.Child("nodeSelector"))...)
+	if s.ServiceAccountName != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.ServiceAccountName, false) {
+			errs = append(errs, field.Invalid(fld.Child("serviceAccountName"), s.ServiceAccountName, msg))
+		}
+	}
+	if s.DeprecatedServiceAccount != s.ServiceAccountName { //nolint:staticcheck // upstream's rule
+		errs = append(errs, field.Invalid(fld.Child("deprecatedServiceAccount"), s.DeprecatedServiceAccount, fmt.Sprintf("must be the same as serviceAccountName: %q", s.ServiceAccountName))) //nolint:staticcheck
+	}
+	if s.NodeName != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.NodeName, false) {
+			errs = append(errs, field.Invalid(fld.Child("nodeName"), s.NodeName, msg))
+		}
+	}
+	if s.ActiveDeadlineSeconds != nil {
+		if v := *s.ActiveDeadlineSeconds; v < 1 || v > math.MaxInt32 {
+			errs = append(errs, field.Invalid(fld.Child("activeDeadlineSeconds"), v, validation.InclusiveRangeError(1, math.MaxInt32)))
+		}
+	}
+	if s.Hostname != "" {
+		errs = append(errs, dns1123Label(s.Hostname, fld.Child("hostname"))...)
+	}
+	if s.Subdomain != "" {
+		errs = append(errs, dns1123Label(s.Subdomain, fld.Child("subdomain"))...)
+	}
+	if s.PriorityClassName != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.PriorityClassName, false) {
+			errs = append(errs, field.Invalid(fld.Child("priorityClassName"), s.PriorityClassName, msg))
+		}
+	}
+	if s.PreemptionPolicy != nil {
+		errs = append(errs, supportedValue(fld.Child("preemptionPolicy"), string(*s.PreemptionPolicy), "PreemptLowerPriority", "Never")...)
+	}
+	return errs
+}
+
+// supportedValue is upstream's switch over an enum: Required when empty,
+// NotSupported (listing the values in upstream's order) when unknown.
+func supportedValue(fld *field.Path, v string, valid ...string) field.ErrorList {
+	if v == "" {
+		return field.ErrorList{field.Required(fld, "")}
+	}
+	for _, ok := range valid {
+		if v == ok {
+			return nil
+		}
+	}
+	return field.ErrorList{field.NotSupported(fld, v, valid)}
+}
+
+func dns1123Label(v string, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Label(v) {
+		errs = append(errs, field.Invalid(fld, v, msg))
+	}
+	return errs
+}
+
+// volumeSources are the fields of a VolumeSource in the order upstream
+// checks them, with the names its messages use.
+var volumeSources = []struct{ goName, path string }{
+	{"EmptyDir", "emptyDir"}, {"HostPath", "hostPath"}, {"GitRepo", "gitRepo"},
+	{"GCEPersistentDisk", "gcePersistentDisk"}, {"AWSElasticBlockStore", "awsElasticBlockStore"},
+	{"Secret", "secret"}, {"NFS", "nfs"}, {"ISCSI", "iscsi"}, {"Glusterfs", "glusterfs"},
+	{"Flocker", "flocker"}, {"PersistentVolumeClaim", "persistentVolumeClaim"}, {"RBD", "rbd"},
+	{"Cinder", "cinder"}, {"CephFS", "cephFS"}, {"Quobyte", "quobyte"},
+	{"DownwardAPI", "downwarAPI"}, // sic, upstream's path
+	{"FC", "fc"}, {"FlexVolume", "flexVolume"}, {"ConfigMap", "configMap"}, {"AzureFile", "azureFile"},
+	{"VsphereVolume", "vsphereVolume"}, {"PhotonPersistentDisk", "photonPersistentDisk"},
+	{"PortworxVolume", "portworxVolume"}, {"AzureDisk", "azureDisk"}, {"StorageOS", "storageos"},
+	{"Projected", "projected"}, {"ScaleIO", "scaleIO"}, {"CSI", "csi"}, {"Ephemeral", "ephemeral"},
+	{"Image", "image"},
+}
+
+// validateVolumes is upstream's ValidateVolumes: it returns the valid
+// volumes by name.
+func validateVolumes(volumes []corev1.Volume, fld *field.Path) (map[string]corev1.VolumeSource, field.ErrorList) {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	vols := map[string]corev1.VolumeSource{}
+	for i, v := range volumes {
+		idx := fld.Index(i)
+		el := validateVolumeSource(&v.VolumeSource, idx)
+		if v.Name == "" {
+			el = append(el, field.Required(idx.Child("name"), ""))
+		} else {
+			el = append(el, dns1123Label(v.Name, idx.Child("name"))...)
+		}
+		if names.Has(v.Name) {
+			el = append(el, field.Duplicate(idx.Child("name"), v.Name))
+		}
+		if len(el) == 0 {
+			names.Insert(v.Name)
+			vols[v.Name] = v.VolumeSource
+		} else {
+			errs = append(errs, el...)
+		}
+	}
+	return vols, errs
+}
+
+func validateVolumeSource(src *corev1.VolumeSource, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	rv := reflect.ValueOf(src).Elem()
+	n := 0
+	for _, vs := range volumeSources {
+		f := rv.FieldByName(vs.goName)
+		if !f.IsValid() || f.IsNil() {
+			continue
+		}
+		p := fld.Child(vs.path)
+		if n > 0 {
+			errs = append(errs, field.Forbidden(p, "may not specify more than 1 volume type"))
+			continue
+		}
+		n++
+		switch s := f.Interface().(type) {
+		case *corev1.HostPathVolumeSource:
+			if s.Path == "" {
+				errs = append(errs, field.Required(p.Child("path"), ""))
+			}
+		case *corev1.SecretVolumeSource:
+			if s.SecretName == "" {
+				errs = append(errs, field.Required(p.Child("secretName"), ""))
+			}
+		case *corev1.ConfigMapVolumeSource:
+			if s.Name == "" {
+				errs = append(errs, field.Required(p.Child("name"), ""))
+			}
+		case *corev1.PersistentVolumeClaimVolumeSource:
+			if s.ClaimName == "" {
+				errs = append(errs, field.Required(p.Child("claimName"), ""))
+			}
+		}
+	}
+	if n == 0 {
+		errs = append(errs, field.Required(fld, "must specify a volume type"))
+	}
+	return errs
+}
+
+// validateContainers is upstream's validateContainers for regular
+// containers.
+func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, fld *field.Path) field.ErrorList {
+	if len(containers) == 0 {
+		return field.ErrorList{field.Required(fld, "")}
+	}
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i := range containers {
+		c := &containers[i]
+		idx := fld.Index(i)
+		errs = append(errs, validateContainerCommon(c, vols, idx)...)
+		if names.Has(c.Name) {
+			errs = append(errs, field.Duplicate(idx.Child("name"), c.Name))
+		} else {
+			names.Insert(c.Name)
+		}
+	}
+	return errs
+}
+
+// validateInitContainers is upstream's validateInitContainers: names are
+// unique across regular and init containers; probes and lifecycle belong
+// to sidecars (restartPolicy Always) only.
+func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for _, c := range regular {
+		names.Insert(c.Name)
+	}
+	for i := range containers {
+		c := &containers[i]
+		idx := fld.Index(i)
+		errs = append(errs, validateContainerCommon(c, vols, idx)...)
+		sidecar := false
+		if c.RestartPolicy != nil {
+			if *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+				errs = append(errs, field.NotSupported(idx.Child("restartPolicy"), *c.RestartPolicy, []string{string(corev1.ContainerRestartPolicyAlways)}))
+			}
+			sidecar = *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		}
+		if names.Has(c.Name) {
+			errs = append(errs, field.Duplicate(idx.Child("name"), c.Name))
+		} else if c.Name != "" {
+			names.Insert(c.Name)
+		}
+		if !sidecar {
+			const msg = "may not be set for init containers without restartPolicy=Always"
+			if c.Lifecycle != nil {
+				errs = append(errs, field.Forbidden(idx.Child("lifecycle"), msg))
+			}
+			if c.LivenessProbe != nil {
+				errs = append(errs, field.Forbidden(idx.Child("livenessProbe"), msg))
+			}
+			if c.ReadinessProbe != nil {
+				errs = append(errs, field.Forbidden(idx.Child("readinessProbe"), msg))
+			}
+			if c.StartupProbe != nil {
+				errs = append(errs, field.Forbidden(idx.Child("startupProbe"), msg))
+			}
+		}
+	}
+	return errs
+}
+
+var containerPortProtocols = []string{"SCTP", "TCP", "UDP"}
+
+// validateContainerCommon is upstream's validateContainerCommon.
+func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if c.Name == "" {
+		errs = append(errs, field.Required(fld.Child("name"), ""))
+	} else {
+		errs = append(errs, dns1123Label(c.Name, fld.Child("name"))...)
+	}
+	if c.Image == "" {
+		errs = append(errs, field.Required(fld.Child("image"), ""))
+	}
+	errs = append(errs, supportedValue(fld.Child("terminationMessagePolicy"), string(c.TerminationMessagePolicy), "File", "FallbackToLogsOnError")...)
+	errs = append(errs, validateContainerPorts(c.Ports, fld.Child("ports"))...)
+	errs = append(errs, validateEnv(c.Env, fld.Child("env"))...)
+	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, fld.Child("volumeMounts"))...)
+	errs = append(errs, supportedValue(fld.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
+	errs = append(errs, validateResources(&c.Resources, fld.Child("resources"))...)
+	return errs
+}
+
+func validateContainerPorts(ports []corev1.ContainerPort, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, p := range ports {
+		idx := fld.Index(i)
+		if p.Name != "" {
+			if msgs := validation.IsValidPortName(p.Name); len(msgs) > 0 {
+				for _, msg := range msgs {
+					errs = append(errs, field.Invalid(idx.Child("name"), p.Name, msg))
+				}
+			} else if names.Has(p.Name) {
+				errs = append(errs, field.Duplicate(idx.Child("name"), p.Name))
+			} else {
+				names.Insert(p.Name)
+			}
+		}
+		if p.ContainerPort == 0 {
+			errs = append(errs, field.Required(idx.Child("containerPort"), ""))
+		} else {
+			for _, msg := range validation.IsValidPortNum(int(p.ContainerPort)) {
+				errs = append(errs, field.Invalid(idx.Child("containerPort"), p.ContainerPort, msg))
+			}
+		}
+		if p.HostPort != 0 {
+			for _, msg := range validation.IsValidPortNum(int(p.HostPort)) {
+				errs = append(errs, field.Invalid(idx.Child("hostPort"), p.HostPort, msg))
+			}
+		}
+		if p.Protocol == "" {
+			errs = append(errs, field.Required(idx.Child("protocol"), ""))
+		} else if !sets.New(containerPortProtocols...).Has(string(p.Protocol)) {
+			errs = append(errs, field.NotSupported(idx.Child("protocol"), p.Protocol, containerPortProtocols))
+		}
+	}
+	return errs
+}
+
+// validateEnv checks env var names as upstream does with relaxed
+// environment variable validation (GA): printable ASCII but '='.
+func validateEnv(env []corev1.EnvVar, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, e := range env {
+		idx := fld.Index(i)
+		if e.Name == "" {
+			errs = append(errs, field.Required(idx.Child("name"), ""))
+		} else {
+			for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
+				errs = append(errs, field.Invalid(idx.Child("name"), e.Name, msg))
+			}
+		}
+		if f := e.ValueFrom; f != nil {
+			n := 0
+			for _, set := range []bool{f.FieldRef != nil, f.ResourceFieldRef != nil, f.ConfigMapKeyRef != nil, f.SecretKeyRef != nil, f.FileKeyRef != nil} {
+				if set {
+					n++
+				}
+			}
+			switch {
+			case n == 0:
+				errs = append(errs, field.Invalid(idx.Child("valueFrom"), "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"))
+			case e.Value != "":
+				errs = append(errs, field.Invalid(idx.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
+			case n > 1:
+				errs = append(errs, field.Invalid(idx.Child("valueFrom"), "", "may not have more than one field specified at a time"))
+			}
+		}
+	}
+	return errs
+}
+
+func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]corev1.VolumeSource, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	paths := sets.New[string]()
+	for i, m := range mounts {
+		idx := fld.Index(i)
+		if m.Name == "" {
+			errs = append(errs, field.Required(idx.Child("name"), ""))
+		}
+		if _, ok := vols[m.Name]; !ok {
+			errs = append(errs, field.NotFound(idx.Child("name"), m.Name))
+		}
+		if m.MountPath == "" {
+			errs = append(errs, field.Required(idx.Child("mountPath"), ""))
+		}
+		if paths.Has(m.MountPath) {
+			errs = append(errs, field.Invalid(idx.Child("mountPath"), m.MountPath, "must be unique"))
+		}
+		paths.Insert(m.MountPath)
+		if m.SubPath != "" && m.SubPathExpr != "" {
+			errs = append(errs, field.Invalid(idx.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+		}
+	}
+	return errs
+}
+
+var standardResourceNames = sets.New(
+	"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+	"limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
+	"replicationcontrollers", "secrets", "persistentvolumeclaims", "requests.storage", "configmaps",
+	"services.nodeports", "services.loadbalancers",
+)
+
+var integerResourceNames = sets.New("pods", "resourcequotas", "services", "replicationcontrollers",
+	"secrets", "configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers")
+
+func isNativeResource(name string) bool {
+	return !strings.Contains(name, "/") || strings.Contains(name, "kubernetes.io/")
+}
+
+func isExtendedResource(name string) bool {
+	if isNativeResource(name) || strings.HasPrefix(name, "requests.") {
+		return false
+	}
+	return len(validation.IsQualifiedName("requests."+name)) == 0
+}
+
+// validateContainerResourceName is upstream's ValidateContainerResourceName.
+func validateContainerResourceName(name string, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(name) {
+		errs = append(errs, field.Invalid(fld, name, msg))
+	}
+	if len(errs) == 0 && !strings.Contains(name, "/") && !standardResourceNames.Has(name) &&
+		!strings.HasPrefix(name, "hugepages-") && !strings.HasPrefix(name, "requests.hugepages-") {
+		errs = append(errs, field.Invalid(fld, name, "must be a standard resource type or fully qualified"))
+	}
+	if !strings.Contains(name, "/") {
+		if name != "cpu" && name != "memory" && name != "ephemeral-storage" && !strings.HasPrefix(name, "hugepages-") {
+			errs = append(errs, field.Invalid(fld, name, "must be a standard resource for containers"))
+		}
+	} else if !isNativeResource(name) && !isExtendedResource(name) {
+		errs = append(errs, field.Invalid(fld, name, "doesn't follow extended resource name standard"))
+	}
+	return errs
+}
+
+func validateQuantity(name string, q apiresource.Quantity, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if q.Cmp(apiresource.Quantity{}) < 0 {
+		errs = append(errs, field.Invalid(fld, q.String(), "must be greater than or equal to 0"))
+	}
+	if (integerResourceNames.Has(name) || isExtendedResource(name)) && q.MilliValue()%1000 != 0 {
+		errs = append(errs, field.Invalid(fld, q, "must be an integer"))
+	}
+	return errs
+}
+
+// validateResources is upstream's validateResourceRequirements for a
+// container (names taken in sorted order).
+func validateResources(r *corev1.ResourceRequirements, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	lim, req := fld.Child("limits"), fld.Child("requests")
+	overcommit := func(name string) bool { return isNativeResource(name) && !strings.HasPrefix(name, "hugepages-") }
+	for _, name := range mapKeys(resourceMap(r.Limits)) {
+		p := lim.Key(name)
+		errs = append(errs, validateContainerResourceName(name, p)...)
+		errs = append(errs, validateQuantity(name, r.Limits[corev1.ResourceName(name)], p)...)
+	}
+	for _, name := range mapKeys(resourceMap(r.Requests)) {
+		q := r.Requests[corev1.ResourceName(name)]
+		p := req.Key(name)
+		errs = append(errs, validateContainerResourceName(name, p)...)
+		errs = append(errs, validateQuantity(name, q, p)...)
+		if l, ok := r.Limits[corev1.ResourceName(name)]; ok {
+			if q.Cmp(l) != 0 && !overcommit(name) {
+				errs = append(errs, field.Invalid(req, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, l.String())))
+			} else if q.Cmp(l) > 0 {
+				errs = append(errs, field.Invalid(req, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, l.String())))
+			}
+		} else if !overcommit(name) {
+			errs = append(errs, field.Required(lim, "Limit must be set for non overcommitable resources"))
+		}
+	}
+	return errs
+}
+
+func resourceMap(l corev1.ResourceList) map[string]struct{} {
+	m := make(map[string]struct{}, len(l))
+	for k := range l {
+		m[string(k)] = struct{}{}
+	}
+	return m
+}
+
+// updatablePodSpecFields is upstream's list in its Forbidden message.
+var updatablePodSpecFields = []string{
+	"`spec.containers[*].image`",
+	"`spec.initContainers[*].image`",
+	"`spec.activeDeadlineSeconds`",
+	"`spec.tolerations` (only additions to existing tolerations)",
+	"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+}
+
+// validatePodUpdate is upstream's ValidatePodUpdate less the metadata:
+// the new pod must be valid, and only images, activeDeadlineSeconds,
+// added tolerations and removed scheduling gates may change.
+func validatePodUpdate(n, p *corev1.Pod) field.ErrorList {
+	spec := field.NewPath("spec")
+	errs := validatePodSpec(&n.Spec, spec)
+	if n.Spec.TerminationGracePeriodSeconds != nil {
+		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*n.Spec.TerminationGracePeriodSeconds, spec.Child("terminationGracePeriodSeconds"))...)
+	}
+	for _, l := range []struct {
+		n, p []corev1.Container
+		fld  *field.Path
+	}{{n.Spec.Containers, p.Spec.Containers, spec.Child("containers")}, {n.Spec.InitContainers, p.Spec.InitContainers, spec.Child("initContainers")}} {
+		if len(l.n) != len(l.p) {
+			return append(errs, field.Forbidden(l.fld, "pod updates may not add or remove containers"))
+		}
+		for i, c := range l.n {
+			if c.Name != l.p[i].Name {
+				return append(errs, field.Forbidden(l.fld.Index(i).Child("name"), "pod updates may not change container names"))
+			}
+		}
+	}
+	if n.Spec.ActiveDeadlineSeconds != nil {
+		v := *n.Spec.ActiveDeadlineSeconds
+		if v < 0 || v > math.MaxInt32 {
+			return append(errs, field.Invalid(spec.Child("activeDeadlineSeconds"), v, validation.InclusiveRangeError(0, math.MaxInt32)))
+		}
+		if p.Spec.ActiveDeadlineSeconds != nil && *p.Spec.ActiveDeadlineSeconds < v {
+			return append(errs, field.Invalid(spec.Child("activeDeadlineSeconds"), v, "must be less than or equal to previous value"))
+		}
+	} else if p.Spec.ActiveDeadlineSeconds != nil {
+		errs = append(errs, field.Invalid(spec.Child("activeDeadlineSeconds"), n.Spec.ActiveDeadlineSeconds, "must not update from a positive integer to nil value"))
+	}
+	if apiequality.Semantic.DeepEqual(n.Spec, p.Spec) {
+		return errs
+	}
+	m := *n.Spec.DeepCopy()
+	for i := range m.Containers {
+		m.Containers[i].Image = p.Spec.Containers[i].Image
+	}
+	for i := range m.InitContainers {
+		m.InitContainers[i].Image = p.Spec.InitContainers[i].Image
+	}
+	m.ActiveDeadlineSeconds = p.Spec.ActiveDeadlineSeconds
+	if onlyAddedTolerations(n.Spec.Tolerations, p.Spec.Tolerations) {
+		m.Tolerations = p.Spec.Tolerations
+	}
+	if onlyRemovedGates(n.Spec.SchedulingGates, p.Spec.SchedulingGates) {
+		m.SchedulingGates = p.Spec.SchedulingGates
+	}
+	if p.Spec.TerminationGracePeriodSeconds != nil && *p.Spec.TerminationGracePeriodSeconds < 0 &&
+		m.TerminationGracePeriodSeconds != nil && *m.TerminationGracePeriodSeconds == 1 {
+		m.TerminationGracePeriodSeconds = p.Spec.TerminationGracePeriodSeconds
+	}
+	if !apiequality.Semantic.DeepEqual(m, p.Spec) {
+		d := diff.Diff(goNamed(reflect.ValueOf(p.Spec)), goNamed(reflect.ValueOf(m)))
+		errs = append(errs, field.Forbidden(spec, fmt.Sprintf("pod updates may not change fields other than %s\n%v", strings.Join(updatablePodSpecFields, ","), d)))
+	}
+	return errs
+}
+
+func onlyAddedTolerations(n, p []corev1.Toleration) bool {
+	for _, old := range p {
+		found := false
+		for _, t := range n {
+			if apiequality.Semantic.DeepEqual(t, old) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func onlyRemovedGates(n, p []corev1.PodSchedulingGate) bool {
+	old := sets.New[string]()
+	for _, g := range p {
+		old.Insert(g.Name)
+	}
+	for _, g := range n {
+		if !old.Has(g.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// goNamed renders a value as upstream's diff of internal types shows it:
+// JSON with the Go field names in declaration order.
+func goNamed(v reflect.Value) any {
+	if v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return nil
+		}
+		if _, ok := v.Interface().(json.Marshaler); ok {
+			return v.Interface()
+		}
+		return goNamed(v.Elem())
+	}
+	if v.CanInterface() {
+		if _, ok := v.Interface().(json.Marshaler); ok {
+			return v.Interface()
+		}
+		if v.CanAddr() {
+			if _, ok := v.Addr().Interface().(json.Marshaler); ok {
+				return v.Addr().Interface()
+			}
+		}
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		var o orderedJSON
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			val := goNamed(v.Field(i))
+			// encoding/json inlines an untagged embedded struct, as the
+			// internal types' JSON upstream diffs shows.
+			if inner, ok := val.(orderedJSON); ok && f.Anonymous {
+				o = append(o, inner...)
+				continue
+			}
+			o = append(o, orderedField{f.Name, val})
+		}
+		return o
+	case reflect.Slice:
+		if v.IsNil() {
+			return nil
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return v.Interface()
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = goNamed(v.Index(i))
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return nil
+		}
+		out := map[string]any{}
+		for _, k := range v.MapKeys() {
+			out[fmt.Sprint(k.Interface())] = goNamed(v.MapIndex(k))
+		}
+		return out
+	}
+	return v.Interface()
+}
+
+type orderedField struct {
+	name  string
+	value any
+}
+
+// orderedJSON is a JSON object whose keys keep their order.
+type orderedJSON []orderedField
+
+func (o orderedJSON) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.name)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(f.value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
