@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/yaml"
 )
 
@@ -28,13 +29,9 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 	var warnings []string
 	applyTo := func(live runtime.Object) (*object, error) {
 		warnings = nil
-		patch := &unstructured.Unstructured{Object: map[string]any{}}
-		if err := yaml.Unmarshal(body, &patch.Object); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
-		}
-		out, err := fm.Apply(live, patch, wo.fieldManager, wo.force)
+		out, err := applyPatch(fm, live, body, wo)
 		if err != nil {
-			return nil, errUnknown(err)
+			return nil, err
 		}
 		if wo.fieldValidation == metav1.FieldValidationStrict || wo.fieldValidation == metav1.FieldValidationWarn {
 			if err := yaml.UnmarshalStrict(body, &map[string]any{}); err != nil {
@@ -99,4 +96,18 @@ func (c *call) checkAppliedIdentity(o *object) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, c.info.Name))
 	}
 	return nil
+}
+
+// applyPatch merges an apply patch into live with a field manager, with
+// upstream's errors for a patch that does not decode or does not merge.
+func applyPatch(fm *managedfields.FieldManager, live runtime.Object, body []byte, wo *writeOptions) (runtime.Object, error) {
+	patch := &unstructured.Unstructured{Object: map[string]any{}}
+	if err := yaml.Unmarshal(body, &patch.Object); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
+	out, err := fm.Apply(live, patch, wo.fieldManager, wo.force)
+	if err != nil {
+		return nil, errUnknown(err)
+	}
+	return out, nil
 }

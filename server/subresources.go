@@ -23,7 +23,6 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"sigs.k8s.io/yaml"
 )
 
 var schemaNamespaces = schema.GroupResource{Resource: "namespaces"}
@@ -155,13 +154,9 @@ func (s *Server) serveScale(c *call) error {
 		want := &autoscalingv1.Scale{}
 		data := body
 		if pt == types.ApplyYAMLPatchType {
-			patch := &unstructured.Unstructured{Object: map[string]any{}}
-			if err := yaml.Unmarshal(body, &patch.Object); err != nil {
-				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
-			}
-			applied, err := fm.Apply(cur, patch, wo.fieldManager, wo.force)
+			applied, err := applyPatch(fm, cur, body, wo)
 			if err != nil {
-				return nil, errUnknown(err)
+				return nil, err
 			}
 			sc, ok := applied.(*autoscalingv1.Scale)
 			if !ok {
