@@ -121,8 +121,10 @@ func New(cfg Config) (*Server, error) {
 	if err := s.loadCRDs(); err != nil {
 		return nil, fmt.Errorf("server: load CustomResourceDefinitions: %w", err)
 	}
-	if err := s.gcLoad(); err != nil {
-		return nil, fmt.Errorf("server: index owner references: %w", err)
+	if s.store.CurrentRevision() > 0 { // a store with objects from an earlier run
+		if err := s.gcLoad(); err != nil {
+			return nil, fmt.Errorf("server: index owner references: %w", err)
+		}
 	}
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
