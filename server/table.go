@@ -211,7 +211,7 @@ var printers = map[string]printer{
 		},
 	},
 	"/configmaps": {
-		columns: []metav1.TableColumnDefinition{nameColumn, col("Data", "string", "", "Data contains the configuration data.", 0), ageColumn},
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Data", "string", "", "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.", 0), ageColumn},
 		cells: func(s *Server, obj runtime.Object) []any {
 			cm := obj.(*corev1.ConfigMap)
 			return []any{cm.Name, int64(len(cm.Data) + len(cm.BinaryData)), s.age(cm.CreationTimestamp)}

@@ -7,20 +7,27 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // Printers of built-in resources, cell for cell what kube-apiserver's
@@ -35,6 +42,211 @@ func init() {
 }
 
 var builtinPrinters = map[string]printer{
+	"apiregistration.k8s.io/apiservices": {
+		columns: apiServiceColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			svc := obj.(*apiregistrationv1.APIService)
+			service := "Local"
+			if ref := svc.Spec.Service; ref != nil {
+				service = ref.Namespace + "/" + ref.Name
+			}
+			available := string(apiregistrationv1.ConditionUnknown)
+			for _, c := range svc.Status.Conditions {
+				if c.Type != apiregistrationv1.Available {
+					continue
+				}
+				available = string(c.Status)
+				if c.Status != apiregistrationv1.ConditionTrue && c.Reason != "" {
+					available = fmt.Sprintf("%s (%s)", c.Status, c.Reason)
+				}
+				break
+			}
+			return []any{svc.Name, service, available, s.age(svc.CreationTimestamp)}
+		},
+	},
+	"certificates.k8s.io/certificatesigningrequests": {
+		columns: csrColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			csr := obj.(*certificatesv1.CertificateSigningRequest)
+			signer := "<none>"
+			if csr.Spec.SignerName != "" {
+				signer = csr.Spec.SignerName
+			}
+			requested := "<none>"
+			if e := csr.Spec.ExpirationSeconds; e != nil {
+				requested = duration.HumanDuration(time.Duration(*e) * time.Second)
+			}
+			return []any{csr.Name, s.age(csr.CreationTimestamp), signer, csr.Spec.Username, requested, csrCondition(csr)}
+		},
+	},
+	"/resourcequotas": {
+		columns: resourceQuotaColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			rq := obj.(*corev1.ResourceQuota)
+			names := make([]string, 0, len(rq.Status.Hard))
+			for name := range rq.Status.Hard {
+				names = append(names, string(name))
+			}
+			sort.Strings(names)
+			var requests, limits []string
+			for _, name := range names {
+				used, hard := rq.Status.Used[corev1.ResourceName(name)], rq.Status.Hard[corev1.ResourceName(name)]
+				entry := fmt.Sprintf("%s: %s/%s", name, used.String(), hard.String())
+				if prefix, _, ok := strings.Cut(name, "."); ok && prefix == "limits" {
+					limits = append(limits, entry)
+				} else {
+					requests = append(requests, entry)
+				}
+			}
+			return []any{rq.Name, strings.Join(requests, ", "), strings.Join(limits, ", "), s.age(rq.CreationTimestamp)}
+		},
+	},
+	"/podtemplates": {
+		columns: podTemplateColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			pt := obj.(*corev1.PodTemplate)
+			names, images := containerNamesImages(pt.Template.Spec.Containers)
+			return []any{pt.Name, names, images, selectorString(pt.Template.Labels)}
+		},
+	},
+	"apps/controllerrevisions": {
+		columns: controllerRevisionColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			cr := obj.(*appsv1.ControllerRevision)
+			controller := "<none>"
+			if ref := metav1.GetControllerOf(cr); ref != nil {
+				gv, _ := schema.ParseGroupVersion(ref.APIVersion)
+				controller = ref.Name
+				if gk := gv.WithKind(ref.Kind).GroupKind(); !gk.Empty() {
+					controller = strings.ToLower(gk.String()) + "/" + ref.Name
+				}
+			}
+			return []any{cr.Name, controller, cr.Revision, s.age(cr.CreationTimestamp)}
+		},
+	},
+	"node.k8s.io/runtimeclasses": {
+		columns: runtimeClassColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			rc := obj.(*nodev1.RuntimeClass)
+			return []any{rc.Name, rc.Handler, s.age(rc.CreationTimestamp)}
+		},
+	},
+	"storage.k8s.io/csidrivers": {
+		columns: csiDriverColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			d := obj.(*storagev1.CSIDriver)
+			// Defaults: attach required, nothing else, Persistent volumes.
+			boolOr := func(b *bool, def bool) bool {
+				if b == nil {
+					return def
+				}
+				return *b
+			}
+			tokens := "<unset>"
+			if d.Spec.TokenRequests != nil {
+				var audiences []string
+				for _, t := range d.Spec.TokenRequests {
+					audiences = append(audiences, t.Audience)
+				}
+				tokens = strings.Join(audiences, ",")
+			}
+			var modes []string
+			for _, m := range d.Spec.VolumeLifecycleModes {
+				modes = append(modes, string(m))
+			}
+			if len(modes) == 0 {
+				modes = []string{string(storagev1.VolumeLifecyclePersistent)}
+			}
+			return []any{d.Name, boolOr(d.Spec.AttachRequired, true), boolOr(d.Spec.PodInfoOnMount, false), boolOr(d.Spec.StorageCapacity, false),
+				tokens, boolOr(d.Spec.RequiresRepublish, false), strings.Join(modes, ","), s.age(d.CreationTimestamp)}
+		},
+	},
+	"storage.k8s.io/csinodes": {
+		columns: csiNodeColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			n := obj.(*storagev1.CSINode)
+			return []any{n.Name, int64(len(n.Spec.Drivers)), s.age(n.CreationTimestamp)}
+		},
+	},
+	"admissionregistration.k8s.io/mutatingwebhookconfigurations": {
+		columns: webhookConfigurationColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			w := obj.(*admissionregistrationv1.MutatingWebhookConfiguration)
+			return []any{w.Name, int64(len(w.Webhooks)), s.age(w.CreationTimestamp)}
+		},
+	},
+	"admissionregistration.k8s.io/validatingwebhookconfigurations": {
+		columns: webhookConfigurationColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			w := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration)
+			return []any{w.Name, int64(len(w.Webhooks)), s.age(w.CreationTimestamp)}
+		},
+	},
+	"networking.k8s.io/servicecidrs": {
+		columns: serviceCIDRColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			sc := obj.(*networkingv1.ServiceCIDR)
+			return []any{sc.Name, strings.Join(sc.Spec.CIDRs, ","), s.age(sc.CreationTimestamp)}
+		},
+	},
+	"networking.k8s.io/ipaddresses": {
+		columns: ipAddressColumns,
+		// Upstream prints the age too, a cell past the two columns.
+		cells: func(s *Server, obj runtime.Object) []any {
+			ip := obj.(*networkingv1.IPAddress)
+			parent := "<none>"
+			if ref := ip.Spec.ParentRef; ref != nil {
+				parent = strings.ToLower(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}.String())
+				if ref.Namespace != "" {
+					parent += "/" + ref.Namespace
+				}
+				parent += "/" + ref.Name
+			}
+			return []any{ip.Name, parent, s.age(ip.CreationTimestamp)}
+		},
+	},
+	"flowcontrol.apiserver.k8s.io/flowschemas": {
+		columns: flowSchemaColumns,
+		cells:   func(s *Server, obj runtime.Object) []any { return s.flowSchemaCells(obj.(*flowcontrolv1.FlowSchema)) },
+		// A list is ordered as the schemas match: by precedence, then name.
+		list: func(s *Server, objs []runtime.Object) ([]int, [][]any) {
+			order := make([]int, len(objs))
+			for i := range order {
+				order[i] = i
+			}
+			fs := func(i int) *flowcontrolv1.FlowSchema { return objs[i].(*flowcontrolv1.FlowSchema) }
+			sort.SliceStable(order, func(a, b int) bool {
+				pa, pb := flowSchemaPrecedence(fs(order[a])), flowSchemaPrecedence(fs(order[b]))
+				if pa != pb {
+					return pa < pb
+				}
+				return fs(order[a]).Name < fs(order[b]).Name
+			})
+			cells := make([][]any, len(order))
+			for i, idx := range order {
+				cells[i] = s.flowSchemaCells(fs(idx))
+			}
+			return order, cells
+		},
+	},
+	"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": {
+		columns: priorityLevelConfigurationColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			pl := obj.(*flowcontrolv1.PriorityLevelConfiguration)
+			var shares, queues, handSize, queueLength any = "<none>", "<none>", "<none>", "<none>"
+			if l := pl.Spec.Limited; l != nil {
+				// Defaults: 30 shares; 64 queues, hands of 8, 50 requests a queue.
+				shares = int64(30)
+				if l.NominalConcurrencyShares != nil {
+					shares = int64(*l.NominalConcurrencyShares)
+				}
+				if q := l.LimitResponse.Queuing; q != nil {
+					queues, handSize, queueLength = int64(orDefault(q.Queues, 64)), int64(orDefault(q.HandSize, 8)), int64(orDefault(q.QueueLengthLimit, 50))
+				}
+			}
+			return []any{pl.Name, string(pl.Spec.Type), shares, queues, handSize, queueLength, s.age(pl.CreationTimestamp)}
+		},
+	},
 	"autoscaling/horizontalpodautoscalers": {
 		columns: hpaColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
@@ -381,6 +593,63 @@ var builtinPrinters = map[string]printer{
 			return []any{cj.Name, cj.Spec.Schedule, tz, suspend, int64(len(cj.Status.Active)), last, s.age(cj.CreationTimestamp), names, images, labelSelectorString(tmpl.Selector)}
 		},
 	},
+}
+
+// csrCondition sums up a CertificateSigningRequest's conditions:
+// Denied, Approved or Pending, then Failed and Issued.
+func csrCondition(csr *certificatesv1.CertificateSigningRequest) string {
+	var approved, denied, failed bool
+	for _, c := range csr.Status.Conditions {
+		switch c.Type {
+		case certificatesv1.CertificateApproved:
+			approved = true
+		case certificatesv1.CertificateDenied:
+			denied = true
+		case certificatesv1.CertificateFailed:
+			failed = true
+		}
+	}
+	status := "Pending"
+	if denied {
+		status = "Denied"
+	} else if approved {
+		status = "Approved"
+	}
+	if failed {
+		status += ",Failed"
+	}
+	if len(csr.Status.Certificate) > 0 {
+		status += ",Issued"
+	}
+	return status
+}
+
+// flowSchemaPrecedence is a schema's matching precedence, 1000 by default.
+func flowSchemaPrecedence(fs *flowcontrolv1.FlowSchema) int32 {
+	return orDefault(fs.Spec.MatchingPrecedence, 1000)
+}
+
+func (s *Server) flowSchemaCells(fs *flowcontrolv1.FlowSchema) []any {
+	method := "<none>"
+	if fs.Spec.DistinguisherMethod != nil {
+		method = string(fs.Spec.DistinguisherMethod.Type)
+	}
+	missing := "?"
+	for _, c := range fs.Status.Conditions {
+		if c.Type == flowcontrolv1.FlowSchemaConditionDangling {
+			missing = string(c.Status)
+			break
+		}
+	}
+	return []any{fs.Name, fs.Spec.PriorityLevelConfiguration.Name, int64(flowSchemaPrecedence(fs)), method, s.age(fs.CreationTimestamp), missing}
+}
+
+// orDefault is v, or def when v is zero (unset).
+func orDefault(v, def int32) int32 {
+	if v == 0 {
+		return def
+	}
+	return v
 }
 
 // storageClassCells prints a storage class, marked "(default)" when it is

@@ -176,3 +176,99 @@ var storageClassColumns = []metav1.TableColumnDefinition{
 	col("AllowVolumeExpansion", "string", "", "allowVolumeExpansion shows whether the storage class allow volume expand.", 0),
 	ageColumn,
 }
+
+var apiServiceColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Service", "string", "", "The reference to the service that hosts this API endpoint.", 0),
+	col("Available", "string", "", "Whether this service is available.", 0),
+	ageColumn,
+}
+
+var csrColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	ageColumn,
+	col("SignerName", "string", "", "Requested signer for the request. It is a qualified name in the form: `scope-hostname.io/name`. If empty, it will be defaulted:\n 1. If it's a kubelet client certificate, it is assigned\n    \"kubernetes.io/kube-apiserver-client-kubelet\".\n 2. If it's a kubelet serving certificate, it is assigned\n    \"kubernetes.io/kubelet-serving\".\n 3. Otherwise, it is assigned \"kubernetes.io/legacy-unknown\".\nDistribution of trust for signers happens out of band. You can select on this field using `spec.signerName`.", 0),
+	col("Requestor", "string", "", "Base64-encoded PKCS#10 CSR data", 0),
+	col("RequestedDuration", "string", "", "expirationSeconds is the requested duration of validity of the issued certificate. The certificate signer may issue a certificate with a different validity duration so a client must check the delta between the notBefore and and notAfter fields in the issued certificate to determine the actual duration.\n\nThe v1.22+ in-tree implementations of the well-known Kubernetes signers will honor this field as long as the requested duration is not greater than the maximum duration they will honor per the --cluster-signing-duration CLI flag to the Kubernetes controller manager.\n\nCertificate signers may not honor this field for various reasons:\n\n  1. Old signer that is unaware of the field (such as the in-tree\n     implementations prior to v1.22)\n  2. Signer whose configured maximum is shorter than the requested duration\n  3. Signer whose configured minimum is longer than the requested duration\n\nThe minimum valid value for expirationSeconds is 600, i.e. 10 minutes.", 0),
+	col("Condition", "string", "", "Conditions applied to the request, such as approval or denial.", 0),
+}
+
+var resourceQuotaColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Request", "string", "", "Request represents a minimum amount of cpu/memory that a container may consume.", 0),
+	col("Limit", "string", "", "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.", 0),
+	ageColumn,
+}
+
+var podTemplateColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Containers", "string", "", "Names of each container in the template.", 0),
+	col("Images", "string", "", "Images referenced by each container in the template.", 0),
+	col("Pod Labels", "string", "", "The labels for the pod template.", 0),
+}
+
+var controllerRevisionColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Controller", "string", "", "Controller of the object", 0),
+	col("Revision", "string", "", "Revision indicates the revision of the state represented by Data.", 0),
+	ageColumn,
+}
+
+var runtimeClassColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Handler", "string", "", "", 0),
+	ageColumn,
+}
+
+var csiDriverColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("AttachRequired", "boolean", "", "attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting. The CSI external-attacher coordinates with CSI volume driver and updates the volumeattachment status when the attach operation is complete. If the value is specified to false, the attach operation will be skipped. Otherwise the attach operation will be called.\n\nThis field is immutable.", 0),
+	col("PodInfoOnMount", "boolean", "", "podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be passed on mount. Default is false.\n\nThe CSI driver specifies podInfoOnMount as part of driver deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI NodePublishVolume() calls. The CSI driver is responsible for parsing and validating the information passed in as VolumeContext.\n\nThe following VolumeContext will be passed if podInfoOnMount is set to true. This list might grow, but the prefix will be used. \"csi.storage.k8s.io/pod.name\": pod.Name \"csi.storage.k8s.io/pod.namespace\": pod.Namespace \"csi.storage.k8s.io/pod.uid\": string(pod.UID) \"csi.storage.k8s.io/ephemeral\": \"true\" if the volume is an ephemeral inline volume\n                                defined by a CSIVolumeSource, otherwise \"false\"\n\n\"csi.storage.k8s.io/ephemeral\" is a new feature in Kubernetes 1.16. It is only required for drivers which support both the \"Persistent\" and \"Ephemeral\" VolumeLifecycleMode. Other drivers can leave pod info disabled and/or ignore this field. As Kubernetes 1.15 doesn't support this field, drivers can only support one mode when deployed on such a cluster and the deployment determines which mode that is, for example via a command line parameter of the driver.\n\nThis field was immutable in Kubernetes < 1.29 and now is mutable.", 0),
+	col("StorageCapacity", "boolean", "", "storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.\n\nThe check can be enabled immediately when deploying a driver. In that case, provisioning new volumes with late binding will pause until the driver deployment has published some suitable CSIStorageCapacity object.\n\nAlternatively, the driver can be deployed with the field unset or false and it can be flipped later when storage capacity information has been published.\n\nThis field was immutable in Kubernetes <= 1.22 and now is mutable.", 0),
+	col("TokenRequests", "string", "", "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI NodePublishVolume calls. The CSI driver should parse and validate the following VolumeContext: \"csi.storage.k8s.io/serviceAccount.tokens\": {\n  \"<audience>\": {\n    \"token\": <token>,\n    \"expirationTimestamp\": <expiration timestamp in RFC3339>,\n  },\n  ...\n}\n\nNote: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.", 0),
+	col("RequiresRepublish", "boolean", "", "requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume. This field defaults to false.\n\nNote: After a successful initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update the contents of the volume. New mount points will not be seen by a running container.", 0),
+	col("Modes", "string", "", "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is \"Persistent\", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.\n\nThe other mode is \"Ephemeral\". In this mode, volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for such a volume.\n\nFor more information about implementing this mode, see https://kubernetes-csi.github.io/docs/ephemeral-local-volumes.html A driver can support one or more of these modes and more modes may be added in the future.\n\nThis field is beta. This field is immutable.", 0),
+	ageColumn,
+}
+
+var csiNodeColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Drivers", "integer", "", "Drivers indicates the number of CSI drivers registered on the node", 0),
+	ageColumn,
+}
+
+var webhookConfigurationColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Webhooks", "integer", "", "Webhooks indicates the number of webhooks registered in this configuration", 0),
+	ageColumn,
+}
+
+var serviceCIDRColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("CIDRs", "string", "", "cidrs defines the IP blocks in CIDR notation (e.g. \"192.168.0.0/24\" or \"2001:db8::/64\") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.", 0),
+	ageColumn,
+}
+
+var ipAddressColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("ParentRef", "string", "", "parentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.", 0),
+}
+
+var flowSchemaColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("PriorityLevel", "string", "", "`name` is the name of the priority level configuration being referenced Required.", 0),
+	col("MatchingPrecedence", "string", "", "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.", 0),
+	col("DistinguisherMethod", "string", "", "`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.", 0),
+	ageColumn,
+	col("MissingPL", "string", "", "references a broken or non-existent PriorityLevelConfiguration", 0),
+}
+
+var priorityLevelConfigurationColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Type", "string", "", "`type` indicates whether this priority level is subject to limitation on request execution.  A value of `\"Exempt\"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `\"Limited\"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.", 0),
+	col("NominalConcurrencyShares", "string", "", "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults to a value of 30.\n\nSetting this field to zero supports the construction of a \"jail\" for this priority level that is used to hold some request(s)", 0),
+	col("Queues", "string", "", "`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.", 0),
+	col("HandSize", "string", "", "`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8.", 0),
+	col("QueueLengthLimit", "string", "", "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.", 0),
+	ageColumn,
+}
