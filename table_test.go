@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -53,7 +54,8 @@ func normalizeCells(cells []any, cols []metav1.TableColumnDefinition) []any {
 	out := make([]any, len(cells))
 	for i, v := range cells {
 		if s, ok := v.(string); ok {
-			if i < len(cols) && (cols[i].Name == "Age" || cols[i].Name == "Last Seen" || cols[i].Name == "First Seen") && tableShortAge.MatchString(s) {
+			// IPAddress rows have an age cell past their columns.
+			if (i >= len(cols) || cols[i].Name == "Age" || cols[i].Name == "Last Seen" || cols[i].Name == "First Seen") && tableShortAge.MatchString(s) {
 				s = "<age>"
 			}
 			v = tableUID.ReplaceAllString(s, "<uid>")
@@ -188,7 +190,10 @@ type tableObjects struct {
 
 // createTableObjects creates a manifest's objects as hack/capture-tables.py
 // does: in namespace tables-ref, labelled tref=1, status written through the
-// status subresource, deleted afterwards when marked `_delete: true`.
+// status subresource, `_approval` conditions through the approval
+// subresource, deleted afterwards when marked `_delete: true`;
+// ownerReferences without a uid get the uid of the manifest's object they
+// name.
 func createTableObjects(t *testing.T, cp *fakeplane.ControlPlane, manifest string) tableObjects {
 	t.Helper()
 	ctx := context.Background()
@@ -212,6 +217,7 @@ func createTableObjects(t *testing.T, cp *fakeplane.ControlPlane, manifest strin
 	}
 	defer f.Close()
 	out := tableObjects{collections: map[string]string{}}
+	uids := map[string]types.UID{}
 	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
 	for {
 		var doc map[string]any
@@ -225,10 +231,21 @@ func createTableObjects(t *testing.T, cp *fakeplane.ControlPlane, manifest strin
 			continue
 		}
 		status, hasStatus := doc["status"]
+		approval, hasApproval := doc["_approval"]
 		del, _ := doc["_delete"].(bool)
 		delete(doc, "status")
 		delete(doc, "_delete")
+		delete(doc, "_approval")
 		u := &unstructured.Unstructured{Object: doc}
+		refs := u.GetOwnerReferences()
+		for i := range refs {
+			if refs[i].UID == "" {
+				refs[i].UID = uids[refs[i].Kind+"/"+refs[i].Name]
+			}
+		}
+		if len(refs) > 0 {
+			u.SetOwnerReferences(refs)
+		}
 		labels := u.GetLabels()
 		if labels == nil {
 			labels = map[string]string{}
@@ -252,8 +269,22 @@ func createTableObjects(t *testing.T, cp *fakeplane.ControlPlane, manifest strin
 			coll = prefix + "/namespaces/tables-ref/" + m.Resource.Resource
 		}
 		out.collections[u.GetAPIVersion()+" "+u.GetKind()] = coll
-		if _, err := ri.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		created, err := ri.Create(ctx, u, metav1.CreateOptions{})
+		if err != nil {
 			t.Fatalf("create %s %s: %v", gvk.Kind, u.GetName(), err)
+		}
+		uids[gvk.Kind+"/"+u.GetName()] = created.GetUID()
+		if hasApproval {
+			patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": approval}})
+			_, err := ri.Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "approval")
+			if apierrors.IsMethodNotSupported(err) {
+				// fakeplane serves no approval subresource yet; it takes
+				// the conditions through status.
+				_, err = ri.Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+			}
+			if err != nil {
+				t.Fatalf("approval of %s %s: %v", gvk.Kind, u.GetName(), err)
+			}
 		}
 		if hasStatus {
 			patch, _ := json.Marshal(map[string]any{"status": status})

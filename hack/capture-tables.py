@@ -7,13 +7,16 @@ For each manifest testdata/tables/NAME.yaml it creates the objects in the
 namespace tables-ref (cluster-scoped ones under their own names, so name them
 tref-...), sets each document's status through the status subresource, deletes
 documents marked `_delete: true` (give them a finalizer to keep them
-Terminating), then writes testdata/tables/NAME.json: per kind, the Table
+Terminating), writes a document's `_approval` conditions through the
+approval subresource (CertificateSigningRequests), fills in the uid of
+ownerReferences naming an object created earlier in the manifest, then writes testdata/tables/NAME.json: per kind, the Table
 columns and the cells of a list (label tref=1) and of a get of each object.
 The objects are deleted again at the end (finalizers removed). A cluster
 without controllers (bare kube-apiserver) keeps the statuses as written.
 
 Cells are normalized as the test normalizes fakeplane's: ages of a few
-seconds or minutes in Age columns become <age>, UIDs become <uid>. "now" is
+seconds or minutes in Age columns (or in cells past the last column)
+become <age>, UIDs become <uid>. "now" is
 the server's Date, the clock the test gives fakeplane, so that durations from
 status timestamps (job durations, last schedule, event times) compare exactly.
 """
@@ -96,7 +99,8 @@ def norm(cells, columns):
     out = []
     for i, v in enumerate(cells):
         if isinstance(v, str):
-            if i < len(columns) and columns[i]["name"] in AGE_COLUMNS and SHORT_AGE.match(v):
+            # IPAddress rows have an age cell past their columns.
+            if (i >= len(columns) or columns[i]["name"] in AGE_COLUMNS) and SHORT_AGE.match(v):
                 v = "<age>"
             v = UID.sub("<uid>", v)
         out.append(v)
@@ -115,16 +119,25 @@ def capture(c, manifest):
     c.req("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
     cleanup(c, manifest)
     time.sleep(1)
+    uids = {}
     for d in docs(manifest):
         d = copy.deepcopy(d)
         status = d.pop("status", None)
         delete = d.pop("_delete", False)
+        approval = d.pop("_approval", None)
         d.setdefault("metadata", {}).setdefault("labels", {})["tref"] = "1"
+        for ref in d["metadata"].get("ownerReferences", []):
+            ref.setdefault("uid", uids.get((ref["kind"], ref["name"]), ""))
         coll = c.collection(d)
         name = d["metadata"]["name"]
         code, body, _ = c.req("POST", coll, d)
         if code >= 300:
             sys.exit(f"{manifest}: create {d['kind']} {name}: {code} {body.get('message')}")
+        uids[(d["kind"], name)] = body["metadata"]["uid"]
+        if approval is not None:
+            code, body, _ = c.req("PATCH", f"{coll}/{name}/approval", {"status": {"conditions": approval}}, "application/merge-patch+json")
+            if code >= 300:
+                sys.exit(f"{manifest}: approval of {d['kind']} {name}: {code} {body.get('message')}")
         if status is not None:
             code, body, _ = c.req("PATCH", f"{coll}/{name}/status", {"status": status}, "application/merge-patch+json")
             if code >= 300:

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
@@ -89,6 +90,18 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 	switch obj := o.obj.(type) {
 	case *corev1.Secret:
 		s.fillServiceAccountTokenSecret(obj)
+	case *certificatesv1.CertificateSigningRequest:
+		// The requestor is who creates the request, whatever it says.
+		obj.Spec.Username, obj.Spec.UID, obj.Spec.Groups, obj.Spec.Extra = "", "", nil, nil
+		if c.user != nil {
+			obj.Spec.Username, obj.Spec.UID, obj.Spec.Groups = c.user.GetName(), c.user.GetUID(), c.user.GetGroups()
+			if extra := c.user.GetExtra(); len(extra) > 0 {
+				obj.Spec.Extra = map[string]certificatesv1.ExtraValue{}
+				for k, v := range extra {
+					obj.Spec.Extra[k] = v
+				}
+			}
+		}
 	case *apiextensionsv1.CustomResourceDefinition:
 		if err := s.validateCRD(c, o, nil); err != nil {
 			return err
@@ -138,6 +151,11 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 	case *corev1.Service:
 		if mode == mainWrite {
 			keepAllocatedServiceFields(obj, old.obj.(*corev1.Service))
+		}
+	case *certificatesv1.CertificateSigningRequest:
+		// A request's spec, the requestor included, does not change.
+		if mode == mainWrite {
+			obj.Spec = old.obj.(*certificatesv1.CertificateSigningRequest).Spec
 		}
 	case *corev1.Namespace:
 		if c.info.Subresource != "finalize" {

@@ -25,6 +25,12 @@ import (
 type printer struct {
 	columns []metav1.TableColumnDefinition
 	cells   func(s *Server, obj runtime.Object) []any
+	// list, when set, prints the rows of a list (a get or a watch event
+	// prints one object with cells): the index of the item each row shows
+	// and the row's cells. Upstream's list printers of a few resources look
+	// at all the items (the default StorageClass) or order them
+	// (FlowSchemas).
+	list func(s *Server, objs []runtime.Object) (order []int, cells [][]any)
 }
 
 var objectMetaDocs = metav1.ObjectMeta{}.SwaggerDoc()
@@ -205,7 +211,7 @@ var printers = map[string]printer{
 		},
 	},
 	"/configmaps": {
-		columns: []metav1.TableColumnDefinition{nameColumn, col("Data", "string", "", "Data contains the configuration data.", 0), ageColumn},
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Data", "string", "", "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.", 0), ageColumn},
 		cells: func(s *Server, obj runtime.Object) []any {
 			cm := obj.(*corev1.ConfigMap)
 			return []any{cm.Name, int64(len(cm.Data) + len(cm.BinaryData)), s.age(cm.CreationTimestamp)}
@@ -403,23 +409,22 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 	if lm != nil {
 		t.ListMeta = *lm
 	}
-	for _, data := range items {
+	objs := make([]*object, len(items))
+	for i, data := range items {
 		o, err := c.res.decodeStored(data)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		var cells []any
-		if p.cells != nil {
-			cells = p.cells(s, o.obj)
-		} else {
-			cells = []any{o.meta.GetName(), s.age(o.meta.GetCreationTimestamp())}
-		}
-		row := metav1.TableRow{Cells: cells}
+		objs[i] = o
+	}
+	order, cells := s.tableCells(p, objs, lm != nil)
+	for i, idx := range order {
+		row := metav1.TableRow{Cells: cells[i]}
 		switch include {
 		case metav1.IncludeObject:
-			row.Object = runtime.RawExtension{Raw: data}
+			row.Object = runtime.RawExtension{Raw: items[idx]}
 		case metav1.IncludeMetadata:
-			b, err := partialJSON(c.media.version, data)
+			b, err := partialJSON(c.media.version, items[idx])
 			if err != nil {
 				return nil, apierrors.NewInternalError(err)
 			}
@@ -428,6 +433,29 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
+}
+
+// tableCells prints objects' rows: the index of the object each row shows
+// and its cells. A list goes to the printer's list function when it has one.
+func (s *Server) tableCells(p printer, objs []*object, list bool) ([]int, [][]any) {
+	if list && p.list != nil {
+		typed := make([]runtime.Object, len(objs))
+		for i, o := range objs {
+			typed[i] = o.obj
+		}
+		return p.list(s, typed)
+	}
+	order := make([]int, len(objs))
+	cells := make([][]any, len(objs))
+	for i, o := range objs {
+		order[i] = i
+		if p.cells != nil {
+			cells[i] = p.cells(s, o.obj)
+		} else {
+			cells[i] = []any{o.meta.GetName(), s.age(o.meta.GetCreationTimestamp())}
+		}
+	}
+	return order, cells
 }
 
 // crdTable renders custom resources with upstream's table convertor for the

@@ -3,18 +3,31 @@ package server
 import (
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // Printers of built-in resources, cell for cell what kube-apiserver's
@@ -29,6 +42,344 @@ func init() {
 }
 
 var builtinPrinters = map[string]printer{
+	"apiregistration.k8s.io/apiservices": {
+		columns: apiServiceColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			svc := obj.(*apiregistrationv1.APIService)
+			service := "Local"
+			if ref := svc.Spec.Service; ref != nil {
+				service = ref.Namespace + "/" + ref.Name
+			}
+			available := string(apiregistrationv1.ConditionUnknown)
+			for _, c := range svc.Status.Conditions {
+				if c.Type != apiregistrationv1.Available {
+					continue
+				}
+				available = string(c.Status)
+				if c.Status != apiregistrationv1.ConditionTrue && c.Reason != "" {
+					available = fmt.Sprintf("%s (%s)", c.Status, c.Reason)
+				}
+				break
+			}
+			return []any{svc.Name, service, available, s.age(svc.CreationTimestamp)}
+		},
+	},
+	"certificates.k8s.io/certificatesigningrequests": {
+		columns: csrColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			csr := obj.(*certificatesv1.CertificateSigningRequest)
+			signer := "<none>"
+			if csr.Spec.SignerName != "" {
+				signer = csr.Spec.SignerName
+			}
+			requested := "<none>"
+			if e := csr.Spec.ExpirationSeconds; e != nil {
+				requested = duration.HumanDuration(time.Duration(*e) * time.Second)
+			}
+			return []any{csr.Name, s.age(csr.CreationTimestamp), signer, csr.Spec.Username, requested, csrCondition(csr)}
+		},
+	},
+	"/resourcequotas": {
+		columns: resourceQuotaColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			rq := obj.(*corev1.ResourceQuota)
+			names := make([]string, 0, len(rq.Status.Hard))
+			for name := range rq.Status.Hard {
+				names = append(names, string(name))
+			}
+			sort.Strings(names)
+			var requests, limits []string
+			for _, name := range names {
+				used, hard := rq.Status.Used[corev1.ResourceName(name)], rq.Status.Hard[corev1.ResourceName(name)]
+				entry := fmt.Sprintf("%s: %s/%s", name, used.String(), hard.String())
+				if prefix, _, ok := strings.Cut(name, "."); ok && prefix == "limits" {
+					limits = append(limits, entry)
+				} else {
+					requests = append(requests, entry)
+				}
+			}
+			return []any{rq.Name, strings.Join(requests, ", "), strings.Join(limits, ", "), s.age(rq.CreationTimestamp)}
+		},
+	},
+	"/podtemplates": {
+		columns: podTemplateColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			pt := obj.(*corev1.PodTemplate)
+			names, images := containerNamesImages(pt.Template.Spec.Containers)
+			return []any{pt.Name, names, images, selectorString(pt.Template.Labels)}
+		},
+	},
+	"apps/controllerrevisions": {
+		columns: controllerRevisionColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			cr := obj.(*appsv1.ControllerRevision)
+			controller := "<none>"
+			if ref := metav1.GetControllerOf(cr); ref != nil {
+				gv, _ := schema.ParseGroupVersion(ref.APIVersion)
+				controller = ref.Name
+				if gk := gv.WithKind(ref.Kind).GroupKind(); !gk.Empty() {
+					controller = strings.ToLower(gk.String()) + "/" + ref.Name
+				}
+			}
+			return []any{cr.Name, controller, cr.Revision, s.age(cr.CreationTimestamp)}
+		},
+	},
+	"node.k8s.io/runtimeclasses": {
+		columns: runtimeClassColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			rc := obj.(*nodev1.RuntimeClass)
+			return []any{rc.Name, rc.Handler, s.age(rc.CreationTimestamp)}
+		},
+	},
+	"storage.k8s.io/csidrivers": {
+		columns: csiDriverColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			d := obj.(*storagev1.CSIDriver)
+			// Defaults: attach required, nothing else, Persistent volumes.
+			boolOr := func(b *bool, def bool) bool {
+				if b == nil {
+					return def
+				}
+				return *b
+			}
+			tokens := "<unset>"
+			if d.Spec.TokenRequests != nil {
+				var audiences []string
+				for _, t := range d.Spec.TokenRequests {
+					audiences = append(audiences, t.Audience)
+				}
+				tokens = strings.Join(audiences, ",")
+			}
+			var modes []string
+			for _, m := range d.Spec.VolumeLifecycleModes {
+				modes = append(modes, string(m))
+			}
+			if len(modes) == 0 {
+				modes = []string{string(storagev1.VolumeLifecyclePersistent)}
+			}
+			return []any{d.Name, boolOr(d.Spec.AttachRequired, true), boolOr(d.Spec.PodInfoOnMount, false), boolOr(d.Spec.StorageCapacity, false),
+				tokens, boolOr(d.Spec.RequiresRepublish, false), strings.Join(modes, ","), s.age(d.CreationTimestamp)}
+		},
+	},
+	"storage.k8s.io/csinodes": {
+		columns: csiNodeColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			n := obj.(*storagev1.CSINode)
+			return []any{n.Name, int64(len(n.Spec.Drivers)), s.age(n.CreationTimestamp)}
+		},
+	},
+	"admissionregistration.k8s.io/mutatingwebhookconfigurations": {
+		columns: webhookConfigurationColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			w := obj.(*admissionregistrationv1.MutatingWebhookConfiguration)
+			return []any{w.Name, int64(len(w.Webhooks)), s.age(w.CreationTimestamp)}
+		},
+	},
+	"admissionregistration.k8s.io/validatingwebhookconfigurations": {
+		columns: webhookConfigurationColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			w := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration)
+			return []any{w.Name, int64(len(w.Webhooks)), s.age(w.CreationTimestamp)}
+		},
+	},
+	"networking.k8s.io/servicecidrs": {
+		columns: serviceCIDRColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			sc := obj.(*networkingv1.ServiceCIDR)
+			return []any{sc.Name, strings.Join(sc.Spec.CIDRs, ","), s.age(sc.CreationTimestamp)}
+		},
+	},
+	"networking.k8s.io/ipaddresses": {
+		columns: ipAddressColumns,
+		// Upstream prints the age too, a cell past the two columns.
+		cells: func(s *Server, obj runtime.Object) []any {
+			ip := obj.(*networkingv1.IPAddress)
+			parent := "<none>"
+			if ref := ip.Spec.ParentRef; ref != nil {
+				parent = strings.ToLower(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}.String())
+				if ref.Namespace != "" {
+					parent += "/" + ref.Namespace
+				}
+				parent += "/" + ref.Name
+			}
+			return []any{ip.Name, parent, s.age(ip.CreationTimestamp)}
+		},
+	},
+	"flowcontrol.apiserver.k8s.io/flowschemas": {
+		columns: flowSchemaColumns,
+		cells:   func(s *Server, obj runtime.Object) []any { return s.flowSchemaCells(obj.(*flowcontrolv1.FlowSchema)) },
+		// A list is ordered as the schemas match: by precedence, then name.
+		list: func(s *Server, objs []runtime.Object) ([]int, [][]any) {
+			order := make([]int, len(objs))
+			for i := range order {
+				order[i] = i
+			}
+			fs := func(i int) *flowcontrolv1.FlowSchema { return objs[i].(*flowcontrolv1.FlowSchema) }
+			sort.SliceStable(order, func(a, b int) bool {
+				pa, pb := flowSchemaPrecedence(fs(order[a])), flowSchemaPrecedence(fs(order[b]))
+				if pa != pb {
+					return pa < pb
+				}
+				return fs(order[a]).Name < fs(order[b]).Name
+			})
+			cells := make([][]any, len(order))
+			for i, idx := range order {
+				cells[i] = s.flowSchemaCells(fs(idx))
+			}
+			return order, cells
+		},
+	},
+	"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": {
+		columns: priorityLevelConfigurationColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			pl := obj.(*flowcontrolv1.PriorityLevelConfiguration)
+			var shares, queues, handSize, queueLength any = "<none>", "<none>", "<none>", "<none>"
+			if l := pl.Spec.Limited; l != nil {
+				// Defaults: 30 shares; 64 queues, hands of 8, 50 requests a queue.
+				shares = int64(30)
+				if l.NominalConcurrencyShares != nil {
+					shares = int64(*l.NominalConcurrencyShares)
+				}
+				if q := l.LimitResponse.Queuing; q != nil {
+					queues, handSize, queueLength = int64(orDefault(q.Queues, 64)), int64(orDefault(q.HandSize, 8)), int64(orDefault(q.QueueLengthLimit, 50))
+				}
+			}
+			return []any{pl.Name, string(pl.Spec.Type), shares, queues, handSize, queueLength, s.age(pl.CreationTimestamp)}
+		},
+	},
+	"autoscaling/horizontalpodautoscalers": {
+		columns: hpaColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			var spec autoscalingv2.HorizontalPodAutoscalerSpec
+			var status autoscalingv2.HorizontalPodAutoscalerStatus
+			var meta metav1.ObjectMeta
+			switch h := obj.(type) {
+			case *autoscalingv2.HorizontalPodAutoscaler:
+				spec, status, meta = h.Spec, h.Status, h.ObjectMeta
+			case *autoscalingv1.HorizontalPodAutoscaler:
+				spec, status, meta = hpaV1AsV2(h)
+			}
+			// Defaults: one replica at least, 80% CPU utilization.
+			if len(spec.Metrics) == 0 {
+				spec.Metrics = []autoscalingv2.MetricSpec{cpuUtilization(80)}
+			}
+			minPods := "1"
+			if spec.MinReplicas != nil {
+				minPods = strconv.Itoa(int(*spec.MinReplicas))
+			}
+			return []any{meta.Name, spec.ScaleTargetRef.Kind + "/" + spec.ScaleTargetRef.Name, formatHPAMetrics(spec.Metrics, status.CurrentMetrics),
+				minPods, int64(spec.MaxReplicas), int64(status.CurrentReplicas), s.age(meta.CreationTimestamp)}
+		},
+	},
+	"networking.k8s.io/ingresses": {
+		columns: ingressColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			ing := obj.(*networkingv1.Ingress)
+			class := "<none>"
+			if ing.Spec.IngressClassName != nil {
+				class = *ing.Spec.IngressClassName
+			}
+			var hosts []string
+			for _, r := range ing.Spec.Rules {
+				if r.Host != "" && len(hosts) < 3 {
+					hosts = append(hosts, r.Host)
+				}
+			}
+			hostStr := strings.Join(hosts, ",")
+			switch {
+			case len(hosts) == 0:
+				hostStr = "*"
+			case len(ing.Spec.Rules) > 3 && len(hosts) == 3:
+				hostStr = fmt.Sprintf("%s + %d more...", hostStr, len(ing.Spec.Rules)-3)
+			}
+			var addrs []string
+			for _, in := range ing.Status.LoadBalancer.Ingress {
+				if in.IP != "" {
+					addrs = append(addrs, in.IP)
+				} else if in.Hostname != "" {
+					addrs = append(addrs, in.Hostname)
+				}
+			}
+			sort.Strings(addrs)
+			ports := "80"
+			if len(ing.Spec.TLS) > 0 {
+				ports = "80, 443"
+			}
+			return []any{ing.Name, class, hostStr, strings.Join(slices.Compact(addrs), ","), ports, s.age(ing.CreationTimestamp)}
+		},
+	},
+	"networking.k8s.io/ingressclasses": {
+		columns: ingressClassColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			ic := obj.(*networkingv1.IngressClass)
+			name := ic.Name
+			if ic.Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true" {
+				name += " (default)"
+			}
+			params := "<none>"
+			if p := ic.Spec.Parameters; p != nil {
+				params = p.Kind
+				if p.APIGroup != nil {
+					params += "." + *p.APIGroup
+				}
+				params += "/" + p.Name
+			}
+			return []any{name, ic.Spec.Controller, params, s.age(ic.CreationTimestamp)}
+		},
+	},
+	"networking.k8s.io/networkpolicies": {
+		columns: networkPolicyColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			np := obj.(*networkingv1.NetworkPolicy)
+			return []any{np.Name, labelSelectorString(&np.Spec.PodSelector), s.age(np.CreationTimestamp)}
+		},
+	},
+	"policy/poddisruptionbudgets": {
+		columns: pdbColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			pdb := obj.(*policyv1.PodDisruptionBudget)
+			minAvailable, maxUnavailable := "N/A", "N/A"
+			if pdb.Spec.MinAvailable != nil {
+				minAvailable = pdb.Spec.MinAvailable.String()
+			}
+			if pdb.Spec.MaxUnavailable != nil {
+				maxUnavailable = pdb.Spec.MaxUnavailable.String()
+			}
+			return []any{pdb.Name, minAvailable, maxUnavailable, int64(pdb.Status.DisruptionsAllowed), s.age(pdb.CreationTimestamp)}
+		},
+	},
+	"storage.k8s.io/storageclasses": {
+		columns: storageClassColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			return s.storageClassCells(obj.(*storagev1.StorageClass), "")
+		},
+		// A list marks its effective default class: the most recently
+		// created of those annotated as default (on a tie, the first name).
+		list: func(s *Server, objs []runtime.Object) ([]int, [][]any) {
+			var def *storagev1.StorageClass
+			for _, o := range objs {
+				sc := o.(*storagev1.StorageClass)
+				if sc.Annotations["storageclass.kubernetes.io/is-default-class"] != "true" && sc.Annotations["storageclass.beta.kubernetes.io/is-default-class"] != "true" {
+					continue
+				}
+				if def == nil || sc.CreationTimestamp.After(def.CreationTimestamp.Time) ||
+					sc.CreationTimestamp.Equal(&def.CreationTimestamp) && sc.Name < def.Name {
+					def = sc
+				}
+			}
+			defName := ""
+			if def != nil {
+				defName = def.Name
+			}
+			order := make([]int, len(objs))
+			cells := make([][]any, len(objs))
+			for i, o := range objs {
+				order[i] = i
+				cells[i] = s.storageClassCells(o.(*storagev1.StorageClass), defName)
+			}
+			return order, cells
+		},
+	},
 	"/endpoints": {
 		columns: endpointsColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
@@ -242,6 +593,205 @@ var builtinPrinters = map[string]printer{
 			return []any{cj.Name, cj.Spec.Schedule, tz, suspend, int64(len(cj.Status.Active)), last, s.age(cj.CreationTimestamp), names, images, labelSelectorString(tmpl.Selector)}
 		},
 	},
+}
+
+// csrCondition sums up a CertificateSigningRequest's conditions:
+// Denied, Approved or Pending, then Failed and Issued.
+func csrCondition(csr *certificatesv1.CertificateSigningRequest) string {
+	var approved, denied, failed bool
+	for _, c := range csr.Status.Conditions {
+		switch c.Type {
+		case certificatesv1.CertificateApproved:
+			approved = true
+		case certificatesv1.CertificateDenied:
+			denied = true
+		case certificatesv1.CertificateFailed:
+			failed = true
+		}
+	}
+	status := "Pending"
+	if denied {
+		status = "Denied"
+	} else if approved {
+		status = "Approved"
+	}
+	if failed {
+		status += ",Failed"
+	}
+	if len(csr.Status.Certificate) > 0 {
+		status += ",Issued"
+	}
+	return status
+}
+
+// flowSchemaPrecedence is a schema's matching precedence, 1000 by default.
+func flowSchemaPrecedence(fs *flowcontrolv1.FlowSchema) int32 {
+	return orDefault(fs.Spec.MatchingPrecedence, 1000)
+}
+
+func (s *Server) flowSchemaCells(fs *flowcontrolv1.FlowSchema) []any {
+	method := "<none>"
+	if fs.Spec.DistinguisherMethod != nil {
+		method = string(fs.Spec.DistinguisherMethod.Type)
+	}
+	missing := "?"
+	for _, c := range fs.Status.Conditions {
+		if c.Type == flowcontrolv1.FlowSchemaConditionDangling {
+			missing = string(c.Status)
+			break
+		}
+	}
+	return []any{fs.Name, fs.Spec.PriorityLevelConfiguration.Name, int64(flowSchemaPrecedence(fs)), method, s.age(fs.CreationTimestamp), missing}
+}
+
+// orDefault is v, or def when v is zero (unset).
+func orDefault(v, def int32) int32 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// storageClassCells prints a storage class, marked "(default)" when it is
+// the list's effective default; unset fields print as their defaults.
+func (s *Server) storageClassCells(sc *storagev1.StorageClass, effectiveDefault string) []any {
+	name := sc.Name
+	if effectiveDefault != "" && name == effectiveDefault {
+		name += " (default)"
+	}
+	policy := string(corev1.PersistentVolumeReclaimDelete)
+	if sc.ReclaimPolicy != nil {
+		policy = string(*sc.ReclaimPolicy)
+	}
+	mode := string(storagev1.VolumeBindingImmediate)
+	if sc.VolumeBindingMode != nil {
+		mode = string(*sc.VolumeBindingMode)
+	}
+	expand := sc.AllowVolumeExpansion != nil && *sc.AllowVolumeExpansion
+	return []any{name, sc.Provisioner, policy, mode, expand, s.age(sc.CreationTimestamp)}
+}
+
+// hpaV1AsV2 reads an autoscaling/v1 HorizontalPodAutoscaler as upstream's
+// conversion does: its CPU target and current utilization become metrics.
+func hpaV1AsV2(h *autoscalingv1.HorizontalPodAutoscaler) (autoscalingv2.HorizontalPodAutoscalerSpec, autoscalingv2.HorizontalPodAutoscalerStatus, metav1.ObjectMeta) {
+	spec := autoscalingv2.HorizontalPodAutoscalerSpec{
+		ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{Kind: h.Spec.ScaleTargetRef.Kind, Name: h.Spec.ScaleTargetRef.Name, APIVersion: h.Spec.ScaleTargetRef.APIVersion},
+		MinReplicas:    h.Spec.MinReplicas,
+		MaxReplicas:    h.Spec.MaxReplicas,
+	}
+	if t := h.Spec.TargetCPUUtilizationPercentage; t != nil {
+		spec.Metrics = []autoscalingv2.MetricSpec{cpuUtilization(*t)}
+	}
+	status := autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: h.Status.CurrentReplicas, DesiredReplicas: h.Status.DesiredReplicas}
+	if c := h.Status.CurrentCPUUtilizationPercentage; c != nil {
+		status.CurrentMetrics = []autoscalingv2.MetricStatus{{
+			Type:     autoscalingv2.ResourceMetricSourceType,
+			Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU, Current: autoscalingv2.MetricValueStatus{AverageUtilization: c}},
+		}}
+	}
+	return spec, status, h.ObjectMeta
+}
+
+// cpuUtilization is a CPU average utilization target.
+func cpuUtilization(percent int32) autoscalingv2.MetricSpec {
+	return autoscalingv2.MetricSpec{
+		Type: autoscalingv2.ResourceMetricSourceType,
+		Resource: &autoscalingv2.ResourceMetricSource{
+			Name:   corev1.ResourceCPU,
+			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &percent},
+		},
+	}
+}
+
+// formatHPAMetrics prints up to two metrics as current/target and how many
+// more there are.
+func formatHPAMetrics(specs []autoscalingv2.MetricSpec, statuses []autoscalingv2.MetricStatus) string {
+	if len(specs) == 0 {
+		return "<none>"
+	}
+	status := func(i int) *autoscalingv2.MetricStatus {
+		if i < len(statuses) {
+			return &statuses[i]
+		}
+		return nil
+	}
+	percent := func(p *int32) string { return fmt.Sprintf("%d%%", *p) }
+	var list []string
+	for i, spec := range specs {
+		st := status(i)
+		current := "<unknown>"
+		switch {
+		case spec.Type == autoscalingv2.ExternalMetricSourceType && spec.External != nil:
+			if t := spec.External.Target; t.AverageValue != nil {
+				if st != nil && st.External != nil && st.External.Current.AverageValue != nil {
+					current = st.External.Current.AverageValue.String()
+				}
+				list = append(list, fmt.Sprintf("%s/%s (avg)", current, t.AverageValue.String()))
+			} else {
+				if st != nil && st.External != nil {
+					current = st.External.Current.Value.String()
+				}
+				list = append(list, fmt.Sprintf("%s/%s", current, t.Value.String()))
+			}
+		case spec.Type == autoscalingv2.PodsMetricSourceType && spec.Pods != nil:
+			if st != nil && st.Pods != nil {
+				current = st.Pods.Current.AverageValue.String()
+			}
+			list = append(list, fmt.Sprintf("%s/%s", current, spec.Pods.Target.AverageValue.String()))
+		case spec.Type == autoscalingv2.ObjectMetricSourceType && spec.Object != nil:
+			if t := spec.Object.Target; t.AverageValue != nil {
+				if st != nil && st.Object != nil && st.Object.Current.AverageValue != nil {
+					current = st.Object.Current.AverageValue.String()
+				}
+				list = append(list, fmt.Sprintf("%s/%s (avg)", current, t.AverageValue.String()))
+			} else {
+				if st != nil && st.Object != nil {
+					current = st.Object.Current.Value.String()
+				}
+				list = append(list, fmt.Sprintf("%s/%s", current, t.Value.String()))
+			}
+		case spec.Type == autoscalingv2.ResourceMetricSourceType && spec.Resource != nil:
+			r := spec.Resource
+			if r.Target.AverageValue != nil {
+				if st != nil && st.Resource != nil {
+					current = st.Resource.Current.AverageValue.String()
+				}
+				list = append(list, fmt.Sprintf("%s: %s/%s", r.Name, current, r.Target.AverageValue.String()))
+			} else {
+				if st != nil && st.Resource != nil && st.Resource.Current.AverageUtilization != nil {
+					current = percent(st.Resource.Current.AverageUtilization)
+				}
+				target := "<auto>"
+				if r.Target.AverageUtilization != nil {
+					target = percent(r.Target.AverageUtilization)
+				}
+				list = append(list, fmt.Sprintf("%s: %s/%s", r.Name, current, target))
+			}
+		case spec.Type == autoscalingv2.ContainerResourceMetricSourceType && spec.ContainerResource != nil:
+			r := spec.ContainerResource
+			if r.Target.AverageValue != nil {
+				if st != nil && st.ContainerResource != nil {
+					current = st.ContainerResource.Current.AverageValue.String()
+				}
+				list = append(list, fmt.Sprintf("%s: %s/%s", r.Name, current, r.Target.AverageValue.String()))
+			} else {
+				if st != nil && st.ContainerResource != nil && st.ContainerResource.Current.AverageUtilization != nil {
+					current = percent(st.ContainerResource.Current.AverageUtilization)
+				}
+				target := "<auto>"
+				if r.Target.AverageUtilization != nil {
+					target = percent(r.Target.AverageUtilization)
+				}
+				list = append(list, fmt.Sprintf("%s: %s/%s", r.Name, current, target))
+			}
+		default:
+			list = append(list, "<unknown type>")
+		}
+	}
+	if len(list) > 2 {
+		return fmt.Sprintf("%s + %d more...", strings.Join(list[:2], ", "), len(list)-2)
+	}
+	return strings.Join(list, ", ")
 }
 
 // formatEndpoints lists up to three ready addresses (host:port for each
@@ -459,127 +1009,4 @@ func jobSelector(job *batchv1.Job) string {
 		return batchv1.ControllerUidLabel + "=" + string(job.UID)
 	}
 	return labelSelectorString(job.Spec.Selector)
-}
-
-var statefulSetColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	col("Ready", "string", "", "Number of the pod with ready state", 0),
-	ageColumn,
-	containersColumn,
-	imagesColumn,
-}
-
-var daemonSetColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	col("Desired", "integer", "", "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/", 0),
-	col("Current", "integer", "", "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/", 0),
-	col("Ready", "integer", "", "numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.", 0),
-	col("Up-to-date", "integer", "", "The total number of nodes that are running updated daemon pod", 0),
-	col("Available", "integer", "", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)", 0),
-	col("Node Selector", "string", "", "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/", 0),
-	ageColumn,
-	containersColumn,
-	imagesColumn,
-	col("Selector", "string", "", "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
-}
-
-var jobColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	col("Status", "string", "", "Status of the job.", 0),
-	col("Completions", "string", "", "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.", 0),
-	col("Duration", "string", "", "Time required to complete the job.", 0),
-	ageColumn,
-	containersColumn,
-	imagesColumn,
-	col("Selector", "string", "", "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
-}
-
-var cronJobColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	col("Schedule", "string", "", "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.", 0),
-	col("Timezone", "string", "", "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones", 0),
-	col("Suspend", "boolean", "", "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.", 0),
-	col("Active", "integer", "", "A list of pointers to currently running jobs.", 0),
-	col("Last Schedule", "string", "", "Information when was the last time the job was successfully scheduled.", 0),
-	ageColumn,
-	containersColumn,
-	imagesColumn,
-	col("Selector", "string", "", "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
-}
-
-var nodeColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	col("Status", "string", "", "The status of the node", 0),
-	col("Roles", "string", "", "The roles of the node", 0),
-	ageColumn,
-	col("Version", "string", "", "Kubelet Version reported by the node.", 0),
-	col("Internal-IP", "string", "", "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).", 1),
-	col("External-IP", "string", "", "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).", 1),
-	col("OS-Image", "string", "", "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).", 1),
-	col("Kernel-Version", "string", "", "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1),
-	col("Container-Runtime", "string", "", "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).", 1),
-}
-
-var eventColumns = []metav1.TableColumnDefinition{
-	col("Last Seen", "string", "", "The time at which the most recent occurrence of this event was recorded.", 0),
-	col("Type", "string", "", "Type of this event (Normal, Warning), new types could be added in the future", 0),
-	col("Reason", "string", "", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", 0),
-	col("Object", "string", "", "The object that this event is about.", 0),
-	col("Subobject", "string", "", "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.", 1),
-	col("Source", "string", "", "The component reporting this event. Should be a short machine understandable string.", 1),
-	col("Message", "string", "", "A human-readable description of the status of this operation.", 0),
-	col("First Seen", "string", "", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", 1),
-	col("Count", "string", "", "The number of times this event has occurred.", 1),
-	col("Name", "string", "name", objectMetaDocs["name"], 1),
-}
-
-var endpointsColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	col("Endpoints", "string", "", "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.", 0),
-	ageColumn,
-}
-
-var endpointSliceColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	col("AddressType", "string", "", "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name. (Deprecated) The EndpointSlice controller only generates, and kube-proxy only processes, slices of addressType \"IPv4\" and \"IPv6\". No semantics are defined for the \"FQDN\" type.", 0),
-	col("Ports", "string", "", "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. Each slice may include a maximum of 100 ports. Services always have at least 1 port, so EndpointSlices generated by the EndpointSlice controller will likewise always have at least 1 port. EndpointSlices used for other purposes may have an empty ports list.", 0),
-	col("Endpoints", "string", "", "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.", 0),
-	ageColumn,
-}
-
-var persistentVolumeColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	col("Capacity", "string", "", "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity", 0),
-	col("Access Modes", "string", "", "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes", 0),
-	col("Reclaim Policy", "string", "", "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming", 0),
-	col("Status", "string", "", "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase", 0),
-	col("Claim", "string", "", "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding", 0),
-	col("StorageClass", "string", "", "StorageClass of the pv", 0),
-	col("VolumeAttributesClass", "string", "", "VolumeAttributesClass of the pv", 0),
-	col("Reason", "string", "", "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.", 0),
-	ageColumn,
-	col("VolumeMode", "string", "", "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.", 1),
-}
-
-var persistentVolumeClaimColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	col("Status", "string", "", "phase represents the current phase of PersistentVolumeClaim.", 0),
-	col("Volume", "string", "", "volumeName is the binding reference to the PersistentVolume backing this claim.", 0),
-	col("Capacity", "string", "", "capacity represents the actual resources of the underlying volume.", 0),
-	col("Access Modes", "string", "", "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1", 0),
-	col("StorageClass", "string", "", "StorageClass of the pvc", 0),
-	col("VolumeAttributesClass", "string", "", "VolumeAttributesClass of the pvc", 0),
-	ageColumn,
-	col("VolumeMode", "string", "", "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.", 1),
-}
-
-var replicationControllerColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	col("Desired", "integer", "", "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", 0),
-	col("Current", "integer", "", "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", 0),
-	col("Ready", "integer", "", "The number of ready replicas for this replication controller.", 0),
-	ageColumn,
-	containersColumn,
-	imagesColumn,
-	col("Selector", "string", "", "Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
 }
