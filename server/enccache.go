@@ -23,8 +23,37 @@ type encCache struct {
 type encEntry struct {
 	rev    int64
 	labels labels.Set
-	proto  map[string][]byte // by apiVersion: the object's protobuf message, without the envelope
-	served map[string][]byte // by apiVersion: the JSON served, when it differs from what is stored
+	proto  byVersion // the object's protobuf message, without the envelope
+	served byVersion // the JSON served, when it differs from what is stored
+}
+
+// byVersion holds encodings by apiVersion; an object is nearly always
+// served in one version, so a short slice (not a map: ten times the memory
+// for 10,000 objects) holds them.
+type byVersion []versionBytes
+
+type versionBytes struct {
+	apiVersion string
+	data       []byte
+}
+
+func (bv byVersion) get(apiVersion string) []byte {
+	for _, v := range bv {
+		if v.apiVersion == apiVersion {
+			return v.data
+		}
+	}
+	return nil
+}
+
+func (bv *byVersion) set(apiVersion string, data []byte) {
+	for i := range *bv {
+		if (*bv)[i].apiVersion == apiVersion {
+			(*bv)[i].data = data
+			return
+		}
+	}
+	*bv = append(*bv, versionBytes{apiVersion, data})
 }
 
 func newEncCache() *encCache { return &encCache{m: map[string]*encEntry{}} }
@@ -88,7 +117,7 @@ type protoMarshaler interface {
 func (ec *encCache) protoOf(r *resource, key string, rev int64, data []byte) ([]byte, error) {
 	e := ec.entry(r.bucket, key, rev)
 	ec.mu.Lock()
-	p := e.proto[r.apiVersion()]
+	p := e.proto.get(r.apiVersion())
 	ec.mu.Unlock()
 	if p != nil {
 		return p, nil
@@ -105,10 +134,7 @@ func (ec *encCache) protoOf(r *resource, key string, rev int64, data []byte) ([]
 		return nil, err
 	}
 	ec.mu.Lock()
-	if e.proto == nil {
-		e.proto = map[string][]byte{}
-	}
-	e.proto[r.apiVersion()] = p
+	e.proto.set(r.apiVersion(), p)
 	ec.mu.Unlock()
 	return p, nil
 }
@@ -164,10 +190,7 @@ func (ec *encCache) putProto(r *resource, key string, rev int64, obj runtime.Obj
 	}
 	e := ec.entry(r.bucket, key, rev)
 	ec.mu.Lock()
-	if e.proto == nil {
-		e.proto = map[string][]byte{}
-	}
-	e.proto[r.apiVersion()] = p
+	e.proto.set(r.apiVersion(), p)
 	ec.mu.Unlock()
 }
 
@@ -189,7 +212,7 @@ func (ec *encCache) prefetchServed(r *resource, items []store.Object) error {
 	for _, it := range items {
 		e := ec.entry(r.bucket, it.Key, it.Revision)
 		ec.mu.Lock()
-		cached := e.served[r.apiVersion()] != nil
+		cached := e.served.get(r.apiVersion()) != nil
 		ec.mu.Unlock()
 		if !cached {
 			todo = append(todo, it)
@@ -206,10 +229,7 @@ func (ec *encCache) prefetchServed(r *resource, items []store.Object) error {
 	for i, it := range todo {
 		e := ec.entry(r.bucket, it.Key, it.Revision)
 		ec.mu.Lock()
-		if e.served == nil {
-			e.served = map[string][]byte{}
-		}
-		e.served[r.apiVersion()] = out[i]
+		e.served.set(r.apiVersion(), out[i])
 		ec.mu.Unlock()
 	}
 	return nil
@@ -223,7 +243,7 @@ func (ec *encCache) servedOf(r *resource, key string, rev int64, stored []byte) 
 	}
 	e := ec.entry(r.bucket, key, rev)
 	ec.mu.Lock()
-	b := e.served[r.apiVersion()]
+	b := e.served.get(r.apiVersion())
 	ec.mu.Unlock()
 	if b != nil {
 		return b, nil
@@ -233,10 +253,7 @@ func (ec *encCache) servedOf(r *resource, key string, rev int64, stored []byte) 
 		return nil, err
 	}
 	ec.mu.Lock()
-	if e.served == nil {
-		e.served = map[string][]byte{}
-	}
-	e.served[r.apiVersion()] = b
+	e.served.set(r.apiVersion(), b)
 	ec.mu.Unlock()
 	return b, nil
 }
