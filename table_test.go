@@ -38,7 +38,9 @@ type goldenTables struct {
 	Tables map[string]struct {
 		Columns []metav1.TableColumnDefinition `json:"columns"`
 		Rows    [][]any                        `json:"rows"`
-		Get     map[string][]any               `json:"get"`
+		// Conditions are the list rows' conditions, when any row has some.
+		Conditions [][]metav1.TableRowCondition `json:"conditions"`
+		Get        map[string][]any             `json:"get"`
 	} `json:"tables"`
 }
 
@@ -111,6 +113,17 @@ func TestBuiltinTables(t *testing.T) {
 					rows = append(rows, normalizeCells(r.Cells, want.Columns))
 				}
 				compareRows(t, key+" list", rows, want.Rows)
+				if len(got.Rows) == len(want.Rows) {
+					for i, r := range got.Rows {
+						var wantConds []metav1.TableRowCondition
+						if want.Conditions != nil {
+							wantConds = want.Conditions[i]
+						}
+						if !reflect.DeepEqual(r.Conditions, wantConds) {
+							t.Errorf("%s list row %d conditions: got %+v, want %+v", key, i, r.Conditions, wantConds)
+						}
+					}
+				}
 				for name, wantCells := range want.Get {
 					one := getTable(t, rc, coll+"/"+name, "")
 					if len(one.Rows) != 1 {

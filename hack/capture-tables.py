@@ -10,7 +10,8 @@ documents marked `_delete: true` (give them a finalizer to keep them
 Terminating), writes a document's `_approval` conditions through the
 approval subresource (CertificateSigningRequests), fills in the uid of
 ownerReferences naming an object created earlier in the manifest, then writes testdata/tables/NAME.json: per kind, the Table
-columns and the cells of a list (label tref=1) and of a get of each object.
+columns and the cells of a list (label tref=1) and of a get of each object,
+and the list rows' conditions when there are any.
 The objects are deleted again at the end (finalizers removed). A cluster
 without controllers (bare kube-apiserver) keeps the statuses as written.
 
@@ -111,7 +112,7 @@ def cleanup(c, manifest):
     for d in docs(manifest):
         p = c.collection(d) + "/" + d["metadata"]["name"]
         c.req("PATCH", p, {"metadata": {"finalizers": None}}, "application/merge-patch+json")
-        c.req("DELETE", p + "?propagationPolicy=Background")
+        c.req("DELETE", p + "?propagationPolicy=Background&gracePeriodSeconds=0")
         c.req("PATCH", p, {"metadata": {"finalizers": None}}, "application/merge-patch+json")
 
 
@@ -154,6 +155,8 @@ def capture(c, manifest):
         result.setdefault("now", email.utils.parsedate_to_datetime(date).strftime("%Y-%m-%dT%H:%M:%SZ"))
         cols = t["columnDefinitions"]
         entry = {"columns": cols, "rows": [norm(r["cells"], cols) for r in t["rows"]], "get": {}}
+        if any(r.get("conditions") for r in t["rows"]):
+            entry["conditions"] = [r.get("conditions") for r in t["rows"]]
         for dd in docs(manifest):
             if dd["apiVersion"] + " " + dd["kind"] == key:
                 _, st, _ = c.req("GET", coll + "/" + dd["metadata"]["name"], accept=TABLE)
@@ -175,7 +178,10 @@ def dump(result):
         cols = ",\n   ".join(j(c) for c in e["columns"])
         rows = ",\n   ".join(j(r) for r in e["rows"])
         gets = ",\n   ".join(f"{j(n)}: {j(r)}" for n, r in sorted(e["get"].items()))
-        kinds.append(f'  {j(key)}: {{\n   "columns": [\n   {cols}\n   ],\n   "rows": [\n   {rows}\n   ],\n   "get": {{\n   {gets}\n   }}\n  }}')
+        conds = ""
+        if "conditions" in e:
+            conds = ',\n   "conditions": [\n   ' + ",\n   ".join(j(c) for c in e["conditions"]) + "\n   ]"
+        kinds.append(f'  {j(key)}: {{\n   "columns": [\n   {cols}\n   ],\n   "rows": [\n   {rows}\n   ]{conds},\n   "get": {{\n   {gets}\n   }}\n  }}')
     body = ",\n".join(kinds)
     return f'{{\n "now": {j(result["now"])},\n "tables": {{\n{body}\n }}\n}}\n'
 
