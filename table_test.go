@@ -314,3 +314,104 @@ func createTableObjects(t *testing.T, cp *fakeplane.ControlPlane, manifest strin
 	}
 	return out
 }
+
+// TestTableListOrderAndObjects checks that a FlowSchema list comes in the
+// order kube-apiserver v1.37 printed the bootstrap FlowSchemas (matching
+// precedence, then name), and that each row's object is the row's schema.
+func TestTableListOrderAndObjects(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rc.Get().AbsPath("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas").Param("includeObject", "Object").
+		SetHeader("Accept", tableAccept).DoRaw(context.Background())
+	if err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	var tbl metav1.Table
+	if err := json.Unmarshal(b, &tbl); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"exempt", "probes", "system-leader-election", "system-node-high", "system-nodes", "kube-controller-manager",
+		"kube-scheduler", "kube-system-service-accounts", "service-accounts", "global-default", "catch-all"}
+	var got []string
+	for i, r := range tbl.Rows {
+		name, _ := r.Cells[0].(string)
+		got = append(got, name)
+		var obj metav1.PartialObjectMetadata
+		if err := json.Unmarshal(r.Object.Raw, &obj); err != nil || obj.Name != name {
+			t.Errorf("row %d (%s) carries object %q (%v)", i, name, obj.Name, err)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("flowschemas in order\n %v\nwant\n %v", got, want)
+	}
+}
+
+// TestComponentStatusesTable checks the deprecated componentstatuses list
+// and get as Tables, with the columns and the healthy etcd row a v1.37
+// kube-apiserver answers.
+func TestComponentStatusesTable(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCols := []string{"Name", "Status", "Message", "Error"}
+	for _, path := range []string{"/api/v1/componentstatuses", "/api/v1/componentstatuses/etcd-0"} {
+		tbl := getTable(t, rc, path, "")
+		var cols []string
+		for _, c := range tbl.ColumnDefinitions {
+			cols = append(cols, c.Name)
+		}
+		if !reflect.DeepEqual(cols, wantCols) {
+			t.Errorf("%s: columns %v, want %v", path, cols, wantCols)
+		}
+		found := false
+		for _, r := range tbl.Rows {
+			if reflect.DeepEqual(r.Cells, []any{"etcd-0", "Healthy", "ok", ""}) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no row [etcd-0 Healthy ok \"\"] in %v", path, tbl.Rows)
+		}
+	}
+}
+
+// TestTableColumnsMatchV137 lists every built-in resource as a Table and
+// compares the column definitions with those a real v1.37 kube-apiserver
+// answered (hack/testdata/table-columns-v1.37.json, recorded by
+// hack/capture-tables.py --columns; the names alone, with * for -o wide
+// columns, are in table-columns-v1.37.txt).
+func TestTableColumnsMatchV137(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("hack/testdata/table-columns-v1.37.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string][]metav1.TableColumnDefinition
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	names, err := os.ReadFile("hack/testdata/table-columns-v1.37.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(strings.Split(strings.TrimSpace(string(names)), "\n")); n != len(want) {
+		t.Errorf("%d resources in the .txt, %d in the .json", n, len(want))
+	}
+	cp := fakeplane.Start(t)
+	rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, cols := range want {
+		if got := getTable(t, rc, path, "").ColumnDefinitions; !reflect.DeepEqual(got, cols) {
+			t.Errorf("%s columns:\n got %s\nwant %s", path, columnsString(got), columnsString(cols))
+		}
+	}
+}

@@ -2,6 +2,12 @@
 """Records a real kube-apiserver's Table answers for TestBuiltinTables.
 
     KUBECONFIG=~/.cache/refplane/kubeconfig hack/capture-tables.py testdata/tables/*.yaml
+    KUBECONFIG=~/.cache/refplane/kubeconfig hack/capture-tables.py --columns
+
+--columns writes hack/testdata/table-columns-v1.37.json: the column
+definitions (names, types, formats, priorities, descriptions) of every
+resource listed in hack/testdata/table-columns-v1.37.txt, for
+TestTableColumnsMatchV137.
 
 For each manifest testdata/tables/NAME.yaml it creates the objects in the
 namespace tables-ref (cluster-scoped ones under their own names, so name them
@@ -186,7 +192,24 @@ def dump(result):
     return f'{{\n "now": {j(result["now"])},\n "tables": {{\n{body}\n }}\n}}\n'
 
 
+def capture_columns(c):
+    here = os.path.join(os.path.dirname(__file__), "testdata")
+    out = {}
+    for line in open(os.path.join(here, "table-columns-v1.37.txt")):
+        path = line.split("|")[0]
+        _, t, _ = c.req("GET", path + "?labelSelector=tref-no-such-label", accept=TABLE)
+        out[path] = t["columnDefinitions"]
+    j = lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False)
+    body = ",\n".join(f" {j(p)}: [\n  " + ",\n  ".join(j(col) for col in cols) + "\n ]" for p, cols in sorted(out.items()))
+    with open(os.path.join(here, "table-columns-v1.37.json"), "w") as f:
+        f.write("{\n" + body + "\n}\n")
+    print("wrote", os.path.join(here, "table-columns-v1.37.json"))
+
+
 if __name__ == "__main__":
     client = Client(os.environ.get("KUBECONFIG", os.path.expanduser("~/.kube/config")))
+    if sys.argv[1:] == ["--columns"]:
+        capture_columns(client)
     for m in sys.argv[1:]:
-        capture(client, m)
+        if m != "--columns":
+            capture(client, m)
