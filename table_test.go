@@ -415,3 +415,58 @@ func TestTableColumnsMatchV137(t *testing.T) {
 		}
 	}
 }
+
+// TestTableWatchAndGet checks what kube-apiserver v1.37 answered for a
+// Table watch and get: only the first watch event's Table carries the
+// column definitions (the others null), and the Table of one object has
+// the object's resourceVersion.
+func TestTableWatchAndGet(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stream, err := rc.Get().AbsPath("/api/v1/namespaces/default/configmaps").Param("watch", "1").
+		SetHeader("Accept", tableAccept).Stream(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	cs := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("default")
+	var created *unstructured.Unstructured
+	for _, name := range []string{"w1", "w2"} {
+		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name}}}
+		if created, err = cs.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dec := json.NewDecoder(stream)
+	var sawW2 bool
+	for i := 0; !sawW2; i++ {
+		var ev struct {
+			Type   string
+			Object struct {
+				ColumnDefinitions json.RawMessage `json:"columnDefinitions"`
+				Rows              []metav1.TableRow
+			}
+		}
+		if err := dec.Decode(&ev); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		cols := strings.TrimSpace(string(ev.Object.ColumnDefinitions))
+		if i == 0 && !strings.HasPrefix(cols, "[{") {
+			t.Errorf("first event: columnDefinitions %s, want the columns", cols)
+		}
+		if i > 0 && cols != "null" {
+			t.Errorf("event %d: columnDefinitions %.60s, want null", i, cols)
+		}
+		sawW2 = len(ev.Object.Rows) == 1 && ev.Object.Rows[0].Cells[0] == "w2"
+	}
+	one := getTable(t, rc, "/api/v1/namespaces/default/configmaps/w2", "")
+	if one.ResourceVersion != created.GetResourceVersion() {
+		t.Errorf("get: Table resourceVersion %q, want the object's %q", one.ResourceVersion, created.GetResourceVersion())
+	}
+}

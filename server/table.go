@@ -561,6 +561,10 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 		}
 		objs[i] = o
 	}
+	if lm == nil && len(objs) == 1 {
+		// The Table of one object has the object's resourceVersion.
+		t.ResourceVersion = objs[0].meta.GetResourceVersion()
+	}
 	order, cells := s.tableCells(p, objs, lm != nil)
 	for i, idx := range order {
 		row := metav1.TableRow{Cells: cells[i]}
