@@ -326,8 +326,8 @@ func TestKubectlDiscoveryAndFreshCluster(t *testing.T) {
 
 	t.Run("get_sa_shows_default", func(t *testing.T) {
 		wantLines(t, "kubectl get sa", mustKubectl(t, cp, "get", "sa"),
-			`NAME\s+SECRETS\s+AGE`,
-			`default\s+0\s+`+age,
+			`NAME\s+AGE`,
+			`default\s+`+age,
 		)
 	})
 
@@ -841,8 +841,8 @@ func TestKubectlNamespaces(t *testing.T) {
 
 	t.Run("get_sa_in_new_namespace_shows_default", func(t *testing.T) {
 		wantLines(t, "kubectl get sa -n x", mustKubectl(t, cp, "get", "sa", "-n", "x"),
-			`NAME\s+SECRETS\s+AGE`,
-			`default\s+0\s+`+age,
+			`NAME\s+AGE`,
+			`default\s+`+age,
 		)
 		wantLines(t, "kubectl get cm -n x", mustKubectl(t, cp, "get", "cm", "-n", "x"),
 			`NAME\s+DATA\s+AGE`,

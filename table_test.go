@@ -38,7 +38,9 @@ type goldenTables struct {
 	Tables map[string]struct {
 		Columns []metav1.TableColumnDefinition `json:"columns"`
 		Rows    [][]any                        `json:"rows"`
-		Get     map[string][]any               `json:"get"`
+		// Conditions are the list rows' conditions, when any row has some.
+		Conditions [][]metav1.TableRowCondition `json:"conditions"`
+		Get        map[string][]any             `json:"get"`
 	} `json:"tables"`
 }
 
@@ -111,6 +113,17 @@ func TestBuiltinTables(t *testing.T) {
 					rows = append(rows, normalizeCells(r.Cells, want.Columns))
 				}
 				compareRows(t, key+" list", rows, want.Rows)
+				if len(got.Rows) == len(want.Rows) {
+					for i, r := range got.Rows {
+						var wantConds []metav1.TableRowCondition
+						if want.Conditions != nil {
+							wantConds = want.Conditions[i]
+						}
+						if !reflect.DeepEqual(r.Conditions, wantConds) {
+							t.Errorf("%s list row %d conditions: got %+v, want %+v", key, i, r.Conditions, wantConds)
+						}
+					}
+				}
 				for name, wantCells := range want.Get {
 					one := getTable(t, rc, coll+"/"+name, "")
 					if len(one.Rows) != 1 {
@@ -300,4 +313,160 @@ func createTableObjects(t *testing.T, cp *fakeplane.ControlPlane, manifest strin
 		}
 	}
 	return out
+}
+
+// TestTableListOrderAndObjects checks that a FlowSchema list comes in the
+// order kube-apiserver v1.37 printed the bootstrap FlowSchemas (matching
+// precedence, then name), and that each row's object is the row's schema.
+func TestTableListOrderAndObjects(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rc.Get().AbsPath("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas").Param("includeObject", "Object").
+		SetHeader("Accept", tableAccept).DoRaw(context.Background())
+	if err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	var tbl metav1.Table
+	if err := json.Unmarshal(b, &tbl); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"exempt", "probes", "system-leader-election", "system-node-high", "system-nodes", "kube-controller-manager",
+		"kube-scheduler", "kube-system-service-accounts", "service-accounts", "global-default", "catch-all"}
+	var got []string
+	for i, r := range tbl.Rows {
+		name, _ := r.Cells[0].(string)
+		got = append(got, name)
+		var obj metav1.PartialObjectMetadata
+		if err := json.Unmarshal(r.Object.Raw, &obj); err != nil || obj.Name != name {
+			t.Errorf("row %d (%s) carries object %q (%v)", i, name, obj.Name, err)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("flowschemas in order\n %v\nwant\n %v", got, want)
+	}
+}
+
+// TestComponentStatusesTable checks the deprecated componentstatuses list
+// and get as Tables, with the columns and the healthy etcd row a v1.37
+// kube-apiserver answers.
+func TestComponentStatusesTable(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCols := []string{"Name", "Status", "Message", "Error"}
+	for _, path := range []string{"/api/v1/componentstatuses", "/api/v1/componentstatuses/etcd-0"} {
+		tbl := getTable(t, rc, path, "")
+		var cols []string
+		for _, c := range tbl.ColumnDefinitions {
+			cols = append(cols, c.Name)
+		}
+		if !reflect.DeepEqual(cols, wantCols) {
+			t.Errorf("%s: columns %v, want %v", path, cols, wantCols)
+		}
+		found := false
+		for _, r := range tbl.Rows {
+			if reflect.DeepEqual(r.Cells, []any{"etcd-0", "Healthy", "ok", ""}) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no row [etcd-0 Healthy ok \"\"] in %v", path, tbl.Rows)
+		}
+	}
+}
+
+// TestTableColumnsMatchV137 lists every built-in resource as a Table and
+// compares the column definitions with those a real v1.37 kube-apiserver
+// answered (hack/testdata/table-columns-v1.37.json, recorded by
+// hack/capture-tables.py --columns; the names alone, with * for -o wide
+// columns, are in table-columns-v1.37.txt).
+func TestTableColumnsMatchV137(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("hack/testdata/table-columns-v1.37.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string][]metav1.TableColumnDefinition
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	names, err := os.ReadFile("hack/testdata/table-columns-v1.37.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(strings.Split(strings.TrimSpace(string(names)), "\n")); n != len(want) {
+		t.Errorf("%d resources in the .txt, %d in the .json", n, len(want))
+	}
+	cp := fakeplane.Start(t)
+	rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, cols := range want {
+		if got := getTable(t, rc, path, "").ColumnDefinitions; !reflect.DeepEqual(got, cols) {
+			t.Errorf("%s columns:\n got %s\nwant %s", path, columnsString(got), columnsString(cols))
+		}
+	}
+}
+
+// TestTableWatchAndGet checks what kube-apiserver v1.37 answered for a
+// Table watch and get: only the first watch event's Table carries the
+// column definitions (the others null), and the Table of one object has
+// the object's resourceVersion.
+func TestTableWatchAndGet(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stream, err := rc.Get().AbsPath("/api/v1/namespaces/default/configmaps").Param("watch", "1").
+		SetHeader("Accept", tableAccept).Stream(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	cs := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("default")
+	var created *unstructured.Unstructured
+	for _, name := range []string{"w1", "w2"} {
+		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name}}}
+		if created, err = cs.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dec := json.NewDecoder(stream)
+	var sawW2 bool
+	for i := 0; !sawW2; i++ {
+		var ev struct {
+			Type   string
+			Object struct {
+				ColumnDefinitions json.RawMessage `json:"columnDefinitions"`
+				Rows              []metav1.TableRow
+			}
+		}
+		if err := dec.Decode(&ev); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		cols := strings.TrimSpace(string(ev.Object.ColumnDefinitions))
+		if i == 0 && !strings.HasPrefix(cols, "[{") {
+			t.Errorf("first event: columnDefinitions %s, want the columns", cols)
+		}
+		if i > 0 && cols != "null" {
+			t.Errorf("event %d: columnDefinitions %.60s, want null", i, cols)
+		}
+		sawW2 = len(ev.Object.Rows) == 1 && ev.Object.Rows[0].Cells[0] == "w2"
+	}
+	one := getTable(t, rc, "/api/v1/namespaces/default/configmaps/w2", "")
+	if one.ResourceVersion != created.GetResourceVersion() {
+		t.Errorf("get: Table resourceVersion %q, want the object's %q", one.ResourceVersion, created.GetResourceVersion())
+	}
 }

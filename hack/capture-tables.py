@@ -2,6 +2,12 @@
 """Records a real kube-apiserver's Table answers for TestBuiltinTables.
 
     KUBECONFIG=~/.cache/refplane/kubeconfig hack/capture-tables.py testdata/tables/*.yaml
+    KUBECONFIG=~/.cache/refplane/kubeconfig hack/capture-tables.py --columns
+
+--columns writes hack/testdata/table-columns-v1.37.json: the column
+definitions (names, types, formats, priorities, descriptions) of every
+resource listed in hack/testdata/table-columns-v1.37.txt, for
+TestTableColumnsMatchV137.
 
 For each manifest testdata/tables/NAME.yaml it creates the objects in the
 namespace tables-ref (cluster-scoped ones under their own names, so name them
@@ -10,7 +16,8 @@ documents marked `_delete: true` (give them a finalizer to keep them
 Terminating), writes a document's `_approval` conditions through the
 approval subresource (CertificateSigningRequests), fills in the uid of
 ownerReferences naming an object created earlier in the manifest, then writes testdata/tables/NAME.json: per kind, the Table
-columns and the cells of a list (label tref=1) and of a get of each object.
+columns and the cells of a list (label tref=1) and of a get of each object,
+and the list rows' conditions when there are any.
 The objects are deleted again at the end (finalizers removed). A cluster
 without controllers (bare kube-apiserver) keeps the statuses as written.
 
@@ -111,7 +118,7 @@ def cleanup(c, manifest):
     for d in docs(manifest):
         p = c.collection(d) + "/" + d["metadata"]["name"]
         c.req("PATCH", p, {"metadata": {"finalizers": None}}, "application/merge-patch+json")
-        c.req("DELETE", p + "?propagationPolicy=Background")
+        c.req("DELETE", p + "?propagationPolicy=Background&gracePeriodSeconds=0")
         c.req("PATCH", p, {"metadata": {"finalizers": None}}, "application/merge-patch+json")
 
 
@@ -154,6 +161,8 @@ def capture(c, manifest):
         result.setdefault("now", email.utils.parsedate_to_datetime(date).strftime("%Y-%m-%dT%H:%M:%SZ"))
         cols = t["columnDefinitions"]
         entry = {"columns": cols, "rows": [norm(r["cells"], cols) for r in t["rows"]], "get": {}}
+        if any(r.get("conditions") for r in t["rows"]):
+            entry["conditions"] = [r.get("conditions") for r in t["rows"]]
         for dd in docs(manifest):
             if dd["apiVersion"] + " " + dd["kind"] == key:
                 _, st, _ = c.req("GET", coll + "/" + dd["metadata"]["name"], accept=TABLE)
@@ -175,12 +184,32 @@ def dump(result):
         cols = ",\n   ".join(j(c) for c in e["columns"])
         rows = ",\n   ".join(j(r) for r in e["rows"])
         gets = ",\n   ".join(f"{j(n)}: {j(r)}" for n, r in sorted(e["get"].items()))
-        kinds.append(f'  {j(key)}: {{\n   "columns": [\n   {cols}\n   ],\n   "rows": [\n   {rows}\n   ],\n   "get": {{\n   {gets}\n   }}\n  }}')
+        conds = ""
+        if "conditions" in e:
+            conds = ',\n   "conditions": [\n   ' + ",\n   ".join(j(c) for c in e["conditions"]) + "\n   ]"
+        kinds.append(f'  {j(key)}: {{\n   "columns": [\n   {cols}\n   ],\n   "rows": [\n   {rows}\n   ]{conds},\n   "get": {{\n   {gets}\n   }}\n  }}')
     body = ",\n".join(kinds)
     return f'{{\n "now": {j(result["now"])},\n "tables": {{\n{body}\n }}\n}}\n'
 
 
+def capture_columns(c):
+    here = os.path.join(os.path.dirname(__file__), "testdata")
+    out = {}
+    for line in open(os.path.join(here, "table-columns-v1.37.txt")):
+        path = line.split("|")[0]
+        _, t, _ = c.req("GET", path + "?labelSelector=tref-no-such-label", accept=TABLE)
+        out[path] = t["columnDefinitions"]
+    j = lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False)
+    body = ",\n".join(f" {j(p)}: [\n  " + ",\n  ".join(j(col) for col in cols) + "\n ]" for p, cols in sorted(out.items()))
+    with open(os.path.join(here, "table-columns-v1.37.json"), "w") as f:
+        f.write("{\n" + body + "\n}\n")
+    print("wrote", os.path.join(here, "table-columns-v1.37.json"))
+
+
 if __name__ == "__main__":
     client = Client(os.environ.get("KUBECONFIG", os.path.expanduser("~/.kube/config")))
+    if sys.argv[1:] == ["--columns"]:
+        capture_columns(client)
     for m in sys.argv[1:]:
-        capture(client, m)
+        if m != "--columns":
+            capture(client, m)

@@ -312,6 +312,17 @@ func (s *Server) serveComponentStatuses(c *call) error {
 			items = append(items, item(n))
 		}
 		c.w.Header().Add("Warning", `299 - "v1 ComponentStatus is deprecated in v1.19+"`)
+		if c.media.as == "Table" {
+			raw := make([][]byte, len(items))
+			for i, it := range items {
+				raw[i], _ = json.Marshal(it)
+			}
+			t, err := s.tableFor(c, raw, &metav1.ListMeta{})
+			if err != nil {
+				return err
+			}
+			return writeEncoded(c, http.StatusOK, t)
+		}
 		return writeEncoded(c, http.StatusOK, map[string]any{"kind": "ComponentStatusList", "apiVersion": "v1", "metadata": map[string]any{}, "items": items})
 	}
 	return c.errMethodNotSupported()

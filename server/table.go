@@ -9,9 +9,11 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +33,8 @@ type printer struct {
 	// at all the items (the default StorageClass) or order them
 	// (FlowSchemas).
 	list func(s *Server, objs []runtime.Object) (order []int, cells [][]any)
+	// conditions, when set, gives a row's conditions (completed pods).
+	conditions func(obj runtime.Object) []metav1.TableRowCondition
 }
 
 var objectMetaDocs = metav1.ObjectMeta{}.SwaggerDoc()
@@ -218,17 +222,15 @@ var printers = map[string]printer{
 		},
 	},
 	"/secrets": {
-		columns: []metav1.TableColumnDefinition{nameColumn, col("Type", "string", "", "The type of the secret", 0), col("Data", "string", "", "The number of entries in the secret", 0), ageColumn},
+		columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			col("Type", "string", "", "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types", 0),
+			col("Data", "string", "", "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4", 0),
+			ageColumn,
+		},
 		cells: func(s *Server, obj runtime.Object) []any {
 			sec := obj.(*corev1.Secret)
 			return []any{sec.Name, string(sec.Type), int64(len(sec.Data)), s.age(sec.CreationTimestamp)}
-		},
-	},
-	"/serviceaccounts": {
-		columns: []metav1.TableColumnDefinition{nameColumn, col("Secrets", "string", "", "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.", 0), ageColumn},
-		cells: func(s *Server, obj runtime.Object) []any {
-			sa := obj.(*corev1.ServiceAccount)
-			return []any{sa.Name, int64(len(sa.Secrets)), s.age(sa.CreationTimestamp)}
 		},
 	},
 	"/pods": {
@@ -238,23 +240,32 @@ var printers = map[string]printer{
 			col("Status", "string", "", "The aggregate status of the containers in this pod.", 0),
 			col("Restarts", "string", "", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", 0),
 			ageColumn,
-			col("IP", "string", "", "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.", 1),
-			col("Node", "string", "", "NodeName is a request to schedule this pod onto a specific node. If it is non-empty, the scheduler simply schedules this pod onto that node, assuming that it fits resource requirements.", 1),
+			col("IP", "string", "", "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.", 1),
+			col("Node", "string", "", "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename", 1),
 			col("Nominated Node", "string", "", "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.", 1),
 			col("Readiness Gates", "string", "", "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates", 1),
 		},
 		cells: func(s *Server, obj runtime.Object) []any { return s.podCells(obj.(*corev1.Pod)) },
+		conditions: func(obj runtime.Object) []metav1.TableRowCondition {
+			switch obj.(*corev1.Pod).Status.Phase {
+			case corev1.PodSucceeded:
+				return []metav1.TableRowCondition{{Type: metav1.RowCompleted, Status: metav1.ConditionTrue, Reason: string(corev1.PodSucceeded), Message: "The pod has completed successfully."}}
+			case corev1.PodFailed:
+				return []metav1.TableRowCondition{{Type: metav1.RowCompleted, Status: metav1.ConditionTrue, Reason: string(corev1.PodFailed), Message: "The pod failed."}}
+			}
+			return nil
+		},
 	},
 	"apps/deployments": {
 		columns: []metav1.TableColumnDefinition{
 			nameColumn,
 			col("Ready", "string", "", "Number of the pod with ready state", 0),
-			col("Up-to-date", "string", "", "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", 0),
-			col("Available", "string", "", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", 0),
+			col("Up-to-date", "string", "", "Total number of non-terminating pods targeted by this deployment that have the desired template spec.", 0),
+			col("Available", "string", "", "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.", 0),
 			ageColumn,
 			containersColumn,
 			imagesColumn,
-			col("Selector", "string", "", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", 1),
+			col("Selector", "string", "", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.", 1),
 		},
 		cells: func(s *Server, obj runtime.Object) []any {
 			d := obj.(*appsv1.Deployment)
@@ -263,17 +274,21 @@ var printers = map[string]printer{
 				want = *d.Spec.Replicas
 			}
 			names, images := containerNamesImages(d.Spec.Template.Spec.Containers)
-			sel := labelSelectorString(d.Spec.Selector)
+			// Unlike other workloads', an empty selector prints empty.
+			sel := "<invalid>"
+			if selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector); err == nil {
+				sel = selector.String()
+			}
 			return []any{d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, want), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas), s.age(d.CreationTimestamp), names, images, sel}
 		},
 	},
 	"/services": {
 		columns: []metav1.TableColumnDefinition{
 			nameColumn,
-			col("Type", "string", "", "The type of the service", 0),
-			col("Cluster-IP", "string", "", "The cluster IP of the service", 0),
-			col("External-IP", "string", "", "The external IP of the service", 0),
-			col("Port(s)", "string", "", "The ports of the service", 0),
+			col("Type", "string", "", "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types", 0),
+			col("Cluster-IP", "string", "", "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies", 0),
+			col("External-IP", "string", "", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.", 0),
+			col("Port(s)", "string", "", "The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies", 0),
 			ageColumn,
 			col("Selector", "string", "", "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/", 1),
 		},
@@ -283,15 +298,11 @@ var printers = map[string]printer{
 			if typ == "" {
 				typ = corev1.ServiceTypeClusterIP
 			}
-			cip := svc.Spec.ClusterIP
-			if cip == "" {
-				cip = "<none>"
-			}
-			ext := "<none>"
-			if len(svc.Spec.ExternalIPs) > 0 {
-				ext = strings.Join(svc.Spec.ExternalIPs, ",")
-			} else if typ == corev1.ServiceTypeExternalName {
-				ext = svc.Spec.ExternalName
+			cip := "<none>"
+			if len(svc.Spec.ClusterIPs) > 0 {
+				cip = svc.Spec.ClusterIPs[0]
+			} else if svc.Spec.ClusterIP != "" {
+				cip = svc.Spec.ClusterIP
 			}
 			var ports []string
 			for _, p := range svc.Spec.Ports {
@@ -299,7 +310,7 @@ var printers = map[string]printer{
 				if proto == "" {
 					proto = corev1.ProtocolTCP
 				}
-				if p.NodePort != 0 {
+				if p.NodePort > 0 {
 					ports = append(ports, fmt.Sprintf("%d:%d/%s", p.Port, p.NodePort, proto))
 				} else {
 					ports = append(ports, fmt.Sprintf("%d/%s", p.Port, proto))
@@ -309,7 +320,7 @@ var printers = map[string]printer{
 			if portStr == "" {
 				portStr = "<none>"
 			}
-			return []any{svc.Name, string(typ), cip, ext, portStr, s.age(svc.CreationTimestamp), selectorString(svc.Spec.Selector)}
+			return []any{svc.Name, string(typ), cip, serviceExternalIP(svc, typ), portStr, s.age(svc.CreationTimestamp), selectorString(svc.Spec.Selector)}
 		},
 	},
 }
@@ -339,32 +350,156 @@ func containerNamesImages(cs []corev1.Container) (string, string) {
 	return strings.Join(names, ","), strings.Join(images, ",")
 }
 
-// podCells computes a pod row as kubectl shows it.
+// serviceExternalIP prints a service's external addresses: its
+// externalIPs, for a LoadBalancer after the load balancer's addresses
+// (<pending> while there are none), or an ExternalName's name.
+func serviceExternalIP(svc *corev1.Service, typ corev1.ServiceType) string {
+	switch typ {
+	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort:
+		if len(svc.Spec.ExternalIPs) > 0 {
+			return strings.Join(svc.Spec.ExternalIPs, ",")
+		}
+		return "<none>"
+	case corev1.ServiceTypeLoadBalancer:
+		var lb []string
+		for _, in := range svc.Status.LoadBalancer.Ingress {
+			if in.IP != "" {
+				lb = append(lb, in.IP)
+			} else if in.Hostname != "" {
+				lb = append(lb, in.Hostname)
+			}
+		}
+		sort.Strings(lb)
+		all := append(slices.Compact(lb), svc.Spec.ExternalIPs...)
+		if len(all) == 0 {
+			return "<pending>"
+		}
+		return strings.Join(all, ",")
+	case corev1.ServiceTypeExternalName:
+		return svc.Spec.ExternalName
+	}
+	return "<unknown>"
+}
+
+// podCells computes a pod row as upstream's pod printer does: ready and
+// total containers (restartable init containers, sidecars, count), the
+// reason of the first init container not done or of the last container
+// with one, restarts with the time since the last, and the wide columns.
 func (s *Server) podCells(pod *corev1.Pod) []any {
-	restarts := 0
-	ready := 0
+	restarts, sidecarRestarts := 0, 0
 	total := len(pod.Spec.Containers)
+	ready := 0
+	var lastRestart, lastSidecarRestart time.Time
 	reason := string(pod.Status.Phase)
 	if pod.Status.Reason != "" {
 		reason = pod.Status.Reason
 	}
-	for _, cs := range pod.Status.ContainerStatuses {
-		restarts += int(cs.RestartCount)
-		if cs.State.Waiting != nil && cs.State.Waiting.Reason != "" {
-			reason = cs.State.Waiting.Reason
-		} else if cs.State.Terminated != nil && cs.State.Terminated.Reason != "" {
-			reason = cs.State.Terminated.Reason
-		}
-		if cs.Ready && cs.State.Running != nil {
-			ready++
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonSchedulingGated {
+			reason = corev1.PodReasonSchedulingGated
 		}
 	}
-	if pod.DeletionTimestamp != nil {
+	sidecars := map[string]bool{}
+	for _, c := range pod.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			sidecars[c.Name] = true
+			total++
+		}
+	}
+	later := func(t *time.Time, cs corev1.ContainerStatus) {
+		if term := cs.LastTerminationState.Terminated; term != nil && t.Before(term.FinishedAt.Time) {
+			*t = term.FinishedAt.Time
+		}
+	}
+	initializing := false
+	for i, cs := range pod.Status.InitContainerStatuses {
+		restarts += int(cs.RestartCount)
+		later(&lastRestart, cs)
+		if sidecars[cs.Name] {
+			sidecarRestarts += int(cs.RestartCount)
+			later(&lastSidecarRestart, cs)
+		}
+		term := cs.State.Terminated
+		switch {
+		case term != nil && term.ExitCode == 0:
+			continue
+		case sidecars[cs.Name] && cs.Started != nil && *cs.Started:
+			if cs.Ready {
+				ready++
+			}
+			continue
+		case term != nil:
+			switch {
+			case term.Reason != "":
+				reason = "Init:" + term.Reason
+			case term.Signal != 0:
+				reason = fmt.Sprintf("Init:Signal:%d", term.Signal)
+			default:
+				reason = fmt.Sprintf("Init:ExitCode:%d", term.ExitCode)
+			}
+		case cs.State.Waiting != nil && cs.State.Waiting.Reason != "" && cs.State.Waiting.Reason != "PodInitializing":
+			reason = "Init:" + cs.State.Waiting.Reason
+		default:
+			reason = fmt.Sprintf("Init:%d/%d", i, len(pod.Spec.InitContainers))
+		}
+		initializing = true
+		break
+	}
+	if !initializing || podConditionTrue(pod, corev1.PodInitialized) {
+		restarts, lastRestart = sidecarRestarts, lastSidecarRestart
+		hasRunning := false
+		errorReason := ""
+		for i := len(pod.Status.ContainerStatuses) - 1; i >= 0; i-- {
+			cs := pod.Status.ContainerStatuses[i]
+			restarts += int(cs.RestartCount)
+			later(&lastRestart, cs)
+			switch term := cs.State.Terminated; {
+			case cs.State.Waiting != nil && cs.State.Waiting.Reason != "":
+				reason = cs.State.Waiting.Reason
+			case term != nil:
+				switch {
+				case term.Reason != "":
+					reason = term.Reason
+				case term.Signal != 0:
+					reason = fmt.Sprintf("Signal:%d", term.Signal)
+				default:
+					reason = fmt.Sprintf("ExitCode:%d", term.ExitCode)
+				}
+				if term.ExitCode != 0 {
+					errorReason = reason
+				}
+			case cs.Ready && cs.State.Running != nil:
+				hasRunning = true
+				ready++
+			}
+		}
+		// A pod with a container still running is not Completed.
+		if reason == "Completed" {
+			switch {
+			case hasRunning && podConditionTrue(pod, corev1.PodReady):
+				reason = "Running"
+			case errorReason != "":
+				reason = errorReason
+			case hasRunning:
+				reason = "NotReady"
+			}
+		}
+	}
+	if pod.DeletionTimestamp != nil && pod.Status.Reason == "NodeLost" {
+		reason = "Unknown"
+	} else if pod.DeletionTimestamp != nil && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
 		reason = "Terminating"
 	}
-	ip := "<none>"
-	if pod.Status.PodIP != "" {
-		ip = pod.Status.PodIP
+	restartStr := strconv.Itoa(restarts)
+	if restarts != 0 && !lastRestart.IsZero() {
+		restartStr = fmt.Sprintf("%d (%s ago)", restarts, s.age(metav1.NewTime(lastRestart)))
+	}
+	ip := pod.Status.PodIP
+	if len(pod.Status.PodIPs) > 0 {
+		ip = pod.Status.PodIPs[0].IP
+	}
+	if ip == "" {
+		ip = "<none>"
 	}
 	node := "<none>"
 	if pod.Spec.NodeName != "" {
@@ -378,15 +513,24 @@ func (s *Server) podCells(pod *corev1.Pod) []any {
 	if n := len(pod.Spec.ReadinessGates); n > 0 {
 		ok := 0
 		for _, g := range pod.Spec.ReadinessGates {
-			for _, c := range pod.Status.Conditions {
-				if c.Type == g.ConditionType && c.Status == corev1.ConditionTrue {
-					ok++
-				}
+			if podConditionTrue(pod, g.ConditionType) {
+				ok++
 			}
 		}
 		gates = fmt.Sprintf("%d/%d", ok, n)
 	}
-	return []any{pod.Name, fmt.Sprintf("%d/%d", ready, total), reason, strconv.Itoa(restarts), s.age(pod.CreationTimestamp), ip, node, nominated, gates}
+	return []any{pod.Name, fmt.Sprintf("%d/%d", ready, total), reason, restartStr, s.age(pod.CreationTimestamp), ip, node, nominated, gates}
+}
+
+// podConditionTrue reports whether the pod's first condition of a type is
+// True.
+func podConditionTrue(pod *corev1.Pod, typ corev1.PodConditionType) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == typ {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // tableFor renders stored objects as a meta.k8s.io Table.
@@ -417,9 +561,16 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 		}
 		objs[i] = o
 	}
+	if lm == nil && len(objs) == 1 {
+		// The Table of one object has the object's resourceVersion.
+		t.ResourceVersion = objs[0].meta.GetResourceVersion()
+	}
 	order, cells := s.tableCells(p, objs, lm != nil)
 	for i, idx := range order {
 		row := metav1.TableRow{Cells: cells[i]}
+		if p.conditions != nil {
+			row.Conditions = p.conditions(objs[idx].obj)
+		}
 		switch include {
 		case metav1.IncludeObject:
 			row.Object = runtime.RawExtension{Raw: items[idx]}

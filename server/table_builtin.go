@@ -22,7 +22,9 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -42,6 +44,159 @@ func init() {
 }
 
 var builtinPrinters = map[string]printer{
+	"/componentstatuses": {
+		columns: componentStatusColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			cs := obj.(*corev1.ComponentStatus)
+			status, message, errText := "Unknown", "", ""
+			for _, c := range cs.Conditions {
+				if c.Type == corev1.ComponentHealthy {
+					status = "Unhealthy"
+					if c.Status == corev1.ConditionTrue {
+						status = "Healthy"
+					}
+					message, errText = c.Message, c.Error
+					break
+				}
+			}
+			return []any{cs.Name, status, message, errText}
+		},
+	},
+	"admissionregistration.k8s.io/validatingadmissionpolicies": {
+		columns: validatingAdmissionPolicyColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			p := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy)
+			return []any{p.Name, int64(len(p.Spec.Validations)), paramKindString(p.Spec.ParamKind), s.age(p.CreationTimestamp)}
+		},
+	},
+	"admissionregistration.k8s.io/mutatingadmissionpolicies": {
+		columns: mutatingAdmissionPolicyColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			p := obj.(*admissionregistrationv1.MutatingAdmissionPolicy)
+			return []any{p.Name, int64(len(p.Spec.Mutations)), paramKindString(p.Spec.ParamKind), s.age(p.CreationTimestamp)}
+		},
+	},
+	"admissionregistration.k8s.io/validatingadmissionpolicybindings": {
+		columns: admissionPolicyBindingColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			b := obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding)
+			return []any{b.Name, b.Spec.PolicyName, paramRefString(b.Spec.ParamRef), s.age(b.CreationTimestamp)}
+		},
+	},
+	"admissionregistration.k8s.io/mutatingadmissionpolicybindings": {
+		columns: admissionPolicyBindingColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			b := obj.(*admissionregistrationv1.MutatingAdmissionPolicyBinding)
+			return []any{b.Name, b.Spec.PolicyName, paramRefString(b.Spec.ParamRef), s.age(b.CreationTimestamp)}
+		},
+	},
+	"certificates.k8s.io/clustertrustbundles": {
+		columns: clusterTrustBundleColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			b := obj.(*certificatesv1.ClusterTrustBundle)
+			signer := "<none>"
+			if b.Spec.SignerName != "" {
+				signer = b.Spec.SignerName
+			}
+			return []any{b.Name, signer}
+		},
+	},
+	"certificates.k8s.io/podcertificaterequests": {
+		columns: podCertificateRequestColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			r := obj.(*certificatesv1.PodCertificateRequest)
+			// Issued, Denied and Failed exclude each other.
+			state := "Pending"
+			for _, c := range r.Status.Conditions {
+				switch c.Type {
+				case certificatesv1.PodCertificateRequestConditionTypeIssued, certificatesv1.PodCertificateRequestConditionTypeDenied, certificatesv1.PodCertificateRequestConditionTypeFailed:
+					state = c.Type
+				}
+			}
+			return []any{r.Name, r.Spec.PodName, r.Spec.ServiceAccountName, string(r.Spec.NodeName), r.Spec.SignerName, state, selectorString(r.Spec.UnverifiedUserAnnotations)}
+		},
+	},
+	"resource.k8s.io/deviceclasses": {columns: deviceClassColumns},
+	"resource.k8s.io/devicetaintrules": {
+		columns: deviceTaintRuleColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			r := obj.(*resourcev1.DeviceTaintRule)
+			t := r.Spec.Taint
+			added := ""
+			if t.TimeAdded != nil {
+				added = s.age(*t.TimeAdded)
+			}
+			return []any{r.Name, t.Key, t.Value, string(t.Effect), added, s.age(r.CreationTimestamp)}
+		},
+	},
+	"resource.k8s.io/resourceclaims": {
+		columns: resourceClaimColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			c := obj.(*resourcev1.ResourceClaim)
+			var states []string
+			if c.DeletionTimestamp != nil {
+				states = append(states, "deleted")
+			}
+			if c.Status.Allocation == nil {
+				if c.DeletionTimestamp == nil {
+					states = append(states, "pending")
+				}
+			} else {
+				states = append(states, "allocated")
+				if len(c.Status.ReservedFor) > 0 {
+					states = append(states, "reserved")
+				}
+			}
+			return []any{c.Name, strings.Join(states, ","), s.age(c.CreationTimestamp)}
+		},
+	},
+	"resource.k8s.io/resourceclaimtemplates": {columns: resourceClaimTemplateColumns},
+	"resource.k8s.io/resourceslices": {
+		columns: resourceSliceColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			sl := obj.(*resourcev1.ResourceSlice)
+			node := ""
+			if sl.Spec.NodeName != nil {
+				node = *sl.Spec.NodeName
+			}
+			return []any{sl.Name, node, sl.Spec.Driver, sl.Spec.Pool.Name, s.age(sl.CreationTimestamp)}
+		},
+	},
+	"storage.k8s.io/volumeattachments": {
+		columns: volumeAttachmentColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			va := obj.(*storagev1.VolumeAttachment)
+			pv := ""
+			if va.Spec.Source.PersistentVolumeName != nil {
+				pv = *va.Spec.Source.PersistentVolumeName
+			}
+			return []any{va.Name, va.Spec.Attacher, pv, va.Spec.NodeName, va.Status.Attached, s.age(va.CreationTimestamp)}
+		},
+	},
+	"storage.k8s.io/volumeattributesclasses": {
+		columns: volumeAttributesClassColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			c := obj.(*storagev1.VolumeAttributesClass)
+			return []any{c.Name, c.DriverName, s.age(c.CreationTimestamp)}
+		},
+	},
+	"storagemigration.k8s.io/storageversionmigrations": {
+		columns: storageVersionMigrationColumns,
+		cells: func(s *Server, obj runtime.Object) []any {
+			m := obj.(*storagemigrationv1.StorageVersionMigration)
+			status := "Unknown"
+			for _, c := range m.Status.Conditions {
+				if c.Status != metav1.ConditionTrue {
+					continue
+				}
+				switch storagemigrationv1.MigrationConditionType(c.Type) {
+				case storagemigrationv1.MigrationRunning, storagemigrationv1.MigrationFailed, storagemigrationv1.MigrationSucceeded:
+					status = c.Type
+				}
+			}
+			return []any{m.Name, m.Spec.Resource.String(), status}
+		},
+	},
 	"apiregistration.k8s.io/apiservices": {
 		columns: apiServiceColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
@@ -593,6 +748,30 @@ var builtinPrinters = map[string]printer{
 			return []any{cj.Name, cj.Spec.Schedule, tz, suspend, int64(len(cj.Status.Active)), last, s.age(cj.CreationTimestamp), names, images, labelSelectorString(tmpl.Selector)}
 		},
 	},
+}
+
+// paramKindString prints an admission policy's parameter kind.
+func paramKindString(k *admissionregistrationv1.ParamKind) string {
+	if k == nil {
+		return "<unset>"
+	}
+	return k.APIVersion + "/" + k.Kind
+}
+
+// paramRefString prints an admission policy binding's parameter reference:
+// namespace/name ("*" for any namespace), or the selector as Go prints it.
+func paramRefString(ref *admissionregistrationv1.ParamRef) string {
+	switch {
+	case ref == nil:
+		return "<unset>"
+	case ref.Name != "" && ref.Namespace != "":
+		return ref.Namespace + "/" + ref.Name
+	case ref.Name != "":
+		return "*/" + ref.Name
+	case ref.Selector != nil:
+		return ref.Selector.String()
+	}
+	return "<unset>"
 }
 
 // csrCondition sums up a CertificateSigningRequest's conditions:

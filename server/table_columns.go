@@ -272,3 +272,100 @@ var priorityLevelConfigurationColumns = []metav1.TableColumnDefinition{
 	col("QueueLengthLimit", "string", "", "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.", 0),
 	ageColumn,
 }
+
+var componentStatusColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Status", "string", "", "Status of the component conditions", 0),
+	col("Message", "string", "", "Message of the component conditions", 0),
+	col("Error", "string", "", "Error of the component conditions", 0),
+}
+
+var mutatingAdmissionPolicyColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Mutations", "integer", "", "Mutation indicates the number of mutations rules defined in this configuration", 0),
+	col("ParamKind", "string", "", "ParamKind specifies the kind of resources used to parameterize this policy", 0),
+	ageColumn,
+}
+
+var admissionPolicyBindingColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("PolicyName", "string", "", "PolicyName indicates the policy definition which the policy binding binded to", 0),
+	col("ParamRef", "string", "", "ParamRef indicates the param resource which sets the configuration param", 0),
+	ageColumn,
+}
+
+var validatingAdmissionPolicyColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Validations", "integer", "", "Validations indicates the number of validation rules defined in this configuration", 0),
+	col("ParamKind", "string", "", "ParamKind specifies the kind of resources used to parameterize this policy", 0),
+	ageColumn,
+}
+
+var clusterTrustBundleColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("SignerName", "string", "", "signerName indicates the associated signer, if any.\n\nIn order to create or update a ClusterTrustBundle that sets signerName, you must have the following cluster-scoped permission: group=certificates.k8s.io resource=signers resourceName=<the signer name> verb=attest.\n\nIf signerName is not empty, then the ClusterTrustBundle object must be named with the signer name as a prefix (translating slashes to colons). For example, for the signer name `example.com/foo`, valid ClusterTrustBundle object names include `example.com:foo:abc` and `example.com:foo:v1`.\n\nIf signerName is empty, then the ClusterTrustBundle object's name must not have such a prefix.\n\nList/watch requests for ClusterTrustBundles can filter on this field using a `spec.signerName=NAME` field selector.", 0),
+}
+
+var podCertificateRequestColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("PodName", "string", "", "podName is the name of the pod into which the certificate will be mounted.", 0),
+	col("ServiceAccountName", "string", "", "serviceAccountName is the name of the service account the pod is running as.", 0),
+	col("NodeName", "string", "", "nodeName is the name of the node the pod is assigned to.", 0),
+	col("SignerName", "string", "", "signerName indicates the requested signer.\n\nAll signer names beginning with `kubernetes.io` are reserved for use by the Kubernetes project.  There is currently one well-known signer documented by the Kubernetes project, `kubernetes.io/kube-apiserver-client-pod`, which will issue client certificates understood by kube-apiserver.  It is currently unimplemented.", 0),
+	col("State", "string", "", "Is the request Pending, Issued, Denied, or Failed?", 0),
+	col("UnverifiedUserAnnotations", "string", "", "unverifiedUserAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.\n\nEntries are subject to the same validation as object metadata annotations, with the addition that all keys must be domain-prefixed. No restrictions are placed on values, except an overall size limitation on the entire field.\n\nSigners should document the keys and values they support.  Signers should deny requests that contain keys they do not recognize.", 0),
+}
+
+var deviceClassColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	ageColumn,
+}
+
+var deviceTaintRuleColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Key", "string", "", "The taint key to be applied to a device. Must be a label name.", 0),
+	col("Value", "string", "", "The taint value corresponding to the taint key. Must be a label value.", 0),
+	col("Effect", "string", "", "The effect of the taint on claims that do not tolerate the taint and through such claims on the pods using them.\n\nValid effects are None, NoSchedule and NoExecute. PreferNoSchedule as used for nodes is not valid here. More effects may get added in the future. Consumers must treat unknown effects like None.", 0),
+	col("TimeAdded", "string", "", "TimeAdded represents the time at which the taint was added or (only in a DeviceTaintRule) the effect was modified. Added automatically during create or update if not set.\n\nIn addition, in a DeviceTaintRule a value provided during an update gets replaced with the current time if the provided value is the same as the old one and the new effect is different. Changing the key and/or value while keeping the effect unchanged is possible and does not update the time stamp because the eviction which uses it is either already started (NoExecute) or not started yet (NoEffect, NoSchedule).", 0),
+	ageColumn,
+}
+
+var resourceClaimColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("State", "string", "", "A summary of the current state (allocated, pending, reserved, etc.).", 0),
+	ageColumn,
+}
+
+var resourceClaimTemplateColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	ageColumn,
+}
+
+var resourceSliceColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Node", "string", "", "NodeName identifies the node which provides the resources in this pool. A field selector can be used to list only ResourceSlice objects belonging to a certain node.\n\nThis field can be used to limit access from nodes to ResourceSlices with the same node name. It also indicates to autoscalers that adding new nodes of the same type as some old node might also make new resources available.\n\nExactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set. This field is immutable.", 0),
+	col("Driver", "string", "", "Driver identifies the DRA driver providing the capacity information. A field selector can be used to list only ResourceSlice objects with a certain driver name.\n\nMust be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters. This field is immutable.", 0),
+	col("Pool", "string", "", "Name is used to identify the pool. For node-local devices, this is often the node name, but this is not required. A field selector can be used to list only ResourceSlice objects belonging to a certain pool.\n\nIt must not be longer than 253 characters and must consist of one or more DNS sub-domains separated by slashes. This field is immutable.", 0),
+	ageColumn,
+}
+
+var volumeAttachmentColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("Attacher", "string", "name", "attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().", 0),
+	col("PV", "string", "", "persistentVolumeName represents the name of the persistent volume to attach.", 0),
+	col("Node", "string", "", "nodeName represents the node that the volume should be attached to.", 0),
+	col("Attached", "boolean", "", "attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.", 0),
+	ageColumn,
+}
+
+var volumeAttributesClassColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	col("DriverName", "string", "", "driverName is the name of the CSI driver This field is immutable.", 0),
+	ageColumn,
+}
+
+var storageVersionMigrationColumns = []metav1.TableColumnDefinition{
+	col("Name", "string", "", objectMetaDocs["name"], 0),
+	col("Resource", "string", "", "GroupResource to migrate", 0),
+	col("Status", "string", "", "Status of the migration", 0),
+}

@@ -51,6 +51,9 @@ type watchEncoder struct {
 	s       *Server
 	flusher http.Flusher
 	buf     bytes.Buffer
+	// tableHeadersSent: a Table watch has sent its first event, the only
+	// one whose Table carries the column definitions, as upstream's.
+	tableHeadersSent bool
 }
 
 func (e *watchEncoder) send(typ string, obj []byte) error { return e.sendObject(typ, obj, "", 0) }
@@ -81,6 +84,10 @@ func (e *watchEncoder) sendObject(typ string, obj []byte, key string, rev int64)
 		if err != nil {
 			return err
 		}
+		if e.tableHeadersSent {
+			t.ColumnDefinitions = nil
+		}
+		e.tableHeadersSent = true
 		// Each watch event carries a Table with one row.
 		b, err := json.Marshal(t)
 		if err != nil {
