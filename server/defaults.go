@@ -2,15 +2,18 @@ package server
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/netip"
 	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -62,6 +65,20 @@ func applyDefaults(obj runtime.Object) {
 			o.Spec.Replicas = int32Ptr(1)
 		}
 		defaultPodSpec(&o.Spec.Template.Spec)
+	case *appsv1.StatefulSet:
+		defaultStatefulSet(o)
+	case *appsv1.DaemonSet:
+		defaultDaemonSet(o)
+	case *batchv1.Job:
+		defaultJob(o)
+		defaultPodSpec(&o.Spec.Template.Spec)
+	case *batchv1.CronJob:
+		defaultCronJob(o)
+		defaultPodSpec(&o.Spec.JobTemplate.Spec.Template.Spec)
+	case *corev1.ReplicationController:
+		defaultReplicationController(o)
+	case *corev1.PodTemplate:
+		defaultPodSpec(&o.Template.Spec)
 	case *corev1.Service:
 		defaultService(o)
 	case *corev1.Secret:
@@ -81,6 +98,210 @@ func applyDefaults(obj runtime.Object) {
 }
 
 func int32Ptr(v int32) *int32 { return &v }
+
+// defaultStatefulSet is upstream's SetDefaults_StatefulSet.
+func defaultStatefulSet(o *appsv1.StatefulSet) {
+	sp := &o.Spec
+	if sp.PodManagementPolicy == "" {
+		sp.PodManagementPolicy = appsv1.OrderedReadyPodManagement
+	}
+	if sp.UpdateStrategy.Type == "" {
+		sp.UpdateStrategy.Type = appsv1.RollingUpdateStatefulSetStrategyType
+		if sp.UpdateStrategy.RollingUpdate == nil {
+			sp.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
+		}
+	}
+	if sp.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType && sp.UpdateStrategy.RollingUpdate != nil {
+		if sp.UpdateStrategy.RollingUpdate.Partition == nil {
+			sp.UpdateStrategy.RollingUpdate.Partition = int32Ptr(0)
+		}
+		// MaxUnavailableStatefulSet is on in v1.37.
+		if sp.UpdateStrategy.RollingUpdate.MaxUnavailable == nil {
+			v := intstr.FromInt32(1)
+			sp.UpdateStrategy.RollingUpdate.MaxUnavailable = &v
+		}
+	}
+	if sp.PersistentVolumeClaimRetentionPolicy == nil {
+		sp.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{}
+	}
+	if sp.PersistentVolumeClaimRetentionPolicy.WhenDeleted == "" {
+		sp.PersistentVolumeClaimRetentionPolicy.WhenDeleted = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	}
+	if sp.PersistentVolumeClaimRetentionPolicy.WhenScaled == "" {
+		sp.PersistentVolumeClaimRetentionPolicy.WhenScaled = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	}
+	if sp.Replicas == nil {
+		sp.Replicas = int32Ptr(1)
+	}
+	if sp.RevisionHistoryLimit == nil {
+		sp.RevisionHistoryLimit = int32Ptr(10)
+	}
+	for i := range sp.VolumeClaimTemplates {
+		pvc := &sp.VolumeClaimTemplates[i]
+		if pvc.APIVersion == "" && pvc.Kind == "" {
+			pvc.APIVersion, pvc.Kind = "v1", "PersistentVolumeClaim"
+		}
+		if pvc.Spec.VolumeMode == nil {
+			fs := corev1.PersistentVolumeFilesystem
+			pvc.Spec.VolumeMode = &fs
+		}
+		if pvc.Status.Phase == "" {
+			pvc.Status.Phase = corev1.ClaimPending
+		}
+	}
+	defaultPodSpec(&sp.Template.Spec)
+}
+
+// defaultDaemonSet is upstream's SetDefaults_DaemonSet.
+func defaultDaemonSet(o *appsv1.DaemonSet) {
+	us := &o.Spec.UpdateStrategy
+	if us.Type == "" {
+		us.Type = appsv1.RollingUpdateDaemonSetStrategyType
+	}
+	if us.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+		if us.RollingUpdate == nil {
+			us.RollingUpdate = &appsv1.RollingUpdateDaemonSet{}
+		}
+		if us.RollingUpdate.MaxUnavailable == nil {
+			v := intstr.FromInt32(1)
+			us.RollingUpdate.MaxUnavailable = &v
+		}
+		if us.RollingUpdate.MaxSurge == nil {
+			v := intstr.FromInt32(0)
+			us.RollingUpdate.MaxSurge = &v
+		}
+	}
+	if o.Spec.RevisionHistoryLimit == nil {
+		o.Spec.RevisionHistoryLimit = int32Ptr(10)
+	}
+	defaultPodSpec(&o.Spec.Template.Spec)
+}
+
+// defaultJob is upstream's SetDefaults_Job (the selector and its labels
+// come at create, see generateJobSelector).
+func defaultJob(o *batchv1.Job) {
+	sp := &o.Spec
+	if sp.Completions == nil && sp.Parallelism == nil {
+		sp.Completions = int32Ptr(1)
+		sp.Parallelism = int32Ptr(1)
+	}
+	if sp.Parallelism == nil {
+		sp.Parallelism = int32Ptr(1)
+	}
+	if sp.BackoffLimit == nil {
+		if sp.BackoffLimitPerIndex != nil {
+			sp.BackoffLimit = int32Ptr(math.MaxInt32)
+		} else {
+			sp.BackoffLimit = int32Ptr(6)
+		}
+	}
+	if sp.Template.Labels != nil && len(o.Labels) == 0 {
+		o.Labels = sp.Template.Labels
+	}
+	if sp.CompletionMode == nil {
+		m := batchv1.NonIndexedCompletion
+		sp.CompletionMode = &m
+	}
+	if sp.Suspend == nil {
+		f := false
+		sp.Suspend = &f
+	}
+	if sp.PodReplacementPolicy == nil {
+		p := batchv1.TerminatingOrFailed
+		if sp.PodFailurePolicy != nil {
+			p = batchv1.Failed
+		}
+		sp.PodReplacementPolicy = &p
+	}
+	if sp.ManualSelector == nil {
+		f := false
+		sp.ManualSelector = &f
+	}
+	if sp.PodFailurePolicy != nil {
+		for i := range sp.PodFailurePolicy.Rules {
+			for j := range sp.PodFailurePolicy.Rules[i].OnPodConditions {
+				if c := &sp.PodFailurePolicy.Rules[i].OnPodConditions[j]; c.Status == "" {
+					c.Status = corev1.ConditionTrue
+				}
+			}
+		}
+	}
+}
+
+// generateJobSelector is what upstream's Job strategy does at create
+// unless the selector is manual: the template gets the job-name and
+// controller-uid labels and the selector matches the controller uid.
+func generateJobSelector(o *batchv1.Job) {
+	if o.Spec.ManualSelector != nil && *o.Spec.ManualSelector {
+		return
+	}
+	if o.Spec.Template.Labels == nil {
+		o.Spec.Template.Labels = map[string]string{}
+	}
+	for _, k := range []string{"job-name", batchv1.JobNameLabel} {
+		if _, ok := o.Spec.Template.Labels[k]; !ok {
+			o.Spec.Template.Labels[k] = o.Name
+		}
+	}
+	for _, k := range []string{"controller-uid", batchv1.ControllerUidLabel} {
+		if _, ok := o.Spec.Template.Labels[k]; !ok {
+			o.Spec.Template.Labels[k] = string(o.UID)
+		}
+	}
+	if o.Spec.Selector == nil {
+		o.Spec.Selector = &metav1.LabelSelector{}
+	}
+	if o.Spec.Selector.MatchLabels == nil {
+		o.Spec.Selector.MatchLabels = map[string]string{}
+	}
+	if _, ok := o.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel]; !ok {
+		o.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = string(o.UID)
+	}
+	// Upstream's defaulting, run again when the stored Job is read back,
+	// gives a Job without labels those of its template.
+	if len(o.Labels) == 0 {
+		o.Labels = map[string]string{}
+		for k, v := range o.Spec.Template.Labels {
+			o.Labels[k] = v
+		}
+	}
+}
+
+// defaultCronJob is upstream's SetDefaults_CronJob.
+func defaultCronJob(o *batchv1.CronJob) {
+	sp := &o.Spec
+	if sp.ConcurrencyPolicy == "" {
+		sp.ConcurrencyPolicy = batchv1.AllowConcurrent
+	}
+	if sp.Suspend == nil {
+		f := false
+		sp.Suspend = &f
+	}
+	if sp.SuccessfulJobsHistoryLimit == nil {
+		sp.SuccessfulJobsHistoryLimit = int32Ptr(3)
+	}
+	if sp.FailedJobsHistoryLimit == nil {
+		sp.FailedJobsHistoryLimit = int32Ptr(1)
+	}
+}
+
+// defaultReplicationController is upstream's SetDefaults_ReplicationController.
+func defaultReplicationController(o *corev1.ReplicationController) {
+	if t := o.Spec.Template; t != nil && t.Labels != nil {
+		if len(o.Spec.Selector) == 0 {
+			o.Spec.Selector = t.Labels
+		}
+		if len(o.Labels) == 0 {
+			o.Labels = t.Labels
+		}
+	}
+	if o.Spec.Replicas == nil {
+		o.Spec.Replicas = int32Ptr(1)
+	}
+	if o.Spec.Template != nil {
+		defaultPodSpec(&o.Spec.Template.Spec)
+	}
+}
 
 // defaultPodSpec is upstream's SetDefaults_PodSpec with the defaults of
 // everything a pod spec holds (containers, probes, ports, env, volumes).

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -40,21 +41,41 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 		}
 		return validatePod(n)
 	case *appsv1.Deployment:
+		errs := validateDeployment(n)
 		if old != nil {
-			return validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.Deployment).Spec.Selector)
+			errs = append(errs, validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.Deployment).Spec.Selector)...)
 		}
+		return errs
 	case *appsv1.ReplicaSet:
+		errs := validateReplicaSet(n)
 		if old != nil {
-			return validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.ReplicaSet).Spec.Selector)
+			errs = append(errs, validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.ReplicaSet).Spec.Selector)...)
 		}
+		return errs
 	case *appsv1.StatefulSet:
 		if old != nil {
-			return validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.StatefulSet).Spec.Selector)
+			return validateStatefulSetUpdate(n, old.(*appsv1.StatefulSet))
 		}
+		return validateStatefulSet(n)
 	case *appsv1.DaemonSet:
 		if old != nil {
-			return validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.DaemonSet).Spec.Selector)
+			return append(validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.DaemonSet).Spec.Selector), validateDaemonSet(n)...)
 		}
+		return validateDaemonSet(n)
+	case *corev1.ReplicationController:
+		return validateReplicationController(n)
+	case *corev1.PodTemplate:
+		return validatePodTemplate(&n.Template, field.NewPath("template"))
+	case *batchv1.Job:
+		if old != nil {
+			return validateJobUpdate(n, old.(*batchv1.Job))
+		}
+		return validateJob(n)
+	case *batchv1.CronJob:
+		if old != nil {
+			return validateCronJob(n, old.(*batchv1.CronJob))
+		}
+		return validateCronJob(n, nil)
 	case *corev1.Service:
 		if old != nil {
 			return validateServiceClusterIPUpdate(n, old.(*corev1.Service))
