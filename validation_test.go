@@ -1077,3 +1077,103 @@ spec:
 			want: "DaemonSet.apps \"ds\" is invalid: [spec.selector: Invalid value: {\"matchLabels\":{\"app\":\"z\"}}: field is immutable, spec.template.metadata.labels: Invalid value: {\"app\":\"ds\"}: `selector` does not match template `labels`]"},
 	})
 }
+
+func TestServiceValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "service s1", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s1}
+spec: {}`,
+			want: "Service \"s1\" is invalid: spec.ports: Required value"},
+		{name: "service s2", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s2}
+spec:
+  type: Weird
+  sessionAffinity: Sticky
+  selector: {"a b": c}
+  ports:
+  - {port: 0, protocol: ICMP, targetPort: "Bad_Name"}
+  - {name: http, port: 80}
+  - {name: http, port: 80, targetPort: 70000}`,
+			want: "Service \"s2\" is invalid: [spec.ports[0].name: Required value, spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, spec.ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"SCTP\", \"TCP\", \"UDP\", spec.ports[0].targetPort: Invalid value: \"Bad_Name\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-), spec.ports[2].name: Duplicate value: \"http\", spec.ports[2].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.selector: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.sessionAffinity: Unsupported value: \"Sticky\": supported values: \"ClientIP\", \"None\", spec.type: Unsupported value: \"Weird\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\", spec.ports[2]: Duplicate value: {\"Name\":\"\",\"Protocol\":\"TCP\",\"AppProtocol\":null,\"Port\":80,\"TargetPort\":0,\"NodePort\":0}]"},
+		{name: "service s3", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s3}
+spec:
+  ports: [{port: 80, nodePort: 30080}]
+  externalTrafficPolicy: Local
+  loadBalancerSourceRanges: [10.0.0.0/8]
+  allocateLoadBalancerNodePorts: true`,
+			want: "Service \"s3\" is invalid: [spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP', spec.LoadBalancerSourceRanges: Forbidden: may only be used when `type` is 'LoadBalancer', spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer', spec.externalTrafficPolicy: Invalid value: \"Local\": may only be set for externally-accessible services]"},
+		{name: "service s4", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s4}
+spec:
+  type: ExternalName
+  externalName: "Bad_Host"
+  ports: [{port: 80}]`,
+			want: "Service \"s4\" is invalid: spec.externalName: Invalid value: \"Bad_Host\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+		{name: "service s5", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s5}
+spec:
+  type: NodePort
+  ports: [{port: 80, nodePort: 80}, {name: b, port: 81, nodePort: 30081}]`,
+			want: "Service \"s5\" is invalid: spec.ports[0].nodePort: Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-32767"},
+		{name: "service s6", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s6}
+spec:
+  type: LoadBalancer
+  clusterIP: None
+  ports: [{port: 80}]`,
+			want: "Service \"s6\" is invalid: spec.clusterIPs[0]: Invalid value: \"None\": may not be set to 'None' for LoadBalancer services"},
+		{name: "service s7", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s7}
+spec:
+  clusterIP: "10.0.0.300"
+  ports: [{port: 80}]`,
+			want: "Service \"s7\" is invalid: spec.clusterIPs[0]: Invalid value: \"10.0.0.300\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"},
+		{name: "service s8", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s8}
+spec:
+  clusterIP: None
+  sessionAffinity: ClientIP
+  sessionAffinityConfig: {clientIP: {timeoutSeconds: 0}}`,
+			want: "Service \"s8\" is invalid: spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 0: must be greater than 0 and less than 86400"},
+		{name: "service s11", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s11}
+spec:
+  type: NodePort
+  ports: [{name: a, port: 80, nodePort: 30600}, {name: b, port: 81, nodePort: 30600}, {name: c, port: 80, protocol: UDP}]`,
+			want: "Service \"s11\" is invalid: spec.ports[1].nodePort: Invalid value: 30600: provided port is already allocated"},
+		{name: "clusterIP change", before: `
+apiVersion: v1
+kind: Service
+metadata: {name: s}
+spec:
+  clusterIP: 10.0.0.201
+  ports: [{port: 80}]`, obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s}`, change: func(o runtime.Object) {
+			s := o.(*corev1.Service)
+			s.Spec.ClusterIP = "10.0.0.202"
+			s.Spec.ClusterIPs = []string{"10.0.0.202"}
+		},
+			want: "Service \"s\" is invalid: spec.clusterIPs[0]: Invalid value: [\"10.0.0.202\"]: may not change once set"},
+	})
+}

@@ -579,28 +579,63 @@ func imageTag(image string) string {
 // defaultService is upstream's SetDefaults_Service (the IP families and the
 // ClusterIP come at create, see allocateServiceIP).
 func defaultService(s *corev1.Service) {
-	if s.Spec.Type == "" {
-		s.Spec.Type = corev1.ServiceTypeClusterIP
-	}
 	if s.Spec.SessionAffinity == "" {
 		s.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	}
+	if s.Spec.SessionAffinity == corev1.ServiceAffinityNone {
+		s.Spec.SessionAffinityConfig = nil
+	}
+	if s.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
+		if c := s.Spec.SessionAffinityConfig; c == nil || c.ClientIP == nil || c.ClientIP.TimeoutSeconds == nil {
+			timeout := corev1.DefaultClientIPServiceAffinitySeconds
+			s.Spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: &timeout}}
+		}
+	}
+	if s.Spec.Type == "" {
+		s.Spec.Type = corev1.ServiceTypeClusterIP
 	}
 	for i := range s.Spec.Ports {
 		p := &s.Spec.Ports[i]
 		if p.Protocol == "" {
 			p.Protocol = corev1.ProtocolTCP
 		}
-		if p.TargetPort == intstr.FromInt32(0) || (p.TargetPort.Type == intstr.String && p.TargetPort.StrVal == "") {
+		if p.TargetPort == intstr.FromInt32(0) || p.TargetPort == intstr.FromString("") {
 			p.TargetPort = intstr.FromInt32(p.Port)
 		}
 	}
-	if s.Spec.Type != corev1.ServiceTypeExternalName && s.Spec.InternalTrafficPolicy == nil {
-		p := corev1.ServiceInternalTrafficPolicyCluster
-		s.Spec.InternalTrafficPolicy = &p
-	}
-	if (s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer) && s.Spec.ExternalTrafficPolicy == "" {
+	if externallyAccessible(s) && s.Spec.ExternalTrafficPolicy == "" {
 		s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
 	}
+	switch s.Spec.Type {
+	case corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeClusterIP:
+		if s.Spec.InternalTrafficPolicy == nil {
+			p := corev1.ServiceInternalTrafficPolicyCluster
+			s.Spec.InternalTrafficPolicy = &p
+		}
+	}
+	if s.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		if s.Spec.AllocateLoadBalancerNodePorts == nil {
+			t := true
+			s.Spec.AllocateLoadBalancerNodePorts = &t
+		}
+		vip := corev1.LoadBalancerIPModeVIP
+		for i, ing := range s.Status.LoadBalancer.Ingress {
+			if ing.IP != "" && ing.IPMode == nil {
+				s.Status.LoadBalancer.Ingress[i].IPMode = &vip
+			}
+		}
+	}
+}
+
+// externallyAccessible is upstream's service.ExternallyAccessible.
+func externallyAccessible(s *corev1.Service) bool {
+	return s.Spec.Type == corev1.ServiceTypeLoadBalancer || s.Spec.Type == corev1.ServiceTypeNodePort ||
+		s.Spec.Type == corev1.ServiceTypeClusterIP && len(s.Spec.ExternalIPs) > 0
+}
+
+// needsHealthCheck is upstream's service.NeedsHealthCheck.
+func needsHealthCheck(s *corev1.Service) bool {
+	return s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }
 
 // serviceCIDR is the range ClusterIPs come from (kube-apiserver's default
@@ -634,6 +669,7 @@ func (s *Server) allocateServiceIP(svc *corev1.Service) error {
 			for _, p := range other.Spec.Ports {
 				nodePorts[p.NodePort] = true
 			}
+			nodePorts[other.Spec.HealthCheckNodePort] = true
 		}
 	}
 	switch svc.Spec.ClusterIP {
@@ -656,23 +692,65 @@ func (s *Server) allocateServiceIP(svc *corev1.Service) error {
 			svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 		}
 	}
-	if svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+	// The node ports asked for must be free and in the range; the others
+	// are picked (upstream's port allocator).
+	invalid := func(fld *field.Path, port int32, msg string) error {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(fld, port, msg)})
+	}
+	claim := func(fld *field.Path, port *int32) error {
+		if *port != 0 {
+			if *port < nodePortMin || *port > nodePortMax {
+				return invalid(fld, *port, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
+			}
+			if nodePorts[*port] {
+				return invalid(fld, *port, "provided port is already allocated")
+			}
+			nodePorts[*port] = true
+			return nil
+		}
+		for tries := 0; tries < 10000; tries++ {
+			p := int32(nodePortMin + rand.IntN(nodePortMax-nodePortMin+1))
+			if !nodePorts[p] {
+				nodePorts[p] = true
+				*port = p
+				return nil
+			}
+		}
+		return apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
+	}
+	lb := svc.Spec.Type == corev1.ServiceTypeLoadBalancer
+	if svc.Spec.Type == corev1.ServiceTypeNodePort || lb && (svc.Spec.AllocateLoadBalancerNodePorts == nil || *svc.Spec.AllocateLoadBalancerNodePorts) {
+		// A port number serving two protocols shares its node port.
+		shared := map[int32]int32{}
 		for i := range svc.Spec.Ports {
-			if svc.Spec.Ports[i].NodePort != 0 {
+			p := &svc.Spec.Ports[i]
+			if p.NodePort == 0 {
+				if np, ok := shared[p.Port]; ok {
+					p.NodePort = np
+					continue
+				}
+			} else if np, ok := shared[p.Port]; ok && np == p.NodePort {
 				continue
 			}
-			for tries := 0; tries < 10000; tries++ {
-				p := int32(30000 + rand.IntN(2768))
-				if !nodePorts[p] {
-					nodePorts[p] = true
-					svc.Spec.Ports[i].NodePort = p
-					break
-				}
+			if err := claim(field.NewPath("spec", "ports").Index(i).Child("nodePort"), &p.NodePort); err != nil {
+				return err
 			}
+			shared[p.Port] = p.NodePort
+		}
+	}
+	if needsHealthCheck(svc) {
+		if err := claim(field.NewPath("spec", "healthCheckNodePort"), &svc.Spec.HealthCheckNodePort); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// The node port range of kube-apiserver's default --service-node-port-range.
+const (
+	nodePortMin = 30000
+	nodePortMax = 32767
+)
 
 // freeIP picks a random unused address of the service CIDR.
 func freeIP(used map[string]bool) (string, error) {
@@ -807,6 +885,9 @@ func (s *Server) admitPodPriority(c *call, pod *corev1.Pod) error {
 // keepAllocatedServiceFields carries what was allocated at create into a
 // Service update that omits it, as upstream's service storage does.
 func keepAllocatedServiceFields(svc, old *corev1.Service) {
+	if needsHealthCheck(svc) && needsHealthCheck(old) && svc.Spec.HealthCheckNodePort == 0 {
+		svc.Spec.HealthCheckNodePort = old.Spec.HealthCheckNodePort
+	}
 	if svc.Spec.ClusterIP == "" && svc.Spec.Type != corev1.ServiceTypeExternalName {
 		svc.Spec.ClusterIP = old.Spec.ClusterIP
 		svc.Spec.ClusterIPs = old.Spec.ClusterIPs

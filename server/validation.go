@@ -78,8 +78,9 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 		return validateCronJob(n, nil)
 	case *corev1.Service:
 		if old != nil {
-			return validateServiceClusterIPUpdate(n, old.(*corev1.Service))
+			return validateServiceUpdate(n, old.(*corev1.Service))
 		}
+		return validateService(n, nil)
 	}
 	return nil
 }
