@@ -13,6 +13,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -91,6 +93,9 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 	case "PodTemplate":
 		return opsOf(cs.CoreV1().PodTemplates(ns))
 	case "Event":
+		if obj.GetObjectKind().GroupVersionKind().Group == "events.k8s.io" {
+			return opsOf(cs.EventsV1().Events(ns))
+		}
 		return opsOf(cs.CoreV1().Events(ns))
 	case "Deployment":
 		return opsOf(cs.AppsV1().Deployments(ns))
@@ -112,6 +117,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.RbacV1().ClusterRoles())
 	case "RoleBinding":
 		return opsOf(cs.RbacV1().RoleBindings(ns))
+	case "ClusterRoleBinding":
+		return opsOf(cs.RbacV1().ClusterRoleBindings())
 	default:
 		t.Fatalf("no typed client for kind %q", kind)
 		return typedOps{}
@@ -158,10 +165,11 @@ func runValidationCases(t *testing.T, cases []validationCase) {
 	cp := fakeplane.Start(t)
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, nsObj("val"), metav1.CreateOptions{}); err != nil {
+	// The reference's namespace name, so that messages naming it agree.
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, nsObj("val-ref"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	runCasesOn(t, "fakeplane", cs, "val", cases)
+	runCasesOn(t, "fakeplane", cs, "val-ref", cases)
 	if ref, ns := refCluster(t); ref != nil {
 		runCasesOn(t, "reference", ref, ns, cases)
 	}
@@ -1175,5 +1183,131 @@ metadata: {name: s}`, change: func(o runtime.Object) {
 			s.Spec.ClusterIPs = []string{"10.0.0.202"}
 		},
 			want: "Service \"s\" is invalid: spec.clusterIPs[0]: Invalid value: [\"10.0.0.202\"]: may not change once set"},
+	})
+}
+
+func TestRBACValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "role rules", obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: r1}
+rules:
+- {}
+- {verbs: [get], nonResourceURLs: [/healthz]}
+- {verbs: [get], apiGroups: [""]}`,
+			want: "Role.rbac.authorization.k8s.io \"r1\" is invalid: [rules[0].apiGroups: Required value: resource rules must supply at least one api group, rules[0].resources: Required value: resource rules must supply at least one resource, rules[1].nonResourceURLs: Invalid value: [\"/healthz\"]: namespaced rules cannot apply to non-resource URLs, rules[2].resources: Required value: resource rules must supply at least one resource, rules[0].verbs: Required value]"},
+		{name: "clusterrole rules", obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: val-cr1}
+rules:
+- {verbs: [get], nonResourceURLs: [/healthz], resources: [pods]}
+aggregationRule: {clusterRoleSelectors: []}`,
+			want: "ClusterRole.rbac.authorization.k8s.io \"val-cr1\" is invalid: [rules[0].nonResourceURLs: Invalid value: [\"/healthz\"]: rules cannot apply to both regular resources and non-resource URLs, aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil]"},
+		{name: "rolebinding refs", obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rb1}
+roleRef: {apiGroup: foo, kind: Thing, name: "a/b"}
+subjects:
+- {kind: ServiceAccount, name: Bad_SA, apiGroup: x}
+- {kind: User, name: u, apiGroup: other}
+- {kind: Robot, name: ""}`,
+			want: "RoleBinding.rbac.authorization.k8s.io \"rb1\" is invalid: [roleRef.apiGroup: Unsupported value: \"foo\": supported values: \"rbac.authorization.k8s.io\", roleRef.kind: Unsupported value: \"Thing\": supported values: \"Role\", \"ClusterRole\", roleRef.name: Invalid value: \"a/b\": may not contain '/', subjects[0].name: Invalid value: \"Bad_SA\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), subjects[0].apiGroup: Unsupported value: \"x\": supported values: \"\", subjects[1].apiGroup: Unsupported value: \"other\": supported values: \"rbac.authorization.k8s.io\", subjects[2].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\", subjects[2].name: Required value]"},
+		{name: "rolebinding names", obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rb2}
+roleRef: {kind: Role, name: ""}
+subjects:
+- {kind: User, name: ""}
+- {kind: Robot, name: ""}`,
+			want: "RoleBinding.rbac.authorization.k8s.io \"rb2\" is invalid: [subjects[1].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\", subjects[0].name: Required value, subjects[1].name: Required value, roleRef.name: Required value]"},
+		{name: "clusterrolebinding", obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: val-crb1}
+roleRef: {kind: Role, name: ""}
+subjects:
+- {kind: ServiceAccount, name: sa}`,
+			want: "ClusterRoleBinding.rbac.authorization.k8s.io \"val-crb1\" is invalid: [roleRef.kind: Unsupported value: \"Role\": supported values: \"ClusterRole\", subjects[0].namespace: Required value, roleRef.name: Required value]"},
+		{name: "rolebinding roleRef change", before: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rb3}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: a}
+subjects:
+- {kind: User, name: u}`, obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rb3}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: a}
+subjects:
+- {kind: User, name: u}`, change: func(o runtime.Object) {
+			o.(*rbacv1.RoleBinding).RoleRef.Name = "b"
+		},
+			want: "RoleBinding.rbac.authorization.k8s.io \"rb3\" is invalid: roleRef: Invalid value: {\"APIGroup\":\"rbac.authorization.k8s.io\",\"Kind\":\"Role\",\"Name\":\"b\"}: field is immutable"},
+	})
+}
+
+func TestLeaseAndEventValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "lease", obj: `
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: l1}
+spec: {leaseDurationSeconds: 0, leaseTransitions: -1, preferredHolder: x, strategy: "Bogus"}`,
+			want: "Lease.coordination.k8s.io \"l1\" is invalid: [spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0, spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0]"},
+		{name: "core event namespace", obj: `
+apiVersion: v1
+kind: Event
+metadata: {name: e1}
+involvedObject: {kind: Pod, name: p, namespace: other}
+reason: X`,
+			want: "Event \"e1\" is invalid: involvedObject.namespace: Invalid value: \"other\": does not match event.namespace"},
+		{name: "events.k8s.io event", obj: `
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: e2}
+regarding: {kind: Pod, name: p}
+type: Bogus
+deprecatedCount: 3`,
+			want: "Event \"e2\" is invalid: [involvedObject.namespace: Invalid value: \"\": does not match event.namespace, eventTime: Required value, type: Invalid value: \"\": has invalid value: Bogus, count: Invalid value: \"\": needs to be unset]"},
+		{name: "core event with eventTime", obj: `
+apiVersion: v1
+kind: Event
+metadata: {name: e3}
+involvedObject: {kind: Pod, name: p, namespace: val-ref}
+eventTime: "2024-01-01T00:00:00.000000Z"
+reportingComponent: "bad component!"`,
+			want: "Event \"e3\" is invalid: [reportingComponent: Invalid value: \"bad component!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), reportingInstance: Required value, action: Required value, reason: Required value]"},
+		{name: "events.k8s.io event update", before: `
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: ev}
+regarding: {kind: Pod, name: p, namespace: val-ref}
+eventTime: "2024-01-01T00:00:00.000000Z"
+reportingController: x.io/c
+reportingInstance: i
+action: A
+reason: R
+type: Normal
+note: hello`, obj: `
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: ev}
+regarding: {kind: Pod, name: p, namespace: val-ref}
+eventTime: "2024-01-01T00:00:00.000000Z"
+reportingController: x.io/c
+reportingInstance: i
+action: A
+reason: R
+type: Normal
+note: hello`, change: func(o runtime.Object) {
+			e := o.(*eventsv1.Event)
+			e.Note, e.Reason, e.Regarding.Name = "changed", "R2", "q"
+		},
+			want: "Event \"ev\" is invalid: [involvedObject: Invalid value: {\"Kind\":\"Pod\",\"Namespace\":\"val-ref\",\"Name\":\"q\",\"UID\":\"\",\"APIVersion\":\"\",\"ResourceVersion\":\"\",\"FieldPath\":\"\"}: field is immutable, reason: Invalid value: \"R2\": field is immutable, message: Invalid value: \"changed\": field is immutable]"},
 	})
 }

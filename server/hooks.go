@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -114,13 +115,22 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 	return nil
 }
 
+// invalidKind is the kind a 422 names: the resource's, but core's Event for
+// events.k8s.io Events, whose upstream storage is core's.
+func invalidKind(c *call) schema.GroupKind {
+	if c.res.Group == "events.k8s.io" && c.res.Resource.Resource == "events" {
+		return schema.GroupKind{Kind: "Event"}
+	}
+	return c.res.gvk.GroupKind()
+}
+
 // validateCreate validates a new object: its metadata, then for built-in
 // types the rules of upstream's strategy, all in one 422.
 func (s *Server) validateCreate(c *call, o *object) error {
 	errs := s.validateMeta(c, o)
 	errs = append(errs, validateBuiltin(o.obj, nil)...)
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(c.res.gvk.GroupKind(), o.meta.GetName(), dedupErrors(errs))
+		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), dedupErrors(errs))
 	}
 	return nil
 }
@@ -133,7 +143,7 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		if len(errs) == 0 {
 			return nil
 		}
-		return apierrors.NewInvalid(c.res.gvk.GroupKind(), o.meta.GetName(), dedupErrors(errs))
+		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), dedupErrors(errs))
 	}
 	if mode == internalWrite {
 		return invalid(metaErrs)

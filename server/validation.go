@@ -8,7 +8,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -76,6 +79,33 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateCronJob(n, old.(*batchv1.CronJob))
 		}
 		return validateCronJob(n, nil)
+	case *coordinationv1.Lease:
+		return validateLease(n)
+	case *corev1.Event:
+		return legacyValidateEvent(coreEventFields(n), "reportingComponent")
+	case *eventsv1.Event:
+		if old != nil {
+			if p, ok := old.(*eventsv1.Event); ok {
+				return validateEventsV1Update(n, p)
+			}
+		}
+		return validateEventsV1Create(n)
+	case *rbacv1.Role:
+		return validateRules(n.Rules, true)
+	case *rbacv1.ClusterRole:
+		return validateClusterRole(n)
+	case *rbacv1.RoleBinding:
+		errs := validateBinding(n.RoleRef, []string{"Role", "ClusterRole"}, n.Subjects, true)
+		if old != nil {
+			errs = append(errs, immutableInternal(n.RoleRef, old.(*rbacv1.RoleBinding).RoleRef, field.NewPath("roleRef"))...)
+		}
+		return errs
+	case *rbacv1.ClusterRoleBinding:
+		errs := validateBinding(n.RoleRef, []string{"ClusterRole"}, n.Subjects, false)
+		if old != nil {
+			errs = append(errs, immutableInternal(n.RoleRef, old.(*rbacv1.ClusterRoleBinding).RoleRef, field.NewPath("roleRef"))...)
+		}
+		return errs
 	case *corev1.Service:
 		if old != nil {
 			return validateServiceUpdate(n, old.(*corev1.Service))

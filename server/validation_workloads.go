@@ -523,9 +523,7 @@ func validateCronJob(cj, old *batchv1.CronJob) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &cj.Spec
 	var errs field.ErrorList
-	if s.Schedule == "" {
-		errs = append(errs, field.Required(spec.Child("schedule"), ""))
-	} else {
+	if s.Schedule != "" {
 		allowTZ := old != nil && strings.Contains(old.Spec.Schedule, "TZ")
 		errs = append(errs, validateSchedule(s.Schedule, allowTZ, s.TimeZone, spec.Child("schedule"))...)
 	}
@@ -552,6 +550,10 @@ func validateCronJob(cj, old *batchv1.CronJob) field.ErrorList {
 	}
 	if old == nil && len(cj.Name) > 52 {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), cj.Name, "must be no more than 52 characters"))
+	}
+	if s.Schedule == "" {
+		// Declarative upstream: its error comes last.
+		errs = append(errs, field.Required(spec.Child("schedule"), ""))
 	}
 	return errs
 }
