@@ -2,19 +2,28 @@ package fakeplane_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -59,7 +68,10 @@ func opsOf[T runtime.Object](c typedClient[T]) typedOps {
 			return c.Get(ctx, name, metav1.GetOptions{})
 		},
 		del: func(ctx context.Context, name string) error {
-			return c.Delete(ctx, name, metav1.DeleteOptions{})
+			// Background: a cluster without a garbage collector would keep
+			// an orphaning deletion waiting on its finalizer.
+			bg := metav1.DeletePropagationBackground
+			return c.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &bg})
 		},
 	}
 }
@@ -78,7 +90,12 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.CoreV1().Services(ns))
 	case "ReplicationController":
 		return opsOf(cs.CoreV1().ReplicationControllers(ns))
+	case "PodTemplate":
+		return opsOf(cs.CoreV1().PodTemplates(ns))
 	case "Event":
+		if obj.GetObjectKind().GroupVersionKind().Group == "events.k8s.io" {
+			return opsOf(cs.EventsV1().Events(ns))
+		}
 		return opsOf(cs.CoreV1().Events(ns))
 	case "Deployment":
 		return opsOf(cs.AppsV1().Deployments(ns))
@@ -100,6 +117,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.RbacV1().ClusterRoles())
 	case "RoleBinding":
 		return opsOf(cs.RbacV1().RoleBindings(ns))
+	case "ClusterRoleBinding":
+		return opsOf(cs.RbacV1().ClusterRoleBindings())
 	default:
 		t.Fatalf("no typed client for kind %q", kind)
 		return typedOps{}
@@ -146,10 +165,11 @@ func runValidationCases(t *testing.T, cases []validationCase) {
 	cp := fakeplane.Start(t)
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, nsObj("val"), metav1.CreateOptions{}); err != nil {
+	// The reference's namespace name, so that messages naming it agree.
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, nsObj("val-ref"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	runCasesOn(t, "fakeplane", cs, "val", cases)
+	runCasesOn(t, "fakeplane", cs, "val-ref", cases)
 	if ref, ns := refCluster(t); ref != nil {
 		runCasesOn(t, "reference", ref, ns, cases)
 	}
@@ -437,5 +457,857 @@ metadata: {name: p}`, change: func(o runtime.Object) {
 			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "d", Image: "x", ImagePullPolicy: "Always", TerminationMessagePolicy: "File"})
 		},
 			want: `Pod "p" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers`},
+	})
+}
+
+// workloadDefaults are objects created with few fields and what a real
+// kube-apiserver v1.37 stores for them, as client-go's typed clients read
+// it back (metadata labels and annotations, spec or template; nulls
+// dropped, UIDs replaced by "UID", the pod's kube-api-access volume and
+// mounts left out).
+var workloadDefaults = []struct{ obj, want string }{
+	{`
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: ss}
+spec:
+  selector:
+    matchLabels: {app: ss}
+  serviceName: ss
+  template:
+    metadata:
+      labels: {app: ss}
+    spec:
+      containers:
+      - {name: c, image: nginx}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources:
+        requests: {storage: 1Gi}
+`, `{"metadata":{},"spec":{"persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Retain","whenScaled":"Retain"},"podManagementPolicy":"OrderedReady","replicas":1,"revisionHistoryLimit":10,"selector":{"matchLabels":{"app":"ss"}},"serviceName":"ss","template":{"metadata":{"labels":{"app":"ss"}},"spec":{"containers":[{"image":"nginx","imagePullPolicy":"Always","name":"c","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}},"updateStrategy":{"rollingUpdate":{"maxUnavailable":1,"partition":0},"type":"RollingUpdate"},"volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"},"status":{"phase":"Pending"}}]}}`},
+	{`
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: ds}
+spec:
+  selector:
+    matchLabels: {app: ds}
+  template:
+    metadata:
+      labels: {app: ds}
+    spec:
+      containers:
+      - {name: c, image: nginx}
+`, `{"metadata":{"annotations":{"deprecated.daemonset.template.generation":"1"}},"spec":{"revisionHistoryLimit":10,"selector":{"matchLabels":{"app":"ds"}},"template":{"metadata":{"labels":{"app":"ds"}},"spec":{"containers":[{"image":"nginx","imagePullPolicy":"Always","name":"c","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}},"updateStrategy":{"rollingUpdate":{"maxSurge":0,"maxUnavailable":1},"type":"RollingUpdate"}}}`},
+	{`
+apiVersion: batch/v1
+kind: Job
+metadata: {name: job}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox}
+`, `{"metadata":{"labels":{"batch.kubernetes.io/controller-uid":"UID","batch.kubernetes.io/job-name":"job","controller-uid":"UID","job-name":"job"}},"spec":{"backoffLimit":6,"completionMode":"NonIndexed","completions":1,"manualSelector":false,"parallelism":1,"podReplacementPolicy":"TerminatingOrFailed","selector":{"matchLabels":{"batch.kubernetes.io/controller-uid":"UID"}},"suspend":false,"template":{"metadata":{"labels":{"batch.kubernetes.io/controller-uid":"UID","batch.kubernetes.io/job-name":"job","controller-uid":"UID","job-name":"job"}},"spec":{"containers":[{"image":"busybox","imagePullPolicy":"Always","name":"c","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"Never","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}}}}`},
+	{`
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj}
+spec:
+  schedule: '*/5 * * * *'
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - {name: c, image: busybox}
+`, `{"metadata":{},"spec":{"concurrencyPolicy":"Allow","failedJobsHistoryLimit":1,"jobTemplate":{"metadata":{},"spec":{"template":{"metadata":{},"spec":{"containers":[{"image":"busybox","imagePullPolicy":"Always","name":"c","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"OnFailure","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}}}},"schedule":"*/5 * * * *","successfulJobsHistoryLimit":3,"suspend":false}}`},
+	{`
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: rc}
+spec:
+  template:
+    metadata:
+      labels: {app: rc}
+    spec:
+      containers:
+      - {name: c, image: nginx}
+`, `{"metadata":{"labels":{"app":"rc"}},"spec":{"replicas":1,"selector":{"app":"rc"},"template":{"metadata":{"labels":{"app":"rc"}},"spec":{"containers":[{"image":"nginx","imagePullPolicy":"Always","name":"c","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}}}}`},
+	{`
+apiVersion: v1
+kind: PodTemplate
+metadata: {name: pt}
+template:
+  metadata:
+    labels: {app: pt}
+  spec:
+    containers:
+    - {name: c, image: nginx}
+`, `{"metadata":{},"template":{"metadata":{"labels":{"app":"pt"}},"spec":{"containers":[{"image":"nginx","imagePullPolicy":"Always","name":"c","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}}}`},
+	{`
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dep}
+spec:
+  selector:
+    matchLabels: {app: dep}
+  template:
+    metadata:
+      labels: {app: dep}
+    spec:
+      containers:
+      - {name: c, image: nginx}
+`, `{"metadata":{},"spec":{"progressDeadlineSeconds":600,"replicas":1,"revisionHistoryLimit":10,"selector":{"matchLabels":{"app":"dep"}},"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"},"template":{"metadata":{"labels":{"app":"dep"}},"spec":{"containers":[{"image":"nginx","imagePullPolicy":"Always","name":"c","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}}}}`},
+	{`apiVersion: v1
+kind: Pod
+metadata: {name: pdef}
+spec:
+  volumes:
+  - {name: a}
+  - {name: b, configMap: {name: x}}
+  - {name: c, secret: {secretName: x}}
+  - {name: d, downwardAPI: {items: [{path: nm, fieldRef: {fieldPath: metadata.name}}]}}
+  - {name: e, projected: {sources: [{configMap: {name: x}}, {serviceAccountToken: {path: t}}]}}
+  - {name: f, hostPath: {path: /x}}
+  - {name: g, persistentVolumeClaim: {claimName: x}}
+  - {name: h, iscsi: {targetPortal: "1.2.3.4:3260", iqn: "iqn.2001-04.com.example:storage", lun: 0}}
+  - {name: i, rbd: {monitors: [a], image: x}}
+  
+  - {name: k, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}}}
+  initContainers:
+  - {name: side, image: x, restartPolicy: Always, startupProbe: {tcpSocket: {port: 80}}}
+  containers:
+  - name: c
+    image: nginx
+    env: [{name: A, valueFrom: {fieldRef: {fieldPath: metadata.name}}}, {name: B, valueFrom: {resourceFieldRef: {resource: limits.cpu}}}]
+    livenessProbe: {httpGet: {port: 80}}
+    readinessProbe: {grpc: {port: 90}}
+    lifecycle: {preStop: {httpGet: {port: 80}}}
+    ports: [{containerPort: 80}]
+    resources: {limits: {cpu: "1"}}
+    volumeMounts: [{name: a, mountPath: /a}]
+  hostNetwork: true
+`, `{"metadata":{},"spec":{"containers":[{"env":[{"name":"A","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}},{"name":"B","valueFrom":{"resourceFieldRef":{"divisor":"0","resource":"limits.cpu"}}}],"image":"nginx","imagePullPolicy":"Always","lifecycle":{"preStop":{"httpGet":{"path":"/","port":80,"scheme":"HTTP"}}},"livenessProbe":{"failureThreshold":3,"httpGet":{"path":"/","port":80,"scheme":"HTTP"},"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},"name":"c","ports":[{"containerPort":80,"hostPort":80,"protocol":"TCP"}],"readinessProbe":{"failureThreshold":3,"grpc":{"port":90,"service":""},"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},"resources":{"limits":{"cpu":"1"},"requests":{"cpu":"1"}},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","volumeMounts":[{"mountPath":"/a","name":"a"}]}],"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"hostNetwork":true,"initContainers":[{"image":"x","imagePullPolicy":"Always","name":"side","resources":{},"restartPolicy":"Always","startupProbe":{"failureThreshold":3,"periodSeconds":10,"successThreshold":1,"tcpSocket":{"port":80},"timeoutSeconds":1},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"preemptionPolicy":"PreemptLowerPriority","priority":0,"restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"serviceAccount":"default","serviceAccountName":"default","terminationGracePeriodSeconds":30,"tolerations":[{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists","tolerationSeconds":300},{"effect":"NoExecute","key":"node.kubernetes.io/unreachable","operator":"Exists","tolerationSeconds":300}],"volumes":[{"emptyDir":{},"name":"a"},{"configMap":{"defaultMode":420,"name":"x"},"name":"b"},{"name":"c","secret":{"defaultMode":420,"secretName":"x"}},{"downwardAPI":{"defaultMode":420,"items":[{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"},"path":"nm"}]},"name":"d"},{"name":"e","projected":{"defaultMode":420,"sources":[{"configMap":{"name":"x"}},{"serviceAccountToken":{"expirationSeconds":3600,"path":"t"}}]}},{"hostPath":{"path":"/x","type":""},"name":"f"},{"name":"g","persistentVolumeClaim":{"claimName":"x"}},{"iscsi":{"iqn":"iqn.2001-04.com.example:storage","iscsiInterface":"default","lun":0,"targetPortal":"1.2.3.4:3260"},"name":"h"},{"name":"i","rbd":{"image":"x","keyring":"/etc/ceph/keyring","monitors":["a"],"pool":"rbd","user":"admin"}},{"ephemeral":{"volumeClaimTemplate":{"metadata":{},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"}}},"name":"k"}]}}`},
+}
+
+var uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// storedDefaults reduces a created object to what workloadDefaults records.
+func storedDefaults(t *testing.T, obj runtime.Object) any {
+	t.Helper()
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(uidPattern.ReplaceAll(b, []byte("UID")), &m); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	out := map[string]any{"metadata": map[string]any{"labels": meta["labels"], "annotations": meta["annotations"]}}
+	for _, k := range []string{"spec", "template"} {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	if _, isPod := obj.(*corev1.Pod); isPod {
+		spec := out["spec"].(map[string]any)
+		// The ServiceAccount admission's volume has a random name.
+		api := func(v any) bool {
+			name, _ := v.(map[string]any)["name"].(string)
+			return strings.HasPrefix(name, "kube-api-access-")
+		}
+		spec["volumes"] = dropWhere(spec["volumes"], api)
+		for _, list := range []string{"containers", "initContainers"} {
+			cs, _ := spec[list].([]any)
+			for _, c := range cs {
+				c := c.(map[string]any)
+				c["volumeMounts"] = dropWhere(c["volumeMounts"], api)
+			}
+		}
+	}
+	return dropNulls(out)
+}
+
+func dropWhere(v any, drop func(any) bool) any {
+	list, _ := v.([]any)
+	var out []any
+	for _, x := range list {
+		if !drop(x) {
+			out = append(out, x)
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	return out
+}
+
+// dropNulls removes null members, as jq's del(..|nulls) does.
+func dropNulls(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e == nil {
+				delete(x, k)
+				continue
+			}
+			x[k] = dropNulls(e)
+		}
+	case []any:
+		for i := range x {
+			x[i] = dropNulls(x[i])
+		}
+	}
+	return v
+}
+
+func TestWorkloadDefaults(t *testing.T) {
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, nsObj("val"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	targets := []struct {
+		where string
+		cs    kubernetes.Interface
+		ns    string
+	}{{"fakeplane", cs, "val"}}
+	if ref, ns := refCluster(t); ref != nil {
+		targets = append(targets, struct {
+			where string
+			cs    kubernetes.Interface
+			ns    string
+		}{"reference", ref, ns})
+	}
+	for _, tg := range targets {
+		for _, tc := range workloadDefaults {
+			obj := decodeYAML(t, tc.obj)
+			kind := obj.GetObjectKind().GroupVersionKind().Kind
+			t.Run(tg.where+"/"+kind, func(t *testing.T) {
+				ops := typedOpsFor(t, tg.cs, tg.ns, obj)
+				name := mustMeta(t, obj).GetName()
+				t.Cleanup(func() { _ = ops.del(context.Background(), name) })
+				created, err := ops.create(ctx, obj)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want any
+				if err := json.Unmarshal([]byte(tc.want), &want); err != nil {
+					t.Fatal(err)
+				}
+				got := storedDefaults(t, created)
+				if !reflect.DeepEqual(got, want) {
+					gb, _ := json.Marshal(got)
+					t.Errorf("stored\n%s\nwant\n%s", gb, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestWorkloadValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "deployment d1", obj: `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d1}
+spec:
+  replicas: -1
+  selector: {matchLabels: {app: x}}
+  strategy: {type: Foo}
+  template:
+    metadata: {labels: {app: w}}
+    spec: {restartPolicy: Never, activeDeadlineSeconds: 5, containers: [{name: c}]}`,
+			want: "Deployment.apps \"d1\" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: {\"app\":\"w\"}: `selector` does not match template `labels`, spec.template.spec.containers[0].image: Required value, spec.template.spec.restartPolicy: Unsupported value: \"Never\": supported values: \"Always\", spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported, spec.strategy: Unsupported value: {\"Type\":\"Foo\",\"RollingUpdate\":null}: supported values: \"Recreate\", \"RollingUpdate\"]"},
+		{name: "deployment d2", obj: `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d2}
+spec:
+  selector: {}
+  minReadySeconds: 700
+  strategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 0, maxSurge: "0%"}}
+  template:
+    spec: {containers: [{name: c, image: x}]}`,
+			want: "Deployment.apps \"d2\" is invalid: [spec.selector: Invalid value: {}: empty selector is invalid for deployment, spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0, spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds]"},
+		{name: "deployment d3", obj: `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d3}
+spec:
+  strategy: {type: Recreate, rollingUpdate: {maxUnavailable: "150%"}}
+  template:
+    metadata: {labels: {app: w}}
+    spec: {containers: [{name: c, image: x}]}`,
+			want: "Deployment.apps \"d3\" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid value: {\"app\":\"w\"}: `selector` does not match template `labels`, spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate']"},
+		{name: "replicaset rs1", obj: `
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: rs1}
+spec:
+  replicas: -2
+  selector: {matchLabels: {app: x}, matchExpressions: [{key: a, operator: In}]}
+  template:
+    metadata: {labels: {app: x}}
+    spec: {containers: [{name: c, image: x}]}`,
+			want: "ReplicaSet.apps \"rs1\" is invalid: [spec.replicas: Invalid value: -2: must be greater than or equal to 0, spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.selector: Invalid value: {\"matchLabels\":{\"app\":\"x\"},\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\"}]}: invalid label selector]"},
+		{name: "statefulset ss1", obj: `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: ss1}
+spec:
+  podManagementPolicy: Random
+  updateStrategy: {type: OnDelete, rollingUpdate: {partition: 1}}
+  persistentVolumeClaimRetentionPolicy: {whenDeleted: Keep}
+  serviceName: Bad.Name
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      hostname: Foo_
+      containers: [{name: c, image: x, volumeMounts: [{name: data, mountPath: /d}]}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}`,
+			want: "StatefulSet.apps \"ss1\" is invalid: [spec.podManagementPolicy: Invalid value: \"Random\": must be 'OrderedReady' or 'Parallel', spec.updateStrategy.rollingUpdate: Invalid value: {\"Partition\":1,\"MaxUnavailable\":null}: only allowed for updateStrategy 'RollingUpdate', spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: \"Keep\": supported values: \"Retain\", \"Delete\", spec.serviceName: Invalid value: \"Bad.Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.template.metadata.labels: Invalid value: {\"app\":\"w\"}: `selector` does not match template `labels`]"},
+		{name: "statefulset ss2", obj: `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: ss2}
+spec:
+  updateStrategy: {type: Whatever}
+  selector: {}
+  template:
+    spec: {containers: [{name: c, image: x}]}`,
+			want: "StatefulSet.apps \"ss2\" is invalid: [spec.updateStrategy: Invalid value: {\"Type\":\"Whatever\",\"RollingUpdate\":null}: must be 'RollingUpdate' or 'OnDelete', spec.selector: Invalid value: {}: empty selector is invalid for statefulset]"},
+		{name: "daemonset ds1", obj: `
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: ds1}
+spec:
+  selector: {matchLabels: {app: x}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1, maxSurge: 1}}
+  template:
+    metadata: {labels: {app: w}}
+    spec: {restartPolicy: OnFailure, containers: [{name: c, image: x}]}`,
+			want: "DaemonSet.apps \"ds1\" is invalid: [spec.template.metadata.labels: Invalid value: {\"app\":\"w\"}: `selector` does not match template `labels`, spec.template.spec.restartPolicy: Unsupported value: \"OnFailure\": supported values: \"Always\", spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when maxUnavailable is non-zero]"},
+		{name: "daemonset ds2", obj: `
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: ds2}
+spec:
+  updateStrategy: {type: Foo}
+  template:
+    spec: {containers: [{name: c, image: x}]}`,
+			want: "DaemonSet.apps \"ds2\" is invalid: [spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels`, spec.updateStrategy: Unsupported value: {\"Type\":\"Foo\",\"RollingUpdate\":null}: supported values: \"RollingUpdate\", \"OnDelete\"]"},
+		{name: "job job1", obj: `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: job1}
+spec:
+  parallelism: -1
+  backoffLimit: -1
+  completionMode: Sometimes
+  template:
+    spec: {containers: [{name: c, image: x}]}`,
+			want: "Job.batch \"job1\" is invalid: [spec.parallelism: Invalid value: -1: must be greater than or equal to 0, spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0, spec.completionMode: Unsupported value: \"Sometimes\": supported values: \"NonIndexed\", \"Indexed\", spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"]"},
+		{name: "job job3", obj: `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: job3}
+spec:
+  manualSelector: true
+  completionMode: Indexed
+  backoffLimitPerIndex: 1
+  maxFailedIndexes: 5
+  template:
+    metadata: {labels: {a: b}}
+    spec: {restartPolicy: Never, containers: [{name: c, image: x}]}`,
+			want: "Job.batch \"job3\" is invalid: [spec.maxFailedIndexes: Invalid value: 5: must be less than or equal to completions, spec.selector: Required value, spec.template.metadata.labels: Invalid value: {\"a\":\"b\"}: `selector` does not match template `labels`]"},
+		{name: "cronjob cj1", obj: `
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj1}
+spec:
+  schedule: "61 * * * *"
+  concurrencyPolicy: Sometimes
+  timeZone: Mars/Base
+  jobTemplate:
+    spec:
+      selector: {matchLabels: {a: b}}
+      template:
+        spec: {containers: [{name: c, image: x}]}`,
+			want: "CronJob.batch \"cj1\" is invalid: [spec.schedule: Invalid value: \"61 * * * *\": end of range (61) above maximum (59): 61, spec.timeZone: Invalid value: \"Mars/Base\": unknown time zone Mars/Base, spec.concurrencyPolicy: Unsupported value: \"Sometimes\": supported values: \"Allow\", \"Forbid\", \"Replace\", spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\", spec.jobTemplate.spec.selector: Invalid value: {\"matchLabels\":{\"a\":\"b\"}}: `selector` will be auto-generated]"},
+		{name: "cronjob cj2", obj: `
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj2}
+spec:
+  schedule: "TZ=UTC @hourly x"
+  successfulJobsHistoryLimit: -1
+  jobTemplate:
+    spec:
+      template:
+        spec: {restartPolicy: Never, containers: [{name: c, image: x}]}`,
+			want: "CronJob.batch \"cj2\" is invalid: [spec.schedule: Invalid value: \"TZ=UTC @hourly x\": unrecognized descriptor: @hourly x, spec.schedule: Invalid value: \"TZ=UTC @hourly x\": cannot use TZ or CRON_TZ in schedule, use timeZone field instead, spec.successfulJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0]"},
+		{name: "cronjob cj3", obj: `
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj3}
+spec:
+  schedule: "not a schedule"
+  jobTemplate:
+    spec:
+      template:
+        spec: {restartPolicy: Never, containers: [{name: c, image: x}]}`,
+			want: "CronJob.batch \"cj3\" is invalid: spec.schedule: Invalid value: \"not a schedule\": expected exactly 5 fields, found 3: [not a schedule]"},
+		{name: "replicationcontroller rc1", obj: `
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: rc1}
+spec:
+  replicas: -1
+  minReadySeconds: -3
+  selector: {app: x}
+  template:
+    metadata: {labels: {app: w}}
+    spec: {restartPolicy: Never, containers: [{name: c, image: x}]}`,
+			want: "ReplicationController \"rc1\" is invalid: [spec.template.metadata.labels: Invalid value: {\"app\":\"w\"}: `selector` does not match template `labels`, spec.template.spec.restartPolicy: Unsupported value: \"Never\": supported values: \"Always\", spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.minReadySeconds: Invalid value: -3: must be greater than or equal to 0]"},
+		{name: "podtemplate pt1", obj: `
+apiVersion: v1
+kind: PodTemplate
+metadata: {name: pt1}
+template:
+  metadata: {labels: {"a b": c}}
+  spec: {containers: [{name: c}]}`,
+			want: "PodTemplate \"pt1\" is invalid: [template.labels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), template.spec.containers[0].image: Required value]"},
+		{name: "deployment selector and template", before: `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep
+spec:
+  selector:
+    matchLabels:
+      app: dep
+  template:
+    metadata:
+      labels:
+        app: dep
+    spec:
+      containers:
+      - image: nginx
+        name: c`, obj: `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep
+spec:
+  selector:
+    matchLabels:
+      app: dep
+  template:
+    metadata:
+      labels:
+        app: dep
+    spec:
+      containers:
+      - image: nginx
+        name: c`, change: func(o runtime.Object) {
+			p := o.(*appsv1.Deployment)
+			p.Spec.Selector.MatchLabels["app"] = "z"
+			p.Spec.Template.Spec.Containers[0].Image = ""
+		},
+			want: "Deployment.apps \"dep\" is invalid: [spec.template.metadata.labels: Invalid value: {\"app\":\"dep\"}: `selector` does not match template `labels`, spec.template.spec.containers[0].image: Required value, spec.selector: Invalid value: {\"matchLabels\":{\"app\":\"z\"}}: field is immutable]"},
+		{name: "statefulset immutable fields", before: `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: ss
+spec:
+  selector:
+    matchLabels:
+      app: ss
+  serviceName: ss
+  template:
+    metadata:
+      labels:
+        app: ss
+    spec:
+      containers:
+      - image: nginx
+        name: c
+  volumeClaimTemplates:
+  - metadata:
+      name: data
+    spec:
+      accessModes:
+      - ReadWriteOnce
+      resources:
+        requests:
+          storage: 1Gi`, obj: `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: ss
+spec:
+  selector:
+    matchLabels:
+      app: ss
+  serviceName: ss
+  template:
+    metadata:
+      labels:
+        app: ss
+    spec:
+      containers:
+      - image: nginx
+        name: c
+  volumeClaimTemplates:
+  - metadata:
+      name: data
+    spec:
+      accessModes:
+      - ReadWriteOnce
+      resources:
+        requests:
+          storage: 1Gi`, change: func(o runtime.Object) {
+			p := o.(*appsv1.StatefulSet)
+			p.Spec.ServiceName = "other"
+			p.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+			p.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("2Gi")
+			p.Spec.Replicas = ptr.To[int32](3)
+		},
+			want: "StatefulSet.apps \"ss\" is invalid: [spec.volumeClaimTemplates: Invalid value: [{\"name\":\"data\",\"Spec\":{\"AccessModes\":[\"ReadWriteOnce\"],\"Selector\":null,\"Resources\":{\"Limits\":null,\"Requests\":{\"storage\":\"2Gi\"}},\"VolumeName\":\"\",\"StorageClassName\":null,\"VolumeMode\":\"Filesystem\",\"DataSource\":null,\"DataSourceRef\":null,\"VolumeAttributesClassName\":null},\"Status\":{\"Phase\":\"Pending\",\"AccessModes\":null,\"Capacity\":null,\"Conditions\":null,\"AllocatedResources\":null,\"AllocatedResourceStatuses\":null,\"CurrentVolumeAttributesClassName\":null,\"ModifyVolumeStatus\":null,\"HealthStatus\":null}}]: field is immutable, spec.serviceName: Invalid value: \"other\": field is immutable, spec.podManagementPolicy: Invalid value: \"Parallel\": field is immutable]"},
+		{name: "job completions", before: `
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: job
+spec:
+  template:
+    spec:
+      containers:
+      - image: busybox
+        name: c
+      restartPolicy: Never`, obj: `
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: job
+spec:
+  template:
+    spec:
+      containers:
+      - image: busybox
+        name: c
+      restartPolicy: Never`, change: func(o runtime.Object) {
+			p := o.(*batchv1.Job)
+			p.Spec.Completions = ptr.To[int32](3)
+		},
+			want: "Job.batch \"job\" is invalid: spec.completions: Invalid value: 3: field is immutable"},
+		{name: "cronjob schedule", before: `
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: cj
+spec:
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - image: busybox
+            name: c
+          restartPolicy: OnFailure
+  schedule: '*/5 * * * *'`, obj: `
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: cj
+spec:
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - image: busybox
+            name: c
+          restartPolicy: OnFailure
+  schedule: '*/5 * * * *'`, change: func(o runtime.Object) {
+			p := o.(*batchv1.CronJob)
+			p.Spec.Schedule = "bad"
+		},
+			want: "CronJob.batch \"cj\" is invalid: spec.schedule: Invalid value: \"bad\": expected exactly 5 fields, found 1: [bad]"},
+		{name: "daemonset selector", before: `
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: ds
+spec:
+  selector:
+    matchLabels:
+      app: ds
+  template:
+    metadata:
+      labels:
+        app: ds
+    spec:
+      containers:
+      - image: nginx
+        name: c`, obj: `
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: ds
+spec:
+  selector:
+    matchLabels:
+      app: ds
+  template:
+    metadata:
+      labels:
+        app: ds
+    spec:
+      containers:
+      - image: nginx
+        name: c`, change: func(o runtime.Object) {
+			p := o.(*appsv1.DaemonSet)
+			p.Spec.Selector.MatchLabels["app"] = "z"
+		},
+			want: "DaemonSet.apps \"ds\" is invalid: [spec.selector: Invalid value: {\"matchLabels\":{\"app\":\"z\"}}: field is immutable, spec.template.metadata.labels: Invalid value: {\"app\":\"ds\"}: `selector` does not match template `labels`]"},
+	})
+}
+
+func TestServiceValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "service s1", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s1}
+spec: {}`,
+			want: "Service \"s1\" is invalid: spec.ports: Required value"},
+		{name: "service s2", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s2}
+spec:
+  type: Weird
+  sessionAffinity: Sticky
+  selector: {"a b": c}
+  ports:
+  - {port: 0, protocol: ICMP, targetPort: "Bad_Name"}
+  - {name: http, port: 80}
+  - {name: http, port: 80, targetPort: 70000}`,
+			want: "Service \"s2\" is invalid: [spec.ports[0].name: Required value, spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, spec.ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"SCTP\", \"TCP\", \"UDP\", spec.ports[0].targetPort: Invalid value: \"Bad_Name\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-), spec.ports[2].name: Duplicate value: \"http\", spec.ports[2].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.selector: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.sessionAffinity: Unsupported value: \"Sticky\": supported values: \"ClientIP\", \"None\", spec.type: Unsupported value: \"Weird\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\", spec.ports[2]: Duplicate value: {\"Name\":\"\",\"Protocol\":\"TCP\",\"AppProtocol\":null,\"Port\":80,\"TargetPort\":0,\"NodePort\":0}]"},
+		{name: "service s3", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s3}
+spec:
+  ports: [{port: 80, nodePort: 30080}]
+  externalTrafficPolicy: Local
+  loadBalancerSourceRanges: [10.0.0.0/8]
+  allocateLoadBalancerNodePorts: true`,
+			want: "Service \"s3\" is invalid: [spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP', spec.LoadBalancerSourceRanges: Forbidden: may only be used when `type` is 'LoadBalancer', spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer', spec.externalTrafficPolicy: Invalid value: \"Local\": may only be set for externally-accessible services]"},
+		{name: "service s4", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s4}
+spec:
+  type: ExternalName
+  externalName: "Bad_Host"
+  ports: [{port: 80}]`,
+			want: "Service \"s4\" is invalid: spec.externalName: Invalid value: \"Bad_Host\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+		{name: "service s5", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s5}
+spec:
+  type: NodePort
+  ports: [{port: 80, nodePort: 80}, {name: b, port: 81, nodePort: 30081}]`,
+			want: "Service \"s5\" is invalid: spec.ports[0].nodePort: Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-32767"},
+		{name: "service s6", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s6}
+spec:
+  type: LoadBalancer
+  clusterIP: None
+  ports: [{port: 80}]`,
+			want: "Service \"s6\" is invalid: spec.clusterIPs[0]: Invalid value: \"None\": may not be set to 'None' for LoadBalancer services"},
+		{name: "service s7", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s7}
+spec:
+  clusterIP: "10.0.0.300"
+  ports: [{port: 80}]`,
+			want: "Service \"s7\" is invalid: spec.clusterIPs[0]: Invalid value: \"10.0.0.300\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"},
+		{name: "service s8", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s8}
+spec:
+  clusterIP: None
+  sessionAffinity: ClientIP
+  sessionAffinityConfig: {clientIP: {timeoutSeconds: 0}}`,
+			want: "Service \"s8\" is invalid: spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 0: must be greater than 0 and less than 86400"},
+		{name: "service s11", obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s11}
+spec:
+  type: NodePort
+  ports: [{name: a, port: 80, nodePort: 30600}, {name: b, port: 81, nodePort: 30600}, {name: c, port: 80, protocol: UDP}]`,
+			want: "Service \"s11\" is invalid: spec.ports[1].nodePort: Invalid value: 30600: provided port is already allocated"},
+		{name: "clusterIP change", before: `
+apiVersion: v1
+kind: Service
+metadata: {name: s}
+spec:
+  clusterIP: 10.0.0.201
+  ports: [{port: 80}]`, obj: `
+apiVersion: v1
+kind: Service
+metadata: {name: s}`, change: func(o runtime.Object) {
+			s := o.(*corev1.Service)
+			s.Spec.ClusterIP = "10.0.0.202"
+			s.Spec.ClusterIPs = []string{"10.0.0.202"}
+		},
+			want: "Service \"s\" is invalid: spec.clusterIPs[0]: Invalid value: [\"10.0.0.202\"]: may not change once set"},
+	})
+}
+
+func TestRBACValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "role rules", obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: r1}
+rules:
+- {}
+- {verbs: [get], nonResourceURLs: [/healthz]}
+- {verbs: [get], apiGroups: [""]}`,
+			want: "Role.rbac.authorization.k8s.io \"r1\" is invalid: [rules[0].apiGroups: Required value: resource rules must supply at least one api group, rules[0].resources: Required value: resource rules must supply at least one resource, rules[1].nonResourceURLs: Invalid value: [\"/healthz\"]: namespaced rules cannot apply to non-resource URLs, rules[2].resources: Required value: resource rules must supply at least one resource, rules[0].verbs: Required value]"},
+		{name: "clusterrole rules", obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: val-cr1}
+rules:
+- {verbs: [get], nonResourceURLs: [/healthz], resources: [pods]}
+aggregationRule: {clusterRoleSelectors: []}`,
+			want: "ClusterRole.rbac.authorization.k8s.io \"val-cr1\" is invalid: [rules[0].nonResourceURLs: Invalid value: [\"/healthz\"]: rules cannot apply to both regular resources and non-resource URLs, aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil]"},
+		{name: "rolebinding refs", obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rb1}
+roleRef: {apiGroup: foo, kind: Thing, name: "a/b"}
+subjects:
+- {kind: ServiceAccount, name: Bad_SA, apiGroup: x}
+- {kind: User, name: u, apiGroup: other}
+- {kind: Robot, name: ""}`,
+			want: "RoleBinding.rbac.authorization.k8s.io \"rb1\" is invalid: [roleRef.apiGroup: Unsupported value: \"foo\": supported values: \"rbac.authorization.k8s.io\", roleRef.kind: Unsupported value: \"Thing\": supported values: \"Role\", \"ClusterRole\", roleRef.name: Invalid value: \"a/b\": may not contain '/', subjects[0].name: Invalid value: \"Bad_SA\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), subjects[0].apiGroup: Unsupported value: \"x\": supported values: \"\", subjects[1].apiGroup: Unsupported value: \"other\": supported values: \"rbac.authorization.k8s.io\", subjects[2].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\", subjects[2].name: Required value]"},
+		{name: "rolebinding names", obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rb2}
+roleRef: {kind: Role, name: ""}
+subjects:
+- {kind: User, name: ""}
+- {kind: Robot, name: ""}`,
+			want: "RoleBinding.rbac.authorization.k8s.io \"rb2\" is invalid: [subjects[1].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\", subjects[0].name: Required value, subjects[1].name: Required value, roleRef.name: Required value]"},
+		{name: "clusterrolebinding", obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: val-crb1}
+roleRef: {kind: Role, name: ""}
+subjects:
+- {kind: ServiceAccount, name: sa}`,
+			want: "ClusterRoleBinding.rbac.authorization.k8s.io \"val-crb1\" is invalid: [roleRef.kind: Unsupported value: \"Role\": supported values: \"ClusterRole\", subjects[0].namespace: Required value, roleRef.name: Required value]"},
+		{name: "rolebinding roleRef change", before: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rb3}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: a}
+subjects:
+- {kind: User, name: u}`, obj: `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rb3}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: a}
+subjects:
+- {kind: User, name: u}`, change: func(o runtime.Object) {
+			o.(*rbacv1.RoleBinding).RoleRef.Name = "b"
+		},
+			want: "RoleBinding.rbac.authorization.k8s.io \"rb3\" is invalid: roleRef: Invalid value: {\"APIGroup\":\"rbac.authorization.k8s.io\",\"Kind\":\"Role\",\"Name\":\"b\"}: field is immutable"},
+	})
+}
+
+func TestLeaseAndEventValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "lease", obj: `
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: l1}
+spec: {leaseDurationSeconds: 0, leaseTransitions: -1, preferredHolder: x, strategy: "Bogus"}`,
+			want: "Lease.coordination.k8s.io \"l1\" is invalid: [spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0, spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0]"},
+		{name: "core event namespace", obj: `
+apiVersion: v1
+kind: Event
+metadata: {name: e1}
+involvedObject: {kind: Pod, name: p, namespace: other}
+reason: X`,
+			want: "Event \"e1\" is invalid: involvedObject.namespace: Invalid value: \"other\": does not match event.namespace"},
+		{name: "events.k8s.io event", obj: `
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: e2}
+regarding: {kind: Pod, name: p}
+type: Bogus
+deprecatedCount: 3`,
+			want: "Event \"e2\" is invalid: [involvedObject.namespace: Invalid value: \"\": does not match event.namespace, eventTime: Required value, type: Invalid value: \"\": has invalid value: Bogus, count: Invalid value: \"\": needs to be unset]"},
+		{name: "core event with eventTime", obj: `
+apiVersion: v1
+kind: Event
+metadata: {name: e3}
+involvedObject: {kind: Pod, name: p, namespace: val-ref}
+eventTime: "2024-01-01T00:00:00.000000Z"
+reportingComponent: "bad component!"`,
+			want: "Event \"e3\" is invalid: [reportingComponent: Invalid value: \"bad component!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), reportingInstance: Required value, action: Required value, reason: Required value]"},
+		{name: "events.k8s.io event update", before: `
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: ev}
+regarding: {kind: Pod, name: p, namespace: val-ref}
+eventTime: "2024-01-01T00:00:00.000000Z"
+reportingController: x.io/c
+reportingInstance: i
+action: A
+reason: R
+type: Normal
+note: hello`, obj: `
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: ev}
+regarding: {kind: Pod, name: p, namespace: val-ref}
+eventTime: "2024-01-01T00:00:00.000000Z"
+reportingController: x.io/c
+reportingInstance: i
+action: A
+reason: R
+type: Normal
+note: hello`, change: func(o runtime.Object) {
+			e := o.(*eventsv1.Event)
+			e.Note, e.Reason, e.Regarding.Name = "changed", "R2", "q"
+		},
+			want: "Event \"ev\" is invalid: [involvedObject: Invalid value: {\"Kind\":\"Pod\",\"Namespace\":\"val-ref\",\"Name\":\"q\",\"UID\":\"\",\"APIVersion\":\"\",\"ResourceVersion\":\"\",\"FieldPath\":\"\"}: field is immutable, reason: Invalid value: \"R2\": field is immutable, message: Invalid value: \"changed\": field is immutable]"},
 	})
 }

@@ -2,15 +2,20 @@ package server
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/netip"
 	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -62,8 +67,31 @@ func applyDefaults(obj runtime.Object) {
 			o.Spec.Replicas = int32Ptr(1)
 		}
 		defaultPodSpec(&o.Spec.Template.Spec)
+	case *appsv1.StatefulSet:
+		defaultStatefulSet(o)
+	case *appsv1.DaemonSet:
+		defaultDaemonSet(o)
+	case *batchv1.Job:
+		defaultJob(o)
+		defaultPodSpec(&o.Spec.Template.Spec)
+	case *batchv1.CronJob:
+		defaultCronJob(o)
+		defaultPodSpec(&o.Spec.JobTemplate.Spec.Template.Spec)
+	case *corev1.ReplicationController:
+		defaultReplicationController(o)
+	case *corev1.PodTemplate:
+		defaultPodSpec(&o.Template.Spec)
 	case *corev1.Service:
 		defaultService(o)
+	case *coordinationv1.Lease:
+		// CoordinatedLeaderElection is off in v1.37: upstream drops
+		// its fields.
+		o.Spec.Strategy = nil
+		o.Spec.PreferredHolder = nil
+	case *rbacv1.RoleBinding:
+		defaultBinding(&o.RoleRef, o.Subjects)
+	case *rbacv1.ClusterRoleBinding:
+		defaultBinding(&o.RoleRef, o.Subjects)
 	case *corev1.Secret:
 		// Upstream's conversion to the internal type writes stringData
 		// over data; the type defaults to Opaque.
@@ -81,6 +109,223 @@ func applyDefaults(obj runtime.Object) {
 }
 
 func int32Ptr(v int32) *int32 { return &v }
+
+// defaultBinding is upstream's SetDefaults_RoleBinding and
+// SetDefaults_Subject.
+func defaultBinding(ref *rbacv1.RoleRef, subjects []rbacv1.Subject) {
+	if ref.APIGroup == "" {
+		ref.APIGroup = rbacv1.GroupName
+	}
+	for i := range subjects {
+		if s := &subjects[i]; s.APIGroup == "" && (s.Kind == rbacv1.UserKind || s.Kind == rbacv1.GroupKind) {
+			s.APIGroup = rbacv1.GroupName
+		}
+	}
+}
+
+// defaultStatefulSet is upstream's SetDefaults_StatefulSet.
+func defaultStatefulSet(o *appsv1.StatefulSet) {
+	sp := &o.Spec
+	if sp.PodManagementPolicy == "" {
+		sp.PodManagementPolicy = appsv1.OrderedReadyPodManagement
+	}
+	if sp.UpdateStrategy.Type == "" {
+		sp.UpdateStrategy.Type = appsv1.RollingUpdateStatefulSetStrategyType
+		if sp.UpdateStrategy.RollingUpdate == nil {
+			sp.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
+		}
+	}
+	if sp.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType && sp.UpdateStrategy.RollingUpdate != nil {
+		if sp.UpdateStrategy.RollingUpdate.Partition == nil {
+			sp.UpdateStrategy.RollingUpdate.Partition = int32Ptr(0)
+		}
+		// MaxUnavailableStatefulSet is on in v1.37.
+		if sp.UpdateStrategy.RollingUpdate.MaxUnavailable == nil {
+			v := intstr.FromInt32(1)
+			sp.UpdateStrategy.RollingUpdate.MaxUnavailable = &v
+		}
+	}
+	if sp.PersistentVolumeClaimRetentionPolicy == nil {
+		sp.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{}
+	}
+	if sp.PersistentVolumeClaimRetentionPolicy.WhenDeleted == "" {
+		sp.PersistentVolumeClaimRetentionPolicy.WhenDeleted = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	}
+	if sp.PersistentVolumeClaimRetentionPolicy.WhenScaled == "" {
+		sp.PersistentVolumeClaimRetentionPolicy.WhenScaled = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	}
+	if sp.Replicas == nil {
+		sp.Replicas = int32Ptr(1)
+	}
+	if sp.RevisionHistoryLimit == nil {
+		sp.RevisionHistoryLimit = int32Ptr(10)
+	}
+	for i := range sp.VolumeClaimTemplates {
+		pvc := &sp.VolumeClaimTemplates[i]
+		if pvc.APIVersion == "" && pvc.Kind == "" {
+			pvc.APIVersion, pvc.Kind = "v1", "PersistentVolumeClaim"
+		}
+		if pvc.Spec.VolumeMode == nil {
+			fs := corev1.PersistentVolumeFilesystem
+			pvc.Spec.VolumeMode = &fs
+		}
+		if pvc.Status.Phase == "" {
+			pvc.Status.Phase = corev1.ClaimPending
+		}
+	}
+	defaultPodSpec(&sp.Template.Spec)
+}
+
+// defaultDaemonSet is upstream's SetDefaults_DaemonSet.
+func defaultDaemonSet(o *appsv1.DaemonSet) {
+	us := &o.Spec.UpdateStrategy
+	if us.Type == "" {
+		us.Type = appsv1.RollingUpdateDaemonSetStrategyType
+	}
+	if us.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+		if us.RollingUpdate == nil {
+			us.RollingUpdate = &appsv1.RollingUpdateDaemonSet{}
+		}
+		if us.RollingUpdate.MaxUnavailable == nil {
+			v := intstr.FromInt32(1)
+			us.RollingUpdate.MaxUnavailable = &v
+		}
+		if us.RollingUpdate.MaxSurge == nil {
+			v := intstr.FromInt32(0)
+			us.RollingUpdate.MaxSurge = &v
+		}
+	}
+	if o.Spec.RevisionHistoryLimit == nil {
+		o.Spec.RevisionHistoryLimit = int32Ptr(10)
+	}
+	defaultPodSpec(&o.Spec.Template.Spec)
+}
+
+// defaultJob is upstream's SetDefaults_Job (the selector and its labels
+// come at create, see generateJobSelector).
+func defaultJob(o *batchv1.Job) {
+	sp := &o.Spec
+	if sp.Completions == nil && sp.Parallelism == nil {
+		sp.Completions = int32Ptr(1)
+		sp.Parallelism = int32Ptr(1)
+	}
+	if sp.Parallelism == nil {
+		sp.Parallelism = int32Ptr(1)
+	}
+	if sp.BackoffLimit == nil {
+		if sp.BackoffLimitPerIndex != nil {
+			sp.BackoffLimit = int32Ptr(math.MaxInt32)
+		} else {
+			sp.BackoffLimit = int32Ptr(6)
+		}
+	}
+	if sp.Template.Labels != nil && len(o.Labels) == 0 {
+		o.Labels = sp.Template.Labels
+	}
+	if sp.CompletionMode == nil {
+		m := batchv1.NonIndexedCompletion
+		sp.CompletionMode = &m
+	}
+	if sp.Suspend == nil {
+		f := false
+		sp.Suspend = &f
+	}
+	if sp.PodReplacementPolicy == nil {
+		p := batchv1.TerminatingOrFailed
+		if sp.PodFailurePolicy != nil {
+			p = batchv1.Failed
+		}
+		sp.PodReplacementPolicy = &p
+	}
+	if sp.ManualSelector == nil {
+		f := false
+		sp.ManualSelector = &f
+	}
+	if sp.PodFailurePolicy != nil {
+		for i := range sp.PodFailurePolicy.Rules {
+			for j := range sp.PodFailurePolicy.Rules[i].OnPodConditions {
+				if c := &sp.PodFailurePolicy.Rules[i].OnPodConditions[j]; c.Status == "" {
+					c.Status = corev1.ConditionTrue
+				}
+			}
+		}
+	}
+}
+
+// generateJobSelector is what upstream's Job strategy does at create
+// unless the selector is manual: the template gets the job-name and
+// controller-uid labels and the selector matches the controller uid.
+func generateJobSelector(o *batchv1.Job) {
+	if o.Spec.ManualSelector != nil && *o.Spec.ManualSelector {
+		return
+	}
+	if o.Spec.Template.Labels == nil {
+		o.Spec.Template.Labels = map[string]string{}
+	}
+	for _, k := range []string{"job-name", batchv1.JobNameLabel} {
+		if _, ok := o.Spec.Template.Labels[k]; !ok {
+			o.Spec.Template.Labels[k] = o.Name
+		}
+	}
+	for _, k := range []string{"controller-uid", batchv1.ControllerUidLabel} {
+		if _, ok := o.Spec.Template.Labels[k]; !ok {
+			o.Spec.Template.Labels[k] = string(o.UID)
+		}
+	}
+	if o.Spec.Selector == nil {
+		o.Spec.Selector = &metav1.LabelSelector{}
+	}
+	if o.Spec.Selector.MatchLabels == nil {
+		o.Spec.Selector.MatchLabels = map[string]string{}
+	}
+	if _, ok := o.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel]; !ok {
+		o.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = string(o.UID)
+	}
+	// Upstream's defaulting, run again when the stored Job is read back,
+	// gives a Job without labels those of its template.
+	if len(o.Labels) == 0 {
+		o.Labels = map[string]string{}
+		for k, v := range o.Spec.Template.Labels {
+			o.Labels[k] = v
+		}
+	}
+}
+
+// defaultCronJob is upstream's SetDefaults_CronJob.
+func defaultCronJob(o *batchv1.CronJob) {
+	sp := &o.Spec
+	if sp.ConcurrencyPolicy == "" {
+		sp.ConcurrencyPolicy = batchv1.AllowConcurrent
+	}
+	if sp.Suspend == nil {
+		f := false
+		sp.Suspend = &f
+	}
+	if sp.SuccessfulJobsHistoryLimit == nil {
+		sp.SuccessfulJobsHistoryLimit = int32Ptr(3)
+	}
+	if sp.FailedJobsHistoryLimit == nil {
+		sp.FailedJobsHistoryLimit = int32Ptr(1)
+	}
+}
+
+// defaultReplicationController is upstream's SetDefaults_ReplicationController.
+func defaultReplicationController(o *corev1.ReplicationController) {
+	if t := o.Spec.Template; t != nil && t.Labels != nil {
+		if len(o.Spec.Selector) == 0 {
+			o.Spec.Selector = t.Labels
+		}
+		if len(o.Labels) == 0 {
+			o.Labels = t.Labels
+		}
+	}
+	if o.Spec.Replicas == nil {
+		o.Spec.Replicas = int32Ptr(1)
+	}
+	if o.Spec.Template != nil {
+		defaultPodSpec(&o.Spec.Template.Spec)
+	}
+}
 
 // defaultPodSpec is upstream's SetDefaults_PodSpec with the defaults of
 // everything a pod spec holds (containers, probes, ports, env, volumes).
@@ -358,28 +603,63 @@ func imageTag(image string) string {
 // defaultService is upstream's SetDefaults_Service (the IP families and the
 // ClusterIP come at create, see allocateServiceIP).
 func defaultService(s *corev1.Service) {
-	if s.Spec.Type == "" {
-		s.Spec.Type = corev1.ServiceTypeClusterIP
-	}
 	if s.Spec.SessionAffinity == "" {
 		s.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	}
+	if s.Spec.SessionAffinity == corev1.ServiceAffinityNone {
+		s.Spec.SessionAffinityConfig = nil
+	}
+	if s.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
+		if c := s.Spec.SessionAffinityConfig; c == nil || c.ClientIP == nil || c.ClientIP.TimeoutSeconds == nil {
+			timeout := corev1.DefaultClientIPServiceAffinitySeconds
+			s.Spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: &timeout}}
+		}
+	}
+	if s.Spec.Type == "" {
+		s.Spec.Type = corev1.ServiceTypeClusterIP
 	}
 	for i := range s.Spec.Ports {
 		p := &s.Spec.Ports[i]
 		if p.Protocol == "" {
 			p.Protocol = corev1.ProtocolTCP
 		}
-		if p.TargetPort == intstr.FromInt32(0) || (p.TargetPort.Type == intstr.String && p.TargetPort.StrVal == "") {
+		if p.TargetPort == intstr.FromInt32(0) || p.TargetPort == intstr.FromString("") {
 			p.TargetPort = intstr.FromInt32(p.Port)
 		}
 	}
-	if s.Spec.Type != corev1.ServiceTypeExternalName && s.Spec.InternalTrafficPolicy == nil {
-		p := corev1.ServiceInternalTrafficPolicyCluster
-		s.Spec.InternalTrafficPolicy = &p
-	}
-	if (s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer) && s.Spec.ExternalTrafficPolicy == "" {
+	if externallyAccessible(s) && s.Spec.ExternalTrafficPolicy == "" {
 		s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
 	}
+	switch s.Spec.Type {
+	case corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeClusterIP:
+		if s.Spec.InternalTrafficPolicy == nil {
+			p := corev1.ServiceInternalTrafficPolicyCluster
+			s.Spec.InternalTrafficPolicy = &p
+		}
+	}
+	if s.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		if s.Spec.AllocateLoadBalancerNodePorts == nil {
+			t := true
+			s.Spec.AllocateLoadBalancerNodePorts = &t
+		}
+		vip := corev1.LoadBalancerIPModeVIP
+		for i, ing := range s.Status.LoadBalancer.Ingress {
+			if ing.IP != "" && ing.IPMode == nil {
+				s.Status.LoadBalancer.Ingress[i].IPMode = &vip
+			}
+		}
+	}
+}
+
+// externallyAccessible is upstream's service.ExternallyAccessible.
+func externallyAccessible(s *corev1.Service) bool {
+	return s.Spec.Type == corev1.ServiceTypeLoadBalancer || s.Spec.Type == corev1.ServiceTypeNodePort ||
+		s.Spec.Type == corev1.ServiceTypeClusterIP && len(s.Spec.ExternalIPs) > 0
+}
+
+// needsHealthCheck is upstream's service.NeedsHealthCheck.
+func needsHealthCheck(s *corev1.Service) bool {
+	return s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }
 
 // serviceCIDR is the range ClusterIPs come from (kube-apiserver's default
@@ -413,6 +693,7 @@ func (s *Server) allocateServiceIP(svc *corev1.Service) error {
 			for _, p := range other.Spec.Ports {
 				nodePorts[p.NodePort] = true
 			}
+			nodePorts[other.Spec.HealthCheckNodePort] = true
 		}
 	}
 	// IPAddress objects reserve their addresses too.
@@ -443,23 +724,65 @@ func (s *Server) allocateServiceIP(svc *corev1.Service) error {
 			svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 		}
 	}
-	if svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+	// The node ports asked for must be free and in the range; the others
+	// are picked (upstream's port allocator).
+	invalid := func(fld *field.Path, port int32, msg string) error {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(fld, port, msg)})
+	}
+	claim := func(fld *field.Path, port *int32) error {
+		if *port != 0 {
+			if *port < nodePortMin || *port > nodePortMax {
+				return invalid(fld, *port, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
+			}
+			if nodePorts[*port] {
+				return invalid(fld, *port, "provided port is already allocated")
+			}
+			nodePorts[*port] = true
+			return nil
+		}
+		for tries := 0; tries < 10000; tries++ {
+			p := int32(nodePortMin + rand.IntN(nodePortMax-nodePortMin+1))
+			if !nodePorts[p] {
+				nodePorts[p] = true
+				*port = p
+				return nil
+			}
+		}
+		return apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
+	}
+	lb := svc.Spec.Type == corev1.ServiceTypeLoadBalancer
+	if svc.Spec.Type == corev1.ServiceTypeNodePort || lb && (svc.Spec.AllocateLoadBalancerNodePorts == nil || *svc.Spec.AllocateLoadBalancerNodePorts) {
+		// A port number serving two protocols shares its node port.
+		shared := map[int32]int32{}
 		for i := range svc.Spec.Ports {
-			if svc.Spec.Ports[i].NodePort != 0 {
+			p := &svc.Spec.Ports[i]
+			if p.NodePort == 0 {
+				if np, ok := shared[p.Port]; ok {
+					p.NodePort = np
+					continue
+				}
+			} else if np, ok := shared[p.Port]; ok && np == p.NodePort {
 				continue
 			}
-			for tries := 0; tries < 10000; tries++ {
-				p := int32(30000 + rand.IntN(2768))
-				if !nodePorts[p] {
-					nodePorts[p] = true
-					svc.Spec.Ports[i].NodePort = p
-					break
-				}
+			if err := claim(field.NewPath("spec", "ports").Index(i).Child("nodePort"), &p.NodePort); err != nil {
+				return err
 			}
+			shared[p.Port] = p.NodePort
+		}
+	}
+	if needsHealthCheck(svc) {
+		if err := claim(field.NewPath("spec", "healthCheckNodePort"), &svc.Spec.HealthCheckNodePort); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// The node port range of kube-apiserver's default --service-node-port-range.
+const (
+	nodePortMin = 30000
+	nodePortMax = 32767
+)
 
 // freeIP picks a random unused address of the service CIDR.
 func freeIP(used map[string]bool) (string, error) {
@@ -594,6 +917,9 @@ func (s *Server) admitPodPriority(c *call, pod *corev1.Pod) error {
 // keepAllocatedServiceFields carries what was allocated at create into a
 // Service update that omits it, as upstream's service storage does.
 func keepAllocatedServiceFields(svc, old *corev1.Service) {
+	if needsHealthCheck(svc) && needsHealthCheck(old) && svc.Spec.HealthCheckNodePort == 0 {
+		svc.Spec.HealthCheckNodePort = old.Spec.HealthCheckNodePort
+	}
 	if svc.Spec.ClusterIP == "" && svc.Spec.Type != corev1.ServiceTypeExternalName {
 		svc.Spec.ClusterIP = old.Spec.ClusterIP
 		svc.Spec.ClusterIPs = old.Spec.ClusterIPs

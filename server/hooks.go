@@ -8,9 +8,14 @@ import (
 	"fmt"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"strconv"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,6 +84,10 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 				return err
 			}
 		}
+	case *batchv1.Job:
+		generateJobSelector(obj)
+	case *appsv1.DaemonSet:
+		setTemplateGeneration(obj, 1)
 	case *corev1.PersistentVolume:
 		obj.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
 	case *corev1.PersistentVolumeClaim:
@@ -119,13 +128,22 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 	return nil
 }
 
+// invalidKind is the kind a 422 names: the resource's, but core's Event for
+// events.k8s.io Events, whose upstream storage is core's.
+func invalidKind(c *call) schema.GroupKind {
+	if c.res.Group == "events.k8s.io" && c.res.Resource.Resource == "events" {
+		return schema.GroupKind{Kind: "Event"}
+	}
+	return c.res.gvk.GroupKind()
+}
+
 // validateCreate validates a new object: its metadata, then for built-in
 // types the rules of upstream's strategy, all in one 422.
 func (s *Server) validateCreate(c *call, o *object) error {
 	errs := s.validateMeta(c, o)
 	errs = append(errs, validateBuiltin(o.obj, nil)...)
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(c.res.gvk.GroupKind(), o.meta.GetName(), dedupErrors(errs))
+		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), dedupErrors(errs))
 	}
 	return nil
 }
@@ -138,7 +156,7 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		if len(errs) == 0 {
 			return nil
 		}
-		return apierrors.NewInvalid(c.res.gvk.GroupKind(), o.meta.GetName(), dedupErrors(errs))
+		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), dedupErrors(errs))
 	}
 	if mode == internalWrite {
 		return invalid(metaErrs)
@@ -157,6 +175,13 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		if mode == mainWrite {
 			obj.Spec = old.obj.(*certificatesv1.CertificateSigningRequest).Spec
 		}
+	case *appsv1.DaemonSet:
+		prev := old.obj.(*appsv1.DaemonSet)
+		gen := templateGeneration(prev)
+		if mode == mainWrite && !apiequality.Semantic.DeepEqual(obj.Spec.Template, prev.Spec.Template) {
+			gen++
+		}
+		setTemplateGeneration(obj, gen)
 	case *corev1.Namespace:
 		if c.info.Subresource != "finalize" {
 			obj.Spec.Finalizers = old.obj.(*corev1.Namespace).Spec.Finalizers
@@ -177,6 +202,25 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		errs = append(errs, validateBuiltin(o.obj, old.obj)...)
 	}
 	return invalid(errs)
+}
+
+// templateGenerationAnnotation is where apps/v1 keeps a DaemonSet's
+// internal spec.templateGeneration.
+const templateGenerationAnnotation = "deprecated.daemonset.template.generation"
+
+func templateGeneration(ds *appsv1.DaemonSet) int64 {
+	n, _ := strconv.ParseInt(ds.Annotations[templateGenerationAnnotation], 10, 64)
+	return n
+}
+
+// setTemplateGeneration records a DaemonSet's template generation, which
+// upstream's strategy sets to 1 at create and increments with each change
+// of the template.
+func setTemplateGeneration(ds *appsv1.DaemonSet, gen int64) {
+	if ds.Annotations == nil {
+		ds.Annotations = map[string]string{}
+	}
+	ds.Annotations[templateGenerationAnnotation] = strconv.FormatInt(gen, 10)
 }
 
 // markForDeletion applies per-resource graceful deletion and reports whether

@@ -7,7 +7,11 @@ import (
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -40,25 +44,73 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 		}
 		return validatePod(n)
 	case *appsv1.Deployment:
+		errs := validateDeployment(n)
 		if old != nil {
-			return validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.Deployment).Spec.Selector)
+			errs = append(errs, validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.Deployment).Spec.Selector)...)
 		}
+		return errs
 	case *appsv1.ReplicaSet:
+		errs := validateReplicaSet(n)
 		if old != nil {
-			return validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.ReplicaSet).Spec.Selector)
+			errs = append(errs, validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.ReplicaSet).Spec.Selector)...)
 		}
+		return errs
 	case *appsv1.StatefulSet:
 		if old != nil {
-			return validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.StatefulSet).Spec.Selector)
+			return validateStatefulSetUpdate(n, old.(*appsv1.StatefulSet))
 		}
+		return validateStatefulSet(n)
 	case *appsv1.DaemonSet:
 		if old != nil {
-			return validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.DaemonSet).Spec.Selector)
+			return append(validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.DaemonSet).Spec.Selector), validateDaemonSet(n)...)
 		}
+		return validateDaemonSet(n)
+	case *corev1.ReplicationController:
+		return validateReplicationController(n)
+	case *corev1.PodTemplate:
+		return validatePodTemplate(&n.Template, field.NewPath("template"))
+	case *batchv1.Job:
+		if old != nil {
+			return validateJobUpdate(n, old.(*batchv1.Job))
+		}
+		return validateJob(n)
+	case *batchv1.CronJob:
+		if old != nil {
+			return validateCronJob(n, old.(*batchv1.CronJob))
+		}
+		return validateCronJob(n, nil)
+	case *coordinationv1.Lease:
+		return validateLease(n)
+	case *corev1.Event:
+		return legacyValidateEvent(coreEventFields(n), "reportingComponent")
+	case *eventsv1.Event:
+		if old != nil {
+			if p, ok := old.(*eventsv1.Event); ok {
+				return validateEventsV1Update(n, p)
+			}
+		}
+		return validateEventsV1Create(n)
+	case *rbacv1.Role:
+		return validateRules(n.Rules, true)
+	case *rbacv1.ClusterRole:
+		return validateClusterRole(n)
+	case *rbacv1.RoleBinding:
+		errs := validateBinding(n.RoleRef, []string{"Role", "ClusterRole"}, n.Subjects, true)
+		if old != nil {
+			errs = append(errs, immutableInternal(n.RoleRef, old.(*rbacv1.RoleBinding).RoleRef, field.NewPath("roleRef"))...)
+		}
+		return errs
+	case *rbacv1.ClusterRoleBinding:
+		errs := validateBinding(n.RoleRef, []string{"ClusterRole"}, n.Subjects, false)
+		if old != nil {
+			errs = append(errs, immutableInternal(n.RoleRef, old.(*rbacv1.ClusterRoleBinding).RoleRef, field.NewPath("roleRef"))...)
+		}
+		return errs
 	case *corev1.Service:
 		if old != nil {
-			return validateServiceClusterIPUpdate(n, old.(*corev1.Service))
+			return validateServiceUpdate(n, old.(*corev1.Service))
 		}
+		return validateService(n, nil)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -596,19 +597,30 @@ func goNamed(v reflect.Value) any {
 	}
 	switch v.Kind() {
 	case reflect.Struct:
-		var o orderedJSON
 		t := v.Type()
+		if !strings.HasPrefix(t.PkgPath(), "k8s.io/api/") {
+			// metav1 and the like are the same types upstream, tagged.
+			return v.Interface()
+		}
+		var o orderedJSON
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			if !f.IsExported() {
+			if !f.IsExported() || f.Anonymous && f.Type == reflect.TypeOf(metav1.TypeMeta{}) {
+				// The internal objects upstream renders carry no kind.
 				continue
 			}
 			val := goNamed(v.Field(i))
 			// encoding/json inlines an untagged embedded struct, as the
 			// internal types' JSON upstream diffs shows.
-			if inner, ok := val.(orderedJSON); ok && f.Anonymous {
-				o = append(o, inner...)
-				continue
+			if f.Anonymous {
+				if inner, ok := val.(orderedJSON); ok {
+					o = append(o, inner...)
+					continue
+				}
+				if inner, ok := inlineJSON(val); ok {
+					o = append(o, inner...)
+					continue
+				}
 			}
 			o = append(o, orderedField{f.Name, val})
 		}
@@ -636,6 +648,31 @@ func goNamed(v reflect.Value) any {
 		return out
 	}
 	return v.Interface()
+}
+
+// inlineJSON returns the members of v's JSON object in order.
+func inlineJSON(v any) (orderedJSON, bool) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var o orderedJSON
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		o = append(o, orderedField{fmt.Sprint(k), raw})
+	}
+	return o, true
 }
 
 type orderedField struct {

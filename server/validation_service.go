@@ -1,0 +1,341 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	netutils "k8s.io/utils/net"
+)
+
+// Service validation: upstream's validateService, ValidateServiceCreate
+// and ValidateServiceUpdate (pkg/apis/core/validation) on the v1 type.
+
+func isHeadless(s *corev1.Service) bool {
+	return s.Spec.ClusterIP == corev1.ClusterIPNone
+}
+
+// validateService is upstream's validateService (old nil on create).
+func validateService(s, old *corev1.Service) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	if len(s.Spec.Ports) == 0 && !isHeadless(s) && s.Spec.Type != corev1.ServiceTypeExternalName {
+		errs = append(errs, field.Required(spec.Child("ports"), ""))
+	}
+	switch s.Spec.Type {
+	case corev1.ServiceTypeLoadBalancer:
+		if isHeadless(s) {
+			errs = append(errs, field.Invalid(spec.Child("clusterIPs").Index(0), s.Spec.ClusterIPs[0], "may not be set to 'None' for LoadBalancer services"))
+		}
+	case corev1.ServiceTypeNodePort:
+		if isHeadless(s) {
+			errs = append(errs, field.Invalid(spec.Child("clusterIPs").Index(0), s.Spec.ClusterIPs[0], "may not be set to 'None' for NodePort services"))
+		}
+	case corev1.ServiceTypeExternalName:
+		if len(s.Spec.ClusterIPs) > 0 {
+			errs = append(errs, field.Forbidden(spec.Child("clusterIPs"), "may not be set for ExternalName services"))
+		}
+		if len(s.Spec.IPFamilies) > 0 {
+			errs = append(errs, field.Forbidden(spec.Child("ipFamilies"), "may not be set for ExternalName services"))
+		}
+		if s.Spec.IPFamilyPolicy != nil {
+			errs = append(errs, field.Forbidden(spec.Child("ipFamilyPolicy"), "may not be set for ExternalName services"))
+		}
+		if cname := strings.TrimSuffix(s.Spec.ExternalName, "."); cname != "" {
+			for _, msg := range validation.IsDNS1123Subdomain(cname) {
+				errs = append(errs, field.Invalid(spec.Child("externalName"), cname, msg))
+			}
+		} else {
+			errs = append(errs, field.Required(spec.Child("externalName"), ""))
+		}
+	}
+	names := sets.New[string]()
+	for i := range s.Spec.Ports {
+		errs = append(errs, validateServicePort(&s.Spec.Ports[i], len(s.Spec.Ports) > 1, names, spec.Child("ports").Index(i))...)
+	}
+	if s.Spec.Selector != nil {
+		errs = append(errs, metav1validation.ValidateLabels(s.Spec.Selector, spec.Child("selector"))...)
+	}
+	switch s.Spec.SessionAffinity {
+	case "":
+		errs = append(errs, field.Required(spec.Child("sessionAffinity"), ""))
+	case corev1.ServiceAffinityClientIP:
+		errs = append(errs, validateClientIPAffinity(s.Spec.SessionAffinityConfig, spec.Child("sessionAffinityConfig"))...)
+	case corev1.ServiceAffinityNone:
+		if s.Spec.SessionAffinityConfig != nil {
+			errs = append(errs, field.Forbidden(spec.Child("sessionAffinityConfig"), "must not be set when session affinity is None"))
+		}
+	default:
+		errs = append(errs, field.NotSupported(spec.Child("sessionAffinity"), s.Spec.SessionAffinity, []string{"ClientIP", "None"}))
+	}
+	errs = append(errs, validateClusterIPFields(s, old)...)
+	var oldExternal []string
+	if old != nil {
+		oldExternal = old.Spec.ExternalIPs
+	}
+	for i, ip := range s.Spec.ExternalIPs {
+		errs = append(errs, validation.IsValidIPForLegacyField(spec.Child("externalIPs").Index(i), ip, false, oldExternal)...)
+	}
+	switch s.Spec.Type {
+	case "":
+		errs = append(errs, field.Required(spec.Child("type"), ""))
+	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeExternalName:
+	default:
+		errs = append(errs, field.NotSupported(spec.Child("type"), s.Spec.Type, []string{"ClusterIP", "ExternalName", "LoadBalancer", "NodePort"}))
+	}
+	if s.Spec.Type == corev1.ServiceTypeClusterIP {
+		for i, p := range s.Spec.Ports {
+			if p.NodePort != 0 {
+				errs = append(errs, field.Forbidden(spec.Child("ports").Index(i).Child("nodePort"), "may not be used when `type` is 'ClusterIP'"))
+			}
+		}
+	}
+	type protoPort struct {
+		proto corev1.Protocol
+		port  int32
+	}
+	nodePorts := map[protoPort]bool{}
+	for i, p := range s.Spec.Ports {
+		if p.NodePort == 0 {
+			continue
+		}
+		k := protoPort{p.Protocol, p.NodePort}
+		if nodePorts[k] {
+			errs = append(errs, field.Duplicate(spec.Child("ports").Index(i).Child("nodePort"), p.NodePort))
+		}
+		nodePorts[k] = true
+	}
+	ports := map[protoPort]bool{}
+	for i, p := range s.Spec.Ports {
+		k := protoPort{p.Protocol, p.Port}
+		if ports[k] {
+			// Upstream shows the internal ServicePort it compared.
+			errs = append(errs, field.Duplicate(spec.Child("ports").Index(i), internalValue(corev1.ServicePort{Protocol: p.Protocol, Port: p.Port})))
+		}
+		ports[k] = true
+	}
+	if len(s.Spec.LoadBalancerSourceRanges) > 0 {
+		fld := spec.Child("LoadBalancerSourceRanges")
+		if s.Spec.Type != corev1.ServiceTypeLoadBalancer {
+			errs = append(errs, field.Forbidden(fld, "may only be used when `type` is 'LoadBalancer'"))
+		}
+		var existing []string
+		if old != nil {
+			for _, v := range old.Spec.LoadBalancerSourceRanges {
+				existing = append(existing, strings.TrimSpace(v))
+			}
+		}
+		for i, v := range s.Spec.LoadBalancerSourceRanges {
+			errs = append(errs, validation.IsValidCIDRForLegacyField(fld.Index(i), strings.TrimSpace(v), false, existing)...)
+		}
+	}
+	if s.Spec.AllocateLoadBalancerNodePorts != nil && s.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		errs = append(errs, field.Forbidden(spec.Child("allocateLoadBalancerNodePorts"), "may only be used when `type` is 'LoadBalancer'"))
+	}
+	if s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.AllocateLoadBalancerNodePorts == nil {
+		errs = append(errs, field.Required(field.NewPath("allocateLoadBalancerNodePorts"), ""))
+	}
+	if s.Spec.LoadBalancerClass != nil {
+		if s.Spec.Type == corev1.ServiceTypeLoadBalancer {
+			for _, msg := range validation.IsQualifiedName(*s.Spec.LoadBalancerClass) {
+				errs = append(errs, field.Invalid(spec.Child("loadBalancerClass"), *s.Spec.LoadBalancerClass, msg))
+			}
+		} else {
+			errs = append(errs, field.Forbidden(spec.Child("loadBalancerClass"), "may only be used when `type` is 'LoadBalancer'"))
+		}
+	}
+	if !externallyAccessible(s) {
+		if s.Spec.ExternalTrafficPolicy != "" {
+			errs = append(errs, field.Invalid(spec.Child("externalTrafficPolicy"), s.Spec.ExternalTrafficPolicy, "may only be set for externally-accessible services"))
+		}
+	} else if s.Spec.ExternalTrafficPolicy == "" {
+		errs = append(errs, field.Required(spec.Child("externalTrafficPolicy"), ""))
+	} else if p := s.Spec.ExternalTrafficPolicy; p != corev1.ServiceExternalTrafficPolicyCluster && p != corev1.ServiceExternalTrafficPolicyLocal {
+		errs = append(errs, field.NotSupported(spec.Child("externalTrafficPolicy"), p, []string{"Cluster", "Local"}))
+	}
+	if !needsHealthCheck(s) {
+		if s.Spec.HealthCheckNodePort != 0 {
+			errs = append(errs, field.Invalid(spec.Child("healthCheckNodePort"), s.Spec.HealthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
+		}
+	} else if s.Spec.HealthCheckNodePort == 0 {
+		errs = append(errs, field.Required(spec.Child("healthCheckNodePort"), ""))
+	} else {
+		for _, msg := range validation.IsValidPortNum(int(s.Spec.HealthCheckNodePort)) {
+			errs = append(errs, field.Invalid(spec.Child("healthCheckNodePort"), s.Spec.HealthCheckNodePort, msg))
+		}
+	}
+	if s.Spec.InternalTrafficPolicy == nil {
+		switch s.Spec.Type {
+		case corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeClusterIP:
+			errs = append(errs, field.Required(spec.Child("internalTrafficPolicy"), ""))
+		}
+	} else if p := *s.Spec.InternalTrafficPolicy; p != corev1.ServiceInternalTrafficPolicyCluster && p != corev1.ServiceInternalTrafficPolicyLocal {
+		errs = append(errs, field.NotSupported(spec.Child("internalTrafficPolicy"), p, []string{"Cluster", "Local"}))
+	}
+	if td := s.Spec.TrafficDistribution; td != nil {
+		valid := []string{corev1.ServiceTrafficDistributionPreferClose, corev1.ServiceTrafficDistributionPreferSameZone, corev1.ServiceTrafficDistributionPreferSameNode}
+		if !sets.New(valid...).Has(*td) {
+			errs = append(errs, field.NotSupported(spec.Child("trafficDistribution"), *td, valid))
+		}
+	}
+	return errs
+}
+
+func validateServicePort(p *corev1.ServicePort, requireName bool, names sets.Set[string], fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if requireName && p.Name == "" {
+		errs = append(errs, field.Required(fld.Child("name"), ""))
+	} else if p.Name != "" {
+		errs = append(errs, dns1123Label(p.Name, fld.Child("name"))...)
+		if names.Has(p.Name) {
+			errs = append(errs, field.Duplicate(fld.Child("name"), p.Name))
+		} else {
+			names.Insert(p.Name)
+		}
+	}
+	for _, msg := range validation.IsValidPortNum(int(p.Port)) {
+		errs = append(errs, field.Invalid(fld.Child("port"), p.Port, msg))
+	}
+	if p.Protocol == "" {
+		errs = append(errs, field.Required(fld.Child("protocol"), ""))
+	} else if !sets.New(containerPortProtocols...).Has(string(p.Protocol)) {
+		errs = append(errs, field.NotSupported(fld.Child("protocol"), p.Protocol, containerPortProtocols))
+	}
+	errs = append(errs, portNumOrName(p.TargetPort, fld.Child("targetPort"))...)
+	if p.AppProtocol != nil {
+		for _, msg := range validation.IsQualifiedName(*p.AppProtocol) {
+			errs = append(errs, field.Invalid(fld.Child("appProtocol"), *p.AppProtocol, msg))
+		}
+	}
+	return errs
+}
+
+// portNumOrName is upstream's ValidatePortNumOrName.
+func portNumOrName(p intstr.IntOrString, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if p.Type == intstr.Int {
+		for _, msg := range validation.IsValidPortNum(p.IntValue()) {
+			errs = append(errs, field.Invalid(fld, p.IntValue(), msg))
+		}
+	} else {
+		for _, msg := range validation.IsValidPortName(p.StrVal) {
+			errs = append(errs, field.Invalid(fld, p.StrVal, msg))
+		}
+	}
+	return errs
+}
+
+func validateClientIPAffinity(c *corev1.SessionAffinityConfig, fld *field.Path) field.ErrorList {
+	const when = "when session affinity type is ClientIP"
+	switch {
+	case c == nil:
+		return field.ErrorList{field.Required(fld, when)}
+	case c.ClientIP == nil:
+		return field.ErrorList{field.Required(fld.Child("clientIP"), when)}
+	case c.ClientIP.TimeoutSeconds == nil:
+		return field.ErrorList{field.Required(fld.Child("clientIP", "timeoutSeconds"), when)}
+	}
+	if t := *c.ClientIP.TimeoutSeconds; t <= 0 || t > maxClientIPAffinitySeconds {
+		return field.ErrorList{field.Invalid(fld.Child("clientIP", "timeoutSeconds"), t, fmt.Sprintf("must be greater than 0 and less than %d", maxClientIPAffinitySeconds))}
+	}
+	return nil
+}
+
+// validateClusterIPFields is upstream's ValidateServiceClusterIPsRelatedFields.
+func validateClusterIPFields(s, old *corev1.Service) field.ErrorList {
+	if s.Spec.Type == corev1.ServiceTypeExternalName {
+		return nil
+	}
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	ipsFld := spec.Child("clusterIPs")
+	if s.Spec.ClusterIP != "" {
+		if len(s.Spec.ClusterIPs) == 0 {
+			errs = append(errs, field.Required(ipsFld, ""))
+		} else if s.Spec.ClusterIPs[0] != s.Spec.ClusterIP {
+			errs = append(errs, field.Invalid(ipsFld, s.Spec.ClusterIPs, "first value must match `clusterIP`"))
+		}
+	} else if len(s.Spec.ClusterIPs) != 0 {
+		errs = append(errs, field.Invalid(ipsFld, s.Spec.ClusterIPs, "must be empty when `clusterIP` is not specified"))
+	}
+	seen := sets.New[corev1.IPFamily]()
+	for i, f := range s.Spec.IPFamilies {
+		if f != corev1.IPv4Protocol && f != corev1.IPv6Protocol {
+			errs = append(errs, field.NotSupported(spec.Child("ipFamilies").Index(i), f, []string{"IPv4", "IPv6"}))
+		}
+		if seen.Has(f) {
+			errs = append(errs, field.Duplicate(spec.Child("ipFamilies").Index(i), f))
+		}
+		seen.Insert(f)
+	}
+	if p := s.Spec.IPFamilyPolicy; p != nil && *p != corev1.IPFamilyPolicySingleStack && *p != corev1.IPFamilyPolicyPreferDualStack && *p != corev1.IPFamilyPolicyRequireDualStack {
+		errs = append(errs, field.NotSupported(spec.Child("ipFamilyPolicy"), p, []string{"PreferDualStack", "RequireDualStack", "SingleStack"}))
+	}
+	var existing []string
+	if old != nil {
+		existing = old.Spec.ClusterIPs
+	}
+	invalid := false
+	for i, ip := range s.Spec.ClusterIPs {
+		if i == 0 && ip == corev1.ClusterIPNone {
+			if len(s.Spec.ClusterIPs) > 1 {
+				invalid = true
+				errs = append(errs, field.Invalid(ipsFld, s.Spec.ClusterIPs, "'None' must be the first and only value"))
+			}
+			continue
+		}
+		e := validation.IsValidIPForLegacyField(ipsFld.Index(i), ip, false, existing)
+		invalid = invalid || len(e) > 0
+		errs = append(errs, e...)
+	}
+	if len(s.Spec.ClusterIPs) > 2 {
+		errs = append(errs, field.Invalid(ipsFld, s.Spec.ClusterIPs, "may only hold up to 2 values"))
+	}
+	if invalid {
+		return errs
+	}
+	if len(s.Spec.ClusterIPs) > 1 {
+		if dual, _ := netutils.IsDualStackIPStrings(s.Spec.ClusterIPs); !dual {
+			errs = append(errs, field.Invalid(ipsFld, s.Spec.ClusterIPs, "may specify no more than one IP for each IP family"))
+		}
+	}
+	if !isHeadless(s) {
+		for i, ip := range s.Spec.ClusterIPs {
+			if i >= len(s.Spec.IPFamilies) {
+				break
+			}
+			if s.Spec.IPFamilies[i] == corev1.IPv4Protocol && netutils.IsIPv6String(ip) {
+				errs = append(errs, field.Invalid(ipsFld.Index(i), ip, fmt.Sprintf("expected an IPv4 value as indicated by `ipFamilies[%v]`", i)))
+			}
+			if s.Spec.IPFamilies[i] == corev1.IPv6Protocol && !netutils.IsIPv6String(ip) {
+				errs = append(errs, field.Invalid(ipsFld.Index(i), ip, fmt.Sprintf("expected an IPv6 value as indicated by `ipFamilies[%v]`", i)))
+			}
+		}
+	}
+	return errs
+}
+
+// validateServiceUpdate is upstream's ValidateServiceUpdate less the
+// metadata (of the dual-stack rules, only that the primary ClusterIP
+// stays).
+func validateServiceUpdate(s, old *corev1.Service) field.ErrorList {
+	errs := validateServiceClusterIPUpdate(s, old)
+	if old.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		o, n := old.Spec.LoadBalancerClass, s.Spec.LoadBalancerClass
+		if (o == nil) != (n == nil) || o != nil && *o != *n {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "loadBalancerClass"), n, "may not change once set"))
+		}
+	}
+	if needsHealthCheck(old) && needsHealthCheck(s) && s.Spec.HealthCheckNodePort != old.Spec.HealthCheckNodePort {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "healthCheckNodePort"), "field is immutable"))
+	}
+	return append(errs, validateService(s, old)...)
+}
+
+// maxClientIPAffinitySeconds is upstream's core.MaxClientIPServiceAffinitySeconds.
+const maxClientIPAffinitySeconds = 86400
