@@ -23,12 +23,14 @@ without controllers (bare kube-apiserver) keeps the statuses as written.
 
 Cells are normalized as the test normalizes fakeplane's: ages of a few
 seconds or minutes in Age columns (or in cells past the last column)
-become <age>, UIDs become <uid>. "now" is
+become <age>, UIDs become <uid>, Created At dates of the last minute become
+<created>. "now" is
 the server's Date, the clock the test gives fakeplane, so that durations from
 status timestamps (job durations, last schedule, event times) compare exactly.
 """
 import base64
 import copy
+import datetime
 import email.utils
 import json
 import os
@@ -102,9 +104,14 @@ def docs(path):
     return [d for d in yaml.safe_load_all(open(path)) if d]
 
 
-def norm(cells, columns):
+def norm(cells, columns, now):
     out = []
     for i, v in enumerate(cells):
+        if isinstance(v, str) and i < len(columns) and columns[i]["type"] == "date":
+            # Created At of an object created during the capture.
+            t = datetime.datetime.strptime(v, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+            if datetime.timedelta(0) <= now - t <= datetime.timedelta(minutes=1):
+                v = "<created>"
         if isinstance(v, str):
             # IPAddress rows have an age cell past their columns.
             if (i >= len(columns) or columns[i]["name"] in AGE_COLUMNS) and SHORT_AGE.match(v):
@@ -120,6 +127,12 @@ def cleanup(c, manifest):
         c.req("PATCH", p, {"metadata": {"finalizers": None}}, "application/merge-patch+json")
         c.req("DELETE", p + "?propagationPolicy=Background&gracePeriodSeconds=0")
         c.req("PATCH", p, {"metadata": {"finalizers": None}}, "application/merge-patch+json")
+        if d["kind"] == "Namespace":
+            # No namespace controller finishes the deletion on a bare server.
+            code, ns, _ = c.req("GET", p)
+            if code == 200:
+                ns["spec"]["finalizers"] = []
+                c.req("PUT", p + "/finalize", ns)
 
 
 def capture(c, manifest):
@@ -158,15 +171,17 @@ def capture(c, manifest):
             continue
         coll = c.collection(d)
         _, t, date = c.req("GET", coll + "?labelSelector=tref%3D1", accept=TABLE)
-        result.setdefault("now", email.utils.parsedate_to_datetime(date).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        if "now" not in result:
+            now = email.utils.parsedate_to_datetime(date)
+            result["now"] = now.strftime("%Y-%m-%dT%H:%M:%SZ")
         cols = t["columnDefinitions"]
-        entry = {"columns": cols, "rows": [norm(r["cells"], cols) for r in t["rows"]], "get": {}}
+        entry = {"columns": cols, "rows": [norm(r["cells"], cols, now) for r in t["rows"]], "get": {}}
         if any(r.get("conditions") for r in t["rows"]):
             entry["conditions"] = [r.get("conditions") for r in t["rows"]]
         for dd in docs(manifest):
             if dd["apiVersion"] + " " + dd["kind"] == key:
                 _, st, _ = c.req("GET", coll + "/" + dd["metadata"]["name"], accept=TABLE)
-                entry["get"][dd["metadata"]["name"]] = norm(st["rows"][0]["cells"], cols)
+                entry["get"][dd["metadata"]["name"]] = norm(st["rows"][0]["cells"], cols, now)
         result["tables"][key] = entry
     cleanup(c, manifest)
     out = os.path.splitext(manifest)[0] + ".json"
