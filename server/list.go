@@ -276,6 +276,7 @@ func (s *Server) list(c *call) error {
 		return writePartialList(c, lm, items)
 	}
 	if c.media.as == "Table" {
+		c.listed = res.Items
 		t, err := s.tableFor(c, items, &lm)
 		if err != nil {
 			return err

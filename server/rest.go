@@ -27,6 +27,9 @@ type call struct {
 	// result is the committed object in its Go type, when the write path
 	// still holds it, so a protobuf answer need not decode it again.
 	result runtime.Object
+	// listed are the stored objects a list answers with, in order, so a
+	// Table can decode them from their cached protobuf messages.
+	listed []store.Object
 	// allowCreate lets a write to a missing object create it (server-side
 	// apply), whatever the resource's createOnUpdate.
 	allowCreate bool

@@ -555,7 +555,7 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 	}
 	objs := make([]*object, len(items))
 	for i, data := range items {
-		o, err := c.res.decodeStored(data)
+		o, err := s.decodeForTable(c, i, data)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -666,4 +666,26 @@ func metaOf(u *unstructured.Unstructured) metav1.ObjectMeta {
 // "<none>" for a missing or empty one.
 func labelSelectorString(ls *metav1.LabelSelector) string {
 	return metav1.FormatLabelSelector(ls)
+}
+
+// protoUnmarshaler is a built-in type's generated protobuf decoder.
+type protoUnmarshaler interface{ Unmarshal([]byte) error }
+
+// decodeForTable decodes the i-th object of a Table: a listed built-in
+// object from its cached protobuf message (several times faster than its
+// JSON), anything else from its JSON.
+func (s *Server) decodeForTable(c *call, i int, data []byte) (*object, error) {
+	if c.res.typed != nil && len(c.listed) > i {
+		it := c.listed[i]
+		if msg, err := s.enc.protoOf(c.res, it.Key, it.Revision, data); err == nil {
+			obj := c.res.typed()
+			if pu, ok := obj.(protoUnmarshaler); ok && pu.Unmarshal(msg) == nil {
+				obj.GetObjectKind().SetGroupVersionKind(c.res.gvk)
+				if acc, err := meta.Accessor(obj); err == nil {
+					return &object{obj: obj, meta: acc}, nil
+				}
+			}
+		}
+	}
+	return c.res.decodeStored(data)
 }
