@@ -6,7 +6,8 @@ Run against a just-started refplane kube-apiserver (../shared/tools/refplane):
     KUBECONFIG=~/.cache/refplane/kubeconfig hack/capture-bootstrap.py
 
 It records the objects kube-apiserver creates at start-up (RBAC bootstrap
-policy, API priority and fairness configuration, the service CIDR) with the
+policy, API priority and fairness configuration, the service CIDR, the local
+APIServices of the built-in groups) with the
 server-owned metadata removed, so fakeplane can create the same objects.
 """
 import json
@@ -23,6 +24,7 @@ GROUPS = {
                   "roles.rbac.authorization.k8s.io", "rolebindings.rbac.authorization.k8s.io"],
     "flowcontrol.yaml": ["prioritylevelconfigurations.flowcontrol.apiserver.k8s.io", "flowschemas.flowcontrol.apiserver.k8s.io"],
     "networking.yaml": ["servicecidrs.networking.k8s.io"],
+    "apiservices.yaml": ["apiservices.apiregistration.k8s.io"],
 }
 
 
@@ -40,6 +42,8 @@ def main():
         for res in resources:
             out = subprocess.run(["kubectl", "get", res, "-A", "-o", "json"], check=True, capture_output=True, text=True).stdout
             items = json.loads(out)["items"]
+            # The local APIServices of the built-in groups (not those of CRDs).
+            items = [o for o in items if o["metadata"].get("labels", {}).get("kube-aggregator.kubernetes.io/automanaged") != "true"]
             items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
             docs += [clean(o) for o in items]
         with open(os.path.join(OUT, fname), "w") as f:

@@ -20,6 +20,7 @@ import (
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -110,6 +111,21 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 					obj.Spec.Extra[k] = v
 				}
 			}
+		}
+	case *apiregistrationv1.APIService:
+		if want := obj.Spec.Version + "." + obj.Spec.Group; obj.Name != want {
+			return apierrors.NewInvalid(c.res.gvk.GroupKind(), obj.Name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "name"), obj.Name, fmt.Sprintf("must be `spec.version+\".\"+spec.group`: %q", want)),
+			})
+		}
+		if obj.Spec.Service == nil {
+			// kube-aggregator's availability controller: a local
+			// APIService is available at once.
+			obj.Status.Conditions = []apiregistrationv1.APIServiceCondition{{
+				Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionTrue,
+				LastTransitionTime: metav1.NewTime(s.now().Truncate(timePrecision)),
+				Reason:             "Local", Message: "Local APIServices are always available",
+			}}
 		}
 	case *apiextensionsv1.CustomResourceDefinition:
 		if err := s.validateCRD(c, o, nil); err != nil {

@@ -163,7 +163,8 @@ func nameValidator(group, res string) validation.ValidateNameFunc {
 	case "/services":
 		return validation.NameIsDNS1035Label
 	case "rbac.authorization.k8s.io/roles", "rbac.authorization.k8s.io/clusterroles",
-		"rbac.authorization.k8s.io/rolebindings", "rbac.authorization.k8s.io/clusterrolebindings":
+		"rbac.authorization.k8s.io/rolebindings", "rbac.authorization.k8s.io/clusterrolebindings",
+		"apiregistration.k8s.io/apiservices": // an APIService is named version.group, "v1." for the core group
 		return func(name string, prefix bool) []string { return path.IsValidPathSegmentName(name) }
 	default:
 		return validation.NameIsDNSSubdomain
