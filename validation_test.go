@@ -92,6 +92,22 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.CoreV1().ReplicationControllers(ns))
 	case "PodTemplate":
 		return opsOf(cs.CoreV1().PodTemplates(ns))
+	case "PersistentVolumeClaim":
+		return opsOf(cs.CoreV1().PersistentVolumeClaims(ns))
+	case "Endpoints":
+		return opsOf(cs.CoreV1().Endpoints(ns)) //nolint:staticcheck // still served
+	case "LimitRange":
+		return opsOf(cs.CoreV1().LimitRanges(ns))
+	case "NetworkPolicy":
+		return opsOf(cs.NetworkingV1().NetworkPolicies(ns))
+	case "HorizontalPodAutoscaler":
+		return opsOf(cs.AutoscalingV2().HorizontalPodAutoscalers(ns))
+	case "StorageClass":
+		return opsOf(cs.StorageV1().StorageClasses())
+	case "PriorityClass":
+		return opsOf(cs.SchedulingV1().PriorityClasses())
+	case "MutatingWebhookConfiguration":
+		return opsOf(cs.AdmissionregistrationV1().MutatingWebhookConfigurations())
 	case "Event":
 		if obj.GetObjectKind().GroupVersionKind().Group == "events.k8s.io" {
 			return opsOf(cs.EventsV1().Events(ns))
@@ -182,7 +198,7 @@ func runCasesOn(t *testing.T, where string, cs kubernetes.Interface, ns string, 
 			obj := decodeYAML(t, tc.obj)
 			ops := typedOpsFor(t, cs, ns, obj)
 			name := mustMeta(t, obj).GetName()
-			t.Cleanup(func() { _ = ops.del(context.Background(), name) })
+			t.Cleanup(func() { cleanup(ops, name) })
 			var stored runtime.Object
 			if tc.before != "" {
 				var err error
@@ -212,6 +228,19 @@ func runCasesOn(t *testing.T, where string, cs kubernetes.Interface, ns string, 
 				t.Errorf("the rejected update was stored: %v", gerr)
 			}
 		})
+	}
+}
+
+// cleanup deletes an object a case made, and takes off the finalizers a
+// cluster without controllers (the reference) would keep it for.
+func cleanup(ops typedOps, name string) {
+	ctx := context.Background()
+	_ = ops.del(ctx, name)
+	if o, err := ops.get(ctx, name); err == nil {
+		if m, err := meta.Accessor(o); err == nil && len(m.GetFinalizers()) > 0 {
+			m.SetFinalizers(nil)
+			_, _ = ops.update(ctx, o)
+		}
 	}
 }
 
@@ -460,12 +489,12 @@ metadata: {name: p}`, change: func(o runtime.Object) {
 	})
 }
 
-// workloadDefaults are objects created with few fields and what a real
+// builtinDefaults are objects created with few fields and what a real
 // kube-apiserver v1.37 stores for them, as client-go's typed clients read
-// it back (metadata labels and annotations, spec or template; nulls
-// dropped, UIDs replaced by "UID", the pod's kube-api-access volume and
-// mounts left out).
-var workloadDefaults = []struct{ obj, want string }{
+// it back (all but the status, of the metadata only labels and
+// annotations; nulls dropped, UIDs replaced by "UID", the pod's
+// kube-api-access volume and mounts left out).
+var builtinDefaults = []struct{ obj, want string }{
 	{`
 apiVersion: apps/v1
 kind: StatefulSet
@@ -593,11 +622,92 @@ spec:
     volumeMounts: [{name: a, mountPath: /a}]
   hostNetwork: true
 `, `{"metadata":{},"spec":{"containers":[{"env":[{"name":"A","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}},{"name":"B","valueFrom":{"resourceFieldRef":{"divisor":"0","resource":"limits.cpu"}}}],"image":"nginx","imagePullPolicy":"Always","lifecycle":{"preStop":{"httpGet":{"path":"/","port":80,"scheme":"HTTP"}}},"livenessProbe":{"failureThreshold":3,"httpGet":{"path":"/","port":80,"scheme":"HTTP"},"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},"name":"c","ports":[{"containerPort":80,"hostPort":80,"protocol":"TCP"}],"readinessProbe":{"failureThreshold":3,"grpc":{"port":90,"service":""},"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},"resources":{"limits":{"cpu":"1"},"requests":{"cpu":"1"}},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","volumeMounts":[{"mountPath":"/a","name":"a"}]}],"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"hostNetwork":true,"initContainers":[{"image":"x","imagePullPolicy":"Always","name":"side","resources":{},"restartPolicy":"Always","startupProbe":{"failureThreshold":3,"periodSeconds":10,"successThreshold":1,"tcpSocket":{"port":80},"timeoutSeconds":1},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"preemptionPolicy":"PreemptLowerPriority","priority":0,"restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"serviceAccount":"default","serviceAccountName":"default","terminationGracePeriodSeconds":30,"tolerations":[{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists","tolerationSeconds":300},{"effect":"NoExecute","key":"node.kubernetes.io/unreachable","operator":"Exists","tolerationSeconds":300}],"volumes":[{"emptyDir":{},"name":"a"},{"configMap":{"defaultMode":420,"name":"x"},"name":"b"},{"name":"c","secret":{"defaultMode":420,"secretName":"x"}},{"downwardAPI":{"defaultMode":420,"items":[{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"},"path":"nm"}]},"name":"d"},{"name":"e","projected":{"defaultMode":420,"sources":[{"configMap":{"name":"x"}},{"serviceAccountToken":{"expirationSeconds":3600,"path":"t"}}]}},{"hostPath":{"path":"/x","type":""},"name":"f"},{"name":"g","persistentVolumeClaim":{"claimName":"x"}},{"iscsi":{"iqn":"iqn.2001-04.com.example:storage","iscsiInterface":"default","lun":0,"targetPortal":"1.2.3.4:3260"},"name":"h"},{"name":"i","rbd":{"image":"x","keyring":"/etc/ceph/keyring","monitors":["a"],"pool":"rbd","user":"admin"}},{"ephemeral":{"volumeClaimTemplate":{"metadata":{},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"}}},"name":"k"}]}}`},
+	{`
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: pvc}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests: {storage: 1Gi}
+`, `{"metadata":{},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"}}`},
+	{`
+apiVersion: v1
+kind: Endpoints
+metadata: {name: ep}
+subsets:
+- addresses:
+  - {ip: 10.1.2.3}
+  ports:
+  - {port: 80}
+`, `{"metadata":{},"subsets":[{"addresses":[{"ip":"10.1.2.3"}],"ports":[{"port":80,"protocol":"TCP"}]}]}`},
+	{`
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: np}
+spec:
+  podSelector: {}
+  ingress:
+  - ports:
+    - {port: 80}
+  egress:
+  - ports:
+    - {port: 53, protocol: UDP}
+`, `{"metadata":{},"spec":{"egress":[{"ports":[{"port":53,"protocol":"UDP"}]}],"ingress":[{"ports":[{"port":80,"protocol":"TCP"}]}],"podSelector":{},"policyTypes":["Ingress","Egress"]}}`},
+	{`
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: hpa}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: d}
+  maxReplicas: 5
+  behavior:
+    scaleDown: {stabilizationWindowSeconds: 60}
+`, `{"metadata":{},"spec":{"behavior":{"scaleDown":{"policies":[{"periodSeconds":15,"type":"Percent","value":100}],"selectPolicy":"Max","stabilizationWindowSeconds":60},"scaleUp":{"policies":[{"periodSeconds":15,"type":"Pods","value":4},{"periodSeconds":15,"type":"Percent","value":100}],"selectPolicy":"Max","stabilizationWindowSeconds":0}},"maxReplicas":5,"metrics":[{"resource":{"name":"cpu","target":{"averageUtilization":80,"type":"Utilization"}},"type":"Resource"}],"minReplicas":1,"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"d"}}}`},
+	{`
+apiVersion: v1
+kind: LimitRange
+metadata: {name: lr}
+spec:
+  limits:
+  - type: Container
+    default: {cpu: 500m}
+    max: {memory: 1Gi}
+    min: {cpu: 100m}
+`, `{"metadata":{},"spec":{"limits":[{"default":{"cpu":"500m","memory":"1Gi"},"defaultRequest":{"cpu":"500m","memory":"1Gi"},"max":{"memory":"1Gi"},"min":{"cpu":"100m"},"type":"Container"}]}}`},
+	{`
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: val-sc}
+provisioner: x.io/p
+`, `{"metadata":{},"provisioner":"x.io/p","reclaimPolicy":"Delete","volumeBindingMode":"Immediate"}`},
+	{`
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: val-pc}
+value: 100
+`, `{"metadata":{},"preemptionPolicy":"PreemptLowerPriority","value":100}`},
+	{`
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: val-mwc}
+webhooks:
+- name: a.x.io
+  clientConfig:
+    service: {name: s, namespace: default}
+  rules:
+  - operations: [CREATE]
+    apiGroups: ['']
+    apiVersions: [v1]
+    resources: [pods]
+  admissionReviewVersions: [v1]
+  sideEffects: None
+`, `{"metadata":{},"webhooks":[{"admissionReviewVersions":["v1"],"clientConfig":{"service":{"name":"s","namespace":"default","port":443}},"failurePolicy":"Fail","matchPolicy":"Equivalent","name":"a.x.io","namespaceSelector":{},"objectSelector":{},"reinvocationPolicy":"Never","rules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"],"scope":"*"}],"sideEffects":"None","timeoutSeconds":10}]}`},
 }
 
 var uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
-// storedDefaults reduces a created object to what workloadDefaults records.
+// storedDefaults reduces a created object to what builtinDefaults records.
 func storedDefaults(t *testing.T, obj runtime.Object) any {
 	t.Helper()
 	b, err := json.Marshal(obj)
@@ -609,12 +719,14 @@ func storedDefaults(t *testing.T, obj runtime.Object) any {
 		t.Fatal(err)
 	}
 	meta, _ := m["metadata"].(map[string]any)
-	out := map[string]any{"metadata": map[string]any{"labels": meta["labels"], "annotations": meta["annotations"]}}
-	for _, k := range []string{"spec", "template"} {
-		if v, ok := m[k]; ok {
-			out[k] = v
-		}
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
 	}
+	out["metadata"] = map[string]any{"labels": meta["labels"], "annotations": meta["annotations"]}
+	delete(out, "status")
+	delete(out, "apiVersion")
+	delete(out, "kind")
 	if _, isPod := obj.(*corev1.Pod); isPod {
 		spec := out["spec"].(map[string]any)
 		// The ServiceAccount admission's volume has a random name.
@@ -687,13 +799,13 @@ func TestWorkloadDefaults(t *testing.T) {
 		}{"reference", ref, ns})
 	}
 	for _, tg := range targets {
-		for _, tc := range workloadDefaults {
+		for _, tc := range builtinDefaults {
 			obj := decodeYAML(t, tc.obj)
 			kind := obj.GetObjectKind().GroupVersionKind().Kind
 			t.Run(tg.where+"/"+kind, func(t *testing.T) {
 				ops := typedOpsFor(t, tg.cs, tg.ns, obj)
 				name := mustMeta(t, obj).GetName()
-				t.Cleanup(func() { _ = ops.del(context.Background(), name) })
+				t.Cleanup(func() { cleanup(ops, name) })
 				created, err := ops.create(ctx, obj)
 				if err != nil {
 					t.Fatal(err)
