@@ -459,6 +459,55 @@ spec:
   nodeSelector: {"a b": c}
   containers: [{name: c, image: x, imagePullPolicy: Sometimes, terminationMessagePolicy: Bogus}]`,
 			want: `Pod "p" is invalid: [spec.containers[0].terminationMessagePolicy: Unsupported value: "Bogus": supported values: "File", "FallbackToLogsOnError", spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never", spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never", spec.dnsPolicy: Unsupported value: "Weird": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None", spec.nodeSelector: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.nodeName: Invalid value: "Bad_Node": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive, spec.hostname: Invalid value: "Foo_": ` + dns1123LabelMsg + `, spec.subdomain: Invalid value: "x.y": must not contain dots]`},
+		{name: "probes lifecycle and host ports", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  terminationGracePeriodSeconds: 5
+  initContainers:
+  - {name: i1, image: x}
+  - {name: i2, image: x, ports: [{containerPort: 80, hostPort: 8080}, {containerPort: 81, hostPort: 8080}], restartPolicy: Always, readinessProbe: {exec: {command: []}, terminationGracePeriodSeconds: 3}}
+  - {name: i3, image: x, restartPolicy: Never}
+  containers:
+  - name: c
+    image: x
+    restartPolicy: Always
+    ports: [{containerPort: 80, hostPort: 9090}]
+    livenessProbe: {httpGet: {port: 0, scheme: FTP, httpHeaders: [{name: "bad header", value: x}]}, successThreshold: 2, periodSeconds: -1}
+    startupProbe: {}
+    readinessProbe: {tcpSocket: {port: 80}, exec: {command: [a]}}
+    lifecycle: {preStop: {sleep: {seconds: 10}}, postStart: {}}
+  - {name: d, image: x, ports: [{containerPort: 80, hostPort: 9090}]}`,
+			want: "Pod \"p\" is invalid: [spec.containers[0].lifecycle.postStart: Required value: must specify a handler type, spec.containers[0].lifecycle.preStop.sleep: Invalid value: 10: must be non-negative and less than terminationGracePeriodSeconds (5), spec.containers[0].livenessProbe.httpGet.port: Invalid value: 0: must be between 1 and 65535, inclusive, spec.containers[0].livenessProbe.httpGet.scheme: Unsupported value: \"FTP\": supported values: \"HTTP\", \"HTTPS\", spec.containers[0].livenessProbe.httpGet.httpHeaders: Invalid value: \"bad header\": a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+'), spec.containers[0].livenessProbe.periodSeconds: Invalid value: -1: must be greater than or equal to 0, spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1, spec.containers[0].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type, spec.containers[0].startupProbe: Required value: must specify a handler type, spec.containers[1].ports[0].hostPort: Duplicate value: \"TCP//9090\", spec.initContainers[0].ports[1].hostPort: Duplicate value: \"TCP//8080\", spec.initContainers[1].readinessProbe.exec.command: Required value, spec.initContainers[1].readinessProbe.terminationGracePeriodSeconds: Invalid value: 3: must not be set for readinessProbes]"},
+		{name: "container restart rules", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+  - {name: i1, image: x, restartPolicy: Sometimes}
+  - {name: i2, image: x, restartPolicy: Always, restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [1]}}]}
+  - {name: i3, image: x, restartPolicyRules: [{action: Restart}]}
+  containers:
+  - name: c
+    image: x
+    restartPolicy: Never
+    restartPolicyRules: [{action: Kill}, {action: Restart, exitCodes: {operator: Maybe, values: [1]}}]`,
+			want: "Pod \"p\" is invalid: [spec.containers[0].restartPolicyRules[0].action: Unsupported value: \"Kill\": supported values: \"Restart\", \"RestartAllContainers\", spec.containers[0].restartPolicyRules[0].exitCodes: Required value: must be specified, spec.containers[0].restartPolicyRules[1].exitCodes.operator: Unsupported value: \"Maybe\": supported values: \"In\", \"NotIn\", spec.initContainers[0].restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", \"Never\", \"OnFailure\", spec.initContainers[2].restartPolicy: Required value: must specify restartPolicy when restart rules are used]"},
+		{name: "tolerations", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: x}]
+  tolerations:
+  - {key: "bad key!", operator: Equal, value: "a b"}
+  - {operator: Equal, value: x}
+  - {key: k, operator: Exists, value: v, tolerationSeconds: 5, effect: NoSchedule}
+  - {key: k, operator: Lt, value: "5"}
+  - {key: k, operator: Maybe, effect: Sometimes}`,
+			want: "Pod \"p\" is invalid: [spec.tolerations[0].key: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.tolerations[0].operator: Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), spec.tolerations[1].operator: Invalid value: \"Equal\": operator must be Exists when `key` is empty, which means \"match all values and all keys\", spec.tolerations[2].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set, spec.tolerations[2].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists', spec.tolerations[3].operator: Unsupported value: \"Lt\": supported values: \"Equal\", \"Exists\", \"Lt\", \"Gt\", spec.tolerations[4].operator: Unsupported value: \"Maybe\": supported values: \"Equal\", \"Exists\", spec.tolerations[4].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"]"},
 		{name: "update of an immutable field", before: `
 apiVersion: v1
 kind: Pod
