@@ -1472,3 +1472,47 @@ note: hello`, change: func(o runtime.Object) {
 			want: "Event \"ev\" is invalid: [involvedObject: Invalid value: {\"Kind\":\"Pod\",\"Namespace\":\"val-ref\",\"Name\":\"q\",\"UID\":\"\",\"APIVersion\":\"\",\"ResourceVersion\":\"\",\"FieldPath\":\"\"}: field is immutable, reason: Invalid value: \"R2\": field is immutable, message: Invalid value: \"changed\": field is immutable]"},
 	})
 }
+
+func TestPersistentVolumeClaimValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "claim c1", obj: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: c1}
+spec: {}`,
+			want: "PersistentVolumeClaim \"c1\" is invalid: [spec.accessModes: Required value: at least 1 access mode is required, spec.resources[storage]: Required value]"},
+		{name: "claim c2", obj: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: c2}
+spec:
+  accessModes: [ReadWriteMany, Sometimes]
+  resources: {requests: {storage: "-1Gi"}, limits: {storage: 1Gi}}
+  volumeMode: Weird
+  storageClassName: "Bad_Class"
+  selector: {matchLabels: {"a b": c}}`,
+			want: "PersistentVolumeClaim \"c2\" is invalid: [spec.selector.matchLabels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.accessModes: Unsupported value: \"Sometimes\": supported values: \"ReadOnlyMany\", \"ReadWriteMany\", \"ReadWriteOnce\", \"ReadWriteOncePod\", spec.resources[storage]: Invalid value: \"-1Gi\": must be greater than zero, spec.storageClassName: Invalid value: \"Bad_Class\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.volumeMode: Unsupported value: \"Weird\": supported values: \"Block\", \"Filesystem\"]"},
+		{name: "claim c3", obj: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: c3}
+spec:
+  accessModes: [ReadWriteOncePod, ReadWriteOnce]
+  resources: {requests: {storage: 0}}`,
+			want: "PersistentVolumeClaim \"c3\" is invalid: [spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes, spec.resources[storage]: Invalid value: \"0\": must be greater than zero]"},
+		{name: "claim spec change", before: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: pb}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}`, obj: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: pb}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}`, change: func(o runtime.Object) {
+			c := o.(*corev1.PersistentVolumeClaim)
+			c.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}
+			c.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("500Mi")
+		},
+			want: "PersistentVolumeClaim \"pb\" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n@@ -1,12 +1,12 @@\n {\n  \"AccessModes\": [\n-  \"ReadWriteOnce\"\n+  \"ReadWriteMany\"\n  ],\n  \"Selector\": null,\n  \"Resources\": {\n   \"Limits\": null,\n   \"Requests\": {\n-   \"storage\": \"1Gi\"\n+   \"storage\": \"500Mi\"\n   }\n  },\n  \"VolumeName\": \"\",\n"},
+	})
+}

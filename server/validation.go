@@ -79,6 +79,11 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateCronJob(n, old.(*batchv1.CronJob))
 		}
 		return validateCronJob(n, nil)
+	case *corev1.PersistentVolumeClaim:
+		if old != nil {
+			return validatePVCUpdate(n, old.(*corev1.PersistentVolumeClaim))
+		}
+		return validatePVCSpec(&n.Spec, field.NewPath("spec"))
 	case *coordinationv1.Lease:
 		return validateLease(n)
 	case *corev1.Event:
