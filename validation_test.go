@@ -100,6 +100,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.CoreV1().LimitRanges(ns))
 	case "NetworkPolicy":
 		return opsOf(cs.NetworkingV1().NetworkPolicies(ns))
+	case "Ingress":
+		return opsOf(cs.NetworkingV1().Ingresses(ns))
 	case "HorizontalPodAutoscaler":
 		return opsOf(cs.AutoscalingV2().HorizontalPodAutoscalers(ns))
 	case "StorageClass":
@@ -1514,5 +1516,48 @@ spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}`, ch
 			c.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("500Mi")
 		},
 			want: "PersistentVolumeClaim \"pb\" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n@@ -1,12 +1,12 @@\n {\n  \"AccessModes\": [\n-  \"ReadWriteOnce\"\n+  \"ReadWriteMany\"\n  ],\n  \"Selector\": null,\n  \"Resources\": {\n   \"Limits\": null,\n   \"Requests\": {\n-   \"storage\": \"1Gi\"\n+   \"storage\": \"500Mi\"\n   }\n  },\n  \"VolumeName\": \"\",\n"},
+	})
+}
+
+func TestNetworkingValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "ingress without rules", obj: `
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: i1}
+spec: {}`,
+			want: "Ingress.networking.k8s.io \"i1\" is invalid: spec: Invalid value: null: either `defaultBackend` or `rules` must be specified"},
+		{name: "ingress rules", obj: `
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: i2}
+spec:
+  ingressClassName: "Bad_Class"
+  tls: [{hosts: ["*.x.com", "Bad_Host"], secretName: "Bad_Secret"}]
+  rules:
+  - host: 1.2.3.4
+    http:
+      paths:
+      - {path: "a//b", pathType: Prefix, backend: {service: {name: 1svc, port: {number: 0}}}}
+      - {path: "/x/..", pathType: Exact, backend: {service: {name: "Bad_Svc", port: {name: http, number: 80}}}}
+      - {path: "x", pathType: ImplementationSpecific, backend: {}}
+      - {path: "/", pathType: Fuzzy, backend: {resource: {kind: "", name: "a/b"}, service: {name: s}}}
+      - {path: "/", backend: {service: {name: s, port: {number: 80}}}}
+  - host: "*.bad*.com"
+    http: {paths: []}`,
+			want: "Ingress.networking.k8s.io \"i2\" is invalid: [spec.rules[0].host: Invalid value: \"1.2.3.4\": must be a DNS name, not an IP address, spec.rules[0].http.paths[0].path: Invalid value: \"a//b\": must be an absolute path, spec.rules[0].http.paths[0].path: Invalid value: \"a//b\": must not contain '//', spec.rules[0].http.paths[0].backend: Required value: port name or number is required, spec.rules[0].http.paths[1].path: Invalid value: \"/x/..\": cannot end with '/..', spec.rules[0].http.paths[1].backend.service.name: Invalid value: \"Bad_Svc\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.rules[0].http.paths[1].backend: Invalid value: \"\": cannot set both port name & port number, spec.rules[0].http.paths[2].path: Invalid value: \"x\": must be an absolute path, spec.rules[0].http.paths[2].backend: Invalid value: \"\": resource or service backend is required, spec.rules[0].http.paths[3].pathType: Unsupported value: \"Fuzzy\": supported values: \"Exact\", \"ImplementationSpecific\", \"Prefix\", spec.rules[0].http.paths[3].backend: Invalid value: \"\": cannot set both resource and service backends, spec.rules[0].http.paths[4].pathType: Required value: pathType must be specified, spec.rules[1].host: Invalid value: \"*.bad*.com\": a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.rules[1].http.paths: Required value, spec.tls[0].hosts[1]: Invalid value: \"Bad_Host\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.tls[0].secretName: Invalid value: \"Bad_Secret\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.ingressClassName: Invalid value: \"Bad_Class\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]"},
+		{name: "network policy", obj: `
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: np1}
+spec:
+  podSelector: {matchLabels: {"a b": c}}
+  policyTypes: [Ingress, Sideways]
+  ingress:
+  - ports: [{port: 70000, protocol: ICMP}, {port: http, endPort: 90}, {endPort: 5}, {port: 100, endPort: 90}]
+    from: [{}, {ipBlock: {cidr: ""}}, {ipBlock: {cidr: 10.0.0.0/8, except: [11.0.0.0/16, 10.0.0.0/8]}, podSelector: {}}, {ipBlock: {cidr: "300.0.0.0/8"}}]
+  egress:
+  - to: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]`,
+			want: "NetworkPolicy.networking.k8s.io \"np1\" is invalid: [spec.podSelector.matchLabels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.ingress[0].ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"TCP\", \"UDP\", \"SCTP\", spec.ingress[0].ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ingress[0].ports[1].endPort: Invalid value: 90: may not be specified when `port` is non-numeric, spec.ingress[0].ports[2].endPort: Invalid value: 5: may not be specified when `port` is not specified, spec.ingress[0].ports[3].endPort: Invalid value: 90: must be greater than or equal to `port`, spec.ingress[0].from[0]: Required value: must specify a peer, spec.ingress[0].from[2].ipBlock.except[0]: Invalid value: \"11.0.0.0/16\": must be a strict subset of `cidr`, spec.ingress[0].from[2].ipBlock.except[1]: Invalid value: \"10.0.0.0/8\": must be a strict subset of `cidr`, spec.ingress[0].from[2]: Forbidden: may not specify both ipBlock and another peer, spec.ingress[0].from[3].ipBlock.cidr: Invalid value: \"300.0.0.0/8\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64), spec.egress[0].to[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.policyTypes[1]: Unsupported value: \"Sideways\": supported values: \"Ingress\", \"Egress\", spec.ingress[0].from[1].ipBlock.cidr: Required value]"},
 	})
 }
