@@ -92,6 +92,24 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.CoreV1().ReplicationControllers(ns))
 	case "PodTemplate":
 		return opsOf(cs.CoreV1().PodTemplates(ns))
+	case "PersistentVolumeClaim":
+		return opsOf(cs.CoreV1().PersistentVolumeClaims(ns))
+	case "Endpoints":
+		return opsOf(cs.CoreV1().Endpoints(ns)) //nolint:staticcheck // still served
+	case "LimitRange":
+		return opsOf(cs.CoreV1().LimitRanges(ns))
+	case "NetworkPolicy":
+		return opsOf(cs.NetworkingV1().NetworkPolicies(ns))
+	case "Ingress":
+		return opsOf(cs.NetworkingV1().Ingresses(ns))
+	case "HorizontalPodAutoscaler":
+		return opsOf(cs.AutoscalingV2().HorizontalPodAutoscalers(ns))
+	case "StorageClass":
+		return opsOf(cs.StorageV1().StorageClasses())
+	case "PriorityClass":
+		return opsOf(cs.SchedulingV1().PriorityClasses())
+	case "MutatingWebhookConfiguration":
+		return opsOf(cs.AdmissionregistrationV1().MutatingWebhookConfigurations())
 	case "Event":
 		if obj.GetObjectKind().GroupVersionKind().Group == "events.k8s.io" {
 			return opsOf(cs.EventsV1().Events(ns))
@@ -182,7 +200,7 @@ func runCasesOn(t *testing.T, where string, cs kubernetes.Interface, ns string, 
 			obj := decodeYAML(t, tc.obj)
 			ops := typedOpsFor(t, cs, ns, obj)
 			name := mustMeta(t, obj).GetName()
-			t.Cleanup(func() { _ = ops.del(context.Background(), name) })
+			t.Cleanup(func() { cleanup(ops, name) })
 			var stored runtime.Object
 			if tc.before != "" {
 				var err error
@@ -212,6 +230,19 @@ func runCasesOn(t *testing.T, where string, cs kubernetes.Interface, ns string, 
 				t.Errorf("the rejected update was stored: %v", gerr)
 			}
 		})
+	}
+}
+
+// cleanup deletes an object a case made, and takes off the finalizers a
+// cluster without controllers (the reference) would keep it for.
+func cleanup(ops typedOps, name string) {
+	ctx := context.Background()
+	_ = ops.del(ctx, name)
+	if o, err := ops.get(ctx, name); err == nil {
+		if m, err := meta.Accessor(o); err == nil && len(m.GetFinalizers()) > 0 {
+			m.SetFinalizers(nil)
+			_, _ = ops.update(ctx, o)
+		}
 	}
 }
 
@@ -430,6 +461,55 @@ spec:
   nodeSelector: {"a b": c}
   containers: [{name: c, image: x, imagePullPolicy: Sometimes, terminationMessagePolicy: Bogus}]`,
 			want: `Pod "p" is invalid: [spec.containers[0].terminationMessagePolicy: Unsupported value: "Bogus": supported values: "File", "FallbackToLogsOnError", spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never", spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never", spec.dnsPolicy: Unsupported value: "Weird": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None", spec.nodeSelector: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.nodeName: Invalid value: "Bad_Node": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive, spec.hostname: Invalid value: "Foo_": ` + dns1123LabelMsg + `, spec.subdomain: Invalid value: "x.y": must not contain dots]`},
+		{name: "probes lifecycle and host ports", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  terminationGracePeriodSeconds: 5
+  initContainers:
+  - {name: i1, image: x}
+  - {name: i2, image: x, ports: [{containerPort: 80, hostPort: 8080}, {containerPort: 81, hostPort: 8080}], restartPolicy: Always, readinessProbe: {exec: {command: []}, terminationGracePeriodSeconds: 3}}
+  - {name: i3, image: x, restartPolicy: Never}
+  containers:
+  - name: c
+    image: x
+    restartPolicy: Always
+    ports: [{containerPort: 80, hostPort: 9090}]
+    livenessProbe: {httpGet: {port: 0, scheme: FTP, httpHeaders: [{name: "bad header", value: x}]}, successThreshold: 2, periodSeconds: -1}
+    startupProbe: {}
+    readinessProbe: {tcpSocket: {port: 80}, exec: {command: [a]}}
+    lifecycle: {preStop: {sleep: {seconds: 10}}, postStart: {}}
+  - {name: d, image: x, ports: [{containerPort: 80, hostPort: 9090}]}`,
+			want: "Pod \"p\" is invalid: [spec.containers[0].lifecycle.postStart: Required value: must specify a handler type, spec.containers[0].lifecycle.preStop.sleep: Invalid value: 10: must be non-negative and less than terminationGracePeriodSeconds (5), spec.containers[0].livenessProbe.httpGet.port: Invalid value: 0: must be between 1 and 65535, inclusive, spec.containers[0].livenessProbe.httpGet.scheme: Unsupported value: \"FTP\": supported values: \"HTTP\", \"HTTPS\", spec.containers[0].livenessProbe.httpGet.httpHeaders: Invalid value: \"bad header\": a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+'), spec.containers[0].livenessProbe.periodSeconds: Invalid value: -1: must be greater than or equal to 0, spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1, spec.containers[0].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type, spec.containers[0].startupProbe: Required value: must specify a handler type, spec.containers[1].ports[0].hostPort: Duplicate value: \"TCP//9090\", spec.initContainers[0].ports[1].hostPort: Duplicate value: \"TCP//8080\", spec.initContainers[1].readinessProbe.exec.command: Required value, spec.initContainers[1].readinessProbe.terminationGracePeriodSeconds: Invalid value: 3: must not be set for readinessProbes]"},
+		{name: "container restart rules", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+  - {name: i1, image: x, restartPolicy: Sometimes}
+  - {name: i2, image: x, restartPolicy: Always, restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [1]}}]}
+  - {name: i3, image: x, restartPolicyRules: [{action: Restart}]}
+  containers:
+  - name: c
+    image: x
+    restartPolicy: Never
+    restartPolicyRules: [{action: Kill}, {action: Restart, exitCodes: {operator: Maybe, values: [1]}}]`,
+			want: "Pod \"p\" is invalid: [spec.containers[0].restartPolicyRules[0].action: Unsupported value: \"Kill\": supported values: \"Restart\", \"RestartAllContainers\", spec.containers[0].restartPolicyRules[0].exitCodes: Required value: must be specified, spec.containers[0].restartPolicyRules[1].exitCodes.operator: Unsupported value: \"Maybe\": supported values: \"In\", \"NotIn\", spec.initContainers[0].restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", \"Never\", \"OnFailure\", spec.initContainers[2].restartPolicy: Required value: must specify restartPolicy when restart rules are used]"},
+		{name: "tolerations", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: x}]
+  tolerations:
+  - {key: "bad key!", operator: Equal, value: "a b"}
+  - {operator: Equal, value: x}
+  - {key: k, operator: Exists, value: v, tolerationSeconds: 5, effect: NoSchedule}
+  - {key: k, operator: Lt, value: "5"}
+  - {key: k, operator: Maybe, effect: Sometimes}`,
+			want: "Pod \"p\" is invalid: [spec.tolerations[0].key: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.tolerations[0].operator: Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), spec.tolerations[1].operator: Invalid value: \"Equal\": operator must be Exists when `key` is empty, which means \"match all values and all keys\", spec.tolerations[2].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set, spec.tolerations[2].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists', spec.tolerations[3].operator: Unsupported value: \"Lt\": supported values: \"Equal\", \"Exists\", \"Lt\", \"Gt\", spec.tolerations[4].operator: Unsupported value: \"Maybe\": supported values: \"Equal\", \"Exists\", spec.tolerations[4].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"]"},
 		{name: "update of an immutable field", before: `
 apiVersion: v1
 kind: Pod
@@ -460,12 +540,12 @@ metadata: {name: p}`, change: func(o runtime.Object) {
 	})
 }
 
-// workloadDefaults are objects created with few fields and what a real
+// builtinDefaults are objects created with few fields and what a real
 // kube-apiserver v1.37 stores for them, as client-go's typed clients read
-// it back (metadata labels and annotations, spec or template; nulls
-// dropped, UIDs replaced by "UID", the pod's kube-api-access volume and
-// mounts left out).
-var workloadDefaults = []struct{ obj, want string }{
+// it back (all but the status, of the metadata only labels and
+// annotations; nulls dropped, UIDs replaced by "UID", the pod's
+// kube-api-access volume and mounts left out).
+var builtinDefaults = []struct{ obj, want string }{
 	{`
 apiVersion: apps/v1
 kind: StatefulSet
@@ -593,11 +673,92 @@ spec:
     volumeMounts: [{name: a, mountPath: /a}]
   hostNetwork: true
 `, `{"metadata":{},"spec":{"containers":[{"env":[{"name":"A","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}},{"name":"B","valueFrom":{"resourceFieldRef":{"divisor":"0","resource":"limits.cpu"}}}],"image":"nginx","imagePullPolicy":"Always","lifecycle":{"preStop":{"httpGet":{"path":"/","port":80,"scheme":"HTTP"}}},"livenessProbe":{"failureThreshold":3,"httpGet":{"path":"/","port":80,"scheme":"HTTP"},"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},"name":"c","ports":[{"containerPort":80,"hostPort":80,"protocol":"TCP"}],"readinessProbe":{"failureThreshold":3,"grpc":{"port":90,"service":""},"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},"resources":{"limits":{"cpu":"1"},"requests":{"cpu":"1"}},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","volumeMounts":[{"mountPath":"/a","name":"a"}]}],"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"hostNetwork":true,"initContainers":[{"image":"x","imagePullPolicy":"Always","name":"side","resources":{},"restartPolicy":"Always","startupProbe":{"failureThreshold":3,"periodSeconds":10,"successThreshold":1,"tcpSocket":{"port":80},"timeoutSeconds":1},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"preemptionPolicy":"PreemptLowerPriority","priority":0,"restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"serviceAccount":"default","serviceAccountName":"default","terminationGracePeriodSeconds":30,"tolerations":[{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists","tolerationSeconds":300},{"effect":"NoExecute","key":"node.kubernetes.io/unreachable","operator":"Exists","tolerationSeconds":300}],"volumes":[{"emptyDir":{},"name":"a"},{"configMap":{"defaultMode":420,"name":"x"},"name":"b"},{"name":"c","secret":{"defaultMode":420,"secretName":"x"}},{"downwardAPI":{"defaultMode":420,"items":[{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"},"path":"nm"}]},"name":"d"},{"name":"e","projected":{"defaultMode":420,"sources":[{"configMap":{"name":"x"}},{"serviceAccountToken":{"expirationSeconds":3600,"path":"t"}}]}},{"hostPath":{"path":"/x","type":""},"name":"f"},{"name":"g","persistentVolumeClaim":{"claimName":"x"}},{"iscsi":{"iqn":"iqn.2001-04.com.example:storage","iscsiInterface":"default","lun":0,"targetPortal":"1.2.3.4:3260"},"name":"h"},{"name":"i","rbd":{"image":"x","keyring":"/etc/ceph/keyring","monitors":["a"],"pool":"rbd","user":"admin"}},{"ephemeral":{"volumeClaimTemplate":{"metadata":{},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"}}},"name":"k"}]}}`},
+	{`
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: pvc}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests: {storage: 1Gi}
+`, `{"metadata":{},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"}}`},
+	{`
+apiVersion: v1
+kind: Endpoints
+metadata: {name: ep}
+subsets:
+- addresses:
+  - {ip: 10.1.2.3}
+  ports:
+  - {port: 80}
+`, `{"metadata":{},"subsets":[{"addresses":[{"ip":"10.1.2.3"}],"ports":[{"port":80,"protocol":"TCP"}]}]}`},
+	{`
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: np}
+spec:
+  podSelector: {}
+  ingress:
+  - ports:
+    - {port: 80}
+  egress:
+  - ports:
+    - {port: 53, protocol: UDP}
+`, `{"metadata":{},"spec":{"egress":[{"ports":[{"port":53,"protocol":"UDP"}]}],"ingress":[{"ports":[{"port":80,"protocol":"TCP"}]}],"podSelector":{},"policyTypes":["Ingress","Egress"]}}`},
+	{`
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: hpa}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: d}
+  maxReplicas: 5
+  behavior:
+    scaleDown: {stabilizationWindowSeconds: 60}
+`, `{"metadata":{},"spec":{"behavior":{"scaleDown":{"policies":[{"periodSeconds":15,"type":"Percent","value":100}],"selectPolicy":"Max","stabilizationWindowSeconds":60},"scaleUp":{"policies":[{"periodSeconds":15,"type":"Pods","value":4},{"periodSeconds":15,"type":"Percent","value":100}],"selectPolicy":"Max","stabilizationWindowSeconds":0}},"maxReplicas":5,"metrics":[{"resource":{"name":"cpu","target":{"averageUtilization":80,"type":"Utilization"}},"type":"Resource"}],"minReplicas":1,"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"d"}}}`},
+	{`
+apiVersion: v1
+kind: LimitRange
+metadata: {name: lr}
+spec:
+  limits:
+  - type: Container
+    default: {cpu: 500m}
+    max: {memory: 1Gi}
+    min: {cpu: 100m}
+`, `{"metadata":{},"spec":{"limits":[{"default":{"cpu":"500m","memory":"1Gi"},"defaultRequest":{"cpu":"500m","memory":"1Gi"},"max":{"memory":"1Gi"},"min":{"cpu":"100m"},"type":"Container"}]}}`},
+	{`
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: val-sc}
+provisioner: x.io/p
+`, `{"metadata":{},"provisioner":"x.io/p","reclaimPolicy":"Delete","volumeBindingMode":"Immediate"}`},
+	{`
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: val-pc}
+value: 100
+`, `{"metadata":{},"preemptionPolicy":"PreemptLowerPriority","value":100}`},
+	{`
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: val-mwc}
+webhooks:
+- name: a.x.io
+  clientConfig:
+    service: {name: s, namespace: default}
+  rules:
+  - operations: [CREATE]
+    apiGroups: ['']
+    apiVersions: [v1]
+    resources: [pods]
+  admissionReviewVersions: [v1]
+  sideEffects: None
+`, `{"metadata":{},"webhooks":[{"admissionReviewVersions":["v1"],"clientConfig":{"service":{"name":"s","namespace":"default","port":443}},"failurePolicy":"Fail","matchPolicy":"Equivalent","name":"a.x.io","namespaceSelector":{},"objectSelector":{},"reinvocationPolicy":"Never","rules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"],"scope":"*"}],"sideEffects":"None","timeoutSeconds":10}]}`},
 }
 
 var uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
-// storedDefaults reduces a created object to what workloadDefaults records.
+// storedDefaults reduces a created object to what builtinDefaults records.
 func storedDefaults(t *testing.T, obj runtime.Object) any {
 	t.Helper()
 	b, err := json.Marshal(obj)
@@ -609,12 +770,14 @@ func storedDefaults(t *testing.T, obj runtime.Object) any {
 		t.Fatal(err)
 	}
 	meta, _ := m["metadata"].(map[string]any)
-	out := map[string]any{"metadata": map[string]any{"labels": meta["labels"], "annotations": meta["annotations"]}}
-	for _, k := range []string{"spec", "template"} {
-		if v, ok := m[k]; ok {
-			out[k] = v
-		}
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
 	}
+	out["metadata"] = map[string]any{"labels": meta["labels"], "annotations": meta["annotations"]}
+	delete(out, "status")
+	delete(out, "apiVersion")
+	delete(out, "kind")
 	if _, isPod := obj.(*corev1.Pod); isPod {
 		spec := out["spec"].(map[string]any)
 		// The ServiceAccount admission's volume has a random name.
@@ -687,13 +850,13 @@ func TestWorkloadDefaults(t *testing.T) {
 		}{"reference", ref, ns})
 	}
 	for _, tg := range targets {
-		for _, tc := range workloadDefaults {
+		for _, tc := range builtinDefaults {
 			obj := decodeYAML(t, tc.obj)
 			kind := obj.GetObjectKind().GroupVersionKind().Kind
 			t.Run(tg.where+"/"+kind, func(t *testing.T) {
 				ops := typedOpsFor(t, tg.cs, tg.ns, obj)
 				name := mustMeta(t, obj).GetName()
-				t.Cleanup(func() { _ = ops.del(context.Background(), name) })
+				t.Cleanup(func() { cleanup(ops, name) })
 				created, err := ops.create(ctx, obj)
 				if err != nil {
 					t.Fatal(err)
@@ -1309,5 +1472,92 @@ note: hello`, change: func(o runtime.Object) {
 			e.Note, e.Reason, e.Regarding.Name = "changed", "R2", "q"
 		},
 			want: "Event \"ev\" is invalid: [involvedObject: Invalid value: {\"Kind\":\"Pod\",\"Namespace\":\"val-ref\",\"Name\":\"q\",\"UID\":\"\",\"APIVersion\":\"\",\"ResourceVersion\":\"\",\"FieldPath\":\"\"}: field is immutable, reason: Invalid value: \"R2\": field is immutable, message: Invalid value: \"changed\": field is immutable]"},
+	})
+}
+
+func TestPersistentVolumeClaimValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "claim c1", obj: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: c1}
+spec: {}`,
+			want: "PersistentVolumeClaim \"c1\" is invalid: [spec.accessModes: Required value: at least 1 access mode is required, spec.resources[storage]: Required value]"},
+		{name: "claim c2", obj: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: c2}
+spec:
+  accessModes: [ReadWriteMany, Sometimes]
+  resources: {requests: {storage: "-1Gi"}, limits: {storage: 1Gi}}
+  volumeMode: Weird
+  storageClassName: "Bad_Class"
+  selector: {matchLabels: {"a b": c}}`,
+			want: "PersistentVolumeClaim \"c2\" is invalid: [spec.selector.matchLabels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.accessModes: Unsupported value: \"Sometimes\": supported values: \"ReadOnlyMany\", \"ReadWriteMany\", \"ReadWriteOnce\", \"ReadWriteOncePod\", spec.resources[storage]: Invalid value: \"-1Gi\": must be greater than zero, spec.storageClassName: Invalid value: \"Bad_Class\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.volumeMode: Unsupported value: \"Weird\": supported values: \"Block\", \"Filesystem\"]"},
+		{name: "claim c3", obj: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: c3}
+spec:
+  accessModes: [ReadWriteOncePod, ReadWriteOnce]
+  resources: {requests: {storage: 0}}`,
+			want: "PersistentVolumeClaim \"c3\" is invalid: [spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes, spec.resources[storage]: Invalid value: \"0\": must be greater than zero]"},
+		{name: "claim spec change", before: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: pb}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}`, obj: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: pb}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}`, change: func(o runtime.Object) {
+			c := o.(*corev1.PersistentVolumeClaim)
+			c.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}
+			c.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("500Mi")
+		},
+			want: "PersistentVolumeClaim \"pb\" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n@@ -1,12 +1,12 @@\n {\n  \"AccessModes\": [\n-  \"ReadWriteOnce\"\n+  \"ReadWriteMany\"\n  ],\n  \"Selector\": null,\n  \"Resources\": {\n   \"Limits\": null,\n   \"Requests\": {\n-   \"storage\": \"1Gi\"\n+   \"storage\": \"500Mi\"\n   }\n  },\n  \"VolumeName\": \"\",\n"},
+	})
+}
+
+func TestNetworkingValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "ingress without rules", obj: `
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: i1}
+spec: {}`,
+			want: "Ingress.networking.k8s.io \"i1\" is invalid: spec: Invalid value: null: either `defaultBackend` or `rules` must be specified"},
+		{name: "ingress rules", obj: `
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: i2}
+spec:
+  ingressClassName: "Bad_Class"
+  tls: [{hosts: ["*.x.com", "Bad_Host"], secretName: "Bad_Secret"}]
+  rules:
+  - host: 1.2.3.4
+    http:
+      paths:
+      - {path: "a//b", pathType: Prefix, backend: {service: {name: 1svc, port: {number: 0}}}}
+      - {path: "/x/..", pathType: Exact, backend: {service: {name: "Bad_Svc", port: {name: http, number: 80}}}}
+      - {path: "x", pathType: ImplementationSpecific, backend: {}}
+      - {path: "/", pathType: Fuzzy, backend: {resource: {kind: "", name: "a/b"}, service: {name: s}}}
+      - {path: "/", backend: {service: {name: s, port: {number: 80}}}}
+  - host: "*.bad*.com"
+    http: {paths: []}`,
+			want: "Ingress.networking.k8s.io \"i2\" is invalid: [spec.rules[0].host: Invalid value: \"1.2.3.4\": must be a DNS name, not an IP address, spec.rules[0].http.paths[0].path: Invalid value: \"a//b\": must be an absolute path, spec.rules[0].http.paths[0].path: Invalid value: \"a//b\": must not contain '//', spec.rules[0].http.paths[0].backend: Required value: port name or number is required, spec.rules[0].http.paths[1].path: Invalid value: \"/x/..\": cannot end with '/..', spec.rules[0].http.paths[1].backend.service.name: Invalid value: \"Bad_Svc\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.rules[0].http.paths[1].backend: Invalid value: \"\": cannot set both port name & port number, spec.rules[0].http.paths[2].path: Invalid value: \"x\": must be an absolute path, spec.rules[0].http.paths[2].backend: Invalid value: \"\": resource or service backend is required, spec.rules[0].http.paths[3].pathType: Unsupported value: \"Fuzzy\": supported values: \"Exact\", \"ImplementationSpecific\", \"Prefix\", spec.rules[0].http.paths[3].backend: Invalid value: \"\": cannot set both resource and service backends, spec.rules[0].http.paths[4].pathType: Required value: pathType must be specified, spec.rules[1].host: Invalid value: \"*.bad*.com\": a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.rules[1].http.paths: Required value, spec.tls[0].hosts[1]: Invalid value: \"Bad_Host\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.tls[0].secretName: Invalid value: \"Bad_Secret\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.ingressClassName: Invalid value: \"Bad_Class\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]"},
+		{name: "network policy", obj: `
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: np1}
+spec:
+  podSelector: {matchLabels: {"a b": c}}
+  policyTypes: [Ingress, Sideways]
+  ingress:
+  - ports: [{port: 70000, protocol: ICMP}, {port: http, endPort: 90}, {endPort: 5}, {port: 100, endPort: 90}]
+    from: [{}, {ipBlock: {cidr: ""}}, {ipBlock: {cidr: 10.0.0.0/8, except: [11.0.0.0/16, 10.0.0.0/8]}, podSelector: {}}, {ipBlock: {cidr: "300.0.0.0/8"}}]
+  egress:
+  - to: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]`,
+			want: "NetworkPolicy.networking.k8s.io \"np1\" is invalid: [spec.podSelector.matchLabels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.ingress[0].ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"TCP\", \"UDP\", \"SCTP\", spec.ingress[0].ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ingress[0].ports[1].endPort: Invalid value: 90: may not be specified when `port` is non-numeric, spec.ingress[0].ports[2].endPort: Invalid value: 5: may not be specified when `port` is not specified, spec.ingress[0].ports[3].endPort: Invalid value: 90: must be greater than or equal to `port`, spec.ingress[0].from[0]: Required value: must specify a peer, spec.ingress[0].from[2].ipBlock.except[0]: Invalid value: \"11.0.0.0/16\": must be a strict subset of `cidr`, spec.ingress[0].from[2].ipBlock.except[1]: Invalid value: \"10.0.0.0/8\": must be a strict subset of `cidr`, spec.ingress[0].from[2]: Forbidden: may not specify both ipBlock and another peer, spec.ingress[0].from[3].ipBlock.cidr: Invalid value: \"300.0.0.0/8\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64), spec.egress[0].to[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.policyTypes[1]: Unsupported value: \"Sideways\": supported values: \"Ingress\", \"Egress\", spec.ingress[0].from[1].ipBlock.cidr: Required value]"},
 	})
 }

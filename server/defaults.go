@@ -34,6 +34,7 @@ import (
 
 // applyDefaults sets the upstream defaults of a decoded built-in object.
 func applyDefaults(obj runtime.Object) {
+	applyMoreDefaults(obj)
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		defaultPod(o)

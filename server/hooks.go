@@ -191,6 +191,15 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		if mode == mainWrite {
 			obj.Spec = old.obj.(*certificatesv1.CertificateSigningRequest).Spec
 		}
+	case *corev1.Pod:
+		// Upstream's Priority admission keeps what it set at create.
+		prev := old.obj.(*corev1.Pod)
+		if obj.Spec.Priority == nil {
+			obj.Spec.Priority = prev.Spec.Priority
+		}
+		if obj.Spec.PreemptionPolicy == nil {
+			obj.Spec.PreemptionPolicy = prev.Spec.PreemptionPolicy
+		}
 	case *appsv1.DaemonSet:
 		prev := old.obj.(*appsv1.DaemonSet)
 		gen := templateGeneration(prev)

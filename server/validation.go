@@ -11,6 +11,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -79,6 +80,18 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateCronJob(n, old.(*batchv1.CronJob))
 		}
 		return validateCronJob(n, nil)
+	case *corev1.PersistentVolumeClaim:
+		if old != nil {
+			return validatePVCUpdate(n, old.(*corev1.PersistentVolumeClaim))
+		}
+		return validatePVCSpec(&n.Spec, field.NewPath("spec"))
+	case *networkingv1.Ingress:
+		return validateIngress(n)
+	case *networkingv1.NetworkPolicy:
+		if old != nil {
+			return validateNetworkPolicy(n, old.(*networkingv1.NetworkPolicy))
+		}
+		return validateNetworkPolicy(n, nil)
 	case *coordinationv1.Lease:
 		return validateLease(n)
 	case *corev1.Event:

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/diff"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -58,8 +59,8 @@ func validatePodSpec(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
 	}
 	vols, verrs := validateVolumes(s.Volumes, fld.Child("volumes"))
 	errs = append(errs, verrs...)
-	errs = append(errs, validateContainers(s.Containers, vols, fld.Child("containers"))...)
-	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, fld.Child("initContainers"))...)
+	errs = append(errs, validateContainers(s.Containers, vols, s.TerminationGracePeriodSeconds, fld.Child("containers"))...)
+	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, s.TerminationGracePeriodSeconds, fld.Child("initContainers"))...)
 	errs = append(errs, supportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
 	errs = append(errs, supportedValue(fld.Child("dnsPolicy"), string(s.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, fld.Child("nodeSelector"))...)
@@ -92,8 +93,51 @@ func validatePodSpec(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(fld.Child("priorityClassName"), s.PriorityClassName, msg))
 		}
 	}
+	if len(s.Tolerations) > 0 {
+		errs = append(errs, validateTolerations(s.Tolerations, fld.Child("tolerations"))...)
+	}
 	if s.PreemptionPolicy != nil {
 		errs = append(errs, supportedValue(fld.Child("preemptionPolicy"), string(*s.PreemptionPolicy), "PreemptLowerPriority", "Never")...)
+	}
+	return errs
+}
+
+// validateTolerations is upstream's ValidateTolerations.
+func validateTolerations(ts []corev1.Toleration, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range ts {
+		idx := fld.Index(i)
+		if t.Key != "" {
+			errs = append(errs, metav1validation.ValidateLabelName(t.Key, idx.Child("key"))...)
+		}
+		if t.Key == "" && t.Operator != corev1.TolerationOpExists {
+			errs = append(errs, field.Invalid(idx.Child("operator"), t.Operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+		}
+		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
+			errs = append(errs, field.Invalid(idx.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+		}
+		switch t.Operator {
+		case corev1.TolerationOpEqual, "":
+			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
+				errs = append(errs, field.Invalid(idx.Child("operator"), t.Value, strings.Join(msgs, ";")))
+			}
+		case corev1.TolerationOpExists:
+			if t.Value != "" {
+				errs = append(errs, field.Invalid(idx.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
+			}
+		case corev1.TolerationOpLt, corev1.TolerationOpGt:
+			// TaintTolerationComparisonOperators is off in v1.37.
+			errs = append(errs, field.NotSupported(idx.Child("operator"), t.Operator, []string{"Equal", "Exists", "Lt", "Gt"}))
+		default:
+			errs = append(errs, field.NotSupported(idx.Child("operator"), t.Operator, []string{"Equal", "Exists"}))
+		}
+		if t.Effect != "" {
+			switch t.Effect {
+			case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+			default:
+				errs = append(errs, field.NotSupported(idx.Child("effect"), t.Effect, []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}))
+			}
+		}
 	}
 	return errs
 }
@@ -205,7 +249,7 @@ func validateVolumeSource(src *corev1.VolumeSource, fld *field.Path) field.Error
 
 // validateContainers is upstream's validateContainers for regular
 // containers.
-func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, fld *field.Path) field.ErrorList {
+func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, fld *field.Path) field.ErrorList {
 	if len(containers) == 0 {
 		return field.ErrorList{field.Required(fld, "")}
 	}
@@ -220,6 +264,168 @@ func validateContainers(containers []corev1.Container, vols map[string]corev1.Vo
 		} else {
 			names.Insert(c.Name)
 		}
+		errs = append(errs, validateProbesAndLifecycle(c, grace, idx)...)
+		errs = append(errs, validateContainerRestartPolicy(c, idx)...)
+	}
+	return append(errs, hostPortConflicts(containers, fld)...)
+}
+
+// validateContainerRestartPolicy is upstream's rule for a container's own
+// restartPolicy and restartPolicyRules (ContainerRestartRules and
+// RestartAllContainers are on in v1.37).
+func validateContainerRestartPolicy(c *corev1.Container, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	pf := fld.Child("restartPolicy")
+	if c.RestartPolicy == nil {
+		if len(c.RestartPolicyRules) == 0 {
+			return nil
+		}
+		errs = append(errs, field.Required(pf, "must specify restartPolicy when restart rules are used"))
+	} else if p := *c.RestartPolicy; p != corev1.ContainerRestartPolicyAlways && p != corev1.ContainerRestartPolicyNever && p != corev1.ContainerRestartPolicyOnFailure {
+		errs = append(errs, field.NotSupported(pf, p, []string{"Always", "Never", "OnFailure"}))
+	}
+	if len(c.RestartPolicyRules) > 20 {
+		errs = append(errs, field.TooMany(fld.Child("restartPolicyRules"), len(c.RestartPolicyRules), 20))
+	}
+	for i, r := range c.RestartPolicyRules {
+		rf := fld.Child("restartPolicyRules").Index(i)
+		if r.Action != corev1.ContainerRestartRuleActionRestart && r.Action != "RestartAllContainers" {
+			errs = append(errs, field.NotSupported(rf.Child("action"), r.Action, []string{"Restart", "RestartAllContainers"}))
+		}
+		if r.ExitCodes == nil {
+			errs = append(errs, field.Required(rf.Child("exitCodes"), "must be specified"))
+			continue
+		}
+		if op := r.ExitCodes.Operator; op != corev1.ContainerRestartRuleOnExitCodesOpIn && op != corev1.ContainerRestartRuleOnExitCodesOpNotIn {
+			errs = append(errs, field.NotSupported(rf.Child("exitCodes", "operator"), op, []string{"In", "NotIn"}))
+		}
+		if len(r.ExitCodes.Values) > 255 {
+			errs = append(errs, field.TooMany(rf.Child("exitCodes", "values"), len(r.ExitCodes.Values), 255))
+		}
+	}
+	return errs
+}
+
+// validateProbesAndLifecycle is what upstream checks of the probes and
+// lifecycle hooks of a regular container or sidecar.
+func validateProbesAndLifecycle(c *corev1.Container, grace *int64, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if l := c.Lifecycle; l != nil {
+		lf := fld.Child("lifecycle")
+		for _, h := range []struct {
+			h    *corev1.LifecycleHandler
+			name string
+		}{{l.PostStart, "postStart"}, {l.PreStop, "preStop"}} {
+			if h.h != nil {
+				errs = append(errs, validateHandler(h.h.Exec, h.h.HTTPGet, h.h.TCPSocket, nil, h.h.Sleep, grace, lf.Child(h.name))...)
+			}
+		}
+		if l.StopSignal != nil {
+			errs = append(errs, field.Forbidden(lf.Child("stopSignal"), "may not be set for containers with empty `spec.os.name`"))
+		}
+	}
+	for _, pr := range []struct {
+		p    *corev1.Probe
+		name string
+	}{{c.LivenessProbe, "livenessProbe"}, {c.ReadinessProbe, "readinessProbe"}, {c.StartupProbe, "startupProbe"}} {
+		p := pr.p
+		if p == nil {
+			continue
+		}
+		pf := fld.Child(pr.name)
+		errs = append(errs, validateHandler(p.Exec, p.HTTPGet, p.TCPSocket, p.GRPC, nil, grace, pf)...)
+		for _, f := range []struct {
+			v    int32
+			name string
+		}{{p.InitialDelaySeconds, "initialDelaySeconds"}, {p.TimeoutSeconds, "timeoutSeconds"}, {p.PeriodSeconds, "periodSeconds"}, {p.SuccessThreshold, "successThreshold"}, {p.FailureThreshold, "failureThreshold"}} {
+			errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(f.v), pf.Child(f.name))...)
+		}
+		if t := p.TerminationGracePeriodSeconds; t != nil && *t <= 0 {
+			errs = append(errs, field.Invalid(pf.Child("terminationGracePeriodSeconds"), *t, "must be greater than 0"))
+		}
+		switch pr.name {
+		case "livenessProbe", "startupProbe":
+			if p.SuccessThreshold != 1 {
+				errs = append(errs, field.Invalid(pf.Child("successThreshold"), p.SuccessThreshold, "must be 1"))
+			}
+		case "readinessProbe":
+			if p.TerminationGracePeriodSeconds != nil {
+				errs = append(errs, field.Invalid(pf.Child("terminationGracePeriodSeconds"), p.TerminationGracePeriodSeconds, "must not be set for readinessProbes"))
+			}
+		}
+	}
+	return errs
+}
+
+// validateHandler is upstream's validateHandler: exactly one action.
+func validateHandler(exec *corev1.ExecAction, http *corev1.HTTPGetAction, tcp *corev1.TCPSocketAction, grpc *corev1.GRPCAction, sleep *corev1.SleepAction, grace *int64, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := 0
+	one := func(set bool, name string, check func() field.ErrorList) {
+		if !set {
+			return
+		}
+		if n > 0 {
+			errs = append(errs, field.Forbidden(fld.Child(name), "may not specify more than 1 handler type"))
+			return
+		}
+		n++
+		errs = append(errs, check()...)
+	}
+	one(exec != nil, "exec", func() field.ErrorList {
+		if len(exec.Command) == 0 {
+			return field.ErrorList{field.Required(fld.Child("exec", "command"), "")}
+		}
+		return nil
+	})
+	one(http != nil, "httpGet", func() field.ErrorList {
+		var e field.ErrorList
+		hf := fld.Child("httpGet")
+		if http.Path == "" {
+			e = append(e, field.Required(hf.Child("path"), ""))
+		}
+		e = append(e, portNumOrName(http.Port, hf.Child("port"))...)
+		if http.Scheme != corev1.URISchemeHTTP && http.Scheme != corev1.URISchemeHTTPS {
+			e = append(e, field.NotSupported(hf.Child("scheme"), http.Scheme, []string{"HTTP", "HTTPS"}))
+		}
+		for _, h := range http.HTTPHeaders {
+			for _, msg := range validation.IsHTTPHeaderName(h.Name) {
+				e = append(e, field.Invalid(hf.Child("httpHeaders"), h.Name, msg))
+			}
+		}
+		return e
+	})
+	one(tcp != nil, "tcpSocket", func() field.ErrorList { return portNumOrName(tcp.Port, fld.Child("tcpSocket", "port")) })
+	one(grpc != nil, "grpc", func() field.ErrorList {
+		return portNumOrName(intstr.FromInt32(grpc.Port), fld.Child("grpc", "port"))
+	})
+	one(sleep != nil, "sleep", func() field.ErrorList {
+		if grace != nil && (sleep.Seconds < 0 || sleep.Seconds > *grace) {
+			return field.ErrorList{field.Invalid(fld.Child("sleep"), sleep.Seconds, fmt.Sprintf("must be non-negative and less than terminationGracePeriodSeconds (%d)", *grace))}
+		}
+		return nil
+	})
+	if n == 0 {
+		errs = append(errs, field.Required(fld, "must specify a handler type"))
+	}
+	return errs
+}
+
+// hostPortConflicts is upstream's checkHostPortConflicts.
+func hostPortConflicts(containers []corev1.Container, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := sets.New[string]()
+	for i, c := range containers {
+		for j, p := range c.Ports {
+			if p.HostPort == 0 {
+				continue
+			}
+			k := fmt.Sprintf("%s/%s/%d", p.Protocol, p.HostIP, p.HostPort)
+			if seen.Has(k) {
+				errs = append(errs, field.Duplicate(fld.Index(i).Child("ports").Index(j).Child("hostPort"), k))
+			}
+			seen.Insert(k)
+		}
 	}
 	return errs
 }
@@ -227,7 +433,7 @@ func validateContainers(containers []corev1.Container, vols map[string]corev1.Vo
 // validateInitContainers is upstream's validateInitContainers: names are
 // unique across regular and init containers; probes and lifecycle belong
 // to sidecars (restartPolicy Always) only.
-func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, fld *field.Path) field.ErrorList {
+func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for _, c := range regular {
@@ -237,19 +443,23 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 		c := &containers[i]
 		idx := fld.Index(i)
 		errs = append(errs, validateContainerCommon(c, vols, idx)...)
-		sidecar := false
-		if c.RestartPolicy != nil {
-			if *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
-				errs = append(errs, field.NotSupported(idx.Child("restartPolicy"), *c.RestartPolicy, []string{string(corev1.ContainerRestartPolicyAlways)}))
-			}
-			sidecar = *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		sidecar := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		if c.RestartPolicy == nil && len(c.RestartPolicyRules) > 0 {
+			errs = append(errs, field.Required(idx.Child("restartPolicy"), "must specify restartPolicy when restart rules are used"))
+		} else if c.RestartPolicy != nil {
+			errs = append(errs, validateContainerRestartPolicy(c, idx)...)
 		}
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(idx.Child("name"), c.Name))
 		} else if c.Name != "" {
 			names.Insert(c.Name)
 		}
-		if !sidecar {
+		// Init containers run one by one: their host ports conflict
+		// only within each.
+		errs = append(errs, hostPortConflicts([]corev1.Container{*c}, fld)...)
+		if sidecar {
+			errs = append(errs, validateProbesAndLifecycle(c, grace, idx)...)
+		} else {
 			const msg = "may not be set for init containers without restartPolicy=Always"
 			if c.Lifecycle != nil {
 				errs = append(errs, field.Forbidden(idx.Child("lifecycle"), msg))

@@ -229,6 +229,9 @@ func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 			}
 		}
 	}
+	for i := range s.VolumeClaimTemplates {
+		errs = append(errs, validatePVCSpec(&s.VolumeClaimTemplates[i].Spec, spec.Child("volumeClaimTemplates").Index(i).Child("spec"))...)
+	}
 	errs = append(errs, nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))...)
 	errs = append(errs, nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
 	if s.Ordinals != nil {
