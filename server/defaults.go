@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -84,10 +82,6 @@ func applyDefaults(obj runtime.Object) {
 		defaultReplicationController(o)
 	case *corev1.PodTemplate:
 		defaultPodSpec(&o.Template.Spec)
-	case *autoscalingv1.HorizontalPodAutoscaler:
-		defaultHPAv1(o)
-	case *autoscalingv2.HorizontalPodAutoscaler:
-		defaultHPAv2(o)
 	case *corev1.Service:
 		defaultService(o)
 	case *coordinationv1.Lease:
