@@ -21,9 +21,10 @@ const (
 	automanagedLabel  = "kube-aggregator.kubernetes.io/automanaged"
 )
 
-// syncCRDAPIServices creates and deletes the automanaged APIServices of a
-// CRD group to match the served CRDs.
-func (s *Server) syncCRDAPIServices(group string) {
+// syncCRDAPIServices creates the missing automanaged APIServices of a CRD
+// group and, when prune is set (a CRD went or stopped serving a version),
+// deletes those no CRD serves any more.
+func (s *Server) syncCRDAPIServices(group string, prune bool) {
 	if group == "" || s.registry.isBuiltinGroup(group) {
 		return
 	}
@@ -37,6 +38,15 @@ func (s *Server) syncCRDAPIServices(group string) {
 				want[v.Name+"."+group] = v.Name
 			}
 		}
+	}
+	if !prune {
+		for name := range want {
+			if _, err := s.store.Get(apiServicesBucket, name); err == nil {
+				delete(want, name)
+			}
+		}
+		s.createAPIServices(group, want)
+		return
 	}
 	lst, err := s.store.List(apiServicesBucket, store.ListOptions{})
 	if err != nil {
@@ -58,6 +68,11 @@ func (s *Server) syncCRDAPIServices(group string) {
 			}
 		}
 	}
+	s.createAPIServices(group, want)
+}
+
+// createAPIServices creates automanaged APIServices (name -> version).
+func (s *Server) createAPIServices(group string, want map[string]string) {
 	for name, version := range want {
 		as := &apiregistrationv1.APIService{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "apiregistration.k8s.io/v1", Kind: "APIService"},
