@@ -102,6 +102,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.NetworkingV1().NetworkPolicies(ns))
 	case "Ingress":
 		return opsOf(cs.NetworkingV1().Ingresses(ns))
+	case "PodDisruptionBudget":
+		return opsOf(cs.PolicyV1().PodDisruptionBudgets(ns))
 	case "HorizontalPodAutoscaler":
 		return opsOf(cs.AutoscalingV2().HorizontalPodAutoscalers(ns))
 	case "StorageClass":
@@ -1559,5 +1561,47 @@ spec:
   egress:
   - to: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]`,
 			want: "NetworkPolicy.networking.k8s.io \"np1\" is invalid: [spec.podSelector.matchLabels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.ingress[0].ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"TCP\", \"UDP\", \"SCTP\", spec.ingress[0].ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ingress[0].ports[1].endPort: Invalid value: 90: may not be specified when `port` is non-numeric, spec.ingress[0].ports[2].endPort: Invalid value: 5: may not be specified when `port` is not specified, spec.ingress[0].ports[3].endPort: Invalid value: 90: must be greater than or equal to `port`, spec.ingress[0].from[0]: Required value: must specify a peer, spec.ingress[0].from[2].ipBlock.except[0]: Invalid value: \"11.0.0.0/16\": must be a strict subset of `cidr`, spec.ingress[0].from[2].ipBlock.except[1]: Invalid value: \"10.0.0.0/8\": must be a strict subset of `cidr`, spec.ingress[0].from[2]: Forbidden: may not specify both ipBlock and another peer, spec.ingress[0].from[3].ipBlock.cidr: Invalid value: \"300.0.0.0/8\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64), spec.egress[0].to[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.policyTypes[1]: Unsupported value: \"Sideways\": supported values: \"Ingress\", \"Egress\", spec.ingress[0].from[1].ipBlock.cidr: Required value]"},
+	})
+}
+
+func TestDisruptionBudgetAndAutoscalerValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "disruption budget", obj: `
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pdb1}
+spec:
+  minAvailable: "150%"
+  maxUnavailable: -1
+  selector: {matchLabels: {"a b": c}}
+  unhealthyPodEvictionPolicy: Sometimes`,
+			want: "PodDisruptionBudget.policy \"pdb1\" is invalid: [spec: Invalid value: {\"MinAvailable\":\"150%\",\"Selector\":{\"matchLabels\":{\"a b\":\"c\"}},\"MaxUnavailable\":-1,\"UnhealthyPodEvictionPolicy\":\"Sometimes\"}: minAvailable and maxUnavailable cannot be both set, spec.minAvailable: Invalid value: \"150%\": must not be greater than 100%, spec.maxUnavailable: Invalid value: -1: must be greater than or equal to 0, spec.selector.matchLabels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.unhealthyPodEvictionPolicy: Unsupported value: \"Sometimes\": supported values: \"AlwaysAllow\", \"IfHealthyBudget\"]"},
+		{name: "autoscaler scaling to zero", obj: `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: h1}
+spec:
+  minReplicas: 0
+  maxReplicas: -1
+  scaleTargetRef: {apiVersion: v1, kind: "", name: ""}`,
+			want: "HorizontalPodAutoscaler.autoscaling \"h1\" is invalid: [spec.maxReplicas: Invalid value: -1: must be greater than or equal to `minReplicas`, spec.scaleTargetRef.kind: Required value, spec.scaleTargetRef.name: Required value, spec.scaleTargetRef.apiVersion: Invalid value: \"v1\": apiVersion must specify API group, spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas, spec.maxReplicas: Invalid value: -1: must be greater than or equal to 1]"},
+		{name: "autoscaler bounds and target", obj: `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: h2}
+spec:
+  minReplicas: 5
+  maxReplicas: 3
+  scaleTargetRef: {apiVersion: "a/b/c", kind: "x/y", name: "n%"}`,
+			want: "HorizontalPodAutoscaler.autoscaling \"h2\" is invalid: [spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`, spec.scaleTargetRef.kind: Invalid value: \"x/y\": may not contain '/', spec.scaleTargetRef.name: Invalid value: \"n%\": may not contain '%', spec.scaleTargetRef.apiVersion: Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c]"},
+		{name: "autoscaler negative bounds", obj: `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: h1}
+spec:
+  minReplicas: -2
+  maxReplicas: -1
+  scaleTargetRef: {apiVersion: v1, kind: "", name: ""}`,
+			want: "HorizontalPodAutoscaler.autoscaling \"h1\" is invalid: [spec.scaleTargetRef.kind: Required value, spec.scaleTargetRef.name: Required value, spec.scaleTargetRef.apiVersion: Invalid value: \"v1\": apiVersion must specify API group, spec.minReplicas: Invalid value: -2: must be greater than or equal to 0, spec.maxReplicas: Invalid value: -1: must be greater than or equal to 1]"},
 	})
 }
