@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
@@ -1604,4 +1605,51 @@ spec:
   scaleTargetRef: {apiVersion: v1, kind: "", name: ""}`,
 			want: "HorizontalPodAutoscaler.autoscaling \"h1\" is invalid: [spec.scaleTargetRef.kind: Required value, spec.scaleTargetRef.name: Required value, spec.scaleTargetRef.apiVersion: Invalid value: \"v1\": apiVersion must specify API group, spec.minReplicas: Invalid value: -2: must be greater than or equal to 0, spec.maxReplicas: Invalid value: -1: must be greater than or equal to 1]"},
 	})
+}
+
+// TestServiceTypeChanges follows a Service through type changes: the
+// fields of the old type go, those of the new one are allocated, as
+// kube-apiserver's service storage does.
+func TestServiceTypeChanges(t *testing.T) {
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, nsObj("val-ref"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]kubernetes.Interface{"fakeplane": cs}
+	if ref, _ := refCluster(t); ref != nil {
+		targets["reference"] = ref
+	}
+	for where, cs := range targets {
+		t.Run(where, func(t *testing.T) {
+			svcs := cs.CoreV1().Services("val-ref")
+			t.Cleanup(func() { _ = svcs.Delete(context.Background(), "types", metav1.DeleteOptions{}) })
+			if _, err := svcs.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "types"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			patch := func(p string) *corev1.Service {
+				t.Helper()
+				s, err := svcs.Patch(ctx, "types", types.MergePatchType, []byte(p), metav1.PatchOptions{})
+				if err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+				return s
+			}
+			s := patch(`{"spec":{"type":"NodePort"}}`)
+			if np := s.Spec.Ports[0].NodePort; np < 30000 || np > 32767 || s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyCluster {
+				t.Errorf("NodePort: node port %d, externalTrafficPolicy %q", np, s.Spec.ExternalTrafficPolicy)
+			}
+			s = patch(`{"spec":{"type":"ExternalName","externalName":"x.example.com"}}`)
+			if s.Spec.ClusterIP != "" || s.Spec.ClusterIPs != nil || s.Spec.IPFamilies != nil || s.Spec.IPFamilyPolicy != nil ||
+				s.Spec.InternalTrafficPolicy != nil || s.Spec.ExternalTrafficPolicy != "" || s.Spec.Ports[0].NodePort != 0 {
+				t.Errorf("ExternalName kept fields of NodePort: %+v", s.Spec)
+			}
+			s = patch(`{"spec":{"type":"LoadBalancer","externalName":null,"externalTrafficPolicy":"Local"}}`)
+			if s.Spec.ClusterIP == "" || s.Spec.Ports[0].NodePort == 0 || s.Spec.HealthCheckNodePort == 0 ||
+				s.Spec.AllocateLoadBalancerNodePorts == nil || !*s.Spec.AllocateLoadBalancerNodePorts {
+				t.Errorf("LoadBalancer lacks allocations: %+v", s.Spec)
+			}
+		})
+	}
 }

@@ -155,7 +155,12 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		}
 	case *corev1.Service:
 		if mode == mainWrite {
-			keepAllocatedServiceFields(obj, old.obj.(*corev1.Service))
+			prev := old.obj.(*corev1.Service)
+			dropTypeDependentFields(obj, prev)
+			keepAllocatedServiceFields(obj, prev)
+			if err := s.allocateService(obj, prev); err != nil {
+				return err
+			}
 		}
 	case *corev1.Pod:
 		// Upstream's Priority admission keeps what it set at create.
