@@ -39,6 +39,8 @@ type validationCase struct {
 	// change, with before, makes the update from the stored object
 	// instead of obj (which then only names the kind and the object).
 	change func(runtime.Object)
+	// status sends the update to the status subresource.
+	status bool
 	want   string
 }
 
@@ -52,13 +54,25 @@ type typedClient[T runtime.Object] interface {
 
 // typedOps are a typed client's calls on runtime.Object.
 type typedOps struct {
-	create, update func(context.Context, runtime.Object) (runtime.Object, error)
-	get            func(context.Context, string) (runtime.Object, error)
-	del            func(context.Context, string) error
+	create, update, updateStatus func(context.Context, runtime.Object) (runtime.Object, error)
+	get                          func(context.Context, string) (runtime.Object, error)
+	del                          func(context.Context, string) error
+}
+
+// statusClient is what typed clients of resources with a status have.
+type statusClient[T runtime.Object] interface {
+	UpdateStatus(context.Context, T, metav1.UpdateOptions) (T, error)
 }
 
 func opsOf[T runtime.Object](c typedClient[T]) typedOps {
+	var updateStatus func(context.Context, runtime.Object) (runtime.Object, error)
+	if sc, ok := any(c).(statusClient[T]); ok {
+		updateStatus = func(ctx context.Context, o runtime.Object) (runtime.Object, error) {
+			return sc.UpdateStatus(ctx, o.(T), metav1.UpdateOptions{})
+		}
+	}
 	return typedOps{
+		updateStatus: updateStatus,
 		create: func(ctx context.Context, o runtime.Object) (runtime.Object, error) {
 			return c.Create(ctx, o.(T), metav1.CreateOptions{})
 		},
@@ -217,7 +231,9 @@ func runCasesOn(t *testing.T, where string, cs kubernetes.Interface, ns string, 
 				tc.change(obj)
 			}
 			var err error
-			if tc.before != "" {
+			if tc.status {
+				_, err = ops.updateStatus(ctx, obj)
+			} else if tc.before != "" {
 				_, err = ops.update(ctx, obj)
 			} else {
 				_, err = ops.create(ctx, obj)
@@ -527,6 +543,39 @@ metadata: {name: p}`, change: func(o runtime.Object) {
 			p.Spec.Hostname = "foo"
 		},
 			want: "Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n@@ -167,7 +167,7 @@\n   \"SELinuxChangePolicy\": null\n  },\n  \"ImagePullSecrets\": null,\n- \"Hostname\": \"\",\n+ \"Hostname\": \"foo\",\n  \"Subdomain\": \"\",\n  \"Affinity\": null,\n  \"SchedulerName\": \"default-scheduler\",\n"},
+		{name: "status with a bad pod IP", status: true, before: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx}]`, obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx}]`, change: func(o runtime.Object) {
+			o.(*corev1.Pod).Status.PodIP = "1.2.3"
+			o.(*corev1.Pod).Status.PodIPs = []corev1.PodIP{{IP: "1.2.3"}}
+		},
+			want: "Pod \"p\" is invalid: status.podIPs[0]: Invalid value: \"1.2.3\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"},
+		{name: "status conditions QoS and IPs", status: true, before: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx}]`, obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx}]`, change: func(o runtime.Object) {
+			st := &o.(*corev1.Pod).Status
+			st.PodIP, st.PodIPs = "10.1.1.1", []corev1.PodIP{{IP: "10.1.1.1"}, {IP: "10.1.1.2"}}
+			st.HostIPs = []corev1.HostIP{{IP: "1.1.1.1"}}
+			st.QOSClass = corev1.PodQOSGuaranteed
+			st.Conditions = []corev1.PodCondition{{Type: "bad type!", Status: corev1.ConditionTrue}}
+		},
+			want: "Pod \"p\" is invalid: [status.conditions[0].Type: Invalid value: \"bad type!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), status.qosClass: Invalid value: \"Guaranteed\": field is immutable, status.podIPs: Invalid value: [{\"IP\":\"10.1.1.1\"},{\"IP\":\"10.1.1.2\"}]: may specify no more than one IP for each IP family, status.hostIPs[0].ip: Invalid value: \"1.1.1.1\": must be equal to `hostIP`]"},
 		{name: "update adding a container", before: `
 apiVersion: v1
 kind: Pod

@@ -398,6 +398,16 @@ func defaultPod(o *corev1.Pod) {
 		t := true
 		o.Spec.EnableServiceLinks = &t
 	}
+	// SetDefaults_PodStatus: podIP and podIPs agree, podIP winning.
+	st := &o.Status
+	switch hasIP, hasIPs := st.PodIP != "", len(st.PodIPs) > 0; {
+	case hasIP && !hasIPs:
+		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+	case !hasIP && hasIPs:
+		st.PodIP = st.PodIPs[0].IP
+	case hasIP && hasIPs && st.PodIPs[0].IP != st.PodIP:
+		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+	}
 	if o.Spec.HostNetwork {
 		for _, list := range [][]corev1.Container{o.Spec.Containers, o.Spec.InitContainers} {
 			for i := range list {

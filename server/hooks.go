@@ -194,8 +194,11 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
 	}
 	errs := metaErrs
-	if mode == mainWrite {
+	switch {
+	case mode == mainWrite:
 		errs = append(errs, validateBuiltin(o.obj, old.obj)...)
+	case mode == statusWrite:
+		errs = append(errs, validateBuiltinStatus(o.obj, old.obj)...)
 	}
 	return invalid(errs)
 }

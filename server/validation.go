@@ -139,6 +139,16 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 	return nil
 }
 
+// validateBuiltinStatus returns the errors of upstream's status strategy
+// ValidateUpdate for a built-in object, metadata excluded.
+func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
+	switch n := obj.(type) {
+	case *corev1.Pod:
+		return validatePodStatusUpdate(n, old.(*corev1.Pod))
+	}
+	return nil
+}
+
 // dedupErrors drops repeated errors, keeping the first of each: upstream
 // runs the metadata rules more than once on update but answers each once.
 func dedupErrors(errs field.ErrorList) field.ErrorList {
