@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
@@ -38,6 +39,8 @@ type validationCase struct {
 	// change, with before, makes the update from the stored object
 	// instead of obj (which then only names the kind and the object).
 	change func(runtime.Object)
+	// status sends the update to the status subresource.
+	status bool
 	want   string
 }
 
@@ -51,13 +54,25 @@ type typedClient[T runtime.Object] interface {
 
 // typedOps are a typed client's calls on runtime.Object.
 type typedOps struct {
-	create, update func(context.Context, runtime.Object) (runtime.Object, error)
-	get            func(context.Context, string) (runtime.Object, error)
-	del            func(context.Context, string) error
+	create, update, updateStatus func(context.Context, runtime.Object) (runtime.Object, error)
+	get                          func(context.Context, string) (runtime.Object, error)
+	del                          func(context.Context, string) error
+}
+
+// statusClient is what typed clients of resources with a status have.
+type statusClient[T runtime.Object] interface {
+	UpdateStatus(context.Context, T, metav1.UpdateOptions) (T, error)
 }
 
 func opsOf[T runtime.Object](c typedClient[T]) typedOps {
+	var updateStatus func(context.Context, runtime.Object) (runtime.Object, error)
+	if sc, ok := any(c).(statusClient[T]); ok {
+		updateStatus = func(ctx context.Context, o runtime.Object) (runtime.Object, error) {
+			return sc.UpdateStatus(ctx, o.(T), metav1.UpdateOptions{})
+		}
+	}
 	return typedOps{
+		updateStatus: updateStatus,
 		create: func(ctx context.Context, o runtime.Object) (runtime.Object, error) {
 			return c.Create(ctx, o.(T), metav1.CreateOptions{})
 		},
@@ -102,6 +117,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.NetworkingV1().NetworkPolicies(ns))
 	case "Ingress":
 		return opsOf(cs.NetworkingV1().Ingresses(ns))
+	case "PodDisruptionBudget":
+		return opsOf(cs.PolicyV1().PodDisruptionBudgets(ns))
 	case "HorizontalPodAutoscaler":
 		return opsOf(cs.AutoscalingV2().HorizontalPodAutoscalers(ns))
 	case "StorageClass":
@@ -214,7 +231,9 @@ func runCasesOn(t *testing.T, where string, cs kubernetes.Interface, ns string, 
 				tc.change(obj)
 			}
 			var err error
-			if tc.before != "" {
+			if tc.status {
+				_, err = ops.updateStatus(ctx, obj)
+			} else if tc.before != "" {
 				_, err = ops.update(ctx, obj)
 			} else {
 				_, err = ops.create(ctx, obj)
@@ -524,6 +543,39 @@ metadata: {name: p}`, change: func(o runtime.Object) {
 			p.Spec.Hostname = "foo"
 		},
 			want: "Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n@@ -167,7 +167,7 @@\n   \"SELinuxChangePolicy\": null\n  },\n  \"ImagePullSecrets\": null,\n- \"Hostname\": \"\",\n+ \"Hostname\": \"foo\",\n  \"Subdomain\": \"\",\n  \"Affinity\": null,\n  \"SchedulerName\": \"default-scheduler\",\n"},
+		{name: "status with a bad pod IP", status: true, before: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx}]`, obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx}]`, change: func(o runtime.Object) {
+			o.(*corev1.Pod).Status.PodIP = "1.2.3"
+			o.(*corev1.Pod).Status.PodIPs = []corev1.PodIP{{IP: "1.2.3"}}
+		},
+			want: "Pod \"p\" is invalid: status.podIPs[0]: Invalid value: \"1.2.3\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"},
+		{name: "status conditions QoS and IPs", status: true, before: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx}]`, obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx}]`, change: func(o runtime.Object) {
+			st := &o.(*corev1.Pod).Status
+			st.PodIP, st.PodIPs = "10.1.1.1", []corev1.PodIP{{IP: "10.1.1.1"}, {IP: "10.1.1.2"}}
+			st.HostIPs = []corev1.HostIP{{IP: "1.1.1.1"}}
+			st.QOSClass = corev1.PodQOSGuaranteed
+			st.Conditions = []corev1.PodCondition{{Type: "bad type!", Status: corev1.ConditionTrue}}
+		},
+			want: "Pod \"p\" is invalid: [status.conditions[0].Type: Invalid value: \"bad type!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), status.qosClass: Invalid value: \"Guaranteed\": field is immutable, status.podIPs: Invalid value: [{\"IP\":\"10.1.1.1\"},{\"IP\":\"10.1.1.2\"}]: may specify no more than one IP for each IP family, status.hostIPs[0].ip: Invalid value: \"1.1.1.1\": must be equal to `hostIP`]"},
 		{name: "update adding a container", before: `
 apiVersion: v1
 kind: Pod
@@ -1560,4 +1612,93 @@ spec:
   - to: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]`,
 			want: "NetworkPolicy.networking.k8s.io \"np1\" is invalid: [spec.podSelector.matchLabels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.ingress[0].ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"TCP\", \"UDP\", \"SCTP\", spec.ingress[0].ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ingress[0].ports[1].endPort: Invalid value: 90: may not be specified when `port` is non-numeric, spec.ingress[0].ports[2].endPort: Invalid value: 5: may not be specified when `port` is not specified, spec.ingress[0].ports[3].endPort: Invalid value: 90: must be greater than or equal to `port`, spec.ingress[0].from[0]: Required value: must specify a peer, spec.ingress[0].from[2].ipBlock.except[0]: Invalid value: \"11.0.0.0/16\": must be a strict subset of `cidr`, spec.ingress[0].from[2].ipBlock.except[1]: Invalid value: \"10.0.0.0/8\": must be a strict subset of `cidr`, spec.ingress[0].from[2]: Forbidden: may not specify both ipBlock and another peer, spec.ingress[0].from[3].ipBlock.cidr: Invalid value: \"300.0.0.0/8\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64), spec.egress[0].to[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.policyTypes[1]: Unsupported value: \"Sideways\": supported values: \"Ingress\", \"Egress\", spec.ingress[0].from[1].ipBlock.cidr: Required value]"},
 	})
+}
+
+func TestDisruptionBudgetAndAutoscalerValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "disruption budget", obj: `
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pdb1}
+spec:
+  minAvailable: "150%"
+  maxUnavailable: -1
+  selector: {matchLabels: {"a b": c}}
+  unhealthyPodEvictionPolicy: Sometimes`,
+			want: "PodDisruptionBudget.policy \"pdb1\" is invalid: [spec: Invalid value: {\"MinAvailable\":\"150%\",\"Selector\":{\"matchLabels\":{\"a b\":\"c\"}},\"MaxUnavailable\":-1,\"UnhealthyPodEvictionPolicy\":\"Sometimes\"}: minAvailable and maxUnavailable cannot be both set, spec.minAvailable: Invalid value: \"150%\": must not be greater than 100%, spec.maxUnavailable: Invalid value: -1: must be greater than or equal to 0, spec.selector.matchLabels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.unhealthyPodEvictionPolicy: Unsupported value: \"Sometimes\": supported values: \"AlwaysAllow\", \"IfHealthyBudget\"]"},
+		{name: "autoscaler scaling to zero", obj: `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: h1}
+spec:
+  minReplicas: 0
+  maxReplicas: -1
+  scaleTargetRef: {apiVersion: v1, kind: "", name: ""}`,
+			want: "HorizontalPodAutoscaler.autoscaling \"h1\" is invalid: [spec.maxReplicas: Invalid value: -1: must be greater than or equal to `minReplicas`, spec.scaleTargetRef.kind: Required value, spec.scaleTargetRef.name: Required value, spec.scaleTargetRef.apiVersion: Invalid value: \"v1\": apiVersion must specify API group, spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas, spec.maxReplicas: Invalid value: -1: must be greater than or equal to 1]"},
+		{name: "autoscaler bounds and target", obj: `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: h2}
+spec:
+  minReplicas: 5
+  maxReplicas: 3
+  scaleTargetRef: {apiVersion: "a/b/c", kind: "x/y", name: "n%"}`,
+			want: "HorizontalPodAutoscaler.autoscaling \"h2\" is invalid: [spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`, spec.scaleTargetRef.kind: Invalid value: \"x/y\": may not contain '/', spec.scaleTargetRef.name: Invalid value: \"n%\": may not contain '%', spec.scaleTargetRef.apiVersion: Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c]"},
+		{name: "autoscaler negative bounds", obj: `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: h1}
+spec:
+  minReplicas: -2
+  maxReplicas: -1
+  scaleTargetRef: {apiVersion: v1, kind: "", name: ""}`,
+			want: "HorizontalPodAutoscaler.autoscaling \"h1\" is invalid: [spec.scaleTargetRef.kind: Required value, spec.scaleTargetRef.name: Required value, spec.scaleTargetRef.apiVersion: Invalid value: \"v1\": apiVersion must specify API group, spec.minReplicas: Invalid value: -2: must be greater than or equal to 0, spec.maxReplicas: Invalid value: -1: must be greater than or equal to 1]"},
+	})
+}
+
+// TestServiceTypeChanges follows a Service through type changes: the
+// fields of the old type go, those of the new one are allocated, as
+// kube-apiserver's service storage does.
+func TestServiceTypeChanges(t *testing.T) {
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, nsObj("val-ref"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]kubernetes.Interface{"fakeplane": cs}
+	if ref, _ := refCluster(t); ref != nil {
+		targets["reference"] = ref
+	}
+	for where, cs := range targets {
+		t.Run(where, func(t *testing.T) {
+			svcs := cs.CoreV1().Services("val-ref")
+			t.Cleanup(func() { _ = svcs.Delete(context.Background(), "types", metav1.DeleteOptions{}) })
+			if _, err := svcs.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "types"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			patch := func(p string) *corev1.Service {
+				t.Helper()
+				s, err := svcs.Patch(ctx, "types", types.MergePatchType, []byte(p), metav1.PatchOptions{})
+				if err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+				return s
+			}
+			s := patch(`{"spec":{"type":"NodePort"}}`)
+			if np := s.Spec.Ports[0].NodePort; np < 30000 || np > 32767 || s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyCluster {
+				t.Errorf("NodePort: node port %d, externalTrafficPolicy %q", np, s.Spec.ExternalTrafficPolicy)
+			}
+			s = patch(`{"spec":{"type":"ExternalName","externalName":"x.example.com"}}`)
+			if s.Spec.ClusterIP != "" || s.Spec.ClusterIPs != nil || s.Spec.IPFamilies != nil || s.Spec.IPFamilyPolicy != nil ||
+				s.Spec.InternalTrafficPolicy != nil || s.Spec.ExternalTrafficPolicy != "" || s.Spec.Ports[0].NodePort != 0 {
+				t.Errorf("ExternalName kept fields of NodePort: %+v", s.Spec)
+			}
+			s = patch(`{"spec":{"type":"LoadBalancer","externalName":null,"externalTrafficPolicy":"Local"}}`)
+			if s.Spec.ClusterIP == "" || s.Spec.Ports[0].NodePort == 0 || s.Spec.HealthCheckNodePort == 0 ||
+				s.Spec.AllocateLoadBalancerNodePorts == nil || !*s.Spec.AllocateLoadBalancerNodePorts {
+				t.Errorf("LoadBalancer lacks allocations: %+v", s.Spec)
+			}
+		})
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"reflect"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -397,6 +398,16 @@ func defaultPod(o *corev1.Pod) {
 		t := true
 		o.Spec.EnableServiceLinks = &t
 	}
+	// SetDefaults_PodStatus: podIP and podIPs agree, podIP winning.
+	st := &o.Status
+	switch hasIP, hasIPs := st.PodIP != "", len(st.PodIPs) > 0; {
+	case hasIP && !hasIPs:
+		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+	case !hasIP && hasIPs:
+		st.PodIP = st.PodIPs[0].IP
+	case hasIP && hasIPs && st.PodIPs[0].IP != st.PodIP:
+		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+	}
 	if o.Spec.HostNetwork {
 		for _, list := range [][]corev1.Container{o.Spec.Containers, o.Spec.InitContainers} {
 			for i := range list {
@@ -671,6 +682,12 @@ var serviceCIDR = netip.MustParsePrefix("10.0.0.0/24")
 // node ports for NodePort and LoadBalancer Services, as upstream's service
 // REST storage does.
 func (s *Server) allocateServiceIP(svc *corev1.Service) error {
+	return s.allocateService(svc, nil)
+}
+
+// allocateService allocates a Service's ClusterIP and ports; on update
+// (old set) what old holds stays its own and the rest is allocated anew.
+func (s *Server) allocateService(svc, old *corev1.Service) error {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
@@ -690,6 +707,9 @@ func (s *Server) allocateServiceIP(svc *corev1.Service) error {
 	for _, it := range lst.Items {
 		var other corev1.Service
 		if err := jsonUnmarshal(it.Value, &other); err == nil {
+			if old != nil && other.Namespace == old.Namespace && other.Name == old.Name {
+				continue
+			}
 			used[other.Spec.ClusterIP] = true
 			for _, p := range other.Spec.Ports {
 				nodePorts[p.NodePort] = true
@@ -697,13 +717,23 @@ func (s *Server) allocateServiceIP(svc *corev1.Service) error {
 			nodePorts[other.Spec.HealthCheckNodePort] = true
 		}
 	}
-	// IPAddress objects reserve their addresses too.
+	// IPAddress objects reserve their addresses too (but the Service's own).
 	addrs, err := s.store.List(ipAddressesBucket, store.ListOptions{})
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
 	for _, it := range addrs.Items {
+		if old != nil && it.Key == old.Spec.ClusterIP {
+			continue
+		}
 		used[it.Key] = true
+	}
+	if old != nil {
+		// What the Service held before is still its own (the list
+		// above left it out).
+		if old.Spec.Type != corev1.ServiceTypeExternalName && svc.Spec.ClusterIP == old.Spec.ClusterIP {
+			goto ports
+		}
 	}
 	switch svc.Spec.ClusterIP {
 	case corev1.ClusterIPNone:
@@ -725,6 +755,7 @@ func (s *Server) allocateServiceIP(svc *corev1.Service) error {
 			svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 		}
 	}
+ports:
 	// The node ports asked for must be free and in the range; the others
 	// are picked (upstream's port allocator).
 	invalid := func(fld *field.Path, port int32, msg string) error {
@@ -915,13 +946,71 @@ func (s *Server) admitPodPriority(c *call, pod *corev1.Pod) error {
 	return nil
 }
 
+// dropTypeDependentFields is upstream's: a Service changing type loses the
+// fields of its old type the client did not change.
+func dropTypeDependentFields(svc, old *corev1.Service) {
+	needsClusterIP := func(s *corev1.Service) bool { return s.Spec.Type != corev1.ServiceTypeExternalName }
+	needsNodePort := func(s *corev1.Service) bool {
+		return s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer
+	}
+	if needsClusterIP(old) && !needsClusterIP(svc) {
+		if svc.Spec.ClusterIP == old.Spec.ClusterIP && slices.Equal(svc.Spec.ClusterIPs, old.Spec.ClusterIPs) {
+			svc.Spec.ClusterIP, svc.Spec.ClusterIPs = "", nil
+		}
+		if slices.Equal(svc.Spec.IPFamilies, old.Spec.IPFamilies) {
+			svc.Spec.IPFamilies = nil
+		}
+		if reflect.DeepEqual(svc.Spec.IPFamilyPolicy, old.Spec.IPFamilyPolicy) {
+			svc.Spec.IPFamilyPolicy = nil
+		}
+		if reflect.DeepEqual(svc.Spec.InternalTrafficPolicy, old.Spec.InternalTrafficPolicy) {
+			svc.Spec.InternalTrafficPolicy = nil
+		}
+	}
+	if needsNodePort(old) && !needsNodePort(svc) {
+		same := len(svc.Spec.Ports) == len(old.Spec.Ports)
+		oldPorts := map[int32]bool{}
+		for _, p := range old.Spec.Ports {
+			oldPorts[p.NodePort] = true
+		}
+		for _, p := range svc.Spec.Ports {
+			same = same && (p.NodePort == 0 || oldPorts[p.NodePort])
+		}
+		if same {
+			for i := range svc.Spec.Ports {
+				svc.Spec.Ports[i].NodePort = 0
+			}
+		}
+	}
+	if needsHealthCheck(old) && !needsHealthCheck(svc) && svc.Spec.HealthCheckNodePort == old.Spec.HealthCheckNodePort {
+		svc.Spec.HealthCheckNodePort = 0
+	}
+	if old.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		if a, b := svc.Spec.AllocateLoadBalancerNodePorts, old.Spec.AllocateLoadBalancerNodePorts; a != nil && b != nil && *a == *b {
+			svc.Spec.AllocateLoadBalancerNodePorts = nil
+		}
+		if reflect.DeepEqual(svc.Spec.LoadBalancerClass, old.Spec.LoadBalancerClass) {
+			svc.Spec.LoadBalancerClass = nil
+		}
+	}
+	if externallyAccessible(old) && !externallyAccessible(svc) && svc.Spec.ExternalTrafficPolicy == old.Spec.ExternalTrafficPolicy {
+		svc.Spec.ExternalTrafficPolicy = ""
+	}
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		svc.Status.LoadBalancer = corev1.LoadBalancerStatus{}
+	}
+}
+
 // keepAllocatedServiceFields carries what was allocated at create into a
 // Service update that omits it, as upstream's service storage does.
 func keepAllocatedServiceFields(svc, old *corev1.Service) {
 	if needsHealthCheck(svc) && needsHealthCheck(old) && svc.Spec.HealthCheckNodePort == 0 {
 		svc.Spec.HealthCheckNodePort = old.Spec.HealthCheckNodePort
 	}
-	if svc.Spec.ClusterIP == "" && svc.Spec.Type != corev1.ServiceTypeExternalName {
+	if svc.Spec.Type == corev1.ServiceTypeExternalName || old.Spec.Type == corev1.ServiceTypeExternalName {
+		return
+	}
+	if svc.Spec.ClusterIP == "" {
 		svc.Spec.ClusterIP = old.Spec.ClusterIP
 		svc.Spec.ClusterIPs = old.Spec.ClusterIPs
 	}
@@ -930,6 +1019,9 @@ func keepAllocatedServiceFields(svc, old *corev1.Service) {
 	}
 	if svc.Spec.IPFamilyPolicy == nil {
 		svc.Spec.IPFamilyPolicy = old.Spec.IPFamilyPolicy
+	}
+	if svc.Spec.Type != corev1.ServiceTypeNodePort && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		return
 	}
 	for i := range svc.Spec.Ports {
 		if svc.Spec.Ports[i].NodePort != 0 {

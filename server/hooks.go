@@ -184,7 +184,12 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		}
 	case *corev1.Service:
 		if mode == mainWrite {
-			keepAllocatedServiceFields(obj, old.obj.(*corev1.Service))
+			prev := old.obj.(*corev1.Service)
+			dropTypeDependentFields(obj, prev)
+			keepAllocatedServiceFields(obj, prev)
+			if err := s.allocateService(obj, prev); err != nil {
+				return err
+			}
 		}
 	case *certificatesv1.CertificateSigningRequest:
 		// A request's spec, the requestor included, does not change.
@@ -223,8 +228,11 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
 	}
 	errs := metaErrs
-	if mode == mainWrite {
+	switch {
+	case mode == mainWrite:
 		errs = append(errs, validateBuiltin(o.obj, old.obj)...)
+	case mode == statusWrite:
+		errs = append(errs, validateBuiltinStatus(o.obj, old.obj)...)
 	}
 	return invalid(errs)
 }

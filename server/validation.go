@@ -7,11 +7,13 @@ import (
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -87,6 +89,15 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 		return validatePVCSpec(&n.Spec, field.NewPath("spec"))
 	case *networkingv1.Ingress:
 		return validateIngress(n)
+	case *policyv1.PodDisruptionBudget:
+		return validatePDB(n)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		if old != nil {
+			if p, ok := old.(*autoscalingv2.HorizontalPodAutoscaler); ok {
+				return validateHPA(n, p)
+			}
+		}
+		return validateHPA(n, nil)
 	case *networkingv1.NetworkPolicy:
 		if old != nil {
 			return validateNetworkPolicy(n, old.(*networkingv1.NetworkPolicy))
@@ -124,6 +135,16 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateServiceUpdate(n, old.(*corev1.Service))
 		}
 		return validateService(n, nil)
+	}
+	return nil
+}
+
+// validateBuiltinStatus returns the errors of upstream's status strategy
+// ValidateUpdate for a built-in object, metadata excluded.
+func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
+	switch n := obj.(type) {
+	case *corev1.Pod:
+		return validatePodStatusUpdate(n, old.(*corev1.Pod))
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	netutils "k8s.io/utils/net"
 )
 
 // Pod and pod template validation: upstream's ValidatePodCreate,
@@ -911,4 +912,84 @@ func (o orderedJSON) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// validatePodStatusUpdate is the part of upstream's ValidatePodStatusUpdate
+// about the status a client writes: conditions, node names, observed
+// generation, QoS class and pod and host IPs.
+func validatePodStatusUpdate(n, p *corev1.Pod) field.ErrorList {
+	var errs field.ErrorList
+	st := field.NewPath("status")
+	for i, c := range n.Status.Conditions {
+		cf := st.Child("conditions").Index(i)
+		if c.ObservedGeneration < 0 {
+			errs = append(errs, field.Invalid(cf.Child("observedGeneration"), c.ObservedGeneration, "must be a non-negative integer"))
+		}
+		switch c.Type {
+		case corev1.PodScheduled, corev1.PodReady, corev1.PodInitialized:
+			continue
+		}
+		for _, msg := range validation.IsQualifiedName(string(c.Type)) {
+			errs = append(errs, field.Invalid(cf.Child("Type"), string(c.Type), msg))
+		}
+	}
+	if n.Spec.NodeName != p.Spec.NodeName {
+		errs = append(errs, field.Forbidden(st.Child("nodeName"), "may not be changed directly"))
+	}
+	if nn := n.Status.NominatedNodeName; nn != p.Status.NominatedNodeName && nn != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(nn, false) {
+			errs = append(errs, field.Invalid(st.Child("nominatedNodeName"), nn, msg))
+		}
+	}
+	if n.Status.ObservedGeneration < 0 {
+		errs = append(errs, field.Invalid(st.Child("observedGeneration"), n.Status.ObservedGeneration, "must be a non-negative integer"))
+	}
+	errs = append(errs, immutableField(n.Status.QOSClass, p.Status.QOSClass, st.Child("qosClass"))...)
+	errs = append(errs, validateStatusIPs(n.Status.PodIP, n.Status.PodIPs, p.Status.PodIPs, st.Child("podIPs"), false)...)
+	if len(n.Status.HostIPs) > 0 {
+		hostIPs := make([]corev1.PodIP, len(n.Status.HostIPs))
+		for i, h := range n.Status.HostIPs {
+			hostIPs[i] = corev1.PodIP(h)
+		}
+		oldHostIPs := make([]corev1.PodIP, len(p.Status.HostIPs))
+		for i, h := range p.Status.HostIPs {
+			oldHostIPs[i] = corev1.PodIP(h)
+		}
+		errs = append(errs, validateStatusIPs(n.Status.HostIP, hostIPs, oldHostIPs, st.Child("hostIPs"), true)...)
+	}
+	return errs
+}
+
+// validateStatusIPs is upstream's validatePodIPs (host: validateHostIPs).
+func validateStatusIPs(ip string, ips, old []corev1.PodIP, fld *field.Path, host bool) field.ErrorList {
+	var errs field.ErrorList
+	if host && ip != ips[0].IP {
+		errs = append(errs, field.Invalid(fld.Index(0).Child("ip"), ips[0].IP, "must be equal to `hostIP`"))
+	}
+	existing := make([]string, len(old))
+	for i, o := range old {
+		existing[i] = o.IP
+	}
+	for i, p := range ips {
+		errs = append(errs, validation.IsValidIPForLegacyField(fld.Index(i), p.IP, false, existing)...)
+	}
+	if len(ips) > 1 {
+		strs := make([]string, len(ips))
+		for i, p := range ips {
+			strs[i] = p.IP
+		}
+		if dual, _ := netutils.IsDualStackIPStrings(strs); !dual || len(ips) > 2 {
+			errs = append(errs, field.Invalid(fld, internalValue(ips), "may specify no more than one IP for each IP family"))
+		}
+	}
+	if host {
+		return errs
+	}
+	switch {
+	case (ip != "") != (len(ips) > 0):
+		errs = append(errs, field.Invalid(fld, internalValue(ips), "podIP and podIPs must either both be set or both be unset"))
+	case len(ips) > 0 && ip != ips[0].IP:
+		errs = append(errs, field.Invalid(fld.Index(0).Child("ip"), ips[0].IP, "must be equal to `podIP`"))
+	}
+	return errs
 }
