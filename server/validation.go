@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	"reflect"
 	"sort"
 
@@ -300,3 +301,17 @@ func immutableField(n, p any, fld *field.Path) field.ErrorList {
 }
 
 var _ = fmt.Sprintf
+
+// requiredPathSegment validates a required value that names something in a
+// URL path segment (a kind, a name): Required when empty, else upstream's
+// path segment rules.
+func requiredPathSegment(fld *field.Path, v string) field.ErrorList {
+	if v == "" {
+		return field.ErrorList{field.Required(fld, "")}
+	}
+	var errs field.ErrorList
+	for _, msg := range path.IsValidPathSegmentName(v) {
+		errs = append(errs, field.Invalid(fld, v, msg))
+	}
+	return errs
+}

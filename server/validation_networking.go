@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -129,20 +128,8 @@ func validateIngressBackend(b *networkingv1.IngressBackend, fld *field.Path) fie
 				errs = append(errs, field.Invalid(rf.Child("apiGroup"), *r.APIGroup, msg))
 			}
 		}
-		if r.Kind == "" {
-			errs = append(errs, field.Required(rf.Child("kind"), ""))
-		} else {
-			for _, msg := range path.IsValidPathSegmentName(r.Kind) {
-				errs = append(errs, field.Invalid(rf.Child("kind"), r.Kind, msg))
-			}
-		}
-		if r.Name == "" {
-			errs = append(errs, field.Required(rf.Child("name"), ""))
-		} else {
-			for _, msg := range path.IsValidPathSegmentName(r.Name) {
-				errs = append(errs, field.Invalid(rf.Child("name"), r.Name, msg))
-			}
-		}
+		errs = append(errs, requiredPathSegment(rf.Child("kind"), r.Kind)...)
+		errs = append(errs, requiredPathSegment(rf.Child("name"), r.Name)...)
 	case b.Service != nil:
 		sv := b.Service
 		if sv.Name == "" {

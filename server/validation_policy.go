@@ -3,7 +3,6 @@ package server
 import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	policyv1 "k8s.io/api/policy/v1"
-	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -56,20 +55,8 @@ func validateHPA(h, old *autoscalingv2.HorizontalPodAutoscaler) field.ErrorList 
 	}
 	ref := s.ScaleTargetRef
 	rf := spec.Child("scaleTargetRef")
-	if ref.Kind == "" {
-		errs = append(errs, field.Required(rf.Child("kind"), ""))
-	} else {
-		for _, msg := range path.IsValidPathSegmentName(ref.Kind) {
-			errs = append(errs, field.Invalid(rf.Child("kind"), ref.Kind, msg))
-		}
-	}
-	if ref.Name == "" {
-		errs = append(errs, field.Required(rf.Child("name"), ""))
-	} else {
-		for _, msg := range path.IsValidPathSegmentName(ref.Name) {
-			errs = append(errs, field.Invalid(rf.Child("name"), ref.Name, msg))
-		}
-	}
+	errs = append(errs, requiredPathSegment(rf.Child("kind"), ref.Kind)...)
+	errs = append(errs, requiredPathSegment(rf.Child("name"), ref.Name)...)
 	unchanged := old != nil && old.Spec.ScaleTargetRef.APIVersion == ref.APIVersion && old.Spec.ScaleTargetRef.Kind == ref.Kind
 	if !unchanged {
 		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err != nil {
