@@ -1103,6 +1103,35 @@ template:
   metadata: {labels: {"a b": c}}
   spec: {containers: [{name: c}]}`,
 			want: "PodTemplate \"pt1\" is invalid: [template.labels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), template.spec.containers[0].image: Required value]"},
+		{name: "deployment status counts", status: true, before: `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dep}
+spec:
+  selector:
+    matchLabels: {app: dep}
+  template:
+    metadata:
+      labels: {app: dep}
+    spec:
+      containers:
+      - {name: c, image: nginx}`, obj: `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dep}
+spec:
+  selector:
+    matchLabels: {app: dep}
+  template:
+    metadata:
+      labels: {app: dep}
+    spec:
+      containers:
+      - {name: c, image: nginx}`, change: func(o runtime.Object) {
+			st := &o.(*appsv1.Deployment).Status
+			st.ReadyReplicas, st.AvailableReplicas, st.UpdatedReplicas = 2, 3, -1
+		},
+			want: "Deployment.apps \"dep\" is invalid: [status.updatedReplicas: Invalid value: -1: must be greater than or equal to 0, status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas]"},
 		{name: "deployment selector and template", before: `
 apiVersion: apps/v1
 kind: Deployment

@@ -145,6 +145,16 @@ func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
 	case *corev1.Pod:
 		return validatePodStatusUpdate(n, old.(*corev1.Pod))
+	case *appsv1.Deployment:
+		return validateDeploymentStatus(n, old.(*appsv1.Deployment))
+	case *appsv1.ReplicaSet:
+		return validateReplicaSetStatus(n)
+	case *appsv1.StatefulSet:
+		return validateStatefulSetStatus(n, old.(*appsv1.StatefulSet))
+	case *appsv1.DaemonSet:
+		return validateDaemonSetStatus(n, old.(*appsv1.DaemonSet))
+	case *corev1.ReplicationController:
+		return validateReplicationControllerStatus(n)
 	}
 	return nil
 }
