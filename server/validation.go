@@ -155,6 +155,8 @@ func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 		return validateDaemonSetStatus(n, old.(*appsv1.DaemonSet))
 	case *corev1.ReplicationController:
 		return validateReplicationControllerStatus(n)
+	case *batchv1.Job:
+		return validateJobStatusUpdate(n, old.(*batchv1.Job))
 	}
 	return nil
 }
