@@ -124,6 +124,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.AutoscalingV2().HorizontalPodAutoscalers(ns))
 	case "StorageClass":
 		return opsOf(cs.StorageV1().StorageClasses())
+	case "Node":
+		return opsOf(cs.CoreV1().Nodes())
 	case "PriorityClass":
 		return opsOf(cs.SchedulingV1().PriorityClasses())
 	case "MutatingWebhookConfiguration":
@@ -807,6 +809,15 @@ webhooks:
   admissionReviewVersions: [v1]
   sideEffects: None
 `, `{"metadata":{},"webhooks":[{"admissionReviewVersions":["v1"],"clientConfig":{"service":{"name":"s","namespace":"default","port":443}},"failurePolicy":"Fail","matchPolicy":"Equivalent","name":"a.x.io","namespaceSelector":{},"objectSelector":{},"reinvocationPolicy":"Never","rules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"],"scope":"*"}],"sideEffects":"None","timeoutSeconds":10}]}`},
+	{`
+apiVersion: v1
+kind: Node
+metadata: {name: val-node}
+spec:
+  taints: [{key: k, effect: NoSchedule}]
+status:
+  capacity: {cpu: "4", pods: "110"}
+`, `{"metadata":{},"spec":{"taints":[{"effect":"NoSchedule","key":"k"},{"effect":"NoSchedule","key":"node.kubernetes.io/not-ready"}]}}`},
 }
 
 var uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
@@ -1582,8 +1593,23 @@ note: hello`, change: func(o runtime.Object) {
 	})
 }
 
-func TestPersistentVolumeClaimValidation(t *testing.T) {
+func TestClaimAndNodeValidation(t *testing.T) {
 	runValidationCases(t, []validationCase{
+		{name: "node taints capacity and CIDRs", obj: `
+apiVersion: v1
+kind: Node
+metadata: {name: val-node}
+spec:
+  podCIDRs: [10.0.0.0/24, 10.1.0.0/24, "bad"]
+  taints:
+  - {key: "bad key!", value: "a b", effect: NoSchedule}
+  - {key: k, effect: ""}
+  - {key: k2, effect: Sometimes}
+  - {key: k3, effect: NoSchedule}
+  - {key: k3, effect: NoSchedule, value: v}
+status:
+  capacity: {pods: "1.5"}`,
+			want: "Node \"val-node\" is invalid: [metadata.taints[0].key: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), metadata.taints[0].value: Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), metadata.taints[1].effect: Required value, metadata.taints[2].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\", metadata.taints[4]: Duplicate value: {\"Key\":\"k3\",\"Value\":\"v\",\"Effect\":\"NoSchedule\",\"TimeAdded\":null}: taints must be unique by key and effect pair, status.capacity.pods: Invalid value: \"1500m\": must be an integer, status.allocatable.pods: Invalid value: \"1500m\": must be an integer, spec.podCIDRs[2]: Invalid value: \"bad\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64), spec.podCIDRs: Internal error: invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR[2]: <nil> (invalid CIDR address: bad), spec.podCIDRs: Invalid value: [\"10.0.0.0/24\",\"10.1.0.0/24\",\"bad\"]: may specify no more than one CIDR for each IP family]"},
 		{name: "claim c1", obj: `
 apiVersion: v1
 kind: PersistentVolumeClaim

@@ -46,6 +46,11 @@ func applyMoreDefaults(obj runtime.Object) {
 		if i := o.Spec.ISCSI; i != nil && i.ISCSIInterface == "" {
 			i.ISCSIInterface = "default"
 		}
+	case *corev1.Node:
+		// SetDefaults_NodeStatus: allocatable defaults to capacity.
+		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
+			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
+		}
 	case *corev1.Endpoints:
 		for i := range o.Subsets {
 			for j := range o.Subsets[i].Ports {

@@ -103,6 +103,11 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateNetworkPolicy(n, old.(*networkingv1.NetworkPolicy))
 		}
 		return validateNetworkPolicy(n, nil)
+	case *corev1.Node:
+		if old != nil {
+			return validateNode(n, old.(*corev1.Node))
+		}
+		return validateNode(n, nil)
 	case *coordinationv1.Lease:
 		return validateLease(n)
 	case *corev1.Event:
@@ -157,6 +162,9 @@ func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 		return validateReplicationControllerStatus(n)
 	case *batchv1.Job:
 		return validateJobStatusUpdate(n, old.(*batchv1.Job))
+	case *corev1.Node:
+		// Upstream's node status strategy validates as an update.
+		return validateNode(n, old.(*corev1.Node))
 	}
 	return nil
 }
