@@ -1783,3 +1783,35 @@ func TestServiceTypeChanges(t *testing.T) {
 		})
 	}
 }
+
+func TestPriorityAndStorageClassValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "reserved priority class name", obj: `
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: system-mine}
+value: 5
+preemptionPolicy: Sometimes`,
+			want: "PriorityClass.scheduling.k8s.io \"system-mine\" is invalid: [metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class, preemptionPolicy: Unsupported value: \"Sometimes\": supported values: \"PreemptLowerPriority\", \"Never\"]"},
+		{name: "priority above user range", obj: `
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: val-pc2}
+value: 2000000000`,
+			want: "PriorityClass.scheduling.k8s.io \"val-pc2\" is invalid: value: Forbidden: maximum allowed value of a user defined priority is 1000000000"},
+		{name: "storage class fields", obj: `
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: val-sc1}
+provisioner: "Bad Provisioner!"
+reclaimPolicy: Recycle
+volumeBindingMode: Later
+parameters: {"": x}`,
+			want: "StorageClass.storage.k8s.io \"val-sc1\" is invalid: [provisioner: Invalid value: \"bad provisioner!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), parameters: Invalid value: \"\": field can not be empty., reclaimPolicy: Unsupported value: \"Recycle\": supported values: \"Delete\", \"Retain\", volumeBindingMode: Unsupported value: \"Later\": supported values: \"Immediate\", \"WaitForFirstConsumer\"]"},
+		{name: "storage class without provisioner", obj: `
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: val-sc2}`,
+			want: "StorageClass.storage.k8s.io \"val-sc2\" is invalid: provisioner: Required value"},
+	})
+}

@@ -15,6 +15,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -89,6 +91,16 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 		return validatePVCSpec(&n.Spec, field.NewPath("spec"))
 	case *networkingv1.Ingress:
 		return validateIngress(n)
+	case *schedulingv1.PriorityClass:
+		if old != nil {
+			return validatePriorityClass(n, old.(*schedulingv1.PriorityClass))
+		}
+		return validatePriorityClass(n, nil)
+	case *storagev1.StorageClass:
+		if old != nil {
+			return validateStorageClass(n, old.(*storagev1.StorageClass))
+		}
+		return validateStorageClass(n, nil)
 	case *policyv1.PodDisruptionBudget:
 		return validatePDB(n)
 	case *autoscalingv2.HorizontalPodAutoscaler:
