@@ -126,6 +126,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.StorageV1().StorageClasses())
 	case "Node":
 		return opsOf(cs.CoreV1().Nodes())
+	case "EndpointSlice":
+		return opsOf(cs.DiscoveryV1().EndpointSlices(ns))
 	case "PriorityClass":
 		return opsOf(cs.SchedulingV1().PriorityClasses())
 	case "MutatingWebhookConfiguration":
@@ -1813,5 +1815,44 @@ apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: val-sc2}`,
 			want: "StorageClass.storage.k8s.io \"val-sc2\" is invalid: provisioner: Required value"},
+	})
+}
+
+func TestEndpointSliceValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "ports and addresses", obj: `
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: es1}
+addressType: IPv4
+ports: [{name: "Bad_Name", port: 80, protocol: ICMP}, {name: "Bad_Name"}, {port: 81}]
+endpoints:
+- addresses: []
+- addresses: ["127.0.0.1", "1.2.3", "::1"]
+  nodeName: "Bad_Node"
+  hostname: "Bad.Host"`,
+			want: "EndpointSlice.discovery.k8s.io \"es1\" is invalid: [ports[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"SCTP\", \"TCP\", \"UDP\", ports[1].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), ports[1].name: Duplicate value: \"Bad_Name\", endpoints[1].addresses[0]: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128), endpoints[1].addresses[1]: Invalid value: \"1.2.3\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), endpoints[1].addresses: Invalid value: \"::1\": must be an IPv4 address, endpoints[1].addresses[2]: Invalid value: \"::1\": may not be in the loopback range (127.0.0.0/8, ::1/128), endpoints[1].nodeName: Invalid value: \"Bad_Node\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), endpoints[1].hostname: Invalid value: \"Bad.Host\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), endpoints[0].addresses: Required value]"},
+		{name: "unknown address type", obj: `
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: es2}
+addressType: Weird
+endpoints: [{addresses: [x]}]`,
+			want: "EndpointSlice.discovery.k8s.io \"es2\" is invalid: addressType: Unsupported value: \"Weird\": supported values: \"FQDN\", \"IPv4\", \"IPv6\""},
+		{name: "FQDN addresses", obj: `
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: es3}
+addressType: FQDN
+ports: [{port: 80}]
+endpoints: [{addresses: ["Bad_fqdn", "a.b.com"]}]`,
+			want: "EndpointSlice.discovery.k8s.io \"es3\" is invalid: endpoints[0].addresses[0]: Invalid value: \"Bad_fqdn\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+		{name: "missing address type", obj: `
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: es5}
+ports: [{name: "Bad_Name", port: 80}]
+endpoints: [{addresses: []}]`,
+			want: "EndpointSlice.discovery.k8s.io \"es5\" is invalid: [ports[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), addressType: Required value, endpoints[0].addresses: Required value]"},
 	})
 }

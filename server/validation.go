@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -91,6 +92,11 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 		return validatePVCSpec(&n.Spec, field.NewPath("spec"))
 	case *networkingv1.Ingress:
 		return validateIngress(n)
+	case *discoveryv1.EndpointSlice:
+		if old != nil {
+			return validateEndpointSlice(n, old.(*discoveryv1.EndpointSlice))
+		}
+		return validateEndpointSlice(n, nil)
 	case *schedulingv1.PriorityClass:
 		if old != nil {
 			return validatePriorityClass(n, old.(*schedulingv1.PriorityClass))
