@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -123,6 +124,10 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.AutoscalingV2().HorizontalPodAutoscalers(ns))
 	case "StorageClass":
 		return opsOf(cs.StorageV1().StorageClasses())
+	case "Node":
+		return opsOf(cs.CoreV1().Nodes())
+	case "EndpointSlice":
+		return opsOf(cs.DiscoveryV1().EndpointSlices(ns))
 	case "PriorityClass":
 		return opsOf(cs.SchedulingV1().PriorityClasses())
 	case "MutatingWebhookConfiguration":
@@ -806,6 +811,15 @@ webhooks:
   admissionReviewVersions: [v1]
   sideEffects: None
 `, `{"metadata":{},"webhooks":[{"admissionReviewVersions":["v1"],"clientConfig":{"service":{"name":"s","namespace":"default","port":443}},"failurePolicy":"Fail","matchPolicy":"Equivalent","name":"a.x.io","namespaceSelector":{},"objectSelector":{},"reinvocationPolicy":"Never","rules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"],"scope":"*"}],"sideEffects":"None","timeoutSeconds":10}]}`},
+	{`
+apiVersion: v1
+kind: Node
+metadata: {name: val-node}
+spec:
+  taints: [{key: k, effect: NoSchedule}]
+status:
+  capacity: {cpu: "4", pods: "110"}
+`, `{"metadata":{},"spec":{"taints":[{"effect":"NoSchedule","key":"k"},{"effect":"NoSchedule","key":"node.kubernetes.io/not-ready"}]}}`},
 }
 
 var uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
@@ -1103,6 +1117,60 @@ template:
   metadata: {labels: {"a b": c}}
   spec: {containers: [{name: c}]}`,
 			want: "PodTemplate \"pt1\" is invalid: [template.labels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), template.spec.containers[0].image: Required value]"},
+		{name: "deployment status counts", status: true, before: `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dep}
+spec:
+  selector:
+    matchLabels: {app: dep}
+  template:
+    metadata:
+      labels: {app: dep}
+    spec:
+      containers:
+      - {name: c, image: nginx}`, obj: `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dep}
+spec:
+  selector:
+    matchLabels: {app: dep}
+  template:
+    metadata:
+      labels: {app: dep}
+    spec:
+      containers:
+      - {name: c, image: nginx}`, change: func(o runtime.Object) {
+			st := &o.(*appsv1.Deployment).Status
+			st.ReadyReplicas, st.AvailableReplicas, st.UpdatedReplicas = 2, 3, -1
+		},
+			want: "Deployment.apps \"dep\" is invalid: [status.updatedReplicas: Invalid value: -1: must be greater than or equal to 0, status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas]"},
+		{name: "job completed without success criteria", status: true, before: `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: job}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox}`, obj: `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: job}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox}`, change: func(o runtime.Object) {
+			st := &o.(*batchv1.Job).Status
+			now := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+			st.Succeeded, st.Active, st.StartTime, st.CompletionTime = 1, 1, &now, &now
+			st.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+		},
+			want: "Job.batch \"job\" is invalid: [status.conditions: Invalid value: cannot set Complete=True condition without the SuccessCriteriaMet=true condition, status.active: Invalid value: 1: active>0 is invalid for finished job]"},
 		{name: "deployment selector and template", before: `
 apiVersion: apps/v1
 kind: Deployment
@@ -1527,8 +1595,23 @@ note: hello`, change: func(o runtime.Object) {
 	})
 }
 
-func TestPersistentVolumeClaimValidation(t *testing.T) {
+func TestClaimAndNodeValidation(t *testing.T) {
 	runValidationCases(t, []validationCase{
+		{name: "node taints capacity and CIDRs", obj: `
+apiVersion: v1
+kind: Node
+metadata: {name: val-node}
+spec:
+  podCIDRs: [10.0.0.0/24, 10.1.0.0/24, "bad"]
+  taints:
+  - {key: "bad key!", value: "a b", effect: NoSchedule}
+  - {key: k, effect: ""}
+  - {key: k2, effect: Sometimes}
+  - {key: k3, effect: NoSchedule}
+  - {key: k3, effect: NoSchedule, value: v}
+status:
+  capacity: {pods: "1.5"}`,
+			want: "Node \"val-node\" is invalid: [metadata.taints[0].key: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), metadata.taints[0].value: Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), metadata.taints[1].effect: Required value, metadata.taints[2].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\", metadata.taints[4]: Duplicate value: {\"Key\":\"k3\",\"Value\":\"v\",\"Effect\":\"NoSchedule\",\"TimeAdded\":null}: taints must be unique by key and effect pair, status.capacity.pods: Invalid value: \"1500m\": must be an integer, status.allocatable.pods: Invalid value: \"1500m\": must be an integer, spec.podCIDRs[2]: Invalid value: \"bad\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64), spec.podCIDRs: Internal error: invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR[2]: <nil> (invalid CIDR address: bad), spec.podCIDRs: Invalid value: [\"10.0.0.0/24\",\"10.1.0.0/24\",\"bad\"]: may specify no more than one CIDR for each IP family]"},
 		{name: "claim c1", obj: `
 apiVersion: v1
 kind: PersistentVolumeClaim
@@ -1701,4 +1784,75 @@ func TestServiceTypeChanges(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestPriorityAndStorageClassValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "reserved priority class name", obj: `
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: system-mine}
+value: 5
+preemptionPolicy: Sometimes`,
+			want: "PriorityClass.scheduling.k8s.io \"system-mine\" is invalid: [metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class, preemptionPolicy: Unsupported value: \"Sometimes\": supported values: \"PreemptLowerPriority\", \"Never\"]"},
+		{name: "priority above user range", obj: `
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: val-pc2}
+value: 2000000000`,
+			want: "PriorityClass.scheduling.k8s.io \"val-pc2\" is invalid: value: Forbidden: maximum allowed value of a user defined priority is 1000000000"},
+		{name: "storage class fields", obj: `
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: val-sc1}
+provisioner: "Bad Provisioner!"
+reclaimPolicy: Recycle
+volumeBindingMode: Later
+parameters: {"": x}`,
+			want: "StorageClass.storage.k8s.io \"val-sc1\" is invalid: [provisioner: Invalid value: \"bad provisioner!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), parameters: Invalid value: \"\": field can not be empty., reclaimPolicy: Unsupported value: \"Recycle\": supported values: \"Delete\", \"Retain\", volumeBindingMode: Unsupported value: \"Later\": supported values: \"Immediate\", \"WaitForFirstConsumer\"]"},
+		{name: "storage class without provisioner", obj: `
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: val-sc2}`,
+			want: "StorageClass.storage.k8s.io \"val-sc2\" is invalid: provisioner: Required value"},
+	})
+}
+
+func TestEndpointSliceValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "ports and addresses", obj: `
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: es1}
+addressType: IPv4
+ports: [{name: "Bad_Name", port: 80, protocol: ICMP}, {name: "Bad_Name"}, {port: 81}]
+endpoints:
+- addresses: []
+- addresses: ["127.0.0.1", "1.2.3", "::1"]
+  nodeName: "Bad_Node"
+  hostname: "Bad.Host"`,
+			want: "EndpointSlice.discovery.k8s.io \"es1\" is invalid: [ports[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"SCTP\", \"TCP\", \"UDP\", ports[1].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), ports[1].name: Duplicate value: \"Bad_Name\", endpoints[1].addresses[0]: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128), endpoints[1].addresses[1]: Invalid value: \"1.2.3\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), endpoints[1].addresses: Invalid value: \"::1\": must be an IPv4 address, endpoints[1].addresses[2]: Invalid value: \"::1\": may not be in the loopback range (127.0.0.0/8, ::1/128), endpoints[1].nodeName: Invalid value: \"Bad_Node\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), endpoints[1].hostname: Invalid value: \"Bad.Host\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), endpoints[0].addresses: Required value]"},
+		{name: "unknown address type", obj: `
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: es2}
+addressType: Weird
+endpoints: [{addresses: [x]}]`,
+			want: "EndpointSlice.discovery.k8s.io \"es2\" is invalid: addressType: Unsupported value: \"Weird\": supported values: \"FQDN\", \"IPv4\", \"IPv6\""},
+		{name: "FQDN addresses", obj: `
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: es3}
+addressType: FQDN
+ports: [{port: 80}]
+endpoints: [{addresses: ["Bad_fqdn", "a.b.com"]}]`,
+			want: "EndpointSlice.discovery.k8s.io \"es3\" is invalid: endpoints[0].addresses[0]: Invalid value: \"Bad_fqdn\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+		{name: "missing address type", obj: `
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: es5}
+ports: [{name: "Bad_Name", port: 80}]
+endpoints: [{addresses: []}]`,
+			want: "EndpointSlice.discovery.k8s.io \"es5\" is invalid: [ports[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), addressType: Required value, endpoints[0].addresses: Required value]"},
+	})
 }

@@ -5,6 +5,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -45,6 +46,22 @@ func applyMoreDefaults(obj runtime.Object) {
 		}
 		if i := o.Spec.ISCSI; i != nil && i.ISCSIInterface == "" {
 			i.ISCSIInterface = "default"
+		}
+	case *corev1.Node:
+		// SetDefaults_NodeStatus: allocatable defaults to capacity.
+		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
+			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
+		}
+	case *discoveryv1.EndpointSlice:
+		for i := range o.Ports {
+			if o.Ports[i].Name == nil {
+				empty := ""
+				o.Ports[i].Name = &empty
+			}
+			if o.Ports[i].Protocol == nil {
+				tcp := corev1.ProtocolTCP
+				o.Ports[i].Protocol = &tcp
+			}
 		}
 	case *corev1.Endpoints:
 		for i := range o.Subsets {

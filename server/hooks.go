@@ -1,24 +1,24 @@
 package server
 
 import (
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"reflect"
-
 	"errors"
 	"fmt"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"reflect"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
@@ -89,6 +89,15 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 		generateJobSelector(obj)
 	case *appsv1.DaemonSet:
 		setTemplateGeneration(obj, 1)
+	case *corev1.Node:
+		// The TaintNodesByCondition admission plugin: a new node is
+		// not ready until its kubelet says otherwise...
+		notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+		if !slices.ContainsFunc(obj.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&notReady) }) {
+			obj.Spec.Taints = append(obj.Spec.Taints, notReady)
+		}
+		// ...and the node lifecycle controller's pass follows at once.
+		nodeConditionTaints(obj)
 	case *corev1.PersistentVolume:
 		obj.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
 	case *corev1.PersistentVolumeClaim:
@@ -196,6 +205,8 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		if mode == mainWrite {
 			obj.Spec = old.obj.(*certificatesv1.CertificateSigningRequest).Spec
 		}
+	case *corev1.Node:
+		nodeConditionTaints(obj)
 	case *corev1.Pod:
 		// Upstream's Priority admission keeps what it set at create.
 		prev := old.obj.(*corev1.Pod)
@@ -235,6 +246,40 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		errs = append(errs, validateBuiltinStatus(o.obj, old.obj)...)
 	}
 	return invalid(errs)
+}
+
+// nodeConditionTaints is what kube-controller-manager's node lifecycle
+// controller keeps on a node: a NoSchedule taint for a Ready condition
+// False (not-ready) or Unknown (unreachable), none when it is True, and
+// the unschedulable taint while spec.unschedulable is set. A node without
+// a Ready condition keeps what it has.
+func nodeConditionTaints(n *corev1.Node) {
+	want := map[string]bool{corev1.TaintNodeUnschedulable: n.Spec.Unschedulable}
+	ready := false
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			ready = true
+			want[corev1.TaintNodeNotReady] = c.Status == corev1.ConditionFalse
+			want[corev1.TaintNodeUnreachable] = c.Status == corev1.ConditionUnknown
+		}
+	}
+	var taints []corev1.Taint
+	has := map[string]bool{}
+	for _, t := range n.Spec.Taints {
+		if t.Effect == corev1.TaintEffectNoSchedule {
+			if w, managed := want[t.Key]; managed && (ready || t.Key == corev1.TaintNodeUnschedulable) && !w {
+				continue
+			}
+			has[t.Key] = true
+		}
+		taints = append(taints, t)
+	}
+	for _, k := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, corev1.TaintNodeUnschedulable} {
+		if want[k] && !has[k] {
+			taints = append(taints, corev1.Taint{Key: k, Effect: corev1.TaintEffectNoSchedule})
+		}
+	}
+	n.Spec.Taints = taints
 }
 
 // templateGenerationAnnotation is where apps/v1 keeps a DaemonSet's

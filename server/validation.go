@@ -12,10 +12,13 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -90,6 +93,21 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 		return validatePVCSpec(&n.Spec, field.NewPath("spec"))
 	case *networkingv1.Ingress:
 		return validateIngress(n)
+	case *discoveryv1.EndpointSlice:
+		if old != nil {
+			return validateEndpointSlice(n, old.(*discoveryv1.EndpointSlice))
+		}
+		return validateEndpointSlice(n, nil)
+	case *schedulingv1.PriorityClass:
+		if old != nil {
+			return validatePriorityClass(n, old.(*schedulingv1.PriorityClass))
+		}
+		return validatePriorityClass(n, nil)
+	case *storagev1.StorageClass:
+		if old != nil {
+			return validateStorageClass(n, old.(*storagev1.StorageClass))
+		}
+		return validateStorageClass(n, nil)
 	case *policyv1.PodDisruptionBudget:
 		return validatePDB(n)
 	case *autoscalingv2.HorizontalPodAutoscaler:
@@ -104,6 +122,11 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateNetworkPolicy(n, old.(*networkingv1.NetworkPolicy))
 		}
 		return validateNetworkPolicy(n, nil)
+	case *corev1.Node:
+		if old != nil {
+			return validateNode(n, old.(*corev1.Node))
+		}
+		return validateNode(n, nil)
 	case *coordinationv1.Lease:
 		return validateLease(n)
 	case *corev1.Event:
@@ -146,6 +169,21 @@ func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
 	case *corev1.Pod:
 		return validatePodStatusUpdate(n, old.(*corev1.Pod))
+	case *appsv1.Deployment:
+		return validateDeploymentStatus(n, old.(*appsv1.Deployment))
+	case *appsv1.ReplicaSet:
+		return validateReplicaSetStatus(n)
+	case *appsv1.StatefulSet:
+		return validateStatefulSetStatus(n, old.(*appsv1.StatefulSet))
+	case *appsv1.DaemonSet:
+		return validateDaemonSetStatus(n, old.(*appsv1.DaemonSet))
+	case *corev1.ReplicationController:
+		return validateReplicationControllerStatus(n)
+	case *batchv1.Job:
+		return validateJobStatusUpdate(n, old.(*batchv1.Job))
+	case *corev1.Node:
+		// Upstream's node status strategy validates as an update.
+		return validateNode(n, old.(*corev1.Node))
 	}
 	return nil
 }

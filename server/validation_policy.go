@@ -1,10 +1,17 @@
 package server
 
 import (
+	"fmt"
+	"strings"
+
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -75,4 +82,83 @@ func validateHPA(h, old *autoscalingv2.HorizontalPodAutoscaler) field.ErrorList 
 		}
 	}
 	return append(errs, declarative...)
+}
+
+// systemPriorityClasses are the reserved classes upstream knows (value,
+// global default).
+var systemPriorityClasses = map[string]int32{"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
+
+// validatePriorityClass is upstream's ValidatePriorityClass(Update) less the
+// metadata.
+func validatePriorityClass(pc, old *schedulingv1.PriorityClass) field.ErrorList {
+	var errs field.ErrorList
+	if old != nil {
+		if pc.Value != old.Value {
+			errs = append(errs, field.Forbidden(field.NewPath("value"), "may not be changed in an update."))
+		}
+		return append(errs, immutableField(pc.PreemptionPolicy, old.PreemptionPolicy, field.NewPath("preemptionPolicy"))...)
+	}
+	if strings.HasPrefix(pc.Name, "system-") {
+		var err string
+		if v, ok := systemPriorityClasses[pc.Name]; !ok {
+			err = pc.Name + " is not a known system priority class"
+		} else if v != pc.Value {
+			err = fmt.Sprintf("value of %v PriorityClass must be %v", pc.Name, v)
+		} else if pc.GlobalDefault {
+			err = fmt.Sprintf("globalDefault of %v PriorityClass must be false", pc.Name)
+		}
+		if err != "" {
+			errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"), "priority class names with 'system-' prefix are reserved for system use only. error: "+err))
+		}
+	} else if pc.Value > 1000000000 {
+		errs = append(errs, field.Forbidden(field.NewPath("value"), "maximum allowed value of a user defined priority is 1000000000"))
+	}
+	if p := pc.PreemptionPolicy; p != nil {
+		errs = append(errs, supportedValue(field.NewPath("preemptionPolicy"), string(*p), "PreemptLowerPriority", "Never")...)
+	}
+	return errs
+}
+
+// validateStorageClass is upstream's ValidateStorageClass(Update) less the
+// metadata (allowed topologies not checked).
+func validateStorageClass(sc, old *storagev1.StorageClass) field.ErrorList {
+	if old != nil {
+		var errs field.ErrorList
+		errs = append(errs, immutableField(sc.Parameters, old.Parameters, field.NewPath("parameters"))...)
+		errs = append(errs, immutableField(sc.Provisioner, old.Provisioner, field.NewPath("provisioner"))...)
+		errs = append(errs, immutableField(sc.ReclaimPolicy, old.ReclaimPolicy, field.NewPath("reclaimPolicy"))...)
+		return append(errs, immutableField(sc.VolumeBindingMode, old.VolumeBindingMode, field.NewPath("volumeBindingMode"))...)
+	}
+	var errs field.ErrorList
+	if sc.Provisioner == "" {
+		errs = append(errs, field.Required(field.NewPath("provisioner"), ""))
+	} else {
+		for _, msg := range validation.IsQualifiedName(strings.ToLower(sc.Provisioner)) {
+			errs = append(errs, field.Invalid(field.NewPath("provisioner"), strings.ToLower(sc.Provisioner), msg))
+		}
+	}
+	params := field.NewPath("parameters")
+	if len(sc.Parameters) > 512 {
+		errs = append(errs, field.TooLong(params, "", 512))
+	} else {
+		size := 0
+		for _, k := range mapKeys(sc.Parameters) {
+			if k == "" {
+				errs = append(errs, field.Invalid(params, k, "field can not be empty."))
+			}
+			size += len(k) + len(sc.Parameters[k])
+		}
+		if size > 256*1024 {
+			errs = append(errs, field.TooLong(params, "", 256*1024))
+		}
+	}
+	if p := sc.ReclaimPolicy; p != nil && *p != "" && *p != corev1.PersistentVolumeReclaimDelete && *p != corev1.PersistentVolumeReclaimRetain {
+		errs = append(errs, field.NotSupported(field.NewPath("reclaimPolicy"), p, []string{"Delete", "Retain"}))
+	}
+	if m := sc.VolumeBindingMode; m == nil {
+		errs = append(errs, field.Required(field.NewPath("volumeBindingMode"), ""))
+	} else if *m != storagev1.VolumeBindingImmediate && *m != storagev1.VolumeBindingWaitForFirstConsumer {
+		errs = append(errs, field.NotSupported(field.NewPath("volumeBindingMode"), m, []string{"Immediate", "WaitForFirstConsumer"}))
+	}
+	return errs
 }
