@@ -218,4 +218,19 @@ func TestClusterIPsAreIPAddressObjects(t *testing.T) {
 	if _, err := cs.NetworkingV1().IPAddresses().Get(ctx, svc.Spec.ClusterIP, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("address after service deletion: %v", err)
 	}
+	// So does turning it into an ExternalName Service.
+	other, err := cs.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "other"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip := other.Spec.ClusterIP
+	other.Spec.Type, other.Spec.ExternalName = corev1.ServiceTypeExternalName, "example.com"
+	other.Spec.ClusterIP, other.Spec.ClusterIPs = "", nil
+	if _, err := cs.CoreV1().Services("default").Update(ctx, other, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("address after the Service turned ExternalName: %v", err)
+	}
 }

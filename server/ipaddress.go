@@ -8,6 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/fakeplane/fakeplane/store"
 )
 
 // Each allocated ClusterIP is an IPAddress object named after the address,
@@ -28,6 +30,11 @@ func (s *Server) syncServiceIPAddresses(bucket string, obj runtime.Object, data 
 		if err := json.Unmarshal(data, svc); err != nil {
 			return
 		}
+	}
+	if !deleted && svc.Spec.Type == corev1.ServiceTypeExternalName {
+		// A Service turned ExternalName gives its addresses back.
+		s.releaseIPAddresses(svc)
+		return
 	}
 	for _, ip := range svc.Spec.ClusterIPs {
 		if ip == "" || ip == corev1.ClusterIPNone {
@@ -76,5 +83,16 @@ func (s *Server) deleteIPAddress(ip string, svc *corev1.Service) {
 	c := s.internalCall("networking.k8s.io", "v1", "ipaddresses", "", ip, "delete")
 	if _, _, err := s.deleteObject(c, ip, ip, &metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		s.log.Warn("ip address", "ip", ip, "err", err)
+	}
+}
+
+// releaseIPAddresses deletes the IPAddresses a Service holds.
+func (s *Server) releaseIPAddresses(svc *corev1.Service) {
+	lst, err := s.store.List(ipAddressesBucket, store.ListOptions{})
+	if err != nil {
+		return
+	}
+	for _, it := range lst.Items {
+		s.deleteIPAddress(it.Key, svc)
 	}
 }
