@@ -30,7 +30,7 @@ import (
 // definitions as kube-apiserver derives it from its own. It is decoded once
 // (about 10 ms) and only read afterwards.
 var builtinTypeConverter = sync.OnceValue(func() managedfields.TypeConverter {
-	g := groupTypeConverter{deduced: managedfields.NewDeducedTypeConverter()}
+	g := mergeSchemaConverter{deduced: managedfields.NewDeducedTypeConverter()}
 	types, err := readMergeSchema()
 	if err != nil {
 		slog.Error("merge schema of built-in types", "err", err)
@@ -59,16 +59,16 @@ func readMergeSchema() ([]smdschema.TypeDef, error) {
 	return types, nil
 }
 
-// groupTypeConverter converts built-in objects with their merge schema; a
+// mergeSchemaConverter converts built-in objects with their merge schema; a
 // type it does not know is merged as the deduced converter merges
 // schemaless objects.
-type groupTypeConverter struct {
+type mergeSchemaConverter struct {
 	typed   managedfields.TypeConverter
 	deduced managedfields.TypeConverter
 }
 
 // ObjectToTyped implements managedfields.TypeConverter.
-func (g groupTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+func (g mergeSchemaConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
 	if g.typed == nil {
 		return g.deduced.ObjectToTyped(obj, opts...)
 	}
@@ -80,7 +80,7 @@ func (g groupTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.Vali
 }
 
 // TypedToObject implements managedfields.TypeConverter.
-func (g groupTypeConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
+func (g mergeSchemaConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
 	return g.deduced.TypedToObject(v)
 }
 

@@ -10,7 +10,7 @@ func TestEveryBuiltinTypeHasAMergeSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc := builtinTypeConverter().(groupTypeConverter).typed
+	tc := builtinTypeConverter().(mergeSchemaConverter).typed
 	for _, r := range reg.all() {
 		if r.typed == nil {
 			continue
