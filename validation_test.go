@@ -1856,3 +1856,55 @@ endpoints: [{addresses: []}]`,
 			want: "EndpointSlice.discovery.k8s.io \"es5\" is invalid: [ports[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), addressType: Required value, endpoints[0].addresses: Required value]"},
 	})
 }
+
+// TestSuspendedJobTemplateUpdates: a suspended Job that has not run may
+// change its template's scheduling directives and resources (what queue
+// controllers do), not the rest of it.
+func TestSuspendedJobTemplateUpdates(t *testing.T) {
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, nsObj("val-ref"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]kubernetes.Interface{"fakeplane": cs}
+	if ref, _ := refCluster(t); ref != nil {
+		targets["reference"] = ref
+	}
+	messages := map[string]string{}
+	for where, cs := range targets {
+		jobs := cs.BatchV1().Jobs("val-ref")
+		bg := metav1.DeletePropagationBackground
+		t.Cleanup(func() {
+			_ = jobs.Delete(context.Background(), "suspended", metav1.DeleteOptions{PropagationPolicy: &bg})
+		})
+		job := decodeYAML(t, `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: suspended}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]`).(*batchv1.Job)
+		job, err := jobs.Create(ctx, job, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "a"}
+		job.Spec.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+		if job, err = jobs.Update(ctx, job, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("%s: scheduling directives and resources of a suspended job: %v", where, err)
+		}
+		job.Spec.Template.Spec.Containers[0].Image = "other"
+		_, err = jobs.Update(ctx, job, metav1.UpdateOptions{})
+		if !apierrors.IsInvalid(err) || !strings.HasPrefix(err.Error(), `Job.batch "suspended" is invalid: spec.template.spec: Invalid value: {"Volumes":null,`) {
+			t.Fatalf("%s: image change of a suspended job: %v", where, err)
+		}
+		messages[where] = err.Error()
+	}
+	if ref, ok := messages["reference"]; ok && ref != messages["fakeplane"] {
+		t.Errorf("messages differ:\nfakeplane %s\nreference %s", messages["fakeplane"], ref)
+	}
+}
