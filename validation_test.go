@@ -460,6 +460,22 @@ spec:
   - {name: c, configMap: {}}
   containers: [{name: c, image: x}]`,
 			want: `Pod "p" is invalid: [spec.volumes[1].name: Duplicate value: "v1", spec.volumes[2].name: Invalid value: "Bad_Vol": ` + dns1123LabelMsg + `, spec.volumes[3].hostPath: Forbidden: may not specify more than 1 volume type, spec.volumes[4].secret.secretName: Required value, spec.volumes[5].configMap.name: Required value]`},
+		{name: "volume items modes and sub paths", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  volumes:
+  - {name: s, secret: {secretName: s, defaultMode: 1000, items: [{key: "", path: ""}, {key: k, path: /abs}, {key: k, path: "a/../b", mode: -1}, {key: k, path: "..x"}]}}
+  - {name: c, configMap: {name: c, items: [{key: k, path: "../up"}]}}
+  - {name: h, hostPath: {path: "/a/../b", type: Weird}}
+  containers:
+  - name: c
+    image: x
+    volumeMounts:
+    - {name: s, mountPath: /s, subPath: /abs}
+    - {name: c, mountPath: /c, subPathExpr: "a/../b"}`,
+			want: "Pod \"p\" is invalid: [spec.volumes[0].secret.defaultMode: Invalid value: 1000: must be a number between 0 and 0777 (octal), both inclusive, spec.volumes[0].secret.items[0].key: Required value, spec.volumes[0].secret.items[0].path: Required value, spec.volumes[0].secret.items[1].path: Invalid value: \"/abs\": must be a relative path, spec.volumes[0].secret.items[2].path: Invalid value: \"a/../b\": must not contain '..', spec.volumes[0].secret.items[2].mode: Invalid value: -1: must be a number between 0 and 0777 (octal), both inclusive, spec.volumes[0].secret.items[3].path: Invalid value: \"..x\": must not start with '..', spec.volumes[1].configMap.items[0].path: Invalid value: \"../up\": must not contain '..', spec.volumes[2].hostPath.path: Invalid value: \"/a/../b\": must not contain '..', spec.volumes[2].hostPath.type: Unsupported value: \"Weird\": supported values: \"\", \"BlockDevice\", \"CharDevice\", \"Directory\", \"DirectoryOrCreate\", \"File\", \"FileOrCreate\", \"Socket\", spec.containers[0].volumeMounts[0].name: Not found: \"s\", spec.containers[0].volumeMounts.subPath: Invalid value: \"/abs\": must be a relative path, spec.containers[0].volumeMounts[1].name: Not found: \"c\", spec.containers[0].volumeMounts.subPathExpr: Invalid value: \"a/../b\": must not contain '..']"},
 		{name: "resources", obj: `
 apiVersion: v1
 kind: Pod

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -227,14 +230,30 @@ func validateVolumeSource(src *corev1.VolumeSource, fld *field.Path) field.Error
 		case *corev1.HostPathVolumeSource:
 			if s.Path == "" {
 				errs = append(errs, field.Required(p.Child("path"), ""))
+				break
+			}
+			errs = append(errs, pathNoBacksteps(s.Path, p.Child("path"))...)
+			if t := s.Type; t != nil {
+				valid := []string{"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"}
+				if !slices.Contains(valid, string(*t)) {
+					errs = append(errs, field.NotSupported(p.Child("type"), *t, valid))
+				}
 			}
 		case *corev1.SecretVolumeSource:
 			if s.SecretName == "" {
 				errs = append(errs, field.Required(p.Child("secretName"), ""))
 			}
+			errs = append(errs, fileMode(s.DefaultMode, p.Child("defaultMode"))...)
+			for i := range s.Items {
+				errs = append(errs, validateKeyToPath(&s.Items[i], p.Child("items").Index(i))...)
+			}
 		case *corev1.ConfigMapVolumeSource:
 			if s.Name == "" {
 				errs = append(errs, field.Required(p.Child("name"), ""))
+			}
+			errs = append(errs, fileMode(s.DefaultMode, p.Child("defaultMode"))...)
+			for i := range s.Items {
+				errs = append(errs, validateKeyToPath(&s.Items[i], p.Child("items").Index(i))...)
 			}
 		case *corev1.PersistentVolumeClaimVolumeSource:
 			if s.ClaimName == "" {
@@ -246,6 +265,49 @@ func validateVolumeSource(src *corev1.VolumeSource, fld *field.Path) field.Error
 		errs = append(errs, field.Required(fld, "must specify a volume type"))
 	}
 	return errs
+}
+
+// fileMode is upstream's check of a volume file mode.
+func fileMode(m *int32, fld *field.Path) field.ErrorList {
+	if m != nil && (*m > 0o777 || *m < 0) {
+		return field.ErrorList{field.Invalid(fld, *m, "must be a number between 0 and 0777 (octal), both inclusive")}
+	}
+	return nil
+}
+
+// validateKeyToPath is upstream's validateKeyToPath.
+func validateKeyToPath(kp *corev1.KeyToPath, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if kp.Key == "" {
+		errs = append(errs, field.Required(fld.Child("key"), ""))
+	}
+	if kp.Path == "" {
+		errs = append(errs, field.Required(fld.Child("path"), ""))
+	}
+	errs = append(errs, localDescendingPath(kp.Path, fld.Child("path"))...)
+	if strings.HasPrefix(kp.Path, "..") && !strings.HasPrefix(kp.Path, "../") {
+		errs = append(errs, field.Invalid(fld.Child("path"), kp.Path, "must not start with '..'"))
+	}
+	return append(errs, fileMode(kp.Mode, fld.Child("mode"))...)
+}
+
+// localDescendingPath is upstream's validateLocalDescendingPath.
+func localDescendingPath(p string, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if path.IsAbs(p) {
+		errs = append(errs, field.Invalid(fld, p, "must be a relative path"))
+	}
+	return append(errs, pathNoBacksteps(p, fld)...)
+}
+
+// pathNoBacksteps is upstream's validatePathNoBacksteps.
+func pathNoBacksteps(p string, fld *field.Path) field.ErrorList {
+	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
+		if part == ".." {
+			return field.ErrorList{field.Invalid(fld, p, "must not contain '..'")}
+		}
+	}
+	return nil
 }
 
 // validateContainers is upstream's validateContainers for regular
@@ -589,8 +651,15 @@ func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]corev1.Vo
 			errs = append(errs, field.Invalid(idx.Child("mountPath"), m.MountPath, "must be unique"))
 		}
 		paths.Insert(m.MountPath)
-		if m.SubPath != "" && m.SubPathExpr != "" {
-			errs = append(errs, field.Invalid(idx.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+		// (Upstream reports subPath errors under volumeMounts.subPath.)
+		if m.SubPath != "" {
+			errs = append(errs, localDescendingPath(m.SubPath, fld.Child("subPath"))...)
+		}
+		if m.SubPathExpr != "" {
+			if m.SubPath != "" {
+				errs = append(errs, field.Invalid(idx.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+			}
+			errs = append(errs, localDescendingPath(m.SubPathExpr, fld.Child("subPathExpr"))...)
 		}
 	}
 	return errs
