@@ -476,6 +476,24 @@ spec:
     - {name: s, mountPath: /s, subPath: /abs}
     - {name: c, mountPath: /c, subPathExpr: "a/../b"}`,
 			want: "Pod \"p\" is invalid: [spec.volumes[0].secret.defaultMode: Invalid value: 1000: must be a number between 0 and 0777 (octal), both inclusive, spec.volumes[0].secret.items[0].key: Required value, spec.volumes[0].secret.items[0].path: Required value, spec.volumes[0].secret.items[1].path: Invalid value: \"/abs\": must be a relative path, spec.volumes[0].secret.items[2].path: Invalid value: \"a/../b\": must not contain '..', spec.volumes[0].secret.items[2].mode: Invalid value: -1: must be a number between 0 and 0777 (octal), both inclusive, spec.volumes[0].secret.items[3].path: Invalid value: \"..x\": must not start with '..', spec.volumes[1].configMap.items[0].path: Invalid value: \"../up\": must not contain '..', spec.volumes[2].hostPath.path: Invalid value: \"/a/../b\": must not contain '..', spec.volumes[2].hostPath.type: Unsupported value: \"Weird\": supported values: \"\", \"BlockDevice\", \"CharDevice\", \"Directory\", \"DirectoryOrCreate\", \"File\", \"FileOrCreate\", \"Socket\", spec.containers[0].volumeMounts[0].name: Not found: \"s\", spec.containers[0].volumeMounts.subPath: Invalid value: \"/abs\": must be a relative path, spec.containers[0].volumeMounts[1].name: Not found: \"c\", spec.containers[0].volumeMounts.subPathExpr: Invalid value: \"a/../b\": must not contain '..']"},
+		{name: "env value sources", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: c
+    image: x
+    env:
+    - {name: A, valueFrom: {fieldRef: {fieldPath: metadata.foo}}}
+    - {name: B, valueFrom: {fieldRef: {fieldPath: "metadata.labels['bad key!']"}}}
+    - {name: C, valueFrom: {fieldRef: {fieldPath: status.phase}}}
+    - {name: D, valueFrom: {fieldRef: {fieldPath: "spec.nodeName['x']"}}}
+    - {name: E, valueFrom: {resourceFieldRef: {resource: limits.gpu}}}
+    - {name: F, valueFrom: {configMapKeyRef: {name: "", key: "a b"}}}
+    - {name: G, valueFrom: {secretKeyRef: {name: "Bad_Name", key: ""}}}
+    - {name: H, valueFrom: {fieldRef: {apiVersion: v2, fieldPath: metadata.name}}}`,
+			want: "Pod \"p\" is invalid: [spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Invalid value: \"metadata.foo\": error converting fieldPath: field label not supported: metadata.foo, spec.containers[0].env[1].valueFrom.fieldRef: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.containers[0].env[2].valueFrom.fieldRef.fieldPath: Unsupported value: \"status.phase\": supported values: \"metadata.name\", \"metadata.namespace\", \"metadata.uid\", \"spec.nodeName\", \"spec.serviceAccountName\", \"status.hostIP\", \"status.hostIPs\", \"status.podIP\", \"status.podIPs\", spec.containers[0].env[3].valueFrom.fieldRef.fieldPath: Invalid value: \"spec.nodeName['x']\": error converting fieldPath: field label does not support subscript: spec.nodeName['x'], spec.containers[0].env[4].valueFrom.resourceFieldRef.resource: Unsupported value: \"limits.gpu\": supported values: \"limits.cpu\", \"limits.ephemeral-storage\", \"limits.memory\", \"requests.cpu\", \"requests.ephemeral-storage\", \"requests.memory\", spec.containers[0].env[5].valueFrom.configMapKeyRef.name: Invalid value: \"\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.containers[0].env[5].valueFrom.configMapKeyRef.key: Invalid value: \"a b\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+'), spec.containers[0].env[6].valueFrom.secretKeyRef.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.containers[0].env[6].valueFrom.secretKeyRef.key: Required value, spec.containers[0].env[7].valueFrom.fieldRef.fieldPath: Invalid value: \"metadata.name\": error converting fieldPath: unsupported pod version: v2]"},
 		{name: "resources", obj: `
 apiVersion: v1
 kind: Pod

@@ -614,6 +614,24 @@ func validateEnv(env []corev1.EnvVar, fld *field.Path) field.ErrorList {
 			}
 		}
 		if f := e.ValueFrom; f != nil {
+			vf := idx.Child("valueFrom")
+			if f.FieldRef != nil {
+				errs = append(errs, validateFieldRef(f.FieldRef, vf.Child("fieldRef"))...)
+			}
+			if r := f.ResourceFieldRef; r != nil {
+				rf := vf.Child("resourceFieldRef")
+				if r.Resource == "" {
+					errs = append(errs, field.Required(rf.Child("resource"), ""))
+				} else if !envResourceFields.Has(r.Resource) && !strings.HasPrefix(r.Resource, "limits.hugepages-") && !strings.HasPrefix(r.Resource, "requests.hugepages-") {
+					errs = append(errs, field.NotSupported(rf.Child("resource"), r.Resource, sets.List(envResourceFields)))
+				}
+			}
+			if k := f.ConfigMapKeyRef; k != nil {
+				errs = append(errs, validateKeySelector(k.Name, k.Key, vf.Child("configMapKeyRef"))...)
+			}
+			if k := f.SecretKeyRef; k != nil {
+				errs = append(errs, validateKeySelector(k.Name, k.Key, vf.Child("secretKeyRef"))...)
+			}
 			n := 0
 			for _, set := range []bool{f.FieldRef != nil, f.ResourceFieldRef != nil, f.ConfigMapKeyRef != nil, f.SecretKeyRef != nil, f.FileKeyRef != nil} {
 				if set {
@@ -628,6 +646,82 @@ func validateEnv(env []corev1.EnvVar, fld *field.Path) field.ErrorList {
 			case n > 1:
 				errs = append(errs, field.Invalid(idx.Child("valueFrom"), "", "may not have more than one field specified at a time"))
 			}
+		}
+	}
+	return errs
+}
+
+var (
+	envFieldPaths = sets.New("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
+		"spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
+	envResourceFields = sets.New("limits.cpu", "limits.memory", "limits.ephemeral-storage",
+		"requests.cpu", "requests.memory", "requests.ephemeral-storage")
+	downwardAPILabels = sets.New("metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
+		"metadata.uid", "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName", "spec.schedulerName",
+		"status.phase", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
+)
+
+// splitSubscript is upstream's fieldpath.SplitMaybeSubscriptedPath.
+func splitSubscript(p string) (string, string, bool) {
+	if !strings.HasSuffix(p, "']") {
+		return p, "", false
+	}
+	parts := strings.SplitN(strings.TrimSuffix(p, "']"), "['", 2)
+	if len(parts) < 2 || parts[0] == "" {
+		return p, "", false
+	}
+	return parts[0], parts[1], true
+}
+
+// validateFieldRef is upstream's validateObjectFieldSelector for env vars.
+func validateFieldRef(f *corev1.ObjectFieldSelector, fld *field.Path) field.ErrorList {
+	if f.APIVersion == "" {
+		return field.ErrorList{field.Required(fld.Child("apiVersion"), "")}
+	}
+	if f.FieldPath == "" {
+		return field.ErrorList{field.Required(fld.Child("fieldPath"), "")}
+	}
+	convErr := ""
+	label := f.FieldPath
+	switch p, _, sub := splitSubscript(label); {
+	case f.APIVersion != "v1":
+		convErr = "unsupported pod version: " + f.APIVersion
+	case sub && p != "metadata.annotations" && p != "metadata.labels":
+		convErr = "field label does not support subscript: " + label
+	case !sub && label == "spec.host":
+		label = "spec.nodeName"
+	case !sub && !downwardAPILabels.Has(label):
+		convErr = "field label not supported: " + label
+	}
+	if convErr != "" {
+		return field.ErrorList{field.Invalid(fld.Child("fieldPath"), f.FieldPath, "error converting fieldPath: "+convErr)}
+	}
+	var errs field.ErrorList
+	if p, sub, ok := splitSubscript(label); ok {
+		if p == "metadata.annotations" {
+			sub = strings.ToLower(sub)
+		}
+		for _, msg := range validation.IsQualifiedName(sub) {
+			errs = append(errs, field.Invalid(fld, sub, msg))
+		}
+	} else if !envFieldPaths.Has(p) {
+		errs = append(errs, field.NotSupported(fld.Child("fieldPath"), p, sets.List(envFieldPaths)))
+	}
+	return errs
+}
+
+// validateKeySelector is upstream's validateConfigMapKeySelector and
+// validateSecretKeySelector.
+func validateKeySelector(name, key string, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
+		errs = append(errs, field.Invalid(fld.Child("name"), name, msg))
+	}
+	if key == "" {
+		errs = append(errs, field.Required(fld.Child("key"), ""))
+	} else {
+		for _, msg := range validation.IsConfigMapKey(key) {
+			errs = append(errs, field.Invalid(fld.Child("key"), key, msg))
 		}
 	}
 	return errs
