@@ -557,9 +557,107 @@ func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeS
 	errs = append(errs, supportedValue(fld.Child("terminationMessagePolicy"), string(c.TerminationMessagePolicy), "File", "FallbackToLogsOnError")...)
 	errs = append(errs, validateContainerPorts(c.Ports, fld.Child("ports"))...)
 	errs = append(errs, validateEnv(c.Env, fld.Child("env"))...)
+	errs = append(errs, validateEnvFrom(c.EnvFrom, fld.Child("envFrom"))...)
 	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, fld.Child("volumeMounts"))...)
 	errs = append(errs, supportedValue(fld.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
 	errs = append(errs, validateResources(&c.Resources, fld.Child("resources"))...)
+	return append(errs, validateSecurityContext(c.SecurityContext, fld.Child("securityContext"))...)
+}
+
+// validateEnvFrom is upstream's ValidateEnvFrom.
+func validateEnvFrom(from []corev1.EnvFromSource, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range from {
+		idx := fld.Index(i)
+		if f.Prefix != "" {
+			for _, msg := range validation.IsRelaxedEnvVarName(f.Prefix) {
+				errs = append(errs, field.Invalid(idx.Child("prefix"), f.Prefix, msg))
+			}
+		}
+		n := 0
+		ref := func(name string, rf *field.Path) {
+			n++
+			if name == "" {
+				errs = append(errs, field.Required(rf.Child("name"), ""))
+				return
+			}
+			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, true) {
+				errs = append(errs, field.Invalid(rf.Child("name"), name, msg))
+			}
+		}
+		if f.ConfigMapRef != nil {
+			ref(f.ConfigMapRef.Name, idx.Child("configMapRef"))
+		}
+		if f.SecretRef != nil {
+			ref(f.SecretRef.Name, idx.Child("secretRef"))
+		}
+		switch {
+		case n == 0:
+			errs = append(errs, field.Invalid(fld, "", "must specify one of: `configMapRef` or `secretRef`"))
+		case n > 1:
+			errs = append(errs, field.Invalid(fld, "", "may not have more than one field specified at a time"))
+		}
+	}
+	return errs
+}
+
+// validateSecurityContext is the part of upstream's ValidateSecurityContext
+// for Linux containers: user and group IDs, seccomp profile, privilege
+// escalation.
+func validateSecurityContext(sc *corev1.SecurityContext, fld *field.Path) field.ErrorList {
+	if sc == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if sc.RunAsUser != nil {
+		for _, msg := range validation.IsValidUserID(*sc.RunAsUser) {
+			errs = append(errs, field.Invalid(fld.Child("runAsUser"), *sc.RunAsUser, msg))
+		}
+	}
+	if sc.RunAsGroup != nil {
+		for _, msg := range validation.IsValidGroupID(*sc.RunAsGroup) {
+			errs = append(errs, field.Invalid(fld.Child("runAsGroup"), *sc.RunAsGroup, msg))
+		}
+	}
+	if pm := sc.ProcMount; pm != nil {
+		if *pm != corev1.DefaultProcMount && *pm != corev1.UnmaskedProcMount {
+			errs = append(errs, field.NotSupported(fld.Child("procMount"), *pm, []string{"Default", "Unmasked"}))
+		}
+		if *pm == corev1.UnmaskedProcMount {
+			errs = append(errs, field.Invalid(fld.Child("procMount"), *pm, "`hostUsers` must be false to use `Unmasked`"))
+		}
+	}
+	if sp := sc.SeccompProfile; sp != nil {
+		sf := fld.Child("seccompProfile")
+		switch sp.Type {
+		case corev1.SeccompProfileTypeLocalhost, corev1.SeccompProfileTypeRuntimeDefault, corev1.SeccompProfileTypeUnconfined:
+		case "":
+			errs = append(errs, field.Required(sf.Child("type"), "type is required when seccompProfile is set"))
+		default:
+			errs = append(errs, field.NotSupported(sf.Child("type"), sp.Type, []string{"Localhost", "RuntimeDefault", "Unconfined"}))
+		}
+		if sp.Type == corev1.SeccompProfileTypeLocalhost {
+			if sp.LocalhostProfile == nil {
+				errs = append(errs, field.Required(sf.Child("localhostProfile"), "must be set when seccomp type is Localhost"))
+			} else {
+				errs = append(errs, localDescendingPath(*sp.LocalhostProfile, sf.Child("localhostProfile"))...)
+			}
+		} else if sp.LocalhostProfile != nil {
+			errs = append(errs, field.Invalid(sf.Child("localhostProfile"), internalValue(sp), "can only be set when seccomp type is Localhost"))
+		}
+	}
+	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
+		if sc.Privileged != nil && *sc.Privileged {
+			errs = append(errs, field.Invalid(fld, internalValue(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
+		}
+		if sc.Capabilities != nil {
+			for _, c := range sc.Capabilities.Add {
+				if c == "CAP_SYS_ADMIN" {
+					errs = append(errs, field.Invalid(fld, internalValue(sc), "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
+				}
+			}
+		}
+	}
 	return errs
 }
 
