@@ -63,8 +63,9 @@ func validatePodSpec(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
 	}
 	vols, verrs := validateVolumes(s.Volumes, fld.Child("volumes"))
 	errs = append(errs, verrs...)
-	errs = append(errs, validateContainers(s.Containers, vols, s.TerminationGracePeriodSeconds, fld.Child("containers"))...)
-	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, s.TerminationGracePeriodSeconds, fld.Child("initContainers"))...)
+	hostUsers := s.HostUsers == nil || *s.HostUsers
+	errs = append(errs, validateContainers(s.Containers, vols, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("containers"))...)
+	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("initContainers"))...)
 	errs = append(errs, supportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
 	errs = append(errs, supportedValue(fld.Child("dnsPolicy"), string(s.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, fld.Child("nodeSelector"))...)
@@ -312,7 +313,7 @@ func pathNoBacksteps(p string, fld *field.Path) field.ErrorList {
 
 // validateContainers is upstream's validateContainers for regular
 // containers.
-func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, fld *field.Path) field.ErrorList {
+func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, hostUsers bool, fld *field.Path) field.ErrorList {
 	if len(containers) == 0 {
 		return field.ErrorList{field.Required(fld, "")}
 	}
@@ -321,7 +322,7 @@ func validateContainers(containers []corev1.Container, vols map[string]corev1.Vo
 	for i := range containers {
 		c := &containers[i]
 		idx := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, vols, idx)...)
+		errs = append(errs, validateContainerCommon(c, vols, hostUsers, idx)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(idx.Child("name"), c.Name))
 		} else {
@@ -496,7 +497,7 @@ func hostPortConflicts(containers []corev1.Container, fld *field.Path) field.Err
 // validateInitContainers is upstream's validateInitContainers: names are
 // unique across regular and init containers; probes and lifecycle belong
 // to sidecars (restartPolicy Always) only.
-func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, fld *field.Path) field.ErrorList {
+func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, hostUsers bool, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for _, c := range regular {
@@ -505,7 +506,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 	for i := range containers {
 		c := &containers[i]
 		idx := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, vols, idx)...)
+		errs = append(errs, validateContainerCommon(c, vols, hostUsers, idx)...)
 		sidecar := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
 		if c.RestartPolicy == nil && len(c.RestartPolicyRules) > 0 {
 			errs = append(errs, field.Required(idx.Child("restartPolicy"), "must specify restartPolicy when restart rules are used"))
@@ -544,7 +545,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 var containerPortProtocols = []string{"SCTP", "TCP", "UDP"}
 
 // validateContainerCommon is upstream's validateContainerCommon.
-func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, fld *field.Path) field.ErrorList {
+func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, hostUsers bool, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(fld.Child("name"), ""))
@@ -561,7 +562,7 @@ func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeS
 	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, fld.Child("volumeMounts"))...)
 	errs = append(errs, supportedValue(fld.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
 	errs = append(errs, validateResources(&c.Resources, fld.Child("resources"))...)
-	return append(errs, validateSecurityContext(c.SecurityContext, fld.Child("securityContext"))...)
+	return append(errs, validateSecurityContext(c.SecurityContext, hostUsers, fld.Child("securityContext"))...)
 }
 
 // validateEnvFrom is upstream's ValidateEnvFrom.
@@ -604,7 +605,7 @@ func validateEnvFrom(from []corev1.EnvFromSource, fld *field.Path) field.ErrorLi
 // validateSecurityContext is the part of upstream's ValidateSecurityContext
 // for Linux containers: user and group IDs, seccomp profile, privilege
 // escalation.
-func validateSecurityContext(sc *corev1.SecurityContext, fld *field.Path) field.ErrorList {
+func validateSecurityContext(sc *corev1.SecurityContext, hostUsers bool, fld *field.Path) field.ErrorList {
 	if sc == nil {
 		return nil
 	}
@@ -623,7 +624,7 @@ func validateSecurityContext(sc *corev1.SecurityContext, fld *field.Path) field.
 		if *pm != corev1.DefaultProcMount && *pm != corev1.UnmaskedProcMount {
 			errs = append(errs, field.NotSupported(fld.Child("procMount"), *pm, []string{"Default", "Unmasked"}))
 		}
-		if *pm == corev1.UnmaskedProcMount {
+		if hostUsers && *pm == corev1.UnmaskedProcMount {
 			errs = append(errs, field.Invalid(fld.Child("procMount"), *pm, "`hostUsers` must be false to use `Unmasked`"))
 		}
 	}
