@@ -114,6 +114,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.CoreV1().Endpoints(ns)) //nolint:staticcheck // still served
 	case "LimitRange":
 		return opsOf(cs.CoreV1().LimitRanges(ns))
+	case "ResourceQuota":
+		return opsOf(cs.CoreV1().ResourceQuotas(ns))
 	case "NetworkPolicy":
 		return opsOf(cs.NetworkingV1().NetworkPolicies(ns))
 	case "Ingress":
@@ -1959,4 +1961,31 @@ spec:
 	if ref, ok := messages["reference"]; ok && ref != messages["fakeplane"] {
 		t.Errorf("messages differ:\nfakeplane %s\nreference %s", messages["fakeplane"], ref)
 	}
+}
+
+func TestResourceQuotaValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "quota names and scopes", obj: `
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: rq1}
+spec:
+  hard: {foo: "1"}
+  scopes: [Sometimes, BestEffort, NotBestEffort]`,
+			want: "ResourceQuota \"rq1\" is invalid: [spec.hard[foo]: Invalid value: \"foo\": must be a standard resource type or fully qualified, spec.hard[foo]: Invalid value: \"foo\": must be a standard resource for quota, spec.scopes: Invalid value: [\"Sometimes\",\"BestEffort\",\"NotBestEffort\"]: unsupported scope, spec.scopes: Invalid value: [\"Sometimes\",\"BestEffort\",\"NotBestEffort\"]: conflicting scopes]"},
+		{name: "quota integer resource", obj: `
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: rq2}
+spec:
+  hard: {pods: "1.5"}`,
+			want: "ResourceQuota \"rq2\" is invalid: spec.hard[pods]: Invalid value: \"1500m\": must be an integer"},
+		{name: "quota storage", obj: `
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: rq3}
+spec:
+  hard: {storage: "-1", "count/deployments.apps": "2", "requests.example.com/gpu": "1"}`,
+			want: "ResourceQuota \"rq3\" is invalid: [spec.hard[storage]: Invalid value: \"storage\": must be a standard resource for quota, spec.hard[storage]: Invalid value: \"-1\": must be greater than or equal to 0]"},
+	})
 }

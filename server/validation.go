@@ -121,6 +121,8 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateNetworkPolicy(n, old.(*networkingv1.NetworkPolicy))
 		}
 		return validateNetworkPolicy(n, nil)
+	case *corev1.ResourceQuota:
+		return validateResourceQuota(n)
 	case *corev1.Node:
 		if old != nil {
 			return validateNode(n, old.(*corev1.Node))

@@ -861,7 +861,7 @@ func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]corev1.Vo
 var standardResourceNames = sets.New(
 	"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
 	"limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
-	"replicationcontrollers", "secrets", "persistentvolumeclaims", "requests.storage", "configmaps",
+	"replicationcontrollers", "secrets", "persistentvolumeclaims", "storage", "requests.storage", "configmaps",
 	"services.nodeports", "services.loadbalancers",
 )
 
