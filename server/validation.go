@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"sort"
 
@@ -339,4 +338,3 @@ func immutableField(n, p any, fld *field.Path) field.ErrorList {
 	return field.ErrorList{field.Invalid(fld, n, "field is immutable")}
 }
 
-var _ = fmt.Sprintf
