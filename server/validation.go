@@ -337,4 +337,3 @@ func immutableField(n, p any, fld *field.Path) field.ErrorList {
 	}
 	return field.ErrorList{field.Invalid(fld, n, "field is immutable")}
 }
-
