@@ -114,6 +114,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.CoreV1().Endpoints(ns)) //nolint:staticcheck // still served
 	case "LimitRange":
 		return opsOf(cs.CoreV1().LimitRanges(ns))
+	case "ResourceQuota":
+		return opsOf(cs.CoreV1().ResourceQuotas(ns))
 	case "NetworkPolicy":
 		return opsOf(cs.NetworkingV1().NetworkPolicies(ns))
 	case "Ingress":
@@ -460,6 +462,58 @@ spec:
   - {name: c, configMap: {}}
   containers: [{name: c, image: x}]`,
 			want: `Pod "p" is invalid: [spec.volumes[1].name: Duplicate value: "v1", spec.volumes[2].name: Invalid value: "Bad_Vol": ` + dns1123LabelMsg + `, spec.volumes[3].hostPath: Forbidden: may not specify more than 1 volume type, spec.volumes[4].secret.secretName: Required value, spec.volumes[5].configMap.name: Required value]`},
+		{name: "volume items modes and sub paths", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  volumes:
+  - {name: s, secret: {secretName: s, defaultMode: 1000, items: [{key: "", path: ""}, {key: k, path: /abs}, {key: k, path: "a/../b", mode: -1}, {key: k, path: "..x"}]}}
+  - {name: c, configMap: {name: c, items: [{key: k, path: "../up"}]}}
+  - {name: h, hostPath: {path: "/a/../b", type: Weird}}
+  containers:
+  - name: c
+    image: x
+    volumeMounts:
+    - {name: s, mountPath: /s, subPath: /abs}
+    - {name: c, mountPath: /c, subPathExpr: "a/../b"}`,
+			want: "Pod \"p\" is invalid: [spec.volumes[0].secret.defaultMode: Invalid value: 1000: must be a number between 0 and 0777 (octal), both inclusive, spec.volumes[0].secret.items[0].key: Required value, spec.volumes[0].secret.items[0].path: Required value, spec.volumes[0].secret.items[1].path: Invalid value: \"/abs\": must be a relative path, spec.volumes[0].secret.items[2].path: Invalid value: \"a/../b\": must not contain '..', spec.volumes[0].secret.items[2].mode: Invalid value: -1: must be a number between 0 and 0777 (octal), both inclusive, spec.volumes[0].secret.items[3].path: Invalid value: \"..x\": must not start with '..', spec.volumes[1].configMap.items[0].path: Invalid value: \"../up\": must not contain '..', spec.volumes[2].hostPath.path: Invalid value: \"/a/../b\": must not contain '..', spec.volumes[2].hostPath.type: Unsupported value: \"Weird\": supported values: \"\", \"BlockDevice\", \"CharDevice\", \"Directory\", \"DirectoryOrCreate\", \"File\", \"FileOrCreate\", \"Socket\", spec.containers[0].volumeMounts[0].name: Not found: \"s\", spec.containers[0].volumeMounts.subPath: Invalid value: \"/abs\": must be a relative path, spec.containers[0].volumeMounts[1].name: Not found: \"c\", spec.containers[0].volumeMounts.subPathExpr: Invalid value: \"a/../b\": must not contain '..']"},
+		{name: "env value sources", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: c
+    image: x
+    env:
+    - {name: A, valueFrom: {fieldRef: {fieldPath: metadata.foo}}}
+    - {name: B, valueFrom: {fieldRef: {fieldPath: "metadata.labels['bad key!']"}}}
+    - {name: C, valueFrom: {fieldRef: {fieldPath: status.phase}}}
+    - {name: D, valueFrom: {fieldRef: {fieldPath: "spec.nodeName['x']"}}}
+    - {name: E, valueFrom: {resourceFieldRef: {resource: limits.gpu}}}
+    - {name: F, valueFrom: {configMapKeyRef: {name: "", key: "a b"}}}
+    - {name: G, valueFrom: {secretKeyRef: {name: "Bad_Name", key: ""}}}
+    - {name: H, valueFrom: {fieldRef: {apiVersion: v2, fieldPath: metadata.name}}}`,
+			want: "Pod \"p\" is invalid: [spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Invalid value: \"metadata.foo\": error converting fieldPath: field label not supported: metadata.foo, spec.containers[0].env[1].valueFrom.fieldRef: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.containers[0].env[2].valueFrom.fieldRef.fieldPath: Unsupported value: \"status.phase\": supported values: \"metadata.name\", \"metadata.namespace\", \"metadata.uid\", \"spec.nodeName\", \"spec.serviceAccountName\", \"status.hostIP\", \"status.hostIPs\", \"status.podIP\", \"status.podIPs\", spec.containers[0].env[3].valueFrom.fieldRef.fieldPath: Invalid value: \"spec.nodeName['x']\": error converting fieldPath: field label does not support subscript: spec.nodeName['x'], spec.containers[0].env[4].valueFrom.resourceFieldRef.resource: Unsupported value: \"limits.gpu\": supported values: \"limits.cpu\", \"limits.ephemeral-storage\", \"limits.memory\", \"requests.cpu\", \"requests.ephemeral-storage\", \"requests.memory\", spec.containers[0].env[5].valueFrom.configMapKeyRef.name: Invalid value: \"\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.containers[0].env[5].valueFrom.configMapKeyRef.key: Invalid value: \"a b\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+'), spec.containers[0].env[6].valueFrom.secretKeyRef.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.containers[0].env[6].valueFrom.secretKeyRef.key: Required value, spec.containers[0].env[7].valueFrom.fieldRef.fieldPath: Invalid value: \"metadata.name\": error converting fieldPath: unsupported pod version: v2]"},
+		{name: "envFrom and security context", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: c
+    image: x
+    envFrom: [{prefix: "a=b", configMapRef: {name: "Bad_Name"}}, {}, {configMapRef: {name: a}, secretRef: {name: ""}}]
+    securityContext:
+      runAsUser: -1
+      runAsGroup: -2
+      privileged: true
+      allowPrivilegeEscalation: false
+      capabilities: {add: [CAP_SYS_ADMIN]}
+      seccompProfile: {type: RuntimeDefault, localhostProfile: x}
+      procMount: Weird`,
+			want: "Pod \"p\" is invalid: [spec.containers[0].envFrom[0].prefix: Invalid value: \"a=b\": a valid environment variable name must consist only of printable ASCII characters other than '=', spec.containers[0].envFrom[0].configMapRef.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.containers[0].envFrom: Invalid value: \"\": must specify one of: `configMapRef` or `secretRef`, spec.containers[0].envFrom[2].secretRef.name: Required value, spec.containers[0].envFrom: Invalid value: \"\": may not have more than one field specified at a time, spec.containers[0].securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive, spec.containers[0].securityContext.runAsGroup: Invalid value: -2: must be between 0 and 2147483647, inclusive, spec.containers[0].securityContext.procMount: Unsupported value: \"Weird\": supported values: \"Default\", \"Unmasked\", spec.containers[0].securityContext.seccompProfile.localhostProfile: Invalid value: {\"Type\":\"RuntimeDefault\",\"LocalhostProfile\":\"x\"}: can only be set when seccomp type is Localhost, spec.containers[0].securityContext: Invalid value: {\"Capabilities\":{\"Add\":[\"CAP_SYS_ADMIN\"],\"Drop\":null},\"Privileged\":true,\"SELinuxOptions\":null,\"WindowsOptions\":null,\"RunAsUser\":-1,\"RunAsGroup\":-2,\"RunAsNonRoot\":null,\"ReadOnlyRootFilesystem\":null,\"AllowPrivilegeEscalation\":false,\"ProcMount\":\"Weird\",\"SeccompProfile\":{\"Type\":\"RuntimeDefault\",\"LocalhostProfile\":\"x\"},\"AppArmorProfile\":null}: cannot set `allowPrivilegeEscalation` to false and `privileged` to true, spec.containers[0].securityContext: Invalid value: {\"Capabilities\":{\"Add\":[\"CAP_SYS_ADMIN\"],\"Drop\":null},\"Privileged\":true,\"SELinuxOptions\":null,\"WindowsOptions\":null,\"RunAsUser\":-1,\"RunAsGroup\":-2,\"RunAsNonRoot\":null,\"ReadOnlyRootFilesystem\":null,\"AllowPrivilegeEscalation\":false,\"ProcMount\":\"Weird\",\"SeccompProfile\":{\"Type\":\"RuntimeDefault\",\"LocalhostProfile\":\"x\"},\"AppArmorProfile\":null}: cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN]"},
 		{name: "resources", obj: `
 apiVersion: v1
 kind: Pod
@@ -1854,5 +1908,84 @@ metadata: {name: es5}
 ports: [{name: "Bad_Name", port: 80}]
 endpoints: [{addresses: []}]`,
 			want: "EndpointSlice.discovery.k8s.io \"es5\" is invalid: [ports[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), addressType: Required value, endpoints[0].addresses: Required value]"},
+	})
+}
+
+// TestSuspendedJobTemplateUpdates: a suspended Job that has not run may
+// change its template's scheduling directives and resources (what queue
+// controllers do), not the rest of it.
+func TestSuspendedJobTemplateUpdates(t *testing.T) {
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, nsObj("val-ref"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]kubernetes.Interface{"fakeplane": cs}
+	if ref, _ := refCluster(t); ref != nil {
+		targets["reference"] = ref
+	}
+	messages := map[string]string{}
+	for where, cs := range targets {
+		jobs := cs.BatchV1().Jobs("val-ref")
+		bg := metav1.DeletePropagationBackground
+		t.Cleanup(func() {
+			_ = jobs.Delete(context.Background(), "suspended", metav1.DeleteOptions{PropagationPolicy: &bg})
+		})
+		job := decodeYAML(t, `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: suspended}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]`).(*batchv1.Job)
+		job, err := jobs.Create(ctx, job, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "a"}
+		job.Spec.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+		if job, err = jobs.Update(ctx, job, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("%s: scheduling directives and resources of a suspended job: %v", where, err)
+		}
+		job.Spec.Template.Spec.Containers[0].Image = "other"
+		_, err = jobs.Update(ctx, job, metav1.UpdateOptions{})
+		if !apierrors.IsInvalid(err) || !strings.HasPrefix(err.Error(), `Job.batch "suspended" is invalid: spec.template.spec: Invalid value: {"Volumes":null,`) {
+			t.Fatalf("%s: image change of a suspended job: %v", where, err)
+		}
+		messages[where] = err.Error()
+	}
+	if ref, ok := messages["reference"]; ok && ref != messages["fakeplane"] {
+		t.Errorf("messages differ:\nfakeplane %s\nreference %s", messages["fakeplane"], ref)
+	}
+}
+
+func TestResourceQuotaValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "quota names and scopes", obj: `
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: rq1}
+spec:
+  hard: {foo: "1"}
+  scopes: [Sometimes, BestEffort, NotBestEffort]`,
+			want: "ResourceQuota \"rq1\" is invalid: [spec.hard[foo]: Invalid value: \"foo\": must be a standard resource type or fully qualified, spec.hard[foo]: Invalid value: \"foo\": must be a standard resource for quota, spec.scopes: Invalid value: [\"Sometimes\",\"BestEffort\",\"NotBestEffort\"]: unsupported scope, spec.scopes: Invalid value: [\"Sometimes\",\"BestEffort\",\"NotBestEffort\"]: conflicting scopes]"},
+		{name: "quota integer resource", obj: `
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: rq2}
+spec:
+  hard: {pods: "1.5"}`,
+			want: "ResourceQuota \"rq2\" is invalid: spec.hard[pods]: Invalid value: \"1500m\": must be an integer"},
+		{name: "quota storage", obj: `
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: rq3}
+spec:
+  hard: {storage: "-1", "count/deployments.apps": "2", "requests.example.com/gpu": "1"}`,
+			want: "ResourceQuota \"rq3\" is invalid: [spec.hard[storage]: Invalid value: \"storage\": must be a standard resource for quota, spec.hard[storage]: Invalid value: \"-1\": must be greater than or equal to 0]"},
 	})
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"reflect"
 	"sort"
@@ -122,6 +121,8 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateNetworkPolicy(n, old.(*networkingv1.NetworkPolicy))
 		}
 		return validateNetworkPolicy(n, nil)
+	case *corev1.ResourceQuota:
+		return validateResourceQuota(n)
 	case *corev1.Node:
 		if old != nil {
 			return validateNode(n, old.(*corev1.Node))
@@ -337,8 +338,6 @@ func immutableField(n, p any, fld *field.Path) field.ErrorList {
 	}
 	return field.ErrorList{field.Invalid(fld, n, "field is immutable")}
 }
-
-var _ = fmt.Sprintf
 
 // requiredPathSegment validates a required value that names something in a
 // URL path segment (a kind, a name): Required when empty, else upstream's

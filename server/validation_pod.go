@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -60,8 +63,9 @@ func validatePodSpec(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
 	}
 	vols, verrs := validateVolumes(s.Volumes, fld.Child("volumes"))
 	errs = append(errs, verrs...)
-	errs = append(errs, validateContainers(s.Containers, vols, s.TerminationGracePeriodSeconds, fld.Child("containers"))...)
-	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, s.TerminationGracePeriodSeconds, fld.Child("initContainers"))...)
+	hostUsers := s.HostUsers == nil || *s.HostUsers
+	errs = append(errs, validateContainers(s.Containers, vols, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("containers"))...)
+	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("initContainers"))...)
 	errs = append(errs, supportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
 	errs = append(errs, supportedValue(fld.Child("dnsPolicy"), string(s.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, fld.Child("nodeSelector"))...)
@@ -227,14 +231,30 @@ func validateVolumeSource(src *corev1.VolumeSource, fld *field.Path) field.Error
 		case *corev1.HostPathVolumeSource:
 			if s.Path == "" {
 				errs = append(errs, field.Required(p.Child("path"), ""))
+				break
+			}
+			errs = append(errs, pathNoBacksteps(s.Path, p.Child("path"))...)
+			if t := s.Type; t != nil {
+				valid := []string{"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"}
+				if !slices.Contains(valid, string(*t)) {
+					errs = append(errs, field.NotSupported(p.Child("type"), *t, valid))
+				}
 			}
 		case *corev1.SecretVolumeSource:
 			if s.SecretName == "" {
 				errs = append(errs, field.Required(p.Child("secretName"), ""))
 			}
+			errs = append(errs, fileMode(s.DefaultMode, p.Child("defaultMode"))...)
+			for i := range s.Items {
+				errs = append(errs, validateKeyToPath(&s.Items[i], p.Child("items").Index(i))...)
+			}
 		case *corev1.ConfigMapVolumeSource:
 			if s.Name == "" {
 				errs = append(errs, field.Required(p.Child("name"), ""))
+			}
+			errs = append(errs, fileMode(s.DefaultMode, p.Child("defaultMode"))...)
+			for i := range s.Items {
+				errs = append(errs, validateKeyToPath(&s.Items[i], p.Child("items").Index(i))...)
 			}
 		case *corev1.PersistentVolumeClaimVolumeSource:
 			if s.ClaimName == "" {
@@ -248,9 +268,52 @@ func validateVolumeSource(src *corev1.VolumeSource, fld *field.Path) field.Error
 	return errs
 }
 
+// fileMode is upstream's check of a volume file mode.
+func fileMode(m *int32, fld *field.Path) field.ErrorList {
+	if m != nil && (*m > 0o777 || *m < 0) {
+		return field.ErrorList{field.Invalid(fld, *m, "must be a number between 0 and 0777 (octal), both inclusive")}
+	}
+	return nil
+}
+
+// validateKeyToPath is upstream's validateKeyToPath.
+func validateKeyToPath(kp *corev1.KeyToPath, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if kp.Key == "" {
+		errs = append(errs, field.Required(fld.Child("key"), ""))
+	}
+	if kp.Path == "" {
+		errs = append(errs, field.Required(fld.Child("path"), ""))
+	}
+	errs = append(errs, localDescendingPath(kp.Path, fld.Child("path"))...)
+	if strings.HasPrefix(kp.Path, "..") && !strings.HasPrefix(kp.Path, "../") {
+		errs = append(errs, field.Invalid(fld.Child("path"), kp.Path, "must not start with '..'"))
+	}
+	return append(errs, fileMode(kp.Mode, fld.Child("mode"))...)
+}
+
+// localDescendingPath is upstream's validateLocalDescendingPath.
+func localDescendingPath(p string, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if path.IsAbs(p) {
+		errs = append(errs, field.Invalid(fld, p, "must be a relative path"))
+	}
+	return append(errs, pathNoBacksteps(p, fld)...)
+}
+
+// pathNoBacksteps is upstream's validatePathNoBacksteps.
+func pathNoBacksteps(p string, fld *field.Path) field.ErrorList {
+	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
+		if part == ".." {
+			return field.ErrorList{field.Invalid(fld, p, "must not contain '..'")}
+		}
+	}
+	return nil
+}
+
 // validateContainers is upstream's validateContainers for regular
 // containers.
-func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, fld *field.Path) field.ErrorList {
+func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, hostUsers bool, fld *field.Path) field.ErrorList {
 	if len(containers) == 0 {
 		return field.ErrorList{field.Required(fld, "")}
 	}
@@ -259,7 +322,7 @@ func validateContainers(containers []corev1.Container, vols map[string]corev1.Vo
 	for i := range containers {
 		c := &containers[i]
 		idx := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, vols, idx)...)
+		errs = append(errs, validateContainerCommon(c, vols, hostUsers, idx)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(idx.Child("name"), c.Name))
 		} else {
@@ -434,7 +497,7 @@ func hostPortConflicts(containers []corev1.Container, fld *field.Path) field.Err
 // validateInitContainers is upstream's validateInitContainers: names are
 // unique across regular and init containers; probes and lifecycle belong
 // to sidecars (restartPolicy Always) only.
-func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, fld *field.Path) field.ErrorList {
+func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, hostUsers bool, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for _, c := range regular {
@@ -443,7 +506,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 	for i := range containers {
 		c := &containers[i]
 		idx := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, vols, idx)...)
+		errs = append(errs, validateContainerCommon(c, vols, hostUsers, idx)...)
 		sidecar := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
 		if c.RestartPolicy == nil && len(c.RestartPolicyRules) > 0 {
 			errs = append(errs, field.Required(idx.Child("restartPolicy"), "must specify restartPolicy when restart rules are used"))
@@ -482,7 +545,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 var containerPortProtocols = []string{"SCTP", "TCP", "UDP"}
 
 // validateContainerCommon is upstream's validateContainerCommon.
-func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, fld *field.Path) field.ErrorList {
+func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, hostUsers bool, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(fld.Child("name"), ""))
@@ -495,9 +558,107 @@ func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeS
 	errs = append(errs, supportedValue(fld.Child("terminationMessagePolicy"), string(c.TerminationMessagePolicy), "File", "FallbackToLogsOnError")...)
 	errs = append(errs, validateContainerPorts(c.Ports, fld.Child("ports"))...)
 	errs = append(errs, validateEnv(c.Env, fld.Child("env"))...)
+	errs = append(errs, validateEnvFrom(c.EnvFrom, fld.Child("envFrom"))...)
 	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, fld.Child("volumeMounts"))...)
 	errs = append(errs, supportedValue(fld.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
 	errs = append(errs, validateResources(&c.Resources, fld.Child("resources"))...)
+	return append(errs, validateSecurityContext(c.SecurityContext, hostUsers, fld.Child("securityContext"))...)
+}
+
+// validateEnvFrom is upstream's ValidateEnvFrom.
+func validateEnvFrom(from []corev1.EnvFromSource, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range from {
+		idx := fld.Index(i)
+		if f.Prefix != "" {
+			for _, msg := range validation.IsRelaxedEnvVarName(f.Prefix) {
+				errs = append(errs, field.Invalid(idx.Child("prefix"), f.Prefix, msg))
+			}
+		}
+		n := 0
+		ref := func(name string, rf *field.Path) {
+			n++
+			if name == "" {
+				errs = append(errs, field.Required(rf.Child("name"), ""))
+				return
+			}
+			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, true) {
+				errs = append(errs, field.Invalid(rf.Child("name"), name, msg))
+			}
+		}
+		if f.ConfigMapRef != nil {
+			ref(f.ConfigMapRef.Name, idx.Child("configMapRef"))
+		}
+		if f.SecretRef != nil {
+			ref(f.SecretRef.Name, idx.Child("secretRef"))
+		}
+		switch {
+		case n == 0:
+			errs = append(errs, field.Invalid(fld, "", "must specify one of: `configMapRef` or `secretRef`"))
+		case n > 1:
+			errs = append(errs, field.Invalid(fld, "", "may not have more than one field specified at a time"))
+		}
+	}
+	return errs
+}
+
+// validateSecurityContext is the part of upstream's ValidateSecurityContext
+// for Linux containers: user and group IDs, seccomp profile, privilege
+// escalation.
+func validateSecurityContext(sc *corev1.SecurityContext, hostUsers bool, fld *field.Path) field.ErrorList {
+	if sc == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if sc.RunAsUser != nil {
+		for _, msg := range validation.IsValidUserID(*sc.RunAsUser) {
+			errs = append(errs, field.Invalid(fld.Child("runAsUser"), *sc.RunAsUser, msg))
+		}
+	}
+	if sc.RunAsGroup != nil {
+		for _, msg := range validation.IsValidGroupID(*sc.RunAsGroup) {
+			errs = append(errs, field.Invalid(fld.Child("runAsGroup"), *sc.RunAsGroup, msg))
+		}
+	}
+	if pm := sc.ProcMount; pm != nil {
+		if *pm != corev1.DefaultProcMount && *pm != corev1.UnmaskedProcMount {
+			errs = append(errs, field.NotSupported(fld.Child("procMount"), *pm, []string{"Default", "Unmasked"}))
+		}
+		if hostUsers && *pm == corev1.UnmaskedProcMount {
+			errs = append(errs, field.Invalid(fld.Child("procMount"), *pm, "`hostUsers` must be false to use `Unmasked`"))
+		}
+	}
+	if sp := sc.SeccompProfile; sp != nil {
+		sf := fld.Child("seccompProfile")
+		switch sp.Type {
+		case corev1.SeccompProfileTypeLocalhost, corev1.SeccompProfileTypeRuntimeDefault, corev1.SeccompProfileTypeUnconfined:
+		case "":
+			errs = append(errs, field.Required(sf.Child("type"), "type is required when seccompProfile is set"))
+		default:
+			errs = append(errs, field.NotSupported(sf.Child("type"), sp.Type, []string{"Localhost", "RuntimeDefault", "Unconfined"}))
+		}
+		if sp.Type == corev1.SeccompProfileTypeLocalhost {
+			if sp.LocalhostProfile == nil {
+				errs = append(errs, field.Required(sf.Child("localhostProfile"), "must be set when seccomp type is Localhost"))
+			} else {
+				errs = append(errs, localDescendingPath(*sp.LocalhostProfile, sf.Child("localhostProfile"))...)
+			}
+		} else if sp.LocalhostProfile != nil {
+			errs = append(errs, field.Invalid(sf.Child("localhostProfile"), internalValue(sp), "can only be set when seccomp type is Localhost"))
+		}
+	}
+	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
+		if sc.Privileged != nil && *sc.Privileged {
+			errs = append(errs, field.Invalid(fld, internalValue(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
+		}
+		if sc.Capabilities != nil {
+			for _, c := range sc.Capabilities.Add {
+				if c == "CAP_SYS_ADMIN" {
+					errs = append(errs, field.Invalid(fld, internalValue(sc), "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
+				}
+			}
+		}
+	}
 	return errs
 }
 
@@ -552,6 +713,24 @@ func validateEnv(env []corev1.EnvVar, fld *field.Path) field.ErrorList {
 			}
 		}
 		if f := e.ValueFrom; f != nil {
+			vf := idx.Child("valueFrom")
+			if f.FieldRef != nil {
+				errs = append(errs, validateFieldRef(f.FieldRef, vf.Child("fieldRef"))...)
+			}
+			if r := f.ResourceFieldRef; r != nil {
+				rf := vf.Child("resourceFieldRef")
+				if r.Resource == "" {
+					errs = append(errs, field.Required(rf.Child("resource"), ""))
+				} else if !envResourceFields.Has(r.Resource) && !strings.HasPrefix(r.Resource, "limits.hugepages-") && !strings.HasPrefix(r.Resource, "requests.hugepages-") {
+					errs = append(errs, field.NotSupported(rf.Child("resource"), r.Resource, sets.List(envResourceFields)))
+				}
+			}
+			if k := f.ConfigMapKeyRef; k != nil {
+				errs = append(errs, validateKeySelector(k.Name, k.Key, vf.Child("configMapKeyRef"))...)
+			}
+			if k := f.SecretKeyRef; k != nil {
+				errs = append(errs, validateKeySelector(k.Name, k.Key, vf.Child("secretKeyRef"))...)
+			}
 			n := 0
 			for _, set := range []bool{f.FieldRef != nil, f.ResourceFieldRef != nil, f.ConfigMapKeyRef != nil, f.SecretKeyRef != nil, f.FileKeyRef != nil} {
 				if set {
@@ -566,6 +745,82 @@ func validateEnv(env []corev1.EnvVar, fld *field.Path) field.ErrorList {
 			case n > 1:
 				errs = append(errs, field.Invalid(idx.Child("valueFrom"), "", "may not have more than one field specified at a time"))
 			}
+		}
+	}
+	return errs
+}
+
+var (
+	envFieldPaths = sets.New("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
+		"spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
+	envResourceFields = sets.New("limits.cpu", "limits.memory", "limits.ephemeral-storage",
+		"requests.cpu", "requests.memory", "requests.ephemeral-storage")
+	downwardAPILabels = sets.New("metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
+		"metadata.uid", "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName", "spec.schedulerName",
+		"status.phase", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
+)
+
+// splitSubscript is upstream's fieldpath.SplitMaybeSubscriptedPath.
+func splitSubscript(p string) (string, string, bool) {
+	if !strings.HasSuffix(p, "']") {
+		return p, "", false
+	}
+	parts := strings.SplitN(strings.TrimSuffix(p, "']"), "['", 2)
+	if len(parts) < 2 || parts[0] == "" {
+		return p, "", false
+	}
+	return parts[0], parts[1], true
+}
+
+// validateFieldRef is upstream's validateObjectFieldSelector for env vars.
+func validateFieldRef(f *corev1.ObjectFieldSelector, fld *field.Path) field.ErrorList {
+	if f.APIVersion == "" {
+		return field.ErrorList{field.Required(fld.Child("apiVersion"), "")}
+	}
+	if f.FieldPath == "" {
+		return field.ErrorList{field.Required(fld.Child("fieldPath"), "")}
+	}
+	convErr := ""
+	label := f.FieldPath
+	switch p, _, sub := splitSubscript(label); {
+	case f.APIVersion != "v1":
+		convErr = "unsupported pod version: " + f.APIVersion
+	case sub && p != "metadata.annotations" && p != "metadata.labels":
+		convErr = "field label does not support subscript: " + label
+	case !sub && label == "spec.host":
+		label = "spec.nodeName"
+	case !sub && !downwardAPILabels.Has(label):
+		convErr = "field label not supported: " + label
+	}
+	if convErr != "" {
+		return field.ErrorList{field.Invalid(fld.Child("fieldPath"), f.FieldPath, "error converting fieldPath: "+convErr)}
+	}
+	var errs field.ErrorList
+	if p, sub, ok := splitSubscript(label); ok {
+		if p == "metadata.annotations" {
+			sub = strings.ToLower(sub)
+		}
+		for _, msg := range validation.IsQualifiedName(sub) {
+			errs = append(errs, field.Invalid(fld, sub, msg))
+		}
+	} else if !envFieldPaths.Has(p) {
+		errs = append(errs, field.NotSupported(fld.Child("fieldPath"), p, sets.List(envFieldPaths)))
+	}
+	return errs
+}
+
+// validateKeySelector is upstream's validateConfigMapKeySelector and
+// validateSecretKeySelector.
+func validateKeySelector(name, key string, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
+		errs = append(errs, field.Invalid(fld.Child("name"), name, msg))
+	}
+	if key == "" {
+		errs = append(errs, field.Required(fld.Child("key"), ""))
+	} else {
+		for _, msg := range validation.IsConfigMapKey(key) {
+			errs = append(errs, field.Invalid(fld.Child("key"), key, msg))
 		}
 	}
 	return errs
@@ -589,8 +844,15 @@ func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]corev1.Vo
 			errs = append(errs, field.Invalid(idx.Child("mountPath"), m.MountPath, "must be unique"))
 		}
 		paths.Insert(m.MountPath)
-		if m.SubPath != "" && m.SubPathExpr != "" {
-			errs = append(errs, field.Invalid(idx.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+		// (Upstream reports subPath errors under volumeMounts.subPath.)
+		if m.SubPath != "" {
+			errs = append(errs, localDescendingPath(m.SubPath, fld.Child("subPath"))...)
+		}
+		if m.SubPathExpr != "" {
+			if m.SubPath != "" {
+				errs = append(errs, field.Invalid(idx.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+			}
+			errs = append(errs, localDescendingPath(m.SubPathExpr, fld.Child("subPathExpr"))...)
 		}
 	}
 	return errs
@@ -599,7 +861,7 @@ func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]corev1.Vo
 var standardResourceNames = sets.New(
 	"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
 	"limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
-	"replicationcontrollers", "secrets", "persistentvolumeclaims", "requests.storage", "configmaps",
+	"replicationcontrollers", "secrets", "persistentvolumeclaims", "storage", "requests.storage", "configmaps",
 	"services.nodeports", "services.loadbalancers",
 )
 

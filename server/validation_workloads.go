@@ -510,7 +510,7 @@ func validateJobUpdate(n, p *batchv1.Job) field.ErrorList {
 		errs = append(errs, field.Invalid(spec.Child("completions"), n.Spec.Completions, "can only be modified in tandem with spec.parallelism"))
 	}
 	errs = append(errs, immutableField(n.Spec.Selector, p.Spec.Selector, spec.Child("selector"))...)
-	errs = append(errs, immutableInternal(&n.Spec.Template, &p.Spec.Template, spec.Child("template"))...)
+	errs = append(errs, validateJobTemplateUpdate(n, p, spec)...)
 	errs = append(errs, immutableField(n.Spec.CompletionMode, p.Spec.CompletionMode, spec.Child("completionMode"))...)
 	errs = append(errs, immutableField(n.Spec.PodFailurePolicy, p.Spec.PodFailurePolicy, spec.Child("podFailurePolicy"))...)
 	errs = append(errs, immutableField(n.Spec.BackoffLimitPerIndex, p.Spec.BackoffLimitPerIndex, spec.Child("backoffLimitPerIndex"))...)
@@ -518,6 +518,55 @@ func validateJobUpdate(n, p *batchv1.Job) field.ErrorList {
 	errs = append(errs, immutableField(n.Spec.SuccessPolicy, p.Spec.SuccessPolicy, spec.Child("successPolicy"))...)
 	errs = append(errs, validateNameAllowsCompletions(n)...)
 	return errs
+}
+
+// validateJobTemplateUpdate is upstream's validatePodTemplateUpdate with
+// the options of its Job strategy (MutablePodResourcesForSuspendedJobs and
+// MutableSchedulingDirectivesForSuspendedJobs are on in v1.37): the
+// template of a Job is immutable, but a suspended Job that has not started
+// (or was suspended again) with no active pods may change its scheduling
+// directives, labels, annotations and containers' resources.
+func validateJobTemplateUpdate(n, p *batchv1.Job, spec *field.Path) field.ErrorList {
+	suspended := p.Spec.Suspend != nil && *p.Spec.Suspend
+	suspendedCond := false
+	for _, c := range p.Status.Conditions {
+		suspendedCond = suspendedCond || c.Type == batchv1.JobSuspended && c.Status == corev1.ConditionTrue
+	}
+	mutable := suspended && (p.Status.StartTime == nil || suspendedCond) && p.Status.Active == 0
+	t, old := &n.Spec.Template, &p.Spec.Template
+	if mutable {
+		old = old.DeepCopy()
+		switch {
+		case t.Spec.Affinity == nil && old.Spec.Affinity != nil:
+			old.Spec.Affinity.NodeAffinity = nil
+			if *old.Spec.Affinity == (corev1.Affinity{}) {
+				old.Spec.Affinity = nil
+			}
+		case t.Spec.Affinity != nil && old.Spec.Affinity == nil:
+			old.Spec.Affinity = &corev1.Affinity{NodeAffinity: t.Spec.Affinity.NodeAffinity}
+		case t.Spec.Affinity != nil && old.Spec.Affinity != nil:
+			old.Spec.Affinity.NodeAffinity = t.Spec.Affinity.NodeAffinity
+		}
+		old.Spec.NodeSelector = t.Spec.NodeSelector
+		old.Spec.Tolerations = t.Spec.Tolerations
+		old.Annotations = t.Annotations
+		old.Labels = t.Labels
+		old.Spec.SchedulingGates = t.Spec.SchedulingGates
+	}
+	if !suspended || !mutable {
+		return immutableInternal(t, old, spec.Child("template"))
+	}
+	oldSpec := old.Spec.DeepCopy()
+	for _, l := range []struct{ n, o []corev1.Container }{{t.Spec.Containers, oldSpec.Containers}, {t.Spec.InitContainers, oldSpec.InitContainers}} {
+		if len(l.n) == len(l.o) {
+			for i := range l.n {
+				if l.o[i].Name == l.n[i].Name {
+					l.o[i].Resources = l.n[i].Resources
+				}
+			}
+		}
+	}
+	return immutableInternal(t.Spec, *oldSpec, spec.Child("template.spec"))
 }
 
 // validateCronJob is upstream's ValidateCronJobCreate/Update less the
