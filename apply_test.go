@@ -313,6 +313,8 @@ func TestServerSideApplyRequestErrors(t *testing.T) {
 			"failed to create typed patch object (/a; /v1, Kind=ConfigMap): .foo: field not declared in schema"},
 		{"not YAML", "a", "fieldManager=m", "a: [b", types.ApplyPatchType, 400,
 			"error encoding patch: yaml: line 1: did not find expected ',' or ']'"},
+		{"patch type a built-in route does not consume", "live", "", `{}`, types.PatchType("application/json"), 415,
+			"415: Unsupported Media Type"},
 		{"duplicate field under Strict", "a", "fieldManager=m&fieldValidation=Strict", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"1","k":"2"}}`, types.ApplyPatchType, 400,
 			"error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  line 1: key \"k\" already set in map"},
 	} {

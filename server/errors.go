@@ -137,3 +137,12 @@ func errStorageRead(r *resource, key string, rev int64, err error) error {
 		}},
 	}}
 }
+
+// errRouteUnsupportedMediaType is the 415 of kube-apiserver's go-restful
+// routes (built-in resources) for a body type a route does not consume.
+func errRouteUnsupportedMediaType() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
+		Message: "415: Unsupported Media Type", Details: &metav1.StatusDetails{},
+	}}
+}

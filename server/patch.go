@@ -55,6 +55,10 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 			return errUnsupportedMediaType(c.res.patchTypes())
 		}
 	default:
+		if c.res.crd == "" {
+			// go-restful's route refuses a type the PATCH route does not consume.
+			return errRouteUnsupportedMediaType()
+		}
 		return errUnsupportedMediaType(c.res.patchTypes())
 	}
 	body, err := readBody(c.r)

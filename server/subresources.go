@@ -127,6 +127,9 @@ func (s *Server) serveScale(c *call) error {
 		switch pt {
 		case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
 		default:
+			if c.res.crd == "" {
+				return errRouteUnsupportedMediaType()
+			}
 			return errUnsupportedMediaType([]string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType), string(types.StrategicMergePatchType)})
 		}
 	}
