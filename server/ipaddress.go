@@ -71,18 +71,8 @@ func (s *Server) syncServiceIPAddresses(bucket string, obj runtime.Object, data 
 
 // deleteIPAddress deletes the IPAddress of a deleted Service's ClusterIP.
 func (s *Server) deleteIPAddress(ip string, svc *corev1.Service) {
-	cur, err := s.store.Get(ipAddressesBucket, ip)
-	if err != nil {
-		return
-	}
-	var addr networkingv1.IPAddress
-	if err := json.Unmarshal(cur.Value, &addr); err != nil || addr.Spec.ParentRef == nil ||
-		addr.Spec.ParentRef.Namespace != svc.Namespace || addr.Spec.ParentRef.Name != svc.Name || addr.Spec.ParentRef.Resource != "services" {
-		return
-	}
-	c := s.internalCall("networking.k8s.io", "v1", "ipaddresses", "", ip, "delete")
-	if _, _, err := s.deleteObject(c, ip, ip, &metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		s.log.Warn("ip address", "ip", ip, "err", err)
+	if cur, err := s.store.Get(ipAddressesBucket, ip); err == nil {
+		s.deleteIPAddressOf(ip, cur.Value, svc)
 	}
 }
 
@@ -93,6 +83,19 @@ func (s *Server) releaseIPAddresses(svc *corev1.Service) {
 		return
 	}
 	for _, it := range lst.Items {
-		s.deleteIPAddress(it.Key, svc)
+		s.deleteIPAddressOf(it.Key, it.Value, svc)
+	}
+}
+
+// deleteIPAddressOf deletes a stored IPAddress when svc is its parent.
+func (s *Server) deleteIPAddressOf(ip string, stored []byte, svc *corev1.Service) {
+	var addr networkingv1.IPAddress
+	if err := json.Unmarshal(stored, &addr); err != nil || addr.Spec.ParentRef == nil ||
+		addr.Spec.ParentRef.Namespace != svc.Namespace || addr.Spec.ParentRef.Name != svc.Name || addr.Spec.ParentRef.Resource != "services" {
+		return
+	}
+	c := s.internalCall("networking.k8s.io", "v1", "ipaddresses", "", ip, "delete")
+	if _, _, err := s.deleteObject(c, ip, ip, &metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		s.log.Warn("ip address", "ip", ip, "err", err)
 	}
 }
