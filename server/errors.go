@@ -81,12 +81,7 @@ func errUnsupportedMediaType(accepted []string) error {
 
 // errNotAcceptable is the 406 for an Accept header the server cannot satisfy.
 func errNotAcceptable(accepted []string) error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusNotAcceptable,
-		Reason:  metav1.StatusReasonNotAcceptable,
-		Message: "only the following media types are accepted: " + strings.Join(accepted, ", "),
-	}}
+	return notAcceptable("only the following media types are accepted: " + strings.Join(accepted, ", "))
 }
 
 // errConflict is the optimistic-concurrency 409 for a stale resourceVersion.
