@@ -30,6 +30,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -72,6 +73,7 @@ type ControlPlane struct {
 	started        bool
 	stopped        bool
 	store          *store.Store
+	serviceRange   netip.Prefix // --service-cluster-ip-range
 	srv            *server.Server
 	httpServer     *http.Server
 	listener       net.Listener
@@ -91,7 +93,15 @@ func New(opts ...Option) (*ControlPlane, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	return &ControlPlane{opts: o}, nil
+	cp := &ControlPlane{opts: o, serviceRange: server.DefaultServiceClusterIPRange}
+	if o.serviceRange != "" {
+		r, err := server.ParseServiceClusterIPRange(o.serviceRange)
+		if err != nil {
+			return nil, fmt.Errorf("fakeplane: %w", err)
+		}
+		cp.serviceRange = r
+	}
+	return cp, nil
 }
 
 // Start opens the store, bootstraps the cluster state, starts listening and
@@ -140,7 +150,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	cp.url = "https://" + net.JoinHostPort(hostFor(addr.IP), strconv.Itoa(addr.Port))
 
 	serving, err := cp.ca.NewServingCert("kube-apiserver", []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		[]net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, net.ParseIP(fixtures.KubernetesServiceIP), addr.IP})
+		[]net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, net.IP(server.FirstServiceIP(cp.serviceRange).AsSlice()), addr.IP})
 	if err != nil {
 		return fmt.Errorf("fakeplane: serving certificate: %w", err)
 	}
@@ -175,6 +185,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		ServerAddress: ln.Addr().String(),
 		Auth:          authCfg,
 		Now:           cp.opts.clock,
+
+		ServiceClusterIPRange: cp.serviceRange,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
@@ -183,7 +195,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	cp.cancel = cancel
 	cp.srv.Run(runCtx)
 
-	boot, err := fixtures.Bootstrap(addr.Port)
+	boot, err := fixtures.Bootstrap(addr.Port, cp.serviceRange)
 	if err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}

@@ -32,6 +32,7 @@ type options struct {
 	crdPaths       []string
 	fixturePaths   []string
 	objects        []runtime.Object
+	serviceRange   string
 }
 
 // RequestHeader configures an authenticating front proxy
@@ -139,4 +140,12 @@ func WithFixtures(paths ...string) Option {
 // and fixtures, before Start returns.
 func WithObjects(objs ...runtime.Object) Option {
 	return func(o *options) { o.objects = append(o.objects, objs...) }
+}
+
+// WithServiceClusterIPRange sets the range ClusterIPs come from, as
+// kube-apiserver's --service-cluster-ip-range (default 10.0.0.0/24): one
+// IPv4 CIDR no larger than a /12. The kubernetes Service gets its first
+// address.
+func WithServiceClusterIPRange(cidr string) Option {
+	return func(o *options) { o.serviceRange = cidr }
 }

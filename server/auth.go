@@ -181,7 +181,6 @@ func (s *Server) checkRBACWrite(c *call, o, old *object) error {
 // obj, when not nil, is the committed object in its Go type (data then
 // need not be decoded again).
 func (s *Server) afterCommit(c *call, key string, obj runtime.Object, data []byte, deleted bool) {
-	s.gcObserve(c.res.bucket, key, obj, data, deleted)
 	s.syncServiceIPAddresses(c.res.bucket, obj, data, deleted)
 	if c.res.bucket == crdBucket && !deleted {
 		crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
@@ -193,14 +192,6 @@ func (s *Server) afterCommit(c *call, key string, obj runtime.Object, data []byt
 		}
 		s.syncCRD(crd.DeepCopy())
 		return
-	}
-	if !isRBACBucket(c.res.bucket) {
-		return
-	}
-	if obj != nil && !deleted {
-		s.rbacCache.applyObject(c.res.bucket, key, obj)
-	} else {
-		s.rbacCache.apply(c.res.bucket, key, data, deleted)
 	}
 	if c.res.bucket == bucketClusterRoles && !s.bulk.Load() {
 		s.aggregateClusterRoles()

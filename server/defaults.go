@@ -3,8 +3,6 @@ package server
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"net/netip"
 	"reflect"
 	"slices"
 	"strings"
@@ -674,20 +672,18 @@ func needsHealthCheck(s *corev1.Service) bool {
 	return s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }
 
-// serviceCIDR is the range ClusterIPs come from (kube-apiserver's default
-// --service-cluster-ip-range); .1 is the kubernetes Service's.
-var serviceCIDR = netip.MustParsePrefix("10.0.0.0/24")
-
 // allocateServiceIP gives a new Service its ClusterIP and IP families, and
 // node ports for NodePort and LoadBalancer Services, as upstream's service
 // REST storage does.
-func (s *Server) allocateServiceIP(svc *corev1.Service) error {
-	return s.allocateService(svc, nil)
+func (s *Server) allocateServiceIP(c *call, svc *corev1.Service) error {
+	return s.allocateService(c, svc, nil)
 }
 
 // allocateService allocates a Service's ClusterIP and ports; on update
 // (old set) what old holds stays its own and the rest is allocated anew.
-func (s *Server) allocateService(svc, old *corev1.Service) error {
+// What it picks is reserved for the request until its commit (see
+// serviceAllocator).
+func (s *Server) allocateService(c *call, svc, old *corev1.Service) error {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
@@ -698,39 +694,10 @@ func (s *Server) allocateService(svc, old *corev1.Service) error {
 		p := corev1.IPFamilyPolicySingleStack
 		svc.Spec.IPFamilyPolicy = &p
 	}
-	used := map[string]bool{}
-	nodePorts := map[int32]bool{}
-	lst, err := s.store.List("/services", store.ListOptions{})
-	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	for _, it := range lst.Items {
-		var other corev1.Service
-		if err := jsonUnmarshal(it.Value, &other); err == nil {
-			if old != nil && other.Namespace == old.Namespace && other.Name == old.Name {
-				continue
-			}
-			used[other.Spec.ClusterIP] = true
-			for _, p := range other.Spec.Ports {
-				nodePorts[p.NodePort] = true
-			}
-			nodePorts[other.Spec.HealthCheckNodePort] = true
-		}
-	}
-	// IPAddress objects reserve their addresses too (but the Service's own).
-	addrs, err := s.store.List(ipAddressesBucket, store.ListOptions{})
-	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	for _, it := range addrs.Items {
-		if old != nil && it.Key == old.Spec.ClusterIP {
-			continue
-		}
-		used[it.Key] = true
-	}
+	r := s.alloc.newReservation(svc.Namespace, svc.Name)
+	c.reservations = append(c.reservations, r)
 	if old != nil {
-		// What the Service held before is still its own (the list
-		// above left it out).
+		// What the Service held before is still its own.
 		if old.Spec.Type != corev1.ServiceTypeExternalName && svc.Spec.ClusterIP == old.Spec.ClusterIP {
 			goto ports
 		}
@@ -739,14 +706,14 @@ func (s *Server) allocateService(svc, old *corev1.Service) error {
 	case corev1.ClusterIPNone:
 		svc.Spec.ClusterIPs = []string{corev1.ClusterIPNone}
 	case "":
-		ip, err := freeIP(used)
-		if err != nil {
-			return err
+		ip, ok := s.alloc.pickIP(r)
+		if !ok {
+			return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
 		}
 		svc.Spec.ClusterIP = ip
 		svc.Spec.ClusterIPs = []string{ip}
 	default:
-		if used[svc.Spec.ClusterIP] {
+		if _, ok := s.alloc.reserve(r, ipItem(svc.Spec.ClusterIP)); !ok {
 			return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{
 				field.Invalid(field.NewPath("spec", "clusterIPs"), []string{svc.Spec.ClusterIP}, fmt.Sprintf("failed to allocate IP %s: provided IP is already allocated", svc.Spec.ClusterIP)),
 			})
@@ -757,7 +724,9 @@ func (s *Server) allocateService(svc, old *corev1.Service) error {
 	}
 ports:
 	// The node ports asked for must be free and in the range; the others
-	// are picked (upstream's port allocator).
+	// are picked (upstream's port allocator). A port is claimed once per
+	// request, as upstream's allocation operation does.
+	claimed := map[int32]bool{}
 	invalid := func(fld *field.Path, port int32, msg string) error {
 		return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(fld, port, msg)})
 	}
@@ -766,16 +735,19 @@ ports:
 			if *port < nodePortMin || *port > nodePortMax {
 				return invalid(fld, *port, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
 			}
-			if nodePorts[*port] {
+			if _, ok := s.alloc.reserve(r, portItem(*port)); !ok || claimed[*port] {
 				return invalid(fld, *port, "provided port is already allocated")
 			}
-			nodePorts[*port] = true
+			claimed[*port] = true
 			return nil
 		}
-		for tries := 0; tries < 10000; tries++ {
-			p := int32(nodePortMin + rand.IntN(nodePortMax-nodePortMin+1))
-			if !nodePorts[p] {
-				nodePorts[p] = true
+		for range 100 {
+			p, ok := s.alloc.pickPort(r)
+			if !ok {
+				break
+			}
+			if !claimed[p] && !s.heldByOld(old, p) {
+				claimed[p] = true
 				*port = p
 				return nil
 			}
@@ -810,27 +782,25 @@ ports:
 	return nil
 }
 
+// heldByOld reports whether the Service's previous state uses node port p
+// (picked ports must be new: a kept port is asked for explicitly).
+func (s *Server) heldByOld(old *corev1.Service, p int32) bool {
+	if old == nil {
+		return false
+	}
+	for _, it := range serviceItems(old) {
+		if it == portItem(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // The node port range of kube-apiserver's default --service-node-port-range.
 const (
 	nodePortMin = 30000
 	nodePortMax = 32767
 )
-
-// freeIP picks a random unused address of the service CIDR.
-func freeIP(used map[string]bool) (string, error) {
-	first := serviceCIDR.Addr().As4()
-	var free []string
-	for i := 2; i < 255; i++ {
-		a := netip.AddrFrom4([4]byte{first[0], first[1], first[2], byte(i)}).String()
-		if !used[a] {
-			free = append(free, a)
-		}
-	}
-	if len(free) == 0 {
-		return "", apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
-	}
-	return free[rand.IntN(len(free))], nil
-}
 
 // kubeAPIAccessVolume is the projected volume the ServiceAccount admission
 // plugin adds to pods, and where it mounts it.

@@ -80,7 +80,7 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 		dry = true
 	}
 	deleted := false
-	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object, rev int64) (store.Write, error) {
+	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object) (store.Write, error) {
 		deleted = false
 		if cur == nil {
 			return store.Write{}, apierrors.NewNotFound(c.res.gr, name)
@@ -126,28 +126,13 @@ func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOpti
 			if dry {
 				return store.Write{}, &dryRunResult{data: b}
 			}
-			stampRV(o, rev)
-			if b, err = encode(o.obj); err != nil {
-				return store.Write{}, err
-			}
-			if b, err = c.res.toStorage(b); err != nil {
-				return store.Write{}, errUnknown(err)
-			}
-			return store.Write{Value: b}, nil
+			return s.storageWrite(c.res, key, o, false)
 		}
 		deleted = true
 		if dry {
 			return store.Write{}, &dryRunResult{data: curServed}
 		}
-		stampRV(o, rev)
-		b, err := encode(o.obj)
-		if err != nil {
-			return store.Write{}, err
-		}
-		if b, err = c.res.toStorage(b); err != nil {
-			return store.Write{}, errUnknown(err)
-		}
-		return store.Write{Value: b, Delete: true}, nil
+		return s.storageWrite(c.res, key, o, true)
 	})
 	var dr *dryRunResult
 	if errors.As(err, &dr) {

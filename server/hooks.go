@@ -81,7 +81,7 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 		obj.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(obj)}
 	case *corev1.Service:
 		if c.user != systemUser || obj.Spec.ClusterIP == "" {
-			if err := s.allocateServiceIP(obj); err != nil {
+			if err := s.allocateServiceIP(c, obj); err != nil {
 				return err
 			}
 		}
@@ -196,7 +196,7 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 			prev := old.obj.(*corev1.Service)
 			dropTypeDependentFields(obj, prev)
 			keepAllocatedServiceFields(obj, prev)
-			if err := s.allocateService(obj, prev); err != nil {
+			if err := s.allocateService(c, obj, prev); err != nil {
 				return err
 			}
 		}

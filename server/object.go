@@ -26,6 +26,16 @@ type object struct {
 	warnings []string
 }
 
+// deepCopy returns an independent copy of o.
+func (o *object) deepCopy() *object {
+	obj := o.obj.DeepCopyObject()
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		panic(fmt.Sprintf("object %T has no metadata: %v", obj, err)) // o had it
+	}
+	return &object{obj: obj, meta: m, warnings: o.warnings}
+}
+
 // newObject makes an empty object of the resource's kind.
 func (r *resource) newObject() runtime.Object {
 	if r.typed != nil {

@@ -61,7 +61,7 @@ func isRBACBucket(bucket string) bool {
 }
 
 // load fills the cache from the store.
-func (rc *rbacCache) load(st *store.Store) error {
+func (rc *rbacCache) load(st store.Interface) error {
 	for _, b := range []string{bucketClusterRoles, bucketClusterRoleBindings, bucketRoles, bucketRoleBindings} {
 		lst, err := st.List(b, store.ListOptions{})
 		if err != nil {

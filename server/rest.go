@@ -30,9 +30,21 @@ type call struct {
 	// listed are the stored objects a list answers with, in order, so a
 	// Table can decode them from their cached protobuf messages.
 	listed []store.Object
+	// reservations are the ClusterIPs and node ports the request reserved;
+	// what its commit did not take is released when it ends.
+	reservations []*reservation
 	// allowCreate lets a write to a missing object create it (server-side
 	// apply), whatever the resource's createOnUpdate.
 	allowCreate bool
+}
+
+// releaseReservations gives back what the request reserved and did not
+// commit.
+func (c *call) releaseReservations() {
+	for _, r := range c.reservations {
+		r.release()
+	}
+	c.reservations = nil
 }
 
 // key is the store key of the named object.

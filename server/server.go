@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -26,7 +27,7 @@ const MaxRequestBodyBytes = 3 * 1024 * 1024
 // Config configures a Server.
 type Config struct {
 	// Store holds the objects. Required.
-	Store *store.Store
+	Store store.Interface
 	// Version is what /version reports.
 	Version VersionInfo
 	// Logger receives request errors and controller messages; nil means slog.Default().
@@ -41,12 +42,16 @@ type Config struct {
 	ServerAddress string
 	// Auth configures authentication and authorization.
 	Auth AuthConfig
+	// ServiceClusterIPRange is where ClusterIPs come from (kube-apiserver's
+	// --service-cluster-ip-range); the zero value means
+	// DefaultServiceClusterIPRange.
+	ServiceClusterIPRange netip.Prefix
 }
 
 // Server serves the Kubernetes API from a store.
 type Server struct {
 	cfg      Config
-	store    *store.Store
+	store    store.Interface
 	log      *slog.Logger
 	now      func() time.Time
 	registry *registry
@@ -70,6 +75,8 @@ type Server struct {
 	openAPICache map[schema.GroupVersion][]byte
 	// openAPIv2Cache is /openapi/v2 for the registry generation it was built for.
 	openAPIv2Cache *openAPIv2Doc
+	// alloc hands out ClusterIPs and node ports.
+	alloc *serviceAllocator
 	// gc is the garbage collector's owner index and work queue.
 	gc *garbageCollector
 	// auth is the authentication and authorization machinery.
@@ -101,6 +108,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if !cfg.ServiceClusterIPRange.IsValid() {
+		cfg.ServiceClusterIPRange = DefaultServiceClusterIPRange
+	}
+	s.alloc = newServiceAllocator(cfg.ServiceClusterIPRange)
+	if err := s.alloc.load(s.store); err != nil {
+		return nil, fmt.Errorf("server: load allocated ClusterIPs and node ports: %w", err)
 	}
 	if s.now == nil {
 		s.now = time.Now

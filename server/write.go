@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"net/http"
 	"reflect"
 
@@ -55,6 +56,7 @@ func (s *Server) create(c *call) error {
 // createObject runs create admission and commits a new object. It returns
 // the stored bytes.
 func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
+	defer c.releaseReservations()
 	if err := s.prepareCreate(c, o); err != nil {
 		return nil, err
 	}
@@ -77,23 +79,20 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 		c.result = o.obj
 		return encode(o.obj)
 	}
-	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object, rev int64) (store.Write, error) {
+	w, err := s.storageWrite(c.res, key, o, false)
+	if err != nil {
+		return nil, err
+	}
+	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object) (store.Write, error) {
 		if cur != nil {
 			return store.Write{}, apierrors.NewAlreadyExists(c.res.gr, o.meta.GetName())
 		}
-		stampRV(o, rev)
-		b, err := encode(o.obj)
-		if err != nil {
-			return store.Write{}, err
-		}
-		if b, err = c.res.toStorage(b); err != nil {
-			return store.Write{}, errUnknown(err)
-		}
-		return store.Write{Value: b}, nil
+		return w, nil
 	})
 	if err != nil {
 		return nil, storeErr(err)
 	}
+	stampRV(o, cur.Revision)
 	s.afterCommit(c, key, o.obj, cur.Value, false)
 	s.enc.putProto(c.res, key, cur.Revision, o.obj)
 	s.afterCreate(c, o)
@@ -131,8 +130,10 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	addWarnings(c.w, o.warnings)
 	code := http.StatusOK
 	out, created, err := s.updateObject(c, statusOnly, dry, func(old *object) (*object, error) {
-		c.trackManagedFields(old.obj, o, wo.fieldManager)
-		return o, nil
+		// The write path changes the object it is given, and may retry.
+		attempt := o.deepCopy()
+		c.trackManagedFields(old.obj, attempt, wo.fieldManager)
+		return attempt, nil
 	})
 	if err != nil {
 		if errors.Is(err, errCreateInstead) {
@@ -179,10 +180,12 @@ func (s *Server) updateObject(c *call, statusOnly, dry bool, mutate func(old *ob
 
 // updateKey applies a change to the object at key inside one store write.
 func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, mutate func(old *object) (*object, error)) (data []byte, created bool, err error) {
+	defer c.releaseReservations()
 	statusOnly := mode == statusWrite
 	var deletedAnswer []byte
-	var committed runtime.Object
-	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object, rev int64) (store.Write, error) {
+	var committed *object
+	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object) (store.Write, error) {
+		deletedAnswer, committed = nil, nil
 		if cur == nil {
 			if (c.res.createOnUpdate || c.allowCreate) && mode == mainWrite {
 				return store.Write{}, errCreateInstead
@@ -256,15 +259,12 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 			// finalizers gone; the DELETED event carries the new revision.
 			deletedAnswer = b
 		}
-		stampRV(o, rev)
-		if b, err = encode(o.obj); err != nil {
+		w, err := s.storageWrite(c.res, key, o, del)
+		if err != nil {
 			return store.Write{}, err
 		}
-		if b, err = c.res.toStorage(b); err != nil {
-			return store.Write{}, errUnknown(err)
-		}
-		committed = o.obj
-		return store.Write{Value: b, Delete: del}, nil
+		committed = o
+		return w, nil
 	})
 	var dr *dryRunResult
 	if errors.As(err, &dr) {
@@ -282,11 +282,12 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 		return deletedAnswer, false, nil
 	}
 	if cur != nil && committed != nil {
-		s.afterCommit(c, key, committed, cur.Value, false)
-		s.enc.putProto(c.res, key, cur.Revision, committed)
+		stampRV(committed, cur.Revision)
+		s.afterCommit(c, key, committed.obj, cur.Value, false)
+		s.enc.putProto(c.res, key, cur.Revision, committed.obj)
 	}
 	if committed != nil && key == c.key() {
-		c.result = committed
+		c.result = committed.obj
 	}
 	out, err := c.res.fromStorage(cur.Value)
 	if err != nil {
@@ -393,4 +394,70 @@ func annotationsBumpGeneration(res *resource, o, old *object) bool {
 		}
 	}
 	return false
+}
+
+// storageWrite encodes o in its bucket's storage version without a
+// resourceVersion (outside the store's lock: this may call a conversion
+// webhook) and returns the write whose Stamp, under the lock, splices in
+// the commit revision and checks what the commit allocates, and whose
+// Committed hook brings the revision-ordered views up to date.
+func (s *Server) storageWrite(res *resource, key string, o *object, del bool) (store.Write, error) {
+	o.meta.SetResourceVersion("")
+	b, err := encode(o.obj)
+	if err != nil {
+		return store.Write{}, err
+	}
+	if b, err = res.toStorage(b); err != nil {
+		return store.Write{}, errUnknown(err)
+	}
+	order := structOrder
+	if _, ok := o.obj.(*unstructured.Unstructured); ok {
+		order = sortedOrder
+	}
+	return store.Write{Value: b, Delete: del, Stamp: func(v []byte, rev int64) ([]byte, error) {
+		out, err := spliceResourceVersion(v, rev, order)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.inCommit(res, o, del); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}, Committed: func(cur *store.Object) {
+		stampRV(o, cur.Revision)
+		s.observeCommit(res.bucket, key, o.obj, cur.Value, del)
+	}}, nil
+}
+
+// observeCommit keeps the in-memory views that must follow the store in
+// revision order (the garbage collector's owner index, the RBAC cache) in
+// step with a commit. It runs under the store's writer lock.
+func (s *Server) observeCommit(bucket, key string, obj runtime.Object, data []byte, deleted bool) {
+	s.gcObserve(bucket, key, obj, data, deleted)
+	if !isRBACBucket(bucket) {
+		return
+	}
+	if !deleted {
+		s.rbacCache.applyObject(bucket, key, obj)
+	} else {
+		s.rbacCache.apply(bucket, key, data, deleted)
+	}
+}
+
+// inCommit runs under the store's writer lock as a write commits: it keeps
+// the allocator's record of held ClusterIPs and node ports in revision order.
+func (s *Server) inCommit(res *resource, o *object, del bool) error {
+	switch obj := o.obj.(type) {
+	case *corev1.Service:
+		svc := obj
+		if del {
+			svc = nil
+		}
+		if err := s.alloc.commitService(o.meta.GetNamespace(), o.meta.GetName(), svc); err != nil {
+			return apierrors.NewConflict(res.gr, o.meta.GetName(), err)
+		}
+	case *networkingv1.IPAddress:
+		s.alloc.commitIPAddress(obj, del)
+	}
+	return nil
 }

@@ -7,7 +7,36 @@
 // inside a resource bucket ("apps/deployments", "core/pods", ...).
 package store
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
+
+// Interface is the storage a control plane runs on: revisioned objects in
+// resource buckets, optimistic writes, consistent lists and ordered watches.
+// *Store (bbolt) implements it; a second backend implements the same
+// methods with the same semantics.
+type Interface interface {
+	// Get returns the object at key, or ErrNotFound.
+	Get(resource, key string) (*Object, error)
+	// List returns one page of a resource bucket, consistent at one revision.
+	List(resource string, opts ListOptions) (*ListResult, error)
+	// Watch delivers the committed changes of a resource in revision order.
+	Watch(ctx context.Context, resource string, opts WatchOptions) (Watcher, error)
+	// Update computes a key's next value with fn and commits it if the key
+	// is still as fn saw it, calling fn again otherwise.
+	Update(resource, key string, fn UpdateFunc) (prev, cur *Object, err error)
+	// DeleteResource drops a resource bucket with all its objects.
+	DeleteResource(resource string) error
+	// Resources names the resources that have a bucket.
+	Resources() ([]string, error)
+	// CurrentRevision is the revision of the last committed write.
+	CurrentRevision() int64
+	// CompactedRevision is the revision below which history is gone.
+	CompactedRevision() int64
+	// Close stops the watchers and releases the backend.
+	Close() error
+}
 
 // Errors returned by the store. Callers map them to API status codes.
 var (
@@ -78,13 +107,27 @@ type Event struct {
 type Write struct {
 	Value  []byte // the value to store (for a delete, the final state that the Deleted event carries)
 	Delete bool   // remove the key instead of storing Value
+	// Stamp, when set, turns Value into the bytes stored at the revision the
+	// write commits at (the server writes metadata.resourceVersion into
+	// them). It runs under the store's writer lock, once per commit: it must
+	// be quick, must not block and must not call the store.
+	Stamp func(value []byte, rev int64) ([]byte, error)
+	// Committed, when set, is told of the write once it has committed,
+	// still under the writer lock, so that the calls of all writes come in
+	// revision order. It gets the stored value (for a delete, the final
+	// one). It must be quick, must not block and must not call the store.
+	Committed func(cur *Object)
 }
 
-// UpdateFunc computes the next value of a key. cur is nil when the key does
-// not exist. rev is the revision this write will commit at (so the caller can
-// stamp metadata.resourceVersion into Value). Returning an error aborts the
-// write; nothing is committed and no revision is consumed.
-type UpdateFunc func(cur *Object, rev int64) (Write, error)
+// UpdateFunc computes the next value of a key from its current value (nil
+// when the key does not exist). It runs outside the store's writer lock, so
+// slow work (conversion webhooks, admission, validation) holds up no other
+// write. If the key changes between the read that fed fn and the commit,
+// Update calls fn again with the new value, as kube-apiserver's
+// GuaranteedUpdate does: fn must be safe to call more than once. Returning
+// an error aborts the write; nothing is committed and no revision is
+// consumed.
+type UpdateFunc func(cur *Object) (Write, error)
 
 // ListOptions selects part of a resource bucket.
 type ListOptions struct {

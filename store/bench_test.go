@@ -9,7 +9,7 @@ var benchValue = []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name
 
 func BenchmarkUpdate(b *testing.B) {
 	s := openTest(b, Options{})
-	fn := func(*Object, int64) (Write, error) { return Write{Value: benchValue}, nil }
+	fn := func(*Object) (Write, error) { return Write{Value: benchValue}, nil }
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if _, _, err := s.Update("core/configmaps", fmt.Sprintf("default/cm-%d", i%1000), fn); err != nil {

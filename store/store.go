@@ -186,23 +186,57 @@ func (s *Store) Get(resource, key string) (*Object, error) {
 	return decodeObject(key, v), nil
 }
 
-// Update reads key, calls fn with its current value (nil if absent) and the
-// revision the write will get, and commits what fn decides, in one
-// transaction. Updates are serialised, so fn sees the latest value.
+// Update computes the next value of key with fn and commits it, retrying
+// until the commit lands on the value fn saw.
+//
+// fn is called outside the writer lock with the key's current value (nil if
+// absent). Its write is then committed only if the key is still at the
+// revision fn saw; otherwise fn is called again with the newer value. Only
+// that check, Write.Stamp and the commit hold the lock, so a slow fn delays
+// its own key only.
 //
 // If fn returns ErrUnchanged, nothing is written and Update returns the
-// current object as both prev and cur. Any other error from fn is returned
-// as is, with nothing written. Deleting an absent key returns ErrNotFound.
-// On success prev is the old object (nil if it was created) and cur the new
+// value fn saw as both prev and cur. Any other error from fn is returned as
+// is, with nothing written. Deleting an absent key returns ErrNotFound. On
+// success prev is the old object (nil if it was created) and cur the new
 // one; for a delete, cur holds the final value from Write.Value.
 //
 // Each commit consumes one revision and emits one event (Added, Modified or
-// Deleted) to the event log and the watchers.
-//
-// fn runs inside the write transaction, holding the writer lock: it may call
-// Get or List but must not call Update, DeleteResource or Close on the same
-// Store, which would deadlock.
+// Deleted) to the event log and the watchers. fn may read the store and may
+// even write other keys.
 func (s *Store) Update(resource, key string, fn UpdateFunc) (prev, cur *Object, err error) {
+	for {
+		seen, err := s.Get(resource, key)
+		if errors.Is(err, ErrNotFound) {
+			seen = nil
+		} else if err != nil {
+			return nil, nil, err
+		}
+		w, err := fn(seen)
+		if errors.Is(err, ErrUnchanged) {
+			return seen, seen, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		var seenRev int64
+		if seen != nil {
+			seenRev = seen.Revision
+		}
+		prev, cur, err := s.commit(resource, key, seenRev, w)
+		if errors.Is(err, errStale) {
+			continue
+		}
+		return prev, cur, err
+	}
+}
+
+// errStale says the key changed after the UpdateFunc read it.
+var errStale = errors.New("store: key changed since it was read")
+
+// commit writes w if key is still at revision seenRev (0: absent), holding
+// the writer lock. It returns errStale otherwise.
+func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur *Object, err error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.closed.Load() {
@@ -217,23 +251,28 @@ func (s *Store) Update(resource, key string, fn UpdateFunc) (prev, cur *Object, 
 	rev := s.rev.Load() + 1
 	ev := Event{Resource: resource, Key: key, Revision: rev}
 	b := resourceBucket(tx, resource)
+	var prevRev int64
 	if b != nil {
 		if v := b.Get([]byte(key)); v != nil {
-			prev = decodeObject(key, v)
-			ev.Prev = bytes.Clone(prev.Value)
-			ev.PrevRevision = prev.Revision
+			prevRev, _ = decodeValue(v)
+			if prevRev == seenRev {
+				prev = decodeObject(key, v)
+				ev.Prev = prev.Value
+				ev.PrevRevision = prev.Revision
+			}
 		}
 	}
-
-	w, err := fn(prev, rev)
-	if errors.Is(err, ErrUnchanged) {
-		return prev, prev, nil
-	}
-	if err != nil {
-		return nil, nil, err
+	if prevRev != seenRev {
+		return nil, nil, errStale
 	}
 
-	ev.Value = bytes.Clone(w.Value)
+	value := w.Value
+	if w.Stamp != nil {
+		if value, err = w.Stamp(w.Value, rev); err != nil {
+			return nil, nil, err
+		}
+	}
+	ev.Value = bytes.Clone(value)
 	switch {
 	case w.Delete:
 		if prev == nil {
@@ -252,7 +291,7 @@ func (s *Store) Update(resource, key string, fn UpdateFunc) (prev, cur *Object, 
 				return nil, nil, fmt.Errorf("store: create bucket %s: %w", resource, err)
 			}
 		}
-		err = b.Put([]byte(key), encodeValue(rev, w.Value))
+		err = b.Put([]byte(key), encodeValue(rev, value))
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: write %s %q: %w", resource, key, err)
@@ -273,7 +312,14 @@ func (s *Store) Update(resource, key string, fn UpdateFunc) (prev, cur *Object, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: commit %s %q: %w", resource, key, err)
 	}
-	return prev, &Object{Key: key, Value: w.Value, Revision: rev}, nil
+	if prev != nil {
+		prev.Value = bytes.Clone(prev.Value) // ev.Prev is shared with watchers
+	}
+	cur = &Object{Key: key, Value: value, Revision: rev}
+	if w.Committed != nil {
+		w.Committed(cur)
+	}
+	return prev, cur, nil
 }
 
 // publish logs ev, fans it out and then makes its revision current, so that

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -25,12 +27,12 @@ func openTest(t testing.TB, opts Options) *Store {
 
 // set returns an UpdateFunc that stores v.
 func set(v string) UpdateFunc {
-	return func(*Object, int64) (Write, error) { return Write{Value: []byte(v)}, nil }
+	return func(*Object) (Write, error) { return Write{Value: []byte(v)}, nil }
 }
 
 // remove returns an UpdateFunc that deletes the key with final value v.
 func remove(v string) UpdateFunc {
-	return func(*Object, int64) (Write, error) { return Write{Value: []byte(v), Delete: true}, nil }
+	return func(*Object) (Write, error) { return Write{Value: []byte(v), Delete: true}, nil }
 }
 
 func mustPut(t testing.TB, s *Store, resource, key, v string) int64 {
@@ -104,17 +106,97 @@ func TestCRUD(t *testing.T) {
 	}
 }
 
-func TestUpdateSeesRevision(t *testing.T) {
+func TestUpdateStampSeesCommitRevision(t *testing.T) {
 	s := openTest(t, Options{})
 	mustPut(t, s, "r", "a", "x")
-	_, cur, err := s.Update("r", "b", func(o *Object, rev int64) (Write, error) {
-		return Write{Value: []byte(strconv.FormatInt(rev, 10))}, nil
+	_, cur, err := s.Update("r", "b", func(o *Object) (Write, error) {
+		return Write{Value: []byte("rv="), Stamp: func(v []byte, rev int64) ([]byte, error) {
+			return append(bytes.Clone(v), strconv.FormatInt(rev, 10)...), nil
+		}}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(cur.Value) != "2" || cur.Revision != 2 {
-		t.Errorf("cur = %+v, want value and revision 2", cur)
+	if string(cur.Value) != "rv=2" || cur.Revision != 2 {
+		t.Errorf("cur = %+v, want value rv=2 and revision 2", cur)
+	}
+	if o, _ := s.Get("r", "b"); string(o.Value) != "rv=2" {
+		t.Errorf("stored %q, want the stamped value", o.Value)
+	}
+}
+
+func TestUpdateRetriesWhenKeyChangedMeanwhile(t *testing.T) {
+	s := openTest(t, Options{})
+	mustPut(t, s, "r", "a", "1")
+	var seen []string
+	_, cur, err := s.Update("r", "a", func(o *Object) (Write, error) {
+		seen = append(seen, string(o.Value))
+		if len(seen) == 1 {
+			// Another writer commits between this read and the commit.
+			mustPut(t, s, "r", "a", "10")
+		}
+		n, _ := strconv.Atoi(string(o.Value))
+		return Write{Value: []byte(strconv.Itoa(n + 1))}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"1", "10"}; !slices.Equal(seen, want) {
+		t.Errorf("fn saw %q, want %q", seen, want)
+	}
+	if string(cur.Value) != "11" || cur.Revision != 3 {
+		t.Errorf("cur = %q at %d, want 11 at 3", cur.Value, cur.Revision)
+	}
+}
+
+func TestUpdateRetriesWhenKeyRecreatedMeanwhile(t *testing.T) {
+	s := openTest(t, Options{})
+	calls := 0
+	_, _, err := s.Update("r", "a", func(o *Object) (Write, error) {
+		calls++
+		if o != nil {
+			return Write{}, errors.New("exists")
+		}
+		if calls == 1 {
+			mustPut(t, s, "r", "a", "other")
+		}
+		return Write{Value: []byte("mine")}, nil
+	})
+	if err == nil || err.Error() != "exists" || calls != 2 {
+		t.Fatalf("err = %v after %d calls, want the second call to see the other create", err, calls)
+	}
+	if o, _ := s.Get("r", "a"); string(o.Value) != "other" {
+		t.Errorf("value = %q, want the concurrent create's", o.Value)
+	}
+}
+
+func TestSlowUpdateHoldsUpOnlyItsOwnKey(t *testing.T) {
+	s := openTest(t, Options{})
+	entered, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := s.Update("slow", "a", func(*Object) (Write, error) {
+			close(entered)
+			<-release
+			return Write{Value: []byte("late")}, nil
+		})
+		done <- err
+	}()
+	<-entered
+	for i := range 20 {
+		mustPut(t, s, "fast", fmt.Sprint(i), "v")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("slow update finished before it was released: %v", err)
+	default:
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := s.CurrentRevision(); got != 21 {
+		t.Errorf("revision = %d, want 21", got)
 	}
 }
 
@@ -138,7 +220,7 @@ func TestUpdateAbort(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, key := range []string{"a", "missing"} {
-				prev, cur, err := s.Update("r", key, func(*Object, int64) (Write, error) {
+				prev, cur, err := s.Update("r", key, func(*Object) (Write, error) {
 					return Write{Value: []byte("v2")}, tt.err
 				})
 				if !errors.Is(err, tt.wantErr) || (tt.wantErr != nil && err != tt.wantErr) {
@@ -267,7 +349,7 @@ func TestClose(t *testing.T) {
 func TestConcurrentCounter(t *testing.T) {
 	s := openTest(t, Options{})
 	const workers, increments = 16, 50
-	incr := func(cur *Object, _ int64) (Write, error) {
+	incr := func(cur *Object) (Write, error) {
 		n := 0
 		if cur != nil {
 			var err error
@@ -402,5 +484,41 @@ func TestResources(t *testing.T) {
 	// The resource can come back.
 	if rev := mustPut(t, s, "example.com/widgets", "ns/c", "x"); rev != dropRev+1 {
 		t.Errorf("recreate at %d, want %d", rev, dropRev+1)
+	}
+}
+
+func TestCommittedHooksRunInRevisionOrder(t *testing.T) {
+	s := openTest(t, Options{})
+	var mu sync.Mutex
+	var seen []int64
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() {
+			_, _, err := s.Update("r", fmt.Sprint(i%5), func(*Object) (Write, error) {
+				return Write{Value: []byte("v"), Committed: func(cur *Object) {
+					mu.Lock()
+					seen = append(seen, cur.Revision)
+					mu.Unlock()
+				}}, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 50 || !slices.IsSorted(seen) {
+		t.Errorf("hooks saw revisions %v, want 1..50 in order", seen)
+	}
+}
+
+func TestCommittedHookNotCalledForFailedWrite(t *testing.T) {
+	s := openTest(t, Options{})
+	called := false
+	_, _, err := s.Update("r", "missing", func(*Object) (Write, error) {
+		return Write{Delete: true, Committed: func(*Object) { called = true }}, nil
+	})
+	if !errors.Is(err, ErrNotFound) || called {
+		t.Errorf("err = %v, hook called = %v; want ErrNotFound and no call", err, called)
 	}
 }

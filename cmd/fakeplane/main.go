@@ -49,6 +49,7 @@ func run(args []string) error {
 	rhGroup := fs.String("requestheader-group-headers", "X-Remote-Group", "comma-separated headers naming the groups")
 	rhExtra := fs.String("requestheader-extra-headers-prefix", "X-Remote-Extra-", "comma-separated prefixes of extra-info headers")
 	var fixtureDirs multiFlag
+	serviceRange := fs.String("service-cluster-ip-range", "10.0.0.0/24", "the CIDR ClusterIPs are allocated from; the kubernetes Service gets its first address")
 	fs.Var(&fixtureDirs, "fixtures", "load the objects in this YAML file or directory at start, CRDs first (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -66,7 +67,8 @@ func run(args []string) error {
 	if *dataDir != "" {
 		opts = append(opts, fakeplane.WithDataDir(*dataDir))
 	}
-	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode), fakeplane.WithFixtures(fixtureDirs...))
+	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode), fakeplane.WithFixtures(fixtureDirs...),
+		fakeplane.WithServiceClusterIPRange(*serviceRange))
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
 	}
