@@ -322,6 +322,9 @@ func (cp *ControlPlane) stopLocked() error {
 	} else if cp.listener != nil {
 		_ = cp.listener.Close()
 	}
+	if cp.srv != nil {
+		cp.srv.Drain() // http.Server.Close does not wait for its handlers
+	}
 	if cp.store != nil {
 		if err := cp.store.Close(); err != nil {
 			errs = append(errs, err)

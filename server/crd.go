@@ -184,7 +184,7 @@ func freshName(requested, accepted string, used sets.Set[string]) error {
 // cleaned up. CRDs of the group waiting for names are looked at again.
 func (s *Server) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	if crd.DeletionTimestamp != nil {
-		go s.cleanupCRD(crd.Name)
+		s.spawn(func() { s.cleanupCRD(crd.Name) })
 		return
 	}
 	s.registry.setCRD(crd)
@@ -245,6 +245,11 @@ func (s *Server) cleanupCRD(name string) {
 		lst, err := s.store.List(res.bucket, store.ListOptions{})
 		if err == nil {
 			for _, it := range lst.Items {
+				select {
+				case <-s.stopping: // resumed at the next start
+					return
+				default:
+				}
 				ns, name := "", it.Key
 				if i := strings.IndexByte(it.Key, '/'); i >= 0 {
 					ns, name = it.Key[:i], it.Key[i+1:]
@@ -296,7 +301,7 @@ func (s *Server) loadCRDs() error {
 		if crd.DeletionTimestamp == nil {
 			s.registry.setCRD(crd)
 		} else {
-			go s.cleanupCRD(crd.Name)
+			s.spawn(func() { s.cleanupCRD(crd.Name) })
 		}
 	}
 	return nil

@@ -60,7 +60,17 @@ type Server struct {
 	// stopping is closed by Close; long-running requests (watches) end on it.
 	stopping  chan struct{}
 	closeOnce sync.Once
-	wg        sync.WaitGroup
+	// wg counts the goroutines the server started (controllers, CRD
+	// cleanups); Close waits for them.
+	wg sync.WaitGroup
+	// goMu guards closed, so that no goroutine is added to wg once Close
+	// has begun waiting.
+	goMu   sync.Mutex
+	closed bool
+	// requests counts the requests being served; Drain waits for them.
+	reqMu    sync.Mutex
+	reqIdle  *sync.Cond
+	requests int
 
 	// nsKick wakes the namespace controller.
 	nsKick chan struct{}
@@ -106,6 +116,7 @@ func New(cfg Config) (*Server, error) {
 		rbacCache: newRBACCache(),
 		gc:        newGarbageCollector(),
 	}
+	s.reqIdle = sync.NewCond(&s.reqMu)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -146,29 +157,62 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Run starts the server's background controllers (namespace deletion). They
-// stop when ctx is done or Close is called.
+// Run starts the server's background controllers (namespace deletion,
+// garbage collection). They stop when ctx is done or Close is called.
 func (s *Server) Run(ctx context.Context) {
+	s.spawn(func() { s.runNamespaceController(ctx) })
+	s.spawn(func() { s.runGarbageCollector(ctx) })
+}
+
+// spawn runs fn in a goroutine that Close waits for. Once Close has been
+// called it runs nothing: what fn would have done is picked up again at
+// the next start.
+func (s *Server) spawn(fn func()) {
+	s.goMu.Lock()
+	defer s.goMu.Unlock()
+	if s.closed {
+		return
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.runNamespaceController(ctx)
-	}()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.runGarbageCollector(ctx)
+		fn()
 	}()
 }
 
-// Close ends open watches and stops the controllers.
+// Close ends open watches, stops the controllers and waits for every
+// goroutine the server started.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() { close(s.stopping) })
+	s.goMu.Lock()
+	s.closed = true
+	s.goMu.Unlock()
 	s.wg.Wait()
+}
+
+// Drain waits until no request is being served. Call it after the HTTP
+// server in front has stopped accepting requests.
+func (s *Server) Drain() {
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	for s.requests > 0 {
+		s.reqIdle.Wait()
+	}
 }
 
 // ServeHTTP answers one API request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.reqMu.Lock()
+	s.requests++
+	s.reqMu.Unlock()
+	defer func() {
+		s.reqMu.Lock()
+		s.requests--
+		if s.requests == 0 {
+			s.reqIdle.Broadcast()
+		}
+		s.reqMu.Unlock()
+	}()
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
