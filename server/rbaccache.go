@@ -21,9 +21,10 @@ const (
 )
 
 // rbacCache holds every RBAC object decoded, for the authorizer. The server
-// updates it right after each committed write (so a request that follows a
-// RoleBinding's creation sees it, unlike an informer), and loads it from the
-// store at start.
+// updates it as each write commits, under the store's writer lock and so in
+// revision order (observeCommit): a request that follows a RoleBinding's
+// creation sees it, unlike an informer, and concurrent writes leave it as
+// the store has it. It is loaded from the store at start.
 type rbacCache struct {
 	mu                  sync.RWMutex
 	clusterRoles        map[string]*rbacv1.ClusterRole

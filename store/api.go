@@ -5,6 +5,10 @@
 // The store knows nothing about Kubernetes types: an object is a key
 // ("namespace/name" or "name") holding opaque bytes (the server stores JSON)
 // inside a resource bucket ("apps/deployments", "core/pods", ...).
+//
+// Interface is what the control plane uses; *Store, on bbolt, implements it.
+// A write's work runs outside the store's lock (UpdateFunc); the lock covers
+// only the check that the key is unchanged and the commit.
 package store
 
 import (
