@@ -1,19 +1,22 @@
 package server
 
 import (
-	"encoding/json"
-	"sync"
-
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
-	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"sigs.k8s.io/yaml"
 )
 
@@ -36,55 +39,89 @@ type mediaChoice struct {
 	version string // meta.k8s.io version of the transformation (v1, v1beta1)
 }
 
-// negotiate picks the first media type in an Accept header that the server
-// can produce. An empty header or a wildcard means JSON.
-func negotiate(accept string) (mediaChoice, bool) { return negotiateFor(accept, false) }
+// negotiate picks the response format for an answer that is not a resource
+// (errors, discovery, Table bodies): JSON or YAML, never protobuf, chosen
+// among the Accept header's clauses by their q-weights as negotiateFor does.
+// An empty header means JSON.
+func negotiate(accept string) (mediaChoice, bool) {
+	return negotiateAmong(accept, textSerializers(), resourceRestrictions{})
+}
 
 // negotiateFor is negotiate for a resource; protobufOK says whether it has
-// a protobuf encoding (built-in types do, custom resources do not).
+// a protobuf encoding (built-in types do, custom resources do not, though
+// their metadata-only answers do). It is kube-apiserver's negotiation
+// (negotiation.NegotiateMediaTypeOptions: clauses ordered by q-weight, the
+// first one the endpoint can serve wins, an empty header means JSON) with
+// the restrictions of its resource handlers.
 func negotiateFor(accept string, protobufOK bool) (mediaChoice, bool) {
-	if strings.TrimSpace(accept) == "" {
-		return mediaChoice{kind: mediaJSON}, true
-	}
-	for _, part := range strings.Split(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		switch mt {
-		case "*/*", "application/*", mediaJSON, mediaYAML:
-		case mediaProtobuf:
-			if protobufOK && params["as"] == "" {
-				return mediaChoice{kind: mediaProtobuf}, true
-			}
-			// Metadata-only answers are meta.k8s.io types, which have a
-			// protobuf encoding whatever the resource.
-			if as := params["as"]; (as == asPartial || as == asPartialList) && params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") {
-				return mediaChoice{kind: mediaProtobuf, as: as, version: params["v"]}, true
-			}
-			continue
-		default:
-			continue
-		}
-		kind := mediaJSON
-		if mt == mediaYAML {
-			kind = mediaYAML
-		}
-		as := params["as"]
-		if as == "" {
-			return mediaChoice{kind: kind}, true
-		}
-		if params["g"] != "meta.k8s.io" {
-			continue
-		}
-		v := params["v"]
-		switch {
-		case (as == "Table" || as == asPartial || as == asPartialList) && (v == "v1" || v == "v1beta1"):
-			return mediaChoice{kind: kind, as: as, version: v}, true
-		}
-	}
-	return mediaChoice{}, false
+	return negotiateAmong(accept, resourceSerializers(), resourceRestrictions{protobuf: protobufOK})
 }
+
+// negotiateAmong runs kube-apiserver's negotiation over the given
+// serializers and turns its answer into a mediaChoice.
+func negotiateAmong(accept string, serializers []runtime.SerializerInfo, restrictions negotiation.EndpointRestrictions) (mediaChoice, bool) {
+	opts, ok := negotiation.NegotiateMediaTypeOptions(accept, serializers, restrictions)
+	if !ok {
+		return mediaChoice{}, false
+	}
+	m := mediaChoice{kind: opts.Accepted.MediaType}
+	if opts.Convert != nil {
+		m.as, m.version = opts.Convert.Kind, opts.Convert.Version
+	}
+	return m, true
+}
+
+// resourceSerializers are the media types a resource handler of
+// kube-apiserver negotiates over, in its order (its CodecFactory's, and
+// apiextensions' for custom resources). Only the fields negotiation reads
+// are set: the names, and a StreamSerializer where the type can stream
+// watch events (stream=watch is refused on the others).
+func resourceSerializers() []runtime.SerializerInfo {
+	return []runtime.SerializerInfo{
+		{MediaType: mediaJSON, MediaTypeType: "application", MediaTypeSubType: "json", EncodesAsText: true, StreamSerializer: &runtime.StreamSerializerInfo{EncodesAsText: true}},
+		{MediaType: mediaYAML, MediaTypeType: "application", MediaTypeSubType: "yaml", EncodesAsText: true},
+		{MediaType: mediaProtobuf, MediaTypeType: "application", MediaTypeSubType: "vnd.kubernetes.protobuf", StreamSerializer: &runtime.StreamSerializerInfo{}},
+	}
+}
+
+// textSerializers are resourceSerializers without protobuf.
+func textSerializers() []runtime.SerializerInfo { return resourceSerializers()[:2] }
+
+// resourceRestrictions is kube-apiserver's handlers.RequestScope seen as
+// negotiation.EndpointRestrictions: the meta.k8s.io transformations (Table
+// in JSON or YAML, PartialObjectMetadata(List) in any type), server version
+// v1, watch streams; protobuf is served untransformed only when the
+// resource has a protobuf encoding (apiextensions leaves it out of a custom
+// resource's StandardSerializers).
+type resourceRestrictions struct {
+	protobuf bool
+}
+
+// AllowsMediaTypeTransform reports whether the endpoint serves a media type
+// with the requested transformation (target nil: none).
+func (r resourceRestrictions) AllowsMediaTypeTransform(mimeType, mimeSubType string, target *schema.GroupVersionKind) bool {
+	if target == nil {
+		return r.protobuf || mimeType+"/"+mimeSubType != mediaProtobuf
+	}
+	if target.Group != metav1.GroupName || (target.Version != "v1" && target.Version != "v1beta1") {
+		return false
+	}
+	switch target.Kind {
+	case "Table":
+		return mimeType == "application" && (mimeSubType == "json" || mimeSubType == "yaml")
+	case asPartial, asPartialList:
+		return true
+	}
+	return false
+}
+
+// AllowsServerVersion reports whether sv= names the meta group version.
+func (resourceRestrictions) AllowsServerVersion(version string) bool {
+	return version == metav1.SchemeGroupVersion.Version
+}
+
+// AllowsStreamSchema reports whether stream= names a stream the endpoint serves.
+func (resourceRestrictions) AllowsStreamSchema(s string) bool { return s == "watch" }
 
 // writeBytes writes a complete response body. JSON is indented for
 // ?pretty=true and for curl, Wget and browsers, as kube-apiserver does.

@@ -2,26 +2,91 @@ package server
 
 import "testing"
 
+// TestNegotiate covers the answers that are not resources (errors,
+// discovery, Table bodies): JSON or YAML only.
 func TestNegotiate(t *testing.T) {
 	for _, tc := range []struct {
+		name   string
 		accept string
 		ok     bool
 		want   mediaChoice
 	}{
-		{"", true, mediaChoice{kind: mediaJSON}},
-		{"*/*", true, mediaChoice{kind: mediaJSON}},
-		{"application/json, */*", true, mediaChoice{kind: mediaJSON}},
-		{"application/yaml", true, mediaChoice{kind: mediaYAML}},
-		{"application/vnd.kubernetes.protobuf, application/json", true, mediaChoice{kind: mediaJSON}},
-		{"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json", true, mediaChoice{kind: mediaJSON, as: "Table", version: "v1"}},
-		{"application/json;as=Table;v=v9;g=meta.k8s.io", false, mediaChoice{}},
-		{"application/json;as=Table;v=v9;g=meta.k8s.io, application/json", true, mediaChoice{kind: mediaJSON}},
-		{"text/html", false, mediaChoice{}},
+		{"empty header means JSON", "", true, mediaChoice{kind: mediaJSON}},
+		{"wildcard means JSON", "*/*", true, mediaChoice{kind: mediaJSON}},
+		{"first acceptable clause wins", "application/json, */*", true, mediaChoice{kind: mediaJSON}},
+		{"YAML", "application/yaml", true, mediaChoice{kind: mediaYAML}},
+		{"protobuf is skipped", "application/vnd.kubernetes.protobuf, application/json", true, mediaChoice{kind: mediaJSON}},
+		{"metadata-only protobuf is skipped", "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/yaml", true, mediaChoice{kind: mediaYAML}},
+		{"kubectl's Table header", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json", true, mediaChoice{kind: mediaJSON, as: "Table", version: "v1"}},
+		{"unknown meta version alone", "application/json;as=Table;v=v9;g=meta.k8s.io", false, mediaChoice{}},
+		{"unknown meta version falls through", "application/json;as=Table;v=v9;g=meta.k8s.io, application/json", true, mediaChoice{kind: mediaJSON}},
+		{"higher q-weight wins", "application/json;q=0.5, application/yaml", true, mediaChoice{kind: mediaYAML}},
+		{"nothing served", "text/html", false, mediaChoice{}},
 	} {
-		got, ok := negotiate(tc.accept)
-		if ok != tc.ok || got != tc.want {
-			t.Errorf("negotiate(%q) = %+v, %v; want %+v, %v", tc.accept, got, ok, tc.want, tc.ok)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := negotiate(tc.accept)
+			if ok != tc.ok || got != tc.want {
+				t.Errorf("negotiate(%q) = %+v, %v; want %+v, %v", tc.accept, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestNegotiateFor covers a resource's negotiation, which is
+// kube-apiserver's: clauses ordered by q-weight, the first one the
+// resource can serve wins.
+func TestNegotiateFor(t *testing.T) {
+	const (
+		table   = "application/json;as=Table;v=v1;g=meta.k8s.io"
+		partial = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+	)
+	for _, tc := range []struct {
+		name       string
+		accept     string
+		protobufOK bool
+		ok         bool
+		want       mediaChoice
+	}{
+		{"empty header means JSON", "", true, true, mediaChoice{kind: mediaJSON}},
+		{"wildcard means JSON", "*/*", true, true, mediaChoice{kind: mediaJSON}},
+		{"application wildcard means JSON", "application/*", true, true, mediaChoice{kind: mediaJSON}},
+		{"protobuf for a built-in type", "application/vnd.kubernetes.protobuf, application/json", true, true, mediaChoice{kind: mediaProtobuf}},
+		{"no protobuf for a custom resource", "application/vnd.kubernetes.protobuf, application/json", false, true, mediaChoice{kind: mediaJSON}},
+		{"only protobuf for a custom resource", "application/vnd.kubernetes.protobuf", false, false, mediaChoice{}},
+		{"metadata-only protobuf for a custom resource", partial + ",application/json", false, true, mediaChoice{kind: mediaProtobuf, as: asPartialList, version: "v1"}},
+		{"metadata-only JSON v1beta1", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1", true, true, mediaChoice{kind: mediaJSON, as: asPartial, version: "v1beta1"}},
+		{"Table in YAML", "application/yaml;as=Table;v=v1beta1;g=meta.k8s.io", true, true, mediaChoice{kind: mediaYAML, as: "Table", version: "v1beta1"}},
+		{"no Table in protobuf", "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, application/json", true, true, mediaChoice{kind: mediaJSON}},
+		{"no Table in protobuf alone", "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io", true, false, mediaChoice{}},
+		{"Table of another group is skipped", "application/json;as=Table;v=v1;g=example.com, application/yaml", true, true, mediaChoice{kind: mediaYAML}},
+		{"unknown meta kind is skipped", "application/json;as=Status;v=v1;g=meta.k8s.io, application/yaml", true, true, mediaChoice{kind: mediaYAML}},
+		{"meta group without as is skipped", "application/json;g=meta.k8s.io;v=v1, application/yaml", true, true, mediaChoice{kind: mediaYAML}},
+		{"higher q-weight wins over order", "application/json;q=0.5, application/yaml", true, true, mediaChoice{kind: mediaYAML}},
+		{"higher q-weight wins for protobuf", "application/json;q=0.9, application/vnd.kubernetes.protobuf", true, true, mediaChoice{kind: mediaProtobuf}},
+		{"equal q-weights keep order", "application/yaml;q=0.5, application/json;q=0.5", true, true, mediaChoice{kind: mediaYAML}},
+		{"lower q-weight Table loses", table + ";q=0.5, application/json", true, true, mediaChoice{kind: mediaJSON}},
+		{"higher q-weight Table wins", "application/json;q=0.5, " + table, true, true, mediaChoice{kind: mediaJSON, as: "Table", version: "v1"}},
+		{"a wildcard with a higher q-weight wins", "application/yaml;q=0.5, */*", true, true, mediaChoice{kind: mediaJSON}},
+		{"unserved clause with a higher q-weight is skipped", "text/html, application/yaml;q=0.1", true, true, mediaChoice{kind: mediaYAML}},
+		// kube-apiserver (goautoneg) orders q=0 clauses last but does
+		// not drop them.
+		{"q=0 is still acceptable", "application/json;q=0", true, true, mediaChoice{kind: mediaJSON}},
+		{"q=0 comes last", "application/json;q=0, application/yaml;q=0.1", true, true, mediaChoice{kind: mediaYAML}},
+		{"watch stream in JSON", "application/json;stream=watch", true, true, mediaChoice{kind: mediaJSON}},
+		{"no watch stream in YAML", "application/yaml;stream=watch, application/json", true, true, mediaChoice{kind: mediaJSON}},
+		{"unknown stream is skipped", "application/json;stream=other, application/yaml", true, true, mediaChoice{kind: mediaYAML}},
+		{"server version v1", "application/json;sv=v1", true, true, mediaChoice{kind: mediaJSON}},
+		{"other server version is skipped", "application/json;sv=v2, application/yaml", true, true, mediaChoice{kind: mediaYAML}},
+		{"unknown parameters are ignored", "application/yaml;charset=utf-8", true, true, mediaChoice{kind: mediaYAML}},
+		{"media type names are case-sensitive", "Application/JSON", true, false, mediaChoice{}},
+		{"nothing served", "text/html", true, false, mediaChoice{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := negotiateFor(tc.accept, tc.protobufOK)
+			if ok != tc.ok || got != tc.want {
+				t.Errorf("negotiateFor(%q, %v) = %+v, %v; want %+v, %v", tc.accept, tc.protobufOK, got, ok, tc.want, tc.ok)
+			}
+		})
 	}
 }
 

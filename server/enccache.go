@@ -15,10 +15,35 @@ import (
 // again: its labels (for label selectors) and its protobuf encoding (for
 // protobuf lists). Entries are checked against the stored revision on every
 // use, so a stale entry is never served; deletes drop them.
+//
+// A reader that read an object before it was deleted (a lagging watcher, a
+// list) may encode it afterwards: its entry is not put back, so the cache
+// never holds deleted objects. Each delete leaves a tombstone, the store
+// revision it was forgotten at; an entry at or below a key's tombstone is
+// for an object that is gone and is not kept. Tombstones are bounded: when
+// there are too many they are dropped and floor rises to the newest of
+// them; an entry at or below floor is then kept only if the store still
+// holds the object at that revision.
 type encCache struct {
-	mu sync.Mutex
-	m  map[string]*encEntry
+	st encStore
+
+	mu      sync.Mutex
+	m       map[string]*encEntry
+	deleted map[string]int64 // cache key -> store revision when it was forgotten
+	floor   int64            // tombstones at or below it were dropped
+	forgets uint64           // counts forget calls, to detect one during a store check
 }
+
+// encStore is what the encoding cache reads of the store: the current
+// revision (for tombstones) and an object's revision (to tell whether it is
+// still live). *store.Store implements it.
+type encStore interface {
+	CurrentRevision() int64
+	Get(resource, key string) (*store.Object, error)
+}
+
+// maxTombstones bounds the tombstones the encoding cache keeps.
+const maxTombstones = 4096
 
 type encEntry struct {
 	rev    int64
@@ -56,28 +81,78 @@ func (bv *byVersion) set(apiVersion string, data []byte) {
 	*bv = append(*bv, versionBytes{apiVersion, data})
 }
 
-func newEncCache() *encCache { return &encCache{m: map[string]*encEntry{}} }
+func newEncCache(st encStore) *encCache {
+	return &encCache{st: st, m: map[string]*encEntry{}, deleted: map[string]int64{}}
+}
 
 func cacheKey(bucket, key string) string { return bucket + "\x00" + key }
 
-// entry returns the entry of an object at a revision, creating it if needed.
+// entry returns the entry of an object at a revision, creating it if
+// needed. The entry is kept only when the object may still be live at rev
+// (see encCache); otherwise, and when a newer revision is already cached,
+// the caller gets a detached entry that is dropped after use.
 func (ec *encCache) entry(bucket, key string, rev int64) *encEntry {
 	k := cacheKey(bucket, key)
 	ec.mu.Lock()
-	defer ec.mu.Unlock()
 	e := ec.m[k]
-	if e == nil || e.rev != rev {
-		e = &encEntry{rev: rev}
-		ec.m[k] = e
+	if e != nil && e.rev >= rev {
+		ec.mu.Unlock()
+		if e.rev == rev {
+			return e
+		}
+		return &encEntry{rev: rev}
 	}
+	if t, ok := ec.deleted[k]; ok {
+		if rev <= t {
+			ec.mu.Unlock()
+			return &encEntry{rev: rev}
+		}
+		// A later revision: the key was created again.
+		delete(ec.deleted, k)
+	} else if rev <= ec.floor {
+		// Its tombstone, if any, was dropped: ask the store.
+		forgets := ec.forgets
+		ec.mu.Unlock()
+		obj, err := ec.st.Get(bucket, key)
+		if err != nil || obj.Revision != rev {
+			return &encEntry{rev: rev}
+		}
+		ec.mu.Lock()
+		if ec.forgets != forgets {
+			// A delete may have come between the check and now.
+			ec.mu.Unlock()
+			return &encEntry{rev: rev}
+		}
+		if e := ec.m[k]; e != nil && e.rev >= rev {
+			ec.mu.Unlock()
+			if e.rev == rev {
+				return e
+			}
+			return &encEntry{rev: rev}
+		}
+	}
+	e = &encEntry{rev: rev}
+	ec.m[k] = e
+	ec.mu.Unlock()
 	return e
 }
 
-// forget drops an object's entry.
+// forget drops the entry of an object that was just deleted and leaves its
+// tombstone. Call it after the delete has committed.
 func (ec *encCache) forget(bucket, key string) {
+	rev := ec.st.CurrentRevision()
+	k := cacheKey(bucket, key)
 	ec.mu.Lock()
-	delete(ec.m, cacheKey(bucket, key))
-	ec.mu.Unlock()
+	defer ec.mu.Unlock()
+	ec.forgets++
+	delete(ec.m, k)
+	ec.deleted[k] = rev
+	if len(ec.deleted) > maxTombstones {
+		for _, t := range ec.deleted {
+			ec.floor = max(ec.floor, t)
+		}
+		clear(ec.deleted)
+	}
 }
 
 // labelsOf returns an object's labels, parsing them at most once per revision.

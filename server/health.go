@@ -2,12 +2,11 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"runtime"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/apiserver/pkg/server/healthz"
 )
 
 // VersionInfo is what /version reports.
@@ -86,38 +85,43 @@ func healthChecks(ep string) []string {
 	return livezChecks
 }
 
-// serveHealth answers /healthz, /livez and /readyz, their ?verbose form and
-// their individual checks.
-func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+// healthHandlers is a mux for healthz.InstallPathHandler: the handlers of
+// the health endpoints by exact path, as kube-apiserver's PathRecorderMux
+// matches them.
+type healthHandlers map[string]http.Handler
+
+// Handle registers the handler of one path.
+func (m healthHandlers) Handle(pattern string, h http.Handler) { m[pattern] = h }
+
+// healthMux builds the /healthz, /livez and /readyz handlers with
+// k8s.io/apiserver's healthz package, as kube-apiserver installs them: each
+// endpoint answers "ok" (its checks with ?verbose, less those named by
+// ?exclude=) and each check has its own path. fakeplane's checks always
+// pass.
+func healthMux() healthHandlers {
+	m := healthHandlers{}
 	for _, ep := range []string{"/healthz", "/livez", "/readyz"} {
-		checks := healthChecks(ep)
-		if path == ep {
-			if _, verbose := r.URL.Query()["verbose"]; verbose {
-				var b strings.Builder
-				for _, c := range checks {
-					fmt.Fprintf(&b, "[+]%s ok\n", c)
-				}
-				fmt.Fprintf(&b, "%s check passed\n", strings.TrimPrefix(ep, "/"))
-				w.WriteHeader(http.StatusOK)
-				_, _ = w.Write([]byte(b.String()))
-				return
-			}
-			w.WriteHeader(http.StatusOK)
-			_, _ = w.Write([]byte("ok"))
-			return
+		names := healthChecks(ep)
+		checks := make([]healthz.HealthChecker, len(names))
+		for i, name := range names {
+			checks[i] = healthz.NamedCheck(name, passingCheck)
 		}
-		if strings.HasPrefix(path, ep+"/") {
-			name := strings.TrimPrefix(path, ep+"/")
-			for _, c := range checks {
-				if c == name {
-					w.WriteHeader(http.StatusOK)
-					_, _ = w.Write([]byte("ok"))
-					return
-				}
-			}
-		}
+		healthz.InstallPathHandler(m, ep, checks...)
 	}
-	writeError(w, r, notFoundPath())
+	return m
+}
+
+// passingCheck is a health check that passes.
+func passingCheck(*http.Request) error { return nil }
+
+// serveHealth answers /healthz, /livez and /readyz, their ?verbose form and
+// their individual checks; an unknown check is kube-apiserver's 404.
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string) {
+	h, ok := healthMux()[path]
+	if !ok {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		writeError(w, r, notFoundPath())
+		return
+	}
+	h.ServeHTTP(w, r)
 }

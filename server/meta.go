@@ -8,14 +8,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/storage/names"
 )
-
-// generateNameSuffixLength is the length of the random suffix upstream
-// appends to metadata.generateName.
-const generateNameSuffixLength = 5
 
 // prepareCreate sets the server-owned metadata of a new object and
 // validates its ObjectMeta, as upstream's BeforeCreate does.
@@ -29,7 +25,9 @@ func (s *Server) prepareCreate(c *call, o *object) error {
 		return err
 	}
 	if m.GetName() == "" && m.GetGenerateName() != "" {
-		m.SetName(m.GetGenerateName() + utilrand.String(generateNameSuffixLength))
+		// Upstream's strategies all use SimpleNameGenerator: five random
+		// characters after the prefix, cut to 58 characters.
+		m.SetName(names.SimpleNameGenerator.GenerateName(m.GetGenerateName()))
 	}
 	m.SetUID(types.UID(uuid.NewUUID()))
 	m.SetCreationTimestamp(metav1.NewTime(s.now().Truncate(timePrecision)))

@@ -112,7 +112,7 @@ func New(cfg Config) (*Server, error) {
 		now:       cfg.Now,
 		stopping:  make(chan struct{}),
 		nsKick:    make(chan struct{}, 1),
-		enc:       newEncCache(),
+		enc:       newEncCache(cfg.Store),
 		rbacCache: newRBACCache(),
 		gc:        newGarbageCollector(),
 	}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// encCacheFixture is an encoding cache over a real store holding ConfigMaps.
+type encCacheFixture struct {
+	t   *testing.T
+	st  *store.Store
+	ec  *encCache
+	res *resource
+}
+
+func newEncCacheFixture(t *testing.T) *encCacheFixture {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "db"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	reg, err := newRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok := reg.lookup("", "v1", "configmaps")
+	if !ok {
+		t.Fatal("no configmaps")
+	}
+	return &encCacheFixture{t: t, st: st, ec: newEncCache(st), res: res}
+}
+
+// put stores a ConfigMap and returns it as committed.
+func (f *encCacheFixture) put(key string) store.Object {
+	f.t.Helper()
+	_, cur, err := f.st.Update(f.res.bucket, key, func(_ *store.Object, rev int64) (store.Write, error) {
+		return store.Write{Value: fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"resourceVersion":"%d","labels":{"app":"x"}}}`, key, rev)}, nil
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return *cur
+}
+
+// del deletes a ConfigMap as the delete handler does: commit, then forget.
+func (f *encCacheFixture) del(key string) {
+	f.t.Helper()
+	if _, _, err := f.st.Update(f.res.bucket, key, func(cur *store.Object, _ int64) (store.Write, error) {
+		return store.Write{Value: cur.Value, Delete: true}, nil
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+	f.ec.forget(f.res.bucket, key)
+}
+
+// encodeAll does what lists and watchers do with an object they read.
+func (f *encCacheFixture) encodeAll(o store.Object) {
+	f.t.Helper()
+	if l, ok := f.ec.labelsOf(f.res.bucket, o.Key, o.Revision, o.Value); !ok || l["app"] != "x" {
+		f.t.Fatalf("labelsOf(%s@%d) = %v, %v", o.Key, o.Revision, l, ok)
+	}
+	if p, err := f.ec.protoOf(f.res, o.Key, o.Revision, o.Value); err != nil || len(p) == 0 {
+		f.t.Fatalf("protoOf(%s@%d) = %d bytes, %v", o.Key, o.Revision, len(p), err)
+	}
+}
+
+// cachedRev is the revision the cache holds for key, 0 for none.
+func (f *encCacheFixture) cachedRev(key string) int64 {
+	f.ec.mu.Lock()
+	defer f.ec.mu.Unlock()
+	if e := f.ec.m[cacheKey(f.res.bucket, key)]; e != nil {
+		return e.rev
+	}
+	return 0
+}
+
+// TestEncCacheHoldsNoDeletedObject: a watcher or list that encodes an
+// object after it was deleted does not put its entry back.
+func TestEncCacheHoldsNoDeletedObject(t *testing.T) {
+	f := newEncCacheFixture(t)
+	added := f.put("default/a")
+	f.encodeAll(added)
+	modified := f.put("default/a")
+	f.del("default/a")
+	// A lagging watcher now sends ADDED and MODIFIED.
+	f.encodeAll(added)
+	f.encodeAll(modified)
+	if rev := f.cachedRev("default/a"); rev != 0 {
+		t.Fatalf("cache holds deleted object at revision %d", rev)
+	}
+	// The same name created again is cached again.
+	again := f.put("default/a")
+	f.encodeAll(again)
+	if rev := f.cachedRev("default/a"); rev != again.Revision {
+		t.Fatalf("cache holds revision %d of the new object, want %d", rev, again.Revision)
+	}
+	f.encodeAll(modified)
+	if rev := f.cachedRev("default/a"); rev != again.Revision {
+		t.Fatalf("an older revision replaced the cached one: %d, want %d", rev, again.Revision)
+	}
+}
+
+// TestEncCacheTombstonesAreBounded: past maxTombstones the tombstones are
+// dropped, and the store decides whether an old revision is still live.
+func TestEncCacheTombstonesAreBounded(t *testing.T) {
+	f := newEncCacheFixture(t)
+	live := f.put("default/live")
+	gone := f.put("default/gone")
+	f.del("default/gone")
+	for i := range maxTombstones {
+		key := fmt.Sprintf("default/tmp-%d", i)
+		f.put(key)
+		f.del(key)
+	}
+	f.ec.mu.Lock()
+	n, floor := len(f.ec.deleted), f.ec.floor
+	f.ec.mu.Unlock()
+	if n > maxTombstones || floor < live.Revision {
+		t.Fatalf("%d tombstones, floor %d", n, floor)
+	}
+	f.encodeAll(gone)
+	if rev := f.cachedRev("default/gone"); rev != 0 {
+		t.Fatalf("cache holds deleted object at revision %d", rev)
+	}
+	f.encodeAll(live)
+	if rev := f.cachedRev("default/live"); rev != live.Revision {
+		t.Fatalf("cache holds revision %d of a live object, want %d", rev, live.Revision)
+	}
+	f.ec.mu.Lock()
+	size := len(f.ec.m)
+	f.ec.mu.Unlock()
+	if size != 1 {
+		t.Fatalf("cache holds %d entries, want 1", size)
+	}
+}
