@@ -37,8 +37,11 @@ func newEncCacheFixture(t *testing.T) *encCacheFixture {
 // put stores a ConfigMap and returns it as committed.
 func (f *encCacheFixture) put(key string) store.Object {
 	f.t.Helper()
-	_, cur, err := f.st.Update(f.res.bucket, key, func(_ *store.Object, rev int64) (store.Write, error) {
-		return store.Write{Value: fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"resourceVersion":"%d","labels":{"app":"x"}}}`, key, rev)}, nil
+	_, cur, err := f.st.Update(f.res.bucket, key, func(*store.Object) (store.Write, error) {
+		return store.Write{
+			Value: fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"labels":{"app":"x"}}}`, key),
+			Stamp: func(v []byte, rev int64) ([]byte, error) { return spliceResourceVersion(v, rev, sortedOrder) },
+		}, nil
 	})
 	if err != nil {
 		f.t.Fatal(err)
@@ -49,7 +52,7 @@ func (f *encCacheFixture) put(key string) store.Object {
 // del deletes a ConfigMap as the delete handler does: commit, then forget.
 func (f *encCacheFixture) del(key string) {
 	f.t.Helper()
-	if _, _, err := f.st.Update(f.res.bucket, key, func(cur *store.Object, _ int64) (store.Write, error) {
+	if _, _, err := f.st.Update(f.res.bucket, key, func(cur *store.Object) (store.Write, error) {
 		return store.Write{Value: cur.Value, Delete: true}, nil
 	}); err != nil {
 		f.t.Fatal(err)
