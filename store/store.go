@@ -15,8 +15,9 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultEventLogSize = 10000
-	DefaultWatchBuffer  = 1000
+	DefaultEventLogSize  = 10000
+	DefaultEventLogBytes = 64 << 20
+	DefaultWatchBuffer   = 1000
 )
 
 // lockTimeout bounds how long Open waits for another process (or another
@@ -41,6 +42,12 @@ type Options struct {
 	// EventLogSize is how many events are kept in memory for watches and
 	// historical lists (0: DefaultEventLogSize).
 	EventLogSize int
+	// EventLogBytes bounds the event log in bytes as well: the oldest
+	// events are evicted while the keys, values and previous values of the
+	// events held add up to more than this, so big objects shorten the
+	// log's window (0: DefaultEventLogBytes). The newest event is always
+	// kept.
+	EventLogBytes int64
 	// WatchBuffer is the default channel capacity of a watcher
 	// (0: DefaultWatchBuffer).
 	WatchBuffer int
@@ -83,6 +90,9 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.EventLogSize <= 0 {
 		opts.EventLogSize = DefaultEventLogSize
 	}
+	if opts.EventLogBytes <= 0 {
+		opts.EventLogBytes = DefaultEventLogBytes
+	}
 	if opts.WatchBuffer <= 0 {
 		opts.WatchBuffer = DefaultWatchBuffer
 	}
@@ -120,7 +130,7 @@ func Open(path string, opts Options) (*Store, error) {
 		db:        db,
 		opts:      opts,
 		logger:    logger,
-		log:       eventLog{max: opts.EventLogSize},
+		log:       eventLog{max: opts.EventLogSize, maxBytes: opts.EventLogBytes},
 		compacted: rev,
 		dropped:   make(map[string]int64),
 		watchers:  make(map[string]map[*watcher]struct{}),
