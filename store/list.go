@@ -17,6 +17,13 @@ import (
 // one newer than the current revision *FutureRevisionError.
 //
 // An unknown resource is an empty list.
+//
+// Cost: a page walks its items and the keys its Filter rejects. With More
+// it also needs Remaining, the exact number of keys after its last item: a
+// page that starts where a recent page ended (as a continue token makes it)
+// derives it from that page's count, any other page counts the rest of the
+// range. Paging through n keys thus walks O(n) keys in all, not one count
+// per page (see remainingCache).
 func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 	tx, rev, err := s.begin()
 	if err != nil {
@@ -32,7 +39,15 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 		}
 		res.Revision = opts.Revision
 	}
+	// Remaining (the count of keys after the page) is taken from the page
+	// before when it ended where this one starts; see remainingCache.
+	pos := pagePos{resource: resource, prefix: opts.Prefix, rev: res.Revision, after: opts.StartAfter}
+	known, cached := int64(0), false
+	if opts.Limit > 0 && opts.StartAfter != "" {
+		known, cached = s.remaining.get(pos)
+	}
 	it := newListIter(resourceBucket(tx, resource), opts.Prefix, opts.StartAfter, past)
+	defer func() { s.listSteps.Add(it.steps) }()
 	for {
 		key, val, r, ok := it.next()
 		if !ok {
@@ -40,7 +55,14 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 		}
 		if opts.Limit > 0 && len(res.Items) == opts.Limit {
 			res.More = true
-			res.Remaining = 1 + it.count()
+			if cached {
+				// it.steps-1 keys up to the last item were passed.
+				res.Remaining = known - (it.steps - 1)
+			} else {
+				res.Remaining = 1 + it.count()
+			}
+			pos.after = res.Items[len(res.Items)-1].Key
+			s.remaining.put(pos, res.Remaining)
 			break
 		}
 		obj := Object{Key: key, Value: val, Revision: r}
@@ -101,6 +123,7 @@ type listIter struct {
 	prefix []byte
 	past   map[string]*Object // keys changed since the list revision
 	old    []*Object          // objects of past that existed then and are still to come, sorted
+	steps  int64              // keys returned by next or counted by count
 }
 
 func newListIter(b *bolt.Bucket, prefix, after string, past map[string]*Object) *listIter {
@@ -147,11 +170,13 @@ func (it *listIter) next() (key string, val []byte, rev int64, ok bool) {
 		rev, val = decodeValue(it.v)
 		it.k, it.v = it.c.Next()
 		it.skip()
+		it.steps++
 		return key, val, rev, true
 	}
 	if len(it.old) > 0 {
 		o := it.old[0]
 		it.old = it.old[1:]
+		it.steps++
 		return o.Key, o.Value, o.Revision, true
 	}
 	return "", nil, 0, false
@@ -165,5 +190,6 @@ func (it *listIter) count() int64 {
 		it.k, it.v = it.c.Next()
 		it.skip()
 	}
+	it.steps += n
 	return n
 }

@@ -74,6 +74,12 @@ type Store struct {
 	inflight atomic.Int64
 	closed   atomic.Bool
 
+	// remaining remembers the Remaining of recent pages (see
+	// remainingCache); listSteps counts the keys lists have walked, which
+	// tests read to check what paging costs.
+	remaining remainingCache
+	listSteps atomic.Int64
+
 	// mu guards the fields below. Readers hold it briefly to line up their
 	// read transaction with the event log.
 	mu        sync.Mutex
