@@ -161,10 +161,20 @@ func TestListRevisionErrors(t *testing.T) {
 	for i := range 10 {
 		mustPut(t, s, "r", fmt.Sprintf("k%d", i%4), "v")
 	}
+	// The event log's window limits watches, not lists.
+	if got := s.WatchCompactedRevision(); got != 7 {
+		t.Errorf("WatchCompactedRevision = %d, want 7", got)
+	}
+	if l, err := s.List("r", ListOptions{Revision: 1}); err != nil || keysOf(l.Items) != "k0=v@1" {
+		t.Errorf("list at 1: %+v, %v", l, err)
+	}
+
+	if err := s.Compact(7); err != nil {
+		t.Fatal(err)
+	}
 	if got := s.CompactedRevision(); got != 7 {
 		t.Fatalf("CompactedRevision = %d, want 7", got)
 	}
-
 	var ce *CompactedError
 	if _, err := s.List("r", ListOptions{Revision: 6}); !errors.As(err, &ce) || ce.Requested != 6 || ce.Oldest != 7 {
 		t.Errorf("compacted: %v (%+v)", err, ce)
@@ -177,6 +187,12 @@ func TestListRevisionErrors(t *testing.T) {
 		if _, err := s.List("r", ListOptions{Revision: rev}); err != nil {
 			t.Errorf("list at %d: %v", rev, err)
 		}
+	}
+	if err := s.Compact(11); !errors.As(err, &fe) || fe.Requested != 11 {
+		t.Errorf("Compact(11): %v, want FutureRevisionError", err)
+	}
+	if err := s.Compact(5); err != nil || s.CompactedRevision() != 7 {
+		t.Errorf("Compact(5): %v, CompactedRevision %d; want nil, 7", err, s.CompactedRevision())
 	}
 }
 

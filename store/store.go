@@ -39,8 +39,9 @@ type Options struct {
 	// NoSync skips fsync on commit (and the freelist sync). Much faster;
 	// a machine crash may lose recent writes. Meant for tests.
 	NoSync bool
-	// EventLogSize is how many events are kept in memory for watches and
-	// historical lists (0: DefaultEventLogSize).
+	// EventLogSize is how many events are kept in memory for watches
+	// (0: DefaultEventLogSize). Lists at past revisions use the history in
+	// the file instead, until compaction.
 	EventLogSize int
 	// EventLogBytes bounds the event log in bytes as well: the oldest
 	// events are evicted while the keys, values and previous values of the
@@ -48,6 +49,13 @@ type Options struct {
 	// log's window (0: DefaultEventLogBytes). The newest event is always
 	// kept.
 	EventLogBytes int64
+	// CompactionInterval is how often the history that lists at past
+	// revisions (continue tokens) need is compacted, as kube-apiserver
+	// compacts etcd (--etcd-compaction-interval): each time to the revision
+	// of the time before, so that history is kept for at least one
+	// interval (0: DefaultCompactionInterval; negative: never, see
+	// Compact).
+	CompactionInterval time.Duration
 	// WatchBuffer is the default channel capacity of a watcher
 	// (0: DefaultWatchBuffer).
 	WatchBuffer int
@@ -85,9 +93,10 @@ type Store struct {
 	mu        sync.Mutex
 	published *sync.Cond // signalled (with mu) after each commit attempt
 	log       eventLog
-	compacted int64                            // events with revision > compacted are all in log
+	compacted int64                            // events with revision > compacted are all in log (for lists, see hist)
 	dropped   map[string]int64                 // resource -> revision at which DeleteResource dropped it
 	watchers  map[string]map[*watcher]struct{} // resource -> live watchers
+	hist      history                          // MVCC history for lists at past revisions
 }
 
 // Open opens (or creates) the store at path. A file locked by another Store
@@ -98,6 +107,9 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if opts.EventLogBytes <= 0 {
 		opts.EventLogBytes = DefaultEventLogBytes
+	}
+	if opts.CompactionInterval == 0 {
+		opts.CompactionInterval = DefaultCompactionInterval
 	}
 	if opts.WatchBuffer <= 0 {
 		opts.WatchBuffer = DefaultWatchBuffer
@@ -116,7 +128,8 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	var rev int64
+	var rev, histCompacted int64
+	var dropped map[string]int64
 	err = db.Update(func(tx *bolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
@@ -126,7 +139,8 @@ func Open(path string, opts Options) (*Store, error) {
 			return err
 		}
 		rev = readRevision(meta)
-		return nil
+		histCompacted, dropped, err = openHistory(tx, rev)
+		return err
 	})
 	if err != nil {
 		db.Close()
@@ -138,17 +152,19 @@ func Open(path string, opts Options) (*Store, error) {
 		logger:    logger,
 		log:       eventLog{max: opts.EventLogSize, maxBytes: opts.EventLogBytes},
 		compacted: rev,
-		dropped:   make(map[string]int64),
+		dropped:   dropped,
 		watchers:  make(map[string]map[*watcher]struct{}),
 	}
 	s.published = sync.NewCond(&s.mu)
 	s.rev.Store(rev)
+	s.hist.compacted = histCompacted
+	s.startCompactor(opts.CompactionInterval)
 	logger.Debug("store opened", "path", path, "revision", rev)
 	return s, nil
 }
 
-// Close stops all watchers (their Err becomes ErrClosed) and closes the
-// file. Calls after the first return nil.
+// Close stops all watchers (their Err becomes ErrClosed) and the compactor,
+// and closes the file. Calls after the first return nil.
 func (s *Store) Close() error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -163,6 +179,7 @@ func (s *Store) Close() error {
 		}
 	}
 	s.mu.Unlock()
+	s.stopCompactor()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}
@@ -175,13 +192,14 @@ func (s *Store) CurrentRevision() int64 {
 	return s.rev.Load()
 }
 
-// CompactedRevision returns the revision below which history is gone: every
-// event with a revision greater than it is still in the event log, so lists
-// and watches at revisions >= it can be served.
+// CompactedRevision returns the oldest revision a list can be served at:
+// Compact (called by hand or every Options.CompactionInterval) discarded
+// the history before it. Lists at older revisions get *CompactedError.
+// Watches have their own, usually more recent, limit: WatchCompactedRevision.
 func (s *Store) CompactedRevision() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.compacted
+	return s.hist.compacted
 }
 
 // Get returns the object at key, or ErrNotFound.
@@ -273,6 +291,9 @@ func (s *Store) Update(resource, key string, fn UpdateFunc) (prev, cur *Object, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: write %s %q: %w", resource, key, err)
 	}
+	if err := s.recordHistory(tx, &ev); err != nil {
+		return nil, nil, err
+	}
 	if err := writeRevision(tx.Bucket(bucketMeta), rev); err != nil {
 		return nil, nil, fmt.Errorf("store: write revision: %w", err)
 	}
@@ -316,9 +337,13 @@ func (s *Store) DeleteResource(resource string) error {
 	// Mark history as gone before the bucket is, so no reader rebuilds an
 	// old state from an already empty bucket.
 	s.mu.Lock()
-	s.dropped[resource] = s.rev.Load()
+	drop := s.rev.Load()
+	s.dropped[resource] = drop
 	s.mu.Unlock()
 	err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := recordDrop(tx, resource, drop); err != nil {
+			return err
+		}
 		err := tx.Bucket(bucketResources).DeleteBucket([]byte(resource))
 		if errors.Is(err, bolt.ErrBucketNotFound) {
 			return nil
