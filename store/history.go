@@ -311,7 +311,7 @@ func dbError(what string, err error) error {
 
 // escapeKey appends key with each 0x00 byte doubled as 0x00 0xff, an
 // encoding that keeps the order of keys and of key tuples.
-func escapeKey(b []byte, key string) []byte {
+func escapeKey[K string | []byte](b []byte, key K) []byte {
 	for i := 0; i < len(key); i++ {
 		b = append(b, key[i])
 		if key[i] == 0 {
@@ -323,16 +323,8 @@ func escapeKey(b []byte, key string) []byte {
 
 // appendGroup appends the escaped key and the 0x00 0x00 that end it. The
 // history entries of key k of resource r start with appendGroup(appendGroup(nil, r), k).
-func appendGroup(b []byte, key string) []byte {
+func appendGroup[K string | []byte](b []byte, key K) []byte {
 	return append(escapeKey(b, key), 0, 0)
-}
-
-// groupEnd returns the first possible history key after all those that
-// start with group, an appendGroup result.
-func groupEnd(group []byte) []byte {
-	g := bytes.Clone(group)
-	g[len(g)-1] = 1
-	return g
 }
 
 // entryRevisions decodes the revision and previous revision of a history

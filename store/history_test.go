@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -162,6 +163,9 @@ func TestListAtRevisionOfKeyHistories(t *testing.T) {
 		{name: "zero bytes inside key", key: "a\x00b\x00\x00", before: []op{{"1"}}, after: []op{{""}}, want: "1"},
 		{name: "zero bytes inside key, deleted before", key: "a\x00b\x00", before: []op{{"1"}, {""}}, after: []op{{"2"}}, want: "-"},
 		{name: "key after zero byte key", key: "a\x01", before: []op{{"1"}}, after: []op{{"2"}}, want: "1"},
+		{name: "many updates before and after", key: "m", before: []op{{"1"}, {"2"}, {"3"}, {"4"}}, after: []op{{"5"}, {"6"}, {"7"}, {"8"}}, want: "4"},
+		{name: "many updates before", key: "n", before: []op{{"1"}, {"2"}, {"3"}, {"4"}, {"5"}}, want: "5"},
+		{name: "many updates and deletes after", key: "o", before: []op{{"1"}}, after: []op{{"2"}, {""}, {"3"}, {""}, {"4"}, {""}}, want: "1"},
 		{name: "longer key", key: "ab", before: []op{{"1"}, {"2"}}, after: []op{{"3"}, {""}}, want: "2"},
 	}
 	s := openTest(t, Options{EventLogSize: 5})
@@ -521,4 +525,48 @@ func TestListAtRevisionWhileCompacting(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	t.Logf("%d of 200 pagings compacted away", compacted)
+}
+
+// TestListAtRevisionMatchesSnapshots makes random writes to a few resources
+// and checks that a list at every past revision, with random prefixes,
+// start keys and limits, returns the snapshot taken at that revision.
+func TestListAtRevisionMatchesSnapshots(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	s := openTest(t, Options{EventLogSize: 7, CompactionInterval: -1})
+	keys := []string{"a", "a\x00", "a\x00b", "a/1", "a/2", "ab", "b/1", "b/10", "b/2", "c"}
+	resources := []string{"r", "r/x", "q"}
+	snapshots := map[int64][]Object{}
+	for range 400 {
+		resource := resources[rnd.IntN(len(resources))]
+		key := keys[rnd.IntN(len(keys))]
+		if rnd.IntN(3) == 0 {
+			if _, _, err := s.Update(resource, key, remove("gone")); err != nil && !errors.Is(err, ErrNotFound) {
+				t.Fatal(err)
+			}
+		} else {
+			mustPut(t, s, resource, key, fmt.Sprint(rnd.IntN(1000)))
+		}
+		l, err := s.List("r", ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		snapshots[l.Revision] = l.Items
+	}
+	for rev, want := range snapshots {
+		prefix := []string{"", "a", "a\x00", "b/", "z"}[rnd.IntN(5)]
+		after := []string{"", "a", "a/1", "ab", "b/1"}[rnd.IntN(5)]
+		var wantP []Object
+		for _, o := range want {
+			if strings.HasPrefix(o.Key, prefix) && o.Key > after {
+				wantP = append(wantP, o)
+			}
+		}
+		got, err := pageAll(t, s, "r", ListOptions{Revision: rev, Prefix: prefix, StartAfter: after, Limit: 1 + rnd.IntN(3)}, wantP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keysOf(got) != keysOf(wantP) {
+			t.Errorf("rev %d prefix %q after %q:\n %q\nwant\n %q", rev, prefix, after, keysOf(got), keysOf(wantP))
+		}
+	}
 }

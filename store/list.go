@@ -100,6 +100,7 @@ type listIter struct {
 	h      *bolt.Cursor // history; nil for the current state
 	hk     []byte       // h's position
 	hkey   []byte       // the object key of hk; nil once past the range
+	buf    []byte       // for the history keys to seek
 	steps  int64        // keys returned by next or counted by count
 }
 
@@ -120,7 +121,7 @@ func newListIter(b, hist *bolt.Bucket, resource string, at int64, prefix, after 
 		it.hk, _ = it.h.Seek(escapeKey(bytes.Clone(it.group), start))
 		it.checkH()
 		if it.hkey != nil && string(it.hkey) == after {
-			it.skipGroup()
+			it.leaveGroup(it.hkey)
 		}
 	}
 	return it
@@ -145,25 +146,31 @@ func (it *listIter) checkH() {
 	}
 }
 
-// skipGroup moves the history cursor past the entries of its object key:
-// a step when the key has one, a seek otherwise.
-func (it *listIter) skipGroup() {
-	key := it.hkey
-	it.hk, _ = it.h.Next()
-	it.checkH()
-	if it.hkey != nil && bytes.Equal(it.hkey, key) {
-		it.hk, _ = it.h.Seek(groupEnd(it.keyGroup(key)))
-		it.checkH()
+// leaveGroup moves the history cursor, which is at or after the first
+// entry of key, past the entries of key: a step or two when few are left, a
+// seek otherwise.
+func (it *listIter) leaveGroup(key []byte) {
+	g := it.keyGroup(key)
+	for steps := 0; bytes.HasPrefix(it.hk, g); steps++ {
+		if steps == 2 {
+			g[len(g)-1] = 1 // key 0x00 0x01 sorts after key 0x00 0x00 ..., before any other key
+			it.hk, _ = it.h.Seek(g)
+			break
+		}
+		it.hk, _ = it.h.Next()
 	}
+	it.checkH()
 }
 
 // before returns the value key had at the list revision, from its first
 // history entry after it. ok is false if there is no such entry or the key
-// did not exist then. It moves the history cursor.
+// did not exist then. It moves the history cursor to that entry, or past
+// key's entries if there is none.
 func (it *listIter) before(key []byte) (val []byte, rev int64, ok bool) {
 	group := it.keyGroup(key)
 	k, v := it.h.Seek(appendInt(group, it.at+1))
-	if !bytes.HasPrefix(k, group) || len(k) != len(group)+16 {
+	it.hk = k
+	if !bytes.HasPrefix(k, group) {
 		return nil, 0, false
 	}
 	_, prev, _ := entryRevisions(k)
@@ -173,10 +180,11 @@ func (it *listIter) before(key []byte) (val []byte, rev int64, ok bool) {
 	return v, prev, true
 }
 
-// keyGroup returns the start of the history keys of key.
+// keyGroup returns the start of the history keys of key, in a buffer that
+// the next call reuses.
 func (it *listIter) keyGroup(key []byte) []byte {
-	g := make([]byte, 0, len(it.group)+len(key)+20)
-	return appendGroup(append(g, it.group...), string(key))
+	it.buf = appendGroup(append(it.buf[:0], it.group...), key)
+	return it.buf
 }
 
 // next returns the next key with its value and revision, aliasing bbolt
@@ -202,15 +210,12 @@ func (it *listIter) next() (key, val []byte, rev int64, ok bool) {
 		}
 		if inH {
 			key = it.hkey
-			if found {
-				it.skipGroup()
-			} else {
+			if !found {
 				// Changed since the list revision: its value then is in
 				// its first history entry after it.
 				val, rev, found = it.before(key)
-				it.hk, _ = it.h.Seek(groupEnd(it.keyGroup(key)))
-				it.checkH()
 			}
+			it.leaveGroup(key)
 		}
 		if found {
 			it.steps++
