@@ -171,7 +171,8 @@ var fieldPaths = map[string][]string{
 	"source": {"source", "component"},
 }
 
-// continueToken is upstream's opaque continue token.
+// continueToken is upstream's opaque continue token. ResourceVersion -1
+// means the current revision.
 type continueToken struct {
 	APIVersion      string `json:"v"`
 	ResourceVersion int64  `json:"rv"`
@@ -221,7 +222,12 @@ func (s *Server) list(c *call) error {
 		if err != nil {
 			return apierrors.NewBadRequest(err.Error())
 		}
-		lo.Revision, lo.StartAfter = rv, after
+		// A negative revision (the token of a 410 for a compacted one)
+		// continues at the current revision, as upstream's.
+		lo.StartAfter = after
+		if rv > 0 {
+			lo.Revision = rv
+		}
 	case opts.ResourceVersion != "" && opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact:
 		rv, err := parseRV(opts.ResourceVersion)
 		if err != nil {
@@ -245,7 +251,11 @@ func (s *Server) list(c *call) error {
 		var fe *store.FutureRevisionError
 		switch {
 		case errors.As(err, &ce) && opts.Continue != "":
-			return errExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+			// Upstream's 410 for a compacted continue token carries one
+			// that continues after the same key at the current revision.
+			expired := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+			expired.ErrStatus.ListMeta.Continue = encodeContinue(-1, lo.StartAfter)
+			return expired
 		case errors.As(err, &ce):
 			return errExpired(fmt.Sprintf("The resourceVersion for the provided list is too old."))
 		case errors.As(err, &fe):

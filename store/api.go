@@ -54,7 +54,9 @@ var (
 	ErrClosed = errors.New("store: closed")
 )
 
-// CompactedError says a requested revision is older than the event log holds.
+// CompactedError says a requested revision is older than the store can serve:
+// for a list, than CompactedRevision (the history was compacted); for a watch,
+// than WatchCompactedRevision (the event log has let it go).
 type CompactedError struct {
 	Requested int64 // the revision asked for
 	Oldest    int64 // the oldest revision that can still be served
@@ -138,7 +140,7 @@ type ListOptions struct {
 	Prefix     string // only keys with this prefix ("ns/" for one namespace; "" for all)
 	StartAfter string // only keys strictly greater than this (continue tokens)
 	Limit      int    // at most this many items after Filter (0: no limit)
-	Revision   int64  // 0: the current state; > 0: the state exactly as of that revision (from the event log)
+	Revision   int64  // 0: the current state; > 0: the state exactly as of that revision (from the history, until compacted)
 	// Filter is optional; items it rejects are skipped and not counted. The
 	// Value it is given is valid only during the call: it must not keep it.
 	Filter func(Object) bool

@@ -161,10 +161,20 @@ func TestListRevisionErrors(t *testing.T) {
 	for i := range 10 {
 		mustPut(t, s, "r", fmt.Sprintf("k%d", i%4), "v")
 	}
+	// The event log's window limits watches, not lists.
+	if got := s.WatchCompactedRevision(); got != 7 {
+		t.Errorf("WatchCompactedRevision = %d, want 7", got)
+	}
+	if l, err := s.List("r", ListOptions{Revision: 1}); err != nil || keysOf(l.Items) != "k0=v@1" {
+		t.Errorf("list at 1: %+v, %v", l, err)
+	}
+
+	if err := s.Compact(7); err != nil {
+		t.Fatal(err)
+	}
 	if got := s.CompactedRevision(); got != 7 {
 		t.Fatalf("CompactedRevision = %d, want 7", got)
 	}
-
 	var ce *CompactedError
 	if _, err := s.List("r", ListOptions{Revision: 6}); !errors.As(err, &ce) || ce.Requested != 6 || ce.Oldest != 7 {
 		t.Errorf("compacted: %v (%+v)", err, ce)
@@ -177,5 +187,91 @@ func TestListRevisionErrors(t *testing.T) {
 		if _, err := s.List("r", ListOptions{Revision: rev}); err != nil {
 			t.Errorf("list at %d: %v", rev, err)
 		}
+	}
+	if err := s.Compact(11); !errors.As(err, &fe) || fe.Requested != 11 {
+		t.Errorf("Compact(11): %v, want FutureRevisionError", err)
+	}
+	if err := s.Compact(5); err != nil || s.CompactedRevision() != 7 {
+		t.Errorf("Compact(5): %v, CompactedRevision %d; want nil, 7", err, s.CompactedRevision())
+	}
+}
+
+// TestListPagingWalksEachKeyAboutOnce pages through lists and checks that
+// every page's Remaining is exact while the whole paging walks each key of
+// the range about twice (the first page counts the rest once), not once per
+// page.
+func TestListPagingWalksEachKeyAboutOnce(t *testing.T) {
+	const n = 1000
+	some := func(o Object) bool { return o.Value[0] >= '1' && o.Value[0] <= '4' }
+	tests := []struct {
+		name   string
+		opts   ListOptions
+		writes bool // write between pages: pages keep the first page's state
+	}{
+		{name: "all keys", opts: ListOptions{Limit: 10}},
+		{name: "prefix", opts: ListOptions{Prefix: "ns1/", Limit: 7}},
+		{name: "filter", opts: ListOptions{Limit: 10, Filter: some}},
+		{name: "writes between pages", opts: ListOptions{Limit: 10}, writes: true},
+		{name: "prefix, filter and writes", opts: ListOptions{Prefix: "ns0/", Limit: 3, Filter: some}, writes: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := openTest(t, Options{})
+			for i := range n {
+				mustPut(t, s, "r", fmt.Sprintf("ns%d/%04d", i%2, i), fmt.Sprint(i))
+			}
+			// The keys in range at the first page's revision, in order.
+			first, err := s.List("r", ListOptions{Prefix: tt.opts.Prefix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, o := range first.Items {
+				if tt.opts.Filter == nil || tt.opts.Filter(o) {
+					want = append(want, o.Key)
+				}
+			}
+			keys := len(first.Items)
+			pos := map[string]int{} // key -> index in the unfiltered range
+			for i, o := range first.Items {
+				pos[o.Key] = i
+			}
+
+			before := s.listSteps.Load()
+			opts := tt.opts
+			var got []string
+			for page := 0; ; page++ {
+				l, err := s.List("r", opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if l.Revision != first.Revision {
+					t.Fatalf("page %d at revision %d, want %d", page, l.Revision, first.Revision)
+				}
+				for _, o := range l.Items {
+					got = append(got, o.Key)
+				}
+				if !l.More {
+					break
+				}
+				last := l.Items[len(l.Items)-1].Key
+				if wantRem := int64(keys - 1 - pos[last]); l.Remaining != wantRem {
+					t.Fatalf("page %d ending at %s: Remaining %d, want %d", page, last, l.Remaining, wantRem)
+				}
+				if tt.writes {
+					// Change keys to come and already listed, and add some.
+					mustPut(t, s, "r", fmt.Sprintf("ns0/%04d", (page*4+500)%n&^1), "changed")
+					mustDelete(t, s, "r", fmt.Sprintf("ns1/%04d", (page*6+1)%n|1))
+					mustPut(t, s, "r", fmt.Sprintf("ns%d/%04d+", page%2, page*2), "new")
+				}
+				opts.Revision, opts.StartAfter = l.Revision, last
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("paged %d keys, want %d:\n got %v\nwant %v", len(got), len(want), got, want)
+			}
+			if steps := s.listSteps.Load() - before; steps > int64(3*keys) {
+				t.Errorf("paging through %d keys walked %d keys, want at most %d", keys, steps, 3*keys)
+			}
+		})
 	}
 }

@@ -15,8 +15,9 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultEventLogSize = 10000
-	DefaultWatchBuffer  = 1000
+	DefaultEventLogSize  = 10000
+	DefaultEventLogBytes = 64 << 20
+	DefaultWatchBuffer   = 1000
 )
 
 // lockTimeout bounds how long Open waits for another process (or another
@@ -38,9 +39,23 @@ type Options struct {
 	// NoSync skips fsync on commit (and the freelist sync). Much faster;
 	// a machine crash may lose recent writes. Meant for tests.
 	NoSync bool
-	// EventLogSize is how many events are kept in memory for watches and
-	// historical lists (0: DefaultEventLogSize).
+	// EventLogSize is how many events are kept in memory for watches
+	// (0: DefaultEventLogSize). Lists at past revisions use the history in
+	// the file instead, until compaction.
 	EventLogSize int
+	// EventLogBytes bounds the event log in bytes as well: the oldest
+	// events are evicted while the keys, values and previous values of the
+	// events held add up to more than this, so big objects shorten the
+	// log's window (0: DefaultEventLogBytes). The newest event is always
+	// kept.
+	EventLogBytes int64
+	// CompactionInterval is how often the history that lists at past
+	// revisions (continue tokens) need is compacted, as kube-apiserver
+	// compacts etcd (--etcd-compaction-interval): each time to the revision
+	// of the time before, so that history is kept for at least one
+	// interval (0: DefaultCompactionInterval; negative: never, see
+	// Compact).
+	CompactionInterval time.Duration
 	// WatchBuffer is the default channel capacity of a watcher
 	// (0: DefaultWatchBuffer).
 	WatchBuffer int
@@ -67,14 +82,21 @@ type Store struct {
 	inflight atomic.Int64
 	closed   atomic.Bool
 
+	// remaining remembers the Remaining of recent pages (see
+	// remainingCache); listSteps counts the keys lists have walked, which
+	// tests read to check what paging costs.
+	remaining remainingCache
+	listSteps atomic.Int64
+
 	// mu guards the fields below. Readers hold it briefly to line up their
 	// read transaction with the event log.
 	mu        sync.Mutex
 	published *sync.Cond // signalled (with mu) after each commit attempt
 	log       eventLog
-	compacted int64                            // events with revision > compacted are all in log
+	compacted int64                            // events with revision > compacted are all in log (for lists, see hist)
 	dropped   map[string]int64                 // resource -> revision at which DeleteResource dropped it
 	watchers  map[string]map[*watcher]struct{} // resource -> live watchers
+	hist      history                          // MVCC history for lists at past revisions
 }
 
 // Open opens (or creates) the store at path. A file locked by another Store
@@ -82,6 +104,12 @@ type Store struct {
 func Open(path string, opts Options) (*Store, error) {
 	if opts.EventLogSize <= 0 {
 		opts.EventLogSize = DefaultEventLogSize
+	}
+	if opts.EventLogBytes <= 0 {
+		opts.EventLogBytes = DefaultEventLogBytes
+	}
+	if opts.CompactionInterval == 0 {
+		opts.CompactionInterval = DefaultCompactionInterval
 	}
 	if opts.WatchBuffer <= 0 {
 		opts.WatchBuffer = DefaultWatchBuffer
@@ -100,7 +128,8 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	var rev int64
+	var rev, histCompacted int64
+	var dropped map[string]int64
 	err = db.Update(func(tx *bolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
@@ -110,7 +139,8 @@ func Open(path string, opts Options) (*Store, error) {
 			return err
 		}
 		rev = readRevision(meta)
-		return nil
+		histCompacted, dropped, err = openHistory(tx, rev)
+		return err
 	})
 	if err != nil {
 		db.Close()
@@ -120,19 +150,21 @@ func Open(path string, opts Options) (*Store, error) {
 		db:        db,
 		opts:      opts,
 		logger:    logger,
-		log:       eventLog{max: opts.EventLogSize},
+		log:       eventLog{max: opts.EventLogSize, maxBytes: opts.EventLogBytes},
 		compacted: rev,
-		dropped:   make(map[string]int64),
+		dropped:   dropped,
 		watchers:  make(map[string]map[*watcher]struct{}),
 	}
 	s.published = sync.NewCond(&s.mu)
 	s.rev.Store(rev)
+	s.hist.compacted = histCompacted
+	s.startCompactor(opts.CompactionInterval)
 	logger.Debug("store opened", "path", path, "revision", rev)
 	return s, nil
 }
 
-// Close stops all watchers (their Err becomes ErrClosed) and closes the
-// file. Calls after the first return nil.
+// Close stops all watchers (their Err becomes ErrClosed) and the compactor,
+// and closes the file. Calls after the first return nil.
 func (s *Store) Close() error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -147,6 +179,7 @@ func (s *Store) Close() error {
 		}
 	}
 	s.mu.Unlock()
+	s.stopCompactor()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}
@@ -159,13 +192,14 @@ func (s *Store) CurrentRevision() int64 {
 	return s.rev.Load()
 }
 
-// CompactedRevision returns the revision below which history is gone: every
-// event with a revision greater than it is still in the event log, so lists
-// and watches at revisions >= it can be served.
+// CompactedRevision returns the oldest revision a list can be served at:
+// Compact (called by hand or every Options.CompactionInterval) discarded
+// the history before it. Lists at older revisions get *CompactedError.
+// Watches have their own, usually more recent, limit: WatchCompactedRevision.
 func (s *Store) CompactedRevision() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.compacted
+	return s.hist.compacted
 }
 
 // Get returns the object at key, or ErrNotFound.
@@ -296,6 +330,9 @@ func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur 
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: write %s %q: %w", resource, key, err)
 	}
+	if err := s.recordHistory(tx, &ev); err != nil {
+		return nil, nil, err
+	}
 	if err := writeRevision(tx.Bucket(bucketMeta), rev); err != nil {
 		return nil, nil, fmt.Errorf("store: write revision: %w", err)
 	}
@@ -346,9 +383,13 @@ func (s *Store) DeleteResource(resource string) error {
 	// Mark history as gone before the bucket is, so no reader rebuilds an
 	// old state from an already empty bucket.
 	s.mu.Lock()
-	s.dropped[resource] = s.rev.Load()
+	drop := s.rev.Load()
+	s.dropped[resource] = drop
 	s.mu.Unlock()
 	err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := recordDrop(tx, resource, drop); err != nil {
+			return err
+		}
 		err := tx.Bucket(bucketResources).DeleteBucket([]byte(resource))
 		if errors.Is(err, bolt.ErrBucketNotFound) {
 			return nil

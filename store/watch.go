@@ -9,8 +9,9 @@ import (
 // opts.Prefix and whose revision is greater than opts.FromRevision: first
 // those still in the event log, then live ones, with no gap or duplicate
 // between the two. FromRevision 0 means from now. A FromRevision older than
-// CompactedRevision gives *CompactedError, one newer than the current
-// revision *FutureRevisionError.
+// WatchCompactedRevision gives *CompactedError (as kube-apiserver's watch
+// cache answers "too old resource version" once its window has passed), one
+// newer than the current revision *FutureRevisionError.
 //
 // The channel holds opts.Buffer (default Options.WatchBuffer) events beyond
 // the replayed ones. Sending never blocks the writer: a watcher whose channel
@@ -42,7 +43,7 @@ func (s *Store) Watch(ctx context.Context, resource string, opts WatchOptions) (
 	if from > cur {
 		return nil, &FutureRevisionError{Requested: from, Current: cur}
 	}
-	if err := s.checkHistory(resource, from); err != nil {
+	if err := s.checkWatch(resource, from); err != nil {
 		return nil, err
 	}
 
@@ -73,6 +74,29 @@ func (s *Store) Watch(ctx context.Context, resource string, opts WatchOptions) (
 	// for mu, so stopCtx is set before it reads it.
 	w.stopCtx = context.AfterFunc(ctx, w.Stop)
 	return w, nil
+}
+
+// WatchCompactedRevision returns the oldest revision a watch can start
+// from: every event with a revision greater than it is still in the event
+// log, which Options.EventLogSize and EventLogBytes bound. Watches from
+// older revisions get *CompactedError.
+func (s *Store) WatchCompactedRevision() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.compacted
+}
+
+// checkWatch reports whether the events of resource after rev are all in
+// the log. Called with mu held.
+func (s *Store) checkWatch(resource string, rev int64) error {
+	oldest := s.compacted
+	if d, ok := s.dropped[resource]; ok && d > oldest {
+		oldest = d
+	}
+	if rev < oldest {
+		return &CompactedError{Requested: rev, Oldest: oldest}
+	}
+	return nil
 }
 
 // fanOut sends ev to every matching watcher without blocking, closing the
