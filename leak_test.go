@@ -16,14 +16,18 @@ import (
 	"github.com/fakeplane/fakeplane"
 )
 
-// goroutinesOutsideFakeplane are started once per process by libraries the
-// tests use, and live as long as the process.
+// goroutinesOutsideFakeplane are the tests' clients' goroutines, started by
+// libraries the tests use: some live as long as the process, some outlive
+// the client that started them. None is fakeplane's.
 var goroutinesOutsideFakeplane = []goleak.Option{
 	goleak.IgnoreTopFunction("k8s.io/klog/v2.(*loggingT).flushDaemon"),
 	goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/util/wait.BackoffUntilWithContext.func1"),
 	goleak.IgnoreAnyFunction("k8s.io/client-go/util/workqueue.(*Typed[...]).updateUnfinishedWorkLoop"),
 	goleak.IgnoreAnyFunction("k8s.io/client-go/util/workqueue.(*delayingType[...]).waitingLoop"),
 	goleak.IgnoreAnyFunction("sigs.k8s.io/controller-runtime/pkg/log.(*loggerPromise).Fulfill"),
+	// controller-runtime's cache filters its watches; a stopped informer
+	// leaves the filter blocked on a send (client side, not fakeplane's).
+	goleak.IgnoreTopFunction("k8s.io/apimachinery/pkg/watch.(*filteredWatch).loop"),
 	goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
 	goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
 	goleak.IgnoreAnyFunction("golang.org/x/net/http2.(*ClientConn).readLoop"),

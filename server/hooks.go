@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"reflect"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	strategies "github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -166,9 +168,14 @@ func invalidKind(c *call) schema.GroupKind {
 // types the rules of upstream's strategy, all in one 422.
 func (s *Server) validateCreate(c *call, o *object) error {
 	errs := s.validateMeta(c, o)
-	errs = append(errs, validateBuiltin(o.obj, nil)...)
+	if st, ok := strategies.For(c.res.gr); ok {
+		st.PrepareForCreate(c.ctx(), o.obj)
+		errs = append(errs, st.Validate(c.ctx(), o.obj)...)
+	} else {
+		errs = append(errs, validateBuiltin(o.obj, nil)...)
+	}
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), dedupErrors(errs))
+		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), validate.Dedup(errs))
 	}
 	return nil
 }
@@ -181,7 +188,7 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		if len(errs) == 0 {
 			return nil
 		}
-		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), dedupErrors(errs))
+		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), validate.Dedup(errs))
 	}
 	if mode == internalWrite {
 		return invalid(metaErrs)
@@ -241,7 +248,12 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 	errs := metaErrs
 	switch {
 	case mode == mainWrite:
-		errs = append(errs, validateBuiltin(o.obj, old.obj)...)
+		if st, ok := strategies.For(c.res.gr); ok {
+			st.PrepareForUpdate(c.ctx(), o.obj, old.obj)
+			errs = append(errs, st.ValidateUpdate(c.ctx(), o.obj, old.obj)...)
+		} else {
+			errs = append(errs, validateBuiltin(o.obj, old.obj)...)
+		}
 	case mode == statusWrite:
 		errs = append(errs, validateBuiltinStatus(o.obj, old.obj)...)
 	}

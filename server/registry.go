@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/fakeplane/fakeplane/internal/builtin"
+	strategies "github.com/fakeplane/fakeplane/registry"
 )
 
 // typesScheme knows every built-in Go type the server decodes into. It is
@@ -200,6 +202,11 @@ func newRegistry() (*registry, error) {
 			conditionalUpdate: conditionalUpdateResources.Has(key),
 			subs:              map[string]builtin.Subresource{},
 			managed:           newBuiltinFieldManagers(),
+		}
+		if st, ok := strategies.For(r.gr); ok {
+			// The resource's strategy decides, as upstream's does.
+			r.createOnUpdate = st.AllowCreateOnUpdate(context.Background())
+			r.conditionalUpdate = !st.AllowUnconditionalUpdate(context.Background())
 		}
 		group, version, resName := b.Group, b.Version, b.Resource
 		r.convertField = func(label string) (string, bool) { return builtin.ConvertFieldLabel(group, version, resName, label) }

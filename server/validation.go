@@ -1,10 +1,6 @@
 package server
 
 import (
-	"encoding/json"
-	"k8s.io/apimachinery/pkg/api/validation/path"
-	"reflect"
-	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -19,7 +15,6 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -34,16 +29,6 @@ import (
 // ValidateUpdate for a built-in object, metadata excluded.
 func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
-	case *corev1.ConfigMap:
-		if old != nil {
-			return validateConfigMapUpdate(n, old.(*corev1.ConfigMap))
-		}
-		return validateConfigMap(n)
-	case *corev1.Secret:
-		if old != nil {
-			return validateSecretUpdate(n, old.(*corev1.Secret))
-		}
-		return validateSecret(n)
 	case *corev1.Pod:
 		if old != nil {
 			return validatePodUpdate(n, old.(*corev1.Pod))
@@ -187,168 +172,4 @@ func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 		return validateNode(n, old.(*corev1.Node))
 	}
 	return nil
-}
-
-// dedupErrors drops repeated errors, keeping the first of each: upstream
-// runs the metadata rules more than once on update but answers each once.
-func dedupErrors(errs field.ErrorList) field.ErrorList {
-	seen := map[string]bool{}
-	out := errs[:0:0]
-	for _, e := range errs {
-		k := e.Error()
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, e)
-	}
-	return out
-}
-
-func mapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// maxConfigSize is upstream's core.MaxSecretSize, the limit of a Secret's
-// or ConfigMap's data.
-const maxConfigSize = 1 << 20
-
-// immutableForbidden is upstream's message for changing an immutable
-// ConfigMap or Secret.
-const immutableForbidden = "field is immutable when `immutable` is set"
-
-func validateConfigMap(cm *corev1.ConfigMap) field.ErrorList {
-	var errs field.ErrorList
-	size := 0
-	data, binary := field.NewPath("data"), field.NewPath("binaryData")
-	for _, k := range mapKeys(cm.Data) {
-		for _, msg := range validation.IsConfigMapKey(k) {
-			errs = append(errs, field.Invalid(data.Key(k), k, msg))
-		}
-		if _, dup := cm.BinaryData[k]; dup {
-			errs = append(errs, field.Invalid(data.Key(k), k, "duplicate of key present in binaryData"))
-		}
-		size += len(cm.Data[k])
-	}
-	for _, k := range mapKeys(cm.BinaryData) {
-		for _, msg := range validation.IsConfigMapKey(k) {
-			errs = append(errs, field.Invalid(binary.Key(k), k, msg))
-		}
-		size += len(cm.BinaryData[k])
-	}
-	if size > maxConfigSize {
-		errs = append(errs, field.TooLong(field.NewPath(""), "", maxConfigSize))
-	}
-	return errs
-}
-
-func validateConfigMapUpdate(n, p *corev1.ConfigMap) field.ErrorList {
-	var errs field.ErrorList
-	if p.Immutable != nil && *p.Immutable {
-		if n.Immutable == nil || !*n.Immutable {
-			errs = append(errs, field.Forbidden(field.NewPath("immutable"), immutableForbidden))
-		}
-		if !reflect.DeepEqual(n.Data, p.Data) {
-			errs = append(errs, field.Forbidden(field.NewPath("data"), immutableForbidden))
-		}
-		if !reflect.DeepEqual(n.BinaryData, p.BinaryData) {
-			errs = append(errs, field.Forbidden(field.NewPath("binaryData"), immutableForbidden))
-		}
-	}
-	return append(errs, validateConfigMap(n)...)
-}
-
-func validateSecret(sec *corev1.Secret) field.ErrorList {
-	var errs field.ErrorList
-	data := field.NewPath("data")
-	size := 0
-	for _, k := range mapKeys(sec.Data) {
-		for _, msg := range validation.IsConfigMapKey(k) {
-			errs = append(errs, field.Invalid(data.Key(k), k, msg))
-		}
-		size += len(sec.Data[k])
-	}
-	if size > maxConfigSize {
-		errs = append(errs, field.TooLong(data, "", maxConfigSize))
-	}
-	jsonKey := func(key string) {
-		b, ok := sec.Data[key]
-		if !ok {
-			errs = append(errs, field.Required(data.Key(key), ""))
-			return
-		}
-		if err := json.Unmarshal(b, &map[string]any{}); err != nil {
-			errs = append(errs, field.Invalid(data.Key(key), "<secret contents redacted>", err.Error()))
-		}
-	}
-	switch sec.Type {
-	case corev1.SecretTypeServiceAccountToken:
-		if sec.Annotations[corev1.ServiceAccountNameKey] == "" {
-			errs = append(errs, field.Required(field.NewPath("metadata", "annotations").Key(corev1.ServiceAccountNameKey), ""))
-		}
-	case corev1.SecretTypeDockercfg:
-		jsonKey(corev1.DockerConfigKey)
-	case corev1.SecretTypeDockerConfigJson:
-		jsonKey(corev1.DockerConfigJsonKey)
-	case corev1.SecretTypeBasicAuth:
-		_, user := sec.Data[corev1.BasicAuthUsernameKey]
-		_, pass := sec.Data[corev1.BasicAuthPasswordKey]
-		if !user && !pass {
-			errs = append(errs, field.Required(data.Key(corev1.BasicAuthUsernameKey), ""),
-				field.Required(data.Key(corev1.BasicAuthPasswordKey), ""))
-		}
-	case corev1.SecretTypeSSHAuth:
-		if len(sec.Data[corev1.SSHAuthPrivateKey]) == 0 {
-			errs = append(errs, field.Required(data.Key(corev1.SSHAuthPrivateKey), ""))
-		}
-	case corev1.SecretTypeTLS:
-		if _, ok := sec.Data[corev1.TLSCertKey]; !ok {
-			errs = append(errs, field.Required(data.Key(corev1.TLSCertKey), ""))
-		}
-		if _, ok := sec.Data[corev1.TLSPrivateKeyKey]; !ok {
-			errs = append(errs, field.Required(data.Key(corev1.TLSPrivateKeyKey), ""))
-		}
-	}
-	return errs
-}
-
-func validateSecretUpdate(n, p *corev1.Secret) field.ErrorList {
-	var errs field.ErrorList
-	errs = append(errs, immutableField(n.Type, p.Type, field.NewPath("type"))...)
-	if p.Immutable != nil && *p.Immutable {
-		if n.Immutable == nil || !*n.Immutable {
-			errs = append(errs, field.Forbidden(field.NewPath("immutable"), immutableForbidden))
-		}
-		if !reflect.DeepEqual(n.Data, p.Data) {
-			errs = append(errs, field.Forbidden(field.NewPath("data"), immutableForbidden))
-		}
-	}
-	return append(errs, validateSecret(n)...)
-}
-
-// immutableField is upstream's ValidateImmutableField.
-func immutableField(n, p any, fld *field.Path) field.ErrorList {
-	if reflect.DeepEqual(n, p) {
-		return nil
-	}
-	return field.ErrorList{field.Invalid(fld, n, "field is immutable")}
-}
-
-// requiredPathSegment validates a required value that names something in a
-// URL path segment (a kind, a name): Required when empty, else upstream's
-// path segment rules.
-func requiredPathSegment(fld *field.Path, v string) field.ErrorList {
-	if v == "" {
-		return field.ErrorList{field.Required(fld, "")}
-	}
-	var errs field.ErrorList
-	for _, msg := range path.IsValidPathSegmentName(v) {
-		errs = append(errs, field.Invalid(fld, v, msg))
-	}
-	return errs
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"reflect"
 	"slices"
 	"strings"
@@ -188,7 +189,7 @@ func validateEventsV1Update(n, p *eventsv1.Event) field.ErrorList {
 		errs = append(errs, validateEventSeries(nf)...)
 	}
 	imm := func(nv, pv any, name string) {
-		errs = append(errs, immutableField(nv, pv, field.NewPath(name))...)
+		errs = append(errs, validate.ImmutableField(nv, pv, field.NewPath(name))...)
 	}
 	imm(internalValue(n.Regarding), internalValue(p.Regarding), "involvedObject")
 	imm(n.Reason, p.Reason, "reason")
@@ -438,7 +439,7 @@ func validatePVCUpdate(n, p *corev1.PersistentVolumeClaim) field.ErrorList {
 			errs = append(errs, field.Forbidden(field.NewPath("spec", "resources", "requests", "storage"), "field can not be less than status.capacity"))
 		}
 	}
-	return append(errs, immutableField(n.Spec.VolumeMode, p.Spec.VolumeMode, field.NewPath("volumeMode"))...)
+	return append(errs, validate.ImmutableField(n.Spec.VolumeMode, p.Spec.VolumeMode, field.NewPath("volumeMode"))...)
 }
 
 // validateNode is the part of upstream's ValidateNode (old nil) and
@@ -453,7 +454,7 @@ func validateNode(n, old *corev1.Node) field.ErrorList {
 		list corev1.ResourceList
 		name string
 	}{{n.Status.Capacity, "capacity"}, {n.Status.Allocatable, "allocatable"}} {
-		for _, k := range mapKeys(resourceMap(l.list)) {
+		for _, k := range validate.SortedKeys(resourceMap(l.list)) {
 			errs = append(errs, validateQuantity(k, l.list[corev1.ResourceName(k)], field.NewPath("status", l.name, k))...)
 		}
 	}
@@ -555,7 +556,7 @@ var quotaScopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeTerminati
 func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
 	var errs field.ErrorList
 	hard := field.NewPath("spec", "hard")
-	for _, k := range mapKeys(resourceMap(q.Spec.Hard)) {
+	for _, k := range validate.SortedKeys(resourceMap(q.Spec.Hard)) {
 		kf := hard.Key(k)
 		var nameErrs field.ErrorList
 		for _, msg := range validation.IsQualifiedName(k) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"slices"
 	"strings"
 
@@ -131,8 +132,8 @@ func validateIngressBackend(b *networkingv1.IngressBackend, fld *field.Path) fie
 				errs = append(errs, field.Invalid(rf.Child("apiGroup"), *r.APIGroup, msg))
 			}
 		}
-		errs = append(errs, requiredPathSegment(rf.Child("kind"), r.Kind)...)
-		errs = append(errs, requiredPathSegment(rf.Child("name"), r.Name)...)
+		errs = append(errs, validate.RequiredPathSegment(rf.Child("kind"), r.Kind)...)
+		errs = append(errs, validate.RequiredPathSegment(rf.Child("name"), r.Name)...)
 	case b.Service != nil:
 		sv := b.Service
 		if sv.Name == "" {
@@ -399,7 +400,7 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 	declarative = append(declarative, edecl...)
 	errs = append(errs, eerrs...)
 	if old != nil {
-		errs = append(errs, immutableField(es.AddressType, old.AddressType, at)...)
+		errs = append(errs, validate.ImmutableField(es.AddressType, old.AddressType, at)...)
 	}
 	return append(errs, declarative...)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"math"
 	"path"
 	"path/filepath"
@@ -916,12 +917,12 @@ func validateResources(r *corev1.ResourceRequirements, fld *field.Path) field.Er
 	var errs field.ErrorList
 	lim, req := fld.Child("limits"), fld.Child("requests")
 	overcommit := func(name string) bool { return isNativeResource(name) && !strings.HasPrefix(name, "hugepages-") }
-	for _, name := range mapKeys(resourceMap(r.Limits)) {
+	for _, name := range validate.SortedKeys(resourceMap(r.Limits)) {
 		p := lim.Key(name)
 		errs = append(errs, validateContainerResourceName(name, p)...)
 		errs = append(errs, validateQuantity(name, r.Limits[corev1.ResourceName(name)], p)...)
 	}
-	for _, name := range mapKeys(resourceMap(r.Requests)) {
+	for _, name := range validate.SortedKeys(resourceMap(r.Requests)) {
 		q := r.Requests[corev1.ResourceName(name)]
 		p := req.Key(name)
 		errs = append(errs, validateContainerResourceName(name, p)...)
@@ -1206,7 +1207,7 @@ func validatePodStatusUpdate(n, p *corev1.Pod) field.ErrorList {
 	if n.Status.ObservedGeneration < 0 {
 		errs = append(errs, field.Invalid(st.Child("observedGeneration"), n.Status.ObservedGeneration, "must be a non-negative integer"))
 	}
-	errs = append(errs, immutableField(n.Status.QOSClass, p.Status.QOSClass, st.Child("qosClass"))...)
+	errs = append(errs, validate.ImmutableField(n.Status.QOSClass, p.Status.QOSClass, st.Child("qosClass"))...)
 	errs = append(errs, validateStatusIPs(n.Status.PodIP, n.Status.PodIPs, p.Status.PodIPs, st.Child("podIPs"), false)...)
 	if len(n.Status.HostIPs) > 0 {
 		hostIPs := make([]corev1.PodIP, len(n.Status.HostIPs))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"strings"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -62,8 +63,8 @@ func validateHPA(h, old *autoscalingv2.HorizontalPodAutoscaler) field.ErrorList 
 	}
 	ref := s.ScaleTargetRef
 	rf := spec.Child("scaleTargetRef")
-	errs = append(errs, requiredPathSegment(rf.Child("kind"), ref.Kind)...)
-	errs = append(errs, requiredPathSegment(rf.Child("name"), ref.Name)...)
+	errs = append(errs, validate.RequiredPathSegment(rf.Child("kind"), ref.Kind)...)
+	errs = append(errs, validate.RequiredPathSegment(rf.Child("name"), ref.Name)...)
 	unchanged := old != nil && old.Spec.ScaleTargetRef.APIVersion == ref.APIVersion && old.Spec.ScaleTargetRef.Kind == ref.Kind
 	if !unchanged {
 		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err != nil {
@@ -96,7 +97,7 @@ func validatePriorityClass(pc, old *schedulingv1.PriorityClass) field.ErrorList 
 		if pc.Value != old.Value {
 			errs = append(errs, field.Forbidden(field.NewPath("value"), "may not be changed in an update."))
 		}
-		return append(errs, immutableField(pc.PreemptionPolicy, old.PreemptionPolicy, field.NewPath("preemptionPolicy"))...)
+		return append(errs, validate.ImmutableField(pc.PreemptionPolicy, old.PreemptionPolicy, field.NewPath("preemptionPolicy"))...)
 	}
 	if strings.HasPrefix(pc.Name, "system-") {
 		var err string
@@ -124,10 +125,10 @@ func validatePriorityClass(pc, old *schedulingv1.PriorityClass) field.ErrorList 
 func validateStorageClass(sc, old *storagev1.StorageClass) field.ErrorList {
 	if old != nil {
 		var errs field.ErrorList
-		errs = append(errs, immutableField(sc.Parameters, old.Parameters, field.NewPath("parameters"))...)
-		errs = append(errs, immutableField(sc.Provisioner, old.Provisioner, field.NewPath("provisioner"))...)
-		errs = append(errs, immutableField(sc.ReclaimPolicy, old.ReclaimPolicy, field.NewPath("reclaimPolicy"))...)
-		return append(errs, immutableField(sc.VolumeBindingMode, old.VolumeBindingMode, field.NewPath("volumeBindingMode"))...)
+		errs = append(errs, validate.ImmutableField(sc.Parameters, old.Parameters, field.NewPath("parameters"))...)
+		errs = append(errs, validate.ImmutableField(sc.Provisioner, old.Provisioner, field.NewPath("provisioner"))...)
+		errs = append(errs, validate.ImmutableField(sc.ReclaimPolicy, old.ReclaimPolicy, field.NewPath("reclaimPolicy"))...)
+		return append(errs, validate.ImmutableField(sc.VolumeBindingMode, old.VolumeBindingMode, field.NewPath("volumeBindingMode"))...)
 	}
 	var errs field.ErrorList
 	if sc.Provisioner == "" {
@@ -142,7 +143,7 @@ func validateStorageClass(sc, old *storagev1.StorageClass) field.ErrorList {
 		errs = append(errs, field.TooLong(params, "", 512))
 	} else {
 		size := 0
-		for _, k := range mapKeys(sc.Parameters) {
+		for _, k := range validate.SortedKeys(sc.Parameters) {
 			if k == "" {
 				errs = append(errs, field.Invalid(params, k, "field can not be empty."))
 			}

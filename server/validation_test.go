@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"reflect"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 func TestDedupErrors(t *testing.T) {
 	a := field.Invalid(field.NewPath("metadata", "labels"), "x y", "bad")
 	b := field.Required(field.NewPath("spec", "x"), "")
-	got := dedupErrors(field.ErrorList{a, b, a, b})
+	got := validate.Dedup(field.ErrorList{a, b, a, b})
 	if len(got) != 2 || got[0] != a || got[1] != b {
 		t.Errorf("dedupErrors kept %v", got)
 	}

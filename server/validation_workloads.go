@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"reflect"
 	"strconv"
 	"strings"
@@ -283,10 +284,10 @@ func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 func validateStatefulSetUpdate(n, p *appsv1.StatefulSet) field.ErrorList {
 	errs := validateStatefulSet(n)
 	spec := field.NewPath("spec")
-	errs = append(errs, immutableField(n.Spec.Selector, p.Spec.Selector, spec.Child("selector"))...)
+	errs = append(errs, validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, spec.Child("selector"))...)
 	errs = append(errs, immutableInternal(n.Spec.VolumeClaimTemplates, p.Spec.VolumeClaimTemplates, spec.Child("volumeClaimTemplates"))...)
-	errs = append(errs, immutableField(n.Spec.ServiceName, p.Spec.ServiceName, spec.Child("serviceName"))...)
-	errs = append(errs, immutableField(n.Spec.PodManagementPolicy, p.Spec.PodManagementPolicy, spec.Child("podManagementPolicy"))...)
+	errs = append(errs, validate.ImmutableField(n.Spec.ServiceName, p.Spec.ServiceName, spec.Child("serviceName"))...)
+	errs = append(errs, validate.ImmutableField(n.Spec.PodManagementPolicy, p.Spec.PodManagementPolicy, spec.Child("podManagementPolicy"))...)
 	return errs
 }
 
@@ -504,18 +505,18 @@ func validateJobUpdate(n, p *batchv1.Job) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := validateJobSpecWithSelector(&n.Spec, spec)
 	if n.Spec.CompletionMode == nil || *n.Spec.CompletionMode != batchv1.IndexedCompletion {
-		errs = append(errs, immutableField(n.Spec.Completions, p.Spec.Completions, spec.Child("completions"))...)
+		errs = append(errs, validate.ImmutableField(n.Spec.Completions, p.Spec.Completions, spec.Child("completions"))...)
 	} else if n.Spec.Completions != nil && !apiequality.Semantic.DeepEqual(n.Spec.Completions, p.Spec.Completions) &&
 		*n.Spec.Completions != deref32(n.Spec.Parallelism) {
 		errs = append(errs, field.Invalid(spec.Child("completions"), n.Spec.Completions, "can only be modified in tandem with spec.parallelism"))
 	}
-	errs = append(errs, immutableField(n.Spec.Selector, p.Spec.Selector, spec.Child("selector"))...)
+	errs = append(errs, validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, spec.Child("selector"))...)
 	errs = append(errs, validateJobTemplateUpdate(n, p, spec)...)
-	errs = append(errs, immutableField(n.Spec.CompletionMode, p.Spec.CompletionMode, spec.Child("completionMode"))...)
-	errs = append(errs, immutableField(n.Spec.PodFailurePolicy, p.Spec.PodFailurePolicy, spec.Child("podFailurePolicy"))...)
-	errs = append(errs, immutableField(n.Spec.BackoffLimitPerIndex, p.Spec.BackoffLimitPerIndex, spec.Child("backoffLimitPerIndex"))...)
-	errs = append(errs, immutableField(n.Spec.ManagedBy, p.Spec.ManagedBy, spec.Child("managedBy"))...)
-	errs = append(errs, immutableField(n.Spec.SuccessPolicy, p.Spec.SuccessPolicy, spec.Child("successPolicy"))...)
+	errs = append(errs, validate.ImmutableField(n.Spec.CompletionMode, p.Spec.CompletionMode, spec.Child("completionMode"))...)
+	errs = append(errs, validate.ImmutableField(n.Spec.PodFailurePolicy, p.Spec.PodFailurePolicy, spec.Child("podFailurePolicy"))...)
+	errs = append(errs, validate.ImmutableField(n.Spec.BackoffLimitPerIndex, p.Spec.BackoffLimitPerIndex, spec.Child("backoffLimitPerIndex"))...)
+	errs = append(errs, validate.ImmutableField(n.Spec.ManagedBy, p.Spec.ManagedBy, spec.Child("managedBy"))...)
+	errs = append(errs, validate.ImmutableField(n.Spec.SuccessPolicy, p.Spec.SuccessPolicy, spec.Child("successPolicy"))...)
 	errs = append(errs, validateNameAllowsCompletions(n)...)
 	return errs
 }

@@ -1,0 +1,68 @@
+// Package validate holds the small field-validation helpers that many
+// resources' strategies share, with kube-apiserver's messages.
+package validate
+
+import (
+	"reflect"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// MaxConfigSize is upstream's core.MaxSecretSize, the limit of a Secret's or
+// ConfigMap's data.
+const MaxConfigSize = 1 << 20
+
+// ImmutableForbidden is upstream's message for changing an immutable
+// ConfigMap or Secret.
+const ImmutableForbidden = "field is immutable when `immutable` is set"
+
+// SortedKeys returns the keys of m in sorted order: where upstream ranges
+// over a map (in random order), fakeplane reports in key order.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ImmutableField is upstream's ValidateImmutableField.
+func ImmutableField(n, p any, fld *field.Path) field.ErrorList {
+	if reflect.DeepEqual(n, p) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(fld, n, "field is immutable")}
+}
+
+// RequiredPathSegment validates a required value that names something in a
+// URL path segment (a kind, a name): Required when empty, else upstream's
+// path segment rules.
+func RequiredPathSegment(fld *field.Path, v string) field.ErrorList {
+	if v == "" {
+		return field.ErrorList{field.Required(fld, "")}
+	}
+	var errs field.ErrorList
+	for _, msg := range path.IsValidPathSegmentName(v) {
+		errs = append(errs, field.Invalid(fld, v, msg))
+	}
+	return errs
+}
+
+// Dedup drops repeated errors, keeping the first of each: upstream runs the
+// metadata rules more than once on update but answers each once.
+func Dedup(errs field.ErrorList) field.ErrorList {
+	seen := map[string]bool{}
+	out := errs[:0:0]
+	for _, e := range errs {
+		k := e.Error()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, e)
+	}
+	return out
+}

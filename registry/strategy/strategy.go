@@ -1,0 +1,81 @@
+// Package strategy defines what one built-in resource's strategy is: the
+// create and update rules of k8s.io/apiserver's registry/rest
+// (RESTCreateStrategy, RESTUpdateStrategy), which a strategy implements, and
+// the optional parts fakeplane asks of it (status validation, defaulting).
+// Base gives the parts most resources share, as upstream's strategies embed
+// the scheme and the name generator.
+package strategy
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage/names"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// Strategy is one built-in resource's create and update rules, as
+// kube-apiserver's pkg/registry/<group>/<resource>/strategy.go holds them.
+type Strategy interface {
+	rest.RESTCreateStrategy
+	rest.RESTUpdateStrategy
+}
+
+// StatusStrategy is implemented by a strategy whose resource has a status
+// subresource with rules of its own (upstream's status strategy).
+type StatusStrategy interface {
+	// ValidateStatusUpdate validates a write to /status.
+	ValidateStatusUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
+}
+
+// Base is the part of a strategy that most resources share: upstream's
+// scheme and name generator, no preparation, no warnings, no
+// canonicalization. A strategy embeds it and sets Namespaced.
+type Base struct {
+	// Namespaced says whether the resource's objects live in namespaces.
+	Namespaced bool
+	// CreateOnUpdate lets a PUT of a missing object create it.
+	CreateOnUpdate bool
+	// UnconditionalUpdate lets a PUT without metadata.resourceVersion
+	// replace the object.
+	UnconditionalUpdate bool
+}
+
+// ObjectKinds implements runtime.ObjectTyper with client-go's scheme, which
+// knows every built-in type.
+func (Base) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
+	return clientgoscheme.Scheme.ObjectKinds(obj)
+}
+
+// Recognizes implements runtime.ObjectTyper.
+func (Base) Recognizes(gvk schema.GroupVersionKind) bool { return clientgoscheme.Scheme.Recognizes(gvk) }
+
+// GenerateName implements names.NameGenerator as upstream's strategies do.
+func (Base) GenerateName(base string) string { return names.SimpleNameGenerator.GenerateName(base) }
+
+// NamespaceScoped reports whether objects live in namespaces.
+func (b Base) NamespaceScoped() bool { return b.Namespaced }
+
+// PrepareForCreate does nothing.
+func (Base) PrepareForCreate(context.Context, runtime.Object) {}
+
+// PrepareForUpdate does nothing.
+func (Base) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+
+// WarningsOnCreate returns none.
+func (Base) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+
+// WarningsOnUpdate returns none.
+func (Base) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string { return nil }
+
+// Canonicalize does nothing.
+func (Base) Canonicalize(runtime.Object) {}
+
+// AllowCreateOnUpdate reports CreateOnUpdate.
+func (b Base) AllowCreateOnUpdate(context.Context) bool { return b.CreateOnUpdate }
+
+// AllowUnconditionalUpdate reports UnconditionalUpdate.
+func (b Base) AllowUnconditionalUpdate(context.Context) bool { return b.UnconditionalUpdate }

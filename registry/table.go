@@ -1,0 +1,26 @@
+package registry
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fakeplane/fakeplane/registry/core/configmap"
+	"github.com/fakeplane/fakeplane/registry/core/secret"
+	"github.com/fakeplane/fakeplane/registry/strategy"
+)
+
+// strategies is the table of built-in strategies, built once and only read
+// afterwards.
+var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strategy {
+	return map[schema.GroupResource]strategy.Strategy{
+		{Group: "", Resource: "configmaps"}: configmap.Strategy,
+		{Group: "", Resource: "secrets"}:    secret.Strategy,
+	}
+})
+
+// For returns the strategy of a built-in resource.
+func For(gr schema.GroupResource) (strategy.Strategy, bool) {
+	s, ok := strategies()[gr]
+	return s, ok
+}
