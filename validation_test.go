@@ -1989,3 +1989,45 @@ spec:
 			want: "ResourceQuota \"rq3\" is invalid: [spec.hard[storage]: Invalid value: \"storage\": must be a standard resource for quota, spec.hard[storage]: Invalid value: \"-1\": must be greater than or equal to 0]"},
 	})
 }
+
+// TestPodLevelResourcesQOS creates pods through a client and reads the
+// status.qosClass kube-apiserver v1.37 sets: pod-level resources
+// (spec.resources, PodLevelResources on by default) decide it when set.
+func TestPodLevelResourcesQOS(t *testing.T) {
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	rl := func(cpu, mem string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}
+	}
+	for i, tc := range []struct {
+		name      string
+		podLevel  *corev1.ResourceRequirements
+		container corev1.ResourceRequirements
+		want      corev1.PodQOSClass
+	}{
+		{"pod-level requests equal limits, containers without resources", &corev1.ResourceRequirements{Requests: rl("1", "1Gi"), Limits: rl("1", "1Gi")}, corev1.ResourceRequirements{}, corev1.PodQOSGuaranteed},
+		{"pod-level limits only", &corev1.ResourceRequirements{Limits: rl("1", "1Gi")}, corev1.ResourceRequirements{}, corev1.PodQOSGuaranteed},
+		{"pod-level requests below limits", &corev1.ResourceRequirements{Requests: rl("500m", "1Gi"), Limits: rl("1", "1Gi")}, corev1.ResourceRequirements{}, corev1.PodQOSBurstable},
+		{"pod-level guaranteed over a burstable container", &corev1.ResourceRequirements{Requests: rl("1", "1Gi"), Limits: rl("1", "1Gi")},
+			corev1.ResourceRequirements{Requests: rl("100m", "100Mi"), Limits: rl("200m", "200Mi")}, corev1.PodQOSGuaranteed},
+		{"pod-level requests, limits from the container's", &corev1.ResourceRequirements{Requests: rl("1", "1Gi")}, corev1.ResourceRequirements{Limits: rl("1", "1Gi")}, corev1.PodQOSGuaranteed},
+		{"no pod-level resources, guaranteed container", nil, corev1.ResourceRequirements{Limits: rl("1", "1Gi")}, corev1.PodQOSGuaranteed},
+		{"no resources at all", nil, corev1.ResourceRequirements{}, corev1.PodQOSBestEffort},
+	} {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("qos-%d", i)},
+			Spec: corev1.PodSpec{Resources: tc.podLevel, Containers: []corev1.Container{
+				{Name: "c", Image: "busybox", Resources: tc.container},
+			}},
+		}
+		got, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got.Status.QOSClass != tc.want {
+			t.Errorf("%s: qosClass %s, want %s", tc.name, got.Status.QOSClass, tc.want)
+		}
+	}
+}
