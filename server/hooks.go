@@ -168,6 +168,7 @@ func invalidKind(c *call) schema.GroupKind {
 func (s *Server) validateCreate(c *call, o *object) error {
 	errs := s.validateMeta(c, o)
 	errs = append(errs, validateBuiltin(o.obj, nil)...)
+	errs = withDeclarative(errs, o.obj, nil, false)
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), dedupErrors(errs))
 	}
@@ -246,6 +247,7 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 	case mode == statusWrite:
 		errs = append(errs, validateBuiltinStatus(o.obj, old.obj)...)
 	}
+	errs = withDeclarative(errs, o.obj, old.obj, mode == statusWrite)
 	return invalid(errs)
 }
 
