@@ -2340,6 +2340,209 @@ spec:
 status:
   conditions: [{type: "bad type!", status: Maybe, reason: r, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}]`,
 			want: "DeviceTaintRule.resource.k8s.io \"val-dtr2\" is invalid: [status.conditions[0].type: Invalid value: \"bad type!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), status.conditions[0].status: Unsupported value: \"Maybe\": supported values: \"False\", \"True\", \"Unknown\"]"},
+		{name: "status devices",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-m1}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]`,
+			status: true,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-m1}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]
+
+status:
+  allocation:
+    devices:
+      results: [{request: a, driver: gpu.example.com, pool: pool-1, device: dev-0}]
+  devices:
+  - {driver: gpu.example.com, pool: pool-1, device: dev-1, shareID: not-a-uid, data: [1], conditions: [{type: Ready, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}], networkData: {ips: ["10.0.0.1", "bad"], interfaceName: eth0}}
+  - {driver: "", pool: "", device: ""}`,
+			want: "ResourceClaim.resource.k8s.io \"val-m1\" is invalid: [status.devices[0]: Invalid value: {\"Driver\":\"gpu.example.com\",\"Pool\":\"pool-1\",\"Device\":\"dev-1\",\"ShareID\":\"not-a-uid\"}: must be an allocated device in the claim, status.devices[0].data: Invalid value: \"<value omitted>\": must be a valid JSON object, status.devices[0].networkData.ips[0]: Invalid value: \"10.0.0.1\": must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64), status.devices[0].networkData.ips[1]: Invalid value: \"bad\": must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64), status.devices[1].driver: Required value, status.devices[1].pool: Required value, status.devices[1].device: Invalid value: \"\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), status.devices[1]: Invalid value: {\"Driver\":\"\",\"Pool\":\"\",\"Device\":\"\",\"ShareID\":\"\"}: must be an allocated device in the claim, status.devices[0].shareID: Invalid value: \"not-a-uid\": must be a lowercase UUID in 8-4-4-4-12 format]"},
+		{name: "slice counters and per-device nodes",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-m2}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  perDeviceNodeSelection: true
+  sharedCounters: [{name: Bad_Set, counters: {}}]
+  devices:
+  - name: d0
+    consumesCounters: [{counterSet: s, counters: {}}]
+  - name: d1
+    nodeName: ""
+    allNodes: false
+    bindingConditions: [a, a]
+    bindingFailureConditions: [a]
+  - name: d2
+    nodeName: node-1
+    allNodes: true`,
+			want: "ResourceSlice.resource.k8s.io \"val-m2\" is invalid: [spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed, spec.devices[0]: Required value: exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec, spec.devices[1].nodeName: Invalid value: \"\": must not be empty, spec.devices[1].allNodes: Invalid value: false: must be either unset or set to true, spec.devices[1]: Required value: exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec, spec.devices[1].bindingConditions[1]: Duplicate value: \"a\", spec.devices[1].bindingFailureConditions[0]: Invalid value: \"a\": bindingFailureConditions must not overlap with bindingConditions, spec.devices[2]: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec, spec.devices[0].consumesCounters[0].counters: Required value, spec.sharedCounters[0].name: Invalid value: \"Bad_Set\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.sharedCounters[0].counters: Required value]"},
+		{name: "slice capacity policy",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-m3}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  allNodes: true
+  devices:
+  - name: d0
+    capacity:
+      mem: {value: 10Gi, requestPolicy: {default: 1Gi}}
+  - name: d1
+    allowMultipleAllocations: true
+    capacity:
+      mem: {value: 10Gi, requestPolicy: {validValues: [1Gi], validRange: {min: 1Gi}}}
+      cpu: {value: "4", requestPolicy: {validValues: [1]}}`,
+			want: "ResourceSlice.resource.k8s.io \"val-m3\" is invalid: [spec.devices[0].capacity[mem].requestPolicy: Forbidden: allowMultipleAllocations must be true, spec.devices[1].capacity[cpu].requestPolicy.default: Required value: required when validValues is defined, spec.devices[1].capacity[mem].requestPolicy: Forbidden: exactly one policy can be specified, cannot specify \"validValues\" and \"validRange\" at the same time]"},
+		{name: "class update keeps stored selectors",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: val-m4}
+spec:
+  selectors: [{cel: {expression: "true"}}]`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: val-m4, labels: {a: b}}
+spec:
+  selectors: [{}]`,
+			want: "DeviceClass.resource.k8s.io \"val-m4\" is invalid: spec.selectors[0].cel: Required value"},
+		{name: "claim many requests",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-m5}
+spec:
+  devices:
+    requests: [{name: r0, exactly: {deviceClassName: gpu}}, {name: r1, exactly: {deviceClassName: gpu}}, {name: r2, exactly: {deviceClassName: gpu}}, {name: r3, exactly: {deviceClassName: gpu}}, {name: r4, exactly: {deviceClassName: gpu}}, {name: r5, exactly: {deviceClassName: gpu}}, {name: r6, exactly: {deviceClassName: gpu}}, {name: r7, exactly: {deviceClassName: gpu}}, {name: r8, exactly: {deviceClassName: gpu}}, {name: r9, exactly: {deviceClassName: gpu}}, {name: r10, exactly: {deviceClassName: gpu}}, {name: r11, exactly: {deviceClassName: gpu}}, {name: r12, exactly: {deviceClassName: gpu}}, {name: r13, exactly: {deviceClassName: gpu}}, {name: r14, exactly: {deviceClassName: gpu}}, {name: r15, exactly: {deviceClassName: gpu}}, {name: r16, exactly: {deviceClassName: gpu}}, {name: r17, exactly: {deviceClassName: gpu}}, {name: r18, exactly: {deviceClassName: gpu}}, {name: r19, exactly: {deviceClassName: gpu}}, {name: r20, exactly: {deviceClassName: gpu}}, {name: r21, exactly: {deviceClassName: gpu}}, {name: r22, exactly: {deviceClassName: gpu}}, {name: r23, exactly: {deviceClassName: gpu}}, {name: r24, exactly: {deviceClassName: gpu}}, {name: r25, exactly: {deviceClassName: gpu}}, {name: r26, exactly: {deviceClassName: gpu}}, {name: r27, exactly: {deviceClassName: gpu}}, {name: r28, exactly: {deviceClassName: gpu}}, {name: r29, exactly: {deviceClassName: gpu}}, {name: r30, exactly: {deviceClassName: gpu}}, {name: r31, exactly: {deviceClassName: gpu}}, {name: r32, exactly: {deviceClassName: gpu}}]
+    constraints: [{distinctAttribute: "bad"}, {matchAttribute: "a/b/c"}]`,
+			want: "ResourceClaim.resource.k8s.io \"val-m5\" is invalid: [spec.devices.requests: Too many: 33: must have at most 32 items, spec.devices.constraints[0].distinctAttribute: Invalid value: \"bad\": a fully qualified name must be a domain and a name separated by a slash]"},
+		{name: "taint rule taint update",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-m9}
+spec:
+  taint: {key: k, effect: NoSchedule}`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-m9}
+spec:
+  taint: {key: k, effect: Bogus}`,
+			want: "DeviceTaintRule.resource.k8s.io \"val-m9\" is invalid: spec.taint.effect: Unsupported value: \"Bogus\": supported values: \"NoExecute\", \"NoSchedule\", \"None\""},
+		{name: "generated class name",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {generateName: Bad_, name: Bad_abcde}`,
+			want: "DeviceClass.resource.k8s.io \"Bad_abcde\" is invalid: metadata.name: Invalid value: \"Bad_abcde\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+		{name: "template update with bad labels and spec",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: val-t1}
+spec:
+  spec:
+    devices:
+      requests: [{name: a, exactly: {deviceClassName: gpu, tolerations: [{key: k, operator: Exists}]}, firstAvailable: []}]`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: val-t1}
+spec:
+  metadata: {labels: {"bad key!": v}}
+  spec:
+    devices:
+      requests: [{name: a, exactly: {deviceClassName: other}}]`,
+			want: "ResourceClaimTemplate.resource.k8s.io \"val-t1\" is invalid: [spec.metadata.labels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec: Invalid value: {\"labels\":{\"bad key!\":\"v\"},\"Spec\":{\"Devices\":{\"Requests\":[{\"Name\":\"a\",\"Exactly\":{\"DeviceClassName\":\"other\",\"Selectors\":null,\"AllocationMode\":\"ExactCount\",\"Count\":1,\"AdminAccess\":null,\"Tolerations\":null,\"Capacity\":null,\"DerivedAttributes\":null},\"FirstAvailable\":null}],\"Constraints\":null,\"Config\":null}}}: field is immutable]"},
+		{name: "slice update devices",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-t2}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  nodeName: node-1
+  devices: [{name: d0}]`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-t2}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, resourceSliceCount: 0}
+  nodeName: node-1
+  devices: [{name: d0, taints: [{key: "", effect: NoSchedule}]}, {name: d1}]`,
+			want: "ResourceSlice.resource.k8s.io \"val-t2\" is invalid: [spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero, spec.devices[0].taints[0].key: Invalid value: \"\": name part must be non-empty, spec.devices[0].taints[0].key: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]"},
+		{name: "class update with config",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: val-t3}
+spec: {}`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: val-t3}
+spec:
+  config: [{opaque: {driver: "", parameters: {}}}]
+  extendedResourceName: "example.com/x y"`,
+			want: "DeviceClass.resource.k8s.io \"val-t3\" is invalid: [spec.config[0].opaque.driver: Required value, spec.extendedResourceName: Invalid value: \"example.com/x y\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]"},
+		{name: "claim status spec change ignored, reservedFor dup",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-t4}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]`,
+			status: true,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-t4}
+spec:
+  devices:
+    requests: [{name: zzz, exactly: {deviceClassName: other}}]
+status:
+  allocation:
+    devices:
+      results: [{request: a, driver: gpu.example.com, pool: pool-1, device: dev-0, tolerations: [{key: k, operator: Exists, value: v}], bindingConditions: [c1], shareID: 11111111-2222-3333-4444-555555555555}]
+    nodeSelector: {nodeSelectorTerms: []}
+  reservedFor: [{resource: pods, name: p, uid: u1}, {resource: pods, name: q, uid: u1}]`,
+			want: "ResourceClaim.resource.k8s.io \"val-t4\" is invalid: [status.allocation.devices.results[0].bindingFailureConditions: Invalid value: null: bindingFailureConditions are required to use bindingConditions, status.allocation.devices.results[0].tolerations[0].value: Invalid value: \"v\": must be empty for operator `Exists`, status.allocation.nodeSelector.nodeSelectorTerms: Required value: must have at least one node selector term, status.reservedFor[1]: Duplicate value: {\"resource\":\"pods\",\"name\":\"q\",\"uid\":\"u1\"}]"},
+		{name: "taint rule status too many conditions",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-t5}
+spec:
+  taint: {key: k, effect: NoSchedule}`,
+			status: true,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-t5}
+spec:
+  taint: {key: k, effect: NoSchedule}
+status:
+  conditions: [{type: T0, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T1, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T2, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T3, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T4, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T5, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T6, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T7, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T8, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}]`,
+			want: "DeviceTaintRule.resource.k8s.io \"val-t5\" is invalid: status.conditions: Too many: 9: must have at most 8 items"},
 	})
 }
 
