@@ -92,6 +92,12 @@ func oldField[T, F any](old *T, get func(*T) *F) *F {
 	return get(old)
 }
 
+// The declare* functions are the declarative validation of each kind,
+// what upstream generates for the kind itself (its metadata, spec and
+// status) around k8s.io/api's generated functions for the rest: a
+// DeviceClass's name is a DNS subdomain (beta), a ResourceClaim's spec is
+// immutable (beta).
+
 func declareDeviceClass(ctx context.Context, op operation.Operation, obj, old *resourcev1.DeviceClass) field.ErrorList {
 	errs := declared(op, field.NewPath("metadata"), &obj.ObjectMeta, oldField(old, func(o *resourcev1.DeviceClass) *metav1.ObjectMeta { return &o.ObjectMeta }),
 		func(fld *field.Path, m, om *metav1.ObjectMeta) field.ErrorList {
@@ -157,35 +163,27 @@ func declareResourceSlice(ctx context.Context, op operation.Operation, obj, old 
 // defaultedResource returns a resource.k8s.io/v1 object with upstream's v1
 // defaults (SetObjectDefaults_*) applied, the object kube-apiserver
 // validates: requests' allocationMode ExactCount with count 1, and
-// tolerations' operator Equal. The object itself is left alone; nil for
-// other types.
+// tolerations' operator Equal. The object itself is left alone (a copy is
+// defaulted); nil for other types.
 func defaultedResource(obj runtime.Object) runtime.Object {
-	exact := func(r *resourcev1.ExactDeviceRequest) {
-		if r.AllocationMode == "" {
-			r.AllocationMode = resourcev1.DeviceAllocationModeExactCount
+	request := func(mode *resourcev1.DeviceAllocationMode, count *int64, tolerations []resourcev1.DeviceToleration) {
+		if *mode == "" {
+			*mode = resourcev1.DeviceAllocationModeExactCount
 		}
-		if r.AllocationMode == resourcev1.DeviceAllocationModeExactCount && r.Count == 0 {
-			r.Count = 1
+		if *mode == resourcev1.DeviceAllocationModeExactCount && *count == 0 {
+			*count = 1
 		}
-		defaultTolerations(r.Tolerations)
-	}
-	sub := func(r *resourcev1.DeviceSubRequest) {
-		if r.AllocationMode == "" {
-			r.AllocationMode = resourcev1.DeviceAllocationModeExactCount
-		}
-		if r.AllocationMode == resourcev1.DeviceAllocationModeExactCount && r.Count == 0 {
-			r.Count = 1
-		}
-		defaultTolerations(r.Tolerations)
+		defaultTolerations(tolerations)
 	}
 	claimSpec := func(s *resourcev1.ResourceClaimSpec) {
 		for i := range s.Devices.Requests {
 			r := &s.Devices.Requests[i]
-			if r.Exactly != nil {
-				exact(r.Exactly)
+			if e := r.Exactly; e != nil {
+				request(&e.AllocationMode, &e.Count, e.Tolerations)
 			}
 			for j := range r.FirstAvailable {
-				sub(&r.FirstAvailable[j])
+				f := &r.FirstAvailable[j]
+				request(&f.AllocationMode, &f.Count, f.Tolerations)
 			}
 		}
 	}
@@ -205,12 +203,15 @@ func defaultedResource(obj runtime.Object) runtime.Object {
 		return o
 	case *resourcev1.DeviceClass, *resourcev1.ResourceSlice, *resourcev1.DeviceTaintRule:
 		// Their only default, a taint's timeAdded (the time of the
-		// write), is not validated.
-		return obj.DeepCopyObject()
+		// write), is not validated: the object itself is validated
+		// (validation changes nothing).
+		return obj
 	}
 	return nil
 }
 
+// defaultTolerations gives tolerations without an operator upstream's
+// default, Equal.
 func defaultTolerations(ts []resourcev1.DeviceToleration) {
 	for i := range ts {
 		if ts[i].Operator == "" {
