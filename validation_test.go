@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -161,6 +162,16 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.RbacV1().RoleBindings(ns))
 	case "ClusterRoleBinding":
 		return opsOf(cs.RbacV1().ClusterRoleBindings())
+	case "DeviceClass":
+		return opsOf(cs.ResourceV1().DeviceClasses())
+	case "DeviceTaintRule":
+		return opsOf(cs.ResourceV1().DeviceTaintRules())
+	case "ResourceClaim":
+		return opsOf(cs.ResourceV1().ResourceClaims(ns))
+	case "ResourceClaimTemplate":
+		return opsOf(cs.ResourceV1().ResourceClaimTemplates(ns))
+	case "ResourceSlice":
+		return opsOf(cs.ResourceV1().ResourceSlices())
 	default:
 		t.Fatalf("no typed client for kind %q", kind)
 		return typedOps{}
@@ -1988,4 +1999,698 @@ spec:
   hard: {storage: "-1", "count/deployments.apps": "2", "requests.example.com/gpu": "1"}`,
 			want: "ResourceQuota \"rq3\" is invalid: [spec.hard[storage]: Invalid value: \"storage\": must be a standard resource for quota, spec.hard[storage]: Invalid value: \"-1\": must be greater than or equal to 0]"},
 	})
+}
+
+// TestPodLevelResourcesQOS creates pods through a client and reads the
+// status.qosClass kube-apiserver v1.37 sets: pod-level resources
+// (spec.resources, PodLevelResources on by default) decide it when set.
+func TestPodLevelResourcesQOS(t *testing.T) {
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	rl := func(cpu, mem string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}
+	}
+	for i, tc := range []struct {
+		name      string
+		podLevel  *corev1.ResourceRequirements
+		container corev1.ResourceRequirements
+		want      corev1.PodQOSClass
+	}{
+		{"pod-level requests equal limits, containers without resources", &corev1.ResourceRequirements{Requests: rl("1", "1Gi"), Limits: rl("1", "1Gi")}, corev1.ResourceRequirements{}, corev1.PodQOSGuaranteed},
+		{"pod-level limits only", &corev1.ResourceRequirements{Limits: rl("1", "1Gi")}, corev1.ResourceRequirements{}, corev1.PodQOSGuaranteed},
+		{"pod-level requests below limits", &corev1.ResourceRequirements{Requests: rl("500m", "1Gi"), Limits: rl("1", "1Gi")}, corev1.ResourceRequirements{}, corev1.PodQOSBurstable},
+		{"pod-level guaranteed over a burstable container", &corev1.ResourceRequirements{Requests: rl("1", "1Gi"), Limits: rl("1", "1Gi")},
+			corev1.ResourceRequirements{Requests: rl("100m", "100Mi"), Limits: rl("200m", "200Mi")}, corev1.PodQOSGuaranteed},
+		{"pod-level requests, limits from the container's", &corev1.ResourceRequirements{Requests: rl("1", "1Gi")}, corev1.ResourceRequirements{Limits: rl("1", "1Gi")}, corev1.PodQOSGuaranteed},
+		{"no pod-level resources, guaranteed container", nil, corev1.ResourceRequirements{Limits: rl("1", "1Gi")}, corev1.PodQOSGuaranteed},
+		{"no resources at all", nil, corev1.ResourceRequirements{}, corev1.PodQOSBestEffort},
+	} {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("qos-%d", i)},
+			Spec: corev1.PodSpec{Resources: tc.podLevel, Containers: []corev1.Container{
+				{Name: "c", Image: "busybox", Resources: tc.container},
+			}},
+		}
+		got, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got.Status.QOSClass != tc.want {
+			t.Errorf("%s: qosClass %s, want %s", tc.name, got.Status.QOSClass, tc.want)
+		}
+	}
+}
+
+// TestResourceAPIValidation checks the 422s of resource.k8s.io/v1 objects
+// (dynamic resource allocation): kube-apiserver v1.37 answers the
+// strategy's handwritten errors, then the declarative ones (standard and
+// beta), which replace the handwritten errors they cover. (Declarative
+// errors of map entries come in Go's map order upstream too: a case has
+// at most one per map.)
+func TestResourceAPIValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "device class names and config",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: Bad_Class}
+spec:
+  selectors: [{}]
+  config: [{}, {opaque: {driver: "Bad_Driver!", parameters: [1]}}]
+  extendedResourceName: foo`,
+			want: "DeviceClass.resource.k8s.io \"Bad_Class\" is invalid: [spec.selectors[0].cel: Required value, spec.config[0].opaque: Required value, spec.config[1].opaque.parameters: Invalid value: \"<value omitted>\": must be a valid JSON object, metadata.name: Invalid value: \"Bad_Class\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.config[1].opaque.driver: Invalid value: \"Bad_Driver!\": an RFC 1123 subdomain must consist of alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'Example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.extendedResourceName: Invalid value: \"foo\": a name must be a domain-prefixed path, such as 'example.com/my-prop']"},
+		{name: "device class selectors over the limit",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: val-dc2}
+spec:
+  selectors: [{cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}, {cel: {expression: "true"}}]`,
+			want: "DeviceClass.resource.k8s.io \"val-dc2\" is invalid: spec.selectors: Too many: 33: must have at most 32 items"},
+		{name: "device class opaque driver missing",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: val-dc3}
+spec:
+  config: [{opaque: {parameters: {a: 1}}}]`,
+			want: "DeviceClass.resource.k8s.io \"val-dc3\" is invalid: spec.config[0].opaque.driver: Required value"},
+		{name: "claim request without a kind",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc1}
+spec:
+  devices:
+    requests: [{name: Bad_Req}]`,
+			want: "ResourceClaim.resource.k8s.io \"val-rc1\" is invalid: [spec.devices.requests[0].name: Invalid value: \"Bad_Req\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required]"},
+		{name: "claim exact request fields",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc2}
+spec:
+  devices:
+    requests:
+    - name: a
+      exactly: {allocationMode: Some}
+    - name: b
+      exactly: {deviceClassName: Bad_Class, count: -1}
+    - name: c
+      exactly: {deviceClassName: gpu, allocationMode: All, count: 2}`,
+			want: "ResourceClaim.resource.k8s.io \"val-rc2\" is invalid: [spec.devices.requests[0].exactly.deviceClassName: Required value, spec.devices.requests[1].exactly.deviceClassName: Invalid value: \"Bad_Class\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.devices.requests[1].exactly.count: Invalid value: -1: must be greater than zero, spec.devices.requests[2].exactly.count: Invalid value: 2: must not be specified when allocationMode is 'All', spec.devices.requests[0].exactly.allocationMode: Unsupported value: \"Some\": supported values: \"All\", \"ExactCount\"]"},
+		{name: "claim duplicate requests and both kinds",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc3}
+spec:
+  devices:
+    requests:
+    - name: a
+      exactly: {deviceClassName: gpu}
+    - name: a
+      exactly: {deviceClassName: gpu}
+      firstAvailable: [{name: x, deviceClassName: gpu}]`,
+			want: "ResourceClaim.resource.k8s.io \"val-rc3\" is invalid: [spec.devices.requests[1]: Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set, spec.devices.requests[1]: Duplicate value: {\"name\":\"a\",\"exactly\":{\"deviceClassName\":\"gpu\",\"allocationMode\":\"ExactCount\",\"count\":1},\"firstAvailable\":[{\"name\":\"x\",\"deviceClassName\":\"gpu\",\"allocationMode\":\"ExactCount\",\"count\":1}]}]"},
+		{name: "claim constraints and config",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc4}
+spec:
+  devices:
+    requests:
+    - name: a
+      exactly: {deviceClassName: gpu}
+    constraints:
+    - requests: [a, b, a/x/y]
+    config:
+    - requests: [b]
+    - opaque: {driver: gpu.example.com, parameters: "null"}`,
+			want: "ResourceClaim.resource.k8s.io \"val-rc4\" is invalid: [spec.devices.constraints[0].requests[1]: Invalid value: \"b\": must be the name of a request in the claim or the name of a request and a subrequest separated by '/', spec.devices.constraints[0].requests[2]: Invalid value: \"a/x/y\": must be the name of a request in the claim or the name of a request and a subrequest separated by '/', spec.devices.constraints[0]: Required value: exactly one of \"matchAttribute\" or \"distinctAttribute\" is required, but multiple fields are set, spec.devices.config[0].requests[0]: Invalid value: \"b\": must be the name of a request in the claim or the name of a request and a subrequest separated by '/', spec.devices.config[0].opaque: Required value, spec.devices.config[1].opaque.parameters: Invalid value: \"<value omitted>\": must be a valid JSON object]"},
+		{name: "claim tolerations",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc5}
+spec:
+  devices:
+    requests:
+    - name: a
+      exactly:
+        deviceClassName: gpu
+        tolerations:
+        - {key: "bad key", operator: Exists, value: x}
+        - {key: k, value: "bad value!", effect: Sometimes}
+        - {key: k, operator: Maybe}`,
+			want: "ResourceClaim.resource.k8s.io \"val-rc5\" is invalid: [spec.devices.requests[0].exactly.tolerations[0].value: Invalid value: \"x\": must be empty for operator `Exists`, spec.devices.requests[0].exactly.tolerations[1].value: Invalid value: \"bad value!\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), spec.devices.requests[0].exactly.tolerations[0].key: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.devices.requests[0].exactly.tolerations[1].effect: Unsupported value: \"Sometimes\": supported values: \"NoExecute\", \"NoSchedule\", \"None\", spec.devices.requests[0].exactly.tolerations[2].operator: Unsupported value: \"Maybe\": supported values: \"Equal\", \"Exists\"]"},
+		{name: "claim subrequests",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc6}
+spec:
+  devices:
+    requests:
+    - name: a
+      firstAvailable:
+      - {name: x}
+      - {name: x, deviceClassName: gpu, selectors: [{}]}`,
+			want: "ResourceClaim.resource.k8s.io \"val-rc6\" is invalid: [spec.devices.requests[0].firstAvailable[1].selectors[0].cel: Required value, spec.devices.requests[0].firstAvailable[1]: Duplicate value: {\"name\":\"x\",\"deviceClassName\":\"gpu\",\"selectors\":[{}],\"allocationMode\":\"ExactCount\",\"count\":1}, spec.devices.requests[0].firstAvailable[0].deviceClassName: Required value]"},
+		{name: "claim spec is immutable",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc7}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc7}
+spec:
+  devices:
+    requests: [{name: b, exactly: {deviceClassName: gpu}}]`,
+			want: "ResourceClaim.resource.k8s.io \"val-rc7\" is invalid: spec: Invalid value: null: field is immutable"},
+		{name: "claim status reservedFor without allocation",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc8}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]`,
+			status: true,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc8}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]
+status:
+  reservedFor: [{resource: pods, name: p, uid: u1}, {name: q}]`,
+			want: "ResourceClaim.resource.k8s.io \"val-rc8\" is invalid: [status.reservedFor[1].resource: Required value, status.reservedFor[1].uid: Required value, status.reservedFor: Forbidden: may not be specified when `allocated` is not set]"},
+		{name: "claim status allocation",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc9}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]`,
+			status: true,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-rc9}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]
+status:
+  allocation:
+    devices:
+      results:
+      - {request: b, driver: gpu.example.com, pool: pool-1, device: Bad_Device}
+      - {request: a, driver: "", pool: "", device: d}
+      config:
+      - {source: Nowhere, requests: [a], opaque: {driver: gpu.example.com, parameters: {}}}`,
+			want: "ResourceClaim.resource.k8s.io \"val-rc9\" is invalid: [status.allocation.devices.results[0].request: Invalid value: \"b\": must be the name of a request in the claim or the name of a request and a subrequest separated by '/', status.allocation.devices.results[0].device: Invalid value: \"Bad_Device\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), status.allocation.devices.results[1].driver: Required value, status.allocation.devices.results[1].pool: Required value, status.allocation.devices.config[0].source: Unsupported value: \"Nowhere\": supported values: \"FromClaim\", \"FromClass\"]"},
+		{name: "claim template metadata",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: val-rct1}
+spec:
+  metadata:
+    name: x
+    namespace: "y"
+    labels: {"bad key!": v}
+    finalizers: [f]
+  spec:
+    devices:
+      requests: [{name: a, exactly: {}}]`,
+			want: "ResourceClaimTemplate.resource.k8s.io \"val-rct1\" is invalid: [spec.metadata.labels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.metadata.name: Forbidden: cannot be set, spec.metadata.namespace: Forbidden: cannot be set, spec.metadata.finalizers: Forbidden: cannot be set, spec.spec.devices.requests[0].exactly.deviceClassName: Required value]"},
+		{name: "claim template spec is immutable",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: val-rct2}
+spec:
+  spec:
+    devices:
+      requests: [{name: a, exactly: {deviceClassName: gpu}}]`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: val-rct2}
+spec:
+  spec:
+    devices:
+      requests: [{name: b, exactly: {deviceClassName: gpu}}]`,
+			want: "ResourceClaimTemplate.resource.k8s.io \"val-rct2\" is invalid: spec: Invalid value: {\"Spec\":{\"Devices\":{\"Requests\":[{\"Name\":\"b\",\"Exactly\":{\"DeviceClassName\":\"gpu\",\"Selectors\":null,\"AllocationMode\":\"ExactCount\",\"Count\":1,\"AdminAccess\":null,\"Tolerations\":null,\"Capacity\":null,\"DerivedAttributes\":null},\"FirstAvailable\":null}],\"Constraints\":null,\"Config\":null}}}: field is immutable"},
+		{name: "slice without driver, pool and node",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-rs1}
+spec:
+  pool: {generation: -1}`,
+			want: "ResourceSlice.resource.k8s.io \"val-rs1\" is invalid: [spec.driver: Required value, spec.pool.name: Required value, spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero, spec.pool.generation: Invalid value: -1: must be greater than or equal to zero, spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required]"},
+		{name: "slice node selection",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-rs2}
+spec:
+  driver: gpu.example.com
+  pool: {name: pool/Bad_Part, resourceSliceCount: 1}
+  nodeName: ""
+  allNodes: false
+  perDeviceNodeSelection: true
+  nodeSelector:
+    nodeSelectorTerms:
+    - matchExpressions: [{key: "bad key", operator: Sometimes, values: [a]}]
+    - matchFields: [{key: spec.x, operator: In, values: [a, b]}]`,
+			want: "ResourceSlice.resource.k8s.io \"val-rs2\" is invalid: [spec.pool.name: Invalid value: \"Bad_Part\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.nodeName: Invalid value: \"\": must be either unset or set to a non-empty string, spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: \"Sometimes\": not a valid selector operator, spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].key: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.nodeSelector.nodeSelectorTerms[1].matchFields[0].values: Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector, spec.nodeSelector.nodeSelectorTerms[1].matchFields[0].key: Invalid value: \"spec.x\": not a valid field selector key, spec.nodeSelector.nodeSelectorTerms: Invalid value: [{\"MatchExpressions\":[{\"Key\":\"bad key\",\"Operator\":\"Sometimes\",\"Values\":[\"a\"]}],\"MatchFields\":null},{\"MatchExpressions\":null,\"MatchFields\":[{\"Key\":\"spec.x\",\"Operator\":\"In\",\"Values\":[\"a\",\"b\"]}]}]: must have exactly one node selector term, spec.allNodes: Invalid value: false: must be either unset or set to true, spec: Invalid value: \"{`nodeSelector`, `perDeviceNodeSelection`}\": exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set]"},
+		{name: "slice devices",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-rs3}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  nodeName: node-1
+  devices:
+  - name: Bad_Device
+    attributes:
+      none: {}
+      "bad-name": {string: x}
+  - name: Bad_Device
+    attributes: {ver: {version: "1.0"}}
+    nodeName: "n"
+    taints: [{key: k, effect: Sometimes}, {effect: NoSchedule}]`,
+			want: "ResourceSlice.resource.k8s.io \"val-rs3\" is invalid: [spec.devices[0].name: Invalid value: \"Bad_Device\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.devices[0].attributes: Invalid value: \"bad-name\": a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*'), spec.devices[1].name: Invalid value: \"Bad_Device\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.devices[1].attributes[ver].version: Invalid value: \"1.0\": must be a string compatible with semver.org spec 2.0.0, spec.devices[1].taints[1].key: Invalid value: \"\": name part must be non-empty, spec.devices[1].taints[1].key: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.devices[1]: Invalid value: null: `nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec, spec.devices[1]: Duplicate value: \"Bad_Device\", spec.devices[0].attributes[none]: Invalid value: \"\": must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`, spec.devices[1].taints[0].effect: Unsupported value: \"Sometimes\": supported values: \"NoExecute\", \"NoSchedule\", \"None\"]"},
+		{name: "slice driver and pool are immutable",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-rs4}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  nodeName: node-1`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-rs4}
+spec:
+  driver: other.example.com
+  pool: {name: p2, resourceSliceCount: 1}
+  nodeName: node-2`,
+			want: "ResourceSlice.resource.k8s.io \"val-rs4\" is invalid: [spec.pool.name: Invalid value: \"p2\": field is immutable, spec.driver: Invalid value: \"other.example.com\": field is immutable, spec.nodeName: Invalid value: \"node-2\": field is immutable]"},
+		{name: "taint rule selector and taint",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-dtr1}
+spec:
+  deviceSelector: {driver: "Bad Driver", pool: "", device: Bad_Device}
+  taint: {value: "bad value!", effect: Sometimes}`,
+			want: "DeviceTaintRule.resource.k8s.io \"val-dtr1\" is invalid: [spec.deviceSelector.driver: Invalid value: \"Bad Driver\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.deviceSelector.pool: Required value, spec.deviceSelector.device: Invalid value: \"Bad_Device\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.taint.key: Invalid value: \"\": name part must be non-empty, spec.taint.key: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.taint.value: Invalid value: \"bad value!\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), spec.taint.effect: Unsupported value: \"Sometimes\": supported values: \"NoExecute\", \"NoSchedule\", \"None\"]"},
+		{name: "taint rule status conditions",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-dtr2}
+spec:
+  taint: {key: k, effect: NoSchedule}`,
+			status: true,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-dtr2}
+spec:
+  taint: {key: k, effect: NoSchedule}
+status:
+  conditions: [{type: "bad type!", status: Maybe, reason: r, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}]`,
+			want: "DeviceTaintRule.resource.k8s.io \"val-dtr2\" is invalid: [status.conditions[0].type: Invalid value: \"bad type!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), status.conditions[0].status: Unsupported value: \"Maybe\": supported values: \"False\", \"True\", \"Unknown\"]"},
+		{name: "status devices",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-m1}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]`,
+			status: true,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-m1}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]
+
+status:
+  allocation:
+    devices:
+      results: [{request: a, driver: gpu.example.com, pool: pool-1, device: dev-0}]
+  devices:
+  - {driver: gpu.example.com, pool: pool-1, device: dev-1, shareID: not-a-uid, data: [1], conditions: [{type: Ready, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}], networkData: {ips: ["10.0.0.1", "bad"], interfaceName: eth0}}
+  - {driver: "", pool: "", device: ""}`,
+			want: "ResourceClaim.resource.k8s.io \"val-m1\" is invalid: [status.devices[0]: Invalid value: {\"Driver\":\"gpu.example.com\",\"Pool\":\"pool-1\",\"Device\":\"dev-1\",\"ShareID\":\"not-a-uid\"}: must be an allocated device in the claim, status.devices[0].data: Invalid value: \"<value omitted>\": must be a valid JSON object, status.devices[0].networkData.ips[0]: Invalid value: \"10.0.0.1\": must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64), status.devices[0].networkData.ips[1]: Invalid value: \"bad\": must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64), status.devices[1].driver: Required value, status.devices[1].pool: Required value, status.devices[1].device: Invalid value: \"\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), status.devices[1]: Invalid value: {\"Driver\":\"\",\"Pool\":\"\",\"Device\":\"\",\"ShareID\":\"\"}: must be an allocated device in the claim, status.devices[0].shareID: Invalid value: \"not-a-uid\": must be a lowercase UUID in 8-4-4-4-12 format]"},
+		{name: "slice counters and per-device nodes",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-m2}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  perDeviceNodeSelection: true
+  sharedCounters: [{name: Bad_Set, counters: {}}]
+  devices:
+  - name: d0
+    consumesCounters: [{counterSet: s, counters: {}}]
+  - name: d1
+    nodeName: ""
+    allNodes: false
+    bindingConditions: [a, a]
+    bindingFailureConditions: [a]
+  - name: d2
+    nodeName: node-1
+    allNodes: true`,
+			want: "ResourceSlice.resource.k8s.io \"val-m2\" is invalid: [spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed, spec.devices[0]: Required value: exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec, spec.devices[1].nodeName: Invalid value: \"\": must not be empty, spec.devices[1].allNodes: Invalid value: false: must be either unset or set to true, spec.devices[1]: Required value: exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec, spec.devices[1].bindingConditions[1]: Duplicate value: \"a\", spec.devices[1].bindingFailureConditions[0]: Invalid value: \"a\": bindingFailureConditions must not overlap with bindingConditions, spec.devices[2]: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec, spec.devices[0].consumesCounters[0].counters: Required value, spec.sharedCounters[0].name: Invalid value: \"Bad_Set\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.sharedCounters[0].counters: Required value]"},
+		{name: "slice capacity policy",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-m3}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  allNodes: true
+  devices:
+  - name: d0
+    capacity:
+      mem: {value: 10Gi, requestPolicy: {default: 1Gi}}
+  - name: d1
+    allowMultipleAllocations: true
+    capacity:
+      mem: {value: 10Gi, requestPolicy: {validValues: [1Gi], validRange: {min: 1Gi}}}
+      cpu: {value: "4", requestPolicy: {validValues: [1]}}`,
+			want: "ResourceSlice.resource.k8s.io \"val-m3\" is invalid: [spec.devices[0].capacity[mem].requestPolicy: Forbidden: allowMultipleAllocations must be true, spec.devices[1].capacity[cpu].requestPolicy.default: Required value: required when validValues is defined, spec.devices[1].capacity[mem].requestPolicy: Forbidden: exactly one policy can be specified, cannot specify \"validValues\" and \"validRange\" at the same time]"},
+		{name: "class update keeps stored selectors",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: val-m4}
+spec:
+  selectors: [{cel: {expression: "true"}}]`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: val-m4, labels: {a: b}}
+spec:
+  selectors: [{}]`,
+			want: "DeviceClass.resource.k8s.io \"val-m4\" is invalid: spec.selectors[0].cel: Required value"},
+		{name: "claim many requests",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-m5}
+spec:
+  devices:
+    requests: [{name: r0, exactly: {deviceClassName: gpu}}, {name: r1, exactly: {deviceClassName: gpu}}, {name: r2, exactly: {deviceClassName: gpu}}, {name: r3, exactly: {deviceClassName: gpu}}, {name: r4, exactly: {deviceClassName: gpu}}, {name: r5, exactly: {deviceClassName: gpu}}, {name: r6, exactly: {deviceClassName: gpu}}, {name: r7, exactly: {deviceClassName: gpu}}, {name: r8, exactly: {deviceClassName: gpu}}, {name: r9, exactly: {deviceClassName: gpu}}, {name: r10, exactly: {deviceClassName: gpu}}, {name: r11, exactly: {deviceClassName: gpu}}, {name: r12, exactly: {deviceClassName: gpu}}, {name: r13, exactly: {deviceClassName: gpu}}, {name: r14, exactly: {deviceClassName: gpu}}, {name: r15, exactly: {deviceClassName: gpu}}, {name: r16, exactly: {deviceClassName: gpu}}, {name: r17, exactly: {deviceClassName: gpu}}, {name: r18, exactly: {deviceClassName: gpu}}, {name: r19, exactly: {deviceClassName: gpu}}, {name: r20, exactly: {deviceClassName: gpu}}, {name: r21, exactly: {deviceClassName: gpu}}, {name: r22, exactly: {deviceClassName: gpu}}, {name: r23, exactly: {deviceClassName: gpu}}, {name: r24, exactly: {deviceClassName: gpu}}, {name: r25, exactly: {deviceClassName: gpu}}, {name: r26, exactly: {deviceClassName: gpu}}, {name: r27, exactly: {deviceClassName: gpu}}, {name: r28, exactly: {deviceClassName: gpu}}, {name: r29, exactly: {deviceClassName: gpu}}, {name: r30, exactly: {deviceClassName: gpu}}, {name: r31, exactly: {deviceClassName: gpu}}, {name: r32, exactly: {deviceClassName: gpu}}]
+    constraints: [{distinctAttribute: "bad"}, {matchAttribute: "a/b/c"}]`,
+			want: "ResourceClaim.resource.k8s.io \"val-m5\" is invalid: [spec.devices.requests: Too many: 33: must have at most 32 items, spec.devices.constraints[0].distinctAttribute: Invalid value: \"bad\": a fully qualified name must be a domain and a name separated by a slash]"},
+		{name: "taint rule taint update",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-m9}
+spec:
+  taint: {key: k, effect: NoSchedule}`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-m9}
+spec:
+  taint: {key: k, effect: Bogus}`,
+			want: "DeviceTaintRule.resource.k8s.io \"val-m9\" is invalid: spec.taint.effect: Unsupported value: \"Bogus\": supported values: \"NoExecute\", \"NoSchedule\", \"None\""},
+		{name: "generated class name",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {generateName: Bad_, name: Bad_abcde}`,
+			want: "DeviceClass.resource.k8s.io \"Bad_abcde\" is invalid: metadata.name: Invalid value: \"Bad_abcde\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+		{name: "template update with bad labels and spec",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: val-t1}
+spec:
+  spec:
+    devices:
+      requests: [{name: a, exactly: {deviceClassName: gpu, tolerations: [{key: k, operator: Exists}]}, firstAvailable: []}]`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: val-t1}
+spec:
+  metadata: {labels: {"bad key!": v}}
+  spec:
+    devices:
+      requests: [{name: a, exactly: {deviceClassName: other}}]`,
+			want: "ResourceClaimTemplate.resource.k8s.io \"val-t1\" is invalid: [spec.metadata.labels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec: Invalid value: {\"labels\":{\"bad key!\":\"v\"},\"Spec\":{\"Devices\":{\"Requests\":[{\"Name\":\"a\",\"Exactly\":{\"DeviceClassName\":\"other\",\"Selectors\":null,\"AllocationMode\":\"ExactCount\",\"Count\":1,\"AdminAccess\":null,\"Tolerations\":null,\"Capacity\":null,\"DerivedAttributes\":null},\"FirstAvailable\":null}],\"Constraints\":null,\"Config\":null}}}: field is immutable]"},
+		{name: "slice update devices",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-t2}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  nodeName: node-1
+  devices: [{name: d0}]`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-t2}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, resourceSliceCount: 0}
+  nodeName: node-1
+  devices: [{name: d0, taints: [{key: "", effect: NoSchedule}]}, {name: d1}]`,
+			want: "ResourceSlice.resource.k8s.io \"val-t2\" is invalid: [spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero, spec.devices[0].taints[0].key: Invalid value: \"\": name part must be non-empty, spec.devices[0].taints[0].key: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]"},
+		{name: "class update with config",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: val-t3}
+spec: {}`,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: val-t3}
+spec:
+  config: [{opaque: {driver: "", parameters: {}}}]
+  extendedResourceName: "example.com/x y"`,
+			want: "DeviceClass.resource.k8s.io \"val-t3\" is invalid: [spec.config[0].opaque.driver: Required value, spec.extendedResourceName: Invalid value: \"example.com/x y\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]"},
+		{name: "claim status spec change ignored, reservedFor dup",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-t4}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]`,
+			status: true,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-t4}
+spec:
+  devices:
+    requests: [{name: zzz, exactly: {deviceClassName: other}}]
+status:
+  allocation:
+    devices:
+      results: [{request: a, driver: gpu.example.com, pool: pool-1, device: dev-0, tolerations: [{key: k, operator: Exists, value: v}], bindingConditions: [c1], shareID: 11111111-2222-3333-4444-555555555555}]
+    nodeSelector: {nodeSelectorTerms: []}
+  reservedFor: [{resource: pods, name: p, uid: u1}, {resource: pods, name: q, uid: u1}]`,
+			want: "ResourceClaim.resource.k8s.io \"val-t4\" is invalid: [status.allocation.devices.results[0].bindingFailureConditions: Invalid value: null: bindingFailureConditions are required to use bindingConditions, status.allocation.devices.results[0].tolerations[0].value: Invalid value: \"v\": must be empty for operator `Exists`, status.allocation.nodeSelector.nodeSelectorTerms: Required value: must have at least one node selector term, status.reservedFor[1]: Duplicate value: {\"resource\":\"pods\",\"name\":\"q\",\"uid\":\"u1\"}]"},
+		{name: "taint rule status too many conditions",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-t5}
+spec:
+  taint: {key: k, effect: NoSchedule}`,
+			status: true,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-t5}
+spec:
+  taint: {key: k, effect: NoSchedule}
+status:
+  conditions: [{type: T0, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T1, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T2, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T3, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T4, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T5, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T6, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T7, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}, {type: T8, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}]`,
+			want: "DeviceTaintRule.resource.k8s.io \"val-t5\" is invalid: status.conditions: Too many: 9: must have at most 8 items"},
+	})
+}
+
+// TestResourceAPIValidObjects creates (and updates the status of) valid
+// resource.k8s.io/v1 objects of each kind: none may be rejected.
+func TestResourceAPIValidObjects(t *testing.T) {
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, nsObj("val-ref"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, before, obj string
+		status            bool
+	}{
+		{name: "class",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+  config: [{opaque: {driver: gpu.example.com, parameters: {a: 1}}}]
+  extendedResourceName: example.com/gpu`},
+		{name: "claim",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-ok1}
+spec:
+  devices:
+    requests:
+    - {name: a, exactly: {deviceClassName: gpu, tolerations: [{key: k, value: v}]}}
+    - name: b
+      firstAvailable: [{name: x, deviceClassName: gpu, allocationMode: All}, {name: "y", deviceClassName: gpu, count: 2}]
+    constraints: [{requests: [a, b/x], matchAttribute: gpu.example.com/model}]
+    config: [{requests: [b], opaque: {driver: gpu.example.com, parameters: {a: 1}}}]`},
+		{name: "claim status",
+			before: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-ok2}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]`,
+			status: true,
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: val-ok2}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]
+status:
+  allocation:
+    devices:
+      results: [{request: a, driver: gpu.example.com, pool: pool-1, device: dev-0}]
+  reservedFor: [{resource: pods, name: p, uid: 7a8a1b9e-0000-4000-8000-000000000001}]`},
+		{name: "template",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: val-ok3}
+spec:
+  metadata: {labels: {a: b}}
+  spec:
+    devices:
+      requests: [{name: a, exactly: {deviceClassName: gpu}}]`},
+		{name: "slice",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: val-ok4}
+spec:
+  driver: gpu.example.com
+  pool: {name: pool-1, resourceSliceCount: 1}
+  nodeName: node-1
+  devices:
+  - name: dev-0
+    attributes: {model: {string: a100}, gpu.example.com/ver: {version: 1.2.3}}
+    capacity: {memory: {value: 40Gi}}
+    taints: [{key: k, value: v, effect: NoSchedule}]`},
+		{name: "taint rule",
+			obj: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: val-ok5}
+spec:
+  deviceSelector: {driver: gpu.example.com, pool: pool-1, device: dev-0}
+  taint: {key: k, value: v, effect: NoExecute}`},
+	} {
+		obj := decodeYAML(t, tc.obj)
+		ops := typedOpsFor(t, cs, "val-ref", obj)
+		var err error
+		if tc.before == "" {
+			_, err = ops.create(ctx, obj)
+		} else {
+			var stored runtime.Object
+			if stored, err = ops.create(ctx, decodeYAML(t, tc.before)); err != nil {
+				t.Fatalf("%s: create before: %v", tc.name, err)
+			}
+			mustMeta(t, obj).SetResourceVersion(mustMeta(t, stored).GetResourceVersion())
+			if tc.status {
+				_, err = ops.updateStatus(ctx, obj)
+			} else {
+				_, err = ops.update(ctx, obj)
+			}
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}
+
+// TestResourceClaimAllocationOnce sets a claim's allocation through its
+// status and then changes it: kube-apiserver v1.37's declarative rule
+// keeps an allocation as it was set (it may only be cleared).
+func TestResourceClaimAllocationOnce(t *testing.T) {
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	claims := cs.ResourceV1().ResourceClaims("default")
+	claim := decodeYAML(t, `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: allocated}
+spec:
+  devices:
+    requests: [{name: a, exactly: {deviceClassName: gpu}}]`).(*resourcev1.ResourceClaim)
+	claim, err := claims.Create(ctx, claim, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim.Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{
+		Results: []resourcev1.DeviceRequestAllocationResult{{Request: "a", Driver: "gpu.example.com", Pool: "pool-1", Device: "dev-0"}},
+	}}
+	if claim, err = claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("allocating: %v", err)
+	}
+	claim.Status.Allocation.Devices.Results[0].Device = "dev-1"
+	_, err = claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{})
+	const want = `ResourceClaim.resource.k8s.io "allocated" is invalid: status.allocation: Invalid value: null: field cannot be modified once set`
+	if !apierrors.IsInvalid(err) || err.Error() != want {
+		t.Errorf("changing the allocation: %v\nwant %s", err, want)
+	}
+	claim.Status.Allocation = nil
+	if _, err = claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("clearing the allocation: %v", err)
+	}
 }

@@ -4,10 +4,10 @@
     KUBECONFIG=~/.cache/refplane/kubeconfig hack/capture-tables.py testdata/tables/*.yaml
     KUBECONFIG=~/.cache/refplane/kubeconfig hack/capture-tables.py --columns
 
---columns writes hack/testdata/table-columns-v1.37.json: the column
+--columns writes server/tabledata/table-columns-v1.37.json: the column
 definitions (names, types, formats, priorities, descriptions) of every
-resource listed in hack/testdata/table-columns-v1.37.txt, for
-TestTableColumnsMatchV137.
+resource listed in hack/testdata/table-columns-v1.37.txt, which the server
+embeds and answers (TestTableColumnsMatchV137 checks it does).
 
 For each manifest testdata/tables/NAME.yaml it creates the objects in the
 namespace tables-ref (cluster-scoped ones under their own names, so name them
@@ -216,9 +216,10 @@ def capture_columns(c):
         out[path] = t["columnDefinitions"]
     j = lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False)
     body = ",\n".join(f" {j(p)}: [\n  " + ",\n  ".join(j(col) for col in cols) + "\n ]" for p, cols in sorted(out.items()))
-    with open(os.path.join(here, "table-columns-v1.37.json"), "w") as f:
+    out_path = os.path.join(os.path.dirname(__file__), "..", "server", "tabledata", "table-columns-v1.37.json")
+    with open(out_path, "w") as f:
         f.write("{\n" + body + "\n}\n")
-    print("wrote", os.path.join(here, "table-columns-v1.37.json"))
+    print("wrote", os.path.normpath(out_path))
 
 
 if __name__ == "__main__":

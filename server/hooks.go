@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -15,12 +16,12 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	resourcehelper "k8s.io/component-helpers/resource"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	strategies "github.com/fakeplane/fakeplane/registry"
@@ -174,6 +175,7 @@ func (s *Server) validateCreate(c *call, o *object) error {
 	} else {
 		errs = append(errs, validateBuiltin(o.obj, nil)...)
 	}
+	errs = withDeclarative(errs, o.obj, nil, false)
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), validate.Dedup(errs))
 	}
@@ -257,6 +259,7 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 	case mode == statusWrite:
 		errs = append(errs, validateBuiltinStatus(o.obj, old.obj)...)
 	}
+	errs = withDeclarative(errs, o.obj, old.obj, mode == statusWrite)
 	return invalid(errs)
 }
 
@@ -337,63 +340,127 @@ func (s *Server) afterCreate(c *call, o *object) {
 	}
 }
 
-// podQOS computes a pod's QoS class from its containers' resources, as the
-// kubelet and kube-apiserver do.
+// podQOS computes the QoS class kube-apiserver v1.37's pod strategy gives a
+// new pod (ComputePodQOS after DefaultPodLevelResources, PodLevelResources
+// and PodLevelResourcesFixKubeletQOSClass on): from the pod-level resources
+// when spec.resources sets cpu, memory or hugepages once defaulted, else
+// from each container's resources. Requests are taken as defaulting leaves
+// them: a container's missing request is its limit, and pod-level requests
+// and limits are filled in from the containers' and the pod's limits.
 func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
-	requests, limits := corev1.ResourceList{}, corev1.ResourceList{}
-	guaranteed := true
-	containers := append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...)
-	isSupported := func(name corev1.ResourceName) bool {
-		return name == corev1.ResourceCPU || name == corev1.ResourceMemory
+	// SetDefaults_Pod: a container's missing request takes its limit.
+	defaulted := func(list []corev1.Container) []corev1.Container {
+		out := make([]corev1.Container, len(list))
+		for i, c := range list {
+			r := corev1.ResourceRequirements{Limits: c.Resources.Limits}
+			if len(c.Resources.Requests)+len(c.Resources.Limits) > 0 {
+				r.Requests = corev1.ResourceList{}
+				for name, q := range c.Resources.Limits {
+					r.Requests[name] = q
+				}
+				for name, q := range c.Resources.Requests {
+					r.Requests[name] = q
+				}
+			}
+			out[i] = corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy, Resources: r}
+		}
+		return out
 	}
-	add := func(list corev1.ResourceList, name corev1.ResourceName, q apiresource.Quantity) {
-		if cur, ok := list[name]; ok {
-			cur.Add(q)
-			list[name] = cur
-		} else {
-			list[name] = q.DeepCopy()
+	ctrs := &corev1.Pod{Spec: corev1.PodSpec{InitContainers: defaulted(pod.Spec.InitContainers), Containers: defaulted(pod.Spec.Containers)}}
+	// requirementsQOS is upstream's: BestEffort without requests and
+	// limits, else the shape common to cpu and memory (Burstable when a
+	// request differs from its limit or the two disagree).
+	requirementsQOS := func(r *corev1.ResourceRequirements) corev1.PodQOSClass {
+		if len(r.Requests) == 0 && len(r.Limits) == 0 {
+			return corev1.PodQOSBestEffort
 		}
-	}
-	for _, ctr := range containers {
-		// Upstream defaulting copies limits into missing requests first.
-		reqs := corev1.ResourceList{}
-		for name, q := range ctr.Resources.Limits {
-			reqs[name] = q
-		}
-		for name, q := range ctr.Resources.Requests {
-			reqs[name] = q
-		}
-		for name, q := range reqs {
-			if isSupported(name) && q.Cmp(apiresource.Quantity{}) == 1 {
-				add(requests, name, q)
+		var qos corev1.PodQOSClass
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			req, lim := r.Requests[name], r.Limits[name]
+			shape := corev1.PodQOSGuaranteed
+			switch {
+			case !req.Equal(lim):
+				return corev1.PodQOSBurstable
+			case req.IsZero():
+				shape = corev1.PodQOSBestEffort
+			}
+			if qos == "" {
+				qos = shape
+			} else if qos != shape {
+				return corev1.PodQOSBurstable
 			}
 		}
-		seen := 0
-		for name, q := range ctr.Resources.Limits {
-			if isSupported(name) && q.Cmp(apiresource.Quantity{}) == 1 {
-				seen++
-				add(limits, name, q)
+		return qos
+	}
+	if r := pod.Spec.Resources; r != nil && len(r.Requests)+len(r.Limits) > 0 {
+		// DefaultPodLevelResources, on a copy.
+		res := r.DeepCopy()
+		if res.Requests == nil {
+			res.Requests = corev1.ResourceList{}
+		}
+		if res.Limits == nil {
+			res.Limits = corev1.ResourceList{}
+		}
+		hugePages := func(name corev1.ResourceName) bool {
+			return strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+		}
+		ctrLimits := resourcehelper.AggregateContainerLimits(ctrs, resourcehelper.PodResourcesOptions{})
+		for name, q := range ctrLimits {
+			_, req := res.Requests[name]
+			if _, lim := res.Limits[name]; hugePages(name) && !req && !lim {
+				res.Limits[name] = q.DeepCopy()
 			}
 		}
-		if seen < 2 {
-			guaranteed = false
+		for name, q := range resourcehelper.AggregateContainerRequests(ctrs, resourcehelper.PodResourcesOptions{}) {
+			// Only overcommittable resources (not hugepages) come from
+			// the containers' requests.
+			if _, ok := res.Requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) && !hugePages(name) {
+				res.Requests[name] = q.DeepCopy()
+			}
+		}
+		for name, q := range res.Limits {
+			if _, ok := res.Requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+				res.Requests[name] = q.DeepCopy()
+			}
+		}
+		// A missing pod-level limit is the containers' total limit (at
+		// least the pod-level request) when every container has one.
+		for name, req := range res.Requests {
+			if _, ok := res.Limits[name]; ok || !resourcehelper.IsSupportedPodLevelResource(name) {
+				continue
+			}
+			all := true
+			for _, c := range append(append([]corev1.Container{}, ctrs.Spec.InitContainers...), ctrs.Spec.Containers...) {
+				if _, ok := c.Resources.Limits[name]; !ok {
+					all = false
+				}
+			}
+			if lim, ok := ctrLimits[name]; all && ok {
+				if req.Cmp(lim) > 0 {
+					lim = req
+				}
+				res.Limits[name] = lim.DeepCopy()
+			}
+		}
+		if resourcehelper.IsPodLevelResourcesSet(&corev1.Pod{Spec: corev1.PodSpec{Resources: res}}) {
+			return requirementsQOS(res)
 		}
 	}
-	if len(requests) == 0 && len(limits) == 0 {
+	var qos corev1.PodQOSClass
+	for _, c := range append(append([]corev1.Container{}, ctrs.Spec.InitContainers...), ctrs.Spec.Containers...) {
+		switch shape := requirementsQOS(&c.Resources); {
+		case shape == corev1.PodQOSBurstable:
+			return shape
+		case qos == "":
+			qos = shape
+		case qos != shape:
+			return corev1.PodQOSBurstable
+		}
+	}
+	if qos == "" {
 		return corev1.PodQOSBestEffort
 	}
-	if guaranteed {
-		for name, req := range requests {
-			if lim, ok := limits[name]; !ok || lim.Cmp(req) != 0 {
-				guaranteed = false
-				break
-			}
-		}
-	}
-	if guaranteed && len(requests) == len(limits) {
-		return corev1.PodQOSGuaranteed
-	}
-	return corev1.PodQOSBurstable
+	return qos
 }
 
 // resetStatus clears an object's status: the zero Status of a built-in type,

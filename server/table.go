@@ -23,10 +23,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
-// printer renders one resource's Table columns.
+// printer renders one resource's Table rows; the column definitions come
+// from the recording of kube-apiserver's (see columnsOf).
 type printer struct {
-	columns []metav1.TableColumnDefinition
-	cells   func(s *Server, obj runtime.Object) []any
+	cells func(s *Server, obj runtime.Object) []any
 	// list, when set, prints the rows of a list (a get or a watch event
 	// prints one object with cells): the index of the item each row shows
 	// and the row's cells. Upstream's list printers of a few resources look
@@ -37,26 +37,13 @@ type printer struct {
 	conditions func(obj runtime.Object) []metav1.TableRowCondition
 }
 
+// objectMetaDocs are ObjectMeta's field descriptions, which upstream's
+// generated columns (a CRD's Age) carry.
 var objectMetaDocs = metav1.ObjectMeta{}.SwaggerDoc()
-
-func col(name, typ, format, desc string, priority int32) metav1.TableColumnDefinition {
-	return metav1.TableColumnDefinition{Name: name, Type: typ, Format: format, Description: desc, Priority: priority}
-}
-
-var (
-	nameColumn      = col("Name", "string", "name", objectMetaDocs["name"], 0)
-	ageColumn       = col("Age", "string", "", objectMetaDocs["creationTimestamp"], 0)
-	createdAtColumn = col("Created At", "date", "", objectMetaDocs["creationTimestamp"], 0)
-	// containersColumn and imagesColumn are the wide columns of workloads
-	// with a pod template.
-	containersColumn = col("Containers", "string", "", "Names of each container in the template.", 1)
-	imagesColumn     = col("Images", "string", "", "Images referenced by each container in the template.", 1)
-)
 
 // createdAtPrinter is upstream's default table convertor (Name, Created At),
 // used by resources without a printer of their own.
 var createdAtPrinter = printer{
-	columns: []metav1.TableColumnDefinition{nameColumn, createdAtColumn},
 	cells: func(s *Server, obj runtime.Object) []any {
 		m, _ := meta.Accessor(obj)
 		ts, _ := m.GetCreationTimestamp().MarshalQueryParameter()
@@ -75,16 +62,8 @@ func (s *Server) age(t metav1.Time) string {
 // printers holds the column layouts fakeplane knows, keyed by group/resource.
 // Resources without one get Name and Age.
 // bindingPrinter renders RoleBindings and ClusterRoleBindings.
-func bindingPrinter(roleDesc, kind string) printer {
+func bindingPrinter() printer {
 	return printer{
-		columns: []metav1.TableColumnDefinition{
-			nameColumn,
-			col("Role", "string", "", roleDesc, 0),
-			ageColumn,
-			col("Users", "string", "", "Users in the "+kind, 1),
-			col("Groups", "string", "", "Groups in the "+kind, 1),
-			col("ServiceAccounts", "string", "", "ServiceAccounts in the "+kind, 1),
-		},
 		cells: func(s *Server, obj runtime.Object) []any {
 			var name string
 			var ref rbacv1.RoleRef
@@ -113,16 +92,9 @@ func bindingPrinter(roleDesc, kind string) printer {
 }
 
 var printers = map[string]printer{
-	"rbac.authorization.k8s.io/rolebindings":        bindingPrinter("roleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.", "roleBinding"),
-	"rbac.authorization.k8s.io/clusterrolebindings": bindingPrinter("roleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.", "clusterRoleBinding"),
+	"rbac.authorization.k8s.io/rolebindings":        bindingPrinter(),
+	"rbac.authorization.k8s.io/clusterrolebindings": bindingPrinter(),
 	"scheduling.k8s.io/priorityclasses": {
-		columns: []metav1.TableColumnDefinition{
-			nameColumn,
-			col("Value", "integer", "", "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.", 0),
-			col("Global-Default", "boolean", "", "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.", 0),
-			ageColumn,
-			col("PreemptionPolicy", "string", "", "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.", 0),
-		},
 		cells: func(s *Server, obj runtime.Object) []any {
 			pc := obj.(*schedulingv1.PriorityClass)
 			policy := ""
@@ -133,11 +105,6 @@ var printers = map[string]printer{
 		},
 	},
 	"coordination.k8s.io/leases": {
-		columns: []metav1.TableColumnDefinition{
-			nameColumn,
-			col("Holder", "string", "", "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.", 0),
-			ageColumn,
-		},
 		cells: func(s *Server, obj runtime.Object) []any {
 			l := obj.(*coordinationv1.Lease)
 			holder := ""
@@ -148,16 +115,6 @@ var printers = map[string]printer{
 		},
 	},
 	"apps/replicasets": {
-		columns: []metav1.TableColumnDefinition{
-			nameColumn,
-			col("Desired", "integer", "", "Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset", 0),
-			col("Current", "integer", "", "Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset", 0),
-			col("Ready", "integer", "", "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.", 0),
-			ageColumn,
-			containersColumn,
-			imagesColumn,
-			col("Selector", "string", "", "Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
-		},
 		cells: func(s *Server, obj runtime.Object) []any {
 			rs := obj.(*appsv1.ReplicaSet)
 			want := int32(1)
@@ -174,16 +131,6 @@ var printers = map[string]printer{
 	"rbac.authorization.k8s.io/roles":        createdAtPrinter,
 	"storage.k8s.io/csistoragecapacities":    createdAtPrinter,
 	"apiextensions.k8s.io/customresourcedefinitions": {
-		columns: []metav1.TableColumnDefinition{
-			nameColumn,
-			col("Scope", "string", "", "Cluster/Namespaced", 0),
-			col("Versions", "string", "", "Served versions", 0),
-			createdAtColumn,
-			col("Group", "string", "", "API group", 1),
-			col("Kind", "string", "", "CustomResource kind", 1),
-			col("ShortNames", "string", "", "Short names", 1),
-			col("Established", "boolean", "", "Established status", 1),
-		},
 		cells: func(s *Server, obj runtime.Object) []any {
 			crd := obj.(*apiextensionsv1.CustomResourceDefinition)
 			var versions []string
@@ -208,43 +155,24 @@ var printers = map[string]printer{
 		},
 	},
 	"/namespaces": {
-		columns: []metav1.TableColumnDefinition{nameColumn, col("Status", "string", "", "The status of the namespace", 0), ageColumn},
 		cells: func(s *Server, obj runtime.Object) []any {
 			ns := obj.(*corev1.Namespace)
 			return []any{ns.Name, string(ns.Status.Phase), s.age(ns.CreationTimestamp)}
 		},
 	},
 	"/configmaps": {
-		columns: []metav1.TableColumnDefinition{nameColumn, col("Data", "string", "", "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.", 0), ageColumn},
 		cells: func(s *Server, obj runtime.Object) []any {
 			cm := obj.(*corev1.ConfigMap)
 			return []any{cm.Name, int64(len(cm.Data) + len(cm.BinaryData)), s.age(cm.CreationTimestamp)}
 		},
 	},
 	"/secrets": {
-		columns: []metav1.TableColumnDefinition{
-			nameColumn,
-			col("Type", "string", "", "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types", 0),
-			col("Data", "string", "", "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4", 0),
-			ageColumn,
-		},
 		cells: func(s *Server, obj runtime.Object) []any {
 			sec := obj.(*corev1.Secret)
 			return []any{sec.Name, string(sec.Type), int64(len(sec.Data)), s.age(sec.CreationTimestamp)}
 		},
 	},
 	"/pods": {
-		columns: []metav1.TableColumnDefinition{
-			nameColumn,
-			col("Ready", "string", "", "The aggregate readiness state of this pod for accepting traffic.", 0),
-			col("Status", "string", "", "The aggregate status of the containers in this pod.", 0),
-			col("Restarts", "string", "", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", 0),
-			ageColumn,
-			col("IP", "string", "", "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.", 1),
-			col("Node", "string", "", "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename", 1),
-			col("Nominated Node", "string", "", "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.", 1),
-			col("Readiness Gates", "string", "", "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates", 1),
-		},
 		cells: func(s *Server, obj runtime.Object) []any { return s.podCells(obj.(*corev1.Pod)) },
 		conditions: func(obj runtime.Object) []metav1.TableRowCondition {
 			switch obj.(*corev1.Pod).Status.Phase {
@@ -257,16 +185,6 @@ var printers = map[string]printer{
 		},
 	},
 	"apps/deployments": {
-		columns: []metav1.TableColumnDefinition{
-			nameColumn,
-			col("Ready", "string", "", "Number of the pod with ready state", 0),
-			col("Up-to-date", "string", "", "Total number of non-terminating pods targeted by this deployment that have the desired template spec.", 0),
-			col("Available", "string", "", "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.", 0),
-			ageColumn,
-			containersColumn,
-			imagesColumn,
-			col("Selector", "string", "", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.", 1),
-		},
 		cells: func(s *Server, obj runtime.Object) []any {
 			d := obj.(*appsv1.Deployment)
 			want := int32(1)
@@ -283,15 +201,6 @@ var printers = map[string]printer{
 		},
 	},
 	"/services": {
-		columns: []metav1.TableColumnDefinition{
-			nameColumn,
-			col("Type", "string", "", "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types", 0),
-			col("Cluster-IP", "string", "", "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies", 0),
-			col("External-IP", "string", "", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.", 0),
-			col("Port(s)", "string", "", "The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies", 0),
-			ageColumn,
-			col("Selector", "string", "", "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/", 1),
-		},
 		cells: func(s *Server, obj runtime.Object) []any {
 			svc := obj.(*corev1.Service)
 			typ := svc.Spec.Type
@@ -538,10 +447,8 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 	if c.res.table != nil {
 		return s.crdTable(c, items, lm)
 	}
-	p, ok := printers[c.res.Group+"/"+c.res.Resource.Resource]
-	if !ok {
-		p = printer{columns: []metav1.TableColumnDefinition{nameColumn, ageColumn}}
-	}
+	key := c.res.Group + "/" + c.res.Resource.Resource
+	p := printers[key]
 	include := metav1.IncludeMetadata
 	if v := c.r.URL.Query().Get("includeObject"); v != "" {
 		include = metav1.IncludeObjectPolicy(v)
@@ -549,7 +456,7 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to convert to table: includeObject must be one of None, Metadata, Object"))
 		}
 	}
-	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/" + c.media.version}, ColumnDefinitions: p.columns, Rows: []metav1.TableRow{}}
+	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/" + c.media.version}, ColumnDefinitions: columnsOf(key), Rows: []metav1.TableRow{}}
 	if lm != nil {
 		t.ListMeta = *lm
 	}

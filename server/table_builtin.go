@@ -45,7 +45,6 @@ func init() {
 
 var builtinPrinters = map[string]printer{
 	"/componentstatuses": {
-		columns: componentStatusColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			cs := obj.(*corev1.ComponentStatus)
 			status, message, errText := "Unknown", "", ""
@@ -63,35 +62,30 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"admissionregistration.k8s.io/validatingadmissionpolicies": {
-		columns: validatingAdmissionPolicyColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			p := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy)
 			return []any{p.Name, int64(len(p.Spec.Validations)), paramKindString(p.Spec.ParamKind), s.age(p.CreationTimestamp)}
 		},
 	},
 	"admissionregistration.k8s.io/mutatingadmissionpolicies": {
-		columns: mutatingAdmissionPolicyColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			p := obj.(*admissionregistrationv1.MutatingAdmissionPolicy)
 			return []any{p.Name, int64(len(p.Spec.Mutations)), paramKindString(p.Spec.ParamKind), s.age(p.CreationTimestamp)}
 		},
 	},
 	"admissionregistration.k8s.io/validatingadmissionpolicybindings": {
-		columns: admissionPolicyBindingColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			b := obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding)
 			return []any{b.Name, b.Spec.PolicyName, paramRefString(b.Spec.ParamRef), s.age(b.CreationTimestamp)}
 		},
 	},
 	"admissionregistration.k8s.io/mutatingadmissionpolicybindings": {
-		columns: admissionPolicyBindingColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			b := obj.(*admissionregistrationv1.MutatingAdmissionPolicyBinding)
 			return []any{b.Name, b.Spec.PolicyName, paramRefString(b.Spec.ParamRef), s.age(b.CreationTimestamp)}
 		},
 	},
 	"certificates.k8s.io/clustertrustbundles": {
-		columns: clusterTrustBundleColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			b := obj.(*certificatesv1.ClusterTrustBundle)
 			signer := "<none>"
@@ -102,7 +96,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"certificates.k8s.io/podcertificaterequests": {
-		columns: podCertificateRequestColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			r := obj.(*certificatesv1.PodCertificateRequest)
 			// Issued, Denied and Failed exclude each other.
@@ -116,9 +109,7 @@ var builtinPrinters = map[string]printer{
 			return []any{r.Name, r.Spec.PodName, r.Spec.ServiceAccountName, string(r.Spec.NodeName), r.Spec.SignerName, state, selectorString(r.Spec.UnverifiedUserAnnotations)}
 		},
 	},
-	"resource.k8s.io/deviceclasses": {columns: deviceClassColumns},
 	"resource.k8s.io/devicetaintrules": {
-		columns: deviceTaintRuleColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			r := obj.(*resourcev1.DeviceTaintRule)
 			t := r.Spec.Taint
@@ -130,7 +121,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"resource.k8s.io/resourceclaims": {
-		columns: resourceClaimColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			c := obj.(*resourcev1.ResourceClaim)
 			var states []string
@@ -150,9 +140,7 @@ var builtinPrinters = map[string]printer{
 			return []any{c.Name, strings.Join(states, ","), s.age(c.CreationTimestamp)}
 		},
 	},
-	"resource.k8s.io/resourceclaimtemplates": {columns: resourceClaimTemplateColumns},
 	"resource.k8s.io/resourceslices": {
-		columns: resourceSliceColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			sl := obj.(*resourcev1.ResourceSlice)
 			node := ""
@@ -163,7 +151,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"storage.k8s.io/volumeattachments": {
-		columns: volumeAttachmentColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			va := obj.(*storagev1.VolumeAttachment)
 			pv := ""
@@ -174,14 +161,12 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"storage.k8s.io/volumeattributesclasses": {
-		columns: volumeAttributesClassColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			c := obj.(*storagev1.VolumeAttributesClass)
 			return []any{c.Name, c.DriverName, s.age(c.CreationTimestamp)}
 		},
 	},
 	"storagemigration.k8s.io/storageversionmigrations": {
-		columns: storageVersionMigrationColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			m := obj.(*storagemigrationv1.StorageVersionMigration)
 			status := "Unknown"
@@ -198,7 +183,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"apiregistration.k8s.io/apiservices": {
-		columns: apiServiceColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			svc := obj.(*apiregistrationv1.APIService)
 			service := "Local"
@@ -220,7 +204,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"certificates.k8s.io/certificatesigningrequests": {
-		columns: csrColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			csr := obj.(*certificatesv1.CertificateSigningRequest)
 			signer := "<none>"
@@ -235,7 +218,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"/resourcequotas": {
-		columns: resourceQuotaColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			rq := obj.(*corev1.ResourceQuota)
 			names := make([]string, 0, len(rq.Status.Hard))
@@ -257,7 +239,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"/podtemplates": {
-		columns: podTemplateColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			pt := obj.(*corev1.PodTemplate)
 			names, images := containerNamesImages(pt.Template.Spec.Containers)
@@ -265,7 +246,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"apps/controllerrevisions": {
-		columns: controllerRevisionColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			cr := obj.(*appsv1.ControllerRevision)
 			controller := "<none>"
@@ -280,14 +260,12 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"node.k8s.io/runtimeclasses": {
-		columns: runtimeClassColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			rc := obj.(*nodev1.RuntimeClass)
 			return []any{rc.Name, rc.Handler, s.age(rc.CreationTimestamp)}
 		},
 	},
 	"storage.k8s.io/csidrivers": {
-		columns: csiDriverColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			d := obj.(*storagev1.CSIDriver)
 			// Defaults: attach required, nothing else, Persistent volumes.
@@ -317,35 +295,30 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"storage.k8s.io/csinodes": {
-		columns: csiNodeColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			n := obj.(*storagev1.CSINode)
 			return []any{n.Name, int64(len(n.Spec.Drivers)), s.age(n.CreationTimestamp)}
 		},
 	},
 	"admissionregistration.k8s.io/mutatingwebhookconfigurations": {
-		columns: webhookConfigurationColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			w := obj.(*admissionregistrationv1.MutatingWebhookConfiguration)
 			return []any{w.Name, int64(len(w.Webhooks)), s.age(w.CreationTimestamp)}
 		},
 	},
 	"admissionregistration.k8s.io/validatingwebhookconfigurations": {
-		columns: webhookConfigurationColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			w := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration)
 			return []any{w.Name, int64(len(w.Webhooks)), s.age(w.CreationTimestamp)}
 		},
 	},
 	"networking.k8s.io/servicecidrs": {
-		columns: serviceCIDRColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			sc := obj.(*networkingv1.ServiceCIDR)
 			return []any{sc.Name, strings.Join(sc.Spec.CIDRs, ","), s.age(sc.CreationTimestamp)}
 		},
 	},
 	"networking.k8s.io/ipaddresses": {
-		columns: ipAddressColumns,
 		// Upstream prints the age too, a cell past the two columns.
 		cells: func(s *Server, obj runtime.Object) []any {
 			ip := obj.(*networkingv1.IPAddress)
@@ -361,8 +334,7 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"flowcontrol.apiserver.k8s.io/flowschemas": {
-		columns: flowSchemaColumns,
-		cells:   func(s *Server, obj runtime.Object) []any { return s.flowSchemaCells(obj.(*flowcontrolv1.FlowSchema)) },
+		cells: func(s *Server, obj runtime.Object) []any { return s.flowSchemaCells(obj.(*flowcontrolv1.FlowSchema)) },
 		// A list is ordered as the schemas match: by precedence, then name.
 		list: func(s *Server, objs []runtime.Object) ([]int, [][]any) {
 			order := make([]int, len(objs))
@@ -385,7 +357,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": {
-		columns: priorityLevelConfigurationColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			pl := obj.(*flowcontrolv1.PriorityLevelConfiguration)
 			var shares, queues, handSize, queueLength any = "<none>", "<none>", "<none>", "<none>"
@@ -403,7 +374,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"autoscaling/horizontalpodautoscalers": {
-		columns: hpaColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			var spec autoscalingv2.HorizontalPodAutoscalerSpec
 			var status autoscalingv2.HorizontalPodAutoscalerStatus
@@ -427,7 +397,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"networking.k8s.io/ingresses": {
-		columns: ingressColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			ing := obj.(*networkingv1.Ingress)
 			class := "<none>"
@@ -464,7 +433,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"networking.k8s.io/ingressclasses": {
-		columns: ingressClassColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			ic := obj.(*networkingv1.IngressClass)
 			name := ic.Name
@@ -483,14 +451,12 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"networking.k8s.io/networkpolicies": {
-		columns: networkPolicyColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			np := obj.(*networkingv1.NetworkPolicy)
 			return []any{np.Name, labelSelectorString(&np.Spec.PodSelector), s.age(np.CreationTimestamp)}
 		},
 	},
 	"policy/poddisruptionbudgets": {
-		columns: pdbColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			pdb := obj.(*policyv1.PodDisruptionBudget)
 			minAvailable, maxUnavailable := "N/A", "N/A"
@@ -504,7 +470,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"storage.k8s.io/storageclasses": {
-		columns: storageClassColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			return s.storageClassCells(obj.(*storagev1.StorageClass), "")
 		},
@@ -536,14 +501,12 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"/endpoints": {
-		columns: endpointsColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			ep := obj.(*corev1.Endpoints)
 			return []any{ep.Name, formatEndpoints(ep), s.age(ep.CreationTimestamp)}
 		},
 	},
 	"discovery.k8s.io/endpointslices": {
-		columns: endpointSliceColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			es := obj.(*discoveryv1.EndpointSlice)
 			var ports, addrs []string
@@ -565,7 +528,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"/persistentvolumes": {
-		columns: persistentVolumeColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			pv := obj.(*corev1.PersistentVolume)
 			claim := ""
@@ -594,7 +556,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"/persistentvolumeclaims": {
-		columns: persistentVolumeClaimColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			pvc := obj.(*corev1.PersistentVolumeClaim)
 			phase := pvc.Status.Phase
@@ -621,7 +582,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"/replicationcontrollers": {
-		columns: replicationControllerColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			rc := obj.(*corev1.ReplicationController)
 			// Defaults: one replica, the selector from the template's labels.
@@ -642,7 +602,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"/nodes": {
-		columns: nodeColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			n := obj.(*corev1.Node)
 			var status []string
@@ -676,11 +635,9 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"/events": {
-		columns: eventColumns,
-		cells:   func(s *Server, obj runtime.Object) []any { return s.eventCells(obj.(*corev1.Event)) },
+		cells: func(s *Server, obj runtime.Object) []any { return s.eventCells(obj.(*corev1.Event)) },
 	},
 	"events.k8s.io/events": {
-		columns: eventColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			ev := obj.(*eventsv1.Event)
 			ce := &corev1.Event{
@@ -696,7 +653,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"apps/statefulsets": {
-		columns: statefulSetColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			ss := obj.(*appsv1.StatefulSet)
 			want := int32(1)
@@ -708,7 +664,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"apps/daemonsets": {
-		columns: daemonSetColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			ds := obj.(*appsv1.DaemonSet)
 			st := ds.Status
@@ -719,7 +674,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"batch/jobs": {
-		columns: jobColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			job := obj.(*batchv1.Job)
 			names, images := containerNamesImages(job.Spec.Template.Spec.Containers)
@@ -727,7 +681,6 @@ var builtinPrinters = map[string]printer{
 		},
 	},
 	"batch/cronjobs": {
-		columns: cronJobColumns,
 		cells: func(s *Server, obj runtime.Object) []any {
 			cj := obj.(*batchv1.CronJob)
 			tz := "<none>"

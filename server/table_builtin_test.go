@@ -148,17 +148,43 @@ func TestPrintersOnEmptyObjects(t *testing.T) {
 			}()
 			cells = p.cells(s, obj)
 		}()
-		want := len(p.columns)
+		want := len(columnsOf(key))
 		if key == "networking.k8s.io/ipaddresses" {
 			want++
 		}
 		if cells != nil && len(cells) != want {
-			t.Errorf("%s: %d cells for %d columns: %v", gvr, len(cells), len(p.columns), cells)
+			t.Errorf("%s: %d cells for %d columns: %v", gvr, len(cells), len(columnsOf(key)), cells)
 		}
 	}
 	for key, p := range printers {
 		if p.cells != nil && !seen[key] {
 			t.Errorf("printer %s prints no served resource", key)
+		}
+	}
+}
+
+// TestRecordedColumns parses the embedded recording of kube-apiserver's
+// column definitions: every printer has its columns there, and the
+// columns of a resource the recording lacks are the recorded Name and Age.
+func TestRecordedColumns(t *testing.T) {
+	cols, err := recordedColumns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key := range printers {
+		if _, ok := cols[key]; !ok {
+			t.Errorf("printer %s has no recorded columns", key)
+		}
+	}
+	if got := columnsOf("/pods"); len(got) != 9 || got[0].Name != "Name" || got[5].Name != "IP" || got[5].Priority != 1 {
+		t.Errorf("pod columns %+v", got)
+	}
+	if got, want := columnsOf("example.com/unrecorded"), cols["/serviceaccounts"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("default columns %+v, want %+v", got, want)
+	}
+	for _, path := range []string{"/api/v1", "/apis/apps/v1/deployments/x", "pods"} {
+		if _, err := columnsKey(path); err == nil {
+			t.Errorf("columnsKey(%q) succeeds", path)
 		}
 	}
 }

@@ -51,7 +51,9 @@ func (Base) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, er
 }
 
 // Recognizes implements runtime.ObjectTyper.
-func (Base) Recognizes(gvk schema.GroupVersionKind) bool { return clientgoscheme.Scheme.Recognizes(gvk) }
+func (Base) Recognizes(gvk schema.GroupVersionKind) bool {
+	return clientgoscheme.Scheme.Recognizes(gvk)
+}
 
 // GenerateName implements names.NameGenerator as upstream's strategies do.
 func (Base) GenerateName(base string) string { return names.SimpleNameGenerator.GenerateName(base) }

@@ -1,0 +1,270 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/operation"
+	"k8s.io/apimachinery/pkg/api/safe"
+	"k8s.io/apimachinery/pkg/api/validate"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Validation of resource.k8s.io/v1 (dynamic resource allocation) as
+// kube-apiserver v1.37 runs it: the strategy's handwritten rules
+// (pkg/apis/resource/validation upstream; the most used of them are
+// reimplemented in validation_resource_rules.go), then the declarative
+// rules generated from the API's tags (k8s.io/api/resource/v1's
+// Validate_* functions), merged the way rest.ValidateDeclaratively merges
+// them with DeclarativeValidationBeta on: standard and beta declarative
+// errors are answered, after the handwritten ones, and replace the
+// handwritten errors they cover; alpha ones are not answered.
+
+// resourceValidationOptions are the declarative validation options the
+// strategies set: ResourceSlice's DRAPartitionableDevicesType gate is off
+// by default in v1.37. Every kind gets them (an option a tag names but
+// the operation lacks is an internal error).
+func resourceValidationOptions() map[string]bool {
+	return map[string]bool{"DRAPartitionableDevicesType": false}
+}
+
+// resourceValidationScheme holds the declarative validation of the
+// resource.k8s.io/v1 kinds, registered as upstream's RegisterValidations
+// does: per kind, the subresources it validates.
+var resourceValidationScheme = sync.OnceValue(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	register := func(obj runtime.Object, subresources map[string]bool, fn func(ctx context.Context, op operation.Operation, obj, old any) field.ErrorList) {
+		s.AddValidationFunc(obj, func(ctx context.Context, op operation.Operation, obj, old any) field.ErrorList {
+			if !subresources[op.Request.SubresourcePath()] {
+				return field.ErrorList{field.InternalError(nil, fmt.Errorf("no validation found for %T, subresource: %v", obj, op.Request.SubresourcePath()))}
+			}
+			return fn(ctx, op, obj, old)
+		})
+	}
+	main, withStatus := map[string]bool{"/": true}, map[string]bool{"/": true, "/status": true}
+	register(&resourcev1.DeviceClass{}, main, func(ctx context.Context, op operation.Operation, obj, old any) field.ErrorList {
+		return declareDeviceClass(ctx, op, obj.(*resourcev1.DeviceClass), safe.Cast[*resourcev1.DeviceClass](old))
+	})
+	register(&resourcev1.DeviceTaintRule{}, withStatus, func(ctx context.Context, op operation.Operation, obj, old any) field.ErrorList {
+		return declareDeviceTaintRule(ctx, op, obj.(*resourcev1.DeviceTaintRule), safe.Cast[*resourcev1.DeviceTaintRule](old))
+	})
+	register(&resourcev1.ResourceClaim{}, withStatus, func(ctx context.Context, op operation.Operation, obj, old any) field.ErrorList {
+		return declareResourceClaim(ctx, op, obj.(*resourcev1.ResourceClaim), safe.Cast[*resourcev1.ResourceClaim](old))
+	})
+	register(&resourcev1.ResourceClaimTemplate{}, main, func(ctx context.Context, op operation.Operation, obj, old any) field.ErrorList {
+		return declareResourceClaimTemplate(ctx, op, obj.(*resourcev1.ResourceClaimTemplate), safe.Cast[*resourcev1.ResourceClaimTemplate](old))
+	})
+	register(&resourcev1.ResourceSlice{}, main, func(ctx context.Context, op operation.Operation, obj, old any) field.ErrorList {
+		return declareResourceSlice(ctx, op, obj.(*resourcev1.ResourceSlice), safe.Cast[*resourcev1.ResourceSlice](old))
+	})
+	return s
+})
+
+// declared validates one field of a kind declaratively: on update an
+// unchanged value is not validated again (upstream's ratcheting), else
+// fn runs on the value at fld.
+func declared[T any](op operation.Operation, fld *field.Path, obj, old *T, fn func(fld *field.Path, obj, old *T) field.ErrorList) field.ErrorList {
+	if op.Type == operation.Update && old != nil && equality.Semantic.DeepEqual(obj, old) {
+		return nil
+	}
+	return fn(fld, obj, old)
+}
+
+// declaredMeta is the declarative validation of a kind's metadata:
+// ObjectMeta's own tags (all alpha in v1.37).
+func declaredMeta(ctx context.Context, op operation.Operation, obj, old *metav1.ObjectMeta) field.ErrorList {
+	return declared(op, field.NewPath("metadata"), obj, old, func(fld *field.Path, obj, old *metav1.ObjectMeta) field.ErrorList {
+		return metav1validation.Validate_ObjectMeta(ctx, op, fld, obj, old)
+	})
+}
+
+// oldField returns a field of the old object, nil without one.
+func oldField[T, F any](old *T, get func(*T) *F) *F {
+	if old == nil {
+		return nil
+	}
+	return get(old)
+}
+
+// The declare* functions are the declarative validation of each kind,
+// what upstream generates for the kind itself (its metadata, spec and
+// status) around k8s.io/api's generated functions for the rest: a
+// DeviceClass's name is a DNS subdomain (beta), a ResourceClaim's spec is
+// immutable (beta).
+
+func declareDeviceClass(ctx context.Context, op operation.Operation, obj, old *resourcev1.DeviceClass) field.ErrorList {
+	errs := declared(op, field.NewPath("metadata"), &obj.ObjectMeta, oldField(old, func(o *resourcev1.DeviceClass) *metav1.ObjectMeta { return &o.ObjectMeta }),
+		func(fld *field.Path, m, om *metav1.ObjectMeta) field.ErrorList {
+			// +k8s:subfield(name)=+k8s:optional, +k8s:format=k8s-long-name (beta).
+			var errs field.ErrorList
+			if op.Type != operation.Update || om == nil || m.Name != om.Name {
+				if m.Name != "" {
+					errs = append(errs, validate.LongName(ctx, op, fld.Child("name"), &m.Name, nil).MarkBeta()...)
+				}
+			}
+			return append(errs, metav1validation.Validate_ObjectMeta(ctx, op, fld, m, om)...)
+		})
+	return append(errs, declared(op, field.NewPath("spec"), &obj.Spec, oldField(old, func(o *resourcev1.DeviceClass) *resourcev1.DeviceClassSpec { return &o.Spec }),
+		func(fld *field.Path, s, os *resourcev1.DeviceClassSpec) field.ErrorList {
+			return resourcev1.Validate_DeviceClassSpec(ctx, op, fld, s, os)
+		})...)
+}
+
+func declareDeviceTaintRule(ctx context.Context, op operation.Operation, obj, old *resourcev1.DeviceTaintRule) field.ErrorList {
+	errs := declaredMeta(ctx, op, &obj.ObjectMeta, oldField(old, func(o *resourcev1.DeviceTaintRule) *metav1.ObjectMeta { return &o.ObjectMeta }))
+	errs = append(errs, declared(op, field.NewPath("spec"), &obj.Spec, oldField(old, func(o *resourcev1.DeviceTaintRule) *resourcev1.DeviceTaintRuleSpec { return &o.Spec }),
+		func(fld *field.Path, s, os *resourcev1.DeviceTaintRuleSpec) field.ErrorList {
+			return resourcev1.Validate_DeviceTaintRuleSpec(ctx, op, fld, s, os)
+		})...)
+	return append(errs, declared(op, field.NewPath("status"), &obj.Status, oldField(old, func(o *resourcev1.DeviceTaintRule) *resourcev1.DeviceTaintRuleStatus { return &o.Status }),
+		func(fld *field.Path, s, os *resourcev1.DeviceTaintRuleStatus) field.ErrorList {
+			return resourcev1.Validate_DeviceTaintRuleStatus(ctx, op, fld, s, os)
+		})...)
+}
+
+func declareResourceClaim(ctx context.Context, op operation.Operation, obj, old *resourcev1.ResourceClaim) field.ErrorList {
+	errs := declaredMeta(ctx, op, &obj.ObjectMeta, oldField(old, func(o *resourcev1.ResourceClaim) *metav1.ObjectMeta { return &o.ObjectMeta }))
+	errs = append(errs, declared(op, field.NewPath("spec"), &obj.Spec, oldField(old, func(o *resourcev1.ResourceClaim) *resourcev1.ResourceClaimSpec { return &o.Spec }),
+		func(fld *field.Path, s, os *resourcev1.ResourceClaimSpec) field.ErrorList {
+			// +k8s:immutable (beta) short-circuits the rest.
+			if e := validate.Immutable(ctx, op, fld, s, os).MarkBeta(); len(e) != 0 {
+				return e
+			}
+			return resourcev1.Validate_ResourceClaimSpec(ctx, op, fld, s, os)
+		})...)
+	return append(errs, declared(op, field.NewPath("status"), &obj.Status, oldField(old, func(o *resourcev1.ResourceClaim) *resourcev1.ResourceClaimStatus { return &o.Status }),
+		func(fld *field.Path, s, os *resourcev1.ResourceClaimStatus) field.ErrorList {
+			return resourcev1.Validate_ResourceClaimStatus(ctx, op, fld, s, os)
+		})...)
+}
+
+func declareResourceClaimTemplate(ctx context.Context, op operation.Operation, obj, old *resourcev1.ResourceClaimTemplate) field.ErrorList {
+	errs := declaredMeta(ctx, op, &obj.ObjectMeta, oldField(old, func(o *resourcev1.ResourceClaimTemplate) *metav1.ObjectMeta { return &o.ObjectMeta }))
+	return append(errs, declared(op, field.NewPath("spec"), &obj.Spec, oldField(old, func(o *resourcev1.ResourceClaimTemplate) *resourcev1.ResourceClaimTemplateSpec { return &o.Spec }),
+		func(fld *field.Path, s, os *resourcev1.ResourceClaimTemplateSpec) field.ErrorList {
+			return resourcev1.Validate_ResourceClaimTemplateSpec(ctx, op, fld, s, os)
+		})...)
+}
+
+func declareResourceSlice(ctx context.Context, op operation.Operation, obj, old *resourcev1.ResourceSlice) field.ErrorList {
+	errs := declaredMeta(ctx, op, &obj.ObjectMeta, oldField(old, func(o *resourcev1.ResourceSlice) *metav1.ObjectMeta { return &o.ObjectMeta }))
+	return append(errs, declared(op, field.NewPath("spec"), &obj.Spec, oldField(old, func(o *resourcev1.ResourceSlice) *resourcev1.ResourceSliceSpec { return &o.Spec }),
+		func(fld *field.Path, s, os *resourcev1.ResourceSliceSpec) field.ErrorList {
+			return resourcev1.Validate_ResourceSliceSpec(ctx, op, fld, s, os)
+		})...)
+}
+
+// defaultedResource returns a resource.k8s.io/v1 object with upstream's v1
+// defaults (SetObjectDefaults_*) applied, the object kube-apiserver
+// validates: requests' allocationMode ExactCount with count 1, and
+// tolerations' operator Equal. The object itself is left alone (a copy is
+// defaulted); nil for other types.
+func defaultedResource(obj runtime.Object) runtime.Object {
+	request := func(mode *resourcev1.DeviceAllocationMode, count *int64, tolerations []resourcev1.DeviceToleration) {
+		if *mode == "" {
+			*mode = resourcev1.DeviceAllocationModeExactCount
+		}
+		if *mode == resourcev1.DeviceAllocationModeExactCount && *count == 0 {
+			*count = 1
+		}
+		defaultTolerations(tolerations)
+	}
+	claimSpec := func(s *resourcev1.ResourceClaimSpec) {
+		for i := range s.Devices.Requests {
+			r := &s.Devices.Requests[i]
+			if e := r.Exactly; e != nil {
+				request(&e.AllocationMode, &e.Count, e.Tolerations)
+			}
+			for j := range r.FirstAvailable {
+				f := &r.FirstAvailable[j]
+				request(&f.AllocationMode, &f.Count, f.Tolerations)
+			}
+		}
+	}
+	switch o := obj.(type) {
+	case *resourcev1.ResourceClaim:
+		o = o.DeepCopy()
+		claimSpec(&o.Spec)
+		if o.Status.Allocation != nil {
+			for i := range o.Status.Allocation.Devices.Results {
+				defaultTolerations(o.Status.Allocation.Devices.Results[i].Tolerations)
+			}
+		}
+		return o
+	case *resourcev1.ResourceClaimTemplate:
+		o = o.DeepCopy()
+		claimSpec(&o.Spec.Spec)
+		return o
+	case *resourcev1.DeviceClass, *resourcev1.ResourceSlice, *resourcev1.DeviceTaintRule:
+		// Their only default, a taint's timeAdded (the time of the
+		// write), is not validated: the object itself is validated
+		// (validation changes nothing).
+		return obj
+	}
+	return nil
+}
+
+// defaultTolerations gives tolerations without an operator upstream's
+// default, Equal.
+func defaultTolerations(ts []resourcev1.DeviceToleration) {
+	for i := range ts {
+		if ts[i].Operator == "" {
+			ts[i].Operator = resourcev1.DeviceTolerationOpEqual
+		}
+	}
+}
+
+// withDeclarative completes the validation of a resource.k8s.io/v1 object
+// (old nil on create; status for a write to /status): errs, the metadata
+// errors found already, are followed by the strategy's handwritten errors
+// and then merged with the declarative ones. Other objects' errs are
+// returned as they are.
+func withDeclarative(errs field.ErrorList, obj, old runtime.Object, status bool) field.ErrorList {
+	n := defaultedResource(obj)
+	if n == nil {
+		return errs
+	}
+	var o runtime.Object
+	if old != nil {
+		o = defaultedResource(old)
+	}
+	if _, ok := n.(*resourcev1.DeviceClass); ok {
+		// The strategy validates a class's name with the declarative
+		// rule (format=k8s-long-name), which covers it, and not its
+		// generateName.
+		kept := errs[:0:0]
+		for _, e := range errs {
+			switch {
+			case e.Type == field.ErrorTypeInvalid && e.Field == "metadata.name":
+				e.WithOrigin("format=k8s-long-name").MarkCoveredByDeclarative()
+			case e.Type == field.ErrorTypeInvalid && e.Field == "metadata.generateName":
+				continue
+			}
+			kept = append(kept, e)
+		}
+		errs = kept
+	}
+	var subresources []string
+	if status {
+		subresources = []string{"status"}
+		errs = append(errs, validateResourceStatusRules(n, o)...)
+	} else {
+		errs = append(errs, validateResourceRules(n, o)...)
+	}
+	ctx := context.Background()
+	var declarative field.ErrorList
+	if o == nil {
+		declarative = resourceValidationScheme().Validate(ctx, resourceValidationOptions(), n, subresources...)
+	} else {
+		declarative = resourceValidationScheme().ValidateUpdate(ctx, resourceValidationOptions(), n, o, subresources...)
+	}
+	enforced := validate.FilterEnforcedDeclarativeErrors(ctx, declarative, true)
+	errs = validate.FilterCoveredHandwrittenErrors(ctx, errs.MarkFromImperative(), enforced, true)
+	return append(errs, enforced...)
+}

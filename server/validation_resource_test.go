@@ -1,0 +1,63 @@
+package server
+
+import (
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// TestWithDeclarative checks the merge of handwritten and declarative
+// errors: other kinds are left alone, a covered handwritten error gives
+// way to the declarative one (which comes last), and an object is
+// validated with upstream's defaults without being changed.
+func TestWithDeclarative(t *testing.T) {
+	meta := field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "Bad_Name", "bad")}
+	if got := withDeclarative(meta, &corev1.ConfigMap{}, nil, false); !reflect.DeepEqual(got, meta) {
+		t.Errorf("a ConfigMap's errors changed: %v", got)
+	}
+
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "Bad_Name"}, Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{}}}}
+	errs := withDeclarative(field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "Bad_Name", "generic")}, class, nil, false)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Field)
+	}
+	if want := []string{"spec.selectors[0].cel", "metadata.name"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("error fields %v, want %v (%v)", got, want, errs)
+	}
+	if errs[1].Detail == "generic" {
+		t.Errorf("the class name's handwritten error was kept: %v", errs)
+	}
+
+	claim := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
+		Requests: []resourcev1.DeviceRequest{{Name: "a", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu"}}},
+	}}}
+	if errs := withDeclarative(nil, claim, nil, false); len(errs) != 0 {
+		t.Errorf("a claim without an allocation mode (defaulted): %v", errs)
+	}
+	if claim.Spec.Devices.Requests[0].Exactly.AllocationMode != "" {
+		t.Errorf("validation defaulted the object itself")
+	}
+}
+
+// TestTruncateKey checks the shortening of long map keys in field paths
+// (upstream's truncateIfTooLong).
+func TestTruncateKey(t *testing.T) {
+	for _, tc := range []struct {
+		key   string
+		limit int
+		want  string
+	}{
+		{"short", 63, "short"},
+		{"abcdefghijklmnopqrstuvwxyz", 10, "abcdefg...uvwxyz"},
+		{"abcdefghijklmnopqrstuvwxyz", 20, "abcdefghi...stuvwxyz"},
+	} {
+		if got := truncateKey(tc.key, tc.limit); got != tc.want {
+			t.Errorf("truncateKey(%q, %d) = %q, want %q", tc.key, tc.limit, got, tc.want)
+		}
+	}
+}
