@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	strategies "github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry/strategy"
 	"math"
 	"reflect"
 	"slices"
@@ -28,6 +30,18 @@ import (
 // into the built-in types people create most, so that an object read back
 // equals what a cluster stores. Covered: Pods (and pod templates of
 // Deployments and ReplicaSets), Deployments, ReplicaSets and Services.
+
+// defaults sets the upstream defaults of a decoded object of the resource:
+// its strategy's when it has them, else those of applyDefaults.
+func (r *resource) defaults(obj runtime.Object) {
+	if st, ok := strategies.For(r.gr); ok {
+		if d, ok := st.(strategy.Defaulter); ok {
+			d.Default(obj)
+			return
+		}
+	}
+	applyDefaults(obj)
+}
 
 // applyDefaults sets the upstream defaults of a decoded built-in object.
 func applyDefaults(obj runtime.Object) {

@@ -25,6 +25,7 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	strategies "github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry/strategy"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -257,6 +258,12 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 			errs = append(errs, validateBuiltin(o.obj, old.obj)...)
 		}
 	case mode == statusWrite:
+		if st, ok := strategies.For(c.res.gr); ok {
+			if ss, ok := st.(strategy.StatusStrategy); ok {
+				errs = append(errs, ss.ValidateStatusUpdate(c.ctx(), o.obj, old.obj)...)
+				break
+			}
+		}
 		errs = append(errs, validateBuiltinStatus(o.obj, old.obj)...)
 	}
 	errs = withDeclarative(errs, o.obj, old.obj, mode == statusWrite)

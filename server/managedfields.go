@@ -260,7 +260,7 @@ func (c *objectConvertor) Default(obj runtime.Object) {
 			c.res.schema.admit(o)
 		}
 	default:
-		applyDefaults(obj)
+		c.res.defaults(obj)
 	}
 }
 

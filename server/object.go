@@ -135,7 +135,7 @@ func (r *resource) decodeObjectValidating(data []byte, directive string) (*objec
 		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(r.gvk)
-	applyDefaults(obj)
+	r.defaults(obj)
 	acc, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())

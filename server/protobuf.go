@@ -130,7 +130,7 @@ func (c *call) decodeRequestObject(directive string) (*object, error) {
 		return nil, c.res.decodeError(data, gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, internalPackage(c.res.Group), c.res.Kind))
 	}
 	obj.GetObjectKind().SetGroupVersionKind(c.res.gvk)
-	applyDefaults(obj)
+	c.res.defaults(obj)
 	acc, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())

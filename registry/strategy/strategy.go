@@ -31,6 +31,13 @@ type StatusStrategy interface {
 	ValidateStatusUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
 }
 
+// Defaulter is implemented by a strategy whose resource has defaults: what
+// kube-apiserver's scheme (SetDefaults_*) sets when it decodes an object.
+type Defaulter interface {
+	// Default sets the defaults of a decoded object.
+	Default(obj runtime.Object)
+}
+
 // Base is the part of a strategy that most resources share: upstream's
 // scheme and name generator, no preparation, no warnings, no
 // canonicalization. A strategy embeds it and sets Namespaced.
