@@ -66,3 +66,28 @@ func Dedup(errs field.ErrorList) field.ErrorList {
 	}
 	return out
 }
+
+// Kept is one field an update must keep: its path, new and old value.
+type Kept struct {
+	Path     *field.Path
+	New, Old any
+}
+
+// ImmutableData is upstream's rule for updating a ConfigMap or Secret whose
+// immutable field was set: it stays set, and the given fields keep their
+// values (Forbidden, in that order).
+func ImmutableData(newImmutable, oldImmutable *bool, kept ...Kept) field.ErrorList {
+	if oldImmutable == nil || !*oldImmutable {
+		return nil
+	}
+	var errs field.ErrorList
+	if newImmutable == nil || !*newImmutable {
+		errs = append(errs, field.Forbidden(field.NewPath("immutable"), ImmutableForbidden))
+	}
+	for _, k := range kept {
+		if !reflect.DeepEqual(k.New, k.Old) {
+			errs = append(errs, field.Forbidden(k.Path, ImmutableForbidden))
+		}
+	}
+	return errs
+}

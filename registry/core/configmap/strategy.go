@@ -4,7 +4,6 @@ package configmap
 
 import (
 	"context"
-	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -28,18 +27,9 @@ func (configMapStrategy) Validate(_ context.Context, obj runtime.Object) field.E
 // ValidateUpdate also keeps an immutable ConfigMap's data.
 func (configMapStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	n, p := obj.(*corev1.ConfigMap), old.(*corev1.ConfigMap)
-	var errs field.ErrorList
-	if p.Immutable != nil && *p.Immutable {
-		if n.Immutable == nil || !*n.Immutable {
-			errs = append(errs, field.Forbidden(field.NewPath("immutable"), validate.ImmutableForbidden))
-		}
-		if !reflect.DeepEqual(n.Data, p.Data) {
-			errs = append(errs, field.Forbidden(field.NewPath("data"), validate.ImmutableForbidden))
-		}
-		if !reflect.DeepEqual(n.BinaryData, p.BinaryData) {
-			errs = append(errs, field.Forbidden(field.NewPath("binaryData"), validate.ImmutableForbidden))
-		}
-	}
+	errs := validate.ImmutableData(n.Immutable, p.Immutable,
+		validate.Kept{Path: field.NewPath("data"), New: n.Data, Old: p.Data},
+		validate.Kept{Path: field.NewPath("binaryData"), New: n.BinaryData, Old: p.BinaryData})
 	return append(errs, validateConfigMap(n)...)
 }
 

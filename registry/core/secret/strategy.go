@@ -5,7 +5,6 @@ package secret
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,14 +30,8 @@ func (secretStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object)
 	n, p := obj.(*corev1.Secret), old.(*corev1.Secret)
 	var errs field.ErrorList
 	errs = append(errs, validate.ImmutableField(n.Type, p.Type, field.NewPath("type"))...)
-	if p.Immutable != nil && *p.Immutable {
-		if n.Immutable == nil || !*n.Immutable {
-			errs = append(errs, field.Forbidden(field.NewPath("immutable"), validate.ImmutableForbidden))
-		}
-		if !reflect.DeepEqual(n.Data, p.Data) {
-			errs = append(errs, field.Forbidden(field.NewPath("data"), validate.ImmutableForbidden))
-		}
-	}
+	errs = append(errs, validate.ImmutableData(n.Immutable, p.Immutable,
+		validate.Kept{Path: field.NewPath("data"), New: n.Data, Old: p.Data})...)
 	return append(errs, validateSecret(n)...)
 }
 
