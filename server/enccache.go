@@ -272,7 +272,7 @@ func (ec *encCache) putProto(r *resource, key string, rev int64, obj runtime.Obj
 // batchConverter converts many stored objects in one go (one
 // ConversionReview for a list, as kube-apiserver sends).
 type batchConverter interface {
-	fromStorageMany(stored [][]byte) ([][]byte, error)
+	FromStorageMany(stored [][]byte) ([][]byte, error)
 }
 
 // prefetchServed converts, in one batch, the listed objects whose served
@@ -297,7 +297,7 @@ func (ec *encCache) prefetchServed(r *resource, items []store.Object) error {
 	if len(todo) < 2 {
 		return nil
 	}
-	out, err := bc.fromStorageMany(data)
+	out, err := bc.FromStorageMany(data)
 	if err != nil {
 		return err
 	}

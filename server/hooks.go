@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	"github.com/fakeplane/fakeplane/crd"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -147,7 +148,7 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 		c.res.recordServerWrite("status", before, o)
 	case *unstructured.Unstructured:
 		if c.res.schema != nil {
-			return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), obj, nil)
+			return c.res.schema.Validate(c.ctx(), c.res.gvk.GroupKind(), obj, nil)
 		}
 	}
 	return nil
@@ -236,7 +237,7 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 	}
 	if u, ok := o.obj.(*unstructured.Unstructured); ok && c.res.schema != nil {
 		ou, _ := old.obj.(*unstructured.Unstructured)
-		return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
+		return c.res.schema.Validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
 	}
 	errs := metaErrs
 	switch {
@@ -304,8 +305,8 @@ func setTemplateGeneration(ds *appsv1.DaemonSet, gen int64) {
 // markForDeletion applies per-resource graceful deletion and reports whether
 // the object must stay (marked) rather than go at once.
 func (s *Server) markForDeletion(c *call, o *object) bool {
-	if crd, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok {
-		markCRDForDeletion(crd, metav1.NewTime(s.now().Truncate(timePrecision)))
+	if def, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+		crd.MarkForDeletion(def, metav1.NewTime(s.now().Truncate(timePrecision)))
 		return true
 	}
 	if ns, ok := o.obj.(*corev1.Namespace); ok {
