@@ -123,7 +123,9 @@ func (s *Server) cleanupCRD(name string) {
 				_, _, _ = s.deleteObject(c, it.Key, name, &metav1.DeleteOptions{})
 			}
 		}
-		_ = s.store.DeleteResource(res.bucket)
+		if err := s.store.DeleteResource(res.bucket); err == nil {
+			s.enc.forgetBucket(res.bucket)
+		}
 	}
 	group := ""
 	for _, crd := range s.registry.knownCRDs() {
