@@ -98,6 +98,12 @@ func (s *Server) resyncWaitingCRDs(group, except string) {
 	}
 }
 
+// markCRDForDeletion is upstream's CRD delete (crd.MarkForDeletion), for
+// the delete path's per-resource graceful deletion.
+func markCRDForDeletion(def *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
+	crd.MarkForDeletion(def, now)
+}
+
 // cleanupCRD deletes every object of a terminating CRD, stops serving it
 // and removes the cleanup finalizer (which deletes the CRD).
 func (s *Server) cleanupCRD(name string) {

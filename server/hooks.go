@@ -22,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
-	"github.com/fakeplane/fakeplane/crd"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -305,8 +304,8 @@ func setTemplateGeneration(ds *appsv1.DaemonSet, gen int64) {
 // markForDeletion applies per-resource graceful deletion and reports whether
 // the object must stay (marked) rather than go at once.
 func (s *Server) markForDeletion(c *call, o *object) bool {
-	if def, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok {
-		crd.MarkForDeletion(def, metav1.NewTime(s.now().Truncate(timePrecision)))
+	if crd, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+		markCRDForDeletion(crd, metav1.NewTime(s.now().Truncate(timePrecision)))
 		return true
 	}
 	if ns, ok := o.obj.(*corev1.Namespace); ok {
