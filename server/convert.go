@@ -11,8 +11,8 @@ import (
 // converter translates the JSON of a served version to and from the JSON of
 // the version its bucket stores, for resources upstream stores together.
 type converter interface {
-	toStorage(served []byte) ([]byte, error)
-	fromStorage(stored []byte) ([]byte, error)
+	ToStorage(served []byte) ([]byte, error)
+	FromStorage(stored []byte) ([]byte, error)
 }
 
 // converters are keyed by the served group/resource whose version differs
@@ -26,7 +26,7 @@ func (r *resource) fromStorage(data []byte) ([]byte, error) {
 	if r.conv == nil || data == nil {
 		return data, nil
 	}
-	return r.conv.fromStorage(data)
+	return r.conv.FromStorage(data)
 }
 
 // toStorage returns served-version bytes in the bucket's storage version.
@@ -34,14 +34,14 @@ func (r *resource) toStorage(data []byte) ([]byte, error) {
 	if r.conv == nil {
 		return data, nil
 	}
-	return r.conv.toStorage(data)
+	return r.conv.ToStorage(data)
 }
 
 // eventsConverter maps events.k8s.io/v1 Events onto core/v1 Events, field by
 // field as upstream's conversion does.
 type eventsConverter struct{}
 
-func (eventsConverter) fromStorage(stored []byte) ([]byte, error) {
+func (eventsConverter) FromStorage(stored []byte) ([]byte, error) {
 	var ce corev1.Event
 	if err := json.Unmarshal(stored, &ce); err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func (eventsConverter) fromStorage(stored []byte) ([]byte, error) {
 	return json.Marshal(&ev)
 }
 
-func (eventsConverter) toStorage(served []byte) ([]byte, error) {
+func (eventsConverter) ToStorage(served []byte) ([]byte, error) {
 	var ev eventsv1.Event
 	if err := json.Unmarshal(served, &ev); err != nil {
 		return nil, err

@@ -2,27 +2,21 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
-	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/fakeplane/fakeplane/crd"
 	"github.com/fakeplane/fakeplane/internal/builtin"
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -35,148 +29,31 @@ import (
 // crdBucket is where CRDs are stored.
 const crdBucket = "apiextensions.k8s.io/customresourcedefinitions"
 
-// crdScheme converts CRDs between v1 and the internal version that
-// upstream's validation takes. Built once, read afterwards.
-var crdScheme = sync.OnceValue(func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	apiextensionsinstall.Install(s)
-	return s
-})
-
 // validateCRD defaults a CRD and runs upstream's create or update validation.
 func (s *Server) validateCRD(c *call, o, old *object) error {
-	crd, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition)
+	def, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition)
 	if !ok {
 		return nil
 	}
-	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
-	internal := &apiextensions.CustomResourceDefinition{}
-	if err := crdScheme().Convert(crd, internal, nil); err != nil {
+	crd.Default(def)
+	var prev *apiextensionsv1.CustomResourceDefinition
+	if old != nil {
+		prev = old.obj.(*apiextensionsv1.CustomResourceDefinition)
+	}
+	fe, err := crd.Validate(c.ctx(), def, prev)
+	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	ctx := c.ctx()
-	if old == nil {
-		fe := apiextensionsvalidation.ValidateCustomResourceDefinition(ctx, internal)
-		if len(fe) > 0 {
-			return apierrors.NewInvalid(c.res.gvk.GroupKind(), crd.Name, fe)
-		}
-		return nil
-	}
-	oldInternal := &apiextensions.CustomResourceDefinition{}
-	if err := crdScheme().Convert(old.obj, oldInternal, nil); err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	if fe := apiextensionsvalidation.ValidateCustomResourceDefinitionUpdate(ctx, internal, oldInternal); len(fe) > 0 {
-		return apierrors.NewInvalid(c.res.gvk.GroupKind(), crd.Name, fe)
+	if len(fe) > 0 {
+		return apierrors.NewInvalid(c.res.gvk.GroupKind(), def.Name, fe)
 	}
 	return nil
 }
 
-// crdStatus sets what upstream's naming and establishing controllers set:
-// accepted names (each requested name unless another CRD of the group has
-// accepted it), NamesAccepted and Established conditions, stored versions.
-// A CRD whose names are not all accepted is not established (and not
-// served) until they are; once established it stays so.
-func (s *Server) crdStatus(crd *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
-	names, namesCond := s.registry.acceptNames(crd)
-	crd.Status.AcceptedNames = names
-	established := apiextensionsv1.CustomResourceDefinitionCondition{
-		Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionFalse, Reason: "NotAccepted", Message: "not all names are accepted",
-	}
-	if old := apihelpers.FindCRDCondition(crd, apiextensionsv1.Established); old != nil {
-		established = *old
-	}
-	if established.Status != apiextensionsv1.ConditionTrue && namesCond.Status == apiextensionsv1.ConditionTrue {
-		established = apiextensionsv1.CustomResourceDefinitionCondition{
-			Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue, Reason: "InitialNamesAccepted", Message: "the initial names have been accepted",
-		}
-	}
-	for _, cond := range []apiextensionsv1.CustomResourceDefinitionCondition{namesCond, established} {
-		if existing := apihelpers.FindCRDCondition(crd, cond.Type); existing != nil && existing.Status == cond.Status && existing.Reason == cond.Reason && existing.Message == cond.Message {
-			continue
-		}
-		cond.LastTransitionTime = now
-		apihelpers.SetCRDCondition(crd, cond)
-	}
-	for _, v := range crd.Spec.Versions {
-		if v.Storage && !sets.New(crd.Status.StoredVersions...).Has(v.Name) {
-			crd.Status.StoredVersions = append(crd.Status.StoredVersions, v.Name)
-		}
-	}
-}
-
-// acceptNames is upstream's naming decision for a CRD against the names the
-// CRDs of its group have accepted.
-func (g *registry) acceptNames(crd *apiextensionsv1.CustomResourceDefinition) (apiextensionsv1.CustomResourceDefinitionNames, apiextensionsv1.CustomResourceDefinitionCondition) {
-	resources, kinds := sets.New[string](), sets.New[string]()
-	g.mu.RLock()
-	for _, other := range g.crdObjs {
-		if other.Spec.Group != crd.Spec.Group {
-			continue
-		}
-		an := other.Status.AcceptedNames
-		resources.Insert(an.Plural, an.Singular)
-		resources.Insert(an.ShortNames...)
-		kinds.Insert(an.Kind, an.ListKind)
-	}
-	g.mu.RUnlock()
-	cond := apiextensionsv1.CustomResourceDefinitionCondition{Type: apiextensionsv1.NamesAccepted, Status: apiextensionsv1.ConditionUnknown}
-	conflict := func(reason string, err error) {
-		cond.Status, cond.Reason, cond.Message = apiextensionsv1.ConditionFalse, reason, err.Error()
-	}
-	requested, accepted := crd.Spec.Names, crd.Status.AcceptedNames
-	out := accepted
-	if err := freshName(requested.Plural, accepted.Plural, resources); err != nil {
-		conflict("PluralConflict", err)
-	} else {
-		out.Plural = requested.Plural
-	}
-	if err := freshName(requested.Singular, accepted.Singular, resources); err != nil {
-		conflict("SingularConflict", err)
-	} else {
-		out.Singular = requested.Singular
-	}
-	if !slices.Equal(requested.ShortNames, accepted.ShortNames) {
-		var errs []error
-		mine := sets.New(accepted.ShortNames...)
-		for _, sn := range requested.ShortNames {
-			if mine.Has(sn) {
-				continue
-			}
-			if err := freshName(sn, "", resources); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		if err := utilerrors.NewAggregate(errs); err != nil {
-			conflict("ShortNamesConflict", err)
-		} else {
-			out.ShortNames = requested.ShortNames
-		}
-	}
-	if err := freshName(requested.Kind, accepted.Kind, kinds); err != nil {
-		conflict("KindConflict", err)
-	} else {
-		out.Kind = requested.Kind
-	}
-	if err := freshName(requested.ListKind, accepted.ListKind, kinds); err != nil {
-		conflict("ListKindConflict", err)
-	} else {
-		out.ListKind = requested.ListKind
-	}
-	out.Categories = requested.Categories
-	if cond.Status == apiextensionsv1.ConditionUnknown {
-		cond.Status, cond.Reason, cond.Message = apiextensionsv1.ConditionTrue, "NoConflicts", "no conflicts found"
-	}
-	return out, cond
-}
-
-// freshName accepts a requested name that is already the CRD's own or that
-// no CRD of the group has taken.
-func freshName(requested, accepted string, used sets.Set[string]) error {
-	if requested == accepted || !used.Has(requested) {
-		return nil
-	}
-	return fmt.Errorf("%q is already in use", requested)
+// crdStatus sets what upstream's naming and establishing controllers set,
+// against the names the CRDs of the registry have accepted.
+func (s *Server) crdStatus(def *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
+	crd.SetStatus(def, s.registry.knownCRDs(), now)
 }
 
 // syncCRD brings the registry and the CRD's status in line with a committed
@@ -221,17 +98,10 @@ func (s *Server) resyncWaitingCRDs(group, except string) {
 	}
 }
 
-// markCRDForDeletion is upstream's CRD delete: the cleanup finalizer and a
-// Terminating condition; the objects go first, then the CRD.
-func markCRDForDeletion(crd *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
-	if !apihelpers.CRDHasFinalizer(crd, apiextensionsv1.CustomResourceCleanupFinalizer) {
-		crd.Finalizers = append(crd.Finalizers, apiextensionsv1.CustomResourceCleanupFinalizer)
-	}
-	apihelpers.SetCRDCondition(crd, apiextensionsv1.CustomResourceDefinitionCondition{
-		Type: apiextensionsv1.Terminating, Status: apiextensionsv1.ConditionTrue, Reason: "InstanceDeletionPending",
-		Message:            "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
-		LastTransitionTime: now,
-	})
+// markCRDForDeletion is upstream's CRD delete (crd.MarkForDeletion), for
+// the delete path's per-resource graceful deletion.
+func markCRDForDeletion(def *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
+	crd.MarkForDeletion(def, now)
 }
 
 // cleanupCRD deletes every object of a terminating CRD, stops serving it
@@ -259,7 +129,9 @@ func (s *Server) cleanupCRD(name string) {
 				_, _, _ = s.deleteObject(c, it.Key, name, &metav1.DeleteOptions{})
 			}
 		}
-		_ = s.store.DeleteResource(res.bucket)
+		if err := s.store.DeleteResource(res.bucket); err == nil {
+			s.enc.forgetBucket(res.bucket)
+		}
 	}
 	group := ""
 	for _, crd := range s.registry.knownCRDs() {
@@ -308,38 +180,38 @@ func (s *Server) loadCRDs() error {
 }
 
 // crdResources builds the served resources of a CRD, one per served version.
-func crdResources(crd *apiextensionsv1.CustomResourceDefinition, webhookConv func(*apiextensionsv1.CustomResourceDefinition) (runtime.ObjectConvertor, error)) []*resource {
+func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv func(*apiextensionsv1.CustomResourceDefinition) (runtime.ObjectConvertor, error)) []*resource {
 	// Served under the names accepted for it, as upstream serves them.
-	names := crd.Status.AcceptedNames
+	names := def.Status.AcceptedNames
 	if names.Plural == "" {
-		names = crd.Spec.Names
+		names = def.Spec.Names
 	}
 	storage := ""
-	for _, v := range crd.Spec.Versions {
+	for _, v := range def.Spec.Versions {
 		if v.Storage {
 			storage = v.Name
 		}
 	}
-	bucket := "crd:" + crd.Spec.Group + "/" + names.Plural
+	bucket := "crd:" + def.Spec.Group + "/" + names.Plural
 	var out []*resource
-	managed := newCRDFieldManagers(crd)
+	managed := newCRDFieldManagers(def)
 	var webhook runtime.ObjectConvertor
-	if c := crd.Spec.Conversion; c != nil && c.Strategy == apiextensionsv1.WebhookConverter && webhookConv != nil {
+	if c := def.Spec.Conversion; c != nil && c.Strategy == apiextensionsv1.WebhookConverter && webhookConv != nil {
 		var err error
-		if webhook, err = webhookConv(crd); err != nil {
+		if webhook, err = webhookConv(def); err != nil {
 			webhook = nil // validation refuses such CRDs; serve without conversion
 		}
 	}
-	for _, v := range crd.Spec.Versions {
+	for _, v := range def.Spec.Versions {
 		if !v.Served {
 			continue
 		}
 		b := builtin.Resource{
-			Group: crd.Spec.Group, Version: v.Name, Resource: names.Plural, Kind: names.Kind,
-			SingularName: names.Singular, Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+			Group: def.Spec.Group, Version: v.Name, Resource: names.Plural, Kind: names.Kind,
+			SingularName: names.Singular, Namespaced: def.Spec.Scope == apiextensionsv1.NamespaceScoped,
 			ShortNames: names.ShortNames, Categories: names.Categories,
 			Verbs:           []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"},
-			StorageResource: crd.Spec.Group + "/" + names.Plural, StorageVersion: crd.Spec.Group + "/" + storage,
+			StorageResource: def.Spec.Group + "/" + names.Plural, StorageVersion: def.Spec.Group + "/" + storage,
 		}
 		if v.Subresources != nil && v.Subresources.Status != nil {
 			b.Subresources = append(b.Subresources, builtin.Subresource{Name: "status", Group: b.Group, Version: b.Version, Kind: names.Kind, Verbs: []string{"get", "patch", "update"}})
@@ -348,7 +220,7 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 			b.Subresources = append(b.Subresources, builtin.Subresource{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
 		}
 		gvk := schema.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind}
-		sch, err := newCRDSchema(v.Schema)
+		sch, err := crd.NewSchema(v.Schema)
 		if err != nil {
 			sch = nil // validation of the CRD refuses such schemas; serve without one
 		}
@@ -370,7 +242,7 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 			conditionalUpdate: true,
 			nameValid:         nameValidator(b.Group, b.Resource),
 			subs:              map[string]builtin.Subresource{},
-			crd:               crd.Name,
+			crd:               def.Name,
 			schema:            sch,
 			table:             table,
 			managed:           managed,
@@ -381,67 +253,18 @@ func crdResources(crd *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 		if v.Subresources != nil && v.Subresources.Scale != nil {
 			r.scalePaths = v.Subresources.Scale.DeepCopy()
 		}
-		if v.Deprecated {
-			if v.DeprecationWarning != nil {
-				r.warnings = []string{*v.DeprecationWarning}
-			} else {
-				r.warnings = []string{defaultDeprecationWarning(v.Name, crd.Spec)}
-			}
+		if warning, deprecated := crd.DeprecationWarning(def.Spec, v); deprecated {
+			r.warnings = []string{warning}
 		}
 		selectable := sets.New("metadata.name", "metadata.namespace")
 		for _, f := range v.SelectableFields {
 			selectable.Insert(strings.TrimPrefix(f.JSONPath, "."))
 		}
 		r.convertField = func(label string) (string, bool) { return label, selectable.Has(label) }
-		switch {
-		case webhook != nil:
-			r.conv = webhookConverter{conv: webhook, served: gvk.GroupVersion(), storage: schema.GroupVersion{Group: crd.Spec.Group, Version: storage}}
-		case v.Name != storage:
-			r.conv = apiVersionConverter{stored: crd.Spec.Group + "/" + storage, served: crd.Spec.Group + "/" + v.Name}
-		}
-		if sch != nil && hasDefaults(sch.structural) {
-			r.conv = defaultingConverter{inner: r.conv, schema: sch}
-		}
+		r.conv = crd.NewConverter(def, v.Name, webhook, sch)
 		out = append(out, r)
 	}
 	return out
-}
-
-// defaultDeprecationWarning is upstream's warning for a deprecated CRD
-// version without its own: the newest served, not deprecated, newer
-// version is suggested.
-func defaultDeprecationWarning(deprecated string, spec apiextensionsv1.CustomResourceDefinitionSpec) string {
-	msg := fmt.Sprintf("%s/%s %s is deprecated", spec.Group, deprecated, spec.Names.Kind)
-	var newer []string
-	for _, v := range spec.Versions {
-		if v.Served && !v.Deprecated && version.CompareKubeAwareVersionStrings(deprecated, v.Name) < 0 {
-			newer = append(newer, v.Name)
-		}
-	}
-	if len(newer) == 0 {
-		return msg
-	}
-	sort.Slice(newer, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(newer[i], newer[j]) > 0 })
-	return msg + fmt.Sprintf("; use %s/%s %s", spec.Group, newer[0], spec.Names.Kind)
-}
-
-// apiVersionConverter is the "None" conversion of CRDs: only apiVersion changes.
-type apiVersionConverter struct{ stored, served string }
-
-func (a apiVersionConverter) toStorage(served []byte) ([]byte, error) {
-	return setAPIVersion(served, a.stored)
-}
-func (a apiVersionConverter) fromStorage(stored []byte) ([]byte, error) {
-	return setAPIVersion(stored, a.served)
-}
-
-func setAPIVersion(data []byte, apiVersion string) ([]byte, error) {
-	var m map[string]any
-	if err := jsonUnmarshal(data, &m); err != nil {
-		return nil, err
-	}
-	m["apiVersion"] = apiVersion
-	return json.Marshal(m)
 }
 
 // setCRD records a CRD and serves (or re-serves) its versions when it is

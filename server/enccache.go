@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"github.com/fakeplane/fakeplane/store"
+	"strings"
 	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -23,15 +24,17 @@ import (
 // for an object that is gone and is not kept. Tombstones are bounded: when
 // there are too many they are dropped and floor rises to the newest of
 // them; an entry at or below floor is then kept only if the store still
-// holds the object at that revision.
+// holds the object at that revision. A bucket deleted whole (a deleted
+// CRD's) leaves one tombstone for all its keys, bounded the same way.
 type encCache struct {
 	st encStore
 
 	mu      sync.Mutex
 	m       map[string]*encEntry
 	deleted map[string]int64 // cache key -> store revision when it was forgotten
+	dropped map[string]int64 // bucket -> store revision when it was forgotten whole
 	floor   int64            // tombstones at or below it were dropped
-	forgets uint64           // counts forget calls, to detect one during a store check
+	forgets uint64           // counts forget and forgetBucket calls, to detect one during a store check
 }
 
 // encStore is what the encoding cache reads of the store: the current
@@ -82,7 +85,7 @@ func (bv *byVersion) set(apiVersion string, data []byte) {
 }
 
 func newEncCache(st encStore) *encCache {
-	return &encCache{st: st, m: map[string]*encEntry{}, deleted: map[string]int64{}}
+	return &encCache{st: st, m: map[string]*encEntry{}, deleted: map[string]int64{}, dropped: map[string]int64{}}
 }
 
 func cacheKey(bucket, key string) string { return bucket + "\x00" + key }
@@ -100,6 +103,11 @@ func (ec *encCache) entry(bucket, key string, rev int64) *encEntry {
 		if e.rev == rev {
 			return e
 		}
+		return &encEntry{rev: rev}
+	}
+	if t, ok := ec.dropped[bucket]; ok && rev <= t {
+		// The whole bucket went after this revision.
+		ec.mu.Unlock()
 		return &encEntry{rev: rev}
 	}
 	if t, ok := ec.deleted[k]; ok {
@@ -152,6 +160,35 @@ func (ec *encCache) forget(bucket, key string) {
 			ec.floor = max(ec.floor, t)
 		}
 		clear(ec.deleted)
+	}
+}
+
+// forgetBucket drops the entries of every object of a bucket that was just
+// deleted whole (store.DeleteResource, when a CRD goes) and leaves one
+// tombstone for the bucket, which stands for its keys' own. Call it after
+// the bucket is gone.
+func (ec *encCache) forgetBucket(bucket string) {
+	rev := ec.st.CurrentRevision()
+	prefix := cacheKey(bucket, "")
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	ec.forgets++
+	for k := range ec.m {
+		if strings.HasPrefix(k, prefix) {
+			delete(ec.m, k)
+		}
+	}
+	for k := range ec.deleted {
+		if strings.HasPrefix(k, prefix) {
+			delete(ec.deleted, k)
+		}
+	}
+	ec.dropped[bucket] = rev
+	if len(ec.dropped) > maxTombstones {
+		for _, t := range ec.dropped {
+			ec.floor = max(ec.floor, t)
+		}
+		clear(ec.dropped)
 	}
 }
 
@@ -272,7 +309,7 @@ func (ec *encCache) putProto(r *resource, key string, rev int64, obj runtime.Obj
 // batchConverter converts many stored objects in one go (one
 // ConversionReview for a list, as kube-apiserver sends).
 type batchConverter interface {
-	fromStorageMany(stored [][]byte) ([][]byte, error)
+	FromStorageMany(stored [][]byte) ([][]byte, error)
 }
 
 // prefetchServed converts, in one batch, the listed objects whose served
@@ -297,7 +334,7 @@ func (ec *encCache) prefetchServed(r *resource, items []store.Object) error {
 	if len(todo) < 2 {
 		return nil
 	}
-	out, err := bc.fromStorageMany(data)
+	out, err := bc.FromStorageMany(data)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,13 @@ func newEncCacheFixture(t *testing.T) *encCacheFixture {
 // put stores a ConfigMap and returns it as committed.
 func (f *encCacheFixture) put(key string) store.Object {
 	f.t.Helper()
-	_, cur, err := f.st.Update(f.res.bucket, key, func(*store.Object) (store.Write, error) {
+	return f.putIn(f.res.bucket, key)
+}
+
+// putIn stores a ConfigMap in bucket and returns it as committed.
+func (f *encCacheFixture) putIn(bucket, key string) store.Object {
+	f.t.Helper()
+	_, cur, err := f.st.Update(bucket, key, func(*store.Object) (store.Write, error) {
 		return store.Write{
 			Value: fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"labels":{"app":"x"}}}`, key),
 			Stamp: func(v []byte, rev int64) ([]byte, error) { return spliceResourceVersion(v, rev, sortedOrder) },
@@ -138,5 +144,70 @@ func TestEncCacheTombstonesAreBounded(t *testing.T) {
 	f.ec.mu.Unlock()
 	if size != 1 {
 		t.Fatalf("cache holds %d entries, want 1", size)
+	}
+}
+
+// TestEncCacheForgetsDroppedBucket: when a bucket is deleted whole (a
+// deleted CRD's), its entries go, a lagging reader does not put them back,
+// other buckets keep theirs, and objects created in it again are cached.
+func TestEncCacheForgetsDroppedBucket(t *testing.T) {
+	f := newEncCacheFixture(t)
+	a, b := f.put("default/a"), f.put("default/b")
+	f.encodeAll(a)
+	f.encodeAll(b)
+	f.put("default/gone")
+	f.del("default/gone") // leaves a tombstone of the bucket's own
+	const otherBucket = "crd:example.com/widgets"
+	other := f.putIn(otherBucket, "default/a")
+	if _, ok := f.ec.labelsOf(otherBucket, other.Key, other.Revision, other.Value); !ok {
+		t.Fatal("labelsOf failed")
+	}
+
+	if err := f.st.DeleteResource(f.res.bucket); err != nil {
+		t.Fatal(err)
+	}
+	f.ec.forgetBucket(f.res.bucket)
+	for _, key := range []string{"default/a", "default/b"} {
+		if rev := f.cachedRev(key); rev != 0 {
+			t.Errorf("cache holds %s of a deleted bucket at revision %d", key, rev)
+		}
+	}
+	f.ec.mu.Lock()
+	_, tombstone := f.ec.deleted[cacheKey(f.res.bucket, "default/gone")]
+	_, otherKept := f.ec.m[cacheKey(otherBucket, "default/a")]
+	f.ec.mu.Unlock()
+	if tombstone {
+		t.Error("a key tombstone outlived its bucket's")
+	}
+	if !otherKept {
+		t.Error("another bucket's entry was dropped")
+	}
+
+	// A lagging watcher encodes the deleted objects.
+	f.encodeAll(a)
+	f.encodeAll(b)
+	if rev := f.cachedRev("default/a"); rev != 0 {
+		t.Fatalf("cache holds an object of a deleted bucket at revision %d", rev)
+	}
+	// The bucket is created again (the CRD too).
+	again := f.put("default/a")
+	f.encodeAll(again)
+	if rev := f.cachedRev("default/a"); rev != again.Revision {
+		t.Fatalf("cache holds revision %d of the new object, want %d", rev, again.Revision)
+	}
+
+	// Bucket tombstones are bounded; the store then decides.
+	for i := range maxTombstones {
+		f.ec.forgetBucket(fmt.Sprintf("crd:example.com/gone%d", i))
+	}
+	f.ec.mu.Lock()
+	n, floor := len(f.ec.dropped), f.ec.floor
+	f.ec.mu.Unlock()
+	if n > maxTombstones || floor < again.Revision {
+		t.Fatalf("%d bucket tombstones, floor %d", n, floor)
+	}
+	f.encodeAll(b)
+	if rev := f.cachedRev("default/b"); rev != 0 {
+		t.Fatalf("cache holds an object of a deleted bucket at revision %d", rev)
 	}
 }

@@ -151,7 +151,7 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 		c.res.recordServerWrite("status", before, o)
 	case *unstructured.Unstructured:
 		if c.res.schema != nil {
-			return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), obj, nil)
+			return c.res.schema.Validate(c.ctx(), c.res.gvk.GroupKind(), obj, nil)
 		}
 	}
 	return nil
@@ -246,7 +246,7 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 	}
 	if u, ok := o.obj.(*unstructured.Unstructured); ok && c.res.schema != nil {
 		ou, _ := old.obj.(*unstructured.Unstructured)
-		return c.res.schema.validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
+		return c.res.schema.Validate(c.ctx(), c.res.gvk.GroupKind(), u, ou)
 	}
 	errs := metaErrs
 	switch {

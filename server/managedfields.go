@@ -257,7 +257,7 @@ func (c *objectConvertor) Default(obj runtime.Object) {
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
 		if c.res.schema != nil {
-			c.res.schema.admit(o)
+			c.res.schema.Admit(o)
 		}
 	default:
 		c.res.defaults(obj)

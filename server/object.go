@@ -102,7 +102,7 @@ func (r *resource) decodeObjectValidating(data []byte, directive string) (*objec
 		}
 		u.Object = m
 		if r.schema != nil && directive != "" {
-			unknown := r.schema.admit(u)
+			unknown := r.schema.Admit(u)
 			if len(unknown) > 0 && directive != metav1.FieldValidationIgnore {
 				var strictErrs []error
 				for _, p := range unknown {

@@ -16,6 +16,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	"github.com/fakeplane/fakeplane/crd"
 	"github.com/fakeplane/fakeplane/internal/builtin"
 	strategies "github.com/fakeplane/fakeplane/registry"
 )
@@ -63,7 +64,7 @@ type resource struct {
 	// crd names the CustomResourceDefinition serving it ("" for built-ins).
 	crd string
 	// schema is the CRD version's schema (nil for built-ins and schemaless versions).
-	schema *crdSchema
+	schema *crd.Schema
 	// scalePaths are a CRD version's scale subresource paths.
 	scalePaths *apiextensionsv1.CustomResourceSubresourceScale
 	// table renders a CRD version's additionalPrinterColumns.

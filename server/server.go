@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
+	"github.com/fakeplane/fakeplane/crd"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -135,7 +136,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.registry = reg
-	reg.webhookConverter = (&crdConverters{s: s}).converterFor
+	reg.webhookConverter = crd.NewWebhookConverters(endpointResolver{s}).For
 	s.infos = &apirequest.RequestInfoFactory{
 		APIPrefixes:          sets.NewString("api", "apis"),
 		GrouplessAPIPrefixes: sets.NewString("api"),

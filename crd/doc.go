@@ -1,0 +1,26 @@
+// Package crd is what fakeplane knows about CustomResourceDefinitions,
+// apart from serving them: the rules kube-apiserver's apiextensions server
+// applies, built on k8s.io/apiextensions-apiserver, without HTTP and without
+// a store.
+//
+//   - A CRD write: Default and Validate (upstream's create and update
+//     validation); SetStatus, what upstream's naming and establishing
+//     controllers set (accepted names, the NamesAccepted and Established
+//     conditions, stored versions), with AcceptNames the naming decision
+//     alone; MarkForDeletion, upstream's CRD delete (the cleanup finalizer
+//     and a Terminating condition).
+//   - A served version: Schema is its structural schema, which prunes
+//     unknown fields, applies defaults and validates custom resources
+//     (OpenAPI, embedded metadata, list types, CEL rules within the cost
+//     budget, ratcheting on update); DeprecationWarning is the warning sent
+//     with its requests.
+//   - Conversion: NewConverter translates a custom resource's JSON between a
+//     served version and the storage version ("None": apiVersion only;
+//     "Webhook": through the CRD's conversion webhook, one ConversionReview
+//     per list) and applies the served version's defaults to what is read
+//     from storage. WebhookConverters builds the webhook clients; a webhook
+//     given as a Service is reached through a resolver the caller supplies.
+//
+// The server owns the glue: it calls these from its write path, and builds
+// the served resources of an established CRD from them.
+package crd
