@@ -15,6 +15,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
 )
 
 // Built-in validation: the rules of kube-apiserver's registry strategies
@@ -130,13 +132,13 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 	case *rbacv1.RoleBinding:
 		errs := validateBinding(n.RoleRef, []string{"Role", "ClusterRole"}, n.Subjects, true)
 		if old != nil {
-			errs = append(errs, immutableInternal(n.RoleRef, old.(*rbacv1.RoleBinding).RoleRef, field.NewPath("roleRef"))...)
+			errs = append(errs, validate.ImmutableInternal(n.RoleRef, old.(*rbacv1.RoleBinding).RoleRef, field.NewPath("roleRef"))...)
 		}
 		return errs
 	case *rbacv1.ClusterRoleBinding:
 		errs := validateBinding(n.RoleRef, []string{"ClusterRole"}, n.Subjects, false)
 		if old != nil {
-			errs = append(errs, immutableInternal(n.RoleRef, old.(*rbacv1.ClusterRoleBinding).RoleRef, field.NewPath("roleRef"))...)
+			errs = append(errs, validate.ImmutableInternal(n.RoleRef, old.(*rbacv1.ClusterRoleBinding).RoleRef, field.NewPath("roleRef"))...)
 		}
 		return errs
 	case *corev1.Service:

@@ -191,10 +191,10 @@ func validateEventsV1Update(n, p *eventsv1.Event) field.ErrorList {
 	imm := func(nv, pv any, name string) {
 		errs = append(errs, validate.ImmutableField(nv, pv, field.NewPath(name))...)
 	}
-	imm(internalValue(n.Regarding), internalValue(p.Regarding), "involvedObject")
+	imm(validate.InternalValue(n.Regarding), validate.InternalValue(p.Regarding), "involvedObject")
 	imm(n.Reason, p.Reason, "reason")
 	imm(n.Note, p.Note, "message")
-	imm(internalValue(n.DeprecatedSource), internalValue(p.DeprecatedSource), "source")
+	imm(validate.InternalValue(n.DeprecatedSource), validate.InternalValue(p.DeprecatedSource), "source")
 	imm(n.DeprecatedFirstTimestamp, p.DeprecatedFirstTimestamp, "firstTimestamp")
 	imm(n.DeprecatedLastTimestamp, p.DeprecatedLastTimestamp, "lastTimestamp")
 	imm(n.DeprecatedCount, p.DeprecatedCount, "count")
@@ -203,7 +203,7 @@ func validateEventsV1Update(n, p *eventsv1.Event) field.ErrorList {
 		imm(n.EventTime, p.EventTime, "eventTime")
 	}
 	imm(n.Action, p.Action, "action")
-	imm(internalValue(n.Related), internalValue(p.Related), "related")
+	imm(validate.InternalValue(n.Related), validate.InternalValue(p.Related), "related")
 	imm(n.ReportingController, p.ReportingController, "reportingController")
 	imm(n.ReportingInstance, p.ReportingInstance, "reportingInstance")
 	return errs
@@ -430,7 +430,7 @@ func validatePVCUpdate(n, p *corev1.PersistentVolumeClaim) field.ErrorList {
 		nc.VolumeAttributesClassName = pc.VolumeAttributesClassName
 	}
 	if !apiequality.Semantic.DeepEqual(*nc, *pc) {
-		d := diff.Diff(goNamed(reflect.ValueOf(*pc)), goNamed(reflect.ValueOf(*nc)))
+		d := diff.Diff(validate.InternalValue(*pc), validate.InternalValue(*nc))
 		errs = append(errs, field.Forbidden(field.NewPath("spec"), "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n"+d))
 	}
 	oldSize, newSize := p.Spec.Resources.Requests[corev1.ResourceStorage], n.Spec.Resources.Requests[corev1.ResourceStorage]
@@ -454,8 +454,8 @@ func validateNode(n, old *corev1.Node) field.ErrorList {
 		list corev1.ResourceList
 		name string
 	}{{n.Status.Capacity, "capacity"}, {n.Status.Allocatable, "allocatable"}} {
-		for _, k := range validate.SortedKeys(resourceMap(l.list)) {
-			errs = append(errs, validateQuantity(k, l.list[corev1.ResourceName(k)], field.NewPath("status", l.name, k))...)
+		for _, k := range validate.SortedKeys(validate.ResourceNames(l.list)) {
+			errs = append(errs, validate.ResourceQuantity(k, l.list[corev1.ResourceName(k)], field.NewPath("status", l.name, k))...)
 		}
 	}
 	cidrs := field.NewPath("spec", "podCIDRs")
@@ -479,7 +479,7 @@ func validateNode(n, old *corev1.Node) field.ErrorList {
 	seen := map[corev1.NodeAddress]bool{}
 	for i, a := range n.Status.Addresses {
 		if seen[a] {
-			errs = append(errs, field.Duplicate(field.NewPath("status", "addresses").Index(i), internalValue(a)))
+			errs = append(errs, field.Duplicate(field.NewPath("status", "addresses").Index(i), validate.InternalValue(a)))
 		}
 		seen[a] = true
 	}
@@ -528,7 +528,7 @@ func validateNodeTaints(ts []corev1.Taint) field.ErrorList {
 			errs = append(errs, field.NotSupported(idx.Child("effect"), t.Effect, []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}))
 		}
 		if seen[t.Effect][t.Key] {
-			d := field.Duplicate(idx, internalValue(t))
+			d := field.Duplicate(idx, validate.InternalValue(t))
 			d.Detail = "taints must be unique by key and effect pair"
 			errs = append(errs, d)
 			continue
@@ -556,13 +556,13 @@ var quotaScopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeTerminati
 func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
 	var errs field.ErrorList
 	hard := field.NewPath("spec", "hard")
-	for _, k := range validate.SortedKeys(resourceMap(q.Spec.Hard)) {
+	for _, k := range validate.SortedKeys(validate.ResourceNames(q.Spec.Hard)) {
 		kf := hard.Key(k)
 		var nameErrs field.ErrorList
 		for _, msg := range validation.IsQualifiedName(k) {
 			nameErrs = append(nameErrs, field.Invalid(kf, k, msg))
 		}
-		if len(nameErrs) == 0 && !strings.Contains(k, "/") && !standardResourceNames.Has(k) &&
+		if len(nameErrs) == 0 && !strings.Contains(k, "/") && !validate.StandardResourceNames.Has(k) &&
 			!strings.HasPrefix(k, "hugepages-") && !strings.HasPrefix(k, "requests.hugepages-") {
 			nameErrs = append(nameErrs, field.Invalid(kf, k, "must be a standard resource type or fully qualified"))
 		}
@@ -571,7 +571,7 @@ func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
 			nameErrs = append(nameErrs, field.Invalid(kf, k, "must be a standard resource for quota"))
 		}
 		errs = append(errs, nameErrs...)
-		errs = append(errs, validateQuantity(k, q.Spec.Hard[corev1.ResourceName(k)], kf)...)
+		errs = append(errs, validate.ResourceQuantity(k, q.Spec.Hard[corev1.ResourceName(k)], kf)...)
 	}
 	if len(q.Spec.Scopes) > 0 {
 		sf := field.NewPath("spec", "scopes")

@@ -3,8 +3,6 @@ package server
 import (
 	"fmt"
 	"github.com/fakeplane/fakeplane/internal/validate"
-	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,7 +11,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
@@ -26,34 +23,11 @@ import (
 // pkg/apis/batch/validation, and the ReplicationController and PodTemplate
 // rules of pkg/apis/core/validation, on the v1 types.
 
-// internalValue renders a struct as upstream's messages show its internal
-// type's (untagged) JSON: Go field names.
-func internalValue(v any) any {
-	return goNamed(reflect.ValueOf(v))
-}
-
-func nonnegative(v int64, fld *field.Path) field.ErrorList {
-	return apimachineryvalidation.ValidateNonnegativeField(v, fld)
-}
-
 func deref32(p *int32) int32 {
 	if p == nil {
 		return 0
 	}
 	return *p
-}
-
-// validateWorkloadSelector is the strict selector rule of Deployments,
-// ReplicaSets and StatefulSets: required, valid and not empty.
-func validateWorkloadSelector(sel *metav1.LabelSelector, fld *field.Path, kind string) field.ErrorList {
-	if sel == nil {
-		return field.ErrorList{field.Required(fld, "")}
-	}
-	errs := metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{}, fld)
-	if len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
-		errs = append(errs, field.Invalid(fld, sel, "empty selector is invalid for "+kind))
-	}
-	return errs
 }
 
 // validateTemplateForSelector is upstream's ValidatePodTemplateSpecForReplicaSet
@@ -82,20 +56,20 @@ func restartAlways(t *corev1.PodTemplateSpec, fld *field.Path, kind string) fiel
 func validateDeployment(d *appsv1.Deployment) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &d.Spec
-	errs := nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))
-	errs = append(errs, validateWorkloadSelector(s.Selector, spec.Child("selector"), "deployment")...)
+	errs := validate.Nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))
+	errs = append(errs, validate.WorkloadSelector(s.Selector, spec.Child("selector"), "deployment")...)
 	if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "invalid label selector"))
 	} else {
 		errs = append(errs, validateTemplateForSelector(&s.Template, sel, spec.Child("template"), "ReplicaSet")...)
 	}
 	errs = append(errs, validateDeploymentStrategy(&s.Strategy, spec.Child("strategy"))...)
-	errs = append(errs, nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
+	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
 	if s.RevisionHistoryLimit != nil {
-		errs = append(errs, nonnegative(int64(*s.RevisionHistoryLimit), spec.Child("revisionHistoryLimit"))...)
+		errs = append(errs, validate.Nonnegative(int64(*s.RevisionHistoryLimit), spec.Child("revisionHistoryLimit"))...)
 	}
 	if s.ProgressDeadlineSeconds != nil {
-		errs = append(errs, nonnegative(int64(*s.ProgressDeadlineSeconds), spec.Child("progressDeadlineSeconds"))...)
+		errs = append(errs, validate.Nonnegative(int64(*s.ProgressDeadlineSeconds), spec.Child("progressDeadlineSeconds"))...)
 		if *s.ProgressDeadlineSeconds <= s.MinReadySeconds {
 			errs = append(errs, field.Invalid(spec.Child("progressDeadlineSeconds"), s.ProgressDeadlineSeconds, "must be greater than minReadySeconds"))
 		}
@@ -116,15 +90,15 @@ func validateDeploymentStrategy(st *appsv1.DeploymentStrategy, fld *field.Path) 
 		ru := fld.Child("rollingUpdate")
 		var errs field.ErrorList
 		mu, ms := derefIntOrString(st.RollingUpdate.MaxUnavailable), derefIntOrString(st.RollingUpdate.MaxSurge)
-		errs = append(errs, positiveIntOrPercent(mu, ru.Child("maxUnavailable"))...)
-		errs = append(errs, positiveIntOrPercent(ms, ru.Child("maxSurge"))...)
-		if intOrPercentValue(mu) == 0 && intOrPercentValue(ms) == 0 {
+		errs = append(errs, validate.PositiveIntOrPercent(mu, ru.Child("maxUnavailable"))...)
+		errs = append(errs, validate.PositiveIntOrPercent(ms, ru.Child("maxSurge"))...)
+		if validate.IntOrPercentValue(mu) == 0 && validate.IntOrPercentValue(ms) == 0 {
 			errs = append(errs, field.Invalid(ru.Child("maxUnavailable"), mu, "may not be 0 when `maxSurge` is 0"))
 		}
-		errs = append(errs, notMoreThan100Percent(mu, ru.Child("maxUnavailable"))...)
+		errs = append(errs, validate.NotMoreThan100Percent(mu, ru.Child("maxUnavailable"))...)
 		return errs
 	default:
-		return field.ErrorList{field.NotSupported(fld, internalValue(st), []string{string(appsv1.RecreateDeploymentStrategyType), string(appsv1.RollingUpdateDeploymentStrategyType)})}
+		return field.ErrorList{field.NotSupported(fld, validate.InternalValue(st), []string{string(appsv1.RecreateDeploymentStrategyType), string(appsv1.RollingUpdateDeploymentStrategyType)})}
 	}
 	return nil
 }
@@ -136,47 +110,12 @@ func derefIntOrString(p *intstr.IntOrString) intstr.IntOrString {
 	return *p
 }
 
-func positiveIntOrPercent(v intstr.IntOrString, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	switch v.Type {
-	case intstr.String:
-		for _, msg := range validation.IsValidPercent(v.StrVal) {
-			errs = append(errs, field.Invalid(fld, v, msg))
-		}
-	case intstr.Int:
-		errs = append(errs, nonnegative(int64(v.IntValue()), fld)...)
-	}
-	return errs
-}
-
-func percentValue(v intstr.IntOrString) (int, bool) {
-	if v.Type != intstr.String || len(validation.IsValidPercent(v.StrVal)) != 0 {
-		return 0, false
-	}
-	n, _ := strconv.Atoi(v.StrVal[:len(v.StrVal)-1])
-	return n, true
-}
-
-func intOrPercentValue(v intstr.IntOrString) int {
-	if n, ok := percentValue(v); ok {
-		return n
-	}
-	return v.IntValue()
-}
-
-func notMoreThan100Percent(v intstr.IntOrString, fld *field.Path) field.ErrorList {
-	if n, ok := percentValue(v); ok && n > 100 {
-		return field.ErrorList{field.Invalid(fld, v, "must not be greater than 100%")}
-	}
-	return nil
-}
-
 func validateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &rs.Spec
-	errs := nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))
-	errs = append(errs, nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
-	errs = append(errs, validateWorkloadSelector(s.Selector, spec.Child("selector"), "deployment")...)
+	errs := validate.Nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))
+	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
+	errs = append(errs, validate.WorkloadSelector(s.Selector, spec.Child("selector"), "deployment")...)
 	if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "invalid label selector"))
 	} else {
@@ -202,22 +141,22 @@ func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 		errs = append(errs, field.Required(us, ""))
 	case appsv1.OnDeleteStatefulSetStrategyType:
 		if s.UpdateStrategy.RollingUpdate != nil {
-			errs = append(errs, field.Invalid(us.Child("rollingUpdate"), internalValue(s.UpdateStrategy.RollingUpdate), "only allowed for updateStrategy 'RollingUpdate'"))
+			errs = append(errs, field.Invalid(us.Child("rollingUpdate"), validate.InternalValue(s.UpdateStrategy.RollingUpdate), "only allowed for updateStrategy 'RollingUpdate'"))
 		}
 	case appsv1.RollingUpdateStatefulSetStrategyType:
 		if ru := s.UpdateStrategy.RollingUpdate; ru != nil {
 			p := us.Child("rollingUpdate")
-			errs = append(errs, nonnegative(int64(deref32(ru.Partition)), p.Child("partition"))...)
+			errs = append(errs, validate.Nonnegative(int64(deref32(ru.Partition)), p.Child("partition"))...)
 			if ru.MaxUnavailable != nil {
-				errs = append(errs, positiveIntOrPercent(*ru.MaxUnavailable, p.Child("maxUnavailable"))...)
-				if intOrPercentValue(*ru.MaxUnavailable) == 0 {
+				errs = append(errs, validate.PositiveIntOrPercent(*ru.MaxUnavailable, p.Child("maxUnavailable"))...)
+				if validate.IntOrPercentValue(*ru.MaxUnavailable) == 0 {
 					errs = append(errs, field.Invalid(p.Child("maxUnavailable"), *ru.MaxUnavailable, "cannot be 0"))
 				}
-				errs = append(errs, notMoreThan100Percent(*ru.MaxUnavailable, p.Child("maxUnavailable"))...)
+				errs = append(errs, validate.NotMoreThan100Percent(*ru.MaxUnavailable, p.Child("maxUnavailable"))...)
 			}
 		}
 	default:
-		errs = append(errs, field.Invalid(us, internalValue(s.UpdateStrategy), "must be 'RollingUpdate' or 'OnDelete'"))
+		errs = append(errs, field.Invalid(us, validate.InternalValue(s.UpdateStrategy), "must be 'RollingUpdate' or 'OnDelete'"))
 	}
 	if p := s.PersistentVolumeClaimRetentionPolicy; p != nil {
 		pp := spec.Child("persistentVolumeClaimRetentionPolicy")
@@ -233,13 +172,13 @@ func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 	for i := range s.VolumeClaimTemplates {
 		errs = append(errs, validatePVCSpec(&s.VolumeClaimTemplates[i].Spec, spec.Child("volumeClaimTemplates").Index(i).Child("spec"))...)
 	}
-	errs = append(errs, nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))...)
-	errs = append(errs, nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
+	errs = append(errs, validate.Nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))...)
+	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
 	if s.Ordinals != nil {
-		errs = append(errs, nonnegative(int64(s.Ordinals.Start), spec.Child("ordinals.start"))...)
+		errs = append(errs, validate.Nonnegative(int64(s.Ordinals.Start), spec.Child("ordinals.start"))...)
 	}
 	if s.ServiceName != "" {
-		errs = append(errs, dns1123Label(s.ServiceName, spec.Child("serviceName"))...)
+		errs = append(errs, validate.DNS1123Label(s.ServiceName, spec.Child("serviceName"))...)
 	}
 	if s.Selector == nil {
 		errs = append(errs, field.Required(spec.Child("selector"), ""))
@@ -285,7 +224,7 @@ func validateStatefulSetUpdate(n, p *appsv1.StatefulSet) field.ErrorList {
 	errs := validateStatefulSet(n)
 	spec := field.NewPath("spec")
 	errs = append(errs, validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, spec.Child("selector"))...)
-	errs = append(errs, immutableInternal(n.Spec.VolumeClaimTemplates, p.Spec.VolumeClaimTemplates, spec.Child("volumeClaimTemplates"))...)
+	errs = append(errs, validate.ImmutableInternal(n.Spec.VolumeClaimTemplates, p.Spec.VolumeClaimTemplates, spec.Child("volumeClaimTemplates"))...)
 	errs = append(errs, validate.ImmutableField(n.Spec.ServiceName, p.Spec.ServiceName, spec.Child("serviceName"))...)
 	errs = append(errs, validate.ImmutableField(n.Spec.PodManagementPolicy, p.Spec.PodManagementPolicy, spec.Child("podManagementPolicy"))...)
 	return errs
@@ -303,8 +242,8 @@ func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 	}
 	errs = append(errs, validatePodTemplate(&s.Template, spec.Child("template"))...)
 	errs = append(errs, restartAlways(&s.Template, spec.Child("template"), "DaemonSet")...)
-	errs = append(errs, nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
-	errs = append(errs, nonnegative(templateGeneration(ds), spec.Child("templateGeneration"))...)
+	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
+	errs = append(errs, validate.Nonnegative(templateGeneration(ds), spec.Child("templateGeneration"))...)
 	us := spec.Child("updateStrategy")
 	switch s.UpdateStrategy.Type {
 	case appsv1.OnDeleteDaemonSetStrategyType:
@@ -316,11 +255,11 @@ func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 		}
 		p := us.Child("rollingUpdate")
 		mu, ms := derefIntOrString(ru.MaxUnavailable), derefIntOrString(ru.MaxSurge)
-		errs = append(errs, positiveIntOrPercent(mu, p.Child("maxUnavailable"))...)
-		errs = append(errs, positiveIntOrPercent(ms, p.Child("maxSurge"))...)
-		errs = append(errs, notMoreThan100Percent(mu, p.Child("maxUnavailable"))...)
-		errs = append(errs, notMoreThan100Percent(ms, p.Child("maxSurge"))...)
-		hasU, hasS := intOrPercentValue(mu) != 0, intOrPercentValue(ms) != 0
+		errs = append(errs, validate.PositiveIntOrPercent(mu, p.Child("maxUnavailable"))...)
+		errs = append(errs, validate.PositiveIntOrPercent(ms, p.Child("maxSurge"))...)
+		errs = append(errs, validate.NotMoreThan100Percent(mu, p.Child("maxUnavailable"))...)
+		errs = append(errs, validate.NotMoreThan100Percent(ms, p.Child("maxSurge"))...)
+		hasU, hasS := validate.IntOrPercentValue(mu) != 0, validate.IntOrPercentValue(ms) != 0
 		switch {
 		case hasU && hasS:
 			errs = append(errs, field.Invalid(p.Child("maxSurge"), ms, "may not be set when maxUnavailable is non-zero"))
@@ -328,10 +267,10 @@ func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 			errs = append(errs, field.Required(p.Child("maxUnavailable"), "cannot be 0 when maxSurge is 0"))
 		}
 	default:
-		errs = append(errs, field.NotSupported(us, internalValue(s.UpdateStrategy), []string{string(appsv1.RollingUpdateDaemonSetStrategyType), string(appsv1.OnDeleteDaemonSetStrategyType)}))
+		errs = append(errs, field.NotSupported(us, validate.InternalValue(s.UpdateStrategy), []string{string(appsv1.RollingUpdateDaemonSetStrategyType), string(appsv1.OnDeleteDaemonSetStrategyType)}))
 	}
 	if s.RevisionHistoryLimit != nil {
-		errs = append(errs, nonnegative(int64(*s.RevisionHistoryLimit), spec.Child("revisionHistoryLimit"))...)
+		errs = append(errs, validate.Nonnegative(int64(*s.RevisionHistoryLimit), spec.Child("revisionHistoryLimit"))...)
 	}
 	return errs
 }
@@ -359,9 +298,9 @@ func validateReplicationController(rc *corev1.ReplicationController) field.Error
 	if s.Replicas == nil {
 		errs = append(errs, field.Required(spec.Child("replicas"), ""))
 	} else {
-		errs = append(errs, nonnegative(int64(*s.Replicas), spec.Child("replicas"))...)
+		errs = append(errs, validate.Nonnegative(int64(*s.Replicas), spec.Child("replicas"))...)
 	}
-	return append(errs, nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
+	return append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
 }
 
 // validateJobSpec is upstream's validateJobSpec: counts, completion mode,
@@ -373,22 +312,22 @@ func validateJobSpec(s *batchv1.JobSpec, fld *field.Path) field.ErrorList {
 		name string
 	}{{s.Parallelism, "parallelism"}, {s.Completions, "completions"}} {
 		if f.v != nil {
-			errs = append(errs, nonnegative(int64(*f.v), fld.Child(f.name))...)
+			errs = append(errs, validate.Nonnegative(int64(*f.v), fld.Child(f.name))...)
 		}
 	}
 	if s.ActiveDeadlineSeconds != nil {
-		errs = append(errs, nonnegative(*s.ActiveDeadlineSeconds, fld.Child("activeDeadlineSeconds"))...)
+		errs = append(errs, validate.Nonnegative(*s.ActiveDeadlineSeconds, fld.Child("activeDeadlineSeconds"))...)
 	}
 	for _, f := range []struct {
 		v    *int32
 		name string
 	}{{s.BackoffLimit, "backoffLimit"}, {s.TTLSecondsAfterFinished, "ttlSecondsAfterFinished"}, {s.BackoffLimitPerIndex, "backoffLimitPerIndex"}} {
 		if f.v != nil {
-			errs = append(errs, nonnegative(int64(*f.v), fld.Child(f.name))...)
+			errs = append(errs, validate.Nonnegative(int64(*f.v), fld.Child(f.name))...)
 		}
 	}
 	if s.MaxFailedIndexes != nil {
-		errs = append(errs, nonnegative(int64(*s.MaxFailedIndexes), fld.Child("maxFailedIndexes"))...)
+		errs = append(errs, validate.Nonnegative(int64(*s.MaxFailedIndexes), fld.Child("maxFailedIndexes"))...)
 		if s.BackoffLimitPerIndex == nil {
 			errs = append(errs, field.Required(fld.Child("backoffLimitPerIndex"), "when maxFailedIndexes is specified"))
 		}
@@ -555,7 +494,7 @@ func validateJobTemplateUpdate(n, p *batchv1.Job, spec *field.Path) field.ErrorL
 		old.Spec.SchedulingGates = t.Spec.SchedulingGates
 	}
 	if !suspended || !mutable {
-		return immutableInternal(t, old, spec.Child("template"))
+		return validate.ImmutableInternal(t, old, spec.Child("template"))
 	}
 	oldSpec := old.Spec.DeepCopy()
 	for _, l := range []struct{ n, o []corev1.Container }{{t.Spec.Containers, oldSpec.Containers}, {t.Spec.InitContainers, oldSpec.InitContainers}} {
@@ -567,7 +506,7 @@ func validateJobTemplateUpdate(n, p *batchv1.Job, spec *field.Path) field.ErrorL
 			}
 		}
 	}
-	return immutableInternal(t.Spec, *oldSpec, spec.Child("template.spec"))
+	return validate.ImmutableInternal(t.Spec, *oldSpec, spec.Child("template.spec"))
 }
 
 // validateCronJob is upstream's ValidateCronJobCreate/Update less the
@@ -581,12 +520,12 @@ func validateCronJob(cj, old *batchv1.CronJob) field.ErrorList {
 		errs = append(errs, validateSchedule(s.Schedule, allowTZ, s.TimeZone, spec.Child("schedule"))...)
 	}
 	if s.StartingDeadlineSeconds != nil {
-		errs = append(errs, nonnegative(*s.StartingDeadlineSeconds, spec.Child("startingDeadlineSeconds"))...)
+		errs = append(errs, validate.Nonnegative(*s.StartingDeadlineSeconds, spec.Child("startingDeadlineSeconds"))...)
 	}
 	if old == nil || !apiequality.Semantic.DeepEqual(old.Spec.TimeZone, s.TimeZone) {
 		errs = append(errs, validateTimeZone(s.TimeZone, spec.Child("timeZone"))...)
 	}
-	errs = append(errs, supportedValue(spec.Child("concurrencyPolicy"), string(s.ConcurrencyPolicy), "Allow", "Forbid", "Replace")...)
+	errs = append(errs, validate.SupportedValue(spec.Child("concurrencyPolicy"), string(s.ConcurrencyPolicy), "Allow", "Forbid", "Replace")...)
 	jt := spec.Child("jobTemplate")
 	errs = append(errs, validateJobSpec(&s.JobTemplate.Spec, jt.Child("spec"))...)
 	if s.JobTemplate.Spec.Selector != nil {
@@ -596,10 +535,10 @@ func validateCronJob(cj, old *batchv1.CronJob) field.ErrorList {
 		errs = append(errs, field.NotSupported(jt.Child("spec", "manualSelector"), m, []string{"nil", "false"}))
 	}
 	if s.SuccessfulJobsHistoryLimit != nil {
-		errs = append(errs, nonnegative(int64(*s.SuccessfulJobsHistoryLimit), spec.Child("successfulJobsHistoryLimit"))...)
+		errs = append(errs, validate.Nonnegative(int64(*s.SuccessfulJobsHistoryLimit), spec.Child("successfulJobsHistoryLimit"))...)
 	}
 	if s.FailedJobsHistoryLimit != nil {
-		errs = append(errs, nonnegative(int64(*s.FailedJobsHistoryLimit), spec.Child("failedJobsHistoryLimit"))...)
+		errs = append(errs, validate.Nonnegative(int64(*s.FailedJobsHistoryLimit), spec.Child("failedJobsHistoryLimit"))...)
 	}
 	if old == nil && len(cj.Name) > 52 {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), cj.Name, "must be no more than 52 characters"))
@@ -609,15 +548,6 @@ func validateCronJob(cj, old *batchv1.CronJob) field.ErrorList {
 		errs = append(errs, field.Required(spec.Child("schedule"), ""))
 	}
 	return errs
-}
-
-// immutableInternal is immutableField for a value of a type whose internal
-// form upstream renders in the message.
-func immutableInternal(n, p any, fld *field.Path) field.ErrorList {
-	if apiequality.Semantic.DeepEqual(n, p) {
-		return nil
-	}
-	return field.ErrorList{field.Invalid(fld, internalValue(n), "field is immutable")}
 }
 
 // validateSchedule parses a schedule as upstream's cron parser does.
