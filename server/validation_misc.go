@@ -454,8 +454,8 @@ func validateNode(n, old *corev1.Node) field.ErrorList {
 		list corev1.ResourceList
 		name string
 	}{{n.Status.Capacity, "capacity"}, {n.Status.Allocatable, "allocatable"}} {
-		for _, k := range validate.SortedKeys(validate.ResourceNames(l.list)) {
-			errs = append(errs, validate.ResourceQuantity(k, l.list[corev1.ResourceName(k)], field.NewPath("status", l.name, k))...)
+		for _, k := range validate.ResourceNames(l.list) {
+			errs = append(errs, validate.Quantity(k, l.list[corev1.ResourceName(k)], field.NewPath("status", l.name, k))...)
 		}
 	}
 	cidrs := field.NewPath("spec", "podCIDRs")
@@ -556,7 +556,7 @@ var quotaScopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeTerminati
 func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
 	var errs field.ErrorList
 	hard := field.NewPath("spec", "hard")
-	for _, k := range validate.SortedKeys(validate.ResourceNames(q.Spec.Hard)) {
+	for _, k := range validate.ResourceNames(q.Spec.Hard) {
 		kf := hard.Key(k)
 		var nameErrs field.ErrorList
 		for _, msg := range validation.IsQualifiedName(k) {
@@ -571,7 +571,7 @@ func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
 			nameErrs = append(nameErrs, field.Invalid(kf, k, "must be a standard resource for quota"))
 		}
 		errs = append(errs, nameErrs...)
-		errs = append(errs, validate.ResourceQuantity(k, q.Spec.Hard[corev1.ResourceName(k)], kf)...)
+		errs = append(errs, validate.Quantity(k, q.Spec.Hard[corev1.ResourceName(k)], kf)...)
 	}
 	if len(q.Spec.Scopes) > 0 {
 		sf := field.NewPath("spec", "scopes")

@@ -859,16 +859,16 @@ func validateResources(r *corev1.ResourceRequirements, fld *field.Path) field.Er
 	overcommit := func(name string) bool {
 		return validate.IsNativeResource(name) && !strings.HasPrefix(name, "hugepages-")
 	}
-	for _, name := range validate.SortedKeys(validate.ResourceNames(r.Limits)) {
+	for _, name := range validate.ResourceNames(r.Limits) {
 		p := lim.Key(name)
 		errs = append(errs, validateContainerResourceName(name, p)...)
-		errs = append(errs, validate.ResourceQuantity(name, r.Limits[corev1.ResourceName(name)], p)...)
+		errs = append(errs, validate.Quantity(name, r.Limits[corev1.ResourceName(name)], p)...)
 	}
-	for _, name := range validate.SortedKeys(validate.ResourceNames(r.Requests)) {
+	for _, name := range validate.ResourceNames(r.Requests) {
 		q := r.Requests[corev1.ResourceName(name)]
 		p := req.Key(name)
 		errs = append(errs, validateContainerResourceName(name, p)...)
-		errs = append(errs, validate.ResourceQuantity(name, q, p)...)
+		errs = append(errs, validate.Quantity(name, q, p)...)
 		if l, ok := r.Limits[corev1.ResourceName(name)]; ok {
 			if q.Cmp(l) != 0 && !overcommit(name) {
 				errs = append(errs, field.Invalid(req, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, l.String())))

@@ -11,7 +11,7 @@ import (
 // TestInternalValue checks the rendering of values the way upstream's
 // messages show its internal (untagged) types: Go field names in
 // declaration order, embedded structs inlined, metav1 types as tagged.
-func TestInternalValue(t *testing.T) {
+func TestInternalValueRendering(t *testing.T) {
 	for _, tc := range []struct {
 		v    any
 		want string
