@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
+	"github.com/fakeplane/fakeplane/registry/core/pod"
 	"github.com/fakeplane/fakeplane/registry/core/secret"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
@@ -15,6 +16,7 @@ import (
 var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strategy {
 	return map[schema.GroupResource]strategy.Strategy{
 		{Group: "", Resource: "configmaps"}: configmap.Strategy,
+		{Group: "", Resource: "pods"}:       pod.Strategy,
 		{Group: "", Resource: "secrets"}:    secret.Strategy,
 	}
 })

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/internal/validate"
+
+	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
 // Built-in validation: the rules of kube-apiserver's registry strategies
@@ -30,11 +32,6 @@ import (
 // ValidateUpdate for a built-in object, metadata excluded.
 func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
-	case *corev1.Pod:
-		if old != nil {
-			return validatePodUpdate(n, old.(*corev1.Pod))
-		}
-		return validatePod(n)
 	case *appsv1.Deployment:
 		errs := validateDeployment(n)
 		if old != nil {
@@ -60,7 +57,7 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 	case *corev1.ReplicationController:
 		return validateReplicationController(n)
 	case *corev1.PodTemplate:
-		return validatePodTemplate(&n.Template, field.NewPath("template"))
+		return pod.ValidatePodTemplateSpec(&n.Template, field.NewPath("template"))
 	case *batchv1.Job:
 		if old != nil {
 			return validateJobUpdate(n, old.(*batchv1.Job))
@@ -154,8 +151,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 // ValidateUpdate for a built-in object, metadata excluded.
 func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
-	case *corev1.Pod:
-		return validatePodStatusUpdate(n, old.(*corev1.Pod))
 	case *appsv1.Deployment:
 		return validateDeploymentStatus(n, old.(*appsv1.Deployment))
 	case *appsv1.ReplicaSet:

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
 // Workload validation: upstream's pkg/apis/apps/validation and
@@ -30,29 +32,6 @@ func deref32(p *int32) int32 {
 	return *p
 }
 
-// validateTemplateForSelector is upstream's ValidatePodTemplateSpecForReplicaSet
-// (kind names the workload in the activeDeadlineSeconds message).
-func validateTemplateForSelector(t *corev1.PodTemplateSpec, sel labels.Selector, fld *field.Path, kind string) field.ErrorList {
-	var errs field.ErrorList
-	if !sel.Empty() && !sel.Matches(labels.Set(t.Labels)) {
-		errs = append(errs, field.Invalid(fld.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
-	}
-	errs = append(errs, validatePodTemplate(t, fld)...)
-	errs = append(errs, restartAlways(t, fld, kind)...)
-	return errs
-}
-
-func restartAlways(t *corev1.PodTemplateSpec, fld *field.Path, kind string) field.ErrorList {
-	var errs field.ErrorList
-	if t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
-		errs = append(errs, field.NotSupported(fld.Child("spec", "restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
-	}
-	if t.Spec.ActiveDeadlineSeconds != nil {
-		errs = append(errs, field.Forbidden(fld.Child("spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in "+kind+" is not Supported"))
-	}
-	return errs
-}
-
 func validateDeployment(d *appsv1.Deployment) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &d.Spec
@@ -61,7 +40,7 @@ func validateDeployment(d *appsv1.Deployment) field.ErrorList {
 	if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "invalid label selector"))
 	} else {
-		errs = append(errs, validateTemplateForSelector(&s.Template, sel, spec.Child("template"), "ReplicaSet")...)
+		errs = append(errs, pod.ValidatePodTemplateSpecForReplicaSet(&s.Template, sel, spec.Child("template"), "ReplicaSet")...)
 	}
 	errs = append(errs, validateDeploymentStrategy(&s.Strategy, spec.Child("strategy"))...)
 	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
@@ -119,7 +98,7 @@ func validateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
 	if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "invalid label selector"))
 	} else {
-		errs = append(errs, validateTemplateForSelector(&s.Template, sel, spec.Child("template"), "ReplicaSet")...)
+		errs = append(errs, pod.ValidatePodTemplateSpecForReplicaSet(&s.Template, sel, spec.Child("template"), "ReplicaSet")...)
 	}
 	return errs
 }
@@ -214,9 +193,9 @@ func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 		if !sel.Empty() && !sel.Matches(labels.Set(t.Labels)) {
 			errs = append(errs, field.Invalid(tf.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
 		}
-		errs = append(errs, validatePodTemplate(t, tf)...)
+		errs = append(errs, pod.ValidatePodTemplateSpec(t, tf)...)
 	}
-	errs = append(errs, restartAlways(&s.Template, tf, "StatefulSet")...)
+	errs = append(errs, pod.ValidateRestartPolicyAlways(&s.Template, tf, "StatefulSet")...)
 	return errs
 }
 
@@ -240,8 +219,8 @@ func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 	if s.Selector != nil && len(s.Selector.MatchLabels)+len(s.Selector.MatchExpressions) == 0 {
 		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "empty selector is invalid for daemonset"))
 	}
-	errs = append(errs, validatePodTemplate(&s.Template, spec.Child("template"))...)
-	errs = append(errs, restartAlways(&s.Template, spec.Child("template"), "DaemonSet")...)
+	errs = append(errs, pod.ValidatePodTemplateSpec(&s.Template, spec.Child("template"))...)
+	errs = append(errs, pod.ValidateRestartPolicyAlways(&s.Template, spec.Child("template"), "DaemonSet")...)
 	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
 	errs = append(errs, validate.Nonnegative(templateGeneration(ds), spec.Child("templateGeneration"))...)
 	us := spec.Child("updateStrategy")
@@ -292,8 +271,8 @@ func validateReplicationController(rc *corev1.ReplicationController) field.Error
 		if sel := labels.Set(s.Selector).AsSelector(); !sel.Empty() && !sel.Matches(labels.Set(s.Template.Labels)) {
 			errs = append(errs, field.Invalid(tf.Child("metadata", "labels"), s.Template.Labels, "`selector` does not match template `labels`"))
 		}
-		errs = append(errs, validatePodTemplate(s.Template, tf)...)
-		errs = append(errs, restartAlways(s.Template, tf, "ReplicationController")...)
+		errs = append(errs, pod.ValidatePodTemplateSpec(s.Template, tf)...)
+		errs = append(errs, pod.ValidateRestartPolicyAlways(s.Template, tf, "ReplicationController")...)
 	}
 	if s.Replicas == nil {
 		errs = append(errs, field.Required(spec.Child("replicas"), ""))
@@ -372,7 +351,7 @@ func validateJobSpec(s *batchv1.JobSpec, fld *field.Path) field.ErrorList {
 		}
 	}
 	tf := fld.Child("template")
-	errs = append(errs, validatePodTemplate(&s.Template, tf)...)
+	errs = append(errs, pod.ValidatePodTemplateSpec(&s.Template, tf)...)
 	rp := s.Template.Spec.RestartPolicy
 	switch {
 	case rp == corev1.RestartPolicyAlways || rp == "":

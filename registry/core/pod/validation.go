@@ -1,8 +1,7 @@
-package server
+package pod
 
 import (
 	"fmt"
-	"github.com/fakeplane/fakeplane/internal/validate"
 	"math"
 	"path"
 	"path/filepath"
@@ -14,13 +13,42 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
 )
+
+// ValidatePodTemplateSpecForReplicaSet is upstream's ValidatePodTemplateSpecForReplicaSet
+// (kind names the workload in the activeDeadlineSeconds message).
+func ValidatePodTemplateSpecForReplicaSet(t *corev1.PodTemplateSpec, sel labels.Selector, fld *field.Path, kind string) field.ErrorList {
+	var errs field.ErrorList
+	if !sel.Empty() && !sel.Matches(labels.Set(t.Labels)) {
+		errs = append(errs, field.Invalid(fld.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
+	}
+	errs = append(errs, ValidatePodTemplateSpec(t, fld)...)
+	errs = append(errs, ValidateRestartPolicyAlways(t, fld, kind)...)
+	return errs
+}
+
+// ValidateRestartPolicyAlways is the rule of the controllers that keep their
+// pods running (kind names the workload in the message): the template's
+// restartPolicy is Always and it sets no activeDeadlineSeconds.
+func ValidateRestartPolicyAlways(t *corev1.PodTemplateSpec, fld *field.Path, kind string) field.ErrorList {
+	var errs field.ErrorList
+	if t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
+		errs = append(errs, field.NotSupported(fld.Child("spec", "restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
+	}
+	if t.Spec.ActiveDeadlineSeconds != nil {
+		errs = append(errs, field.Forbidden(fld.Child("spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in "+kind+" is not Supported"))
+	}
+	return errs
+}
 
 // Pod and pod template validation: upstream's ValidatePodCreate,
 // ValidatePodUpdate and ValidatePodTemplateSpec (pkg/apis/core/validation),
@@ -41,8 +69,8 @@ func validatePod(pod *corev1.Pod) field.ErrorList {
 	return errs
 }
 
-// validatePodTemplate is upstream's ValidatePodTemplateSpec at fld.
-func validatePodTemplate(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
+// ValidatePodTemplateSpec is upstream's ValidatePodTemplateSpec at fld.
+func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
 	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
 	errs = append(errs, validatePodSpec(&t.Spec, fld.Child("spec"))...)
@@ -423,7 +451,7 @@ func validateHandler(exec *corev1.ExecAction, http *corev1.HTTPGetAction, tcp *c
 		if http.Path == "" {
 			e = append(e, field.Required(hf.Child("path"), ""))
 		}
-		e = append(e, portNumOrName(http.Port, hf.Child("port"))...)
+		e = append(e, validate.PortNumOrName(http.Port, hf.Child("port"))...)
 		if http.Scheme != corev1.URISchemeHTTP && http.Scheme != corev1.URISchemeHTTPS {
 			e = append(e, field.NotSupported(hf.Child("scheme"), http.Scheme, []string{"HTTP", "HTTPS"}))
 		}
@@ -434,9 +462,9 @@ func validateHandler(exec *corev1.ExecAction, http *corev1.HTTPGetAction, tcp *c
 		}
 		return e
 	})
-	one(tcp != nil, "tcpSocket", func() field.ErrorList { return portNumOrName(tcp.Port, fld.Child("tcpSocket", "port")) })
+	one(tcp != nil, "tcpSocket", func() field.ErrorList { return validate.PortNumOrName(tcp.Port, fld.Child("tcpSocket", "port")) })
 	one(grpc != nil, "grpc", func() field.ErrorList {
-		return portNumOrName(intstr.FromInt32(grpc.Port), fld.Child("grpc", "port"))
+		return validate.PortNumOrName(intstr.FromInt32(grpc.Port), fld.Child("grpc", "port"))
 	})
 	one(sleep != nil, "sleep", func() field.ErrorList {
 		if grace != nil && (sleep.Seconds < 0 || sleep.Seconds > *grace) {
