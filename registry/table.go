@@ -7,6 +7,7 @@ import (
 
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
 	"github.com/fakeplane/fakeplane/registry/core/pod"
+	"github.com/fakeplane/fakeplane/registry/core/podtemplate"
 	"github.com/fakeplane/fakeplane/registry/core/secret"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
@@ -15,9 +16,10 @@ import (
 // afterwards.
 var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strategy {
 	return map[schema.GroupResource]strategy.Strategy{
-		{Group: "", Resource: "configmaps"}: configmap.Strategy,
-		{Group: "", Resource: "pods"}:       pod.Strategy,
-		{Group: "", Resource: "secrets"}:    secret.Strategy,
+		{Group: "", Resource: "configmaps"}:   configmap.Strategy,
+		{Group: "", Resource: "pods"}:         pod.Strategy,
+		{Group: "", Resource: "podtemplates"}: podtemplate.Strategy,
+		{Group: "", Resource: "secrets"}:      secret.Strategy,
 	}
 })
 

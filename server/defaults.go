@@ -92,8 +92,6 @@ func applyDefaults(obj runtime.Object) {
 		pod.DefaultPodSpec(&o.Spec.JobTemplate.Spec.Template.Spec)
 	case *corev1.ReplicationController:
 		defaultReplicationController(o)
-	case *corev1.PodTemplate:
-		pod.DefaultPodSpec(&o.Template.Spec)
 	case *corev1.Service:
 		defaultService(o)
 	case *coordinationv1.Lease:

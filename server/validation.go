@@ -17,8 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/internal/validate"
-
-	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
 // Built-in validation: the rules of kube-apiserver's registry strategies
@@ -56,8 +54,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 		return validateDaemonSet(n)
 	case *corev1.ReplicationController:
 		return validateReplicationController(n)
-	case *corev1.PodTemplate:
-		return pod.ValidatePodTemplateSpec(&n.Template, field.NewPath("template"))
 	case *batchv1.Job:
 		if old != nil {
 			return validateJobUpdate(n, old.(*batchv1.Job))
