@@ -6,8 +6,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
+	"github.com/fakeplane/fakeplane/registry/core/persistentvolumeclaim"
 	"github.com/fakeplane/fakeplane/registry/core/pod"
 	"github.com/fakeplane/fakeplane/registry/core/podtemplate"
+	"github.com/fakeplane/fakeplane/registry/core/replicationcontroller"
 	"github.com/fakeplane/fakeplane/registry/core/secret"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
@@ -16,10 +18,12 @@ import (
 // afterwards.
 var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strategy {
 	return map[schema.GroupResource]strategy.Strategy{
-		{Group: "", Resource: "configmaps"}:   configmap.Strategy,
-		{Group: "", Resource: "pods"}:         pod.Strategy,
-		{Group: "", Resource: "podtemplates"}: podtemplate.Strategy,
-		{Group: "", Resource: "secrets"}:      secret.Strategy,
+		{Group: "", Resource: "configmaps"}:             configmap.Strategy,
+		{Group: "", Resource: "persistentvolumeclaims"}: persistentvolumeclaim.Strategy,
+		{Group: "", Resource: "pods"}:                   pod.Strategy,
+		{Group: "", Resource: "podtemplates"}:           podtemplate.Strategy,
+		{Group: "", Resource: "replicationcontrollers"}: replicationcontroller.Strategy,
+		{Group: "", Resource: "secrets"}:                secret.Strategy,
 	}
 })
 

@@ -90,8 +90,6 @@ func applyDefaults(obj runtime.Object) {
 	case *batchv1.CronJob:
 		defaultCronJob(o)
 		pod.DefaultPodSpec(&o.Spec.JobTemplate.Spec.Template.Spec)
-	case *corev1.ReplicationController:
-		defaultReplicationController(o)
 	case *corev1.Service:
 		defaultService(o)
 	case *coordinationv1.Lease:
@@ -317,24 +315,6 @@ func defaultCronJob(o *batchv1.CronJob) {
 	}
 	if sp.FailedJobsHistoryLimit == nil {
 		sp.FailedJobsHistoryLimit = int32Ptr(1)
-	}
-}
-
-// defaultReplicationController is upstream's SetDefaults_ReplicationController.
-func defaultReplicationController(o *corev1.ReplicationController) {
-	if t := o.Spec.Template; t != nil && t.Labels != nil {
-		if len(o.Spec.Selector) == 0 {
-			o.Spec.Selector = t.Labels
-		}
-		if len(o.Labels) == 0 {
-			o.Labels = t.Labels
-		}
-	}
-	if o.Spec.Replicas == nil {
-		o.Spec.Replicas = int32Ptr(1)
-	}
-	if o.Spec.Template != nil {
-		pod.DefaultPodSpec(&o.Spec.Template.Spec)
 	}
 }
 

@@ -52,8 +52,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return append(validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.DaemonSet).Spec.Selector), validateDaemonSet(n)...)
 		}
 		return validateDaemonSet(n)
-	case *corev1.ReplicationController:
-		return validateReplicationController(n)
 	case *batchv1.Job:
 		if old != nil {
 			return validateJobUpdate(n, old.(*batchv1.Job))
@@ -64,11 +62,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateCronJob(n, old.(*batchv1.CronJob))
 		}
 		return validateCronJob(n, nil)
-	case *corev1.PersistentVolumeClaim:
-		if old != nil {
-			return validatePVCUpdate(n, old.(*corev1.PersistentVolumeClaim))
-		}
-		return validatePVCSpec(&n.Spec, field.NewPath("spec"))
 	case *networkingv1.Ingress:
 		return validateIngress(n)
 	case *discoveryv1.EndpointSlice:
@@ -155,8 +148,6 @@ func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 		return validateStatefulSetStatus(n, old.(*appsv1.StatefulSet))
 	case *appsv1.DaemonSet:
 		return validateDaemonSetStatus(n, old.(*appsv1.DaemonSet))
-	case *corev1.ReplicationController:
-		return validateReplicationControllerStatus(n)
 	case *batchv1.Job:
 		return validateJobStatusUpdate(n, old.(*batchv1.Job))
 	case *corev1.Node:

@@ -50,17 +50,6 @@ func validateReplicaSetStatus(n *appsv1.ReplicaSet) field.ErrorList {
 	return append(errs, validate.NotAbove(st, s.ReadyReplicas, "cannot be greater than readyReplicas", validate.Count("availableReplicas", int64(s.AvailableReplicas)))...)
 }
 
-func validateReplicationControllerStatus(n *corev1.ReplicationController) field.ErrorList {
-	st := field.NewPath("status")
-	s := &n.Status
-	errs := validate.StatusCounts(st, validate.Count("replicas", int64(s.Replicas)), validate.Count("fullyLabeledReplicas", int64(s.FullyLabeledReplicas)),
-		validate.Count("readyReplicas", int64(s.ReadyReplicas)), validate.Count("availableReplicas", int64(s.AvailableReplicas)),
-		validate.Count("observedGeneration", s.ObservedGeneration))
-	errs = append(errs, validate.NotAbove(st, s.Replicas, validate.AboveReplicas, validate.Count("fullyLabeledReplicas", int64(s.FullyLabeledReplicas)),
-		validate.Count("readyReplicas", int64(s.ReadyReplicas)), validate.Count("availableReplicas", int64(s.AvailableReplicas)))...)
-	return append(errs, validate.NotAbove(st, s.ReadyReplicas, "cannot be greater than readyReplicas", validate.Count("availableReplicas", int64(s.AvailableReplicas)))...)
-}
-
 func validateStatefulSetStatus(n, p *appsv1.StatefulSet) field.ErrorList {
 	st := field.NewPath("status")
 	s := &n.Status

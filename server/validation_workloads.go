@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/registry/core/pod"
+
+	"github.com/fakeplane/fakeplane/registry/core/persistentvolumeclaim"
 )
 
 // Workload validation: upstream's pkg/apis/apps/validation and
@@ -149,7 +151,7 @@ func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 		}
 	}
 	for i := range s.VolumeClaimTemplates {
-		errs = append(errs, validatePVCSpec(&s.VolumeClaimTemplates[i].Spec, spec.Child("volumeClaimTemplates").Index(i).Child("spec"))...)
+		errs = append(errs, persistentvolumeclaim.ValidateSpec(&s.VolumeClaimTemplates[i].Spec, spec.Child("volumeClaimTemplates").Index(i).Child("spec"))...)
 	}
 	errs = append(errs, validate.Nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))...)
 	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
@@ -252,34 +254,6 @@ func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 		errs = append(errs, validate.Nonnegative(int64(*s.RevisionHistoryLimit), spec.Child("revisionHistoryLimit"))...)
 	}
 	return errs
-}
-
-// validateReplicationController is upstream's ValidateReplicationControllerSpec;
-// its replicas and minReadySeconds rules are declarative upstream, whose
-// errors come after the others.
-func validateReplicationController(rc *corev1.ReplicationController) field.ErrorList {
-	spec := field.NewPath("spec")
-	s := &rc.Spec
-	var errs field.ErrorList
-	if labels.Set(s.Selector).AsSelector().Empty() {
-		errs = append(errs, field.Required(spec.Child("selector"), ""))
-	}
-	tf := spec.Child("template")
-	if s.Template == nil {
-		errs = append(errs, field.Required(tf, ""))
-	} else {
-		if sel := labels.Set(s.Selector).AsSelector(); !sel.Empty() && !sel.Matches(labels.Set(s.Template.Labels)) {
-			errs = append(errs, field.Invalid(tf.Child("metadata", "labels"), s.Template.Labels, "`selector` does not match template `labels`"))
-		}
-		errs = append(errs, pod.ValidatePodTemplateSpec(s.Template, tf)...)
-		errs = append(errs, pod.ValidateRestartPolicyAlways(s.Template, tf, "ReplicationController")...)
-	}
-	if s.Replicas == nil {
-		errs = append(errs, field.Required(spec.Child("replicas"), ""))
-	} else {
-		errs = append(errs, validate.Nonnegative(int64(*s.Replicas), spec.Child("replicas"))...)
-	}
-	return append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
 }
 
 // validateJobSpec is upstream's validateJobSpec: counts, completion mode,
