@@ -5,6 +5,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fakeplane/fakeplane/registry/apps/daemonset"
+	"github.com/fakeplane/fakeplane/registry/apps/deployment"
+	"github.com/fakeplane/fakeplane/registry/apps/replicaset"
+	"github.com/fakeplane/fakeplane/registry/apps/statefulset"
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
 	"github.com/fakeplane/fakeplane/registry/core/persistentvolumeclaim"
 	"github.com/fakeplane/fakeplane/registry/core/pod"
@@ -18,6 +22,10 @@ import (
 // afterwards.
 var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strategy {
 	return map[schema.GroupResource]strategy.Strategy{
+		{Group: "apps", Resource: "daemonsets"}:         daemonset.Strategy,
+		{Group: "apps", Resource: "deployments"}:        deployment.Strategy,
+		{Group: "apps", Resource: "replicasets"}:        replicaset.Strategy,
+		{Group: "apps", Resource: "statefulsets"}:       statefulset.Strategy,
 		{Group: "", Resource: "configmaps"}:             configmap.Strategy,
 		{Group: "", Resource: "persistentvolumeclaims"}: persistentvolumeclaim.Strategy,
 		{Group: "", Resource: "pods"}:                   pod.Strategy,

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 
-	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -48,42 +47,6 @@ func (r *resource) defaults(obj runtime.Object) {
 func applyDefaults(obj runtime.Object) {
 	applyMoreDefaults(obj)
 	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		if o.Spec.Replicas == nil {
-			o.Spec.Replicas = int32Ptr(1)
-		}
-		if o.Spec.Strategy.Type == "" {
-			o.Spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
-		}
-		if o.Spec.Strategy.Type == appsv1.RollingUpdateDeploymentStrategyType {
-			if o.Spec.Strategy.RollingUpdate == nil {
-				o.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{}
-			}
-			if o.Spec.Strategy.RollingUpdate.MaxUnavailable == nil {
-				v := intstr.FromString("25%")
-				o.Spec.Strategy.RollingUpdate.MaxUnavailable = &v
-			}
-			if o.Spec.Strategy.RollingUpdate.MaxSurge == nil {
-				v := intstr.FromString("25%")
-				o.Spec.Strategy.RollingUpdate.MaxSurge = &v
-			}
-		}
-		if o.Spec.RevisionHistoryLimit == nil {
-			o.Spec.RevisionHistoryLimit = int32Ptr(10)
-		}
-		if o.Spec.ProgressDeadlineSeconds == nil {
-			o.Spec.ProgressDeadlineSeconds = int32Ptr(600)
-		}
-		pod.DefaultPodSpec(&o.Spec.Template.Spec)
-	case *appsv1.ReplicaSet:
-		if o.Spec.Replicas == nil {
-			o.Spec.Replicas = int32Ptr(1)
-		}
-		pod.DefaultPodSpec(&o.Spec.Template.Spec)
-	case *appsv1.StatefulSet:
-		defaultStatefulSet(o)
-	case *appsv1.DaemonSet:
-		defaultDaemonSet(o)
 	case *batchv1.Job:
 		defaultJob(o)
 		pod.DefaultPodSpec(&o.Spec.Template.Spec)
@@ -130,84 +93,6 @@ func defaultBinding(ref *rbacv1.RoleRef, subjects []rbacv1.Subject) {
 			s.APIGroup = rbacv1.GroupName
 		}
 	}
-}
-
-// defaultStatefulSet is upstream's SetDefaults_StatefulSet.
-func defaultStatefulSet(o *appsv1.StatefulSet) {
-	sp := &o.Spec
-	if sp.PodManagementPolicy == "" {
-		sp.PodManagementPolicy = appsv1.OrderedReadyPodManagement
-	}
-	if sp.UpdateStrategy.Type == "" {
-		sp.UpdateStrategy.Type = appsv1.RollingUpdateStatefulSetStrategyType
-		if sp.UpdateStrategy.RollingUpdate == nil {
-			sp.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
-		}
-	}
-	if sp.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType && sp.UpdateStrategy.RollingUpdate != nil {
-		if sp.UpdateStrategy.RollingUpdate.Partition == nil {
-			sp.UpdateStrategy.RollingUpdate.Partition = int32Ptr(0)
-		}
-		// MaxUnavailableStatefulSet is on in v1.37.
-		if sp.UpdateStrategy.RollingUpdate.MaxUnavailable == nil {
-			v := intstr.FromInt32(1)
-			sp.UpdateStrategy.RollingUpdate.MaxUnavailable = &v
-		}
-	}
-	if sp.PersistentVolumeClaimRetentionPolicy == nil {
-		sp.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{}
-	}
-	if sp.PersistentVolumeClaimRetentionPolicy.WhenDeleted == "" {
-		sp.PersistentVolumeClaimRetentionPolicy.WhenDeleted = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
-	}
-	if sp.PersistentVolumeClaimRetentionPolicy.WhenScaled == "" {
-		sp.PersistentVolumeClaimRetentionPolicy.WhenScaled = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
-	}
-	if sp.Replicas == nil {
-		sp.Replicas = int32Ptr(1)
-	}
-	if sp.RevisionHistoryLimit == nil {
-		sp.RevisionHistoryLimit = int32Ptr(10)
-	}
-	for i := range sp.VolumeClaimTemplates {
-		pvc := &sp.VolumeClaimTemplates[i]
-		if pvc.APIVersion == "" && pvc.Kind == "" {
-			pvc.APIVersion, pvc.Kind = "v1", "PersistentVolumeClaim"
-		}
-		if pvc.Spec.VolumeMode == nil {
-			fs := corev1.PersistentVolumeFilesystem
-			pvc.Spec.VolumeMode = &fs
-		}
-		if pvc.Status.Phase == "" {
-			pvc.Status.Phase = corev1.ClaimPending
-		}
-	}
-	pod.DefaultPodSpec(&sp.Template.Spec)
-}
-
-// defaultDaemonSet is upstream's SetDefaults_DaemonSet.
-func defaultDaemonSet(o *appsv1.DaemonSet) {
-	us := &o.Spec.UpdateStrategy
-	if us.Type == "" {
-		us.Type = appsv1.RollingUpdateDaemonSetStrategyType
-	}
-	if us.Type == appsv1.RollingUpdateDaemonSetStrategyType {
-		if us.RollingUpdate == nil {
-			us.RollingUpdate = &appsv1.RollingUpdateDaemonSet{}
-		}
-		if us.RollingUpdate.MaxUnavailable == nil {
-			v := intstr.FromInt32(1)
-			us.RollingUpdate.MaxUnavailable = &v
-		}
-		if us.RollingUpdate.MaxSurge == nil {
-			v := intstr.FromInt32(0)
-			us.RollingUpdate.MaxSurge = &v
-		}
-	}
-	if o.Spec.RevisionHistoryLimit == nil {
-		o.Spec.RevisionHistoryLimit = int32Ptr(10)
-	}
-	pod.DefaultPodSpec(&o.Spec.Template.Spec)
 }
 
 // defaultJob is upstream's SetDefaults_Job (the selector and its labels

@@ -1,7 +1,6 @@
 package server
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -30,28 +29,6 @@ import (
 // ValidateUpdate for a built-in object, metadata excluded.
 func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
-	case *appsv1.Deployment:
-		errs := validateDeployment(n)
-		if old != nil {
-			errs = append(errs, validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.Deployment).Spec.Selector)...)
-		}
-		return errs
-	case *appsv1.ReplicaSet:
-		errs := validateReplicaSet(n)
-		if old != nil {
-			errs = append(errs, validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.ReplicaSet).Spec.Selector)...)
-		}
-		return errs
-	case *appsv1.StatefulSet:
-		if old != nil {
-			return validateStatefulSetUpdate(n, old.(*appsv1.StatefulSet))
-		}
-		return validateStatefulSet(n)
-	case *appsv1.DaemonSet:
-		if old != nil {
-			return append(validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.DaemonSet).Spec.Selector), validateDaemonSet(n)...)
-		}
-		return validateDaemonSet(n)
 	case *batchv1.Job:
 		if old != nil {
 			return validateJobUpdate(n, old.(*batchv1.Job))
@@ -140,14 +117,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 // ValidateUpdate for a built-in object, metadata excluded.
 func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
-	case *appsv1.Deployment:
-		return validateDeploymentStatus(n, old.(*appsv1.Deployment))
-	case *appsv1.ReplicaSet:
-		return validateReplicaSetStatus(n)
-	case *appsv1.StatefulSet:
-		return validateStatefulSetStatus(n, old.(*appsv1.StatefulSet))
-	case *appsv1.DaemonSet:
-		return validateDaemonSetStatus(n, old.(*appsv1.DaemonSet))
 	case *batchv1.Job:
 		return validateJobStatusUpdate(n, old.(*batchv1.Job))
 	case *corev1.Node:

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -17,70 +16,6 @@ import (
 
 // Workload status updates as upstream's status strategies validate them:
 // counts are not negative, and no count of replicas exceeds status.replicas.
-
-func validateDeploymentStatus(n, p *appsv1.Deployment) field.ErrorList {
-	st := field.NewPath("status")
-	s := &n.Status
-	errs := validate.StatusCounts(st, validate.Count("observedGeneration", s.ObservedGeneration), validate.Count("replicas", int64(s.Replicas)),
-		validate.Count("updatedReplicas", int64(s.UpdatedReplicas)), validate.Count("readyReplicas", int64(s.ReadyReplicas)),
-		validate.Count("availableReplicas", int64(s.AvailableReplicas)), validate.Count("unavailableReplicas", int64(s.UnavailableReplicas)))
-	if s.TerminatingReplicas != nil {
-		errs = append(errs, validate.Nonnegative(int64(*s.TerminatingReplicas), st.Child("terminatingReplicas"))...)
-	}
-	if s.CollisionCount != nil {
-		errs = append(errs, validate.Nonnegative(int64(*s.CollisionCount), st.Child("collisionCount"))...)
-	}
-	errs = append(errs, validate.NotAbove(st, s.Replicas, validate.AboveReplicas, validate.Count("updatedReplicas", int64(s.UpdatedReplicas)),
-		validate.Count("readyReplicas", int64(s.ReadyReplicas)), validate.Count("availableReplicas", int64(s.AvailableReplicas)))...)
-	errs = append(errs, validate.NotAbove(st, s.ReadyReplicas, "cannot be greater than readyReplicas", validate.Count("availableReplicas", int64(s.AvailableReplicas)))...)
-	return append(errs, validate.CollisionDecremented(st, s.CollisionCount, p.Status.CollisionCount)...)
-}
-
-func validateReplicaSetStatus(n *appsv1.ReplicaSet) field.ErrorList {
-	st := field.NewPath("status")
-	s := &n.Status
-	errs := validate.StatusCounts(st, validate.Count("replicas", int64(s.Replicas)), validate.Count("fullyLabeledReplicas", int64(s.FullyLabeledReplicas)),
-		validate.Count("readyReplicas", int64(s.ReadyReplicas)), validate.Count("availableReplicas", int64(s.AvailableReplicas)),
-		validate.Count("observedGeneration", s.ObservedGeneration))
-	if s.TerminatingReplicas != nil {
-		errs = append(errs, validate.Nonnegative(int64(*s.TerminatingReplicas), st.Child("terminatingReplicas"))...)
-	}
-	errs = append(errs, validate.NotAbove(st, s.Replicas, validate.AboveReplicas, validate.Count("fullyLabeledReplicas", int64(s.FullyLabeledReplicas)),
-		validate.Count("readyReplicas", int64(s.ReadyReplicas)), validate.Count("availableReplicas", int64(s.AvailableReplicas)))...)
-	return append(errs, validate.NotAbove(st, s.ReadyReplicas, "cannot be greater than readyReplicas", validate.Count("availableReplicas", int64(s.AvailableReplicas)))...)
-}
-
-func validateStatefulSetStatus(n, p *appsv1.StatefulSet) field.ErrorList {
-	st := field.NewPath("status")
-	s := &n.Status
-	errs := validate.StatusCounts(st, validate.Count("replicas", int64(s.Replicas)), validate.Count("readyReplicas", int64(s.ReadyReplicas)),
-		validate.Count("currentReplicas", int64(s.CurrentReplicas)), validate.Count("updatedReplicas", int64(s.UpdatedReplicas)),
-		validate.Count("availableReplicas", int64(s.AvailableReplicas)))
-	if s.ObservedGeneration != 0 {
-		errs = append(errs, validate.Nonnegative(s.ObservedGeneration, st.Child("observedGeneration"))...)
-	}
-	if s.CollisionCount != nil {
-		errs = append(errs, validate.Nonnegative(int64(*s.CollisionCount), st.Child("collisionCount"))...)
-	}
-	errs = append(errs, validate.NotAbove(st, s.Replicas, validate.AboveReplicas, validate.Count("readyReplicas", int64(s.ReadyReplicas)),
-		validate.Count("currentReplicas", int64(s.CurrentReplicas)), validate.Count("updatedReplicas", int64(s.UpdatedReplicas)),
-		validate.Count("availableReplicas", int64(s.AvailableReplicas)))...)
-	errs = append(errs, validate.NotAbove(st, s.ReadyReplicas, "cannot be greater than status.readyReplicas", validate.Count("availableReplicas", int64(s.AvailableReplicas)))...)
-	return append(errs, validate.CollisionDecremented(st, s.CollisionCount, p.Status.CollisionCount)...)
-}
-
-func validateDaemonSetStatus(n, p *appsv1.DaemonSet) field.ErrorList {
-	st := field.NewPath("status")
-	s := &n.Status
-	errs := validate.StatusCounts(st, validate.Count("currentNumberScheduled", int64(s.CurrentNumberScheduled)), validate.Count("numberMisscheduled", int64(s.NumberMisscheduled)),
-		validate.Count("desiredNumberScheduled", int64(s.DesiredNumberScheduled)), validate.Count("numberReady", int64(s.NumberReady)),
-		validate.Count("observedGeneration", s.ObservedGeneration), validate.Count("updatedNumberScheduled", int64(s.UpdatedNumberScheduled)),
-		validate.Count("numberAvailable", int64(s.NumberAvailable)), validate.Count("numberUnavailable", int64(s.NumberUnavailable)))
-	if s.CollisionCount != nil {
-		errs = append(errs, validate.Nonnegative(int64(*s.CollisionCount), st.Child("collisionCount"))...)
-	}
-	return append(errs, validate.CollisionDecremented(st, s.CollisionCount, p.Status.CollisionCount)...)
-}
 
 func jobCondition(j *batchv1.Job, t batchv1.JobConditionType, s corev1.ConditionStatus) bool {
 	for _, c := range j.Status.Conditions {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
-	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -19,8 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/registry/core/pod"
-
-	"github.com/fakeplane/fakeplane/registry/core/persistentvolumeclaim"
 )
 
 // Workload validation: upstream's pkg/apis/apps/validation and
@@ -34,226 +31,11 @@ func deref32(p *int32) int32 {
 	return *p
 }
 
-func validateDeployment(d *appsv1.Deployment) field.ErrorList {
-	spec := field.NewPath("spec")
-	s := &d.Spec
-	errs := validate.Nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))
-	errs = append(errs, validate.WorkloadSelector(s.Selector, spec.Child("selector"), "deployment")...)
-	if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
-		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "invalid label selector"))
-	} else {
-		errs = append(errs, pod.ValidatePodTemplateSpecForReplicaSet(&s.Template, sel, spec.Child("template"), "ReplicaSet")...)
-	}
-	errs = append(errs, validateDeploymentStrategy(&s.Strategy, spec.Child("strategy"))...)
-	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
-	if s.RevisionHistoryLimit != nil {
-		errs = append(errs, validate.Nonnegative(int64(*s.RevisionHistoryLimit), spec.Child("revisionHistoryLimit"))...)
-	}
-	if s.ProgressDeadlineSeconds != nil {
-		errs = append(errs, validate.Nonnegative(int64(*s.ProgressDeadlineSeconds), spec.Child("progressDeadlineSeconds"))...)
-		if *s.ProgressDeadlineSeconds <= s.MinReadySeconds {
-			errs = append(errs, field.Invalid(spec.Child("progressDeadlineSeconds"), s.ProgressDeadlineSeconds, "must be greater than minReadySeconds"))
-		}
-	}
-	return errs
-}
-
-func validateDeploymentStrategy(st *appsv1.DeploymentStrategy, fld *field.Path) field.ErrorList {
-	switch st.Type {
-	case appsv1.RecreateDeploymentStrategyType:
-		if st.RollingUpdate != nil {
-			return field.ErrorList{field.Forbidden(fld.Child("rollingUpdate"), "may not be specified when strategy `type` is 'Recreate'")}
-		}
-	case appsv1.RollingUpdateDeploymentStrategyType:
-		if st.RollingUpdate == nil {
-			return field.ErrorList{field.Required(fld.Child("rollingUpdate"), "this should be defaulted and never be nil")}
-		}
-		ru := fld.Child("rollingUpdate")
-		var errs field.ErrorList
-		mu, ms := derefIntOrString(st.RollingUpdate.MaxUnavailable), derefIntOrString(st.RollingUpdate.MaxSurge)
-		errs = append(errs, validate.PositiveIntOrPercent(mu, ru.Child("maxUnavailable"))...)
-		errs = append(errs, validate.PositiveIntOrPercent(ms, ru.Child("maxSurge"))...)
-		if validate.IntOrPercentValue(mu) == 0 && validate.IntOrPercentValue(ms) == 0 {
-			errs = append(errs, field.Invalid(ru.Child("maxUnavailable"), mu, "may not be 0 when `maxSurge` is 0"))
-		}
-		errs = append(errs, validate.NotMoreThan100Percent(mu, ru.Child("maxUnavailable"))...)
-		return errs
-	default:
-		return field.ErrorList{field.NotSupported(fld, validate.InternalValue(st), []string{string(appsv1.RecreateDeploymentStrategyType), string(appsv1.RollingUpdateDeploymentStrategyType)})}
-	}
-	return nil
-}
-
 func derefIntOrString(p *intstr.IntOrString) intstr.IntOrString {
 	if p == nil {
 		return intstr.IntOrString{}
 	}
 	return *p
-}
-
-func validateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
-	spec := field.NewPath("spec")
-	s := &rs.Spec
-	errs := validate.Nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))
-	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
-	errs = append(errs, validate.WorkloadSelector(s.Selector, spec.Child("selector"), "deployment")...)
-	if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
-		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "invalid label selector"))
-	} else {
-		errs = append(errs, pod.ValidatePodTemplateSpecForReplicaSet(&s.Template, sel, spec.Child("template"), "ReplicaSet")...)
-	}
-	return errs
-}
-
-func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
-	spec := field.NewPath("spec")
-	s := &ss.Spec
-	var errs field.ErrorList
-	switch s.PodManagementPolicy {
-	case "":
-		errs = append(errs, field.Required(spec.Child("podManagementPolicy"), ""))
-	case appsv1.OrderedReadyPodManagement, appsv1.ParallelPodManagement:
-	default:
-		errs = append(errs, field.Invalid(spec.Child("podManagementPolicy"), s.PodManagementPolicy, "must be 'OrderedReady' or 'Parallel'"))
-	}
-	us := spec.Child("updateStrategy")
-	switch s.UpdateStrategy.Type {
-	case "":
-		errs = append(errs, field.Required(us, ""))
-	case appsv1.OnDeleteStatefulSetStrategyType:
-		if s.UpdateStrategy.RollingUpdate != nil {
-			errs = append(errs, field.Invalid(us.Child("rollingUpdate"), validate.InternalValue(s.UpdateStrategy.RollingUpdate), "only allowed for updateStrategy 'RollingUpdate'"))
-		}
-	case appsv1.RollingUpdateStatefulSetStrategyType:
-		if ru := s.UpdateStrategy.RollingUpdate; ru != nil {
-			p := us.Child("rollingUpdate")
-			errs = append(errs, validate.Nonnegative(int64(deref32(ru.Partition)), p.Child("partition"))...)
-			if ru.MaxUnavailable != nil {
-				errs = append(errs, validate.PositiveIntOrPercent(*ru.MaxUnavailable, p.Child("maxUnavailable"))...)
-				if validate.IntOrPercentValue(*ru.MaxUnavailable) == 0 {
-					errs = append(errs, field.Invalid(p.Child("maxUnavailable"), *ru.MaxUnavailable, "cannot be 0"))
-				}
-				errs = append(errs, validate.NotMoreThan100Percent(*ru.MaxUnavailable, p.Child("maxUnavailable"))...)
-			}
-		}
-	default:
-		errs = append(errs, field.Invalid(us, validate.InternalValue(s.UpdateStrategy), "must be 'RollingUpdate' or 'OnDelete'"))
-	}
-	if p := s.PersistentVolumeClaimRetentionPolicy; p != nil {
-		pp := spec.Child("persistentVolumeClaimRetentionPolicy")
-		for _, f := range []struct {
-			v    appsv1.PersistentVolumeClaimRetentionPolicyType
-			name string
-		}{{p.WhenDeleted, "whenDeleted"}, {p.WhenScaled, "whenScaled"}} {
-			if f.v != appsv1.RetainPersistentVolumeClaimRetentionPolicyType && f.v != appsv1.DeletePersistentVolumeClaimRetentionPolicyType {
-				errs = append(errs, field.NotSupported(pp.Child(f.name), f.v, []string{"Retain", "Delete"}))
-			}
-		}
-	}
-	for i := range s.VolumeClaimTemplates {
-		errs = append(errs, persistentvolumeclaim.ValidateSpec(&s.VolumeClaimTemplates[i].Spec, spec.Child("volumeClaimTemplates").Index(i).Child("spec"))...)
-	}
-	errs = append(errs, validate.Nonnegative(int64(deref32(s.Replicas)), spec.Child("replicas"))...)
-	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
-	if s.Ordinals != nil {
-		errs = append(errs, validate.Nonnegative(int64(s.Ordinals.Start), spec.Child("ordinals.start"))...)
-	}
-	if s.ServiceName != "" {
-		errs = append(errs, validate.DNS1123Label(s.ServiceName, spec.Child("serviceName"))...)
-	}
-	if s.Selector == nil {
-		errs = append(errs, field.Required(spec.Child("selector"), ""))
-	} else {
-		errs = append(errs, metav1validation.ValidateLabelSelector(s.Selector, metav1validation.LabelSelectorValidationOptions{}, spec.Child("selector"))...)
-		if len(s.Selector.MatchLabels)+len(s.Selector.MatchExpressions) == 0 {
-			errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "empty selector is invalid for statefulset"))
-		}
-	}
-	tf := spec.Child("template")
-	if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
-		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, ""))
-	} else {
-		t := &s.Template
-		if t.Spec.Subdomain != "" || t.Spec.Hostname != "" || len(s.VolumeClaimTemplates) > 0 {
-			// The controller sets subdomain and hostname, and adds a
-			// volume for each claim template.
-			t = t.DeepCopy()
-			t.Spec.Subdomain, t.Spec.Hostname = "", ""
-			var vols []corev1.Volume
-			claims := map[string]bool{}
-			for _, c := range s.VolumeClaimTemplates {
-				claims[c.Name] = true
-				vols = append(vols, corev1.Volume{Name: c.Name, VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: c.Name}}})
-			}
-			for _, v := range t.Spec.Volumes {
-				if !claims[v.Name] {
-					vols = append(vols, v)
-				}
-			}
-			t.Spec.Volumes = vols
-		}
-		if !sel.Empty() && !sel.Matches(labels.Set(t.Labels)) {
-			errs = append(errs, field.Invalid(tf.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
-		}
-		errs = append(errs, pod.ValidatePodTemplateSpec(t, tf)...)
-	}
-	errs = append(errs, pod.ValidateRestartPolicyAlways(&s.Template, tf, "StatefulSet")...)
-	return errs
-}
-
-func validateStatefulSetUpdate(n, p *appsv1.StatefulSet) field.ErrorList {
-	errs := validateStatefulSet(n)
-	spec := field.NewPath("spec")
-	errs = append(errs, validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, spec.Child("selector"))...)
-	errs = append(errs, validate.ImmutableInternal(n.Spec.VolumeClaimTemplates, p.Spec.VolumeClaimTemplates, spec.Child("volumeClaimTemplates"))...)
-	errs = append(errs, validate.ImmutableField(n.Spec.ServiceName, p.Spec.ServiceName, spec.Child("serviceName"))...)
-	errs = append(errs, validate.ImmutableField(n.Spec.PodManagementPolicy, p.Spec.PodManagementPolicy, spec.Child("podManagementPolicy"))...)
-	return errs
-}
-
-func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
-	spec := field.NewPath("spec")
-	s := &ds.Spec
-	errs := metav1validation.ValidateLabelSelector(s.Selector, metav1validation.LabelSelectorValidationOptions{}, spec.Child("selector"))
-	if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err == nil && !sel.Matches(labels.Set(s.Template.Labels)) {
-		errs = append(errs, field.Invalid(spec.Child("template", "metadata", "labels"), s.Template.Labels, "`selector` does not match template `labels`"))
-	}
-	if s.Selector != nil && len(s.Selector.MatchLabels)+len(s.Selector.MatchExpressions) == 0 {
-		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "empty selector is invalid for daemonset"))
-	}
-	errs = append(errs, pod.ValidatePodTemplateSpec(&s.Template, spec.Child("template"))...)
-	errs = append(errs, pod.ValidateRestartPolicyAlways(&s.Template, spec.Child("template"), "DaemonSet")...)
-	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
-	errs = append(errs, validate.Nonnegative(templateGeneration(ds), spec.Child("templateGeneration"))...)
-	us := spec.Child("updateStrategy")
-	switch s.UpdateStrategy.Type {
-	case appsv1.OnDeleteDaemonSetStrategyType:
-	case appsv1.RollingUpdateDaemonSetStrategyType:
-		ru := s.UpdateStrategy.RollingUpdate
-		if ru == nil {
-			errs = append(errs, field.Required(us.Child("rollingUpdate"), ""))
-			break
-		}
-		p := us.Child("rollingUpdate")
-		mu, ms := derefIntOrString(ru.MaxUnavailable), derefIntOrString(ru.MaxSurge)
-		errs = append(errs, validate.PositiveIntOrPercent(mu, p.Child("maxUnavailable"))...)
-		errs = append(errs, validate.PositiveIntOrPercent(ms, p.Child("maxSurge"))...)
-		errs = append(errs, validate.NotMoreThan100Percent(mu, p.Child("maxUnavailable"))...)
-		errs = append(errs, validate.NotMoreThan100Percent(ms, p.Child("maxSurge"))...)
-		hasU, hasS := validate.IntOrPercentValue(mu) != 0, validate.IntOrPercentValue(ms) != 0
-		switch {
-		case hasU && hasS:
-			errs = append(errs, field.Invalid(p.Child("maxSurge"), ms, "may not be set when maxUnavailable is non-zero"))
-		case !hasU && !hasS:
-			errs = append(errs, field.Required(p.Child("maxUnavailable"), "cannot be 0 when maxSurge is 0"))
-		}
-	default:
-		errs = append(errs, field.NotSupported(us, validate.InternalValue(s.UpdateStrategy), []string{string(appsv1.RollingUpdateDaemonSetStrategyType), string(appsv1.OnDeleteDaemonSetStrategyType)}))
-	}
-	if s.RevisionHistoryLimit != nil {
-		errs = append(errs, validate.Nonnegative(int64(*s.RevisionHistoryLimit), spec.Child("revisionHistoryLimit"))...)
-	}
-	return errs
 }
 
 // validateJobSpec is upstream's validateJobSpec: counts, completion mode,
