@@ -9,6 +9,8 @@ import (
 	"github.com/fakeplane/fakeplane/registry/apps/deployment"
 	"github.com/fakeplane/fakeplane/registry/apps/replicaset"
 	"github.com/fakeplane/fakeplane/registry/apps/statefulset"
+	"github.com/fakeplane/fakeplane/registry/batch/cronjob"
+	"github.com/fakeplane/fakeplane/registry/batch/job"
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
 	"github.com/fakeplane/fakeplane/registry/core/persistentvolumeclaim"
 	"github.com/fakeplane/fakeplane/registry/core/pod"
@@ -26,6 +28,8 @@ var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strateg
 		{Group: "apps", Resource: "deployments"}:        deployment.Strategy,
 		{Group: "apps", Resource: "replicasets"}:        replicaset.Strategy,
 		{Group: "apps", Resource: "statefulsets"}:       statefulset.Strategy,
+		{Group: "batch", Resource: "cronjobs"}:          cronjob.Strategy,
+		{Group: "batch", Resource: "jobs"}:              job.Strategy,
 		{Group: "", Resource: "configmaps"}:             configmap.Strategy,
 		{Group: "", Resource: "persistentvolumeclaims"}: persistentvolumeclaim.Strategy,
 		{Group: "", Resource: "pods"}:                   pod.Strategy,

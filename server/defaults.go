@@ -2,9 +2,6 @@ package server
 
 import (
 	"fmt"
-	strategies "github.com/fakeplane/fakeplane/registry"
-	"github.com/fakeplane/fakeplane/registry/strategy"
-	"math"
 	"reflect"
 	"slices"
 
@@ -21,9 +18,9 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	strategies "github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry/strategy"
 	"github.com/fakeplane/fakeplane/store"
-
-	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
 // Built-in defaulting: the values kube-apiserver's defaulting functions put
@@ -47,12 +44,6 @@ func (r *resource) defaults(obj runtime.Object) {
 func applyDefaults(obj runtime.Object) {
 	applyMoreDefaults(obj)
 	switch o := obj.(type) {
-	case *batchv1.Job:
-		defaultJob(o)
-		pod.DefaultPodSpec(&o.Spec.Template.Spec)
-	case *batchv1.CronJob:
-		defaultCronJob(o)
-		pod.DefaultPodSpec(&o.Spec.JobTemplate.Spec.Template.Spec)
 	case *corev1.Service:
 		defaultService(o)
 	case *coordinationv1.Lease:
@@ -95,57 +86,6 @@ func defaultBinding(ref *rbacv1.RoleRef, subjects []rbacv1.Subject) {
 	}
 }
 
-// defaultJob is upstream's SetDefaults_Job (the selector and its labels
-// come at create, see generateJobSelector).
-func defaultJob(o *batchv1.Job) {
-	sp := &o.Spec
-	if sp.Completions == nil && sp.Parallelism == nil {
-		sp.Completions = int32Ptr(1)
-		sp.Parallelism = int32Ptr(1)
-	}
-	if sp.Parallelism == nil {
-		sp.Parallelism = int32Ptr(1)
-	}
-	if sp.BackoffLimit == nil {
-		if sp.BackoffLimitPerIndex != nil {
-			sp.BackoffLimit = int32Ptr(math.MaxInt32)
-		} else {
-			sp.BackoffLimit = int32Ptr(6)
-		}
-	}
-	if sp.Template.Labels != nil && len(o.Labels) == 0 {
-		o.Labels = sp.Template.Labels
-	}
-	if sp.CompletionMode == nil {
-		m := batchv1.NonIndexedCompletion
-		sp.CompletionMode = &m
-	}
-	if sp.Suspend == nil {
-		f := false
-		sp.Suspend = &f
-	}
-	if sp.PodReplacementPolicy == nil {
-		p := batchv1.TerminatingOrFailed
-		if sp.PodFailurePolicy != nil {
-			p = batchv1.Failed
-		}
-		sp.PodReplacementPolicy = &p
-	}
-	if sp.ManualSelector == nil {
-		f := false
-		sp.ManualSelector = &f
-	}
-	if sp.PodFailurePolicy != nil {
-		for i := range sp.PodFailurePolicy.Rules {
-			for j := range sp.PodFailurePolicy.Rules[i].OnPodConditions {
-				if c := &sp.PodFailurePolicy.Rules[i].OnPodConditions[j]; c.Status == "" {
-					c.Status = corev1.ConditionTrue
-				}
-			}
-		}
-	}
-}
-
 // generateJobSelector is what upstream's Job strategy does at create
 // unless the selector is manual: the template gets the job-name and
 // controller-uid labels and the selector matches the controller uid.
@@ -182,24 +122,6 @@ func generateJobSelector(o *batchv1.Job) {
 		for k, v := range o.Spec.Template.Labels {
 			o.Labels[k] = v
 		}
-	}
-}
-
-// defaultCronJob is upstream's SetDefaults_CronJob.
-func defaultCronJob(o *batchv1.CronJob) {
-	sp := &o.Spec
-	if sp.ConcurrencyPolicy == "" {
-		sp.ConcurrencyPolicy = batchv1.AllowConcurrent
-	}
-	if sp.Suspend == nil {
-		f := false
-		sp.Suspend = &f
-	}
-	if sp.SuccessfulJobsHistoryLimit == nil {
-		sp.SuccessfulJobsHistoryLimit = int32Ptr(3)
-	}
-	if sp.FailedJobsHistoryLimit == nil {
-		sp.FailedJobsHistoryLimit = int32Ptr(1)
 	}
 }
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -29,16 +28,6 @@ import (
 // ValidateUpdate for a built-in object, metadata excluded.
 func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
-	case *batchv1.Job:
-		if old != nil {
-			return validateJobUpdate(n, old.(*batchv1.Job))
-		}
-		return validateJob(n)
-	case *batchv1.CronJob:
-		if old != nil {
-			return validateCronJob(n, old.(*batchv1.CronJob))
-		}
-		return validateCronJob(n, nil)
 	case *networkingv1.Ingress:
 		return validateIngress(n)
 	case *discoveryv1.EndpointSlice:
@@ -117,8 +106,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 // ValidateUpdate for a built-in object, metadata excluded.
 func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
-	case *batchv1.Job:
-		return validateJobStatusUpdate(n, old.(*batchv1.Job))
 	case *corev1.Node:
 		// Upstream's node status strategy validates as an update.
 		return validateNode(n, old.(*corev1.Node))

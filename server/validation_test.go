@@ -2,7 +2,6 @@ package server
 
 import (
 	"github.com/fakeplane/fakeplane/internal/validate"
-	"reflect"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -14,24 +13,5 @@ func TestDedupErrors(t *testing.T) {
 	got := validate.Dedup(field.ErrorList{a, b, a, b})
 	if len(got) != 2 || got[0] != a || got[1] != b {
 		t.Errorf("dedupErrors kept %v", got)
-	}
-}
-
-func TestValidateSchedule(t *testing.T) {
-	fld := field.NewPath("spec", "schedule")
-	for schedule, want := range map[string][]string{
-		"*/5 * * * *":      nil,
-		"@hourly":          nil,
-		"61 * * * *":       {"end of range (61) above maximum (59): 61"},
-		"not a schedule":   {"expected exactly 5 fields, found 3: [not a schedule]"},
-		"TZ=UTC 0 * * * *": {"cannot use TZ or CRON_TZ in schedule, use timeZone field instead"},
-	} {
-		var got []string
-		for _, e := range validateSchedule(schedule, false, nil, fld) {
-			got = append(got, e.Detail)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%q: got %q, want %q", schedule, got, want)
-		}
 	}
 }
