@@ -25,8 +25,9 @@ import (
 
 // Built-in defaulting: the values kube-apiserver's defaulting functions put
 // into the built-in types people create most, so that an object read back
-// equals what a cluster stores. Covered: Pods (and pod templates of
-// Deployments and ReplicaSets), Deployments, ReplicaSets and Services.
+// equals what a cluster stores, for the built-in types whose strategy does
+// not default them yet (pods and workloads default in their strategies,
+// registry/core/pod and the others).
 
 // defaults sets the upstream defaults of a decoded object of the resource:
 // its strategy's when it has them, else those of applyDefaults.
