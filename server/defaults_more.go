@@ -22,8 +22,6 @@ import (
 // leaves to it.
 func applyMoreDefaults(obj runtime.Object) {
 	switch o := obj.(type) {
-	case *corev1.PersistentVolumeClaim:
-		defaultVolumeMode(&o.Spec.VolumeMode)
 	case *corev1.PersistentVolume:
 		if o.Spec.PersistentVolumeReclaimPolicy == "" {
 			o.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain

@@ -3,10 +3,8 @@ package server
 import (
 	"errors"
 	"fmt"
-	"github.com/fakeplane/fakeplane/internal/validate"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -24,7 +22,9 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	"github.com/fakeplane/fakeplane/internal/validate"
 	strategies "github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry/apps/daemonset"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -92,7 +92,7 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 	case *batchv1.Job:
 		generateJobSelector(obj)
 	case *appsv1.DaemonSet:
-		setTemplateGeneration(obj, 1)
+		daemonset.SetTemplateGeneration(obj, 1)
 	case *corev1.Node:
 		// The TaintNodesByCondition admission plugin: a new node is
 		// not ready until its kubelet says otherwise...
@@ -228,11 +228,11 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		}
 	case *appsv1.DaemonSet:
 		prev := old.obj.(*appsv1.DaemonSet)
-		gen := templateGeneration(prev)
+		gen := daemonset.TemplateGeneration(prev)
 		if mode == mainWrite && !apiequality.Semantic.DeepEqual(obj.Spec.Template, prev.Spec.Template) {
 			gen++
 		}
-		setTemplateGeneration(obj, gen)
+		daemonset.SetTemplateGeneration(obj, gen)
 	case *corev1.Namespace:
 		if c.info.Subresource != "finalize" {
 			obj.Spec.Finalizers = old.obj.(*corev1.Namespace).Spec.Finalizers
@@ -302,25 +302,6 @@ func nodeConditionTaints(n *corev1.Node) {
 		}
 	}
 	n.Spec.Taints = taints
-}
-
-// templateGenerationAnnotation is where apps/v1 keeps a DaemonSet's
-// internal spec.templateGeneration.
-const templateGenerationAnnotation = "deprecated.daemonset.template.generation"
-
-func templateGeneration(ds *appsv1.DaemonSet) int64 {
-	n, _ := strconv.ParseInt(ds.Annotations[templateGenerationAnnotation], 10, 64)
-	return n
-}
-
-// setTemplateGeneration records a DaemonSet's template generation, which
-// upstream's strategy sets to 1 at create and increments with each change
-// of the template.
-func setTemplateGeneration(ds *appsv1.DaemonSet, gen int64) {
-	if ds.Annotations == nil {
-		ds.Annotations = map[string]string{}
-	}
-	ds.Annotations[templateGenerationAnnotation] = strconv.FormatInt(gen, 10)
 }
 
 // markForDeletion applies per-resource graceful deletion and reports whether

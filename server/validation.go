@@ -1,9 +1,7 @@
 package server
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -15,6 +13,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
 )
 
 // Built-in validation: the rules of kube-apiserver's registry strategies
@@ -28,52 +28,6 @@ import (
 // ValidateUpdate for a built-in object, metadata excluded.
 func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
-	case *corev1.Pod:
-		if old != nil {
-			return validatePodUpdate(n, old.(*corev1.Pod))
-		}
-		return validatePod(n)
-	case *appsv1.Deployment:
-		errs := validateDeployment(n)
-		if old != nil {
-			errs = append(errs, validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.Deployment).Spec.Selector)...)
-		}
-		return errs
-	case *appsv1.ReplicaSet:
-		errs := validateReplicaSet(n)
-		if old != nil {
-			errs = append(errs, validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.ReplicaSet).Spec.Selector)...)
-		}
-		return errs
-	case *appsv1.StatefulSet:
-		if old != nil {
-			return validateStatefulSetUpdate(n, old.(*appsv1.StatefulSet))
-		}
-		return validateStatefulSet(n)
-	case *appsv1.DaemonSet:
-		if old != nil {
-			return append(validateSelectorUpdate(n.Spec.Selector, old.(*appsv1.DaemonSet).Spec.Selector), validateDaemonSet(n)...)
-		}
-		return validateDaemonSet(n)
-	case *corev1.ReplicationController:
-		return validateReplicationController(n)
-	case *corev1.PodTemplate:
-		return validatePodTemplate(&n.Template, field.NewPath("template"))
-	case *batchv1.Job:
-		if old != nil {
-			return validateJobUpdate(n, old.(*batchv1.Job))
-		}
-		return validateJob(n)
-	case *batchv1.CronJob:
-		if old != nil {
-			return validateCronJob(n, old.(*batchv1.CronJob))
-		}
-		return validateCronJob(n, nil)
-	case *corev1.PersistentVolumeClaim:
-		if old != nil {
-			return validatePVCUpdate(n, old.(*corev1.PersistentVolumeClaim))
-		}
-		return validatePVCSpec(&n.Spec, field.NewPath("spec"))
 	case *networkingv1.Ingress:
 		return validateIngress(n)
 	case *discoveryv1.EndpointSlice:
@@ -130,13 +84,13 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 	case *rbacv1.RoleBinding:
 		errs := validateBinding(n.RoleRef, []string{"Role", "ClusterRole"}, n.Subjects, true)
 		if old != nil {
-			errs = append(errs, immutableInternal(n.RoleRef, old.(*rbacv1.RoleBinding).RoleRef, field.NewPath("roleRef"))...)
+			errs = append(errs, validate.ImmutableInternal(n.RoleRef, old.(*rbacv1.RoleBinding).RoleRef, field.NewPath("roleRef"))...)
 		}
 		return errs
 	case *rbacv1.ClusterRoleBinding:
 		errs := validateBinding(n.RoleRef, []string{"ClusterRole"}, n.Subjects, false)
 		if old != nil {
-			errs = append(errs, immutableInternal(n.RoleRef, old.(*rbacv1.ClusterRoleBinding).RoleRef, field.NewPath("roleRef"))...)
+			errs = append(errs, validate.ImmutableInternal(n.RoleRef, old.(*rbacv1.ClusterRoleBinding).RoleRef, field.NewPath("roleRef"))...)
 		}
 		return errs
 	case *corev1.Service:
@@ -152,20 +106,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 // ValidateUpdate for a built-in object, metadata excluded.
 func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 	switch n := obj.(type) {
-	case *corev1.Pod:
-		return validatePodStatusUpdate(n, old.(*corev1.Pod))
-	case *appsv1.Deployment:
-		return validateDeploymentStatus(n, old.(*appsv1.Deployment))
-	case *appsv1.ReplicaSet:
-		return validateReplicaSetStatus(n)
-	case *appsv1.StatefulSet:
-		return validateStatefulSetStatus(n, old.(*appsv1.StatefulSet))
-	case *appsv1.DaemonSet:
-		return validateDaemonSetStatus(n, old.(*appsv1.DaemonSet))
-	case *corev1.ReplicationController:
-		return validateReplicationControllerStatus(n)
-	case *batchv1.Job:
-		return validateJobStatusUpdate(n, old.(*batchv1.Job))
 	case *corev1.Node:
 		// Upstream's node status strategy validates as an update.
 		return validateNode(n, old.(*corev1.Node))

@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"github.com/fakeplane/fakeplane/internal/validate"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
@@ -191,10 +189,10 @@ func validateEventsV1Update(n, p *eventsv1.Event) field.ErrorList {
 	imm := func(nv, pv any, name string) {
 		errs = append(errs, validate.ImmutableField(nv, pv, field.NewPath(name))...)
 	}
-	imm(internalValue(n.Regarding), internalValue(p.Regarding), "involvedObject")
+	imm(validate.InternalValue(n.Regarding), validate.InternalValue(p.Regarding), "involvedObject")
 	imm(n.Reason, p.Reason, "reason")
 	imm(n.Note, p.Note, "message")
-	imm(internalValue(n.DeprecatedSource), internalValue(p.DeprecatedSource), "source")
+	imm(validate.InternalValue(n.DeprecatedSource), validate.InternalValue(p.DeprecatedSource), "source")
 	imm(n.DeprecatedFirstTimestamp, p.DeprecatedFirstTimestamp, "firstTimestamp")
 	imm(n.DeprecatedLastTimestamp, p.DeprecatedLastTimestamp, "lastTimestamp")
 	imm(n.DeprecatedCount, p.DeprecatedCount, "count")
@@ -203,7 +201,7 @@ func validateEventsV1Update(n, p *eventsv1.Event) field.ErrorList {
 		imm(n.EventTime, p.EventTime, "eventTime")
 	}
 	imm(n.Action, p.Action, "action")
-	imm(internalValue(n.Related), internalValue(p.Related), "related")
+	imm(validate.InternalValue(n.Related), validate.InternalValue(p.Related), "related")
 	imm(n.ReportingController, p.ReportingController, "reportingController")
 	imm(n.ReportingInstance, p.ReportingInstance, "reportingInstance")
 	return errs
@@ -324,124 +322,6 @@ func validateSubjects(subjects []rbacv1.Subject, namespaced bool) field.ErrorLis
 	return errs
 }
 
-// validatePVCSpec is upstream's ValidatePersistentVolumeClaimSpec.
-func validatePVCSpec(s *corev1.PersistentVolumeClaimSpec, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if len(s.AccessModes) == 0 {
-		errs = append(errs, field.Required(fld.Child("accessModes"), "at least 1 access mode is required"))
-	}
-	if s.Selector != nil {
-		errs = append(errs, metav1validation.ValidateLabelSelector(s.Selector, metav1validation.LabelSelectorValidationOptions{}, fld.Child("selector"))...)
-	}
-	modes := []string{"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"}
-	rwop, other := false, false
-	for _, m := range s.AccessModes {
-		known := slices.Contains(modes, string(m))
-		if !known {
-			errs = append(errs, field.NotSupported(fld.Child("accessModes"), m, modes))
-		}
-		if m == corev1.ReadWriteOncePod {
-			rwop = true
-		} else if known {
-			other = true
-		}
-	}
-	if rwop && other {
-		errs = append(errs, field.Forbidden(fld.Child("accessModes"), "may not use ReadWriteOncePod with other access modes"))
-	}
-	sf := fld.Child("resources").Key(string(corev1.ResourceStorage))
-	if q, ok := s.Resources.Requests[corev1.ResourceStorage]; !ok {
-		errs = append(errs, field.Required(sf, ""))
-	} else if q.Sign() <= 0 {
-		errs = append(errs, field.Invalid(sf, q.String(), "must be greater than zero"))
-	}
-	if c := s.StorageClassName; c != nil && *c != "" {
-		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*c, false) {
-			errs = append(errs, field.Invalid(fld.Child("storageClassName"), *c, msg))
-		}
-	}
-	if m := s.VolumeMode; m != nil && *m != corev1.PersistentVolumeBlock && *m != corev1.PersistentVolumeFilesystem {
-		errs = append(errs, field.NotSupported(fld.Child("volumeMode"), *m, []string{"Block", "Filesystem"}))
-	}
-	if d := s.DataSource; d != nil {
-		errs = append(errs, validateDataSource(d.Name, d.Kind, d.APIGroup, fld.Child("dataSource"))...)
-	}
-	if d := s.DataSourceRef; d != nil {
-		errs = append(errs, validateDataSource(d.Name, d.Kind, d.APIGroup, fld.Child("dataSourceRef"))...)
-		if d.Namespace != nil && *d.Namespace != "" {
-			for _, msg := range apimachineryvalidation.ValidateNamespaceName(*d.Namespace, false) {
-				errs = append(errs, field.Invalid(fld.Child("dataSourceRef", "namespace"), *d.Namespace, msg))
-			}
-		}
-	}
-	if d := s.DataSourceRef; d != nil && d.Namespace != nil && *d.Namespace != "" {
-		if s.DataSource != nil {
-			errs = append(errs, field.Invalid(fld, fld.Child("dataSource"), "may not be specified when dataSourceRef.namespace is specified"))
-		}
-	} else if s.DataSource != nil && d != nil {
-		if !reflect.DeepEqual(s.DataSource.APIGroup, d.APIGroup) || s.DataSource.Kind != d.Kind || s.DataSource.Name != d.Name {
-			errs = append(errs, field.Invalid(fld, fld.Child("dataSource"), "must match dataSourceRef"))
-		}
-	}
-	if c := s.VolumeAttributesClassName; c != nil && *c != "" {
-		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*c, false) {
-			errs = append(errs, field.Invalid(fld.Child("volumeAttributesClassName"), *c, msg))
-		}
-	}
-	return errs
-}
-
-func validateDataSource(name, kind string, group *string, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if name == "" {
-		errs = append(errs, field.Required(fld.Child("name"), ""))
-	}
-	if kind == "" {
-		errs = append(errs, field.Required(fld.Child("kind"), ""))
-	}
-	g := ""
-	if group != nil {
-		g = *group
-	}
-	if g == "" && kind != "PersistentVolumeClaim" {
-		errs = append(errs, field.Invalid(fld, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"))
-	}
-	if g != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(g) {
-			errs = append(errs, field.Invalid(fld.Child("apiGroup"), g, msg))
-		}
-	}
-	return errs
-}
-
-// validatePVCUpdate is upstream's ValidatePersistentVolumeClaimUpdate less
-// the metadata: the spec is immutable but for the volume name (once), the
-// storage request (grown, of a bound claim) and the attributes class.
-func validatePVCUpdate(n, p *corev1.PersistentVolumeClaim) field.ErrorList {
-	errs := validatePVCSpec(&n.Spec, field.NewPath("spec"))
-	nc, pc := n.Spec.DeepCopy(), p.Spec.DeepCopy()
-	if p.Spec.VolumeName == "" {
-		pc.VolumeName = nc.VolumeName
-	}
-	if n.Status.Phase == corev1.ClaimBound {
-		if nc.Resources.Requests != nil {
-			nc.Resources.Requests[corev1.ResourceStorage] = p.Spec.Resources.Requests[corev1.ResourceStorage]
-		}
-		nc.VolumeAttributesClassName = pc.VolumeAttributesClassName
-	}
-	if !apiequality.Semantic.DeepEqual(*nc, *pc) {
-		d := diff.Diff(goNamed(reflect.ValueOf(*pc)), goNamed(reflect.ValueOf(*nc)))
-		errs = append(errs, field.Forbidden(field.NewPath("spec"), "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n"+d))
-	}
-	oldSize, newSize := p.Spec.Resources.Requests[corev1.ResourceStorage], n.Spec.Resources.Requests[corev1.ResourceStorage]
-	if newSize.Cmp(oldSize) < 0 {
-		if statusSize := p.Status.Capacity[corev1.ResourceStorage]; newSize.Cmp(statusSize) <= 0 {
-			errs = append(errs, field.Forbidden(field.NewPath("spec", "resources", "requests", "storage"), "field can not be less than status.capacity"))
-		}
-	}
-	return append(errs, validate.ImmutableField(n.Spec.VolumeMode, p.Spec.VolumeMode, field.NewPath("volumeMode"))...)
-}
-
 // validateNode is the part of upstream's ValidateNode (old nil) and
 // ValidateNodeUpdate about taints, resource quantities, pod CIDRs and the
 // provider ID. (Upstream reports taints under metadata.taints.)
@@ -454,8 +334,8 @@ func validateNode(n, old *corev1.Node) field.ErrorList {
 		list corev1.ResourceList
 		name string
 	}{{n.Status.Capacity, "capacity"}, {n.Status.Allocatable, "allocatable"}} {
-		for _, k := range validate.SortedKeys(resourceMap(l.list)) {
-			errs = append(errs, validateQuantity(k, l.list[corev1.ResourceName(k)], field.NewPath("status", l.name, k))...)
+		for _, k := range validate.ResourceNames(l.list) {
+			errs = append(errs, validate.Quantity(k, l.list[corev1.ResourceName(k)], field.NewPath("status", l.name, k))...)
 		}
 	}
 	cidrs := field.NewPath("spec", "podCIDRs")
@@ -479,7 +359,7 @@ func validateNode(n, old *corev1.Node) field.ErrorList {
 	seen := map[corev1.NodeAddress]bool{}
 	for i, a := range n.Status.Addresses {
 		if seen[a] {
-			errs = append(errs, field.Duplicate(field.NewPath("status", "addresses").Index(i), internalValue(a)))
+			errs = append(errs, field.Duplicate(field.NewPath("status", "addresses").Index(i), validate.InternalValue(a)))
 		}
 		seen[a] = true
 	}
@@ -528,7 +408,7 @@ func validateNodeTaints(ts []corev1.Taint) field.ErrorList {
 			errs = append(errs, field.NotSupported(idx.Child("effect"), t.Effect, []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}))
 		}
 		if seen[t.Effect][t.Key] {
-			d := field.Duplicate(idx, internalValue(t))
+			d := field.Duplicate(idx, validate.InternalValue(t))
 			d.Detail = "taints must be unique by key and effect pair"
 			errs = append(errs, d)
 			continue
@@ -556,13 +436,13 @@ var quotaScopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeTerminati
 func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
 	var errs field.ErrorList
 	hard := field.NewPath("spec", "hard")
-	for _, k := range validate.SortedKeys(resourceMap(q.Spec.Hard)) {
+	for _, k := range validate.ResourceNames(q.Spec.Hard) {
 		kf := hard.Key(k)
 		var nameErrs field.ErrorList
 		for _, msg := range validation.IsQualifiedName(k) {
 			nameErrs = append(nameErrs, field.Invalid(kf, k, msg))
 		}
-		if len(nameErrs) == 0 && !strings.Contains(k, "/") && !standardResourceNames.Has(k) &&
+		if len(nameErrs) == 0 && !strings.Contains(k, "/") && !validate.StandardResourceNames.Has(k) &&
 			!strings.HasPrefix(k, "hugepages-") && !strings.HasPrefix(k, "requests.hugepages-") {
 			nameErrs = append(nameErrs, field.Invalid(kf, k, "must be a standard resource type or fully qualified"))
 		}
@@ -571,7 +451,7 @@ func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
 			nameErrs = append(nameErrs, field.Invalid(kf, k, "must be a standard resource for quota"))
 		}
 		errs = append(errs, nameErrs...)
-		errs = append(errs, validateQuantity(k, q.Spec.Hard[corev1.ResourceName(k)], kf)...)
+		errs = append(errs, validate.Quantity(k, q.Spec.Hard[corev1.ResourceName(k)], kf)...)
 	}
 	if len(q.Spec.Scopes) > 0 {
 		sf := field.NewPath("spec", "scopes")

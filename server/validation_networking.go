@@ -31,7 +31,7 @@ func validateIngress(ing *networkingv1.Ingress) field.ErrorList {
 	s := &ing.Spec
 	var errs field.ErrorList
 	if len(s.Rules) == 0 && s.DefaultBackend == nil {
-		errs = append(errs, field.Invalid(spec, internalValue(s.Rules), "either `defaultBackend` or `rules` must be specified"))
+		errs = append(errs, field.Invalid(spec, validate.InternalValue(s.Rules), "either `defaultBackend` or `rules` must be specified"))
 	}
 	if s.DefaultBackend != nil {
 		errs = append(errs, validateIngressBackend(s.DefaultBackend, spec.Child("defaultBackend"))...)
@@ -322,7 +322,7 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 				name = *p.Name
 			}
 			if name != "" {
-				errs = append(errs, dns1123Label(name, idx.Child("name"))...)
+				errs = append(errs, validate.DNS1123Label(name, idx.Child("name"))...)
 			}
 			if slices.Contains(names, name) {
 				errs = append(errs, field.Duplicate(idx.Child("name"), p.Name))
@@ -390,7 +390,7 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 			}
 			eerrs = append(eerrs, metav1validation.ValidateLabels(e.DeprecatedTopology, tp)...)
 			if e.Hostname != nil {
-				eerrs = append(eerrs, dns1123Label(*e.Hostname, idx.Child("hostname"))...)
+				eerrs = append(eerrs, validate.DNS1123Label(*e.Hostname, idx.Child("hostname"))...)
 			}
 		}
 	}

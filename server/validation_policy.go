@@ -25,15 +25,15 @@ func validatePDB(p *policyv1.PodDisruptionBudget) field.ErrorList {
 	s := p.Spec
 	var errs field.ErrorList
 	if s.MinAvailable != nil && s.MaxUnavailable != nil {
-		errs = append(errs, field.Invalid(spec, internalValue(s), "minAvailable and maxUnavailable cannot be both set"))
+		errs = append(errs, field.Invalid(spec, validate.InternalValue(s), "minAvailable and maxUnavailable cannot be both set"))
 	}
 	if s.MinAvailable != nil {
-		errs = append(errs, positiveIntOrPercent(*s.MinAvailable, spec.Child("minAvailable"))...)
-		errs = append(errs, notMoreThan100Percent(*s.MinAvailable, spec.Child("minAvailable"))...)
+		errs = append(errs, validate.PositiveIntOrPercent(*s.MinAvailable, spec.Child("minAvailable"))...)
+		errs = append(errs, validate.NotMoreThan100Percent(*s.MinAvailable, spec.Child("minAvailable"))...)
 	}
 	if s.MaxUnavailable != nil {
-		errs = append(errs, positiveIntOrPercent(*s.MaxUnavailable, spec.Child("maxUnavailable"))...)
-		errs = append(errs, notMoreThan100Percent(*s.MaxUnavailable, spec.Child("maxUnavailable"))...)
+		errs = append(errs, validate.PositiveIntOrPercent(*s.MaxUnavailable, spec.Child("maxUnavailable"))...)
+		errs = append(errs, validate.NotMoreThan100Percent(*s.MaxUnavailable, spec.Child("maxUnavailable"))...)
 	}
 	errs = append(errs, metav1validation.ValidateLabelSelector(s.Selector, metav1validation.LabelSelectorValidationOptions{}, spec.Child("selector"))...)
 	if pol := s.UnhealthyPodEvictionPolicy; pol != nil && *pol != policyv1.IfHealthyBudget && *pol != policyv1.AlwaysAllow {
@@ -115,7 +115,7 @@ func validatePriorityClass(pc, old *schedulingv1.PriorityClass) field.ErrorList 
 		errs = append(errs, field.Forbidden(field.NewPath("value"), "maximum allowed value of a user defined priority is 1000000000"))
 	}
 	if p := pc.PreemptionPolicy; p != nil {
-		errs = append(errs, supportedValue(field.NewPath("preemptionPolicy"), string(*p), "PreemptLowerPriority", "Never")...)
+		errs = append(errs, validate.SupportedValue(field.NewPath("preemptionPolicy"), string(*p), "PreemptLowerPriority", "Never")...)
 	}
 	return errs
 }

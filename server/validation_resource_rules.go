@@ -21,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
 )
 
 // The handwritten rules of kube-apiserver v1.37's resource.k8s.io
@@ -54,7 +56,7 @@ func validateResourceRules(obj, old runtime.Object) field.ErrorList {
 		errs := validateTemplateMeta(&n.Spec, spec.Child("metadata"))
 		errs = append(errs, validateDeviceClaim(&n.Spec.Spec.Devices, spec.Child("spec", "devices"), false)...)
 		if old != nil {
-			errs = append(errs, immutableInternal(n.Spec, old.(*resourcev1.ResourceClaimTemplate).Spec, spec)...)
+			errs = append(errs, validate.ImmutableInternal(n.Spec, old.(*resourcev1.ResourceClaimTemplate).Spec, spec)...)
 		}
 		return errs
 	case *resourcev1.ResourceSlice:
@@ -464,7 +466,7 @@ func validateResourceSliceSpec(s, old *resourcev1.ResourceSliceSpec, fld *field.
 		set = append(set, "`nodeSelector`")
 		errs = append(errs, validateNodeSelector(s.NodeSelector, fld.Child("nodeSelector"))...)
 		if len(s.NodeSelector.NodeSelectorTerms) != 1 {
-			errs = append(errs, field.Invalid(fld.Child("nodeSelector", "nodeSelectorTerms"), internalValue(s.NodeSelector.NodeSelectorTerms), "must have exactly one node selector term"))
+			errs = append(errs, field.Invalid(fld.Child("nodeSelector", "nodeSelectorTerms"), validate.InternalValue(s.NodeSelector.NodeSelectorTerms), "must have exactly one node selector term"))
 		}
 	}
 	if s.AllNodes != nil {

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
 )
 
 // Service validation: upstream's validateService, ValidateServiceCreate
@@ -115,7 +117,7 @@ func validateService(s, old *corev1.Service) field.ErrorList {
 		k := protoPort{p.Protocol, p.Port}
 		if ports[k] {
 			// Upstream shows the internal ServicePort it compared.
-			errs = append(errs, field.Duplicate(spec.Child("ports").Index(i), internalValue(corev1.ServicePort{Protocol: p.Protocol, Port: p.Port})))
+			errs = append(errs, field.Duplicate(spec.Child("ports").Index(i), validate.InternalValue(corev1.ServicePort{Protocol: p.Protocol, Port: p.Port})))
 		}
 		ports[k] = true
 	}
@@ -191,7 +193,7 @@ func validateServicePort(p *corev1.ServicePort, requireName bool, names sets.Set
 	if requireName && p.Name == "" {
 		errs = append(errs, field.Required(fld.Child("name"), ""))
 	} else if p.Name != "" {
-		errs = append(errs, dns1123Label(p.Name, fld.Child("name"))...)
+		errs = append(errs, validate.DNS1123Label(p.Name, fld.Child("name"))...)
 		if names.Has(p.Name) {
 			errs = append(errs, field.Duplicate(fld.Child("name"), p.Name))
 		} else {
@@ -203,8 +205,8 @@ func validateServicePort(p *corev1.ServicePort, requireName bool, names sets.Set
 	}
 	if p.Protocol == "" {
 		errs = append(errs, field.Required(fld.Child("protocol"), ""))
-	} else if !sets.New(containerPortProtocols...).Has(string(p.Protocol)) {
-		errs = append(errs, field.NotSupported(fld.Child("protocol"), p.Protocol, containerPortProtocols))
+	} else if !sets.New(validate.ContainerPortProtocols...).Has(string(p.Protocol)) {
+		errs = append(errs, field.NotSupported(fld.Child("protocol"), p.Protocol, validate.ContainerPortProtocols))
 	}
 	errs = append(errs, portNumOrName(p.TargetPort, fld.Child("targetPort"))...)
 	if p.AppProtocol != nil {

@@ -1,10 +1,7 @@
-package server
+package pod
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"github.com/fakeplane/fakeplane/internal/validate"
 	"math"
 	"path"
 	"path/filepath"
@@ -14,17 +11,44 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
 )
+
+// ValidatePodTemplateSpecForReplicaSet is upstream's ValidatePodTemplateSpecForReplicaSet
+// (kind names the workload in the activeDeadlineSeconds message).
+func ValidatePodTemplateSpecForReplicaSet(t *corev1.PodTemplateSpec, sel labels.Selector, fld *field.Path, kind string) field.ErrorList {
+	var errs field.ErrorList
+	if !sel.Empty() && !sel.Matches(labels.Set(t.Labels)) {
+		errs = append(errs, field.Invalid(fld.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
+	}
+	errs = append(errs, ValidatePodTemplateSpec(t, fld)...)
+	errs = append(errs, ValidateRestartPolicyAlways(t, fld, kind)...)
+	return errs
+}
+
+// ValidateRestartPolicyAlways is the rule of the controllers that keep their
+// pods running (kind names the workload in the message): the template's
+// restartPolicy is Always and it sets no activeDeadlineSeconds.
+func ValidateRestartPolicyAlways(t *corev1.PodTemplateSpec, fld *field.Path, kind string) field.ErrorList {
+	var errs field.ErrorList
+	if t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
+		errs = append(errs, field.NotSupported(fld.Child("spec", "restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
+	}
+	if t.Spec.ActiveDeadlineSeconds != nil {
+		errs = append(errs, field.Forbidden(fld.Child("spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in "+kind+" is not Supported"))
+	}
+	return errs
+}
 
 // Pod and pod template validation: upstream's ValidatePodCreate,
 // ValidatePodUpdate and ValidatePodTemplateSpec (pkg/apis/core/validation),
@@ -45,8 +69,8 @@ func validatePod(pod *corev1.Pod) field.ErrorList {
 	return errs
 }
 
-// validatePodTemplate is upstream's ValidatePodTemplateSpec at fld.
-func validatePodTemplate(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
+// ValidatePodTemplateSpec is upstream's ValidatePodTemplateSpec at fld.
+func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
 	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
 	errs = append(errs, validatePodSpec(&t.Spec, fld.Child("spec"))...)
@@ -67,8 +91,8 @@ func validatePodSpec(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
 	hostUsers := s.HostUsers == nil || *s.HostUsers
 	errs = append(errs, validateContainers(s.Containers, vols, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("containers"))...)
 	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("initContainers"))...)
-	errs = append(errs, supportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
-	errs = append(errs, supportedValue(fld.Child("dnsPolicy"), string(s.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
+	errs = append(errs, validate.SupportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
+	errs = append(errs, validate.SupportedValue(fld.Child("dnsPolicy"), string(s.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, fld.Child("nodeSelector"))...)
 	if s.ServiceAccountName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.ServiceAccountName, false) {
@@ -89,10 +113,10 @@ func validatePodSpec(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
 		}
 	}
 	if s.Hostname != "" {
-		errs = append(errs, dns1123Label(s.Hostname, fld.Child("hostname"))...)
+		errs = append(errs, validate.DNS1123Label(s.Hostname, fld.Child("hostname"))...)
 	}
 	if s.Subdomain != "" {
-		errs = append(errs, dns1123Label(s.Subdomain, fld.Child("subdomain"))...)
+		errs = append(errs, validate.DNS1123Label(s.Subdomain, fld.Child("subdomain"))...)
 	}
 	if s.PriorityClassName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.PriorityClassName, false) {
@@ -103,7 +127,7 @@ func validatePodSpec(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
 		errs = append(errs, validateTolerations(s.Tolerations, fld.Child("tolerations"))...)
 	}
 	if s.PreemptionPolicy != nil {
-		errs = append(errs, supportedValue(fld.Child("preemptionPolicy"), string(*s.PreemptionPolicy), "PreemptLowerPriority", "Never")...)
+		errs = append(errs, validate.SupportedValue(fld.Child("preemptionPolicy"), string(*s.PreemptionPolicy), "PreemptLowerPriority", "Never")...)
 	}
 	return errs
 }
@@ -148,28 +172,6 @@ func validateTolerations(ts []corev1.Toleration, fld *field.Path) field.ErrorLis
 	return errs
 }
 
-// supportedValue is upstream's switch over an enum: Required when empty,
-// NotSupported (listing the values in upstream's order) when unknown.
-func supportedValue(fld *field.Path, v string, valid ...string) field.ErrorList {
-	if v == "" {
-		return field.ErrorList{field.Required(fld, "")}
-	}
-	for _, ok := range valid {
-		if v == ok {
-			return nil
-		}
-	}
-	return field.ErrorList{field.NotSupported(fld, v, valid)}
-}
-
-func dns1123Label(v string, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range validation.IsDNS1123Label(v) {
-		errs = append(errs, field.Invalid(fld, v, msg))
-	}
-	return errs
-}
-
 // volumeSources are the fields of a VolumeSource in the order upstream
 // checks them, with the names its messages use.
 var volumeSources = []struct{ goName, path string }{
@@ -198,7 +200,7 @@ func validateVolumes(volumes []corev1.Volume, fld *field.Path) (map[string]corev
 		if v.Name == "" {
 			el = append(el, field.Required(idx.Child("name"), ""))
 		} else {
-			el = append(el, dns1123Label(v.Name, idx.Child("name"))...)
+			el = append(el, validate.DNS1123Label(v.Name, idx.Child("name"))...)
 		}
 		if names.Has(v.Name) {
 			el = append(el, field.Duplicate(idx.Child("name"), v.Name))
@@ -449,7 +451,7 @@ func validateHandler(exec *corev1.ExecAction, http *corev1.HTTPGetAction, tcp *c
 		if http.Path == "" {
 			e = append(e, field.Required(hf.Child("path"), ""))
 		}
-		e = append(e, portNumOrName(http.Port, hf.Child("port"))...)
+		e = append(e, validate.PortNumOrName(http.Port, hf.Child("port"))...)
 		if http.Scheme != corev1.URISchemeHTTP && http.Scheme != corev1.URISchemeHTTPS {
 			e = append(e, field.NotSupported(hf.Child("scheme"), http.Scheme, []string{"HTTP", "HTTPS"}))
 		}
@@ -460,9 +462,9 @@ func validateHandler(exec *corev1.ExecAction, http *corev1.HTTPGetAction, tcp *c
 		}
 		return e
 	})
-	one(tcp != nil, "tcpSocket", func() field.ErrorList { return portNumOrName(tcp.Port, fld.Child("tcpSocket", "port")) })
+	one(tcp != nil, "tcpSocket", func() field.ErrorList { return validate.PortNumOrName(tcp.Port, fld.Child("tcpSocket", "port")) })
 	one(grpc != nil, "grpc", func() field.ErrorList {
-		return portNumOrName(intstr.FromInt32(grpc.Port), fld.Child("grpc", "port"))
+		return validate.PortNumOrName(intstr.FromInt32(grpc.Port), fld.Child("grpc", "port"))
 	})
 	one(sleep != nil, "sleep", func() field.ErrorList {
 		if grace != nil && (sleep.Seconds < 0 || sleep.Seconds > *grace) {
@@ -543,25 +545,23 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 	return errs
 }
 
-var containerPortProtocols = []string{"SCTP", "TCP", "UDP"}
-
 // validateContainerCommon is upstream's validateContainerCommon.
 func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, hostUsers bool, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(fld.Child("name"), ""))
 	} else {
-		errs = append(errs, dns1123Label(c.Name, fld.Child("name"))...)
+		errs = append(errs, validate.DNS1123Label(c.Name, fld.Child("name"))...)
 	}
 	if c.Image == "" {
 		errs = append(errs, field.Required(fld.Child("image"), ""))
 	}
-	errs = append(errs, supportedValue(fld.Child("terminationMessagePolicy"), string(c.TerminationMessagePolicy), "File", "FallbackToLogsOnError")...)
+	errs = append(errs, validate.SupportedValue(fld.Child("terminationMessagePolicy"), string(c.TerminationMessagePolicy), "File", "FallbackToLogsOnError")...)
 	errs = append(errs, validateContainerPorts(c.Ports, fld.Child("ports"))...)
 	errs = append(errs, validateEnv(c.Env, fld.Child("env"))...)
 	errs = append(errs, validateEnvFrom(c.EnvFrom, fld.Child("envFrom"))...)
 	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, fld.Child("volumeMounts"))...)
-	errs = append(errs, supportedValue(fld.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
+	errs = append(errs, validate.SupportedValue(fld.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
 	errs = append(errs, validateResources(&c.Resources, fld.Child("resources"))...)
 	return append(errs, validateSecurityContext(c.SecurityContext, hostUsers, fld.Child("securityContext"))...)
 }
@@ -645,17 +645,17 @@ func validateSecurityContext(sc *corev1.SecurityContext, hostUsers bool, fld *fi
 				errs = append(errs, localDescendingPath(*sp.LocalhostProfile, sf.Child("localhostProfile"))...)
 			}
 		} else if sp.LocalhostProfile != nil {
-			errs = append(errs, field.Invalid(sf.Child("localhostProfile"), internalValue(sp), "can only be set when seccomp type is Localhost"))
+			errs = append(errs, field.Invalid(sf.Child("localhostProfile"), validate.InternalValue(sp), "can only be set when seccomp type is Localhost"))
 		}
 	}
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		if sc.Privileged != nil && *sc.Privileged {
-			errs = append(errs, field.Invalid(fld, internalValue(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
+			errs = append(errs, field.Invalid(fld, validate.InternalValue(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
 		}
 		if sc.Capabilities != nil {
 			for _, c := range sc.Capabilities.Add {
 				if c == "CAP_SYS_ADMIN" {
-					errs = append(errs, field.Invalid(fld, internalValue(sc), "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
+					errs = append(errs, field.Invalid(fld, validate.InternalValue(sc), "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
 				}
 			}
 		}
@@ -693,8 +693,8 @@ func validateContainerPorts(ports []corev1.ContainerPort, fld *field.Path) field
 		}
 		if p.Protocol == "" {
 			errs = append(errs, field.Required(idx.Child("protocol"), ""))
-		} else if !sets.New(containerPortProtocols...).Has(string(p.Protocol)) {
-			errs = append(errs, field.NotSupported(idx.Child("protocol"), p.Protocol, containerPortProtocols))
+		} else if !sets.New(validate.ContainerPortProtocols...).Has(string(p.Protocol)) {
+			errs = append(errs, field.NotSupported(idx.Child("protocol"), p.Protocol, validate.ContainerPortProtocols))
 		}
 	}
 	return errs
@@ -859,34 +859,13 @@ func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]corev1.Vo
 	return errs
 }
 
-var standardResourceNames = sets.New(
-	"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
-	"limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
-	"replicationcontrollers", "secrets", "persistentvolumeclaims", "storage", "requests.storage", "configmaps",
-	"services.nodeports", "services.loadbalancers",
-)
-
-var integerResourceNames = sets.New("pods", "resourcequotas", "services", "replicationcontrollers",
-	"secrets", "configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers")
-
-func isNativeResource(name string) bool {
-	return !strings.Contains(name, "/") || strings.Contains(name, "kubernetes.io/")
-}
-
-func isExtendedResource(name string) bool {
-	if isNativeResource(name) || strings.HasPrefix(name, "requests.") {
-		return false
-	}
-	return len(validation.IsQualifiedName("requests."+name)) == 0
-}
-
 // validateContainerResourceName is upstream's ValidateContainerResourceName.
 func validateContainerResourceName(name string, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range validation.IsQualifiedName(name) {
 		errs = append(errs, field.Invalid(fld, name, msg))
 	}
-	if len(errs) == 0 && !strings.Contains(name, "/") && !standardResourceNames.Has(name) &&
+	if len(errs) == 0 && !strings.Contains(name, "/") && !validate.StandardResourceNames.Has(name) &&
 		!strings.HasPrefix(name, "hugepages-") && !strings.HasPrefix(name, "requests.hugepages-") {
 		errs = append(errs, field.Invalid(fld, name, "must be a standard resource type or fully qualified"))
 	}
@@ -894,19 +873,8 @@ func validateContainerResourceName(name string, fld *field.Path) field.ErrorList
 		if name != "cpu" && name != "memory" && name != "ephemeral-storage" && !strings.HasPrefix(name, "hugepages-") {
 			errs = append(errs, field.Invalid(fld, name, "must be a standard resource for containers"))
 		}
-	} else if !isNativeResource(name) && !isExtendedResource(name) {
+	} else if !validate.IsNativeResource(name) && !validate.IsExtendedResource(name) {
 		errs = append(errs, field.Invalid(fld, name, "doesn't follow extended resource name standard"))
-	}
-	return errs
-}
-
-func validateQuantity(name string, q apiresource.Quantity, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if q.Cmp(apiresource.Quantity{}) < 0 {
-		errs = append(errs, field.Invalid(fld, q.String(), "must be greater than or equal to 0"))
-	}
-	if (integerResourceNames.Has(name) || isExtendedResource(name)) && q.MilliValue()%1000 != 0 {
-		errs = append(errs, field.Invalid(fld, q, "must be an integer"))
 	}
 	return errs
 }
@@ -916,17 +884,19 @@ func validateQuantity(name string, q apiresource.Quantity, fld *field.Path) fiel
 func validateResources(r *corev1.ResourceRequirements, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	lim, req := fld.Child("limits"), fld.Child("requests")
-	overcommit := func(name string) bool { return isNativeResource(name) && !strings.HasPrefix(name, "hugepages-") }
-	for _, name := range validate.SortedKeys(resourceMap(r.Limits)) {
+	overcommit := func(name string) bool {
+		return validate.IsNativeResource(name) && !strings.HasPrefix(name, "hugepages-")
+	}
+	for _, name := range validate.ResourceNames(r.Limits) {
 		p := lim.Key(name)
 		errs = append(errs, validateContainerResourceName(name, p)...)
-		errs = append(errs, validateQuantity(name, r.Limits[corev1.ResourceName(name)], p)...)
+		errs = append(errs, validate.Quantity(name, r.Limits[corev1.ResourceName(name)], p)...)
 	}
-	for _, name := range validate.SortedKeys(resourceMap(r.Requests)) {
+	for _, name := range validate.ResourceNames(r.Requests) {
 		q := r.Requests[corev1.ResourceName(name)]
 		p := req.Key(name)
 		errs = append(errs, validateContainerResourceName(name, p)...)
-		errs = append(errs, validateQuantity(name, q, p)...)
+		errs = append(errs, validate.Quantity(name, q, p)...)
 		if l, ok := r.Limits[corev1.ResourceName(name)]; ok {
 			if q.Cmp(l) != 0 && !overcommit(name) {
 				errs = append(errs, field.Invalid(req, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, l.String())))
@@ -938,14 +908,6 @@ func validateResources(r *corev1.ResourceRequirements, fld *field.Path) field.Er
 		}
 	}
 	return errs
-}
-
-func resourceMap(l corev1.ResourceList) map[string]struct{} {
-	m := make(map[string]struct{}, len(l))
-	for k := range l {
-		m[string(k)] = struct{}{}
-	}
-	return m
 }
 
 // updatablePodSpecFields is upstream's list in its Forbidden message.
@@ -1012,7 +974,7 @@ func validatePodUpdate(n, p *corev1.Pod) field.ErrorList {
 		m.TerminationGracePeriodSeconds = p.Spec.TerminationGracePeriodSeconds
 	}
 	if !apiequality.Semantic.DeepEqual(m, p.Spec) {
-		d := diff.Diff(goNamed(reflect.ValueOf(p.Spec)), goNamed(reflect.ValueOf(m)))
+		d := diff.Diff(validate.InternalValue(p.Spec), validate.InternalValue(m))
 		errs = append(errs, field.Forbidden(spec, fmt.Sprintf("pod updates may not change fields other than %s\n%v", strings.Join(updatablePodSpecFields, ","), d)))
 	}
 	return errs
@@ -1045,136 +1007,6 @@ func onlyRemovedGates(n, p []corev1.PodSchedulingGate) bool {
 		}
 	}
 	return true
-}
-
-// goNamed renders a value as upstream's diff of internal types shows it:
-// JSON with the Go field names in declaration order.
-func goNamed(v reflect.Value) any {
-	if v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		if v.IsNil() {
-			return nil
-		}
-		if _, ok := v.Interface().(json.Marshaler); ok {
-			return v.Interface()
-		}
-		return goNamed(v.Elem())
-	}
-	if v.CanInterface() {
-		if _, ok := v.Interface().(json.Marshaler); ok {
-			return v.Interface()
-		}
-		if v.CanAddr() {
-			if _, ok := v.Addr().Interface().(json.Marshaler); ok {
-				return v.Addr().Interface()
-			}
-		}
-	}
-	switch v.Kind() {
-	case reflect.Struct:
-		t := v.Type()
-		if !strings.HasPrefix(t.PkgPath(), "k8s.io/api/") {
-			// metav1 and the like are the same types upstream, tagged.
-			return v.Interface()
-		}
-		var o orderedJSON
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() || f.Anonymous && f.Type == reflect.TypeOf(metav1.TypeMeta{}) {
-				// The internal objects upstream renders carry no kind.
-				continue
-			}
-			val := goNamed(v.Field(i))
-			// encoding/json inlines an untagged embedded struct, as the
-			// internal types' JSON upstream diffs shows.
-			if f.Anonymous {
-				if inner, ok := val.(orderedJSON); ok {
-					o = append(o, inner...)
-					continue
-				}
-				if inner, ok := inlineJSON(val); ok {
-					o = append(o, inner...)
-					continue
-				}
-			}
-			o = append(o, orderedField{f.Name, val})
-		}
-		return o
-	case reflect.Slice:
-		if v.IsNil() {
-			return nil
-		}
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return v.Interface()
-		}
-		out := make([]any, v.Len())
-		for i := range out {
-			out[i] = goNamed(v.Index(i))
-		}
-		return out
-	case reflect.Map:
-		if v.IsNil() {
-			return nil
-		}
-		out := map[string]any{}
-		for _, k := range v.MapKeys() {
-			out[fmt.Sprint(k.Interface())] = goNamed(v.MapIndex(k))
-		}
-		return out
-	}
-	return v.Interface()
-}
-
-// inlineJSON returns the members of v's JSON object in order.
-func inlineJSON(v any) (orderedJSON, bool) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	var o orderedJSON
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, false
-		}
-		o = append(o, orderedField{fmt.Sprint(k), raw})
-	}
-	return o, true
-}
-
-type orderedField struct {
-	name  string
-	value any
-}
-
-// orderedJSON is a JSON object whose keys keep their order.
-type orderedJSON []orderedField
-
-func (o orderedJSON) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.name)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := json.Marshal(f.value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 // validatePodStatusUpdate is the part of upstream's ValidatePodStatusUpdate
@@ -1242,7 +1074,7 @@ func validateStatusIPs(ip string, ips, old []corev1.PodIP, fld *field.Path, host
 			strs[i] = p.IP
 		}
 		if dual, _ := netutils.IsDualStackIPStrings(strs); !dual || len(ips) > 2 {
-			errs = append(errs, field.Invalid(fld, internalValue(ips), "may specify no more than one IP for each IP family"))
+			errs = append(errs, field.Invalid(fld, validate.InternalValue(ips), "may specify no more than one IP for each IP family"))
 		}
 	}
 	if host {
@@ -1250,7 +1082,7 @@ func validateStatusIPs(ip string, ips, old []corev1.PodIP, fld *field.Path, host
 	}
 	switch {
 	case (ip != "") != (len(ips) > 0):
-		errs = append(errs, field.Invalid(fld, internalValue(ips), "podIP and podIPs must either both be set or both be unset"))
+		errs = append(errs, field.Invalid(fld, validate.InternalValue(ips), "podIP and podIPs must either both be set or both be unset"))
 	case len(ips) > 0 && ip != ips[0].IP:
 		errs = append(errs, field.Invalid(fld.Index(0).Child("ip"), ips[0].IP, "must be equal to `podIP`"))
 	}

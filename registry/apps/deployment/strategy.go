@@ -1,0 +1,42 @@
+// Package deployment holds the Deployment strategy: kube-apiserver's
+// pkg/registry/apps/deployment rules.
+package deployment
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
+	"github.com/fakeplane/fakeplane/registry/strategy"
+)
+
+// Strategy is the Deployment strategy.
+var Strategy = deploymentStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+
+type deploymentStrategy struct{ strategy.Base }
+
+// Validate is upstream's ValidateDeployment less the metadata.
+func (deploymentStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validateDeployment(obj.(*appsv1.Deployment))
+}
+
+// ValidateUpdate is upstream's ValidateDeploymentUpdate less the metadata.
+func (deploymentStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	n, p := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
+	return append(validateDeployment(n), validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, field.NewPath("spec", "selector"))...)
+}
+
+// ValidateStatusUpdate is upstream's ValidateDeploymentStatusUpdate less the
+// metadata.
+func (deploymentStrategy) ValidateStatusUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	n, p := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
+	return validateDeploymentStatus(n, p)
+}
+
+// Default is upstream's SetDefaults_Deployment.
+func (deploymentStrategy) Default(obj runtime.Object) {
+	defaultDeployment(obj.(*appsv1.Deployment))
+}

@@ -1,0 +1,42 @@
+// Package pod holds the Pod strategy: kube-apiserver's pkg/registry/core/pod
+// rules, with the pod spec and pod template validation and defaulting
+// (upstream's pkg/apis/core/validation and pkg/apis/core/v1 defaults) that
+// the strategies of the resources holding a pod template reuse.
+package pod
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/registry/strategy"
+)
+
+// Strategy is the Pod strategy. (The admission plugins, the status reset and
+// the QoS class of a new pod are still the server's.)
+var Strategy = podStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+
+type podStrategy struct{ strategy.Base }
+
+// Validate is upstream's ValidatePodCreate less the metadata.
+func (podStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validatePod(obj.(*corev1.Pod))
+}
+
+// ValidateUpdate is upstream's ValidatePodUpdate less the metadata.
+func (podStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validatePodUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
+}
+
+// ValidateStatusUpdate is upstream's ValidatePodStatusUpdate less the
+// metadata.
+func (podStrategy) ValidateStatusUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validatePodStatusUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
+}
+
+// Default is upstream's SetDefaults_Pod with those of the pod spec.
+func (podStrategy) Default(obj runtime.Object) {
+	defaultPod(obj.(*corev1.Pod))
+}
