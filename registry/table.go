@@ -5,8 +5,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fakeplane/fakeplane/registry/coordination/lease"
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
+	"github.com/fakeplane/fakeplane/registry/core/event"
 	"github.com/fakeplane/fakeplane/registry/core/secret"
+	eventsevent "github.com/fakeplane/fakeplane/registry/events/event"
+	"github.com/fakeplane/fakeplane/registry/rbac/clusterrole"
+	"github.com/fakeplane/fakeplane/registry/rbac/clusterrolebinding"
+	"github.com/fakeplane/fakeplane/registry/rbac/role"
+	"github.com/fakeplane/fakeplane/registry/rbac/rolebinding"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -16,6 +23,14 @@ var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strateg
 	return map[schema.GroupResource]strategy.Strategy{
 		{Group: "", Resource: "configmaps"}: configmap.Strategy,
 		{Group: "", Resource: "secrets"}:    secret.Strategy,
+
+		{Group: "", Resource: "events"}:                                       event.Strategy,
+		{Group: "coordination.k8s.io", Resource: "leases"}:                    lease.Strategy,
+		{Group: "events.k8s.io", Resource: "events"}:                          eventsevent.Strategy,
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}: clusterrolebinding.Strategy,
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}:        clusterrole.Strategy,
+		{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}:        rolebinding.Strategy,
+		{Group: "rbac.authorization.k8s.io", Resource: "roles"}:               role.Strategy,
 	}
 })
 

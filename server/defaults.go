@@ -11,9 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -97,15 +95,6 @@ func applyDefaults(obj runtime.Object) {
 		defaultPodSpec(&o.Template.Spec)
 	case *corev1.Service:
 		defaultService(o)
-	case *coordinationv1.Lease:
-		// CoordinatedLeaderElection is off in v1.37: upstream drops
-		// its fields.
-		o.Spec.Strategy = nil
-		o.Spec.PreferredHolder = nil
-	case *rbacv1.RoleBinding:
-		defaultBinding(&o.RoleRef, o.Subjects)
-	case *rbacv1.ClusterRoleBinding:
-		defaultBinding(&o.RoleRef, o.Subjects)
 	case *corev1.Secret:
 		// Upstream's conversion to the internal type writes stringData
 		// over data; the type defaults to Opaque.
@@ -123,19 +112,6 @@ func applyDefaults(obj runtime.Object) {
 }
 
 func int32Ptr(v int32) *int32 { return &v }
-
-// defaultBinding is upstream's SetDefaults_RoleBinding and
-// SetDefaults_Subject.
-func defaultBinding(ref *rbacv1.RoleRef, subjects []rbacv1.Subject) {
-	if ref.APIGroup == "" {
-		ref.APIGroup = rbacv1.GroupName
-	}
-	for i := range subjects {
-		if s := &subjects[i]; s.APIGroup == "" && (s.Kind == rbacv1.UserKind || s.Kind == rbacv1.GroupKind) {
-			s.APIGroup = rbacv1.GroupName
-		}
-	}
-}
 
 // defaultStatefulSet is upstream's SetDefaults_StatefulSet.
 func defaultStatefulSet(o *appsv1.StatefulSet) {

@@ -4,13 +4,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -112,33 +109,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateNode(n, old.(*corev1.Node))
 		}
 		return validateNode(n, nil)
-	case *coordinationv1.Lease:
-		return validateLease(n)
-	case *corev1.Event:
-		return legacyValidateEvent(coreEventFields(n), "reportingComponent")
-	case *eventsv1.Event:
-		if old != nil {
-			if p, ok := old.(*eventsv1.Event); ok {
-				return validateEventsV1Update(n, p)
-			}
-		}
-		return validateEventsV1Create(n)
-	case *rbacv1.Role:
-		return validateRules(n.Rules, true)
-	case *rbacv1.ClusterRole:
-		return validateClusterRole(n)
-	case *rbacv1.RoleBinding:
-		errs := validateBinding(n.RoleRef, []string{"Role", "ClusterRole"}, n.Subjects, true)
-		if old != nil {
-			errs = append(errs, immutableInternal(n.RoleRef, old.(*rbacv1.RoleBinding).RoleRef, field.NewPath("roleRef"))...)
-		}
-		return errs
-	case *rbacv1.ClusterRoleBinding:
-		errs := validateBinding(n.RoleRef, []string{"ClusterRole"}, n.Subjects, false)
-		if old != nil {
-			errs = append(errs, immutableInternal(n.RoleRef, old.(*rbacv1.ClusterRoleBinding).RoleRef, field.NewPath("roleRef"))...)
-		}
-		return errs
 	case *corev1.Service:
 		if old != nil {
 			return validateServiceUpdate(n, old.(*corev1.Service))
