@@ -5,15 +5,19 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fakeplane/fakeplane/registry/autoscaling/horizontalpodautoscaler"
 	"github.com/fakeplane/fakeplane/registry/coordination/lease"
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
 	"github.com/fakeplane/fakeplane/registry/core/event"
 	"github.com/fakeplane/fakeplane/registry/core/secret"
 	eventsevent "github.com/fakeplane/fakeplane/registry/events/event"
+	"github.com/fakeplane/fakeplane/registry/policy/poddisruptionbudget"
 	"github.com/fakeplane/fakeplane/registry/rbac/clusterrole"
 	"github.com/fakeplane/fakeplane/registry/rbac/clusterrolebinding"
 	"github.com/fakeplane/fakeplane/registry/rbac/role"
 	"github.com/fakeplane/fakeplane/registry/rbac/rolebinding"
+	"github.com/fakeplane/fakeplane/registry/scheduling/priorityclass"
+	"github.com/fakeplane/fakeplane/registry/storage/storageclass"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -25,12 +29,16 @@ var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strateg
 		{Group: "", Resource: "secrets"}:    secret.Strategy,
 
 		{Group: "", Resource: "events"}:                                       event.Strategy,
+		{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:          horizontalpodautoscaler.Strategy,
 		{Group: "coordination.k8s.io", Resource: "leases"}:                    lease.Strategy,
 		{Group: "events.k8s.io", Resource: "events"}:                          eventsevent.Strategy,
+		{Group: "policy", Resource: "poddisruptionbudgets"}:                   poddisruptionbudget.Strategy,
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}: clusterrolebinding.Strategy,
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}:        clusterrole.Strategy,
 		{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}:        rolebinding.Strategy,
 		{Group: "rbac.authorization.k8s.io", Resource: "roles"}:               role.Strategy,
+		{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:             priorityclass.Strategy,
+		{Group: "storage.k8s.io", Resource: "storageclasses"}:                 storageclass.Strategy,
 	}
 })
 

@@ -2,13 +2,9 @@ package server
 
 import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -101,30 +97,6 @@ func applyMoreDefaults(obj runtime.Object) {
 			s := networkingv1.IngressClassParametersReferenceScopeCluster
 			p.Scope = &s
 		}
-	case *autoscalingv2.HorizontalPodAutoscaler:
-		defaultHPA(o)
-	case *autoscalingv1.HorizontalPodAutoscaler:
-		if o.Spec.MinReplicas == nil {
-			o.Spec.MinReplicas = int32Ptr(1)
-		}
-		// Upstream stores v2, whose default metric reads back as this.
-		if o.Spec.TargetCPUUtilizationPercentage == nil {
-			o.Spec.TargetCPUUtilizationPercentage = int32Ptr(80)
-		}
-	case *storagev1.StorageClass:
-		if o.ReclaimPolicy == nil {
-			p := corev1.PersistentVolumeReclaimDelete
-			o.ReclaimPolicy = &p
-		}
-		if o.VolumeBindingMode == nil {
-			m := storagev1.VolumeBindingImmediate
-			o.VolumeBindingMode = &m
-		}
-	case *schedulingv1.PriorityClass:
-		if o.PreemptionPolicy == nil {
-			p := corev1.PreemptLowerPriority
-			o.PreemptionPolicy = &p
-		}
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
 		for i := range o.Webhooks {
 			w := &o.Webhooks[i]
@@ -175,65 +147,6 @@ func defaultLimitRangeItem(it *corev1.LimitRangeItem) {
 			it.DefaultRequest[k] = v.DeepCopy()
 		}
 	}
-}
-
-// defaultHPA is upstream's autoscaling/v2 SetDefaults_HorizontalPodAutoscaler.
-func defaultHPA(o *autoscalingv2.HorizontalPodAutoscaler) {
-	if o.Spec.MinReplicas == nil {
-		o.Spec.MinReplicas = int32Ptr(1)
-	}
-	if len(o.Spec.Metrics) == 0 {
-		u := int32(80)
-		o.Spec.Metrics = []autoscalingv2.MetricSpec{{
-			Type: autoscalingv2.ResourceMetricSourceType,
-			Resource: &autoscalingv2.ResourceMetricSource{
-				Name:   corev1.ResourceCPU,
-				Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &u},
-			},
-		}}
-	}
-	b := o.Spec.Behavior
-	if b == nil {
-		return
-	}
-	maxPolicy := autoscalingv2.MaxChangePolicySelect
-	zero := int32(0)
-	up := &autoscalingv2.HPAScalingRules{
-		StabilizationWindowSeconds: &zero,
-		SelectPolicy:               &maxPolicy,
-		Policies: []autoscalingv2.HPAScalingPolicy{
-			{Type: autoscalingv2.PodsScalingPolicy, Value: 4, PeriodSeconds: 15},
-			{Type: autoscalingv2.PercentScalingPolicy, Value: 100, PeriodSeconds: 15},
-		},
-	}
-	maxPolicy2 := autoscalingv2.MaxChangePolicySelect
-	down := &autoscalingv2.HPAScalingRules{
-		SelectPolicy: &maxPolicy2,
-		Policies:     []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PercentScalingPolicy, Value: 100, PeriodSeconds: 15}},
-	}
-	b.ScaleUp = mergeScalingRules(b.ScaleUp, up)
-	b.ScaleDown = mergeScalingRules(b.ScaleDown, down)
-}
-
-// mergeScalingRules is upstream's copyHPAScalingRules: what from sets
-// wins over the defaults in to.
-func mergeScalingRules(from, to *autoscalingv2.HPAScalingRules) *autoscalingv2.HPAScalingRules {
-	if from == nil {
-		return to
-	}
-	if from.SelectPolicy != nil {
-		to.SelectPolicy = from.SelectPolicy
-	}
-	if from.StabilizationWindowSeconds != nil {
-		to.StabilizationWindowSeconds = from.StabilizationWindowSeconds
-	}
-	if from.Policies != nil {
-		to.Policies = from.Policies
-	}
-	if from.Tolerance != nil {
-		to.Tolerance = from.Tolerance
-	}
-	return to
 }
 
 // defaultWebhook is upstream's SetDefaults_ValidatingWebhook (and the

@@ -2,14 +2,10 @@ package server
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -78,25 +74,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validateEndpointSlice(n, old.(*discoveryv1.EndpointSlice))
 		}
 		return validateEndpointSlice(n, nil)
-	case *schedulingv1.PriorityClass:
-		if old != nil {
-			return validatePriorityClass(n, old.(*schedulingv1.PriorityClass))
-		}
-		return validatePriorityClass(n, nil)
-	case *storagev1.StorageClass:
-		if old != nil {
-			return validateStorageClass(n, old.(*storagev1.StorageClass))
-		}
-		return validateStorageClass(n, nil)
-	case *policyv1.PodDisruptionBudget:
-		return validatePDB(n)
-	case *autoscalingv2.HorizontalPodAutoscaler:
-		if old != nil {
-			if p, ok := old.(*autoscalingv2.HorizontalPodAutoscaler); ok {
-				return validateHPA(n, p)
-			}
-		}
-		return validateHPA(n, nil)
 	case *networkingv1.NetworkPolicy:
 		if old != nil {
 			return validateNetworkPolicy(n, old.(*networkingv1.NetworkPolicy))
