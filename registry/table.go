@@ -10,7 +10,11 @@ import (
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
 	"github.com/fakeplane/fakeplane/registry/core/event"
 	"github.com/fakeplane/fakeplane/registry/core/secret"
+	"github.com/fakeplane/fakeplane/registry/discovery/endpointslice"
 	eventsevent "github.com/fakeplane/fakeplane/registry/events/event"
+	"github.com/fakeplane/fakeplane/registry/networking/ingress"
+	"github.com/fakeplane/fakeplane/registry/networking/ingressclass"
+	"github.com/fakeplane/fakeplane/registry/networking/networkpolicy"
 	"github.com/fakeplane/fakeplane/registry/policy/poddisruptionbudget"
 	"github.com/fakeplane/fakeplane/registry/rbac/clusterrole"
 	"github.com/fakeplane/fakeplane/registry/rbac/clusterrolebinding"
@@ -31,7 +35,11 @@ var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strateg
 		{Group: "", Resource: "events"}:                                       event.Strategy,
 		{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:          horizontalpodautoscaler.Strategy,
 		{Group: "coordination.k8s.io", Resource: "leases"}:                    lease.Strategy,
+		{Group: "discovery.k8s.io", Resource: "endpointslices"}:               endpointslice.Strategy,
 		{Group: "events.k8s.io", Resource: "events"}:                          eventsevent.Strategy,
+		{Group: "networking.k8s.io", Resource: "ingressclasses"}:              ingressclass.Strategy,
+		{Group: "networking.k8s.io", Resource: "ingresses"}:                   ingress.Strategy,
+		{Group: "networking.k8s.io", Resource: "networkpolicies"}:             networkpolicy.Strategy,
 		{Group: "policy", Resource: "poddisruptionbudgets"}:                   poddisruptionbudget.Strategy,
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}: clusterrolebinding.Strategy,
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}:        clusterrole.Strategy,

@@ -3,8 +3,6 @@ package server
 import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -48,17 +46,6 @@ func applyMoreDefaults(obj runtime.Object) {
 		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
 			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
 		}
-	case *discoveryv1.EndpointSlice:
-		for i := range o.Ports {
-			if o.Ports[i].Name == nil {
-				empty := ""
-				o.Ports[i].Name = &empty
-			}
-			if o.Ports[i].Protocol == nil {
-				tcp := corev1.ProtocolTCP
-				o.Ports[i].Protocol = &tcp
-			}
-		}
 	case *corev1.Endpoints:
 		for i := range o.Subsets {
 			for j := range o.Subsets[i].Ports {
@@ -70,32 +57,6 @@ func applyMoreDefaults(obj runtime.Object) {
 	case *corev1.LimitRange:
 		for i := range o.Spec.Limits {
 			defaultLimitRangeItem(&o.Spec.Limits[i])
-		}
-	case *networkingv1.NetworkPolicy:
-		tcp := func(ports []networkingv1.NetworkPolicyPort) {
-			for i := range ports {
-				if ports[i].Protocol == nil {
-					p := corev1.ProtocolTCP
-					ports[i].Protocol = &p
-				}
-			}
-		}
-		for i := range o.Spec.Ingress {
-			tcp(o.Spec.Ingress[i].Ports)
-		}
-		for i := range o.Spec.Egress {
-			tcp(o.Spec.Egress[i].Ports)
-		}
-		if len(o.Spec.PolicyTypes) == 0 {
-			o.Spec.PolicyTypes = []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}
-			if len(o.Spec.Egress) != 0 {
-				o.Spec.PolicyTypes = append(o.Spec.PolicyTypes, networkingv1.PolicyTypeEgress)
-			}
-		}
-	case *networkingv1.IngressClass:
-		if p := o.Spec.Parameters; p != nil && p.Scope == nil {
-			s := networkingv1.IngressClassParametersReferenceScopeCluster
-			p.Scope = &s
 		}
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
 		for i := range o.Webhooks {

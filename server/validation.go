@@ -4,8 +4,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -67,18 +65,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validatePVCUpdate(n, old.(*corev1.PersistentVolumeClaim))
 		}
 		return validatePVCSpec(&n.Spec, field.NewPath("spec"))
-	case *networkingv1.Ingress:
-		return validateIngress(n)
-	case *discoveryv1.EndpointSlice:
-		if old != nil {
-			return validateEndpointSlice(n, old.(*discoveryv1.EndpointSlice))
-		}
-		return validateEndpointSlice(n, nil)
-	case *networkingv1.NetworkPolicy:
-		if old != nil {
-			return validateNetworkPolicy(n, old.(*networkingv1.NetworkPolicy))
-		}
-		return validateNetworkPolicy(n, nil)
 	case *corev1.ResourceQuota:
 		return validateResourceQuota(n)
 	case *corev1.Node:
