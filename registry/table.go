@@ -8,8 +8,13 @@ import (
 	"github.com/fakeplane/fakeplane/registry/autoscaling/horizontalpodautoscaler"
 	"github.com/fakeplane/fakeplane/registry/coordination/lease"
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
+	"github.com/fakeplane/fakeplane/registry/core/endpoints"
 	"github.com/fakeplane/fakeplane/registry/core/event"
+	"github.com/fakeplane/fakeplane/registry/core/limitrange"
+	"github.com/fakeplane/fakeplane/registry/core/node"
+	"github.com/fakeplane/fakeplane/registry/core/resourcequota"
 	"github.com/fakeplane/fakeplane/registry/core/secret"
+	"github.com/fakeplane/fakeplane/registry/core/service"
 	"github.com/fakeplane/fakeplane/registry/discovery/endpointslice"
 	eventsevent "github.com/fakeplane/fakeplane/registry/events/event"
 	"github.com/fakeplane/fakeplane/registry/networking/ingress"
@@ -32,7 +37,12 @@ var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strateg
 		{Group: "", Resource: "configmaps"}: configmap.Strategy,
 		{Group: "", Resource: "secrets"}:    secret.Strategy,
 
+		{Group: "", Resource: "endpoints"}:                                    endpoints.Strategy,
 		{Group: "", Resource: "events"}:                                       event.Strategy,
+		{Group: "", Resource: "limitranges"}:                                  limitrange.Strategy,
+		{Group: "", Resource: "nodes"}:                                        node.Strategy,
+		{Group: "", Resource: "resourcequotas"}:                               resourcequota.Strategy,
+		{Group: "", Resource: "services"}:                                     service.Strategy,
 		{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:          horizontalpodautoscaler.Strategy,
 		{Group: "coordination.k8s.io", Resource: "leases"}:                    lease.Strategy,
 		{Group: "discovery.k8s.io", Resource: "endpointslices"}:               endpointslice.Strategy,

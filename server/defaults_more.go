@@ -41,23 +41,6 @@ func applyMoreDefaults(obj runtime.Object) {
 		if i := o.Spec.ISCSI; i != nil && i.ISCSIInterface == "" {
 			i.ISCSIInterface = "default"
 		}
-	case *corev1.Node:
-		// SetDefaults_NodeStatus: allocatable defaults to capacity.
-		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
-			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
-		}
-	case *corev1.Endpoints:
-		for i := range o.Subsets {
-			for j := range o.Subsets[i].Ports {
-				if p := &o.Subsets[i].Ports[j]; p.Protocol == "" {
-					p.Protocol = corev1.ProtocolTCP
-				}
-			}
-		}
-	case *corev1.LimitRange:
-		for i := range o.Spec.Limits {
-			defaultLimitRangeItem(&o.Spec.Limits[i])
-		}
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
 		for i := range o.Webhooks {
 			w := &o.Webhooks[i]
@@ -79,34 +62,6 @@ func defaultVolumeMode(m **corev1.PersistentVolumeMode) {
 	if *m == nil {
 		fs := corev1.PersistentVolumeFilesystem
 		*m = &fs
-	}
-}
-
-// defaultLimitRangeItem is upstream's SetDefaults_LimitRangeItem.
-func defaultLimitRangeItem(it *corev1.LimitRangeItem) {
-	if it.Type != corev1.LimitTypeContainer {
-		return
-	}
-	if it.Default == nil {
-		it.Default = corev1.ResourceList{}
-	}
-	if it.DefaultRequest == nil {
-		it.DefaultRequest = corev1.ResourceList{}
-	}
-	for k, v := range it.Max {
-		if _, ok := it.Default[k]; !ok {
-			it.Default[k] = v.DeepCopy()
-		}
-	}
-	for k, v := range it.Default {
-		if _, ok := it.DefaultRequest[k]; !ok {
-			it.DefaultRequest[k] = v.DeepCopy()
-		}
-	}
-	for k, v := range it.Min {
-		if _, ok := it.DefaultRequest[k]; !ok {
-			it.DefaultRequest[k] = v.DeepCopy()
-		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/fakeplane/fakeplane/internal/validate"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -65,18 +66,6 @@ func validateBuiltin(obj, old runtime.Object) field.ErrorList {
 			return validatePVCUpdate(n, old.(*corev1.PersistentVolumeClaim))
 		}
 		return validatePVCSpec(&n.Spec, field.NewPath("spec"))
-	case *corev1.ResourceQuota:
-		return validateResourceQuota(n)
-	case *corev1.Node:
-		if old != nil {
-			return validateNode(n, old.(*corev1.Node))
-		}
-		return validateNode(n, nil)
-	case *corev1.Service:
-		if old != nil {
-			return validateServiceUpdate(n, old.(*corev1.Service))
-		}
-		return validateService(n, nil)
 	}
 	return nil
 }
@@ -99,9 +88,10 @@ func validateBuiltinStatus(obj, old runtime.Object) field.ErrorList {
 		return validateReplicationControllerStatus(n)
 	case *batchv1.Job:
 		return validateJobStatusUpdate(n, old.(*batchv1.Job))
-	case *corev1.Node:
-		// Upstream's node status strategy validates as an update.
-		return validateNode(n, old.(*corev1.Node))
 	}
 	return nil
 }
+
+// portNumOrName is upstream's ValidatePortNumOrName, which the pod rules
+// still in this package use.
+var portNumOrName = validate.PortNumOrName
