@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fakeplane/fakeplane/registry/admissionregistration/mutatingwebhookconfiguration"
+	"github.com/fakeplane/fakeplane/registry/admissionregistration/validatingwebhookconfiguration"
 	"github.com/fakeplane/fakeplane/registry/autoscaling/horizontalpodautoscaler"
 	"github.com/fakeplane/fakeplane/registry/coordination/lease"
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
@@ -37,26 +39,28 @@ var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strateg
 		{Group: "", Resource: "configmaps"}: configmap.Strategy,
 		{Group: "", Resource: "secrets"}:    secret.Strategy,
 
-		{Group: "", Resource: "endpoints"}:                                    endpoints.Strategy,
-		{Group: "", Resource: "events"}:                                       event.Strategy,
-		{Group: "", Resource: "limitranges"}:                                  limitrange.Strategy,
-		{Group: "", Resource: "nodes"}:                                        node.Strategy,
-		{Group: "", Resource: "resourcequotas"}:                               resourcequota.Strategy,
-		{Group: "", Resource: "services"}:                                     service.Strategy,
-		{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:          horizontalpodautoscaler.Strategy,
-		{Group: "coordination.k8s.io", Resource: "leases"}:                    lease.Strategy,
-		{Group: "discovery.k8s.io", Resource: "endpointslices"}:               endpointslice.Strategy,
-		{Group: "events.k8s.io", Resource: "events"}:                          eventsevent.Strategy,
-		{Group: "networking.k8s.io", Resource: "ingressclasses"}:              ingressclass.Strategy,
-		{Group: "networking.k8s.io", Resource: "ingresses"}:                   ingress.Strategy,
-		{Group: "networking.k8s.io", Resource: "networkpolicies"}:             networkpolicy.Strategy,
-		{Group: "policy", Resource: "poddisruptionbudgets"}:                   poddisruptionbudget.Strategy,
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}: clusterrolebinding.Strategy,
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}:        clusterrole.Strategy,
-		{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}:        rolebinding.Strategy,
-		{Group: "rbac.authorization.k8s.io", Resource: "roles"}:               role.Strategy,
-		{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:             priorityclass.Strategy,
-		{Group: "storage.k8s.io", Resource: "storageclasses"}:                 storageclass.Strategy,
+		{Group: "", Resource: "endpoints"}:                                                   endpoints.Strategy,
+		{Group: "", Resource: "events"}:                                                      event.Strategy,
+		{Group: "", Resource: "limitranges"}:                                                 limitrange.Strategy,
+		{Group: "", Resource: "nodes"}:                                                       node.Strategy,
+		{Group: "", Resource: "resourcequotas"}:                                              resourcequota.Strategy,
+		{Group: "", Resource: "services"}:                                                    service.Strategy,
+		{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}:   mutatingwebhookconfiguration.Strategy,
+		{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}: validatingwebhookconfiguration.Strategy,
+		{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:                         horizontalpodautoscaler.Strategy,
+		{Group: "coordination.k8s.io", Resource: "leases"}:                                   lease.Strategy,
+		{Group: "discovery.k8s.io", Resource: "endpointslices"}:                              endpointslice.Strategy,
+		{Group: "events.k8s.io", Resource: "events"}:                                         eventsevent.Strategy,
+		{Group: "networking.k8s.io", Resource: "ingressclasses"}:                             ingressclass.Strategy,
+		{Group: "networking.k8s.io", Resource: "ingresses"}:                                  ingress.Strategy,
+		{Group: "networking.k8s.io", Resource: "networkpolicies"}:                            networkpolicy.Strategy,
+		{Group: "policy", Resource: "poddisruptionbudgets"}:                                  poddisruptionbudget.Strategy,
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}:                clusterrolebinding.Strategy,
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}:                       clusterrole.Strategy,
+		{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}:                       rolebinding.Strategy,
+		{Group: "rbac.authorization.k8s.io", Resource: "roles"}:                              role.Strategy,
+		{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:                            priorityclass.Strategy,
+		{Group: "storage.k8s.io", Resource: "storageclasses"}:                                storageclass.Strategy,
 	}
 })
 

@@ -1,16 +1,13 @@
 package server
 
 import (
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// More of upstream's defaulting functions (pkg/apis/*/v1/defaults.go),
-// for the other built-in types clients commonly create: volumes and
-// claims, endpoints, network policies, autoscalers, limit ranges, storage
-// and priority classes, webhook configurations.
+// More of upstream's defaulting functions (pkg/apis/*/v1/defaults.go): volumes
+// and claims. (The other resources' defaults are their strategies', in
+// package registry.)
 
 // applyMoreDefaults sets the upstream defaults of the types applyDefaults
 // leaves to it.
@@ -41,20 +38,6 @@ func applyMoreDefaults(obj runtime.Object) {
 		if i := o.Spec.ISCSI; i != nil && i.ISCSIInterface == "" {
 			i.ISCSIInterface = "default"
 		}
-	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		for i := range o.Webhooks {
-			w := &o.Webhooks[i]
-			defaultWebhook(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, w.Rules, &w.ClientConfig)
-		}
-	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		for i := range o.Webhooks {
-			w := &o.Webhooks[i]
-			defaultWebhook(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, w.Rules, &w.ClientConfig)
-			if w.ReinvocationPolicy == nil {
-				p := admissionregistrationv1.NeverReinvocationPolicy
-				w.ReinvocationPolicy = &p
-			}
-		}
 	}
 }
 
@@ -62,39 +45,5 @@ func defaultVolumeMode(m **corev1.PersistentVolumeMode) {
 	if *m == nil {
 		fs := corev1.PersistentVolumeFilesystem
 		*m = &fs
-	}
-}
-
-// defaultWebhook is upstream's SetDefaults_ValidatingWebhook (and the
-// common part of SetDefaults_MutatingWebhook), SetDefaults_Rule and
-// SetDefaults_ServiceReference.
-func defaultWebhook(failure **admissionregistrationv1.FailurePolicyType, match **admissionregistrationv1.MatchPolicyType,
-	nsSel, objSel **metav1.LabelSelector, timeout **int32, rules []admissionregistrationv1.RuleWithOperations,
-	cc *admissionregistrationv1.WebhookClientConfig) {
-	if *failure == nil {
-		p := admissionregistrationv1.Fail
-		*failure = &p
-	}
-	if *match == nil {
-		p := admissionregistrationv1.Equivalent
-		*match = &p
-	}
-	if *nsSel == nil {
-		*nsSel = &metav1.LabelSelector{}
-	}
-	if *objSel == nil {
-		*objSel = &metav1.LabelSelector{}
-	}
-	if *timeout == nil {
-		*timeout = int32Ptr(10)
-	}
-	for i := range rules {
-		if rules[i].Scope == nil {
-			s := admissionregistrationv1.AllScopes
-			rules[i].Scope = &s
-		}
-	}
-	if cc.Service != nil && cc.Service.Port == nil {
-		cc.Service.Port = int32Ptr(443)
 	}
 }
