@@ -6,19 +6,17 @@ import (
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	strategies "github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry/core/service"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -45,17 +43,6 @@ func (r *resource) defaults(obj runtime.Object) {
 func applyDefaults(obj runtime.Object) {
 	applyMoreDefaults(obj)
 	switch o := obj.(type) {
-	case *corev1.Service:
-		defaultService(o)
-	case *coordinationv1.Lease:
-		// CoordinatedLeaderElection is off in v1.37: upstream drops
-		// its fields.
-		o.Spec.Strategy = nil
-		o.Spec.PreferredHolder = nil
-	case *rbacv1.RoleBinding:
-		defaultBinding(&o.RoleRef, o.Subjects)
-	case *rbacv1.ClusterRoleBinding:
-		defaultBinding(&o.RoleRef, o.Subjects)
 	case *corev1.Secret:
 		// Upstream's conversion to the internal type writes stringData
 		// over data; the type defaults to Opaque.
@@ -73,19 +60,6 @@ func applyDefaults(obj runtime.Object) {
 }
 
 func int32Ptr(v int32) *int32 { return &v }
-
-// defaultBinding is upstream's SetDefaults_RoleBinding and
-// SetDefaults_Subject.
-func defaultBinding(ref *rbacv1.RoleRef, subjects []rbacv1.Subject) {
-	if ref.APIGroup == "" {
-		ref.APIGroup = rbacv1.GroupName
-	}
-	for i := range subjects {
-		if s := &subjects[i]; s.APIGroup == "" && (s.Kind == rbacv1.UserKind || s.Kind == rbacv1.GroupKind) {
-			s.APIGroup = rbacv1.GroupName
-		}
-	}
-}
 
 // generateJobSelector is what upstream's Job strategy does at create
 // unless the selector is manual: the template gets the job-name and
@@ -124,68 +98,6 @@ func generateJobSelector(o *batchv1.Job) {
 			o.Labels[k] = v
 		}
 	}
-}
-
-// defaultService is upstream's SetDefaults_Service (the IP families and the
-// ClusterIP come at create, see allocateServiceIP).
-func defaultService(s *corev1.Service) {
-	if s.Spec.SessionAffinity == "" {
-		s.Spec.SessionAffinity = corev1.ServiceAffinityNone
-	}
-	if s.Spec.SessionAffinity == corev1.ServiceAffinityNone {
-		s.Spec.SessionAffinityConfig = nil
-	}
-	if s.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
-		if c := s.Spec.SessionAffinityConfig; c == nil || c.ClientIP == nil || c.ClientIP.TimeoutSeconds == nil {
-			timeout := corev1.DefaultClientIPServiceAffinitySeconds
-			s.Spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: &timeout}}
-		}
-	}
-	if s.Spec.Type == "" {
-		s.Spec.Type = corev1.ServiceTypeClusterIP
-	}
-	for i := range s.Spec.Ports {
-		p := &s.Spec.Ports[i]
-		if p.Protocol == "" {
-			p.Protocol = corev1.ProtocolTCP
-		}
-		if p.TargetPort == intstr.FromInt32(0) || p.TargetPort == intstr.FromString("") {
-			p.TargetPort = intstr.FromInt32(p.Port)
-		}
-	}
-	if externallyAccessible(s) && s.Spec.ExternalTrafficPolicy == "" {
-		s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
-	}
-	switch s.Spec.Type {
-	case corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeClusterIP:
-		if s.Spec.InternalTrafficPolicy == nil {
-			p := corev1.ServiceInternalTrafficPolicyCluster
-			s.Spec.InternalTrafficPolicy = &p
-		}
-	}
-	if s.Spec.Type == corev1.ServiceTypeLoadBalancer {
-		if s.Spec.AllocateLoadBalancerNodePorts == nil {
-			t := true
-			s.Spec.AllocateLoadBalancerNodePorts = &t
-		}
-		vip := corev1.LoadBalancerIPModeVIP
-		for i, ing := range s.Status.LoadBalancer.Ingress {
-			if ing.IP != "" && ing.IPMode == nil {
-				s.Status.LoadBalancer.Ingress[i].IPMode = &vip
-			}
-		}
-	}
-}
-
-// externallyAccessible is upstream's service.ExternallyAccessible.
-func externallyAccessible(s *corev1.Service) bool {
-	return s.Spec.Type == corev1.ServiceTypeLoadBalancer || s.Spec.Type == corev1.ServiceTypeNodePort ||
-		s.Spec.Type == corev1.ServiceTypeClusterIP && len(s.Spec.ExternalIPs) > 0
-}
-
-// needsHealthCheck is upstream's service.NeedsHealthCheck.
-func needsHealthCheck(s *corev1.Service) bool {
-	return s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }
 
 // allocateServiceIP gives a new Service its ClusterIP and IP families, and
@@ -290,7 +202,7 @@ ports:
 			shared[p.Port] = p.NodePort
 		}
 	}
-	if needsHealthCheck(svc) {
+	if service.NeedsHealthCheck(svc) {
 		if err := claim(field.NewPath("spec", "healthCheckNodePort"), &svc.Spec.HealthCheckNodePort); err != nil {
 			return err
 		}
@@ -468,7 +380,7 @@ func dropTypeDependentFields(svc, old *corev1.Service) {
 			}
 		}
 	}
-	if needsHealthCheck(old) && !needsHealthCheck(svc) && svc.Spec.HealthCheckNodePort == old.Spec.HealthCheckNodePort {
+	if service.NeedsHealthCheck(old) && !service.NeedsHealthCheck(svc) && svc.Spec.HealthCheckNodePort == old.Spec.HealthCheckNodePort {
 		svc.Spec.HealthCheckNodePort = 0
 	}
 	if old.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
@@ -479,7 +391,7 @@ func dropTypeDependentFields(svc, old *corev1.Service) {
 			svc.Spec.LoadBalancerClass = nil
 		}
 	}
-	if externallyAccessible(old) && !externallyAccessible(svc) && svc.Spec.ExternalTrafficPolicy == old.Spec.ExternalTrafficPolicy {
+	if service.ExternallyAccessible(old) && !service.ExternallyAccessible(svc) && svc.Spec.ExternalTrafficPolicy == old.Spec.ExternalTrafficPolicy {
 		svc.Spec.ExternalTrafficPolicy = ""
 	}
 	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
@@ -490,7 +402,7 @@ func dropTypeDependentFields(svc, old *corev1.Service) {
 // keepAllocatedServiceFields carries what was allocated at create into a
 // Service update that omits it, as upstream's service storage does.
 func keepAllocatedServiceFields(svc, old *corev1.Service) {
-	if needsHealthCheck(svc) && needsHealthCheck(old) && svc.Spec.HealthCheckNodePort == 0 {
+	if service.NeedsHealthCheck(svc) && service.NeedsHealthCheck(old) && svc.Spec.HealthCheckNodePort == 0 {
 		svc.Spec.HealthCheckNodePort = old.Spec.HealthCheckNodePort
 	}
 	if svc.Spec.Type == corev1.ServiceTypeExternalName || old.Spec.Type == corev1.ServiceTypeExternalName {

@@ -1,22 +1,13 @@
 package server
 
 import (
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	networkingv1 "k8s.io/api/networking/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
-	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// More of upstream's defaulting functions (pkg/apis/*/v1/defaults.go),
-// for the other built-in types clients commonly create: volumes and
-// claims, endpoints, network policies, autoscalers, limit ranges, storage
-// and priority classes, webhook configurations.
+// More of upstream's defaulting functions (pkg/apis/*/v1/defaults.go): volumes
+// and claims. (The other resources' defaults are their strategies', in
+// package registry.)
 
 // applyMoreDefaults sets the upstream defaults of the types applyDefaults
 // leaves to it.
@@ -45,98 +36,6 @@ func applyMoreDefaults(obj runtime.Object) {
 		if i := o.Spec.ISCSI; i != nil && i.ISCSIInterface == "" {
 			i.ISCSIInterface = "default"
 		}
-	case *corev1.Node:
-		// SetDefaults_NodeStatus: allocatable defaults to capacity.
-		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
-			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
-		}
-	case *discoveryv1.EndpointSlice:
-		for i := range o.Ports {
-			if o.Ports[i].Name == nil {
-				empty := ""
-				o.Ports[i].Name = &empty
-			}
-			if o.Ports[i].Protocol == nil {
-				tcp := corev1.ProtocolTCP
-				o.Ports[i].Protocol = &tcp
-			}
-		}
-	case *corev1.Endpoints:
-		for i := range o.Subsets {
-			for j := range o.Subsets[i].Ports {
-				if p := &o.Subsets[i].Ports[j]; p.Protocol == "" {
-					p.Protocol = corev1.ProtocolTCP
-				}
-			}
-		}
-	case *corev1.LimitRange:
-		for i := range o.Spec.Limits {
-			defaultLimitRangeItem(&o.Spec.Limits[i])
-		}
-	case *networkingv1.NetworkPolicy:
-		tcp := func(ports []networkingv1.NetworkPolicyPort) {
-			for i := range ports {
-				if ports[i].Protocol == nil {
-					p := corev1.ProtocolTCP
-					ports[i].Protocol = &p
-				}
-			}
-		}
-		for i := range o.Spec.Ingress {
-			tcp(o.Spec.Ingress[i].Ports)
-		}
-		for i := range o.Spec.Egress {
-			tcp(o.Spec.Egress[i].Ports)
-		}
-		if len(o.Spec.PolicyTypes) == 0 {
-			o.Spec.PolicyTypes = []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}
-			if len(o.Spec.Egress) != 0 {
-				o.Spec.PolicyTypes = append(o.Spec.PolicyTypes, networkingv1.PolicyTypeEgress)
-			}
-		}
-	case *networkingv1.IngressClass:
-		if p := o.Spec.Parameters; p != nil && p.Scope == nil {
-			s := networkingv1.IngressClassParametersReferenceScopeCluster
-			p.Scope = &s
-		}
-	case *autoscalingv2.HorizontalPodAutoscaler:
-		defaultHPA(o)
-	case *autoscalingv1.HorizontalPodAutoscaler:
-		if o.Spec.MinReplicas == nil {
-			o.Spec.MinReplicas = int32Ptr(1)
-		}
-		// Upstream stores v2, whose default metric reads back as this.
-		if o.Spec.TargetCPUUtilizationPercentage == nil {
-			o.Spec.TargetCPUUtilizationPercentage = int32Ptr(80)
-		}
-	case *storagev1.StorageClass:
-		if o.ReclaimPolicy == nil {
-			p := corev1.PersistentVolumeReclaimDelete
-			o.ReclaimPolicy = &p
-		}
-		if o.VolumeBindingMode == nil {
-			m := storagev1.VolumeBindingImmediate
-			o.VolumeBindingMode = &m
-		}
-	case *schedulingv1.PriorityClass:
-		if o.PreemptionPolicy == nil {
-			p := corev1.PreemptLowerPriority
-			o.PreemptionPolicy = &p
-		}
-	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		for i := range o.Webhooks {
-			w := &o.Webhooks[i]
-			defaultWebhook(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, w.Rules, &w.ClientConfig)
-		}
-	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		for i := range o.Webhooks {
-			w := &o.Webhooks[i]
-			defaultWebhook(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, w.Rules, &w.ClientConfig)
-			if w.ReinvocationPolicy == nil {
-				p := admissionregistrationv1.NeverReinvocationPolicy
-				w.ReinvocationPolicy = &p
-			}
-		}
 	}
 }
 
@@ -144,126 +43,5 @@ func defaultVolumeMode(m **corev1.PersistentVolumeMode) {
 	if *m == nil {
 		fs := corev1.PersistentVolumeFilesystem
 		*m = &fs
-	}
-}
-
-// defaultLimitRangeItem is upstream's SetDefaults_LimitRangeItem.
-func defaultLimitRangeItem(it *corev1.LimitRangeItem) {
-	if it.Type != corev1.LimitTypeContainer {
-		return
-	}
-	if it.Default == nil {
-		it.Default = corev1.ResourceList{}
-	}
-	if it.DefaultRequest == nil {
-		it.DefaultRequest = corev1.ResourceList{}
-	}
-	for k, v := range it.Max {
-		if _, ok := it.Default[k]; !ok {
-			it.Default[k] = v.DeepCopy()
-		}
-	}
-	for k, v := range it.Default {
-		if _, ok := it.DefaultRequest[k]; !ok {
-			it.DefaultRequest[k] = v.DeepCopy()
-		}
-	}
-	for k, v := range it.Min {
-		if _, ok := it.DefaultRequest[k]; !ok {
-			it.DefaultRequest[k] = v.DeepCopy()
-		}
-	}
-}
-
-// defaultHPA is upstream's autoscaling/v2 SetDefaults_HorizontalPodAutoscaler.
-func defaultHPA(o *autoscalingv2.HorizontalPodAutoscaler) {
-	if o.Spec.MinReplicas == nil {
-		o.Spec.MinReplicas = int32Ptr(1)
-	}
-	if len(o.Spec.Metrics) == 0 {
-		u := int32(80)
-		o.Spec.Metrics = []autoscalingv2.MetricSpec{{
-			Type: autoscalingv2.ResourceMetricSourceType,
-			Resource: &autoscalingv2.ResourceMetricSource{
-				Name:   corev1.ResourceCPU,
-				Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &u},
-			},
-		}}
-	}
-	b := o.Spec.Behavior
-	if b == nil {
-		return
-	}
-	maxPolicy := autoscalingv2.MaxChangePolicySelect
-	zero := int32(0)
-	up := &autoscalingv2.HPAScalingRules{
-		StabilizationWindowSeconds: &zero,
-		SelectPolicy:               &maxPolicy,
-		Policies: []autoscalingv2.HPAScalingPolicy{
-			{Type: autoscalingv2.PodsScalingPolicy, Value: 4, PeriodSeconds: 15},
-			{Type: autoscalingv2.PercentScalingPolicy, Value: 100, PeriodSeconds: 15},
-		},
-	}
-	maxPolicy2 := autoscalingv2.MaxChangePolicySelect
-	down := &autoscalingv2.HPAScalingRules{
-		SelectPolicy: &maxPolicy2,
-		Policies:     []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PercentScalingPolicy, Value: 100, PeriodSeconds: 15}},
-	}
-	b.ScaleUp = mergeScalingRules(b.ScaleUp, up)
-	b.ScaleDown = mergeScalingRules(b.ScaleDown, down)
-}
-
-// mergeScalingRules is upstream's copyHPAScalingRules: what from sets
-// wins over the defaults in to.
-func mergeScalingRules(from, to *autoscalingv2.HPAScalingRules) *autoscalingv2.HPAScalingRules {
-	if from == nil {
-		return to
-	}
-	if from.SelectPolicy != nil {
-		to.SelectPolicy = from.SelectPolicy
-	}
-	if from.StabilizationWindowSeconds != nil {
-		to.StabilizationWindowSeconds = from.StabilizationWindowSeconds
-	}
-	if from.Policies != nil {
-		to.Policies = from.Policies
-	}
-	if from.Tolerance != nil {
-		to.Tolerance = from.Tolerance
-	}
-	return to
-}
-
-// defaultWebhook is upstream's SetDefaults_ValidatingWebhook (and the
-// common part of SetDefaults_MutatingWebhook), SetDefaults_Rule and
-// SetDefaults_ServiceReference.
-func defaultWebhook(failure **admissionregistrationv1.FailurePolicyType, match **admissionregistrationv1.MatchPolicyType,
-	nsSel, objSel **metav1.LabelSelector, timeout **int32, rules []admissionregistrationv1.RuleWithOperations,
-	cc *admissionregistrationv1.WebhookClientConfig) {
-	if *failure == nil {
-		p := admissionregistrationv1.Fail
-		*failure = &p
-	}
-	if *match == nil {
-		p := admissionregistrationv1.Equivalent
-		*match = &p
-	}
-	if *nsSel == nil {
-		*nsSel = &metav1.LabelSelector{}
-	}
-	if *objSel == nil {
-		*objSel = &metav1.LabelSelector{}
-	}
-	if *timeout == nil {
-		*timeout = int32Ptr(10)
-	}
-	for i := range rules {
-		if rules[i].Scope == nil {
-			s := admissionregistrationv1.AllScopes
-			rules[i].Scope = &s
-		}
-	}
-	if cc.Service != nil && cc.Service.Port == nil {
-		cc.Service.Port = int32Ptr(443)
 	}
 }

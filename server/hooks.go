@@ -173,8 +173,6 @@ func (s *Server) validateCreate(c *call, o *object) error {
 	if st, ok := strategies.For(c.res.gr); ok {
 		st.PrepareForCreate(c.ctx(), o.obj)
 		errs = append(errs, st.Validate(c.ctx(), o.obj)...)
-	} else {
-		errs = append(errs, validateBuiltin(o.obj, nil)...)
 	}
 	errs = withDeclarative(errs, o.obj, nil, false)
 	if len(errs) > 0 {
@@ -254,17 +252,13 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 		if st, ok := strategies.For(c.res.gr); ok {
 			st.PrepareForUpdate(c.ctx(), o.obj, old.obj)
 			errs = append(errs, st.ValidateUpdate(c.ctx(), o.obj, old.obj)...)
-		} else {
-			errs = append(errs, validateBuiltin(o.obj, old.obj)...)
 		}
 	case mode == statusWrite:
 		if st, ok := strategies.For(c.res.gr); ok {
 			if ss, ok := st.(strategy.StatusStrategy); ok {
 				errs = append(errs, ss.ValidateStatusUpdate(c.ctx(), o.obj, old.obj)...)
-				break
 			}
 		}
-		errs = append(errs, validateBuiltinStatus(o.obj, old.obj)...)
 	}
 	errs = withDeclarative(errs, o.obj, old.obj, mode == statusWrite)
 	return invalid(errs)

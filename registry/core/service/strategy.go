@@ -1,11 +1,19 @@
-package server
+// Package service holds the Service strategy: kube-apiserver's
+// pkg/registry/core/service rules (its defaults and upstream's
+// validateService, ValidateServiceCreate and ValidateServiceUpdate of
+// pkg/apis/core/validation on the v1 type). The allocation of ClusterIPs
+// and node ports, which the REST storage does, stays with the server's
+// allocator.
+package service
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -13,10 +21,29 @@ import (
 	netutils "k8s.io/utils/net"
 
 	"github.com/fakeplane/fakeplane/internal/validate"
+	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// Service validation: upstream's validateService, ValidateServiceCreate
-// and ValidateServiceUpdate (pkg/apis/core/validation) on the v1 type.
+// Strategy is the Service strategy.
+var Strategy = serviceStrategy{strategy.Base{Namespaced: true, CreateOnUpdate: true, UnconditionalUpdate: true}}
+
+type serviceStrategy struct{ strategy.Base }
+
+// Default sets upstream's SetDefaults_Service.
+func (serviceStrategy) Default(obj runtime.Object) {
+	defaultService(obj.(*corev1.Service))
+}
+
+// Validate checks a new Service.
+func (serviceStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validateService(obj.(*corev1.Service), nil)
+}
+
+// ValidateUpdate checks a changed Service: its ClusterIP, load balancer
+// class and health check port stay.
+func (serviceStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateServiceUpdate(obj.(*corev1.Service), old.(*corev1.Service))
+}
 
 func isHeadless(s *corev1.Service) bool {
 	return s.Spec.ClusterIP == corev1.ClusterIPNone
@@ -151,7 +178,7 @@ func validateService(s, old *corev1.Service) field.ErrorList {
 			errs = append(errs, field.Forbidden(spec.Child("loadBalancerClass"), "may only be used when `type` is 'LoadBalancer'"))
 		}
 	}
-	if !externallyAccessible(s) {
+	if !ExternallyAccessible(s) {
 		if s.Spec.ExternalTrafficPolicy != "" {
 			errs = append(errs, field.Invalid(spec.Child("externalTrafficPolicy"), s.Spec.ExternalTrafficPolicy, "may only be set for externally-accessible services"))
 		}
@@ -160,7 +187,7 @@ func validateService(s, old *corev1.Service) field.ErrorList {
 	} else if p := s.Spec.ExternalTrafficPolicy; p != corev1.ServiceExternalTrafficPolicyCluster && p != corev1.ServiceExternalTrafficPolicyLocal {
 		errs = append(errs, field.NotSupported(spec.Child("externalTrafficPolicy"), p, []string{"Cluster", "Local"}))
 	}
-	if !needsHealthCheck(s) {
+	if !NeedsHealthCheck(s) {
 		if s.Spec.HealthCheckNodePort != 0 {
 			errs = append(errs, field.Invalid(spec.Child("healthCheckNodePort"), s.Spec.HealthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
 		}
@@ -208,25 +235,10 @@ func validateServicePort(p *corev1.ServicePort, requireName bool, names sets.Set
 	} else if !sets.New(validate.ContainerPortProtocols...).Has(string(p.Protocol)) {
 		errs = append(errs, field.NotSupported(fld.Child("protocol"), p.Protocol, validate.ContainerPortProtocols))
 	}
-	errs = append(errs, portNumOrName(p.TargetPort, fld.Child("targetPort"))...)
+	errs = append(errs, validate.PortNumOrName(p.TargetPort, fld.Child("targetPort"))...)
 	if p.AppProtocol != nil {
 		for _, msg := range validation.IsQualifiedName(*p.AppProtocol) {
 			errs = append(errs, field.Invalid(fld.Child("appProtocol"), *p.AppProtocol, msg))
-		}
-	}
-	return errs
-}
-
-// portNumOrName is upstream's ValidatePortNumOrName.
-func portNumOrName(p intstr.IntOrString, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if p.Type == intstr.Int {
-		for _, msg := range validation.IsValidPortNum(p.IntValue()) {
-			errs = append(errs, field.Invalid(fld, p.IntValue(), msg))
-		}
-	} else {
-		for _, msg := range validation.IsValidPortName(p.StrVal) {
-			errs = append(errs, field.Invalid(fld, p.StrVal, msg))
 		}
 	}
 	return errs
@@ -333,11 +345,85 @@ func validateServiceUpdate(s, old *corev1.Service) field.ErrorList {
 			errs = append(errs, field.Invalid(field.NewPath("spec", "loadBalancerClass"), n, "may not change once set"))
 		}
 	}
-	if needsHealthCheck(old) && needsHealthCheck(s) && s.Spec.HealthCheckNodePort != old.Spec.HealthCheckNodePort {
+	if NeedsHealthCheck(old) && NeedsHealthCheck(s) && s.Spec.HealthCheckNodePort != old.Spec.HealthCheckNodePort {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "healthCheckNodePort"), "field is immutable"))
 	}
 	return append(errs, validateService(s, old)...)
 }
 
+// validateServiceClusterIPUpdate is the rule that a Service's primary
+// ClusterIP may not change once set.
+func validateServiceClusterIPUpdate(n, p *corev1.Service) field.ErrorList {
+	if n.Spec.Type != corev1.ServiceTypeExternalName && p.Spec.Type != corev1.ServiceTypeExternalName &&
+		len(p.Spec.ClusterIPs) > 0 && len(n.Spec.ClusterIPs) > 0 && n.Spec.ClusterIPs[0] != p.Spec.ClusterIPs[0] {
+		return field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs").Index(0), n.Spec.ClusterIPs, "may not change once set")}
+	}
+	return nil
+}
+
 // maxClientIPAffinitySeconds is upstream's core.MaxClientIPServiceAffinitySeconds.
 const maxClientIPAffinitySeconds = 86400
+
+// defaultService is upstream's SetDefaults_Service (the IP families and the
+// ClusterIP come at create, see allocateServiceIP).
+func defaultService(s *corev1.Service) {
+	if s.Spec.SessionAffinity == "" {
+		s.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	}
+	if s.Spec.SessionAffinity == corev1.ServiceAffinityNone {
+		s.Spec.SessionAffinityConfig = nil
+	}
+	if s.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
+		if c := s.Spec.SessionAffinityConfig; c == nil || c.ClientIP == nil || c.ClientIP.TimeoutSeconds == nil {
+			timeout := corev1.DefaultClientIPServiceAffinitySeconds
+			s.Spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: &timeout}}
+		}
+	}
+	if s.Spec.Type == "" {
+		s.Spec.Type = corev1.ServiceTypeClusterIP
+	}
+	for i := range s.Spec.Ports {
+		p := &s.Spec.Ports[i]
+		if p.Protocol == "" {
+			p.Protocol = corev1.ProtocolTCP
+		}
+		if p.TargetPort == intstr.FromInt32(0) || p.TargetPort == intstr.FromString("") {
+			p.TargetPort = intstr.FromInt32(p.Port)
+		}
+	}
+	if ExternallyAccessible(s) && s.Spec.ExternalTrafficPolicy == "" {
+		s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
+	}
+	switch s.Spec.Type {
+	case corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeClusterIP:
+		if s.Spec.InternalTrafficPolicy == nil {
+			p := corev1.ServiceInternalTrafficPolicyCluster
+			s.Spec.InternalTrafficPolicy = &p
+		}
+	}
+	if s.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		if s.Spec.AllocateLoadBalancerNodePorts == nil {
+			t := true
+			s.Spec.AllocateLoadBalancerNodePorts = &t
+		}
+		vip := corev1.LoadBalancerIPModeVIP
+		for i, ing := range s.Status.LoadBalancer.Ingress {
+			if ing.IP != "" && ing.IPMode == nil {
+				s.Status.LoadBalancer.Ingress[i].IPMode = &vip
+			}
+		}
+	}
+}
+
+// ExternallyAccessible is upstream's service.ExternallyAccessible: a
+// LoadBalancer or NodePort Service, or a ClusterIP one with external IPs.
+func ExternallyAccessible(s *corev1.Service) bool {
+	return s.Spec.Type == corev1.ServiceTypeLoadBalancer || s.Spec.Type == corev1.ServiceTypeNodePort ||
+		s.Spec.Type == corev1.ServiceTypeClusterIP && len(s.Spec.ExternalIPs) > 0
+}
+
+// NeedsHealthCheck is upstream's service.NeedsHealthCheck: a LoadBalancer
+// Service with the Local external traffic policy.
+func NeedsHealthCheck(s *corev1.Service) bool {
+	return s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
+}

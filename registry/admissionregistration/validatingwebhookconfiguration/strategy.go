@@ -1,0 +1,41 @@
+// Package validatingwebhookconfiguration holds the ValidatingWebhookConfiguration
+// strategy: kube-apiserver's
+// pkg/registry/admissionregistration/validatingwebhookconfiguration rules (its
+// defaults; the webhooks' validation is not reimplemented).
+package validatingwebhookconfiguration
+
+import (
+	"context"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/registry/admissionregistration"
+	"github.com/fakeplane/fakeplane/registry/strategy"
+)
+
+// Strategy is the ValidatingWebhookConfiguration strategy.
+var Strategy = webhookConfigurationStrategy{strategy.Base{}}
+
+type webhookConfigurationStrategy struct{ strategy.Base }
+
+// Default sets each webhook's policies, selectors, timeout, rule scopes,
+// service port.
+func (webhookConfigurationStrategy) Default(obj runtime.Object) {
+	o := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration)
+	for i := range o.Webhooks {
+		w := &o.Webhooks[i]
+		admissionregistration.DefaultWebhook(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, w.Rules, &w.ClientConfig)
+	}
+}
+
+// Validate checks nothing beyond the metadata.
+func (webhookConfigurationStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
+	return nil
+}
+
+// ValidateUpdate checks nothing beyond the metadata.
+func (webhookConfigurationStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
+	return nil
+}

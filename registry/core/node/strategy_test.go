@@ -1,0 +1,47 @@
+package node
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+func TestNodeStrategy(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		node, old *corev1.Node
+		status    bool
+		want      []string
+	}{
+		{name: "valid", node: &corev1.Node{Status: corev1.NodeStatus{Capacity: corev1.ResourceList{"cpu": resource.MustParse("2")}}}},
+		{name: "bad taint", node: &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "k"}}}},
+			want: []string{"metadata.taints[0].effect: Required value"}},
+		{name: "pods not whole", node: &corev1.Node{Status: corev1.NodeStatus{Capacity: corev1.ResourceList{"pods": resource.MustParse("1.5")}}},
+			want: []string{`status.capacity.pods: Invalid value: "1500m": must be an integer`, `status.allocatable.pods: Invalid value: "1500m": must be an integer`}},
+		{name: "provider ID changed", old: &corev1.Node{Spec: corev1.NodeSpec{ProviderID: "a"}}, node: &corev1.Node{Spec: corev1.NodeSpec{ProviderID: "b"}},
+			want: []string{"spec.providerID: Invalid value: null: field cannot be modified once set"}},
+		{name: "status write", status: true, old: &corev1.Node{}, node: &corev1.Node{Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: "InternalIP", Address: "a"}, {Type: "InternalIP", Address: "a"}}}},
+			want: []string{`status.addresses[1]: Duplicate value: {"Type":"InternalIP","Address":"a"}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			Strategy.Default(tc.node)
+			errs := Strategy.Validate(context.Background(), tc.node)
+			switch {
+			case tc.status:
+				errs = Strategy.ValidateStatusUpdate(context.Background(), tc.node, tc.old)
+			case tc.old != nil:
+				errs = Strategy.ValidateUpdate(context.Background(), tc.node, tc.old)
+			}
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}

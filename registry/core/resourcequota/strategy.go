@@ -1,0 +1,81 @@
+// Package resourcequota holds the ResourceQuota strategy: kube-apiserver's
+// pkg/registry/core/resourcequota rules.
+package resourcequota
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
+	"github.com/fakeplane/fakeplane/registry/strategy"
+)
+
+// Strategy is the ResourceQuota strategy.
+var Strategy = resourceQuotaStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+
+type resourceQuotaStrategy struct{ strategy.Base }
+
+// Validate checks a new quota's hard limits and scopes.
+func (resourceQuotaStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validateResourceQuota(obj.(*corev1.ResourceQuota))
+}
+
+// ValidateUpdate checks the quota as on create.
+func (s resourceQuotaStrategy) ValidateUpdate(ctx context.Context, obj, _ runtime.Object) field.ErrorList {
+	return s.Validate(ctx, obj)
+}
+
+var standardQuotaResources = []string{"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
+	"requests.storage", "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+	"pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "persistentvolumeclaims",
+	"configmaps", "services.nodeports", "services.loadbalancers"}
+
+var quotaScopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeTerminating, corev1.ResourceQuotaScopeNotTerminating,
+	corev1.ResourceQuotaScopeBestEffort, corev1.ResourceQuotaScopeNotBestEffort, corev1.ResourceQuotaScopePriorityClass,
+	corev1.ResourceQuotaScopeCrossNamespacePodAffinity, corev1.ResourceQuotaScopeVolumeAttributesClass}
+
+// validateResourceQuota is the part of upstream's ValidateResourceQuotaSpec
+// about the hard limits' names and values and the scopes' values and
+// conflicts (not which scope fits which resource, nor the scope selector).
+func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
+	var errs field.ErrorList
+	hard := field.NewPath("spec", "hard")
+	for _, k := range validate.ResourceNames(q.Spec.Hard) {
+		kf := hard.Key(k)
+		var nameErrs field.ErrorList
+		for _, msg := range validation.IsQualifiedName(k) {
+			nameErrs = append(nameErrs, field.Invalid(kf, k, msg))
+		}
+		if len(nameErrs) == 0 && !strings.Contains(k, "/") && !validate.StandardResourceNames.Has(k) &&
+			!strings.HasPrefix(k, "hugepages-") && !strings.HasPrefix(k, "requests.hugepages-") {
+			nameErrs = append(nameErrs, field.Invalid(kf, k, "must be a standard resource type or fully qualified"))
+		}
+		if !strings.Contains(k, "/") && !slices.Contains(standardQuotaResources, k) &&
+			!strings.HasPrefix(k, "hugepages-") && !strings.HasPrefix(k, "requests.hugepages-") {
+			nameErrs = append(nameErrs, field.Invalid(kf, k, "must be a standard resource for quota"))
+		}
+		errs = append(errs, nameErrs...)
+		errs = append(errs, validate.Quantity(k, q.Spec.Hard[corev1.ResourceName(k)], kf)...)
+	}
+	if len(q.Spec.Scopes) > 0 {
+		sf := field.NewPath("spec", "scopes")
+		set := map[corev1.ResourceQuotaScope]bool{}
+		for _, sc := range q.Spec.Scopes {
+			if !slices.Contains(quotaScopes, sc) {
+				errs = append(errs, field.Invalid(sf, q.Spec.Scopes, "unsupported scope"))
+			}
+			set[sc] = true
+		}
+		if set[corev1.ResourceQuotaScopeBestEffort] && set[corev1.ResourceQuotaScopeNotBestEffort] ||
+			set[corev1.ResourceQuotaScopeTerminating] && set[corev1.ResourceQuotaScopeNotTerminating] {
+			errs = append(errs, field.Invalid(sf, q.Spec.Scopes, "conflicting scopes"))
+		}
+	}
+	return errs
+}

@@ -1,0 +1,45 @@
+package networkpolicy
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+func TestNetworkPolicyStrategy(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		np, old *networkingv1.NetworkPolicy
+		want    []string
+	}{
+		{name: "defaulted", np: &networkingv1.NetworkPolicy{Spec: networkingv1.NetworkPolicySpec{Egress: []networkingv1.NetworkPolicyEgressRule{{Ports: []networkingv1.NetworkPolicyPort{{Port: ptr.To(intstr.FromInt32(80))}}}}}}},
+		{name: "bad CIDR", np: &networkingv1.NetworkPolicy{Spec: networkingv1.NetworkPolicySpec{Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/33"}}}}}}},
+			want: []string{`spec.ingress[0].from[0].ipBlock.cidr: Invalid value: "10.0.0.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)`}},
+		{name: "bad port", np: &networkingv1.NetworkPolicy{Spec: networkingv1.NetworkPolicySpec{Ingress: []networkingv1.NetworkPolicyIngressRule{{Ports: []networkingv1.NetworkPolicyPort{{Port: ptr.To(intstr.FromInt32(0))}}}}}},
+			want: []string{"spec.ingress[0].ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			Strategy.Default(tc.np)
+			errs := Strategy.Validate(context.Background(), tc.np)
+			if tc.old != nil {
+				errs = Strategy.ValidateUpdate(context.Background(), tc.np, tc.old)
+			}
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+	np := &networkingv1.NetworkPolicy{Spec: networkingv1.NetworkPolicySpec{Egress: []networkingv1.NetworkPolicyEgressRule{{Ports: []networkingv1.NetworkPolicyPort{{}}}}}}
+	Strategy.Default(np)
+	if len(np.Spec.PolicyTypes) != 2 || *np.Spec.Egress[0].Ports[0].Protocol != "TCP" {
+		t.Errorf("defaults: %+v", np.Spec)
+	}
+}
