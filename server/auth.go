@@ -237,10 +237,21 @@ func (s *Server) aggregateClusterRoles() {
 	}
 }
 
-// ctx is the request's context.
+// ctx is the call's context: the HTTP request's, or the Go caller's.
 func (c *call) ctx() context.Context {
-	if c.r == nil {
-		return context.Background()
+	if c.r != nil {
+		return c.r.Context()
 	}
-	return c.r.Context()
+	if c.goCtx != nil {
+		return c.goCtx
+	}
+	return context.Background()
+}
+
+// userAgent is the HTTP request's User-Agent; "" for a call made from Go.
+func (c *call) userAgent() string {
+	if c.r == nil {
+		return ""
+	}
+	return c.r.UserAgent()
 }

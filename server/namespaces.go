@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"net/http"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,11 +43,11 @@ func terminating(data []byte) bool {
 	return ns.Metadata.DeletionTimestamp != nil
 }
 
-// internalCall builds a call for the server's own writes.
+// internalCall builds a call for the server's own writes: made from Go, as
+// the server itself.
 func (s *Server) internalCall(group, version, res, ns, name, verb string) *call {
 	r, _ := s.registry.lookup(group, version, res)
-	req, _ := http.NewRequest(http.MethodPost, "/", nil)
-	return &call{r: req, res: r, ns: ns, user: systemUser,
+	return &call{res: r, ns: ns, user: systemUser, goCtx: context.Background(),
 		info: &apirequest.RequestInfo{IsResourceRequest: true, Verb: verb, APIGroup: group, APIVersion: version, Resource: res, Namespace: ns, Name: name}}
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -15,10 +16,15 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// call is one resource request being served.
+// call is one resource request being served: over HTTP (r and w set) or
+// made from Go (r and w nil, goCtx set), through Registry or by the
+// server's own controllers.
 type call struct {
-	w     http.ResponseWriter
-	r     *http.Request
+	w http.ResponseWriter
+	r *http.Request
+	// goCtx is the context of a call made from Go; nil for HTTP requests,
+	// whose context is r's.
+	goCtx context.Context
 	info  *apirequest.RequestInfo
 	res   *resource
 	user  user.Info
