@@ -192,8 +192,6 @@ func (s *Server) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	want := crd.DeepCopy()
 	s.crdStatus(want, now)
 	if equality.Semantic.DeepEqual(want.Status, crd.Status) {
-		// An updated CRD may serve fewer versions: look for APIServices to remove.
-		s.syncCRDAPIServices(crd.Spec.Group, crd.Generation > 1)
 		return
 	}
 	c := s.internalCall("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", crd.Name, "update")
@@ -269,7 +267,6 @@ func (s *Server) cleanupCRD(name string) {
 	}
 	s.registry.removeCRD(name)
 	defer s.resyncWaitingCRDs(group, name)
-	defer s.syncCRDAPIServices(group, true)
 	c := s.internalCall("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", name, "update")
 	_, _, err := s.updateKey(c, name, name, internalWrite, false, func(old *object) (*object, error) {
 		crd := old.obj.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
