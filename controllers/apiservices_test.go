@@ -19,9 +19,10 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// fakeRegistry records the writes made through it. Only APIServices.
+// fakeRegistry records the writes made through it, keeping objects of one
+// cluster-scoped resource by name.
 type fakeRegistry struct {
-	objects map[string]*apiregistrationv1.APIService
+	objects map[string]runtime.Object
 	writes  []string
 	fail    error
 	users   []string
@@ -45,18 +46,24 @@ func (f *fakeRegistry) List(context.Context, schema.GroupVersionResource, string
 }
 
 func (f *fakeRegistry) Create(ctx context.Context, _ schema.GroupVersionResource, obj runtime.Object) (runtime.Object, error) {
-	as := obj.(*apiregistrationv1.APIService)
-	if err := f.record(ctx, "create "+as.Name); err != nil {
+	name := obj.(metav1.Object).GetName()
+	if err := f.record(ctx, "create "+name); err != nil {
 		return nil, err
 	}
-	return as, nil
+	f.objects[name] = obj
+	return obj, nil
 }
 
 func (f *fakeRegistry) Update(ctx context.Context, _ schema.GroupVersionResource, _, name string, tryUpdate registry.UpdateFunc) (runtime.Object, error) {
 	if err := f.record(ctx, "update "+name); err != nil {
 		return nil, err
 	}
-	return tryUpdate(f.objects[name].DeepCopy())
+	obj, err := tryUpdate(f.objects[name].DeepCopyObject())
+	if err != nil {
+		return nil, err
+	}
+	f.objects[name] = obj
+	return obj, nil
 }
 
 func (f *fakeRegistry) Delete(ctx context.Context, _ schema.GroupVersionResource, _, name string, _ metav1.DeleteOptions) (runtime.Object, error) {
@@ -94,7 +101,7 @@ func apiServiceEvent(t *testing.T, reg *fakeRegistry, label, version, group stri
 }
 
 func TestAPIServiceRegistration(t *testing.T) {
-	reg := &fakeRegistry{objects: map[string]*apiregistrationv1.APIService{}}
+	reg := &fakeRegistry{objects: map[string]runtime.Object{}}
 	c := NewAPIServiceRegistration(reg, slog.New(slog.DiscardHandler))
 	ctx := context.Background()
 	// What a data dir may hold at start.

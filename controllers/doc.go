@@ -1,8 +1,7 @@
-// Package controllers runs the control loops of a control plane: what
-// kube-controller-manager does (namespace lifecycle, garbage collection,
-// ClusterRole aggregation, ...) and the controllers kube-apiserver runs
-// inside itself (APIService autoregistration for CRDs, ...), one file (or
-// folder) per controller.
+// Package controllers runs the control loops of a control plane, one file
+// (or folder) per controller: what kube-controller-manager does
+// (ClusterRoleAggregation, ...) and what kube-apiserver runs inside itself
+// (APIServiceRegistration, the CRD autoregistration, ...).
 //
 // A controller is fed the committed changes of the store buckets it cares
 // about, as store.Event values in revision order: first the objects present

@@ -355,5 +355,6 @@ func Default(reg registry.Interface, log *slog.Logger) []Controller {
 	}
 	return []Controller{
 		NewAPIServiceRegistration(reg, log.With("controller", "crd-autoregister")),
+		NewClusterRoleAggregation(reg, log.With("controller", "clusterrole-aggregation")),
 	}
 }

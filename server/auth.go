@@ -191,49 +191,6 @@ func (s *Server) afterCommit(c *call, key string, obj runtime.Object, data []byt
 			}
 		}
 		s.syncCRD(crd.DeepCopy())
-		return
-	}
-	if c.res.bucket == bucketClusterRoles && !s.bulk.Load() {
-		s.aggregateClusterRoles()
-	}
-}
-
-// aggregateClusterRoles sets the rules of ClusterRoles with an
-// aggregationRule, as kube-controller-manager's clusterrole aggregation
-// controller does.
-func (s *Server) aggregateClusterRoles() {
-	all := s.rbacCache.ClusterRoles()
-	for _, cr := range all {
-		if cr.AggregationRule == nil {
-			continue
-		}
-		rules := auth.AggregateClusterRole(cr, all)
-		if equalJSON(rules, cr.Rules) {
-			continue
-		}
-		c := s.internalCall("rbac.authorization.k8s.io", "v1", "clusterroles", "", cr.Name, "update")
-		_, _, err := s.updateKey(c, cr.Name, cr.Name, internalWrite, false, func(old *object) (*object, error) {
-			m, err := toMap(old.obj)
-			if err != nil {
-				return nil, err
-			}
-			rm := make([]any, 0, len(rules))
-			for _, r := range rules {
-				rmap, err := toMapAny(r)
-				if err != nil {
-					return nil, err
-				}
-				rm = append(rm, rmap)
-			}
-			m["rules"] = rm
-			if err := setFromMap(old.obj, m); err != nil {
-				return nil, err
-			}
-			return old, nil
-		})
-		if err != nil && !apierrors.IsNotFound(err) {
-			s.log.Warn("clusterrole aggregation", "clusterrole", cr.Name, "err", err)
-		}
 	}
 }
 

@@ -73,12 +73,8 @@ func (s *Server) Create(data []byte) error {
 }
 
 // CreateAll creates many objects (JSON with apiVersion and kind) as the
-// server itself, ignoring AlreadyExists, without running the controllers
-// that react to each write (ClusterRole aggregation): the objects must
-// already be consistent, as fixtures.Bootstrap's are. Bootstrap uses it.
+// server itself, ignoring AlreadyExists. Bootstrap uses it.
 func (s *Server) CreateAll(docs [][]byte) error {
-	s.bulk.Store(true)
-	defer s.bulk.Store(false)
 	for _, d := range docs {
 		if err := s.Create(d); err != nil {
 			return err

@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -95,9 +94,6 @@ type Server struct {
 	handler http.Handler
 	// crdMu serialises CRD cleanups.
 	crdMu sync.Mutex
-	// bulk is set while CreateAll runs: controllers that react to each
-	// write (role aggregation) run once at the end instead.
-	bulk atomic.Bool
 }
 
 // New builds a Server. Call Run to start its controllers.
