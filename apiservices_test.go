@@ -1,15 +1,19 @@
 package fakeplane_test
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
 	"github.com/fakeplane/fakeplane"
+	"github.com/fakeplane/fakeplane/store"
 )
 
 // TestLocalAPIServices checks the APIService objects kube-aggregator keeps
@@ -39,10 +43,12 @@ func TestLocalAPIServices(t *testing.T) {
 	if _, err := crds.Create(ctx, crontabCRD(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ag.Get(ctx, "v1.stable.example.com", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The APIService comes asynchronously, as on a cluster.
+	var got *apiregistrationv1.APIService
+	waitFor(t, func() bool {
+		got, err = ag.Get(ctx, "v1.stable.example.com", metav1.GetOptions{})
+		return err == nil
+	})
 	if got.Labels["kube-aggregator.kubernetes.io/automanaged"] != "true" || got.Spec.GroupPriorityMinimum != 1000 || got.Spec.VersionPriority != 100 {
 		t.Errorf("CRD APIService: %+v", got)
 	}
@@ -60,4 +66,79 @@ func TestLocalAPIServices(t *testing.T) {
 		_, err := ag.Get(ctx, "v1.stable.example.com", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
+}
+
+// TestAPIServicesConvergeAfterRestart checks that the CRD autoregistration
+// looks at the state it starts on: an APIService missing for a CRD that a
+// data dir holds is made again, an automanaged one no CRD serves any more
+// is removed, and one made by hand is left alone.
+func TestAPIServicesConvergeAfterRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := ctxT(t)
+	cp1, err := fakeplane.New(fakeplane.WithDataDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cp1.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	crds := dynamic.NewForConfigOrDie(cp1.RESTConfig()).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	if _, err := crds.Create(ctx, crontabCRD(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ag := apiregistrationclient.NewForConfigOrDie(cp1.RESTConfig()).ApiregistrationV1().APIServices()
+	waitFor(t, func() bool {
+		_, err := ag.Get(ctx, "v1.stable.example.com", metav1.GetOptions{})
+		return err == nil
+	})
+	if err := cp1.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Change the data dir behind the control plane's back.
+	st, err := store.Open(filepath.Join(dir, "fakeplane.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bucket = "apiregistration.k8s.io/apiservices"
+	if _, _, err := st.Update(bucket, "v1.stable.example.com", func(cur *store.Object) (store.Write, error) {
+		return store.Write{Value: cur.Value, Delete: true}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for name, labels := range map[string]string{
+		"v1.gone.example.com": `{"kube-aggregator.kubernetes.io/automanaged":"true"}`,
+		"v1.mine.example.com": `{}`,
+	} {
+		group := strings.TrimPrefix(name, "v1.")
+		doc := `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"` + name + `","labels":` + labels +
+			`},"spec":{"group":"` + group + `","version":"v1","groupPriorityMinimum":1000,"versionPriority":100}}`
+		if _, _, err := st.Update(bucket, name, func(*store.Object) (store.Write, error) {
+			return store.Write{Value: []byte(doc)}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	cp2, err := fakeplane.New(fakeplane.WithDataDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cp2.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer cp2.Stop()
+	ag = apiregistrationclient.NewForConfigOrDie(cp2.RESTConfig()).ApiregistrationV1().APIServices()
+	waitFor(t, func() bool {
+		_, errBack := ag.Get(ctx, "v1.stable.example.com", metav1.GetOptions{})
+		_, errGone := ag.Get(ctx, "v1.gone.example.com", metav1.GetOptions{})
+		return errBack == nil && apierrors.IsNotFound(errGone)
+	})
+	if _, err := ag.Get(ctx, "v1.mine.example.com", metav1.GetOptions{}); err != nil {
+		t.Errorf("the APIService made by hand: %v", err)
+	}
 }

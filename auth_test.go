@@ -430,17 +430,18 @@ func TestBootstrapPolicyAndAggregation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The aggregation comes asynchronously, as on a cluster.
 	for _, name := range []string{"view", "edit", "admin"} {
-		cr, _ := admin.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
-		found := false
-		for _, r := range cr.Rules {
-			if len(r.Resources) == 1 && r.Resources[0] == "widgets" {
-				found = true
+		waitFor(t, func() bool {
+			cr, _ := admin.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+			found := false
+			for _, r := range cr.Rules {
+				if len(r.Resources) == 1 && r.Resources[0] == "widgets" {
+					found = true
+				}
 			}
-		}
-		if !found {
-			t.Errorf("%s did not aggregate the widgets rule", name)
-		}
+			return found
+		})
 	}
 }
 

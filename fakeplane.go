@@ -44,6 +44,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/fixtures"
 	"github.com/fakeplane/fakeplane/internal/pki"
 	"github.com/fakeplane/fakeplane/server"
@@ -75,6 +76,7 @@ type ControlPlane struct {
 	store          *store.Store
 	serviceRange   netip.Prefix // --service-cluster-ip-range
 	srv            *server.Server
+	controllers    *controllers.Runner
 	httpServer     *http.Server
 	listener       net.Listener
 	url            string
@@ -205,6 +207,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err := cp.loadFixtures(); err != nil {
 		return err
 	}
+	// Started once the bootstrap objects and fixtures are in: their first
+	// sync sees all of them at once.
+	cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, controllers.Default(cp.srv.Registry(), cp.opts.logger)...)
 
 	cp.httpServer = &http.Server{
 		Handler:           cp.srv,
@@ -308,6 +313,9 @@ func (cp *ControlPlane) stopLocked() error {
 	}
 	cp.stopped = true
 	var errs []error
+	if cp.controllers != nil {
+		cp.controllers.Stop()
+	}
 	if cp.srv != nil {
 		cp.srv.Close()
 	}

@@ -132,7 +132,7 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request) {
 type saGetter struct{ s *Server }
 
 func (g saGetter) get(group, version, res, ns, name string, into any) error {
-	r, _ := g.s.registry.lookup(group, version, res)
+	r, _ := g.s.served.lookup(group, version, res)
 	obj, err := g.s.store.Get(r.bucket, objectKey(ns, name))
 	if err != nil {
 		return apierrors.NewNotFound(r.gr, name)
@@ -191,56 +191,24 @@ func (s *Server) afterCommit(c *call, key string, obj runtime.Object, data []byt
 			}
 		}
 		s.syncCRD(crd.DeepCopy())
-		return
-	}
-	if c.res.bucket == bucketClusterRoles && !s.bulk.Load() {
-		s.aggregateClusterRoles()
 	}
 }
 
-// aggregateClusterRoles sets the rules of ClusterRoles with an
-// aggregationRule, as kube-controller-manager's clusterrole aggregation
-// controller does.
-func (s *Server) aggregateClusterRoles() {
-	all := s.rbacCache.ClusterRoles()
-	for _, cr := range all {
-		if cr.AggregationRule == nil {
-			continue
-		}
-		rules := auth.AggregateClusterRole(cr, all)
-		if equalJSON(rules, cr.Rules) {
-			continue
-		}
-		c := s.internalCall("rbac.authorization.k8s.io", "v1", "clusterroles", "", cr.Name, "update")
-		_, _, err := s.updateKey(c, cr.Name, cr.Name, internalWrite, false, func(old *object) (*object, error) {
-			m, err := toMap(old.obj)
-			if err != nil {
-				return nil, err
-			}
-			rm := make([]any, 0, len(rules))
-			for _, r := range rules {
-				rmap, err := toMapAny(r)
-				if err != nil {
-					return nil, err
-				}
-				rm = append(rm, rmap)
-			}
-			m["rules"] = rm
-			if err := setFromMap(old.obj, m); err != nil {
-				return nil, err
-			}
-			return old, nil
-		})
-		if err != nil && !apierrors.IsNotFound(err) {
-			s.log.Warn("clusterrole aggregation", "clusterrole", cr.Name, "err", err)
-		}
-	}
-}
-
-// ctx is the request's context.
+// ctx is the call's context: the HTTP request's, or the Go caller's.
 func (c *call) ctx() context.Context {
-	if c.r == nil {
-		return context.Background()
+	if c.r != nil {
+		return c.r.Context()
 	}
-	return c.r.Context()
+	if c.goCtx != nil {
+		return c.goCtx
+	}
+	return context.Background()
+}
+
+// userAgent is the HTTP request's User-Agent; "" for a call made from Go.
+func (c *call) userAgent() string {
+	if c.r == nil {
+		return ""
+	}
+	return c.r.UserAgent()
 }

@@ -53,7 +53,7 @@ func (s *Server) validateCRD(c *call, o, old *object) error {
 // crdStatus sets what upstream's naming and establishing controllers set,
 // against the names the CRDs of the registry have accepted.
 func (s *Server) crdStatus(def *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
-	crd.SetStatus(def, s.registry.knownCRDs(), now)
+	crd.SetStatus(def, s.served.knownCRDs(), now)
 }
 
 // syncCRD brings the registry and the CRD's status in line with a committed
@@ -64,13 +64,11 @@ func (s *Server) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 		s.spawn(func() { s.cleanupCRD(crd.Name) })
 		return
 	}
-	s.registry.setCRD(crd)
+	s.served.setCRD(crd)
 	now := metav1.NewTime(s.now().Truncate(timePrecision))
 	want := crd.DeepCopy()
 	s.crdStatus(want, now)
 	if equality.Semantic.DeepEqual(want.Status, crd.Status) {
-		// An updated CRD may serve fewer versions: look for APIServices to remove.
-		s.syncCRDAPIServices(crd.Spec.Group, crd.Generation > 1)
 		return
 	}
 	c := s.internalCall("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", crd.Name, "update")
@@ -91,7 +89,7 @@ func (s *Server) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 // resyncWaitingCRDs looks again at the CRDs of a group whose names were not
 // all accepted, after a CRD of the group changed or went away.
 func (s *Server) resyncWaitingCRDs(group, except string) {
-	for _, other := range s.registry.knownCRDs() {
+	for _, other := range s.served.knownCRDs() {
 		if other.Spec.Group == group && other.Name != except && !apihelpers.IsCRDConditionTrue(other, apiextensionsv1.NamesAccepted) {
 			s.syncCRD(other.DeepCopy())
 		}
@@ -109,7 +107,7 @@ func markCRDForDeletion(def *apiextensionsv1.CustomResourceDefinition, now metav
 func (s *Server) cleanupCRD(name string) {
 	s.crdMu.Lock()
 	defer s.crdMu.Unlock()
-	rs := s.registry.crdResourcesOf(name)
+	rs := s.served.crdResourcesOf(name)
 	if len(rs) > 0 {
 		res := rs[0]
 		lst, err := s.store.List(res.bucket, store.ListOptions{})
@@ -134,14 +132,13 @@ func (s *Server) cleanupCRD(name string) {
 		}
 	}
 	group := ""
-	for _, crd := range s.registry.knownCRDs() {
+	for _, crd := range s.served.knownCRDs() {
 		if crd.Name == name {
 			group = crd.Spec.Group
 		}
 	}
-	s.registry.removeCRD(name)
+	s.served.removeCRD(name)
 	defer s.resyncWaitingCRDs(group, name)
-	defer s.syncCRDAPIServices(group, true)
 	c := s.internalCall("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", name, "update")
 	_, _, err := s.updateKey(c, name, name, internalWrite, false, func(old *object) (*object, error) {
 		crd := old.obj.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
@@ -171,7 +168,7 @@ func (s *Server) loadCRDs() error {
 			return err
 		}
 		if crd.DeletionTimestamp == nil {
-			s.registry.setCRD(crd)
+			s.served.setCRD(crd)
 		} else {
 			s.spawn(func() { s.cleanupCRD(crd.Name) })
 		}
@@ -269,7 +266,7 @@ func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 
 // setCRD records a CRD and serves (or re-serves) its versions when it is
 // established; a CRD waiting for its names is known but not served.
-func (g *registry) setCRD(crd *apiextensionsv1.CustomResourceDefinition) {
+func (g *servedResources) setCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	var rs []*resource
 	if apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established) {
 		rs = crdResources(crd, g.webhookConverter)
@@ -288,7 +285,7 @@ func (g *registry) setCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 }
 
 // knownCRDs returns every CRD recorded, served or not.
-func (g *registry) knownCRDs() []*apiextensionsv1.CustomResourceDefinition {
+func (g *servedResources) knownCRDs() []*apiextensionsv1.CustomResourceDefinition {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(g.crdObjs))
@@ -300,7 +297,7 @@ func (g *registry) knownCRDs() []*apiextensionsv1.CustomResourceDefinition {
 }
 
 // crdsServing returns the CRDs that serve a group/version.
-func (g *registry) crdsServing(group, version string) []*apiextensionsv1.CustomResourceDefinition {
+func (g *servedResources) crdsServing(group, version string) []*apiextensionsv1.CustomResourceDefinition {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	var out []*apiextensionsv1.CustomResourceDefinition
@@ -317,14 +314,14 @@ func (g *registry) crdsServing(group, version string) []*apiextensionsv1.CustomR
 }
 
 // removeCRD stops serving a CRD.
-func (g *registry) removeCRD(name string) {
+func (g *servedResources) removeCRD(name string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.removeCRDLocked(name)
 	g.rebuildGroupVersionsLocked()
 }
 
-func (g *registry) removeCRDLocked(name string) {
+func (g *servedResources) removeCRDLocked(name string) {
 	for _, r := range g.crds[name] {
 		delete(g.byGVR, schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource})
 	}
@@ -333,7 +330,7 @@ func (g *registry) removeCRDLocked(name string) {
 }
 
 // crdResourcesOf returns the served resources of a CRD.
-func (g *registry) crdResourcesOf(name string) []*resource {
+func (g *servedResources) crdResourcesOf(name string) []*resource {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	return g.crds[name]
@@ -342,7 +339,7 @@ func (g *registry) crdResourcesOf(name string) []*resource {
 // rebuildGroupVersionsLocked lists built-in group/versions first, then the
 // groups of CRDs by name, each group's versions by Kubernetes version
 // priority, as aggregated discovery orders them.
-func (g *registry) rebuildGroupVersionsLocked() {
+func (g *servedResources) rebuildGroupVersionsLocked() {
 	g.gen++
 	out := append([]builtin.GroupVersion(nil), g.builtinGVs...)
 	known := map[builtin.GroupVersion]bool{}
@@ -376,7 +373,7 @@ func (g *registry) rebuildGroupVersionsLocked() {
 }
 
 // allCRDs returns the served CRDs by name.
-func (g *registry) allCRDs() []*apiextensionsv1.CustomResourceDefinition {
+func (g *servedResources) allCRDs() []*apiextensionsv1.CustomResourceDefinition {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(g.crds))

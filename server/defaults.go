@@ -15,7 +15,7 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	strategies "github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/registry/core/service"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 	"github.com/fakeplane/fakeplane/store"
@@ -30,7 +30,7 @@ import (
 // defaults sets the upstream defaults of a decoded object of the resource:
 // its strategy's when it has them, else those of applyDefaults.
 func (r *resource) defaults(obj runtime.Object) {
-	if st, ok := strategies.For(r.gr); ok {
+	if st, ok := registry.For(r.gr); ok {
 		if d, ok := st.(strategy.Defaulter); ok {
 			d.Default(obj)
 			return
@@ -305,7 +305,7 @@ func (s *Server) admitPod(c *call, pod *corev1.Pod) error {
 // priority and preemption policy come from the pod's PriorityClass, or the
 // global default one, or are 0 and PreemptLowerPriority.
 func (s *Server) admitPodPriority(c *call, pod *corev1.Pod) error {
-	r, _ := s.registry.lookup("scheduling.k8s.io", "v1", "priorityclasses")
+	r, _ := s.served.lookup("scheduling.k8s.io", "v1", "priorityclasses")
 	lst, err := s.store.List(r.bucket, store.ListOptions{})
 	if err != nil {
 		return apierrors.NewInternalError(err)

@@ -58,7 +58,7 @@ func storageVersionHash(r *resource) string {
 
 // servedGroupVersions lists the group/versions that have at least one resource.
 func (s *Server) servedGroupVersions() []builtin.GroupVersion {
-	return s.registry.gvs()
+	return s.served.gvs()
 }
 
 // serveDiscovery answers /api, /apis and their group and version documents.
@@ -99,14 +99,14 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 		}
 		http.NotFound(w, r)
 	case parts[0] == "apis" && len(parts) == 3:
-		if _, ok := s.registry.preferred(parts[1]); !ok {
+		if _, ok := s.served.preferred(parts[1]); !ok {
 			http.NotFound(w, r)
 			return
 		}
 		s.writeResourceList(w, r, parts[1], parts[2])
 	default:
 		if parts[0] == "apis" {
-			if _, ok := s.registry.preferred(parts[1]); !ok {
+			if _, ok := s.served.preferred(parts[1]); !ok {
 				http.NotFound(w, r)
 				return
 			}
@@ -146,7 +146,7 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, group
 		list.APIVersion = "" // /api/v1 carries no apiVersion upstream
 	}
 	found := false
-	for _, res := range s.registry.all() {
+	for _, res := range s.served.all() {
 		if res.Group != group || res.Version != version {
 			continue
 		}
@@ -178,7 +178,7 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 		Items:    []apidiscoveryv2.APIGroupDiscovery{},
 	}
 	idx := map[string]int{}
-	all := s.registry.all()
+	all := s.served.all()
 	for _, gv := range s.servedGroupVersions() {
 		if (gv.Group == "") != core {
 			continue

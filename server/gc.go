@@ -213,7 +213,7 @@ func (s *Server) gcObserve(bucket, key string, obj runtime.Object, data []byte, 
 // gcLoad indexes the objects already stored (after a restart).
 func (s *Server) gcLoad() error {
 	seen := map[string]bool{}
-	for _, r := range s.registry.all() {
+	for _, r := range s.served.all() {
 		if r.bucket == "" || seen[r.bucket] {
 			continue
 		}
@@ -262,7 +262,7 @@ func (s *Server) ownerRef(ns string, o metav1.OwnerReference) (gcRef, bool) {
 	if err != nil {
 		return gcRef{}, false
 	}
-	res, ok := s.registry.forKind(gv.WithKind(o.Kind))
+	res, ok := s.served.forKind(gv.WithKind(o.Kind))
 	if !ok || res.bucket == "" {
 		return gcRef{}, false
 	}
@@ -309,7 +309,7 @@ func (s *Server) stateOf(ns string, o metav1.OwnerReference) ownerState {
 
 // gcCall is an internal call acting on a stored object.
 func (s *Server) gcCall(ref gcRef, verb string) (*call, string, bool) {
-	res, ok := s.registry.forBucket(ref.bucket)
+	res, ok := s.served.forBucket(ref.bucket)
 	if !ok {
 		return nil, "", false
 	}

@@ -23,7 +23,7 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/fakeplane/fakeplane/internal/validate"
-	strategies "github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/registry/apps/daemonset"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 	"github.com/fakeplane/fakeplane/store"
@@ -170,7 +170,7 @@ func invalidKind(c *call) schema.GroupKind {
 // types the rules of upstream's strategy, all in one 422.
 func (s *Server) validateCreate(c *call, o *object) error {
 	errs := s.validateMeta(c, o)
-	if st, ok := strategies.For(c.res.gr); ok {
+	if st, ok := registry.For(c.res.gr); ok {
 		st.PrepareForCreate(c.ctx(), o.obj)
 		errs = append(errs, st.Validate(c.ctx(), o.obj)...)
 	}
@@ -249,12 +249,12 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 	errs := metaErrs
 	switch {
 	case mode == mainWrite:
-		if st, ok := strategies.For(c.res.gr); ok {
+		if st, ok := registry.For(c.res.gr); ok {
 			st.PrepareForUpdate(c.ctx(), o.obj, old.obj)
 			errs = append(errs, st.ValidateUpdate(c.ctx(), o.obj, old.obj)...)
 		}
 	case mode == statusWrite:
-		if st, ok := strategies.For(c.res.gr); ok {
+		if st, ok := registry.For(c.res.gr); ok {
 			if ss, ok := st.(strategy.StatusStrategy); ok {
 				errs = append(errs, ss.ValidateStatusUpdate(c.ctx(), o.obj, old.obj)...)
 			}

@@ -27,6 +27,12 @@ func (s *Server) listOptions(c *call) (*metainternalversion.ListOptions, error) 
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
+	return s.checkListOptions(c, opts)
+}
+
+// checkListOptions validates decoded list/watch options as upstream does and
+// turns their field selector's labels into the fields they match.
+func (s *Server) checkListOptions(c *call, opts *metainternalversion.ListOptions) (*metainternalversion.ListOptions, error) {
 	if c.info.Name != "" {
 		// A watch or list of one object (…/resource/name or fieldSelector) is
 		// served as a metadata.name field selector.
@@ -208,6 +214,39 @@ func (s *Server) list(c *call) error {
 	if err != nil {
 		return err
 	}
+	lm, stored, items, err := s.listServed(c, opts)
+	if err != nil {
+		return err
+	}
+	if c.media.as == asPartial || c.media.as == asPartialList {
+		return writePartialList(c, lm, items)
+	}
+	if c.media.as == "Table" {
+		c.listed = stored
+		t, err := s.tableFor(c, items, &lm)
+		if err != nil {
+			return err
+		}
+		return writeEncoded(c, http.StatusOK, t)
+	}
+	if c.media.kind == mediaProtobuf {
+		return s.writeProtobufList(c, lm, stored, items)
+	}
+	var buf bytes.Buffer
+	size := 128
+	for _, it := range items {
+		size += len(it) + 1
+	}
+	buf.Grow(size)
+	writeListJSON(&buf, c.res.apiVersion(), c.res.listKind, lm, items)
+	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
+	return nil
+}
+
+// listServed reads the page of a list that opts selects: its list metadata,
+// the stored objects and their JSON in the served version.
+func (s *Server) listServed(c *call, opts *metainternalversion.ListOptions) (metav1.ListMeta, []store.Object, [][]byte, error) {
+	var lm metav1.ListMeta
 	sel := newSelection(c.res, opts)
 	lo := store.ListOptions{Limit: int(opts.Limit)}
 	if c.ns != "" {
@@ -220,7 +259,7 @@ func (s *Server) list(c *call) error {
 	case opts.Continue != "":
 		rv, after, err := decodeContinue(opts.Continue)
 		if err != nil {
-			return apierrors.NewBadRequest(err.Error())
+			return lm, nil, nil, apierrors.NewBadRequest(err.Error())
 		}
 		// A negative revision (the token of a 410 for a compacted one)
 		// continues at the current revision, as upstream's.
@@ -231,17 +270,17 @@ func (s *Server) list(c *call) error {
 	case opts.ResourceVersion != "" && opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact:
 		rv, err := parseRV(opts.ResourceVersion)
 		if err != nil {
-			return err
+			return lm, nil, nil, err
 		}
 		lo.Revision = rv
 	case opts.ResourceVersion != "" && opts.ResourceVersion != "0":
 		rv, err := parseRV(opts.ResourceVersion)
 		if err != nil {
-			return err
+			return lm, nil, nil, err
 		}
 		if cur := s.store.CurrentRevision(); rv > cur {
-			if err := s.waitForRevision(c.r, rv); err != nil {
-				return err
+			if err := s.waitForRevision(c.ctx(), rv); err != nil {
+				return lm, nil, nil, err
 			}
 		}
 	}
@@ -255,15 +294,15 @@ func (s *Server) list(c *call) error {
 			// that continues after the same key at the current revision.
 			expired := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
 			expired.ErrStatus.ListMeta.Continue = encodeContinue(-1, lo.StartAfter)
-			return expired
+			return lm, nil, nil, expired
 		case errors.As(err, &ce):
-			return errExpired(fmt.Sprintf("The resourceVersion for the provided list is too old."))
+			return lm, nil, nil, errExpired(fmt.Sprintf("The resourceVersion for the provided list is too old."))
 		case errors.As(err, &fe):
-			return tooLargeRV(fe.Requested, fe.Current)
+			return lm, nil, nil, tooLargeRV(fe.Requested, fe.Current)
 		}
-		return apierrors.NewInternalError(err)
+		return lm, nil, nil, apierrors.NewInternalError(err)
 	}
-	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
+	lm = metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
 	if res.More && len(res.Items) > 0 {
 		lm.Continue = encodeContinue(res.Revision, res.Items[len(res.Items)-1].Key)
 		if sel.empty() {
@@ -272,39 +311,17 @@ func (s *Server) list(c *call) error {
 		}
 	}
 	if err := s.enc.prefetchServed(c.res, res.Items); err != nil && len(res.Items) > 0 {
-		return errStorageRead(c.res, res.Items[0].Key, res.Items[0].Revision, err)
+		return lm, nil, nil, errStorageRead(c.res, res.Items[0].Key, res.Items[0].Revision, err)
 	}
 	items := make([][]byte, len(res.Items))
 	for i, it := range res.Items {
 		b, err := s.enc.servedOf(c.res, it.Key, it.Revision, it.Value)
 		if err != nil {
-			return errStorageRead(c.res, it.Key, it.Revision, err)
+			return lm, nil, nil, errStorageRead(c.res, it.Key, it.Revision, err)
 		}
 		items[i] = b
 	}
-	if c.media.as == asPartial || c.media.as == asPartialList {
-		return writePartialList(c, lm, items)
-	}
-	if c.media.as == "Table" {
-		c.listed = res.Items
-		t, err := s.tableFor(c, items, &lm)
-		if err != nil {
-			return err
-		}
-		return writeEncoded(c, http.StatusOK, t)
-	}
-	if c.media.kind == mediaProtobuf {
-		return s.writeProtobufList(c, lm, res.Items, items)
-	}
-	var buf bytes.Buffer
-	size := 128
-	for _, it := range items {
-		size += len(it) + 1
-	}
-	buf.Grow(size)
-	writeListJSON(&buf, c.res.apiVersion(), c.res.listKind, lm, items)
-	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
-	return nil
+	return lm, res.Items, items, nil
 }
 
 // parseRV parses a resourceVersion query parameter.

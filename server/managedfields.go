@@ -352,7 +352,7 @@ func (c *call) trackManagedFields(live runtime.Object, o *object, fieldManager s
 		live = c.res.newObject()
 		live.GetObjectKind().SetGroupVersionKind(c.res.gvk)
 	}
-	out := fm.UpdateNoErrors(live, o.obj, managerName(fieldManager, c.r.UserAgent()))
+	out := fm.UpdateNoErrors(live, o.obj, managerName(fieldManager, c.userAgent()))
 	if acc, err := meta.Accessor(out); err == nil {
 		o.obj, o.meta = out, acc
 	}

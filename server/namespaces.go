@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"net/http"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,11 +43,11 @@ func terminating(data []byte) bool {
 	return ns.Metadata.DeletionTimestamp != nil
 }
 
-// internalCall builds a call for the server's own writes.
+// internalCall builds a call for the server's own writes: made from Go, as
+// the server itself.
 func (s *Server) internalCall(group, version, res, ns, name, verb string) *call {
-	r, _ := s.registry.lookup(group, version, res)
-	req, _ := http.NewRequest(http.MethodPost, "/", nil)
-	return &call{r: req, res: r, ns: ns, user: systemUser,
+	r, _ := s.served.lookup(group, version, res)
+	return &call{res: r, ns: ns, user: systemUser, goCtx: context.Background(),
 		info: &apirequest.RequestInfo{IsResourceRequest: true, Verb: verb, APIGroup: group, APIVersion: version, Resource: res, Namespace: ns, Name: name}}
 }
 
@@ -66,7 +65,7 @@ func (s *Server) Create(data []byte) error {
 	if err != nil {
 		return err
 	}
-	res, ok := s.registry.forKind(gv.WithKind(head.Kind))
+	res, ok := s.served.forKind(gv.WithKind(head.Kind))
 	if !ok {
 		return fmt.Errorf("no resource serves %s %s", head.APIVersion, head.Kind)
 	}
@@ -74,12 +73,8 @@ func (s *Server) Create(data []byte) error {
 }
 
 // CreateAll creates many objects (JSON with apiVersion and kind) as the
-// server itself, ignoring AlreadyExists, without running the controllers
-// that react to each write (ClusterRole aggregation): the objects must
-// already be consistent, as fixtures.Bootstrap's are. Bootstrap uses it.
+// server itself, ignoring AlreadyExists. Bootstrap uses it.
 func (s *Server) CreateAll(docs [][]byte) error {
-	s.bulk.Store(true)
-	defer s.bulk.Store(false)
 	for _, d := range docs {
 		if err := s.Create(d); err != nil {
 			return err
@@ -163,7 +158,7 @@ func (s *Server) syncNamespaces() {
 // namespace when no other finalizer remains).
 func (s *Server) finalizeNamespace(ns string) {
 	remaining := 0
-	for _, res := range s.registry.namespacedBuckets() {
+	for _, res := range s.served.namespacedBuckets() {
 		lst, err := s.store.List(res.bucket, store.ListOptions{Prefix: ns + "/"})
 		if err != nil {
 			s.log.Error("namespace controller: list", "resource", res.bucket, "err", err)

@@ -33,7 +33,7 @@ func (s *Server) openAPIv3GroupDoc(group, version string) map[string]any {
 	}
 	var kinds []schema.GroupVersionKind
 	verbs := map[string]bool{}
-	for _, res := range s.registry.all() {
+	for _, res := range s.served.all() {
 		if res.Group != group || res.Version != version {
 			continue
 		}
@@ -144,7 +144,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 			writeError(w, r, notFoundPath())
 			return
 		}
-		if _, ok := s.registry.preferred(group); !ok {
+		if _, ok := s.served.preferred(group); !ok {
 			writeError(w, r, notFoundPath())
 			return
 		}
@@ -192,7 +192,7 @@ func (s *Server) serveOpenAPIv2(w http.ResponseWriter, r *http.Request) {
 
 // openAPIv2 builds (or returns the cached) /openapi/v2 document.
 func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
-	gen := s.registry.generation()
+	gen := s.served.generation()
 	s.openAPIMu.Lock()
 	defer s.openAPIMu.Unlock()
 	if d := s.openAPIv2Cache; d != nil && d.gen == gen {
@@ -209,7 +209,7 @@ func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
 		static.Definitions = defs
 	}
 	var crdSpecs []*spec.Swagger
-	for _, crd := range s.registry.allCRDs() {
+	for _, crd := range s.served.allCRDs() {
 		for _, v := range crd.Spec.Versions {
 			if !v.Served {
 				continue
@@ -246,7 +246,7 @@ func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
 // the path index.
 func (s *Server) openAPIv3Doc(group, version string) []byte {
 	var specs []*spec3.OpenAPI
-	for _, crd := range s.registry.crdsServing(group, version) {
+	for _, crd := range s.served.crdsServing(group, version) {
 		doc, err := openapibuilder.BuildOpenAPIV3(crd, version, openapibuilder.Options{})
 		if err != nil {
 			s.log.Warn("openapi v3 for CRD", "crd", crd.Name, "err", err)
@@ -269,7 +269,7 @@ func (s *Server) openAPIv3Doc(group, version string) []byte {
 		return b
 	}
 	b, _ := json.Marshal(s.openAPIv3GroupDoc(group, version))
-	if s.registry.isBuiltinGroup(group) {
+	if s.served.isBuiltinGroup(group) {
 		// Built-in documents do not change while the server runs.
 		if s.openAPICache == nil {
 			s.openAPICache = map[schema.GroupVersion][]byte{}

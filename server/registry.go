@@ -18,7 +18,7 @@ import (
 
 	"github.com/fakeplane/fakeplane/crd"
 	"github.com/fakeplane/fakeplane/internal/builtin"
-	strategies "github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // typesScheme knows every built-in Go type the server decodes into. It is
@@ -84,9 +84,9 @@ func (r *resource) hasSub(name string) bool { _, ok := r.subs[name]; return ok }
 // apiVersion is the apiVersion string of the resource's group/version.
 func (r *resource) apiVersion() string { return r.gvk.GroupVersion().String() }
 
-// registry holds the served resources. It is read on every request and
+// servedResources holds the served resources. It is read on every request and
 // changes only when resources are added (CRDs, in later work).
-type registry struct {
+type servedResources struct {
 	mu    sync.RWMutex
 	byGVR map[schema.GroupVersionResource]*resource
 	// groupVersions are the served group/versions in discovery order.
@@ -105,7 +105,7 @@ type registry struct {
 
 // generation counts the changes to the served CRDs, for caches of what is
 // derived from them.
-func (g *registry) generation() uint64 {
+func (g *servedResources) generation() uint64 {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	return g.gen
@@ -174,8 +174,8 @@ func nameValidator(group, res string) validation.ValidateNameFunc {
 	}
 }
 
-func newRegistry() (*registry, error) {
-	reg := &registry{byGVR: map[schema.GroupVersionResource]*resource{}, crds: map[string][]*resource{}, crdObjs: map[string]*apiextensionsv1.CustomResourceDefinition{}}
+func newRegistry() (*servedResources, error) {
+	reg := &servedResources{byGVR: map[schema.GroupVersionResource]*resource{}, crds: map[string][]*resource{}, crdObjs: map[string]*apiextensionsv1.CustomResourceDefinition{}}
 	reg.builtinGVs = builtin.GroupVersions()
 	reg.groupVersions = builtin.GroupVersions()
 	scheme := typesScheme()
@@ -204,7 +204,7 @@ func newRegistry() (*registry, error) {
 			subs:              map[string]builtin.Subresource{},
 			managed:           newBuiltinFieldManagers(),
 		}
-		if st, ok := strategies.For(r.gr); ok {
+		if st, ok := registry.For(r.gr); ok {
 			// The resource's strategy decides, as upstream's does.
 			r.createOnUpdate = st.AllowCreateOnUpdate(context.Background())
 			r.conditionalUpdate = !st.AllowUnconditionalUpdate(context.Background())
@@ -249,7 +249,7 @@ func bucketName(b builtin.Resource, owners map[string]bool) string {
 // lookup finds a served resource.
 // forBucket returns a resource stored in bucket, preferring the one served
 // in the storage version.
-func (g *registry) forBucket(bucket string) (*resource, bool) {
+func (g *servedResources) forBucket(bucket string) (*resource, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	var found *resource
@@ -265,7 +265,7 @@ func (g *registry) forBucket(bucket string) (*resource, bool) {
 }
 
 // isBuiltinGroup reports whether kube-apiserver itself serves a group.
-func (g *registry) isBuiltinGroup(group string) bool {
+func (g *servedResources) isBuiltinGroup(group string) bool {
 	for _, gv := range g.builtinGVs {
 		if gv.Group == group {
 			return true
@@ -274,7 +274,7 @@ func (g *registry) isBuiltinGroup(group string) bool {
 	return false
 }
 
-func (g *registry) lookup(group, version, res string) (*resource, bool) {
+func (g *servedResources) lookup(group, version, res string) (*resource, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	r, ok := g.byGVR[schema.GroupVersionResource{Group: group, Version: version, Resource: res}]
@@ -283,7 +283,7 @@ func (g *registry) lookup(group, version, res string) (*resource, bool) {
 
 // all returns every served resource ordered by group/version (discovery
 // order) and then by resource name.
-func (g *registry) all() []*resource {
+func (g *servedResources) all() []*resource {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	order := map[builtin.GroupVersion]int{}
@@ -307,7 +307,7 @@ func (g *registry) all() []*resource {
 
 // namespacedResources lists one served version of each namespaced resource
 // bucket, for namespace deletion.
-func (g *registry) namespacedBuckets() []*resource {
+func (g *servedResources) namespacedBuckets() []*resource {
 	seen := map[string]bool{}
 	var out []*resource
 	for _, r := range g.all() {
@@ -321,14 +321,14 @@ func (g *registry) namespacedBuckets() []*resource {
 }
 
 // gvs returns the served group/versions in discovery order.
-func (g *registry) gvs() []builtin.GroupVersion {
+func (g *servedResources) gvs() []builtin.GroupVersion {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	return g.groupVersions
 }
 
 // preferred returns the preferred version of a served group.
-func (g *registry) preferred(group string) (string, bool) {
+func (g *servedResources) preferred(group string) (string, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	for _, gv := range g.groupVersions {
@@ -341,7 +341,7 @@ func (g *registry) preferred(group string) (string, bool) {
 
 // forKind finds the resource serving a group/version/kind (the main
 // resource, not a subresource).
-func (g *registry) forKind(gvk schema.GroupVersionKind) (*resource, bool) {
+func (g *servedResources) forKind(gvk schema.GroupVersionKind) (*resource, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	for gvr, r := range g.byGVR {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -15,10 +16,15 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// call is one resource request being served.
+// call is one resource request being served: over HTTP (r and w set) or
+// made from Go (r and w nil, goCtx set), through Registry or by the
+// server's own controllers.
 type call struct {
-	w     http.ResponseWriter
-	r     *http.Request
+	w http.ResponseWriter
+	r *http.Request
+	// goCtx is the context of a call made from Go; nil for HTTP requests,
+	// whose context is r's.
+	goCtx context.Context
 	info  *apirequest.RequestInfo
 	res   *resource
 	user  user.Info
@@ -72,13 +78,13 @@ func (c *call) errMethodNotSupported() error {
 
 // serveResource routes a resource request to its verb.
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *apirequest.RequestInfo, u user.Info) {
-	res, ok := s.registry.lookup(info.APIGroup, info.APIVersion, info.Resource)
-	if _, known := s.registry.preferred(info.APIGroup); !known {
+	res, ok := s.served.lookup(info.APIGroup, info.APIVersion, info.Resource)
+	if _, known := s.served.preferred(info.APIGroup); !known {
 		// kube-aggregator answers paths of unknown groups with a plain 404.
 		http.NotFound(w, r)
 		return
 	}
-	if !s.registry.isBuiltinGroup(info.APIGroup) {
+	if !s.served.isBuiltinGroup(info.APIGroup) {
 		// apiextensions' handler serves CRD groups: a resource it does not
 		// serve (or not yet: a CRD waiting for its names) falls through to a
 		// plain 404, a subresource the CRD lacks is a NotFound of the object.

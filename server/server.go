@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,12 +50,12 @@ type Config struct {
 
 // Server serves the Kubernetes API from a store.
 type Server struct {
-	cfg      Config
-	store    store.Interface
-	log      *slog.Logger
-	now      func() time.Time
-	registry *registry
-	infos    *apirequest.RequestInfoFactory
+	cfg    Config
+	store  store.Interface
+	log    *slog.Logger
+	now    func() time.Time
+	served *servedResources
+	infos  *apirequest.RequestInfoFactory
 
 	// stopping is closed by Close; long-running requests (watches) end on it.
 	stopping  chan struct{}
@@ -96,9 +95,6 @@ type Server struct {
 	handler http.Handler
 	// crdMu serialises CRD cleanups.
 	crdMu sync.Mutex
-	// bulk is set while CreateAll runs: controllers that react to each
-	// write (role aggregation) run once at the end instead.
-	bulk atomic.Bool
 }
 
 // New builds a Server. Call Run to start its controllers.
@@ -135,7 +131,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.registry = reg
+	s.served = reg
 	reg.webhookConverter = crd.NewWebhookConverters(endpointResolver{s}).For
 	s.infos = &apirequest.RequestInfoFactory{
 		APIPrefixes:          sets.NewString("api", "apis"),

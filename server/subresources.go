@@ -338,7 +338,7 @@ func (s *Server) bind(c *call, podName string, b *corev1.Binding) error {
 	if b.Target.Name == "" {
 		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{field.Required(field.NewPath("target", "name"), "")})
 	}
-	pods, _ := s.registry.lookup("", "v1", "pods")
+	pods, _ := s.served.lookup("", "v1", "pods")
 	pc := &call{w: c.w, r: c.r, info: c.info, res: pods, user: c.user, ns: c.ns}
 	bindingGR := schema.GroupResource{Resource: "pods/binding"}
 	dry, err := isDryRun(c)

@@ -25,7 +25,7 @@ const bookmarkInterval = 10 * time.Second
 const futureRVWait = 3 * time.Second
 
 // waitForRevision waits until the store reaches rv, or answers 504.
-func (s *Server) waitForRevision(r *http.Request, rv int64) error {
+func (s *Server) waitForRevision(ctx context.Context, rv int64) error {
 	deadline := time.NewTimer(futureRVWait)
 	defer deadline.Stop()
 	tick := time.NewTicker(5 * time.Millisecond)
@@ -39,7 +39,7 @@ func (s *Server) waitForRevision(r *http.Request, rv int64) error {
 		case <-tick.C:
 		case <-deadline.C:
 			return tooLargeRV(rv, cur)
-		case <-r.Context().Done():
+		case <-ctx.Done():
 			return tooLargeRV(rv, cur)
 		}
 	}
@@ -216,7 +216,7 @@ func (s *Server) watch(c *call) error {
 			return err
 		}
 		if rv > s.store.CurrentRevision() {
-			if err := s.waitForRevision(c.r, rv); err != nil {
+			if err := s.waitForRevision(c.ctx(), rv); err != nil {
 				return err
 			}
 		}

@@ -23,8 +23,12 @@ type dryRunResult struct{ data []byte }
 
 func (d *dryRunResult) Error() string { return "dry run" }
 
-// isDryRun reports whether the request asked for dryRun=All.
+// isDryRun reports whether the request asked for dryRun=All. A call made
+// from Go says so in its options instead.
 func isDryRun(c *call) (bool, error) {
+	if c.r == nil {
+		return false, nil
+	}
 	vals := c.r.URL.Query()["dryRun"]
 	for _, v := range vals {
 		if v != "All" {

@@ -1,0 +1,148 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
+	"k8s.io/apiserver/pkg/authentication/user"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/auth"
+	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// clusterRolesBucket is the store bucket of ClusterRoles.
+const clusterRolesBucket = "rbac.authorization.k8s.io/clusterroles"
+
+var clusterRolesGVR = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}
+
+// ClusterRoleAggregation sets the rules of every ClusterRole with an
+// aggregationRule to the rules of the ClusterRoles its selectors match, as
+// kube-controller-manager's clusterrole-aggregation controller does
+// (auth.AggregateClusterRole computes them). It writes as that controller's
+// service account, kube-system/clusterrole-aggregation-controller, which
+// the bootstrap RBAC policy allows to escalate ClusterRoles.
+//
+// An aggregated ClusterRole that others aggregate in turn (edit, aggregated
+// into admin) is followed within the same sync.
+type ClusterRoleAggregation struct {
+	reg  registry.Interface
+	log  *slog.Logger
+	user user.Info
+	// roles are the stored ClusterRoles, by name.
+	roles map[string]*rbacv1.ClusterRole
+}
+
+// NewClusterRoleAggregation returns the ClusterRole aggregation controller,
+// writing through reg and logging to log.
+func NewClusterRoleAggregation(reg registry.Interface, log *slog.Logger) *ClusterRoleAggregation {
+	const ns, name = "kube-system", "clusterrole-aggregation-controller"
+	return &ClusterRoleAggregation{
+		reg: reg,
+		log: log,
+		user: &user.DefaultInfo{
+			Name:   serviceaccount.MakeUsername(ns, name),
+			Groups: append(serviceaccount.MakeGroupNames(ns), user.AllAuthenticated),
+		},
+		roles: map[string]*rbacv1.ClusterRole{},
+	}
+}
+
+// Name implements Controller.
+func (c *ClusterRoleAggregation) Name() string { return "clusterrole-aggregation" }
+
+// Resources implements Controller.
+func (c *ClusterRoleAggregation) Resources() []string { return []string{clusterRolesBucket} }
+
+// Sync implements Controller: every aggregated ClusterRole is brought up to
+// date once per batch of changes, however many came.
+func (c *ClusterRoleAggregation) Sync(ctx context.Context, events []store.Event) error {
+	for _, ev := range events {
+		if ev.Type == store.Deleted {
+			delete(c.roles, ev.Key)
+			continue
+		}
+		cr := &rbacv1.ClusterRole{}
+		if err := json.Unmarshal(ev.Value, cr); err != nil {
+			c.log.Error("decode ClusterRole", "key", ev.Key, "revision", ev.Revision, "err", err)
+			delete(c.roles, ev.Key)
+			continue
+		}
+		c.roles[ev.Key] = cr
+	}
+	ctx = apirequest.WithUser(ctx, c.user)
+	var aggregated []string
+	for name, cr := range c.roles {
+		if cr.AggregationRule != nil {
+			aggregated = append(aggregated, name)
+		}
+	}
+	sort.Strings(aggregated)
+	// Each pass writes the roles whose rules changed; the next one follows
+	// them into the roles that aggregate those. Rules only accumulate, so
+	// this ends; the bound is for safety.
+	var errs []error
+	for pass := 0; pass <= len(aggregated); pass++ {
+		errs = errs[:0]
+		all := make([]*rbacv1.ClusterRole, 0, len(c.roles))
+		for _, cr := range c.roles {
+			all = append(all, cr)
+		}
+		wrote := false
+		for _, name := range aggregated {
+			cr, ok := c.roles[name]
+			if !ok || cr.AggregationRule == nil || sameRules(auth.AggregateClusterRole(cr, all), cr.Rules) {
+				continue
+			}
+			updated, err := c.aggregate(ctx, name, all)
+			switch {
+			case apierrors.IsNotFound(err): // its event is on the way
+			case err != nil:
+				errs = append(errs, err)
+			default:
+				c.roles[name] = updated
+				wrote = true
+			}
+		}
+		if !wrote {
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// aggregate writes the aggregated rules of the ClusterRole name, as
+// computed from its current state and all.
+func (c *ClusterRoleAggregation) aggregate(ctx context.Context, name string, all []*rbacv1.ClusterRole) (*rbacv1.ClusterRole, error) {
+	obj, err := c.reg.Update(ctx, clusterRolesGVR, "", name, func(cur runtime.Object) (runtime.Object, error) {
+		cr := cur.(*rbacv1.ClusterRole)
+		cr.Rules = auth.AggregateClusterRole(cr, all)
+		return cr, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("aggregate ClusterRole %s: %w", name, err)
+	}
+	cr, ok := obj.(*rbacv1.ClusterRole)
+	if !ok {
+		return nil, fmt.Errorf("aggregate ClusterRole %s: the registry answered with a %T", name, obj)
+	}
+	return cr, nil
+}
+
+// sameRules reports whether two rule lists are stored alike.
+func sameRules(a, b []rbacv1.PolicyRule) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}

@@ -1,0 +1,360 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// Controller is one control loop.
+type Controller interface {
+	// Name names the controller, as kube-controller-manager's --controllers
+	// does ("clusterrole-aggregation", ...).
+	Name() string
+	// Resources are the store buckets whose changes feed the controller
+	// ("apiextensions.k8s.io/customresourcedefinitions", ...).
+	Resources() []string
+	// Sync is handed the changes committed to Resources since its previous
+	// call, in revision order across all of them, and brings what the
+	// controller manages in line with them. The first call has every object
+	// present at start as an Added event (there may be none), so that what
+	// changed while no controller ran converges. If the runner loses its
+	// watch (a slow controller), it lists again and hands Sync the
+	// difference from what it had delivered: Added, Modified and Deleted
+	// events, the same as if it had seen every change.
+	//
+	// Sync runs in the controller's goroutine, never concurrently with
+	// itself. The events' byte slices are shared: Sync must not modify them.
+	// An error (a write that failed) makes the runner call Sync again after
+	// a backoff, with the events that came meanwhile or none: a controller
+	// keeps the work it has not finished and retries it then. Sync should
+	// return soon once ctx is done.
+	Sync(ctx context.Context, events []store.Event) error
+}
+
+// Backoff bounds between a failed Sync and its retry.
+const (
+	minRetry = 50 * time.Millisecond
+	maxRetry = 10 * time.Second
+)
+
+// watchBuffer is the capacity of a controller's watch channels. A controller
+// that falls further behind loses its watch and lists again.
+const watchBuffer = 1000
+
+// Runner runs controllers, each in a goroutine of its own, until Stop.
+type Runner struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Start runs each controller in a goroutine of its own, fed by the watches
+// of st, until ctx is done or Stop is called. log receives what the
+// controllers report (nil: slog.Default()).
+func Start(ctx context.Context, st store.Interface, log *slog.Logger, ctrls ...Controller) *Runner {
+	if log == nil {
+		log = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r := &Runner{cancel: cancel}
+	for _, c := range ctrls {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			run(ctx, st, log.With("controller", c.Name()), c)
+		}()
+	}
+	return r
+}
+
+// Stop ends the controllers and waits for their goroutines to return. It is
+// safe to call more than once.
+func (r *Runner) Stop() {
+	r.cancel()
+	r.wg.Wait()
+}
+
+// run is one controller's goroutine: list and watch, then Sync each batch
+// of changes, retrying a failed Sync with a growing backoff.
+func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller) {
+	f := newFeed(st, c.Resources())
+	defer f.close()
+	var (
+		retry   *time.Timer // set while a failed Sync waits for its retry
+		backoff time.Duration
+	)
+	defer func() {
+		if retry != nil {
+			retry.Stop()
+		}
+	}()
+	for ctx.Err() == nil {
+		var events []store.Event
+		if !f.open {
+			var err error
+			if events, err = f.start(ctx); err != nil {
+				if ctx.Err() != nil || errors.Is(err, store.ErrClosed) {
+					return
+				}
+				backoff = nextBackoff(backoff)
+				log.Warn("list and watch", "err", err, "retry", backoff)
+				if !sleep(ctx, backoff) {
+					return
+				}
+				continue
+			}
+		} else {
+			var wake <-chan time.Time
+			if retry != nil {
+				wake = retry.C
+			}
+			var woken bool
+			var err error
+			events, woken, err = f.next(ctx, wake)
+			switch {
+			case ctx.Err() != nil:
+				return
+			case errors.Is(err, store.ErrClosed):
+				return
+			case err != nil:
+				log.Info("watch lost; listing again", "err", err)
+				f.close()
+				continue
+			case woken:
+				retry = nil
+			case len(events) == 0:
+				continue
+			}
+		}
+		if err := c.Sync(ctx, events); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			backoff = nextBackoff(backoff)
+			log.Warn("sync failed", "err", err, "retry", backoff)
+			if retry != nil {
+				retry.Stop()
+			}
+			retry = time.NewTimer(backoff)
+			continue
+		}
+		backoff = 0
+		if retry != nil {
+			retry.Stop()
+			retry = nil
+		}
+	}
+}
+
+// nextBackoff doubles d within [minRetry, maxRetry].
+func nextBackoff(d time.Duration) time.Duration {
+	return min(max(2*d, minRetry), maxRetry)
+}
+
+// sleep waits for d or for ctx, reporting whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// feed is the stream of changes of a controller's resources: a list, then
+// watches from the list's revision, merged in revision order. It remembers
+// the last delivered state of every object (an informer's store), so that
+// after a lost watch a new list can be handed over as the changes it makes.
+type feed struct {
+	st        store.Interface
+	resources []string
+	// open says the watches are running.
+	open     bool
+	watchers []store.Watcher
+	// cases are the select cases of next: ctx, the retry wake-up, then one
+	// per watcher.
+	cases []reflect.SelectCase
+	// known is the last delivered state: resource -> key -> object.
+	known map[string]map[string]store.Object
+	// held are received events above the revision next could vouch for;
+	// they go out with the next batch.
+	held []store.Event
+}
+
+func newFeed(st store.Interface, resources []string) *feed {
+	f := &feed{st: st, resources: resources, known: make(map[string]map[string]store.Object, len(resources))}
+	for _, r := range resources {
+		f.known[r] = map[string]store.Object{}
+	}
+	return f
+}
+
+// start lists every resource at one revision, starts watching them from
+// there, and returns how the lists differ from what was delivered before
+// (everything, as Added events, the first time), in revision order.
+func (f *feed) start(ctx context.Context) ([]store.Event, error) {
+	f.close()
+	var (
+		rev    int64
+		events []store.Event
+	)
+	// The first list is at the current revision, the others at the same
+	// one: one consistent state to watch from.
+	listed := make(map[string]map[string]store.Object, len(f.resources))
+	for _, res := range f.resources {
+		lst, err := f.st.List(res, store.ListOptions{Revision: rev})
+		if err != nil {
+			return nil, fmt.Errorf("list %s at revision %d: %w", res, rev, err)
+		}
+		rev = lst.Revision
+		items := make(map[string]store.Object, len(lst.Items))
+		for _, it := range lst.Items {
+			items[it.Key] = it
+		}
+		listed[res] = items
+	}
+	for _, res := range f.resources {
+		w, err := f.st.Watch(ctx, res, store.WatchOptions{FromRevision: rev, Buffer: watchBuffer})
+		if err != nil {
+			f.close()
+			return nil, fmt.Errorf("watch %s from revision %d: %w", res, rev, err)
+		}
+		f.watchers = append(f.watchers, w)
+	}
+	for _, res := range f.resources {
+		known, items := f.known[res], listed[res]
+		for key, it := range items {
+			old, ok := known[key]
+			switch {
+			case !ok:
+				events = append(events, store.Event{Type: store.Added, Resource: res, Key: key, Value: it.Value, Revision: it.Revision})
+			case old.Revision != it.Revision:
+				events = append(events, store.Event{Type: store.Modified, Resource: res, Key: key, Value: it.Value, Prev: old.Value, Revision: it.Revision, PrevRevision: old.Revision})
+			}
+		}
+		for key, old := range known {
+			if _, ok := items[key]; !ok {
+				// Gone at some revision up to rev; its final state is
+				// unknown, its last delivered one stands in.
+				events = append(events, store.Event{Type: store.Deleted, Resource: res, Key: key, Value: old.Value, Prev: old.Value, Revision: rev, PrevRevision: old.Revision})
+			}
+		}
+	}
+	slices.SortStableFunc(events, func(a, b store.Event) int { return cmpRevision(a.Revision, b.Revision) })
+	f.remember(events)
+	f.cases = []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())}, {Dir: reflect.SelectRecv}}
+	for _, w := range f.watchers {
+		f.cases = append(f.cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(w.Events())})
+	}
+	f.open = true
+	return events, nil
+}
+
+func cmpRevision(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// next waits for changes, ctx or wake, and returns the changes that came,
+// in revision order across the resources, and whether wake fired. An error
+// says a watch ended (the controller was too slow, or the store closed):
+// start must list again.
+func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.Event, woken bool, err error) {
+	if len(f.held) == 0 {
+		f.cases[1].Chan = reflect.Value{}
+		if wake != nil {
+			f.cases[1].Chan = reflect.ValueOf(wake)
+		}
+		chosen, v, ok := reflect.Select(f.cases)
+		switch {
+		case chosen == 0:
+			return nil, false, ctx.Err()
+		case chosen == 1:
+			woken = true
+		case !ok:
+			return nil, false, f.lost(chosen - 2)
+		default:
+			f.held = append(f.held, v.Interface().(store.Event))
+		}
+	}
+	// Every event up to the current revision is in the channels by now
+	// (store.Store.Watch's progress guarantee): take them, and deliver up
+	// to that revision only, so that an event of one resource never
+	// overtakes an older one of another.
+	upTo := f.st.CurrentRevision()
+	for i, w := range f.watchers {
+		ch := w.Events()
+		for n := len(ch); n > 0; n-- {
+			ev, ok := <-ch
+			if !ok {
+				return nil, false, f.lost(i)
+			}
+			f.held = append(f.held, ev)
+		}
+	}
+	slices.SortStableFunc(f.held, func(a, b store.Event) int { return cmpRevision(a.Revision, b.Revision) })
+	n := 0
+	for n < len(f.held) && f.held[n].Revision <= upTo {
+		n++
+	}
+	events = slices.Clone(f.held[:n])
+	f.held = slices.Delete(f.held, 0, n)
+	f.remember(events)
+	return events, woken, nil
+}
+
+// lost is the error of watcher i, whose channel closed.
+func (f *feed) lost(i int) error {
+	if err := f.watchers[i].Err(); err != nil {
+		return fmt.Errorf("watch %s: %w", f.resources[i], err)
+	}
+	return fmt.Errorf("watch %s ended", f.resources[i])
+}
+
+// remember records delivered events as the known state.
+func (f *feed) remember(events []store.Event) {
+	for _, ev := range events {
+		known := f.known[ev.Resource]
+		if ev.Type == store.Deleted {
+			delete(known, ev.Key)
+		} else {
+			known[ev.Key] = store.Object{Key: ev.Key, Value: ev.Value, Revision: ev.Revision}
+		}
+	}
+}
+
+// close stops the watches; held events are dropped, the next start lists
+// them again.
+func (f *feed) close() {
+	for _, w := range f.watchers {
+		w.Stop()
+	}
+	f.watchers, f.cases, f.held, f.open = nil, nil, nil, false
+}
+
+// Default returns the controllers a control plane runs, writing through reg
+// and logging to log.
+func Default(reg registry.Interface, log *slog.Logger) []Controller {
+	if log == nil {
+		log = slog.Default()
+	}
+	return []Controller{
+		NewAPIServiceRegistration(reg, log.With("controller", "crd-autoregister")),
+		NewClusterRoleAggregation(reg, log.With("controller", "clusterrole-aggregation")),
+	}
+}

@@ -1,0 +1,285 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// TestMain fails the package when a goroutine outlives its test.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "store.db"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func put(t *testing.T, st store.Interface, resource, key, value string) int64 {
+	t.Helper()
+	_, cur, err := st.Update(resource, key, func(*store.Object) (store.Write, error) {
+		return store.Write{Value: []byte(value)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cur.Revision
+}
+
+func del(t *testing.T, st store.Interface, resource, key string) {
+	t.Helper()
+	if _, _, err := st.Update(resource, key, func(cur *store.Object) (store.Write, error) {
+		return store.Write{Value: cur.Value, Delete: true}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recorder is a controller that records what it is fed.
+type recorder struct {
+	resources []string
+	// fail makes the first fail calls of Sync fail.
+	fail int
+	// block, when set, holds the first Sync until it is closed.
+	block chan struct{}
+
+	mu      sync.Mutex
+	calls   [][]store.Event
+	changed chan struct{}
+}
+
+func newRecorder(resources ...string) *recorder {
+	return &recorder{resources: resources, changed: make(chan struct{}, 1)}
+}
+
+func (r *recorder) Name() string        { return "recorder" }
+func (r *recorder) Resources() []string { return r.resources }
+
+func (r *recorder) Sync(ctx context.Context, events []store.Event) error {
+	if r.block != nil {
+		<-r.block
+		r.block = nil
+	}
+	r.mu.Lock()
+	r.calls = append(r.calls, events)
+	fail := len(r.calls) <= r.fail
+	r.mu.Unlock()
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
+	if fail {
+		return errors.New("failing on purpose")
+	}
+	return nil
+}
+
+// waitUntil waits until cond holds of the calls so far.
+func (r *recorder) waitUntil(t *testing.T, cond func(calls [][]store.Event) bool) [][]store.Event {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		r.mu.Lock()
+		calls := slices.Clone(r.calls)
+		r.mu.Unlock()
+		if cond(calls) {
+			return calls
+		}
+		select {
+		case <-r.changed:
+		case <-deadline:
+			t.Fatalf("condition not met; calls: %v", calls)
+		}
+	}
+}
+
+// state replays the calls into the state they describe: resource/key -> value.
+func state(calls [][]store.Event) map[string]string {
+	m := map[string]string{}
+	for _, evs := range calls {
+		for _, ev := range evs {
+			if ev.Type == store.Deleted {
+				delete(m, ev.Resource+"/"+ev.Key)
+			} else {
+				m[ev.Resource+"/"+ev.Key] = string(ev.Value)
+			}
+		}
+	}
+	return m
+}
+
+// TestRunnerFeedsInRevisionOrder checks that a controller first gets the
+// objects present at start as Added events, then every change of its
+// resources, and nothing else, in revision order across resources.
+func TestRunnerFeedsInRevisionOrder(t *testing.T) {
+	st := openStore(t)
+	put(t, st, "b", "b1", "1")
+	put(t, st, "a", "a1", "1")
+	put(t, st, "other", "o1", "1")
+	rec := newRecorder("a", "b")
+	r := Start(context.Background(), st, nil, rec)
+	defer r.Stop()
+
+	calls := rec.waitUntil(t, func(c [][]store.Event) bool { return len(c) >= 1 })
+	first := calls[0]
+	if len(first) != 2 || first[0].Key != "b1" || first[1].Key != "a1" || first[0].Type != store.Added || first[1].Type != store.Added {
+		t.Fatalf("first sync: %+v", first)
+	}
+
+	var wg sync.WaitGroup
+	for _, res := range []string{"a", "b", "other"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				v := []byte(fmt.Sprint(i))
+				if _, _, err := st.Update(res, fmt.Sprintf("%s%d", res, i%7), func(*store.Object) (store.Write, error) {
+					return store.Write{Value: v}, nil
+				}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	del(t, st, "a", "a1")
+	want := map[string]string{}
+	for _, res := range []string{"a", "b"} {
+		lst, err := st.List(res, store.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range lst.Items {
+			want[res+"/"+it.Key] = string(it.Value)
+		}
+	}
+	calls = rec.waitUntil(t, func(c [][]store.Event) bool {
+		return len(state(c)) == len(want) && fmt.Sprint(state(c)) == fmt.Sprint(want)
+	})
+	var last int64
+	for _, evs := range calls {
+		for _, ev := range evs {
+			if ev.Resource == "other" {
+				t.Errorf("fed an event of another resource: %+v", ev)
+			}
+			if ev.Revision <= last {
+				t.Errorf("revision %d after %d", ev.Revision, last)
+			}
+			last = max(last, ev.Revision)
+		}
+	}
+}
+
+// TestRunnerRetriesFailedSync checks that a failed Sync is called again,
+// with no events when none came.
+func TestRunnerRetriesFailedSync(t *testing.T) {
+	st := openStore(t)
+	put(t, st, "a", "a1", "1")
+	rec := newRecorder("a")
+	rec.fail = 2
+	r := Start(context.Background(), st, nil, rec)
+	defer r.Stop()
+	calls := rec.waitUntil(t, func(c [][]store.Event) bool { return len(c) >= 3 })
+	if len(calls[0]) != 1 || len(calls[1]) != 0 || len(calls[2]) != 0 {
+		t.Errorf("calls: %v", calls)
+	}
+}
+
+// TestRunnerRelistsAfterLosingWatch checks that a controller too slow for
+// its watch gets, once it lists again, the changes it missed.
+func TestRunnerRelistsAfterLosingWatch(t *testing.T) {
+	st := openStore(t)
+	for i := range 10 {
+		put(t, st, "a", fmt.Sprint(i), "old")
+	}
+	rec := newRecorder("a")
+	rec.block = make(chan struct{})
+	r := Start(context.Background(), st, nil, rec)
+	defer r.Stop()
+	// While the first Sync is held, more changes come than the watch
+	// holds: the store closes it.
+	for i := range watchBuffer + 100 {
+		put(t, st, "a", fmt.Sprint(i%50), fmt.Sprint(i))
+	}
+	for i := range 5 {
+		del(t, st, "a", fmt.Sprint(i))
+	}
+	close(rec.block)
+	want := map[string]string{}
+	lst, err := st.List("a", store.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range lst.Items {
+		want["a/"+it.Key] = string(it.Value)
+	}
+	rec.waitUntil(t, func(c [][]store.Event) bool { return fmt.Sprint(state(c)) == fmt.Sprint(want) })
+}
+
+// TestFeedRestartDiffs checks the events a new list makes of what changed
+// since the last delivered state.
+func TestFeedRestartDiffs(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	put(t, st, "a", "keep", "1")
+	put(t, st, "a", "change", "1")
+	put(t, st, "a", "gone", "1")
+	f := newFeed(st, []string{"a"})
+	defer f.close()
+	evs, err := f.start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 3 {
+		t.Fatalf("first start: %+v", evs)
+	}
+	f.close()
+	put(t, st, "a", "change", "2")
+	del(t, st, "a", "gone")
+	put(t, st, "a", "new", "1")
+	evs, err = f.start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, ev := range evs {
+		got[ev.Key] = fmt.Sprintf("%s %s<-%s", ev.Type, ev.Value, ev.Prev)
+	}
+	want := map[string]string{"change": "MODIFIED 2<-1", "gone": "DELETED 1<-1", "new": "ADDED 1<-"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("restart events: %v, want %v", got, want)
+	}
+}
+
+// TestStopEndsControllers checks that Stop returns once every controller
+// goroutine has, even with a Sync in progress and a retry pending.
+func TestStopEndsControllers(t *testing.T) {
+	st := openStore(t)
+	slow := newRecorder("a")
+	slow.block = make(chan struct{})
+	failing := newRecorder("b")
+	failing.fail = 1000
+	r := Start(context.Background(), st, nil, slow, failing)
+	failing.waitUntil(t, func(c [][]store.Event) bool { return len(c) >= 2 })
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		close(slow.block)
+	}()
+	r.Stop()
+	r.Stop()
+}

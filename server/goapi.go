@@ -1,0 +1,255 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// Registry returns the Go API of the server's read and write pipeline: the
+// same decoding, defaults, admission, validation and commit as the REST API
+// runs, called with a context and Go objects instead of an HTTP request.
+// Controllers write through it.
+func (s *Server) Registry() registry.Interface { return goAPI{s: s} }
+
+// goAPI implements registry.Interface over the server's pipeline.
+type goAPI struct{ s *Server }
+
+var _ registry.Interface = goAPI{}
+
+// errNoUser is the answer to a Go call whose context carries no user.
+var errNoUser = errors.New("no user in the context (see k8s.io/apiserver/pkg/endpoints/request.WithUser)")
+
+// errNamespaceRequired is upstream's answer (genericregistry's key
+// function) for a namespaced call without a namespace.
+func errNamespaceRequired() error { return apierrors.NewBadRequest("Namespace parameter required.") }
+
+// newCall builds the call of a Go request: the resource gvr names, the user
+// from ctx, and what kube-apiserver's routing would check (a served
+// resource, a verb it serves).
+func (g goAPI) newCall(ctx context.Context, gvr schema.GroupVersionResource, ns, name, verb string) (*call, error) {
+	u, ok := apirequest.UserFrom(ctx)
+	if !ok || u == nil {
+		return nil, apierrors.NewInternalError(errNoUser)
+	}
+	res, ok := g.s.served.lookup(gvr.Group, gvr.Version, gvr.Resource)
+	if !ok {
+		return nil, notFoundPath()
+	}
+	if !res.Namespaced {
+		ns = ""
+	}
+	c := &call{res: res, ns: ns, user: u, goCtx: ctx, info: &apirequest.RequestInfo{
+		IsResourceRequest: true, Verb: verb, APIGroup: gvr.Group, APIVersion: gvr.Version,
+		Resource: gvr.Resource, Namespace: ns, Name: name,
+	}}
+	if res.Virtual || !g.s.verbAllowed(c) {
+		return nil, c.errMethodNotSupported()
+	}
+	if verb == "get" || verb == "update" || verb == "delete" {
+		if name == "" {
+			return nil, apierrors.NewBadRequest("Name parameter required.")
+		}
+		if res.Namespaced && ns == "" {
+			return nil, errNamespaceRequired()
+		}
+	}
+	return c, nil
+}
+
+// decode turns a caller's object into the pipeline's, as the REST API
+// decodes a request body: through its JSON, so that a missing apiVersion
+// and kind take the resource's, and the same defaults apply.
+func (g goAPI) decode(c *call, obj runtime.Object) (*object, error) {
+	if v := reflect.ValueOf(obj); obj == nil || v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil, apierrors.NewBadRequest("the object is nil")
+	}
+	if _, ok := obj.(*unstructured.Unstructured); !ok && c.res.typed != nil {
+		if want := reflect.TypeOf(c.res.typed()); reflect.TypeOf(obj) != want {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("%T is not the Go type of %s (%s)", obj, c.res.gr, want))
+		}
+	}
+	data, err := encode(obj)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("encode %T: %v", obj, err))
+	}
+	return c.res.decodeObject(data)
+}
+
+// result decodes an object the pipeline answered with (JSON in the served
+// version) into a fresh Go object.
+func (g goAPI) result(c *call, data []byte) (runtime.Object, error) {
+	o, err := c.res.decodeStored(data)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return o.obj, nil
+}
+
+// Get implements registry.Interface.
+func (g goAPI) Get(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (runtime.Object, error) {
+	c, err := g.newCall(ctx, gvr, namespace, name, "get")
+	if err != nil {
+		return nil, err
+	}
+	obj, err := g.s.store.Get(c.res.bucket, c.key())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierrors.NewNotFound(c.res.gr, name)
+	}
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	served, err := g.s.enc.servedOf(c.res, obj.Key, obj.Revision, obj.Value)
+	if err != nil {
+		return nil, errStorageDecode(c.res, obj.Key, obj.Revision, err)
+	}
+	return g.result(c, served)
+}
+
+// List implements registry.Interface.
+func (g goAPI) List(ctx context.Context, gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (runtime.Object, error) {
+	c, err := g.newCall(ctx, gvr, namespace, "", "list")
+	if err != nil {
+		return nil, err
+	}
+	if opts.Watch {
+		return nil, apierrors.NewBadRequest("a list through the registry cannot watch")
+	}
+	internal := &metainternalversion.ListOptions{}
+	if err := metainternalversion.Convert_v1_ListOptions_To_internalversion_ListOptions(&opts, internal, nil); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	checked, err := g.s.checkListOptions(c, internal)
+	if err != nil {
+		return nil, err
+	}
+	lm, _, items, err := g.s.listServed(c, checked)
+	if err != nil {
+		return nil, err
+	}
+	objs := make([]runtime.Object, len(items))
+	for i, it := range items {
+		if objs[i], err = g.result(c, it); err != nil {
+			return nil, err
+		}
+	}
+	listGVK := c.res.gvk.GroupVersion().WithKind(c.res.listKind)
+	var list runtime.Object
+	if c.res.typed != nil {
+		if list, err = typesScheme().New(listGVK); err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("list type of %s: %w", c.res.gr, err))
+		}
+	} else {
+		list = &unstructured.UnstructuredList{Object: map[string]any{}}
+	}
+	list.GetObjectKind().SetGroupVersionKind(listGVK)
+	if err := meta.SetList(list, objs); err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("fill %s list: %w", c.res.gr, err))
+	}
+	acc, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	acc.SetResourceVersion(lm.ResourceVersion)
+	acc.SetContinue(lm.Continue)
+	acc.SetRemainingItemCount(lm.RemainingItemCount)
+	return list, nil
+}
+
+// Create implements registry.Interface.
+func (g goAPI) Create(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object) (runtime.Object, error) {
+	c, err := g.newCall(ctx, gvr, "", "", "create")
+	if err != nil {
+		return nil, err
+	}
+	o, err := g.decode(c, obj)
+	if err != nil {
+		return nil, err
+	}
+	if c.res.Namespaced {
+		if c.ns = o.meta.GetNamespace(); c.ns == "" {
+			return nil, errNamespaceRequired()
+		}
+		c.info.Namespace = c.ns
+	}
+	if fm := registry.FieldManagerFrom(ctx); fm != "" {
+		c.trackManagedFields(nil, o, fm)
+	}
+	out, err := g.s.createObject(c, o, false)
+	if err != nil {
+		return nil, err
+	}
+	return g.result(c, out)
+}
+
+// Update implements registry.Interface.
+func (g goAPI) Update(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, tryUpdate registry.UpdateFunc) (runtime.Object, error) {
+	c, err := g.newCall(ctx, gvr, namespace, name, "update")
+	if err != nil {
+		return nil, err
+	}
+	fm := registry.FieldManagerFrom(ctx)
+	// callerErr is tryUpdate's error, returned as it is.
+	var callerErr error
+	out, _, err := g.s.updateKey(c, c.key(), name, mainWrite, false, func(old *object) (*object, error) {
+		callerErr = nil
+		next, err := tryUpdate(old.obj.DeepCopyObject())
+		if err != nil {
+			callerErr = err
+			return nil, err
+		}
+		o, err := g.decode(c, next)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkName(c, o); err != nil {
+			return nil, err
+		}
+		if o.meta.GetResourceVersion() == "" {
+			o.meta.SetResourceVersion(old.meta.GetResourceVersion())
+		}
+		if fm != "" {
+			c.trackManagedFields(old.obj, o, fm)
+		}
+		return o, nil
+	})
+	switch {
+	case err != nil && callerErr != nil:
+		return nil, callerErr
+	case errors.Is(err, errCreateInstead):
+		return nil, apierrors.NewNotFound(c.res.gr, name)
+	case err != nil:
+		return nil, err
+	}
+	return g.result(c, out)
+}
+
+// Delete implements registry.Interface.
+func (g goAPI) Delete(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, opts metav1.DeleteOptions) (runtime.Object, error) {
+	c, err := g.newCall(ctx, gvr, namespace, name, "delete")
+	if err != nil {
+		return nil, err
+	}
+	if errs := metav1validation.ValidateDeleteOptions(&opts); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
+	}
+	out, _, err := g.s.deleteObject(c, c.key(), name, &opts)
+	if err != nil {
+		return nil, err
+	}
+	return g.result(c, out)
+}
