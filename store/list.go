@@ -26,6 +26,12 @@ import (
 // (see remainingCache).
 func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 	tx, rev, err := s.begin()
+	if err == nil && opts.Revision > 0 && s.historyBehind(rev) {
+		// A list at a past revision reads the history bucket, which must
+		// hold the entries of every commit this transaction sees.
+		tx.Rollback()
+		tx, rev, err = s.beginWithHistory()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -97,6 +97,9 @@ type Store struct {
 	dropped   map[string]int64                 // resource -> revision at which DeleteResource dropped it
 	watchers  map[string]map[*watcher]struct{} // resource -> live watchers
 	hist      history                          // MVCC history for lists at past revisions
+	// pendingHist holds the history entries of the latest commits, not yet
+	// written to the file. Guarded by wmu.
+	pendingHist pendingHistory
 }
 
 // Open opens (or creates) the store at path. A file locked by another Store
@@ -156,6 +159,8 @@ func Open(path string, opts Options) (*Store, error) {
 		watchers:  make(map[string]map[*watcher]struct{}),
 	}
 	s.published = sync.NewCond(&s.mu)
+	s.pendingHist.last = rev
+	s.pendingHist.through.Store(rev)
 	s.rev.Store(rev)
 	s.hist.compacted = histCompacted
 	s.startCompactor(opts.CompactionInterval)
@@ -166,6 +171,9 @@ func Open(path string, opts Options) (*Store, error) {
 // Close stops all watchers (their Err becomes ErrClosed) and the compactor,
 // and closes the file. Calls after the first return nil.
 func (s *Store) Close() error {
+	// The compactor may wait for wmu (to write pending history): stop it
+	// first.
+	s.stopCompactor()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.mu.Lock()
@@ -179,11 +187,11 @@ func (s *Store) Close() error {
 		}
 	}
 	s.mu.Unlock()
-	s.stopCompactor()
+	flushErr := s.flushHistoryLocked()
 	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("store: close: %w", err)
+		return errors.Join(flushErr, fmt.Errorf("store: close: %w", err))
 	}
-	return nil
+	return flushErr
 }
 
 // CurrentRevision returns the revision of the last committed write. Every
@@ -330,8 +338,16 @@ func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur 
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: write %s %q: %w", resource, key, err)
 	}
-	if err := s.recordHistory(tx, &ev); err != nil {
-		return nil, nil, err
+	// History is written in batches (see pendingHistory): this commit
+	// writes the pending entries and its own when the batch is full.
+	flush := s.pendingHist.full()
+	if flush {
+		if err := s.pendingHist.write(tx); err != nil {
+			return nil, nil, err
+		}
+		if err := s.recordHistory(tx, &ev); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := writeRevision(tx.Bucket(bucketMeta), rev); err != nil {
 		return nil, nil, fmt.Errorf("store: write revision: %w", err)
@@ -339,6 +355,9 @@ func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur 
 
 	s.inflight.Store(rev)
 	err = tx.Commit()
+	if err == nil {
+		s.pendingHist.committed(ev, flush)
+	}
 	s.mu.Lock()
 	s.inflight.Store(0)
 	if err == nil {
