@@ -330,3 +330,63 @@ func TestRegistryFieldManager(t *testing.T) {
 		t.Errorf("managedFields: %+v", mf)
 	}
 }
+
+// TestRegistryUpdateSubresource checks writes through subresources: a
+// namespace's spec.finalizers change through finalize only, its status
+// through status only, and a subresource the resource lacks is refused.
+func TestRegistryUpdateSubresource(t *testing.T) {
+	t.Parallel()
+	cp := Start(t)
+	reg := cp.srv.Registry()
+	ctx := goAPIContext(t)
+	nsGVR := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	if _, err := reg.Create(ctx, nsGVR, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "goapi-sub"}}); err != nil {
+		t.Fatal(err)
+	}
+	finalizers := func(want ...corev1.FinalizerName) registry.UpdateFunc {
+		return func(cur runtime.Object) (runtime.Object, error) {
+			ns := cur.(*corev1.Namespace)
+			ns.Spec.Finalizers = want
+			ns.Status.Conditions = append(ns.Status.Conditions, corev1.NamespaceCondition{Type: "Example", Status: corev1.ConditionTrue})
+			return ns, nil
+		}
+	}
+	obj, err := reg.Update(ctx, nsGVR, "", "goapi-sub", finalizers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns := obj.(*corev1.Namespace); len(ns.Spec.Finalizers) != 1 || len(ns.Status.Conditions) != 0 {
+		t.Fatalf("an update changed spec.finalizers or status: %+v, %+v", ns.Spec, ns.Status)
+	}
+	obj, err = reg.UpdateSubresource(ctx, nsGVR, "finalize", "", "goapi-sub", finalizers("example.com/x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns := obj.(*corev1.Namespace); !reflect.DeepEqual(ns.Spec.Finalizers, []corev1.FinalizerName{"example.com/x"}) || len(ns.Status.Conditions) != 0 {
+		t.Fatalf("finalize: %+v, %+v", ns.Spec, ns.Status)
+	}
+	obj, err = reg.UpdateSubresource(ctx, nsGVR, "status", "", "goapi-sub", finalizers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns := obj.(*corev1.Namespace); len(ns.Spec.Finalizers) != 1 || len(ns.Status.Conditions) != 1 {
+		t.Fatalf("status: %+v, %+v", ns.Spec, ns.Status)
+	}
+	if _, err := reg.UpdateSubresource(ctx, configMapsGVR, "status", "default", "kube-root-ca.crt", finalizers()); !apierrors.IsMethodNotSupported(err) && !apierrors.IsNotFound(err) {
+		t.Fatalf("configmaps/status: %v, want MethodNotSupported or NotFound", err)
+	}
+	if _, err := reg.UpdateSubresource(ctx, nsGVR, "", "", "goapi-sub", finalizers()); !apierrors.IsBadRequest(err) {
+		t.Fatalf("no subresource: %v, want BadRequest", err)
+	}
+
+	// Deleted, the namespace waits for example.com/x; finalized, it goes.
+	if _, err := reg.Delete(ctx, nsGVR, "", "goapi-sub", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reg.UpdateSubresource(ctx, nsGVR, "finalize", "", "goapi-sub", finalizers()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reg.Get(ctx, nsGVR, "", "goapi-sub"); !apierrors.IsNotFound(err) {
+		t.Fatalf("Get after finalize: %v, want NotFound", err)
+	}
+}

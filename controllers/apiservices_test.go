@@ -66,6 +66,10 @@ func (f *fakeRegistry) Update(ctx context.Context, _ schema.GroupVersionResource
 	return obj, nil
 }
 
+func (f *fakeRegistry) UpdateSubresource(ctx context.Context, gvr schema.GroupVersionResource, _, ns, name string, tryUpdate registry.UpdateFunc) (runtime.Object, error) {
+	return f.Update(ctx, gvr, ns, name, tryUpdate)
+}
+
 func (f *fakeRegistry) Delete(ctx context.Context, _ schema.GroupVersionResource, _, name string, _ metav1.DeleteOptions) (runtime.Object, error) {
 	return nil, f.record(ctx, "delete "+name)
 }

@@ -1,7 +1,8 @@
 // Package controllers runs the control loops of a control plane, one file
 // (or folder) per controller: what kube-controller-manager does
-// (ClusterRoleAggregation, ...) and what kube-apiserver runs inside itself
-// (APIServiceRegistration, the CRD autoregistration, ...).
+// (ClusterRoleAggregation, NamespaceLifecycle, ...) and what kube-apiserver
+// runs inside itself (APIServiceRegistration, the CRD autoregistration,
+// ...).
 //
 // A controller is fed the committed changes of the store buckets it cares
 // about, as store.Event values in revision order: first the objects present

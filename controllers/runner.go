@@ -40,6 +40,19 @@ type Controller interface {
 	Sync(ctx context.Context, events []store.Event) error
 }
 
+// Requeue is what a Sync returns when it has work left that waits on
+// changes it is not fed (objects held by their finalizers, ...): the runner
+// calls Sync again after After (with the events that came meanwhile, or
+// none), without counting a failure. A Sync that also failed returns its
+// failures instead, and is retried after the backoff.
+type Requeue struct {
+	// After is the delay before the next Sync.
+	After time.Duration
+}
+
+// Error implements error.
+func (r *Requeue) Error() string { return fmt.Sprintf("work left: sync again in %v", r.After) }
+
 // Backoff bounds between a failed Sync and its retry.
 const (
 	minRetry = 50 * time.Millisecond
@@ -138,12 +151,21 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 			if ctx.Err() != nil {
 				return
 			}
-			backoff = nextBackoff(backoff)
-			log.Warn("sync failed", "err", err, "retry", backoff)
+			var (
+				rq    *Requeue
+				delay time.Duration
+			)
+			if errors.As(err, &rq) {
+				delay, backoff = rq.After, 0
+			} else {
+				backoff = nextBackoff(backoff)
+				delay = backoff
+				log.Warn("sync failed", "err", err, "retry", backoff)
+			}
 			if retry != nil {
 				retry.Stop()
 			}
-			retry = time.NewTimer(backoff)
+			retry = time.NewTimer(delay)
 			continue
 		}
 		backoff = 0
@@ -347,14 +369,15 @@ func (f *feed) close() {
 	f.watchers, f.cases, f.held, f.open = nil, nil, nil, false
 }
 
-// Default returns the controllers a control plane runs, writing through reg
-// and logging to log.
-func Default(reg registry.Interface, log *slog.Logger) []Controller {
+// Default returns the controllers a control plane runs, writing through reg,
+// listing the namespaced resources with namespaced and logging to log.
+func Default(reg registry.Interface, namespaced NamespacedResourcesFunc, log *slog.Logger) []Controller {
 	if log == nil {
 		log = slog.Default()
 	}
 	return []Controller{
 		NewAPIServiceRegistration(reg, log.With("controller", "crd-autoregister")),
 		NewClusterRoleAggregation(reg, log.With("controller", "clusterrole-aggregation")),
+		NewNamespaceLifecycle(reg, namespaced, log.With("controller", "namespace")),
 	}
 }

@@ -55,6 +55,9 @@ type recorder struct {
 	resources []string
 	// fail makes the first fail calls of Sync fail.
 	fail int
+	// requeue makes the first requeue calls of Sync (after the failing
+	// ones) ask for a Requeue.
+	requeue int
 	// block, when set, holds the first Sync until it is closed.
 	block chan struct{}
 
@@ -78,6 +81,7 @@ func (r *recorder) Sync(ctx context.Context, events []store.Event) error {
 	r.mu.Lock()
 	r.calls = append(r.calls, events)
 	fail := len(r.calls) <= r.fail
+	requeue := !fail && len(r.calls) <= r.fail+r.requeue
 	r.mu.Unlock()
 	select {
 	case r.changed <- struct{}{}:
@@ -85,6 +89,9 @@ func (r *recorder) Sync(ctx context.Context, events []store.Event) error {
 	}
 	if fail {
 		return errors.New("failing on purpose")
+	}
+	if requeue {
+		return &Requeue{After: time.Millisecond}
 	}
 	return nil
 }
@@ -196,6 +203,27 @@ func TestRunnerRetriesFailedSync(t *testing.T) {
 	defer r.Stop()
 	calls := rec.waitUntil(t, func(c [][]store.Event) bool { return len(c) >= 3 })
 	if len(calls[0]) != 1 || len(calls[1]) != 0 || len(calls[2]) != 0 {
+		t.Errorf("calls: %v", calls)
+	}
+}
+
+// TestRunnerRequeues checks that a Sync asking for a Requeue is called
+// again, with no events when none came, and that a Sync after a Requeue
+// still gets the changes that come.
+func TestRunnerRequeues(t *testing.T) {
+	st := openStore(t)
+	put(t, st, "a", "a1", "1")
+	rec := newRecorder("a")
+	rec.requeue = 3
+	r := Start(context.Background(), st, nil, rec)
+	defer r.Stop()
+	calls := rec.waitUntil(t, func(c [][]store.Event) bool { return len(c) >= 4 })
+	if len(calls[0]) != 1 || len(calls[1]) != 0 || len(calls[2]) != 0 || len(calls[3]) != 0 {
+		t.Errorf("calls: %v", calls)
+	}
+	put(t, st, "a", "a2", "2")
+	calls = rec.waitUntil(t, func(c [][]store.Event) bool { return state(c)["a/a2"] == "2" })
+	if len(calls[len(calls)-1]) != 1 {
 		t.Errorf("calls: %v", calls)
 	}
 }

@@ -50,6 +50,10 @@ type Interface interface {
 	// Conflict. An error from tryUpdate aborts the update and is returned as
 	// is. It returns the object as stored.
 	Update(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, tryUpdate UpdateFunc) (runtime.Object, error)
+	// UpdateSubresource is Update through a subresource of gvr, as a PUT to
+	// it is: "status" writes the status alone, "finalize" (namespaces) the
+	// spec.finalizers alone. Other subresources fail with MethodNotSupported.
+	UpdateSubresource(ctx context.Context, gvr schema.GroupVersionResource, subresource, namespace, name string, tryUpdate UpdateFunc) (runtime.Object, error)
 	// Delete deletes the object, or marks it for deletion while finalizers
 	// hold it, as a DELETE with opts does. It returns the object's last
 	// state: with a deletionTimestamp when it is not gone yet.

@@ -42,6 +42,12 @@ func errNamespaceRequired() error { return apierrors.NewBadRequest("Namespace pa
 // from ctx, and what kube-apiserver's routing would check (a served
 // resource, a verb it serves).
 func (g goAPI) newCall(ctx context.Context, gvr schema.GroupVersionResource, ns, name, verb string) (*call, error) {
+	return g.newSubresourceCall(ctx, gvr, "", ns, name, verb)
+}
+
+// newSubresourceCall is newCall for a subresource of gvr ("" for the
+// resource itself).
+func (g goAPI) newSubresourceCall(ctx context.Context, gvr schema.GroupVersionResource, sub, ns, name, verb string) (*call, error) {
 	u, ok := apirequest.UserFrom(ctx)
 	if !ok || u == nil {
 		return nil, apierrors.NewInternalError(errNoUser)
@@ -55,9 +61,9 @@ func (g goAPI) newCall(ctx context.Context, gvr schema.GroupVersionResource, ns,
 	}
 	c := &call{res: res, ns: ns, user: u, goCtx: ctx, info: &apirequest.RequestInfo{
 		IsResourceRequest: true, Verb: verb, APIGroup: gvr.Group, APIVersion: gvr.Version,
-		Resource: gvr.Resource, Namespace: ns, Name: name,
+		Resource: gvr.Resource, Subresource: sub, Namespace: ns, Name: name,
 	}}
-	if res.Virtual || !g.s.verbAllowed(c) {
+	if res.Virtual || sub != "" && !res.hasSub(sub) || !g.s.verbAllowed(c) {
 		return nil, c.errMethodNotSupported()
 	}
 	if verb == "get" || verb == "update" || verb == "delete" {
@@ -198,14 +204,37 @@ func (g goAPI) Create(ctx context.Context, gvr schema.GroupVersionResource, obj 
 
 // Update implements registry.Interface.
 func (g goAPI) Update(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, tryUpdate registry.UpdateFunc) (runtime.Object, error) {
-	c, err := g.newCall(ctx, gvr, namespace, name, "update")
+	return g.update(ctx, gvr, "", namespace, name, tryUpdate)
+}
+
+// UpdateSubresource implements registry.Interface.
+func (g goAPI) UpdateSubresource(ctx context.Context, gvr schema.GroupVersionResource, subresource, namespace, name string, tryUpdate registry.UpdateFunc) (runtime.Object, error) {
+	if subresource == "" {
+		return nil, apierrors.NewBadRequest("no subresource given")
+	}
+	return g.update(ctx, gvr, subresource, namespace, name, tryUpdate)
+}
+
+// update is Update through subresource sub ("" for the resource itself).
+func (g goAPI) update(ctx context.Context, gvr schema.GroupVersionResource, sub, namespace, name string, tryUpdate registry.UpdateFunc) (runtime.Object, error) {
+	c, err := g.newSubresourceCall(ctx, gvr, sub, namespace, name, "update")
 	if err != nil {
 		return nil, err
+	}
+	mode := mainWrite
+	switch sub {
+	case "", "finalize":
+		// finalize is a main write that the namespace rules let change
+		// spec.finalizers and nothing else, as serveFinalize's.
+	case "status":
+		mode = statusWrite
+	default:
+		return nil, c.errMethodNotSupported()
 	}
 	fm := registry.FieldManagerFrom(ctx)
 	// callerErr is tryUpdate's error, returned as it is.
 	var callerErr error
-	out, _, err := g.s.updateKey(c, c.key(), name, mainWrite, false, func(old *object) (*object, error) {
+	out, _, err := g.s.updateKey(c, c.key(), name, mode, false, func(old *object) (*object, error) {
 		callerErr = nil
 		next, err := tryUpdate(old.obj.DeepCopyObject())
 		if err != nil {
@@ -252,4 +281,16 @@ func (g goAPI) Delete(ctx context.Context, gvr schema.GroupVersionResource, name
 		return nil, err
 	}
 	return g.result(c, out)
+}
+
+// NamespacedResources returns one served version of every stored namespaced
+// resource, built-in or custom (the CRDs served now): what a namespace's
+// deletion lists and deletes its content through.
+func (s *Server) NamespacedResources() []schema.GroupVersionResource {
+	rs := s.served.namespacedBuckets()
+	out := make([]schema.GroupVersionResource, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource})
+	}
+	return out
 }

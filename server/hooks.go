@@ -308,7 +308,6 @@ func (s *Server) markForDeletion(c *call, o *object) bool {
 	if ns, ok := o.obj.(*corev1.Namespace); ok {
 		ns.Status.Phase = corev1.NamespaceTerminating
 		if len(ns.Spec.Finalizers) > 0 {
-			s.kickNamespaces()
 			return true
 		}
 	}

@@ -4,33 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
-
-	"github.com/fakeplane/fakeplane/store"
 )
-
-// namespaceResync is how often the namespace controller looks for
-// terminating namespaces without being kicked (e.g. after a finalizer on a
-// namespaced object was removed).
-const namespaceResync = 500 * time.Millisecond
 
 // RootCAConfigMapName is the ConfigMap published in every namespace with the
 // cluster CA, as kube-controller-manager's root-ca-cert-publisher does.
 const RootCAConfigMapName = "kube-root-ca.crt"
-
-// kickNamespaces wakes the namespace controller.
-func (s *Server) kickNamespaces() {
-	select {
-	case s.nsKick <- struct{}{}:
-	default:
-	}
-}
 
 // terminating reports whether a stored namespace is being deleted.
 func terminating(data []byte) bool {
@@ -121,90 +105,4 @@ func (s *Server) populateNamespace(ns string) {
 			s.log.Warn("populating namespace", "namespace", ns, "resource", item.res, "err", err)
 		}
 	}
-}
-
-// runNamespaceController empties terminating namespaces and then removes
-// them, as kube-controller-manager's namespace controller does.
-func (s *Server) runNamespaceController(ctx context.Context) {
-	t := time.NewTicker(namespaceResync)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.stopping:
-			return
-		case <-s.nsKick:
-		case <-t.C:
-		}
-		s.syncNamespaces()
-	}
-}
-
-// syncNamespaces runs one pass over terminating namespaces.
-func (s *Server) syncNamespaces() {
-	lst, err := s.store.List(namespacesBucket, store.ListOptions{Filter: func(o store.Object) bool { return terminating(o.Value) }})
-	if err != nil {
-		s.log.Error("namespace controller: list", "err", err)
-		return
-	}
-	for _, it := range lst.Items {
-		s.finalizeNamespace(it.Key)
-	}
-}
-
-// finalizeNamespace deletes everything in a terminating namespace and, once
-// it is empty, removes the kubernetes finalizer (which deletes the
-// namespace when no other finalizer remains).
-func (s *Server) finalizeNamespace(ns string) {
-	remaining := 0
-	for _, res := range s.served.namespacedBuckets() {
-		lst, err := s.store.List(res.bucket, store.ListOptions{Prefix: ns + "/"})
-		if err != nil {
-			s.log.Error("namespace controller: list", "resource", res.bucket, "err", err)
-			remaining++
-			continue
-		}
-		for _, it := range lst.Items {
-			remaining++
-			o, err := res.decodeStored(it.Value)
-			if err != nil {
-				continue
-			}
-			if o.meta.GetDeletionTimestamp() != nil {
-				continue // waiting for its finalizers
-			}
-			c := s.internalCall(res.Group, res.Version, res.Resource.Resource, ns, o.meta.GetName(), "delete")
-			bg := metav1.DeletePropagationBackground
-			if _, _, err := s.deleteObject(c, it.Key, o.meta.GetName(), &metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
-				s.log.Warn("namespace controller: delete", "resource", res.bucket, "key", it.Key, "err", err)
-			}
-		}
-	}
-	if remaining > 0 {
-		// Objects deleted now are gone; check again soon.
-		s.kickNamespacesLater()
-		return
-	}
-	c := s.internalCall("", "v1", "namespaces", "", ns, "update")
-	c.info.Subresource = "finalize"
-	_, _, err := s.updateKey(c, ns, ns, internalWrite, false, func(old *object) (*object, error) {
-		n := old.obj.DeepCopyObject().(*corev1.Namespace)
-		var keep []corev1.FinalizerName
-		for _, f := range n.Spec.Finalizers {
-			if f != corev1.FinalizerKubernetes {
-				keep = append(keep, f)
-			}
-		}
-		n.Spec.Finalizers = keep
-		return &object{obj: n, meta: n}, nil
-	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		s.log.Warn("namespace controller: finalize", "namespace", ns, "err", err)
-	}
-}
-
-// kickNamespacesLater wakes the controller again shortly.
-func (s *Server) kickNamespacesLater() {
-	time.AfterFunc(20*time.Millisecond, s.kickNamespaces)
 }

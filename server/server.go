@@ -72,9 +72,6 @@ type Server struct {
 	reqIdle  *sync.Cond
 	requests int
 
-	// nsKick wakes the namespace controller.
-	nsKick chan struct{}
-
 	// enc caches labels and protobuf encodings of stored objects.
 	enc *encCache
 
@@ -108,7 +105,6 @@ func New(cfg Config) (*Server, error) {
 		log:       cfg.Logger,
 		now:       cfg.Now,
 		stopping:  make(chan struct{}),
-		nsKick:    make(chan struct{}, 1),
 		enc:       newEncCache(cfg.Store),
 		rbacCache: newRBACCache(),
 		gc:        newGarbageCollector(),
@@ -154,10 +150,9 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Run starts the server's background controllers (namespace deletion,
-// garbage collection). They stop when ctx is done or Close is called.
+// Run starts the server's background controllers (garbage collection).
+// They stop when ctx is done or Close is called.
 func (s *Server) Run(ctx context.Context) {
-	s.spawn(func() { s.runNamespaceController(ctx) })
 	s.spawn(func() { s.runGarbageCollector(ctx) })
 }
 

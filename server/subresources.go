@@ -436,6 +436,5 @@ func (s *Server) serveFinalize(c *call) error {
 	if err != nil {
 		return err
 	}
-	s.kickNamespaces()
 	return s.writeObject(c, http.StatusOK, out)
 }
