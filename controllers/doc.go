@@ -7,11 +7,13 @@
 // A controller is fed the committed changes of the store buckets it cares
 // about, as store.Event values in revision order: first the objects present
 // when it starts, as Added events, then every change as it commits (see
-// Controller). It reads nothing else from the store and writes through the
-// registry's Go API (registry.Interface), like any client: the same
-// defaults, admission and validation run as for a request over HTTP. Its
-// writes are asynchronous, as on a cluster: a client sees their effect a
-// moment after the write that caused them.
+// Controller). A Waker is woken from elsewhere as well: the garbage
+// collector by the owner index that the store's commits keep up to date
+// (see OwnerIndex). A controller reads nothing else from the store and
+// writes through the registry's Go API (registry.Interface), like any
+// client: the same defaults, admission and validation run as for a request
+// over HTTP. Its writes are asynchronous, as on a cluster: a client sees
+// their effect a moment after the write that caused them.
 //
 // Start runs each controller in a goroutine of its own; Runner.Stop ends
 // them and waits for them, so that none outlives the control plane.

@@ -53,6 +53,15 @@ type Requeue struct {
 // Error implements error.
 func (r *Requeue) Error() string { return fmt.Sprintf("work left: sync again in %v", r.After) }
 
+// Waker is a Controller that is also fed from elsewhere than the store's
+// watches (the garbage collector's owner index, ...): each value Wake's
+// channel receives makes the runner call Sync, with no events if none came.
+type Waker interface {
+	Controller
+	// Wake is the channel that wakes the controller.
+	Wake() <-chan struct{}
+}
+
 // Backoff bounds between a failed Sync and its retry.
 const (
 	minRetry = 50 * time.Millisecond
@@ -99,6 +108,9 @@ func (r *Runner) Stop() {
 // of changes, retrying a failed Sync with a growing backoff.
 func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller) {
 	f := newFeed(st, c.Resources())
+	if w, ok := c.(Waker); ok {
+		f.kick = w.Wake()
+	}
 	defer f.close()
 	var (
 		retry   *time.Timer // set while a failed Sync waits for its retry
@@ -129,9 +141,9 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 			if retry != nil {
 				wake = retry.C
 			}
-			var woken bool
+			var woken, kicked bool
 			var err error
-			events, woken, err = f.next(ctx, wake)
+			events, woken, kicked, err = f.next(ctx, wake)
 			switch {
 			case ctx.Err() != nil:
 				return
@@ -143,6 +155,7 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 				continue
 			case woken:
 				retry = nil
+			case kicked:
 			case len(events) == 0:
 				continue
 			}
@@ -203,8 +216,10 @@ type feed struct {
 	// open says the watches are running.
 	open     bool
 	watchers []store.Watcher
-	// cases are the select cases of next: ctx, the retry wake-up, then one
-	// per watcher.
+	// kick, when not nil, wakes next as Waker.Wake does.
+	kick <-chan struct{}
+	// cases are the select cases of next: ctx, the retry wake-up, kick,
+	// then one per watcher.
 	cases []reflect.SelectCase
 	// known is the last delivered state: resource -> key -> object.
 	known map[string]map[string]store.Object
@@ -274,7 +289,10 @@ func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 	}
 	slices.SortStableFunc(events, func(a, b store.Event) int { return cmpRevision(a.Revision, b.Revision) })
 	f.remember(events)
-	f.cases = []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())}, {Dir: reflect.SelectRecv}}
+	f.cases = []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())}, {Dir: reflect.SelectRecv}, {Dir: reflect.SelectRecv}}
+	if f.kick != nil {
+		f.cases[2].Chan = reflect.ValueOf(f.kick)
+	}
 	for _, w := range f.watchers {
 		f.cases = append(f.cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(w.Events())})
 	}
@@ -292,11 +310,12 @@ func cmpRevision(a, b int64) int {
 	return 0
 }
 
-// next waits for changes, ctx or wake, and returns the changes that came,
-// in revision order across the resources, and whether wake fired. An error
+// next waits for changes, ctx, wake or kick, and returns the changes that
+// came, in revision order across the resources, and whether wake or kick
+// fired. An error
 // says a watch ended (the controller was too slow, or the store closed):
 // start must list again.
-func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.Event, woken bool, err error) {
+func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.Event, woken, kicked bool, err error) {
 	if len(f.held) == 0 {
 		f.cases[1].Chan = reflect.Value{}
 		if wake != nil {
@@ -305,11 +324,13 @@ func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.
 		chosen, v, ok := reflect.Select(f.cases)
 		switch {
 		case chosen == 0:
-			return nil, false, ctx.Err()
+			return nil, false, false, ctx.Err()
 		case chosen == 1:
 			woken = true
+		case chosen == 2:
+			kicked = true
 		case !ok:
-			return nil, false, f.lost(chosen - 2)
+			return nil, false, false, f.lost(chosen - 3)
 		default:
 			f.held = append(f.held, v.Interface().(store.Event))
 		}
@@ -324,7 +345,7 @@ func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.
 		for n := len(ch); n > 0; n-- {
 			ev, ok := <-ch
 			if !ok {
-				return nil, false, f.lost(i)
+				return nil, false, false, f.lost(i)
 			}
 			f.held = append(f.held, ev)
 		}
@@ -337,7 +358,7 @@ func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.
 	events = slices.Clone(f.held[:n])
 	f.held = slices.Delete(f.held, 0, n)
 	f.remember(events)
-	return events, woken, nil
+	return events, woken, kicked, nil
 }
 
 // lost is the error of watcher i, whose channel closed.
@@ -370,8 +391,9 @@ func (f *feed) close() {
 }
 
 // Default returns the controllers a control plane runs, writing through reg,
-// listing the namespaced resources with namespaced and logging to log.
-func Default(reg registry.Interface, namespaced NamespacedResourcesFunc, log *slog.Logger) []Controller {
+// listing the namespaced resources with namespaced, collecting garbage from
+// owners and logging to log.
+func Default(reg registry.Interface, namespaced NamespacedResourcesFunc, owners OwnerIndex, log *slog.Logger) []Controller {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -379,5 +401,6 @@ func Default(reg registry.Interface, namespaced NamespacedResourcesFunc, log *sl
 		NewAPIServiceRegistration(reg, log.With("controller", "crd-autoregister")),
 		NewClusterRoleAggregation(reg, log.With("controller", "clusterrole-aggregation")),
 		NewNamespaceLifecycle(reg, namespaced, log.With("controller", "namespace")),
+		NewGarbageCollector(reg, owners, log.With("controller", "garbage-collector")),
 	}
 }

@@ -228,6 +228,31 @@ func TestRunnerRequeues(t *testing.T) {
 	}
 }
 
+// wakingRecorder is a recorder woken by a channel too.
+type wakingRecorder struct {
+	*recorder
+	wake chan struct{}
+}
+
+func (w wakingRecorder) Wake() <-chan struct{} { return w.wake }
+
+// TestRunnerWakes checks that a Waker's Sync is called, with no events, for
+// each wake-up, and still gets the store's changes.
+func TestRunnerWakes(t *testing.T) {
+	st := openStore(t)
+	rec := wakingRecorder{newRecorder("a"), make(chan struct{}, 1)}
+	r := Start(context.Background(), st, nil, rec)
+	defer r.Stop()
+	rec.waitUntil(t, func(c [][]store.Event) bool { return len(c) >= 1 })
+	rec.wake <- struct{}{}
+	calls := rec.waitUntil(t, func(c [][]store.Event) bool { return len(c) >= 2 })
+	if len(calls[1]) != 0 {
+		t.Errorf("calls: %v", calls)
+	}
+	put(t, st, "a", "a1", "1")
+	rec.waitUntil(t, func(c [][]store.Event) bool { return state(c)["a/a1"] == "1" })
+}
+
 // TestRunnerRelistsAfterLosingWatch checks that a controller too slow for
 // its watch gets, once it lists again, the changes it missed.
 func TestRunnerRelistsAfterLosingWatch(t *testing.T) {

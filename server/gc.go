@@ -2,28 +2,26 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// The garbage collector does what kube-controller-manager's does with
-// metadata.ownerReferences: an object whose owners are all gone is deleted
-// (background propagation), an owner deleted with the foregroundDeletion
-// finalizer waits for its blocking dependents to go first, and one deleted
-// with the orphan finalizer has its dependents' references to it removed.
-// It keeps an index from owner UID to dependents, updated after every
-// commit, and works through a queue in one goroutine per server.
+// The garbage collector (controllers.GarbageCollector) works from an index
+// from owner UID to dependents and a queue of work, both kept here and
+// updated by every commit under the store's writer lock, so that they
+// follow the store in revision order. The collector reads them through
+// OwnerIndex.
 
 // gcRef locates a stored object.
 type gcRef struct{ bucket, key string }
@@ -231,30 +229,6 @@ func (s *Server) gcLoad() error {
 	return nil
 }
 
-// runGarbageCollector works through the queue until the server stops.
-func (s *Server) runGarbageCollector(ctx context.Context) {
-	for {
-		for {
-			it, ok := s.gc.next()
-			if !ok {
-				break
-			}
-			if it.owner {
-				s.gcOwner(it.ref)
-			} else {
-				s.gcDependent(it.ref)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.stopping:
-			return
-		case <-s.gc.kick:
-		}
-	}
-}
-
 // ownerRef locates the owner an owner reference names, seen from a
 // dependent in namespace ns.
 func (s *Server) ownerRef(ns string, o metav1.OwnerReference) (gcRef, bool) {
@@ -274,197 +248,6 @@ func (s *Server) ownerRef(ns string, o metav1.OwnerReference) (gcRef, bool) {
 		return gcRef{}, false
 	}
 	return gcRef{res.bucket, objectKey(ns, o.Name)}, true
-}
-
-// ownerState classifies an owner reference as upstream's collector does.
-type ownerState int
-
-const (
-	ownerSolid   ownerState = iota // exists (or cannot be resolved: left alone)
-	ownerAbsent                    // gone, or replaced by another object of the name
-	ownerWaiting                   // being deleted in the foreground
-)
-
-func (s *Server) stateOf(ns string, o metav1.OwnerReference) ownerState {
-	ref, ok := s.ownerRef(ns, o)
-	if !ok {
-		return ownerSolid
-	}
-	cur, err := s.store.Get(ref.bucket, ref.key)
-	if err != nil {
-		return ownerAbsent
-	}
-	m, ok := gcMetaOf(nil, cur.Value)
-	if !ok {
-		return ownerSolid
-	}
-	if m.UID != o.UID {
-		return ownerAbsent
-	}
-	if m.DeletionTimestamp != nil && slices.Contains(m.Finalizers, metav1.FinalizerDeleteDependents) {
-		return ownerWaiting
-	}
-	return ownerSolid
-}
-
-// gcCall is an internal call acting on a stored object.
-func (s *Server) gcCall(ref gcRef, verb string) (*call, string, bool) {
-	res, ok := s.served.forBucket(ref.bucket)
-	if !ok {
-		return nil, "", false
-	}
-	ns, name := "", ref.key
-	if res.Namespaced {
-		if i := bytes.IndexByte([]byte(ref.key), '/'); i >= 0 {
-			ns, name = ref.key[:i], ref.key[i+1:]
-		}
-	}
-	c := s.internalCall(res.Group, res.Version, res.Resource.Resource, ns, name, verb)
-	c.res = res
-	return c, name, true
-}
-
-// gcDependent deletes an object whose owners are all gone, or drops its
-// references to owners that are gone while others remain.
-func (s *Server) gcDependent(ref gcRef) {
-	cur, err := s.store.Get(ref.bucket, ref.key)
-	if err != nil {
-		return
-	}
-	m, ok := gcMetaOf(nil, cur.Value)
-	if !ok || len(m.OwnerReferences) == 0 || m.DeletionTimestamp != nil {
-		return
-	}
-	var solid, gone []metav1.OwnerReference
-	waiting := false
-	for _, o := range m.OwnerReferences {
-		switch s.stateOf(m.Namespace, o) {
-		case ownerSolid:
-			solid = append(solid, o)
-		case ownerAbsent:
-			gone = append(gone, o)
-		case ownerWaiting:
-			waiting = true
-			gone = append(gone, o)
-		}
-	}
-	c, name, ok := s.gcCall(ref, "delete")
-	if !ok {
-		return
-	}
-	if len(solid) > 0 {
-		if len(gone) > 0 {
-			s.gcRemoveOwners(ref, ownerUIDs(gone))
-		}
-		return
-	}
-	policy := metav1.DeletePropagationBackground
-	switch {
-	case waiting && len(s.gc.dependentsOf(m.UID)) > 0:
-		policy = metav1.DeletePropagationForeground
-	case slices.Contains(m.Finalizers, metav1.FinalizerOrphanDependents):
-		policy = metav1.DeletePropagationOrphan
-	case slices.Contains(m.Finalizers, metav1.FinalizerDeleteDependents):
-		policy = metav1.DeletePropagationForeground
-	}
-	uid := m.UID
-	_, _, err = s.deleteObject(c, ref.key, name, &metav1.DeleteOptions{PropagationPolicy: &policy, Preconditions: &metav1.Preconditions{UID: &uid}})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		s.log.Warn("garbage collector: delete", "object", ref.key, "resource", ref.bucket, "err", err)
-	}
-}
-
-// gcRemoveOwners drops the references to some owners from an object.
-func (s *Server) gcRemoveOwners(ref gcRef, uids []types.UID) {
-	c, name, ok := s.gcCall(ref, "update")
-	if !ok {
-		return
-	}
-	_, _, err := s.updateKey(c, ref.key, name, internalWrite, false, func(old *object) (*object, error) {
-		var keep []metav1.OwnerReference
-		for _, o := range old.meta.GetOwnerReferences() {
-			if !slices.Contains(uids, o.UID) {
-				keep = append(keep, o)
-			}
-		}
-		old.meta.SetOwnerReferences(keep)
-		return old, nil
-	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		s.log.Warn("garbage collector: remove owner references", "object", ref.key, "resource", ref.bucket, "err", err)
-	}
-}
-
-// gcOwner finishes the deletion of an owner holding the orphan or
-// foregroundDeletion finalizer.
-func (s *Server) gcOwner(ref gcRef) {
-	cur, err := s.store.Get(ref.bucket, ref.key)
-	if err != nil {
-		return
-	}
-	m, ok := gcMetaOf(nil, cur.Value)
-	if !ok || m.DeletionTimestamp == nil {
-		return
-	}
-	deps := s.gc.dependentsOf(m.UID)
-	var done string
-	switch {
-	case slices.Contains(m.Finalizers, metav1.FinalizerOrphanDependents):
-		for _, d := range deps {
-			s.gcRemoveOwners(d, []types.UID{m.UID})
-		}
-		done = metav1.FinalizerOrphanDependents
-	case slices.Contains(m.Finalizers, metav1.FinalizerDeleteDependents):
-		blocking := 0
-		var work []gcItem
-		for _, d := range deps {
-			work = append(work, gcItem{ref: d})
-			if s.blocks(d, m.UID) {
-				blocking++
-			}
-		}
-		s.gc.enqueue(work...)
-		if blocking > 0 {
-			return // the last blocking dependent's deletion brings the owner back here
-		}
-		done = metav1.FinalizerDeleteDependents
-	default:
-		return
-	}
-	c, name, ok := s.gcCall(ref, "update")
-	if !ok {
-		return
-	}
-	_, _, err = s.updateKey(c, ref.key, name, internalWrite, false, func(old *object) (*object, error) {
-		if old.meta.GetUID() != m.UID {
-			return nil, apierrors.NewNotFound(c.res.gr, name)
-		}
-		fins := slices.DeleteFunc(slices.Clone(old.meta.GetFinalizers()), func(f string) bool { return f == done })
-		old.meta.SetFinalizers(fins)
-		return old, nil
-	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		s.log.Warn("garbage collector: remove finalizer", "object", ref.key, "resource", ref.bucket, "err", err)
-	}
-}
-
-// blocks reports whether a dependent still exists with blockOwnerDeletion
-// set on its reference to owner.
-func (s *Server) blocks(d gcRef, owner types.UID) bool {
-	cur, err := s.store.Get(d.bucket, d.key)
-	if err != nil {
-		return false
-	}
-	m, ok := gcMetaOf(nil, cur.Value)
-	if !ok {
-		return false
-	}
-	for _, o := range m.OwnerReferences {
-		if o.UID == owner && o.BlockOwnerDeletion != nil && *o.BlockOwnerDeletion {
-			return true
-		}
-	}
-	return false
 }
 
 // deletionFinalizers is upstream's deletionFinalizersForGarbageCollection:
@@ -511,4 +294,89 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// OwnerIndex returns the garbage collector's owner index and work queue,
+// kept up to date by every commit, for controllers.GarbageCollector.
+func (s *Server) OwnerIndex() controllers.OwnerIndex { return gcIndex{s} }
+
+// gcIndex implements controllers.OwnerIndex over the server's
+// garbageCollector.
+type gcIndex struct{ s *Server }
+
+var _ controllers.OwnerIndex = gcIndex{}
+
+// objectRef turns a stored object's location into the collector's.
+func (x gcIndex) objectRef(ref gcRef) (controllers.ObjectRef, bool) {
+	res, ok := x.s.served.forBucket(ref.bucket)
+	if !ok {
+		return controllers.ObjectRef{}, false
+	}
+	out := controllers.ObjectRef{Resource: schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource.Resource}, Name: ref.key}
+	if res.Namespaced {
+		if ns, name, ok := strings.Cut(ref.key, "/"); ok {
+			out.Namespace, out.Name = ns, name
+		}
+	}
+	return out, true
+}
+
+// gcRef turns the collector's location of an object into the store's.
+func (x gcIndex) gcRef(ref controllers.ObjectRef) (gcRef, bool) {
+	res, ok := x.s.served.lookup(ref.Resource.Group, ref.Resource.Version, ref.Resource.Resource)
+	if !ok || res.bucket == "" {
+		return gcRef{}, false
+	}
+	if res.Namespaced {
+		return gcRef{res.bucket, objectKey(ref.Namespace, ref.Name)}, true
+	}
+	return gcRef{res.bucket, ref.Name}, true
+}
+
+// Next implements controllers.OwnerIndex.
+func (x gcIndex) Next() (controllers.GCWork, bool) {
+	for {
+		it, ok := x.s.gc.next()
+		if !ok {
+			return controllers.GCWork{}, false
+		}
+		if ref, ok := x.objectRef(it.ref); ok {
+			return controllers.GCWork{Object: ref, Owner: it.owner}, true
+		}
+	}
+}
+
+// Enqueue implements controllers.OwnerIndex.
+func (x gcIndex) Enqueue(work ...controllers.GCWork) {
+	items := make([]gcItem, 0, len(work))
+	for _, w := range work {
+		if ref, ok := x.gcRef(w.Object); ok {
+			items = append(items, gcItem{ref: ref, owner: w.Owner})
+		}
+	}
+	x.s.gc.enqueue(items...)
+}
+
+// Wake implements controllers.OwnerIndex.
+func (x gcIndex) Wake() <-chan struct{} { return x.s.gc.kick }
+
+// DependentsOf implements controllers.OwnerIndex.
+func (x gcIndex) DependentsOf(owner types.UID) []controllers.ObjectRef {
+	deps := x.s.gc.dependentsOf(owner)
+	out := make([]controllers.ObjectRef, 0, len(deps))
+	for _, d := range deps {
+		if ref, ok := x.objectRef(d); ok {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// OwnerOf implements controllers.OwnerIndex.
+func (x gcIndex) OwnerOf(ns string, o metav1.OwnerReference) (controllers.ObjectRef, bool) {
+	ref, ok := x.s.ownerRef(ns, o)
+	if !ok {
+		return controllers.ObjectRef{}, false
+	}
+	return x.objectRef(ref)
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -148,12 +147,6 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	return s, nil
-}
-
-// Run starts the server's background controllers (garbage collection).
-// They stop when ctx is done or Close is called.
-func (s *Server) Run(ctx context.Context) {
-	s.spawn(func() { s.runGarbageCollector(ctx) })
 }
 
 // spawn runs fn in a goroutine that Close waits for. Once Close has been
