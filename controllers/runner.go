@@ -391,16 +391,22 @@ func (f *feed) close() {
 }
 
 // Default returns the controllers a control plane runs, writing through reg,
-// listing the namespaced resources with namespaced, collecting garbage from
-// owners and logging to log.
+// listing the namespaced resources with namespaced (nil: no namespace
+// lifecycle), collecting garbage from owners (nil: no garbage collector)
+// and logging to log.
 func Default(reg registry.Interface, namespaced NamespacedResourcesFunc, owners OwnerIndex, log *slog.Logger) []Controller {
 	if log == nil {
 		log = slog.Default()
 	}
-	return []Controller{
+	ctrls := []Controller{
 		NewAPIServiceRegistration(reg, log.With("controller", "crd-autoregister")),
 		NewClusterRoleAggregation(reg, log.With("controller", "clusterrole-aggregation")),
-		NewNamespaceLifecycle(reg, namespaced, log.With("controller", "namespace")),
-		NewGarbageCollector(reg, owners, log.With("controller", "garbage-collector")),
 	}
+	if namespaced != nil {
+		ctrls = append(ctrls, NewNamespaceLifecycle(reg, namespaced, log.With("controller", "namespace")))
+	}
+	if owners != nil {
+		ctrls = append(ctrls, NewGarbageCollector(reg, owners, log.With("controller", "garbage-collector")))
+	}
+	return ctrls
 }
