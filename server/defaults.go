@@ -5,11 +5,9 @@ import (
 	"reflect"
 	"slices"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
@@ -60,45 +58,6 @@ func applyDefaults(obj runtime.Object) {
 }
 
 func int32Ptr(v int32) *int32 { return &v }
-
-// generateJobSelector is what upstream's Job strategy does at create
-// unless the selector is manual: the template gets the job-name and
-// controller-uid labels and the selector matches the controller uid.
-func generateJobSelector(o *batchv1.Job) {
-	if o.Spec.ManualSelector != nil && *o.Spec.ManualSelector {
-		return
-	}
-	if o.Spec.Template.Labels == nil {
-		o.Spec.Template.Labels = map[string]string{}
-	}
-	for _, k := range []string{"job-name", batchv1.JobNameLabel} {
-		if _, ok := o.Spec.Template.Labels[k]; !ok {
-			o.Spec.Template.Labels[k] = o.Name
-		}
-	}
-	for _, k := range []string{"controller-uid", batchv1.ControllerUidLabel} {
-		if _, ok := o.Spec.Template.Labels[k]; !ok {
-			o.Spec.Template.Labels[k] = string(o.UID)
-		}
-	}
-	if o.Spec.Selector == nil {
-		o.Spec.Selector = &metav1.LabelSelector{}
-	}
-	if o.Spec.Selector.MatchLabels == nil {
-		o.Spec.Selector.MatchLabels = map[string]string{}
-	}
-	if _, ok := o.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel]; !ok {
-		o.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = string(o.UID)
-	}
-	// Upstream's defaulting, run again when the stored Job is read back,
-	// gives a Job without labels those of its template.
-	if len(o.Labels) == 0 {
-		o.Labels = map[string]string{}
-		for k, v := range o.Spec.Template.Labels {
-			o.Labels[k] = v
-		}
-	}
-}
 
 // allocateServiceIP gives a new Service its ClusterIP and IP families, and
 // node ports for NodePort and LoadBalancer Services, as upstream's service

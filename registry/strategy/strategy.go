@@ -31,6 +31,25 @@ type StatusStrategy interface {
 	ValidateStatusUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
 }
 
+// StatusPreparer is implemented by a strategy whose resource's writes to
+// /status are prepared (upstream's status strategy's PrepareForUpdate): the
+// server calls PrepareForStatusUpdate instead of PrepareForUpdate for them.
+type StatusPreparer interface {
+	// PrepareForStatusUpdate prepares a write to /status before it is
+	// validated.
+	PrepareForStatusUpdate(ctx context.Context, obj, old runtime.Object)
+}
+
+// FinalizePreparer is implemented by a strategy whose resource has a
+// finalize subresource (a Namespace's): the server calls
+// PrepareForFinalizeUpdate instead of PrepareForUpdate for a write to it, as
+// upstream's finalize strategy's PrepareForUpdate.
+type FinalizePreparer interface {
+	// PrepareForFinalizeUpdate prepares a write to /finalize before it is
+	// validated.
+	PrepareForFinalizeUpdate(ctx context.Context, obj, old runtime.Object)
+}
+
 // Defaulter is implemented by a strategy whose resource has defaults: what
 // kube-apiserver's scheme (SetDefaults_*) sets when it decodes an object.
 type Defaulter interface {

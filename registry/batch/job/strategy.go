@@ -13,8 +13,7 @@ import (
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// Strategy is the Job strategy. (The generated selector of a new Job is
-// still the server's.)
+// Strategy is the Job strategy.
 var Strategy = jobStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
 
 type jobStrategy struct{ strategy.Base }

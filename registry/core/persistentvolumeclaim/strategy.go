@@ -13,8 +13,7 @@ import (
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// Strategy is the PersistentVolumeClaim strategy. (The Pending phase of a
-// new claim is still set by the server.)
+// Strategy is the PersistentVolumeClaim strategy.
 var Strategy = claimStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
 
 type claimStrategy struct{ strategy.Base }

@@ -14,8 +14,8 @@ import (
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// Strategy is the Pod strategy. (The admission plugins, the status reset and
-// the QoS class of a new pod are still the server's.)
+// Strategy is the Pod strategy. (The admission plugins are still the
+// server's.)
 var Strategy = podStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
 
 type podStrategy struct{ strategy.Base }
