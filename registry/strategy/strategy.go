@@ -50,6 +50,23 @@ type FinalizePreparer interface {
 	PrepareForFinalizeUpdate(ctx context.Context, obj, old runtime.Object)
 }
 
+// GenerationTracker is implemented by a strategy that says whether its
+// resource's metadata.generation is set at create and incremented with each
+// change outside status (what upstream's PrepareForCreate and
+// PrepareForUpdate do for the resources that have a spec).
+type GenerationTracker interface {
+	// TracksGeneration reports whether metadata.generation is kept.
+	TracksGeneration() bool
+}
+
+// DeleteReturner is implemented by a strategy that says whether a delete
+// answers with the deleted object (upstream's Store.ReturnDeletedObject).
+type DeleteReturner interface {
+	// ReturnsDeletedObject reports whether a delete answers with the
+	// deleted object rather than a Status.
+	ReturnsDeletedObject() bool
+}
+
 // Defaulter is implemented by a strategy whose resource has defaults: what
 // kube-apiserver's scheme (SetDefaults_*) sets when it decodes an object.
 type Defaulter interface {
@@ -68,6 +85,12 @@ type Base struct {
 	// UnconditionalUpdate lets a PUT without metadata.resourceVersion
 	// replace the object.
 	UnconditionalUpdate bool
+	// Generation says that metadata.generation is 1 at create and
+	// incremented with each change outside status.
+	Generation bool
+	// ReturnDeleted makes a delete answer with the deleted object rather
+	// than a Status (upstream's Store.ReturnDeletedObject).
+	ReturnDeleted bool
 }
 
 // ObjectKinds implements runtime.ObjectTyper with client-go's scheme, which
@@ -107,3 +130,9 @@ func (b Base) AllowCreateOnUpdate(context.Context) bool { return b.CreateOnUpdat
 
 // AllowUnconditionalUpdate reports UnconditionalUpdate.
 func (b Base) AllowUnconditionalUpdate(context.Context) bool { return b.UnconditionalUpdate }
+
+// TracksGeneration reports Generation.
+func (b Base) TracksGeneration() bool { return b.Generation }
+
+// ReturnsDeletedObject reports ReturnDeleted.
+func (b Base) ReturnsDeletedObject() bool { return b.ReturnDeleted }
