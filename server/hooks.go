@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -47,17 +46,15 @@ func (s *Server) admitNamespace(c *call, o *object) error {
 	return nil
 }
 
-// statusResetOnCreate lists resources whose create keeps the status the
-// client sent (upstream resets it for the others with a status subresource).
-var statusKeptOnCreate = map[string]bool{"/nodes": true}
-
 // beforeCreate applies per-resource create rules in upstream's order: what
 // mutating admission and the storage's BeginCreate do, PrepareForCreate,
 // then validation (metadata and the type's own rules in one 422), then what
 // follows a valid create.
 func (s *Server) beforeCreate(c *call, o *object) error {
-	key := c.res.Group + "/" + c.res.Resource.Resource
-	if c.res.hasSub("status") && !statusKeptOnCreate[key] {
+	st, hasStrategy := registry.For(c.res.gr)
+	if c.res.hasSub("status") && !hasStrategy {
+		// A strategy clears the status itself (see
+		// strategy.Base.ResetStatusOnCreate).
 		resetStatus(o.obj)
 	}
 	// Admission, then allocation.
@@ -73,7 +70,7 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 			}
 		}
 	}
-	if st, ok := registry.For(c.res.gr); ok {
+	if hasStrategy {
 		st.PrepareForCreate(c.ctx(), o.obj)
 	}
 	if err := s.validateCreate(c, o); err != nil {
@@ -239,8 +236,5 @@ func resetStatus(obj runtime.Object) {
 		delete(u.Object, "status")
 		return
 	}
-	v := reflect.ValueOf(obj).Elem().FieldByName("Status")
-	if v.IsValid() && v.CanSet() {
-		v.Set(reflect.Zero(v.Type()))
-	}
+	strategy.ResetStatus(obj)
 }

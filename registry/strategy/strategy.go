@@ -8,6 +8,7 @@ package strategy
 
 import (
 	"context"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -88,6 +89,10 @@ type Base struct {
 	// Generation says that metadata.generation is 1 at create and
 	// incremented with each change outside status.
 	Generation bool
+	// ResetStatusOnCreate makes PrepareForCreate clear the status a new
+	// object is sent with, as upstream's strategies of resources with a
+	// status subresource do.
+	ResetStatusOnCreate bool
 	// ReturnDeleted makes a delete answer with the deleted object rather
 	// than a Status (upstream's Store.ReturnDeletedObject).
 	ReturnDeleted bool
@@ -110,8 +115,25 @@ func (Base) GenerateName(base string) string { return names.SimpleNameGenerator.
 // NamespaceScoped reports whether objects live in namespaces.
 func (b Base) NamespaceScoped() bool { return b.Namespaced }
 
-// PrepareForCreate does nothing.
-func (Base) PrepareForCreate(context.Context, runtime.Object) {}
+// PrepareForCreate clears the status when ResetStatusOnCreate is set. A
+// strategy with a PrepareForCreate of its own calls it first.
+func (b Base) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	if b.ResetStatusOnCreate {
+		ResetStatus(obj)
+	}
+}
+
+// ResetStatus sets a built-in object's Status field to its zero value; an
+// object without one is left alone.
+func ResetStatus(obj runtime.Object) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	if f := v.Elem().FieldByName("Status"); f.IsValid() && f.CanSet() {
+		f.Set(reflect.Zero(f.Type()))
+	}
+}
 
 // PrepareForUpdate does nothing.
 func (Base) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}

@@ -8,9 +8,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// PrepareForCreate sets a new DaemonSet's template generation to 1, as
-// upstream's PrepareForCreate does.
-func (daemonSetStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+// PrepareForCreate clears the status and sets a new DaemonSet's template
+// generation to 1, as upstream's PrepareForCreate does.
+func (s daemonSetStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	s.Base.PrepareForCreate(ctx, obj)
 	SetTemplateGeneration(obj.(*appsv1.DaemonSet), 1)
 }
 

@@ -8,9 +8,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// PrepareForCreate generates a new Job's selector, as upstream's
-// PrepareForCreate does (see generateSelector).
-func (jobStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+// PrepareForCreate clears the status and generates a new Job's selector,
+// as upstream's PrepareForCreate does (see generateSelector).
+func (s jobStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	s.Base.PrepareForCreate(ctx, obj)
 	generateSelector(obj.(*batchv1.Job))
 }
 

@@ -15,14 +15,15 @@ import (
 )
 
 // Strategy is the CertificateSigningRequest strategy.
-var Strategy = csrStrategy{strategy.Base{UnconditionalUpdate: true}}
+var Strategy = csrStrategy{strategy.Base{UnconditionalUpdate: true, ResetStatusOnCreate: true}}
 
 type csrStrategy struct{ strategy.Base }
 
-// PrepareForCreate sets the requestor to the user in ctx, whatever the
-// request says, as upstream's PrepareForCreate does; without a user in ctx
-// the requestor is empty.
-func (csrStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+// PrepareForCreate clears the status and sets the requestor to the user in
+// ctx, whatever the request says, as upstream's PrepareForCreate does;
+// without a user in ctx the requestor is empty.
+func (s csrStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	s.Base.PrepareForCreate(ctx, obj)
 	csr := obj.(*certificatesv1.CertificateSigningRequest)
 	csr.Spec.Username, csr.Spec.UID, csr.Spec.Groups, csr.Spec.Extra = "", "", nil, nil
 	u, ok := genericapirequest.UserFrom(ctx)
