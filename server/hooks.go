@@ -147,24 +147,24 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 	if mode == internalWrite {
 		return invalid(metaErrs)
 	}
-	switch obj := o.obj.(type) {
+	switch o.obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition, *unstructured.Unstructured:
 		if err := invalid(metaErrs); err != nil {
 			return err
-		}
-	case *corev1.Service:
-		if mode == mainWrite {
-			prev := old.obj.(*corev1.Service)
-			dropTypeDependentFields(obj, prev)
-			keepAllocatedServiceFields(obj, prev)
-			if err := s.allocateService(c, obj, prev); err != nil {
-				return err
-			}
 		}
 	}
 	st, hasStrategy := registry.For(c.res.gr)
 	if hasStrategy {
 		prepareUpdate(c, st, mode, o, old)
+	}
+	if svc, ok := o.obj.(*corev1.Service); ok && mode == mainWrite {
+		// Upstream's service storage, after PrepareForUpdate: what was
+		// allocated stays, the rest is allocated.
+		prev := old.obj.(*corev1.Service)
+		keepAllocatedServiceFields(svc, prev)
+		if err := s.allocateService(c, svc, prev); err != nil {
+			return err
+		}
 	}
 	if _, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok && mode == mainWrite {
 		return s.validateCRD(c, o, old)
