@@ -14,12 +14,15 @@ import (
 	"github.com/fakeplane/fakeplane/registry/autoscaling/horizontalpodautoscaler"
 	"github.com/fakeplane/fakeplane/registry/batch/cronjob"
 	"github.com/fakeplane/fakeplane/registry/batch/job"
+	"github.com/fakeplane/fakeplane/registry/certificates/certificatesigningrequest"
 	"github.com/fakeplane/fakeplane/registry/coordination/lease"
 	"github.com/fakeplane/fakeplane/registry/core/configmap"
 	"github.com/fakeplane/fakeplane/registry/core/endpoints"
 	"github.com/fakeplane/fakeplane/registry/core/event"
 	"github.com/fakeplane/fakeplane/registry/core/limitrange"
+	"github.com/fakeplane/fakeplane/registry/core/namespace"
 	"github.com/fakeplane/fakeplane/registry/core/node"
+	"github.com/fakeplane/fakeplane/registry/core/persistentvolume"
 	"github.com/fakeplane/fakeplane/registry/core/persistentvolumeclaim"
 	"github.com/fakeplane/fakeplane/registry/core/pod"
 	"github.com/fakeplane/fakeplane/registry/core/podtemplate"
@@ -50,7 +53,9 @@ var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strateg
 		{Group: "", Resource: "endpoints"}:                                                   endpoints.Strategy,
 		{Group: "", Resource: "events"}:                                                      event.Strategy,
 		{Group: "", Resource: "limitranges"}:                                                 limitrange.Strategy,
+		{Group: "", Resource: "namespaces"}:                                                  namespace.Strategy,
 		{Group: "", Resource: "nodes"}:                                                       node.Strategy,
+		{Group: "", Resource: "persistentvolumes"}:                                           persistentvolume.Strategy,
 		{Group: "", Resource: "persistentvolumeclaims"}:                                      persistentvolumeclaim.Strategy,
 		{Group: "", Resource: "pods"}:                                                        pod.Strategy,
 		{Group: "", Resource: "podtemplates"}:                                                podtemplate.Strategy,
@@ -67,6 +72,7 @@ var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strateg
 		{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:                         horizontalpodautoscaler.Strategy,
 		{Group: "batch", Resource: "cronjobs"}:                                               cronjob.Strategy,
 		{Group: "batch", Resource: "jobs"}:                                                   job.Strategy,
+		{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}:               certificatesigningrequest.Strategy,
 		{Group: "coordination.k8s.io", Resource: "leases"}:                                   lease.Strategy,
 		{Group: "discovery.k8s.io", Resource: "endpointslices"}:                              endpointslice.Strategy,
 		{Group: "events.k8s.io", Resource: "events"}:                                         eventsevent.Strategy,

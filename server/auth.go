@@ -194,15 +194,22 @@ func (s *Server) afterCommit(c *call, key string, obj runtime.Object, data []byt
 	}
 }
 
-// ctx is the call's context: the HTTP request's, or the Go caller's.
+// ctx is the call's context: the HTTP request's, or the Go caller's, with
+// the call's user in it (upstream's strategies read the user from there).
 func (c *call) ctx() context.Context {
-	if c.r != nil {
-		return c.r.Context()
+	ctx := context.Background()
+	switch {
+	case c.r != nil:
+		ctx = c.r.Context()
+	case c.goCtx != nil:
+		ctx = c.goCtx
 	}
-	if c.goCtx != nil {
-		return c.goCtx
+	if c.user != nil {
+		if _, ok := apirequest.UserFrom(ctx); !ok {
+			ctx = apirequest.WithUser(ctx, c.user)
+		}
 	}
-	return context.Background()
+	return ctx
 }
 
 // userAgent is the HTTP request's User-Agent; "" for a call made from Go.

@@ -2,14 +2,10 @@ package server
 
 import (
 	"fmt"
-	"reflect"
-	"slices"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
@@ -60,45 +56,6 @@ func applyDefaults(obj runtime.Object) {
 }
 
 func int32Ptr(v int32) *int32 { return &v }
-
-// generateJobSelector is what upstream's Job strategy does at create
-// unless the selector is manual: the template gets the job-name and
-// controller-uid labels and the selector matches the controller uid.
-func generateJobSelector(o *batchv1.Job) {
-	if o.Spec.ManualSelector != nil && *o.Spec.ManualSelector {
-		return
-	}
-	if o.Spec.Template.Labels == nil {
-		o.Spec.Template.Labels = map[string]string{}
-	}
-	for _, k := range []string{"job-name", batchv1.JobNameLabel} {
-		if _, ok := o.Spec.Template.Labels[k]; !ok {
-			o.Spec.Template.Labels[k] = o.Name
-		}
-	}
-	for _, k := range []string{"controller-uid", batchv1.ControllerUidLabel} {
-		if _, ok := o.Spec.Template.Labels[k]; !ok {
-			o.Spec.Template.Labels[k] = string(o.UID)
-		}
-	}
-	if o.Spec.Selector == nil {
-		o.Spec.Selector = &metav1.LabelSelector{}
-	}
-	if o.Spec.Selector.MatchLabels == nil {
-		o.Spec.Selector.MatchLabels = map[string]string{}
-	}
-	if _, ok := o.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel]; !ok {
-		o.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = string(o.UID)
-	}
-	// Upstream's defaulting, run again when the stored Job is read back,
-	// gives a Job without labels those of its template.
-	if len(o.Labels) == 0 {
-		o.Labels = map[string]string{}
-		for k, v := range o.Spec.Template.Labels {
-			o.Labels[k] = v
-		}
-	}
-}
 
 // allocateServiceIP gives a new Service its ClusterIP and IP families, and
 // node ports for NodePort and LoadBalancer Services, as upstream's service
@@ -342,61 +299,6 @@ func (s *Server) admitPodPriority(c *call, pod *corev1.Pod) error {
 	}
 	pod.Spec.PreemptionPolicy = &policy
 	return nil
-}
-
-// dropTypeDependentFields is upstream's: a Service changing type loses the
-// fields of its old type the client did not change.
-func dropTypeDependentFields(svc, old *corev1.Service) {
-	needsClusterIP := func(s *corev1.Service) bool { return s.Spec.Type != corev1.ServiceTypeExternalName }
-	needsNodePort := func(s *corev1.Service) bool {
-		return s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer
-	}
-	if needsClusterIP(old) && !needsClusterIP(svc) {
-		if svc.Spec.ClusterIP == old.Spec.ClusterIP && slices.Equal(svc.Spec.ClusterIPs, old.Spec.ClusterIPs) {
-			svc.Spec.ClusterIP, svc.Spec.ClusterIPs = "", nil
-		}
-		if slices.Equal(svc.Spec.IPFamilies, old.Spec.IPFamilies) {
-			svc.Spec.IPFamilies = nil
-		}
-		if reflect.DeepEqual(svc.Spec.IPFamilyPolicy, old.Spec.IPFamilyPolicy) {
-			svc.Spec.IPFamilyPolicy = nil
-		}
-		if reflect.DeepEqual(svc.Spec.InternalTrafficPolicy, old.Spec.InternalTrafficPolicy) {
-			svc.Spec.InternalTrafficPolicy = nil
-		}
-	}
-	if needsNodePort(old) && !needsNodePort(svc) {
-		same := len(svc.Spec.Ports) == len(old.Spec.Ports)
-		oldPorts := map[int32]bool{}
-		for _, p := range old.Spec.Ports {
-			oldPorts[p.NodePort] = true
-		}
-		for _, p := range svc.Spec.Ports {
-			same = same && (p.NodePort == 0 || oldPorts[p.NodePort])
-		}
-		if same {
-			for i := range svc.Spec.Ports {
-				svc.Spec.Ports[i].NodePort = 0
-			}
-		}
-	}
-	if service.NeedsHealthCheck(old) && !service.NeedsHealthCheck(svc) && svc.Spec.HealthCheckNodePort == old.Spec.HealthCheckNodePort {
-		svc.Spec.HealthCheckNodePort = 0
-	}
-	if old.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
-		if a, b := svc.Spec.AllocateLoadBalancerNodePorts, old.Spec.AllocateLoadBalancerNodePorts; a != nil && b != nil && *a == *b {
-			svc.Spec.AllocateLoadBalancerNodePorts = nil
-		}
-		if reflect.DeepEqual(svc.Spec.LoadBalancerClass, old.Spec.LoadBalancerClass) {
-			svc.Spec.LoadBalancerClass = nil
-		}
-	}
-	if service.ExternallyAccessible(old) && !service.ExternallyAccessible(svc) && svc.Spec.ExternalTrafficPolicy == old.Spec.ExternalTrafficPolicy {
-		svc.Spec.ExternalTrafficPolicy = ""
-	}
-	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
-		svc.Status.LoadBalancer = corev1.LoadBalancerStatus{}
-	}
 }
 
 // keepAllocatedServiceFields carries what was allocated at create into a

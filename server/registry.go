@@ -19,6 +19,7 @@ import (
 	"github.com/fakeplane/fakeplane/crd"
 	"github.com/fakeplane/fakeplane/internal/builtin"
 	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
 // typesScheme knows every built-in Go type the server decodes into. It is
@@ -111,27 +112,24 @@ func (g *servedResources) generation() uint64 {
 	return g.gen
 }
 
-// Resources whose strategies set metadata.generation, from upstream's registry.
+// Resources without a strategy in package registry whose upstream
+// strategies set metadata.generation (a strategy says so itself, see
+// strategy.GenerationTracker).
 var generationResources = sets.New(
 	"admissionregistration.k8s.io/mutatingadmissionpolicies", "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
-	"admissionregistration.k8s.io/mutatingwebhookconfigurations", "admissionregistration.k8s.io/validatingadmissionpolicies",
-	"admissionregistration.k8s.io/validatingadmissionpolicybindings", "admissionregistration.k8s.io/validatingwebhookconfigurations",
-	"apps/daemonsets", "apps/deployments", "apps/replicasets", "apps/statefulsets",
-	"autoscaling/horizontalpodautoscalers", "batch/cronjobs", "batch/jobs",
-	"/pods", "/podtemplates", "/replicationcontrollers", "discovery.k8s.io/endpointslices",
+	"admissionregistration.k8s.io/validatingadmissionpolicies", "admissionregistration.k8s.io/validatingadmissionpolicybindings",
 	"flowcontrol.apiserver.k8s.io/flowschemas", "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",
-	"networking.k8s.io/ingresses", "networking.k8s.io/ingressclasses", "networking.k8s.io/networkpolicies",
-	"policy/poddisruptionbudgets", "resource.k8s.io/deviceclasses", "resource.k8s.io/devicetaintrules",
-	"resource.k8s.io/resourceslices", "scheduling.k8s.io/priorityclasses",
+	"resource.k8s.io/deviceclasses", "resource.k8s.io/devicetaintrules", "resource.k8s.io/resourceslices",
 	"apiextensions.k8s.io/customresourcedefinitions",
 )
 
-// Resources whose delete answers with the deleted object.
+// Resources without a strategy in package registry whose delete answers
+// with the deleted object (a strategy says so itself, see
+// strategy.DeleteReturner).
 var returnDeletedResources = sets.New(
-	"/namespaces", "/persistentvolumes", "/persistentvolumeclaims", "/pods", "/podtemplates",
-	"/resourcequotas", "/services", "/serviceaccounts", "resource.k8s.io/deviceclasses",
+	"/serviceaccounts", "resource.k8s.io/deviceclasses",
 	"resource.k8s.io/resourceclaims", "resource.k8s.io/resourceclaimtemplates", "resource.k8s.io/resourceslices",
-	"storage.k8s.io/csidrivers", "storage.k8s.io/csinodes", "storage.k8s.io/storageclasses",
+	"storage.k8s.io/csidrivers", "storage.k8s.io/csinodes",
 	"storage.k8s.io/volumeattachments", "storage.k8s.io/volumeattributesclasses",
 )
 
@@ -208,6 +206,10 @@ func newRegistry() (*servedResources, error) {
 			// The resource's strategy decides, as upstream's does.
 			r.createOnUpdate = st.AllowCreateOnUpdate(context.Background())
 			r.conditionalUpdate = !st.AllowUnconditionalUpdate(context.Background())
+			g, ok := st.(strategy.GenerationTracker)
+			r.generation = ok && g.TracksGeneration()
+			d, ok := st.(strategy.DeleteReturner)
+			r.returnDeleted = ok && d.ReturnsDeletedObject()
 		}
 		group, version, resName := b.Group, b.Version, b.Resource
 		r.convertField = func(label string) (string, bool) { return builtin.ConvertFieldLabel(group, version, resName, label) }

@@ -8,6 +8,7 @@ package strategy
 
 import (
 	"context"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -31,6 +32,42 @@ type StatusStrategy interface {
 	ValidateStatusUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
 }
 
+// StatusPreparer is implemented by a strategy whose resource's writes to
+// /status are prepared (upstream's status strategy's PrepareForUpdate): the
+// server calls PrepareForStatusUpdate instead of PrepareForUpdate for them.
+type StatusPreparer interface {
+	// PrepareForStatusUpdate prepares a write to /status before it is
+	// validated.
+	PrepareForStatusUpdate(ctx context.Context, obj, old runtime.Object)
+}
+
+// FinalizePreparer is implemented by a strategy whose resource has a
+// finalize subresource (a Namespace's): the server calls
+// PrepareForFinalizeUpdate instead of PrepareForUpdate for a write to it, as
+// upstream's finalize strategy's PrepareForUpdate.
+type FinalizePreparer interface {
+	// PrepareForFinalizeUpdate prepares a write to /finalize before it is
+	// validated.
+	PrepareForFinalizeUpdate(ctx context.Context, obj, old runtime.Object)
+}
+
+// GenerationTracker is implemented by a strategy that says whether its
+// resource's metadata.generation is set at create and incremented with each
+// change outside status (what upstream's PrepareForCreate and
+// PrepareForUpdate do for the resources that have a spec).
+type GenerationTracker interface {
+	// TracksGeneration reports whether metadata.generation is kept.
+	TracksGeneration() bool
+}
+
+// DeleteReturner is implemented by a strategy that says whether a delete
+// answers with the deleted object (upstream's Store.ReturnDeletedObject).
+type DeleteReturner interface {
+	// ReturnsDeletedObject reports whether a delete answers with the
+	// deleted object rather than a Status.
+	ReturnsDeletedObject() bool
+}
+
 // Defaulter is implemented by a strategy whose resource has defaults: what
 // kube-apiserver's scheme (SetDefaults_*) sets when it decodes an object.
 type Defaulter interface {
@@ -49,6 +86,16 @@ type Base struct {
 	// UnconditionalUpdate lets a PUT without metadata.resourceVersion
 	// replace the object.
 	UnconditionalUpdate bool
+	// Generation says that metadata.generation is 1 at create and
+	// incremented with each change outside status.
+	Generation bool
+	// ResetStatusOnCreate makes PrepareForCreate clear the status a new
+	// object is sent with, as upstream's strategies of resources with a
+	// status subresource do.
+	ResetStatusOnCreate bool
+	// ReturnDeleted makes a delete answer with the deleted object rather
+	// than a Status (upstream's Store.ReturnDeletedObject).
+	ReturnDeleted bool
 }
 
 // ObjectKinds implements runtime.ObjectTyper with client-go's scheme, which
@@ -68,8 +115,25 @@ func (Base) GenerateName(base string) string { return names.SimpleNameGenerator.
 // NamespaceScoped reports whether objects live in namespaces.
 func (b Base) NamespaceScoped() bool { return b.Namespaced }
 
-// PrepareForCreate does nothing.
-func (Base) PrepareForCreate(context.Context, runtime.Object) {}
+// PrepareForCreate clears the status when ResetStatusOnCreate is set. A
+// strategy with a PrepareForCreate of its own calls it first.
+func (b Base) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	if b.ResetStatusOnCreate {
+		ResetStatus(obj)
+	}
+}
+
+// ResetStatus sets a built-in object's Status field to its zero value; an
+// object without one is left alone.
+func ResetStatus(obj runtime.Object) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	if f := v.Elem().FieldByName("Status"); f.IsValid() && f.CanSet() {
+		f.Set(reflect.Zero(f.Type()))
+	}
+}
 
 // PrepareForUpdate does nothing.
 func (Base) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
@@ -88,3 +152,9 @@ func (b Base) AllowCreateOnUpdate(context.Context) bool { return b.CreateOnUpdat
 
 // AllowUnconditionalUpdate reports UnconditionalUpdate.
 func (b Base) AllowUnconditionalUpdate(context.Context) bool { return b.UnconditionalUpdate }
+
+// TracksGeneration reports Generation.
+func (b Base) TracksGeneration() bool { return b.Generation }
+
+// ReturnsDeletedObject reports ReturnDeleted.
+func (b Base) ReturnsDeletedObject() bool { return b.ReturnDeleted }

@@ -16,7 +16,7 @@ import (
 )
 
 // Strategy is the MutatingWebhookConfiguration strategy.
-var Strategy = webhookConfigurationStrategy{strategy.Base{}}
+var Strategy = webhookConfigurationStrategy{strategy.Base{Generation: true}}
 
 type webhookConfigurationStrategy struct{ strategy.Base }
 

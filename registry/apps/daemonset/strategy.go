@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the DaemonSet strategy.
-var Strategy = daemonSetStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+var Strategy = daemonSetStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
 
 type daemonSetStrategy struct{ strategy.Base }
 

@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the Deployment strategy.
-var Strategy = deploymentStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+var Strategy = deploymentStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
 
 type deploymentStrategy struct{ strategy.Base }
 

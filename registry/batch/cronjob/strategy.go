@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the CronJob strategy.
-var Strategy = cronJobStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+var Strategy = cronJobStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
 
 type cronJobStrategy struct{ strategy.Base }
 

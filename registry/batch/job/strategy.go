@@ -13,9 +13,8 @@ import (
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// Strategy is the Job strategy. (The generated selector of a new Job is
-// still the server's.)
-var Strategy = jobStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+// Strategy is the Job strategy.
+var Strategy = jobStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
 
 type jobStrategy struct{ strategy.Base }
 

@@ -469,7 +469,7 @@ func indexesOverlap(completed, failed string, completions int32) error {
 }
 
 // defaultJob is upstream's SetDefaults_Job (the selector and its labels
-// come at create, see generateJobSelector).
+// come at create, see generateSelector).
 func defaultJob(o *batchv1.Job) {
 	sp := &o.Spec
 	if sp.Completions == nil && sp.Parallelism == nil {

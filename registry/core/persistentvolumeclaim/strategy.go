@@ -13,9 +13,8 @@ import (
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// Strategy is the PersistentVolumeClaim strategy. (The Pending phase of a
-// new claim is still set by the server.)
-var Strategy = claimStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+// Strategy is the PersistentVolumeClaim strategy.
+var Strategy = claimStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, ReturnDeleted: true}}
 
 type claimStrategy struct{ strategy.Base }
 

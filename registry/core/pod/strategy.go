@@ -14,9 +14,9 @@ import (
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// Strategy is the Pod strategy. (The admission plugins, the status reset and
-// the QoS class of a new pod are still the server's.)
-var Strategy = podStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+// Strategy is the Pod strategy. (The admission plugins are still the
+// server's.)
+var Strategy = podStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ReturnDeleted: true}}
 
 type podStrategy struct{ strategy.Base }
 

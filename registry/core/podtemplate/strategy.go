@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the PodTemplate strategy.
-var Strategy = podTemplateStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+var Strategy = podTemplateStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ReturnDeleted: true}}
 
 type podTemplateStrategy struct{ strategy.Base }
 

@@ -22,7 +22,7 @@ import (
 )
 
 // Strategy is the EndpointSlice strategy.
-var Strategy = endpointSliceStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+var Strategy = endpointSliceStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true}}
 
 type endpointSliceStrategy struct{ strategy.Base }
 

@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the IngressClass strategy.
-var Strategy = ingressClassStrategy{strategy.Base{UnconditionalUpdate: true}}
+var Strategy = ingressClassStrategy{strategy.Base{UnconditionalUpdate: true, Generation: true}}
 
 type ingressClassStrategy struct{ strategy.Base }
 

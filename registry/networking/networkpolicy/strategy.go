@@ -18,7 +18,7 @@ import (
 )
 
 // Strategy is the NetworkPolicy strategy.
-var Strategy = networkPolicyStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+var Strategy = networkPolicyStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true}}
 
 type networkPolicyStrategy struct{ strategy.Base }
 

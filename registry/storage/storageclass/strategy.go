@@ -17,7 +17,7 @@ import (
 )
 
 // Strategy is the StorageClass strategy.
-var Strategy = storageClassStrategy{strategy.Base{UnconditionalUpdate: true}}
+var Strategy = storageClassStrategy{strategy.Base{UnconditionalUpdate: true, ReturnDeleted: true}}
 
 type storageClassStrategy struct{ strategy.Base }
 

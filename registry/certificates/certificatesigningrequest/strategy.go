@@ -1,0 +1,54 @@
+// Package certificatesigningrequest holds the CertificateSigningRequest
+// strategy: kube-apiserver's pkg/registry/certificates/certificates rules,
+// less the validation, which fakeplane does not do yet.
+package certificatesigningrequest
+
+import (
+	"context"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/registry/strategy"
+)
+
+// Strategy is the CertificateSigningRequest strategy.
+var Strategy = csrStrategy{strategy.Base{UnconditionalUpdate: true, ResetStatusOnCreate: true}}
+
+type csrStrategy struct{ strategy.Base }
+
+// PrepareForCreate clears the status and sets the requestor to the user in
+// ctx, whatever the request says, as upstream's PrepareForCreate does;
+// without a user in ctx the requestor is empty.
+func (s csrStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	s.Base.PrepareForCreate(ctx, obj)
+	csr := obj.(*certificatesv1.CertificateSigningRequest)
+	csr.Spec.Username, csr.Spec.UID, csr.Spec.Groups, csr.Spec.Extra = "", "", nil, nil
+	u, ok := genericapirequest.UserFrom(ctx)
+	if !ok || u == nil {
+		return
+	}
+	csr.Spec.Username, csr.Spec.UID, csr.Spec.Groups = u.GetName(), u.GetUID(), u.GetGroups()
+	if extra := u.GetExtra(); len(extra) > 0 {
+		csr.Spec.Extra = map[string]certificatesv1.ExtraValue{}
+		for k, v := range extra {
+			csr.Spec.Extra[k] = v
+		}
+	}
+}
+
+// PrepareForUpdate keeps the stored spec, the requestor included: an update
+// does not change it.
+func (csrStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	obj.(*certificatesv1.CertificateSigningRequest).Spec = old.(*certificatesv1.CertificateSigningRequest).Spec
+}
+
+// Validate finds nothing: a request's spec is not validated yet.
+func (csrStrategy) Validate(context.Context, runtime.Object) field.ErrorList { return nil }
+
+// ValidateUpdate finds nothing: a request's spec is not validated yet.
+func (csrStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
+	return nil
+}

@@ -1,0 +1,68 @@
+package node
+
+import (
+	"context"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// PrepareForCreate is the TaintNodesByCondition admission plugin, which
+// taints a new node not ready until its kubelet says otherwise, followed at
+// once by the node lifecycle controller's pass (see conditionTaints). The
+// status the client sent is kept.
+func (nodeStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	n := obj.(*corev1.Node)
+	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	if !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&notReady) }) {
+		n.Spec.Taints = append(n.Spec.Taints, notReady)
+	}
+	conditionTaints(n)
+}
+
+// PrepareForUpdate runs the node lifecycle controller's pass (see
+// conditionTaints).
+func (nodeStrategy) PrepareForUpdate(_ context.Context, obj, _ runtime.Object) {
+	conditionTaints(obj.(*corev1.Node))
+}
+
+// PrepareForStatusUpdate runs the node lifecycle controller's pass, as
+// PrepareForUpdate does.
+func (nodeStrategy) PrepareForStatusUpdate(_ context.Context, obj, _ runtime.Object) {
+	conditionTaints(obj.(*corev1.Node))
+}
+
+// conditionTaints is what kube-controller-manager's node lifecycle
+// controller keeps on a node: a NoSchedule taint for a Ready condition
+// False (not-ready) or Unknown (unreachable), none when it is True, and
+// the unschedulable taint while spec.unschedulable is set. A node without
+// a Ready condition keeps what it has.
+func conditionTaints(n *corev1.Node) {
+	want := map[string]bool{corev1.TaintNodeUnschedulable: n.Spec.Unschedulable}
+	ready := false
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			ready = true
+			want[corev1.TaintNodeNotReady] = c.Status == corev1.ConditionFalse
+			want[corev1.TaintNodeUnreachable] = c.Status == corev1.ConditionUnknown
+		}
+	}
+	var taints []corev1.Taint
+	has := map[string]bool{}
+	for _, t := range n.Spec.Taints {
+		if t.Effect == corev1.TaintEffectNoSchedule {
+			if w, managed := want[t.Key]; managed && (ready || t.Key == corev1.TaintNodeUnschedulable) && !w {
+				continue
+			}
+			has[t.Key] = true
+		}
+		taints = append(taints, t)
+	}
+	for _, k := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, corev1.TaintNodeUnschedulable} {
+		if want[k] && !has[k] {
+			taints = append(taints, corev1.Taint{Key: k, Effect: corev1.TaintEffectNoSchedule})
+		}
+	}
+	n.Spec.Taints = taints
+}

@@ -1,0 +1,14 @@
+package persistentvolumeclaim
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// PrepareForCreate gives a new claim the Pending phase and no other status,
+// as upstream's PrepareForCreate does.
+func (claimStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	obj.(*corev1.PersistentVolumeClaim).Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+}

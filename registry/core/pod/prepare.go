@@ -1,0 +1,163 @@
+package pod
+
+import (
+	"context"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// PrepareForCreate gives a new pod upstream's initial status: Pending, with
+// its QoS class (see podQOS). The server calls it after admission, which
+// may have changed the pod's resources.
+func (podStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	p := obj.(*corev1.Pod)
+	p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(p)}
+}
+
+// PrepareForUpdate keeps the priority and preemption policy set at create
+// when an update leaves them out, as upstream's Priority admission does.
+func (podStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	keepPriority(obj.(*corev1.Pod), old.(*corev1.Pod))
+}
+
+// PrepareForStatusUpdate keeps the priority as PrepareForUpdate does.
+func (podStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Object) {
+	keepPriority(obj.(*corev1.Pod), old.(*corev1.Pod))
+}
+
+// keepPriority is upstream's Priority admission on update: what it set at
+// create stays when the update leaves it out.
+func keepPriority(p, prev *corev1.Pod) {
+	if p.Spec.Priority == nil {
+		p.Spec.Priority = prev.Spec.Priority
+	}
+	if p.Spec.PreemptionPolicy == nil {
+		p.Spec.PreemptionPolicy = prev.Spec.PreemptionPolicy
+	}
+}
+
+// podQOS computes the QoS class kube-apiserver v1.37's pod strategy gives a
+// new pod (ComputePodQOS after DefaultPodLevelResources, PodLevelResources
+// and PodLevelResourcesFixKubeletQOSClass on): from the pod-level resources
+// when spec.resources sets cpu, memory or hugepages once defaulted, else
+// from each container's resources. Requests are taken as defaulting leaves
+// them: a container's missing request is its limit, and pod-level requests
+// and limits are filled in from the containers' and the pod's limits.
+func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
+	// SetDefaults_Pod: a container's missing request takes its limit.
+	defaulted := func(list []corev1.Container) []corev1.Container {
+		out := make([]corev1.Container, len(list))
+		for i, c := range list {
+			r := corev1.ResourceRequirements{Limits: c.Resources.Limits}
+			if len(c.Resources.Requests)+len(c.Resources.Limits) > 0 {
+				r.Requests = corev1.ResourceList{}
+				for name, q := range c.Resources.Limits {
+					r.Requests[name] = q
+				}
+				for name, q := range c.Resources.Requests {
+					r.Requests[name] = q
+				}
+			}
+			out[i] = corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy, Resources: r}
+		}
+		return out
+	}
+	ctrs := &corev1.Pod{Spec: corev1.PodSpec{InitContainers: defaulted(pod.Spec.InitContainers), Containers: defaulted(pod.Spec.Containers)}}
+	// requirementsQOS is upstream's: BestEffort without requests and
+	// limits, else the shape common to cpu and memory (Burstable when a
+	// request differs from its limit or the two disagree).
+	requirementsQOS := func(r *corev1.ResourceRequirements) corev1.PodQOSClass {
+		if len(r.Requests) == 0 && len(r.Limits) == 0 {
+			return corev1.PodQOSBestEffort
+		}
+		var qos corev1.PodQOSClass
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			req, lim := r.Requests[name], r.Limits[name]
+			shape := corev1.PodQOSGuaranteed
+			switch {
+			case !req.Equal(lim):
+				return corev1.PodQOSBurstable
+			case req.IsZero():
+				shape = corev1.PodQOSBestEffort
+			}
+			if qos == "" {
+				qos = shape
+			} else if qos != shape {
+				return corev1.PodQOSBurstable
+			}
+		}
+		return qos
+	}
+	if r := pod.Spec.Resources; r != nil && len(r.Requests)+len(r.Limits) > 0 {
+		// DefaultPodLevelResources, on a copy.
+		res := r.DeepCopy()
+		if res.Requests == nil {
+			res.Requests = corev1.ResourceList{}
+		}
+		if res.Limits == nil {
+			res.Limits = corev1.ResourceList{}
+		}
+		hugePages := func(name corev1.ResourceName) bool {
+			return strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+		}
+		ctrLimits := resourcehelper.AggregateContainerLimits(ctrs, resourcehelper.PodResourcesOptions{})
+		for name, q := range ctrLimits {
+			_, req := res.Requests[name]
+			if _, lim := res.Limits[name]; hugePages(name) && !req && !lim {
+				res.Limits[name] = q.DeepCopy()
+			}
+		}
+		for name, q := range resourcehelper.AggregateContainerRequests(ctrs, resourcehelper.PodResourcesOptions{}) {
+			// Only overcommittable resources (not hugepages) come from
+			// the containers' requests.
+			if _, ok := res.Requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) && !hugePages(name) {
+				res.Requests[name] = q.DeepCopy()
+			}
+		}
+		for name, q := range res.Limits {
+			if _, ok := res.Requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+				res.Requests[name] = q.DeepCopy()
+			}
+		}
+		// A missing pod-level limit is the containers' total limit (at
+		// least the pod-level request) when every container has one.
+		for name, req := range res.Requests {
+			if _, ok := res.Limits[name]; ok || !resourcehelper.IsSupportedPodLevelResource(name) {
+				continue
+			}
+			all := true
+			for _, c := range append(append([]corev1.Container{}, ctrs.Spec.InitContainers...), ctrs.Spec.Containers...) {
+				if _, ok := c.Resources.Limits[name]; !ok {
+					all = false
+				}
+			}
+			if lim, ok := ctrLimits[name]; all && ok {
+				if req.Cmp(lim) > 0 {
+					lim = req
+				}
+				res.Limits[name] = lim.DeepCopy()
+			}
+		}
+		if resourcehelper.IsPodLevelResourcesSet(&corev1.Pod{Spec: corev1.PodSpec{Resources: res}}) {
+			return requirementsQOS(res)
+		}
+	}
+	var qos corev1.PodQOSClass
+	for _, c := range append(append([]corev1.Container{}, ctrs.Spec.InitContainers...), ctrs.Spec.Containers...) {
+		switch shape := requirementsQOS(&c.Resources); {
+		case shape == corev1.PodQOSBurstable:
+			return shape
+		case qos == "":
+			qos = shape
+		case qos != shape:
+			return corev1.PodQOSBurstable
+		}
+	}
+	if qos == "" {
+		return corev1.PodQOSBestEffort
+	}
+	return qos
+}
