@@ -9,12 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
-)
-
-var (
-	_ = intstr.FromInt32
-	_ = ptr.To[int32]
 )
 
 // valid returns a Deployment as defaulting leaves it.

@@ -8,13 +8,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
-)
-
-var (
-	_ = intstr.FromInt32
-	_ = ptr.To[int32]
 )
 
 // valid returns a StatefulSet as defaulting leaves it.
