@@ -136,7 +136,14 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return err
 	}
 
-	cp.store, err = store.Open(filepath.Join(dataDir, dbFileName), store.Options{NoSync: cp.opts.dataDir == "", Logger: cp.opts.logger, EventLogSize: cp.opts.eventLogSize})
+	storeOpts := store.Options{NoSync: cp.opts.dataDir == "", Logger: cp.opts.logger, EventLogSize: cp.opts.eventLogSize}
+	if d := cp.opts.compaction; d != nil {
+		storeOpts.CompactionInterval = *d
+		if *d == 0 { // kube-apiserver's 0 disables compaction
+			storeOpts.CompactionInterval = -1
+		}
+	}
+	cp.store, err = store.Open(filepath.Join(dataDir, dbFileName), storeOpts)
 	if err != nil {
 		return fmt.Errorf("fakeplane: open store: %w", err)
 	}

@@ -33,6 +33,8 @@ type options struct {
 	fixturePaths   []string
 	objects        []runtime.Object
 	serviceRange   string
+	// compaction is --etcd-compaction-interval; nil means its default.
+	compaction *time.Duration
 }
 
 // RequestHeader configures an authenticating front proxy
@@ -148,4 +150,12 @@ func WithObjects(objs ...runtime.Object) Option {
 // address.
 func WithServiceClusterIPRange(cidr string) Option {
 	return func(o *options) { o.serviceRange = cidr }
+}
+
+// WithCompactionInterval sets how often the store compacts the history that
+// lists at past revisions (continue tokens) read, as kube-apiserver's
+// --etcd-compaction-interval does (default 5m): a continue token stays
+// valid for at least one interval. 0 disables compaction.
+func WithCompactionInterval(d time.Duration) Option {
+	return func(o *options) { o.compaction = &d }
 }

@@ -296,3 +296,40 @@ func TestAuthorizationFollowsTheStoredRoleBindingAfterConcurrentUpdates(t *testi
 		}
 	}
 }
+
+func TestCompactionIntervalExpiresContinueTokens(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithCompactionInterval(20*time.Millisecond))
+	ctx := ctxT(t)
+	client := fastClient(t, cp)
+	cms := client.CoreV1().ConfigMaps("default")
+	for _, n := range []string{"a", "b", "c"} {
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := cms.List(ctx, metav1.ListOptions{Limit: 1, LabelSelector: "!x"})
+	if err != nil || page.Continue == "" {
+		t.Fatalf("first page: %v, continue %q", err, page.Continue)
+	}
+	// Writes move the revision on; the compactor, every 20ms, compacts to
+	// the revision it saw at its previous tick.
+	for i := 0; ; i++ {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("w%d", i)}}
+		if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := cms.List(ctx, metav1.ListOptions{Limit: 1, LabelSelector: "!x", Continue: page.Continue})
+		if apierrors.IsResourceExpired(err) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("continue: %v, want 410 Expired once compacted", err)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the continue token never expired")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

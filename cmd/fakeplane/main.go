@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -49,6 +50,7 @@ func run(args []string) error {
 	rhGroup := fs.String("requestheader-group-headers", "X-Remote-Group", "comma-separated headers naming the groups")
 	rhExtra := fs.String("requestheader-extra-headers-prefix", "X-Remote-Extra-", "comma-separated prefixes of extra-info headers")
 	var fixtureDirs multiFlag
+	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often the history that lists at past revisions (continue tokens) read is compacted; 0 disables compaction")
 	serviceRange := fs.String("service-cluster-ip-range", "10.0.0.0/24", "the CIDR ClusterIPs are allocated from; the kubernetes Service gets its first address")
 	fs.Var(&fixtureDirs, "fixtures", "load the objects in this YAML file or directory at start, CRDs first (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -68,7 +70,7 @@ func run(args []string) error {
 		opts = append(opts, fakeplane.WithDataDir(*dataDir))
 	}
 	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode), fakeplane.WithFixtures(fixtureDirs...),
-		fakeplane.WithServiceClusterIPRange(*serviceRange))
+		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithCompactionInterval(*compaction))
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
 	}
