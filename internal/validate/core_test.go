@@ -22,6 +22,7 @@ func TestInternalValue(t *testing.T) {
 		{corev1.ServicePort{Protocol: "TCP", Port: 80}, `{"Name":"","Protocol":"TCP","AppProtocol":null,"Port":80,"TargetPort":0,"NodePort":0}`},
 		{[]corev1.PodIP{{IP: "10.0.0.1"}}, `[{"IP":"10.0.0.1"}]`},
 		{corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "c"}}, `{"Name":"c","Items":null,"DefaultMode":null,"Optional":null,"DefaultUser":null}`},
+		{corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "v"}}, `{"Spec":{"AccessModes":null,"Selector":null,"Resources":{"Limits":null,"Requests":null},"VolumeName":"v","StorageClassName":null,"VolumeMode":null,"DataSource":null,"DataSourceRef":null,"VolumeAttributesClassName":null},"Status":{"Phase":"","AccessModes":null,"Capacity":null,"Conditions":null,"AllocatedResources":null,"AllocatedResourceStatuses":null,"CurrentVolumeAttributesClassName":null,"ModifyVolumeStatus":null,"HealthStatus":null}}`},
 	} {
 		b, err := json.Marshal(InternalValue(tc.v))
 		if err != nil {

@@ -2,7 +2,7 @@ package replicaset
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -68,13 +68,7 @@ func TestReplicaSetStrategy(t *testing.T) {
 			case tc.update:
 				errs = Strategy.ValidateUpdate(ctx, o, valid())
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.wantErrs, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.wantErrs, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.wantErrs)
 		})
 	}
 }

@@ -2,7 +2,7 @@ package horizontalpodautoscaler
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -37,13 +37,7 @@ func TestHorizontalPodAutoscalerStrategy(t *testing.T) {
 			if tc.old != nil {
 				errs = Strategy.ValidateUpdate(context.Background(), tc.hpa, tc.old)
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.want)
 		})
 	}
 }

@@ -2,7 +2,7 @@ package cronjob
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -46,13 +46,7 @@ func TestCronJobStrategy(t *testing.T) {
 			if tc.update {
 				errs = Strategy.ValidateUpdate(ctx, o, valid())
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.wantErrs, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.wantErrs, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.wantErrs)
 		})
 	}
 }

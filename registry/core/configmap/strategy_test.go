@@ -2,6 +2,7 @@ package configmap
 
 import (
 	"context"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"strings"
 	"testing"
 
@@ -35,13 +36,7 @@ func TestConfigMapStrategy(t *testing.T) {
 			if tc.old != nil {
 				errs = Strategy.ValidateUpdate(ctx, tc.cm, tc.old)
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.wantErrs, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.wantErrs, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.wantErrs)
 		})
 	}
 }

@@ -2,7 +2,7 @@ package pod
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,7 +67,6 @@ func TestPodStrategy(t *testing.T) {
 			"status.observedGeneration: Invalid value: -1: must be a non-negative integer"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var got []string
 			p := tc.pod()
 			errs := Strategy.Validate(ctx, p)
 			switch {
@@ -76,12 +75,7 @@ func TestPodStrategy(t *testing.T) {
 			case tc.old != nil:
 				errs = Strategy.ValidateUpdate(ctx, p, tc.old())
 			}
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.wantErrs, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.wantErrs, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.wantErrs)
 		})
 	}
 }

@@ -2,7 +2,7 @@ package podtemplate
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,13 +42,7 @@ func TestPodTemplateStrategy(t *testing.T) {
 			if tc.update {
 				errs = Strategy.ValidateUpdate(ctx, pt, valid())
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.wantErrs, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.wantErrs, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.wantErrs)
 		})
 	}
 }

@@ -2,7 +2,7 @@ package replicationcontroller
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,13 +52,7 @@ func TestReplicationControllerStrategy(t *testing.T) {
 			if tc.status {
 				errs = Strategy.ValidateStatusUpdate(ctx, rc, valid())
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.wantErrs, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.wantErrs, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.wantErrs)
 		})
 	}
 }

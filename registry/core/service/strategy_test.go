@@ -2,7 +2,7 @@ package service
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,13 +36,7 @@ func TestServiceStrategy(t *testing.T) {
 				Strategy.Default(tc.old)
 				errs = Strategy.ValidateUpdate(context.Background(), tc.svc, tc.old)
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.want)
 		})
 	}
 }

@@ -2,7 +2,7 @@ package endpointslice
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -27,13 +27,7 @@ func TestEndpointSliceStrategy(t *testing.T) {
 			if tc.old != nil {
 				errs = Strategy.ValidateUpdate(context.Background(), tc.es, tc.old)
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.want)
 		})
 	}
 }

@@ -2,7 +2,7 @@ package networkpolicy
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -28,13 +28,7 @@ func TestNetworkPolicyStrategy(t *testing.T) {
 			if tc.old != nil {
 				errs = Strategy.ValidateUpdate(context.Background(), tc.np, tc.old)
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.want)
 		})
 	}
 	np := &networkingv1.NetworkPolicy{Spec: networkingv1.NetworkPolicySpec{Egress: []networkingv1.NetworkPolicyEgressRule{{Ports: []networkingv1.NetworkPolicyPort{{}}}}}}

@@ -2,7 +2,7 @@ package role
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -25,23 +25,8 @@ func TestRoleStrategy(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, errs := range [][]error{errList(Strategy.Validate(context.Background(), tc.role)), errList(Strategy.ValidateUpdate(context.Background(), tc.role, tc.role))} {
-				var got []string
-				for _, e := range errs {
-					got = append(got, e.Error())
-				}
-				if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-					t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
-				}
-			}
+			validatetest.ExpectErrors(t, Strategy.Validate(context.Background(), tc.role), tc.want)
+			validatetest.ExpectErrors(t, Strategy.ValidateUpdate(context.Background(), tc.role, tc.role), tc.want)
 		})
 	}
-}
-
-func errList[E error](errs []E) []error {
-	out := make([]error, len(errs))
-	for i, e := range errs {
-		out[i] = e
-	}
-	return out
 }

@@ -2,7 +2,7 @@ package rolebinding
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -32,13 +32,7 @@ func TestRoleBindingStrategy(t *testing.T) {
 			if tc.old != nil {
 				errs = Strategy.ValidateUpdate(context.Background(), tc.b, tc.old)
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.want)
 		})
 	}
 }

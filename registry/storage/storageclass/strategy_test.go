@@ -2,7 +2,7 @@ package storageclass
 
 import (
 	"context"
-	"strings"
+	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 	"testing"
 
 	storagev1 "k8s.io/api/storage/v1"
@@ -28,13 +28,7 @@ func TestStorageClassStrategy(t *testing.T) {
 				Strategy.Default(tc.old)
 				errs = Strategy.ValidateUpdate(context.Background(), tc.sc, tc.old)
 			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
-			}
+			validatetest.ExpectErrors(t, errs, tc.want)
 		})
 	}
 }
