@@ -188,13 +188,6 @@ func (a *serviceAllocator) reserve(r *reservation, items ...string) (string, boo
 	return "", true
 }
 
-// free reports whether item is neither held nor reserved by anyone but holder.
-func (a *serviceAllocator) free(item, holder string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return !a.takenBy(item, holder)
-}
-
 // pickIP reserves a free address of the range for r.
 func (a *serviceAllocator) pickIP(r *reservation) (string, bool) {
 	base := binary.BigEndian.Uint32(a.cidr.Masked().Addr().AsSlice())

@@ -55,8 +55,6 @@ func applyDefaults(obj runtime.Object) {
 	}
 }
 
-func int32Ptr(v int32) *int32 { return &v }
-
 // allocateServiceIP gives a new Service its ClusterIP and IP families, and
 // node ports for NodePort and LoadBalancer Services, as upstream's service
 // REST storage does.

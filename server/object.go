@@ -258,20 +258,3 @@ func internalPackage(group string) string {
 func jsonUnmarshal(data []byte, v any) error {
 	return kjson.UnmarshalCaseSensitivePreserveInts(data, v)
 }
-
-// equalJSON reports whether two values have the same JSON.
-func equalJSON(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
-}
-
-// toMapAny converts a struct to a generic map through JSON.
-func toMapAny(v any) (map[string]any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	return m, utiljson.Unmarshal(b, &m)
-}
