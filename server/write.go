@@ -96,7 +96,6 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	stampRV(o, cur.Revision)
 	s.afterCommit(c, key, o.obj, cur.Value, false)
 	s.enc.putProto(c.res, key, cur.Revision, o.obj)
 	s.afterCreate(c, o)
@@ -286,7 +285,6 @@ func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, 
 		return deletedAnswer, false, nil
 	}
 	if cur != nil && committed != nil {
-		stampRV(committed, cur.Revision)
 		s.afterCommit(c, key, committed.obj, cur.Value, false)
 		s.enc.putProto(c.res, key, cur.Revision, committed.obj)
 	}
@@ -404,7 +402,9 @@ func annotationsBumpGeneration(res *resource, o, old *object) bool {
 // resourceVersion (outside the store's lock: this may call a conversion
 // webhook) and returns the write whose Stamp, under the lock, splices in
 // the commit revision and checks what the commit allocates, and whose
-// Committed hook brings the revision-ordered views up to date.
+// Committed hook sets o's resourceVersion to the commit revision and brings
+// the revision-ordered views up to date: once Update returns, o is the
+// committed object.
 func (s *Server) storageWrite(res *resource, key string, o *object, del bool) (store.Write, error) {
 	o.meta.SetResourceVersion("")
 	b, err := encode(o.obj)
