@@ -55,8 +55,25 @@ func TestStrategyFlags(t *testing.T) {
 		"/namespaces": true, "/persistentvolumes": true, "/persistentvolumeclaims": true, "/pods": true, "/podtemplates": true,
 		"/resourcequotas": true, "/services": true, "storage.k8s.io/storageclasses": true,
 	}
+	// Upstream's AllowCreateOnUpdate true, and AllowUnconditionalUpdate
+	// false, among the resources with a strategy here.
+	createOnUpdate := map[string]bool{
+		"coordination.k8s.io/leases": true, "/endpoints": true, "/events": true, "/limitranges": true, "/services": true,
+		"rbac.authorization.k8s.io/clusterroles": true, "rbac.authorization.k8s.io/clusterrolebindings": true,
+		"rbac.authorization.k8s.io/roles": true, "rbac.authorization.k8s.io/rolebindings": true,
+	}
+	conditionalUpdate := map[string]bool{
+		"policy/poddisruptionbudgets": true, "coordination.k8s.io/leases": true,
+		"admissionregistration.k8s.io/mutatingwebhookconfigurations": true, "admissionregistration.k8s.io/validatingwebhookconfigurations": true,
+	}
 	for gr, st := range strategies() {
 		key := gr.Group + "/" + gr.Resource
+		if got := st.AllowCreateOnUpdate(context.Background()); got != createOnUpdate[key] {
+			t.Errorf("%s: AllowCreateOnUpdate %v, want %v", key, got, createOnUpdate[key])
+		}
+		if got := !st.AllowUnconditionalUpdate(context.Background()); got != conditionalUpdate[key] {
+			t.Errorf("%s: refuses unconditional updates %v, want %v", key, got, conditionalUpdate[key])
+		}
 		g, _ := st.(strategy.GenerationTracker)
 		if got := g != nil && g.TracksGeneration(); got != generation[key] {
 			t.Errorf("%s: TracksGeneration %v, want %v", key, got, generation[key])

@@ -32,10 +32,11 @@ func TestFieldValue(t *testing.T) {
 }
 
 // TestFlagSetsLeaveStrategiesAlone checks that the server's sets of
-// resources that keep metadata.generation or answer a delete with the
-// object name no resource with a strategy: the strategy says it.
+// resources that keep metadata.generation, answer a delete with the object,
+// refuse unconditional updates or create on update name no resource with a
+// strategy: the strategy says it.
 func TestFlagSetsLeaveStrategiesAlone(t *testing.T) {
-	for _, set := range []sets.Set[string]{generationResources, returnDeletedResources} {
+	for _, set := range []sets.Set[string]{generationResources, returnDeletedResources, conditionalUpdateResources, createOnUpdateResources} {
 		for key := range set {
 			group, res, _ := strings.Cut(key, "/")
 			if _, ok := registry.For(schema.GroupResource{Group: group, Resource: res}); ok {

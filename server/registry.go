@@ -133,27 +133,26 @@ var returnDeletedResources = sets.New(
 	"storage.k8s.io/volumeattachments", "storage.k8s.io/volumeattributesclasses",
 )
 
-// Resources whose strategies refuse an update without
-// metadata.resourceVersion (AllowUnconditionalUpdate false upstream); custom
-// resources and CRDs refuse it too.
+// Resources without a strategy in package registry whose upstream strategy
+// refuses an update without metadata.resourceVersion
+// (AllowUnconditionalUpdate false); custom resources and CRDs refuse it too.
 var conditionalUpdateResources = sets.New(
 	"node.k8s.io/runtimeclasses", "certificates.k8s.io/clustertrustbundles", "certificates.k8s.io/podcertificaterequests",
-	"storagemigration.k8s.io/storageversionmigrations", "policy/poddisruptionbudgets",
+	"storagemigration.k8s.io/storageversionmigrations",
 	"internal.apiserver.k8s.io/storageversions", "storage.k8s.io/csidrivers", "storage.k8s.io/csistoragecapacities",
-	"storage.k8s.io/volumeattachments", "storage.k8s.io/csinodes", "coordination.k8s.io/leases",
+	"storage.k8s.io/volumeattachments", "storage.k8s.io/csinodes",
 	"coordination.k8s.io/leasecandidates", "admissionregistration.k8s.io/validatingadmissionpolicies",
-	"admissionregistration.k8s.io/mutatingadmissionpolicies", "admissionregistration.k8s.io/mutatingwebhookconfigurations",
-	"admissionregistration.k8s.io/validatingwebhookconfigurations", "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
+	"admissionregistration.k8s.io/mutatingadmissionpolicies",
+	"admissionregistration.k8s.io/mutatingadmissionpolicybindings",
 	"admissionregistration.k8s.io/validatingadmissionpolicybindings", "apiextensions.k8s.io/customresourcedefinitions",
 	"apiregistration.k8s.io/apiservices", "scheduling.k8s.io/workloads", "scheduling.k8s.io/podgroups",
 )
 
-// Resources where PUT of a missing object creates it.
+// Resources without a strategy in package registry where PUT of a missing
+// object creates it (AllowCreateOnUpdate upstream).
 var createOnUpdateResources = sets.New(
-	"coordination.k8s.io/leases", "coordination.k8s.io/leasecandidates", "/endpoints", "/events",
-	"/limitranges", "/services", "node.k8s.io/runtimeclasses", "rbac.authorization.k8s.io/clusterroles",
-	"rbac.authorization.k8s.io/clusterrolebindings", "rbac.authorization.k8s.io/roles",
-	"rbac.authorization.k8s.io/rolebindings",
+	"coordination.k8s.io/leasecandidates",
+	"node.k8s.io/runtimeclasses",
 )
 
 // nameValidator returns upstream's metadata.name rule for a resource.
