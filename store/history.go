@@ -399,11 +399,10 @@ const (
 )
 
 // pendingHistory is the history not yet in the file. Guarded by Store.wmu,
-// except n, which readers check without it.
+// except through, which readers check without it.
 type pendingHistory struct {
 	events []Event
 	bytes  int
-	n      atomic.Int64 // len(events)
 	// last is the revision of this store's last commit (at Open, the
 	// file's revision).
 	last int64
@@ -438,14 +437,12 @@ func (p *pendingHistory) add(ev Event) {
 	}
 	p.events = append(p.events, ev)
 	p.bytes += len(ev.Prev) + len(ev.Key)
-	p.n.Store(int64(len(p.events)))
 }
 
 // clear forgets the entries once they are in the file, complete up to rev.
 func (p *pendingHistory) clear(rev int64) {
 	clear(p.events)
 	p.events, p.bytes = p.events[:0], 0
-	p.n.Store(0)
 	p.through.Store(rev)
 }
 

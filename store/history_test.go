@@ -585,7 +585,7 @@ func TestHistoryBatchesSurviveReopenAndCrash(t *testing.T) {
 			}
 			mustPut(t, s, "r", "a", "1")
 			mustPut(t, s, "r", "a", "2") // revision 2: a history entry, pending
-			if n := s.pendingHist.n.Load(); n != 1 {
+			if n := len(s.pendingHist.events); n != 1 {
 				t.Fatalf("%d entries pending, want 1", n)
 			}
 			if crash {
