@@ -45,9 +45,10 @@ func FirstServiceIP(p netip.Prefix) netip.Addr { return p.Masked().Addr().Next()
 //
 // A write that needs an address or a port reserves it before its commit
 // (reserve); the reservation is made permanent by the commit itself: the
-// Service's store write confirms it under the store's writer lock (commit),
-// so the allocator's record of what committed Services hold changes in
-// revision order. A write that fails releases what it reserved (release).
+// Service's store write checks it under the store's writer lock
+// (checkService, from Stamp) and records it once committed (recordService,
+// from the Committed hook), so the allocator's record of what committed
+// Services hold changes in revision order. A write that fails releases what it reserved (release).
 type serviceAllocator struct {
 	cidr netip.Prefix
 
@@ -240,10 +241,28 @@ func (r *reservation) release() {
 	r.items = nil
 }
 
-// commitService records, under the store's writer lock, what a committed
-// Service write leaves its holder holding (nothing for a delete), and ends
-// the reservations of its items.
-func (a *serviceAllocator) commitService(ns, name string, svc *corev1.Service) error {
+// checkService reports, under the store's writer lock as a Service write
+// commits, an address or node port of svc (nil for a delete) that another
+// holder holds.
+func (a *serviceAllocator) checkService(ns, name string, svc *corev1.Service) error {
+	if svc == nil {
+		return nil
+	}
+	holder := serviceHolder(ns, name)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, it := range serviceItems(svc) {
+		if h, ok := a.held[it]; ok && h != holder {
+			return fmt.Errorf("%s is already held by %s", it, h)
+		}
+	}
+	return nil
+}
+
+// recordService records, once a Service write has committed (under the
+// store's writer lock, in revision order), what it leaves its holder holding
+// (nothing for a delete), and ends the reservations of its items.
+func (a *serviceAllocator) recordService(ns, name string, svc *corev1.Service) {
 	holder := serviceHolder(ns, name)
 	var items []string
 	if svc != nil {
@@ -252,20 +271,15 @@ func (a *serviceAllocator) commitService(ns, name string, svc *corev1.Service) e
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, it := range items {
-		if h, ok := a.held[it]; ok && h != holder {
-			return fmt.Errorf("%s is already held by %s", it, h)
-		}
-	}
-	for _, it := range items {
 		if r, ok := a.pending[it]; ok && r.holder == holder {
 			delete(a.pending, it)
 		}
 	}
 	a.setHeld(holder, items)
-	return nil
 }
 
-// commitIPAddress records a committed IPAddress write.
+// commitIPAddress records a committed IPAddress write (from the Committed
+// hook, under the store's writer lock).
 func (a *serviceAllocator) commitIPAddress(addr *networkingv1.IPAddress, deleted bool) {
 	holder := ipAddressHolder(addr)
 	if holder == "" {

@@ -423,45 +423,52 @@ func (s *Server) storageWrite(res *resource, key string, o *object, del bool) (s
 		if err != nil {
 			return nil, err
 		}
-		if err := s.inCommit(res, o, del); err != nil {
+		if err := s.checkAllocations(res, o, del); err != nil {
 			return nil, err
 		}
 		return out, nil
 	}, Committed: func(cur *store.Object) {
 		stampRV(o, cur.Revision)
-		s.observeCommit(res.bucket, key, o.obj, cur.Value, del)
+		s.observeCommit(res.bucket, key, o, cur.Value, del)
 	}}, nil
 }
 
 // observeCommit keeps the in-memory views that must follow the store in
-// revision order (the garbage collector's owner index, the RBAC cache) in
-// step with a commit. It runs under the store's writer lock.
-func (s *Server) observeCommit(bucket, key string, obj runtime.Object, data []byte, deleted bool) {
-	s.gcObserve(bucket, key, obj, data, deleted)
+// revision order (the allocator's record of held ClusterIPs and node ports,
+// the garbage collector's owner index, the RBAC cache) in step with a
+// commit. It runs under the store's writer lock, once the write committed.
+func (s *Server) observeCommit(bucket, key string, o *object, data []byte, deleted bool) {
+	switch obj := o.obj.(type) {
+	case *corev1.Service:
+		svc := obj
+		if deleted {
+			svc = nil
+		}
+		s.alloc.recordService(o.meta.GetNamespace(), o.meta.GetName(), svc)
+	case *networkingv1.IPAddress:
+		s.alloc.commitIPAddress(obj, deleted)
+	}
+	s.gcObserve(bucket, key, o.obj, data, deleted)
 	if !isRBACBucket(bucket) {
 		return
 	}
 	if !deleted {
-		s.rbacCache.applyObject(bucket, key, obj)
+		s.rbacCache.applyObject(bucket, key, o.obj)
 	} else {
 		s.rbacCache.apply(bucket, key, data, deleted)
 	}
 }
 
-// inCommit runs under the store's writer lock as a write commits: it keeps
-// the allocator's record of held ClusterIPs and node ports in revision order.
-func (s *Server) inCommit(res *resource, o *object, del bool) error {
-	switch obj := o.obj.(type) {
-	case *corev1.Service:
-		svc := obj
-		if del {
-			svc = nil
-		}
-		if err := s.alloc.commitService(o.meta.GetNamespace(), o.meta.GetName(), svc); err != nil {
-			return apierrors.NewConflict(res.gr, o.meta.GetName(), err)
-		}
-	case *networkingv1.IPAddress:
-		s.alloc.commitIPAddress(obj, del)
+// checkAllocations runs under the store's writer lock before a write
+// commits: a Service may not commit an address or node port that another
+// committed Service holds.
+func (s *Server) checkAllocations(res *resource, o *object, del bool) error {
+	svc, ok := o.obj.(*corev1.Service)
+	if !ok || del {
+		return nil
+	}
+	if err := s.alloc.checkService(o.meta.GetNamespace(), o.meta.GetName(), svc); err != nil {
+		return apierrors.NewConflict(res.gr, o.meta.GetName(), err)
 	}
 	return nil
 }
