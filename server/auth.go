@@ -204,11 +204,6 @@ func (c *call) ctx() context.Context {
 	case c.goCtx != nil:
 		ctx = c.goCtx
 	}
-	if c.user != nil {
-		if _, ok := apirequest.UserFrom(ctx); !ok {
-			ctx = apirequest.WithUser(ctx, c.user)
-		}
-	}
 	return ctx
 }
 

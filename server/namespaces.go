@@ -31,7 +31,7 @@ func terminating(data []byte) bool {
 // the server itself.
 func (s *Server) internalCall(group, version, res, ns, name, verb string) *call {
 	r, _ := s.served.lookup(group, version, res)
-	return &call{res: r, ns: ns, user: systemUser, goCtx: context.Background(),
+	return &call{res: r, ns: ns, user: systemUser, goCtx: apirequest.WithUser(context.Background(), systemUser),
 		info: &apirequest.RequestInfo{IsResourceRequest: true, Verb: verb, APIGroup: group, APIVersion: version, Resource: res, Namespace: ns, Name: name}}
 }
 
