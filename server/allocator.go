@@ -9,7 +9,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/fakeplane/fakeplane/registry/core/service"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -295,4 +299,168 @@ func (a *serviceAllocator) commitIPAddress(addr *networkingv1.IPAddress, deleted
 		return // a Service holds it already
 	}
 	a.setHeld(holder, []string{ipItem(addr.Name)})
+}
+
+// allocateServiceIP gives a new Service its ClusterIP and IP families, and
+// node ports for NodePort and LoadBalancer Services, as upstream's service
+// REST storage does.
+func (s *Server) allocateServiceIP(c *call, svc *corev1.Service) error {
+	return s.allocateService(c, svc, nil)
+}
+
+// allocateService allocates a Service's ClusterIP and ports; on update
+// (old set) what old holds stays its own and the rest is allocated anew.
+// What it picks is reserved for the request until its commit (see
+// serviceAllocator).
+func (s *Server) allocateService(c *call, svc, old *corev1.Service) error {
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return nil
+	}
+	if len(svc.Spec.IPFamilies) == 0 {
+		svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+	}
+	if svc.Spec.IPFamilyPolicy == nil {
+		p := corev1.IPFamilyPolicySingleStack
+		svc.Spec.IPFamilyPolicy = &p
+	}
+	r := s.alloc.newReservation(svc.Namespace, svc.Name)
+	c.reservations = append(c.reservations, r)
+	if old != nil {
+		// What the Service held before is still its own.
+		if old.Spec.Type != corev1.ServiceTypeExternalName && svc.Spec.ClusterIP == old.Spec.ClusterIP {
+			goto ports
+		}
+	}
+	switch svc.Spec.ClusterIP {
+	case corev1.ClusterIPNone:
+		svc.Spec.ClusterIPs = []string{corev1.ClusterIPNone}
+	case "":
+		ip, ok := s.alloc.pickIP(r)
+		if !ok {
+			return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
+		}
+		svc.Spec.ClusterIP = ip
+		svc.Spec.ClusterIPs = []string{ip}
+	default:
+		if _, ok := s.alloc.reserve(r, ipItem(svc.Spec.ClusterIP)); !ok {
+			return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{
+				field.Invalid(field.NewPath("spec", "clusterIPs"), []string{svc.Spec.ClusterIP}, fmt.Sprintf("failed to allocate IP %s: provided IP is already allocated", svc.Spec.ClusterIP)),
+			})
+		}
+		if len(svc.Spec.ClusterIPs) == 0 {
+			svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
+		}
+	}
+ports:
+	// The node ports asked for must be free and in the range; the others
+	// are picked (upstream's port allocator). A port is claimed once per
+	// request, as upstream's allocation operation does.
+	claimed := map[int32]bool{}
+	invalid := func(fld *field.Path, port int32, msg string) error {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(fld, port, msg)})
+	}
+	claim := func(fld *field.Path, port *int32) error {
+		if *port != 0 {
+			if *port < nodePortMin || *port > nodePortMax {
+				return invalid(fld, *port, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
+			}
+			if _, ok := s.alloc.reserve(r, portItem(*port)); !ok || claimed[*port] {
+				return invalid(fld, *port, "provided port is already allocated")
+			}
+			claimed[*port] = true
+			return nil
+		}
+		for range 100 {
+			p, ok := s.alloc.pickPort(r)
+			if !ok {
+				break
+			}
+			if !claimed[p] && !s.heldByOld(old, p) {
+				claimed[p] = true
+				*port = p
+				return nil
+			}
+		}
+		return apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
+	}
+	lb := svc.Spec.Type == corev1.ServiceTypeLoadBalancer
+	if svc.Spec.Type == corev1.ServiceTypeNodePort || lb && (svc.Spec.AllocateLoadBalancerNodePorts == nil || *svc.Spec.AllocateLoadBalancerNodePorts) {
+		// A port number serving two protocols shares its node port.
+		shared := map[int32]int32{}
+		for i := range svc.Spec.Ports {
+			p := &svc.Spec.Ports[i]
+			if p.NodePort == 0 {
+				if np, ok := shared[p.Port]; ok {
+					p.NodePort = np
+					continue
+				}
+			} else if np, ok := shared[p.Port]; ok && np == p.NodePort {
+				continue
+			}
+			if err := claim(field.NewPath("spec", "ports").Index(i).Child("nodePort"), &p.NodePort); err != nil {
+				return err
+			}
+			shared[p.Port] = p.NodePort
+		}
+	}
+	if service.NeedsHealthCheck(svc) {
+		if err := claim(field.NewPath("spec", "healthCheckNodePort"), &svc.Spec.HealthCheckNodePort); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// heldByOld reports whether the Service's previous state uses node port p
+// (picked ports must be new: a kept port is asked for explicitly).
+func (s *Server) heldByOld(old *corev1.Service, p int32) bool {
+	if old == nil {
+		return false
+	}
+	for _, it := range serviceItems(old) {
+		if it == portItem(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// The node port range of kube-apiserver's default --service-node-port-range.
+const (
+	nodePortMin = 30000
+	nodePortMax = 32767
+)
+
+// keepAllocatedServiceFields carries what was allocated at create into a
+// Service update that omits it, as upstream's service storage does.
+func keepAllocatedServiceFields(svc, old *corev1.Service) {
+	if service.NeedsHealthCheck(svc) && service.NeedsHealthCheck(old) && svc.Spec.HealthCheckNodePort == 0 {
+		svc.Spec.HealthCheckNodePort = old.Spec.HealthCheckNodePort
+	}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName || old.Spec.Type == corev1.ServiceTypeExternalName {
+		return
+	}
+	if svc.Spec.ClusterIP == "" {
+		svc.Spec.ClusterIP = old.Spec.ClusterIP
+		svc.Spec.ClusterIPs = old.Spec.ClusterIPs
+	}
+	if len(svc.Spec.IPFamilies) == 0 {
+		svc.Spec.IPFamilies = old.Spec.IPFamilies
+	}
+	if svc.Spec.IPFamilyPolicy == nil {
+		svc.Spec.IPFamilyPolicy = old.Spec.IPFamilyPolicy
+	}
+	if svc.Spec.Type != corev1.ServiceTypeNodePort && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		return
+	}
+	for i := range svc.Spec.Ports {
+		if svc.Spec.Ports[i].NodePort != 0 {
+			continue
+		}
+		for _, op := range old.Spec.Ports {
+			if op.Port == svc.Spec.Ports[i].Port && op.Protocol == svc.Spec.Ports[i].Protocol {
+				svc.Spec.Ports[i].NodePort = op.NodePort
+			}
+		}
+	}
 }
