@@ -34,7 +34,7 @@ func kubeAPIAccessVolume() (corev1.Volume, corev1.VolumeMount) {
 // admitPod applies what kube-apiserver's admission plugins add to a new pod:
 // the ServiceAccount (which must exist) and its API access volume, the
 // default not-ready/unreachable tolerations, and the priority.
-func (s *Server) admitPod(c *call, pod *corev1.Pod) error {
+func (s *Server) admitPod(c *request, pod *corev1.Pod) error {
 	if pod.Spec.ServiceAccountName == "" {
 		pod.Spec.ServiceAccountName = pod.Spec.DeprecatedServiceAccount
 	}
@@ -88,7 +88,7 @@ func (s *Server) admitPod(c *call, pod *corev1.Pod) error {
 // admitPodPriority is upstream's Priority admission plugin on create: the
 // priority and preemption policy come from the pod's PriorityClass, or the
 // global default one, or are 0 and PreemptLowerPriority.
-func (s *Server) admitPodPriority(c *call, pod *corev1.Pod) error {
+func (s *Server) admitPodPriority(c *request, pod *corev1.Pod) error {
 	r, _ := s.served.lookup("scheduling.k8s.io", "v1", "priorityclasses")
 	lst, err := s.store.List(r.bucket, store.ListOptions{})
 	if err != nil {

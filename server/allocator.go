@@ -304,7 +304,7 @@ func (a *serviceAllocator) commitIPAddress(addr *networkingv1.IPAddress, deleted
 // allocateServiceIP gives a new Service its ClusterIP and IP families, and
 // node ports for NodePort and LoadBalancer Services, as upstream's service
 // REST storage does.
-func (s *Server) allocateServiceIP(c *call, svc *corev1.Service) error {
+func (s *Server) allocateServiceIP(c *request, svc *corev1.Service) error {
 	return s.allocateService(c, svc, nil)
 }
 
@@ -312,7 +312,7 @@ func (s *Server) allocateServiceIP(c *call, svc *corev1.Service) error {
 // (old set) what old holds stays its own and the rest is allocated anew.
 // What it picks is reserved for the request until its commit (see
 // serviceAllocator).
-func (s *Server) allocateService(c *call, svc, old *corev1.Service) error {
+func (s *Server) allocateService(c *request, svc, old *corev1.Service) error {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}

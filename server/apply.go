@@ -52,7 +52,7 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 		return o, nil
 	}
 	c.allowCreate = !statusOnly
-	out, _, err := s.updateObject(c, statusOnly, wo.dryRun, func(old *object) (*object, error) {
+	out, _, err := s.updateObject(c.request, statusOnly, wo.dryRun, func(old *object) (*object, error) {
 		return applyTo(old.obj)
 	})
 	if errors.Is(err, errCreateInstead) {
@@ -62,7 +62,7 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 		if err != nil {
 			return err
 		}
-		data, err := s.createObject(c, o, wo.dryRun)
+		data, err := s.createObject(c.request, o, wo.dryRun)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/x509"
 	"fmt"
@@ -166,7 +165,7 @@ func (g saGetter) Node(name string) (*corev1.Node, error) {
 
 // checkRBACWrite runs upstream's escalation and bind checks before a write
 // to roles, clusterroles and their bindings.
-func (s *Server) checkRBACWrite(c *call, o, old *object) error {
+func (s *Server) checkRBACWrite(c *request, o, old *object) error {
 	if c.res.Group != "rbac.authorization.k8s.io" || s.auth.rbac == nil {
 		return nil
 	}
@@ -180,7 +179,7 @@ func (s *Server) checkRBACWrite(c *call, o, old *object) error {
 // afterCommit keeps in-memory views in step with a committed write.
 // obj, when not nil, is the committed object in its Go type (data then
 // need not be decoded again).
-func (s *Server) afterCommit(c *call, key string, obj runtime.Object, data []byte, deleted bool) {
+func (s *Server) afterCommit(c *request, key string, obj runtime.Object, data []byte, deleted bool) {
 	s.syncServiceIPAddresses(c.res.bucket, obj, data, deleted)
 	if c.res.bucket == crdBucket && !deleted {
 		crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
@@ -194,23 +193,3 @@ func (s *Server) afterCommit(c *call, key string, obj runtime.Object, data []byt
 	}
 }
 
-// ctx is the call's context: the HTTP request's, or the Go caller's, with
-// the call's user in it (upstream's strategies read the user from there).
-func (c *call) ctx() context.Context {
-	ctx := context.Background()
-	switch {
-	case c.r != nil:
-		ctx = c.r.Context()
-	case c.goCtx != nil:
-		ctx = c.goCtx
-	}
-	return ctx
-}
-
-// userAgent is the HTTP request's User-Agent; "" for a call made from Go.
-func (c *call) userAgent() string {
-	if c.r == nil {
-		return ""
-	}
-	return c.r.UserAgent()
-}

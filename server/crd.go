@@ -30,7 +30,7 @@ import (
 const crdBucket = "apiextensions.k8s.io/customresourcedefinitions"
 
 // validateCRD defaults a CRD and runs upstream's create or update validation.
-func (s *Server) validateCRD(c *call, o, old *object) error {
+func (s *Server) validateCRD(c *request, o, old *object) error {
 	def, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition)
 	if !ok {
 		return nil

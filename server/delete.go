@@ -47,7 +47,7 @@ func (s *Server) delete(c *call) error {
 	if err != nil {
 		return err
 	}
-	out, deleted, err := s.deleteObject(c, c.key(), c.info.Name, opts)
+	out, deleted, err := s.deleteObject(c.request, c.key(), c.info.Name, opts)
 	if err != nil {
 		return err
 	}
@@ -72,13 +72,8 @@ func (s *Server) delete(c *call) error {
 
 // deleteObject deletes one object, or marks it for deletion when finalizers
 // remain. It returns the object's last state and whether it is gone.
-func (s *Server) deleteObject(c *call, key, name string, opts *metav1.DeleteOptions) ([]byte, bool, error) {
+func (s *Server) deleteObject(c *request, key, name string, opts *metav1.DeleteOptions) ([]byte, bool, error) {
 	dry := len(opts.DryRun) > 0
-	if v, err := isDryRun(c); err != nil {
-		return nil, false, err
-	} else if v {
-		dry = true
-	}
 	deleted := false
 	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object) (store.Write, error) {
 		deleted = false
@@ -178,7 +173,7 @@ func (s *Server) deleteCollection(c *call) error {
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
-		out, _, err := s.deleteObject(c, it.Key, o.meta.GetName(), opts)
+		out, _, err := s.deleteObject(c.request, it.Key, o.meta.GetName(), opts)
 		if apierrors.IsNotFound(err) {
 			continue
 		}

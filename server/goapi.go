@@ -41,13 +41,13 @@ func errNamespaceRequired() error { return apierrors.NewBadRequest("Namespace pa
 // newCall builds the call of a Go request: the resource gvr names, the user
 // from ctx, and what kube-apiserver's routing would check (a served
 // resource, a verb it serves).
-func (g goAPI) newCall(ctx context.Context, gvr schema.GroupVersionResource, ns, name, verb string) (*call, error) {
+func (g goAPI) newCall(ctx context.Context, gvr schema.GroupVersionResource, ns, name, verb string) (*request, error) {
 	return g.newSubresourceCall(ctx, gvr, "", ns, name, verb)
 }
 
 // newSubresourceCall is newCall for a subresource of gvr ("" for the
 // resource itself).
-func (g goAPI) newSubresourceCall(ctx context.Context, gvr schema.GroupVersionResource, sub, ns, name, verb string) (*call, error) {
+func (g goAPI) newSubresourceCall(ctx context.Context, gvr schema.GroupVersionResource, sub, ns, name, verb string) (*request, error) {
 	u, ok := apirequest.UserFrom(ctx)
 	if !ok || u == nil {
 		return nil, apierrors.NewInternalError(errNoUser)
@@ -59,7 +59,7 @@ func (g goAPI) newSubresourceCall(ctx context.Context, gvr schema.GroupVersionRe
 	if !res.Namespaced {
 		ns = ""
 	}
-	c := &call{res: res, ns: ns, user: u, goCtx: ctx, info: &apirequest.RequestInfo{
+	c := &request{res: res, ns: ns, user: u, goCtx: ctx, info: &apirequest.RequestInfo{
 		IsResourceRequest: true, Verb: verb, APIGroup: gvr.Group, APIVersion: gvr.Version,
 		Resource: gvr.Resource, Subresource: sub, Namespace: ns, Name: name,
 	}}
@@ -80,7 +80,7 @@ func (g goAPI) newSubresourceCall(ctx context.Context, gvr schema.GroupVersionRe
 // decode turns a caller's object into the pipeline's, as the REST API
 // decodes a request body: through its JSON, so that a missing apiVersion
 // and kind take the resource's, and the same defaults apply.
-func (g goAPI) decode(c *call, obj runtime.Object) (*object, error) {
+func (g goAPI) decode(c *request, obj runtime.Object) (*object, error) {
 	if v := reflect.ValueOf(obj); obj == nil || v.Kind() == reflect.Pointer && v.IsNil() {
 		return nil, apierrors.NewBadRequest("the object is nil")
 	}
@@ -98,7 +98,7 @@ func (g goAPI) decode(c *call, obj runtime.Object) (*object, error) {
 
 // result decodes an object the pipeline answered with (JSON in the served
 // version) into a fresh Go object.
-func (g goAPI) result(c *call, data []byte) (runtime.Object, error) {
+func (g goAPI) result(c *request, data []byte) (runtime.Object, error) {
 	o, err := c.res.decodeStored(data)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)

@@ -25,7 +25,7 @@ const namespacesBucket = "/namespaces"
 
 // admitNamespace is the NamespaceLifecycle admission check for creating
 // o in its namespace: the namespace must exist and not be terminating.
-func (s *Server) admitNamespace(c *call, o *object) error {
+func (s *Server) admitNamespace(c *request, o *object) error {
 	ns := o.meta.GetNamespace()
 	cur, err := s.store.Get(namespacesBucket, ns)
 	if errors.Is(err, store.ErrNotFound) {
@@ -50,7 +50,7 @@ func (s *Server) admitNamespace(c *call, o *object) error {
 // mutating admission and the storage's BeginCreate do, PrepareForCreate,
 // then validation (metadata and the type's own rules in one 422), then what
 // follows a valid create.
-func (s *Server) beforeCreate(c *call, o *object) error {
+func (s *Server) beforeCreate(c *request, o *object) error {
 	st, hasStrategy := registry.For(c.res.gr)
 	if c.res.hasSub("status") && !hasStrategy {
 		// A strategy clears the status itself (see
@@ -113,7 +113,7 @@ func (s *Server) beforeCreate(c *call, o *object) error {
 
 // invalidKind is the kind a 422 names: the resource's, but core's Event for
 // events.k8s.io Events, whose upstream storage is core's.
-func invalidKind(c *call) schema.GroupKind {
+func invalidKind(c *request) schema.GroupKind {
 	if c.res.Group == "events.k8s.io" && c.res.Resource.Resource == "events" {
 		return schema.GroupKind{Kind: "Event"}
 	}
@@ -122,7 +122,7 @@ func invalidKind(c *call) schema.GroupKind {
 
 // validateCreate validates a new object: its metadata, then for built-in
 // types the rules of upstream's strategy, all in one 422.
-func (s *Server) validateCreate(c *call, o *object) error {
+func (s *Server) validateCreate(c *request, o *object) error {
 	errs := s.validateMeta(c, o)
 	if st, ok := registry.For(c.res.gr); ok {
 		errs = append(errs, st.Validate(c.ctx(), o.obj)...)
@@ -137,7 +137,7 @@ func (s *Server) validateCreate(c *call, o *object) error {
 // beforeUpdate applies per-resource update rules (upstream's PrepareForUpdate)
 // and validates the update: metaErrs, the metadata errors prepareUpdate
 // found, come first in the 422, then the type's own rules.
-func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs field.ErrorList) error {
+func (s *Server) beforeUpdate(c *request, mode writeMode, o, old *object, metaErrs field.ErrorList) error {
 	invalid := func(errs field.ErrorList) error {
 		if len(errs) == 0 {
 			return nil
@@ -190,7 +190,7 @@ func (s *Server) beforeUpdate(c *call, mode writeMode, o, old *object, metaErrs 
 // internalWrite): PrepareForUpdate for a write to the main resource,
 // PrepareForFinalizeUpdate for one to /finalize and PrepareForStatusUpdate
 // for one to /status, when the strategy has them.
-func prepareUpdate(c *call, st strategy.Strategy, mode writeMode, o, old *object) {
+func prepareUpdate(c *request, st strategy.Strategy, mode writeMode, o, old *object) {
 	switch {
 	case mode == statusWrite:
 		if sp, ok := st.(strategy.StatusPreparer); ok {
@@ -207,7 +207,7 @@ func prepareUpdate(c *call, st strategy.Strategy, mode writeMode, o, old *object
 
 // markForDeletion applies per-resource graceful deletion and reports whether
 // the object must stay (marked) rather than go at once.
-func (s *Server) markForDeletion(c *call, o *object) bool {
+func (s *Server) markForDeletion(c *request, o *object) bool {
 	if crd, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok {
 		markCRDForDeletion(crd, metav1.NewTime(s.now().Truncate(timePrecision)))
 		return true
@@ -222,7 +222,7 @@ func (s *Server) markForDeletion(c *call, o *object) bool {
 }
 
 // afterCreate runs what controllers of a fresh cluster do for a new object.
-func (s *Server) afterCreate(c *call, o *object) {
+func (s *Server) afterCreate(c *request, o *object) {
 	if ns, ok := o.obj.(*corev1.Namespace); ok {
 		s.populateNamespace(ns.Name)
 	}

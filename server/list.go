@@ -27,12 +27,12 @@ func (s *Server) listOptions(c *call) (*metainternalversion.ListOptions, error) 
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	return s.checkListOptions(c, opts)
+	return s.checkListOptions(c.request, opts)
 }
 
 // checkListOptions validates decoded list/watch options as upstream does and
 // turns their field selector's labels into the fields they match.
-func (s *Server) checkListOptions(c *call, opts *metainternalversion.ListOptions) (*metainternalversion.ListOptions, error) {
+func (s *Server) checkListOptions(c *request, opts *metainternalversion.ListOptions) (*metainternalversion.ListOptions, error) {
 	if c.info.Name != "" {
 		// A watch or list of one object (…/resource/name or fieldSelector) is
 		// served as a metadata.name field selector.
@@ -214,7 +214,7 @@ func (s *Server) list(c *call) error {
 	if err != nil {
 		return err
 	}
-	lm, stored, items, err := s.listServed(c, opts)
+	lm, stored, items, err := s.listServed(c.request, opts)
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (s *Server) list(c *call) error {
 
 // listServed reads the page of a list that opts selects: its list metadata,
 // the stored objects and their JSON in the served version.
-func (s *Server) listServed(c *call, opts *metainternalversion.ListOptions) (metav1.ListMeta, []store.Object, [][]byte, error) {
+func (s *Server) listServed(c *request, opts *metainternalversion.ListOptions) (metav1.ListMeta, []store.Object, [][]byte, error) {
 	var lm metav1.ListMeta
 	sel := newSelection(c.res, opts)
 	lo := store.ListOptions{Limit: int(opts.Limit)}

@@ -338,7 +338,7 @@ func managerName(fieldManager, userAgent string) string {
 // manager changed from live (nil on create), as upstream's create, update
 // and patch handlers do before admission. Writes through subresources other
 // than status are not tracked here.
-func (c *call) trackManagedFields(live runtime.Object, o *object, fieldManager string) {
+func (c *request) trackManagedFields(live runtime.Object, o *object, fieldManager string) {
 	sub := c.info.Subresource
 	if sub != "" && sub != "status" {
 		return
@@ -352,7 +352,7 @@ func (c *call) trackManagedFields(live runtime.Object, o *object, fieldManager s
 		live = c.res.newObject()
 		live.GetObjectKind().SetGroupVersionKind(c.res.gvk)
 	}
-	out := fm.UpdateNoErrors(live, o.obj, managerName(fieldManager, c.userAgent()))
+	out := fm.UpdateNoErrors(live, o.obj, managerName(fieldManager, c.userAgent))
 	if acc, err := meta.Accessor(out); err == nil {
 		o.obj, o.meta = out, acc
 	}

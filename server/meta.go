@@ -15,7 +15,7 @@ import (
 
 // prepareCreate sets the server-owned metadata of a new object and
 // validates its ObjectMeta, as upstream's BeforeCreate does.
-func (s *Server) prepareCreate(c *call, o *object) error {
+func (s *Server) prepareCreate(c *request, o *object) error {
 	m := o.meta
 	if m.GetResourceVersion() != "" {
 		// kube-apiserver answers this with a bare 500.
@@ -48,7 +48,7 @@ func (s *Server) prepareCreate(c *call, o *object) error {
 const timePrecision = 1e9
 
 // validateMeta runs upstream's ObjectMeta validation for a new object.
-func (s *Server) validateMeta(c *call, o *object) field.ErrorList {
+func (s *Server) validateMeta(c *request, o *object) field.ErrorList {
 	return validation.ValidateObjectMetaAccessor(o.meta, c.res.Namespaced, c.res.nameValid, field.NewPath("metadata"))
 }
 
@@ -56,7 +56,7 @@ func (s *Server) validateMeta(c *call, o *object) field.ErrorList {
 // the new one and validates the change of metadata, as upstream's
 // BeforeUpdate does; the errors found are returned to be reported with
 // those of the rest of the object (see validateUpdate).
-func (s *Server) prepareUpdate(c *call, o, old *object) (field.ErrorList, error) {
+func (s *Server) prepareUpdate(c *request, o, old *object) (field.ErrorList, error) {
 	m, om := o.meta, old.meta
 	if err := setNamespace(c, m); err != nil {
 		return nil, err
@@ -83,7 +83,7 @@ func stampRV(o *object, rev int64) {
 }
 
 // checkName ensures the body's name matches the URL on update.
-func checkName(c *call, o *object) error {
+func checkName(c *request, o *object) error {
 	if o.meta.GetName() != "" && o.meta.GetName() != c.info.Name {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.meta.GetName(), c.info.Name))
 	}
@@ -94,7 +94,7 @@ func checkName(c *call, o *object) error {
 }
 
 // setNamespace fills in or checks the namespace of an object against the URL.
-func setNamespace(c *call, m metav1.Object) error {
+func setNamespace(c *request, m metav1.Object) error {
 	if !c.res.Namespaced {
 		m.SetNamespace("")
 		return nil

@@ -29,9 +29,9 @@ func terminating(data []byte) bool {
 
 // internalCall builds a call for the server's own writes: made from Go, as
 // the server itself.
-func (s *Server) internalCall(group, version, res, ns, name, verb string) *call {
+func (s *Server) internalCall(group, version, res, ns, name, verb string) *request {
 	r, _ := s.served.lookup(group, version, res)
-	return &call{res: r, ns: ns, user: systemUser, goCtx: apirequest.WithUser(context.Background(), systemUser),
+	return &request{res: r, ns: ns, user: systemUser, goCtx: apirequest.WithUser(context.Background(), systemUser),
 		info: &apirequest.RequestInfo{IsResourceRequest: true, Verb: verb, APIGroup: group, APIVersion: version, Resource: res, Namespace: ns, Name: name}}
 }
 

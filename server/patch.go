@@ -90,7 +90,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		}
 	}
 	var warnings []string
-	out, _, err := s.updateObject(c, statusOnly, dry, func(old *object) (*object, error) {
+	out, _, err := s.updateObject(c.request, statusOnly, dry, func(old *object) (*object, error) {
 		warnings = nil
 		cur, err := encode(old.obj)
 		if err != nil {

@@ -16,26 +16,23 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// call is one resource request being served: over HTTP (r and w set) or
-// made from Go (r and w nil, goCtx set), through Registry or by the
-// server's own controllers.
-type call struct {
-	w http.ResponseWriter
-	r *http.Request
-	// goCtx is the context of a call made from Go; nil for HTTP requests,
-	// whose context is r's.
+// request is one call into the read and write pipeline: which resource and
+// object, asked by whom, in which context. It carries no HTTP: a request
+// over HTTP (call) and a call made from Go (Registry, the server's own
+// controllers) both make one.
+type request struct {
+	// goCtx is the call's context, with its user in it: the HTTP
+	// request's, or the Go caller's.
 	goCtx context.Context
 	info  *apirequest.RequestInfo
 	res   *resource
 	user  user.Info
-	media mediaChoice
 	ns    string // the namespace of the object(s), "" for cluster-scoped
+	// userAgent is the HTTP request's User-Agent; "" for a call made from Go.
+	userAgent string
 	// result is the committed object in its Go type, when the write path
 	// still holds it, so a protobuf answer need not decode it again.
 	result runtime.Object
-	// listed are the stored objects a list answers with, in order, so a
-	// Table can decode them from their cached protobuf messages.
-	listed []store.Object
 	// reservations are the ClusterIPs and node ports the request reserved;
 	// what its commit did not take is released when it ends.
 	reservations []*reservation
@@ -44,9 +41,26 @@ type call struct {
 	allowCreate bool
 }
 
+// ctx is the request's context, with its user in it (upstream's strategies
+// read the user from there).
+func (c *request) ctx() context.Context { return c.goCtx }
+
+// call is one resource request being served over HTTP: the pipeline's
+// request, with the response writer, the HTTP request and the answer's
+// negotiated media type.
+type call struct {
+	*request
+	w     http.ResponseWriter
+	r     *http.Request
+	media mediaChoice
+	// listed are the stored objects a list answers with, in order, so a
+	// Table can decode them from their cached protobuf messages.
+	listed []store.Object
+}
+
 // releaseReservations gives back what the request reserved and did not
 // commit.
-func (c *call) releaseReservations() {
+func (c *request) releaseReservations() {
 	for _, r := range c.reservations {
 		r.release()
 	}
@@ -54,7 +68,7 @@ func (c *call) releaseReservations() {
 }
 
 // key is the store key of the named object.
-func (c *call) key() string { return objectKey(c.ns, c.info.Name) }
+func (c *request) key() string { return objectKey(c.ns, c.info.Name) }
 
 // objectKey is the store key for an object.
 func objectKey(ns, name string) string {
@@ -66,7 +80,7 @@ func objectKey(ns, name string) string {
 
 // errMethodNotSupported is the 405 for a verb a resource does not serve:
 // kube-apiserver has no route for it.
-func (c *call) errMethodNotSupported() error {
+func (c *request) errMethodNotSupported() error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
 		Message: "the server does not allow this method on the requested resource",
@@ -102,7 +116,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		return
 	}
 	addWarnings(w, res.warnings)
-	c := &call{w: w, r: r, info: info, res: res, user: u, ns: info.Namespace}
+	c := &call{request: &request{goCtx: r.Context(), userAgent: r.UserAgent(), info: info, res: res, user: u, ns: info.Namespace}, w: w, r: r}
 	if !res.Namespaced {
 		if info.Namespace != "" && !(info.Resource == "namespaces") {
 			writeError(w, r, notFoundPath())
@@ -116,7 +130,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		return
 	}
 	c.media = media
-	if !s.verbAllowed(c) {
+	if !s.verbAllowed(c.request) {
 		writeError(w, r, c.errMethodNotSupported())
 		return
 	}
@@ -145,7 +159,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 }
 
 // verbAllowed checks the verb against what discovery advertises.
-func (s *Server) verbAllowed(c *call) bool {
+func (s *Server) verbAllowed(c *request) bool {
 	verbs := c.res.Verbs
 	if c.info.Subresource != "" {
 		verbs = c.res.subs[c.info.Subresource].Verbs

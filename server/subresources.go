@@ -100,7 +100,7 @@ func toInt(v any) int64 {
 func (s *Server) serveScale(c *call) error {
 	switch c.info.Verb {
 	case "get":
-		cur, err := s.getObject(c)
+		cur, err := s.getObject(c.request)
 		if err != nil {
 			return err
 		}
@@ -143,7 +143,7 @@ func (s *Server) serveScale(c *call) error {
 	}
 	scaleGR := schema.GroupResource{Group: "autoscaling", Resource: "scale"}
 	var result *autoscalingv1.Scale
-	_, _, err = s.updateObject(c, false, wo.dryRun, func(old *object) (*object, error) {
+	_, _, err = s.updateObject(c.request, false, wo.dryRun, func(old *object) (*object, error) {
 		cur, err := scaleOf(c.res, old)
 		if err != nil {
 			return nil, err
@@ -225,7 +225,7 @@ func (s *Server) serveScale(c *call) error {
 	if err != nil {
 		return err
 	}
-	cur, err := s.getObject(c)
+	cur, err := s.getObject(c.request)
 	if err != nil {
 		return err
 	}
@@ -286,7 +286,7 @@ func crdScaleOf(sp *apiextensionsv1.CustomResourceSubresourceScale, o *object, m
 }
 
 // getObject reads and decodes the named object.
-func (s *Server) getObject(c *call) (*object, error) {
+func (s *Server) getObject(c *request) (*object, error) {
 	cur, err := s.store.Get(c.res.bucket, c.key())
 	if err != nil {
 		return nil, apierrors.NewNotFound(c.res.gr, c.info.Name)
@@ -322,11 +322,18 @@ func (s *Server) serveBindingBody(c *call, podName string, body []byte) error {
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &b); err != nil {
 		return apierrors.NewBadRequest(fmt.Sprintf("Binding in version \"v1\" cannot be handled as a Binding: %v", err))
 	}
-	return s.bind(c, podName, &b)
+	dry, err := isDryRun(c)
+	if err != nil {
+		return err
+	}
+	if err := s.bind(c.request, podName, &b, dry); err != nil {
+		return err
+	}
+	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
 }
 
 // bind sets a pod's node; shared by pods/binding and the bindings resource.
-func (s *Server) bind(c *call, podName string, b *corev1.Binding) error {
+func (s *Server) bind(c *request, podName string, b *corev1.Binding, dry bool) error {
 	if b.Name != "" && b.Name != podName {
 		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Binding object"))
 	}
@@ -339,13 +346,9 @@ func (s *Server) bind(c *call, podName string, b *corev1.Binding) error {
 		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{field.Required(field.NewPath("target", "name"), "")})
 	}
 	pods, _ := s.served.lookup("", "v1", "pods")
-	pc := &call{w: c.w, r: c.r, info: c.info, res: pods, user: c.user, ns: c.ns}
+	pc := &request{goCtx: c.goCtx, userAgent: c.userAgent, info: c.info, res: pods, user: c.user, ns: c.ns}
 	bindingGR := schema.GroupResource{Resource: "pods/binding"}
-	dry, err := isDryRun(c)
-	if err != nil {
-		return err
-	}
-	_, _, err = s.updateKey(pc, objectKey(c.ns, podName), podName, internalWrite, dry, func(old *object) (*object, error) {
+	_, _, err := s.updateKey(pc, objectKey(c.ns, podName), podName, internalWrite, dry, func(old *object) (*object, error) {
 		pod := old.obj.DeepCopyObject().(*corev1.Pod)
 		if pod.DeletionTimestamp != nil {
 			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", podName))
@@ -367,10 +370,7 @@ func (s *Server) bind(c *call, podName string, b *corev1.Binding) error {
 		pod.ResourceVersion = ""
 		return &object{obj: pod, meta: pod}, nil
 	})
-	if err != nil {
-		return err
-	}
-	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
+	return err
 }
 
 // setPodCondition adds or replaces a pod condition.
@@ -404,7 +404,7 @@ func (s *Server) serveEviction(c *call) error {
 	if opts == nil {
 		opts = &metav1.DeleteOptions{}
 	}
-	if _, _, err := s.deleteObject(c, c.key(), c.info.Name, opts); err != nil {
+	if _, _, err := s.deleteObject(c.request, c.key(), c.info.Name, opts); err != nil {
 		return err
 	}
 	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
@@ -423,11 +423,11 @@ func (s *Server) serveFinalize(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := checkName(c, o); err != nil {
+	if err := checkName(c.request, o); err != nil {
 		return err
 	}
 	want := o.obj.(*corev1.Namespace).Spec.Finalizers
-	out, _, err := s.updateObject(c, false, false, func(old *object) (*object, error) {
+	out, _, err := s.updateObject(c.request, false, false, func(old *object) (*object, error) {
 		ns := old.obj.DeepCopyObject().(*corev1.Namespace)
 		ns.Spec.Finalizers = want
 		ns.ResourceVersion = o.meta.GetResourceVersion()

@@ -23,12 +23,8 @@ type dryRunResult struct{ data []byte }
 
 func (d *dryRunResult) Error() string { return "dry run" }
 
-// isDryRun reports whether the request asked for dryRun=All. A call made
-// from Go says so in its options instead.
+// isDryRun reports whether the request asked for dryRun=All.
 func isDryRun(c *call) (bool, error) {
-	if c.r == nil {
-		return false, nil
-	}
 	vals := c.r.URL.Query()["dryRun"]
 	for _, v := range vals {
 		if v != "All" {
@@ -49,7 +45,7 @@ func (s *Server) create(c *call) error {
 		return err
 	}
 	c.trackManagedFields(nil, o, wo.fieldManager)
-	out, err := s.createObject(c, o, wo.dryRun)
+	out, err := s.createObject(c.request, o, wo.dryRun)
 	if err != nil {
 		return err
 	}
@@ -59,7 +55,7 @@ func (s *Server) create(c *call) error {
 
 // createObject runs create admission and commits a new object. It returns
 // the stored bytes.
-func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
+func (s *Server) createObject(c *request, o *object, dry bool) ([]byte, error) {
 	defer c.releaseReservations()
 	if err := s.prepareCreate(c, o); err != nil {
 		return nil, err
@@ -126,13 +122,13 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	if err != nil {
 		return err
 	}
-	if err := checkName(c, o); err != nil {
+	if err := checkName(c.request, o); err != nil {
 		return err
 	}
 	dry := wo.dryRun
 	addWarnings(c.w, o.warnings)
 	code := http.StatusOK
-	out, created, err := s.updateObject(c, statusOnly, dry, func(old *object) (*object, error) {
+	out, created, err := s.updateObject(c.request, statusOnly, dry, func(old *object) (*object, error) {
 		// The write path changes the object it is given, and may retry.
 		attempt := o.deepCopy()
 		c.trackManagedFields(old.obj, attempt, wo.fieldManager)
@@ -141,7 +137,7 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	if err != nil {
 		if errors.Is(err, errCreateInstead) {
 			c.trackManagedFields(nil, o, wo.fieldManager)
-			out, err = s.createObject(c, o, dry)
+			out, err = s.createObject(c.request, o, dry)
 			if err != nil {
 				return err
 			}
@@ -173,7 +169,7 @@ const (
 
 // updateObject applies a change to the request's object inside one store
 // write. mutate receives the stored object and returns the desired one.
-func (s *Server) updateObject(c *call, statusOnly, dry bool, mutate func(old *object) (*object, error)) (data []byte, created bool, err error) {
+func (s *Server) updateObject(c *request, statusOnly, dry bool, mutate func(old *object) (*object, error)) (data []byte, created bool, err error) {
 	mode := mainWrite
 	if statusOnly {
 		mode = statusWrite
@@ -182,7 +178,7 @@ func (s *Server) updateObject(c *call, statusOnly, dry bool, mutate func(old *ob
 }
 
 // updateKey applies a change to the object at key inside one store write.
-func (s *Server) updateKey(c *call, key, name string, mode writeMode, dry bool, mutate func(old *object) (*object, error)) (data []byte, created bool, err error) {
+func (s *Server) updateKey(c *request, key, name string, mode writeMode, dry bool, mutate func(old *object) (*object, error)) (data []byte, created bool, err error) {
 	defer c.releaseReservations()
 	statusOnly := mode == statusWrite
 	var deletedAnswer []byte
