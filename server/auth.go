@@ -192,4 +192,3 @@ func (s *Server) afterCommit(c *request, key string, obj runtime.Object, data []
 		s.syncCRD(crd.DeepCopy())
 	}
 }
-
