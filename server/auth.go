@@ -4,8 +4,9 @@ import (
 	"crypto/ecdsa"
 	"crypto/x509"
 	"fmt"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"net/http"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -161,19 +162,6 @@ func (g saGetter) Pod(ns, name string) (*corev1.Pod, error) {
 func (g saGetter) Node(name string) (*corev1.Node, error) {
 	n := &corev1.Node{}
 	return n, g.get("", "v1", "nodes", "", name, n)
-}
-
-// checkRBACWrite runs upstream's escalation and bind checks before a write
-// to roles, clusterroles and their bindings.
-func (s *Server) checkRBACWrite(c *request, o, old *object) error {
-	if c.res.Group != "rbac.authorization.k8s.io" || s.auth.rbac == nil {
-		return nil
-	}
-	w := auth.RBACWrite{User: c.user, Namespace: o.meta.GetNamespace(), Name: o.meta.GetName(), Object: o.obj}
-	if old != nil {
-		w.Old = old.obj
-	}
-	return s.auth.rbac.ForStorage(c.res.gr).CheckRBACWrite(c.ctx(), s.auth.authz, w)
 }
 
 // afterCommit keeps in-memory views in step with a committed write.

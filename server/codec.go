@@ -229,9 +229,6 @@ func yamlToJSON(data []byte) ([]byte, error) {
 	return j, nil
 }
 
-// isEmptyBody reports whether a body has nothing but whitespace.
-func isEmptyBody(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
-
 // isPretty reports whether a response should be indented.
 func isPretty(r *http.Request) bool {
 	if v := r.URL.Query().Get("pretty"); v != "" {

@@ -9,7 +9,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // statusOf turns any error into the Status body kube-apiserver would send.
@@ -57,18 +56,6 @@ func writeJSONOrYAML(w http.ResponseWriter, r *http.Request, code int, v any) {
 	writeBytes(w, r, code, mt, b)
 }
 
-// notFoundStatus is the Status for an unknown path or resource.
-func notFoundStatus() metav1.Status {
-	return metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure,
-		Message:  "the server could not find the requested resource",
-		Reason:   metav1.StatusReasonNotFound,
-		Details:  &metav1.StatusDetails{},
-		Code:     http.StatusNotFound,
-	}
-}
-
 // errUnsupportedMediaType is the 415 kube-apiserver gives for a body type it cannot read.
 func errUnsupportedMediaType(accepted []string) error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
@@ -84,53 +71,9 @@ func errNotAcceptable(accepted []string) error {
 	return notAcceptable("only the following media types are accepted: " + strings.Join(accepted, ", "))
 }
 
-// errConflict is the optimistic-concurrency 409 for a stale resourceVersion.
-func errConflict(gr schema.GroupResource, name string) error {
-	return apierrors.NewConflict(gr, name, errors.New("the object has been modified; please apply your changes to the latest version and try again"))
-}
-
 // errExpired is the 410 for a resourceVersion older than the event log.
 func errExpired(msg string) error {
 	return apierrors.NewResourceExpired(msg)
-}
-
-// errUnknown is kube-apiserver's answer for an error that is not an API
-// status (its ErrorToAPIStatus): 500 with the error's text and no reason.
-func errUnknown(err error) error {
-	var st apierrors.APIStatus
-	if errors.As(err, &st) {
-		return err
-	}
-	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
-}
-
-// storageKey is the etcd key kube-apiserver would keep an object under,
-// which its storage errors name.
-func storageKey(r *resource, key string) string {
-	g, res := r.StorageGroupResource()
-	if g == "" {
-		return "/" + res + "/" + key
-	}
-	return "/" + g + "/" + res + "/" + key
-}
-
-// errStorageDecode is kube-apiserver's answer for a stored object it cannot
-// decode into the requested version (a failed conversion webhook).
-func errStorageDecode(r *resource, key string, rev int64, err error) error {
-	return apierrors.NewInternalError(fmt.Errorf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", storageKey(r, key), rev, err))
-}
-
-// errStorageRead is its answer for a list with such an object.
-func errStorageRead(r *resource, key string, rev int64, err error) error {
-	k := "/registry" + storageKey(r, key)
-	msg := fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", k, rev, err)
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonStoreReadError,
-		Message: fmt.Sprintf("failed to read one or more %s from the storage: %s", r.gr.String(), msg),
-		Details: &metav1.StatusDetails{Name: "list", Group: r.gr.Group, Kind: r.gr.Resource, Causes: []metav1.StatusCause{
-			{Type: metav1.CauseTypeUnexpectedServerResponse, Message: msg, Field: k},
-		}},
-	}}
 }
 
 // errRouteUnsupportedMediaType is the 415 of kube-apiserver's go-restful

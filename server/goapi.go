@@ -17,7 +17,6 @@ import (
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/registry"
-	"github.com/fakeplane/fakeplane/store"
 )
 
 // Registry returns the Go API of the server's read and write pipeline: the
@@ -112,16 +111,9 @@ func (g goAPI) Get(ctx context.Context, gvr schema.GroupVersionResource, namespa
 	if err != nil {
 		return nil, err
 	}
-	obj, err := g.s.store.Get(c.res.bucket, c.key())
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierrors.NewNotFound(c.res.gr, name)
-	}
+	served, err := g.s.getServed(c)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	served, err := g.s.enc.servedOf(c.res, obj.Key, obj.Revision, obj.Value)
-	if err != nil {
-		return nil, errStorageDecode(c.res, obj.Key, obj.Revision, err)
+		return nil, err
 	}
 	return g.result(c, served)
 }

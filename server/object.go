@@ -258,3 +258,18 @@ func internalPackage(group string) string {
 func jsonUnmarshal(data []byte, v any) error {
 	return kjson.UnmarshalCaseSensitivePreserveInts(data, v)
 }
+
+// protobufEncode encodes a built-in object in the protobuf envelope.
+func protobufEncode(obj runtime.Object) ([]byte, error) {
+	return runtime.Encode(protobufSerializer(), obj)
+}
+
+// typedFromStored decodes a stored (served-version) JSON object into its Go type.
+func (r *resource) typedFromStored(data []byte) (runtime.Object, error) {
+	obj := r.typed()
+	if err := json.Unmarshal(data, obj); err != nil {
+		return nil, fmt.Errorf("decode stored %s: %w", r.gr, err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(r.gvk)
+	return obj, nil
+}

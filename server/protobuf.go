@@ -2,11 +2,11 @@ package server
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
+	"net/http"
+
 	"github.com/fakeplane/fakeplane/store"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,21 +17,6 @@ import (
 // vnd.kubernetes.protobuf) when a client prefers it, as client-go's typed
 // clients do. Objects are stored as JSON, so each one is decoded into its Go
 // type and encoded again.
-
-// protobufEncode encodes a built-in object in the protobuf envelope.
-func protobufEncode(obj runtime.Object) ([]byte, error) {
-	return runtime.Encode(protobufSerializer(), obj)
-}
-
-// typedFromStored decodes a stored (served-version) JSON object into its Go type.
-func (r *resource) typedFromStored(data []byte) (runtime.Object, error) {
-	obj := r.typed()
-	if err := json.Unmarshal(data, obj); err != nil {
-		return nil, fmt.Errorf("decode stored %s: %w", r.gr, err)
-	}
-	obj.GetObjectKind().SetGroupVersionKind(r.gvk)
-	return obj, nil
-}
 
 // writeProtobufObject answers with one object in protobuf.
 func writeProtobufObject(c *call, code int, data []byte) error {

@@ -2,48 +2,16 @@ package server
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"net/http"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/store"
 )
-
-// request is one call into the read and write pipeline: which resource and
-// object, asked by whom, in which context. It carries no HTTP: a request
-// over HTTP (call) and a call made from Go (Registry, the server's own
-// controllers) both make one.
-type request struct {
-	// goCtx is the call's context, with its user in it: the HTTP
-	// request's, or the Go caller's.
-	goCtx context.Context
-	info  *apirequest.RequestInfo
-	res   *resource
-	user  user.Info
-	ns    string // the namespace of the object(s), "" for cluster-scoped
-	// userAgent is the HTTP request's User-Agent; "" for a call made from Go.
-	userAgent string
-	// result is the committed object in its Go type, when the write path
-	// still holds it, so a protobuf answer need not decode it again.
-	result runtime.Object
-	// reservations are the ClusterIPs and node ports the request reserved;
-	// what its commit did not take is released when it ends.
-	reservations []*reservation
-	// allowCreate lets a write to a missing object create it (server-side
-	// apply), whatever the resource's createOnUpdate.
-	allowCreate bool
-}
-
-// ctx is the request's context, with its user in it (upstream's strategies
-// read the user from there).
-func (c *request) ctx() context.Context { return c.goCtx }
 
 // call is one resource request being served over HTTP: the pipeline's
 // request, with the response writer, the HTTP request and the answer's
@@ -56,38 +24,6 @@ type call struct {
 	// listed are the stored objects a list answers with, in order, so a
 	// Table can decode them from their cached protobuf messages.
 	listed []store.Object
-}
-
-// releaseReservations gives back what the request reserved and did not
-// commit.
-func (c *request) releaseReservations() {
-	for _, r := range c.reservations {
-		r.release()
-	}
-	c.reservations = nil
-}
-
-// key is the store key of the named object.
-func (c *request) key() string { return objectKey(c.ns, c.info.Name) }
-
-// objectKey is the store key for an object.
-func objectKey(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
-}
-
-// errMethodNotSupported is the 405 for a verb a resource does not serve:
-// kube-apiserver has no route for it.
-func (c *request) errMethodNotSupported() error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Message: "the server does not allow this method on the requested resource",
-		Reason:  metav1.StatusReasonMethodNotAllowed,
-		Details: &metav1.StatusDetails{},
-		Code:    http.StatusMethodNotAllowed,
-	}}
 }
 
 // serveResource routes a resource request to its verb.
@@ -158,21 +94,6 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 	}
 }
 
-// verbAllowed checks the verb against what discovery advertises.
-func (s *Server) verbAllowed(c *request) bool {
-	verbs := c.res.Verbs
-	if c.info.Subresource != "" {
-		verbs = c.res.subs[c.info.Subresource].Verbs
-	}
-	verb := c.info.Verb
-	for _, v := range verbs {
-		if v == verb {
-			return true
-		}
-	}
-	return false
-}
-
 // serveMain serves verbs on the main resource.
 func (s *Server) serveMain(c *call) error {
 	if c.res.Virtual {
@@ -217,16 +138,9 @@ func (s *Server) serveStatus(c *call) error {
 
 // get answers a single object.
 func (s *Server) get(c *call) error {
-	obj, err := s.store.Get(c.res.bucket, c.key())
-	if errors.Is(err, store.ErrNotFound) {
-		return apierrors.NewNotFound(c.res.gr, c.info.Name)
-	}
+	served, err := s.getServed(c.request)
 	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	served, err := s.enc.servedOf(c.res, obj.Key, obj.Revision, obj.Value)
-	if err != nil {
-		return errStorageDecode(c.res, obj.Key, obj.Revision, err)
+		return err
 	}
 	return s.writeObject(c, http.StatusOK, served)
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fakeplane/fakeplane/auth"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -89,6 +92,9 @@ type Server struct {
 	auth authState
 	// handler is the filter chain in front of serveAuthorized.
 	handler http.Handler
+	// rbacWriteCheck runs upstream's RBAC escalation and bind checks on a
+	// write to roles, clusterroles and their bindings; nil when RBAC is off.
+	rbacWriteCheck func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error
 	// crdMu serialises CRD cleanups.
 	crdMu sync.Mutex
 }
@@ -145,6 +151,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	if s.auth.rbac != nil {
+		s.rbacWriteCheck = func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error {
+			return s.auth.rbac.ForStorage(gr).CheckRBACWrite(ctx, s.auth.authz, w)
+		}
 	}
 	return s, nil
 }
@@ -229,9 +240,4 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 	default:
 		http.NotFound(w, r)
 	}
-}
-
-// notFoundPath is kube-apiserver's answer for a path it does not serve.
-func notFoundPath() error {
-	return &apierrors.StatusError{ErrStatus: notFoundStatus()}
 }

@@ -1,11 +1,8 @@
 package server
 
 import (
-	"strings"
-
 	"encoding/json"
 	"fmt"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"mime"
 	"net/http"
 
@@ -14,7 +11,6 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -25,75 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 )
 
-var schemaNamespaces = schema.GroupResource{Resource: "namespaces"}
-
 // successStatus is the Status a create-only subresource answers with.
 func successStatus(code int32) *metav1.Status {
 	return &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess, Code: code}
-}
-
-// scaleOf builds the autoscaling/v1 Scale view of a workload.
-func scaleOf(res *resource, o *object) (*autoscalingv1.Scale, error) {
-	m, err := toMap(o.obj)
-	if err != nil {
-		return nil, err
-	}
-	if sp := res.scalePaths; sp != nil {
-		return crdScaleOf(sp, o, m), nil
-	}
-	sc := &autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: o.meta.GetName(), Namespace: o.meta.GetNamespace(), UID: o.meta.GetUID(),
-			ResourceVersion: o.meta.GetResourceVersion(), CreationTimestamp: o.meta.GetCreationTimestamp(),
-		},
-	}
-	if v, ok := getField(m, "spec", "replicas"); ok {
-		sc.Spec.Replicas = int32(toInt(v))
-	} else {
-		sc.Spec.Replicas = 1
-	}
-	if v, ok := getField(m, "status", "replicas"); ok {
-		sc.Status.Replicas = int32(toInt(v))
-	}
-	if sel, ok := getField(m, "spec", "selector"); ok {
-		switch t := sel.(type) {
-		case map[string]any:
-			if _, hasMatch := t["matchLabels"]; hasMatch || t["matchExpressions"] != nil {
-				var ls metav1.LabelSelector
-				b, _ := json.Marshal(t)
-				if err := json.Unmarshal(b, &ls); err == nil {
-					if s, err := metav1.LabelSelectorAsSelector(&ls); err == nil {
-						sc.Status.Selector = s.String()
-					}
-				}
-			} else {
-				// ReplicationControllers use a plain map selector.
-				ls := metav1.LabelSelector{MatchLabels: map[string]string{}}
-				for k, v := range t {
-					if s, ok := v.(string); ok {
-						ls.MatchLabels[k] = s
-					}
-				}
-				if s, err := metav1.LabelSelectorAsSelector(&ls); err == nil {
-					sc.Status.Selector = s.String()
-				}
-			}
-		}
-	}
-	return sc, nil
-}
-
-func toInt(v any) int64 {
-	switch t := v.(type) {
-	case int64:
-		return t
-	case float64:
-		return int64(t)
-	case int:
-		return int64(t)
-	}
-	return 0
 }
 
 // serveScale serves the scale subresource of workloads.
@@ -239,65 +169,6 @@ func (s *Server) serveScale(c *call) error {
 	return writeEncoded(c, http.StatusOK, sc)
 }
 
-// setReplicas writes spec.replicas of a workload.
-func setReplicas(res *resource, o *object, n int32) error {
-	m, err := toMap(o.obj)
-	if err != nil {
-		return err
-	}
-	path := []string{"spec", "replicas"}
-	if res.scalePaths != nil {
-		path = jsonPathFields(res.scalePaths.SpecReplicasPath)
-	}
-	if err := unstructured.SetNestedField(m, int64(n), path...); err != nil {
-		return err
-	}
-	return setFromMap(o.obj, m)
-}
-
-// jsonPathFields splits a simple JSON path (.spec.replicas) into fields.
-func jsonPathFields(p string) []string {
-	return strings.Split(strings.TrimPrefix(p, "."), ".")
-}
-
-// crdScaleOf builds the Scale of a custom resource from the CRD's scale paths.
-func crdScaleOf(sp *apiextensionsv1.CustomResourceSubresourceScale, o *object, m map[string]any) *autoscalingv1.Scale {
-	sc := &autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: o.meta.GetName(), Namespace: o.meta.GetNamespace(), UID: o.meta.GetUID(),
-			ResourceVersion: o.meta.GetResourceVersion(), CreationTimestamp: o.meta.GetCreationTimestamp(),
-		},
-	}
-	if v, ok := getField(m, jsonPathFields(sp.SpecReplicasPath)...); ok {
-		sc.Spec.Replicas = int32(toInt(v))
-	}
-	if v, ok := getField(m, jsonPathFields(sp.StatusReplicasPath)...); ok {
-		sc.Status.Replicas = int32(toInt(v))
-	}
-	if sp.LabelSelectorPath != nil {
-		if v, ok := getField(m, jsonPathFields(*sp.LabelSelectorPath)...); ok {
-			if s, ok := v.(string); ok {
-				sc.Status.Selector = s
-			}
-		}
-	}
-	return sc
-}
-
-// getObject reads and decodes the named object.
-func (s *Server) getObject(c *request) (*object, error) {
-	cur, err := s.store.Get(c.res.bucket, c.key())
-	if err != nil {
-		return nil, apierrors.NewNotFound(c.res.gr, c.info.Name)
-	}
-	served, err := c.res.fromStorage(cur.Value)
-	if err != nil {
-		return nil, errStorageDecode(c.res, cur.Key, cur.Revision, err)
-	}
-	return c.res.decodeStored(served)
-}
-
 // mediaTypeOf returns the request's Content-Type without parameters.
 func mediaTypeOf(r *http.Request) string {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -330,58 +201,6 @@ func (s *Server) serveBindingBody(c *call, podName string, body []byte) error {
 		return err
 	}
 	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
-}
-
-// bind sets a pod's node; shared by pods/binding and the bindings resource.
-func (s *Server) bind(c *request, podName string, b *corev1.Binding, dry bool) error {
-	if b.Name != "" && b.Name != podName {
-		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Binding object"))
-	}
-	if b.Target.Kind != "" && b.Target.Kind != "Node" {
-		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{
-			field.NotSupported(field.NewPath("target", "kind"), b.Target.Kind, []string{"Node", "<empty>"}),
-		})
-	}
-	if b.Target.Name == "" {
-		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{field.Required(field.NewPath("target", "name"), "")})
-	}
-	pods, _ := s.served.lookup("", "v1", "pods")
-	pc := &request{goCtx: c.goCtx, userAgent: c.userAgent, info: c.info, res: pods, user: c.user, ns: c.ns}
-	bindingGR := schema.GroupResource{Resource: "pods/binding"}
-	_, _, err := s.updateKey(pc, objectKey(c.ns, podName), podName, internalWrite, dry, func(old *object) (*object, error) {
-		pod := old.obj.DeepCopyObject().(*corev1.Pod)
-		if pod.DeletionTimestamp != nil {
-			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", podName))
-		}
-		if pod.Spec.NodeName != "" {
-			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("pod %s is already assigned to node %q", podName, pod.Spec.NodeName))
-		}
-		if b.UID != "" && b.UID != pod.UID {
-			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", b.UID, pod.UID))
-		}
-		pod.Spec.NodeName = b.Target.Name
-		for k, v := range b.Annotations {
-			if pod.Annotations == nil {
-				pod.Annotations = map[string]string{}
-			}
-			pod.Annotations[k] = v
-		}
-		setPodCondition(pod, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(s.now().Truncate(timePrecision))})
-		pod.ResourceVersion = ""
-		return &object{obj: pod, meta: pod}, nil
-	})
-	return err
-}
-
-// setPodCondition adds or replaces a pod condition.
-func setPodCondition(pod *corev1.Pod, cond corev1.PodCondition) {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == cond.Type {
-			pod.Status.Conditions[i] = cond
-			return
-		}
-	}
-	pod.Status.Conditions = append(pod.Status.Conditions, cond)
 }
 
 // serveEviction deletes a pod through pods/eviction.

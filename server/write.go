@@ -3,11 +3,10 @@ package server
 import (
 	"bytes"
 	"errors"
-	"fmt"
+	"reflect"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"net/http"
-	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,36 +21,6 @@ import (
 type dryRunResult struct{ data []byte }
 
 func (d *dryRunResult) Error() string { return "dry run" }
-
-// isDryRun reports whether the request asked for dryRun=All.
-func isDryRun(c *call) (bool, error) {
-	vals := c.r.URL.Query()["dryRun"]
-	for _, v := range vals {
-		if v != "All" {
-			return false, apierrors.NewBadRequest(fmt.Sprintf("Invalid dry run value: %q; supported values: %q", v, "All"))
-		}
-	}
-	return len(vals) > 0, nil
-}
-
-// create answers POST on a collection.
-func (s *Server) create(c *call) error {
-	wo, err := parseWriteOptions(c, "")
-	if err != nil {
-		return err
-	}
-	o, err := c.decodeRequestObject(wo.fieldValidation)
-	if err != nil {
-		return err
-	}
-	c.trackManagedFields(nil, o, wo.fieldManager)
-	out, err := s.createObject(c.request, o, wo.dryRun)
-	if err != nil {
-		return err
-	}
-	addWarnings(c.w, o.warnings)
-	return s.writeObject(c, http.StatusCreated, out)
-}
 
 // createObject runs create admission and commits a new object. It returns
 // the stored bytes.
@@ -110,45 +79,6 @@ func storeErr(err error) error {
 		return err
 	}
 	return apierrors.NewInternalError(err)
-}
-
-// update answers PUT on an object or its status.
-func (s *Server) update(c *call, statusOnly bool) error {
-	wo, err := parseWriteOptions(c, "")
-	if err != nil {
-		return err
-	}
-	o, err := c.decodeRequestObject(wo.fieldValidation)
-	if err != nil {
-		return err
-	}
-	if err := checkName(c.request, o); err != nil {
-		return err
-	}
-	dry := wo.dryRun
-	addWarnings(c.w, o.warnings)
-	code := http.StatusOK
-	out, created, err := s.updateObject(c.request, statusOnly, dry, func(old *object) (*object, error) {
-		// The write path changes the object it is given, and may retry.
-		attempt := o.deepCopy()
-		c.trackManagedFields(old.obj, attempt, wo.fieldManager)
-		return attempt, nil
-	})
-	if err != nil {
-		if errors.Is(err, errCreateInstead) {
-			c.trackManagedFields(nil, o, wo.fieldManager)
-			out, err = s.createObject(c.request, o, dry)
-			if err != nil {
-				return err
-			}
-			return s.writeObject(c, http.StatusCreated, out)
-		}
-		return err
-	}
-	if created {
-		code = http.StatusCreated
-	}
-	return s.writeObject(c, code, out)
 }
 
 // errCreateInstead tells update that the object is missing and the resource

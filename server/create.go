@@ -1,0 +1,24 @@
+package server
+
+import (
+	"net/http"
+)
+
+// create answers POST on a collection.
+func (s *Server) create(c *call) error {
+	wo, err := parseWriteOptions(c, "")
+	if err != nil {
+		return err
+	}
+	o, err := c.decodeRequestObject(wo.fieldValidation)
+	if err != nil {
+		return err
+	}
+	c.trackManagedFields(nil, o, wo.fieldManager)
+	out, err := s.createObject(c.request, o, wo.dryRun)
+	if err != nil {
+		return err
+	}
+	addWarnings(c.w, o.warnings)
+	return s.writeObject(c, http.StatusCreated, out)
+}

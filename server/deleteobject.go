@@ -1,0 +1,90 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// deleteObject deletes one object, or marks it for deletion when finalizers
+// remain. It returns the object's last state and whether it is gone.
+func (s *Server) deleteObject(c *request, key, name string, opts *metav1.DeleteOptions) ([]byte, bool, error) {
+	dry := len(opts.DryRun) > 0
+	deleted := false
+	_, cur, err := s.store.Update(c.res.bucket, key, func(cur *store.Object) (store.Write, error) {
+		deleted = false
+		if cur == nil {
+			return store.Write{}, apierrors.NewNotFound(c.res.gr, name)
+		}
+		curServed, err := c.res.fromStorage(cur.Value)
+		if err != nil {
+			return store.Write{}, errStorageDecode(c.res, cur.Key, cur.Revision, err)
+		}
+		o, err := c.res.decodeStored(curServed)
+		if err != nil {
+			return store.Write{}, err
+		}
+		if p := opts.Preconditions; p != nil {
+			// Upstream's storage precondition check names the kind, not the resource.
+			kindGR := schema.GroupResource{Group: c.res.Group, Resource: c.res.Kind}
+			if p.UID != nil && *p.UID != o.meta.GetUID() {
+				return store.Write{}, apierrors.NewConflict(kindGR, name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, o.meta.GetUID()))
+			}
+			if p.ResourceVersion != nil && *p.ResourceVersion != o.meta.GetResourceVersion() {
+				return store.Write{}, apierrors.NewConflict(kindGR, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, o.meta.GetResourceVersion()))
+			}
+		}
+		if fins, changed := deletionFinalizers(o.meta.GetFinalizers(), opts); changed {
+			o.meta.SetFinalizers(fins)
+		}
+		graceful := s.markForDeletion(c, o)
+		if graceful || len(o.meta.GetFinalizers()) > 0 {
+			if o.meta.GetDeletionTimestamp() == nil {
+				now := metav1.NewTime(s.now().Truncate(timePrecision))
+				o.meta.SetDeletionTimestamp(&now)
+				if c.res.Resource.Resource != "namespaces" {
+					zero := int64(0)
+					o.meta.SetDeletionGracePeriodSeconds(&zero)
+				}
+			}
+			b, err := encode(o.obj)
+			if err != nil {
+				return store.Write{}, err
+			}
+			if bytes.Equal(b, curServed) {
+				return store.Write{}, store.ErrUnchanged
+			}
+			if dry {
+				return store.Write{}, &dryRunResult{data: b}
+			}
+			return s.storageWrite(c.res, key, o, false)
+		}
+		deleted = true
+		if dry {
+			return store.Write{}, &dryRunResult{data: curServed}
+		}
+		return s.storageWrite(c.res, key, o, true)
+	})
+	var dr *dryRunResult
+	if errors.As(err, &dr) {
+		return dr.data, deleted, nil
+	}
+	if err != nil {
+		return nil, false, storeErr(err)
+	}
+	out, err := c.res.fromStorage(cur.Value)
+	if err != nil {
+		return nil, false, errStorageDecode(c.res, cur.Key, cur.Revision, err)
+	}
+	s.afterCommit(c, key, nil, cur.Value, deleted)
+	if deleted {
+		s.enc.forget(c.res.bucket, key)
+	}
+	return out, deleted, nil
+}
