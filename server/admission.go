@@ -42,7 +42,7 @@ func (s *Server) admitPod(c *request, pod *corev1.Pod) error {
 		pod.Spec.ServiceAccountName = "default"
 	}
 	pod.Spec.DeprecatedServiceAccount = pod.Spec.ServiceAccountName
-	sa, err := saGetter{s}.ServiceAccount(pod.Namespace, pod.Spec.ServiceAccountName)
+	sa, err := s.serviceAccounts().ServiceAccount(pod.Namespace, pod.Spec.ServiceAccountName)
 	if err != nil {
 		return apierrors.NewForbidden(c.res.gr, pod.Name, fmt.Errorf("error looking up service account %s/%s: serviceaccount %q not found", pod.Namespace, pod.Spec.ServiceAccountName, pod.Spec.ServiceAccountName))
 	}

@@ -8,12 +8,10 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
-	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/endpoints/filters"
 	"k8s.io/apiserver/pkg/endpoints/filters/impersonation"
@@ -58,9 +56,6 @@ type authState struct {
 	audience authenticator.Audiences
 }
 
-// systemUser is the identity of the server's own writes and controllers.
-var systemUser user.Info = &user.DefaultInfo{Name: "system:apiserver", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}}
-
 // setupAuth builds the authenticators, authorizers and the filter chain
 // kube-apiserver puts in front of its handlers: request info,
 // authentication, impersonation, authorization.
@@ -69,7 +64,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	if mode == "" {
 		mode = auth.ModeRBAC
 	}
-	tokens, err := auth.NewServiceAccountTokens(cfg.ServiceAccountKey, saGetter{s})
+	tokens, err := auth.NewServiceAccountTokens(cfg.ServiceAccountKey, s.serviceAccounts())
 	if err != nil {
 		return nil, fmt.Errorf("service account tokens: %w", err)
 	}
@@ -126,42 +121,6 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.serveResource(w, r, info, u)
-}
-
-// saGetter reads what service-account tokens refer to from the store.
-type saGetter struct{ s *Server }
-
-func (g saGetter) get(group, version, res, ns, name string, into any) error {
-	r, _ := g.s.served.lookup(group, version, res)
-	obj, err := g.s.store.Get(r.bucket, objectKey(ns, name))
-	if err != nil {
-		return apierrors.NewNotFound(r.gr, name)
-	}
-	return jsonUnmarshal(obj.Value, into)
-}
-
-// ServiceAccount returns a stored ServiceAccount.
-func (g saGetter) ServiceAccount(ns, name string) (*corev1.ServiceAccount, error) {
-	sa := &corev1.ServiceAccount{}
-	return sa, g.get("", "v1", "serviceaccounts", ns, name, sa)
-}
-
-// Secret returns a stored Secret.
-func (g saGetter) Secret(ns, name string) (*corev1.Secret, error) {
-	sec := &corev1.Secret{}
-	return sec, g.get("", "v1", "secrets", ns, name, sec)
-}
-
-// Pod returns a stored Pod.
-func (g saGetter) Pod(ns, name string) (*corev1.Pod, error) {
-	pod := &corev1.Pod{}
-	return pod, g.get("", "v1", "pods", ns, name, pod)
-}
-
-// Node returns a stored Node.
-func (g saGetter) Node(name string) (*corev1.Node, error) {
-	n := &corev1.Node{}
-	return n, g.get("", "v1", "nodes", "", name, n)
 }
 
 // afterCommit keeps in-memory views in step with a committed write.

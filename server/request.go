@@ -121,3 +121,6 @@ func (s *Server) getServed(c *request) ([]byte, error) {
 	}
 	return served, nil
 }
+
+// systemUser is the identity of the server's own writes and controllers.
+var systemUser user.Info = &user.DefaultInfo{Name: "system:apiserver", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}}

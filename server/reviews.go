@@ -188,7 +188,7 @@ func (s *Server) serveTokenRequest(c *call) error {
 	if *tr.Spec.ExpirationSeconds > 1<<32 {
 		return apierrors.NewInvalid(gk, "", field.ErrorList{field.TooLong(field.NewPath("spec", "expirationSeconds"), *tr.Spec.ExpirationSeconds, 1<<32)})
 	}
-	getter := saGetter{s}
+	getter := s.serviceAccounts()
 	sa, err := getter.ServiceAccount(c.ns, c.info.Name)
 	if err != nil {
 		return err
@@ -244,15 +244,15 @@ func (s *Server) serveTokenRequest(c *call) error {
 	return writeEncoded(c, http.StatusCreated, tr)
 }
 
-// fillServiceAccountTokenSecret gives a new kubernetes.io/service-account-token
-// Secret its token, CA and namespace, as kube-controller-manager's token
-// controller does.
-func (s *Server) fillServiceAccountTokenSecret(sec *corev1.Secret) {
-	if sec.Type != corev1.SecretTypeServiceAccountToken || s.auth.tokens == nil {
+// issueTokenSecret gives a new kubernetes.io/service-account-token Secret
+// its token, CA and namespace, as kube-controller-manager's token
+// controller does. The write path calls it (fillServiceAccountTokenSecret).
+func (s *Server) issueTokenSecret(sec *corev1.Secret) {
+	if s.auth.tokens == nil {
 		return
 	}
 	name := sec.Annotations[corev1.ServiceAccountNameKey]
-	sa, err := saGetter{s}.ServiceAccount(sec.Namespace, name)
+	sa, err := s.serviceAccounts().ServiceAccount(sec.Namespace, name)
 	if err != nil {
 		return
 	}

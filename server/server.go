@@ -11,6 +11,9 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/fakeplane/fakeplane/auth"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -95,6 +98,12 @@ type Server struct {
 	// rbacWriteCheck runs upstream's RBAC escalation and bind checks on a
 	// write to roles, clusterroles and their bindings; nil when RBAC is off.
 	rbacWriteCheck func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error
+	// commitObserver is told of every commit, under the store's writer lock
+	// and in revision order (the RBAC cache follows the store through it).
+	commitObserver func(bucket, key string, obj runtime.Object, data []byte, deleted bool)
+	// tokenSecretFiller issues the token of a new service-account-token
+	// Secret; nil without service-account tokens.
+	tokenSecretFiller func(sec *corev1.Secret)
 	// crdMu serialises CRD cleanups.
 	crdMu sync.Mutex
 }
@@ -152,6 +161,8 @@ func New(cfg Config) (*Server, error) {
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	s.commitObserver = s.observeRBACCommit
+	s.tokenSecretFiller = s.issueTokenSecret
 	if s.auth.rbac != nil {
 		s.rbacWriteCheck = func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error {
 			return s.auth.rbac.ForStorage(gr).CheckRBACWrite(ctx, s.auth.authz, w)

@@ -375,13 +375,8 @@ func (s *Server) observeCommit(bucket, key string, o *object, data []byte, delet
 		s.alloc.commitIPAddress(obj, deleted)
 	}
 	s.gcObserve(bucket, key, o.obj, data, deleted)
-	if !isRBACBucket(bucket) {
-		return
-	}
-	if !deleted {
-		s.rbacCache.applyObject(bucket, key, o.obj)
-	} else {
-		s.rbacCache.apply(bucket, key, data, deleted)
+	if s.commitObserver != nil {
+		s.commitObserver(bucket, key, o.obj, data, deleted)
 	}
 }
 
