@@ -9,13 +9,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"sigs.k8s.io/yaml"
 )
@@ -197,11 +195,6 @@ func bodyToJSONFor(r *http.Request, data []byte, kind string) ([]byte, error) {
 		return nil, errUnsupportedMediaType(acceptedMediaTypes)
 	}
 }
-
-// protobufSerializer decodes Kubernetes protobuf envelopes of built-in types.
-var protobufSerializer = sync.OnceValue(func() *protobuf.Serializer {
-	return protobuf.NewSerializer(typesScheme(), typesScheme())
-})
 
 // protobufToJSON decodes a protobuf body of a built-in type into its JSON.
 func protobufToJSON(data []byte, kind string) ([]byte, error) {

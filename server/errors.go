@@ -71,11 +71,6 @@ func errNotAcceptable(accepted []string) error {
 	return notAcceptable("only the following media types are accepted: " + strings.Join(accepted, ", "))
 }
 
-// errExpired is the 410 for a resourceVersion older than the event log.
-func errExpired(msg string) error {
-	return apierrors.NewResourceExpired(msg)
-}
-
 // errRouteUnsupportedMediaType is the 415 of kube-apiserver's go-restful
 // routes (built-in resources) for a body type a route does not consume.
 func errRouteUnsupportedMediaType() error {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	kjson "sigs.k8s.io/json"
 )
@@ -273,3 +275,8 @@ func (r *resource) typedFromStored(data []byte) (runtime.Object, error) {
 	obj.GetObjectKind().SetGroupVersionKind(r.gvk)
 	return obj, nil
 }
+
+// protobufSerializer decodes Kubernetes protobuf envelopes of built-in types.
+var protobufSerializer = sync.OnceValue(func() *protobuf.Serializer {
+	return protobuf.NewSerializer(typesScheme(), typesScheme())
+})

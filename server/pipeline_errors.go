@@ -70,3 +70,8 @@ func errStorageRead(r *resource, key string, rev int64, err error) error {
 func notFoundPath() error {
 	return &apierrors.StatusError{ErrStatus: notFoundStatus()}
 }
+
+// errExpired is the 410 for a resourceVersion older than the event log.
+func errExpired(msg string) error {
+	return apierrors.NewResourceExpired(msg)
+}

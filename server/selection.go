@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -302,5 +304,30 @@ func (s *Server) filterFor(res *resource, sel *selection) func(store.Object) boo
 	return func(o store.Object) bool {
 		l, ok := s.enc.labelsOf(res.bucket, o.Key, o.Revision, o.Value)
 		return ok && sel.labels.Matches(l)
+	}
+}
+
+// futureRVWait is how long a request for a future resourceVersion waits
+// before answering "Too large resource version", as upstream's watch cache.
+const futureRVWait = 3 * time.Second
+
+// waitForRevision waits until the store reaches rv, or answers 504.
+func (s *Server) waitForRevision(ctx context.Context, rv int64) error {
+	deadline := time.NewTimer(futureRVWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		cur := s.store.CurrentRevision()
+		if cur >= rv {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return tooLargeRV(rv, cur)
+		case <-ctx.Done():
+			return tooLargeRV(rv, cur)
+		}
 	}
 }

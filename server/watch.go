@@ -20,31 +20,6 @@ import (
 // bookmarkInterval is how often a watch that allows bookmarks gets one.
 const bookmarkInterval = 10 * time.Second
 
-// futureRVWait is how long a request for a future resourceVersion waits
-// before answering "Too large resource version", as upstream's watch cache.
-const futureRVWait = 3 * time.Second
-
-// waitForRevision waits until the store reaches rv, or answers 504.
-func (s *Server) waitForRevision(ctx context.Context, rv int64) error {
-	deadline := time.NewTimer(futureRVWait)
-	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		cur := s.store.CurrentRevision()
-		if cur >= rv {
-			return nil
-		}
-		select {
-		case <-tick.C:
-		case <-deadline.C:
-			return tooLargeRV(rv, cur)
-		case <-ctx.Done():
-			return tooLargeRV(rv, cur)
-		}
-	}
-}
-
 // watchEncoder writes watch events as a JSON stream.
 type watchEncoder struct {
 	c       *call
