@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,4 +88,50 @@ func (s *Server) deleteObject(c *request, key, name string, opts *metav1.DeleteO
 		s.enc.forget(c.res.bucket, key)
 	}
 	return out, deleted, nil
+}
+
+// deletionFinalizers is upstream's deletionFinalizersForGarbageCollection:
+// the orphan or foregroundDeletion finalizer a delete's propagation policy
+// (or the object's own finalizers) calls for. It returns the finalizers and
+// whether they changed.
+func deletionFinalizers(fins []string, opts *metav1.DeleteOptions) ([]string, bool) {
+	orphan, foreground := false, false
+	switch {
+	case opts.OrphanDependents != nil: //nolint:staticcheck // still honoured upstream
+		orphan = *opts.OrphanDependents //nolint:staticcheck
+	case opts.PropagationPolicy != nil:
+		orphan = *opts.PropagationPolicy == metav1.DeletePropagationOrphan
+		foreground = *opts.PropagationPolicy == metav1.DeletePropagationForeground
+	default:
+		orphan = slices.Contains(fins, metav1.FinalizerOrphanDependents)
+		foreground = !orphan && slices.Contains(fins, metav1.FinalizerDeleteDependents)
+	}
+	var out []string
+	for _, f := range fins {
+		if f != metav1.FinalizerOrphanDependents && f != metav1.FinalizerDeleteDependents {
+			out = append(out, f)
+		}
+	}
+	if orphan {
+		out = append(out, metav1.FinalizerOrphanDependents)
+	}
+	if foreground {
+		out = append(out, metav1.FinalizerDeleteDependents)
+	}
+	if sameSet(out, fins) {
+		return fins, false
+	}
+	return out, true
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }

@@ -250,52 +250,6 @@ func (s *Server) ownerRef(ns string, o metav1.OwnerReference) (gcRef, bool) {
 	return gcRef{res.bucket, objectKey(ns, o.Name)}, true
 }
 
-// deletionFinalizers is upstream's deletionFinalizersForGarbageCollection:
-// the orphan or foregroundDeletion finalizer a delete's propagation policy
-// (or the object's own finalizers) calls for. It returns the finalizers and
-// whether they changed.
-func deletionFinalizers(fins []string, opts *metav1.DeleteOptions) ([]string, bool) {
-	orphan, foreground := false, false
-	switch {
-	case opts.OrphanDependents != nil: //nolint:staticcheck // still honoured upstream
-		orphan = *opts.OrphanDependents //nolint:staticcheck
-	case opts.PropagationPolicy != nil:
-		orphan = *opts.PropagationPolicy == metav1.DeletePropagationOrphan
-		foreground = *opts.PropagationPolicy == metav1.DeletePropagationForeground
-	default:
-		orphan = slices.Contains(fins, metav1.FinalizerOrphanDependents)
-		foreground = !orphan && slices.Contains(fins, metav1.FinalizerDeleteDependents)
-	}
-	var out []string
-	for _, f := range fins {
-		if f != metav1.FinalizerOrphanDependents && f != metav1.FinalizerDeleteDependents {
-			out = append(out, f)
-		}
-	}
-	if orphan {
-		out = append(out, metav1.FinalizerOrphanDependents)
-	}
-	if foreground {
-		out = append(out, metav1.FinalizerDeleteDependents)
-	}
-	if sameSet(out, fins) {
-		return fins, false
-	}
-	return out, true
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
-}
-
 // OwnerIndex returns the garbage collector's owner index and work queue,
 // kept up to date by every commit, for controllers.GarbageCollector.
 func (s *Server) OwnerIndex() controllers.OwnerIndex { return gcIndex{s} }

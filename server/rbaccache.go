@@ -226,17 +226,3 @@ func (rc *rbacCache) Role(ns, name string) (*rbacv1.Role, bool) {
 	r, ok := rc.roles[ns+"/"+name]
 	return r, ok
 }
-
-// observeRBACCommit keeps the RBAC cache in step with a commit: the write
-// path calls it (as Server.commitObserver) under the store's writer lock,
-// in revision order.
-func (s *Server) observeRBACCommit(bucket, key string, obj runtime.Object, data []byte, deleted bool) {
-	if !isRBACBucket(bucket) {
-		return
-	}
-	if !deleted {
-		s.rbacCache.applyObject(bucket, key, obj)
-	} else {
-		s.rbacCache.apply(bucket, key, data, deleted)
-	}
-}

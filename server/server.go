@@ -99,7 +99,8 @@ type Server struct {
 	// write to roles, clusterroles and their bindings; nil when RBAC is off.
 	rbacWriteCheck func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error
 	// commitObserver is told of every commit, under the store's writer lock
-	// and in revision order (the RBAC cache follows the store through it).
+	// and in revision order: the garbage collector's owner index and the
+	// RBAC cache follow the store through it (observeCommitViews).
 	commitObserver func(bucket, key string, obj runtime.Object, data []byte, deleted bool)
 	// tokenSecretFiller issues the token of a new service-account-token
 	// Secret; nil without service-account tokens.
@@ -161,7 +162,7 @@ func New(cfg Config) (*Server, error) {
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.commitObserver = s.observeRBACCommit
+	s.commitObserver = s.observeCommitViews
 	s.tokenSecretFiller = s.issueTokenSecret
 	if s.auth.rbac != nil {
 		s.rbacWriteCheck = func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error {
@@ -250,5 +251,21 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 		s.serveRootPaths(w, r)
 	default:
 		http.NotFound(w, r)
+	}
+}
+
+// observeCommitViews keeps the views that follow the store in revision order
+// (the garbage collector's owner index, the RBAC cache) in step with a
+// commit. The write path calls it as commitObserver, under the store's
+// writer lock, once the write committed.
+func (s *Server) observeCommitViews(bucket, key string, obj runtime.Object, data []byte, deleted bool) {
+	s.gcObserve(bucket, key, obj, data, deleted)
+	if !isRBACBucket(bucket) {
+		return
+	}
+	if !deleted {
+		s.rbacCache.applyObject(bucket, key, obj)
+	} else {
+		s.rbacCache.apply(bucket, key, data, deleted)
 	}
 }

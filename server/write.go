@@ -374,7 +374,6 @@ func (s *Server) observeCommit(bucket, key string, o *object, data []byte, delet
 	case *networkingv1.IPAddress:
 		s.alloc.commitIPAddress(obj, deleted)
 	}
-	s.gcObserve(bucket, key, o.obj, data, deleted)
 	if s.commitObserver != nil {
 		s.commitObserver(bucket, key, o.obj, data, deleted)
 	}
