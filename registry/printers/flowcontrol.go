@@ -58,6 +58,8 @@ func flowSchemaPrecedence(fs *flowcontrolv1.FlowSchema) int32 {
 	return orDefault(fs.Spec.MatchingPrecedence, 1000)
 }
 
+// flowSchemaCells prints a FlowSchema; an unset precedence prints as its
+// default.
 func flowSchemaCells(fs *flowcontrolv1.FlowSchema, now time.Time) []any {
 	method := "<none>"
 	if fs.Spec.DistinguisherMethod != nil {

@@ -21,6 +21,8 @@ func age(now time.Time, t metav1.Time) string {
 	return duration.HumanDuration(now.Sub(t.Time))
 }
 
+// selectorString prints a map selector (or labels) sorted by key, "<none>"
+// when empty.
 func selectorString(m map[string]string) string {
 	if len(m) == 0 {
 		return "<none>"
@@ -37,6 +39,7 @@ func selectorString(m map[string]string) string {
 	return strings.Join(parts, ",")
 }
 
+// containerNamesImages lists containers' names and images, comma-separated.
 func containerNamesImages(cs []corev1.Container) (string, string) {
 	var names, images []string
 	for _, c := range cs {
@@ -60,6 +63,7 @@ func orDefault(v, def int32) int32 {
 	return v
 }
 
+// orUnset is *s, or "<unset>" when s is nil.
 func orUnset(s *string) string {
 	if s == nil {
 		return "<unset>"
@@ -67,6 +71,7 @@ func orUnset(s *string) string {
 	return *s
 }
 
+// orUnknown is s, or "<unknown>" when s is empty.
 func orUnknown(s string) string {
 	if s == "" {
 		return "<unknown>"
