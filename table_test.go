@@ -389,13 +389,13 @@ func TestComponentStatusesTable(t *testing.T) {
 
 // TestTableColumnsMatchV137 lists every built-in resource as a Table and
 // compares the column definitions with those a real v1.37 kube-apiserver
-// answered (server/tabledata/table-columns-v1.37.json, recorded by
+// answered (registry/printers/table-columns-v1.37.json, recorded by
 // hack/capture-tables.py --columns, which the server embeds; the names
 // alone, with * for -o wide columns, are in
 // hack/testdata/table-columns-v1.37.txt).
 func TestTableColumnsMatchV137(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("server/tabledata/table-columns-v1.37.json")
+	b, err := os.ReadFile("registry/printers/table-columns-v1.37.json")
 	if err != nil {
 		t.Fatal(err)
 	}

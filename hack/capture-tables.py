@@ -4,7 +4,7 @@
     KUBECONFIG=~/.cache/refplane/kubeconfig hack/capture-tables.py testdata/tables/*.yaml
     KUBECONFIG=~/.cache/refplane/kubeconfig hack/capture-tables.py --columns
 
---columns writes server/tabledata/table-columns-v1.37.json: the column
+--columns writes registry/printers/table-columns-v1.37.json: the column
 definitions (names, types, formats, priorities, descriptions) of every
 resource listed in hack/testdata/table-columns-v1.37.txt, which the server
 embeds and answers (TestTableColumnsMatchV137 checks it does).
@@ -216,7 +216,7 @@ def capture_columns(c):
         out[path] = t["columnDefinitions"]
     j = lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False)
     body = ",\n".join(f" {j(p)}: [\n  " + ",\n  ".join(j(col) for col in cols) + "\n ]" for p, cols in sorted(out.items()))
-    out_path = os.path.join(os.path.dirname(__file__), "..", "server", "tabledata", "table-columns-v1.37.json")
+    out_path = os.path.join(os.path.dirname(__file__), "..", "registry", "printers", "table-columns-v1.37.json")
     with open(out_path, "w") as f:
         f.write("{\n" + body + "\n}\n")
     print("wrote", os.path.normpath(out_path))

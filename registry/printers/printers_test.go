@@ -1,4 +1,4 @@
-package server
+package printers
 
 import (
 	"reflect"
@@ -12,6 +12,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The golden Tables of TestBuiltinTables (root package) cover the printers
@@ -23,14 +24,17 @@ var tableNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func ago(d time.Duration) metav1.Time { return metav1.NewTime(tableNow.Add(-d)) }
 
-func cellsOf(t *testing.T, key string, obj runtime.Object) []any {
+// cellsOf prints one object with the printer of its resource.
+func cellsOf(t *testing.T, gr schema.GroupResource, obj runtime.Object) []any {
 	t.Helper()
-	p, ok := printers[key]
-	if !ok || p.cells == nil {
-		t.Fatalf("no printer cells for %s", key)
+	if _, ok := For(gr); !ok {
+		t.Fatalf("no printer for %s", gr)
 	}
-	s := &Server{now: func() time.Time { return tableNow }}
-	return p.cells(s, obj)
+	p := Lookup(gr)
+	if !p.Accepts(obj) {
+		t.Fatalf("the printer of %s does not accept %T", gr, obj)
+	}
+	return p.Cells(obj, tableNow)
 }
 
 // TestTableAges checks ages and durations as kubectl shows them (upstream's
@@ -40,30 +44,30 @@ func TestTableAges(t *testing.T) {
 	started := ago(90 * time.Second)
 	for _, tc := range []struct {
 		name string
-		key  string
+		gr   schema.GroupResource
 		obj  runtime.Object
 		want []any
 	}{{
 		name: "statefulset three hours old",
-		key:  "apps/statefulsets",
+		gr:   schema.GroupResource{Group: "apps", Resource: "statefulsets"},
 		obj:  &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", CreationTimestamp: ago(3*time.Hour + 5*time.Minute)}, Spec: appsv1.StatefulSetSpec{Replicas: &one}},
 		want: []any{"db", "0/1", "3h5m", "", ""},
 	}, {
 		name: "running job lasts until now",
-		key:  "batch/jobs",
+		gr:   schema.GroupResource{Group: "batch", Resource: "jobs"},
 		obj: &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", UID: "u1", CreationTimestamp: ago(2 * time.Minute)},
 			Status: batchv1.JobStatus{StartTime: &started, Active: 1}},
 		want: []any{"j", "Running", "0/1", "90s", "2m", "", "", "batch.kubernetes.io/controller-uid=u1"},
 	}, {
 		name: "cronjob scheduled a day ago",
-		key:  "batch/cronjobs",
+		gr:   schema.GroupResource{Group: "batch", Resource: "cronjobs"},
 		obj: &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "c", CreationTimestamp: ago(40 * 24 * time.Hour)},
 			Spec:   batchv1.CronJobSpec{Schedule: "@daily"},
 			Status: batchv1.CronJobStatus{LastScheduleTime: &metav1.Time{Time: tableNow.Add(-26 * time.Hour)}}},
 		want: []any{"c", "@daily", "<none>", "False", int64(0), "26h", "40d", "", "", "<none>"},
 	}, {
 		name: "pod restarted ten minutes ago",
-		key:  "/pods",
+		gr:   schema.GroupResource{Resource: "pods"},
 		obj: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", CreationTimestamp: ago(5 * time.Hour)},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "a"}}},
 			Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
@@ -74,19 +78,21 @@ func TestTableAges(t *testing.T) {
 		want: []any{"p", "1/1", "Running", "4 (10m ago)", "5h", "<none>", "<none>", "<none>", "<none>"},
 	}, {
 		name: "cluster trust bundle with a signer",
-		key:  "certificates.k8s.io/clustertrustbundles",
+		gr:   schema.GroupResource{Group: "certificates.k8s.io", Resource: "clustertrustbundles"},
 		obj:  &certificatesv1.ClusterTrustBundle{ObjectMeta: metav1.ObjectMeta{Name: "example.com:tref:bundle"}, Spec: certificatesv1.ClusterTrustBundleSpec{SignerName: "example.com/tref"}},
 		// Observed on kube-apiserver v1.37 (fakeplane does not accept the
 		// name yet: it validates it as a DNS subdomain).
 		want: []any{"example.com:tref:bundle", "example.com/tref"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := cellsOf(t, tc.key, tc.obj); !reflect.DeepEqual(got, tc.want) {
+			if got := cellsOf(t, tc.gr, tc.obj); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("cells:\n got %#v\nwant %#v", got, tc.want)
 			}
 		})
 	}
 }
+
+var storageClasses = schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}
 
 // TestStorageClassDefaultInList checks which class a list marks as the
 // default, as kube-apiserver v1.37 did for the same creation times: the
@@ -100,8 +106,7 @@ func TestStorageClassDefaultInList(t *testing.T) {
 		return c
 	}
 	names := func(objs ...runtime.Object) []any {
-		s := &Server{now: func() time.Time { return tableNow }}
-		_, cells := printers["storage.k8s.io/storageclasses"].list(s, objs)
+		_, cells := Lookup(storageClasses).ListCells(objs, tableNow)
 		var out []any
 		for _, c := range cells {
 			out = append(out, c[0])
@@ -115,50 +120,41 @@ func TestStorageClassDefaultInList(t *testing.T) {
 	if got, want := names(sc("tref-sc-a", ago(2*time.Second), true), sc("tref-sc-z", ago(0), true), sc("other", ago(0), false)), []any{"tref-sc-a", "tref-sc-z (default)", "other"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("newest: got %v, want %v", got, want)
 	}
-	if got := cellsOf(t, "storage.k8s.io/storageclasses", sc("tref-sc-a", same, true)); got[0] != "tref-sc-a" {
+	if got := cellsOf(t, storageClasses, sc("tref-sc-a", same, true)); got[0] != "tref-sc-a" {
 		t.Errorf("get: name cell %v, want tref-sc-a", got[0])
 	}
 }
 
-// TestPrintersOnEmptyObjects prints an empty object of every served
-// resource with a printer: no printer may fail on missing fields, and each
-// gives a cell per column (IPAddress one more: upstream prints its age past
-// the two columns).
+// TestPrintersOnEmptyObjects prints an empty object of every type a
+// printer accepts (metadata alone for those printing any object): no printer may fail on missing fields, and each gives a
+// cell per column (IPAddress one more: upstream prints its age past the two
+// columns).
 func TestPrintersOnEmptyObjects(t *testing.T) {
-	reg, err := newRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{now: func() time.Time { return tableNow }}
-	seen := map[string]bool{}
-	for gvr, r := range reg.byGVR {
-		key := r.Group + "/" + r.Resource.Resource
-		p, ok := printers[key]
-		if !ok || p.cells == nil || r.typed == nil {
-			continue
+	for gr, p := range table() {
+		empties := []runtime.Object{&metav1.PartialObjectMetadata{}}
+		if len(p.cells.types) > 0 {
+			empties = nil
+			for _, typ := range p.cells.types {
+				empties = append(empties, reflect.New(typ.Elem()).Interface().(runtime.Object))
+			}
 		}
-		seen[key] = true
-		obj := r.newObject()
-		var cells []any
-		func() {
-			defer func() {
-				if e := recover(); e != nil {
-					t.Errorf("%s: printing an empty object panics: %v", gvr, e)
-				}
+		for _, obj := range empties {
+			var cells []any
+			func() {
+				defer func() {
+					if e := recover(); e != nil {
+						t.Errorf("%s: printing an empty %T panics: %v", gr, obj, e)
+					}
+				}()
+				cells = p.Cells(obj, tableNow)
 			}()
-			cells = p.cells(s, obj)
-		}()
-		want := len(columnsOf(key))
-		if key == "networking.k8s.io/ipaddresses" {
-			want++
-		}
-		if cells != nil && len(cells) != want {
-			t.Errorf("%s: %d cells for %d columns: %v", gvr, len(cells), len(columnsOf(key)), cells)
-		}
-	}
-	for key, p := range printers {
-		if p.cells != nil && !seen[key] {
-			t.Errorf("printer %s prints no served resource", key)
+			want := len(p.Columns())
+			if gr == (schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}) {
+				want++
+			}
+			if cells != nil && len(cells) != want {
+				t.Errorf("%s: %d cells for %d columns: %v", gr, len(cells), len(p.Columns()), cells)
+			}
 		}
 	}
 }
@@ -171,16 +167,22 @@ func TestRecordedColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for key := range printers {
-		if _, ok := cols[key]; !ok {
-			t.Errorf("printer %s has no recorded columns", key)
+	for group, printers := range groups {
+		for resource := range printers() {
+			if gr := (schema.GroupResource{Group: group, Resource: resource}); cols[gr] == nil {
+				t.Errorf("printer %s has no recorded columns", gr)
+			}
 		}
 	}
-	if got := columnsOf("/pods"); len(got) != 9 || got[0].Name != "Name" || got[5].Name != "IP" || got[5].Priority != 1 {
+	if got := Lookup(schema.GroupResource{Resource: "pods"}).Columns(); len(got) != 9 || got[0].Name != "Name" || got[5].Name != "IP" || got[5].Priority != 1 {
 		t.Errorf("pod columns %+v", got)
 	}
-	if got, want := columnsOf("example.com/unrecorded"), cols["/serviceaccounts"]; !reflect.DeepEqual(got, want) {
+	unrecorded := schema.GroupResource{Group: "example.com", Resource: "unrecorded"}
+	if got, want := Lookup(unrecorded).Columns(), cols[schema.GroupResource{Resource: "serviceaccounts"}]; !reflect.DeepEqual(got, want) {
 		t.Errorf("default columns %+v, want %+v", got, want)
+	}
+	if _, ok := For(unrecorded); ok {
+		t.Errorf("For(%s) finds a printer", unrecorded)
 	}
 	for _, path := range []string{"/api/v1", "/apis/apps/v1/deployments/x", "pods"} {
 		if _, err := columnsKey(path); err == nil {

@@ -1,4 +1,4 @@
-package server
+package printers
 
 import (
 	_ "embed"
@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // recordedColumnsJSON is what a real kube-apiserver v1.37 answers as the
@@ -15,40 +16,44 @@ import (
 // descriptions) of each built-in resource, keyed by the resource's
 // collection path. hack/capture-tables.py --columns records it.
 //
-//go:embed tabledata/table-columns-v1.37.json
+//go:embed table-columns-v1.37.json
 var recordedColumnsJSON []byte
 
 // recordedColumns parses recordedColumnsJSON once into column definitions
-// keyed by group/resource ("/pods", "apps/deployments"): upstream's
-// printers are per resource, the same in every version.
-var recordedColumns = sync.OnceValues(func() (map[string][]metav1.TableColumnDefinition, error) {
+// keyed by group and resource: upstream's printers are per resource, the
+// same in every version.
+var recordedColumns = sync.OnceValues(func() (map[schema.GroupResource][]metav1.TableColumnDefinition, error) {
 	var byPath map[string][]metav1.TableColumnDefinition
 	if err := json.Unmarshal(recordedColumnsJSON, &byPath); err != nil {
 		return nil, fmt.Errorf("table columns recording: %w", err)
 	}
-	out := make(map[string][]metav1.TableColumnDefinition, len(byPath))
+	out := make(map[schema.GroupResource][]metav1.TableColumnDefinition, len(byPath))
 	for path, cols := range byPath {
-		key, err := columnsKey(path)
+		gr, err := columnsKey(path)
 		if err != nil {
 			return nil, err
 		}
-		out[key] = cols
+		out[gr] = cols
 	}
 	return out, nil
 })
 
 // columnsKey turns a recorded collection path (/api/v1/pods,
-// /apis/apps/v1/deployments) into its group/resource key.
-func columnsKey(path string) (string, error) {
+// /apis/apps/v1/deployments) into its group and resource.
+func columnsKey(path string) (schema.GroupResource, error) {
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	switch {
 	case len(parts) == 3 && parts[0] == "api":
-		return "/" + parts[2], nil
+		return schema.GroupResource{Resource: parts[2]}, nil
 	case len(parts) == 4 && parts[0] == "apis":
-		return parts[1] + "/" + parts[3], nil
+		return schema.GroupResource{Group: parts[1], Resource: parts[3]}, nil
 	}
-	return "", fmt.Errorf("table columns recording: unexpected path %q", path)
+	return schema.GroupResource{}, fmt.Errorf("table columns recording: unexpected path %q", path)
 }
+
+// objectMetaDocs are ObjectMeta's field descriptions, which upstream's
+// generated columns carry.
+var objectMetaDocs = metav1.ObjectMeta{}.SwaggerDoc()
 
 // defaultColumns are the columns of a resource the recording lacks: its
 // name and age.
@@ -57,17 +62,9 @@ var defaultColumns = []metav1.TableColumnDefinition{
 	{Name: "Age", Type: "string", Description: objectMetaDocs["creationTimestamp"]},
 }
 
-// columnsOf returns the Table column definitions of a built-in resource,
-// keyed group/resource, as kube-apiserver v1.37 answers them. The slice is
-// shared: callers must not modify it.
-func columnsOf(key string) []metav1.TableColumnDefinition {
-	cols, err := recordedColumns()
-	if err != nil {
-		// The recording is embedded at build time; TestRecordedColumns
-		// parses it.
-		panic(err)
-	}
-	if c, ok := cols[key]; ok {
+// columnsOf returns a resource's recorded columns, or defaultColumns.
+func columnsOf(cols map[schema.GroupResource][]metav1.TableColumnDefinition, gr schema.GroupResource) []metav1.TableColumnDefinition {
+	if c, ok := cols[gr]; ok {
 		return c
 	}
 	return defaultColumns
