@@ -75,6 +75,18 @@ type Defaulter interface {
 	Default(obj runtime.Object)
 }
 
+// DeclarativeValidator is implemented by a strategy whose resource is also
+// validated declaratively (the Validate_* functions generated from
+// k8s.io/api's tags), as upstream's rest.ValidateDeclaratively does: the
+// server calls ValidateDeclaratively last, with every error found so far.
+type DeclarativeValidator interface {
+	// ValidateDeclaratively merges errs, the metadata errors and the
+	// strategy's own (Validate, ValidateUpdate, ValidateStatusUpdate) of
+	// obj, with its declarative errors, and returns the errors to answer.
+	// old is nil on create; status is set for a write to /status.
+	ValidateDeclaratively(ctx context.Context, errs field.ErrorList, obj, old runtime.Object, status bool) field.ErrorList
+}
+
 // Base is the part of a strategy that most resources share: upstream's
 // scheme and name generator, no preparation, no warnings, no
 // canonicalization. A strategy embeds it and sets Namespaced.

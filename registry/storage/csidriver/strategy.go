@@ -13,7 +13,10 @@ import (
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// Strategy is the CSIDriver strategy.
+// Strategy is the CSIDriver strategy. Upstream's PrepareForUpdate also
+// increments metadata.generation when the spec changes (without setting it
+// at create); fakeplane has never kept a CSIDriver's generation, which the
+// move of its flags into this strategy keeps.
 var Strategy = csiDriverStrategy{strategy.Base{ReturnDeleted: true}}
 
 type csiDriverStrategy struct{ strategy.Base }

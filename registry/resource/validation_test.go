@@ -1,27 +1,37 @@
-package server
+package resource
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// TestWithDeclarative checks the merge of handwritten and declarative
-// errors: other kinds are left alone, a covered handwritten error gives
-// way to the declarative one (which comes last), and an object is
-// validated with upstream's defaults without being changed.
-func TestWithDeclarative(t *testing.T) {
+// validateCreate validates a new object as the server does with a
+// strategy embedding Validation: meta, the metadata errors, then the
+// handwritten errors, merged with the declarative ones.
+func validateCreate(meta field.ErrorList, obj runtime.Object) field.ErrorList {
+	ctx := context.Background()
+	return Validation{}.ValidateDeclaratively(ctx, append(meta, Validation{}.Validate(ctx, obj)...), obj, nil, false)
+}
+
+// TestValidationMergesDeclarativeErrors checks the merge of handwritten and
+// declarative errors: other kinds are left alone, a covered handwritten
+// error gives way to the declarative one (which comes last), and an object
+// is validated with upstream's defaults without being changed.
+func TestValidationMergesDeclarativeErrors(t *testing.T) {
 	meta := field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "Bad_Name", "bad")}
-	if got := withDeclarative(meta, &corev1.ConfigMap{}, nil, false); !reflect.DeepEqual(got, meta) {
+	if got := withDeclarative(context.Background(), meta, &corev1.ConfigMap{}, nil, false); !reflect.DeepEqual(got, meta) {
 		t.Errorf("a ConfigMap's errors changed: %v", got)
 	}
 
 	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "Bad_Name"}, Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{}}}}
-	errs := withDeclarative(field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "Bad_Name", "generic")}, class, nil, false)
+	errs := validateCreate(field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "Bad_Name", "generic")}, class)
 	var got []string
 	for _, e := range errs {
 		got = append(got, e.Field)
@@ -36,7 +46,7 @@ func TestWithDeclarative(t *testing.T) {
 	claim := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
 		Requests: []resourcev1.DeviceRequest{{Name: "a", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu"}}},
 	}}}
-	if errs := withDeclarative(nil, claim, nil, false); len(errs) != 0 {
+	if errs := validateCreate(nil, claim); len(errs) != 0 {
 		t.Errorf("a claim without an allocation mode (defaulted): %v", errs)
 	}
 	if claim.Spec.Devices.Requests[0].Exactly.AllocationMode != "" {
