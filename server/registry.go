@@ -179,8 +179,10 @@ func newRegistry() (*servedResources, error) {
 			d, ok := st.(strategy.DeleteReturner)
 			r.returnDeleted = ok && d.ReturnsDeletedObject()
 		}
-		group, version, resName := b.Group, b.Version, b.Resource
-		r.convertField = func(label string) (string, bool) { return builtin.ConvertFieldLabel(group, version, resName, label) }
+		r.convertField = strategy.ConvertMetaFieldLabel
+		if fl, ok := st.(strategy.FieldLabeler); ok {
+			r.convertField = fl.ConvertFieldLabel
+		}
 		for _, sub := range b.Subresources {
 			r.subs[sub.Name] = sub
 		}

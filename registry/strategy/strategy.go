@@ -1,7 +1,8 @@
 // Package strategy defines what one built-in resource's strategy is: the
 // create and update rules of k8s.io/apiserver's registry/rest
 // (RESTCreateStrategy, RESTUpdateStrategy), which a strategy implements, and
-// the optional parts fakeplane asks of it (status validation, defaulting).
+// the optional parts fakeplane asks of it (status validation, defaulting,
+// declarative validation, field selector labels).
 // Base gives the parts most resources share, as upstream's strategies embed
 // the scheme and the name generator.
 package strategy
