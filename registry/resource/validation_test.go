@@ -2,6 +2,7 @@ package resource
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -69,5 +70,38 @@ func TestTruncateKey(t *testing.T) {
 		if got := truncateKey(tc.key, tc.limit); got != tc.want {
 			t.Errorf("truncateKey(%q, %d) = %q, want %q", tc.key, tc.limit, got, tc.want)
 		}
+	}
+}
+
+// TestStatusValidationChecksOnlyStatusRules checks that a write to /status
+// is held to the status rules (a DeviceTaintRule's conditions) and not to
+// the rules of the rest of the object.
+func TestStatusValidationChecksOnlyStatusRules(t *testing.T) {
+	ctx := context.Background()
+	old := &resourcev1.DeviceTaintRule{ObjectMeta: metav1.ObjectMeta{Name: "r"}}
+	for _, tc := range []struct {
+		name       string
+		conditions int
+		want       []string
+	}{
+		{name: "within the limit", conditions: 0},
+		{name: "too many conditions", conditions: resourcev1.DeviceTaintRuleStatusMaxConditions + 1, want: []string{"status.conditions"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rule := old.DeepCopy()
+			rule.Spec.Taint.Effect = "Bad" // not a status rule
+			for i := range tc.conditions {
+				rule.Status.Conditions = append(rule.Status.Conditions, metav1.Condition{
+					Type: fmt.Sprintf("T%d", i), Status: metav1.ConditionTrue, Reason: "R", LastTransitionTime: metav1.Now(),
+				})
+			}
+			var got []string
+			for _, e := range (StatusValidation{}).ValidateStatusUpdate(ctx, rule, old) {
+				got = append(got, e.Field)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("error fields %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
