@@ -167,10 +167,8 @@ func newRegistry() (*servedResources, error) {
 			subs:      map[string]builtin.Subresource{},
 			managed:   newBuiltinFieldManagers(),
 		}
-		st, ok := registry.For(r.gr)
-		if !ok {
-			withoutStrategy(r)
-		} else {
+		st, hasStrategy := registry.For(r.gr)
+		if hasStrategy {
 			// The resource's strategy decides, as upstream's does.
 			r.createOnUpdate = st.AllowCreateOnUpdate(context.Background())
 			r.conditionalUpdate = !st.AllowUnconditionalUpdate(context.Background())
@@ -178,6 +176,8 @@ func newRegistry() (*servedResources, error) {
 			r.generation = ok && g.TracksGeneration()
 			d, ok := st.(strategy.DeleteReturner)
 			r.returnDeleted = ok && d.ReturnsDeletedObject()
+		} else {
+			withoutStrategy(r)
 		}
 		r.convertField = strategy.ConvertMetaFieldLabel
 		if fl, ok := st.(strategy.FieldLabeler); ok {
