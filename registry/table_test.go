@@ -39,9 +39,12 @@ func TestStrategiesMatchTheServedResources(t *testing.T) {
 	}
 }
 
-// TestStrategyFlags checks the strategies' Generation and ReturnDeleted
-// against upstream's registry: which resources keep metadata.generation and
-// which answer a delete with the deleted object.
+// TestStrategyFlags checks the strategies' flags against upstream's
+// registry: which resources keep metadata.generation, which answer a delete
+// with the deleted object, which create on update and which refuse an
+// update without metadata.resourceVersion. Two differences from upstream
+// are kept as the server had them: CSIDrivers do not keep
+// metadata.generation, and v1 DeviceTaintRules allow unconditional updates.
 func TestStrategyFlags(t *testing.T) {
 	generation := map[string]bool{
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations": true, "admissionregistration.k8s.io/validatingwebhookconfigurations": true,
@@ -50,10 +53,18 @@ func TestStrategyFlags(t *testing.T) {
 		"/pods": true, "/podtemplates": true, "/replicationcontrollers": true, "discovery.k8s.io/endpointslices": true,
 		"networking.k8s.io/ingresses": true, "networking.k8s.io/ingressclasses": true, "networking.k8s.io/networkpolicies": true,
 		"policy/poddisruptionbudgets": true, "scheduling.k8s.io/priorityclasses": true,
+		"admissionregistration.k8s.io/mutatingadmissionpolicies": true, "admissionregistration.k8s.io/mutatingadmissionpolicybindings": true,
+		"admissionregistration.k8s.io/validatingadmissionpolicies": true, "admissionregistration.k8s.io/validatingadmissionpolicybindings": true,
+		"flowcontrol.apiserver.k8s.io/flowschemas": true, "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": true,
+		"resource.k8s.io/deviceclasses": true, "resource.k8s.io/devicetaintrules": true, "resource.k8s.io/resourceslices": true,
 	}
 	returnDeleted := map[string]bool{
 		"/namespaces": true, "/persistentvolumes": true, "/persistentvolumeclaims": true, "/pods": true, "/podtemplates": true,
 		"/resourcequotas": true, "/services": true, "storage.k8s.io/storageclasses": true,
+		"/serviceaccounts": true, "resource.k8s.io/deviceclasses": true,
+		"resource.k8s.io/resourceclaims": true, "resource.k8s.io/resourceclaimtemplates": true, "resource.k8s.io/resourceslices": true,
+		"storage.k8s.io/csidrivers": true, "storage.k8s.io/csinodes": true,
+		"storage.k8s.io/volumeattachments": true, "storage.k8s.io/volumeattributesclasses": true,
 	}
 	// Upstream's AllowCreateOnUpdate true, and AllowUnconditionalUpdate
 	// false, among the resources with a strategy here.
@@ -61,10 +72,16 @@ func TestStrategyFlags(t *testing.T) {
 		"coordination.k8s.io/leases": true, "/endpoints": true, "/events": true, "/limitranges": true, "/services": true,
 		"rbac.authorization.k8s.io/clusterroles": true, "rbac.authorization.k8s.io/clusterrolebindings": true,
 		"rbac.authorization.k8s.io/roles": true, "rbac.authorization.k8s.io/rolebindings": true,
+		"node.k8s.io/runtimeclasses": true,
 	}
 	conditionalUpdate := map[string]bool{
 		"policy/poddisruptionbudgets": true, "coordination.k8s.io/leases": true,
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations": true, "admissionregistration.k8s.io/validatingwebhookconfigurations": true,
+		"node.k8s.io/runtimeclasses": true, "certificates.k8s.io/clustertrustbundles": true, "certificates.k8s.io/podcertificaterequests": true,
+		"storagemigration.k8s.io/storageversionmigrations": true, "storage.k8s.io/csidrivers": true, "storage.k8s.io/csistoragecapacities": true,
+		"storage.k8s.io/volumeattachments": true, "storage.k8s.io/csinodes": true,
+		"admissionregistration.k8s.io/validatingadmissionpolicies": true, "admissionregistration.k8s.io/mutatingadmissionpolicies": true,
+		"admissionregistration.k8s.io/mutatingadmissionpolicybindings": true, "admissionregistration.k8s.io/validatingadmissionpolicybindings": true,
 	}
 	for gr, st := range strategies() {
 		key := gr.Group + "/" + gr.Resource

@@ -126,8 +126,10 @@ func (s *Server) validateCreate(c *request, o *object) error {
 	errs := s.validateMeta(c, o)
 	if st, ok := registry.For(c.res.gr); ok {
 		errs = append(errs, st.Validate(c.ctx(), o.obj)...)
+		if dv, ok := st.(strategy.DeclarativeValidator); ok {
+			errs = dv.ValidateDeclaratively(c.ctx(), errs, o.obj, nil, false)
+		}
 	}
-	errs = withDeclarative(errs, o.obj, nil, false)
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(invalidKind(c), o.meta.GetName(), validate.Dedup(errs))
 	}
@@ -182,7 +184,9 @@ func (s *Server) beforeUpdate(c *request, mode writeMode, o, old *object, metaEr
 			errs = append(errs, ss.ValidateStatusUpdate(c.ctx(), o.obj, old.obj)...)
 		}
 	}
-	errs = withDeclarative(errs, o.obj, old.obj, mode == statusWrite)
+	if dv, ok := st.(strategy.DeclarativeValidator); ok {
+		errs = dv.ValidateDeclaratively(c.ctx(), errs, o.obj, old.obj, mode == statusWrite)
+	}
 	return invalid(errs)
 }
 

@@ -1,14 +1,6 @@
 package server
 
-import (
-	"strings"
-	"testing"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
-
-	"github.com/fakeplane/fakeplane/registry"
-)
+import "testing"
 
 func TestFieldValue(t *testing.T) {
 	obj := map[string]any{
@@ -27,21 +19,6 @@ func TestFieldValue(t *testing.T) {
 	} {
 		if got := fieldValue(obj, label); got != want {
 			t.Errorf("fieldValue(%s) = %q, want %q", label, got, want)
-		}
-	}
-}
-
-// TestFlagSetsLeaveStrategiesAlone checks that the server's sets of
-// resources that keep metadata.generation, answer a delete with the object,
-// refuse unconditional updates or create on update name no resource with a
-// strategy: the strategy says it.
-func TestFlagSetsLeaveStrategiesAlone(t *testing.T) {
-	for _, set := range []sets.Set[string]{generationResources, returnDeletedResources, conditionalUpdateResources, createOnUpdateResources} {
-		for key := range set {
-			group, res, _ := strings.Cut(key, "/")
-			if _, ok := registry.For(schema.GroupResource{Group: group, Resource: res}); ok {
-				t.Errorf("%s has a strategy, which says it", key)
-			}
 		}
 	}
 }

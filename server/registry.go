@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/registry/rest"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -112,48 +111,19 @@ func (g *servedResources) generation() uint64 {
 	return g.gen
 }
 
-// Resources without a strategy in package registry whose upstream
-// strategies set metadata.generation (a strategy says so itself, see
-// strategy.GenerationTracker).
-var generationResources = sets.New(
-	"admissionregistration.k8s.io/mutatingadmissionpolicies", "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
-	"admissionregistration.k8s.io/validatingadmissionpolicies", "admissionregistration.k8s.io/validatingadmissionpolicybindings",
-	"flowcontrol.apiserver.k8s.io/flowschemas", "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",
-	"resource.k8s.io/deviceclasses", "resource.k8s.io/devicetaintrules", "resource.k8s.io/resourceslices",
-	"apiextensions.k8s.io/customresourcedefinitions",
-)
-
-// Resources without a strategy in package registry whose delete answers
-// with the deleted object (a strategy says so itself, see
-// strategy.DeleteReturner).
-var returnDeletedResources = sets.New(
-	"/serviceaccounts", "resource.k8s.io/deviceclasses",
-	"resource.k8s.io/resourceclaims", "resource.k8s.io/resourceclaimtemplates", "resource.k8s.io/resourceslices",
-	"storage.k8s.io/csidrivers", "storage.k8s.io/csinodes",
-	"storage.k8s.io/volumeattachments", "storage.k8s.io/volumeattributesclasses",
-)
-
-// Resources without a strategy in package registry whose upstream strategy
-// refuses an update without metadata.resourceVersion
-// (AllowUnconditionalUpdate false); custom resources and CRDs refuse it too.
-var conditionalUpdateResources = sets.New(
-	"node.k8s.io/runtimeclasses", "certificates.k8s.io/clustertrustbundles", "certificates.k8s.io/podcertificaterequests",
-	"storagemigration.k8s.io/storageversionmigrations",
-	"internal.apiserver.k8s.io/storageversions", "storage.k8s.io/csidrivers", "storage.k8s.io/csistoragecapacities",
-	"storage.k8s.io/volumeattachments", "storage.k8s.io/csinodes",
-	"coordination.k8s.io/leasecandidates", "admissionregistration.k8s.io/validatingadmissionpolicies",
-	"admissionregistration.k8s.io/mutatingadmissionpolicies",
-	"admissionregistration.k8s.io/mutatingadmissionpolicybindings",
-	"admissionregistration.k8s.io/validatingadmissionpolicybindings", "apiextensions.k8s.io/customresourcedefinitions",
-	"apiregistration.k8s.io/apiservices", "scheduling.k8s.io/workloads", "scheduling.k8s.io/podgroups",
-)
-
-// Resources without a strategy in package registry where PUT of a missing
-// object creates it (AllowCreateOnUpdate upstream).
-var createOnUpdateResources = sets.New(
-	"coordination.k8s.io/leasecandidates",
-	"node.k8s.io/runtimeclasses",
-)
+// withoutStrategy gives the two built-in resources without a strategy in
+// package registry, CustomResourceDefinitions and APIServices (whose rules
+// are in package crd and the aggregator's code), upstream's flags: both
+// refuse an update without metadata.resourceVersion, and a CRD keeps
+// metadata.generation. Every other built-in resource's strategy says it.
+func withoutStrategy(r *resource) {
+	switch r.gr {
+	case schema.GroupResource{Group: apiextensionsv1.GroupName, Resource: "customresourcedefinitions"}:
+		r.generation, r.conditionalUpdate = true, true
+	case schema.GroupResource{Group: apiregistrationv1.GroupName, Resource: "apiservices"}:
+		r.conditionalUpdate = true
+	}
+}
 
 // nameValidator returns upstream's metadata.name rule for a resource.
 func nameValidator(group, res string) validation.ValidateNameFunc {
@@ -187,21 +157,18 @@ func newRegistry() (*servedResources, error) {
 		gvk := schema.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind}
 		key := b.Group + "/" + b.Resource
 		r := &resource{
-			Resource:          b,
-			gvk:               gvk,
-			gr:                schema.GroupResource{Group: b.Group, Resource: b.Resource},
-			bucket:            bucketName(b, owners),
-			conv:              converters[key],
-			listKind:          b.Kind + "List",
-			generation:        generationResources.Has(key),
-			nameValid:         nameValidator(b.Group, b.Resource),
-			returnDeleted:     returnDeletedResources.Has(key),
-			createOnUpdate:    createOnUpdateResources.Has(key),
-			conditionalUpdate: conditionalUpdateResources.Has(key),
-			subs:              map[string]builtin.Subresource{},
-			managed:           newBuiltinFieldManagers(),
+			Resource:  b,
+			gvk:       gvk,
+			gr:        schema.GroupResource{Group: b.Group, Resource: b.Resource},
+			bucket:    bucketName(b, owners),
+			conv:      converters[key],
+			listKind:  b.Kind + "List",
+			nameValid: nameValidator(b.Group, b.Resource),
+			subs:      map[string]builtin.Subresource{},
+			managed:   newBuiltinFieldManagers(),
 		}
-		if st, ok := registry.For(r.gr); ok {
+		st, hasStrategy := registry.For(r.gr)
+		if hasStrategy {
 			// The resource's strategy decides, as upstream's does.
 			r.createOnUpdate = st.AllowCreateOnUpdate(context.Background())
 			r.conditionalUpdate = !st.AllowUnconditionalUpdate(context.Background())
@@ -209,9 +176,13 @@ func newRegistry() (*servedResources, error) {
 			r.generation = ok && g.TracksGeneration()
 			d, ok := st.(strategy.DeleteReturner)
 			r.returnDeleted = ok && d.ReturnsDeletedObject()
+		} else {
+			withoutStrategy(r)
 		}
-		group, version, resName := b.Group, b.Version, b.Resource
-		r.convertField = func(label string) (string, bool) { return builtin.ConvertFieldLabel(group, version, resName, label) }
+		r.convertField = strategy.ConvertMetaFieldLabel
+		if fl, ok := st.(strategy.FieldLabeler); ok {
+			r.convertField = fl.ConvertFieldLabel
+		}
 		for _, sub := range b.Subresources {
 			r.subs[sub.Name] = sub
 		}

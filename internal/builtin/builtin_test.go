@@ -137,31 +137,14 @@ func TestStructure(t *testing.T) {
 				t.Errorf("%s/status: kind %s/%s %s, want the parent's", name, s.Group, s.Version, s.Kind)
 			}
 		}
-		for _, l := range r.FieldLabels {
-			if _, ok := ConvertFieldLabel(r.Group, r.Version, r.Resource, l); !ok {
-				t.Errorf("%s: field label %q not accepted by ConvertFieldLabel", name, l)
-			}
-		}
-	}
-	// Every field label spec belongs to a served resource.
-	for gr := range fieldLabelSpecs {
-		found := false
-		for _, r := range Resources() {
-			if r.Group == gr.group && r.Resource == gr.resource {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("field labels for unserved %v", gr)
-		}
 	}
 }
 
 func TestCount(t *testing.T) {
-	distinct := map[groupResource]bool{}
+	distinct := map[[2]string]bool{}
 	rs := Resources()
 	for _, r := range rs {
-		distinct[groupResource{r.Group, r.Resource}] = true
+		distinct[[2]string{r.Group, r.Resource}] = true
 	}
 	if len(distinct) != kubectlAPIResourcesCount {
 		t.Errorf("distinct group/resources = %d, want %d (kubectl api-resources)", len(distinct), kubectlAPIResourcesCount)
@@ -193,12 +176,6 @@ func TestSpotChecks(t *testing.T) {
 	}
 	if got := subresource(t, pods, "eviction"); got.Group != "policy" || got.Version != "v1" || got.Kind != "Eviction" || !reflect.DeepEqual(got.Verbs, []string{"create"}) {
 		t.Errorf("pods/eviction: %+v", got)
-	}
-	if !reflect.DeepEqual(pods.FieldLabels, []string{
-		"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
-		"spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName",
-	}) {
-		t.Errorf("pods field labels = %v", pods.FieldLabels)
 	}
 
 	deploy, ok := Lookup("apps", "v1", "deployments")
@@ -284,37 +261,6 @@ func TestPreferredVersion(t *testing.T) {
 	} {
 		if got := PreferredVersion(group); got != want {
 			t.Errorf("PreferredVersion(%q) = %q, want %q", group, got, want)
-		}
-	}
-}
-
-func TestConvertFieldLabel(t *testing.T) {
-	for _, tc := range []struct {
-		group, version, resource, label string
-		want                            string
-		ok                              bool
-	}{
-		{"", "v1", "pods", "spec.nodeName", "spec.nodeName", true},
-		{"", "v1", "pods", "spec.host", "spec.nodeName", true},
-		{"", "v1", "pods", "metadata.namespace", "metadata.namespace", true},
-		{"", "v1", "pods", "spec.priority", "", false},
-		{"", "v1", "namespaces", "metadata.namespace", "", false},
-		{"", "v1", "namespaces", "status.phase", "status.phase", true},
-		{"", "v1", "configmaps", "metadata.name", "metadata.name", true},
-		{"", "v1", "configmaps", "data.x", "", false},
-		{"apps", "v1", "replicasets", "status.replicas", "", false},
-		{"", "v1", "replicationcontrollers", "status.replicas", "status.replicas", true},
-		{"events.k8s.io", "v1", "events", "regarding.name", "involvedObject.name", true},
-		{"events.k8s.io", "v1", "events", "reportingController", "reportingComponent", true},
-		{"events.k8s.io", "v1", "events", "source", "", false},
-		{"", "v1", "events", "source", "source", true},
-		{"certificates.k8s.io", "v1", "certificatesigningrequests", "spec.signerName", "spec.signerName", true},
-		{"resource.k8s.io", "v1", "resourceslices", "spec.pool.name", "spec.pool.name", true},
-		{"apps", "v1beta1", "deployments", "metadata.name", "", false},
-	} {
-		got, ok := ConvertFieldLabel(tc.group, tc.version, tc.resource, tc.label)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("ConvertFieldLabel(%q, %q, %q, %q) = %q, %v; want %q, %v", tc.group, tc.version, tc.resource, tc.label, got, ok, tc.want, tc.ok)
 		}
 	}
 }

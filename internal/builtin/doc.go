@@ -14,8 +14,9 @@
 //     they consult (pkg/features/kube_features.go) into account.
 //
 // For every resource it records what discovery reports (kind, singular
-// name, scope, short names, categories, verbs, subresources), the field
-// selector labels upstream accepts, and where upstream stores it.
+// name, scope, short names, categories, verbs, subresources) and where
+// upstream stores it. (The field selector labels a resource accepts are its
+// strategy's, in package registry.)
 //
 // Group/versions are ordered the way /apis and aggregated discovery order
 // them: apiregistration.k8s.io first (the aggregator's own group), then by

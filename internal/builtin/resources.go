@@ -49,15 +49,6 @@ type Resource struct {
 	Verbs []string
 	// Subresources are the resource's subresources, sorted by name.
 	Subresources []Subresource
-	// FieldLabels lists the field selector labels the resource supports
-	// besides metadata.name and metadata.namespace, in the order upstream's
-	// field label conversion func lists them, e.g. for pods: spec.nodeName,
-	// spec.restartPolicy, spec.schedulerName, spec.serviceAccountName,
-	// spec.hostNetwork, status.phase, status.podIP, status.podIPs,
-	// status.nominatedNodeName. See ConvertFieldLabel for the exact rules
-	// (renamed labels, and the few resources that reject
-	// metadata.namespace).
-	FieldLabels []string
 	// StorageResource names the storage bucket of the resource as
 	// "group/resource" of the storage owner, or just "resource" when the
 	// owner is in the core group (e.g. "events" for both core/v1 events and
@@ -136,10 +127,6 @@ var groupVersions = []GroupVersion{
 // first within a group; core "v1" first. Every call returns a fresh copy.
 func GroupVersions() []GroupVersion { return append([]GroupVersion(nil), groupVersions...) }
 
-type groupResource struct {
-	group, resource string
-}
-
 type gvrKey struct {
 	group, version, resource string
 }
@@ -204,7 +191,6 @@ func (r Resource) clone() Resource {
 	r.ShortNames = cloneStrings(r.ShortNames)
 	r.Categories = cloneStrings(r.Categories)
 	r.Verbs = cloneStrings(r.Verbs)
-	r.FieldLabels = cloneStrings(r.FieldLabels)
 	if r.Subresources != nil {
 		subs := make([]Subresource, len(r.Subresources))
 		for i, s := range r.Subresources {
@@ -290,7 +276,6 @@ func std(group, version, resource, kind, singular string, namespaced bool) Resou
 		SingularName: singular,
 		Namespaced:   namespaced,
 		Verbs:        verbsAll(),
-		FieldLabels:  fieldLabelsFor(group, resource),
 	}
 	return own(r, GroupVersion{group, version}.String())
 }

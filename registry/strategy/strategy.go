@@ -1,7 +1,8 @@
 // Package strategy defines what one built-in resource's strategy is: the
 // create and update rules of k8s.io/apiserver's registry/rest
 // (RESTCreateStrategy, RESTUpdateStrategy), which a strategy implements, and
-// the optional parts fakeplane asks of it (status validation, defaulting).
+// the optional parts fakeplane asks of it (status validation, defaulting,
+// declarative validation, field selector labels).
 // Base gives the parts most resources share, as upstream's strategies embed
 // the scheme and the name generator.
 package strategy
@@ -73,6 +74,18 @@ type DeleteReturner interface {
 type Defaulter interface {
 	// Default sets the defaults of a decoded object.
 	Default(obj runtime.Object)
+}
+
+// DeclarativeValidator is implemented by a strategy whose resource is also
+// validated declaratively (the Validate_* functions generated from
+// k8s.io/api's tags), as upstream's rest.ValidateDeclaratively does: the
+// server calls ValidateDeclaratively last, with every error found so far.
+type DeclarativeValidator interface {
+	// ValidateDeclaratively merges errs, the metadata errors and the
+	// strategy's own (Validate, ValidateUpdate, ValidateStatusUpdate) of
+	// obj, with its declarative errors, and returns the errors to answer.
+	// old is nil on create; status is set for a write to /status.
+	ValidateDeclaratively(ctx context.Context, errs field.ErrorList, obj, old runtime.Object, status bool) field.ErrorList
 }
 
 // Base is the part of a strategy that most resources share: upstream's

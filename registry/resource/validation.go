@@ -1,4 +1,14 @@
-package server
+// Package resource holds what the strategies of resource.k8s.io/v1
+// (dynamic resource allocation) share: its validation as kube-apiserver
+// v1.37 runs it. First the strategy's handwritten rules
+// (pkg/apis/resource/validation upstream; the most used of them are
+// reimplemented in rules.go), then the declarative
+// rules generated from the API's tags (k8s.io/api/resource/v1's
+// Validate_* functions), merged the way rest.ValidateDeclaratively merges
+// them with DeclarativeValidationBeta on: standard and beta declarative
+// errors are answered, after the handwritten ones, and replace the
+// handwritten errors they cover; alpha ones are not answered.
+package resource
 
 import (
 	"context"
@@ -15,16 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
-
-// Validation of resource.k8s.io/v1 (dynamic resource allocation) as
-// kube-apiserver v1.37 runs it: the strategy's handwritten rules
-// (pkg/apis/resource/validation upstream; the most used of them are
-// reimplemented in validation_resource_rules.go), then the declarative
-// rules generated from the API's tags (k8s.io/api/resource/v1's
-// Validate_* functions), merged the way rest.ValidateDeclaratively merges
-// them with DeclarativeValidationBeta on: standard and beta declarative
-// errors are answered, after the handwritten ones, and replace the
-// handwritten errors they cover; alpha ones are not answered.
 
 // resourceValidationOptions are the declarative validation options the
 // strategies set: ResourceSlice's DRAPartitionableDevicesType gate is off
@@ -220,12 +220,48 @@ func defaultTolerations(ts []resourcev1.DeviceToleration) {
 	}
 }
 
-// withDeclarative completes the validation of a resource.k8s.io/v1 object
-// (old nil on create; status for a write to /status): errs, the metadata
-// errors found already, are followed by the strategy's handwritten errors
-// and then merged with the declarative ones. Other objects' errs are
-// returned as they are.
-func withDeclarative(errs field.ErrorList, obj, old runtime.Object, status bool) field.ErrorList {
+// Validation is the validation of a resource.k8s.io/v1 kind that its
+// strategy embeds: the handwritten rules (Validate, ValidateUpdate), then
+// their merge with the declarative ones (ValidateDeclaratively, see
+// strategy.DeclarativeValidator). Objects are validated as upstream
+// defaults them (see defaultedResource) and are left unchanged.
+type Validation struct{}
+
+// Validate returns the handwritten errors of a new object, metadata
+// excluded.
+func (Validation) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validateResourceRules(defaultedResource(obj), nil)
+}
+
+// ValidateUpdate returns the handwritten errors of an update, metadata
+// excluded.
+func (Validation) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateResourceRules(defaultedResource(obj), defaultedResource(old))
+}
+
+// ValidateDeclaratively merges errs, the metadata and handwritten errors of
+// obj (old nil on create; status for a write to /status), with its
+// declarative errors, the way rest.ValidateDeclaratively merges them.
+func (Validation) ValidateDeclaratively(ctx context.Context, errs field.ErrorList, obj, old runtime.Object, status bool) field.ErrorList {
+	return withDeclarative(ctx, errs, obj, old, status)
+}
+
+// StatusValidation is the validation of a write to the /status of a
+// resource.k8s.io/v1 kind (ResourceClaim, DeviceTaintRule), which its
+// strategy embeds besides Validation.
+type StatusValidation struct{}
+
+// ValidateStatusUpdate returns the handwritten errors of a write to
+// /status, metadata excluded.
+func (StatusValidation) ValidateStatusUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateResourceStatusRules(defaultedResource(obj), defaultedResource(old))
+}
+
+// withDeclarative merges errs, the metadata and handwritten errors of a
+// resource.k8s.io/v1 object (old nil on create; status for a write to
+// /status), with its declarative errors. Other objects' errs are returned
+// as they are.
+func withDeclarative(ctx context.Context, errs field.ErrorList, obj, old runtime.Object, status bool) field.ErrorList {
 	n := defaultedResource(obj)
 	if n == nil {
 		return errs
@@ -253,11 +289,7 @@ func withDeclarative(errs field.ErrorList, obj, old runtime.Object, status bool)
 	var subresources []string
 	if status {
 		subresources = []string{"status"}
-		errs = append(errs, validateResourceStatusRules(n, o)...)
-	} else {
-		errs = append(errs, validateResourceRules(n, o)...)
 	}
-	ctx := context.Background()
 	var declarative field.ErrorList
 	if o == nil {
 		declarative = resourceValidationScheme().Validate(ctx, resourceValidationOptions(), n, subresources...)

@@ -1,0 +1,12 @@
+package certificatesigningrequest
+
+// ConvertFieldLabel accepts the field selector labels of upstream's
+// certificates.k8s.io/v1 CertificateSigningRequest conversion function,
+// which leaves out metadata.namespace.
+func (csrStrategy) ConvertFieldLabel(label string) (string, bool) {
+	switch label {
+	case "metadata.name", "spec.signerName":
+		return label, true
+	}
+	return "", false
+}

@@ -1,0 +1,21 @@
+// Package devicetaintrule holds the DeviceTaintRule strategy: kube-apiserver's
+// pkg/registry/resource/devicetaintrule flags, and the validation of
+// resource.k8s.io/v1 DeviceTaintRules, and of its /status (package resource).
+package devicetaintrule
+
+import (
+	"github.com/fakeplane/fakeplane/registry/resource"
+	"github.com/fakeplane/fakeplane/registry/strategy"
+)
+
+// Strategy is the DeviceTaintRule strategy. Upstream's v1 strategy refuses
+// an update without metadata.resourceVersion (it allows one only in v1beta2
+// and v1alpha3); fakeplane has always allowed it, which the move of its
+// flags into this strategy keeps.
+var Strategy = deviceTaintRuleStrategy{Base: strategy.Base{UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
+
+type deviceTaintRuleStrategy struct {
+	strategy.Base
+	resource.Validation
+	resource.StatusValidation
+}

@@ -1,0 +1,18 @@
+// Package resourceclaim holds the ResourceClaim strategy: kube-apiserver's
+// pkg/registry/resource/resourceclaim flags, and the validation of
+// resource.k8s.io/v1 ResourceClaims, and of its /status (package resource).
+package resourceclaim
+
+import (
+	"github.com/fakeplane/fakeplane/registry/resource"
+	"github.com/fakeplane/fakeplane/registry/strategy"
+)
+
+// Strategy is the ResourceClaim strategy.
+var Strategy = resourceClaimStrategy{Base: strategy.Base{Namespaced: true, UnconditionalUpdate: true, ReturnDeleted: true, ResetStatusOnCreate: true}}
+
+type resourceClaimStrategy struct {
+	strategy.Base
+	resource.Validation
+	resource.StatusValidation
+}
