@@ -8,11 +8,10 @@ import (
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// Strategy is the DeviceTaintRule strategy. Upstream's v1 strategy refuses
-// an update without metadata.resourceVersion (it allows one only in v1beta2
-// and v1alpha3); fakeplane has always allowed it, which the move of its
-// flags into this strategy keeps.
-var Strategy = deviceTaintRuleStrategy{Base: strategy.Base{UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
+// Strategy is the DeviceTaintRule strategy. As upstream's v1 strategy, it
+// refuses an update without metadata.resourceVersion (upstream allows one
+// only in v1beta2 and v1alpha3, which fakeplane does not serve).
+var Strategy = deviceTaintRuleStrategy{Base: strategy.Base{Generation: true, ResetStatusOnCreate: true}}
 
 type deviceTaintRuleStrategy struct {
 	strategy.Base

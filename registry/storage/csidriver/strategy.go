@@ -6,6 +6,8 @@ package csidriver
 
 import (
 	"context"
+	storagev1 "k8s.io/api/storage/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -13,13 +15,25 @@ import (
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// Strategy is the CSIDriver strategy. Upstream's PrepareForUpdate also
-// increments metadata.generation when the spec changes (without setting it
-// at create); fakeplane has never kept a CSIDriver's generation, which the
-// move of its flags into this strategy keeps.
+// Strategy is the CSIDriver strategy. As upstream's, it leaves
+// metadata.generation unset at create and increments it when an update
+// changes the spec (PrepareForUpdate), so it does not track generation the
+// way resources with a status do.
 var Strategy = csiDriverStrategy{strategy.Base{ReturnDeleted: true}}
 
 type csiDriverStrategy struct{ strategy.Base }
+
+// PrepareForUpdate increments metadata.generation when the spec changes.
+func (csiDriverStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	d, ok := obj.(*storagev1.CSIDriver)
+	o, ok2 := old.(*storagev1.CSIDriver)
+	if !ok || !ok2 {
+		return
+	}
+	if !apiequality.Semantic.DeepEqual(d.Spec, o.Spec) {
+		d.Generation = o.Generation + 1
+	}
+}
 
 // Validate adds nothing to the metadata validation of a new CSIDriver.
 func (csiDriverStrategy) Validate(context.Context, runtime.Object) field.ErrorList { return nil }
