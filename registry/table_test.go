@@ -80,7 +80,7 @@ func TestStrategyFlags(t *testing.T) {
 		"node.k8s.io/runtimeclasses": true, "certificates.k8s.io/clustertrustbundles": true, "certificates.k8s.io/podcertificaterequests": true,
 		"storagemigration.k8s.io/storageversionmigrations": true, "storage.k8s.io/csidrivers": true, "storage.k8s.io/csistoragecapacities": true,
 		"storage.k8s.io/volumeattachments": true, "storage.k8s.io/csinodes": true,
-		"resource.k8s.io/devicetaintrules": true,
+		"resource.k8s.io/devicetaintrules":                         true,
 		"admissionregistration.k8s.io/validatingadmissionpolicies": true, "admissionregistration.k8s.io/mutatingadmissionpolicies": true,
 		"admissionregistration.k8s.io/mutatingadmissionpolicybindings": true, "admissionregistration.k8s.io/validatingadmissionpolicybindings": true,
 	}
