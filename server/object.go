@@ -280,3 +280,7 @@ func (r *resource) typedFromStored(data []byte) (runtime.Object, error) {
 var protobufSerializer = sync.OnceValue(func() *protobuf.Serializer {
 	return protobuf.NewSerializer(typesScheme(), typesScheme())
 })
+
+// objectMetaDocs are ObjectMeta's field descriptions, which upstream's
+// generated columns (a CRD's Age) carry.
+var objectMetaDocs = metav1.ObjectMeta{}.SwaggerDoc()

@@ -105,6 +105,9 @@ type Server struct {
 	// tokenSecretFiller issues the token of a new service-account-token
 	// Secret; nil without service-account tokens.
 	tokenSecretFiller func(sec *corev1.Secret)
+	// spawn runs a function in a goroutine that Close waits for
+	// (spawnTracked).
+	spawn func(fn func())
 	// crdMu serialises CRD cleanups.
 	crdMu sync.Mutex
 }
@@ -125,6 +128,7 @@ func New(cfg Config) (*Server, error) {
 		gc:        newGarbageCollector(),
 	}
 	s.reqIdle = sync.NewCond(&s.reqMu)
+	s.spawn = s.spawnTracked
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -172,10 +176,10 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// spawn runs fn in a goroutine that Close waits for. Once Close has been
+// spawnTracked runs fn in a goroutine that Close waits for. Once Close has been
 // called it runs nothing: what fn would have done is picked up again at
 // the next start.
-func (s *Server) spawn(fn func()) {
+func (s *Server) spawnTracked(fn func()) {
 	s.goMu.Lock()
 	defer s.goMu.Unlock()
 	if s.closed {

@@ -14,10 +14,6 @@ import (
 	"github.com/fakeplane/fakeplane/registry/printers"
 )
 
-// objectMetaDocs are ObjectMeta's field descriptions, which upstream's
-// generated columns (a CRD's Age) carry.
-var objectMetaDocs = metav1.ObjectMeta{}.SwaggerDoc()
-
 // tableFor renders stored objects as a meta.k8s.io Table.
 func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1.Table, error) {
 	if c.res.table != nil {
