@@ -64,7 +64,7 @@ func partialProtobuf(version string, data []byte) ([]byte, error) {
 
 // internalTypeName names the Go type kube-apiserver holds for a resource
 // (or its list), as its 406 answers for a mismatched "as" name it.
-func (r *resource) internalTypeName(list bool) string {
+func internalTypeName(r *resource, list bool) string {
 	if r.crd != "" {
 		if list {
 			return "*unstructured.UnstructuredList"
@@ -80,12 +80,12 @@ func (r *resource) internalTypeName(list bool) string {
 
 // errPartialNotAList is the 406 for PartialObjectMetadataList asked of one object.
 func (c *call) errPartialNotAList() error {
-	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", c.res.internalTypeName(false)))
+	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", internalTypeName(c.res, false)))
 }
 
 // errPartialIsAList is the 406 for PartialObjectMetadata asked of a list.
 func (c *call) errPartialIsAList() error {
-	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%s)", c.res.internalTypeName(true)))
+	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%s)", internalTypeName(c.res, true)))
 }
 
 func notAcceptable(msg string) error {

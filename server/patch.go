@@ -32,7 +32,7 @@ type jsonPatchOp struct {
 const maxJSONPatchOperations = 10000
 
 // patchTypes lists the patch content types in the order upstream's 415 names them.
-func (r *resource) patchTypes() []string {
+func patchTypes(r *resource) []string {
 	out := []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)}
 	if r.typed != nil {
 		out = append(out, string(types.StrategicMergePatchType))
@@ -45,21 +45,21 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 	ct := c.r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return errUnsupportedMediaType(c.res.patchTypes())
+		return errUnsupportedMediaType(patchTypes(c.res))
 	}
 	pt := types.PatchType(mt)
 	switch pt {
 	case types.JSONPatchType, types.MergePatchType, types.ApplyYAMLPatchType:
 	case types.StrategicMergePatchType:
 		if c.res.typed == nil {
-			return errUnsupportedMediaType(c.res.patchTypes())
+			return errUnsupportedMediaType(patchTypes(c.res))
 		}
 	default:
 		if c.res.crd == "" {
 			// go-restful's route refuses a type the PATCH route does not consume.
 			return errRouteUnsupportedMediaType()
 		}
-		return errUnsupportedMediaType(c.res.patchTypes())
+		return errUnsupportedMediaType(patchTypes(c.res))
 	}
 	body, err := readBody(c.r)
 	if err != nil {
