@@ -215,7 +215,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	// Started once the bootstrap objects and fixtures are in: their first
 	// sync sees all of them at once.
-	cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, controllers.Default(cp.srv.Registry(), cp.srv.NamespacedResources, cp.srv.OwnerIndex(), cp.opts.logger)...)
+	cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, controllers.Default(cp.srv.API(), cp.srv.NamespacedResources, cp.srv.OwnerIndex(), cp.opts.logger)...)
 
 	cp.httpServer = &http.Server{
 		Handler:           cp.srv,

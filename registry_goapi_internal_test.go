@@ -65,7 +65,7 @@ func gadgetCRD() *apiextensionsv1.CustomResourceDefinition {
 func TestRegistryRoundTrip(t *testing.T) {
 	t.Parallel()
 	cp := Start(t)
-	reg := cp.srv.Registry()
+	reg := cp.srv.API()
 	ctx := goAPIContext(t)
 	cs := kubernetes.NewForConfigOrDie(cp.RESTConfig())
 
@@ -201,7 +201,7 @@ func TestRegistryRoundTrip(t *testing.T) {
 func TestRegistryErrorsAsOverHTTP(t *testing.T) {
 	t.Parallel()
 	cp := Start(t)
-	reg := cp.srv.Registry()
+	reg := cp.srv.API()
 	ctx := goAPIContext(t)
 	cs := kubernetes.NewForConfigOrDie(cp.RESTConfig())
 
@@ -282,7 +282,7 @@ func TestRegistryErrorsAsOverHTTP(t *testing.T) {
 func TestRegistryUpdateRetriesStale(t *testing.T) {
 	t.Parallel()
 	cp := Start(t)
-	reg := cp.srv.Registry()
+	reg := cp.srv.API()
 	ctx := goAPIContext(t)
 	cms := kubernetes.NewForConfigOrDie(cp.RESTConfig()).CoreV1().ConfigMaps("default")
 	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "race"}, Data: map[string]string{"start": "1"}}, metav1.CreateOptions{}); err != nil {
@@ -319,7 +319,7 @@ func TestRegistryUpdateRetriesStale(t *testing.T) {
 func TestRegistryFieldManager(t *testing.T) {
 	t.Parallel()
 	cp := Start(t)
-	reg := cp.srv.Registry()
+	reg := cp.srv.API()
 	ctx := registry.WithFieldManager(goAPIContext(t), "goapi-test")
 	obj, err := reg.Create(ctx, configMapsGVR, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "fm", Namespace: "default"}, Data: map[string]string{"a": "1"}})
 	if err != nil {
@@ -337,7 +337,7 @@ func TestRegistryFieldManager(t *testing.T) {
 func TestRegistryUpdateSubresource(t *testing.T) {
 	t.Parallel()
 	cp := Start(t)
-	reg := cp.srv.Registry()
+	reg := cp.srv.API()
 	ctx := goAPIContext(t)
 	nsGVR := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 	if _, err := reg.Create(ctx, nsGVR, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "goapi-sub"}}); err != nil {

@@ -19,11 +19,11 @@ import (
 	"github.com/fakeplane/fakeplane/registry"
 )
 
-// Registry returns the Go API of the server's read and write pipeline: the
+// API returns the Go API of the server's read and write pipeline: the
 // same decoding, defaults, admission, validation and commit as the REST API
 // runs, called with a context and Go objects instead of an HTTP request.
 // Controllers write through it.
-func (s *Server) Registry() registry.Interface { return goAPI{s: s} }
+func (s *Server) API() registry.Interface { return goAPI{s: s} }
 
 // goAPI implements registry.Interface over the server's pipeline.
 type goAPI struct{ s *Server }
