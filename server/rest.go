@@ -136,15 +136,6 @@ func (s *Server) serveStatus(c *call) error {
 	return c.errMethodNotSupported()
 }
 
-// get answers a single object.
-func (s *Server) get(c *call) error {
-	served, err := s.getServed(c.request)
-	if err != nil {
-		return err
-	}
-	return s.writeObject(c, http.StatusOK, served)
-}
-
 // writeObject answers with one stored (JSON) object in the negotiated format.
 func (s *Server) writeObject(c *call, code int, data []byte) error {
 	if c.media.as == asPartial || c.media.as == asPartialList {

@@ -1,0 +1,14 @@
+package server
+
+import (
+	"net/http"
+)
+
+// get answers a single object.
+func (s *Server) get(c *call) error {
+	served, err := s.getServed(c.request)
+	if err != nil {
+		return err
+	}
+	return s.writeObject(c, http.StatusOK, served)
+}
