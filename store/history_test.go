@@ -446,7 +446,7 @@ func TestCompactBatches(t *testing.T) {
 	n := 0
 	err = s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketHistory).ForEach(func(k, _ []byte) error {
-			if rev, _, _ := entryRevisions(k); rev <= at {
+			if rev := readInt(k); rev <= at {
 				t.Errorf("entry at %d left after Compact(%d)", rev, at)
 			}
 			n++
@@ -585,7 +585,7 @@ func TestHistoryBatchesSurviveReopenAndCrash(t *testing.T) {
 			}
 			mustPut(t, s, "r", "a", "1")
 			mustPut(t, s, "r", "a", "2") // revision 2: a history entry, pending
-			if n := len(s.pendingHist.events); n != 1 {
+			if n := len(s.pendingHist.entries); n != 1 {
 				t.Fatalf("%d entries pending, want 1", n)
 			}
 			if crash {
