@@ -101,21 +101,22 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 // a start key, as of a revision: it merges the object bucket with the keys
 // changed since (nil for the current state), see history.go.
 type listIter struct {
-	at     int64 // the list revision
-	prefix []byte
-	c      *bolt.Cursor // objects; nil without a bucket
-	ck, cv []byte       // c's position; ck is nil once past the range
-	hist   *bolt.Bucket // the history bucket
-	txRev  int64        // the revision of the read transaction
-	ch     []change     // the changed keys from the current one on
-	hkey   string       // the key of ch[0]
-	inH    bool         // whether ch[0] is in the range
-	buf    []byte       // for the history keys to get
-	steps  int64        // keys returned by next or counted by count
+	at      int64 // the list revision
+	prefix  []byte
+	c       *bolt.Cursor // objects; nil without a bucket
+	ck, cv  []byte       // c's position; ck is nil once past the range
+	h       *bolt.Cursor // on the history bucket
+	hprefix string       // prefix, for the changed keys
+	txRev   int64        // the revision of the read transaction
+	ch      []change     // the changed keys from the current one on
+	hkey    string       // the key of ch[0]
+	inH     bool         // whether ch[0] is in the range
+	buf     []byte       // for the history keys to seek
+	steps   int64        // keys returned by next or counted by count
 }
 
 func newListIter(b, hist *bolt.Bucket, changes *changeIndex, txRev, at int64, prefix, after string) *listIter {
-	it := &listIter{at: at, prefix: []byte(prefix), hist: hist, txRev: txRev}
+	it := &listIter{at: at, prefix: []byte(prefix), hprefix: prefix, txRev: txRev}
 	start := max(prefix, after)
 	if b != nil {
 		it.c = b.Cursor()
@@ -131,6 +132,7 @@ func newListIter(b, hist *bolt.Bucket, changes *changeIndex, txRev, at int64, pr
 			i++
 		}
 		it.ch = changes.changes[i:]
+		it.h = hist.Cursor()
 		it.checkH()
 	}
 	return it
@@ -151,7 +153,7 @@ func (it *listIter) checkH() {
 	for len(it.ch) > 0 && it.ch[0].rev > it.txRev {
 		it.ch = it.ch[1:]
 	}
-	it.inH = len(it.ch) > 0 && strings.HasPrefix(it.ch[0].key, string(it.prefix))
+	it.inH = len(it.ch) > 0 && strings.HasPrefix(it.ch[0].key, it.hprefix)
 	if it.inH {
 		it.hkey = it.ch[0].key
 	}
@@ -166,7 +168,11 @@ func (it *listIter) before() (key, val []byte, rev int64, ok bool) {
 		return nil, nil, 0, false
 	}
 	it.buf = appendInt(it.buf[:0], ch.rev)
-	_, _, key, val, ok = decodeEntry(it.hist.Get(it.buf))
+	k, v := it.h.Seek(it.buf)
+	if !bytes.Equal(k, it.buf) {
+		return nil, nil, 0, false
+	}
+	_, _, key, val, ok = decodeEntry(v)
 	return key, val, ch.prev, ok
 }
 
@@ -176,10 +182,10 @@ func (it *listIter) next() (key, val []byte, rev int64, ok bool) {
 	for it.ck != nil || it.inH {
 		inC, inH := it.ck != nil, it.inH
 		if inC && inH {
-			switch c := strings.Compare(string(it.ck), it.hkey); {
-			case c < 0:
+			// (Comparisons of a converted []byte do not copy it.)
+			if string(it.ck) < it.hkey {
 				inH = false
-			case c > 0:
+			} else if string(it.ck) > it.hkey {
 				inC = false
 			}
 		}
