@@ -366,6 +366,32 @@ func TestOpenWithoutHistory(t *testing.T) {
 				s.Close()
 			},
 		},
+		{
+			name: "file with the key-ordered history of earlier versions",
+			setup: func(t *testing.T, path string) {
+				db, err := bolt.Open(path, 0o600, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				err = db.Update(func(tx *bolt.Tx) error {
+					meta, _ := tx.CreateBucket(bucketMeta)
+					res, _ := tx.CreateBucket(bucketResources)
+					b, _ := res.CreateBucket([]byte("r"))
+					b.Put([]byte("a"), encodeValue(3, []byte("3")))
+					b.Put([]byte("b"), encodeValue(1, []byte("1")))
+					// a=2@2, overwritten at 3, in that layout.
+					old, _ := tx.CreateBucket(bucketOldHistory)
+					old.Put([]byte("r\x00\x00a\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x02"), []byte("2"))
+					meta.Put(keyCompacted, appendInt(nil, 0))
+					meta.Put(keyHistoryRevision, appendInt(nil, 3))
+					return writeRevision(meta, 3)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -378,6 +404,15 @@ func TestOpenWithoutHistory(t *testing.T) {
 			defer s.Close()
 			if got := s.CompactedRevision(); got != 3 {
 				t.Errorf("CompactedRevision = %d, want 3", got)
+			}
+			err = s.db.View(func(tx *bolt.Tx) error {
+				if tx.Bucket(bucketOldHistory) != nil {
+					t.Errorf("the key-ordered history bucket is still there")
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 			var ce *CompactedError
 			if _, err := s.List("r", ListOptions{Revision: 2}); !errors.As(err, &ce) || ce.Oldest != 3 {
@@ -632,5 +667,91 @@ func TestCloseWhileCompactingDoesNotDeadlock(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second): // a deadlock guard, not a timing
 		t.Fatal("Close did not return")
+	}
+}
+
+// TestChangeIndexServesOlderTransactions builds the change index of a list
+// revision in a transaction, then reads it with an older one: a key whose
+// first change after the list revision is newer than the older transaction
+// comes from the object bucket, the others from the history.
+func TestChangeIndexServesOlderTransactions(t *testing.T) {
+	s := openTest(t, Options{CompactionInterval: -1})
+	mustPut(t, s, "r", "a", "1")
+	mustPut(t, s, "r", "b", "1")
+	at := s.CurrentRevision()
+	mustPut(t, s, "r", "b", "2")
+	if err := s.flushHistory(); err != nil {
+		t.Fatal(err)
+	}
+	// Grow the file first: bbolt cannot grow its map while a read
+	// transaction is open.
+	mustPut(t, s, "pad", "x", strings.Repeat("x", 1<<20))
+	if err := s.DeleteResource("pad"); err != nil {
+		t.Fatal(err)
+	}
+	old, oldRev, err := s.begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Rollback()
+	mustPut(t, s, "r", "a", "2")
+	mustDelete(t, s, "r", "b")
+	mustPut(t, s, "r", "c", "1")
+	mustPut(t, s, "r", "c", "2")
+	// Built by this list, at the current revision.
+	if l, err := s.List("r", ListOptions{Revision: at}); err != nil || keysOf(l.Items) != "a=1@1 b=1@2" {
+		t.Fatalf("list at %d: %+v, %v", at, l, err)
+	}
+	x, err := s.changesSince(old, "r", at, oldRev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.through != s.CurrentRevision() {
+		t.Fatalf("index through %d, want the cached one, through %d", x.through, s.CurrentRevision())
+	}
+	it := newListIter(resourceBucket(old, "r"), old.Bucket(bucketHistory), x, oldRev, at, "", "")
+	var got []string
+	for {
+		key, val, rev, ok := it.next()
+		if !ok {
+			break
+		}
+		got = append(got, fmt.Sprintf("%s=%s@%d", key, val, rev))
+	}
+	if strings.Join(got, " ") != "a=1@1 b=1@2" {
+		t.Errorf("older transaction read %q, want %q", got, "a=1@1 b=1@2")
+	}
+}
+
+// TestHistoryIsAppendedInRevisionOrder checks the history bucket's layout:
+// one entry per overwrite or delete, keyed by its revision, holding the
+// value it replaced.
+func TestHistoryIsAppendedInRevisionOrder(t *testing.T) {
+	s := openTest(t, Options{CompactionInterval: -1})
+	mustPut(t, s, "r", "a", "1")     // 1: a create keeps nothing
+	mustPut(t, s, "r", "a", "2")     // 2
+	mustPut(t, s, "q", "x\x00", "1") // 3
+	mustDelete(t, s, "r", "a")       // 4
+	mustPut(t, s, "q", "x\x00", "2") // 5
+	if err := s.flushHistory(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketHistory).ForEach(func(k, v []byte) error {
+			prev, res, key, val, ok := decodeEntry(v)
+			if !ok {
+				t.Errorf("entry %x does not decode", k)
+			}
+			got = append(got, fmt.Sprintf("%d:%s/%q=%s@%d", readInt(k), res, key, val, prev))
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `2:r/"a"=1@1 4:r/"a"=2@2 5:q/"x\x00"=1@3`
+	if strings.Join(got, " ") != want {
+		t.Errorf("history:\n got %s\nwant %s", strings.Join(got, " "), want)
 	}
 }
