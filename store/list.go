@@ -20,7 +20,8 @@ import (
 // An unknown resource is an empty list.
 //
 // Cost: a page walks its items and the keys its Filter rejects (at a past
-// revision, plus O(log n) per key changed since). With More it also needs
+// revision R, plus O(log n) per key changed since, and, once for all the
+// pages at R, the history entries of the writes since: see changeCache). With More it also needs
 // Remaining, the exact number of keys after its last item: a page that
 // starts where a recent page ended (as a continue token makes it) derives it
 // from that page's count, any other page counts the rest of the range.
