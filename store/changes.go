@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -93,17 +94,18 @@ func (s *Store) changesSince(tx *bolt.Tx, resource string, at, rev int64) (*chan
 	}
 	var added []change
 	seen := make(map[string]bool)
+	group := appendGroup(nil, resource)
 	c := tx.Bucket(bucketHistory).Cursor()
-	for k, v := c.Seek(appendInt(nil, from+1)); k != nil; k, v = c.Next() {
-		r := readInt(k)
+	for k, v := c.Seek(appendInt(group, from+1)); len(k) == len(group)+8 && bytes.HasPrefix(k, group); k, v = c.Next() {
+		r := entryRevision(k)
 		if r > rev {
 			break
 		}
-		prev, res, key, _, ok := decodeEntry(v)
+		prev, key, _, ok := decodeEntry(v)
 		if !ok {
-			return nil, fmt.Errorf("store: history entry %d is corrupt", r)
+			return nil, fmt.Errorf("store: history entry %d of %s is corrupt", r, resource)
 		}
-		if string(res) != resource || seen[string(key)] {
+		if seen[string(key)] {
 			continue
 		}
 		k := string(key)

@@ -27,15 +27,17 @@ const compactBatch = 10000
 // watches) has let R go: kube-apiserver answers such lists from etcd until
 // etcd is compacted, which it does every 5 minutes. So every write that
 // overwrites or deletes an object also keeps the value it replaces, in the
-// history bucket of the bbolt file, keyed by the revision of the write:
+// history bucket of the bbolt file, keyed by resource and the revision of
+// the write:
 //
-//	historyLog/<revision> = <previous revision> <resource> <key> <previous value>
+//	historyLog/<resource> 0x00 0x00 <revision> = <previous revision> <key> <previous value>
 //
-// (revisions as 8 big-endian bytes, resource and key each preceded by its
-// length as a uvarint). A write that creates a key keeps nothing. Keys grow
-// with every entry, so the bucket is append-only: a batch of entries fills
-// fresh pages at its right edge (FillPercent 1) and touches no other leaf,
-// where a bucket ordered by object key took one leaf per entry.
+// (resource escaped with 0x00 -> 0x00 0xff, revisions as 8 big-endian
+// bytes, key preceded by its length as a uvarint). A write that creates a
+// key keeps nothing. Each resource's entries are append-only: a batch of
+// entries fills the last leaf of each resource it wrote to and fresh pages
+// after it (FillPercent 1), so it touches a leaf or so per resource, where a
+// bucket ordered by object key took one leaf per entry.
 //
 // The value of key k at revision R is then:
 //   - if k's first entry with a revision > R has a previous revision <= R,
@@ -44,14 +46,15 @@ const compactBatch = 10000
 //     after R, by a create after R) k's current value if it was written at or
 //     before R, and no value if it is absent or was written after R.
 //
-// A historical list reads the entries after R once to find each changed
-// key's first entry (a changeIndex, which the pages of one list share, see
-// changeCache), then merges those keys with the object bucket in key order.
-// So a page costs O(writes since R) the first time and O(log n) per key
-// after, and lists at recent revisions are cheap.
+// A historical list reads its resource's entries after R once to find each
+// changed key's first entry (a changeIndex, which the pages of one list
+// share, see changeCache), then merges those keys with the object bucket in
+// key order. So the first page costs O(writes to the resource since R) more
+// and every page O(log n) per changed key, and lists at recent revisions
+// are cheap.
 //
-// Compact(C) deletes the entries with revisions <= C, from the bucket's
-// left edge: lists at revisions >= C only read entries after them. The
+// Compact(C) deletes the entries with revisions <= C, from the start of
+// each resource's entries: lists at revisions >= C only read entries after them. The
 // compacted revision is kept in the meta bucket, as are the revisions at
 // which DeleteResource dropped a resource: lists at revisions before either
 // fail with *CompactedError. (The history of a dropped resource stays until
@@ -125,18 +128,36 @@ func openHistory(tx *bolt.Tx, rev int64) (compacted int64, dropped map[string]in
 }
 
 // decodeEntry splits the value of a history entry; the slices alias v.
-func decodeEntry(v []byte) (prevRev int64, resource, key, prev []byte, ok bool) {
+func decodeEntry(v []byte) (prevRev int64, key, prev []byte, ok bool) {
 	if len(v) < 8 {
-		return 0, nil, nil, nil, false
+		return 0, nil, nil, false
 	}
 	prevRev, v = readInt(v[:8]), v[8:]
-	if resource, v, ok = readBytes(v); !ok {
-		return 0, nil, nil, nil, false
-	}
 	if key, v, ok = readBytes(v); !ok {
-		return 0, nil, nil, nil, false
+		return 0, nil, nil, false
 	}
-	return prevRev, resource, key, v, true
+	return prevRev, key, v, true
+}
+
+// appendGroup appends resource, with each 0x00 byte doubled as 0x00 0xff,
+// and the 0x00 0x00 that ends it: the start of the resource's history keys,
+// which no other resource's keys start with.
+func appendGroup(b []byte, resource string) []byte {
+	for i := 0; i < len(resource); i++ {
+		b = append(b, resource[i])
+		if resource[i] == 0 {
+			b = append(b, 0xff)
+		}
+	}
+	return append(b, 0, 0)
+}
+
+// entryRevision decodes the revision of a history key.
+func entryRevision(k []byte) int64 {
+	if len(k) < 10 {
+		return 0
+	}
+	return readInt(k[len(k)-8:])
 }
 
 // readBytes reads a uvarint length and that many bytes.
@@ -254,12 +275,21 @@ func (s *Store) compactBatch(rev int64) (more bool, err error) {
 		hb := tx.Bucket(bucketHistory)
 		var keys [][]byte
 		c := hb.Cursor()
-		for k, _ := c.First(); k != nil && readInt(k) <= rev; k, _ = c.Next() {
+		for k, _ := c.First(); k != nil; {
+			if entryRevision(k) > rev {
+				// Skip the rest of this resource's entries: key 0x00 0x01
+				// sorts after its group, before any other.
+				next := bytes.Clone(k[:len(k)-8])
+				next[len(next)-1] = 1
+				k, _ = c.Seek(next)
+				continue
+			}
 			if len(keys) == compactBatch {
 				more = true
 				break
 			}
 			keys = append(keys, bytes.Clone(k))
+			k, _ = c.Next()
 		}
 		for _, k := range keys {
 			if err := hb.Delete(k); err != nil {
@@ -380,19 +410,21 @@ func entryOf(ev *Event) (e pendingEntry, ok bool) {
 	return pendingEntry{resource: ev.Resource, key: ev.Key, prev: ev.Prev, rev: ev.Revision, prevRev: ev.PrevRevision}, true
 }
 
-// size is the encoded size of e's key and value.
+// size bounds the encoded size of e's key and value.
 func (e *pendingEntry) size() int {
-	return 16 + 2*binary.MaxVarintLen64 + len(e.resource) + len(e.key) + len(e.prev)
+	return 2*len(e.resource) + 2 + 16 + binary.MaxVarintLen64 + len(e.key) + len(e.prev)
 }
 
-// appendTo appends the key (8 bytes) and value of e.
-func (e *pendingEntry) appendTo(b []byte) []byte {
-	b = appendInt(appendInt(b, e.rev), e.prevRev)
-	b = binary.AppendUvarint(b, uint64(len(e.resource)))
-	b = append(b, e.resource...)
+// appendTo appends the key of e, then its value, and returns the key's
+// length.
+func (e *pendingEntry) appendTo(b []byte) ([]byte, int) {
+	n := len(b)
+	b = appendInt(appendGroup(b, e.resource), e.rev)
+	klen := len(b) - n
+	b = appendInt(b, e.prevRev)
 	b = binary.AppendUvarint(b, uint64(len(e.key)))
 	b = append(b, e.key...)
-	return append(b, e.prev...)
+	return append(b, e.prev...), klen
 }
 
 // committed records a commit: its entry is in the file (the commit wrote
@@ -455,8 +487,9 @@ func (p *pendingHistory) write(tx *bolt.Tx, ev *Event, through int64) error {
 		hb.FillPercent = 1
 		put := func(e *pendingEntry) error {
 			n := len(b)
-			b = e.appendTo(b)
-			if err := hb.Put(b[n:n+8], b[n+8:]); err != nil {
+			var klen int
+			b, klen = e.appendTo(b)
+			if err := hb.Put(b[n:n+klen], b[n+klen:]); err != nil {
 				return fmt.Errorf("store: history of %s %q: %w", e.resource, e.key, err)
 			}
 			return nil

@@ -481,7 +481,7 @@ func TestCompactBatches(t *testing.T) {
 	n := 0
 	err = s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketHistory).ForEach(func(k, _ []byte) error {
-			if rev := readInt(k); rev <= at {
+			if rev := entryRevision(k); rev <= at {
 				t.Errorf("entry at %d left after Compact(%d)", rev, at)
 			}
 			n++
@@ -723,35 +723,52 @@ func TestChangeIndexServesOlderTransactions(t *testing.T) {
 	}
 }
 
-// TestHistoryIsAppendedInRevisionOrder checks the history bucket's layout:
-// one entry per overwrite or delete, keyed by its revision, holding the
-// value it replaced.
-func TestHistoryIsAppendedInRevisionOrder(t *testing.T) {
+// TestHistoryIsAppendedPerResourceInRevisionOrder checks the history
+// bucket's layout: one entry per overwrite or delete, keyed by resource and
+// revision, holding the value it replaced; and that compaction deletes the
+// old entries of every resource.
+func TestHistoryIsAppendedPerResourceInRevisionOrder(t *testing.T) {
 	s := openTest(t, Options{CompactionInterval: -1})
 	mustPut(t, s, "r", "a", "1")     // 1: a create keeps nothing
 	mustPut(t, s, "r", "a", "2")     // 2
-	mustPut(t, s, "q", "x\x00", "1") // 3
+	mustPut(t, s, "q\x00", "x", "1") // 3
 	mustDelete(t, s, "r", "a")       // 4
-	mustPut(t, s, "q", "x\x00", "2") // 5
-	if err := s.flushHistory(); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketHistory).ForEach(func(k, v []byte) error {
-			prev, res, key, val, ok := decodeEntry(v)
-			if !ok {
-				t.Errorf("entry %x does not decode", k)
-			}
-			got = append(got, fmt.Sprintf("%d:%s/%q=%s@%d", readInt(k), res, key, val, prev))
-			return nil
+	mustPut(t, s, "q\x00", "x", "2") // 5
+	mustPut(t, s, "q", "y", "1")     // 6
+	mustPut(t, s, "q", "y", "2")     // 7
+	history := func() string {
+		t.Helper()
+		if err := s.flushHistory(); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		err := s.db.View(func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketHistory).ForEach(func(k, v []byte) error {
+				prev, key, val, ok := decodeEntry(v)
+				if !ok {
+					t.Errorf("entry %x does not decode", k)
+				}
+				got = append(got, fmt.Sprintf("%q@%d:%s=%s@%d", k[:len(k)-8], entryRevision(k), key, val, prev))
+				return nil
+			})
 		})
-	})
-	if err != nil {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got, " ")
+	}
+	want := `"q\x00\x00"@7:y=1@6 "q\x00\xff\x00\x00"@5:x=1@3 "r\x00\x00"@2:a=1@1 "r\x00\x00"@4:a=2@2`
+	if got := history(); got != want {
+		t.Errorf("history:\n got %s\nwant %s", got, want)
+	}
+	if err := s.Compact(4); err != nil {
 		t.Fatal(err)
 	}
-	want := `2:r/"a"=1@1 4:r/"a"=2@2 5:q/"x\x00"=1@3`
-	if strings.Join(got, " ") != want {
-		t.Errorf("history:\n got %s\nwant %s", strings.Join(got, " "), want)
+	want = `"q\x00\x00"@7:y=1@6 "q\x00\xff\x00\x00"@5:x=1@3`
+	if got := history(); got != want {
+		t.Errorf("history after Compact(4):\n got %s\nwant %s", got, want)
+	}
+	if l, err := s.List("q\x00", ListOptions{Revision: 4}); err != nil || keysOf(l.Items) != "x=1@3" {
+		t.Errorf("list at 4: %+v, %v", l, err)
 	}
 }

@@ -112,7 +112,8 @@ type listIter struct {
 	ch      []change     // the changed keys from the current one on
 	hkey    string       // the key of ch[0]
 	inH     bool         // whether ch[0] is in the range
-	buf     []byte       // for the history keys to seek
+	group   []byte       // the start of the resource's history keys
+	buf     []byte       // group, then the history key to seek
 	steps   int64        // keys returned by next or counted by count
 }
 
@@ -134,6 +135,8 @@ func newListIter(b, hist *bolt.Bucket, changes *changeIndex, txRev, at int64, pr
 		}
 		it.ch = changes.changes[i:]
 		it.h = hist.Cursor()
+		it.group = appendGroup(nil, changes.resource)
+		it.buf = bytes.Clone(it.group)
 		it.checkH()
 	}
 	return it
@@ -168,12 +171,12 @@ func (it *listIter) before() (key, val []byte, rev int64, ok bool) {
 	if ch.prev > it.at {
 		return nil, nil, 0, false
 	}
-	it.buf = appendInt(it.buf[:0], ch.rev)
+	it.buf = appendInt(it.buf[:len(it.group)], ch.rev)
 	k, v := it.h.Seek(it.buf)
 	if !bytes.Equal(k, it.buf) {
 		return nil, nil, 0, false
 	}
-	_, _, key, val, ok = decodeEntry(v)
+	_, key, val, ok = decodeEntry(v)
 	return key, val, ch.prev, ok
 }
 
