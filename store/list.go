@@ -42,6 +42,7 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 
 	res := &ListResult{Revision: rev}
 	var changes *changeIndex
+	var hist *bolt.Bucket
 	if opts.Revision > 0 {
 		if opts.Revision > rev {
 			return nil, &FutureRevisionError{Requested: opts.Revision, Current: rev}
@@ -60,6 +61,7 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 			if changes, err = s.changesSince(tx, resource, opts.Revision, rev); err != nil {
 				return nil, err
 			}
+			hist = tx.Bucket(bucketHistory)
 		}
 	}
 	// Remaining (the count of keys after the page) is taken from the page
@@ -69,7 +71,7 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 	if opts.Limit > 0 && opts.StartAfter != "" {
 		known, cached = s.remaining.get(pos)
 	}
-	it := newListIter(resourceBucket(tx, resource), tx.Bucket(bucketHistory), changes, rev, res.Revision, opts.Prefix, opts.StartAfter)
+	it := newListIter(resourceBucket(tx, resource), hist, changes, rev, res.Revision, opts.Prefix, opts.StartAfter)
 	defer func() { s.listSteps.Add(it.steps) }()
 	for {
 		key, val, r, ok := it.next()
