@@ -21,11 +21,11 @@ import (
 //
 // Cost: a page walks its items and the keys its Filter rejects (at a past
 // revision R, plus O(log n) per key changed since, and, once for all the
-// pages at R, the history entries of the writes since: see changeCache). With More it also needs
-// Remaining, the exact number of keys after its last item: a page that
-// starts where a recent page ended (as a continue token makes it) derives it
-// from that page's count, any other page counts the rest of the range.
-// Paging through n keys thus walks O(n) keys in all, not one count per page
+// pages at R, the history entries of the resource's writes since: see
+// changeCache). With More it also needs Remaining, the exact number of keys
+// after its last item: a page that starts where a recent page ended (as a
+// continue token makes it) derives it from that page's count, any other
+// page counts the rest of the range. Paging through n keys thus walks O(n) keys in all, not one count per page
 // (see remainingCache).
 func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 	tx, rev, err := s.begin()
