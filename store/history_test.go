@@ -670,11 +670,11 @@ func TestCloseWhileCompactingDoesNotDeadlock(t *testing.T) {
 	}
 }
 
-// TestChangeIndexServesOlderTransactions builds the change index of a list
+// TestChangesSinceServeOlderTransactions builds the change index of a list
 // revision in a transaction, then reads it with an older one: a key whose
 // first change after the list revision is newer than the older transaction
 // comes from the object bucket, the others from the history.
-func TestChangeIndexServesOlderTransactions(t *testing.T) {
+func TestChangesSinceServeOlderTransactions(t *testing.T) {
 	s := openTest(t, Options{CompactionInterval: -1})
 	mustPut(t, s, "r", "a", "1")
 	mustPut(t, s, "r", "b", "1")
