@@ -26,17 +26,19 @@ const compactBatch = 10000
 // needs the objects as of R, long after the event log (which only feeds
 // watches) has let R go: kube-apiserver answers such lists from etcd until
 // etcd is compacted, which it does every 5 minutes. So every write that
-// overwrites or deletes an object also keeps, in the same transaction, the
-// value it replaces, in the history bucket of the bbolt file:
+// overwrites or deletes an object also keeps the value it replaces, in the
+// history bucket of the bbolt file, keyed by resource and the revision of
+// the write:
 //
-//	history/<resource> 0x00 0x00 <key> 0x00 0x00 <revision> <previous revision> = <previous value>
+//	historyLog/<resource> 0x00 0x00 <revision> = <previous revision> <key> <previous value>
 //
-// (resource and key escaped with 0x00 -> 0x00 0xff, revisions as 8
-// big-endian bytes, so entries sort by resource, key, then revision). A
-// write that creates a key keeps nothing, one that overwrites or deletes
-// one adds a Put (about three pages) to its commit, whose value is the
-// event's Prev, not a copy; it is one flat bucket rather than one per
-// resource because every B+tree a commit touches costs it a page per level.
+// (resource escaped with 0x00 -> 0x00 0xff, revisions as 8 big-endian
+// bytes, key preceded by its length as a uvarint). A write that creates a
+// key keeps nothing. Each resource's entries are append-only: a batch of
+// entries fills the last leaf of each resource it wrote to and fresh pages
+// after it (FillPercent 1), so it touches a leaf or so per resource, where a
+// bucket ordered by object key took one leaf per entry.
+//
 // The value of key k at revision R is then:
 //   - if k's first entry with a revision > R has a previous revision <= R,
 //     that entry's previous value (the first write after R replaced it);
@@ -44,23 +46,30 @@ const compactBatch = 10000
 //     after R, by a create after R) k's current value if it was written at or
 //     before R, and no value if it is absent or was written after R.
 //
-// A historical list merges the object bucket with the history bucket in key
-// order, so it costs O(log n) per key with history, and only keys in the
-// requested range are read.
+// A historical list reads its resource's entries after R once to find each
+// changed key's first entry (a changeIndex, which the pages of one list
+// share, see changeCache), then merges those keys with the object bucket in
+// key order. So the first page costs O(writes to the resource since R) more
+// and every page O(log n) per changed key, and lists at recent revisions
+// are cheap.
 //
-// Compact(C) deletes the entries with revisions <= C: lists at revisions >= C
-// only read entries after them. The compacted revision is kept in the meta
-// bucket, as are the revisions at which DeleteResource dropped a resource:
-// lists at revisions before either fail with *CompactedError. (The history
-// of a dropped resource stays until compacted: lists at or after the drop
-// only read entries after it, and it has none.)
+// Compact(C) deletes the entries with revisions <= C, from the start of
+// each resource's entries: lists at revisions >= C only read entries after them. The
+// compacted revision is kept in the meta bucket, as are the revisions at
+// which DeleteResource dropped a resource: lists at revisions before either
+// fail with *CompactedError. (The history of a dropped resource stays until
+// compacted: lists at or after the drop only read entries after it, and it
+// has none.)
 //
 // History is in the file, so it survives a restart, as etcd's survives a
 // kube-apiserver restart; a file last written by a store that kept no
-// history (a meta historyRevision other than its revision, or no history
-// bucket at all) opens compacted at its current revision.
+// history (a meta historyRevision other than its revision, no history
+// bucket at all, or one in the key-ordered layout of earlier versions,
+// bucket "history", which is dropped) opens compacted at its current
+// revision.
 var (
-	bucketHistory      = []byte("history")
+	bucketHistory      = []byte("historyLog")
+	bucketOldHistory   = []byte("history")
 	keyCompacted       = []byte("compacted")
 	keyHistoryRevision = []byte("historyRevision")
 	keyDroppedPrefix   = []byte("dropped/")
@@ -85,6 +94,16 @@ type history struct {
 func openHistory(tx *bolt.Tx, rev int64) (compacted int64, dropped map[string]int64, err error) {
 	meta := tx.Bucket(bucketMeta)
 	dropped = make(map[string]int64)
+	if tx.Bucket(bucketOldHistory) != nil {
+		// The key-ordered layout of earlier versions: its entries cannot
+		// be read, so the file's history starts at rev.
+		if err := tx.DeleteBucket(bucketOldHistory); err != nil {
+			return 0, nil, fmt.Errorf("drop old history bucket: %w", err)
+		}
+		if err := meta.Delete(keyHistoryRevision); err != nil {
+			return 0, nil, fmt.Errorf("drop old history revision: %w", err)
+		}
+	}
 	if tx.Bucket(bucketHistory) != nil && readInt(meta.Get(keyHistoryRevision)) == rev {
 		compacted = readInt(meta.Get(keyCompacted))
 		c := meta.Cursor()
@@ -108,33 +127,46 @@ func openHistory(tx *bolt.Tx, rev int64) (compacted int64, dropped map[string]in
 	return rev, dropped, nil
 }
 
-// recordHistory keeps, in the write transaction tx, what a list at a
-// revision before ev needs: the value ev overwrote or deleted. It must be
-// called for every committed write, whatever its type, in revision order,
-// in the transaction that commits it (the last call also marks the history
-// complete up to its revision). bbolt reads ev.Prev at commit, so it must
-// not change until then.
-func (s *Store) recordHistory(tx *bolt.Tx, ev *Event) error {
-	if err := putHistory(tx, ev); err != nil {
-		return err
+// decodeEntry splits the value of a history entry; the slices alias v.
+func decodeEntry(v []byte) (prevRev int64, key, prev []byte, ok bool) {
+	if len(v) < 8 {
+		return 0, nil, nil, false
 	}
-	if err := tx.Bucket(bucketMeta).Put(keyHistoryRevision, appendInt(nil, ev.Revision)); err != nil {
-		return fmt.Errorf("store: write history revision: %w", err)
+	prevRev, v = readInt(v[:8]), v[8:]
+	if key, v, ok = readBytes(v); !ok {
+		return 0, nil, nil, false
 	}
-	return nil
+	return prevRev, key, v, true
 }
 
-// putHistory puts ev's history entry, if it has one, into tx.
-func putHistory(tx *bolt.Tx, ev *Event) error {
-	if ev.PrevRevision == 0 {
-		return nil
+// appendGroup appends resource, with each 0x00 byte doubled as 0x00 0xff,
+// and the 0x00 0x00 that ends it: the start of the resource's history keys,
+// which no other resource's keys start with.
+func appendGroup(b []byte, resource string) []byte {
+	for i := 0; i < len(resource); i++ {
+		b = append(b, resource[i])
+		if resource[i] == 0 {
+			b = append(b, 0xff)
+		}
 	}
-	k := make([]byte, 0, len(ev.Resource)+len(ev.Key)+20)
-	k = appendInt(appendInt(appendGroup(appendGroup(k, ev.Resource), ev.Key), ev.Revision), ev.PrevRevision)
-	if err := tx.Bucket(bucketHistory).Put(k, ev.Prev); err != nil {
-		return fmt.Errorf("store: history of %s %q: %w", ev.Resource, ev.Key, err)
+	return append(b, 0, 0)
+}
+
+// entryRevision decodes the revision of a history key.
+func entryRevision(k []byte) int64 {
+	if len(k) < 10 {
+		return 0
 	}
-	return nil
+	return readInt(k[len(k)-8:])
+}
+
+// readBytes reads a uvarint length and that many bytes.
+func readBytes(v []byte) (b, rest []byte, ok bool) {
+	n, w := binary.Uvarint(v)
+	if w <= 0 || uint64(len(v)-w) < n {
+		return nil, nil, false
+	}
+	return v[w : w+int(n)], v[w+int(n):], true
 }
 
 // recordDrop, in DeleteResource's transaction, records that lists of
@@ -220,62 +252,56 @@ func (s *Store) compact(rev int64, stop <-chan struct{}) error {
 	if err != nil {
 		return dbError("compact: write compacted revision", err)
 	}
-	var from []byte
 	for {
 		select {
 		case <-stop:
 			return ErrClosed
 		default:
 		}
-		keys, next, err := s.compactable(from, rev)
+		more, err := s.compactBatch(rev)
 		if err != nil {
 			return err
 		}
-		if len(keys) > 0 {
-			err := s.db.Update(func(tx *bolt.Tx) error {
-				hb := tx.Bucket(bucketHistory)
-				for _, k := range keys {
-					if err := hb.Delete(k); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				return dbError("compact: delete history", err)
-			}
-		}
-		if next == nil {
+		if !more {
 			return nil
 		}
-		from = next
 	}
 }
 
-// compactable returns up to compactBatch history keys, from key from on,
-// with revisions <= rev, and where to continue (nil at the end).
-func (s *Store) compactable(from []byte, rev int64) (keys [][]byte, next []byte, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketHistory).Cursor()
-		k, _ := c.First()
-		if from != nil {
-			k, _ = c.Seek(from)
-		}
-		for ; k != nil; k, _ = c.Next() {
-			if len(keys) == compactBatch {
-				next = bytes.Clone(k)
-				return nil
+// compactBatch deletes up to compactBatch history entries with revisions
+// <= rev, the oldest first, and reports whether some may be left.
+func (s *Store) compactBatch(rev int64) (more bool, err error) {
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		hb := tx.Bucket(bucketHistory)
+		var keys [][]byte
+		c := hb.Cursor()
+		for k, _ := c.First(); k != nil; {
+			if entryRevision(k) > rev {
+				// Skip the rest of this resource's entries: key 0x00 0x01
+				// sorts after its group, before any other.
+				next := bytes.Clone(k[:len(k)-8])
+				next[len(next)-1] = 1
+				k, _ = c.Seek(next)
+				continue
 			}
-			if r, _, ok := entryRevisions(k); ok && r <= rev {
-				keys = append(keys, bytes.Clone(k))
+			if len(keys) == compactBatch {
+				more = true
+				break
+			}
+			keys = append(keys, bytes.Clone(k))
+			k, _ = c.Next()
+		}
+		for _, k := range keys {
+			if err := hb.Delete(k); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, nil, dbError("compact: read history", err)
+		return false, dbError("compact: delete history", err)
 	}
-	return keys, next, nil
+	return more, nil
 }
 
 // startCompactor starts the goroutine that compacts the history every
@@ -323,55 +349,6 @@ func dbError(what string, err error) error {
 	return fmt.Errorf("store: %s: %w", what, err)
 }
 
-// escapeKey appends key with each 0x00 byte doubled as 0x00 0xff, an
-// encoding that keeps the order of keys and of key tuples.
-func escapeKey[K string | []byte](b []byte, key K) []byte {
-	for i := 0; i < len(key); i++ {
-		b = append(b, key[i])
-		if key[i] == 0 {
-			b = append(b, 0xff)
-		}
-	}
-	return b
-}
-
-// appendGroup appends the escaped key and the 0x00 0x00 that end it. The
-// history entries of key k of resource r start with appendGroup(appendGroup(nil, r), k).
-func appendGroup[K string | []byte](b []byte, key K) []byte {
-	return append(escapeKey(b, key), 0, 0)
-}
-
-// entryRevisions decodes the revision and previous revision of a history
-// key.
-func entryRevisions(k []byte) (rev, prev int64, ok bool) {
-	if len(k) < 18 {
-		return 0, 0, false
-	}
-	n := len(k) - 16
-	return readInt(k[n : n+8]), readInt(k[n+8:]), true
-}
-
-// entryKey decodes the object key of a history key from which the resource
-// group has been cut; it aliases k unless the key holds 0x00 bytes.
-func entryKey(k []byte) ([]byte, bool) {
-	n := len(k) - 18
-	if n < 0 || k[n] != 0 || k[n+1] != 0 {
-		return nil, false
-	}
-	esc := k[:n]
-	if bytes.IndexByte(esc, 0) < 0 {
-		return esc, true
-	}
-	key := make([]byte, 0, n)
-	for i := 0; i < n; i++ {
-		key = append(key, esc[i])
-		if esc[i] == 0 {
-			i++ // skip the 0xff
-		}
-	}
-	return key, true
-}
-
 func appendInt(b []byte, v int64) []byte {
 	return binary.BigEndian.AppendUint64(b, uint64(v))
 }
@@ -384,11 +361,11 @@ func readInt(b []byte) int64 {
 }
 
 // History batches: writing each commit's history entry in its own
-// transaction adds a B+tree leaf and its branch pages to every commit, which
-// made an overwrite about 75% slower. So the entries of the latest commits
-// wait in memory (their values are the events' Prev, shared with the event
-// log, not copies) and are written together: by the commit that fills the
-// batch, or before anything reads the history bucket (a list at a past
+// transaction adds a leaf and its branch pages to every commit. So the
+// entries of the latest commits wait in memory (their values are the
+// events' Prev, shared with the event log, not copies; they are encoded
+// only when written) and are appended together: by the commit that fills
+// the batch, or before anything reads the history bucket (a list at a past
 // revision, a compaction) and at Close. The meta historyRevision is written
 // only with a batch, so a file whose process died with entries pending
 // opens as compacted at its current revision (see openHistory): lists at
@@ -396,13 +373,19 @@ func readInt(b []byte) int64 {
 const (
 	historyBatch      = 256
 	historyBatchBytes = 4 << 20
+	// maxArena bounds the buffer pendingHistory keeps between batches.
+	maxArena = 1 << 20
 )
 
 // pendingHistory is the history not yet in the file. Guarded by Store.wmu,
 // except through, which readers check without it.
 type pendingHistory struct {
-	events []Event
-	bytes  int
+	entries []pendingEntry
+	bytes   int // encoded size of entries
+	// arena holds the encoded entries of the batch being written: bbolt
+	// reads the bytes Put is given at commit, so they must stay put until
+	// then. Reused by the next batch.
+	arena []byte
 	// last is the revision of this store's last commit (at Open, the
 	// file's revision).
 	last int64
@@ -411,47 +394,119 @@ type pendingHistory struct {
 	through atomic.Int64
 }
 
-// committed records a commit at rev: its entry is in the file (the commit
-// wrote the batch) or pending.
-func (p *pendingHistory) committed(ev Event, wroteBatch bool) {
+// pendingEntry is what a history entry is encoded from: the fields of its
+// event that it needs.
+type pendingEntry struct {
+	resource, key string
+	prev          []byte
+	rev, prevRev  int64
+}
+
+// entryOf returns ev's history entry; ok is false if it has none (a create).
+func entryOf(ev *Event) (e pendingEntry, ok bool) {
+	if ev.PrevRevision == 0 {
+		return e, false
+	}
+	return pendingEntry{resource: ev.Resource, key: ev.Key, prev: ev.Prev, rev: ev.Revision, prevRev: ev.PrevRevision}, true
+}
+
+// size bounds the encoded size of e's key and value.
+func (e *pendingEntry) size() int {
+	return 2*len(e.resource) + 2 + 16 + binary.MaxVarintLen64 + len(e.key) + len(e.prev)
+}
+
+// appendTo appends the key of e, then its value, and returns the key's
+// length.
+func (e *pendingEntry) appendTo(b []byte) ([]byte, int) {
+	n := len(b)
+	b = appendInt(appendGroup(b, e.resource), e.rev)
+	klen := len(b) - n
+	b = appendInt(b, e.prevRev)
+	b = binary.AppendUvarint(b, uint64(len(e.key)))
+	b = append(b, e.key...)
+	return append(b, e.prev...), klen
+}
+
+// committed records a commit: its entry is in the file (the commit wrote
+// the batch) or pending.
+func (p *pendingHistory) committed(ev *Event, wroteBatch bool) {
 	p.last = ev.Revision
 	if wroteBatch {
 		p.clear(ev.Revision)
 		return
 	}
-	p.add(ev)
-}
-
-// full reports whether the next commit should write the batch.
-func (p *pendingHistory) full() bool {
-	return len(p.events)+1 >= historyBatch || p.bytes >= historyBatchBytes
-}
-
-// add records a committed event's history entry, if it has one.
-func (p *pendingHistory) add(ev Event) {
-	if ev.PrevRevision == 0 {
-		if len(p.events) == 0 {
+	e, ok := entryOf(ev)
+	if !ok {
+		if len(p.entries) == 0 {
 			p.through.Store(ev.Revision)
 		}
 		return
 	}
-	p.events = append(p.events, ev)
-	p.bytes += len(ev.Prev) + len(ev.Key)
+	p.entries = append(p.entries, e)
+	p.bytes += e.size()
+}
+
+// full reports whether the next commit should write the batch.
+func (p *pendingHistory) full() bool {
+	return len(p.entries)+1 >= historyBatch || p.bytes >= historyBatchBytes
 }
 
 // clear forgets the entries once they are in the file, complete up to rev.
 func (p *pendingHistory) clear(rev int64) {
-	clear(p.events)
-	p.events, p.bytes = p.events[:0], 0
+	clear(p.entries)
+	p.entries, p.bytes = p.entries[:0], 0
 	p.through.Store(rev)
 }
 
-// write puts the pending entries into tx.
-func (p *pendingHistory) write(tx *bolt.Tx) error {
-	for i := range p.events {
-		if err := putHistory(tx, &p.events[i]); err != nil {
-			return err
+// write appends the pending entries, then that of ev (the commit in tx) if
+// ev is not nil, to the history bucket, and marks the history complete up
+// to through.
+func (p *pendingHistory) write(tx *bolt.Tx, ev *Event, through int64) error {
+	last, hasLast := pendingEntry{}, false
+	if ev != nil {
+		last, hasLast = entryOf(ev)
+	}
+	if len(p.entries) > 0 || hasLast {
+		size := p.bytes
+		if hasLast {
+			size += last.size()
 		}
+		b := p.arena[:0]
+		if cap(b) < size {
+			b = make([]byte, 0, size)
+		}
+		// Keep a small arena for the next batch; bbolt is done with it
+		// once this transaction ends, whichever way.
+		p.arena = nil
+		if cap(b) <= maxArena {
+			p.arena = b[:0]
+		}
+		hb := tx.Bucket(bucketHistory)
+		// Keys only grow: fill each page, as a split of the right edge
+		// leaves the left page as it is for good.
+		hb.FillPercent = 1
+		put := func(e *pendingEntry) error {
+			n := len(b)
+			var klen int
+			b, klen = e.appendTo(b)
+			if err := hb.Put(b[n:n+klen], b[n+klen:]); err != nil {
+				return fmt.Errorf("store: history of %s %q: %w", e.resource, e.key, err)
+			}
+			return nil
+		}
+		for i := range p.entries {
+			if err := put(&p.entries[i]); err != nil {
+				return err
+			}
+		}
+		if hasLast {
+			if err := put(&last); err != nil {
+				return err
+			}
+		}
+	}
+	if err := tx.Bucket(bucketMeta).Put(keyHistoryRevision, appendInt(nil, through)); err != nil {
+		return fmt.Errorf("store: write history revision: %w", err)
 	}
 	return nil
 }
@@ -471,10 +526,7 @@ func (s *Store) flushHistory() error {
 // file is then complete up to the current revision, and says so.
 func (s *Store) flushHistoryLocked() error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		if err := s.pendingHist.write(tx); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketMeta).Put(keyHistoryRevision, appendInt(nil, s.pendingHist.last))
+		return s.pendingHist.write(tx, nil, s.pendingHist.last)
 	})
 	if err != nil {
 		return fmt.Errorf("store: write history: %w", err)

@@ -366,6 +366,32 @@ func TestOpenWithoutHistory(t *testing.T) {
 				s.Close()
 			},
 		},
+		{
+			name: "file with the key-ordered history of earlier versions",
+			setup: func(t *testing.T, path string) {
+				db, err := bolt.Open(path, 0o600, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				err = db.Update(func(tx *bolt.Tx) error {
+					meta, _ := tx.CreateBucket(bucketMeta)
+					res, _ := tx.CreateBucket(bucketResources)
+					b, _ := res.CreateBucket([]byte("r"))
+					b.Put([]byte("a"), encodeValue(3, []byte("3")))
+					b.Put([]byte("b"), encodeValue(1, []byte("1")))
+					// a=2@2, overwritten at 3, in that layout.
+					old, _ := tx.CreateBucket(bucketOldHistory)
+					old.Put([]byte("r\x00\x00a\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x02"), []byte("2"))
+					meta.Put(keyCompacted, appendInt(nil, 0))
+					meta.Put(keyHistoryRevision, appendInt(nil, 3))
+					return writeRevision(meta, 3)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -378,6 +404,15 @@ func TestOpenWithoutHistory(t *testing.T) {
 			defer s.Close()
 			if got := s.CompactedRevision(); got != 3 {
 				t.Errorf("CompactedRevision = %d, want 3", got)
+			}
+			err = s.db.View(func(tx *bolt.Tx) error {
+				if tx.Bucket(bucketOldHistory) != nil {
+					t.Errorf("the key-ordered history bucket is still there")
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 			var ce *CompactedError
 			if _, err := s.List("r", ListOptions{Revision: 2}); !errors.As(err, &ce) || ce.Oldest != 3 {
@@ -446,7 +481,7 @@ func TestCompactBatches(t *testing.T) {
 	n := 0
 	err = s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketHistory).ForEach(func(k, _ []byte) error {
-			if rev, _, _ := entryRevisions(k); rev <= at {
+			if rev := entryRevision(k); rev <= at {
 				t.Errorf("entry at %d left after Compact(%d)", rev, at)
 			}
 			n++
@@ -585,7 +620,7 @@ func TestHistoryBatchesSurviveReopenAndCrash(t *testing.T) {
 			}
 			mustPut(t, s, "r", "a", "1")
 			mustPut(t, s, "r", "a", "2") // revision 2: a history entry, pending
-			if n := len(s.pendingHist.events); n != 1 {
+			if n := len(s.pendingHist.entries); n != 1 {
 				t.Fatalf("%d entries pending, want 1", n)
 			}
 			if crash {
@@ -632,5 +667,108 @@ func TestCloseWhileCompactingDoesNotDeadlock(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second): // a deadlock guard, not a timing
 		t.Fatal("Close did not return")
+	}
+}
+
+// TestChangesSinceServeOlderTransactions builds the change index of a list
+// revision in a transaction, then reads it with an older one: a key whose
+// first change after the list revision is newer than the older transaction
+// comes from the object bucket, the others from the history.
+func TestChangesSinceServeOlderTransactions(t *testing.T) {
+	s := openTest(t, Options{CompactionInterval: -1})
+	mustPut(t, s, "r", "a", "1")
+	mustPut(t, s, "r", "b", "1")
+	at := s.CurrentRevision()
+	mustPut(t, s, "r", "b", "2")
+	if err := s.flushHistory(); err != nil {
+		t.Fatal(err)
+	}
+	// Grow the file first: bbolt cannot grow its map while a read
+	// transaction is open.
+	mustPut(t, s, "pad", "x", strings.Repeat("x", 1<<20))
+	if err := s.DeleteResource("pad"); err != nil {
+		t.Fatal(err)
+	}
+	old, oldRev, err := s.begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Rollback()
+	mustPut(t, s, "r", "a", "2")
+	mustDelete(t, s, "r", "b")
+	mustPut(t, s, "r", "c", "1")
+	mustPut(t, s, "r", "c", "2")
+	// Built by this list, at the current revision.
+	if l, err := s.List("r", ListOptions{Revision: at}); err != nil || keysOf(l.Items) != "a=1@1 b=1@2" {
+		t.Fatalf("list at %d: %+v, %v", at, l, err)
+	}
+	x, err := s.changesSince(old, "r", at, oldRev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.through != s.CurrentRevision() {
+		t.Fatalf("index through %d, want the cached one, through %d", x.through, s.CurrentRevision())
+	}
+	it := newListIter(resourceBucket(old, "r"), old.Bucket(bucketHistory), x, oldRev, at, "", "")
+	var got []string
+	for {
+		key, val, rev, ok := it.next()
+		if !ok {
+			break
+		}
+		got = append(got, fmt.Sprintf("%s=%s@%d", key, val, rev))
+	}
+	if strings.Join(got, " ") != "a=1@1 b=1@2" {
+		t.Errorf("older transaction read %q, want %q", got, "a=1@1 b=1@2")
+	}
+}
+
+// TestHistoryIsAppendedPerResourceInRevisionOrder checks the history
+// bucket's layout: one entry per overwrite or delete, keyed by resource and
+// revision, holding the value it replaced; and that compaction deletes the
+// old entries of every resource.
+func TestHistoryIsAppendedPerResourceInRevisionOrder(t *testing.T) {
+	s := openTest(t, Options{CompactionInterval: -1})
+	mustPut(t, s, "r", "a", "1")     // 1: a create keeps nothing
+	mustPut(t, s, "r", "a", "2")     // 2
+	mustPut(t, s, "q\x00", "x", "1") // 3
+	mustDelete(t, s, "r", "a")       // 4
+	mustPut(t, s, "q\x00", "x", "2") // 5
+	mustPut(t, s, "q", "y", "1")     // 6
+	mustPut(t, s, "q", "y", "2")     // 7
+	history := func() string {
+		t.Helper()
+		if err := s.flushHistory(); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		err := s.db.View(func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketHistory).ForEach(func(k, v []byte) error {
+				prev, key, val, ok := decodeEntry(v)
+				if !ok {
+					t.Errorf("entry %x does not decode", k)
+				}
+				got = append(got, fmt.Sprintf("%q@%d:%s=%s@%d", k[:len(k)-8], entryRevision(k), key, val, prev))
+				return nil
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got, " ")
+	}
+	want := `"q\x00\x00"@7:y=1@6 "q\x00\xff\x00\x00"@5:x=1@3 "r\x00\x00"@2:a=1@1 "r\x00\x00"@4:a=2@2`
+	if got := history(); got != want {
+		t.Errorf("history:\n got %s\nwant %s", got, want)
+	}
+	if err := s.Compact(4); err != nil {
+		t.Fatal(err)
+	}
+	want = `"q\x00\x00"@7:y=1@6 "q\x00\xff\x00\x00"@5:x=1@3`
+	if got := history(); got != want {
+		t.Errorf("history after Compact(4):\n got %s\nwant %s", got, want)
+	}
+	if l, err := s.List("q\x00", ListOptions{Revision: 4}); err != nil || keysOf(l.Items) != "x=1@3" {
+		t.Errorf("list at 4: %+v, %v", l, err)
 	}
 }

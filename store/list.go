@@ -2,6 +2,8 @@ package store
 
 import (
 	"bytes"
+	"slices"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -18,11 +20,12 @@ import (
 // An unknown resource is an empty list.
 //
 // Cost: a page walks its items and the keys its Filter rejects (at a past
-// revision, plus O(log n) per key changed since). With More it also needs
-// Remaining, the exact number of keys after its last item: a page that
-// starts where a recent page ended (as a continue token makes it) derives it
-// from that page's count, any other page counts the rest of the range.
-// Paging through n keys thus walks O(n) keys in all, not one count per page
+// revision R, plus O(log n) per key changed since, and, once for all the
+// pages at R, the history entries of the resource's writes since: see
+// changeCache). With More it also needs Remaining, the exact number of keys
+// after its last item: a page that starts where a recent page ended (as a
+// continue token makes it) derives it from that page's count, any other
+// page counts the rest of the range. Paging through n keys thus walks O(n) keys in all, not one count per page
 // (see remainingCache).
 func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 	tx, rev, err := s.begin()
@@ -38,6 +41,7 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 	defer tx.Rollback()
 
 	res := &ListResult{Revision: rev}
+	var changes *changeIndex
 	var hist *bolt.Bucket
 	if opts.Revision > 0 {
 		if opts.Revision > rev {
@@ -54,6 +58,9 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 		}
 		res.Revision = opts.Revision
 		if opts.Revision < rev {
+			if changes, err = s.changesSince(tx, resource, opts.Revision, rev); err != nil {
+				return nil, err
+			}
 			hist = tx.Bucket(bucketHistory)
 		}
 	}
@@ -64,7 +71,7 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 	if opts.Limit > 0 && opts.StartAfter != "" {
 		known, cached = s.remaining.get(pos)
 	}
-	it := newListIter(resourceBucket(tx, resource), hist, resource, res.Revision, opts.Prefix, opts.StartAfter)
+	it := newListIter(resourceBucket(tx, resource), hist, changes, rev, res.Revision, opts.Prefix, opts.StartAfter)
 	defer func() { s.listSteps.Add(it.steps) }()
 	for {
 		key, val, r, ok := it.next()
@@ -94,24 +101,26 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 }
 
 // listIter walks, in key order, the keys of a resource with a prefix after
-// a start key, as of a revision: it merges the object bucket with the
-// resource's entries of the history bucket (nil for the current state), see
-// history.go.
+// a start key, as of a revision: it merges the object bucket with the keys
+// changed since (nil for the current state), see history.go.
 type listIter struct {
-	at     int64 // the list revision
-	prefix []byte
-	group  []byte       // the start of the resource's history keys
-	c      *bolt.Cursor // objects; nil without a bucket
-	ck, cv []byte       // c's position; ck is nil once past the range
-	h      *bolt.Cursor // history; nil for the current state
-	hk     []byte       // h's position
-	hkey   []byte       // the object key of hk; nil once past the range
-	buf    []byte       // for the history keys to seek
-	steps  int64        // keys returned by next or counted by count
+	at      int64 // the list revision
+	prefix  []byte
+	c       *bolt.Cursor // objects; nil without a bucket
+	ck, cv  []byte       // c's position; ck is nil once past the range
+	h       *bolt.Cursor // on the history bucket
+	hprefix string       // prefix, for the changed keys
+	txRev   int64        // the revision of the read transaction
+	ch      []change     // the changed keys from the current one on
+	hkey    string       // the key of ch[0]
+	inH     bool         // whether ch[0] is in the range
+	group   []byte       // the start of the resource's history keys
+	buf     []byte       // group, then the history key to seek
+	steps   int64        // keys returned by next or counted by count
 }
 
-func newListIter(b, hist *bolt.Bucket, resource string, at int64, prefix, after string) *listIter {
-	it := &listIter{at: at, prefix: []byte(prefix)}
+func newListIter(b, hist *bolt.Bucket, changes *changeIndex, txRev, at int64, prefix, after string) *listIter {
+	it := &listIter{at: at, prefix: []byte(prefix), hprefix: prefix, txRev: txRev}
 	start := max(prefix, after)
 	if b != nil {
 		it.c = b.Cursor()
@@ -121,14 +130,16 @@ func newListIter(b, hist *bolt.Bucket, resource string, at int64, prefix, after 
 		}
 		it.checkC()
 	}
-	if hist != nil {
-		it.h = hist.Cursor()
-		it.group = appendGroup(nil, resource)
-		it.hk, _ = it.h.Seek(escapeKey(bytes.Clone(it.group), start))
-		it.checkH()
-		if it.hkey != nil && string(it.hkey) == after {
-			it.leaveGroup(it.hkey)
+	if changes != nil {
+		i, found := slices.BinarySearchFunc(changes.changes, start, compareChange)
+		if found && changes.changes[i].key == after {
+			i++
 		}
+		it.ch = changes.changes[i:]
+		it.h = hist.Cursor()
+		it.group = appendGroup(nil, changes.resource)
+		it.buf = bytes.Clone(it.group)
+		it.checkH()
 	}
 	return it
 }
@@ -140,69 +151,47 @@ func (it *listIter) checkC() {
 	}
 }
 
-// checkH decodes the history cursor's object key, nil at the end or at the
-// first key outside the prefix.
+// checkH skips the changes the read transaction does not see (a key whose
+// first entry after the list revision is after the transaction's has not
+// changed for it), and sets hkey to the key of the next and inH to whether
+// there is one in the range.
 func (it *listIter) checkH() {
-	it.hkey = nil
-	if !bytes.HasPrefix(it.hk, it.group) {
-		return
+	for len(it.ch) > 0 && it.ch[0].rev > it.txRev {
+		it.ch = it.ch[1:]
 	}
-	if key, ok := entryKey(it.hk[len(it.group):]); ok && bytes.HasPrefix(key, it.prefix) {
-		it.hkey = key
+	it.inH = len(it.ch) > 0 && strings.HasPrefix(it.ch[0].key, it.hprefix)
+	if it.inH {
+		it.hkey = it.ch[0].key
 	}
 }
 
-// leaveGroup moves the history cursor, which is at or after the first
-// entry of key, past the entries of key: a step or two when few are left, a
-// seek otherwise.
-func (it *listIter) leaveGroup(key []byte) {
-	g := it.keyGroup(key)
-	for steps := 0; bytes.HasPrefix(it.hk, g); steps++ {
-		if steps == 2 {
-			g[len(g)-1] = 1 // key 0x00 0x01 sorts after key 0x00 0x00 ..., before any other key
-			it.hk, _ = it.h.Seek(g)
-			break
-		}
-		it.hk, _ = it.h.Next()
+// before returns the key of the current change and the value it had at the
+// list revision, from its first history entry after it, aliasing bbolt
+// memory. ok is false if the key did not exist then.
+func (it *listIter) before() (key, val []byte, rev int64, ok bool) {
+	ch := &it.ch[0]
+	if ch.prev > it.at {
+		return nil, nil, 0, false
 	}
-	it.checkH()
-}
-
-// before returns the value key had at the list revision, from its first
-// history entry after it. ok is false if there is no such entry or the key
-// did not exist then. It moves the history cursor to that entry, or past
-// key's entries if there is none.
-func (it *listIter) before(key []byte) (val []byte, rev int64, ok bool) {
-	group := it.keyGroup(key)
-	k, v := it.h.Seek(appendInt(group, it.at+1))
-	it.hk = k
-	if !bytes.HasPrefix(k, group) {
-		return nil, 0, false
+	it.buf = appendInt(it.buf[:len(it.group)], ch.rev)
+	k, v := it.h.Seek(it.buf)
+	if !bytes.Equal(k, it.buf) {
+		return nil, nil, 0, false
 	}
-	_, prev, _ := entryRevisions(k)
-	if prev > it.at {
-		return nil, 0, false
-	}
-	return v, prev, true
-}
-
-// keyGroup returns the start of the history keys of key, in a buffer that
-// the next call reuses.
-func (it *listIter) keyGroup(key []byte) []byte {
-	it.buf = appendGroup(append(it.buf[:0], it.group...), key)
-	return it.buf
+	_, key, val, ok = decodeEntry(v)
+	return key, val, ch.prev, ok
 }
 
 // next returns the next key with its value and revision, aliasing bbolt
 // memory.
 func (it *listIter) next() (key, val []byte, rev int64, ok bool) {
-	for it.ck != nil || it.hkey != nil {
-		inC, inH := it.ck != nil, it.hkey != nil
+	for it.ck != nil || it.inH {
+		inC, inH := it.ck != nil, it.inH
 		if inC && inH {
-			switch c := bytes.Compare(it.ck, it.hkey); {
-			case c < 0:
+			// (Comparisons of a converted []byte do not copy it.)
+			if string(it.ck) < it.hkey {
 				inH = false
-			case c > 0:
+			} else if string(it.ck) > it.hkey {
 				inC = false
 			}
 		}
@@ -215,13 +204,13 @@ func (it *listIter) next() (key, val []byte, rev int64, ok bool) {
 			it.checkC()
 		}
 		if inH {
-			key = it.hkey
 			if !found {
 				// Changed since the list revision: its value then is in
 				// its first history entry after it.
-				val, rev, found = it.before(key)
+				key, val, rev, found = it.before()
 			}
-			it.leaveGroup(key)
+			it.ch = it.ch[1:]
+			it.checkH()
 		}
 		if found {
 			it.steps++

@@ -87,6 +87,9 @@ type Store struct {
 	// tests read to check what paging costs.
 	remaining remainingCache
 	listSteps atomic.Int64
+	// changes keeps what recent lists at past revisions read from the
+	// history (see changeCache).
+	changes changeCache
 
 	// mu guards the fields below. Readers hold it briefly to line up their
 	// read transaction with the event log.
@@ -342,10 +345,7 @@ func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur 
 	// writes the pending entries and its own when the batch is full.
 	flush := s.pendingHist.full()
 	if flush {
-		if err := s.pendingHist.write(tx); err != nil {
-			return nil, nil, err
-		}
-		if err := s.recordHistory(tx, &ev); err != nil {
+		if err := s.pendingHist.write(tx, &ev, rev); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -356,7 +356,7 @@ func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur 
 	s.inflight.Store(rev)
 	err = tx.Commit()
 	if err == nil {
-		s.pendingHist.committed(ev, flush)
+		s.pendingHist.committed(&ev, flush)
 	}
 	s.mu.Lock()
 	s.inflight.Store(0)
