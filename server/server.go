@@ -33,8 +33,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Now returns the current time; nil means time.Now. Tests may fix it.
 	Now func() time.Time
-	// RootCAPEM is the cluster CA, published in every namespace's
-	// kube-root-ca.crt ConfigMap.
+	// RootCAPEM is the cluster CA, put into service-account token Secrets
+	// (controllers.RootCACertPublisher publishes it in every namespace).
 	RootCAPEM []byte
 	// ServerAddress is the host:port clients reach the server at, reported
 	// in /api's serverAddressByClientCIDRs.

@@ -98,7 +98,6 @@ func (s *Server) createObject(c *call, o *object, dry bool) ([]byte, error) {
 	}
 	s.afterCommit(c, key, o.obj, cur.Value, false)
 	s.enc.putProto(c.res, key, cur.Revision, o.obj)
-	s.afterCreate(c, o)
 	c.result = o.obj
 	out, err := c.res.fromStorage(cur.Value)
 	if err != nil {
