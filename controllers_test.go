@@ -44,8 +44,10 @@ func TestServiceAccountAndRootCAComeBack(t *testing.T) {
 		change func() error
 		back   func() bool
 	}{{
-		name:   "deleted default service account is created again",
-		change: func() error { return cs.CoreV1().ServiceAccounts("default").Delete(ctx, "default", metav1.DeleteOptions{}) },
+		name: "deleted default service account is created again",
+		change: func() error {
+			return cs.CoreV1().ServiceAccounts("default").Delete(ctx, "default", metav1.DeleteOptions{})
+		},
 		back: func() bool {
 			_, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 			return err == nil
