@@ -444,15 +444,14 @@ type Config struct {
 	Log *slog.Logger
 }
 
-// Default returns the controllers a control plane runs, as cfg sets them
-// up.
+// Default returns the controllers of this package a control plane runs, as
+// cfg sets them up (the aggregator's come from package aggregator).
 func Default(cfg Config) []Controller {
 	log, reg := cfg.Log, cfg.Registry
 	if log == nil {
 		log = slog.Default()
 	}
 	ctrls := []Controller{
-		NewAPIServiceRegistration(reg, log.With("controller", "crd-autoregister")),
 		NewClusterRoleAggregation(reg, log.With("controller", "clusterrole-aggregation")),
 		NewServiceAccount(reg, log.With("controller", "serviceaccount-controller")),
 	}
