@@ -454,6 +454,7 @@ func Default(cfg Config) []Controller {
 	ctrls := []Controller{
 		NewClusterRoleAggregation(reg, log.With("controller", "clusterrole-aggregation")),
 		NewServiceAccount(reg, log.With("controller", "serviceaccount-controller")),
+		NewCRDFinalizer(reg, log.With("controller", "crd-finalizer")),
 	}
 	if cfg.RootCA != nil {
 		ctrls = append(ctrls, NewRootCACertPublisher(reg, cfg.RootCA, log.With("controller", "root-ca-certificate-publisher-controller")))

@@ -89,7 +89,7 @@ type Server struct {
 	auth authState
 	// handler is the filter chain in front of serveAuthorized.
 	handler http.Handler
-	// crdMu serialises CRD cleanups.
+	// crdMu orders serving a CRD against forgetting a deleted one.
 	crdMu sync.Mutex
 }
 

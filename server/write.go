@@ -425,6 +425,9 @@ func (s *Server) storageWrite(res *resource, key string, o *object, del bool) (s
 		if err := s.checkAllocations(res, o, del); err != nil {
 			return nil, err
 		}
+		if del && res.bucket == crdBucket {
+			s.unserveDeletedCRD(o)
+		}
 		return out, nil
 	}, Committed: func(cur *store.Object) {
 		stampRV(o, cur.Revision)
