@@ -4,8 +4,12 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -97,4 +101,51 @@ func TestServiceAccountAndRootCAComeBack(t *testing.T) {
 		_, err := cs.CoreV1().Namespaces().Get(ctx, "gone", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
+}
+
+// Deleting a CRD deletes its custom resources; one that its finalizers hold
+// goes with the CRD's storage once the CRD is gone, and the resource is not
+// served from the moment the CRD is not found.
+func TestDeletedCRDTakesItsCustomResources(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	cfg := cp.RESTConfig()
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	ext := apiextensionsclient.NewForConfigOrDie(cfg)
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	crd := crontabCRD()
+	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitEstablished(t, ctx, ext, crd.GetName())
+	tabs := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}).Namespace("default")
+	held := crontab("v1", "held", map[string]any{"cronSpec": "* * * * */5"})
+	held.SetFinalizers([]string{"example.com/hold"})
+	for _, o := range []*unstructured.Unstructured{crontab("v1", "plain", map[string]any{"cronSpec": "* * * * */5"}), held} {
+		if _, err := tabs.Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := crds.Delete(ctx, crd.GetName(), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		_, err := crds.Get(ctx, crd.GetName(), metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return false
+		}
+		if _, err := tabs.List(ctx, metav1.ListOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("list once the CRD is gone: %v", err)
+		}
+		return true
+	})
+	if _, err := crds.Create(ctx, crontabCRD(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitEstablished(t, ctx, ext, crd.GetName())
+	l, err := tabs.List(ctx, metav1.ListOptions{})
+	if err != nil || len(l.Items) != 0 {
+		t.Errorf("recreated CRD: %v, %d objects", err, len(l.Items))
+	}
 }
