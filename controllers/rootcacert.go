@@ -81,6 +81,16 @@ func (c *RootCACertPublisher) Resources() []string {
 	return []string{namespacesBucket, configMapsBucket}
 }
 
+// Wants implements Filter: the namespaces, and the kube-root-ca.crt
+// ConfigMap of each.
+func (c *RootCACertPublisher) Wants(resource, key string) bool {
+	if resource != configMapsBucket {
+		return true
+	}
+	_, name := splitKey(key)
+	return name == RootCAConfigMapName
+}
+
 // Sync implements Controller: every active namespace whose ConfigMap is
 // missing or differs from the published one gets it created or updated.
 func (c *RootCACertPublisher) Sync(ctx context.Context, events []store.Event) error {

@@ -62,6 +62,16 @@ type Waker interface {
 	Wake() <-chan struct{}
 }
 
+// Filter is a Controller that cares for a few objects of its resources
+// only (kube-root-ca.crt among the ConfigMaps, ...): the runner neither
+// keeps nor hands it the others, and their changes do not wake it.
+type Filter interface {
+	Controller
+	// Wants reports whether the changes of the object stored at key in
+	// resource feed the controller.
+	Wants(resource, key string) bool
+}
+
 // Backoff bounds between a failed Sync and its retry.
 const (
 	minRetry = 50 * time.Millisecond
@@ -140,6 +150,9 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 		}
 	}()
 	f := newFeed(st, c.Resources())
+	if flt, ok := c.(Filter); ok {
+		f.wants = flt.Wants
+	}
 	if w, ok := c.(Waker); ok {
 		f.kick = w.Wake()
 	}
@@ -253,6 +266,8 @@ type feed struct {
 	// open says the watches are running.
 	open     bool
 	watchers []store.Watcher
+	// wants, when not nil, selects the objects fed (Filter.Wants).
+	wants func(resource, key string) bool
 	// kick, when not nil, wakes next as Waker.Wake does.
 	kick <-chan struct{}
 	// cases are the select cases of next: ctx, the retry wake-up, kick,
@@ -293,7 +308,9 @@ func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 		rev = lst.Revision
 		items := make(map[string]store.Object, len(lst.Items))
 		for _, it := range lst.Items {
-			items[it.Key] = it
+			if f.wanted(res, it.Key) {
+				items[it.Key] = it
+			}
 		}
 		listed[res] = items
 	}
@@ -369,7 +386,9 @@ func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.
 		case !ok:
 			return nil, false, false, f.lost(chosen - 3)
 		default:
-			f.held = append(f.held, v.Interface().(store.Event))
+			if ev := v.Interface().(store.Event); f.wanted(ev.Resource, ev.Key) {
+				f.held = append(f.held, ev)
+			}
 		}
 	}
 	// Every event up to the current revision is in the channels by now
@@ -384,7 +403,9 @@ func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.
 			if !ok {
 				return nil, false, false, f.lost(i)
 			}
-			f.held = append(f.held, ev)
+			if f.wanted(ev.Resource, ev.Key) {
+				f.held = append(f.held, ev)
+			}
 		}
 	}
 	slices.SortStableFunc(f.held, func(a, b store.Event) int { return cmpRevision(a.Revision, b.Revision) })
@@ -396,6 +417,11 @@ func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.
 	f.held = slices.Delete(f.held, 0, n)
 	f.remember(events)
 	return events, woken, kicked, nil
+}
+
+// wanted reports whether the object at key in resource is fed.
+func (f *feed) wanted(resource, key string) bool {
+	return f.wants == nil || f.wants(resource, key)
 }
 
 // lost is the error of watcher i, whose channel closed.

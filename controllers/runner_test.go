@@ -385,3 +385,39 @@ func TestWaitForFirstSync(t *testing.T) {
 		})
 	}
 }
+
+// filtered is a recorder fed only the keys that start with "w".
+type filtered struct{ *recorder }
+
+func (f filtered) Wants(_, key string) bool { return key != "" && key[0] == 'w' }
+
+// TestRunnerFeedsAFilterOnlyWhatItWants checks that a Filter is neither
+// listed nor fed the objects it does not want, and is not woken by them.
+func TestRunnerFeedsAFilterOnlyWhatItWants(t *testing.T) {
+	st := openStore(t)
+	put(t, st, "a", "w1", "1")
+	put(t, st, "a", "x1", "1")
+	rec := newRecorder("a")
+	r := Start(context.Background(), st, nil, filtered{rec})
+	defer r.Stop()
+	rec.waitUntil(t, func(calls [][]store.Event) bool { return len(calls) == 1 })
+	put(t, st, "a", "x2", "1")
+	put(t, st, "a", "x1", "2")
+	del(t, st, "a", "x1")
+	put(t, st, "a", "w2", "1")
+	calls := rec.waitUntil(t, func(calls [][]store.Event) bool { return state(calls)["a/w2"] == "1" })
+	want := map[string]string{"a/w1": "1", "a/w2": "1"}
+	if got := state(calls); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("fed %v, want %v", got, want)
+	}
+	for _, evs := range calls {
+		if len(evs) == 0 {
+			t.Errorf("a Sync without events: %v", calls)
+		}
+		for _, ev := range evs {
+			if ev.Key[0] != 'w' {
+				t.Errorf("fed %s", ev.Key)
+			}
+		}
+	}
+}

@@ -79,6 +79,16 @@ func (c *ServiceAccount) Resources() []string {
 	return []string{namespacesBucket, serviceAccountsBucket}
 }
 
+// Wants implements Filter: the namespaces, and the default ServiceAccount
+// of each.
+func (c *ServiceAccount) Wants(resource, key string) bool {
+	if resource != serviceAccountsBucket {
+		return true
+	}
+	_, name := splitKey(key)
+	return name == DefaultServiceAccountName
+}
+
 // Sync implements Controller: every active namespace whose default
 // ServiceAccount is missing gets one.
 func (c *ServiceAccount) Sync(ctx context.Context, events []store.Event) error {
