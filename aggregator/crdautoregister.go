@@ -91,8 +91,8 @@ func NewCRDAutoRegistration(reg registry.Interface, log *slog.Logger) *CRDAutoRe
 // Name implements controllers.Controller.
 func (c *CRDAutoRegistration) Name() string { return "crd-autoregister" }
 
-// Resources implements controllers.Controller: CRDs, and APIServices so that a deleted
-// or changed automanaged one is put back.
+// Resources implements controllers.Controller: CRDs, and APIServices so
+// that a deleted or changed automanaged one is put back.
 func (c *CRDAutoRegistration) Resources() []string {
 	return []string{crdBucket, apiServiceBucket}
 }
