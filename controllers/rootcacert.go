@@ -27,8 +27,8 @@ const configMapsBucket = "/configmaps"
 // the cluster CA.
 const RootCAConfigMapName = "kube-root-ca.crt"
 
-// rootCADescription is the description annotation the published ConfigMap
-// carries, as kube-controller-manager sets it.
+// The published ConfigMap carries a description annotation, the one
+// kube-controller-manager sets (moved here as server wrote it).
 const (
 	descriptionAnnotation = "kubernetes.io/description"
 	rootCADescription     = "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters."
