@@ -217,12 +217,15 @@ func TestFinalizersAndNamespaceLifecycle(t *testing.T) {
 	if ns.Status.Phase != corev1.NamespaceActive || ns.Labels[corev1.LabelMetadataName] != "team" || len(ns.Spec.Finalizers) != 1 {
 		t.Errorf("new namespace: %+v", ns)
 	}
-	if _, err := cs.CoreV1().ServiceAccounts("team").Get(ctx, "default", metav1.GetOptions{}); err != nil {
-		t.Errorf("default service account: %v", err)
-	}
-	if cm, err := cs.CoreV1().ConfigMaps("team").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{}); err != nil || cm.Data["ca.crt"] == "" {
-		t.Errorf("kube-root-ca.crt: %v", err)
-	}
+	// Their controllers give a new namespace these a moment later.
+	waitFor(t, func() bool {
+		_, err := cs.CoreV1().ServiceAccounts("team").Get(ctx, "default", metav1.GetOptions{})
+		return err == nil
+	})
+	waitFor(t, func() bool {
+		cm, err := cs.CoreV1().ConfigMaps("team").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		return err == nil && cm.Data["ca.crt"] != ""
+	})
 
 	held := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Finalizers: []string{"example.com/hold"}}}
 	if _, err := cs.CoreV1().ConfigMaps("team").Create(ctx, held, metav1.CreateOptions{}); err != nil {

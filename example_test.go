@@ -3,9 +3,11 @@ package fakeplane_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane"
@@ -52,8 +54,24 @@ func ExampleControlPlane_RESTConfig() {
 	if err != nil {
 		panic(err)
 	}
-	sa, _ := client.CoreV1().ServiceAccounts("team-a").Get(ctx, "default", metav1.GetOptions{})
-	cm, _ := client.CoreV1().ConfigMaps("team-a").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
-	fmt.Println(sa.Name, cm.Name)
+	// The controllers add them a moment after the namespace is created, as
+	// on a cluster: wait for them.
+	var names []string
+	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		sa, err := client.CoreV1().ServiceAccounts("team-a").Get(ctx, "default", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		cm, err := client.CoreV1().ConfigMaps("team-a").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		names = []string{sa.Name, cm.Name}
+		return true, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(names[0], names[1])
 	// Output: default kube-root-ca.crt
 }

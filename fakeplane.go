@@ -44,6 +44,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/fakeplane/fakeplane/aggregator"
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/fixtures"
 	"github.com/fakeplane/fakeplane/internal/pki"
@@ -215,7 +216,23 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	// Started once the bootstrap objects and fixtures are in: their first
 	// sync sees all of them at once.
-	cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, controllers.Default(cp.srv.API(), cp.srv.NamespacedResources, cp.srv.OwnerIndex(), cp.opts.logger)...)
+	ctrls := controllers.Default(controllers.Config{
+		Registry:            cp.srv.API(),
+		NamespacedResources: cp.srv.NamespacedResources,
+		Owners:              cp.srv.OwnerIndex(),
+		RootCA:              cp.ca.CertPEM,
+		Log:                 cp.opts.logger,
+	})
+	ctrls = append(ctrls, aggregator.NewCRDAutoRegistration(cp.srv.API(), cp.opts.logger.With("controller", "crd-autoregister")))
+	cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, ctrls...)
+	// A fresh cluster's namespaces have their default ServiceAccount and
+	// kube-root-ca.crt by the time a client can use it: Start returns once
+	// those controllers acted on the namespaces present at start (later
+	// namespaces get theirs a moment after they are created, as on a
+	// cluster).
+	if err := cp.controllers.WaitForFirstSync(ctx, "serviceaccount-controller", "root-ca-certificate-publisher-controller"); err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
 
 	cp.httpServer = &http.Server{
 		Handler:           cp.srv,

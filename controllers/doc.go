@@ -1,8 +1,10 @@
 // Package controllers runs the control loops of a control plane, one file
 // (or folder) per controller: what kube-controller-manager does
-// (ClusterRoleAggregation, NamespaceLifecycle, ...) and what kube-apiserver
-// runs inside itself (APIServiceRegistration, the CRD autoregistration,
-// ...).
+// (ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
+// RootCACertPublisher, the garbage collector, ...) and what kube-apiserver
+// runs inside itself. The aggregation layer's loops (the CRD
+// autoregistration, ...) live in package aggregator, which implements
+// Controller; the root package runs them all with Start.
 //
 // A controller is fed the committed changes of the store buckets it cares
 // about, as store.Event values in revision order: first the objects present

@@ -62,6 +62,16 @@ type Waker interface {
 	Wake() <-chan struct{}
 }
 
+// Filter is a Controller that cares for a few objects of its resources
+// only (kube-root-ca.crt among the ConfigMaps, ...): the runner neither
+// keeps nor hands it the others, and their changes do not wake it.
+type Filter interface {
+	Controller
+	// Wants reports whether the changes of the object stored at key in
+	// resource feed the controller.
+	Wants(resource, key string) bool
+}
+
 // Backoff bounds between a failed Sync and its retry.
 const (
 	minRetry = 50 * time.Millisecond
@@ -76,6 +86,9 @@ const watchBuffer = 1000
 type Runner struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// synced has, by controller name, a channel closed once the
+	// controller's first Sync returned.
+	synced map[string]chan struct{}
 }
 
 // Start runs each controller in a goroutine of its own, fed by the watches
@@ -86,15 +99,37 @@ func Start(ctx context.Context, st store.Interface, log *slog.Logger, ctrls ...C
 		log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Runner{cancel: cancel}
+	r := &Runner{cancel: cancel, synced: make(map[string]chan struct{}, len(ctrls))}
 	for _, c := range ctrls {
+		synced := make(chan struct{})
+		r.synced[c.Name()] = synced
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			run(ctx, st, log.With("controller", c.Name()), c)
+			run(ctx, st, log.With("controller", c.Name()), c, synced)
 		}()
 	}
 	return r
+}
+
+// WaitForFirstSync waits until the first Sync of each named controller has
+// returned, whether it succeeded or not (a failed one is retried as usual):
+// what was in the store when the runner started has been acted on once. It
+// fails when ctx is done first; a name the runner does not run is not
+// waited for.
+func (r *Runner) WaitForFirstSync(ctx context.Context, names ...string) error {
+	for _, name := range names {
+		ch, ok := r.synced[name]
+		if !ok {
+			continue
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the first sync of %s: %w", name, context.Cause(ctx))
+		}
+	}
+	return nil
 }
 
 // Stop ends the controllers and waits for their goroutines to return. It is
@@ -105,9 +140,19 @@ func (r *Runner) Stop() {
 }
 
 // run is one controller's goroutine: list and watch, then Sync each batch
-// of changes, retrying a failed Sync with a growing backoff.
-func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller) {
+// of changes, retrying a failed Sync with a growing backoff. synced is
+// closed once the first Sync returned.
+func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller, synced chan struct{}) {
+	first := true
+	defer func() {
+		if first {
+			close(synced)
+		}
+	}()
 	f := newFeed(st, c.Resources())
+	if flt, ok := c.(Filter); ok {
+		f.wants = flt.Wants
+	}
 	if w, ok := c.(Waker); ok {
 		f.kick = w.Wake()
 	}
@@ -160,7 +205,12 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 				continue
 			}
 		}
-		if err := c.Sync(ctx, events); err != nil {
+		err := c.Sync(ctx, events)
+		if first {
+			first = false
+			close(synced)
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -216,6 +266,8 @@ type feed struct {
 	// open says the watches are running.
 	open     bool
 	watchers []store.Watcher
+	// wants, when not nil, selects the objects fed (Filter.Wants).
+	wants func(resource, key string) bool
 	// kick, when not nil, wakes next as Waker.Wake does.
 	kick <-chan struct{}
 	// cases are the select cases of next: ctx, the retry wake-up, kick,
@@ -256,7 +308,9 @@ func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 		rev = lst.Revision
 		items := make(map[string]store.Object, len(lst.Items))
 		for _, it := range lst.Items {
-			items[it.Key] = it
+			if f.wanted(res, it.Key) {
+				items[it.Key] = it
+			}
 		}
 		listed[res] = items
 	}
@@ -332,7 +386,9 @@ func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.
 		case !ok:
 			return nil, false, false, f.lost(chosen - 3)
 		default:
-			f.held = append(f.held, v.Interface().(store.Event))
+			if ev := v.Interface().(store.Event); f.wanted(ev.Resource, ev.Key) {
+				f.held = append(f.held, ev)
+			}
 		}
 	}
 	// Every event up to the current revision is in the channels by now
@@ -347,7 +403,9 @@ func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.
 			if !ok {
 				return nil, false, false, f.lost(i)
 			}
-			f.held = append(f.held, ev)
+			if f.wanted(ev.Resource, ev.Key) {
+				f.held = append(f.held, ev)
+			}
 		}
 	}
 	slices.SortStableFunc(f.held, func(a, b store.Event) int { return cmpRevision(a.Revision, b.Revision) })
@@ -359,6 +417,11 @@ func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.
 	f.held = slices.Delete(f.held, 0, n)
 	f.remember(events)
 	return events, woken, kicked, nil
+}
+
+// wanted reports whether the object at key in resource is fed.
+func (f *feed) wanted(resource, key string) bool {
+	return f.wants == nil || f.wants(resource, key)
 }
 
 // lost is the error of watcher i, whose channel closed.
@@ -390,23 +453,43 @@ func (f *feed) close() {
 	f.watchers, f.cases, f.held, f.open = nil, nil, nil, false
 }
 
-// Default returns the controllers a control plane runs, writing through reg,
-// listing the namespaced resources with namespaced (nil: no namespace
-// lifecycle), collecting garbage from owners (nil: no garbage collector)
-// and logging to log.
-func Default(reg registry.Interface, namespaced NamespacedResourcesFunc, owners OwnerIndex, log *slog.Logger) []Controller {
+// Config is what the default controllers need from the control plane.
+type Config struct {
+	// Registry is what they write through.
+	Registry registry.Interface
+	// NamespacedResources lists the namespaced resources a namespace's
+	// deletion empties (nil: no namespace lifecycle).
+	NamespacedResources NamespacedResourcesFunc
+	// Owners is the garbage collector's owner index (nil: no garbage
+	// collector).
+	Owners OwnerIndex
+	// RootCA is the PEM of the cluster CA, published in every namespace as
+	// kube-root-ca.crt (nil: not published).
+	RootCA []byte
+	// Log receives what they report (nil: slog.Default()).
+	Log *slog.Logger
+}
+
+// Default returns the controllers of this package a control plane runs, as
+// cfg sets them up (the aggregator's come from package aggregator).
+func Default(cfg Config) []Controller {
+	log, reg := cfg.Log, cfg.Registry
 	if log == nil {
 		log = slog.Default()
 	}
 	ctrls := []Controller{
-		NewAPIServiceRegistration(reg, log.With("controller", "crd-autoregister")),
 		NewClusterRoleAggregation(reg, log.With("controller", "clusterrole-aggregation")),
+		NewServiceAccount(reg, log.With("controller", "serviceaccount-controller")),
+		NewCRDFinalizer(reg, log.With("controller", "crd-finalizer")),
 	}
-	if namespaced != nil {
-		ctrls = append(ctrls, NewNamespaceLifecycle(reg, namespaced, log.With("controller", "namespace")))
+	if cfg.RootCA != nil {
+		ctrls = append(ctrls, NewRootCACertPublisher(reg, cfg.RootCA, log.With("controller", "root-ca-certificate-publisher-controller")))
 	}
-	if owners != nil {
-		ctrls = append(ctrls, NewGarbageCollector(reg, owners, log.With("controller", "garbage-collector")))
+	if cfg.NamespacedResources != nil {
+		ctrls = append(ctrls, NewNamespaceLifecycle(reg, cfg.NamespacedResources, log.With("controller", "namespace")))
+	}
+	if cfg.Owners != nil {
+		ctrls = append(ctrls, NewGarbageCollector(reg, cfg.Owners, log.With("controller", "garbage-collector")))
 	}
 	return ctrls
 }

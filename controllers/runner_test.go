@@ -336,3 +336,88 @@ func TestStopEndsControllers(t *testing.T) {
 	r.Stop()
 	r.Stop()
 }
+
+// TestWaitForFirstSync checks that WaitForFirstSync returns once the first
+// Sync returned, failed or not, fails when its context ends first, and
+// ignores names the runner does not run.
+func TestWaitForFirstSync(t *testing.T) {
+	tests := []struct {
+		name    string
+		fail    int
+		release bool
+		wantErr bool
+	}{
+		{name: "returns after a successful first sync", release: true},
+		{name: "returns after a failed first sync", fail: 1, release: true},
+		{name: "fails when the context ends first", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := openStore(t)
+			put(t, st, "a", "a1", "1")
+			rec := newRecorder("a")
+			rec.fail = tt.fail
+			rec.block = make(chan struct{})
+			r := Start(context.Background(), st, nil, rec)
+			defer r.Stop()
+			if tt.release {
+				close(rec.block)
+			} else {
+				defer close(rec.block)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			if tt.release {
+				ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+			}
+			defer cancel()
+			err := r.WaitForFirstSync(ctx, "recorder", "not-run")
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("WaitForFirstSync: %v, want error %v", err, tt.wantErr)
+			}
+			if err == nil {
+				rec.mu.Lock()
+				n := len(rec.calls)
+				rec.mu.Unlock()
+				if n == 0 {
+					t.Error("returned before the first Sync")
+				}
+			}
+		})
+	}
+}
+
+// filtered is a recorder fed only the keys that start with "w".
+type filtered struct{ *recorder }
+
+func (f filtered) Wants(_, key string) bool { return key != "" && key[0] == 'w' }
+
+// TestRunnerFeedsAFilterOnlyWhatItWants checks that a Filter is neither
+// listed nor fed the objects it does not want, and is not woken by them.
+func TestRunnerFeedsAFilterOnlyWhatItWants(t *testing.T) {
+	st := openStore(t)
+	put(t, st, "a", "w1", "1")
+	put(t, st, "a", "x1", "1")
+	rec := newRecorder("a")
+	r := Start(context.Background(), st, nil, filtered{rec})
+	defer r.Stop()
+	rec.waitUntil(t, func(calls [][]store.Event) bool { return len(calls) == 1 })
+	put(t, st, "a", "x2", "1")
+	put(t, st, "a", "x1", "2")
+	del(t, st, "a", "x1")
+	put(t, st, "a", "w2", "1")
+	calls := rec.waitUntil(t, func(calls [][]store.Event) bool { return state(calls)["a/w2"] == "1" })
+	want := map[string]string{"a/w1": "1", "a/w2": "1"}
+	if got := state(calls); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("fed %v, want %v", got, want)
+	}
+	for _, evs := range calls {
+		if len(evs) == 0 {
+			t.Errorf("a Sync without events: %v", calls)
+		}
+		for _, ev := range evs {
+			if ev.Key[0] != 'w' {
+				t.Errorf("fed %s", ev.Key)
+			}
+		}
+	}
+}

@@ -128,6 +128,9 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request) {
 // need not be decoded again).
 func (s *Server) afterCommit(c *request, key string, obj runtime.Object, data []byte, deleted bool) {
 	s.syncServiceIPAddresses(c.res.bucket, obj, data, deleted)
+	if c.res.bucket == crdBucket && deleted {
+		s.forgetCRD(key, data)
+	}
 	if c.res.bucket == crdBucket && !deleted {
 		crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
 		if !ok {

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/version"
 
@@ -57,14 +58,17 @@ func (s *Server) crdStatus(def *apiextensionsv1.CustomResourceDefinition, now me
 }
 
 // syncCRD brings the registry and the CRD's status in line with a committed
-// CRD: its versions are served once established, and a terminating CRD is
-// cleaned up. CRDs of the group waiting for names are looked at again.
+// CRD: its versions are served once established. A terminating CRD stays
+// served as it was until controllers.CRDFinalizer has deleted its objects
+// and let it go (forgetCRD). CRDs of the group waiting for names are looked
+// at again.
 func (s *Server) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	if crd.DeletionTimestamp != nil {
-		s.spawn(func() { s.cleanupCRD(crd.Name) })
 		return
 	}
+	s.crdMu.Lock()
 	s.served.setCRD(crd)
+	s.crdMu.Unlock()
 	now := metav1.NewTime(s.now().Truncate(timePrecision))
 	want := crd.DeepCopy()
 	s.crdStatus(want, now)
@@ -102,58 +106,41 @@ func markCRDForDeletion(def *apiextensionsv1.CustomResourceDefinition, now metav
 	crd.MarkForDeletion(def, now)
 }
 
-// cleanupCRD deletes every object of a terminating CRD, stops serving it
-// and removes the cleanup finalizer (which deletes the CRD).
-func (s *Server) cleanupCRD(name string) {
+// unserveDeletedCRD stops serving a CRD whose deletion is about to commit
+// (controllers.CRDFinalizer removed its last finalizer, or a client did):
+// it runs under the store's writer lock, before the deletion is visible,
+// so that no client sees the CRD gone and its resources still served. A
+// CRD served under another uid is a newer one, left alone.
+func (s *Server) unserveDeletedCRD(o *object) {
+	if def, ok := o.obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+		s.served.removeCRDWithUID(def.Name, def.UID)
+	}
+}
+
+// forgetCRD drops what the resources of a deleted CRD (data, its last
+// state) still store (objects that their finalizers held when
+// controllers.CRDFinalizer deleted them) and looks again at the CRDs of its
+// group waiting for names. A new CRD served meanwhile under the same
+// storage is left alone: crdMu orders this against serving it (syncCRD).
+func (s *Server) forgetCRD(name string, data []byte) {
+	def := &apiextensionsv1.CustomResourceDefinition{}
+	if err := json.Unmarshal(data, def); err != nil {
+		s.log.Warn("crd deleted", "crd", name, "err", err)
+		return
+	}
+	plural := def.Status.AcceptedNames.Plural
+	if plural == "" {
+		plural = def.Spec.Names.Plural
+	}
+	bucket := "crd:" + def.Spec.Group + "/" + plural
 	s.crdMu.Lock()
-	defer s.crdMu.Unlock()
-	rs := s.served.crdResourcesOf(name)
-	if len(rs) > 0 {
-		res := rs[0]
-		lst, err := s.store.List(res.bucket, store.ListOptions{})
-		if err == nil {
-			for _, it := range lst.Items {
-				select {
-				case <-s.stopping: // resumed at the next start
-					return
-				default:
-				}
-				ns, name := "", it.Key
-				if i := strings.IndexByte(it.Key, '/'); i >= 0 {
-					ns, name = it.Key[:i], it.Key[i+1:]
-				}
-				c := s.internalCall("", "v1", "namespaces", ns, name, "delete")
-				c.res = res
-				_, _, _ = s.deleteObject(c, it.Key, name, &metav1.DeleteOptions{})
-			}
-		}
-		if err := s.store.DeleteResource(res.bucket); err == nil {
-			s.enc.forgetBucket(res.bucket)
+	if !s.served.servesBucket(bucket) {
+		if err := s.store.DeleteResource(bucket); err == nil {
+			s.enc.forgetBucket(bucket)
 		}
 	}
-	group := ""
-	for _, crd := range s.served.knownCRDs() {
-		if crd.Name == name {
-			group = crd.Spec.Group
-		}
-	}
-	s.served.removeCRD(name)
-	defer s.resyncWaitingCRDs(group, name)
-	c := s.internalCall("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", name, "update")
-	_, _, err := s.updateKey(c, name, name, internalWrite, false, func(old *object) (*object, error) {
-		crd := old.obj.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
-		var keep []string
-		for _, f := range crd.Finalizers {
-			if f != apiextensionsv1.CustomResourceCleanupFinalizer {
-				keep = append(keep, f)
-			}
-		}
-		crd.Finalizers = keep
-		return &object{obj: crd, meta: crd}, nil
-	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		s.log.Warn("crd cleanup", "crd", name, "err", err)
-	}
+	s.crdMu.Unlock()
+	s.resyncWaitingCRDs(def.Spec.Group, name)
 }
 
 // loadCRDs serves the CRDs already in the store (after a restart).
@@ -167,11 +154,9 @@ func (s *Server) loadCRDs() error {
 		if err := json.Unmarshal(it.Value, crd); err != nil {
 			return err
 		}
-		if crd.DeletionTimestamp == nil {
-			s.served.setCRD(crd)
-		} else {
-			s.spawn(func() { s.cleanupCRD(crd.Name) })
-		}
+		// A terminating one too: controllers.CRDFinalizer deletes its
+		// objects through it.
+		s.served.setCRD(crd)
 	}
 	return nil
 }
@@ -313,14 +298,6 @@ func (g *servedResources) crdsServing(group, version string) []*apiextensionsv1.
 	return out
 }
 
-// removeCRD stops serving a CRD.
-func (g *servedResources) removeCRD(name string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.removeCRDLocked(name)
-	g.rebuildGroupVersionsLocked()
-}
-
 func (g *servedResources) removeCRDLocked(name string) {
 	for _, r := range g.crds[name] {
 		delete(g.byGVR, schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource})
@@ -329,11 +306,29 @@ func (g *servedResources) removeCRDLocked(name string) {
 	delete(g.crdObjs, name)
 }
 
-// crdResourcesOf returns the served resources of a CRD.
-func (g *servedResources) crdResourcesOf(name string) []*resource {
+// removeCRDWithUID stops serving CRD name if it is the one with uid.
+func (g *servedResources) removeCRDWithUID(name string, uid types.UID) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if cur, ok := g.crdObjs[name]; !ok || cur.UID != uid {
+		return
+	}
+	g.removeCRDLocked(name)
+	g.rebuildGroupVersionsLocked()
+}
+
+// servesBucket reports whether a served CRD stores its objects in bucket.
+func (g *servedResources) servesBucket(bucket string) bool {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	return g.crds[name]
+	for _, rs := range g.crds {
+		for _, r := range rs {
+			if r.bucket == bucket {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rebuildGroupVersionsLocked lists built-in group/versions first, then the

@@ -225,13 +225,6 @@ func (s *Server) markForDeletion(c *request, o *object) bool {
 	return false
 }
 
-// afterCreate runs what controllers of a fresh cluster do for a new object.
-func (s *Server) afterCreate(c *request, o *object) {
-	if ns, ok := o.obj.(*corev1.Namespace); ok {
-		s.populateNamespace(ns.Name)
-	}
-}
-
 // resetStatus clears an object's status: the zero Status of a built-in type,
 // no status at all for an unstructured object.
 func resetStatus(obj runtime.Object) {

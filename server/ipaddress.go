@@ -14,7 +14,12 @@ import (
 
 // Each allocated ClusterIP is an IPAddress object named after the address,
 // as kube-apiserver's IP allocator (MultiCIDRServiceAllocator, GA) records
-// it: created with the Service and deleted with it.
+// it: created with the Service and deleted with it. This stays in the write
+// path rather than in a controller: kube-apiserver's allocator creates the
+// IPAddress before a Service's create is answered and deletes it before its
+// delete is, so a client finds it (or finds it gone) at once
+// (TestClusterIPsAreIPAddressObjects); a controller would show it a moment
+// later.
 
 const ipAddressesBucket = "networking.k8s.io/ipaddresses"
 

@@ -5,16 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/controllers"
 )
 
 // RootCAConfigMapName is the ConfigMap published in every namespace with the
-// cluster CA, as kube-controller-manager's root-ca-cert-publisher does.
-const RootCAConfigMapName = "kube-root-ca.crt"
+// cluster CA (by controllers.RootCACertPublisher).
+const RootCAConfigMapName = controllers.RootCAConfigMapName
 
 // terminating reports whether a stored namespace is being deleted.
 func terminating(data []byte) bool {
@@ -85,24 +86,4 @@ func (s *Server) createAs(res *resource, data []byte) error {
 		return nil
 	}
 	return err
-}
-
-// populateNamespace creates what a fresh namespace has on a cluster: the
-// default ServiceAccount and the kube-root-ca.crt ConfigMap.
-func (s *Server) populateNamespace(ns string) {
-	sa := &corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}}
-	cm := &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: RootCAConfigMapName, Namespace: ns, Annotations: map[string]string{"kubernetes.io/description": "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters."}},
-		Data:       map[string]string{"ca.crt": string(s.cfg.RootCAPEM)},
-	}
-	for _, item := range []struct {
-		res string
-		obj any
-	}{{"serviceaccounts", sa}, {"configmaps", cm}} {
-		b, _ := json.Marshal(item.obj)
-		if err := s.Create(b); err != nil && !apierrors.IsForbidden(err) {
-			s.log.Warn("populating namespace", "namespace", ns, "resource", item.res, "err", err)
-		}
-	}
 }

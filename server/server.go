@@ -39,8 +39,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Now returns the current time; nil means time.Now. Tests may fix it.
 	Now func() time.Time
-	// RootCAPEM is the cluster CA, published in every namespace's
-	// kube-root-ca.crt ConfigMap.
+	// RootCAPEM is the cluster CA, put into service-account token Secrets
+	// (controllers.RootCACertPublisher publishes it in every namespace).
 	RootCAPEM []byte
 	// ServerAddress is the host:port clients reach the server at, reported
 	// in /api's serverAddressByClientCIDRs.
@@ -65,13 +65,6 @@ type Server struct {
 	// stopping is closed by Close; long-running requests (watches) end on it.
 	stopping  chan struct{}
 	closeOnce sync.Once
-	// wg counts the goroutines the server started (controllers, CRD
-	// cleanups); Close waits for them.
-	wg sync.WaitGroup
-	// goMu guards closed, so that no goroutine is added to wg once Close
-	// has begun waiting.
-	goMu   sync.Mutex
-	closed bool
 	// requests counts the requests being served; Drain waits for them.
 	reqMu    sync.Mutex
 	reqIdle  *sync.Cond
@@ -105,10 +98,7 @@ type Server struct {
 	// tokenSecretFiller issues the token of a new service-account-token
 	// Secret; nil without service-account tokens.
 	tokenSecretFiller func(sec *corev1.Secret)
-	// spawn runs a function in a goroutine that Close waits for
-	// (spawnTracked).
-	spawn func(fn func())
-	// crdMu serialises CRD cleanups.
+	// crdMu orders serving a CRD against forgetting a deleted one.
 	crdMu sync.Mutex
 }
 
@@ -128,7 +118,6 @@ func New(cfg Config) (*Server, error) {
 		gc:        newGarbageCollector(),
 	}
 	s.reqIdle = sync.NewCond(&s.reqMu)
-	s.spawn = s.spawnTracked
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -176,30 +165,10 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// spawnTracked runs fn in a goroutine that Close waits for. Once Close has been
-// called it runs nothing: what fn would have done is picked up again at
-// the next start.
-func (s *Server) spawnTracked(fn func()) {
-	s.goMu.Lock()
-	defer s.goMu.Unlock()
-	if s.closed {
-		return
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		fn()
-	}()
-}
-
-// Close ends open watches, stops the controllers and waits for every
-// goroutine the server started.
+// Close ends open watches. The server starts no goroutine of its own: the
+// control plane's controllers run in package controllers.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() { close(s.stopping) })
-	s.goMu.Lock()
-	s.closed = true
-	s.goMu.Unlock()
-	s.wg.Wait()
 }
 
 // Drain waits until no request is being served. Call it after the HTTP

@@ -63,7 +63,6 @@ func (s *Server) createObject(c *request, o *object, dry bool) ([]byte, error) {
 	}
 	s.afterCommit(c, key, o.obj, cur.Value, false)
 	s.enc.putProto(c.res, key, cur.Revision, o.obj)
-	s.afterCreate(c, o)
 	c.result = o.obj
 	out, err := c.res.fromStorage(cur.Value)
 	if err != nil {
@@ -351,6 +350,9 @@ func (s *Server) storageWrite(res *resource, key string, o *object, del bool) (s
 		}
 		if err := s.checkAllocations(res, o, del); err != nil {
 			return nil, err
+		}
+		if del && res.bucket == crdBucket {
+			s.unserveDeletedCRD(o)
 		}
 		return out, nil
 	}, Committed: func(cur *store.Object) {

@@ -1,4 +1,4 @@
-package controllers
+package aggregator
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/internal/builtin"
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
@@ -48,13 +49,15 @@ const (
 	crdVersionPriority = 100
 )
 
+var _ controllers.Controller = (*CRDAutoRegistration)(nil)
+
 var apiServicesGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 
-// APIServiceRegistration keeps a local APIService for every group/version
+// CRDAutoRegistration keeps a local APIService for every group/version
 // that a CustomResourceDefinition serves, as kube-apiserver's CRD
 // autoregistration does. It writes as kube-apiserver's loopback identity
 // (system:apiserver) under the field manager "kube-apiserver".
-type APIServiceRegistration struct {
+type CRDAutoRegistration struct {
 	reg  registry.Interface
 	log  *slog.Logger
 	user user.Info
@@ -72,10 +75,10 @@ type crdServing struct {
 	versions []string // the served ones
 }
 
-// NewAPIServiceRegistration returns the CRD APIService autoregistration
+// NewCRDAutoRegistration returns the CRD APIService autoregistration
 // controller, writing through reg and logging to log.
-func NewAPIServiceRegistration(reg registry.Interface, log *slog.Logger) *APIServiceRegistration {
-	return &APIServiceRegistration{
+func NewCRDAutoRegistration(reg registry.Interface, log *slog.Logger) *CRDAutoRegistration {
+	return &CRDAutoRegistration{
 		reg:      reg,
 		log:      log,
 		user:     &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}},
@@ -85,17 +88,17 @@ func NewAPIServiceRegistration(reg registry.Interface, log *slog.Logger) *APISer
 	}
 }
 
-// Name implements Controller.
-func (c *APIServiceRegistration) Name() string { return "crd-autoregister" }
+// Name implements controllers.Controller.
+func (c *CRDAutoRegistration) Name() string { return "crd-autoregister" }
 
-// Resources implements Controller: CRDs, and APIServices so that a deleted
-// or changed automanaged one is put back.
-func (c *APIServiceRegistration) Resources() []string {
+// Resources implements controllers.Controller: CRDs, and APIServices so
+// that a deleted or changed automanaged one is put back.
+func (c *CRDAutoRegistration) Resources() []string {
 	return []string{crdBucket, apiServiceBucket}
 }
 
-// Sync implements Controller.
-func (c *APIServiceRegistration) Sync(ctx context.Context, events []store.Event) error {
+// Sync implements controllers.Controller.
+func (c *CRDAutoRegistration) Sync(ctx context.Context, events []store.Event) error {
 	for _, ev := range events {
 		switch ev.Resource {
 		case crdBucket:
@@ -122,7 +125,7 @@ func (c *APIServiceRegistration) Sync(ctx context.Context, events []store.Event)
 }
 
 // observeCRD records what a CRD serves and marks its group dirty.
-func (c *APIServiceRegistration) observeCRD(ev store.Event) {
+func (c *CRDAutoRegistration) observeCRD(ev store.Event) {
 	if old, ok := c.crds[ev.Key]; ok {
 		c.dirty[old.group] = true
 	}
@@ -155,7 +158,7 @@ func (c *APIServiceRegistration) observeCRD(ev store.Event) {
 }
 
 // observeAPIService records a stored APIService and marks its group dirty.
-func (c *APIServiceRegistration) observeAPIService(ev store.Event) {
+func (c *CRDAutoRegistration) observeAPIService(ev store.Event) {
 	if old, ok := c.services[ev.Key]; ok {
 		c.dirty[old.Spec.Group] = true
 	}
@@ -175,7 +178,7 @@ func (c *APIServiceRegistration) observeAPIService(ev store.Event) {
 
 // reconcile creates, corrects or deletes the automanaged APIServices of a
 // group.
-func (c *APIServiceRegistration) reconcile(ctx context.Context, group string) error {
+func (c *CRDAutoRegistration) reconcile(ctx context.Context, group string) error {
 	if group == "" || isBuiltinGroup(group) {
 		return nil
 	}
@@ -213,7 +216,7 @@ func (c *APIServiceRegistration) reconcile(ctx context.Context, group string) er
 	return errors.Join(errs...)
 }
 
-func (c *APIServiceRegistration) create(ctx context.Context, name string, spec apiregistrationv1.APIServiceSpec) error {
+func (c *CRDAutoRegistration) create(ctx context.Context, name string, spec apiregistrationv1.APIServiceSpec) error {
 	_, err := c.reg.Create(ctx, apiServicesGVR, &apiregistrationv1.APIService{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{automanagedLabel: automanagedContinuously}},
 		Spec:       spec,
@@ -224,7 +227,7 @@ func (c *APIServiceRegistration) create(ctx context.Context, name string, spec a
 	return nil
 }
 
-func (c *APIServiceRegistration) update(ctx context.Context, name string, spec apiregistrationv1.APIServiceSpec) error {
+func (c *CRDAutoRegistration) update(ctx context.Context, name string, spec apiregistrationv1.APIServiceSpec) error {
 	_, err := c.reg.Update(ctx, apiServicesGVR, "", name, func(cur runtime.Object) (runtime.Object, error) {
 		as := cur.(*apiregistrationv1.APIService)
 		as.Spec = spec
@@ -238,7 +241,7 @@ func (c *APIServiceRegistration) update(ctx context.Context, name string, spec a
 
 // delete deletes an automanaged APIService as it was last seen: if it
 // changed since, the change's event decides again.
-func (c *APIServiceRegistration) delete(ctx context.Context, as *apiregistrationv1.APIService) error {
+func (c *CRDAutoRegistration) delete(ctx context.Context, as *apiregistrationv1.APIService) error {
 	uid, rv := as.UID, as.ResourceVersion
 	_, err := c.reg.Delete(ctx, apiServicesGVR, "", as.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {

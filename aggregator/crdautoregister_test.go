@@ -1,4 +1,4 @@
-package controllers
+package aggregator
 
 import (
 	"context"
@@ -106,7 +106,7 @@ func apiServiceEvent(t *testing.T, reg *fakeRegistry, label, version, group stri
 
 func TestAPIServiceRegistration(t *testing.T) {
 	reg := &fakeRegistry{objects: map[string]runtime.Object{}}
-	c := NewAPIServiceRegistration(reg, slog.New(slog.DiscardHandler))
+	c := NewCRDAutoRegistration(reg, slog.New(slog.DiscardHandler))
 	ctx := context.Background()
 	// What a data dir may hold at start.
 	initial := []store.Event{
