@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -121,24 +118,4 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.serveResource(w, r, info, u)
-}
-
-// afterCommit keeps in-memory views in step with a committed write.
-// obj, when not nil, is the committed object in its Go type (data then
-// need not be decoded again).
-func (s *Server) afterCommit(c *request, key string, obj runtime.Object, data []byte, deleted bool) {
-	s.syncServiceIPAddresses(c.res.bucket, obj, data, deleted)
-	if c.res.bucket == crdBucket && deleted {
-		s.forgetCRD(key, data)
-	}
-	if c.res.bucket == crdBucket && !deleted {
-		crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
-		if !ok {
-			crd = &apiextensionsv1.CustomResourceDefinition{}
-			if err := jsonUnmarshal(data, crd); err != nil {
-				return
-			}
-		}
-		s.syncCRD(crd.DeepCopy())
-	}
 }

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -393,4 +394,24 @@ func (s *Server) checkAllocations(res *resource, o *object, del bool) error {
 		return apierrors.NewConflict(res.gr, o.meta.GetName(), err)
 	}
 	return nil
+}
+
+// afterCommit keeps in-memory views in step with a committed write.
+// obj, when not nil, is the committed object in its Go type (data then
+// need not be decoded again).
+func (s *Server) afterCommit(c *request, key string, obj runtime.Object, data []byte, deleted bool) {
+	s.syncServiceIPAddresses(c.res.bucket, obj, data, deleted)
+	if c.res.bucket == crdBucket && deleted {
+		s.forgetCRD(key, data)
+	}
+	if c.res.bucket == crdBucket && !deleted {
+		crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+		if !ok {
+			crd = &apiextensionsv1.CustomResourceDefinition{}
+			if err := jsonUnmarshal(data, crd); err != nil {
+				return
+			}
+		}
+		s.syncCRD(crd.DeepCopy())
+	}
 }
