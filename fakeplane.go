@@ -24,8 +24,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"log"
 	"log/slog"
 	"net"
@@ -36,6 +34,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,6 +49,7 @@ import (
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/fixtures"
 	"github.com/fakeplane/fakeplane/internal/pki"
+	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/server"
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -96,9 +98,9 @@ func New(opts ...Option) (*ControlPlane, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	cp := &ControlPlane{opts: o, serviceRange: server.DefaultServiceClusterIPRange}
+	cp := &ControlPlane{opts: o, serviceRange: registry.DefaultServiceClusterIPRange}
 	if o.serviceRange != "" {
-		r, err := server.ParseServiceClusterIPRange(o.serviceRange)
+		r, err := registry.ParseServiceClusterIPRange(o.serviceRange)
 		if err != nil {
 			return nil, fmt.Errorf("fakeplane: %w", err)
 		}
@@ -160,7 +162,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	cp.url = "https://" + net.JoinHostPort(hostFor(addr.IP), strconv.Itoa(addr.Port))
 
 	serving, err := cp.ca.NewServingCert("kube-apiserver", []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		[]net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, net.IP(server.FirstServiceIP(cp.serviceRange).AsSlice()), addr.IP})
+		[]net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, net.IP(registry.FirstServiceIP(cp.serviceRange).AsSlice()), addr.IP})
 	if err != nil {
 		return fmt.Errorf("fakeplane: serving certificate: %w", err)
 	}

@@ -2,12 +2,14 @@ package fakeplane
 
 import (
 	"crypto/x509"
-	"k8s.io/apimachinery/pkg/runtime"
 	"time"
 
-	"github.com/fakeplane/fakeplane/auth"
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"log/slog"
 	"net"
+
+	"github.com/fakeplane/fakeplane/auth"
 )
 
 // DefaultListenAddress is where the CLI listens unless told otherwise.

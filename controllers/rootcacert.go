@@ -24,8 +24,8 @@ import (
 const configMapsBucket = "/configmaps"
 
 // RootCAConfigMapName is the ConfigMap published in every namespace with
-// the cluster CA.
-const RootCAConfigMapName = "kube-root-ca.crt"
+// the cluster CA (the one pods mount with their service-account token).
+const RootCAConfigMapName = registry.RootCAConfigMapName
 
 // The published ConfigMap carries a description annotation, the one
 // kube-controller-manager sets (moved here as server wrote it).

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,12 +24,12 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 	if _, err := yaml.YAMLToJSON(body); err != nil {
 		return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
 	}
-	fm, err := c.res.fieldManager(c.info.Subresource)
+	fm, err := c.Res.FieldManager(c.Info.Subresource)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
 	var warnings []string
-	applyTo := func(live runtime.Object) (*object, error) {
+	applyTo := func(live runtime.Object) (*registry.Object, error) {
 		warnings = nil
 		out, err := applyPatch(fm, live, body, wo)
 		if err != nil {
@@ -45,24 +47,24 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		o := &object{obj: out, meta: acc}
+		o := &registry.Object{Obj: out, Meta: acc}
 		if err := c.checkAppliedIdentity(o); err != nil {
 			return nil, err
 		}
 		return o, nil
 	}
-	c.allowCreate = !statusOnly
-	out, _, err := s.updateObject(c.request, statusOnly, wo.dryRun, func(old *object) (*object, error) {
-		return applyTo(old.obj)
+	c.AllowCreate = !statusOnly
+	out, _, err := s.UpdateObject(c.Request, statusOnly, wo.dryRun, func(old *registry.Object) (*registry.Object, error) {
+		return applyTo(old.Obj)
 	})
-	if errors.Is(err, errCreateInstead) {
-		live := c.res.newObject()
-		live.GetObjectKind().SetGroupVersionKind(c.res.gvk)
+	if errors.Is(err, registry.ErrCreateInstead) {
+		live := c.Res.NewObject()
+		live.GetObjectKind().SetGroupVersionKind(c.Res.GVK)
 		o, err := applyTo(live)
 		if err != nil {
 			return err
 		}
-		data, err := s.createObject(c.request, o, wo.dryRun)
+		data, err := s.CreateObject(c.Request, o, wo.dryRun)
 		if err != nil {
 			return err
 		}
@@ -78,22 +80,22 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 
 // checkAppliedIdentity checks the name and namespace of an applied object
 // against the URL, filling in the namespace, as upstream's patch handler does.
-func (c *call) checkAppliedIdentity(o *object) error {
-	if c.res.Namespaced {
-		switch ns := o.meta.GetNamespace(); {
+func (c *call) checkAppliedIdentity(o *registry.Object) error {
+	if c.Res.Namespaced {
+		switch ns := o.Meta.GetNamespace(); {
 		case ns == "":
-			o.meta.SetNamespace(c.ns)
-		case ns != c.ns:
+			o.Meta.SetNamespace(c.Namespace)
+		case ns != c.Namespace:
 			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 	} else {
-		o.meta.SetNamespace("")
+		o.Meta.SetNamespace("")
 	}
-	switch name := o.meta.GetName(); {
+	switch name := o.Meta.GetName(); {
 	case name == "":
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", c.info.Name))
-	case name != c.info.Name:
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, c.info.Name))
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", c.Info.Name))
+	case name != c.Info.Name:
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, c.Info.Name))
 	}
 	return nil
 }
@@ -107,7 +109,7 @@ func applyPatch(fm *managedfields.FieldManager, live runtime.Object, body []byte
 	}
 	out, err := fm.Apply(live, patch, wo.fieldManager, wo.force)
 	if err != nil {
-		return nil, errUnknown(err)
+		return nil, registry.ErrUnknown(err)
 	}
 	return out, nil
 }

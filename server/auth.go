@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
@@ -61,7 +63,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	if mode == "" {
 		mode = auth.ModeRBAC
 	}
-	tokens, err := auth.NewServiceAccountTokens(cfg.ServiceAccountKey, s.serviceAccounts())
+	tokens, err := auth.NewServiceAccountTokens(cfg.ServiceAccountKey, s.ServiceAccounts())
 	if err != nil {
 		return nil, fmt.Errorf("service account tokens: %w", err)
 	}
@@ -89,7 +91,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 		tokens:   tokens,
 		audience: tokens.Audiences(),
 	}
-	codecs := serializer.NewCodecFactory(typesScheme()).WithoutConversion()
+	codecs := serializer.NewCodecFactory(registry.TypesScheme()).WithoutConversion()
 	var h http.Handler = http.HandlerFunc(s.serveAuthorized)
 	h = filters.WithAuthorization(h, s.auth.authz, codecs)
 	h = impersonation.WithImpersonation(h, s.auth.authz, codecs)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -198,10 +200,10 @@ func bodyToJSONFor(r *http.Request, data []byte, kind string) ([]byte, error) {
 
 // protobufToJSON decodes a protobuf body of a built-in type into its JSON.
 func protobufToJSON(data []byte, kind string) ([]byte, error) {
-	obj, gvk, err := protobufSerializer().Decode(data, nil, nil)
+	obj, gvk, err := registry.ProtobufSerializer().Decode(data, nil, nil)
 	if err != nil {
 		if kind != "" {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, summarize(data, 30)))
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, registry.Summarize(data, 30)))
 		}
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: %v", err))
 	}
@@ -238,5 +240,5 @@ func (c *call) objectBody() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bodyToJSONFor(c.r, data, c.res.Kind)
+	return bodyToJSONFor(c.r, data, c.Res.Kind)
 }

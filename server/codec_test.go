@@ -1,6 +1,10 @@
 package server
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/fakeplane/fakeplane/registry"
+)
 
 // TestNegotiate covers the answers that are not resources (errors,
 // discovery, Table bodies): JSON or YAML only.
@@ -103,26 +107,13 @@ func TestWantsAggregated(t *testing.T) {
 	}
 }
 
-func TestContinueTokenRoundTrip(t *testing.T) {
-	tok := encodeContinue(42, "ns/name")
-	rv, after, err := decodeContinue(tok)
-	if err != nil || rv != 42 || after != "ns/name" {
-		t.Fatalf("round trip: %d %q %v", rv, after, err)
-	}
-	for _, bad := range []string{"not-base64!", "e30", encodeContinue(0, "x")} {
-		if _, _, err := decodeContinue(bad); err == nil {
-			t.Errorf("decodeContinue(%q) accepted a bad token", bad)
-		}
-	}
-}
-
 func TestSummarize(t *testing.T) {
 	for in, want := range map[string]string{
 		"{bad":                         "{bad",
 		"hello":                        "68656c6c6f",
 		"{" + string(make([]byte, 40)): "{" + string(make([]byte, 29)) + " ...",
 	} {
-		if got := summarize([]byte(in), 30); got != want {
+		if got := registry.Summarize([]byte(in), 30); got != want {
 			t.Errorf("summarize(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -130,7 +121,7 @@ func TestSummarize(t *testing.T) {
 
 func TestInternalPackage(t *testing.T) {
 	for group, want := range map[string]string{"": "core", "apps": "apps", "events.k8s.io": "core", "rbac.authorization.k8s.io": "rbac", "networking.k8s.io": "networking"} {
-		if got := internalPackage(group); got != want {
+		if got := registry.InternalPackage(group); got != want {
 			t.Errorf("internalPackage(%q) = %q, want %q", group, got, want)
 		}
 	}

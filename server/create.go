@@ -14,11 +14,11 @@ func (s *Server) create(c *call) error {
 	if err != nil {
 		return err
 	}
-	c.trackManagedFields(nil, o, wo.fieldManager)
-	out, err := s.createObject(c.request, o, wo.dryRun)
+	c.TrackManagedFields(nil, o, wo.fieldManager)
+	out, err := s.CreateObject(c.Request, o, wo.dryRun)
 	if err != nil {
 		return err
 	}
-	addWarnings(c.w, o.warnings)
+	addWarnings(c.w, o.Warnings)
 	return s.writeObject(c, http.StatusCreated, out)
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,12 +25,12 @@ func deleteOptions(c *call) (*metav1.DeleteOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !isEmptyBody(data) {
+	if !registry.IsEmptyBody(data) {
 		if data, err = bodyToJSON(c.r, data); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal(data, opts); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, summarize(data, 30)))
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, registry.Summarize(data, 30)))
 		}
 	}
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
@@ -46,19 +48,19 @@ func (s *Server) delete(c *call) error {
 	if err != nil {
 		return err
 	}
-	out, deleted, err := s.deleteObject(c.request, c.key(), c.info.Name, opts)
+	out, deleted, err := s.DeleteObject(c.Request, c.Key(), c.Info.Name, opts)
 	if err != nil {
 		return err
 	}
-	if deleted && !c.res.returnDeleted {
-		o, err := c.res.decodeStored(out)
+	if deleted && !c.Res.ReturnDeleted {
+		o, err := c.Res.DecodeStored(out)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
 		st := metav1.Status{
 			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 			Status:   metav1.StatusSuccess,
-			Details:  &metav1.StatusDetails{Name: o.meta.GetName(), Group: c.res.Group, Kind: c.res.Resource.Resource, UID: o.meta.GetUID()},
+			Details:  &metav1.StatusDetails{Name: o.Meta.GetName(), Group: c.Res.Group, Kind: c.Res.Resource.Resource, UID: o.Meta.GetUID()},
 		}
 		return writeEncoded(c, http.StatusOK, &st)
 	}
@@ -80,22 +82,22 @@ func (s *Server) deleteCollection(c *call) error {
 	if err != nil {
 		return err
 	}
-	sel := newSelection(c.res, lopts)
+	sel := registry.NewSelection(c.Res, lopts)
 	prefix := ""
-	if c.ns != "" {
-		prefix = c.ns + "/"
+	if c.Namespace != "" {
+		prefix = c.Namespace + "/"
 	}
-	lst, err := s.store.List(c.res.bucket, store.ListOptions{Prefix: prefix, Filter: s.filterFor(c.res, sel)})
+	lst, err := s.Store().List(c.Res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.FilterFor(c.Res, sel)})
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
 	var items [][]byte
 	for _, it := range lst.Items {
-		o, err := c.res.decodeStored(it.Value)
+		o, err := c.Res.DecodeStored(it.Value)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
-		out, _, err := s.deleteObject(c.request, it.Key, o.meta.GetName(), opts)
+		out, _, err := s.DeleteObject(c.Request, it.Key, o.Meta.GetName(), opts)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -105,7 +107,7 @@ func (s *Server) deleteCollection(c *call) error {
 		items = append(items, out)
 	}
 	var buf bytes.Buffer
-	writeListJSON(&buf, c.res.apiVersion(), c.res.listKind, metav1.ListMeta{ResourceVersion: strconv.FormatInt(s.store.CurrentRevision(), 10)}, items)
+	writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, metav1.ListMeta{ResourceVersion: strconv.FormatInt(s.Store().CurrentRevision(), 10)}, items)
 	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
 	return nil
 }

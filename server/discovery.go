@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,7 +46,7 @@ func wantsAggregated(accept string) bool {
 
 // storageVersionHash is discovery's opaque hash of a resource's storage
 // group/version/kind.
-func storageVersionHash(r *resource) string {
+func storageVersionHash(r *registry.Resource) string {
 	if r.Virtual || r.StorageVersion == "" {
 		return ""
 	}
@@ -58,7 +60,7 @@ func storageVersionHash(r *resource) string {
 
 // servedGroupVersions lists the group/versions that have at least one resource.
 func (s *Server) servedGroupVersions() []builtin.GroupVersion {
-	return s.served.gvs()
+	return s.Resources().GroupVersions()
 }
 
 // serveDiscovery answers /api, /apis and their group and version documents.
@@ -99,19 +101,19 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 		}
 		http.NotFound(w, r)
 	case parts[0] == "apis" && len(parts) == 3:
-		if _, ok := s.served.preferred(parts[1]); !ok {
+		if _, ok := s.Resources().Preferred(parts[1]); !ok {
 			http.NotFound(w, r)
 			return
 		}
 		s.writeResourceList(w, r, parts[1], parts[2])
 	default:
 		if parts[0] == "apis" {
-			if _, ok := s.served.preferred(parts[1]); !ok {
+			if _, ok := s.Resources().Preferred(parts[1]); !ok {
 				http.NotFound(w, r)
 				return
 			}
 		}
-		writeError(w, r, notFoundPath())
+		writeError(w, r, registry.NotFoundPath())
 	}
 }
 
@@ -146,7 +148,7 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, group
 		list.APIVersion = "" // /api/v1 carries no apiVersion upstream
 	}
 	found := false
-	for _, res := range s.served.all() {
+	for _, res := range s.Resources().All() {
 		if res.Group != group || res.Version != version {
 			continue
 		}
@@ -165,7 +167,7 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, group
 		}
 	}
 	if !found {
-		writeError(w, r, notFoundPath())
+		writeError(w, r, registry.NotFoundPath())
 		return
 	}
 	writeJSONOrYAML(w, r, http.StatusOK, list)
@@ -178,7 +180,7 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 		Items:    []apidiscoveryv2.APIGroupDiscovery{},
 	}
 	idx := map[string]int{}
-	all := s.served.all()
+	all := s.Resources().All()
 	for _, gv := range s.servedGroupVersions() {
 		if (gv.Group == "") != core {
 			continue

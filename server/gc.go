@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -150,7 +152,7 @@ func gcMetaOf(obj runtime.Object, data []byte) (gcMeta, bool) {
 			}, true
 		}
 	}
-	md, err := rawMetadata(data)
+	md, err := registry.RawMetadata(data)
 	if err != nil {
 		return gcMeta{}, false
 	}
@@ -211,19 +213,19 @@ func (s *Server) gcObserve(bucket, key string, obj runtime.Object, data []byte, 
 // gcLoad indexes the objects already stored (after a restart).
 func (s *Server) gcLoad() error {
 	seen := map[string]bool{}
-	for _, r := range s.served.all() {
-		if r.bucket == "" || seen[r.bucket] {
+	for _, r := range s.Resources().All() {
+		if r.Bucket == "" || seen[r.Bucket] {
 			continue
 		}
-		seen[r.bucket] = true
-		lst, err := s.store.List(r.bucket, store.ListOptions{Filter: func(o store.Object) bool {
+		seen[r.Bucket] = true
+		lst, err := s.Store().List(r.Bucket, store.ListOptions{Filter: func(o store.Object) bool {
 			return bytes.Contains(o.Value, []byte(`"ownerReferences"`)) || bytes.Contains(o.Value, []byte(`"deletionTimestamp"`))
 		}})
 		if err != nil {
 			return err
 		}
 		for _, it := range lst.Items {
-			s.gcObserve(r.bucket, it.Key, nil, it.Value, false)
+			s.gcObserve(r.Bucket, it.Key, nil, it.Value, false)
 		}
 	}
 	return nil
@@ -236,18 +238,18 @@ func (s *Server) ownerRef(ns string, o metav1.OwnerReference) (gcRef, bool) {
 	if err != nil {
 		return gcRef{}, false
 	}
-	res, ok := s.served.forKind(gv.WithKind(o.Kind))
-	if !ok || res.bucket == "" {
+	res, ok := s.Resources().ForKind(gv.WithKind(o.Kind))
+	if !ok || res.Bucket == "" {
 		return gcRef{}, false
 	}
 	if !res.Namespaced {
-		return gcRef{res.bucket, o.Name}, true
+		return gcRef{res.Bucket, o.Name}, true
 	}
 	if ns == "" {
 		// A cluster-scoped object cannot be owned by a namespaced one.
 		return gcRef{}, false
 	}
-	return gcRef{res.bucket, objectKey(ns, o.Name)}, true
+	return gcRef{res.Bucket, registry.ObjectKey(ns, o.Name)}, true
 }
 
 // OwnerIndex returns the garbage collector's owner index and work queue,
@@ -262,7 +264,7 @@ var _ controllers.OwnerIndex = gcIndex{}
 
 // objectRef turns a stored object's location into the collector's.
 func (x gcIndex) objectRef(ref gcRef) (controllers.ObjectRef, bool) {
-	res, ok := x.s.served.forBucket(ref.bucket)
+	res, ok := x.s.Resources().ForBucket(ref.bucket)
 	if !ok {
 		return controllers.ObjectRef{}, false
 	}
@@ -277,14 +279,14 @@ func (x gcIndex) objectRef(ref gcRef) (controllers.ObjectRef, bool) {
 
 // gcRef turns the collector's location of an object into the store's.
 func (x gcIndex) gcRef(ref controllers.ObjectRef) (gcRef, bool) {
-	res, ok := x.s.served.lookup(ref.Resource.Group, ref.Resource.Version, ref.Resource.Resource)
-	if !ok || res.bucket == "" {
+	res, ok := x.s.Resources().Lookup(ref.Resource.Group, ref.Resource.Version, ref.Resource.Resource)
+	if !ok || res.Bucket == "" {
 		return gcRef{}, false
 	}
 	if res.Namespaced {
-		return gcRef{res.bucket, objectKey(ref.Namespace, ref.Name)}, true
+		return gcRef{res.Bucket, registry.ObjectKey(ref.Namespace, ref.Name)}, true
 	}
-	return gcRef{res.bucket, ref.Name}, true
+	return gcRef{res.Bucket, ref.Name}, true
 }
 
 // Next implements controllers.OwnerIndex.

@@ -6,7 +6,7 @@ import (
 
 // get answers a single object.
 func (s *Server) get(c *call) error {
-	served, err := s.getServed(c.request)
+	served, err := s.GetServed(c.Request)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"runtime"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/server/healthz"
 )
@@ -120,7 +122,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string
 	h, ok := healthMux()[path]
 	if !ok {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		writeError(w, r, notFoundPath())
+		writeError(w, r, registry.NotFoundPath())
 		return
 	}
 	h.ServeHTTP(w, r)

@@ -16,7 +16,7 @@ func (s *Server) listOptions(c *call) (*metainternalversion.ListOptions, error) 
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	return s.checkListOptions(c.request, opts)
+	return s.CheckListOptions(c.Request, opts)
 }
 
 // list answers a list request.
@@ -25,7 +25,7 @@ func (s *Server) list(c *call) error {
 	if err != nil {
 		return err
 	}
-	lm, stored, items, err := s.listServed(c.request, opts)
+	lm, stored, items, err := s.ListServed(c.Request, opts)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (s *Server) list(c *call) error {
 		size += len(it) + 1
 	}
 	buf.Grow(size)
-	writeListJSON(&buf, c.res.apiVersion(), c.res.listKind, lm, items)
+	writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, lm, items)
 	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -23,7 +25,7 @@ const (
 // partialJSON turns a served object into a PartialObjectMetadata in JSON,
 // keeping its metadata as stored.
 func partialJSON(version string, data []byte) ([]byte, error) {
-	md, err := rawMetadata(data)
+	md, err := registry.RawMetadata(data)
 	if err != nil {
 		return nil, fmt.Errorf("partial object metadata: %w", err)
 	}
@@ -59,13 +61,13 @@ func partialProtobuf(version string, data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return protobufEnvelope("meta.k8s.io/"+version, asPartial, msg)
+	return registry.ProtobufEnvelope("meta.k8s.io/"+version, asPartial, msg)
 }
 
 // internalTypeName names the Go type kube-apiserver holds for a resource
 // (or its list), as its 406 answers for a mismatched "as" name it.
-func internalTypeName(r *resource, list bool) string {
-	if r.crd != "" {
+func internalTypeName(r *registry.Resource, list bool) string {
+	if r.CRD != "" {
 		if list {
 			return "*unstructured.UnstructuredList"
 		}
@@ -75,17 +77,17 @@ func internalTypeName(r *resource, list bool) string {
 	if list {
 		kind += "List"
 	}
-	return "*" + internalPackage(r.Group) + "." + kind
+	return "*" + registry.InternalPackage(r.Group) + "." + kind
 }
 
 // errPartialNotAList is the 406 for PartialObjectMetadataList asked of one object.
 func (c *call) errPartialNotAList() error {
-	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", internalTypeName(c.res, false)))
+	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", internalTypeName(c.Res, false)))
 }
 
 // errPartialIsAList is the 406 for PartialObjectMetadata asked of a list.
 func (c *call) errPartialIsAList() error {
-	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%s)", internalTypeName(c.res, true)))
+	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%s)", internalTypeName(c.Res, true)))
 }
 
 func notAcceptable(msg string) error {
@@ -135,7 +137,7 @@ func writePartialList(c *call, lm metav1.ListMeta, items [][]byte) error {
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
-		b, err := protobufEnvelope(apiVersion, asPartialList, msg)
+		b, err := registry.ProtobufEnvelope(apiVersion, asPartialList, msg)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}

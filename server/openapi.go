@@ -4,14 +4,16 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/fakeplane/fakeplane/registry"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/handler"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
-	"net/http"
-	"strings"
 )
 
 // The OpenAPI v3 document of a built-in group/version has every operation
@@ -33,11 +35,11 @@ func (s *Server) openAPIv3GroupDoc(group, version string) map[string]any {
 	}
 	var kinds []schema.GroupVersionKind
 	verbs := map[string]bool{}
-	for _, res := range s.served.all() {
+	for _, res := range s.Resources().All() {
 		if res.Group != group || res.Version != version {
 			continue
 		}
-		kinds = append(kinds, res.gvk)
+		kinds = append(kinds, res.GVK)
 		for _, v := range res.Verbs {
 			verbs[v] = true
 		}
@@ -91,10 +93,10 @@ func (s *Server) openAPIv3GroupDoc(group, version string) map[string]any {
 		}
 	}
 	schemas := map[string]json.RawMessage{}
-	if defs, err := loadBuiltinSchemas(); err != nil {
+	if defs, err := registry.LoadBuiltinSchemas(); err != nil {
 		s.log.Error("openapi definitions", "err", err)
 	} else {
-		schemas = defs.schemasFor(schema.GroupVersion{Group: group, Version: version}, kinds, verbs)
+		schemas = defs.SchemasFor(schema.GroupVersion{Group: group, Version: version}, kinds, verbs)
 	}
 	return map[string]any{
 		"openapi": "3.0.0",
@@ -141,11 +143,11 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 		case len(rest) == 3 && rest[0] == "apis":
 			group, version = rest[1], rest[2]
 		default:
-			writeError(w, r, notFoundPath())
+			writeError(w, r, registry.NotFoundPath())
 			return
 		}
-		if _, ok := s.served.preferred(group); !ok {
-			writeError(w, r, notFoundPath())
+		if _, ok := s.Resources().Preferred(group); !ok {
+			writeError(w, r, registry.NotFoundPath())
 			return
 		}
 		b := s.openAPIv3Doc(group, version)
@@ -154,7 +156,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 	case path == "/openapi/v2":
 		s.serveOpenAPIv2(w, r)
 	default:
-		writeError(w, r, notFoundPath())
+		writeError(w, r, registry.NotFoundPath())
 	}
 }
 
@@ -192,7 +194,7 @@ func (s *Server) serveOpenAPIv2(w http.ResponseWriter, r *http.Request) {
 
 // openAPIv2 builds (or returns the cached) /openapi/v2 document.
 func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
-	gen := s.served.generation()
+	gen := s.Resources().Generation()
 	s.openAPIMu.Lock()
 	defer s.openAPIMu.Unlock()
 	if d := s.openAPIv2Cache; d != nil && d.gen == gen {
@@ -203,13 +205,13 @@ func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
 		Info:    &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: s.version().GitVersion}},
 		Paths:   &spec.Paths{Paths: map[string]spec.PathItem{}},
 	}}
-	if defs, err := loadBuiltinDefinitionsV2(); err != nil {
+	if defs, err := registry.LoadBuiltinDefinitionsV2(); err != nil {
 		s.log.Error("openapi v2 definitions", "err", err)
 	} else {
 		static.Definitions = defs
 	}
 	var crdSpecs []*spec.Swagger
-	for _, crd := range s.served.allCRDs() {
+	for _, crd := range s.Resources().AllCRDs() {
 		for _, v := range crd.Spec.Versions {
 			if !v.Served {
 				continue
@@ -246,7 +248,7 @@ func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
 // the path index.
 func (s *Server) openAPIv3Doc(group, version string) []byte {
 	var specs []*spec3.OpenAPI
-	for _, crd := range s.served.crdsServing(group, version) {
+	for _, crd := range s.Resources().CRDsServing(group, version) {
 		doc, err := openapibuilder.BuildOpenAPIV3(crd, version, openapibuilder.Options{})
 		if err != nil {
 			s.log.Warn("openapi v3 for CRD", "crd", crd.Name, "err", err)
@@ -269,7 +271,7 @@ func (s *Server) openAPIv3Doc(group, version string) []byte {
 		return b
 	}
 	b, _ := json.Marshal(s.openAPIv3GroupDoc(group, version))
-	if s.served.isBuiltinGroup(group) {
+	if s.Resources().IsBuiltinGroup(group) {
 		// Built-in documents do not change while the server runs.
 		if s.openAPICache == nil {
 			s.openAPICache = map[schema.GroupVersion][]byte{}

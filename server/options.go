@@ -30,7 +30,7 @@ func parseWriteOptions(c *call, pt types.PatchType) (*writeOptions, error) {
 	var errs field.ErrorList
 	var kind string
 	out := &writeOptions{}
-	switch c.info.Verb {
+	switch c.Info.Verb {
 	case "create":
 		kind = "CreateOptions"
 		o := &metav1.CreateOptions{}

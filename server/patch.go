@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/fakeplane/fakeplane/registry"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"mime"
-	"net/http"
 	kjson "sigs.k8s.io/json"
-	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,9 +34,9 @@ type jsonPatchOp struct {
 const maxJSONPatchOperations = 10000
 
 // patchTypes lists the patch content types in the order upstream's 415 names them.
-func patchTypes(r *resource) []string {
+func patchTypes(r *registry.Resource) []string {
 	out := []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)}
-	if r.typed != nil {
+	if r.Typed != nil {
 		out = append(out, string(types.StrategicMergePatchType))
 	}
 	return out
@@ -45,21 +47,21 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 	ct := c.r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return errUnsupportedMediaType(patchTypes(c.res))
+		return errUnsupportedMediaType(patchTypes(c.Res))
 	}
 	pt := types.PatchType(mt)
 	switch pt {
 	case types.JSONPatchType, types.MergePatchType, types.ApplyYAMLPatchType:
 	case types.StrategicMergePatchType:
-		if c.res.typed == nil {
-			return errUnsupportedMediaType(patchTypes(c.res))
+		if c.Res.Typed == nil {
+			return errUnsupportedMediaType(patchTypes(c.Res))
 		}
 	default:
-		if c.res.crd == "" {
+		if c.Res.CRD == "" {
 			// go-restful's route refuses a type the PATCH route does not consume.
 			return errRouteUnsupportedMediaType()
 		}
-		return errUnsupportedMediaType(patchTypes(c.res))
+		return errUnsupportedMediaType(patchTypes(c.Res))
 	}
 	body, err := readBody(c.r)
 	if err != nil {
@@ -90,9 +92,9 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		}
 	}
 	var warnings []string
-	out, _, err := s.updateObject(c.request, statusOnly, dry, func(old *object) (*object, error) {
+	out, _, err := s.UpdateObject(c.Request, statusOnly, dry, func(old *registry.Object) (*registry.Object, error) {
 		warnings = nil
-		cur, err := encode(old.obj)
+		cur, err := registry.Encode(old.Obj)
 		if err != nil {
 			return nil, err
 		}
@@ -113,20 +115,20 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 				return nil, apierrors.NewBadRequest(err.Error())
 			}
 		case types.StrategicMergePatchType:
-			patched, err = strategicpatch.StrategicMergePatch(cur, body, c.res.newObject())
+			patched, err = strategicpatch.StrategicMergePatch(cur, body, c.Res.NewObject())
 			if err != nil {
 				return nil, interpretStrategicError(err)
 			}
 		}
-		o, err := c.res.decodeObject(patched)
+		o, err := c.Res.DecodeObject(patched)
 		if err != nil {
 			return nil, err
 		}
-		if c.res.typed != nil && wo.fieldValidation != metav1.FieldValidationIgnore {
-			strictErrs, _ := kjson.UnmarshalStrict(patched, c.res.newObject(), kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+		if c.Res.Typed != nil && wo.fieldValidation != metav1.FieldValidationIgnore {
+			strictErrs, _ := kjson.UnmarshalStrict(patched, c.Res.NewObject(), kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
 			if pt != types.StrategicMergePatchType {
 				// Unknown fields of the patch itself (duplicates vanish once applied).
-				extra, _ := kjson.UnmarshalStrict(body, c.res.newObject(), kjson.DisallowDuplicateFields)
+				extra, _ := kjson.UnmarshalStrict(body, c.Res.NewObject(), kjson.DisallowDuplicateFields)
 				strictErrs = append(extra, strictErrs...)
 			}
 			if len(strictErrs) > 0 {
@@ -146,14 +148,14 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 				}
 			}
 		}
-		if o.meta.GetName() != c.info.Name {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.meta.GetName(), c.info.Name))
+		if o.Meta.GetName() != c.Info.Name {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.Meta.GetName(), c.Info.Name))
 		}
-		c.trackManagedFields(old.obj, o, wo.fieldManager)
+		c.TrackManagedFields(old.Obj, o, wo.fieldManager)
 		return o, nil
 	})
-	if errors.Is(err, errCreateInstead) {
-		return apierrors.NewNotFound(c.res.gr, c.info.Name)
+	if errors.Is(err, registry.ErrCreateInstead) {
+		return apierrors.NewNotFound(c.Res.GR, c.Info.Name)
 	}
 	if err != nil {
 		return err

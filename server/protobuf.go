@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	"github.com/fakeplane/fakeplane/store"
 	"k8s.io/apimachinery/pkg/api/meta"
 
@@ -20,14 +22,14 @@ import (
 
 // writeProtobufObject answers with one object in protobuf.
 func writeProtobufObject(c *call, code int, data []byte) error {
-	obj := c.result
-	if obj == nil || obj.GetObjectKind().GroupVersionKind() != c.res.gvk {
+	obj := c.Result
+	if obj == nil || obj.GetObjectKind().GroupVersionKind() != c.Res.GVK {
 		var err error
-		if obj, err = c.res.typedFromStored(data); err != nil {
+		if obj, err = c.Res.TypedFromStored(data); err != nil {
 			return apierrors.NewInternalError(err)
 		}
 	}
-	b, err := protobufEncode(obj)
+	b, err := registry.ProtobufEncode(obj)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
@@ -40,17 +42,17 @@ func writeProtobufObject(c *call, code int, data []byte) error {
 func (s *Server) writeProtobufList(c *call, lm metav1.ListMeta, stored []store.Object, served [][]byte) error {
 	msgs := make([][]byte, len(served))
 	for i, data := range served {
-		p, err := s.enc.protoOf(c.res, stored[i].Key, stored[i].Revision, data)
+		p, err := s.Encodings().ProtoOf(c.Res, stored[i].Key, stored[i].Revision, data)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
 		msgs[i] = p
 	}
-	msg, err := protobufListMessage(&lm, msgs)
+	msg, err := registry.ProtobufListMessage(&lm, msgs)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	b, err := protobufEnvelope(c.res.apiVersion(), c.res.listKind, msg)
+	b, err := registry.ProtobufEnvelope(c.Res.APIVersion(), c.Res.ListKind, msg)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
@@ -62,7 +64,7 @@ func (s *Server) writeProtobufList(c *call, lm metav1.ListMeta, stored []store.O
 // metav1.WatchEvent whose object is in the protobuf envelope, the framing
 // of application/vnd.kubernetes.protobuf;stream=watch.
 func protobufWatchFrame(typ string, obj runtime.Object) ([]byte, error) {
-	raw, err := protobufEncode(obj)
+	raw, err := registry.ProtobufEncode(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -92,33 +94,33 @@ func writeRaw(w http.ResponseWriter, code int, mediaType string, body []byte) {
 // decodeRequestObject reads the request body as an object of the resource:
 // protobuf straight into the Go type, JSON and YAML through
 // decodeObjectValidating.
-func (c *call) decodeRequestObject(directive string) (*object, error) {
-	if c.res.typed == nil || mediaTypeOf(c.r) != mediaProtobuf {
+func (c *call) decodeRequestObject(directive string) (*registry.Object, error) {
+	if c.Res.Typed == nil || mediaTypeOf(c.r) != mediaProtobuf {
 		data, err := c.objectBody()
 		if err != nil {
 			return nil, err
 		}
-		return c.res.decodeObjectValidating(data, directive)
+		return c.Res.DecodeObjectValidating(data, directive)
 	}
 	data, err := readBody(c.r)
 	if err != nil {
 		return nil, err
 	}
-	obj, gvk, err := protobufSerializer().Decode(data, nil, c.res.typed())
+	obj, gvk, err := registry.ProtobufSerializer().Decode(data, nil, c.Res.Typed())
 	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", c.res.Kind, err, summarize(data, 30)))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", c.Res.Kind, err, registry.Summarize(data, 30)))
 	}
-	if gvk.GroupVersion() != c.res.gvk.GroupVersion() {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), c.res.gvk.GroupVersion().String()))
+	if gvk.GroupVersion() != c.Res.GVK.GroupVersion() {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), c.Res.GVK.GroupVersion().String()))
 	}
-	if gvk.Kind != c.res.Kind {
-		return nil, c.res.decodeError(data, gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, internalPackage(c.res.Group), c.res.Kind))
+	if gvk.Kind != c.Res.Kind {
+		return nil, c.Res.DecodeError(data, gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, registry.InternalPackage(c.Res.Group), c.Res.Kind))
 	}
-	obj.GetObjectKind().SetGroupVersionKind(c.res.gvk)
-	c.res.defaults(obj)
+	obj.GetObjectKind().SetGroupVersionKind(c.Res.GVK)
+	c.Res.Defaults(obj)
 	acc, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	return &object{obj: obj, meta: acc}, nil
+	return &registry.Object{Obj: obj, Meta: acc}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -17,7 +19,7 @@ import (
 // request, with the response writer, the HTTP request and the answer's
 // negotiated media type.
 type call struct {
-	*request
+	*registry.Request
 	w     http.ResponseWriter
 	r     *http.Request
 	media mediaChoice
@@ -28,13 +30,13 @@ type call struct {
 
 // serveResource routes a resource request to its verb.
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *apirequest.RequestInfo, u user.Info) {
-	res, ok := s.served.lookup(info.APIGroup, info.APIVersion, info.Resource)
-	if _, known := s.served.preferred(info.APIGroup); !known {
+	res, ok := s.Resources().Lookup(info.APIGroup, info.APIVersion, info.Resource)
+	if _, known := s.Resources().Preferred(info.APIGroup); !known {
 		// kube-aggregator answers paths of unknown groups with a plain 404.
 		http.NotFound(w, r)
 		return
 	}
-	if !s.served.isBuiltinGroup(info.APIGroup) {
+	if !s.Resources().IsBuiltinGroup(info.APIGroup) {
 		// apiextensions' handler serves CRD groups: a resource it does not
 		// serve (or not yet: a CRD waiting for its names) falls through to a
 		// plain 404, a subresource the CRD lacks is a NotFound of the object.
@@ -42,32 +44,32 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 			http.NotFound(w, r)
 			return
 		}
-		if info.Subresource != "" && !res.hasSub(info.Subresource) {
-			writeError(w, r, apierrors.NewNotFound(res.gr, info.Name))
+		if info.Subresource != "" && !res.HasSub(info.Subresource) {
+			writeError(w, r, apierrors.NewNotFound(res.GR, info.Name))
 			return
 		}
 	}
-	if !ok || (info.Subresource != "" && !res.hasSub(info.Subresource)) {
-		writeError(w, r, notFoundPath())
+	if !ok || (info.Subresource != "" && !res.HasSub(info.Subresource)) {
+		writeError(w, r, registry.NotFoundPath())
 		return
 	}
-	addWarnings(w, res.warnings)
-	c := &call{request: &request{goCtx: r.Context(), userAgent: r.UserAgent(), info: info, res: res, user: u, ns: info.Namespace}, w: w, r: r}
+	addWarnings(w, res.Warnings)
+	c := &call{Request: &registry.Request{GoCtx: r.Context(), UserAgent: r.UserAgent(), Info: info, Res: res, User: u, Namespace: info.Namespace}, w: w, r: r}
 	if !res.Namespaced {
 		if info.Namespace != "" && !(info.Resource == "namespaces") {
-			writeError(w, r, notFoundPath())
+			writeError(w, r, registry.NotFoundPath())
 			return
 		}
-		c.ns = ""
+		c.Namespace = ""
 	}
-	media, ok := negotiateFor(r.Header.Get("Accept"), res.typed != nil)
+	media, ok := negotiateFor(r.Header.Get("Accept"), res.Typed != nil)
 	if !ok {
 		writeError(w, r, errNotAcceptable(acceptedMediaTypes))
 		return
 	}
 	c.media = media
-	if !s.verbAllowed(c.request) {
-		writeError(w, r, c.errMethodNotSupported())
+	if !s.VerbAllowed(c.Request) {
+		writeError(w, r, c.ErrMethodNotSupported())
 		return
 	}
 	var err error
@@ -87,7 +89,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 	case "token":
 		err = s.serveTokenRequest(c)
 	default:
-		err = c.errMethodNotSupported()
+		err = c.ErrMethodNotSupported()
 	}
 	if err != nil {
 		writeError(w, r, err)
@@ -96,10 +98,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 
 // serveMain serves verbs on the main resource.
 func (s *Server) serveMain(c *call) error {
-	if c.res.Virtual {
+	if c.Res.Virtual {
 		return s.serveVirtual(c)
 	}
-	switch c.info.Verb {
+	switch c.Info.Verb {
 	case "get":
 		return s.get(c)
 	case "list":
@@ -107,8 +109,8 @@ func (s *Server) serveMain(c *call) error {
 	case "watch":
 		return s.watch(c)
 	case "create":
-		if c.info.Name != "" {
-			return c.errMethodNotSupported()
+		if c.Info.Name != "" {
+			return c.ErrMethodNotSupported()
 		}
 		return s.create(c)
 	case "update":
@@ -120,12 +122,12 @@ func (s *Server) serveMain(c *call) error {
 	case "deletecollection":
 		return s.deleteCollection(c)
 	}
-	return c.errMethodNotSupported()
+	return c.ErrMethodNotSupported()
 }
 
 // serveStatus serves the status subresource: get, update and patch.
 func (s *Server) serveStatus(c *call) error {
-	switch c.info.Verb {
+	switch c.Info.Verb {
 	case "get":
 		return s.get(c)
 	case "update":
@@ -133,7 +135,7 @@ func (s *Server) serveStatus(c *call) error {
 	case "patch":
 		return s.patch(c, true)
 	}
-	return c.errMethodNotSupported()
+	return c.ErrMethodNotSupported()
 }
 
 // writeObject answers with one stored (JSON) object in the negotiated format.

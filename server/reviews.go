@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -24,26 +26,26 @@ import (
 // serveVirtual answers the resources that are computed, not stored: the
 // review APIs, bindings and componentstatuses.
 func (s *Server) serveVirtual(c *call) error {
-	switch c.res.Resource.Resource {
+	switch c.Res.Resource.Resource {
 	case "bindings":
-		if c.info.Verb != "create" {
-			return c.errMethodNotSupported()
+		if c.Info.Verb != "create" {
+			return c.ErrMethodNotSupported()
 		}
 		return s.serveBindingsCollection(c)
 	case "componentstatuses":
 		return s.serveComponentStatuses(c)
 	}
-	if c.info.Verb != "create" {
-		return c.errMethodNotSupported()
+	if c.Info.Verb != "create" {
+		return c.ErrMethodNotSupported()
 	}
 	o, err := c.decodeRequestObject(metav1.FieldValidationIgnore)
 	if err != nil {
 		return err
 	}
 	var out any
-	switch obj := o.obj.(type) {
+	switch obj := o.Obj.(type) {
 	case *authenticationv1.SelfSubjectReview:
-		obj.Status.UserInfo = userInfoOf(c.user)
+		obj.Status.UserInfo = userInfoOf(c.User)
 		out = obj
 	case *authenticationv1.TokenReview:
 		if err := s.reviewToken(c, obj); err != nil {
@@ -52,25 +54,25 @@ func (s *Server) serveVirtual(c *call) error {
 		out = obj
 	case *authorizationv1.SubjectAccessReview:
 		if errs := validateSARSpec(obj.Spec, field.NewPath("spec")); len(errs) > 0 {
-			return apierrors.NewInvalid(c.res.gvk.GroupKind(), "", errs)
+			return apierrors.NewInvalid(c.Res.GVK.GroupKind(), "", errs)
 		}
 		obj.Status = s.reviewAccess(c, specUser(obj.Spec), obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes)
 		out = obj
 	case *authorizationv1.LocalSubjectAccessReview:
-		if obj.Spec.ResourceAttributes == nil || obj.Spec.ResourceAttributes.Namespace != c.ns {
-			return apierrors.NewBadRequest(fmt.Sprintf("spec.resourceAttributes.namespace must match namespace: %v", c.ns))
+		if obj.Spec.ResourceAttributes == nil || obj.Spec.ResourceAttributes.Namespace != c.Namespace {
+			return apierrors.NewBadRequest(fmt.Sprintf("spec.resourceAttributes.namespace must match namespace: %v", c.Namespace))
 		}
-		obj.Namespace = c.ns
+		obj.Namespace = c.Namespace
 		obj.Status = s.reviewAccess(c, specUser(obj.Spec), obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes)
 		out = obj
 	case *authorizationv1.SelfSubjectAccessReview:
-		obj.Status = s.reviewAccess(c, c.user, obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes)
+		obj.Status = s.reviewAccess(c, c.User, obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes)
 		out = obj
 	case *authorizationv1.SelfSubjectRulesReview:
-		obj.Status = auth.RulesFor(c.ctx(), s.auth.rules, c.user, obj.Spec.Namespace)
+		obj.Status = auth.RulesFor(c.Context(), s.auth.rules, c.User, obj.Spec.Namespace)
 		out = obj
 	default:
-		return c.errMethodNotSupported()
+		return c.ErrMethodNotSupported()
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -94,13 +96,13 @@ func userInfoOf(u user.Info) authenticationv1.UserInfo {
 // reviewToken authenticates spec.token with the server's authenticators.
 func (s *Server) reviewToken(c *call, tr *authenticationv1.TokenReview) error {
 	if tr.Spec.Token == "" {
-		return apierrors.NewInvalid(c.res.gvk.GroupKind(), "", field.ErrorList{field.Required(field.NewPath("spec", "token"), "")})
+		return apierrors.NewInvalid(c.Res.GVK.GroupKind(), "", field.ErrorList{field.Required(field.NewPath("spec", "token"), "")})
 	}
 	auds := s.auth.audience
 	if len(tr.Spec.Audiences) > 0 {
 		auds = tr.Spec.Audiences
 	}
-	req, _ := http.NewRequestWithContext(authenticator.WithAudiences(c.ctx(), auds), http.MethodGet, "/", nil)
+	req, _ := http.NewRequestWithContext(authenticator.WithAudiences(c.Context(), auds), http.MethodGet, "/", nil)
 	req.Header.Set("Authorization", "Bearer "+tr.Spec.Token)
 	resp, ok, err := s.auth.authn.AuthenticateRequest(req)
 	tr.Status = authenticationv1.TokenReviewStatus{}
@@ -152,7 +154,7 @@ func (s *Server) reviewAccess(c *call, u user.Info, ra *authorizationv1.Resource
 	} else if na != nil {
 		attrs.Verb, attrs.Path = na.Verb, na.Path
 	}
-	decision, reason, err := s.auth.authz.Authorize(c.ctx(), attrs)
+	decision, reason, err := s.auth.authz.Authorize(c.Context(), attrs)
 	st := authorizationv1.SubjectAccessReviewStatus{
 		Allowed: decision == authorizer.DecisionAllow,
 		Denied:  decision == authorizer.DecisionDeny,
@@ -166,15 +168,15 @@ func (s *Server) reviewAccess(c *call, u user.Info, ra *authorizationv1.Resource
 
 // serveTokenRequest answers serviceaccounts/{name}/token (TokenRequest).
 func (s *Server) serveTokenRequest(c *call) error {
-	if c.info.Verb != "create" {
-		return c.errMethodNotSupported()
+	if c.Info.Verb != "create" {
+		return c.ErrMethodNotSupported()
 	}
 	body, err := c.objectBody()
 	if err != nil {
 		return err
 	}
 	tr := &authenticationv1.TokenRequest{}
-	if err := jsonUnmarshal(body, tr); err != nil {
+	if err := registry.JSONUnmarshal(body, tr); err != nil {
 		return apierrors.NewBadRequest(fmt.Sprintf("TokenRequest in version \"v1\" cannot be handled as a TokenRequest: %v", err))
 	}
 	gk := schema.GroupKind{Group: "authentication.k8s.io", Kind: "TokenRequest"}
@@ -188,8 +190,8 @@ func (s *Server) serveTokenRequest(c *call) error {
 	if *tr.Spec.ExpirationSeconds > 1<<32 {
 		return apierrors.NewInvalid(gk, "", field.ErrorList{field.TooLong(field.NewPath("spec", "expirationSeconds"), *tr.Spec.ExpirationSeconds, 1<<32)})
 	}
-	getter := s.serviceAccounts()
-	sa, err := getter.ServiceAccount(c.ns, c.info.Name)
+	getter := s.ServiceAccounts()
+	sa, err := getter.ServiceAccount(c.Namespace, c.Info.Name)
 	if err != nil {
 		return err
 	}
@@ -199,7 +201,7 @@ func (s *Server) serveTokenRequest(c *call) error {
 		var uid string
 		switch ref.Kind {
 		case "Pod":
-			pod, err := getter.Pod(c.ns, ref.Name)
+			pod, err := getter.Pod(c.Namespace, ref.Name)
 			if err != nil {
 				return err
 			}
@@ -210,7 +212,7 @@ func (s *Server) serveTokenRequest(c *call) error {
 				}
 			}
 		case "Secret":
-			sec, err := getter.Secret(c.ns, ref.Name)
+			sec, err := getter.Secret(c.Namespace, ref.Name)
 			if err != nil {
 				return err
 			}
@@ -252,7 +254,7 @@ func (s *Server) issueTokenSecret(sec *corev1.Secret) {
 		return
 	}
 	name := sec.Annotations[corev1.ServiceAccountNameKey]
-	sa, err := s.serviceAccounts().ServiceAccount(sec.Namespace, name)
+	sa, err := s.ServiceAccounts().ServiceAccount(sec.Namespace, name)
 	if err != nil {
 		return
 	}
@@ -276,15 +278,15 @@ func (s *Server) serveBindingsCollection(c *call) error {
 	if err != nil {
 		return err
 	}
-	o, err := c.res.decodeObject(data)
+	o, err := c.Res.DecodeObject(data)
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(o.obj)
+	b, err := json.Marshal(o.Obj)
 	if err != nil {
 		return err
 	}
-	return s.serveBindingBody(c, o.meta.GetName(), b)
+	return s.serveBindingBody(c, o.Meta.GetName(), b)
 }
 
 // serveComponentStatuses answers get/list of the deprecated componentstatuses.
@@ -297,15 +299,15 @@ func (s *Server) serveComponentStatuses(c *call) error {
 		}
 	}
 	names := []string{"etcd-0", "controller-manager", "scheduler"}
-	switch c.info.Verb {
+	switch c.Info.Verb {
 	case "get":
 		for _, n := range names {
-			if n == c.info.Name {
+			if n == c.Info.Name {
 				b, _ := json.Marshal(item(n))
 				return s.writeObject(c, http.StatusOK, b)
 			}
 		}
-		return apierrors.NewNotFound(c.res.gr, c.info.Name)
+		return apierrors.NewNotFound(c.Res.GR, c.Info.Name)
 	case "list":
 		var items []any
 		for _, n := range names {
@@ -325,5 +327,5 @@ func (s *Server) serveComponentStatuses(c *call) error {
 		}
 		return writeEncoded(c, http.StatusOK, map[string]any{"kind": "ComponentStatusList", "apiVersion": "v1", "metadata": map[string]any{}, "items": items})
 	}
-	return c.errMethodNotSupported()
+	return c.ErrMethodNotSupported()
 }

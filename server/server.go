@@ -11,7 +11,8 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	"github.com/fakeplane/fakeplane/registry"
+
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fakeplane/fakeplane/auth"
@@ -22,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
-	"github.com/fakeplane/fakeplane/crd"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -55,12 +55,13 @@ type Config struct {
 
 // Server serves the Kubernetes API from a store.
 type Server struct {
-	cfg    Config
-	store  store.Interface
-	log    *slog.Logger
-	now    func() time.Time
-	served *servedResources
-	infos  *apirequest.RequestInfoFactory
+	// Registry is the read and write pipeline the server serves over HTTP.
+	*registry.Registry
+
+	cfg   Config
+	log   *slog.Logger
+	now   func() time.Time
+	infos *apirequest.RequestInfoFactory
 
 	// stopping is closed by Close; long-running requests (watches) end on it.
 	stopping  chan struct{}
@@ -70,9 +71,6 @@ type Server struct {
 	reqIdle  *sync.Cond
 	requests int
 
-	// enc caches labels and protobuf encodings of stored objects.
-	enc *encCache
-
 	// rbacCache holds the RBAC objects for the authorizer.
 	rbacCache *rbacCache
 	// openAPICache holds the OpenAPI v3 documents of built-in group/versions.
@@ -80,26 +78,12 @@ type Server struct {
 	openAPICache map[schema.GroupVersion][]byte
 	// openAPIv2Cache is /openapi/v2 for the registry generation it was built for.
 	openAPIv2Cache *openAPIv2Doc
-	// alloc hands out ClusterIPs and node ports.
-	alloc *serviceAllocator
 	// gc is the garbage collector's owner index and work queue.
 	gc *garbageCollector
 	// auth is the authentication and authorization machinery.
 	auth authState
 	// handler is the filter chain in front of serveAuthorized.
 	handler http.Handler
-	// rbacWriteCheck runs upstream's RBAC escalation and bind checks on a
-	// write to roles, clusterroles and their bindings; nil when RBAC is off.
-	rbacWriteCheck func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error
-	// commitObserver is told of every commit, under the store's writer lock
-	// and in revision order: the garbage collector's owner index and the
-	// RBAC cache follow the store through it (observeCommitViews).
-	commitObserver func(bucket, key string, obj runtime.Object, data []byte, deleted bool)
-	// tokenSecretFiller issues the token of a new service-account-token
-	// Secret; nil without service-account tokens.
-	tokenSecretFiller func(sec *corev1.Secret)
-	// crdMu orders serving a CRD against forgetting a deleted one.
-	crdMu sync.Mutex
 }
 
 // New builds a Server. Call Run to start its controllers.
@@ -109,11 +93,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg:       cfg,
-		store:     cfg.Store,
 		log:       cfg.Logger,
 		now:       cfg.Now,
 		stopping:  make(chan struct{}),
-		enc:       newEncCache(cfg.Store),
 		rbacCache: newRBACCache(),
 		gc:        newGarbageCollector(),
 	}
@@ -121,33 +103,22 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	if !cfg.ServiceClusterIPRange.IsValid() {
-		cfg.ServiceClusterIPRange = DefaultServiceClusterIPRange
-	}
-	s.alloc = newServiceAllocator(cfg.ServiceClusterIPRange)
-	if err := s.alloc.load(s.store); err != nil {
-		return nil, fmt.Errorf("server: load allocated ClusterIPs and node ports: %w", err)
-	}
 	if s.now == nil {
 		s.now = time.Now
 	}
-	reg, err := newRegistry()
+	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.served = reg
-	reg.webhookConverter = crd.NewWebhookConverters(endpointResolver{s}).For
+	s.Registry = reg
 	s.infos = &apirequest.RequestInfoFactory{
 		APIPrefixes:          sets.NewString("api", "apis"),
 		GrouplessAPIPrefixes: sets.NewString("api"),
 	}
-	if err := s.rbacCache.load(s.store); err != nil {
+	if err := s.rbacCache.load(cfg.Store); err != nil {
 		return nil, fmt.Errorf("server: load RBAC objects: %w", err)
 	}
-	if err := s.loadCRDs(); err != nil {
-		return nil, fmt.Errorf("server: load CustomResourceDefinitions: %w", err)
-	}
-	if s.store.CurrentRevision() > 0 { // a store with objects from an earlier run
+	if cfg.Store.CurrentRevision() > 0 { // a store with objects from an earlier run
 		if err := s.gcLoad(); err != nil {
 			return nil, fmt.Errorf("server: index owner references: %w", err)
 		}
@@ -155,13 +126,13 @@ func New(cfg Config) (*Server, error) {
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.commitObserver = s.observeCommitViews
-	s.tokenSecretFiller = s.issueTokenSecret
+	hooks := registry.Hooks{CommitObserver: s.observeCommitViews, TokenSecretFiller: s.issueTokenSecret}
 	if s.auth.rbac != nil {
-		s.rbacWriteCheck = func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error {
+		hooks.RBACWriteCheck = func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error {
 			return s.auth.rbac.ForStorage(gr).CheckRBACWrite(ctx, s.auth.authz, w)
 		}
 	}
+	s.SetHooks(hooks)
 	return s, nil
 }
 

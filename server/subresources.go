@@ -6,6 +6,8 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -28,27 +30,27 @@ func successStatus(code int32) *metav1.Status {
 
 // serveScale serves the scale subresource of workloads.
 func (s *Server) serveScale(c *call) error {
-	switch c.info.Verb {
+	switch c.Info.Verb {
 	case "get":
-		cur, err := s.getObject(c.request)
+		cur, err := s.GetObject(c.Request)
 		if err != nil {
 			return err
 		}
-		sc, err := scaleOf(c.res, cur)
+		sc, err := registry.ScaleOf(c.Res, cur)
 		if err != nil {
 			return err
 		}
 		return writeEncoded(c, http.StatusOK, sc)
 	case "update", "patch":
 	default:
-		return c.errMethodNotSupported()
+		return c.ErrMethodNotSupported()
 	}
 	body, err := readBody(c.r)
 	if err != nil {
 		return err
 	}
 	var pt types.PatchType
-	if c.info.Verb == "update" {
+	if c.Info.Verb == "update" {
 		if body, err = bodyToJSON(c.r, body); err != nil {
 			return err
 		}
@@ -57,7 +59,7 @@ func (s *Server) serveScale(c *call) error {
 		switch pt {
 		case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
 		default:
-			if c.res.crd == "" {
+			if c.Res.CRD == "" {
 				return errRouteUnsupportedMediaType()
 			}
 			return errUnsupportedMediaType([]string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType), string(types.StrategicMergePatchType)})
@@ -67,20 +69,20 @@ func (s *Server) serveScale(c *call) error {
 	if err != nil {
 		return err
 	}
-	fm, err := c.res.fieldManager("scale")
+	fm, err := c.Res.FieldManager("scale")
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
 	scaleGR := schema.GroupResource{Group: "autoscaling", Resource: "scale"}
 	var result *autoscalingv1.Scale
-	_, _, err = s.updateObject(c.request, false, wo.dryRun, func(old *object) (*object, error) {
-		cur, err := scaleOf(c.res, old)
+	_, _, err = s.UpdateObject(c.Request, false, wo.dryRun, func(old *registry.Object) (*registry.Object, error) {
+		cur, err := registry.ScaleOf(c.Res, old)
 		if err != nil {
 			return nil, err
 		}
 		// The parent's managers of spec.replicas own the Scale's, as upstream's
 		// scale handler translates them.
-		handler := managedfields.NewScaleHandler(old.meta.GetManagedFields(), c.res.gvk.GroupVersion(), c.res.replicasPaths())
+		handler := managedfields.NewScaleHandler(old.Meta.GetManagedFields(), c.Res.GVK.GroupVersion(), c.Res.ReplicasPaths())
 		if cur.ManagedFields, err = handler.ToSubresource(); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -122,44 +124,44 @@ func (s *Server) serveScale(c *call) error {
 				return nil, apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
 			}
 			want.SetGroupVersionKind(autoscalingv1.SchemeGroupVersion.WithKind("Scale"))
-			if out, ok := fm.UpdateNoErrors(cur, want, managerName(wo.fieldManager, c.r.UserAgent())).(*autoscalingv1.Scale); ok {
+			if out, ok := fm.UpdateNoErrors(cur, want, registry.ManagerName(wo.fieldManager, c.r.UserAgent())).(*autoscalingv1.Scale); ok {
 				want = out
 			}
 		}
-		if want.Name != "" && want.Name != c.info.Name {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", want.Name, c.info.Name))
+		if want.Name != "" && want.Name != c.Info.Name {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", want.Name, c.Info.Name))
 		}
 		if want.Spec.Replicas < 0 {
-			return nil, apierrors.NewInvalid(schema.GroupKind{Group: "autoscaling", Kind: "Scale"}, c.info.Name, field.ErrorList{
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: "autoscaling", Kind: "Scale"}, c.Info.Name, field.ErrorList{
 				field.Invalid(field.NewPath("spec", "replicas"), want.Spec.Replicas, "must be greater than or equal to 0"),
 			})
 		}
-		if want.ResourceVersion != "" && want.ResourceVersion != old.meta.GetResourceVersion() {
-			return nil, errConflict(c.res.gr, c.info.Name)
+		if want.ResourceVersion != "" && want.ResourceVersion != old.Meta.GetResourceVersion() {
+			return nil, registry.ErrConflict(c.Res.GR, c.Info.Name)
 		}
-		next, err := c.res.decodeStored(mustEncode(old.obj))
+		next, err := c.Res.DecodeStored(registry.MustEncode(old.Obj))
 		if err != nil {
 			return nil, err
 		}
-		if err := setReplicas(c.res, next, want.Spec.Replicas); err != nil {
+		if err := registry.SetReplicas(c.Res, next, want.Spec.Replicas); err != nil {
 			return nil, err
 		}
 		parentFields, err := handler.ToParent(want.ManagedFields)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		next.meta.SetManagedFields(parentFields)
+		next.Meta.SetManagedFields(parentFields)
 		result = want
 		return next, nil
 	})
 	if err != nil {
 		return err
 	}
-	cur, err := s.getObject(c.request)
+	cur, err := s.GetObject(c.Request)
 	if err != nil {
 		return err
 	}
-	sc, err := scaleOf(c.res, cur)
+	sc, err := registry.ScaleOf(c.Res, cur)
 	if err != nil {
 		return err
 	}
@@ -177,14 +179,14 @@ func mediaTypeOf(r *http.Request) string {
 
 // serveBinding assigns a pod to a node (pods/binding), as the scheduler does.
 func (s *Server) serveBinding(c *call) error {
-	if c.info.Verb != "create" {
-		return c.errMethodNotSupported()
+	if c.Info.Verb != "create" {
+		return c.ErrMethodNotSupported()
 	}
 	body, err := c.objectBody()
 	if err != nil {
 		return err
 	}
-	return s.serveBindingBody(c, c.info.Name, body)
+	return s.serveBindingBody(c, c.Info.Name, body)
 }
 
 // serveBindingBody decodes a Binding and binds the pod it names.
@@ -197,7 +199,7 @@ func (s *Server) serveBindingBody(c *call, podName string, body []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := s.bind(c.request, podName, &b, dry); err != nil {
+	if err := s.Bind(c.Request, podName, &b, dry); err != nil {
 		return err
 	}
 	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
@@ -205,8 +207,8 @@ func (s *Server) serveBindingBody(c *call, podName string, body []byte) error {
 
 // serveEviction deletes a pod through pods/eviction.
 func (s *Server) serveEviction(c *call) error {
-	if c.info.Verb != "create" {
-		return c.errMethodNotSupported()
+	if c.Info.Verb != "create" {
+		return c.ErrMethodNotSupported()
 	}
 	body, err := c.objectBody()
 	if err != nil {
@@ -216,14 +218,14 @@ func (s *Server) serveEviction(c *call) error {
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &ev); err != nil {
 		return apierrors.NewBadRequest(fmt.Sprintf("Eviction in version \"v1\" cannot be handled as a Eviction: %v", err))
 	}
-	if ev.Name != "" && ev.Name != c.info.Name {
+	if ev.Name != "" && ev.Name != c.Info.Name {
 		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Eviction object"))
 	}
 	opts := ev.DeleteOptions
 	if opts == nil {
 		opts = &metav1.DeleteOptions{}
 	}
-	if _, _, err := s.deleteObject(c.request, c.key(), c.info.Name, opts); err != nil {
+	if _, _, err := s.DeleteObject(c.Request, c.Key(), c.Info.Name, opts); err != nil {
 		return err
 	}
 	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
@@ -231,26 +233,26 @@ func (s *Server) serveEviction(c *call) error {
 
 // serveFinalize serves namespaces/finalize: a PUT that sets spec.finalizers.
 func (s *Server) serveFinalize(c *call) error {
-	if c.info.Verb != "update" {
-		return c.errMethodNotSupported()
+	if c.Info.Verb != "update" {
+		return c.ErrMethodNotSupported()
 	}
 	body, err := c.objectBody()
 	if err != nil {
 		return err
 	}
-	o, err := c.res.decodeObject(body)
+	o, err := c.Res.DecodeObject(body)
 	if err != nil {
 		return err
 	}
-	if err := checkName(c.request, o); err != nil {
+	if err := registry.CheckName(c.Request, o); err != nil {
 		return err
 	}
-	want := o.obj.(*corev1.Namespace).Spec.Finalizers
-	out, _, err := s.updateObject(c.request, false, false, func(old *object) (*object, error) {
-		ns := old.obj.DeepCopyObject().(*corev1.Namespace)
+	want := o.Obj.(*corev1.Namespace).Spec.Finalizers
+	out, _, err := s.UpdateObject(c.Request, false, false, func(old *registry.Object) (*registry.Object, error) {
+		ns := old.Obj.DeepCopyObject().(*corev1.Namespace)
 		ns.Spec.Finalizers = want
-		ns.ResourceVersion = o.meta.GetResourceVersion()
-		return &object{obj: ns, meta: ns}, nil
+		ns.ResourceVersion = o.Meta.GetResourceVersion()
+		return &registry.Object{Obj: ns, Meta: ns}, nil
 	})
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,10 +18,10 @@ import (
 
 // tableFor renders stored objects as a meta.k8s.io Table.
 func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1.Table, error) {
-	if c.res.table != nil {
+	if c.Res.Table != nil {
 		return s.crdTable(c, items, lm)
 	}
-	p := printers.Lookup(c.res.gr)
+	p := printers.Lookup(c.Res.GR)
 	include := metav1.IncludeMetadata
 	if v := c.r.URL.Query().Get("includeObject"); v != "" {
 		include = metav1.IncludeObjectPolicy(v)
@@ -31,7 +33,7 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 	if lm != nil {
 		t.ListMeta = *lm
 	}
-	objs := make([]*object, len(items))
+	objs := make([]*registry.Object, len(items))
 	for i, data := range items {
 		o, err := s.decodeForTable(c, i, data)
 		if err != nil {
@@ -41,11 +43,11 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 	}
 	if lm == nil && len(objs) == 1 {
 		// The Table of one object has the object's resourceVersion.
-		t.ResourceVersion = objs[0].meta.GetResourceVersion()
+		t.ResourceVersion = objs[0].Meta.GetResourceVersion()
 	}
 	order, cells := tableCells(p, objs, lm != nil, s.now())
 	for i, idx := range order {
-		row := metav1.TableRow{Cells: cells[i], Conditions: p.Conditions(objs[idx].obj)}
+		row := metav1.TableRow{Cells: cells[i], Conditions: p.Conditions(objs[idx].Obj)}
 		switch include {
 		case metav1.IncludeObject:
 			row.Object = runtime.RawExtension{Raw: items[idx]}
@@ -64,11 +66,11 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 // tableCells prints objects' rows, ages counted up to now: the index of
 // the object each row shows and its cells. A list is printed as one (a few
 // resources' list rows depend on all the items).
-func tableCells(p *printers.Printer, objs []*object, list bool, now time.Time) ([]int, [][]any) {
+func tableCells(p *printers.Printer, objs []*registry.Object, list bool, now time.Time) ([]int, [][]any) {
 	if list {
 		typed := make([]runtime.Object, len(objs))
 		for i, o := range objs {
-			typed[i] = o.obj
+			typed[i] = o.Obj
 		}
 		return p.ListCells(typed, now)
 	}
@@ -76,7 +78,7 @@ func tableCells(p *printers.Printer, objs []*object, list bool, now time.Time) (
 	cells := make([][]any, len(objs))
 	for i, o := range objs {
 		order[i] = i
-		cells[i] = p.Cells(o.obj, now)
+		cells[i] = p.Cells(o.Obj, now)
 	}
 	return order, cells
 }
@@ -84,13 +86,13 @@ func tableCells(p *printers.Printer, objs []*object, list bool, now time.Time) (
 // crdTable renders custom resources with upstream's table convertor for the
 // CRD version's additionalPrinterColumns.
 func (s *Server) crdTable(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1.Table, error) {
-	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": c.res.apiVersion(), "kind": c.res.listKind, "metadata": map[string]any{}}}
+	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": c.Res.APIVersion(), "kind": c.Res.ListKind, "metadata": map[string]any{}}}
 	for _, data := range items {
-		o, err := c.res.decodeStored(data)
+		o, err := c.Res.DecodeStored(data)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		list.Items = append(list.Items, *o.obj.(*unstructured.Unstructured))
+		list.Items = append(list.Items, *o.Obj.(*unstructured.Unstructured))
 	}
 	var obj runtime.Object = list
 	if lm == nil && len(list.Items) == 1 {
@@ -100,7 +102,7 @@ func (s *Server) crdTable(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 	if v := c.r.URL.Query().Get("includeObject"); v != "" {
 		opts.IncludeObject = metav1.IncludeObjectPolicy(v)
 	}
-	t, err := c.res.table.ConvertToTable(c.ctx(), obj, opts)
+	t, err := c.Res.Table.ConvertToTable(c.Context(), obj, opts)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -140,18 +142,18 @@ type protoUnmarshaler interface{ Unmarshal([]byte) error }
 // decodeForTable decodes the i-th object of a Table: a listed built-in
 // object from its cached protobuf message (several times faster than its
 // JSON), anything else from its JSON.
-func (s *Server) decodeForTable(c *call, i int, data []byte) (*object, error) {
-	if c.res.typed != nil && len(c.listed) > i {
+func (s *Server) decodeForTable(c *call, i int, data []byte) (*registry.Object, error) {
+	if c.Res.Typed != nil && len(c.listed) > i {
 		it := c.listed[i]
-		if msg, err := s.enc.protoOf(c.res, it.Key, it.Revision, data); err == nil {
-			obj := c.res.typed()
+		if msg, err := s.Encodings().ProtoOf(c.Res, it.Key, it.Revision, data); err == nil {
+			obj := c.Res.Typed()
 			if pu, ok := obj.(protoUnmarshaler); ok && pu.Unmarshal(msg) == nil {
-				obj.GetObjectKind().SetGroupVersionKind(c.res.gvk)
+				obj.GetObjectKind().SetGroupVersionKind(c.Res.GVK)
 				if acc, err := meta.Accessor(obj); err == nil {
-					return &object{obj: obj, meta: acc}, nil
+					return &registry.Object{Obj: obj, Meta: acc}, nil
 				}
 			}
 		}
 	}
-	return c.res.decodeStored(data)
+	return c.Res.DecodeStored(data)
 }

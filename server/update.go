@@ -3,6 +3,8 @@ package server
 import (
 	"errors"
 	"net/http"
+
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // update answers PUT on an object or its status.
@@ -15,22 +17,22 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	if err != nil {
 		return err
 	}
-	if err := checkName(c.request, o); err != nil {
+	if err := registry.CheckName(c.Request, o); err != nil {
 		return err
 	}
 	dry := wo.dryRun
-	addWarnings(c.w, o.warnings)
+	addWarnings(c.w, o.Warnings)
 	code := http.StatusOK
-	out, created, err := s.updateObject(c.request, statusOnly, dry, func(old *object) (*object, error) {
+	out, created, err := s.UpdateObject(c.Request, statusOnly, dry, func(old *registry.Object) (*registry.Object, error) {
 		// The write path changes the object it is given, and may retry.
-		attempt := o.deepCopy()
-		c.trackManagedFields(old.obj, attempt, wo.fieldManager)
+		attempt := o.DeepCopy()
+		c.TrackManagedFields(old.Obj, attempt, wo.fieldManager)
 		return attempt, nil
 	})
 	if err != nil {
-		if errors.Is(err, errCreateInstead) {
-			c.trackManagedFields(nil, o, wo.fieldManager)
-			out, err = s.createObject(c.request, o, dry)
+		if errors.Is(err, registry.ErrCreateInstead) {
+			c.TrackManagedFields(nil, o, wo.fieldManager)
+			out, err = s.CreateObject(c.Request, o, dry)
 			if err != nil {
 				return err
 			}

@@ -1,8 +1,9 @@
 package server
 
 import (
-	"github.com/fakeplane/fakeplane/internal/validate"
 	"testing"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -98,11 +100,11 @@ func (e *watchEncoder) write(b []byte) error {
 // object's cached encoding when its key and revision are known.
 func (e *watchEncoder) protobufFrame(typ string, obj []byte, key string, rev int64) ([]byte, error) {
 	if rev > 0 && typ != "ERROR" && typ != "BOOKMARK" {
-		msg, err := e.s.enc.protoOf(e.c.res, key, rev, obj)
+		msg, err := e.s.Encodings().ProtoOf(e.c.Res, key, rev, obj)
 		if err != nil {
 			return nil, err
 		}
-		raw, err := protobufEnvelope(e.c.res.apiVersion(), e.c.res.Kind, msg)
+		raw, err := registry.ProtobufEnvelope(e.c.Res.APIVersion(), e.c.Res.Kind, msg)
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +120,7 @@ func (e *watchEncoder) protobufFrame(typ string, obj []byte, key string, rev int
 		typed = st
 	} else {
 		var err error
-		if typed, err = e.c.res.typedFromStored(obj); err != nil {
+		if typed, err = e.c.Res.TypedFromStored(obj); err != nil {
 			return nil, err
 		}
 	}
@@ -132,10 +134,10 @@ func (s *Server) bookmark(c *call, rv int64, initialEnd bool) []byte {
 	if initialEnd {
 		meta["annotations"] = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
 	}
-	if c.res.typed != nil {
+	if c.Res.Typed != nil {
 		meta["creationTimestamp"] = nil
 	}
-	b, _ := json.Marshal(map[string]any{"kind": c.res.Kind, "apiVersion": c.res.apiVersion(), "metadata": meta})
+	b, _ := json.Marshal(map[string]any{"kind": c.Res.Kind, "apiVersion": c.Res.APIVersion(), "metadata": meta})
 	return b
 }
 
@@ -149,7 +151,7 @@ func (s *Server) watch(c *call) error {
 	if !ok {
 		return apierrors.NewInternalError(errors.New("streaming is not supported by this connection"))
 	}
-	sel := newSelection(c.res, opts)
+	sel := registry.NewSelection(c.Res, opts)
 	ctx, cancel := context.WithCancel(c.r.Context())
 	defer cancel()
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
@@ -157,8 +159,8 @@ func (s *Server) watch(c *call) error {
 		defer cancel()
 	}
 	prefix := ""
-	if c.ns != "" {
-		prefix = c.ns + "/"
+	if c.Namespace != "" {
+		prefix = c.Namespace + "/"
 	}
 
 	sendInitial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
@@ -171,14 +173,14 @@ func (s *Server) watch(c *call) error {
 	var compacted error
 	switch {
 	case sendInitial || legacyInitial:
-		lst, err := s.store.List(c.res.bucket, store.ListOptions{Prefix: prefix, Filter: s.filterFor(c.res, sel)})
+		lst, err := s.Store().List(c.Res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.FilterFor(c.Res, sel)})
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
 		for _, it := range lst.Items {
-			served, err := s.enc.servedOf(c.res, it.Key, it.Revision, it.Value)
+			served, err := s.Encodings().ServedOf(c.Res, it.Key, it.Revision, it.Value)
 			if err != nil {
-				return errStorageRead(c.res, it.Key, it.Revision, err)
+				return registry.ErrStorageRead(c.Res, it.Key, it.Revision, err)
 			}
 			initial = append(initial, served)
 			initialKeys = append(initialKeys, it.Key)
@@ -186,24 +188,24 @@ func (s *Server) watch(c *call) error {
 		}
 		from = lst.Revision
 	default:
-		rv, err := parseRV(opts.ResourceVersion)
+		rv, err := registry.ParseRV(opts.ResourceVersion)
 		if err != nil {
 			return err
 		}
-		if rv > s.store.CurrentRevision() {
-			if err := s.waitForRevision(c.ctx(), rv); err != nil {
+		if rv > s.Store().CurrentRevision() {
+			if err := s.WaitForRevision(c.Context(), rv); err != nil {
 				return err
 			}
 		}
 		from = rv
 	}
-	wch, err := s.store.Watch(ctx, c.res.bucket, store.WatchOptions{Prefix: prefix, FromRevision: from})
+	wch, err := s.Store().Watch(ctx, c.Res.Bucket, store.WatchOptions{Prefix: prefix, FromRevision: from})
 	if err != nil {
 		var ce *store.CompactedError
 		if !errors.As(err, &ce) {
 			return apierrors.NewInternalError(err)
 		}
-		compacted = errExpired(fmt.Sprintf("too old resource version: %d (%d)", ce.Requested, ce.Oldest))
+		compacted = registry.ErrExpired(fmt.Sprintf("too old resource version: %d (%d)", ce.Requested, ce.Oldest))
 	}
 
 	ct := c.media.kind
@@ -250,7 +252,7 @@ func (s *Server) watch(c *call) error {
 		case <-s.stopping:
 			return nil
 		case <-tick:
-			rv := s.store.CurrentRevision()
+			rv := s.Store().CurrentRevision()
 			if len(events) == 0 {
 				if err := enc.send("BOOKMARK", s.bookmark(c, rv, false)); err != nil {
 					return nil
@@ -262,9 +264,9 @@ func (s *Server) watch(c *call) error {
 			}
 			typ := string(ev.Type)
 			obj := ev.Value
-			if !sel.empty() {
-				cur := sel.matches(ev.Value)
-				prev := ev.Prev != nil && sel.matches(ev.Prev)
+			if !sel.Empty() {
+				cur := sel.Matches(ev.Value)
+				prev := ev.Prev != nil && sel.Matches(ev.Prev)
 				switch {
 				case ev.Type == store.Modified && cur && !prev:
 					typ = string(store.Added)
@@ -283,12 +285,12 @@ func (s *Server) watch(c *call) error {
 			var served []byte
 			var err error
 			if rev > 0 {
-				served, err = s.enc.servedOf(c.res, ev.Key, rev, obj)
+				served, err = s.Encodings().ServedOf(c.Res, ev.Key, rev, obj)
 			} else {
-				served, err = c.res.fromStorage(obj)
+				served, err = c.Res.FromStorage(obj)
 			}
 			if err != nil {
-				st := statusOf(errStorageDecode(c.res, ev.Key, ev.Revision, err))
+				st := statusOf(registry.ErrStorageDecode(c.Res, ev.Key, ev.Revision, err))
 				b, _ := json.Marshal(&st)
 				_ = enc.send("ERROR", b)
 				return nil

@@ -1,0 +1,129 @@
+package registry
+
+// Built-in admission: what kube-apiserver's default admission plugins do to
+// a new Pod (ServiceAccount, DefaultTolerationSeconds, Priority).
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// kubeAPIAccessVolume is the projected volume the ServiceAccount admission
+// plugin adds to pods, and where it mounts it.
+func kubeAPIAccessVolume() (corev1.Volume, corev1.VolumeMount) {
+	name := "kube-api-access-" + utilrand.String(5)
+	exp := int64(3607)
+	mode := int32(0o644)
+	vol := corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		DefaultMode: &mode,
+		Sources: []corev1.VolumeProjection{
+			{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{ExpirationSeconds: &exp, Path: "token"}},
+			{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: RootCAConfigMapName}, Items: []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
+			{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{Path: "namespace", FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}}}},
+		},
+	}}}
+	return vol, corev1.VolumeMount{Name: name, ReadOnly: true, MountPath: "/var/run/secrets/kubernetes.io/serviceaccount"}
+}
+
+// admitPod applies what kube-apiserver's admission plugins add to a new pod:
+// the ServiceAccount (which must exist) and its API access volume, the
+// default not-ready/unreachable tolerations, and the priority.
+func (s *Registry) admitPod(c *Request, pod *corev1.Pod) error {
+	if pod.Spec.ServiceAccountName == "" {
+		pod.Spec.ServiceAccountName = pod.Spec.DeprecatedServiceAccount
+	}
+	if pod.Spec.ServiceAccountName == "" {
+		pod.Spec.ServiceAccountName = "default"
+	}
+	pod.Spec.DeprecatedServiceAccount = pod.Spec.ServiceAccountName
+	sa, err := s.ServiceAccounts().ServiceAccount(pod.Namespace, pod.Spec.ServiceAccountName)
+	if err != nil {
+		return apierrors.NewForbidden(c.Res.GR, pod.Name, fmt.Errorf("error looking up service account %s/%s: serviceaccount %q not found", pod.Namespace, pod.Spec.ServiceAccountName, pod.Spec.ServiceAccountName))
+	}
+	automount := true
+	if sa.AutomountServiceAccountToken != nil {
+		automount = *sa.AutomountServiceAccountToken
+	}
+	if pod.Spec.AutomountServiceAccountToken != nil {
+		automount = *pod.Spec.AutomountServiceAccountToken
+	}
+	if automount {
+		vol, mount := kubeAPIAccessVolume()
+		pod.Spec.Volumes = append(pod.Spec.Volumes, vol)
+		for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+			for i := range list {
+				mounted := false
+				for _, m := range list[i].VolumeMounts {
+					if m.MountPath == mount.MountPath {
+						mounted = true
+					}
+				}
+				if !mounted {
+					list[i].VolumeMounts = append(list[i].VolumeMounts, mount)
+				}
+			}
+		}
+	}
+	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+		has := false
+		for _, t := range pod.Spec.Tolerations {
+			if (t.Key == key || t.Key == "") && (t.Effect == corev1.TaintEffectNoExecute || t.Effect == "") {
+				has = true
+			}
+		}
+		if !has {
+			secs := int64(300)
+			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs})
+		}
+	}
+	return s.admitPodPriority(c, pod)
+}
+
+// admitPodPriority is upstream's Priority admission plugin on create: the
+// priority and preemption policy come from the pod's PriorityClass, or the
+// global default one, or are 0 and PreemptLowerPriority.
+func (s *Registry) admitPodPriority(c *Request, pod *corev1.Pod) error {
+	r, _ := s.served.Lookup("scheduling.k8s.io", "v1", "priorityclasses")
+	lst, err := s.store.List(r.Bucket, store.ListOptions{})
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	var class *schedulingv1.PriorityClass
+	for _, it := range lst.Items {
+		pc := &schedulingv1.PriorityClass{}
+		if JSONUnmarshal(it.Value, pc) != nil {
+			continue
+		}
+		if pod.Spec.PriorityClassName != "" && pc.Name == pod.Spec.PriorityClassName ||
+			pod.Spec.PriorityClassName == "" && pc.GlobalDefault && (class == nil || pc.Value < class.Value) {
+			class = pc
+		}
+	}
+	if class == nil && pod.Spec.PriorityClassName != "" {
+		return apierrors.NewForbidden(c.Res.GR, pod.Name, fmt.Errorf("no PriorityClass with name %s was found", pod.Spec.PriorityClassName))
+	}
+	var priority int32
+	policy := corev1.PreemptLowerPriority
+	if class != nil {
+		pod.Spec.PriorityClassName = class.Name
+		priority = class.Value
+		if class.PreemptionPolicy != nil {
+			policy = *class.PreemptionPolicy
+		}
+	}
+	if pod.Spec.Priority != nil && *pod.Spec.Priority != priority {
+		return apierrors.NewForbidden(c.Res.GR, pod.Name, fmt.Errorf("the integer value of priority (%d) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name", *pod.Spec.Priority, priority))
+	}
+	pod.Spec.Priority = &priority
+	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy != policy {
+		return apierrors.NewForbidden(c.Res.GR, pod.Name, fmt.Errorf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name", *pod.Spec.PreemptionPolicy, policy))
+	}
+	pod.Spec.PreemptionPolicy = &policy
+	return nil
+}

@@ -1,0 +1,466 @@
+package registry
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/registry/core/service"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// DefaultServiceClusterIPRange is kube-apiserver's default
+// --service-cluster-ip-range.
+var DefaultServiceClusterIPRange = netip.MustParsePrefix("10.0.0.0/24")
+
+// ParseServiceClusterIPRange checks a --service-cluster-ip-range value as
+// kube-apiserver does (one IPv4 CIDR no larger than a /12).
+func ParseServiceClusterIPRange(s string) (netip.Prefix, error) {
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("service-cluster-ip-range[0] is not a valid cidr: %w", err)
+	}
+	if !p.Addr().Is4() {
+		return netip.Prefix{}, fmt.Errorf("service-cluster-ip-range %s: only IPv4 ranges are supported", s)
+	}
+	if p.Bits() < 12 {
+		return netip.Prefix{}, fmt.Errorf("specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12")
+	}
+	if p.Bits() > 30 {
+		return netip.Prefix{}, fmt.Errorf("specified --service-cluster-ip-range %s leaves no address for Services", s)
+	}
+	return p.Masked(), nil
+}
+
+// FirstServiceIP is the address the kubernetes Service gets: the first
+// host address of the range.
+func FirstServiceIP(p netip.Prefix) netip.Addr { return p.Masked().Addr().Next() }
+
+// serviceAllocator hands out ClusterIPs and node ports so that no two
+// Services ever hold the same one, whatever the number of concurrent writes.
+//
+// A write that needs an address or a port reserves it before its commit
+// (reserve); the reservation is made permanent by the commit itself: the
+// Service's store write checks it under the store's writer lock
+// (checkService, from Stamp) and records it once committed (recordService,
+// from the Committed hook), so the allocator's record of what committed
+// Services hold changes in revision order. A write that fails releases what it reserved (release).
+type ServiceAllocator struct {
+	cidr netip.Prefix
+
+	mu sync.Mutex
+	// held maps an address ("ip:10.0.0.5") or a node port ("port:30001") to
+	// the committed Service ("ns/name") or IPAddress ("ipaddress/ip") that
+	// holds it.
+	held map[string]string
+	// holds is the reverse of held: what each holder holds.
+	holds map[string]map[string]bool
+	// pending maps a reserved item to the reservation that has not committed yet.
+	pending map[string]*reservation
+}
+
+// reservation is what one write attempt reserved for one Service.
+type reservation struct {
+	a      *ServiceAllocator
+	holder string
+	items  []string
+}
+
+func NewServiceAllocator(cidr netip.Prefix) *ServiceAllocator {
+	return &ServiceAllocator{cidr: cidr, held: map[string]string{}, holds: map[string]map[string]bool{}, pending: map[string]*reservation{}}
+}
+
+func ipItem(ip string) string              { return "ip:" + ip }
+func portItem(p int32) string              { return fmt.Sprintf("port:%d", p) }
+func serviceHolder(ns, name string) string { return ns + "/" + name }
+
+// load records what the stored Services and IPAddresses hold.
+func (a *ServiceAllocator) Load(st store.Interface) error {
+	svcs, err := st.List("/services", store.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, it := range svcs.Items {
+		var svc corev1.Service
+		if err := JSONUnmarshal(it.Value, &svc); err != nil {
+			return fmt.Errorf("service %s: %w", it.Key, err)
+		}
+		a.setHeld(serviceHolder(svc.Namespace, svc.Name), serviceItems(&svc))
+	}
+	addrs, err := st.List(ipAddressesBucket, store.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, it := range addrs.Items {
+		var addr networkingv1.IPAddress
+		if err := JSONUnmarshal(it.Value, &addr); err != nil {
+			return fmt.Errorf("ipaddress %s: %w", it.Key, err)
+		}
+		if h := ipAddressHolder(&addr); h != "" {
+			a.setHeld(h, []string{ipItem(addr.Name)})
+		}
+	}
+	return nil
+}
+
+// serviceItems lists the addresses and node ports a Service holds.
+func serviceItems(svc *corev1.Service) []string {
+	var out []string
+	if svc.Spec.Type != corev1.ServiceTypeExternalName {
+		for _, ip := range svc.Spec.ClusterIPs {
+			if ip != "" && ip != corev1.ClusterIPNone {
+				out = append(out, ipItem(ip))
+			}
+		}
+	}
+	for _, p := range svc.Spec.Ports {
+		if p.NodePort != 0 {
+			out = append(out, portItem(p.NodePort))
+		}
+	}
+	if svc.Spec.HealthCheckNodePort != 0 {
+		out = append(out, portItem(svc.Spec.HealthCheckNodePort))
+	}
+	return out
+}
+
+// ipAddressHolder is who an IPAddress object reserves its address for: its
+// parent Service, whose own record already holds it (""), or the object
+// itself.
+func ipAddressHolder(addr *networkingv1.IPAddress) string {
+	if ref := addr.Spec.ParentRef; ref != nil && ref.Resource == "services" && ref.Group == "" {
+		return ""
+	}
+	return "ipaddress/" + addr.Name
+}
+
+// setHeld makes holder hold exactly items. Called with mu held or before
+// the allocator is shared.
+func (a *ServiceAllocator) setHeld(holder string, items []string) {
+	for it := range a.holds[holder] {
+		if a.held[it] == holder {
+			delete(a.held, it)
+		}
+	}
+	delete(a.holds, holder)
+	if len(items) == 0 {
+		return
+	}
+	set := make(map[string]bool, len(items))
+	for _, it := range items {
+		set[it] = true
+		a.held[it] = holder
+	}
+	a.holds[holder] = set
+}
+
+// takenBy reports who other than holder holds or has reserved item.
+// Called with mu held.
+func (a *ServiceAllocator) takenBy(item, holder string) bool {
+	if h, ok := a.held[item]; ok && h != holder {
+		return true
+	}
+	if r, ok := a.pending[item]; ok && r.holder != holder {
+		return true
+	}
+	return false
+}
+
+// reserve reserves items for holder. It fails, reserving nothing, when one
+// of them is held or reserved by another holder, and returns that item.
+func (a *ServiceAllocator) reserve(r *reservation, items ...string) (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, it := range items {
+		if a.takenBy(it, r.holder) {
+			return it, false
+		}
+	}
+	for _, it := range items {
+		if _, mine := a.pending[it]; !mine && a.held[it] != r.holder {
+			a.pending[it] = r
+			r.items = append(r.items, it)
+		}
+	}
+	return "", true
+}
+
+// pickIP reserves a free address of the range for r.
+func (a *ServiceAllocator) pickIP(r *reservation) (string, bool) {
+	base := binary.BigEndian.Uint32(a.cidr.Masked().Addr().AsSlice())
+	size := uint32(1) << (32 - a.cidr.Bits())
+	// Network and broadcast addresses are never handed out, nor the first
+	// host address (the kubernetes Service's).
+	first, count := uint32(2), size-3
+	start := first + rand.Uint32N(count)
+	for i := range count {
+		off := first + (start-first+i)%count
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], base+off)
+		ip := netip.AddrFrom4(b).String()
+		if _, ok := a.reserve(r, ipItem(ip)); ok {
+			return ip, true
+		}
+	}
+	return "", false
+}
+
+// pickPort reserves a free node port of the range for r.
+func (a *ServiceAllocator) pickPort(r *reservation) (int32, bool) {
+	count := int32(nodePortMax - nodePortMin + 1)
+	start := rand.Int32N(count)
+	for i := range count {
+		p := nodePortMin + (start+i)%count
+		if _, ok := a.reserve(r, portItem(p)); ok {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// newReservation starts the reservations of one write attempt for a Service.
+func (a *ServiceAllocator) newReservation(ns, name string) *reservation {
+	return &reservation{a: a, holder: serviceHolder(ns, name)}
+}
+
+// release gives back what r reserved and did not commit. Safe to call more
+// than once and after commit.
+func (r *reservation) release() {
+	a := r.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, it := range r.items {
+		if a.pending[it] == r {
+			delete(a.pending, it)
+		}
+	}
+	r.items = nil
+}
+
+// checkService reports, under the store's writer lock as a Service write
+// commits, an address or node port of svc (nil for a delete) that another
+// holder holds.
+func (a *ServiceAllocator) checkService(ns, name string, svc *corev1.Service) error {
+	if svc == nil {
+		return nil
+	}
+	holder := serviceHolder(ns, name)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, it := range serviceItems(svc) {
+		if h, ok := a.held[it]; ok && h != holder {
+			return fmt.Errorf("%s is already held by %s", it, h)
+		}
+	}
+	return nil
+}
+
+// recordService records, once a Service write has committed (under the
+// store's writer lock, in revision order), what it leaves its holder holding
+// (nothing for a delete), and ends the reservations of its items.
+func (a *ServiceAllocator) recordService(ns, name string, svc *corev1.Service) {
+	holder := serviceHolder(ns, name)
+	var items []string
+	if svc != nil {
+		items = serviceItems(svc)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, it := range items {
+		if r, ok := a.pending[it]; ok && r.holder == holder {
+			delete(a.pending, it)
+		}
+	}
+	a.setHeld(holder, items)
+}
+
+// commitIPAddress records a committed IPAddress write (from the Committed
+// hook, under the store's writer lock).
+func (a *ServiceAllocator) commitIPAddress(addr *networkingv1.IPAddress, deleted bool) {
+	holder := ipAddressHolder(addr)
+	if holder == "" {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if deleted {
+		a.setHeld(holder, nil)
+		return
+	}
+	if h, ok := a.held[ipItem(addr.Name)]; ok && h != holder {
+		return // a Service holds it already
+	}
+	a.setHeld(holder, []string{ipItem(addr.Name)})
+}
+
+// allocateServiceIP gives a new Service its ClusterIP and IP families, and
+// node ports for NodePort and LoadBalancer Services, as upstream's service
+// REST storage does.
+func (s *Registry) allocateServiceIP(c *Request, svc *corev1.Service) error {
+	return s.allocateService(c, svc, nil)
+}
+
+// allocateService allocates a Service's ClusterIP and ports; on update
+// (old set) what old holds stays its own and the rest is allocated anew.
+// What it picks is reserved for the request until its commit (see
+// serviceAllocator).
+func (s *Registry) allocateService(c *Request, svc, old *corev1.Service) error {
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return nil
+	}
+	if len(svc.Spec.IPFamilies) == 0 {
+		svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+	}
+	if svc.Spec.IPFamilyPolicy == nil {
+		p := corev1.IPFamilyPolicySingleStack
+		svc.Spec.IPFamilyPolicy = &p
+	}
+	r := s.alloc.newReservation(svc.Namespace, svc.Name)
+	c.reservations = append(c.reservations, r)
+	if old != nil {
+		// What the Service held before is still its own.
+		if old.Spec.Type != corev1.ServiceTypeExternalName && svc.Spec.ClusterIP == old.Spec.ClusterIP {
+			goto ports
+		}
+	}
+	switch svc.Spec.ClusterIP {
+	case corev1.ClusterIPNone:
+		svc.Spec.ClusterIPs = []string{corev1.ClusterIPNone}
+	case "":
+		ip, ok := s.alloc.pickIP(r)
+		if !ok {
+			return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
+		}
+		svc.Spec.ClusterIP = ip
+		svc.Spec.ClusterIPs = []string{ip}
+	default:
+		if _, ok := s.alloc.reserve(r, ipItem(svc.Spec.ClusterIP)); !ok {
+			return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{
+				field.Invalid(field.NewPath("spec", "clusterIPs"), []string{svc.Spec.ClusterIP}, fmt.Sprintf("failed to allocate IP %s: provided IP is already allocated", svc.Spec.ClusterIP)),
+			})
+		}
+		if len(svc.Spec.ClusterIPs) == 0 {
+			svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
+		}
+	}
+ports:
+	// The node ports asked for must be free and in the range; the others
+	// are picked (upstream's port allocator). A port is claimed once per
+	// request, as upstream's allocation operation does.
+	claimed := map[int32]bool{}
+	invalid := func(fld *field.Path, port int32, msg string) error {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(fld, port, msg)})
+	}
+	claim := func(fld *field.Path, port *int32) error {
+		if *port != 0 {
+			if *port < nodePortMin || *port > nodePortMax {
+				return invalid(fld, *port, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
+			}
+			if _, ok := s.alloc.reserve(r, portItem(*port)); !ok || claimed[*port] {
+				return invalid(fld, *port, "provided port is already allocated")
+			}
+			claimed[*port] = true
+			return nil
+		}
+		for range 100 {
+			p, ok := s.alloc.pickPort(r)
+			if !ok {
+				break
+			}
+			if !claimed[p] && !s.heldByOld(old, p) {
+				claimed[p] = true
+				*port = p
+				return nil
+			}
+		}
+		return apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
+	}
+	lb := svc.Spec.Type == corev1.ServiceTypeLoadBalancer
+	if svc.Spec.Type == corev1.ServiceTypeNodePort || lb && (svc.Spec.AllocateLoadBalancerNodePorts == nil || *svc.Spec.AllocateLoadBalancerNodePorts) {
+		// A port number serving two protocols shares its node port.
+		shared := map[int32]int32{}
+		for i := range svc.Spec.Ports {
+			p := &svc.Spec.Ports[i]
+			if p.NodePort == 0 {
+				if np, ok := shared[p.Port]; ok {
+					p.NodePort = np
+					continue
+				}
+			} else if np, ok := shared[p.Port]; ok && np == p.NodePort {
+				continue
+			}
+			if err := claim(field.NewPath("spec", "ports").Index(i).Child("nodePort"), &p.NodePort); err != nil {
+				return err
+			}
+			shared[p.Port] = p.NodePort
+		}
+	}
+	if service.NeedsHealthCheck(svc) {
+		if err := claim(field.NewPath("spec", "healthCheckNodePort"), &svc.Spec.HealthCheckNodePort); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// heldByOld reports whether the Service's previous state uses node port p
+// (picked ports must be new: a kept port is asked for explicitly).
+func (s *Registry) heldByOld(old *corev1.Service, p int32) bool {
+	if old == nil {
+		return false
+	}
+	for _, it := range serviceItems(old) {
+		if it == portItem(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// The node port range of kube-apiserver's default --service-node-port-range.
+const (
+	nodePortMin = 30000
+	nodePortMax = 32767
+)
+
+// keepAllocatedServiceFields carries what was allocated at create into a
+// Service update that omits it, as upstream's service storage does.
+func keepAllocatedServiceFields(svc, old *corev1.Service) {
+	if service.NeedsHealthCheck(svc) && service.NeedsHealthCheck(old) && svc.Spec.HealthCheckNodePort == 0 {
+		svc.Spec.HealthCheckNodePort = old.Spec.HealthCheckNodePort
+	}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName || old.Spec.Type == corev1.ServiceTypeExternalName {
+		return
+	}
+	if svc.Spec.ClusterIP == "" {
+		svc.Spec.ClusterIP = old.Spec.ClusterIP
+		svc.Spec.ClusterIPs = old.Spec.ClusterIPs
+	}
+	if len(svc.Spec.IPFamilies) == 0 {
+		svc.Spec.IPFamilies = old.Spec.IPFamilies
+	}
+	if svc.Spec.IPFamilyPolicy == nil {
+		svc.Spec.IPFamilyPolicy = old.Spec.IPFamilyPolicy
+	}
+	if svc.Spec.Type != corev1.ServiceTypeNodePort && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		return
+	}
+	for i := range svc.Spec.Ports {
+		if svc.Spec.Ports[i].NodePort != 0 {
+			continue
+		}
+		for _, op := range old.Spec.Ports {
+			if op.Port == svc.Spec.Ports[i].Port && op.Protocol == svc.Spec.Ports[i].Protocol {
+				svc.Spec.Ports[i].NodePort = op.NodePort
+			}
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package registry
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// bind sets a pod's node; shared by pods/binding and the bindings resource.
+func (s *Registry) Bind(c *Request, podName string, b *corev1.Binding, dry bool) error {
+	if b.Name != "" && b.Name != podName {
+		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Binding object"))
+	}
+	if b.Target.Kind != "" && b.Target.Kind != "Node" {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{
+			field.NotSupported(field.NewPath("target", "kind"), b.Target.Kind, []string{"Node", "<empty>"}),
+		})
+	}
+	if b.Target.Name == "" {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{field.Required(field.NewPath("target", "name"), "")})
+	}
+	pods, _ := s.served.Lookup("", "v1", "pods")
+	pc := &Request{GoCtx: c.GoCtx, UserAgent: c.UserAgent, Info: c.Info, Res: pods, User: c.User, Namespace: c.Namespace}
+	bindingGR := schema.GroupResource{Resource: "pods/binding"}
+	_, _, err := s.updateKey(pc, ObjectKey(c.Namespace, podName), podName, internalWrite, dry, func(old *Object) (*Object, error) {
+		pod := old.Obj.DeepCopyObject().(*corev1.Pod)
+		if pod.DeletionTimestamp != nil {
+			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", podName))
+		}
+		if pod.Spec.NodeName != "" {
+			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("pod %s is already assigned to node %q", podName, pod.Spec.NodeName))
+		}
+		if b.UID != "" && b.UID != pod.UID {
+			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", b.UID, pod.UID))
+		}
+		pod.Spec.NodeName = b.Target.Name
+		for k, v := range b.Annotations {
+			if pod.Annotations == nil {
+				pod.Annotations = map[string]string{}
+			}
+			pod.Annotations[k] = v
+		}
+		setPodCondition(pod, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(s.now().Truncate(timePrecision))})
+		pod.ResourceVersion = ""
+		return &Object{Obj: pod, Meta: pod}, nil
+	})
+	return err
+}
+
+// setPodCondition adds or replaces a pod condition.
+func setPodCondition(pod *corev1.Pod, cond corev1.PodCondition) {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == cond.Type {
+			pod.Status.Conditions[i] = cond
+			return
+		}
+	}
+	pod.Status.Conditions = append(pod.Status.Conditions, cond)
+}

@@ -1,0 +1,98 @@
+package registry
+
+import (
+	"encoding/json"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// converter translates the JSON of a served version to and from the JSON of
+// the version its bucket stores, for resources upstream stores together.
+type converter interface {
+	ToStorage(served []byte) ([]byte, error)
+	FromStorage(stored []byte) ([]byte, error)
+}
+
+// converters are keyed by the served group/resource whose version differs
+// from the storage version of its bucket.
+var converters = map[string]converter{
+	"events.k8s.io/events": eventsConverter{},
+}
+
+// fromStorage returns stored bytes in the resource's served version.
+func (r *Resource) FromStorage(data []byte) ([]byte, error) {
+	if r.conv == nil || data == nil {
+		return data, nil
+	}
+	return r.conv.FromStorage(data)
+}
+
+// toStorage returns served-version bytes in the bucket's storage version.
+func (r *Resource) toStorage(data []byte) ([]byte, error) {
+	if r.conv == nil {
+		return data, nil
+	}
+	return r.conv.ToStorage(data)
+}
+
+// eventsConverter maps events.k8s.io/v1 Events onto core/v1 Events, field by
+// field as upstream's conversion does.
+type eventsConverter struct{}
+
+func (eventsConverter) FromStorage(stored []byte) ([]byte, error) {
+	var ce corev1.Event
+	if err := json.Unmarshal(stored, &ce); err != nil {
+		return nil, err
+	}
+	ev := eventsv1.Event{
+		TypeMeta:                 metav1.TypeMeta{Kind: "Event", APIVersion: "events.k8s.io/v1"},
+		ObjectMeta:               ce.ObjectMeta,
+		EventTime:                ce.EventTime,
+		ReportingController:      ce.ReportingController,
+		ReportingInstance:        ce.ReportingInstance,
+		Action:                   ce.Action,
+		Reason:                   ce.Reason,
+		Regarding:                ce.InvolvedObject,
+		Related:                  ce.Related,
+		Note:                     ce.Message,
+		Type:                     ce.Type,
+		DeprecatedSource:         ce.Source,
+		DeprecatedFirstTimestamp: ce.FirstTimestamp,
+		DeprecatedLastTimestamp:  ce.LastTimestamp,
+		DeprecatedCount:          ce.Count,
+	}
+	if ce.Series != nil {
+		ev.Series = &eventsv1.EventSeries{Count: ce.Series.Count, LastObservedTime: ce.Series.LastObservedTime}
+	}
+	return json.Marshal(&ev)
+}
+
+func (eventsConverter) ToStorage(served []byte) ([]byte, error) {
+	var ev eventsv1.Event
+	if err := json.Unmarshal(served, &ev); err != nil {
+		return nil, err
+	}
+	ce := corev1.Event{
+		TypeMeta:            metav1.TypeMeta{Kind: "Event", APIVersion: "v1"},
+		ObjectMeta:          ev.ObjectMeta,
+		InvolvedObject:      ev.Regarding,
+		Reason:              ev.Reason,
+		Message:             ev.Note,
+		Source:              ev.DeprecatedSource,
+		FirstTimestamp:      ev.DeprecatedFirstTimestamp,
+		LastTimestamp:       ev.DeprecatedLastTimestamp,
+		Count:               ev.DeprecatedCount,
+		Type:                ev.Type,
+		EventTime:           ev.EventTime,
+		Action:              ev.Action,
+		Related:             ev.Related,
+		ReportingController: ev.ReportingController,
+		ReportingInstance:   ev.ReportingInstance,
+	}
+	if ev.Series != nil {
+		ce.Series = &corev1.EventSeries{Count: ev.Series.Count, LastObservedTime: ev.Series.LastObservedTime}
+	}
+	return json.Marshal(&ce)
+}

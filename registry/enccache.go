@@ -1,0 +1,372 @@
+package registry
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/fakeplane/fakeplane/store"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// encCache keeps, per stored object revision, what lists need again and
+// again: its labels (for label selectors) and its protobuf encoding (for
+// protobuf lists). Entries are checked against the stored revision on every
+// use, so a stale entry is never served; deletes drop them.
+//
+// A reader that read an object before it was deleted (a lagging watcher, a
+// list) may encode it afterwards: its entry is not put back, so the cache
+// never holds deleted objects. Each delete leaves a tombstone, the store
+// revision it was forgotten at; an entry at or below a key's tombstone is
+// for an object that is gone and is not kept. Tombstones are bounded: when
+// there are too many they are dropped and floor rises to the newest of
+// them; an entry at or below floor is then kept only if the store still
+// holds the object at that revision. A bucket deleted whole (a deleted
+// CRD's) leaves one tombstone for all its keys, bounded the same way.
+type EncCache struct {
+	st encStore
+
+	mu      sync.Mutex
+	m       map[string]*encEntry
+	deleted map[string]int64 // cache key -> store revision when it was forgotten
+	dropped map[string]int64 // bucket -> store revision when it was forgotten whole
+	floor   int64            // tombstones at or below it were dropped
+	forgets uint64           // counts forget and forgetBucket calls, to detect one during a store check
+}
+
+// encStore is what the encoding cache reads of the store: the current
+// revision (for tombstones) and an object's revision (to tell whether it is
+// still live). *store.Store implements it.
+type encStore interface {
+	CurrentRevision() int64
+	Get(resource, key string) (*store.Object, error)
+}
+
+// maxTombstones bounds the tombstones the encoding cache keeps.
+const maxTombstones = 4096
+
+type encEntry struct {
+	rev    int64
+	labels labels.Set
+	proto  byVersion // the object's protobuf message, without the envelope
+	served byVersion // the JSON served, when it differs from what is stored
+}
+
+// byVersion holds encodings by apiVersion; an object is nearly always
+// served in one version, so a short slice (not a map: ten times the memory
+// for 10,000 objects) holds them.
+type byVersion []versionBytes
+
+type versionBytes struct {
+	apiVersion string
+	data       []byte
+}
+
+func (bv byVersion) get(apiVersion string) []byte {
+	for _, v := range bv {
+		if v.apiVersion == apiVersion {
+			return v.data
+		}
+	}
+	return nil
+}
+
+func (bv *byVersion) set(apiVersion string, data []byte) {
+	for i := range *bv {
+		if (*bv)[i].apiVersion == apiVersion {
+			(*bv)[i].data = data
+			return
+		}
+	}
+	*bv = append(*bv, versionBytes{apiVersion, data})
+}
+
+func NewEncCache(st encStore) *EncCache {
+	return &EncCache{st: st, m: map[string]*encEntry{}, deleted: map[string]int64{}, dropped: map[string]int64{}}
+}
+
+func cacheKey(bucket, key string) string { return bucket + "\x00" + key }
+
+// entry returns the entry of an object at a revision, creating it if
+// needed. The entry is kept only when the object may still be live at rev
+// (see encCache); otherwise, and when a newer revision is already cached,
+// the caller gets a detached entry that is dropped after use.
+func (ec *EncCache) entry(bucket, key string, rev int64) *encEntry {
+	k := cacheKey(bucket, key)
+	ec.mu.Lock()
+	e := ec.m[k]
+	if e != nil && e.rev >= rev {
+		ec.mu.Unlock()
+		if e.rev == rev {
+			return e
+		}
+		return &encEntry{rev: rev}
+	}
+	if t, ok := ec.dropped[bucket]; ok && rev <= t {
+		// The whole bucket went after this revision.
+		ec.mu.Unlock()
+		return &encEntry{rev: rev}
+	}
+	if t, ok := ec.deleted[k]; ok {
+		if rev <= t {
+			ec.mu.Unlock()
+			return &encEntry{rev: rev}
+		}
+		// A later revision: the key was created again.
+		delete(ec.deleted, k)
+	} else if rev <= ec.floor {
+		// Its tombstone, if any, was dropped: ask the store.
+		forgets := ec.forgets
+		ec.mu.Unlock()
+		obj, err := ec.st.Get(bucket, key)
+		if err != nil || obj.Revision != rev {
+			return &encEntry{rev: rev}
+		}
+		ec.mu.Lock()
+		if ec.forgets != forgets {
+			// A delete may have come between the check and now.
+			ec.mu.Unlock()
+			return &encEntry{rev: rev}
+		}
+		if e := ec.m[k]; e != nil && e.rev >= rev {
+			ec.mu.Unlock()
+			if e.rev == rev {
+				return e
+			}
+			return &encEntry{rev: rev}
+		}
+	}
+	e = &encEntry{rev: rev}
+	ec.m[k] = e
+	ec.mu.Unlock()
+	return e
+}
+
+// forget drops the entry of an object that was just deleted and leaves its
+// tombstone. Call it after the delete has committed.
+func (ec *EncCache) forget(bucket, key string) {
+	rev := ec.st.CurrentRevision()
+	k := cacheKey(bucket, key)
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	ec.forgets++
+	delete(ec.m, k)
+	ec.deleted[k] = rev
+	if len(ec.deleted) > maxTombstones {
+		for _, t := range ec.deleted {
+			ec.floor = max(ec.floor, t)
+		}
+		clear(ec.deleted)
+	}
+}
+
+// forgetBucket drops the entries of every object of a bucket that was just
+// deleted whole (store.DeleteResource, when a CRD goes) and leaves one
+// tombstone for the bucket, which stands for its keys' own. Call it after
+// the bucket is gone.
+func (ec *EncCache) forgetBucket(bucket string) {
+	rev := ec.st.CurrentRevision()
+	prefix := cacheKey(bucket, "")
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	ec.forgets++
+	for k := range ec.m {
+		if strings.HasPrefix(k, prefix) {
+			delete(ec.m, k)
+		}
+	}
+	for k := range ec.deleted {
+		if strings.HasPrefix(k, prefix) {
+			delete(ec.deleted, k)
+		}
+	}
+	ec.dropped[bucket] = rev
+	if len(ec.dropped) > maxTombstones {
+		for _, t := range ec.dropped {
+			ec.floor = max(ec.floor, t)
+		}
+		clear(ec.dropped)
+	}
+}
+
+// labelsOf returns an object's labels, parsing them at most once per revision.
+func (ec *EncCache) labelsOf(bucket, key string, rev int64, data []byte) (labels.Set, bool) {
+	e := ec.entry(bucket, key, rev)
+	ec.mu.Lock()
+	l := e.labels
+	ec.mu.Unlock()
+	if l != nil {
+		return l, true
+	}
+	var o struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &o); err != nil {
+		return nil, false
+	}
+	l = labels.Set(o.Metadata.Labels)
+	if l == nil {
+		l = labels.Set{}
+	}
+	ec.mu.Lock()
+	e.labels = l
+	ec.mu.Unlock()
+	return l, true
+}
+
+// protoMarshaler is implemented by every built-in API type.
+type protoMarshaler interface {
+	Marshal() ([]byte, error)
+}
+
+// protoOf returns the protobuf message of a stored (served-version) object,
+// encoding it at most once per revision.
+func (ec *EncCache) ProtoOf(r *Resource, key string, rev int64, data []byte) ([]byte, error) {
+	e := ec.entry(r.Bucket, key, rev)
+	ec.mu.Lock()
+	p := e.proto.get(r.APIVersion())
+	ec.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	obj, err := r.TypedFromStored(data)
+	if err != nil {
+		return nil, err
+	}
+	pm, ok := obj.(protoMarshaler)
+	if !ok {
+		return nil, errNoProtobuf
+	}
+	if p, err = pm.Marshal(); err != nil {
+		return nil, err
+	}
+	ec.mu.Lock()
+	e.proto.set(r.APIVersion(), p)
+	ec.mu.Unlock()
+	return p, nil
+}
+
+type noProtobufError struct{}
+
+func (noProtobufError) Error() string { return "type has no protobuf encoding" }
+
+var errNoProtobuf error = noProtobufError{}
+
+// protobufListMessage assembles a built-in list message from its items'
+// messages: every k8s.io/api list has metadata as field 1 and items as
+// field 2.
+func ProtobufListMessage(lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
+	meta, err := lm.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	size := len(meta) + 10
+	for _, it := range items {
+		size += len(it) + 10
+	}
+	out := make([]byte, 0, size)
+	out = protowire.AppendTag(out, 1, protowire.BytesType)
+	out = protowire.AppendBytes(out, meta)
+	for _, it := range items {
+		out = protowire.AppendTag(out, 2, protowire.BytesType)
+		out = protowire.AppendBytes(out, it)
+	}
+	return out, nil
+}
+
+// protobufEnvelope wraps a message in the Kubernetes protobuf envelope.
+func ProtobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
+	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}, Raw: msg}
+	b, err := u.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte("k8s\x00"), b...), nil
+}
+
+// putProto records the protobuf message of an object just committed at rev,
+// so watchers and lists need not encode it again.
+func (ec *EncCache) putProto(r *Resource, key string, rev int64, obj runtime.Object) {
+	pm, ok := obj.(protoMarshaler)
+	if !ok || r.Typed == nil {
+		return
+	}
+	p, err := pm.Marshal()
+	if err != nil {
+		return
+	}
+	e := ec.entry(r.Bucket, key, rev)
+	ec.mu.Lock()
+	e.proto.set(r.APIVersion(), p)
+	ec.mu.Unlock()
+}
+
+// batchConverter converts many stored objects in one go (one
+// ConversionReview for a list, as kube-apiserver sends).
+type batchConverter interface {
+	FromStorageMany(stored [][]byte) ([][]byte, error)
+}
+
+// prefetchServed converts, in one batch, the listed objects whose served
+// form is not cached yet, when the resource's converter can batch.
+func (ec *EncCache) prefetchServed(r *Resource, items []store.Object) error {
+	bc, ok := r.conv.(batchConverter)
+	if !ok || len(items) < 2 {
+		return nil
+	}
+	var todo []store.Object
+	var data [][]byte
+	for _, it := range items {
+		e := ec.entry(r.Bucket, it.Key, it.Revision)
+		ec.mu.Lock()
+		cached := e.served.get(r.APIVersion()) != nil
+		ec.mu.Unlock()
+		if !cached {
+			todo = append(todo, it)
+			data = append(data, it.Value)
+		}
+	}
+	if len(todo) < 2 {
+		return nil
+	}
+	out, err := bc.FromStorageMany(data)
+	if err != nil {
+		return err
+	}
+	for i, it := range todo {
+		e := ec.entry(r.Bucket, it.Key, it.Revision)
+		ec.mu.Lock()
+		e.served.set(r.APIVersion(), out[i])
+		ec.mu.Unlock()
+	}
+	return nil
+}
+
+// servedOf returns a stored object as its resource serves it (converted,
+// defaulted), converting it at most once per revision.
+func (ec *EncCache) ServedOf(r *Resource, key string, rev int64, stored []byte) ([]byte, error) {
+	if r.conv == nil {
+		return stored, nil
+	}
+	e := ec.entry(r.Bucket, key, rev)
+	ec.mu.Lock()
+	b := e.served.get(r.APIVersion())
+	ec.mu.Unlock()
+	if b != nil {
+		return b, nil
+	}
+	b, err := r.FromStorage(stored)
+	if err != nil {
+		return nil, err
+	}
+	ec.mu.Lock()
+	e.served.set(r.APIVersion(), b)
+	ec.mu.Unlock()
+	return b, nil
+}

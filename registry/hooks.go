@@ -1,0 +1,235 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
+	"github.com/fakeplane/fakeplane/registry/strategy"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// namespacesBucket is where namespaces are stored.
+const namespacesBucket = "/namespaces"
+
+// admitNamespace is the NamespaceLifecycle admission check for creating
+// o in its namespace: the namespace must exist and not be terminating.
+func (s *Registry) admitNamespace(c *Request, o *Object) error {
+	ns := o.Meta.GetNamespace()
+	cur, err := s.store.Get(namespacesBucket, ns)
+	if errors.Is(err, store.ErrNotFound) {
+		return apierrors.NewNotFound(schemaNamespaces, ns)
+	}
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if terminating(cur.Value) {
+		err := apierrors.NewForbidden(c.Res.GR, o.Meta.GetName(), fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
+		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
+			Type:    corev1.NamespaceTerminatingCause,
+			Message: fmt.Sprintf("namespace %s is being terminated", ns),
+			Field:   "metadata.namespace",
+		})
+		return err
+	}
+	return nil
+}
+
+// beforeCreate applies per-resource create rules in upstream's order: what
+// mutating admission and the storage's BeginCreate do, PrepareForCreate,
+// then validation (metadata and the type's own rules in one 422), then what
+// follows a valid create.
+func (s *Registry) beforeCreate(c *Request, o *Object) error {
+	st, hasStrategy := For(c.Res.GR)
+	if c.Res.HasSub("status") && !hasStrategy {
+		// A strategy clears the status itself (see
+		// strategy.Base.ResetStatusOnCreate).
+		resetStatus(o.Obj)
+	}
+	// Admission, then allocation.
+	switch obj := o.Obj.(type) {
+	case *corev1.Pod:
+		if err := s.admitPod(c, obj); err != nil {
+			return err
+		}
+	case *corev1.Service:
+		if c.User != systemUser || obj.Spec.ClusterIP == "" {
+			if err := s.allocateServiceIP(c, obj); err != nil {
+				return err
+			}
+		}
+	}
+	if hasStrategy {
+		st.PrepareForCreate(c.Context(), o.Obj)
+	}
+	if err := s.validateCreate(c, o); err != nil {
+		return err
+	}
+	switch obj := o.Obj.(type) {
+	case *corev1.Secret:
+		s.fillServiceAccountTokenSecret(obj)
+	case *apiregistrationv1.APIService:
+		if want := obj.Spec.Version + "." + obj.Spec.Group; obj.Name != want {
+			return apierrors.NewInvalid(c.Res.GVK.GroupKind(), obj.Name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "name"), obj.Name, fmt.Sprintf("must be `spec.version+\".\"+spec.group`: %q", want)),
+			})
+		}
+		if obj.Spec.Service == nil {
+			// kube-aggregator's availability controller: a local
+			// APIService is available at once.
+			obj.Status.Conditions = []apiregistrationv1.APIServiceCondition{{
+				Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionTrue,
+				LastTransitionTime: metav1.NewTime(s.now().Truncate(timePrecision)),
+				Reason:             "Local", Message: "Local APIServices are always available",
+			}}
+		}
+	case *apiextensionsv1.CustomResourceDefinition:
+		if err := s.validateCRD(c, o, nil); err != nil {
+			return err
+		}
+		// What upstream's naming and establishing controllers set right
+		// after the create is set with it.
+		before := obj.DeepCopy()
+		s.crdStatus(obj, metav1.NewTime(s.now().Truncate(timePrecision)))
+		c.Res.recordServerWrite("status", before, o)
+	case *unstructured.Unstructured:
+		if c.Res.schema != nil {
+			return c.Res.schema.Validate(c.Context(), c.Res.GVK.GroupKind(), obj, nil)
+		}
+	}
+	return nil
+}
+
+// invalidKind is the kind a 422 names: the resource's, but core's Event for
+// events.k8s.io Events, whose upstream storage is core's.
+func invalidKind(c *Request) schema.GroupKind {
+	if c.Res.Group == "events.k8s.io" && c.Res.Resource.Resource == "events" {
+		return schema.GroupKind{Kind: "Event"}
+	}
+	return c.Res.GVK.GroupKind()
+}
+
+// validateCreate validates a new object: its metadata, then for built-in
+// types the rules of upstream's strategy, all in one 422.
+func (s *Registry) validateCreate(c *Request, o *Object) error {
+	errs := s.validateMeta(c, o)
+	if st, ok := For(c.Res.GR); ok {
+		errs = append(errs, st.Validate(c.Context(), o.Obj)...)
+		if dv, ok := st.(strategy.DeclarativeValidator); ok {
+			errs = dv.ValidateDeclaratively(c.Context(), errs, o.Obj, nil, false)
+		}
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(invalidKind(c), o.Meta.GetName(), validate.Dedup(errs))
+	}
+	return nil
+}
+
+// beforeUpdate applies per-resource update rules (upstream's PrepareForUpdate)
+// and validates the update: metaErrs, the metadata errors prepareUpdate
+// found, come first in the 422, then the type's own rules.
+func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, metaErrs field.ErrorList) error {
+	invalid := func(errs field.ErrorList) error {
+		if len(errs) == 0 {
+			return nil
+		}
+		return apierrors.NewInvalid(invalidKind(c), o.Meta.GetName(), validate.Dedup(errs))
+	}
+	if mode == internalWrite {
+		return invalid(metaErrs)
+	}
+	switch o.Obj.(type) {
+	case *apiextensionsv1.CustomResourceDefinition, *unstructured.Unstructured:
+		if err := invalid(metaErrs); err != nil {
+			return err
+		}
+	}
+	st, hasStrategy := For(c.Res.GR)
+	if hasStrategy {
+		prepareUpdate(c, st, mode, o, old)
+	}
+	if svc, ok := o.Obj.(*corev1.Service); ok && mode == mainWrite {
+		// Upstream's service storage, after PrepareForUpdate: what was
+		// allocated stays, the rest is allocated.
+		prev := old.Obj.(*corev1.Service)
+		keepAllocatedServiceFields(svc, prev)
+		if err := s.allocateService(c, svc, prev); err != nil {
+			return err
+		}
+	}
+	if _, ok := o.Obj.(*apiextensionsv1.CustomResourceDefinition); ok && mode == mainWrite {
+		return s.validateCRD(c, o, old)
+	}
+	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
+		ou, _ := old.Obj.(*unstructured.Unstructured)
+		return c.Res.schema.Validate(c.Context(), c.Res.GVK.GroupKind(), u, ou)
+	}
+	errs := metaErrs
+	switch {
+	case mode == mainWrite && hasStrategy:
+		errs = append(errs, st.ValidateUpdate(c.Context(), o.Obj, old.Obj)...)
+	case mode == statusWrite && hasStrategy:
+		if ss, ok := st.(strategy.StatusStrategy); ok {
+			errs = append(errs, ss.ValidateStatusUpdate(c.Context(), o.Obj, old.Obj)...)
+		}
+	}
+	if dv, ok := st.(strategy.DeclarativeValidator); ok {
+		errs = dv.ValidateDeclaratively(c.Context(), errs, o.Obj, old.Obj, mode == statusWrite)
+	}
+	return invalid(errs)
+}
+
+// prepareUpdate runs the strategy's preparation of an update (mode is not
+// internalWrite): PrepareForUpdate for a write to the main resource,
+// PrepareForFinalizeUpdate for one to /finalize and PrepareForStatusUpdate
+// for one to /status, when the strategy has them.
+func prepareUpdate(c *Request, st strategy.Strategy, mode writeMode, o, old *Object) {
+	switch {
+	case mode == statusWrite:
+		if sp, ok := st.(strategy.StatusPreparer); ok {
+			sp.PrepareForStatusUpdate(c.Context(), o.Obj, old.Obj)
+		}
+	case c.Info.Subresource == "finalize":
+		if fp, ok := st.(strategy.FinalizePreparer); ok {
+			fp.PrepareForFinalizeUpdate(c.Context(), o.Obj, old.Obj)
+		}
+	default:
+		st.PrepareForUpdate(c.Context(), o.Obj, old.Obj)
+	}
+}
+
+// markForDeletion applies per-resource graceful deletion and reports whether
+// the object must stay (marked) rather than go at once.
+func (s *Registry) markForDeletion(c *Request, o *Object) bool {
+	if crd, ok := o.Obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+		markCRDForDeletion(crd, metav1.NewTime(s.now().Truncate(timePrecision)))
+		return true
+	}
+	if ns, ok := o.Obj.(*corev1.Namespace); ok {
+		ns.Status.Phase = corev1.NamespaceTerminating
+		if len(ns.Spec.Finalizers) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// resetStatus clears an object's status: the zero Status of a built-in type,
+// no status at all for an unstructured object.
+func resetStatus(obj runtime.Object) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		delete(u.Object, "status")
+		return
+	}
+	strategy.ResetStatus(obj)
+}

@@ -1,0 +1,102 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// rawMetadata returns the metadata of a JSON object as it is written. It
+// scans only the top-level keys, skipping the other values without parsing
+// them (stored objects put metadata before their content).
+func RawMetadata(data []byte) (json.RawMessage, error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	i++
+	for {
+		i = skipSpace(data, i)
+		if i < len(data) && data[i] == '}' {
+			return json.RawMessage("{}"), nil
+		}
+		keyStart := i
+		i = skipValue(data, i)
+		if i < 0 {
+			return nil, fmt.Errorf("malformed JSON object")
+		}
+		key := data[keyStart:i]
+		i = skipSpace(data, i)
+		if i >= len(data) || data[i] != ':' {
+			return nil, fmt.Errorf("malformed JSON object")
+		}
+		i = skipSpace(data, i+1)
+		valStart := i
+		if i = skipValue(data, i); i < 0 {
+			return nil, fmt.Errorf("malformed JSON object")
+		}
+		if string(key) == `"metadata"` {
+			return json.RawMessage(data[valStart:i]), nil
+		}
+		i = skipSpace(data, i)
+		if i < len(data) && data[i] == ',' {
+			i++
+		}
+	}
+}
+
+// skipSpace returns the index of the first non-space byte at or after i.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value starting at i, or
+// -1 when the data ends first.
+func skipValue(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			i++
+			for i < len(data) && data[i] != '"' {
+				if data[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(data) {
+				return -1
+			}
+			i++
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+			if depth < 0 {
+				return -1
+			}
+		case ',', ' ', '\n', '\t', '\r', ':':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+	}
+	if depth == 0 {
+		return i
+	}
+	return -1
+}
+
+// isEmptyBody reports whether a body has nothing but whitespace.
+func IsEmptyBody(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }

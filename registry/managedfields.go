@@ -1,0 +1,375 @@
+package registry
+
+import (
+	"compress/gzip"
+	"encoding/gob"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/spec3"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// builtinTypeConverter knows the merge schema (list types, map keys) of
+// every built-in type, derived (by hack/gen-openapi.sh) from their OpenAPI
+// definitions as kube-apiserver derives it from its own. It is decoded once
+// (about 10 ms) and only read afterwards.
+var builtinTypeConverter = sync.OnceValue(func() managedfields.TypeConverter {
+	g := mergeSchemaConverter{deduced: managedfields.NewDeducedTypeConverter()}
+	types, err := readMergeSchema()
+	if err != nil {
+		slog.Error("merge schema of built-in types", "err", err)
+		return g
+	}
+	g.typed = managedfields.NewSchemeTypeConverter(TypesScheme(), &typed.Parser{Schema: smdschema.Schema{Types: types}})
+	return g
+})
+
+// readMergeSchema decodes the embedded merge schema types (gob: each atom's
+// embedded Scalar, List and Map collide in JSON).
+func readMergeSchema() ([]smdschema.TypeDef, error) {
+	f, err := openAPIData.Open("openapidata/builtin-smd.gob.gz")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	var types []smdschema.TypeDef
+	if err := gob.NewDecoder(zr).Decode(&types); err != nil {
+		return nil, fmt.Errorf("builtin-smd.gob.gz: %w", err)
+	}
+	return types, nil
+}
+
+// mergeSchemaConverter converts built-in objects with their merge schema; a
+// type it does not know is merged as the deduced converter merges
+// schemaless objects.
+type mergeSchemaConverter struct {
+	typed   managedfields.TypeConverter
+	deduced managedfields.TypeConverter
+}
+
+// ObjectToTyped implements managedfields.TypeConverter.
+func (g mergeSchemaConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	if g.typed == nil {
+		return g.deduced.ObjectToTyped(obj, opts...)
+	}
+	tv, err := g.typed.ObjectToTyped(obj, opts...)
+	if err != nil && strings.Contains(err.Error(), "no type found matching") {
+		return g.deduced.ObjectToTyped(obj, opts...)
+	}
+	return tv, err
+}
+
+// TypedToObject implements managedfields.TypeConverter.
+func (g mergeSchemaConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
+	return g.deduced.TypedToObject(v)
+}
+
+// fieldManagers builds, once per subresource, the upstream field manager
+// that tracks metadata.managedFields and merges server-side apply patches
+// for one resource.
+type fieldManagers struct {
+	mu sync.Mutex
+	// typeConverter is built on first use (for CRDs from their schemas).
+	typeConverter func() (managedfields.TypeConverter, error)
+	// bySub holds the field managers by "version/subresource".
+	bySub map[string]*managedfields.FieldManager
+	// crd is the CRD served, nil for built-ins.
+	crd *apiextensionsv1.CustomResourceDefinition
+}
+
+// newBuiltinFieldManagers serves a built-in resource.
+func newBuiltinFieldManagers() *fieldManagers {
+	return &fieldManagers{typeConverter: func() (managedfields.TypeConverter, error) { return builtinTypeConverter(), nil }}
+}
+
+// newCRDFieldManagers serves the versions of a CRD, all sharing one type
+// converter built from their schemas as upstream builds it.
+func newCRDFieldManagers(crd *apiextensionsv1.CustomResourceDefinition) *fieldManagers {
+	crd = crd.DeepCopy()
+	return &fieldManagers{crd: crd, typeConverter: sync.OnceValues(func() (managedfields.TypeConverter, error) {
+		return crdTypeConverter(crd)
+	})}
+}
+
+// crdTypeConverter merges the OpenAPI documents of every version of a CRD
+// into the models structured-merge-diff reads, as kube-apiserver does for
+// apply; a CRD without schemas gets the deduced (all-atomic) converter.
+func crdTypeConverter(crd *apiextensionsv1.CustomResourceDefinition) (managedfields.TypeConverter, error) {
+	var specs []*spec3.OpenAPI
+	for _, v := range crd.Spec.Versions {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			return managedfields.NewDeducedTypeConverter(), nil
+		}
+		s, err := openapibuilder.BuildOpenAPIV3(crd, v.Name, openapibuilder.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("openapi of %s/%s: %w", crd.Name, v.Name, err)
+		}
+		specs = append(specs, s)
+	}
+	if len(specs) == 0 {
+		return managedfields.NewDeducedTypeConverter(), nil
+	}
+	merged, err := openapibuilder.MergeSpecsV3(specs...)
+	if err != nil {
+		return nil, fmt.Errorf("merge openapi of %s: %w", crd.Name, err)
+	}
+	return managedfields.NewTypeConverter(merged.Components.Schemas, crd.Spec.PreserveUnknownFields)
+}
+
+// fieldManager returns the field manager of the resource or of one of its
+// subresources ("status", "scale").
+func (r *Resource) FieldManager(sub string) (*managedfields.FieldManager, error) {
+	fms := r.managed
+	if fms == nil {
+		return nil, fmt.Errorf("%s has no field manager", r.GR)
+	}
+	fms.mu.Lock()
+	defer fms.mu.Unlock()
+	// The versions of a CRD share one set: each version has its own managers.
+	key := r.Version + "/" + sub
+	if fm := fms.bySub[key]; fm != nil {
+		return fm, nil
+	}
+	if sub == "scale" {
+		fm, err := managedfields.NewDefaultFieldManager(builtinTypeConverter(), scaleConvertor, scaleConvertor, scaleConvertor,
+			scaleResource.GVK, scaleResource.GVK.GroupVersion(), sub, nil)
+		if err != nil {
+			return nil, err
+		}
+		fms.set(key, fm)
+		return fm, nil
+	}
+	tc, err := fms.typeConverter()
+	if err != nil {
+		return nil, err
+	}
+	conv := &objectConvertor{res: r}
+	reset := fieldpath.NewExcludeFilterSetMap(r.resetFields(sub))
+	var fm *managedfields.FieldManager
+	if r.CRD != "" {
+		fm, err = managedfields.NewDefaultCRDFieldManager(tc, conv, conv, conv, r.GVK, r.GVK.GroupVersion(), sub, reset)
+	} else {
+		fm, err = managedfields.NewDefaultFieldManager(tc, conv, conv, conv, r.GVK, r.GVK.GroupVersion(), sub, reset)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fms.set(key, fm)
+	return fm, nil
+}
+
+func (fms *fieldManagers) set(key string, fm *managedfields.FieldManager) {
+	if fms.bySub == nil {
+		fms.bySub = map[string]*managedfields.FieldManager{}
+	}
+	fms.bySub[key] = fm
+}
+
+// scaleResource describes autoscaling/v1 Scale, the kind the scale
+// subresource of every resource reads and writes.
+var scaleResource = &Resource{
+	GVK:   autoscalingv1.SchemeGroupVersion.WithKind("Scale"),
+	Typed: func() runtime.Object { return &autoscalingv1.Scale{} },
+}
+
+// scaleConvertor is the object convertor of Scale field managers.
+var scaleConvertor = &objectConvertor{res: scaleResource}
+
+// replicasPaths maps each version of a scalable resource to its replicas
+// field, for translating managed fields between it and its Scale.
+func (r *Resource) ReplicasPaths() managedfields.ResourcePathMappings {
+	out := managedfields.ResourcePathMappings{
+		autoscalingv1.SchemeGroupVersion.String(): fieldpath.MakePathOrDie("spec", "replicas"),
+	}
+	if r.managed == nil || r.managed.crd == nil {
+		out[r.APIVersion()] = fieldpath.MakePathOrDie("spec", "replicas")
+		return out
+	}
+	// Every version of a CRD, nil where it has no scale subresource.
+	for _, v := range r.managed.crd.Spec.Versions {
+		var path fieldpath.Path
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			parts := jsonPathFields(v.Subresources.Scale.SpecReplicasPath)
+			elems := make([]any, len(parts))
+			for i, p := range parts {
+				elems[i] = p
+			}
+			path = fieldpath.MakePathOrDie(elems...)
+		}
+		out[r.managed.crd.Spec.Group+"/"+v.Name] = path
+	}
+	return out
+}
+
+// resetFields are the fields a write through sub may not set, which its
+// field manager does not record: status for the main resource of a
+// resource with a status subresource, the rest for /status.
+func (r *Resource) resetFields(sub string) map[fieldpath.APIVersion]*fieldpath.Set {
+	v := fieldpath.APIVersion(r.APIVersion())
+	switch {
+	case sub == "" && r.HasSub("status"):
+		return map[fieldpath.APIVersion]*fieldpath.Set{v: fieldpath.NewSet(fieldpath.MakePathOrDie("status"))}
+	case sub == "status":
+		return map[fieldpath.APIVersion]*fieldpath.Set{v: fieldpath.NewSet(fieldpath.MakePathOrDie("metadata"), fieldpath.MakePathOrDie("spec"))}
+	}
+	return nil
+}
+
+// objectConvertor gives the field manager what a scheme gives it upstream:
+// objects in the resource's one served version (typed for built-ins),
+// defaulting and empty objects. Other versions are reported as not
+// registered, so managed fields recorded through them are dropped rather
+// than failing the write.
+type objectConvertor struct{ res *Resource }
+
+// New implements runtime.ObjectCreater.
+func (c *objectConvertor) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if gvk != c.res.GVK {
+		return nil, runtime.NewNotRegisteredErrForKind("fakeplane", gvk)
+	}
+	obj := c.res.NewObject()
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return obj, nil
+}
+
+// Default implements runtime.ObjectDefaulter: defaults after a merge.
+func (c *objectConvertor) Default(obj runtime.Object) {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		if c.res.schema != nil {
+			c.res.schema.Admit(o)
+		}
+	default:
+		c.res.Defaults(obj)
+	}
+}
+
+// Convert implements runtime.ObjectConvertor.
+func (c *objectConvertor) Convert(in, out, context any) error {
+	return fmt.Errorf("fakeplane: Convert is not supported")
+}
+
+// ConvertFieldLabel implements runtime.ObjectConvertor.
+func (c *objectConvertor) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
+	return label, value, nil
+}
+
+// ConvertToVersion implements runtime.ObjectConvertor.
+func (c *objectConvertor) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
+	from := in.GetObjectKind().GroupVersionKind()
+	if from.Empty() {
+		from = c.res.GVK
+	}
+	to, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{from})
+	if !ok {
+		return nil, runtime.NewNotRegisteredErrForKind("fakeplane", from)
+	}
+	if c.res.CRD != "" {
+		// CRD versions without a conversion webhook differ only in apiVersion.
+		u, ok := in.(*unstructured.Unstructured)
+		if !ok || to.Group != c.res.GVK.Group || to.Kind != c.res.GVK.Kind {
+			return nil, runtime.NewNotRegisteredErrForKind("fakeplane", to)
+		}
+		if from.GroupVersion() == to.GroupVersion() {
+			return u, nil
+		}
+		out := u.DeepCopy()
+		out.SetAPIVersion(to.GroupVersion().String())
+		return out, nil
+	}
+	if from != c.res.GVK || to != c.res.GVK {
+		return nil, runtime.NewNotRegisteredErrForKind("fakeplane", to)
+	}
+	u, ok := in.(*unstructured.Unstructured)
+	if !ok || c.res.Typed == nil {
+		in.GetObjectKind().SetGroupVersionKind(c.res.GVK)
+		return in, nil
+	}
+	out := c.res.NewObject()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
+		return nil, err
+	}
+	out.GetObjectKind().SetGroupVersionKind(c.res.GVK)
+	return out, nil
+}
+
+// managerName is the manager a non-apply write is recorded under: the
+// fieldManager parameter, else the user agent up to its first "/", printable
+// characters only and at most 128 bytes, as upstream names it.
+func ManagerName(fieldManager, userAgent string) string {
+	if fieldManager != "" {
+		return fieldManager
+	}
+	m, _, _ := strings.Cut(userAgent, "/")
+	var b strings.Builder
+	for _, r := range m {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > metav1validation.FieldManagerMaxLength {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// trackManagedFields records in o's managedFields what the request's
+// manager changed from live (nil on create), as upstream's create, update
+// and patch handlers do before admission. Writes through subresources other
+// than status are not tracked here.
+func (c *Request) TrackManagedFields(live runtime.Object, o *Object, fieldManager string) {
+	sub := c.Info.Subresource
+	if sub != "" && sub != "status" {
+		return
+	}
+	fm, err := c.Res.FieldManager(sub)
+	if err != nil {
+		slog.Debug("no field manager", "resource", c.Res.GR.String(), "err", err)
+		return
+	}
+	if live == nil {
+		live = c.Res.NewObject()
+		live.GetObjectKind().SetGroupVersionKind(c.Res.GVK)
+	}
+	out := fm.UpdateNoErrors(live, o.Obj, ManagerName(fieldManager, c.UserAgent))
+	if acc, err := meta.Accessor(out); err == nil {
+		o.Obj, o.Meta = out, acc
+	}
+}
+
+// recordServerWrite records a change the server itself makes (as upstream's
+// controllers, under the manager "kube-apiserver") through sub in o's
+// managedFields, live being the object before it.
+func (r *Resource) recordServerWrite(sub string, live runtime.Object, o *Object) {
+	fm, err := r.FieldManager(sub)
+	if err != nil {
+		return
+	}
+	live.GetObjectKind().SetGroupVersionKind(r.GVK)
+	o.Obj.GetObjectKind().SetGroupVersionKind(r.GVK)
+	out := fm.UpdateNoErrors(live, o.Obj, "kube-apiserver")
+	if acc, err := meta.Accessor(out); err == nil {
+		o.Obj, o.Meta = out, acc
+	}
+}

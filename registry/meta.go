@@ -1,0 +1,108 @@
+package registry
+
+import (
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/storage/names"
+)
+
+// prepareCreate sets the server-owned metadata of a new object and
+// validates its ObjectMeta, as upstream's BeforeCreate does.
+func (s *Registry) prepareCreate(c *Request, o *Object) error {
+	m := o.Meta
+	if m.GetResourceVersion() != "" {
+		// kube-apiserver answers this with a bare 500.
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500, Message: "resourceVersion should not be set on objects to be created"}}
+	}
+	if err := setNamespace(c, m); err != nil {
+		return err
+	}
+	if m.GetName() == "" && m.GetGenerateName() != "" {
+		// Upstream's strategies all use SimpleNameGenerator: five random
+		// characters after the prefix, cut to 58 characters.
+		m.SetName(names.SimpleNameGenerator.GenerateName(m.GetGenerateName()))
+	}
+	m.SetUID(types.UID(uuid.NewUUID()))
+	m.SetCreationTimestamp(metav1.NewTime(s.now().Truncate(timePrecision)))
+	m.SetDeletionTimestamp(nil)
+	m.SetDeletionGracePeriodSeconds(nil)
+	m.SetSelfLink("")
+	if c.Res.generation {
+		m.SetGeneration(1)
+	} else {
+		m.SetGeneration(0)
+	}
+	// The metadata is validated with the rest of the object, after
+	// admission (see validateCreate), as upstream's BeforeCreate does.
+	return nil
+}
+
+// timePrecision is the precision of metav1.Time in JSON.
+const timePrecision = 1e9
+
+// validateMeta runs upstream's ObjectMeta validation for a new object.
+func (s *Registry) validateMeta(c *Request, o *Object) field.ErrorList {
+	return validation.ValidateObjectMetaAccessor(o.Meta, c.Res.Namespaced, c.Res.nameValid, field.NewPath("metadata"))
+}
+
+// prepareUpdate carries server-owned metadata from the stored object into
+// the new one and validates the change of metadata, as upstream's
+// BeforeUpdate does; the errors found are returned to be reported with
+// those of the rest of the object (see validateUpdate).
+func (s *Registry) prepareUpdate(c *Request, o, old *Object) (field.ErrorList, error) {
+	m, om := o.Meta, old.Meta
+	if err := setNamespace(c, m); err != nil {
+		return nil, err
+	}
+	if m.GetUID() == "" {
+		m.SetUID(om.GetUID())
+	}
+	m.SetCreationTimestamp(om.GetCreationTimestamp())
+	m.SetDeletionTimestamp(om.GetDeletionTimestamp())
+	m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
+	m.SetSelfLink("")
+	if m.GetName() == "" {
+		m.SetName(om.GetName())
+	}
+	m.SetGeneration(om.GetGeneration())
+	errs := validation.ValidateObjectMetaAccessor(m, c.Res.Namespaced, c.Res.nameValid, field.NewPath("metadata"))
+	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, om, field.NewPath("metadata"))...)
+	return errs, nil
+}
+
+// stampRV writes the commit revision into an object's metadata.
+func stampRV(o *Object, rev int64) {
+	o.Meta.SetResourceVersion(strconv.FormatInt(rev, 10))
+}
+
+// checkName ensures the body's name matches the URL on update.
+func CheckName(c *Request, o *Object) error {
+	if o.Meta.GetName() != "" && o.Meta.GetName() != c.Info.Name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.Meta.GetName(), c.Info.Name))
+	}
+	if o.Meta.GetName() == "" {
+		o.Meta.SetName(c.Info.Name)
+	}
+	return nil
+}
+
+// setNamespace fills in or checks the namespace of an object against the URL.
+func setNamespace(c *Request, m metav1.Object) error {
+	if !c.Res.Namespaced {
+		m.SetNamespace("")
+		return nil
+	}
+	if m.GetNamespace() == "" {
+		m.SetNamespace(c.Namespace)
+	} else if m.GetNamespace() != c.Namespace {
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}

@@ -1,0 +1,286 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	kjson "sigs.k8s.io/json"
+)
+
+// object is a decoded API object with its metadata accessor.
+type Object struct {
+	Obj  runtime.Object
+	Meta metav1.Object
+	// warnings are unknown or duplicate fields found while decoding with
+	// fieldValidation=Warn.
+	Warnings []string
+}
+
+// deepCopy returns an independent copy of o.
+func (o *Object) DeepCopy() *Object {
+	obj := o.Obj.DeepCopyObject()
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		panic(fmt.Sprintf("object %T has no metadata: %v", obj, err)) // o had it
+	}
+	return &Object{Obj: obj, Meta: m, Warnings: o.Warnings}
+}
+
+// newObject makes an empty object of the resource's kind.
+func (r *Resource) NewObject() runtime.Object {
+	if r.Typed != nil {
+		return r.Typed()
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetGroupVersionKind(r.GVK)
+	return u
+}
+
+// decodeObject parses JSON into the resource's kind, as kube-apiserver's
+// create and update handlers do: a missing apiVersion/kind takes the URL's,
+// a different group/version or kind is a 400, and built-in types drop fields
+// they do not have.
+func (r *Resource) DecodeObject(data []byte) (*Object, error) {
+	return r.DecodeObjectValidating(data, metav1.FieldValidationIgnore)
+}
+
+// decodeObjectValidating is decodeObject with a fieldValidation directive:
+// Strict turns unknown and duplicate fields into a 400, Warn into warnings.
+func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Object, error) {
+	if IsEmptyBody(data) {
+		return nil, apierrors.NewBadRequest("the body of the request was empty")
+	}
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, r.DecodeError(data, nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err))
+	}
+	gvk := r.GVK
+	if head.APIVersion != "" || head.Kind != "" {
+		gv, err := schema.ParseGroupVersion(head.APIVersion)
+		if err != nil {
+			return nil, r.DecodeError(data, nil, err)
+		}
+		gvk = gv.WithKind(head.Kind)
+		if head.Kind == "" {
+			gvk.Kind = r.GVK.Kind
+		}
+		if head.APIVersion == "" {
+			gvk.Group, gvk.Version = r.GVK.Group, r.GVK.Version
+		}
+	}
+	if gvk.GroupVersion() != r.GVK.GroupVersion() {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), r.GVK.GroupVersion().String()))
+	}
+	if gvk.Kind != r.GVK.Kind {
+		if r.Typed != nil && TypesScheme().Recognizes(gvk) {
+			return nil, r.DecodeError(data, &gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
+		}
+		return nil, r.DecodeError(data, &gvk, fmt.Errorf("no kind %q is registered for version %q in scheme %q", gvk.Kind, gvk.GroupVersion().String(), "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"))
+	}
+	obj := r.NewObject()
+	var warnings []string
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		var m map[string]any
+		if err := utiljson.Unmarshal(data, &m); err != nil {
+			return nil, r.DecodeError(data, &gvk, err)
+		}
+		if m == nil {
+			return nil, apierrors.NewBadRequest("the body of the request was empty")
+		}
+		u.Object = m
+		if r.schema != nil && directive != "" {
+			unknown := r.schema.Admit(u)
+			if len(unknown) > 0 && directive != metav1.FieldValidationIgnore {
+				var strictErrs []error
+				for _, p := range unknown {
+					strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", p))
+				}
+				if directive == metav1.FieldValidationStrict {
+					return nil, r.DecodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
+				}
+				for _, e := range strictErrs {
+					warnings = append(warnings, e.Error())
+				}
+			}
+		}
+	} else if directive == metav1.FieldValidationIgnore {
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, obj); err != nil {
+			return nil, r.DecodeError(data, &gvk, err)
+		}
+	} else {
+		strictErrs, err := kjson.UnmarshalStrict(data, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+		if err != nil {
+			return nil, r.DecodeError(data, &gvk, err)
+		}
+		if len(strictErrs) > 0 {
+			if directive == metav1.FieldValidationStrict {
+				return nil, r.DecodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
+			}
+			for _, e := range strictErrs {
+				warnings = append(warnings, e.Error())
+			}
+		}
+	}
+	obj.GetObjectKind().SetGroupVersionKind(r.GVK)
+	r.Defaults(obj)
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return &Object{Obj: obj, Meta: acc, Warnings: warnings}, nil
+}
+
+// decodeError words a decoding failure as kube-apiserver's transformDecodeError does.
+func (r *Resource) DecodeError(data []byte, gvk *schema.GroupVersionKind, err error) error {
+	if gvk != nil && gvk.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, r.GVK.Kind, err))
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", r.GVK.Kind, err, Summarize(data, 30)))
+}
+
+// summarize shortens a body for an error message, as upstream's
+// summarizeData does: JSON as text, anything else as hex.
+func Summarize(data []byte, max int) string {
+	if len(data) > 0 && data[0] == '{' {
+		if len(data) > max {
+			return string(data[:max]) + " ..."
+		}
+		return string(data)
+	}
+	if len(data) > max {
+		return hex.EncodeToString(data[:max]) + " ..."
+	}
+	return hex.EncodeToString(data)
+}
+
+// decodeStored parses a stored object.
+func (r *Resource) DecodeStored(data []byte) (*Object, error) {
+	obj := r.NewObject()
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		var m map[string]any
+		if err := utiljson.Unmarshal(data, &m); err != nil {
+			return nil, fmt.Errorf("decode stored %s: %w", r.GR, err)
+		}
+		u.Object = m
+	} else if err := json.Unmarshal(data, obj); err != nil {
+		return nil, fmt.Errorf("decode stored %s: %w", r.GR, err)
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &Object{Obj: obj, Meta: acc}, nil
+}
+
+// encode serialises an object for storage and responses.
+func Encode(obj runtime.Object) ([]byte, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return json.Marshal(u.Object)
+	}
+	return json.Marshal(obj)
+}
+
+// toMap returns the object as a generic map (a copy for typed objects).
+func toMap(obj runtime.Object) (map[string]any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u.Object, nil
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+}
+
+// sameContent reports whether two objects are equal outside metadata (and
+// outside status when skipStatus), used for generation bumps.
+func sameContent(a, b runtime.Object, skipStatus bool) bool {
+	ma, err1 := toMap(a)
+	mb, err2 := toMap(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	ja, _ := json.Marshal(stripKeys(ma, skipStatus))
+	jb, _ := json.Marshal(stripKeys(mb, skipStatus))
+	return bytes.Equal(ja, jb)
+}
+
+func stripKeys(m map[string]any, skipStatus bool) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k == "metadata" || k == "apiVersion" || k == "kind" || (skipStatus && k == "status") {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// getField reads a nested field of an object as a map path.
+func getField(m map[string]any, path ...string) (any, bool) {
+	var cur any = m
+	for _, p := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = mm[p]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// internalPackage is the Go package name of upstream's internal version of a
+// group, as it appears in conversion errors.
+func InternalPackage(group string) string {
+	switch group {
+	case "", "events.k8s.io":
+		return "core"
+	}
+	if i := strings.Index(group, "."); i > 0 {
+		return group[:i]
+	}
+	return group
+}
+
+// jsonUnmarshal decodes JSON case-sensitively, as kube-apiserver does.
+func JSONUnmarshal(data []byte, v any) error {
+	return kjson.UnmarshalCaseSensitivePreserveInts(data, v)
+}
+
+// protobufEncode encodes a built-in object in the protobuf envelope.
+func ProtobufEncode(obj runtime.Object) ([]byte, error) {
+	return runtime.Encode(ProtobufSerializer(), obj)
+}
+
+// typedFromStored decodes a stored (served-version) JSON object into its Go type.
+func (r *Resource) TypedFromStored(data []byte) (runtime.Object, error) {
+	obj := r.Typed()
+	if err := json.Unmarshal(data, obj); err != nil {
+		return nil, fmt.Errorf("decode stored %s: %w", r.GR, err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(r.GVK)
+	return obj, nil
+}
+
+// protobufSerializer decodes Kubernetes protobuf envelopes of built-in types.
+var ProtobufSerializer = sync.OnceValue(func() *protobuf.Serializer {
+	return protobuf.NewSerializer(TypesScheme(), TypesScheme())
+})
+
+// objectMetaDocs are ObjectMeta's field descriptions, which upstream's
+// generated columns (a CRD's Age) carry.
+var objectMetaDocs = metav1.ObjectMeta{}.SwaggerDoc()

@@ -1,0 +1,183 @@
+package registry
+
+import (
+	"bytes"
+	"compress/gzip"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// The OpenAPI definitions of the built-in types, generated from the
+// k8s.io/api sources by kube-openapi (hack/gen-openapi.sh): v3 schemas for
+// the per-group-version documents under /openapi/v3 (what kubectl explain
+// and schema-aware clients read) and v2 definitions for /openapi/v2.
+//
+//go:embed openapidata/builtin-v3.json.gz openapidata/builtin-v2.json.gz openapidata/builtin-smd.gob.gz
+var openAPIData embed.FS
+
+// builtinSchemas is the decoded v3 data, shared read-only by all servers.
+type builtinSchemas struct {
+	// raw maps a model name (io.k8s.api.core.v1.Pod) to its v3 schema.
+	raw map[string]json.RawMessage
+	// byGVK maps a served kind to its model name.
+	byGVK map[schema.GroupVersionKind]string
+	// gvks lists the kinds each model is registered as.
+	gvks map[string][]schema.GroupVersionKind
+}
+
+var LoadBuiltinSchemas = sync.OnceValues(func() (*builtinSchemas, error) {
+	raw := map[string]json.RawMessage{}
+	if err := readGzipJSON("openapidata/builtin-v3.json.gz", &raw); err != nil {
+		return nil, err
+	}
+	b := &builtinSchemas{raw: raw, byGVK: map[schema.GroupVersionKind]string{}, gvks: map[string][]schema.GroupVersionKind{}}
+	for name, s := range raw {
+		var head struct {
+			GVK []schema.GroupVersionKind `json:"x-kubernetes-group-version-kind"`
+		}
+		if !bytes.Contains(s, []byte("x-kubernetes-group-version-kind")) {
+			continue
+		}
+		if err := json.Unmarshal(s, &head); err != nil {
+			return nil, fmt.Errorf("openapi definition %s: %w", name, err)
+		}
+		b.gvks[name] = head.GVK
+		for _, gvk := range head.GVK {
+			b.byGVK[gvk] = name
+		}
+	}
+	return b, nil
+})
+
+// loadBuiltinDefinitionsV2 decodes the v2 definitions, shared read-only.
+var LoadBuiltinDefinitionsV2 = sync.OnceValues(func() (spec.Definitions, error) {
+	defs := spec.Definitions{}
+	if err := readGzipJSON("openapidata/builtin-v2.json.gz", &defs); err != nil {
+		return nil, err
+	}
+	return defs, nil
+})
+
+func readGzipJSON(name string, v any) error {
+	f, err := openAPIData.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+var schemaRef = regexp.MustCompile(`"#/components/schemas/([^"]+)"`)
+
+// schemasFor returns the components/schemas of a group/version's document:
+// the schemas of its kinds (and of the meta types its verbs use) and of what
+// they refer to. Each schema's x-kubernetes-group-version-kind keeps the
+// registrations in this group/version and in the type's own, as
+// kube-apiserver serves them.
+func (b *builtinSchemas) SchemasFor(gv schema.GroupVersion, kinds []schema.GroupVersionKind, verbs map[string]bool) map[string]json.RawMessage {
+	roots := []string{"io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"}
+	for verb, meta := range map[string]string{"delete": "DeleteOptions", "deletecollection": "DeleteOptions", "patch": "Patch", "watch": "WatchEvent"} {
+		if verbs[verb] {
+			roots = append(roots, "io.k8s.apimachinery.pkg.apis.meta.v1."+meta)
+		}
+	}
+	if verbs["delete"] || verbs["deletecollection"] {
+		roots = append(roots, "io.k8s.apimachinery.pkg.apis.meta.v1.Status")
+	}
+	for _, k := range kinds {
+		for _, kind := range []string{k.Kind, k.Kind + "List"} {
+			if name, ok := b.byGVK[k.GroupVersion().WithKind(kind)]; ok {
+				roots = append(roots, name)
+			}
+		}
+	}
+	out := map[string]json.RawMessage{}
+	var walk func(string)
+	walk = func(name string) {
+		if _, done := out[name]; done {
+			return
+		}
+		s, ok := b.raw[name]
+		if !ok {
+			return
+		}
+		out[name] = s
+		for _, m := range schemaRef.FindAllSubmatch(s, -1) {
+			walk(string(m[1]))
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	for name := range out {
+		all, ok := b.gvks[name]
+		if !ok {
+			continue
+		}
+		var keep []schema.GroupVersionKind
+		for _, g := range all {
+			if g.GroupVersion() == gv || isHomeGroupVersion(name, g.GroupVersion()) {
+				keep = append(keep, g)
+			}
+		}
+		if len(keep) == len(all) {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(out[name], &m); err != nil {
+			continue
+		}
+		if len(keep) == 0 {
+			delete(m, "x-kubernetes-group-version-kind")
+		} else {
+			l := make([]map[string]string, len(keep))
+			for i, g := range keep {
+				l[i] = map[string]string{"group": g.Group, "version": g.Version, "kind": g.Kind}
+			}
+			m["x-kubernetes-group-version-kind"] = l
+		}
+		if b, err := json.Marshal(m); err == nil {
+			out[name] = b
+		}
+	}
+	return out
+}
+
+// isHomeGroupVersion reports whether gv is the group/version whose package
+// defines a model: io.k8s.api.autoscaling.v1.Scale is at home in
+// autoscaling/v1, the meta.k8s.io types (io.k8s.apimachinery.pkg.apis.meta.v1)
+// and io.k8s.api.core.v1 in the core group.
+func isHomeGroupVersion(model string, gv schema.GroupVersion) bool {
+	parts := strings.Split(model, ".")
+	if len(parts) < 3 {
+		return false
+	}
+	pkg, version := parts[len(parts)-3], parts[len(parts)-2]
+	if gv.Version != version {
+		return false
+	}
+	if pkg == "core" || pkg == "meta" {
+		return gv.Group == ""
+	}
+	first, _, _ := strings.Cut(gv.Group, ".")
+	return gv.Group != "" && first == pkg
+}

@@ -1,0 +1,112 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fakeplane/fakeplane/auth"
+	"github.com/fakeplane/fakeplane/crd"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// Config configures a Registry.
+type Config struct {
+	// Store holds the objects. Required.
+	Store store.Interface
+	// Logger receives warnings of the registry's own work; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+	// ServiceClusterIPRange is where ClusterIPs come from (kube-apiserver's
+	// --service-cluster-ip-range); the zero value means
+	// DefaultServiceClusterIPRange.
+	ServiceClusterIPRange netip.Prefix
+}
+
+// Hooks are what the registry calls in parts of the control plane outside
+// it. Each may be nil.
+type Hooks struct {
+	// RBACWriteCheck runs upstream's RBAC escalation and bind checks on a
+	// write to roles, clusterroles and their bindings.
+	RBACWriteCheck func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error
+	// CommitObserver is told of every commit, under the store's writer lock
+	// and in revision order, with the committed object (its Go type) and its
+	// stored bytes: views that must follow the store (the RBAC cache, the
+	// garbage collector's owner index) keep up through it.
+	CommitObserver func(bucket, key string, obj runtime.Object, data []byte, deleted bool)
+	// TokenSecretFiller issues the token of a new
+	// kubernetes.io/service-account-token Secret.
+	TokenSecretFiller func(sec *corev1.Secret)
+}
+
+// Registry is the read and write pipeline between the API and the store:
+// the resources served (built-in ones and CRDs'), their decoding, defaults,
+// admission, validation (the strategies of For, and package crd), the
+// optimistic commit, and the views that follow commits. Package server
+// serves it over HTTP; Go callers use it through Interface (Registry.API).
+type Registry struct {
+	store  store.Interface
+	log    *slog.Logger
+	now    func() time.Time
+	served *ServedResources
+	enc    *EncCache
+	alloc  *ServiceAllocator
+	hooks  Hooks
+	// crdMu orders serving a CRD against forgetting a deleted one.
+	crdMu sync.Mutex
+}
+
+// New builds a Registry over cfg.Store: it loads the ClusterIPs and node
+// ports in use and serves the CRDs stored there.
+func New(cfg Config) (*Registry, error) {
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("registry: Config.Store is required")
+	}
+	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: NewEncCache(cfg.Store)}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	ipRange := cfg.ServiceClusterIPRange
+	if !ipRange.IsValid() {
+		ipRange = DefaultServiceClusterIPRange
+	}
+	r.alloc = NewServiceAllocator(ipRange)
+	if err := r.alloc.Load(r.store); err != nil {
+		return nil, fmt.Errorf("registry: load allocated ClusterIPs and node ports: %w", err)
+	}
+	served, err := NewServedResources()
+	if err != nil {
+		return nil, err
+	}
+	r.served = served
+	served.WebhookConverter = crd.NewWebhookConverters(EndpointResolver{r}).For
+	if err := r.LoadCRDs(); err != nil {
+		return nil, fmt.Errorf("registry: load CustomResourceDefinitions: %w", err)
+	}
+	return r, nil
+}
+
+// SetHooks sets what the registry calls outside itself. Call it before the
+// first write.
+func (r *Registry) SetHooks(h Hooks) { r.hooks = h }
+
+// Store is the store the registry reads and writes.
+func (r *Registry) Store() store.Interface { return r.store }
+
+// Resources are the served resources.
+func (r *Registry) Resources() *ServedResources { return r.served }
+
+// Encodings is the cache of stored objects' labels and encodings.
+func (r *Registry) Encodings() *EncCache { return r.enc }

@@ -1,0 +1,126 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/fakeplane/fakeplane/store"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+)
+
+// request is one call into the read and write pipeline: which resource and
+// object, asked by whom, in which context. It carries no HTTP: a request
+// over HTTP (call) and a call made from Go (Registry, the server's own
+// controllers) both make one.
+type Request struct {
+	// goCtx is the call's context, with its user in it: the HTTP
+	// request's, or the Go caller's.
+	GoCtx     context.Context
+	Info      *apirequest.RequestInfo
+	Res       *Resource
+	User      user.Info
+	Namespace string // the namespace of the object(s), "" for cluster-scoped
+	// userAgent is the HTTP request's User-Agent; "" for a call made from Go.
+	UserAgent string
+	// result is the committed object in its Go type, when the write path
+	// still holds it, so a protobuf answer need not decode it again.
+	Result runtime.Object
+	// reservations are the ClusterIPs and node ports the request reserved;
+	// what its commit did not take is released when it ends.
+	reservations []*reservation
+	// allowCreate lets a write to a missing object create it (server-side
+	// apply), whatever the resource's createOnUpdate.
+	AllowCreate bool
+}
+
+// ctx is the request's context, with its user in it (upstream's strategies
+// read the user from there).
+func (c *Request) Context() context.Context { return c.GoCtx }
+
+// releaseReservations gives back what the request reserved and did not
+// commit.
+func (c *Request) releaseReservations() {
+	for _, r := range c.reservations {
+		r.release()
+	}
+	c.reservations = nil
+}
+
+// key is the store key of the named object.
+func (c *Request) Key() string { return ObjectKey(c.Namespace, c.Info.Name) }
+
+// objectKey is the store key for an object.
+func ObjectKey(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+// errMethodNotSupported is the 405 for a verb a resource does not serve:
+// kube-apiserver has no route for it.
+func (c *Request) ErrMethodNotSupported() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Message: "the server does not allow this method on the requested resource",
+		Reason:  metav1.StatusReasonMethodNotAllowed,
+		Details: &metav1.StatusDetails{},
+		Code:    http.StatusMethodNotAllowed,
+	}}
+}
+
+// verbAllowed checks the verb against what discovery advertises.
+func (s *Registry) VerbAllowed(c *Request) bool {
+	verbs := c.Res.Verbs
+	if c.Info.Subresource != "" {
+		verbs = c.Res.subs[c.Info.Subresource].Verbs
+	}
+	verb := c.Info.Verb
+	for _, v := range verbs {
+		if v == verb {
+			return true
+		}
+	}
+	return false
+}
+
+var schemaNamespaces = schema.GroupResource{Resource: "namespaces"}
+
+// getObject reads and decodes the named object.
+func (s *Registry) GetObject(c *Request) (*Object, error) {
+	cur, err := s.store.Get(c.Res.Bucket, c.Key())
+	if err != nil {
+		return nil, apierrors.NewNotFound(c.Res.GR, c.Info.Name)
+	}
+	served, err := c.Res.FromStorage(cur.Value)
+	if err != nil {
+		return nil, ErrStorageDecode(c.Res, cur.Key, cur.Revision, err)
+	}
+	return c.Res.DecodeStored(served)
+}
+
+// getServed reads the named object and returns its JSON in the request's
+// version.
+func (s *Registry) GetServed(c *Request) ([]byte, error) {
+	obj, err := s.store.Get(c.Res.Bucket, c.Key())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierrors.NewNotFound(c.Res.GR, c.Info.Name)
+	}
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	served, err := s.enc.ServedOf(c.Res, obj.Key, obj.Revision, obj.Value)
+	if err != nil {
+		return nil, ErrStorageDecode(c.Res, obj.Key, obj.Revision, err)
+	}
+	return served, nil
+}
+
+// systemUser is the identity of the server's own writes and controllers.
+var systemUser user.Info = &user.DefaultInfo{Name: "system:apiserver", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}}

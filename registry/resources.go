@@ -1,0 +1,324 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/rest"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/fakeplane/fakeplane/crd"
+	"github.com/fakeplane/fakeplane/internal/builtin"
+	"github.com/fakeplane/fakeplane/registry/strategy"
+)
+
+// typesScheme knows every built-in Go type the server decodes into. It is
+// built once and only read afterwards.
+var TypesScheme = sync.OnceValue(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apiregistrationv1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			panic(fmt.Sprintf("building the type scheme: %v", err))
+		}
+	}
+	return s
+})
+
+// resource is one served group/version/resource with everything the generic
+// REST handler needs to know about it.
+type Resource struct {
+	builtin.Resource
+	GVK      schema.GroupVersionKind
+	GR       schema.GroupResource
+	Bucket   string // store bucket
+	ListKind string
+	// typed builds an empty built-in object; nil means the resource is
+	// handled as unstructured JSON.
+	Typed func() runtime.Object
+	// generation: metadata.generation is set on create and bumped on spec changes.
+	generation bool
+	// subresources by name.
+	subs map[string]builtin.Subresource
+	// nameValid validates metadata.name the way upstream's strategy does.
+	nameValid validation.ValidateNameFunc
+	// returnDeleted: a delete answers with the object instead of a Status.
+	ReturnDeleted bool
+	// createOnUpdate: PUT of a missing object creates it.
+	createOnUpdate bool
+	// conditionalUpdate: an update must name the resourceVersion it replaces.
+	conditionalUpdate bool
+	// conv translates between the served version and the bucket's storage
+	// version; nil when they are the same.
+	conv converter
+	// crd names the CustomResourceDefinition serving it ("" for built-ins).
+	CRD string
+	// schema is the CRD version's schema (nil for built-ins and schemaless versions).
+	schema *crd.Schema
+	// scalePaths are a CRD version's scale subresource paths.
+	scalePaths *apiextensionsv1.CustomResourceSubresourceScale
+	// table renders a CRD version's additionalPrinterColumns.
+	Table rest.TableConvertor
+	// warnings are sent with every request (a deprecated CRD version's).
+	Warnings []string
+	// managed holds the field managers tracking managedFields and merging
+	// server-side apply patches.
+	managed *fieldManagers
+	// convertField accepts a field selector label and names the field it
+	// matches, or rejects it ("field label not supported").
+	convertField func(label string) (string, bool)
+}
+
+func (r *Resource) HasSub(name string) bool { _, ok := r.subs[name]; return ok }
+
+// apiVersion is the apiVersion string of the resource's group/version.
+func (r *Resource) APIVersion() string { return r.GVK.GroupVersion().String() }
+
+// servedResources holds the served resources. It is read on every request and
+// changes only when resources are added (CRDs, in later work).
+type ServedResources struct {
+	mu    sync.RWMutex
+	byGVR map[schema.GroupVersionResource]*Resource
+	// groupVersions are the served group/versions in discovery order.
+	groupVersions []builtin.GroupVersion
+	// builtinGVs are the built-in ones.
+	builtinGVs []builtin.GroupVersion
+	// crds maps a CRD name to the resources it serves.
+	crds map[string][]*Resource
+	// crdObjs maps a CRD name to the CRD itself.
+	crdObjs map[string]*apiextensionsv1.CustomResourceDefinition
+	// gen counts the changes to the served CRDs.
+	gen uint64
+	// webhookConverter builds the converter of a CRD with webhook conversion.
+	WebhookConverter func(*apiextensionsv1.CustomResourceDefinition) (runtime.ObjectConvertor, error)
+}
+
+// generation counts the changes to the served CRDs, for caches of what is
+// derived from them.
+func (g *ServedResources) Generation() uint64 {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.gen
+}
+
+// withoutStrategy gives the two built-in resources without a strategy in
+// package registry, CustomResourceDefinitions and APIServices (whose rules
+// are in package crd and the aggregator's code), upstream's flags: both
+// refuse an update without metadata.resourceVersion, and a CRD keeps
+// metadata.generation. Every other built-in resource's strategy says it.
+func withoutStrategy(r *Resource) {
+	switch r.GR {
+	case schema.GroupResource{Group: apiextensionsv1.GroupName, Resource: "customresourcedefinitions"}:
+		r.generation, r.conditionalUpdate = true, true
+	case schema.GroupResource{Group: apiregistrationv1.GroupName, Resource: "apiservices"}:
+		r.conditionalUpdate = true
+	}
+}
+
+// nameValidator returns upstream's metadata.name rule for a resource.
+func nameValidator(group, res string) validation.ValidateNameFunc {
+	switch group + "/" + res {
+	case "/namespaces":
+		return validation.ValidateNamespaceName
+	case "/services":
+		return validation.NameIsDNS1035Label
+	case "rbac.authorization.k8s.io/roles", "rbac.authorization.k8s.io/clusterroles",
+		"rbac.authorization.k8s.io/rolebindings", "rbac.authorization.k8s.io/clusterrolebindings",
+		"apiregistration.k8s.io/apiservices": // an APIService is named version.group, "v1." for the core group
+		return func(name string, prefix bool) []string { return path.IsValidPathSegmentName(name) }
+	default:
+		return validation.NameIsDNSSubdomain
+	}
+}
+
+func NewServedResources() (*ServedResources, error) {
+	reg := &ServedResources{byGVR: map[schema.GroupVersionResource]*Resource{}, crds: map[string][]*Resource{}, crdObjs: map[string]*apiextensionsv1.CustomResourceDefinition{}}
+	reg.builtinGVs = builtin.GroupVersions()
+	reg.groupVersions = builtin.GroupVersions()
+	scheme := TypesScheme()
+	all := builtin.Resources()
+	owners := map[string]bool{}
+	for _, b := range all {
+		if b.StorageResource != "" && (builtin.GroupVersion{Group: b.Group, Version: b.Version}).String() == b.StorageVersion {
+			owners[b.StorageResource] = true
+		}
+	}
+	for _, b := range all {
+		gvk := schema.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind}
+		key := b.Group + "/" + b.Resource
+		r := &Resource{
+			Resource:  b,
+			GVK:       gvk,
+			GR:        schema.GroupResource{Group: b.Group, Resource: b.Resource},
+			Bucket:    bucketName(b, owners),
+			conv:      converters[key],
+			ListKind:  b.Kind + "List",
+			nameValid: nameValidator(b.Group, b.Resource),
+			subs:      map[string]builtin.Subresource{},
+			managed:   newBuiltinFieldManagers(),
+		}
+		st, hasStrategy := For(r.GR)
+		if hasStrategy {
+			// The resource's strategy decides, as upstream's does.
+			r.createOnUpdate = st.AllowCreateOnUpdate(context.Background())
+			r.conditionalUpdate = !st.AllowUnconditionalUpdate(context.Background())
+			g, ok := st.(strategy.GenerationTracker)
+			r.generation = ok && g.TracksGeneration()
+			d, ok := st.(strategy.DeleteReturner)
+			r.ReturnDeleted = ok && d.ReturnsDeletedObject()
+		} else {
+			withoutStrategy(r)
+		}
+		r.convertField = strategy.ConvertMetaFieldLabel
+		if fl, ok := st.(strategy.FieldLabeler); ok {
+			r.convertField = fl.ConvertFieldLabel
+		}
+		for _, sub := range b.Subresources {
+			r.subs[sub.Name] = sub
+		}
+		if scheme.Recognizes(gvk) {
+			r.Typed = func() runtime.Object {
+				obj, err := scheme.New(gvk)
+				if err != nil {
+					panic(err)
+				}
+				return obj
+			}
+		}
+		reg.byGVR[schema.GroupVersionResource{Group: b.Group, Version: b.Version, Resource: b.Resource}] = r
+	}
+	return reg, nil
+}
+
+// bucketName is the store bucket of a built-in resource: upstream's storage
+// group/resource. A served version other than the storage version of a
+// shared resource gets a bucket of its own unless fakeplane has a converter
+// for it (events.k8s.io events share core events' bucket; autoscaling/v1
+// horizontalpodautoscalers do not share autoscaling/v2's yet).
+func bucketName(b builtin.Resource, owners map[string]bool) string {
+	if b.Virtual {
+		return ""
+	}
+	g, res := b.StorageGroupResource()
+	bucket := g + "/" + res
+	gv := builtin.GroupVersion{Group: b.Group, Version: b.Version}.String()
+	if gv != b.StorageVersion && owners[b.StorageResource] && converters[b.Group+"/"+b.Resource] == nil {
+		bucket += "@" + gv
+	}
+	return bucket
+}
+
+// lookup finds a served resource.
+// forBucket returns a resource stored in bucket, preferring the one served
+// in the storage version.
+func (g *ServedResources) ForBucket(bucket string) (*Resource, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var found *Resource
+	for _, r := range g.byGVR {
+		if r.Bucket != bucket || r.Virtual {
+			continue
+		}
+		if found == nil || (found.conv != nil && r.conv == nil) || (found.conv == nil) == (r.conv == nil) && r.Version < found.Version {
+			found = r
+		}
+	}
+	return found, found != nil
+}
+
+// isBuiltinGroup reports whether kube-apiserver itself serves a group.
+func (g *ServedResources) IsBuiltinGroup(group string) bool {
+	for _, gv := range g.builtinGVs {
+		if gv.Group == group {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *ServedResources) Lookup(group, version, res string) (*Resource, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	r, ok := g.byGVR[schema.GroupVersionResource{Group: group, Version: version, Resource: res}]
+	return r, ok
+}
+
+// all returns every served resource ordered by group/version (discovery
+// order) and then by resource name.
+func (g *ServedResources) All() []*Resource {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	order := map[builtin.GroupVersion]int{}
+	for i, gv := range g.groupVersions {
+		order[gv] = i
+	}
+	out := make([]*Resource, 0, len(g.byGVR))
+	for _, r := range g.byGVR {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		oa, ob := order[builtin.GroupVersion{Group: a.Group, Version: a.Version}], order[builtin.GroupVersion{Group: b.Group, Version: b.Version}]
+		if oa != ob {
+			return oa < ob
+		}
+		return a.Resource.Resource < b.Resource.Resource
+	})
+	return out
+}
+
+// namespacedResources lists one served version of each namespaced resource
+// bucket, for namespace deletion.
+func (g *ServedResources) namespacedBuckets() []*Resource {
+	seen := map[string]bool{}
+	var out []*Resource
+	for _, r := range g.All() {
+		if !r.Namespaced || r.Virtual || seen[r.Bucket] {
+			continue
+		}
+		seen[r.Bucket] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// gvs returns the served group/versions in discovery order.
+func (g *ServedResources) GroupVersions() []builtin.GroupVersion {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.groupVersions
+}
+
+// preferred returns the preferred version of a served group.
+func (g *ServedResources) Preferred(group string) (string, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for _, gv := range g.groupVersions {
+		if gv.Group == group {
+			return gv.Version, true
+		}
+	}
+	return "", false
+}
+
+// forKind finds the resource serving a group/version/kind (the main
+// resource, not a subresource).
+func (g *ServedResources) ForKind(gvk schema.GroupVersionKind) (*Resource, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for gvr, r := range g.byGVR {
+		if gvr.Group == gvk.Group && gvr.Version == gvk.Version && r.Kind == gvk.Kind && !r.Virtual {
+			return r, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,333 @@
+package registry
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// checkListOptions validates decoded list/watch options as upstream does and
+// turns their field selector's labels into the fields they match.
+func (s *Registry) CheckListOptions(c *Request, opts *metainternalversion.ListOptions) (*metainternalversion.ListOptions, error) {
+	if c.Info.Name != "" {
+		// A watch or list of one object (…/resource/name or fieldSelector) is
+		// served as a metadata.name field selector.
+		nameSel := fields.OneTermEqualSelector("metadata.name", c.Info.Name)
+		if opts.FieldSelector == nil || opts.FieldSelector.Empty() {
+			opts.FieldSelector = nameSel
+		} else {
+			opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, nameSel)
+		}
+	}
+	if errs := metainternalversionvalidation.ValidateListOptions(opts, true); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("ListOptions").GroupKind(), "", errs)
+	}
+	if opts.FieldSelector != nil {
+		sel, err := opts.FieldSelector.Transform(func(label, value string) (string, string, error) {
+			to, ok := c.Res.convertField(label)
+			if !ok {
+				return "", "", fmt.Errorf("field label not supported: %s", label)
+			}
+			return to, value, nil
+		})
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		opts.FieldSelector = sel
+	}
+	return opts, nil
+}
+
+// selection is a parsed label and field selector.
+type selection struct {
+	labels labels.Selector
+	fields fields.Selector
+	res    *Resource
+}
+
+func NewSelection(res *Resource, opts *metainternalversion.ListOptions) *selection {
+	sel := &selection{res: res, labels: opts.LabelSelector, fields: opts.FieldSelector}
+	if sel.labels == nil {
+		sel.labels = labels.Everything()
+	}
+	if sel.fields == nil {
+		sel.fields = fields.Everything()
+	}
+	return sel
+}
+
+func (sel *selection) Empty() bool { return sel.labels.Empty() && sel.fields.Empty() }
+
+// matches reports whether a stored object passes the selectors.
+func (sel *selection) Matches(data []byte) bool {
+	if sel.Empty() {
+		return true
+	}
+	if sel.fields.Empty() {
+		// Labels only: decode just metadata.labels.
+		var o struct {
+			Metadata struct {
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(data, &o); err != nil {
+			return false
+		}
+		return sel.labels.Matches(labels.Set(o.Metadata.Labels))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return false
+	}
+	return sel.matchesMap(m)
+}
+
+func (sel *selection) matchesMap(m map[string]any) bool {
+	if !sel.labels.Empty() {
+		ls := labels.Set{}
+		if l, ok := getField(m, "metadata", "labels"); ok {
+			if lm, ok := l.(map[string]any); ok {
+				for k, v := range lm {
+					if s, ok := v.(string); ok {
+						ls[k] = s
+					}
+				}
+			}
+		}
+		if !sel.labels.Matches(ls) {
+			return false
+		}
+	}
+	if !sel.fields.Empty() {
+		fs := fields.Set{}
+		for _, req := range sel.fields.Requirements() {
+			fs[req.Field] = fieldValue(m, req.Field)
+		}
+		if !sel.fields.Matches(fs) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldValue reads a field selector label from an object.
+func fieldValue(m map[string]any, label string) string {
+	path := fieldPaths[label]
+	if path == nil {
+		path = strings.Split(label, ".")
+	}
+	v, ok := getField(m, path...)
+	if !ok || v == nil {
+		switch label {
+		case "spec.hostNetwork", "spec.unschedulable":
+			return "false"
+		case "status.replicas", "status.successful":
+			return "0"
+		}
+		return ""
+	}
+	switch t := v.(type) {
+	case string:
+		return t
+	case bool:
+		return strconv.FormatBool(t)
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case []any:
+		// status.podIPs: the first entry's ip, as upstream's pod attributes.
+		if len(t) > 0 {
+			if mm, ok := t[0].(map[string]any); ok {
+				if ip, ok := mm["ip"].(string); ok {
+					return ip
+				}
+			}
+		}
+		return ""
+	default:
+		return fmt.Sprint(t)
+	}
+}
+
+// fieldPaths maps field labels whose object path differs from the label.
+var fieldPaths = map[string][]string{
+	"source": {"source", "component"},
+}
+
+// continueToken is upstream's opaque continue token. ResourceVersion -1
+// means the current revision.
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+func EncodeContinue(rv int64, lastKey string) string {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rv, StartKey: lastKey + "\x00"})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func DecodeContinue(tok string) (rv int64, after string, err error) {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return 0, "", fmt.Errorf("continue key is not valid: %v", err)
+	}
+	var t continueToken
+	if err := json.Unmarshal(b, &t); err != nil {
+		return 0, "", fmt.Errorf("continue key is not valid: %v", err)
+	}
+	if t.APIVersion != "meta.k8s.io/v1" {
+		return 0, "", fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	if t.ResourceVersion == 0 {
+		return 0, "", fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	return t.ResourceVersion, strings.TrimSuffix(t.StartKey, "\x00"), nil
+}
+
+// listServed reads the page of a list that opts selects: its list metadata,
+// the stored objects and their JSON in the served version.
+func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions) (metav1.ListMeta, []store.Object, [][]byte, error) {
+	var lm metav1.ListMeta
+	sel := NewSelection(c.Res, opts)
+	lo := store.ListOptions{Limit: int(opts.Limit)}
+	if c.Namespace != "" {
+		lo.Prefix = c.Namespace + "/"
+	}
+	if !sel.Empty() {
+		lo.Filter = s.FilterFor(c.Res, sel)
+	}
+	switch {
+	case opts.Continue != "":
+		rv, after, err := DecodeContinue(opts.Continue)
+		if err != nil {
+			return lm, nil, nil, apierrors.NewBadRequest(err.Error())
+		}
+		// A negative revision (the token of a 410 for a compacted one)
+		// continues at the current revision, as upstream's.
+		lo.StartAfter = after
+		if rv > 0 {
+			lo.Revision = rv
+		}
+	case opts.ResourceVersion != "" && opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact:
+		rv, err := ParseRV(opts.ResourceVersion)
+		if err != nil {
+			return lm, nil, nil, err
+		}
+		lo.Revision = rv
+	case opts.ResourceVersion != "" && opts.ResourceVersion != "0":
+		rv, err := ParseRV(opts.ResourceVersion)
+		if err != nil {
+			return lm, nil, nil, err
+		}
+		if cur := s.store.CurrentRevision(); rv > cur {
+			if err := s.WaitForRevision(c.Context(), rv); err != nil {
+				return lm, nil, nil, err
+			}
+		}
+	}
+	res, err := s.store.List(c.Res.Bucket, lo)
+	if err != nil {
+		var ce *store.CompactedError
+		var fe *store.FutureRevisionError
+		switch {
+		case errors.As(err, &ce) && opts.Continue != "":
+			// Upstream's 410 for a compacted continue token carries one
+			// that continues after the same key at the current revision.
+			expired := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+			expired.ErrStatus.ListMeta.Continue = EncodeContinue(-1, lo.StartAfter)
+			return lm, nil, nil, expired
+		case errors.As(err, &ce):
+			return lm, nil, nil, ErrExpired(fmt.Sprintf("The resourceVersion for the provided list is too old."))
+		case errors.As(err, &fe):
+			return lm, nil, nil, tooLargeRV(fe.Requested, fe.Current)
+		}
+		return lm, nil, nil, apierrors.NewInternalError(err)
+	}
+	lm = metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
+	if res.More && len(res.Items) > 0 {
+		lm.Continue = EncodeContinue(res.Revision, res.Items[len(res.Items)-1].Key)
+		if sel.Empty() {
+			n := res.Remaining
+			lm.RemainingItemCount = &n
+		}
+	}
+	if err := s.enc.prefetchServed(c.Res, res.Items); err != nil && len(res.Items) > 0 {
+		return lm, nil, nil, ErrStorageRead(c.Res, res.Items[0].Key, res.Items[0].Revision, err)
+	}
+	items := make([][]byte, len(res.Items))
+	for i, it := range res.Items {
+		b, err := s.enc.ServedOf(c.Res, it.Key, it.Revision, it.Value)
+		if err != nil {
+			return lm, nil, nil, ErrStorageRead(c.Res, it.Key, it.Revision, err)
+		}
+		items[i] = b
+	}
+	return lm, res.Items, items, nil
+}
+
+// parseRV parses a resourceVersion query parameter.
+func ParseRV(s string) (int64, error) {
+	rv, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || rv < 0 {
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %s", s))
+	}
+	return rv, nil
+}
+
+// tooLargeRV is upstream's answer for a resourceVersion from the future.
+func tooLargeRV(requested, current int64) error {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", requested, current), 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	return err
+}
+
+// filterFor is a store filter for a selection, using the encoding cache for
+// label-only selectors.
+func (s *Registry) FilterFor(res *Resource, sel *selection) func(store.Object) bool {
+	if !sel.fields.Empty() {
+		return func(o store.Object) bool { return sel.Matches(o.Value) }
+	}
+	return func(o store.Object) bool {
+		l, ok := s.enc.labelsOf(res.Bucket, o.Key, o.Revision, o.Value)
+		return ok && sel.labels.Matches(l)
+	}
+}
+
+// futureRVWait is how long a request for a future resourceVersion waits
+// before answering "Too large resource version", as upstream's watch cache.
+const futureRVWait = 3 * time.Second
+
+// waitForRevision waits until the store reaches rv, or answers 504.
+func (s *Registry) WaitForRevision(ctx context.Context, rv int64) error {
+	deadline := time.NewTimer(futureRVWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		cur := s.store.CurrentRevision()
+		if cur >= rv {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return tooLargeRV(rv, cur)
+		case <-ctx.Done():
+			return tooLargeRV(rv, cur)
+		}
+	}
+}

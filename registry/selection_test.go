@@ -1,0 +1,16 @@
+package registry
+
+import "testing"
+
+func TestContinueTokenRoundTrip(t *testing.T) {
+	tok := EncodeContinue(42, "ns/name")
+	rv, after, err := DecodeContinue(tok)
+	if err != nil || rv != 42 || after != "ns/name" {
+		t.Fatalf("round trip: %d %q %v", rv, after, err)
+	}
+	for _, bad := range []string{"not-base64!", "e30", EncodeContinue(0, "x")} {
+		if _, _, err := DecodeContinue(bad); err == nil {
+			t.Errorf("decodeContinue(%q) accepted a bad token", bad)
+		}
+	}
+}

@@ -1,0 +1,417 @@
+package registry
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// dryRunResult carries a computed but uncommitted write out of a store update.
+type dryRunResult struct{ data []byte }
+
+func (d *dryRunResult) Error() string { return "dry run" }
+
+// createObject runs create admission and commits a new object. It returns
+// the stored bytes.
+func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error) {
+	defer c.releaseReservations()
+	if err := s.prepareCreate(c, o); err != nil {
+		return nil, err
+	}
+	if c.Res.Namespaced {
+		if err := s.admitNamespace(c, o); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.beforeCreate(c, o); err != nil {
+		return nil, err
+	}
+	if err := s.checkRBACWrite(c, o, nil); err != nil {
+		return nil, err
+	}
+	key := ObjectKey(o.Meta.GetNamespace(), o.Meta.GetName())
+	if dry {
+		if _, err := s.store.Get(c.Res.Bucket, key); err == nil {
+			return nil, apierrors.NewAlreadyExists(c.Res.GR, o.Meta.GetName())
+		}
+		c.Result = o.Obj
+		return Encode(o.Obj)
+	}
+	w, err := s.storageWrite(c.Res, key, o, false)
+	if err != nil {
+		return nil, err
+	}
+	_, cur, err := s.store.Update(c.Res.Bucket, key, func(cur *store.Object) (store.Write, error) {
+		if cur != nil {
+			return store.Write{}, apierrors.NewAlreadyExists(c.Res.GR, o.Meta.GetName())
+		}
+		return w, nil
+	})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	s.afterCommit(c, key, o.Obj, cur.Value, false)
+	s.enc.putProto(c.Res, key, cur.Revision, o.Obj)
+	c.Result = o.Obj
+	out, err := c.Res.FromStorage(cur.Value)
+	if err != nil {
+		return nil, ErrStorageDecode(c.Res, cur.Key, cur.Revision, err)
+	}
+	return out, nil
+}
+
+// storeErr turns a store error into an API error.
+func storeErr(err error) error {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		return err
+	}
+	return apierrors.NewInternalError(err)
+}
+
+// errCreateInstead tells update that the object is missing and the resource
+// creates on update.
+var ErrCreateInstead = errors.New("create instead")
+
+// writeMode says which parts of an object an update may change.
+type writeMode int
+
+const (
+	// mainWrite is a write to the main resource: status is kept.
+	mainWrite writeMode = iota
+	// statusWrite is a write to /status: only status changes.
+	statusWrite
+	// internalWrite is the server's own write (binding, controllers): everything may change.
+	internalWrite
+)
+
+// updateObject applies a change to the request's object inside one store
+// write. mutate receives the stored object and returns the desired one.
+func (s *Registry) UpdateObject(c *Request, statusOnly, dry bool, mutate func(old *Object) (*Object, error)) (data []byte, created bool, err error) {
+	mode := mainWrite
+	if statusOnly {
+		mode = statusWrite
+	}
+	return s.updateKey(c, c.Key(), c.Info.Name, mode, dry, mutate)
+}
+
+// updateKey applies a change to the object at key inside one store write.
+func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry bool, mutate func(old *Object) (*Object, error)) (data []byte, created bool, err error) {
+	defer c.releaseReservations()
+	statusOnly := mode == statusWrite
+	var deletedAnswer []byte
+	var committed *Object
+	_, cur, err := s.store.Update(c.Res.Bucket, key, func(cur *store.Object) (store.Write, error) {
+		deletedAnswer, committed = nil, nil
+		if cur == nil {
+			if (c.Res.createOnUpdate || c.AllowCreate) && mode == mainWrite {
+				return store.Write{}, ErrCreateInstead
+			}
+			return store.Write{}, apierrors.NewNotFound(c.Res.GR, name)
+		}
+		curServed, err := c.Res.FromStorage(cur.Value)
+		if err != nil {
+			return store.Write{}, ErrStorageDecode(c.Res, cur.Key, cur.Revision, err)
+		}
+		old, err := c.Res.DecodeStored(curServed)
+		if err != nil {
+			return store.Write{}, err
+		}
+		o, err := mutate(old)
+		if err != nil {
+			return store.Write{}, err
+		}
+		switch rv := o.Meta.GetResourceVersion(); {
+		case rv == "" && c.Res.conditionalUpdate && mode != internalWrite:
+			return store.Write{}, apierrors.NewInvalid(schema.GroupKind{Group: c.Res.GR.Group, Kind: c.Res.GR.Resource}, name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update"),
+			})
+		case rv == "":
+			o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
+		case rv != old.Meta.GetResourceVersion():
+			return store.Write{}, ErrConflict(c.Res.GR, name)
+		}
+		if statusOnly {
+			o, err = withStatusOf(c.Res, old, o)
+			if err != nil {
+				return store.Write{}, err
+			}
+		} else if c.Res.HasSub("status") && mode == mainWrite {
+			if err := copyStatus(old.Obj, o.Obj); err != nil {
+				return store.Write{}, err
+			}
+		}
+		metaErrs, err := s.prepareUpdate(c, o, old)
+		if err != nil {
+			return store.Write{}, err
+		}
+		if err := s.beforeUpdate(c, mode, o, old, metaErrs); err != nil {
+			return store.Write{}, err
+		}
+		if mode != internalWrite {
+			if err := s.checkRBACWrite(c, o, old); err != nil {
+				return store.Write{}, err
+			}
+		}
+		if c.Res.generation && !statusOnly && (!sameContent(o.Obj, old.Obj, true) || annotationsBumpGeneration(c.Res, o, old)) {
+			o.Meta.SetGeneration(old.Meta.GetGeneration() + 1)
+		}
+		o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
+		b, err := Encode(o.Obj)
+		if err != nil {
+			return store.Write{}, err
+		}
+		if bytes.Equal(b, curServed) {
+			if dry {
+				return store.Write{}, &dryRunResult{data: curServed}
+			}
+			return store.Write{}, store.ErrUnchanged
+		}
+		if dry {
+			return store.Write{}, &dryRunResult{data: b}
+		}
+		del := o.Meta.GetDeletionTimestamp() != nil && !hasFinalizers(o)
+		if del {
+			// The answer shows the object as it was last stored, with its
+			// finalizers gone; the DELETED event carries the new revision.
+			deletedAnswer = b
+		}
+		w, err := s.storageWrite(c.Res, key, o, del)
+		if err != nil {
+			return store.Write{}, err
+		}
+		committed = o
+		return w, nil
+	})
+	var dr *dryRunResult
+	if errors.As(err, &dr) {
+		return dr.data, false, nil
+	}
+	if err != nil {
+		if errors.Is(err, ErrCreateInstead) {
+			return nil, false, err
+		}
+		return nil, false, storeErr(err)
+	}
+	if deletedAnswer != nil {
+		s.enc.forget(c.Res.Bucket, key)
+		s.afterCommit(c, key, nil, deletedAnswer, true)
+		return deletedAnswer, false, nil
+	}
+	if cur != nil && committed != nil {
+		s.afterCommit(c, key, committed.Obj, cur.Value, false)
+		s.enc.putProto(c.Res, key, cur.Revision, committed.Obj)
+	}
+	if committed != nil && key == c.Key() {
+		c.Result = committed.Obj
+	}
+	out, err := c.Res.FromStorage(cur.Value)
+	if err != nil {
+		return nil, false, ErrStorageDecode(c.Res, cur.Key, cur.Revision, err)
+	}
+	return out, false, nil
+}
+
+// withStatusOf returns old with the status of o: a /status write changes
+// only status.
+func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
+	out, err := res.DecodeStored(MustEncode(old.Obj))
+	if err != nil {
+		return nil, err
+	}
+	if err := copyStatus(o.Obj, out.Obj); err != nil {
+		return nil, err
+	}
+	out.Meta.SetResourceVersion(o.Meta.GetResourceVersion())
+	// The managed fields were computed for the request, as upstream's
+	// status strategies keep them.
+	out.Meta.SetManagedFields(o.Meta.GetManagedFields())
+	if out.Meta.GetResourceVersion() == "" {
+		out.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
+	}
+	return out, nil
+}
+
+func MustEncode(obj runtime.Object) []byte {
+	b, err := Encode(obj)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// copyStatus copies the status field of from into to.
+func copyStatus(from, to runtime.Object) error {
+	fm, err := toMap(from)
+	if err != nil {
+		return err
+	}
+	status, has := fm["status"]
+	if u, ok := to.(*unstructured.Unstructured); ok {
+		if has {
+			u.Object["status"] = runtime.DeepCopyJSONValue(status)
+		} else {
+			delete(u.Object, "status")
+		}
+		return nil
+	}
+	tm, err := toMap(to)
+	if err != nil {
+		return err
+	}
+	if has {
+		tm["status"] = status
+	} else {
+		delete(tm, "status")
+	}
+	return setFromMap(to, tm)
+}
+
+// setFromMap replaces the content of obj with the map m.
+func setFromMap(obj runtime.Object, m map[string]any) error {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		u.Object = m
+		return nil
+	}
+	fresh := reflect.New(reflect.TypeOf(obj).Elem())
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, fresh.Interface()); err != nil {
+		return err
+	}
+	reflect.ValueOf(obj).Elem().Set(fresh.Elem())
+	return nil
+}
+
+// hasFinalizers reports whether anything still holds an object being
+// deleted: metadata.finalizers, or a namespace's spec.finalizers.
+func hasFinalizers(o *Object) bool {
+	if len(o.Meta.GetFinalizers()) > 0 {
+		return true
+	}
+	if ns, ok := o.Obj.(*corev1.Namespace); ok {
+		return len(ns.Spec.Finalizers) > 0
+	}
+	return false
+}
+
+// annotationsBumpGeneration reports an annotation change on a Deployment,
+// which upstream counts as a new generation because annotations are copied
+// to its ReplicaSets.
+func annotationsBumpGeneration(res *Resource, o, old *Object) bool {
+	if res.GR != (schema.GroupResource{Group: "apps", Resource: "deployments"}) {
+		return false
+	}
+	a, b := o.Meta.GetAnnotations(), old.Meta.GetAnnotations()
+	if len(a) != len(b) {
+		return true
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return true
+		}
+	}
+	return false
+}
+
+// storageWrite encodes o in its bucket's storage version without a
+// resourceVersion (outside the store's lock: this may call a conversion
+// webhook) and returns the write whose Stamp, under the lock, splices in
+// the commit revision and checks what the commit allocates, and whose
+// Committed hook sets o's resourceVersion to the commit revision and brings
+// the revision-ordered views up to date: once Update returns, o is the
+// committed object.
+func (s *Registry) storageWrite(res *Resource, key string, o *Object, del bool) (store.Write, error) {
+	o.Meta.SetResourceVersion("")
+	b, err := Encode(o.Obj)
+	if err != nil {
+		return store.Write{}, err
+	}
+	if b, err = res.toStorage(b); err != nil {
+		return store.Write{}, ErrUnknown(err)
+	}
+	order := structOrder
+	if _, ok := o.Obj.(*unstructured.Unstructured); ok {
+		order = sortedOrder
+	}
+	return store.Write{Value: b, Delete: del, Stamp: func(v []byte, rev int64) ([]byte, error) {
+		out, err := spliceResourceVersion(v, rev, order)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkAllocations(res, o, del); err != nil {
+			return nil, err
+		}
+		if del && res.Bucket == crdBucket {
+			s.unserveDeletedCRD(o)
+		}
+		return out, nil
+	}, Committed: func(cur *store.Object) {
+		stampRV(o, cur.Revision)
+		s.observeCommit(res.Bucket, key, o, cur.Value, del)
+	}}, nil
+}
+
+// observeCommit keeps the in-memory views that must follow the store in
+// revision order (the allocator's record of held ClusterIPs and node ports,
+// the garbage collector's owner index, the RBAC cache) in step with a
+// commit. It runs under the store's writer lock, once the write committed.
+func (s *Registry) observeCommit(bucket, key string, o *Object, data []byte, deleted bool) {
+	switch obj := o.Obj.(type) {
+	case *corev1.Service:
+		svc := obj
+		if deleted {
+			svc = nil
+		}
+		s.alloc.recordService(o.Meta.GetNamespace(), o.Meta.GetName(), svc)
+	case *networkingv1.IPAddress:
+		s.alloc.commitIPAddress(obj, deleted)
+	}
+	if s.hooks.CommitObserver != nil {
+		s.hooks.CommitObserver(bucket, key, o.Obj, data, deleted)
+	}
+}
+
+// checkAllocations runs under the store's writer lock before a write
+// commits: a Service may not commit an address or node port that another
+// committed Service holds.
+func (s *Registry) checkAllocations(res *Resource, o *Object, del bool) error {
+	svc, ok := o.Obj.(*corev1.Service)
+	if !ok || del {
+		return nil
+	}
+	if err := s.alloc.checkService(o.Meta.GetNamespace(), o.Meta.GetName(), svc); err != nil {
+		return apierrors.NewConflict(res.GR, o.Meta.GetName(), err)
+	}
+	return nil
+}
+
+// afterCommit keeps in-memory views in step with a committed write.
+// obj, when not nil, is the committed object in its Go type (data then
+// need not be decoded again).
+func (s *Registry) afterCommit(c *Request, key string, obj runtime.Object, data []byte, deleted bool) {
+	s.syncServiceIPAddresses(c.Res.Bucket, obj, data, deleted)
+	if c.Res.Bucket == crdBucket && deleted {
+		s.forgetCRD(key, data)
+	}
+	if c.Res.Bucket == crdBucket && !deleted {
+		crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+		if !ok {
+			crd = &apiextensionsv1.CustomResourceDefinition{}
+			if err := JSONUnmarshal(data, crd); err != nil {
+				return
+			}
+		}
+		s.syncCRD(crd.DeepCopy())
+	}
+}
