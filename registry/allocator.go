@@ -74,7 +74,7 @@ type reservation struct {
 	items  []string
 }
 
-func NewServiceAllocator(cidr netip.Prefix) *ServiceAllocator {
+func newServiceAllocator(cidr netip.Prefix) *ServiceAllocator {
 	return &ServiceAllocator{cidr: cidr, held: map[string]string{}, holds: map[string]map[string]bool{}, pending: map[string]*reservation{}}
 }
 

@@ -144,7 +144,7 @@ func (s *Registry) forgetCRD(name string, data []byte) {
 }
 
 // loadCRDs serves the CRDs already in the store (after a restart).
-func (s *Registry) LoadCRDs() error {
+func (s *Registry) loadCRDs() error {
 	lst, err := s.store.List(crdBucket, store.ListOptions{})
 	if err != nil {
 		return err

@@ -85,7 +85,7 @@ func (bv *byVersion) set(apiVersion string, data []byte) {
 	*bv = append(*bv, versionBytes{apiVersion, data})
 }
 
-func NewEncCache(st encStore) *EncCache {
+func newEncCache(st encStore) *EncCache {
 	return &EncCache{st: st, m: map[string]*encEntry{}, deleted: map[string]int64{}, dropped: map[string]int64{}}
 }
 

@@ -23,7 +23,7 @@ func newEncCacheFixture(t *testing.T) *encCacheFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	reg, err := NewServedResources()
+	reg, err := newServedResources()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func newEncCacheFixture(t *testing.T) *encCacheFixture {
 	if !ok {
 		t.Fatal("no configmaps")
 	}
-	return &encCacheFixture{t: t, st: st, ec: NewEncCache(st), res: res}
+	return &encCacheFixture{t: t, st: st, ec: newEncCache(st), res: res}
 }
 
 // put stores a ConfigMap and returns it as committed.

@@ -18,10 +18,10 @@ import (
 // does, since there is no cluster network to route the Service's
 // ClusterIP. CRD conversion webhooks given as a Service are reached through
 // it (crd.NewWebhookConverters).
-type EndpointResolver struct{ s *Registry }
+type endpointResolver struct{ s *Registry }
 
 // ResolveEndpoint implements k8s.io/apiserver/pkg/util/webhook.ServiceResolver.
-func (r EndpointResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
+func (r endpointResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
 	cur, err := r.s.store.Get("/services", ObjectKey(namespace, name))
 	if err != nil {
 		return nil, fmt.Errorf("service %s/%s not found", namespace, name)
@@ -61,7 +61,7 @@ func (r EndpointResolver) ResolveEndpoint(namespace, name string, port int32) (*
 }
 
 // fromEndpointSlices picks a ready address of the Service's EndpointSlices.
-func (r EndpointResolver) fromEndpointSlices(namespace, name, portName string) (string, bool) {
+func (r endpointResolver) fromEndpointSlices(namespace, name, portName string) (string, bool) {
 	lst, err := r.s.store.List("discovery.k8s.io/endpointslices", store.ListOptions{Prefix: namespace + "/"})
 	if err != nil {
 		return "", false

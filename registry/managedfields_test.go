@@ -6,7 +6,7 @@ import "testing"
 // the list types and map keys of every built-in type it serves, rather than
 // falling back to merging it as a schemaless object.
 func TestEveryBuiltinTypeHasAMergeSchema(t *testing.T) {
-	reg, err := NewServedResources()
+	reg, err := newServedResources()
 	if err != nil {
 		t.Fatal(err)
 	}

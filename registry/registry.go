@@ -71,7 +71,7 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("registry: Config.Store is required")
 	}
-	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: NewEncCache(cfg.Store)}
+	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store)}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -82,17 +82,17 @@ func New(cfg Config) (*Registry, error) {
 	if !ipRange.IsValid() {
 		ipRange = DefaultServiceClusterIPRange
 	}
-	r.alloc = NewServiceAllocator(ipRange)
+	r.alloc = newServiceAllocator(ipRange)
 	if err := r.alloc.Load(r.store); err != nil {
 		return nil, fmt.Errorf("registry: load allocated ClusterIPs and node ports: %w", err)
 	}
-	served, err := NewServedResources()
+	served, err := newServedResources()
 	if err != nil {
 		return nil, err
 	}
 	r.served = served
-	served.WebhookConverter = crd.NewWebhookConverters(EndpointResolver{r}).For
-	if err := r.LoadCRDs(); err != nil {
+	served.WebhookConverter = crd.NewWebhookConverters(endpointResolver{r}).For
+	if err := r.loadCRDs(); err != nil {
 		return nil, fmt.Errorf("registry: load CustomResourceDefinitions: %w", err)
 	}
 	return r, nil

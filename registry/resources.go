@@ -140,7 +140,7 @@ func nameValidator(group, res string) validation.ValidateNameFunc {
 	}
 }
 
-func NewServedResources() (*ServedResources, error) {
+func newServedResources() (*ServedResources, error) {
 	reg := &ServedResources{byGVR: map[schema.GroupVersionResource]*Resource{}, crds: map[string][]*Resource{}, crdObjs: map[string]*apiextensionsv1.CustomResourceDefinition{}}
 	reg.builtinGVs = builtin.GroupVersions()
 	reg.groupVersions = builtin.GroupVersions()

@@ -175,12 +175,12 @@ type continueToken struct {
 	StartKey        string `json:"start"`
 }
 
-func EncodeContinue(rv int64, lastKey string) string {
+func encodeContinue(rv int64, lastKey string) string {
 	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rv, StartKey: lastKey + "\x00"})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func DecodeContinue(tok string) (rv int64, after string, err error) {
+func decodeContinue(tok string) (rv int64, after string, err error) {
 	b, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil {
 		return 0, "", fmt.Errorf("continue key is not valid: %v", err)
@@ -212,7 +212,7 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 	}
 	switch {
 	case opts.Continue != "":
-		rv, after, err := DecodeContinue(opts.Continue)
+		rv, after, err := decodeContinue(opts.Continue)
 		if err != nil {
 			return lm, nil, nil, apierrors.NewBadRequest(err.Error())
 		}
@@ -248,7 +248,7 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 			// Upstream's 410 for a compacted continue token carries one
 			// that continues after the same key at the current revision.
 			expired := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
-			expired.ErrStatus.ListMeta.Continue = EncodeContinue(-1, lo.StartAfter)
+			expired.ErrStatus.ListMeta.Continue = encodeContinue(-1, lo.StartAfter)
 			return lm, nil, nil, expired
 		case errors.As(err, &ce):
 			return lm, nil, nil, ErrExpired(fmt.Sprintf("The resourceVersion for the provided list is too old."))
@@ -259,7 +259,7 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 	}
 	lm = metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
 	if res.More && len(res.Items) > 0 {
-		lm.Continue = EncodeContinue(res.Revision, res.Items[len(res.Items)-1].Key)
+		lm.Continue = encodeContinue(res.Revision, res.Items[len(res.Items)-1].Key)
 		if sel.Empty() {
 			n := res.Remaining
 			lm.RemainingItemCount = &n
