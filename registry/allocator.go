@@ -44,7 +44,7 @@ func ParseServiceClusterIPRange(s string) (netip.Prefix, error) {
 // host address of the range.
 func FirstServiceIP(p netip.Prefix) netip.Addr { return p.Masked().Addr().Next() }
 
-// serviceAllocator hands out ClusterIPs and node ports so that no two
+// ServiceAllocator hands out ClusterIPs and node ports so that no two
 // Services ever hold the same one, whatever the number of concurrent writes.
 //
 // A write that needs an address or a port reserves it before its commit
@@ -82,7 +82,7 @@ func ipItem(ip string) string              { return "ip:" + ip }
 func portItem(p int32) string              { return fmt.Sprintf("port:%d", p) }
 func serviceHolder(ns, name string) string { return ns + "/" + name }
 
-// load records what the stored Services and IPAddresses hold.
+// Load records what the stored Services and IPAddresses hold.
 func (a *ServiceAllocator) Load(st store.Interface) error {
 	svcs, err := st.List("/services", store.ListOptions{})
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// bind sets a pod's node; shared by pods/binding and the bindings resource.
+// Bind sets a pod's node; shared by pods/binding and the bindings resource.
 func (s *Registry) Bind(c *Request, podName string, b *corev1.Binding, dry bool) error {
 	if b.Name != "" && b.Name != podName {
 		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Binding object"))

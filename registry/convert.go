@@ -21,7 +21,7 @@ var converters = map[string]converter{
 	"events.k8s.io/events": eventsConverter{},
 }
 
-// fromStorage returns stored bytes in the resource's served version.
+// FromStorage returns stored bytes in the resource's served version.
 func (r *Resource) FromStorage(data []byte) ([]byte, error) {
 	if r.conv == nil || data == nil {
 		return data, nil
@@ -41,6 +41,7 @@ func (r *Resource) toStorage(data []byte) ([]byte, error) {
 // field as upstream's conversion does.
 type eventsConverter struct{}
 
+// FromStorage turns a stored core/v1 Event into the served events.k8s.io/v1 one.
 func (eventsConverter) FromStorage(stored []byte) ([]byte, error) {
 	var ce corev1.Event
 	if err := json.Unmarshal(stored, &ce); err != nil {
@@ -69,6 +70,7 @@ func (eventsConverter) FromStorage(stored []byte) ([]byte, error) {
 	return json.Marshal(&ev)
 }
 
+// ToStorage turns a served events.k8s.io/v1 Event into the stored core/v1 one.
 func (eventsConverter) ToStorage(served []byte) ([]byte, error) {
 	var ev eventsv1.Event
 	if err := json.Unmarshal(served, &ev); err != nil {

@@ -367,7 +367,7 @@ func (g *ServedResources) rebuildGroupVersionsLocked() {
 	g.groupVersions = out
 }
 
-// allCRDs returns the served CRDs by name.
+// AllCRDs returns the served CRDs by name.
 func (g *ServedResources) AllCRDs() []*apiextensionsv1.CustomResourceDefinition {
 	g.mu.RLock()
 	defer g.mu.RUnlock()

@@ -13,7 +13,7 @@ import (
 // not default them yet (pods and workloads default in their strategies,
 // registry/core/pod and the others).
 
-// defaults sets the upstream defaults of a decoded object of the resource:
+// Defaults sets the upstream defaults of a decoded object of the resource:
 // its strategy's when it has them, else those of applyDefaults.
 func (r *Resource) Defaults(obj runtime.Object) {
 	if st, ok := For(r.GR); ok {

@@ -13,7 +13,7 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// deleteObject deletes one object, or marks it for deletion when finalizers
+// DeleteObject deletes one object, or marks it for deletion when finalizers
 // remain. It returns the object's last state and whether it is gone.
 func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.DeleteOptions) ([]byte, bool, error) {
 	dry := len(opts.DryRun) > 0

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// encCache keeps, per stored object revision, what lists need again and
+// EncCache keeps, per stored object revision, what lists need again and
 // again: its labels (for label selectors) and its protobuf encoding (for
 // protobuf lists). Entries are checked against the stored revision on every
 // use, so a stale entry is never served; deletes drop them.
@@ -225,7 +225,7 @@ type protoMarshaler interface {
 	Marshal() ([]byte, error)
 }
 
-// protoOf returns the protobuf message of a stored (served-version) object,
+// ProtoOf returns the protobuf message of a stored (served-version) object,
 // encoding it at most once per revision.
 func (ec *EncCache) ProtoOf(r *Resource, key string, rev int64, data []byte) ([]byte, error) {
 	e := ec.entry(r.Bucket, key, rev)
@@ -254,11 +254,12 @@ func (ec *EncCache) ProtoOf(r *Resource, key string, rev int64, data []byte) ([]
 
 type noProtobufError struct{}
 
+// Error implements error.
 func (noProtobufError) Error() string { return "type has no protobuf encoding" }
 
 var errNoProtobuf error = noProtobufError{}
 
-// protobufListMessage assembles a built-in list message from its items'
+// ProtobufListMessage assembles a built-in list message from its items'
 // messages: every k8s.io/api list has metadata as field 1 and items as
 // field 2.
 func ProtobufListMessage(lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
@@ -280,7 +281,7 @@ func ProtobufListMessage(lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
 	return out, nil
 }
 
-// protobufEnvelope wraps a message in the Kubernetes protobuf envelope.
+// ProtobufEnvelope wraps a message in the Kubernetes protobuf envelope.
 func ProtobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
 	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}, Raw: msg}
 	b, err := u.Marshal()
@@ -348,7 +349,7 @@ func (ec *EncCache) prefetchServed(r *Resource, items []store.Object) error {
 	return nil
 }
 
-// servedOf returns a stored object as its resource serves it (converted,
+// ServedOf returns a stored object as its resource serves it (converted,
 // defaulted), converting it at most once per revision.
 func (ec *EncCache) ServedOf(r *Resource, key string, rev int64, stored []byte) ([]byte, error) {
 	if r.conv == nil {

@@ -10,12 +10,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// errConflict is the optimistic-concurrency 409 for a stale resourceVersion.
+// ErrConflict is the optimistic-concurrency 409 for a stale resourceVersion.
 func ErrConflict(gr schema.GroupResource, name string) error {
 	return apierrors.NewConflict(gr, name, errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 }
 
-// errUnknown is kube-apiserver's answer for an error that is not an API
+// ErrUnknown is kube-apiserver's answer for an error that is not an API
 // status (its ErrorToAPIStatus): 500 with the error's text and no reason.
 func ErrUnknown(err error) error {
 	var st apierrors.APIStatus
@@ -25,7 +25,7 @@ func ErrUnknown(err error) error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
 }
 
-// errStorageDecode is kube-apiserver's answer for a stored object it cannot
+// ErrStorageDecode is kube-apiserver's answer for a stored object it cannot
 // decode into the requested version (a failed conversion webhook).
 func ErrStorageDecode(r *Resource, key string, rev int64, err error) error {
 	return apierrors.NewInternalError(fmt.Errorf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", storageKey(r, key), rev, err))
@@ -53,7 +53,7 @@ func storageKey(r *Resource, key string) string {
 	return "/" + g + "/" + res + "/" + key
 }
 
-// errStorageRead is its answer for a list with such an object.
+// ErrStorageRead is its answer for a list with such an object.
 func ErrStorageRead(r *Resource, key string, rev int64, err error) error {
 	k := "/registry" + storageKey(r, key)
 	msg := fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", k, rev, err)
@@ -66,12 +66,12 @@ func ErrStorageRead(r *Resource, key string, rev int64, err error) error {
 	}}
 }
 
-// notFoundPath is kube-apiserver's answer for a path it does not serve.
+// NotFoundPath is kube-apiserver's answer for a path it does not serve.
 func NotFoundPath() error {
 	return &apierrors.StatusError{ErrStatus: notFoundStatus()}
 }
 
-// errExpired is the 410 for a resourceVersion older than the event log.
+// ErrExpired is the 410 for a resourceVersion older than the event log.
 func ErrExpired(msg string) error {
 	return apierrors.NewResourceExpired(msg)
 }

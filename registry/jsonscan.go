@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// rawMetadata returns the metadata of a JSON object as it is written. It
+// RawMetadata returns the metadata of a JSON object as it is written. It
 // scans only the top-level keys, skipping the other values without parsing
 // them (stored objects put metadata before their content).
 func RawMetadata(data []byte) (json.RawMessage, error) {
@@ -98,5 +98,5 @@ func skipValue(data []byte, i int) int {
 	return -1
 }
 
-// isEmptyBody reports whether a body has nothing but whitespace.
+// IsEmptyBody reports whether a body has nothing but whitespace.
 func IsEmptyBody(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }

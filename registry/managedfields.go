@@ -136,7 +136,7 @@ func crdTypeConverter(crd *apiextensionsv1.CustomResourceDefinition) (managedfie
 	return managedfields.NewTypeConverter(merged.Components.Schemas, crd.Spec.PreserveUnknownFields)
 }
 
-// fieldManager returns the field manager of the resource or of one of its
+// FieldManager returns the field manager of the resource or of one of its
 // subresources ("status", "scale").
 func (r *Resource) FieldManager(sub string) (*managedfields.FieldManager, error) {
 	fms := r.managed
@@ -195,7 +195,7 @@ var scaleResource = &Resource{
 // scaleConvertor is the object convertor of Scale field managers.
 var scaleConvertor = &objectConvertor{res: scaleResource}
 
-// replicasPaths maps each version of a scalable resource to its replicas
+// ReplicasPaths maps each version of a scalable resource to its replicas
 // field, for translating managed fields between it and its Scale.
 func (r *Resource) ReplicasPaths() managedfields.ResourcePathMappings {
 	out := managedfields.ResourcePathMappings{
@@ -313,7 +313,7 @@ func (c *objectConvertor) ConvertToVersion(in runtime.Object, target runtime.Gro
 	return out, nil
 }
 
-// managerName is the manager a non-apply write is recorded under: the
+// ManagerName is the manager a non-apply write is recorded under: the
 // fieldManager parameter, else the user agent up to its first "/", printable
 // characters only and at most 128 bytes, as upstream names it.
 func ManagerName(fieldManager, userAgent string) string {
@@ -334,7 +334,7 @@ func ManagerName(fieldManager, userAgent string) string {
 	return b.String()
 }
 
-// trackManagedFields records in o's managedFields what the request's
+// TrackManagedFields records in o's managedFields what the request's
 // manager changed from live (nil on create), as upstream's create, update
 // and patch handlers do before admission. Writes through subresources other
 // than status are not tracked here.

@@ -82,7 +82,7 @@ func stampRV(o *Object, rev int64) {
 	o.Meta.SetResourceVersion(strconv.FormatInt(rev, 10))
 }
 
-// checkName ensures the body's name matches the URL on update.
+// CheckName ensures the body's name matches the URL on update.
 func CheckName(c *Request, o *Object) error {
 	if o.Meta.GetName() != "" && o.Meta.GetName() != c.Info.Name {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.Meta.GetName(), c.Info.Name))

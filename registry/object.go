@@ -19,16 +19,16 @@ import (
 	kjson "sigs.k8s.io/json"
 )
 
-// object is a decoded API object with its metadata accessor.
+// Object is a decoded API object with its metadata accessor.
 type Object struct {
 	Obj  runtime.Object
 	Meta metav1.Object
-	// warnings are unknown or duplicate fields found while decoding with
+	// Warnings are unknown or duplicate fields found while decoding with
 	// fieldValidation=Warn.
 	Warnings []string
 }
 
-// deepCopy returns an independent copy of o.
+// DeepCopy returns an independent copy of o.
 func (o *Object) DeepCopy() *Object {
 	obj := o.Obj.DeepCopyObject()
 	m, err := meta.Accessor(obj)
@@ -38,7 +38,7 @@ func (o *Object) DeepCopy() *Object {
 	return &Object{Obj: obj, Meta: m, Warnings: o.Warnings}
 }
 
-// newObject makes an empty object of the resource's kind.
+// NewObject makes an empty object of the resource's kind.
 func (r *Resource) NewObject() runtime.Object {
 	if r.Typed != nil {
 		return r.Typed()
@@ -48,7 +48,7 @@ func (r *Resource) NewObject() runtime.Object {
 	return u
 }
 
-// decodeObject parses JSON into the resource's kind, as kube-apiserver's
+// DecodeObject parses JSON into the resource's kind, as kube-apiserver's
 // create and update handlers do: a missing apiVersion/kind takes the URL's,
 // a different group/version or kind is a 400, and built-in types drop fields
 // they do not have.
@@ -56,7 +56,7 @@ func (r *Resource) DecodeObject(data []byte) (*Object, error) {
 	return r.DecodeObjectValidating(data, metav1.FieldValidationIgnore)
 }
 
-// decodeObjectValidating is decodeObject with a fieldValidation directive:
+// DecodeObjectValidating is decodeObject with a fieldValidation directive:
 // Strict turns unknown and duplicate fields into a 400, Warn into warnings.
 func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Object, error) {
 	if IsEmptyBody(data) {
@@ -145,7 +145,7 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 	return &Object{Obj: obj, Meta: acc, Warnings: warnings}, nil
 }
 
-// decodeError words a decoding failure as kube-apiserver's transformDecodeError does.
+// DecodeError words a decoding failure as kube-apiserver's transformDecodeError does.
 func (r *Resource) DecodeError(data []byte, gvk *schema.GroupVersionKind, err error) error {
 	if gvk != nil && gvk.Kind != "" {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, r.GVK.Kind, err))
@@ -153,7 +153,7 @@ func (r *Resource) DecodeError(data []byte, gvk *schema.GroupVersionKind, err er
 	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", r.GVK.Kind, err, Summarize(data, 30)))
 }
 
-// summarize shortens a body for an error message, as upstream's
+// Summarize shortens a body for an error message, as upstream's
 // summarizeData does: JSON as text, anything else as hex.
 func Summarize(data []byte, max int) string {
 	if len(data) > 0 && data[0] == '{' {
@@ -168,7 +168,7 @@ func Summarize(data []byte, max int) string {
 	return hex.EncodeToString(data)
 }
 
-// decodeStored parses a stored object.
+// DecodeStored parses a stored object.
 func (r *Resource) DecodeStored(data []byte) (*Object, error) {
 	obj := r.NewObject()
 	if u, ok := obj.(*unstructured.Unstructured); ok {
@@ -187,7 +187,7 @@ func (r *Resource) DecodeStored(data []byte) (*Object, error) {
 	return &Object{Obj: obj, Meta: acc}, nil
 }
 
-// encode serialises an object for storage and responses.
+// Encode serialises an object for storage and responses.
 func Encode(obj runtime.Object) ([]byte, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return json.Marshal(u.Object)
@@ -243,7 +243,7 @@ func getField(m map[string]any, path ...string) (any, bool) {
 	return cur, true
 }
 
-// internalPackage is the Go package name of upstream's internal version of a
+// InternalPackage is the Go package name of upstream's internal version of a
 // group, as it appears in conversion errors.
 func InternalPackage(group string) string {
 	switch group {
@@ -261,12 +261,12 @@ func JSONUnmarshal(data []byte, v any) error {
 	return kjson.UnmarshalCaseSensitivePreserveInts(data, v)
 }
 
-// protobufEncode encodes a built-in object in the protobuf envelope.
+// ProtobufEncode encodes a built-in object in the protobuf envelope.
 func ProtobufEncode(obj runtime.Object) ([]byte, error) {
 	return runtime.Encode(ProtobufSerializer(), obj)
 }
 
-// typedFromStored decodes a stored (served-version) JSON object into its Go type.
+// TypedFromStored decodes a stored (served-version) JSON object into its Go type.
 func (r *Resource) TypedFromStored(data []byte) (runtime.Object, error) {
 	obj := r.Typed()
 	if err := json.Unmarshal(data, obj); err != nil {
@@ -276,7 +276,7 @@ func (r *Resource) TypedFromStored(data []byte) (runtime.Object, error) {
 	return obj, nil
 }
 
-// protobufSerializer decodes Kubernetes protobuf envelopes of built-in types.
+// ProtobufSerializer decodes Kubernetes protobuf envelopes of built-in types.
 var ProtobufSerializer = sync.OnceValue(func() *protobuf.Serializer {
 	return protobuf.NewSerializer(TypesScheme(), TypesScheme())
 })

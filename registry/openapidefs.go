@@ -23,8 +23,8 @@ import (
 //go:embed openapidata/builtin-v3.json.gz openapidata/builtin-v2.json.gz openapidata/builtin-smd.gob.gz
 var openAPIData embed.FS
 
-// builtinSchemas is the decoded v3 data, shared read-only by all servers.
-type builtinSchemas struct {
+// BuiltinSchemas is the decoded v3 data, shared read-only by all servers.
+type BuiltinSchemas struct {
 	// raw maps a model name (io.k8s.api.core.v1.Pod) to its v3 schema.
 	raw map[string]json.RawMessage
 	// byGVK maps a served kind to its model name.
@@ -33,12 +33,13 @@ type builtinSchemas struct {
 	gvks map[string][]schema.GroupVersionKind
 }
 
-var LoadBuiltinSchemas = sync.OnceValues(func() (*builtinSchemas, error) {
+// LoadBuiltinSchemas reads the built-in OpenAPI v3 schemas once.
+var LoadBuiltinSchemas = sync.OnceValues(func() (*BuiltinSchemas, error) {
 	raw := map[string]json.RawMessage{}
 	if err := readGzipJSON("openapidata/builtin-v3.json.gz", &raw); err != nil {
 		return nil, err
 	}
-	b := &builtinSchemas{raw: raw, byGVK: map[schema.GroupVersionKind]string{}, gvks: map[string][]schema.GroupVersionKind{}}
+	b := &BuiltinSchemas{raw: raw, byGVK: map[schema.GroupVersionKind]string{}, gvks: map[string][]schema.GroupVersionKind{}}
 	for name, s := range raw {
 		var head struct {
 			GVK []schema.GroupVersionKind `json:"x-kubernetes-group-version-kind"`
@@ -57,7 +58,7 @@ var LoadBuiltinSchemas = sync.OnceValues(func() (*builtinSchemas, error) {
 	return b, nil
 })
 
-// loadBuiltinDefinitionsV2 decodes the v2 definitions, shared read-only.
+// LoadBuiltinDefinitionsV2 decodes the v2 definitions, shared read-only.
 var LoadBuiltinDefinitionsV2 = sync.OnceValues(func() (spec.Definitions, error) {
 	defs := spec.Definitions{}
 	if err := readGzipJSON("openapidata/builtin-v2.json.gz", &defs); err != nil {
@@ -88,12 +89,12 @@ func readGzipJSON(name string, v any) error {
 
 var schemaRef = regexp.MustCompile(`"#/components/schemas/([^"]+)"`)
 
-// schemasFor returns the components/schemas of a group/version's document:
+// SchemasFor returns the components/schemas of a group/version's document:
 // the schemas of its kinds (and of the meta types its verbs use) and of what
 // they refer to. Each schema's x-kubernetes-group-version-kind keeps the
 // registrations in this group/version and in the type's own, as
 // kube-apiserver serves them.
-func (b *builtinSchemas) SchemasFor(gv schema.GroupVersion, kinds []schema.GroupVersionKind, verbs map[string]bool) map[string]json.RawMessage {
+func (b *BuiltinSchemas) SchemasFor(gv schema.GroupVersion, kinds []schema.GroupVersionKind, verbs map[string]bool) map[string]json.RawMessage {
 	roots := []string{"io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"}
 	for verb, meta := range map[string]string{"delete": "DeleteOptions", "deletecollection": "DeleteOptions", "patch": "Patch", "watch": "WatchEvent"} {
 		if verbs[verb] {

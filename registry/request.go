@@ -14,27 +14,27 @@ import (
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 )
 
-// request is one call into the read and write pipeline: which resource and
+// Request is one call into the read and write pipeline: which resource and
 // object, asked by whom, in which context. It carries no HTTP: a request
 // over HTTP (call) and a call made from Go (Registry, the server's own
 // controllers) both make one.
 type Request struct {
-	// goCtx is the call's context, with its user in it: the HTTP
+	// GoCtx is the call's context, with its user in it: the HTTP
 	// request's, or the Go caller's.
 	GoCtx     context.Context
 	Info      *apirequest.RequestInfo
 	Res       *Resource
 	User      user.Info
 	Namespace string // the namespace of the object(s), "" for cluster-scoped
-	// userAgent is the HTTP request's User-Agent; "" for a call made from Go.
+	// UserAgent is the HTTP request's User-Agent; "" for a call made from Go.
 	UserAgent string
-	// result is the committed object in its Go type, when the write path
+	// Result is the committed object in its Go type, when the write path
 	// still holds it, so a protobuf answer need not decode it again.
 	Result runtime.Object
 	// reservations are the ClusterIPs and node ports the request reserved;
 	// what its commit did not take is released when it ends.
 	reservations []*reservation
-	// allowCreate lets a write to a missing object create it (server-side
+	// AllowCreate lets a write to a missing object create it (server-side
 	// apply), whatever the resource's createOnUpdate.
 	AllowCreate bool
 }
@@ -52,10 +52,10 @@ func (c *Request) releaseReservations() {
 	c.reservations = nil
 }
 
-// key is the store key of the named object.
+// Key is the store key of the named object.
 func (c *Request) Key() string { return ObjectKey(c.Namespace, c.Info.Name) }
 
-// objectKey is the store key for an object.
+// ObjectKey is the store key for an object.
 func ObjectKey(ns, name string) string {
 	if ns == "" {
 		return name
@@ -63,7 +63,7 @@ func ObjectKey(ns, name string) string {
 	return ns + "/" + name
 }
 
-// errMethodNotSupported is the 405 for a verb a resource does not serve:
+// ErrMethodNotSupported is the 405 for a verb a resource does not serve:
 // kube-apiserver has no route for it.
 func (c *Request) ErrMethodNotSupported() error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
@@ -75,7 +75,7 @@ func (c *Request) ErrMethodNotSupported() error {
 	}}
 }
 
-// verbAllowed checks the verb against what discovery advertises.
+// VerbAllowed checks the verb against what discovery advertises.
 func (s *Registry) VerbAllowed(c *Request) bool {
 	verbs := c.Res.Verbs
 	if c.Info.Subresource != "" {
@@ -92,7 +92,7 @@ func (s *Registry) VerbAllowed(c *Request) bool {
 
 var schemaNamespaces = schema.GroupResource{Resource: "namespaces"}
 
-// getObject reads and decodes the named object.
+// GetObject reads and decodes the named object.
 func (s *Registry) GetObject(c *Request) (*Object, error) {
 	cur, err := s.store.Get(c.Res.Bucket, c.Key())
 	if err != nil {
@@ -105,7 +105,7 @@ func (s *Registry) GetObject(c *Request) (*Object, error) {
 	return c.Res.DecodeStored(served)
 }
 
-// getServed reads the named object and returns its JSON in the request's
+// GetServed reads the named object and returns its JSON in the request's
 // version.
 func (s *Registry) GetServed(c *Request) ([]byte, error) {
 	obj, err := s.store.Get(c.Res.Bucket, c.Key())

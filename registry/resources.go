@@ -20,7 +20,7 @@ import (
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
-// typesScheme knows every built-in Go type the server decodes into. It is
+// TypesScheme knows every built-in Go type the server decodes into. It is
 // built once and only read afterwards.
 var TypesScheme = sync.OnceValue(func() *runtime.Scheme {
 	s := runtime.NewScheme()
@@ -34,7 +34,7 @@ var TypesScheme = sync.OnceValue(func() *runtime.Scheme {
 	return s
 })
 
-// resource is one served group/version/resource with everything the generic
+// Resource is one served group/version/resource with everything the generic
 // REST handler needs to know about it.
 type Resource struct {
 	builtin.Resource
@@ -42,7 +42,7 @@ type Resource struct {
 	GR       schema.GroupResource
 	Bucket   string // store bucket
 	ListKind string
-	// typed builds an empty built-in object; nil means the resource is
+	// Typed builds an empty built-in object; nil means the resource is
 	// handled as unstructured JSON.
 	Typed func() runtime.Object
 	// generation: metadata.generation is set on create and bumped on spec changes.
@@ -51,7 +51,7 @@ type Resource struct {
 	subs map[string]builtin.Subresource
 	// nameValid validates metadata.name the way upstream's strategy does.
 	nameValid validation.ValidateNameFunc
-	// returnDeleted: a delete answers with the object instead of a Status.
+	// ReturnDeleted: a delete answers with the object instead of a Status.
 	ReturnDeleted bool
 	// createOnUpdate: PUT of a missing object creates it.
 	createOnUpdate bool
@@ -66,9 +66,9 @@ type Resource struct {
 	schema *crd.Schema
 	// scalePaths are a CRD version's scale subresource paths.
 	scalePaths *apiextensionsv1.CustomResourceSubresourceScale
-	// table renders a CRD version's additionalPrinterColumns.
+	// Table renders a CRD version's additionalPrinterColumns.
 	Table rest.TableConvertor
-	// warnings are sent with every request (a deprecated CRD version's).
+	// Warnings are sent with every request (a deprecated CRD version's).
 	Warnings []string
 	// managed holds the field managers tracking managedFields and merging
 	// server-side apply patches.
@@ -78,12 +78,13 @@ type Resource struct {
 	convertField func(label string) (string, bool)
 }
 
+// HasSub reports whether the resource has the named subresource.
 func (r *Resource) HasSub(name string) bool { _, ok := r.subs[name]; return ok }
 
 // apiVersion is the apiVersion string of the resource's group/version.
 func (r *Resource) APIVersion() string { return r.GVK.GroupVersion().String() }
 
-// servedResources holds the served resources. It is read on every request and
+// ServedResources holds the served resources. It is read on every request and
 // changes only when resources are added (CRDs, in later work).
 type ServedResources struct {
 	mu    sync.RWMutex
@@ -98,11 +99,11 @@ type ServedResources struct {
 	crdObjs map[string]*apiextensionsv1.CustomResourceDefinition
 	// gen counts the changes to the served CRDs.
 	gen uint64
-	// webhookConverter builds the converter of a CRD with webhook conversion.
+	// WebhookConverter builds the converter of a CRD with webhook conversion.
 	WebhookConverter func(*apiextensionsv1.CustomResourceDefinition) (runtime.ObjectConvertor, error)
 }
 
-// generation counts the changes to the served CRDs, for caches of what is
+// Generation counts the changes to the served CRDs, for caches of what is
 // derived from them.
 func (g *ServedResources) Generation() uint64 {
 	g.mu.RLock()
@@ -235,7 +236,7 @@ func (g *ServedResources) ForBucket(bucket string) (*Resource, bool) {
 	return found, found != nil
 }
 
-// isBuiltinGroup reports whether kube-apiserver itself serves a group.
+// IsBuiltinGroup reports whether kube-apiserver itself serves a group.
 func (g *ServedResources) IsBuiltinGroup(group string) bool {
 	for _, gv := range g.builtinGVs {
 		if gv.Group == group {
@@ -245,6 +246,7 @@ func (g *ServedResources) IsBuiltinGroup(group string) bool {
 	return false
 }
 
+// Lookup returns the served resource of a group, version and resource.
 func (g *ServedResources) Lookup(group, version, res string) (*Resource, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -252,7 +254,7 @@ func (g *ServedResources) Lookup(group, version, res string) (*Resource, bool) {
 	return r, ok
 }
 
-// all returns every served resource ordered by group/version (discovery
+// All returns every served resource ordered by group/version (discovery
 // order) and then by resource name.
 func (g *ServedResources) All() []*Resource {
 	g.mu.RLock()
@@ -298,7 +300,7 @@ func (g *ServedResources) GroupVersions() []builtin.GroupVersion {
 	return g.groupVersions
 }
 
-// preferred returns the preferred version of a served group.
+// Preferred returns the preferred version of a served group.
 func (g *ServedResources) Preferred(group string) (string, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -310,7 +312,7 @@ func (g *ServedResources) Preferred(group string) (string, bool) {
 	return "", false
 }
 
-// forKind finds the resource serving a group/version/kind (the main
+// ForKind finds the resource serving a group/version/kind (the main
 // resource, not a subresource).
 func (g *ServedResources) ForKind(gvk schema.GroupVersionKind) (*Resource, bool) {
 	g.mu.RLock()

@@ -41,7 +41,7 @@ func (g saGetter) Node(name string) (*corev1.Node, error) {
 	return n, g.get("", "v1", "nodes", "", name, n)
 }
 
-// serviceAccounts reads service accounts, their secrets, pods and nodes from
+// ServiceAccounts reads service accounts, their secrets, pods and nodes from
 // the store, for token authentication and admission.
 func (s *Registry) ServiceAccounts() saGetter { return saGetter{s} }
 

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// scaleOf builds the autoscaling/v1 Scale view of a workload.
+// ScaleOf builds the autoscaling/v1 Scale view of a workload.
 func ScaleOf(res *Resource, o *Object) (*autoscalingv1.Scale, error) {
 	m, err := toMap(o.Obj)
 	if err != nil {
@@ -76,7 +76,7 @@ func toInt(v any) int64 {
 	return 0
 }
 
-// setReplicas writes spec.replicas of a workload.
+// SetReplicas writes spec.replicas of a workload.
 func SetReplicas(res *Resource, o *Object, n int32) error {
 	m, err := toMap(o.Obj)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// checkListOptions validates decoded list/watch options as upstream does and
+// CheckListOptions validates decoded list/watch options as upstream does and
 // turns their field selector's labels into the fields they match.
 func (s *Registry) CheckListOptions(c *Request, opts *metainternalversion.ListOptions) (*metainternalversion.ListOptions, error) {
 	if c.Info.Name != "" {
@@ -52,15 +52,16 @@ func (s *Registry) CheckListOptions(c *Request, opts *metainternalversion.ListOp
 	return opts, nil
 }
 
-// selection is a parsed label and field selector.
-type selection struct {
+// Selection is a parsed label and field selector.
+type Selection struct {
 	labels labels.Selector
 	fields fields.Selector
 	res    *Resource
 }
 
-func NewSelection(res *Resource, opts *metainternalversion.ListOptions) *selection {
-	sel := &selection{res: res, labels: opts.LabelSelector, fields: opts.FieldSelector}
+// NewSelection parses the label and field selectors of list options.
+func NewSelection(res *Resource, opts *metainternalversion.ListOptions) *Selection {
+	sel := &Selection{res: res, labels: opts.LabelSelector, fields: opts.FieldSelector}
 	if sel.labels == nil {
 		sel.labels = labels.Everything()
 	}
@@ -70,10 +71,11 @@ func NewSelection(res *Resource, opts *metainternalversion.ListOptions) *selecti
 	return sel
 }
 
-func (sel *selection) Empty() bool { return sel.labels.Empty() && sel.fields.Empty() }
+// Empty reports whether the selection selects everything.
+func (sel *Selection) Empty() bool { return sel.labels.Empty() && sel.fields.Empty() }
 
-// matches reports whether a stored object passes the selectors.
-func (sel *selection) Matches(data []byte) bool {
+// Matches reports whether a stored object passes the selectors.
+func (sel *Selection) Matches(data []byte) bool {
 	if sel.Empty() {
 		return true
 	}
@@ -96,7 +98,7 @@ func (sel *selection) Matches(data []byte) bool {
 	return sel.matchesMap(m)
 }
 
-func (sel *selection) matchesMap(m map[string]any) bool {
+func (sel *Selection) matchesMap(m map[string]any) bool {
 	if !sel.labels.Empty() {
 		ls := labels.Set{}
 		if l, ok := getField(m, "metadata", "labels"); ok {
@@ -198,7 +200,7 @@ func decodeContinue(tok string) (rv int64, after string, err error) {
 	return t.ResourceVersion, strings.TrimSuffix(t.StartKey, "\x00"), nil
 }
 
-// listServed reads the page of a list that opts selects: its list metadata,
+// ListServed reads the page of a list that opts selects: its list metadata,
 // the stored objects and their JSON in the served version.
 func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions) (metav1.ListMeta, []store.Object, [][]byte, error) {
 	var lm metav1.ListMeta
@@ -279,7 +281,7 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 	return lm, res.Items, items, nil
 }
 
-// parseRV parses a resourceVersion query parameter.
+// ParseRV parses a resourceVersion query parameter.
 func ParseRV(s string) (int64, error) {
 	rv, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || rv < 0 {
@@ -295,9 +297,9 @@ func tooLargeRV(requested, current int64) error {
 	return err
 }
 
-// filterFor is a store filter for a selection, using the encoding cache for
+// FilterFor is a store filter for a selection, using the encoding cache for
 // label-only selectors.
-func (s *Registry) FilterFor(res *Resource, sel *selection) func(store.Object) bool {
+func (s *Registry) FilterFor(res *Resource, sel *Selection) func(store.Object) bool {
 	if !sel.fields.Empty() {
 		return func(o store.Object) bool { return sel.Matches(o.Value) }
 	}
@@ -311,7 +313,7 @@ func (s *Registry) FilterFor(res *Resource, sel *selection) func(store.Object) b
 // before answering "Too large resource version", as upstream's watch cache.
 const futureRVWait = 3 * time.Second
 
-// waitForRevision waits until the store reaches rv, or answers 504.
+// WaitForRevision waits until the store reaches rv, or answers 504.
 func (s *Registry) WaitForRevision(ctx context.Context, rv int64) error {
 	deadline := time.NewTimer(futureRVWait)
 	defer deadline.Stop()

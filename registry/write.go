@@ -21,9 +21,10 @@ import (
 // dryRunResult carries a computed but uncommitted write out of a store update.
 type dryRunResult struct{ data []byte }
 
+// Error implements error.
 func (d *dryRunResult) Error() string { return "dry run" }
 
-// createObject runs create admission and commits a new object. It returns
+// CreateObject runs create admission and commits a new object. It returns
 // the stored bytes.
 func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error) {
 	defer c.releaseReservations()
@@ -81,7 +82,7 @@ func storeErr(err error) error {
 	return apierrors.NewInternalError(err)
 }
 
-// errCreateInstead tells update that the object is missing and the resource
+// ErrCreateInstead tells update that the object is missing and the resource
 // creates on update.
 var ErrCreateInstead = errors.New("create instead")
 
@@ -97,7 +98,7 @@ const (
 	internalWrite
 )
 
-// updateObject applies a change to the request's object inside one store
+// UpdateObject applies a change to the request's object inside one store
 // write. mutate receives the stored object and returns the desired one.
 func (s *Registry) UpdateObject(c *Request, statusOnly, dry bool, mutate func(old *Object) (*Object, error)) (data []byte, created bool, err error) {
 	mode := mainWrite
@@ -244,6 +245,7 @@ func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
 	return out, nil
 }
 
+// MustEncode is Encode for objects known to encode (a decoded object).
 func MustEncode(obj runtime.Object) []byte {
 	b, err := Encode(obj)
 	if err != nil {

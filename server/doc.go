@@ -1,14 +1,14 @@
-// Package server is the HTTP surface of fakeplane: it authenticates a
-// request, parses it the way kube-apiserver does (k8s.io/apiserver's
-// RequestInfoFactory), and serves discovery, health, version and the generic
-// REST verbs (get, list, watch, create, update, patch, delete,
-// deletecollection) for every registered resource, with objects kept in a
-// store.Store.
+// Package server is the HTTP side of fakeplane's API server: it
+// authenticates a request, authorizes it, parses it the way kube-apiserver
+// does (k8s.io/apiserver's RequestInfoFactory), and serves discovery,
+// health, version, OpenAPI and the REST verbs of every served resource, one
+// file per verb (get, list, watch, create, update, patch, apply, delete),
+// over the read and write pipeline of package registry, which a Server
+// embeds.
 //
-// Objects travel through the server as runtime.Objects: the built-in types
-// from k8s.io/api for built-in resources (decoding into them drops unknown
-// fields exactly as kube-apiserver does) and *unstructured.Unstructured for
-// everything else. They are stored as the JSON of their served version, with
-// metadata.resourceVersion stamped at commit, so a get or a list writes stored
-// bytes straight to the client.
+// Objects are stored as the JSON of their storage version with
+// metadata.resourceVersion stamped at commit, so a get or a list writes
+// stored bytes (converted to the requested version when it differs)
+// straight to the client, as JSON, YAML, protobuf, a Table or partial
+// object metadata.
 package server
