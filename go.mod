@@ -1,6 +1,6 @@
 module github.com/fakeplane/fakeplane
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/robfig/cron/v3 v3.0.1

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"crypto/x509"
 	"encoding/csv"
 	"flag"
@@ -25,10 +26,60 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "fakeplane:", err)
-		os.Exit(1)
+	os.Exit(exitCode(run(os.Args[1:]), os.Stderr))
+}
+
+// usageError is a mistake in the command line: exit status 2, as Go's flag
+// package and most Unix tools give.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// exitCode reports err on stderr as one line and returns the exit status:
+// 0 for success and --help, 2 for a usage error, 1 for anything else.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
 	}
+	msg := strings.TrimPrefix(err.Error(), "fakeplane: ")
+	fmt.Fprintln(stderr, "fakeplane:", msg)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+// usage is the command's help text, before its flags.
+const usage = `Usage:
+  fakeplane [flags]              serve a Kubernetes control plane on loopback and write an admin kubeconfig
+  fakeplane kubeconfig [flags]   write a kubeconfig for another user of a fakeplane started with --data-dir
+
+Run 'fakeplane kubeconfig --help' for the subcommand's flags.
+
+Flags:
+`
+
+// parseFlags parses args into fs. --help prints the usage (head, then the
+// flags) on stdout and returns flag.ErrHelp; any other mistake, or an
+// argument left over, is a usageError.
+func parseFlags(fs *flag.FlagSet, head string, args []string) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(os.Stdout)
+		fmt.Fprint(os.Stdout, head)
+		fs.PrintDefaults()
+		return err
+	}
+	if err != nil {
+		return usageError{fmt.Errorf("%w (see --help)", err)}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))}
+	}
+	return nil
 }
 
 func run(args []string) error {
@@ -53,13 +104,20 @@ func run(args []string) error {
 	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often the history that lists at past revisions (continue tokens) read is compacted; 0 disables compaction")
 	serviceRange := fs.String("service-cluster-ip-range", "10.0.0.0/24", "the CIDR ClusterIPs are allocated from; the kubernetes Service gets its first address")
 	fs.Var(&fixtureDirs, "fixtures", "load the objects in this YAML file or directory at start, CRDs first (repeatable)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, usage, args); err != nil {
 		return err
 	}
 	path, err := filepath.Abs(*kubeconfig)
 	if err != nil {
 		return err
 	}
+	// Two instances started in one directory would overwrite one kubeconfig:
+	// the second is refused while the first runs.
+	unlock, err := lockKubeconfig(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelDebug
@@ -113,7 +171,11 @@ func run(args []string) error {
 	}
 	fmt.Printf("fakeplane is serving %s; use it with: export KUBECONFIG=%s\n", cp.URL(), path)
 	<-ctx.Done()
-	return cp.Stop()
+	if err := cp.Stop(); err != nil {
+		return err
+	}
+	fmt.Printf("fakeplane stopped serving %s\n", cp.URL())
+	return nil
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.
@@ -168,11 +230,12 @@ func runKubeconfig(args []string) error {
 	var groups multiFlag
 	fs.Var(&groups, "group", "a group of the user (repeatable)")
 	out := fs.String("out", "", "where to write it (default: USER.kubeconfig)")
-	if err := fs.Parse(args); err != nil {
+	const head = "Usage:\n  fakeplane kubeconfig --data-dir DIR --user NAME [--group GROUP]... [--out FILE]\n\nFlags:\n"
+	if err := parseFlags(fs, head, args); err != nil {
 		return err
 	}
 	if *dataDir == "" || *userName == "" {
-		return fmt.Errorf("kubeconfig: --data-dir and --user are required")
+		return usageError{fmt.Errorf("kubeconfig: --data-dir and --user are required (see --help)")}
 	}
 	path := *out
 	if path == "" {

@@ -31,11 +31,7 @@ const runMainEnv = "FAKEPLANE_TEST_RUN_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {
-		if err := run(os.Args[1:]); err != nil {
-			fmt.Fprintln(os.Stderr, "fakeplane:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(exitCode(run(os.Args[1:]), os.Stderr))
 	}
 	os.Exit(m.Run())
 }
