@@ -8,9 +8,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"crypto/x509"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
