@@ -597,9 +597,11 @@ func TestFieldSelectors(t *testing.T) {
 	if !apierrors.IsBadRequest(err) || err.Error() != "field label not supported: spec.bogus" {
 		t.Errorf("unsupported field: %v", err)
 	}
+	// A resource without a field label conversion of its own refuses with
+	// apimachinery's DefaultMetaV1FieldSelectorConversion wording.
 	_, err = cs.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{FieldSelector: "data.x=1"})
-	if !apierrors.IsBadRequest(err) {
-		t.Errorf("configmaps support only metadata fields: %v", err)
+	if want := `"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"`; !apierrors.IsBadRequest(err) || err.Error() != want {
+		t.Errorf("configmaps support only metadata fields: %v, want 400 %s", err, want)
 	}
 }
 

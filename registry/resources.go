@@ -74,8 +74,21 @@ type Resource struct {
 	// server-side apply patches.
 	managed *fieldManagers
 	// convertField accepts a field selector label and names the field it
-	// matches, or rejects it ("field label not supported").
+	// matches, or rejects it.
 	convertField func(label string) (string, bool)
+	// defaultFieldLabels: the resource has no field label conversion of its
+	// own (upstream's runtime.DefaultMetaV1FieldSelectorConversion), which
+	// words its refusal differently.
+	defaultFieldLabels bool
+}
+
+// fieldLabelError is upstream's refusal of a field selector label the
+// resource does not support.
+func (r *Resource) fieldLabelError(label string) error {
+	if r.defaultFieldLabels {
+		return fmt.Errorf("%q is not a known field selector: only %q, %q", label, "metadata.name", "metadata.namespace")
+	}
+	return fmt.Errorf("field label not supported: %s", label)
 }
 
 // HasSub reports whether the resource has the named subresource.
@@ -179,9 +192,9 @@ func newServedResources() (*ServedResources, error) {
 		} else {
 			withoutStrategy(r)
 		}
-		r.convertField = strategy.ConvertMetaFieldLabel
+		r.convertField, r.defaultFieldLabels = strategy.ConvertMetaFieldLabel, true
 		if fl, ok := st.(strategy.FieldLabeler); ok {
-			r.convertField = fl.ConvertFieldLabel
+			r.convertField, r.defaultFieldLabels = fl.ConvertFieldLabel, false
 		}
 		for _, sub := range b.Subresources {
 			r.subs[sub.Name] = sub

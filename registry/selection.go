@@ -40,7 +40,7 @@ func (s *Registry) CheckListOptions(c *Request, opts *metainternalversion.ListOp
 		sel, err := opts.FieldSelector.Transform(func(label, value string) (string, string, error) {
 			to, ok := c.Res.convertField(label)
 			if !ok {
-				return "", "", fmt.Errorf("field label not supported: %s", label)
+				return "", "", c.Res.fieldLabelError(label)
 			}
 			return to, value, nil
 		})
