@@ -95,9 +95,14 @@ func TestSelfReviewsAndAccessReviews(t *testing.T) {
 	admin := clientset(t, cp)
 	bob := userClient(t, cp, "bob", "qa")
 
-	ssr, err := bob.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	ssr, err := bob.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{ObjectMeta: metav1.ObjectMeta{Name: "mine"}}, metav1.CreateOptions{})
 	if err != nil || ssr.Status.UserInfo.Username != "bob" || strings.Join(ssr.Status.UserInfo.Groups, ",") != "qa,system:authenticated" {
 		t.Fatalf("SelfSubjectReview: %v %+v", err, ssr.Status)
+	}
+	// As upstream's, the answer is a new object stamped with its creation
+	// time; the request's metadata is not kept.
+	if ssr.CreationTimestamp.IsZero() || ssr.Name != "" {
+		t.Errorf("SelfSubjectReview metadata %+v, want only a creationTimestamp", ssr.ObjectMeta)
 	}
 	ssar, err := bob.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "default", Verb: "get", Resource: "pods"},

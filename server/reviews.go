@@ -45,8 +45,13 @@ func (s *Server) serveVirtual(c *call) error {
 	var out any
 	switch obj := o.Obj.(type) {
 	case *authenticationv1.SelfSubjectReview:
-		obj.Status.UserInfo = userInfoOf(c.User)
-		out = obj
+		// Upstream answers with a new review: the request's metadata is not
+		// kept, and creationTimestamp is the time of the review.
+		out = &authenticationv1.SelfSubjectReview{
+			TypeMeta:   obj.TypeMeta,
+			ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(s.now())},
+			Status:     authenticationv1.SelfSubjectReviewStatus{UserInfo: userInfoOf(c.User)},
+		}
 	case *authenticationv1.TokenReview:
 		if err := s.reviewToken(c, obj); err != nil {
 			return err
