@@ -164,4 +164,18 @@ func TestFieldValidationWarns(t *testing.T) {
 	if resp.StatusCode != 201 || strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("code %d warnings %q, want %q", resp.StatusCode, got, want)
 	}
+
+	// The decoder's warnings come with the answer even when the write then
+	// fails, as upstream records them while decoding.
+	req, _ = http.NewRequest("POST", cp.URL()+"/api/v1/namespaces/default/configmaps", strings.NewReader(`{"metadata":{"name":"w"},"data":{"k":"1","k":"2"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err = hc.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got = resp.Header.Values("Warning")
+	want = []string{`299 - "duplicate field \"data.k\""`}
+	if resp.StatusCode != 409 || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("create of an existing object: code %d warnings %q, want 409 and %q", resp.StatusCode, got, want)
+	}
 }

@@ -14,11 +14,13 @@ func (s *Server) create(c *call) error {
 	if err != nil {
 		return err
 	}
+	// The decoder's warnings go with the answer whatever it is, as upstream
+	// records them while decoding.
+	addWarnings(c.w, o.Warnings)
 	c.TrackManagedFields(nil, o, wo.fieldManager)
 	out, err := s.CreateObject(c.Request, o, wo.dryRun)
 	if err != nil {
 		return err
 	}
-	addWarnings(c.w, o.Warnings)
 	return s.writeObject(c, http.StatusCreated, out)
 }
