@@ -95,6 +95,8 @@ func TestErrorsMatchKubeAPIServer(t *testing.T) {
 			code: 400, reason: metav1.StatusReasonBadRequest, message: `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.bogus", duplicate field "data", unknown field "extra"`},
 		{name: "strict field validation on strategic merge patch", method: "PATCH", path: cms + "/jp?fieldValidation=Strict", ctype: "application/strategic-merge-patch+json", body: `{"extra":1,"data":{"a":"b"}}`,
 			code: 422, reason: metav1.StatusReasonInvalid, message: ` "" is invalid: patch: Invalid value: "map[data:map[a:b] extra:1]": strict decoding error: unknown field "extra"`},
+		{name: "strategic merge patch whose result does not decode", method: "PATCH", path: cms + "/jp", ctype: "application/strategic-merge-patch+json", body: `{"data":"notamap"}`,
+			code: 422, reason: metav1.StatusReasonInvalid, message: ` "" is invalid: patch: Invalid value: "map[data:notamap]": cannot restore map from string`},
 		{name: "bad write options", method: "POST", path: cms + "?fieldValidation=Bogus&dryRun=x", ctype: "application/json", body: `{"metadata":{"name":"fvb"}}`,
 			code: 422, reason: metav1.StatusReasonInvalid, message: `CreateOptions.meta.k8s.io "" is invalid: [dryRun: Unsupported value: ["x"]: supported values: "All", fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"]`},
 		{name: "POST to an object", method: "POST", path: cms + "/jp", ctype: "application/json", body: `{}`,

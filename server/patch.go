@@ -122,6 +122,11 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		}
 		o, err := c.Res.DecodeObject(patched)
 		if err != nil {
+			if c.Res.Typed != nil {
+				if perr := patchDecodeError(pt, body, patched, c.Res.NewObject()); perr != nil {
+					return nil, perr
+				}
+			}
 			return nil, err
 		}
 		if c.Res.Typed != nil && wo.fieldValidation != metav1.FieldValidationIgnore {
@@ -175,4 +180,26 @@ func interpretStrategicError(err error) error {
 		return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 	}
 	return apierrors.NewBadRequest(err.Error())
+}
+
+// patchDecodeError is upstream's answer for a patch whose result does not
+// decode into the resource's type: a 422 on the field "patch", naming the
+// patched object (JSON and merge patches) or the patch as a Go map
+// (strategic merge patches, which upstream applies to maps and converts
+// from unstructured). It returns nil when the result decodes.
+func patchDecodeError(pt types.PatchType, body, patched []byte, into runtime.Object) error {
+	if pt == types.StrategicMergePatchType {
+		var patch, result map[string]any
+		if kjson.UnmarshalCaseSensitivePreserveInts(body, &patch) != nil || kjson.UnmarshalCaseSensitivePreserveInts(patched, &result) != nil {
+			return nil
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(result, into); err != nil {
+			return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), fmt.Sprintf("%+v", patch), err.Error())})
+		}
+		return nil
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(patched, into); err != nil {
+		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patched), err.Error())})
+	}
+	return nil
 }
