@@ -12,8 +12,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
@@ -318,5 +321,61 @@ func TestImmutableFields(t *testing.T) {
 		if err := tc.do(); !apierrors.IsInvalid(err) || err.Error() != tc.want {
 			t.Errorf("%s:\n got %v\nwant %s", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestListItemsTypeMeta checks the JSON of list answers: the items of a
+// built-in type's list have no kind and apiVersion, as kube-apiserver's
+// don't, while a custom resource's items keep theirs; a get keeps them.
+func TestListItemsTypeMeta(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	cs := clientset(t, cp)
+	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "tm"}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	if _, err := crds.Create(ctx, crontabCRD(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ct := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": map[string]any{"name": "c"}}}
+	if _, err := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}).Namespace("default").Create(ctx, ct, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path     string
+		wantKind bool
+	}{
+		{"/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dtm", false},
+		{"/apis/stable.example.com/v1/namespaces/default/crontabs", true},
+	} {
+		code, _, body := rawRequest(t, cp, "GET", tc.path, "", nil, nil)
+		var list struct {
+			Kind  string           `json:"kind"`
+			Items []map[string]any `json:"items"`
+		}
+		if err := json.Unmarshal(body, &list); code != 200 || err != nil || len(list.Items) != 1 {
+			t.Fatalf("GET %s: %d %v %s", tc.path, code, err, body)
+		}
+		_, hasKind := list.Items[0]["kind"]
+		_, hasAPIVersion := list.Items[0]["apiVersion"]
+		if hasKind != tc.wantKind || hasAPIVersion != tc.wantKind || list.Items[0]["metadata"] == nil {
+			t.Errorf("GET %s: item %v, want kind and apiVersion %v", tc.path, list.Items[0], tc.wantKind)
+		}
+	}
+	// The object itself still has them, and client-go's typed list decodes.
+	cm, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "tm", metav1.GetOptions{})
+	if err != nil || cm.Data["a"] != "b" {
+		t.Fatalf("get: %v %v", cm, err)
+	}
+	code, _, body := rawRequest(t, cp, "GET", "/api/v1/namespaces/default/configmaps/tm", "", nil, nil)
+	if code != 200 || !bytes.HasPrefix(body, []byte(`{"kind":"ConfigMap","apiVersion":"v1",`)) {
+		t.Errorf("get: %d %s", code, body)
+	}
+	l, err := cs.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=tm"})
+	if err != nil || len(l.Items) != 1 || l.Items[0].Data["a"] != "b" {
+		t.Fatalf("typed list: %v %v", l, err)
 	}
 }

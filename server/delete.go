@@ -107,7 +107,7 @@ func (s *Server) deleteCollection(c *call) error {
 		items = append(items, out)
 	}
 	var buf bytes.Buffer
-	writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, metav1.ListMeta{ResourceVersion: strconv.FormatInt(s.Store().CurrentRevision(), 10)}, items)
+	writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, metav1.ListMeta{ResourceVersion: strconv.FormatInt(s.Store().CurrentRevision(), 10)}, items, c.Res.Typed != nil)
 	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
 	return nil
 }

@@ -49,7 +49,7 @@ func (s *Server) list(c *call) error {
 		size += len(it) + 1
 	}
 	buf.Grow(size)
-	writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, lm, items)
+	writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, lm, items, c.Res.Typed != nil)
 	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
 	return nil
 }

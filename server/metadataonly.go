@@ -153,7 +153,7 @@ func writePartialList(c *call, lm metav1.ListMeta, items [][]byte) error {
 		partial[i] = b
 	}
 	var buf bytes.Buffer
-	writeListJSON(&buf, apiVersion, asPartialList, lm, partial)
+	writeListJSON(&buf, apiVersion, asPartialList, lm, partial, false)
 	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
 	return nil
 }

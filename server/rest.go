@@ -164,7 +164,11 @@ func writeEncoded(c *call, code int, v any) error {
 }
 
 // writeList answers with a list of stored objects.
-func writeListJSON(buf *bytes.Buffer, apiVersion, kind string, lm metav1.ListMeta, items [][]byte) {
+//
+// With typedItems, the items are written without their kind and apiVersion,
+// as kube-apiserver encodes the items of a built-in type's list; custom
+// resources' items keep theirs.
+func writeListJSON(buf *bytes.Buffer, apiVersion, kind string, lm metav1.ListMeta, items [][]byte, typedItems bool) {
 	buf.WriteString(`{"kind":`)
 	buf.WriteString(strconv.Quote(kind))
 	buf.WriteString(`,"apiVersion":`)
@@ -184,7 +188,48 @@ func writeListJSON(buf *bytes.Buffer, apiVersion, kind string, lm metav1.ListMet
 		if i > 0 {
 			buf.WriteByte(',')
 		}
+		if rest, ok := fieldsAfterTypeMeta(it); typedItems && ok {
+			buf.WriteByte('{')
+			buf.Write(rest)
+			continue
+		}
 		buf.Write(it)
 	}
 	buf.WriteString("]}")
+}
+
+// fieldsAfterTypeMeta returns the text of a typed object's JSON after the
+// kind and apiVersion its encoding starts with (TypeMeta comes first in
+// every built-in type): its other fields and the closing brace. It reports
+// false when item does not start with them. item is not changed (it may be
+// a cached stored object).
+func fieldsAfterTypeMeta(item []byte) ([]byte, bool) {
+	rest, ok := skipStringField(item, `{"kind":"`)
+	if !ok {
+		return nil, false
+	}
+	if rest, ok = skipStringField(rest, `,"apiVersion":"`); !ok || len(rest) == 0 {
+		return nil, false
+	}
+	switch rest[0] {
+	case ',':
+		return rest[1:], true
+	case '}':
+		return rest, true
+	}
+	return nil, false
+}
+
+// skipStringField returns what follows a JSON string field that data starts
+// with, given the field's text up to its value's opening quote. Kinds and
+// API versions hold no escaped quotes.
+func skipStringField(data []byte, prefix string) ([]byte, bool) {
+	if !bytes.HasPrefix(data, []byte(prefix)) {
+		return nil, false
+	}
+	end := bytes.IndexByte(data[len(prefix):], '"')
+	if end < 0 {
+		return nil, false
+	}
+	return data[len(prefix)+end+1:], true
 }
