@@ -471,3 +471,28 @@ func TestLegacyServiceAccountTokenSecret(t *testing.T) {
 		t.Errorf("legacy token review: %v %+v", err, tr.Status)
 	}
 }
+
+func TestRBACBindingsStoredBeforeADataDirRestartStillAuthorize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := ctxT(t)
+	cp1, stop1 := startInDataDir(t, dir)
+	_, err := clientset(t, cp1).RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "devs-view"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "view"},
+		Subjects:   []rbacv1.Subject{{Kind: "Group", APIGroup: "rbac.authorization.k8s.io", Name: "devs"}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop1()
+
+	cp2, _ := startInDataDir(t, dir)
+	alice := userClient(t, cp2, "alice", "devs")
+	if _, err := alice.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatalf("alice after the restart: %v", err)
+	}
+	if _, err := alice.CoreV1().ConfigMaps("kube-system").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("alice in another namespace after the restart: want 403, got %v", err)
+	}
+}

@@ -203,6 +203,14 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
+	// The garbage collector's owner index follows every commit from the
+	// first (the bootstrap objects') on; a store from an earlier run is
+	// indexed first.
+	owners := controllers.NewOwners(cp.srv.Registry)
+	if err := owners.Load(); err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	cp.srv.AddCommitObserver(owners.Observe)
 	runCtx, cancel := context.WithCancel(context.Background())
 	cp.cancel = cancel
 
@@ -221,7 +229,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	ctrls := controllers.Default(controllers.Config{
 		Registry:            cp.srv.API(),
 		NamespacedResources: cp.srv.NamespacedResources,
-		Owners:              cp.srv.OwnerIndex(),
+		Owners:              owners,
 		RootCA:              cp.ca.CertPEM,
 		Log:                 cp.opts.logger,
 	})

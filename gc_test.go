@@ -2,6 +2,7 @@ package fakeplane_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -233,4 +234,46 @@ func TestClusterIPsAreIPAddressObjects(t *testing.T) {
 	if _, err := cs.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("address after the Service turned ExternalName: %v", err)
 	}
+}
+
+// startInDataDir starts a control plane keeping its state in dir; stop
+// stops it (at most once; the test's cleanup stops it otherwise).
+func startInDataDir(t *testing.T, dir string) (cp *fakeplane.ControlPlane, stop func()) {
+	t.Helper()
+	cp, err := fakeplane.New(fakeplane.WithDataDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Start(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			if err := cp.Stop(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return cp, stop
+}
+
+func TestGarbageCollectionAfterDataDirRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cp1, stop1 := startInDataDir(t, dir)
+	cs := clientset(t, cp1)
+	parent := mkConfigMap(t, cs, "parent", nil)
+	mkConfigMap(t, cs, "child", nil, ownedBy(parent, false))
+	stop1()
+
+	// The owner references stored before the restart are indexed: the
+	// owner's deletion takes its dependent along.
+	cp2, _ := startInDataDir(t, dir)
+	cs = clientset(t, cp2)
+	if err := cs.CoreV1().ConfigMaps("default").Delete(ctxT(t), "parent", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, gone(cs, "child"))
 }

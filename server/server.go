@@ -72,14 +72,15 @@ type Server struct {
 	requests int
 
 	// rbacCache holds the RBAC objects for the authorizer.
-	rbacCache *rbacCache
+	rbacCache *auth.RBACCache
+	// commitObservers are told of every commit after the RBAC cache, in
+	// the order AddCommitObserver added them.
+	commitObservers []func(bucket, key string, obj runtime.Object, data []byte, deleted bool)
 	// openAPICache holds the OpenAPI v3 documents of built-in group/versions.
 	openAPIMu    sync.Mutex
 	openAPICache map[schema.GroupVersion][]byte
 	// openAPIv2Cache is /openapi/v2 for the registry generation it was built for.
 	openAPIv2Cache *openAPIv2Doc
-	// gc is the garbage collector's owner index and work queue.
-	gc *garbageCollector
 	// auth is the authentication and authorization machinery.
 	auth authState
 	// handler is the filter chain in front of serveAuthorized.
@@ -96,8 +97,7 @@ func New(cfg Config) (*Server, error) {
 		log:       cfg.Logger,
 		now:       cfg.Now,
 		stopping:  make(chan struct{}),
-		rbacCache: newRBACCache(),
-		gc:        newGarbageCollector(),
+		rbacCache: auth.NewRBACCache(),
 	}
 	s.reqIdle = sync.NewCond(&s.reqMu)
 	if s.log == nil {
@@ -115,13 +115,8 @@ func New(cfg Config) (*Server, error) {
 		APIPrefixes:          sets.NewString("api", "apis"),
 		GrouplessAPIPrefixes: sets.NewString("api"),
 	}
-	if err := s.rbacCache.load(cfg.Store); err != nil {
+	if err := s.rbacCache.Load(cfg.Store); err != nil {
 		return nil, fmt.Errorf("server: load RBAC objects: %w", err)
-	}
-	if cfg.Store.CurrentRevision() > 0 { // a store with objects from an earlier run
-		if err := s.gcLoad(); err != nil {
-			return nil, fmt.Errorf("server: index owner references: %w", err)
-		}
 	}
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -198,18 +193,22 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 	}
 }
 
+// AddCommitObserver has f told of every commit, as the registry's
+// Hooks.CommitObserver is: under the store's writer lock and in revision
+// order, after the RBAC cache and the observers added before it. Views
+// that must follow the store (the garbage collector's owner index,
+// controllers.Owners) keep up through it. Call it before the first write.
+func (s *Server) AddCommitObserver(f func(bucket, key string, obj runtime.Object, data []byte, deleted bool)) {
+	s.commitObservers = append(s.commitObservers, f)
+}
+
 // observeCommitViews keeps the views that follow the store in revision order
-// (the garbage collector's owner index, the RBAC cache) in step with a
-// commit. The write path calls it as commitObserver, under the store's
+// (the RBAC cache, then those AddCommitObserver added) in step with a
+// commit. The registry calls it as Hooks.CommitObserver, under the store's
 // writer lock, once the write committed.
 func (s *Server) observeCommitViews(bucket, key string, obj runtime.Object, data []byte, deleted bool) {
-	s.gcObserve(bucket, key, obj, data, deleted)
-	if !isRBACBucket(bucket) {
-		return
-	}
-	if !deleted {
-		s.rbacCache.applyObject(bucket, key, obj)
-	} else {
-		s.rbacCache.apply(bucket, key, data, deleted)
+	s.rbacCache.Observe(bucket, key, obj, data, deleted)
+	for _, f := range s.commitObservers {
+		f(bucket, key, obj, data, deleted)
 	}
 }

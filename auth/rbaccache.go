@@ -1,7 +1,8 @@
-package server
+package auth
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -12,7 +13,8 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// RBAC buckets, as the builtin table names them.
+// The store buckets of the RBAC resources, as the registry names them
+// (group/resource).
 const (
 	bucketClusterRoles        = "rbac.authorization.k8s.io/clusterroles"
 	bucketClusterRoleBindings = "rbac.authorization.k8s.io/clusterrolebindings"
@@ -20,12 +22,14 @@ const (
 	bucketRoleBindings        = "rbac.authorization.k8s.io/rolebindings"
 )
 
-// rbacCache holds every RBAC object decoded, for the authorizer. The server
-// updates it as each write commits, under the store's writer lock and so in
-// revision order (observeCommit): a request that follows a RoleBinding's
-// creation sees it, unlike an informer, and concurrent writes leave it as
-// the store has it. It is loaded from the store at start.
-type rbacCache struct {
+// RBACCache is an RBACSource holding every RBAC object of a store, decoded.
+// Load fills it from the store at start; Observe, called as each write
+// commits, under the store's writer lock and so in revision order (the
+// registry's commit hook), keeps it in step: a request that follows a
+// RoleBinding's creation sees it, unlike through an informer, and
+// concurrent writes leave it as the store has them. It is safe for
+// concurrent use.
+type RBACCache struct {
 	mu                  sync.RWMutex
 	clusterRoles        map[string]*rbacv1.ClusterRole
 	clusterRoleBindings map[string]*rbacv1.ClusterRoleBinding
@@ -38,13 +42,17 @@ type rbacCache struct {
 	byNS    map[string]*nsRBAC
 }
 
+var _ RBACSource = (*RBACCache)(nil)
+
+// nsRBAC holds the sorted Roles and RoleBindings of one namespace.
 type nsRBAC struct {
 	roles    []*rbacv1.Role
 	bindings []*rbacv1.RoleBinding
 }
 
-func newRBACCache() *rbacCache {
-	return &rbacCache{
+// NewRBACCache returns an empty cache.
+func NewRBACCache() *RBACCache {
+	return &RBACCache{
 		clusterRoles:        map[string]*rbacv1.ClusterRole{},
 		clusterRoleBindings: map[string]*rbacv1.ClusterRoleBinding{},
 		roles:               map[string]*rbacv1.Role{},
@@ -61,12 +69,13 @@ func isRBACBucket(bucket string) bool {
 	return false
 }
 
-// load fills the cache from the store.
-func (rc *rbacCache) load(st store.Interface) error {
+// Load adds the RBAC objects stored in st to the cache. Call it before the
+// first write that Observe is told of.
+func (rc *RBACCache) Load(st store.Interface) error {
 	for _, b := range []string{bucketClusterRoles, bucketClusterRoleBindings, bucketRoles, bucketRoleBindings} {
 		lst, err := st.List(b, store.ListOptions{})
 		if err != nil {
-			return err
+			return fmt.Errorf("list %s: %w", b, err)
 		}
 		for _, it := range lst.Items {
 			rc.apply(b, it.Key, it.Value, false)
@@ -75,8 +84,24 @@ func (rc *rbacCache) load(st store.Interface) error {
 	return nil
 }
 
-// apply records a committed write of one RBAC object.
-func (rc *rbacCache) apply(bucket, key string, data []byte, deleted bool) {
+// Observe records a committed write to key in bucket: obj is the object in
+// its Go type (when the write path has it) and data its stored JSON;
+// deleted says the object is gone. Writes to other buckets than the RBAC
+// resources' are ignored. It has the signature of
+// registry.Hooks.CommitObserver and must be called in revision order.
+func (rc *RBACCache) Observe(bucket, key string, obj runtime.Object, data []byte, deleted bool) {
+	if !isRBACBucket(bucket) {
+		return
+	}
+	if !deleted && obj != nil {
+		rc.applyObject(key, obj)
+		return
+	}
+	rc.apply(bucket, key, data, deleted)
+}
+
+// apply records a committed write of one RBAC object given as JSON.
+func (rc *RBACCache) apply(bucket, key string, data []byte, deleted bool) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	switch bucket {
@@ -95,7 +120,7 @@ func (rc *rbacCache) apply(bucket, key string, data []byte, deleted bool) {
 }
 
 // applyObject records a committed RBAC object given in its Go type.
-func (rc *rbacCache) applyObject(bucket, key string, obj runtime.Object) {
+func (rc *RBACCache) applyObject(key string, obj runtime.Object) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	switch o := obj.(type) {
@@ -113,6 +138,8 @@ func (rc *rbacCache) applyObject(bucket, key string, obj runtime.Object) {
 	rc.crList, rc.crbList, rc.byNS = nil, nil, nil
 }
 
+// applyTo records a stored object in m, or removes it when deleted. JSON
+// that does not decode leaves m as it is.
 func applyTo[T any](m map[string]*T, key string, data []byte, deleted bool) {
 	if deleted {
 		delete(m, key)
@@ -126,7 +153,7 @@ func applyTo[T any](m map[string]*T, key string, data []byte, deleted bool) {
 }
 
 // snapshot rebuilds the sorted views; the caller holds rc.mu for writing.
-func (rc *rbacCache) snapshot() {
+func (rc *RBACCache) snapshot() {
 	if rc.byNS != nil {
 		return
 	}
@@ -143,7 +170,9 @@ func (rc *rbacCache) snapshot() {
 	}
 }
 
-func (rc *rbacCache) nsEntry(ns string) *nsRBAC {
+// nsEntry returns the views of namespace ns, adding them if needed; the
+// caller holds rc.mu for writing.
+func (rc *RBACCache) nsEntry(ns string) *nsRBAC {
 	e := rc.byNS[ns]
 	if e == nil {
 		e = &nsRBAC{}
@@ -152,6 +181,7 @@ func (rc *rbacCache) nsEntry(ns string) *nsRBAC {
 	return e
 }
 
+// sortedKeys returns the keys of m in order.
 func sortedKeys[T any](m map[string]*T) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -161,17 +191,8 @@ func sortedKeys[T any](m map[string]*T) []string {
 	return keys
 }
 
-func sortedValues[T any](m map[string]*T) []*T {
-	keys := sortedKeys(m)
-	out := make([]*T, len(keys))
-	for i, k := range keys {
-		out[i] = m[k]
-	}
-	return out
-}
-
 // view returns the snapshots, building them if needed.
-func (rc *rbacCache) view() ([]*rbacv1.ClusterRole, []*rbacv1.ClusterRoleBinding, map[string]*nsRBAC) {
+func (rc *RBACCache) view() ([]*rbacv1.ClusterRole, []*rbacv1.ClusterRoleBinding, map[string]*nsRBAC) {
 	rc.mu.RLock()
 	if rc.byNS != nil {
 		defer rc.mu.RUnlock()
@@ -184,17 +205,17 @@ func (rc *rbacCache) view() ([]*rbacv1.ClusterRole, []*rbacv1.ClusterRoleBinding
 	return rc.crList, rc.crbList, rc.byNS
 }
 
-// ClusterRoles returns all ClusterRoles.
-func (rc *rbacCache) ClusterRoles() []*rbacv1.ClusterRole { cr, _, _ := rc.view(); return cr }
+// ClusterRoles implements RBACSource, sorted by name.
+func (rc *RBACCache) ClusterRoles() []*rbacv1.ClusterRole { cr, _, _ := rc.view(); return cr }
 
-// ClusterRoleBindings returns all ClusterRoleBindings.
-func (rc *rbacCache) ClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
+// ClusterRoleBindings implements RBACSource, sorted by name.
+func (rc *RBACCache) ClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 	_, crb, _ := rc.view()
 	return crb
 }
 
-// Roles returns the Roles of a namespace.
-func (rc *rbacCache) Roles(ns string) []*rbacv1.Role {
+// Roles implements RBACSource, sorted by name.
+func (rc *RBACCache) Roles(ns string) []*rbacv1.Role {
 	_, _, m := rc.view()
 	if e := m[ns]; e != nil {
 		return e.roles
@@ -202,8 +223,8 @@ func (rc *rbacCache) Roles(ns string) []*rbacv1.Role {
 	return nil
 }
 
-// RoleBindings returns the RoleBindings of a namespace.
-func (rc *rbacCache) RoleBindings(ns string) []*rbacv1.RoleBinding {
+// RoleBindings implements RBACSource, sorted by name.
+func (rc *RBACCache) RoleBindings(ns string) []*rbacv1.RoleBinding {
 	_, _, m := rc.view()
 	if e := m[ns]; e != nil {
 		return e.bindings
@@ -211,16 +232,16 @@ func (rc *rbacCache) RoleBindings(ns string) []*rbacv1.RoleBinding {
 	return nil
 }
 
-// ClusterRole returns one ClusterRole.
-func (rc *rbacCache) ClusterRole(name string) (*rbacv1.ClusterRole, bool) {
+// ClusterRole implements RBACSource.
+func (rc *RBACCache) ClusterRole(name string) (*rbacv1.ClusterRole, bool) {
 	rc.mu.RLock()
 	defer rc.mu.RUnlock()
 	cr, ok := rc.clusterRoles[name]
 	return cr, ok
 }
 
-// Role returns one Role.
-func (rc *rbacCache) Role(ns, name string) (*rbacv1.Role, bool) {
+// Role implements RBACSource.
+func (rc *RBACCache) Role(ns, name string) (*rbacv1.Role, bool) {
 	rc.mu.RLock()
 	defer rc.mu.RUnlock()
 	r, ok := rc.roles[ns+"/"+name]
