@@ -10,6 +10,7 @@
 // plugin/pkg/auth/authorizer/rbac, pkg/registry/rbac, pkg/serviceaccount,
 // pkg/kubeapiserver/authenticator and pkg/controller/clusterroleaggregation)
 // and reuses the upstream k8s.io/apiserver building blocks wherever they
-// define it. Objects come from interfaces (RBACSource, Getter) that the
-// server backs with its own store; nothing here talks to storage directly.
+// define it. Objects come from interfaces (RBACSource, Getter): RBACCache is
+// the RBACSource kept from the store, loaded at start and then following
+// its commits in revision order.
 package auth
