@@ -9,21 +9,21 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/fakeplane/fakeplane/registry/registrytest"
 	"github.com/fakeplane/fakeplane/store"
 )
 
-func clusterRoleEvent(t *testing.T, reg *fakeRegistry, typ store.EventType, cr *rbacv1.ClusterRole) store.Event {
+func clusterRoleEvent(t *testing.T, reg *registrytest.Recorder, typ store.EventType, cr *rbacv1.ClusterRole) store.Event {
 	t.Helper()
 	b, err := json.Marshal(cr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if typ == store.Deleted {
-		delete(reg.objects, cr.Name)
+		delete(reg.Objects, cr.Name)
 	} else {
-		reg.objects[cr.Name] = cr.DeepCopy()
+		reg.Objects[cr.Name] = cr.DeepCopy()
 	}
 	return store.Event{Type: typ, Resource: clusterRolesBucket, Key: cr.Name, Value: b}
 }
@@ -36,9 +36,9 @@ func aggregating(name string, labels map[string]string, selector string) *rbacv1
 	}
 }
 
-func rulesOf(reg *fakeRegistry, name string) []string {
+func rulesOf(reg *registrytest.Recorder, name string) []string {
 	var out []string
-	for _, r := range reg.objects[name].(*rbacv1.ClusterRole).Rules {
+	for _, r := range reg.Objects[name].(*rbacv1.ClusterRole).Rules {
 		out = append(out, r.Resources...)
 	}
 	return out
@@ -47,7 +47,7 @@ func rulesOf(reg *fakeRegistry, name string) []string {
 // TestClusterRoleAggregation checks that aggregated ClusterRoles follow the
 // roles their selectors match, through chains of aggregation, in one sync.
 func TestClusterRoleAggregation(t *testing.T) {
-	reg := &fakeRegistry{objects: map[string]runtime.Object{}}
+	reg := registrytest.NewRecorder()
 	c := NewClusterRoleAggregation(reg, slog.New(slog.DiscardHandler))
 	ctx := context.Background()
 	initial := []store.Event{
@@ -67,23 +67,23 @@ func TestClusterRoleAggregation(t *testing.T) {
 	if got := rulesOf(reg, "admin"); !slices.Equal(got, []string{"widgets"}) {
 		t.Errorf("admin (through edit): %v", got)
 	}
-	if !slices.Equal(reg.writes, []string{"update edit", "update admin"}) {
-		t.Errorf("writes: %q", reg.writes)
+	if !slices.Equal(reg.Writes, []string{"update edit", "update admin"}) {
+		t.Errorf("writes: %q", reg.Writes)
 	}
-	for _, u := range reg.users {
+	for _, u := range reg.Users {
 		if u != "system:serviceaccount:kube-system:clusterrole-aggregation-controller/" {
 			t.Errorf("written as user/field manager %q", u)
 		}
 	}
 
 	// Its own writes come back as events: nothing more to do.
-	reg.writes = nil
-	edit, admin := reg.objects["edit"].(*rbacv1.ClusterRole), reg.objects["admin"].(*rbacv1.ClusterRole)
+	reg.Writes = nil
+	edit, admin := reg.Objects["edit"].(*rbacv1.ClusterRole), reg.Objects["admin"].(*rbacv1.ClusterRole)
 	if err := c.Sync(ctx, []store.Event{clusterRoleEvent(t, reg, store.Modified, edit), clusterRoleEvent(t, reg, store.Modified, admin)}); err != nil {
 		t.Fatal(err)
 	}
-	if len(reg.writes) != 0 {
-		t.Errorf("writes for converged roles: %q", reg.writes)
+	if len(reg.Writes) != 0 {
+		t.Errorf("writes for converged roles: %q", reg.Writes)
 	}
 
 	// The matched role goes: its rules go from edit and admin.
