@@ -85,6 +85,8 @@ type Server struct {
 	auth authState
 	// handler is the filter chain in front of serveAuthorized.
 	handler http.Handler
+	// metrics are what /metrics serves.
+	metrics *apiMetrics
 }
 
 // New builds a Server. Call Run to start its controllers.
@@ -97,6 +99,7 @@ func New(cfg Config) (*Server, error) {
 		log:       cfg.Logger,
 		now:       cfg.Now,
 		stopping:  make(chan struct{}),
+		metrics:   newAPIMetrics(),
 		rbacCache: auth.NewRBACCache(),
 	}
 	s.reqIdle = sync.NewCond(&s.reqMu)
@@ -170,7 +173,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	w.Header().Set("Audit-Id", string(uuid.NewUUID()))
-	s.handler.ServeHTTP(w, r)
+	info, err := s.infos.NewRequestInfo(r)
+	if err != nil || !info.IsResourceRequest {
+		s.handler.ServeHTTP(w, r)
+		return
+	}
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w}
+	defer func() { s.metrics.observe(r, info, rec.code, time.Since(start)) }()
+	s.handler.ServeHTTP(rec, r)
 }
 
 // serveNonResource answers discovery, health, version and OpenAPI paths.
@@ -179,6 +190,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 	switch {
 	case path == "/version":
 		s.serveVersion(w, r)
+	case path == "/metrics":
+		s.serveMetrics(w, r)
 	case path == "/healthz" || path == "/livez" || path == "/readyz" ||
 		strings.HasPrefix(path, "/healthz/") || strings.HasPrefix(path, "/livez/") || strings.HasPrefix(path, "/readyz/"):
 		s.serveHealth(w, r, path)

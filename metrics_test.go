@@ -1,0 +1,84 @@
+package fakeplane_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// scrape reads a control plane's /metrics.
+func scrape(t *testing.T, cp *fakeplane.ControlPlane) string {
+	t.Helper()
+	b, err := clientset(t, cp).CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		t.Fatalf("GET /metrics: %v", err)
+	}
+	return string(b)
+}
+
+// TestMetrics checks /metrics: kube-apiserver's request counter and
+// latency histogram with its labels, and the stored object counts; each
+// control plane in a process counts its own requests.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	other := fakeplane.Start(t)
+	ctx := context.Background()
+	cms := clientset(t, cp).CoreV1().ConfigMaps("default")
+	before := scrape(t, cp)
+	for _, name := range []string{"m1", "m2", "m3"} {
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "m1"}}, metav1.CreateOptions{}); err == nil {
+		t.Fatal("second create of m1 succeeded")
+	}
+	if _, err := cms.List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dry"}}, metav1.CreateOptions{DryRun: []string{"All"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := scrape(t, cp)
+	storedBefore := metricValue(before, `apiserver_storage_objects{resource="configmaps"}`)
+	for _, want := range []string{
+		`apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"} 3`,
+		`apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"} 1`,
+		`apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="LIST",version="v1"} 1`,
+		`apiserver_request_total{code="201",component="apiserver",dry_run="All",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"} 1`,
+		`apiserver_request_duration_seconds_count{component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"} 4`,
+		`apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1",le="60"} 4`,
+		`apiserver_resource_objects{group="",resource="configmaps"} ` + strconv.Itoa(storedBefore+3),
+		`apiserver_storage_objects{resource="configmaps"} ` + strconv.Itoa(storedBefore+3),
+		`# TYPE apiserver_request_total counter`,
+	} {
+		if !strings.Contains(got, want+"\n") {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if o := scrape(t, other); strings.Contains(o, `resource="configmaps",scope="resource"`) {
+		t.Errorf("another control plane counted this one's requests")
+	}
+}
+
+// metricValue returns the integer value of a sample line that starts with
+// prefix, or -1000 when there is none.
+func metricValue(text, prefix string) int {
+	for _, l := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(l, prefix+" "); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return -1000
+			}
+			return n
+		}
+	}
+	return -1000
+}

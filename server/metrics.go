@@ -1,0 +1,184 @@
+package server
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	compbasemetrics "k8s.io/component-base/metrics"
+
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// apiMetrics are the kube-apiserver metrics that test tooling reads, served
+// at /metrics in Prometheus text format: request counts and latencies (as
+// k8s.io/apiserver/pkg/endpoints/metrics names and labels them) and the
+// number of stored objects per resource (as its storage metrics do). Each
+// server has its own registry, so servers in one process count apart.
+type apiMetrics struct {
+	registry  compbasemetrics.KubeRegistry
+	requests  *compbasemetrics.CounterVec
+	latencies *compbasemetrics.HistogramVec
+	// storageObjects and resourceObjects are set from the store when
+	// /metrics is read.
+	storageObjects  *compbasemetrics.GaugeVec
+	resourceObjects *compbasemetrics.GaugeVec
+}
+
+// newAPIMetrics registers the metrics in a registry of their own.
+func newAPIMetrics() *apiMetrics {
+	m := &apiMetrics{
+		registry: compbasemetrics.NewKubeRegistry(),
+		requests: compbasemetrics.NewCounterVec(&compbasemetrics.CounterOpts{
+			Subsystem:      "apiserver",
+			Name:           "request_total",
+			Help:           "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+			StabilityLevel: compbasemetrics.STABLE,
+		}, []string{"verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"}),
+		latencies: compbasemetrics.NewHistogramVec(&compbasemetrics.HistogramOpts{
+			Subsystem:      "apiserver",
+			Name:           "request_duration_seconds",
+			Help:           "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+			Buckets:        []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60},
+			StabilityLevel: compbasemetrics.STABLE,
+		}, []string{"verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"}),
+		storageObjects: compbasemetrics.NewGaugeVec(&compbasemetrics.GaugeOpts{
+			Name:           "apiserver_storage_objects",
+			Help:           "[DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+			StabilityLevel: compbasemetrics.STABLE,
+		}, []string{"resource"}),
+		resourceObjects: compbasemetrics.NewGaugeVec(&compbasemetrics.GaugeOpts{
+			Name:           "apiserver_resource_objects",
+			Help:           "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+			StabilityLevel: compbasemetrics.ALPHA,
+		}, []string{"group", "resource"}),
+	}
+	m.registry.MustRegister(m.requests, m.latencies, m.storageObjects, m.resourceObjects)
+	return m
+}
+
+// metricsVerb is the verb kube-apiserver's metrics report for a request:
+// the route's verb in capitals (POST for create, PUT for update, APPLY for a
+// server-side apply patch, ...).
+func metricsVerb(r *http.Request, info *apirequest.RequestInfo) string {
+	switch info.Verb {
+	case "create":
+		return "POST"
+	case "update":
+		return "PUT"
+	case "patch":
+		if r.Header.Get("Content-Type") == "application/apply-patch+yaml" {
+			return "APPLY"
+		}
+		return "PATCH"
+	}
+	return strings.ToUpper(info.Verb)
+}
+
+// metricsScope is upstream's CleanScope.
+func metricsScope(info *apirequest.RequestInfo) string {
+	switch {
+	case info.Name != "" || info.Verb == "create":
+		return "resource"
+	case info.Namespace != "":
+		return "namespace"
+	case info.IsResourceRequest:
+		return "cluster"
+	}
+	return ""
+}
+
+// dryRunLabel is the dry_run label: the request's dryRun values, sorted and
+// joined, or "".
+func dryRunLabel(r *http.Request) string {
+	vals := r.URL.Query()["dryRun"]
+	if len(vals) == 0 {
+		return ""
+	}
+	vals = sets.List(sets.New(vals...))
+	return strings.Join(vals, ",")
+}
+
+// observe records one finished resource request.
+func (m *apiMetrics) observe(r *http.Request, info *apirequest.RequestInfo, code int, elapsed time.Duration) {
+	if code == 0 {
+		code = http.StatusOK // what net/http answers for a handler that wrote nothing
+	}
+	verb, dry, scope := metricsVerb(r, info), dryRunLabel(r), metricsScope(info)
+	m.requests.WithLabelValues(verb, dry, info.APIGroup, info.APIVersion, info.Resource, info.Subresource, scope, "apiserver", strconv.Itoa(code)).Inc()
+	m.latencies.WithLabelValues(verb, dry, info.APIGroup, info.APIVersion, info.Resource, info.Subresource, scope, "apiserver").Observe(elapsed.Seconds())
+}
+
+// countObjects sets the object gauges from the store, one per stored
+// resource (-1 where it cannot be read).
+func (s *Server) countObjects() {
+	seen := map[schema.GroupResource]bool{}
+	var grs []schema.GroupResource
+	buckets := map[schema.GroupResource]string{}
+	for _, res := range s.Resources().All() {
+		if res.Virtual || seen[res.GR] {
+			continue
+		}
+		seen[res.GR] = true
+		grs = append(grs, res.GR)
+		buckets[res.GR] = res.Bucket
+	}
+	sort.Slice(grs, func(i, j int) bool { return grs[i].String() < grs[j].String() })
+	for _, gr := range grs {
+		n := float64(-1)
+		if l, err := s.Store().List(buckets[gr], store.ListOptions{Limit: 1}); err == nil {
+			n = float64(int64(len(l.Items)) + l.Remaining)
+		}
+		s.metrics.storageObjects.WithLabelValues(gr.String()).Set(n)
+		s.metrics.resourceObjects.WithLabelValues(gr.Group, gr.Resource).Set(n)
+	}
+}
+
+// serveMetrics answers /metrics.
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	s.countObjects()
+	compbasemetrics.HandlerFor(s.metrics.registry, compbasemetrics.HandlerOpts{}).ServeHTTP(w, r)
+}
+
+// statusRecorder remembers the status code a handler answered with. It
+// passes Flush (watches) and Hijack (upgrades) through.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush implements http.Flusher.
+func (w *statusRecorder) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Hijack implements http.Hijacker.
+func (w *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
