@@ -142,3 +142,55 @@ func TestAPIServicesConvergeAfterRestart(t *testing.T) {
 		t.Errorf("the APIService made by hand: %v", err)
 	}
 }
+
+// TestAPIServiceValidation checks that APIServices are held to
+// kube-aggregator's rules, with its messages, and that a refused one is not
+// stored.
+func TestAPIServiceValidation(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	ag := apiregistrationclient.NewForConfigOrDie(cp.RESTConfig()).ApiregistrationV1().APIServices()
+	svc := func(ns, name string, port int32) *apiregistrationv1.ServiceReference {
+		return &apiregistrationv1.ServiceReference{Namespace: ns, Name: name, Port: &port}
+	}
+	for _, tc := range []struct {
+		name string
+		spec apiregistrationv1.APIServiceSpec
+		want string
+	}{
+		{"v1alpha1.wardle.example.com", apiregistrationv1.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 999999, VersionPriority: -1, Service: svc("wardle", "api", 443)},
+			`APIService.apiregistration.k8s.io "v1alpha1.wardle.example.com" is invalid: [spec.groupPriorityMinimum: Invalid value: 999999: must be positive and less than 20000, spec.versionPriority: Invalid value: -1: must be positive and less than 1000]`},
+		{"v1alpha1.wardle.example.com", apiregistrationv1.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15, Service: svc("wardle", "api", 443), CABundle: []byte("pem"), InsecureSkipTLSVerify: true},
+			`APIService.apiregistration.k8s.io "v1alpha1.wardle.example.com" is invalid: spec.insecureSkipTLSVerify: Invalid value: true: may not be true if caBundle is present`},
+		{"v1alpha1.wardle.example.com", apiregistrationv1.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15, CABundle: []byte("pem")},
+			`APIService.apiregistration.k8s.io "v1alpha1.wardle.example.com" is invalid: spec.caBundle: Invalid value: "3 bytes": local APIServices may not have a caBundle`},
+		{"v1alpha1.wardle.example.com", apiregistrationv1.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15, Service: svc("", "api", 70000)},
+			`APIService.apiregistration.k8s.io "v1alpha1.wardle.example.com" is invalid: [spec.service.namespace: Required value, spec.service.port: Invalid value: 70000: port is not valid: must be between 1 and 65535, inclusive]`},
+		{"v1.wardle.example.com", apiregistrationv1.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15, Service: svc("wardle", "api", 443)},
+			`APIService.apiregistration.k8s.io "v1.wardle.example.com" is invalid: metadata.name: Invalid value: "v1.wardle.example.com": must be ` + "`" + `spec.version+"."+spec.group` + "`" + `: "v1alpha1.wardle.example.com"`},
+	} {
+		_, err := ag.Create(ctx, &apiregistrationv1.APIService{ObjectMeta: metav1.ObjectMeta{Name: tc.name}, Spec: tc.spec}, metav1.CreateOptions{})
+		if !apierrors.IsInvalid(err) || err.Error() != tc.want {
+			t.Errorf("create %s %+v:\n got %v\nwant %s", tc.name, tc.spec, err, tc.want)
+		}
+		if _, err := ag.Get(ctx, tc.name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("a refused APIService %s was stored (%v)", tc.name, err)
+		}
+	}
+	// A valid one is stored; an update is held to the same rules.
+	ok, err := ag.Create(ctx, &apiregistrationv1.APIService{ObjectMeta: metav1.ObjectMeta{Name: "v1alpha1.wardle.example.com"},
+		Spec: apiregistrationv1.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15, Service: svc("wardle", "api", 443)}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok.Spec.GroupPriorityMinimum = 0
+	if _, err := ag.Update(ctx, ok, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000") {
+		t.Errorf("update to priority 0: %v", err)
+	}
+	ok.Spec.GroupPriorityMinimum = 1000
+	ok.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: "Maybe"}}
+	if _, err := ag.UpdateStatus(ctx, ok, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `status.conditions[0].status: Unsupported value: "Maybe": supported values: "True", "False", "Unknown"`) {
+		t.Errorf("status update with an unknown condition status: %v", err)
+	}
+}

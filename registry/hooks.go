@@ -79,11 +79,6 @@ func (s *Registry) beforeCreate(c *Request, o *Object) error {
 	case *corev1.Secret:
 		s.fillServiceAccountTokenSecret(obj)
 	case *apiregistrationv1.APIService:
-		if want := obj.Spec.Version + "." + obj.Spec.Group; obj.Name != want {
-			return apierrors.NewInvalid(c.Res.GVK.GroupKind(), obj.Name, field.ErrorList{
-				field.Invalid(field.NewPath("metadata", "name"), obj.Name, fmt.Sprintf("must be `spec.version+\".\"+spec.group`: %q", want)),
-			})
-		}
 		if obj.Spec.Service == nil {
 			// kube-aggregator's availability controller: a local
 			// APIService is available at once.

@@ -124,17 +124,15 @@ func (g *ServedResources) Generation() uint64 {
 	return g.gen
 }
 
-// withoutStrategy gives the two built-in resources without a strategy in
-// package registry, CustomResourceDefinitions and APIServices (whose rules
-// are in package crd and the aggregator's code), upstream's flags: both
-// refuse an update without metadata.resourceVersion, and a CRD keeps
-// metadata.generation. Every other built-in resource's strategy says it.
+// withoutStrategy gives the built-in resource without a strategy in package
+// registry, CustomResourceDefinitions (whose rules are in package crd),
+// upstream's flags: it refuses an update without metadata.resourceVersion
+// and keeps metadata.generation. Every other built-in resource's strategy
+// says it.
 func withoutStrategy(r *Resource) {
 	switch r.GR {
 	case schema.GroupResource{Group: apiextensionsv1.GroupName, Resource: "customresourcedefinitions"}:
 		r.generation, r.conditionalUpdate = true, true
-	case schema.GroupResource{Group: apiregistrationv1.GroupName, Resource: "apiservices"}:
-		r.conditionalUpdate = true
 	}
 }
 

@@ -3,6 +3,8 @@ package registry
 import (
 	"sync"
 
+	"github.com/fakeplane/fakeplane/registry/apiregistration/apiservice"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fakeplane/fakeplane/registry/admissionregistration/mutatingadmissionpolicy"
@@ -73,6 +75,7 @@ import (
 // afterwards.
 var strategies = sync.OnceValue(func() map[schema.GroupResource]strategy.Strategy {
 	return map[schema.GroupResource]strategy.Strategy{
+		{Group: "apiregistration.k8s.io", Resource: "apiservices"}:                             apiservice.Strategy,
 		{Group: "", Resource: "configmaps"}:                                                    configmap.Strategy,
 		{Group: "", Resource: "endpoints"}:                                                     endpoints.Strategy,
 		{Group: "", Resource: "events"}:                                                        event.Strategy,

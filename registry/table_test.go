@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/fakeplane/fakeplane/internal/builtin"
 	"github.com/fakeplane/fakeplane/registry/strategy"
@@ -80,7 +79,7 @@ func TestStrategyFlags(t *testing.T) {
 		"node.k8s.io/runtimeclasses": true, "certificates.k8s.io/clustertrustbundles": true, "certificates.k8s.io/podcertificaterequests": true,
 		"storagemigration.k8s.io/storageversionmigrations": true, "storage.k8s.io/csidrivers": true, "storage.k8s.io/csistoragecapacities": true,
 		"storage.k8s.io/volumeattachments": true, "storage.k8s.io/csinodes": true,
-		"resource.k8s.io/devicetaintrules":                         true,
+		"resource.k8s.io/devicetaintrules": true, "apiregistration.k8s.io/apiservices": true,
 		"admissionregistration.k8s.io/validatingadmissionpolicies": true, "admissionregistration.k8s.io/mutatingadmissionpolicies": true,
 		"admissionregistration.k8s.io/mutatingadmissionpolicybindings": true, "admissionregistration.k8s.io/validatingadmissionpolicybindings": true,
 	}
@@ -125,7 +124,7 @@ func TestStatusResetOnCreate(t *testing.T) {
 	ctx := context.Background()
 	for gr, st := range strategies() {
 		newObj := func() runtime.Object {
-			obj, err := clientgoscheme.Scheme.New(kinds[gr])
+			obj, err := TypesScheme().New(kinds[gr])
 			if err != nil {
 				t.Fatalf("%s: %v", gr, err)
 			}
