@@ -40,9 +40,21 @@ func SetStatus(def *apiextensionsv1.CustomResourceDefinition, known []*apiextens
 		cond.LastTransitionTime = now
 		apihelpers.SetCRDCondition(def, cond)
 	}
+	RecordStorageVersion(def)
+}
+
+// RecordStorageVersion adds def's storage version to status.storedVersions
+// when it is not there yet, as upstream's CRD strategy does on create and
+// on every update of the main resource, before validating: a CRD may move
+// to a new storage version, and the versions it stored in before stay
+// listed until a client removes them (through /status).
+func RecordStorageVersion(def *apiextensionsv1.CustomResourceDefinition) {
 	for _, v := range def.Spec.Versions {
-		if v.Storage && !sets.New(def.Status.StoredVersions...).Has(v.Name) {
-			def.Status.StoredVersions = append(def.Status.StoredVersions, v.Name)
+		if v.Storage {
+			if !slices.Contains(def.Status.StoredVersions, v.Name) {
+				def.Status.StoredVersions = append(def.Status.StoredVersions, v.Name)
+			}
+			return
 		}
 	}
 }

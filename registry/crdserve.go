@@ -30,13 +30,16 @@ import (
 // crdBucket is where CRDs are stored.
 const crdBucket = "apiextensions.k8s.io/customresourcedefinitions"
 
-// validateCRD defaults a CRD and runs upstream's create or update validation.
+// validateCRD defaults a CRD, records its storage version among the
+// stored versions (upstream's PrepareForCreate and PrepareForUpdate) and
+// runs upstream's create or update validation.
 func (s *Registry) validateCRD(c *Request, o, old *Object) error {
 	def, ok := o.Obj.(*apiextensionsv1.CustomResourceDefinition)
 	if !ok {
 		return nil
 	}
 	crd.Default(def)
+	crd.RecordStorageVersion(def)
 	var prev *apiextensionsv1.CustomResourceDefinition
 	if old != nil {
 		prev = old.Obj.(*apiextensionsv1.CustomResourceDefinition)
@@ -184,6 +187,16 @@ func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 			webhook = nil // validation refuses such CRDs; serve without conversion
 		}
 	}
+	// The schema of every version: objects stored at a version that is no
+	// longer served are read with its defaults.
+	schemas := map[string]*crd.Schema{}
+	for _, v := range def.Spec.Versions {
+		sch, err := crd.NewSchema(v.Schema)
+		if err != nil {
+			sch = nil // validation of the CRD refuses such schemas; serve without one
+		}
+		schemas[v.Name] = sch
+	}
 	for _, v := range def.Spec.Versions {
 		if !v.Served {
 			continue
@@ -202,10 +215,7 @@ func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 			b.Subresources = append(b.Subresources, builtin.Subresource{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
 		}
 		gvk := schema.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind}
-		sch, err := crd.NewSchema(v.Schema)
-		if err != nil {
-			sch = nil // validation of the CRD refuses such schemas; serve without one
-		}
+		sch := schemas[v.Name]
 		columns := v.AdditionalPrinterColumns
 		if len(columns) == 0 {
 			columns = []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Age", Type: "date", Description: objectMetaDocs["creationTimestamp"], JSONPath: ".metadata.creationTimestamp"}}
@@ -243,7 +253,7 @@ func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 			selectable.Insert(strings.TrimPrefix(f.JSONPath, "."))
 		}
 		r.convertField = func(label string) (string, bool) { return label, selectable.Has(label) }
-		r.conv = crd.NewConverter(def, v.Name, webhook, sch)
+		r.conv = crd.NewConverter(def, v.Name, webhook, schemas)
 		out = append(out, r)
 	}
 	return out
