@@ -131,6 +131,15 @@ func TestCRDStorageVersionMigration(t *testing.T) {
 		}
 	}
 
+	// Nor does one through v1beta1, converted to v1 to compare.
+	old, err := v1beta1.Get(ctx, "a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := v1beta1.Update(ctx, old, metav1.UpdateOptions{}); err != nil || out.GetResourceVersion() != old.GetResourceVersion() {
+		t.Errorf("no-op update through v1beta1: %v, resourceVersion %s, want %s", err, out.GetResourceVersion(), old.GetResourceVersion())
+	}
+
 	// 3. v1beta1 leaves status.storedVersions through the status subresource.
 	cur, err = crds.Patch(ctx, cur.GetName(), types.MergePatchType, []byte(`{"status":{"storedVersions":["v1"]}}`), metav1.PatchOptions{}, "status")
 	if err != nil {
