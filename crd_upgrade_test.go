@@ -306,8 +306,8 @@ func TestCRDObjectsInADroppedVersionCannotBeRead(t *testing.T) {
 
 // TestCRDDeletionWaitsForCustomObjectFinalizers: a CRD being deleted stays
 // until its objects are gone, those held by finalizers too; meanwhile its
-// Terminating condition says the deletion is in progress, and the CRD goes
-// once the last finalizer is removed.
+// Terminating condition says the deletion is in progress, no object may be
+// created, and the CRD goes once the last finalizer is removed.
 func TestCRDDeletionWaitsForCustomObjectFinalizers(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
@@ -352,6 +352,11 @@ func TestCRDDeletionWaitsForCustomObjectFinalizers(t *testing.T) {
 		s, r, m := terminating(cur)
 		return s == "True" && r == "InstanceDeletionInProgress" && m == "CustomResource deletion is in progress"
 	})
+	// No object may be created meanwhile.
+	_, err := crontabs.Create(ctx, crontab("v1", "new", map[string]any{"cronSpec": "* * * * */5"}), metav1.CreateOptions{})
+	if want := `crontabs.stable.example.com "new" is forbidden: create not allowed while custom resource definition is terminating`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("create while terminating: %v, want %s", err, want)
+	}
 	got, err := crontabs.Get(ctx, "held", metav1.GetOptions{})
 	if err != nil || got.GetDeletionTimestamp() == nil {
 		t.Fatalf("held object: %v %v", err, got)

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
 
@@ -67,6 +68,7 @@ func (s *Registry) crdStatus(def *apiextensionsv1.CustomResourceDefinition, now 
 // at again.
 func (s *Registry) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	if crd.DeletionTimestamp != nil {
+		s.served.markTerminating(crd.Name, crd.UID)
 		return
 	}
 	s.crdMu.Lock()
@@ -121,8 +123,8 @@ func (s *Registry) unserveDeletedCRD(o *Object) {
 }
 
 // forgetCRD drops what the resources of a deleted CRD (data, its last
-// state) still store (objects that their finalizers held when
-// controllers.CRDFinalizer deleted them) and looks again at the CRDs of its
+// state) still store (objects left when a client, not
+// controllers.CRDFinalizer, removed the cleanup finalizer) and looks again at the CRDs of its
 // group waiting for names. A new CRD served meanwhile under the same
 // storage is left alone: crdMu orders this against serving it (syncCRD).
 func (s *Registry) forgetCRD(name string, data []byte) {
@@ -276,7 +278,34 @@ func (g *ServedResources) setCRD(crd *apiextensionsv1.CustomResourceDefinition) 
 		g.crds[crd.Name] = rs
 	}
 	g.crdObjs[crd.Name] = crd.DeepCopy()
+	if crd.DeletionTimestamp != nil || apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Terminating) {
+		g.terminating[crd.Name] = true
+	}
 	g.rebuildGroupVersionsLocked()
+}
+
+// markTerminating records that CRD name (the one with uid) is being
+// deleted: it stays served as it was, but its objects may not be created.
+func (g *ServedResources) markTerminating(name string, uid types.UID) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if cur, ok := g.crdObjs[name]; ok && cur.UID == uid {
+		g.terminating[name] = true
+	}
+}
+
+// crdTerminating reports whether CRD name is being deleted.
+func (g *ServedResources) crdTerminating(name string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.terminating[name]
+}
+
+// errCRDTerminating is kube-apiserver's answer to a create of a custom
+// resource whose CRD is being deleted (its forbidCreateAdmission, which
+// runs before the rest of admission).
+func errCRDTerminating(c *Request, name string) error {
+	return apierrors.NewForbidden(c.Res.GR, name, errors.New("create not allowed while custom resource definition is terminating"))
 }
 
 // knownCRDs returns every CRD recorded, served or not.
@@ -314,6 +343,7 @@ func (g *ServedResources) removeCRDLocked(name string) {
 	}
 	delete(g.crds, name)
 	delete(g.crdObjs, name)
+	delete(g.terminating, name)
 }
 
 // removeCRDWithUID stops serving CRD name if it is the one with uid.

@@ -96,6 +96,9 @@ type ServedResources struct {
 	crds map[string][]*Resource
 	// crdObjs maps a CRD name to the CRD itself.
 	crdObjs map[string]*apiextensionsv1.CustomResourceDefinition
+	// terminating are the CRDs being deleted, by name: their objects may
+	// not be created any more.
+	terminating map[string]bool
 	// gen counts the changes to the served CRDs.
 	gen uint64
 	// webhookConverter builds the converter of a CRD with webhook conversion.
@@ -141,7 +144,7 @@ func nameValidator(group, res string) validation.ValidateNameFunc {
 }
 
 func newServedResources() (*ServedResources, error) {
-	reg := &ServedResources{byGVR: map[schema.GroupVersionResource]*Resource{}, crds: map[string][]*Resource{}, crdObjs: map[string]*apiextensionsv1.CustomResourceDefinition{}}
+	reg := &ServedResources{byGVR: map[schema.GroupVersionResource]*Resource{}, crds: map[string][]*Resource{}, crdObjs: map[string]*apiextensionsv1.CustomResourceDefinition{}, terminating: map[string]bool{}}
 	reg.builtinGVs = builtin.GroupVersions()
 	reg.groupVersions = builtin.GroupVersions()
 	scheme := TypesScheme()

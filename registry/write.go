@@ -30,6 +30,9 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if err := s.prepareCreate(c, o); err != nil {
 		return nil, err
 	}
+	if c.Res.CRD != "" && s.served.crdTerminating(c.Res.CRD) {
+		return nil, errCRDTerminating(c, o.Meta.GetName())
+	}
 	if c.Res.Namespaced {
 		if err := s.admitNamespace(c, o); err != nil {
 			return nil, err
