@@ -224,8 +224,11 @@ func TestCRDNoOpUpdateRewritesWhatReadingChanges(t *testing.T) {
 	if err != nil || same.GetResourceVersion() != obj.GetResourceVersion() {
 		t.Fatalf("no-op update: %v, resourceVersion %s, want %s", err, same.GetResourceVersion(), obj.GetResourceVersion())
 	}
-	// spec.replicas gets a default: objects read with it, and a no-op
-	// update stores it.
+	// spec.replicas gets a default: objects read with it (those read
+	// before too), and a no-op update stores it.
+	if _, err := crontabs.Get(ctx, "a", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := crds.Update(ctx, setVersions(t, created, upgradeCRD(t, "v1", true, "v1")), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -274,6 +277,13 @@ func TestCRDObjectsInADroppedVersionCannotBeRead(t *testing.T) {
 	}
 	cur, err := crds.Update(ctx, setVersions(t, created, upgradeCRD(t, "v1", false, "v1beta1", "v1")), metav1.UpdateOptions{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Read before, as after.
+	if _, err := v1.List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v1.Get(ctx, "a", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// No migration: v1beta1 is removed all the same.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -166,6 +167,9 @@ func (s *Registry) loadCRDs() error {
 	return nil
 }
 
+// convGens numbers the converters of CRD resources (Resource.convGen).
+var convGens atomic.Uint64
+
 // crdResources builds the served resources of a CRD, one per served version.
 func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv func(*apiextensionsv1.CustomResourceDefinition) (runtime.ObjectConvertor, error)) []*Resource {
 	// Served under the names accepted for it, as upstream serves them.
@@ -256,6 +260,7 @@ func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 		}
 		r.convertField = func(label string) (string, bool) { return label, selectable.Has(label) }
 		r.conv = crd.NewConverter(def, v.Name, webhook, schemas)
+		r.convGen = convGens.Add(1)
 		out = append(out, r)
 	}
 	return out

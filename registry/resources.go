@@ -60,6 +60,9 @@ type Resource struct {
 	// conv translates between the served version and the bucket's storage
 	// version; nil when they are the same.
 	conv converter
+	// convGen tells conv from the converters of the CRD's earlier states,
+	// for the encoding cache: unique per CRD resource built, 0 for built-ins.
+	convGen uint64
 	// crd names the CustomResourceDefinition serving it ("" for built-ins).
 	CRD string
 	// schema is the CRD version's schema (nil for built-ins and schemaless versions).
