@@ -346,6 +346,9 @@ func (ec *EncCache) prefetchServed(r *Resource, items []store.Object) error {
 		return err
 	}
 	for i, it := range todo {
+		if sameBytes(out[i], it.Value) {
+			continue
+		}
 		e := ec.entry(r.Bucket, it.Key, it.Revision)
 		ec.mu.Lock()
 		e.served.set(r.APIVersion(), r.convGen, out[i])
@@ -371,8 +374,17 @@ func (ec *EncCache) ServedOf(r *Resource, key string, rev int64, stored []byte) 
 	if err != nil {
 		return nil, err
 	}
+	if sameBytes(b, stored) {
+		return b, nil // served as stored: nothing worth keeping
+	}
 	ec.mu.Lock()
 	e.served.set(r.APIVersion(), r.convGen, b)
 	ec.mu.Unlock()
 	return b, nil
+}
+
+// sameBytes reports whether a converter handed back the very bytes it was
+// given (a custom resource served as stored).
+func sameBytes(a, b []byte) bool {
+	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
 }
