@@ -168,8 +168,9 @@ func TestCRDStorageVersionMigration(t *testing.T) {
 }
 
 // TestCRDStoredVersionsOnlyGrowOnUpdate: a storage version that is given
-// up stays in status.storedVersions, and a version still stored in may not
-// leave spec.versions.
+// up stays in status.storedVersions, an update of the CRD adds the storage
+// version back when a client removed it through /status, and a version
+// still stored in may not leave spec.versions.
 func TestCRDStoredVersionsOnlyGrowOnUpdate(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
@@ -191,8 +192,23 @@ func TestCRDStoredVersionsOnlyGrowOnUpdate(t *testing.T) {
 	if got := storedVersions(cur); !slices.Equal(got, []string{"v1", "v2"}) {
 		t.Errorf("storedVersions: %v", got)
 	}
+	// A client may change the stored versions through /status, even to
+	// leave the storage version out; the next update of the CRD adds it
+	// back, as upstream's strategy does, and nothing else does.
+	if _, err := crds.Patch(ctx, cur.GetName(), types.MergePatchType, []byte(`{"status":{"storedVersions":["v2"]}}`), metav1.PatchOptions{}, "status"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := crds.Get(ctx, cur.GetName(), metav1.GetOptions{})
+	if err != nil || !slices.Equal(storedVersions(got), []string{"v2"}) {
+		t.Fatalf("storedVersions after the status patch: %v %v", err, storedVersions(got))
+	}
+	got.SetLabels(map[string]string{"touched": "yes"})
+	cur, err = crds.Update(ctx, got, metav1.UpdateOptions{})
+	if err != nil || !slices.Equal(storedVersions(cur), []string{"v2", "v1"}) {
+		t.Fatalf("storedVersions after an update: %v %v", err, storedVersions(cur))
+	}
 	_, err = crds.Update(ctx, setVersions(t, cur, upgradeCRD(t, "v1", false, "v1")), metav1.UpdateOptions{})
-	want := `status.storedVersions[1]: Invalid value: "v2": missing from spec.versions; v2 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v2 and removes v2 from status.storedVersions`
+	want := `status.storedVersions[0]: Invalid value: "v2": missing from spec.versions; v2 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v2 and removes v2 from status.storedVersions`
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
 		t.Errorf("dropping a stored version: %v", err)
 	}
