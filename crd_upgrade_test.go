@@ -409,3 +409,46 @@ func errorsAs(err error, st *apierrors.APIStatus) bool {
 	}
 	return ok
 }
+
+// TestCRDDefaultsOnReadUseTheStoredVersionsSchema: an object read from
+// storage gets the defaults of the version it is stored at, before it is
+// converted to the version asked for, as the seed says ("when reading from
+// etcd using the storage version defaults").
+func TestCRDDefaultsOnReadUseTheStoredVersionsSchema(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	crds := dyn.Resource(crdsGVR)
+	v2 := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v2", Resource: "crontabs"}).Namespace("default")
+	created, err := crds.Create(ctx, upgradeCRD(t, "v1", false, "v1", "v2"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v2.Create(ctx, crontab("v2", "a", map[string]any{"cronSpec": "* * * * */5"}), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// v1 defaults spec.replicas to 1, v2 to 2.
+	want := upgradeCRD(t, "v1", true, "v1", "v2")
+	vs, _, _ := unstructured.NestedSlice(want.Object, "spec", "versions")
+	_ = unstructured.SetNestedField(vs[1].(map[string]any), int64(2), "schema", "openAPIV3Schema", "properties", "spec", "properties", "replicas", "default")
+	_ = unstructured.SetNestedSlice(want.Object, vs, "spec", "versions")
+	if _, err := crds.Update(ctx, setVersions(t, created, want), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := v2.Get(ctx, "a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); r != 1 {
+		t.Errorf("read at v2: spec %v, want replicas 1 (v1's default)", got.Object["spec"])
+	}
+	// A new object sent at v2 gets v2's default.
+	out, err := v2.Create(ctx, crontab("v2", "b", map[string]any{"cronSpec": "* * * * */5"}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, _ := unstructured.NestedInt64(out.Object, "spec", "replicas"); r != 2 {
+		t.Errorf("created at v2: spec %v, want replicas 2", out.Object["spec"])
+	}
+}
