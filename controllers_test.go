@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/fakeplane/fakeplane"
@@ -128,6 +129,17 @@ func TestDeletedCRDTakesItsCustomResources(t *testing.T) {
 		}
 	}
 	if err := crds.Delete(ctx, crd.GetName(), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The CRD waits for the object its finalizer holds, as upstream's does.
+	waitFor(t, func() bool {
+		_, err := tabs.Get(ctx, "plain", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	if _, err := crds.Get(ctx, crd.GetName(), metav1.GetOptions{}); err != nil {
+		t.Fatalf("the CRD went before its held object: %v", err)
+	}
+	if _, err := tabs.Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {

@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
@@ -27,20 +30,47 @@ const crdsBucket = "apiextensions.k8s.io/customresourcedefinitions"
 var crdsGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // CRDFinalizer cleans up after a CustomResourceDefinition being deleted,
-// as kube-apiserver's CRD finalizer does: it deletes every custom resource
-// of the CRD, then removes the customresourcecleanup.apiextensions.k8s.io
-// finalizer, which lets the CRD go (the server stops serving it then). An
-// object that its own finalizers hold is marked for deletion and not
-// waited for. It writes as kube-apiserver's loopback identity
+// as kube-apiserver's CRD finalizer does: it sets the CRD's Terminating
+// condition to InstanceDeletionInProgress, deletes every custom resource
+// of the CRD, waits until none is left (objects that their own finalizers
+// hold are waited for), then sets Terminating to InstanceDeletionCompleted
+// and removes the customresourcecleanup.apiextensions.k8s.io finalizer,
+// which lets the CRD go (the server stops serving it then). A CRD never
+// established has no objects: Terminating says NeverEstablished and the
+// finalizer goes at once. Failures are reported in the condition as
+// upstream reports them (InstanceDeletionFailed) and retried; a wait that
+// lasts longer than upstream's (a minute) is reported as
+// InstanceDeletionCheck and starts over, as upstream's does.
+//
+// Upstream polls the remaining objects every 5 seconds; this one polls
+// every PollInterval, as fakeplane establishes CRDs at once rather than
+// after upstream's delay. It writes as kube-apiserver's loopback identity
 // (system:apiserver).
 type CRDFinalizer struct {
 	reg  registry.Interface
 	log  *slog.Logger
 	user user.Info
-	// pending are the CRDs to clean up, by name: the custom resources
-	// they serve.
-	pending map[string]schema.GroupVersionResource
+	now  func() time.Time
+	// PollInterval is the wait between two looks at the objects left.
+	PollInterval time.Duration
+	// pending are the CRDs to clean up, by name.
+	pending map[string]*crdCleanup
 }
+
+// crdCleanup is the cleanup of one CRD.
+type crdCleanup struct {
+	// gvr is the custom resource its objects are read and deleted through.
+	gvr schema.GroupVersionResource
+	// established: the CRD was served, it may have objects.
+	established bool
+	// since is when the current round (deletes, then the wait) started;
+	// zero before the first.
+	since time.Time
+}
+
+// crdInstanceWait is how long upstream waits for the objects to go before
+// it reports InstanceDeletionCheck and starts over.
+const crdInstanceWait = time.Minute
 
 // NewCRDFinalizer returns the CRD finalizer, writing through reg and
 // logging to log (nil: slog.Default()).
@@ -49,10 +79,12 @@ func NewCRDFinalizer(reg registry.Interface, log *slog.Logger) *CRDFinalizer {
 		log = slog.Default()
 	}
 	return &CRDFinalizer{
-		reg:     reg,
-		log:     log,
-		user:    &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}},
-		pending: map[string]schema.GroupVersionResource{},
+		reg:          reg,
+		log:          log,
+		user:         &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}},
+		now:          time.Now,
+		PollInterval: 200 * time.Millisecond,
+		pending:      map[string]*crdCleanup{},
 	}
 }
 
@@ -63,8 +95,9 @@ func (c *CRDFinalizer) Name() string { return "crd-finalizer" }
 func (c *CRDFinalizer) Resources() []string { return []string{crdsBucket} }
 
 // Sync implements Controller: every CRD marked for deletion and held by the
-// cleanup finalizer has its custom resources deleted and then the
-// finalizer removed.
+// cleanup finalizer has its custom resources deleted and, once they are
+// all gone, the finalizer removed. While objects are left it asks to be
+// called again (Requeue).
 func (c *CRDFinalizer) Sync(ctx context.Context, events []store.Event) error {
 	for _, ev := range events {
 		if ev.Type == store.Deleted {
@@ -80,7 +113,13 @@ func (c *CRDFinalizer) Sync(ctx context.Context, events []store.Event) error {
 			delete(c.pending, ev.Key)
 			continue
 		}
-		c.pending[ev.Key] = servedResource(&def)
+		p := c.pending[ev.Key]
+		if p == nil {
+			p = &crdCleanup{}
+			c.pending[ev.Key] = p
+		}
+		p.gvr = servedResource(&def)
+		p.established = apihelpers.IsCRDConditionTrue(&def, apiextensionsv1.Established)
 	}
 	if len(c.pending) == 0 {
 		return nil
@@ -92,22 +131,89 @@ func (c *CRDFinalizer) Sync(ctx context.Context, events []store.Event) error {
 	}
 	slices.Sort(names)
 	var errs []error
+	waiting := false
 	for _, name := range names {
 		if ctx.Err() != nil {
 			return ctx.Err() // resumed at the next start
 		}
-		if err := c.deleteInstances(ctx, c.pending[name]); err != nil {
+		done, err := c.cleanup(ctx, name, c.pending[name])
+		switch {
+		case err != nil:
 			errs = append(errs, fmt.Errorf("crd %s: %w", name, err))
-			continue
+		case done:
+			delete(c.pending, name)
+			c.log.Debug("custom resources deleted and CRD finalized", "crd", name)
+		default:
+			waiting = true
 		}
-		if err := c.removeFinalizer(ctx, name); err != nil {
-			errs = append(errs, fmt.Errorf("crd %s: %w", name, err))
-			continue
-		}
-		delete(c.pending, name)
-		c.log.Debug("custom resources deleted and CRD finalized", "crd", name)
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if waiting {
+		return &Requeue{After: c.PollInterval}
+	}
+	return nil
+}
+
+// cleanup takes the cleanup of CRD name one step further, and reports
+// whether it is done (the finalizer removed, or the CRD gone).
+func (c *CRDFinalizer) cleanup(ctx context.Context, name string, p *crdCleanup) (bool, error) {
+	if p.since.IsZero() {
+		// This cleanup could take a while: say so first.
+		gone, err := c.setCondition(ctx, name, apiextensionsv1.ConditionTrue, "InstanceDeletionInProgress", "CustomResource deletion is in progress")
+		if gone || err != nil {
+			return gone, err
+		}
+		p.since = c.now()
+	}
+	if !p.established {
+		return c.finalize(ctx, name, apiextensionsv1.ConditionFalse, "NeverEstablished", "resource was never established")
+	}
+	items, err := c.instances(ctx, p.gvr)
+	if err != nil {
+		err = fmt.Errorf("could not list instances: %w", err)
+		return c.failed(ctx, name, p, "InstanceDeletionFailed", err)
+	}
+	if err := c.deleteInstances(ctx, p.gvr, items); err != nil {
+		return c.failed(ctx, name, p, "InstanceDeletionFailed", fmt.Errorf("could not issue all deletes: %w", err))
+	}
+	left, err := c.instances(ctx, p.gvr)
+	if err != nil {
+		return c.failed(ctx, name, p, "InstanceDeletionCheck", fmt.Errorf("could not confirm zero CustomResources remaining: %w", err))
+	}
+	if len(left) == 0 {
+		return c.finalize(ctx, name, apiextensionsv1.ConditionFalse, "InstanceDeletionCompleted", "removed all instances")
+	}
+	if c.now().Sub(p.since) >= crdInstanceWait {
+		c.log.Debug("custom resources still there", "crd", name, "count", len(left))
+		return c.failed(ctx, name, p, "InstanceDeletionCheck", fmt.Errorf("could not confirm zero CustomResources remaining: %w", context.DeadlineExceeded))
+	}
+	return false, nil
+}
+
+// failed reports a failed round in the Terminating condition, as upstream
+// does, and returns err: the next round starts over.
+func (c *CRDFinalizer) failed(ctx context.Context, name string, p *crdCleanup, reason string, err error) (bool, error) {
+	p.since = time.Time{}
+	gone, werr := c.setCondition(ctx, name, apiextensionsv1.ConditionTrue, reason, err.Error())
+	if gone {
+		return true, nil
+	}
+	return false, errors.Join(err, werr)
+}
+
+// instances lists the objects of gvr, in every namespace. A resource that
+// is not served (any more) has none.
+func (c *CRDFinalizer) instances(ctx context.Context, gvr schema.GroupVersionResource) ([]runtime.Object, error) {
+	lst, err := c.reg.List(ctx, gvr, "", metav1.ListOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return meta.ExtractList(lst)
 }
 
 // servedResource is the resource a CRD's objects are read and deleted
@@ -127,20 +233,9 @@ func servedResource(def *apiextensionsv1.CustomResourceDefinition) schema.GroupV
 	return schema.GroupVersionResource{Group: def.Spec.Group, Version: version, Resource: plural}
 }
 
-// deleteInstances deletes every object of gvr, in every namespace. A
-// resource that is not served (a CRD never established) has none.
-func (c *CRDFinalizer) deleteInstances(ctx context.Context, gvr schema.GroupVersionResource) error {
-	lst, err := c.reg.List(ctx, gvr, "", metav1.ListOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("list %s: %w", gvr.GroupResource(), err)
-	}
-	items, err := meta.ExtractList(lst)
-	if err != nil {
-		return fmt.Errorf("list %s: %w", gvr.GroupResource(), err)
-	}
+// deleteInstances deletes the objects of gvr that are not being deleted
+// already.
+func (c *CRDFinalizer) deleteInstances(ctx context.Context, gvr schema.GroupVersionResource, items []runtime.Object) error {
 	var errs []error
 	for _, it := range items {
 		if ctx.Err() != nil {
@@ -155,11 +250,39 @@ func (c *CRDFinalizer) deleteInstances(ctx context.Context, gvr schema.GroupVers
 			errs = append(errs, fmt.Errorf("delete %s %s/%s: %w", gvr.GroupResource(), m.GetNamespace(), m.GetName(), err))
 		}
 	}
-	return errors.Join(errs...)
+	return utilerrors.NewAggregate(errs)
 }
 
-// removeFinalizer removes the cleanup finalizer from CRD name.
-func (c *CRDFinalizer) removeFinalizer(ctx context.Context, name string) error {
+// setCondition sets the Terminating condition of CRD name through its
+// status, as upstream's UpdateStatus does; gone reports a CRD that is not
+// there any more.
+func (c *CRDFinalizer) setCondition(ctx context.Context, name string, status apiextensionsv1.ConditionStatus, reason, message string) (gone bool, err error) {
+	_, err = c.reg.UpdateSubresource(ctx, crdsGVR, "status", "", name, func(cur runtime.Object) (runtime.Object, error) {
+		def, ok := cur.(*apiextensionsv1.CustomResourceDefinition)
+		if !ok {
+			return nil, fmt.Errorf("the registry answered with a %T", cur)
+		}
+		apihelpers.SetCRDCondition(def, apiextensionsv1.CustomResourceDefinitionCondition{
+			Type: apiextensionsv1.Terminating, Status: status, Reason: reason, Message: message,
+		})
+		return def, nil
+	})
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("set the Terminating condition: %w", err)
+	}
+	return false, nil
+}
+
+// finalize sets the final Terminating condition and removes the cleanup
+// finalizer from CRD name, which upstream does in one status write: here
+// the status goes first, then the finalizer, through the main resource.
+func (c *CRDFinalizer) finalize(ctx context.Context, name string, status apiextensionsv1.ConditionStatus, reason, message string) (bool, error) {
+	if gone, err := c.setCondition(ctx, name, status, reason, message); gone || err != nil {
+		return gone, err
+	}
 	_, err := c.reg.Update(ctx, crdsGVR, "", name, func(cur runtime.Object) (runtime.Object, error) {
 		def, ok := cur.(*apiextensionsv1.CustomResourceDefinition)
 		if !ok {
@@ -169,7 +292,7 @@ func (c *CRDFinalizer) removeFinalizer(ctx context.Context, name string) error {
 		return def, nil
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("remove finalizer: %w", err)
+		return false, fmt.Errorf("remove finalizer: %w", err)
 	}
-	return nil
+	return true, nil
 }

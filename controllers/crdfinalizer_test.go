@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,17 +68,40 @@ func (f *crRegistry) Update(ctx context.Context, gvr schema.GroupVersionResource
 	return obj, nil
 }
 
-func (f *crRegistry) UpdateSubresource(context.Context, schema.GroupVersionResource, string, string, string, registry.UpdateFunc) (runtime.Object, error) {
-	return nil, errors.New("not used")
+func (f *crRegistry) UpdateSubresource(ctx context.Context, gvr schema.GroupVersionResource, sub, _, name string, tryUpdate registry.UpdateFunc) (runtime.Object, error) {
+	u, _ := apirequest.UserFrom(ctx)
+	f.users = append(f.users, u.GetName())
+	obj, err := tryUpdate(f.crd.DeepCopy())
+	if err != nil {
+		return nil, err
+	}
+	def := obj.(*apiextensionsv1.CustomResourceDefinition)
+	cond := apihelpers.FindCRDCondition(def, apiextensionsv1.Terminating)
+	f.writes = append(f.writes, "update "+gvr.Resource+"/"+sub+" "+name+": Terminating="+string(cond.Status)+" "+cond.Reason+" "+cond.Message)
+	f.crd.Status = def.Status
+	return f.crd.DeepCopy(), nil
 }
 
 func (f *crRegistry) Delete(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, _ metav1.DeleteOptions) (runtime.Object, error) {
 	u, _ := apirequest.UserFrom(ctx)
 	f.users = append(f.users, u.GetName())
 	f.writes = append(f.writes, "delete "+gvr.Resource+" "+ns+"/"+name)
+	for i, o := range f.objects {
+		if o.GetNamespace() != ns || o.GetName() != name {
+			continue
+		}
+		if len(o.GetFinalizers()) == 0 {
+			f.objects = slices.Delete(f.objects, i, i+1)
+			return o, nil
+		}
+		now := metav1.Now()
+		o.SetDeletionTimestamp(&now)
+		return o, nil
+	}
 	return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
 }
 
+// crontabsCRD is an established CRD, being deleted when terminating.
 func crontabsCRD(terminating bool, finalizers ...string) *apiextensionsv1.CustomResourceDefinition {
 	def := &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com", Finalizers: finalizers},
@@ -87,7 +114,10 @@ func crontabsCRD(terminating bool, finalizers ...string) *apiextensionsv1.Custom
 				{Name: "v2", Served: false},
 			},
 		},
-		Status: apiextensionsv1.CustomResourceDefinitionStatus{AcceptedNames: apiextensionsv1.CustomResourceDefinitionNames{Plural: "crontabs", Kind: "CronTab"}},
+		Status: apiextensionsv1.CustomResourceDefinitionStatus{
+			AcceptedNames: apiextensionsv1.CustomResourceDefinitionNames{Plural: "crontabs", Kind: "CronTab"},
+			Conditions:    []apiextensionsv1.CustomResourceDefinitionCondition{{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue}},
+		},
 	}
 	if terminating {
 		now := metav1.Now()
@@ -105,10 +135,13 @@ func crdStoreEvent(t *testing.T, typ store.EventType, def *apiextensionsv1.Custo
 	return store.Event{Type: typ, Resource: crdsBucket, Key: def.Name, Value: b}
 }
 
-func customResource(ns, name string, deleting bool) *unstructured.Unstructured {
+// customResource is a custom object, marked for deletion when deleting,
+// held by finalizers.
+func customResource(ns, name string, deleting bool, finalizers ...string) *unstructured.Unstructured {
 	o := &unstructured.Unstructured{Object: map[string]any{}}
 	o.SetNamespace(ns)
 	o.SetName(name)
+	o.SetFinalizers(finalizers)
 	if deleting {
 		now := metav1.Now()
 		o.SetDeletionTimestamp(&now)
@@ -116,8 +149,18 @@ func customResource(ns, name string, deleting bool) *unstructured.Unstructured {
 	return o
 }
 
+// Status writes the finalizer makes, as the fake registry records them.
+const (
+	inProgress = "update customresourcedefinitions/status crontabs.stable.example.com: Terminating=True InstanceDeletionInProgress CustomResource deletion is in progress"
+	completed  = "update customresourcedefinitions/status crontabs.stable.example.com: Terminating=False InstanceDeletionCompleted removed all instances"
+	finalized  = "update customresourcedefinitions crontabs.stable.example.com"
+)
+
 func TestCRDFinalizerDeletesCustomResourcesThenTheFinalizer(t *testing.T) {
 	const cleanup = apiextensionsv1.CustomResourceCleanupFinalizer
+	const list = "stable.example.com/v1, Resource=crontabs in "
+	neverEstablished := crontabsCRD(true, cleanup)
+	neverEstablished.Status.Conditions = nil
 	tests := []struct {
 		name      string
 		crd       *apiextensionsv1.CustomResourceDefinition
@@ -125,7 +168,7 @@ func TestCRDFinalizerDeletesCustomResourcesThenTheFinalizer(t *testing.T) {
 		listErr   error
 		wantLists []string
 		want      []string
-		wantErr   bool
+		wantErr   string
 		// wantFinalizers are the CRD's finalizers at the end.
 		wantFinalizers []string
 	}{{
@@ -137,28 +180,54 @@ func TestCRDFinalizerDeletesCustomResourcesThenTheFinalizer(t *testing.T) {
 		crd:            crontabsCRD(true, "example.com/other"),
 		wantFinalizers: []string{"example.com/other"},
 	}, {
-		name:      "objects are deleted at the storage version, those marked already are not, then the finalizer goes",
-		crd:       crontabsCRD(true, "example.com/other", cleanup),
-		objects:   []*unstructured.Unstructured{customResource("a", "x", false), customResource("b", "y", true), customResource("b", "z", false)},
-		wantLists: []string{"stable.example.com/v1, Resource=crontabs in "},
-		want: []string{
-			"delete crontabs a/x", "delete crontabs b/z",
-			"update customresourcedefinitions crontabs.stable.example.com",
-		},
+		name:           "objects are deleted at the storage version, then the finalizer goes",
+		crd:            crontabsCRD(true, "example.com/other", cleanup),
+		objects:        []*unstructured.Unstructured{customResource("a", "x", false), customResource("b", "z", false)},
+		wantLists:      []string{list, list},
+		want:           []string{inProgress, "delete crontabs a/x", "delete crontabs b/z", completed, finalized},
 		wantFinalizers: []string{"example.com/other"},
 	}, {
-		name:           "a resource never served has nothing to delete",
+		name:           "objects marked for deletion already are not deleted again, and are waited for",
 		crd:            crontabsCRD(true, cleanup),
-		listErr:        apierrors.NewNotFound(schema.GroupResource{Group: "stable.example.com", Resource: "crontabs"}, ""),
-		wantLists:      []string{"stable.example.com/v1, Resource=crontabs in "},
-		want:           []string{"update customresourcedefinitions crontabs.stable.example.com"},
+		objects:        []*unstructured.Unstructured{customResource("a", "x", false), customResource("b", "y", true, "example.com/hold")},
+		wantLists:      []string{list, list},
+		want:           []string{inProgress, "delete crontabs a/x"},
+		wantErr:        "work left: sync again in 200ms",
+		wantFinalizers: []string{cleanup},
+	}, {
+		name: "a CRD never established has nothing to delete",
+		crd:  neverEstablished,
+		want: []string{
+			inProgress,
+			"update customresourcedefinitions/status crontabs.stable.example.com: Terminating=False NeverEstablished resource was never established",
+			finalized,
+		},
 		wantFinalizers: []string{},
 	}, {
-		name:           "a failed list keeps the finalizer, for a retry",
+		name:           "a resource no longer served has nothing to delete",
 		crd:            crontabsCRD(true, cleanup),
-		listErr:        apierrors.NewServiceUnavailable("conversion webhook down"),
-		wantLists:      []string{"stable.example.com/v1, Resource=crontabs in "},
-		wantErr:        true,
+		listErr:        apierrors.NewNotFound(schema.GroupResource{Group: "stable.example.com", Resource: "crontabs"}, ""),
+		wantLists:      []string{list, list},
+		want:           []string{inProgress, completed, finalized},
+		wantFinalizers: []string{},
+	}, {
+		name:      "a failed list is reported in the condition and keeps the finalizer, for a retry",
+		crd:       crontabsCRD(true, cleanup),
+		listErr:   apierrors.NewServiceUnavailable("conversion webhook down"),
+		wantLists: []string{list},
+		want: []string{
+			inProgress,
+			"update customresourcedefinitions/status crontabs.stable.example.com: Terminating=True InstanceDeletionFailed could not list instances: conversion webhook down",
+		},
+		wantErr:        "crd crontabs.stable.example.com: could not list instances: conversion webhook down",
+		wantFinalizers: []string{cleanup},
+	}, {
+		name:           "an object held by its finalizers is waited for",
+		crd:            crontabsCRD(true, cleanup),
+		objects:        []*unstructured.Unstructured{customResource("a", "held", false, "example.com/hold")},
+		wantLists:      []string{list, list},
+		want:           []string{inProgress, "delete crontabs a/held"},
+		wantErr:        "work left: sync again in 200ms",
 		wantFinalizers: []string{cleanup},
 	}}
 	for _, tt := range tests {
@@ -166,14 +235,14 @@ func TestCRDFinalizerDeletesCustomResourcesThenTheFinalizer(t *testing.T) {
 			reg := &crRegistry{crd: tt.crd.DeepCopy(), objects: tt.objects, listErr: tt.listErr}
 			c := NewCRDFinalizer(reg, nil)
 			err := c.Sync(context.Background(), []store.Event{crdStoreEvent(t, store.Added, tt.crd)})
-			if (err != nil) != tt.wantErr {
-				t.Errorf("Sync: %v, want error %v", err, tt.wantErr)
+			if got := fmt.Sprint(err); (err != nil || tt.wantErr != "") && got != tt.wantErr {
+				t.Errorf("Sync: %v, want %q", err, tt.wantErr)
 			}
 			if !slices.Equal(reg.lists, tt.wantLists) {
 				t.Errorf("lists %q, want %q", reg.lists, tt.wantLists)
 			}
 			if !slices.Equal(reg.writes, tt.want) {
-				t.Errorf("writes %q, want %q", reg.writes, tt.want)
+				t.Errorf("writes:\n%s\nwant:\n%s", strings.Join(reg.writes, "\n"), strings.Join(tt.want, "\n"))
 			}
 			if got := reg.crd.Finalizers; len(got) != len(tt.wantFinalizers) || (len(got) > 0 && !slices.Equal(got, tt.wantFinalizers)) {
 				t.Errorf("finalizers %q, want %q", got, tt.wantFinalizers)
@@ -184,6 +253,45 @@ func TestCRDFinalizerDeletesCustomResourcesThenTheFinalizer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Once the objects held by finalizers go, the next Sync lets the CRD go; a
+// wait longer than upstream's minute is reported as InstanceDeletionCheck
+// and starts over.
+func TestCRDFinalizerWaitsForHeldObjects(t *testing.T) {
+	def := crontabsCRD(true, apiextensionsv1.CustomResourceCleanupFinalizer)
+	reg := &crRegistry{crd: def.DeepCopy(), objects: []*unstructured.Unstructured{customResource("a", "held", false, "example.com/hold")}}
+	c := NewCRDFinalizer(reg, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.now = func() time.Time { return now }
+	var rq *Requeue
+	if err := c.Sync(context.Background(), []store.Event{crdStoreEvent(t, store.Added, def)}); !errors.As(err, &rq) {
+		t.Fatalf("first Sync: %v, want a Requeue", err)
+	}
+	now = now.Add(30 * time.Second)
+	if err := c.Sync(context.Background(), nil); !errors.As(err, &rq) {
+		t.Fatalf("Sync within the minute: %v, want a Requeue", err)
+	}
+	now = now.Add(30 * time.Second)
+	err := c.Sync(context.Background(), nil)
+	if want := "crd crontabs.stable.example.com: could not confirm zero CustomResources remaining: context deadline exceeded"; fmt.Sprint(err) != want {
+		t.Fatalf("Sync after a minute: %v, want %s", err, want)
+	}
+	if cond := apihelpers.FindCRDCondition(reg.crd, apiextensionsv1.Terminating); cond.Reason != "InstanceDeletionCheck" {
+		t.Errorf("condition after a minute: %+v", cond)
+	}
+	// The object goes; the next Sync starts a round and finds none.
+	reg.objects = nil
+	reg.writes = nil
+	if err := c.Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{inProgress, completed, finalized}; !slices.Equal(reg.writes, want) {
+		t.Errorf("writes %q, want %q", reg.writes, want)
+	}
+	if len(reg.crd.Finalizers) != 0 {
+		t.Errorf("finalizers %q", reg.crd.Finalizers)
 	}
 }
 
@@ -200,7 +308,7 @@ func TestCRDFinalizerRetriesAndForgets(t *testing.T) {
 	if err := c.Sync(context.Background(), nil); err != nil {
 		t.Fatalf("retry: %v", err)
 	}
-	if len(reg.lists) != 2 || len(reg.crd.Finalizers) != 0 {
+	if len(reg.lists) != 3 || len(reg.crd.Finalizers) != 0 {
 		t.Errorf("after the retry: lists %q, finalizers %q", reg.lists, reg.crd.Finalizers)
 	}
 	reg.lists = nil

@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -33,29 +34,42 @@ type BatchConverter interface {
 	FromStorageMany(stored [][]byte) ([][]byte, error)
 }
 
-// NewConverter returns the converter between version of def and def's
-// storage version, or nil when objects are served exactly as stored (the
-// storage version itself, with "None" conversion and no defaults).
+// NewConverter returns the converter between version of def and the
+// objects def's storage holds, which may be at any version that has been
+// the storage version (see RecordStorageVersion).
 //
-// webhook is def's conversion webhook (from WebhookConverters.For), or nil
-// for "None" conversion, which rewrites only apiVersion. s is the served
-// version's schema (nil without one): when it has defaults, they are
-// applied to every object read from storage, as kube-apiserver applies them
-// when it decodes one (the stored object is not rewritten). A converter
-// that calls a webhook or applies defaults is a BatchConverter.
-func NewConverter(def *apiextensionsv1.CustomResourceDefinition, version string, webhook runtime.ObjectConvertor, s *Schema) Converter {
-	group, storage := def.Spec.Group, storageVersion(def.Spec)
-	var conv Converter
-	switch {
-	case webhook != nil:
-		conv = webhookConverter{conv: webhook, served: gv(group, version), storage: gv(group, storage)}
-	case version != storage:
-		conv = apiVersionConverter{stored: group + "/" + storage, served: group + "/" + version}
+// Reading an object, it does what kube-apiserver's storage codec does: an
+// object at a version no longer in def's spec.versions cannot be read
+// (upstream's "request to convert CR from an invalid group/version"); the
+// defaults of the schema of the version the object is stored at are
+// applied (the stored object is not rewritten); then the object is
+// converted to version: by its conversion webhook (from
+// WebhookConverters.For; batched for lists by FromStorageMany), or with
+// webhook nil by "None" conversion, which rewrites only apiVersion.
+// Writing, an object of version is converted to the storage version.
+//
+// schemas are the schemas of def's versions by name (nil or missing: no
+// schema).
+func NewConverter(def *apiextensionsv1.CustomResourceDefinition, version string, webhook runtime.ObjectConvertor, schemas map[string]*Schema) Converter {
+	group := def.Spec.Group
+	c := &storageConverter{
+		group:   group,
+		served:  gv(group, version),
+		storage: gv(group, storageVersion(def.Spec)),
+		valid:   map[string]bool{},
+		schemas: map[string]*Schema{},
 	}
-	if s != nil && hasDefaults(s.structural) {
-		conv = defaultingConverter{inner: conv, schema: s}
+	c.fastPrefix = []byte(`{"apiVersion":"` + c.served.String() + `"`)
+	for _, v := range def.Spec.Versions {
+		c.valid[v.Name] = true
+		if s := schemas[v.Name]; s != nil && hasDefaults(s.structural) {
+			c.schemas[v.Name] = s
+		}
 	}
-	return conv
+	if webhook != nil {
+		c.webhook = &webhookConverter{conv: webhook, served: c.served, storage: c.storage}
+	}
+	return c
 }
 
 func gv(group, version string) schema.GroupVersion {
@@ -68,15 +82,129 @@ func jsonUnmarshal(data []byte, v any) error {
 	return kjson.UnmarshalCaseSensitivePreserveInts(data, v)
 }
 
-// apiVersionConverter is the "None" conversion of CRDs: only apiVersion changes.
-type apiVersionConverter struct{ stored, served string }
-
-func (a apiVersionConverter) ToStorage(served []byte) ([]byte, error) {
-	return setAPIVersion(served, a.stored)
+// storageConverter is the converter NewConverter returns.
+type storageConverter struct {
+	group           string
+	served, storage schema.GroupVersion
+	// valid are the names of the CRD's versions: objects stored at another
+	// cannot be read.
+	valid map[string]bool
+	// schemas are the schemas with defaults, by version name.
+	schemas map[string]*Schema
+	// webhook converts; nil for "None" conversion.
+	webhook *webhookConverter
+	// fastPrefix starts the JSON of a stored object at the served version
+	// (keys sorted, as the server encodes custom resources).
+	fastPrefix []byte
 }
 
-func (a apiVersionConverter) FromStorage(stored []byte) ([]byte, error) {
-	return setAPIVersion(stored, a.served)
+var _ BatchConverter = (*storageConverter)(nil)
+
+// ToStorage implements Converter.
+func (c *storageConverter) ToStorage(served []byte) ([]byte, error) {
+	switch {
+	case c.served == c.storage:
+		return served, nil
+	case c.webhook != nil:
+		return c.webhook.convert(served, c.storage)
+	default:
+		return setAPIVersion(served, c.storage.String())
+	}
+}
+
+// FromStorage implements Converter.
+func (c *storageConverter) FromStorage(stored []byte) ([]byte, error) {
+	if bytes.HasPrefix(stored, c.fastPrefix) && c.schemas[c.served.Version] == nil {
+		return stored, nil // served as stored
+	}
+	m, from, err := c.decode(stored)
+	if err != nil {
+		return nil, err
+	}
+	if from != c.served && c.webhook != nil {
+		out, err := c.webhook.conv.ConvertToVersion(&unstructured.Unstructured{Object: m}, c.served)
+		if err != nil {
+			return nil, err
+		}
+		ou, ok := out.(*unstructured.Unstructured)
+		if !ok {
+			return nil, fmt.Errorf("conversion returned %T", out)
+		}
+		m = ou.Object
+	}
+	m["apiVersion"] = c.served.String()
+	return json.Marshal(m)
+}
+
+// decode parses a stored object, checks that its version is one of the
+// CRD's, and applies the defaults of that version's schema.
+func (c *storageConverter) decode(stored []byte) (map[string]any, schema.GroupVersion, error) {
+	var m map[string]any
+	if err := jsonUnmarshal(stored, &m); err != nil {
+		return nil, schema.GroupVersion{}, err
+	}
+	apiVersion, _ := m["apiVersion"].(string)
+	from, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, schema.GroupVersion{}, err
+	}
+	if from.Group != c.group || !c.valid[from.Version] {
+		return nil, from, fmt.Errorf("request to convert CR from an invalid group/version: %s", from)
+	}
+	if s := c.schemas[from.Version]; s != nil {
+		structuraldefaulting.Default(m, s.structural)
+	}
+	return m, from, nil
+}
+
+// FromStorageMany implements BatchConverter: the objects that need the
+// webhook are sent to it in one ConversionReview.
+func (c *storageConverter) FromStorageMany(stored [][]byte) ([][]byte, error) {
+	out := make([][]byte, len(stored))
+	if c.webhook == nil {
+		for i, b := range stored {
+			var err error
+			if out[i], err = c.FromStorage(b); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": c.storage.String(), "kind": "List"}}
+	var at []int
+	for i, b := range stored {
+		m, from, err := c.decode(b)
+		if err != nil {
+			return nil, err
+		}
+		if from == c.served {
+			if out[i], err = json.Marshal(m); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		list.Items = append(list.Items, unstructured.Unstructured{Object: m})
+		at = append(at, i)
+	}
+	if len(at) == 0 {
+		return out, nil
+	}
+	converted, err := c.webhook.conv.ConvertToVersion(list, c.served)
+	if err != nil {
+		return nil, err
+	}
+	cl, ok := converted.(*unstructured.UnstructuredList)
+	if !ok || len(cl.Items) != len(at) {
+		return nil, fmt.Errorf("conversion of %d objects returned %T", len(at), converted)
+	}
+	for j, i := range at {
+		b, err := json.Marshal(cl.Items[j].Object)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 func setAPIVersion(data []byte, apiVersion string) ([]byte, error) {
@@ -88,77 +216,12 @@ func setAPIVersion(data []byte, apiVersion string) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// defaultingConverter applies a CRD version's defaults to objects read from
-// storage, after the version conversion.
-type defaultingConverter struct {
-	inner  Converter // the version conversion, or nil
-	schema *Schema
-}
-
-func (d defaultingConverter) ToStorage(served []byte) ([]byte, error) {
-	if d.inner == nil {
-		return served, nil
-	}
-	return d.inner.ToStorage(served)
-}
-
-// FromStorageMany converts in one batch when the version conversion can,
-// then defaults each object.
-func (d defaultingConverter) FromStorageMany(stored [][]byte) ([][]byte, error) {
-	bc, ok := d.inner.(BatchConverter)
-	if !ok {
-		out := make([][]byte, len(stored))
-		for i, b := range stored {
-			var err error
-			if out[i], err = d.FromStorage(b); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	converted, err := bc.FromStorageMany(stored)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]byte, len(converted))
-	for i, b := range converted {
-		if out[i], err = (defaultingConverter{schema: d.schema}).FromStorage(b); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func (d defaultingConverter) FromStorage(stored []byte) ([]byte, error) {
-	data := stored
-	if d.inner != nil {
-		var err error
-		if data, err = d.inner.FromStorage(stored); err != nil {
-			return nil, err
-		}
-	}
-	var m map[string]any
-	if err := jsonUnmarshal(data, &m); err != nil {
-		return nil, err
-	}
-	structuraldefaulting.Default(m, d.schema.structural)
-	return json.Marshal(m)
-}
-
 // webhookConverter converts one served version of a CRD to and from the
 // storage version through the conversion webhook.
 type webhookConverter struct {
 	conv    runtime.ObjectConvertor
 	served  schema.GroupVersion
 	storage schema.GroupVersion
-}
-
-func (w webhookConverter) ToStorage(served []byte) ([]byte, error) {
-	return w.convert(served, w.storage)
-}
-
-func (w webhookConverter) FromStorage(stored []byte) ([]byte, error) {
-	return w.convert(stored, w.served)
 }
 
 // convert returns data in version to, calling the webhook when the object
@@ -181,44 +244,4 @@ func (w webhookConverter) convert(data []byte, to schema.GroupVersion) ([]byte, 
 		return nil, fmt.Errorf("conversion returned %T", out)
 	}
 	return json.Marshal(ou.Object)
-}
-
-// FromStorageMany converts stored objects to the served version with one
-// webhook call for all those in another version.
-func (w webhookConverter) FromStorageMany(stored [][]byte) ([][]byte, error) {
-	out := make([][]byte, len(stored))
-	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": w.storage.String(), "kind": "List"}}
-	var at []int
-	for i, data := range stored {
-		var m map[string]any
-		if err := jsonUnmarshal(data, &m); err != nil {
-			return nil, err
-		}
-		u := unstructured.Unstructured{Object: m}
-		if u.GroupVersionKind().GroupVersion() == w.served {
-			out[i] = data
-			continue
-		}
-		list.Items = append(list.Items, u)
-		at = append(at, i)
-	}
-	if len(at) == 0 {
-		return out, nil
-	}
-	converted, err := w.conv.ConvertToVersion(list, w.served)
-	if err != nil {
-		return nil, err
-	}
-	cl, ok := converted.(*unstructured.UnstructuredList)
-	if !ok || len(cl.Items) != len(at) {
-		return nil, fmt.Errorf("conversion of %d objects returned %T", len(at), converted)
-	}
-	for j, i := range at {
-		b, err := json.Marshal(cl.Items[j].Object)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = b
-	}
-	return out, nil
 }

@@ -60,18 +60,27 @@ func decode(t *testing.T, data []byte) map[string]any {
 	return m
 }
 
-func TestNewConverterNone(t *testing.T) {
+func TestNewConverterNoneRewritesAPIVersion(t *testing.T) {
 	def := twoVersions()
-	if c := NewConverter(def, "v1", nil, nil); c != nil {
-		t.Fatalf("the storage version gets converter %T", c)
+	atV1 := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","spec":{"n":1}}`)
+	// The storage version reads objects stored at it as they are.
+	c := NewConverter(def, "v1", nil, nil)
+	if b, err := c.FromStorage(atV1); err != nil || string(b) != string(atV1) {
+		t.Errorf("v1 FromStorage of a v1 object = %s, %v", b, err)
 	}
-	c := NewConverter(def, "v1beta1", nil, nil)
-	if c == nil {
-		t.Fatal("no converter for v1beta1")
+	if b, err := c.ToStorage(atV1); err != nil || string(b) != string(atV1) {
+		t.Errorf("v1 ToStorage = %s, %v", b, err)
 	}
-	if _, ok := c.(BatchConverter); ok {
-		t.Error("None conversion batches")
+	// An object stored at v1beta1 before v1 was the storage version.
+	b, err := c.FromStorage([]byte(`{"apiVersion":"example.com/v1beta1","kind":"Widget","spec":{"n":1}}`))
+	if err != nil {
+		t.Fatal(err)
 	}
+	if m := decode(t, b); m["apiVersion"] != "example.com/v1" || m["spec"].(map[string]any)["n"] != 1.0 {
+		t.Errorf("v1 FromStorage of a v1beta1 object = %s", b)
+	}
+
+	c = NewConverter(def, "v1beta1", nil, nil)
 	stored, err := c.ToStorage([]byte(`{"apiVersion":"example.com/v1beta1","kind":"Widget","spec":{"n":1}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -91,17 +100,39 @@ func TestNewConverterNone(t *testing.T) {
 	}
 }
 
-func TestNewConverterDefaults(t *testing.T) {
+func TestNewConverterRefusesVersionsNoLongerDefined(t *testing.T) {
 	def := twoVersions()
-	s := newTestSchema(t, widgetSchema)
 	for _, version := range []string{"v1", "v1beta1"} {
-		c := NewConverter(def, version, nil, s)
-		bc, ok := c.(BatchConverter)
-		if !ok {
-			t.Fatalf("%s: converter %T with defaults does not batch", version, c)
+		for _, webhook := range []*fakeWebhook{nil, {}} {
+			var wh runtime.ObjectConvertor
+			if webhook != nil {
+				wh = webhook
+			}
+			c := NewConverter(def, version, wh, nil)
+			_, err := c.FromStorage([]byte(`{"apiVersion":"example.com/v1alpha1","kind":"Widget"}`))
+			if want := "request to convert CR from an invalid group/version: example.com/v1alpha1"; err == nil || err.Error() != want {
+				t.Errorf("%s, webhook %v: FromStorage = %v, want %s", version, webhook != nil, err, want)
+			}
+			_, err = c.(BatchConverter).FromStorageMany([][]byte{[]byte(`{"apiVersion":"example.com/v1","kind":"Widget"}`), []byte(`{"apiVersion":"other.com/v1","kind":"Widget"}`)})
+			if want := "request to convert CR from an invalid group/version: other.com/v1"; err == nil || err.Error() != want {
+				t.Errorf("%s, webhook %v: FromStorageMany = %v, want %s", version, webhook != nil, err, want)
+			}
+			if webhook != nil && webhook.calls != 0 {
+				t.Errorf("%s: the webhook was called for an invalid version", version)
+			}
 		}
-		stored := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","spec":{}}`)
-		// Objects read from storage get the defaults; what is stored does not.
+	}
+}
+
+func TestNewConverterDefaultsWithTheStoredVersionsSchema(t *testing.T) {
+	def := twoVersions()
+	// v1 defaults spec.replicas, v1beta1 defaults nothing.
+	schemas := map[string]*Schema{"v1": newTestSchema(t, widgetSchema), "v1beta1": newTestSchema(t, "type: object\n")}
+	atV1 := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","spec":{}}`)
+	atV1beta1 := []byte(`{"apiVersion":"example.com/v1beta1","kind":"Widget","spec":{}}`)
+	for _, version := range []string{"v1", "v1beta1"} {
+		c := NewConverter(def, version, nil, schemas)
+		// What is stored does not get defaults.
 		in, err := c.ToStorage([]byte(`{"apiVersion":"example.com/` + version + `","kind":"Widget","spec":{}}`))
 		if err != nil {
 			t.Fatal(err)
@@ -109,26 +140,23 @@ func TestNewConverterDefaults(t *testing.T) {
 		if m := decode(t, in); m["apiVersion"] != "example.com/v1" || len(m["spec"].(map[string]any)) != 0 {
 			t.Errorf("%s: ToStorage = %s", version, in)
 		}
-		out, err := bc.FromStorageMany([][]byte{stored, stored})
+		out, err := c.(BatchConverter).FromStorageMany([][]byte{atV1, atV1beta1})
 		if err != nil || len(out) != 2 {
 			t.Fatalf("%s: FromStorageMany = %d, %v", version, len(out), err)
 		}
-		for _, b := range out {
-			if m := decode(t, b); m["apiVersion"] != "example.com/"+version || m["spec"].(map[string]any)["replicas"] != 1.0 {
-				t.Errorf("%s: FromStorageMany gave %s", version, b)
+		for i, want := range []any{1.0, nil} {
+			m := decode(t, out[i])
+			if m["apiVersion"] != "example.com/"+version || m["spec"].(map[string]any)["replicas"] != want {
+				t.Errorf("%s: object %d read as %s, want replicas %v", version, i, out[i], want)
 			}
 		}
-	}
-	// A schema without defaults adds nothing to the version conversion.
-	if c := NewConverter(def, "v1", nil, newTestSchema(t, "type: object\n")); c != nil {
-		t.Errorf("a schema without defaults gets converter %T", c)
 	}
 }
 
 func TestNewConverterWebhook(t *testing.T) {
 	def := twoVersions()
 	wh := &fakeWebhook{}
-	c := NewConverter(def, "v1beta1", wh, newTestSchema(t, widgetSchema))
+	c := NewConverter(def, "v1beta1", wh, map[string]*Schema{"v1": newTestSchema(t, widgetSchema), "v1beta1": newTestSchema(t, widgetSchema)})
 	bc, ok := c.(BatchConverter)
 	if !ok {
 		t.Fatalf("webhook converter %T does not batch", c)

@@ -15,11 +15,14 @@
 //     budget, ratcheting on update); DeprecationWarning is the warning sent
 //     with its requests.
 //   - Conversion: NewConverter translates a custom resource's JSON between a
-//     served version and the storage version ("None": apiVersion only;
-//     "Webhook": through the CRD's conversion webhook, one ConversionReview
-//     per list) and applies the served version's defaults to what is read
-//     from storage. WebhookConverters builds the webhook clients; a webhook
-//     given as a Service is reached through a resolver the caller supplies.
+//     served version and the version it is stored at ("None": apiVersion
+//     only; "Webhook": through the CRD's conversion webhook, one
+//     ConversionReview per list), refuses objects stored at a version the
+//     CRD no longer has, and applies the defaults of the stored version's
+//     schema to what is read from storage. RecordStorageVersion keeps the
+//     storage version in status.storedVersions. WebhookConverters builds
+//     the webhook clients; a webhook given as a Service is reached through
+//     a resolver the caller supplies.
 //
 // The server owns the glue: it calls these from its write path, and builds
 // the served resources of an established CRD from them.

@@ -13,9 +13,9 @@ import (
 
 // SetStatus sets in def's status what upstream's naming and establishing
 // controllers set: the accepted names (see AcceptNames; known are the CRDs
-// the cluster has, def's earlier self included), the NamesAccepted and
-// Established conditions, and the storage version among the stored
-// versions. A CRD whose names are not all accepted is not established
+// the cluster has, def's earlier self included) and the NamesAccepted and
+// Established conditions. The stored versions are the strategy's
+// (RecordStorageVersion), which a client may change through /status. A CRD whose names are not all accepted is not established
 // until they are; once established it stays so. now is given to the
 // conditions that change, but upstream's apihelpers.SetCRDCondition, which
 // sets them, stamps its own time.Now() as lastTransitionTime.
@@ -40,9 +40,20 @@ func SetStatus(def *apiextensionsv1.CustomResourceDefinition, known []*apiextens
 		cond.LastTransitionTime = now
 		apihelpers.SetCRDCondition(def, cond)
 	}
+}
+
+// RecordStorageVersion adds def's storage version to status.storedVersions
+// when it is not there yet, as upstream's CRD strategy does on create and
+// on every update of the main resource, before validating: a CRD may move
+// to a new storage version, and the versions it stored in before stay
+// listed until a client removes them (through /status).
+func RecordStorageVersion(def *apiextensionsv1.CustomResourceDefinition) {
 	for _, v := range def.Spec.Versions {
-		if v.Storage && !sets.New(def.Status.StoredVersions...).Has(v.Name) {
-			def.Status.StoredVersions = append(def.Status.StoredVersions, v.Name)
+		if v.Storage {
+			if !slices.Contains(def.Status.StoredVersions, v.Name) {
+				def.Status.StoredVersions = append(def.Status.StoredVersions, v.Name)
+			}
+			return
 		}
 	}
 }

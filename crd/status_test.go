@@ -134,7 +134,6 @@ func TestSetStatus(t *testing.T) {
 		before      func() (*apiextensionsv1.CustomResourceDefinition, []*apiextensionsv1.CustomResourceDefinition)
 		names       cond
 		established cond
-		stored      []string
 	}{{
 		name: "a new CRD is established at once",
 		before: func() (*apiextensionsv1.CustomResourceDefinition, []*apiextensionsv1.CustomResourceDefinition) {
@@ -142,7 +141,6 @@ func TestSetStatus(t *testing.T) {
 		},
 		names:       cond{apiextensionsv1.ConditionTrue, "NoConflicts", false},
 		established: cond{apiextensionsv1.ConditionTrue, "InitialNamesAccepted", false},
-		stored:      []string{"v1"},
 	}, {
 		name: "a CRD whose names are taken waits",
 		before: func() (*apiextensionsv1.CustomResourceDefinition, []*apiextensionsv1.CustomResourceDefinition) {
@@ -152,7 +150,6 @@ func TestSetStatus(t *testing.T) {
 		},
 		names:       cond{apiextensionsv1.ConditionFalse, "PluralConflict", false},
 		established: cond{apiextensionsv1.ConditionFalse, "NotAccepted", false},
-		stored:      []string{"v1"},
 	}, {
 		name: "an established CRD stays so; an unchanged condition keeps its time",
 		before: func() (*apiextensionsv1.CustomResourceDefinition, []*apiextensionsv1.CustomResourceDefinition) {
@@ -166,18 +163,6 @@ func TestSetStatus(t *testing.T) {
 		},
 		names:       cond{apiextensionsv1.ConditionFalse, "KindConflict", false},
 		established: cond{apiextensionsv1.ConditionTrue, "InitialNamesAccepted", true},
-		stored:      []string{"v1"},
-	}, {
-		name: "a new storage version is added to the stored ones",
-		before: func() (*apiextensionsv1.CustomResourceDefinition, []*apiextensionsv1.CustomResourceDefinition) {
-			def := widgets(apiextensionsv1.CustomResourceDefinitionNames{})
-			SetStatus(def, nil, t0)
-			def.Spec.Versions[0].Storage, def.Spec.Versions[1].Storage = true, false
-			return def, []*apiextensionsv1.CustomResourceDefinition{def.DeepCopy()}
-		},
-		names:       cond{apiextensionsv1.ConditionTrue, "NoConflicts", true},
-		established: cond{apiextensionsv1.ConditionTrue, "InitialNamesAccepted", true},
-		stored:      []string{"v1", "v1beta1"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			def, known := tc.before()
@@ -200,8 +185,33 @@ func TestSetStatus(t *testing.T) {
 					t.Errorf("%s lastTransitionTime changed from %v to %s", typ, old, got.LastTransitionTime)
 				}
 			}
-			if !slices.Equal(def.Status.StoredVersions, tc.stored) {
-				t.Errorf("stored versions = %v, want %v", def.Status.StoredVersions, tc.stored)
+			if len(def.Status.StoredVersions) != 0 {
+				t.Errorf("SetStatus set stored versions %v", def.Status.StoredVersions)
+			}
+		})
+	}
+}
+
+func TestRecordStorageVersionAddsTheStorageVersionOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		storage      int // index of the storage version among v1beta1, v1
+		stored, want []string
+	}{
+		{name: "a new CRD stores in its storage version", storage: 1, want: []string{"v1"}},
+		{name: "a stored version is not added again", storage: 1, stored: []string{"v1"}, want: []string{"v1"}},
+		{name: "a new storage version is added after the earlier ones", storage: 0, stored: []string{"v1"}, want: []string{"v1", "v1beta1"}},
+		{name: "a storage version given up stays", storage: 1, stored: []string{"v1beta1", "v1"}, want: []string{"v1beta1", "v1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			def := widgets(apiextensionsv1.CustomResourceDefinitionNames{})
+			for i := range def.Spec.Versions {
+				def.Spec.Versions[i].Storage = i == tc.storage
+			}
+			def.Status.StoredVersions = tc.stored
+			RecordStorageVersion(def)
+			if !slices.Equal(def.Status.StoredVersions, tc.want) {
+				t.Errorf("stored versions = %v, want %v", def.Status.StoredVersions, tc.want)
 			}
 		})
 	}

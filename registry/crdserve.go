@@ -2,8 +2,10 @@ package registry
 
 import (
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -30,13 +32,16 @@ import (
 // crdBucket is where CRDs are stored.
 const crdBucket = "apiextensions.k8s.io/customresourcedefinitions"
 
-// validateCRD defaults a CRD and runs upstream's create or update validation.
+// validateCRD defaults a CRD, records its storage version among the
+// stored versions (upstream's PrepareForCreate and PrepareForUpdate) and
+// runs upstream's create or update validation.
 func (s *Registry) validateCRD(c *Request, o, old *Object) error {
 	def, ok := o.Obj.(*apiextensionsv1.CustomResourceDefinition)
 	if !ok {
 		return nil
 	}
 	crd.Default(def)
+	crd.RecordStorageVersion(def)
 	var prev *apiextensionsv1.CustomResourceDefinition
 	if old != nil {
 		prev = old.Obj.(*apiextensionsv1.CustomResourceDefinition)
@@ -64,6 +69,7 @@ func (s *Registry) crdStatus(def *apiextensionsv1.CustomResourceDefinition, now 
 // at again.
 func (s *Registry) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 	if crd.DeletionTimestamp != nil {
+		s.served.markTerminating(crd.Name, crd.UID)
 		return
 	}
 	s.crdMu.Lock()
@@ -118,8 +124,8 @@ func (s *Registry) unserveDeletedCRD(o *Object) {
 }
 
 // forgetCRD drops what the resources of a deleted CRD (data, its last
-// state) still store (objects that their finalizers held when
-// controllers.CRDFinalizer deleted them) and looks again at the CRDs of its
+// state) still store (objects left when a client, not
+// controllers.CRDFinalizer, removed the cleanup finalizer) and looks again at the CRDs of its
 // group waiting for names. A new CRD served meanwhile under the same
 // storage is left alone: crdMu orders this against serving it (syncCRD).
 func (s *Registry) forgetCRD(name string, data []byte) {
@@ -161,6 +167,9 @@ func (s *Registry) loadCRDs() error {
 	return nil
 }
 
+// convGens numbers the converters of CRD resources (Resource.convGen).
+var convGens atomic.Uint64
+
 // crdResources builds the served resources of a CRD, one per served version.
 func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv func(*apiextensionsv1.CustomResourceDefinition) (runtime.ObjectConvertor, error)) []*Resource {
 	// Served under the names accepted for it, as upstream serves them.
@@ -184,6 +193,16 @@ func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 			webhook = nil // validation refuses such CRDs; serve without conversion
 		}
 	}
+	// The schema of every version: objects stored at a version that is no
+	// longer served are read with its defaults.
+	schemas := map[string]*crd.Schema{}
+	for _, v := range def.Spec.Versions {
+		sch, err := crd.NewSchema(v.Schema)
+		if err != nil {
+			sch = nil // validation of the CRD refuses such schemas; serve without one
+		}
+		schemas[v.Name] = sch
+	}
 	for _, v := range def.Spec.Versions {
 		if !v.Served {
 			continue
@@ -202,10 +221,7 @@ func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 			b.Subresources = append(b.Subresources, builtin.Subresource{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
 		}
 		gvk := schema.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind}
-		sch, err := crd.NewSchema(v.Schema)
-		if err != nil {
-			sch = nil // validation of the CRD refuses such schemas; serve without one
-		}
+		sch := schemas[v.Name]
 		columns := v.AdditionalPrinterColumns
 		if len(columns) == 0 {
 			columns = []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Age", Type: "date", Description: objectMetaDocs["creationTimestamp"], JSONPath: ".metadata.creationTimestamp"}}
@@ -243,7 +259,8 @@ func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 			selectable.Insert(strings.TrimPrefix(f.JSONPath, "."))
 		}
 		r.convertField = func(label string) (string, bool) { return label, selectable.Has(label) }
-		r.conv = crd.NewConverter(def, v.Name, webhook, sch)
+		r.conv = crd.NewConverter(def, v.Name, webhook, schemas)
+		r.convGen = convGens.Add(1)
 		out = append(out, r)
 	}
 	return out
@@ -266,7 +283,34 @@ func (g *ServedResources) setCRD(crd *apiextensionsv1.CustomResourceDefinition) 
 		g.crds[crd.Name] = rs
 	}
 	g.crdObjs[crd.Name] = crd.DeepCopy()
+	if crd.DeletionTimestamp != nil || apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Terminating) {
+		g.terminating[crd.Name] = true
+	}
 	g.rebuildGroupVersionsLocked()
+}
+
+// markTerminating records that CRD name (the one with uid) is being
+// deleted: it stays served as it was, but its objects may not be created.
+func (g *ServedResources) markTerminating(name string, uid types.UID) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if cur, ok := g.crdObjs[name]; ok && cur.UID == uid {
+		g.terminating[name] = true
+	}
+}
+
+// crdTerminating reports whether CRD name is being deleted.
+func (g *ServedResources) crdTerminating(name string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.terminating[name]
+}
+
+// errCRDTerminating is kube-apiserver's answer to a create of a custom
+// resource whose CRD is being deleted (its forbidCreateAdmission, which
+// runs before the rest of admission).
+func errCRDTerminating(c *Request, name string) error {
+	return apierrors.NewForbidden(c.Res.GR, name, errors.New("create not allowed while custom resource definition is terminating"))
 }
 
 // knownCRDs returns every CRD recorded, served or not.
@@ -304,6 +348,7 @@ func (g *ServedResources) removeCRDLocked(name string) {
 	}
 	delete(g.crds, name)
 	delete(g.crdObjs, name)
+	delete(g.terminating, name)
 }
 
 // removeCRDWithUID stops serving CRD name if it is the one with uid.

@@ -61,28 +61,34 @@ type encEntry struct {
 // for 10,000 objects) holds them.
 type byVersion []versionBytes
 
+// versionBytes is an encoding in apiVersion; conv names the converter that
+// made it (see Resource.convGen; 0 for none), so that what a CRD's earlier
+// converter made (other defaults, versions the CRD no longer has) is not
+// served once the CRD changed.
 type versionBytes struct {
 	apiVersion string
+	conv       uint64
 	data       []byte
 }
 
-func (bv byVersion) get(apiVersion string) []byte {
+func (bv byVersion) get(apiVersion string, conv uint64) []byte {
 	for _, v := range bv {
-		if v.apiVersion == apiVersion {
+		if v.apiVersion == apiVersion && v.conv == conv {
 			return v.data
 		}
 	}
 	return nil
 }
 
-func (bv *byVersion) set(apiVersion string, data []byte) {
+// set records data for apiVersion, in place of what another converter made.
+func (bv *byVersion) set(apiVersion string, conv uint64, data []byte) {
 	for i := range *bv {
 		if (*bv)[i].apiVersion == apiVersion {
-			(*bv)[i].data = data
+			(*bv)[i].conv, (*bv)[i].data = conv, data
 			return
 		}
 	}
-	*bv = append(*bv, versionBytes{apiVersion, data})
+	*bv = append(*bv, versionBytes{apiVersion, conv, data})
 }
 
 func newEncCache(st encStore) *EncCache {
@@ -230,7 +236,7 @@ type protoMarshaler interface {
 func (ec *EncCache) ProtoOf(r *Resource, key string, rev int64, data []byte) ([]byte, error) {
 	e := ec.entry(r.Bucket, key, rev)
 	ec.mu.Lock()
-	p := e.proto.get(r.APIVersion())
+	p := e.proto.get(r.APIVersion(), 0)
 	ec.mu.Unlock()
 	if p != nil {
 		return p, nil
@@ -247,7 +253,7 @@ func (ec *EncCache) ProtoOf(r *Resource, key string, rev int64, data []byte) ([]
 		return nil, err
 	}
 	ec.mu.Lock()
-	e.proto.set(r.APIVersion(), p)
+	e.proto.set(r.APIVersion(), 0, p)
 	ec.mu.Unlock()
 	return p, nil
 }
@@ -304,7 +310,7 @@ func (ec *EncCache) putProto(r *Resource, key string, rev int64, obj runtime.Obj
 	}
 	e := ec.entry(r.Bucket, key, rev)
 	ec.mu.Lock()
-	e.proto.set(r.APIVersion(), p)
+	e.proto.set(r.APIVersion(), 0, p)
 	ec.mu.Unlock()
 }
 
@@ -326,7 +332,7 @@ func (ec *EncCache) prefetchServed(r *Resource, items []store.Object) error {
 	for _, it := range items {
 		e := ec.entry(r.Bucket, it.Key, it.Revision)
 		ec.mu.Lock()
-		cached := e.served.get(r.APIVersion()) != nil
+		cached := e.served.get(r.APIVersion(), r.convGen) != nil
 		ec.mu.Unlock()
 		if !cached {
 			todo = append(todo, it)
@@ -341,9 +347,12 @@ func (ec *EncCache) prefetchServed(r *Resource, items []store.Object) error {
 		return err
 	}
 	for i, it := range todo {
+		if sameBytes(out[i], it.Value) {
+			continue
+		}
 		e := ec.entry(r.Bucket, it.Key, it.Revision)
 		ec.mu.Lock()
-		e.served.set(r.APIVersion(), out[i])
+		e.served.set(r.APIVersion(), r.convGen, out[i])
 		ec.mu.Unlock()
 	}
 	return nil
@@ -357,7 +366,7 @@ func (ec *EncCache) ServedOf(r *Resource, key string, rev int64, stored []byte) 
 	}
 	e := ec.entry(r.Bucket, key, rev)
 	ec.mu.Lock()
-	b := e.served.get(r.APIVersion())
+	b := e.served.get(r.APIVersion(), r.convGen)
 	ec.mu.Unlock()
 	if b != nil {
 		return b, nil
@@ -366,8 +375,17 @@ func (ec *EncCache) ServedOf(r *Resource, key string, rev int64, stored []byte) 
 	if err != nil {
 		return nil, err
 	}
+	if sameBytes(b, stored) {
+		return b, nil // served as stored: nothing worth keeping
+	}
 	ec.mu.Lock()
-	e.served.set(r.APIVersion(), b)
+	e.served.set(r.APIVersion(), r.convGen, b)
 	ec.mu.Unlock()
 	return b, nil
+}
+
+// sameBytes reports whether a converter handed back the very bytes it was
+// given (a custom resource served as stored).
+func sameBytes(a, b []byte) bool {
+	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
 }

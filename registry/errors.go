@@ -55,14 +55,46 @@ func storageKey(r *Resource, key string) string {
 
 // ErrStorageRead is its answer for a list with such an object.
 func ErrStorageRead(r *Resource, key string, rev int64, err error) error {
-	k := "/registry" + storageKey(r, key)
-	msg := fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", k, rev, err)
+	return ErrStorageReadMany(r, []ReadFailure{{Key: key, Revision: rev, Err: err}})
+}
+
+// ReadFailure is a stored object that could not be read.
+type ReadFailure struct {
+	Key      string
+	Revision int64
+	Err      error
+}
+
+// maxReadFailures is how many unreadable objects a list names before it
+// stops reading, as upstream's list stops after 100 corrupt objects.
+const maxReadFailures = 100
+
+// ErrStorageReadMany is kube-apiserver's answer for a list with objects it
+// cannot decode (with AllowUnsafeMalformedObjectDeletion, on by default):
+// 500 StoreReadError, a cause per object, the first one in the message.
+// With maxReadFailures of them, the list stopped there and says so.
+func ErrStorageReadMany(r *Resource, failed []ReadFailure) error {
+	var causes []metav1.StatusCause
+	var first string
+	for i, f := range failed {
+		k := "/registry" + storageKey(r, f.Key)
+		msg := fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", k, f.Revision, f.Err)
+		if i == 0 {
+			first = msg
+		}
+		causes = append(causes, metav1.StatusCause{Type: metav1.CauseTypeUnexpectedServerResponse, Message: msg, Field: k})
+	}
+	if len(failed) >= maxReadFailures {
+		causes = append(causes, metav1.StatusCause{Type: metav1.CauseTypeTooMany, Message: "too many errors, the list is truncated"})
+	}
+	message := fmt.Sprintf("failed to read one or more %s from the storage: %s", r.GR.String(), first)
+	if len(failed) > 1 {
+		message = fmt.Sprintf("%s (and %d more)", message, len(failed)-1)
+	}
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonStoreReadError,
-		Message: fmt.Sprintf("failed to read one or more %s from the storage: %s", r.GR.String(), msg),
-		Details: &metav1.StatusDetails{Name: "list", Group: r.GR.Group, Kind: r.GR.Resource, Causes: []metav1.StatusCause{
-			{Type: metav1.CauseTypeUnexpectedServerResponse, Message: msg, Field: k},
-		}},
+		Message: message,
+		Details: &metav1.StatusDetails{Name: "list", Group: r.GR.Group, Kind: r.GR.Resource, Causes: causes},
 	}}
 }
 

@@ -60,6 +60,9 @@ type Resource struct {
 	// conv translates between the served version and the bucket's storage
 	// version; nil when they are the same.
 	conv converter
+	// convGen tells conv from the converters of the CRD's earlier states,
+	// for the encoding cache: unique per CRD resource built, 0 for built-ins.
+	convGen uint64
 	// crd names the CustomResourceDefinition serving it ("" for built-ins).
 	CRD string
 	// schema is the CRD version's schema (nil for built-ins and schemaless versions).
@@ -110,6 +113,9 @@ type ServedResources struct {
 	crds map[string][]*Resource
 	// crdObjs maps a CRD name to the CRD itself.
 	crdObjs map[string]*apiextensionsv1.CustomResourceDefinition
+	// terminating are the CRDs being deleted, by name: their objects may
+	// not be created any more.
+	terminating map[string]bool
 	// gen counts the changes to the served CRDs.
 	gen uint64
 	// WebhookConverter builds the converter of a CRD with webhook conversion.
@@ -153,7 +159,7 @@ func nameValidator(group, res string) validation.ValidateNameFunc {
 }
 
 func newServedResources() (*ServedResources, error) {
-	reg := &ServedResources{byGVR: map[schema.GroupVersionResource]*Resource{}, crds: map[string][]*Resource{}, crdObjs: map[string]*apiextensionsv1.CustomResourceDefinition{}}
+	reg := &ServedResources{byGVR: map[schema.GroupVersionResource]*Resource{}, crds: map[string][]*Resource{}, crdObjs: map[string]*apiextensionsv1.CustomResourceDefinition{}, terminating: map[string]bool{}}
 	reg.builtinGVs = builtin.GroupVersions()
 	reg.groupVersions = builtin.GroupVersions()
 	scheme := TypesScheme()

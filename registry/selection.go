@@ -267,16 +267,24 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 			lm.RemainingItemCount = &n
 		}
 	}
-	if err := s.enc.prefetchServed(c.Res, res.Items); err != nil && len(res.Items) > 0 {
-		return lm, nil, nil, ErrStorageRead(c.Res, res.Items[0].Key, res.Items[0].Revision, err)
-	}
+	// A batch that fails is converted again object by object, so that the
+	// error names each object that cannot be read, as upstream's does.
+	_ = s.enc.prefetchServed(c.Res, res.Items)
 	items := make([][]byte, len(res.Items))
+	var failed []ReadFailure
 	for i, it := range res.Items {
 		b, err := s.enc.ServedOf(c.Res, it.Key, it.Revision, it.Value)
 		if err != nil {
-			return lm, nil, nil, ErrStorageRead(c.Res, it.Key, it.Revision, err)
+			failed = append(failed, ReadFailure{Key: it.Key, Revision: it.Revision, Err: err})
+			if len(failed) == maxReadFailures {
+				break
+			}
+			continue
 		}
 		items[i] = b
+	}
+	if len(failed) > 0 {
+		return lm, nil, nil, ErrStorageReadMany(c.Res, failed)
 	}
 	return lm, res.Items, items, nil
 }

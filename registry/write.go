@@ -31,6 +31,9 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if err := s.prepareCreate(c, o); err != nil {
 		return nil, err
 	}
+	if c.Res.CRD != "" && s.served.crdTerminating(c.Res.CRD) {
+		return nil, errCRDTerminating(c, o.Meta.GetName())
+	}
 	if c.Res.Namespaced {
 		if err := s.admitNamespace(c, o); err != nil {
 			return nil, err
@@ -174,7 +177,7 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		if err != nil {
 			return store.Write{}, err
 		}
-		if bytes.Equal(b, curServed) {
+		if bytes.Equal(b, curServed) && (dry || !s.storedStale(c.Res, b, cur.Value)) {
 			if dry {
 				return store.Write{}, &dryRunResult{data: curServed}
 			}
@@ -223,6 +226,26 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		return nil, false, ErrStorageDecode(c.Res, cur.Key, cur.Revision, err)
 	}
 	return out, false, nil
+}
+
+// storedStale reports whether an object that an update leaves as its
+// client sees it (served, the served form of the update, with the stored
+// resourceVersion) must still be written, because what is stored (stored)
+// is not what it encodes to now: a custom resource stored at an earlier
+// storage version, or without defaults that its schema gained since and
+// that reading it applies. etcd3's GuaranteedUpdate compares the encoded
+// bytes alike, which is how storage migration rewrites objects. Built-in
+// resources are stored as they are served, or (events.k8s.io Events)
+// converted without loss, so only custom resources are compared.
+func (s *Registry) storedStale(res *Resource, served, stored []byte) bool {
+	if res.CRD == "" || res.conv == nil {
+		return false
+	}
+	b, err := res.toStorage(served)
+	if err != nil {
+		return true // the write converts again and reports the error
+	}
+	return !bytes.Equal(b, stored)
 }
 
 // withStatusOf returns old with the status of o: a /status write changes
