@@ -20,6 +20,7 @@ import (
 
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -31,7 +32,9 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +75,12 @@ type ControlPlane struct {
 
 	ca    *pki.CA
 	admin pki.KeyPair
+	// requestHeader is the effective request-header authentication; its
+	// pool is nil when there is none.
+	requestHeader requestHeaderConfig
+	// proxyClient is the front-proxy client certificate the aggregator
+	// presents to extension API servers; zero when there is none.
+	proxyClient aggregator.ProxyClientCert
 
 	mu             sync.Mutex
 	started        bool
@@ -172,23 +181,26 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 
 	clientCAs := cp.ca.Pool()
+	clientCAPEM := slices.Clone(cp.ca.CertPEM)
 	for _, pem := range cp.opts.clientCAs {
 		if !clientCAs.AppendCertsFromPEM(pem) {
 			return fmt.Errorf("fakeplane: client CA bundle has no certificates")
 		}
+		clientCAPEM = append(append(clientCAPEM, '\n'), pem...)
 	}
+	rh := cp.requestHeader
 	authCfg := server.AuthConfig{
 		ClientCA:          clientCAs,
 		Tokens:            cp.opts.tokens,
 		Anonymous:         !cp.opts.noAnonymous,
 		AuthorizationMode: cp.opts.authzMode,
-	}
-	if rh := cp.opts.requestHeader; rh != nil {
-		authCfg.RequestHeaderCA = rh.CA
-		authCfg.RequestHeaderAllowedNames = rh.AllowedNames
-		authCfg.RequestHeaderUsernameHeaders = rh.UsernameHeaders
-		authCfg.RequestHeaderGroupHeaders = rh.GroupHeaders
-		authCfg.RequestHeaderExtraHeaderPrefixes = rh.ExtraHeaderPrefixes
+
+		RequestHeaderCA:                  rh.pool,
+		RequestHeaderAllowedNames:        rh.allowedNames,
+		RequestHeaderUsernameHeaders:     rh.usernameHeaders,
+		RequestHeaderUIDHeaders:          rh.uidHeaders,
+		RequestHeaderGroupHeaders:        rh.groupHeaders,
+		RequestHeaderExtraHeaderPrefixes: rh.extraHeaderPrefixes,
 	}
 	cp.srv, err = server.New(server.Config{
 		Store:         cp.store,
@@ -233,14 +245,28 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		RootCA:              cp.ca.CertPEM,
 		Log:                 cp.opts.logger,
 	})
-	ctrls = append(ctrls, aggregator.NewCRDAutoRegistration(cp.srv.API(), cp.opts.logger.With("controller", "crd-autoregister")))
+	authTrust := aggregator.NewClusterAuthenticationTrust(cp.srv.API(), aggregator.AuthenticationInfo{
+		ClientCA:                         clientCAPEM,
+		RequestHeaderCA:                  rh.caPEM,
+		RequestHeaderAllowedNames:        rh.allowedNames,
+		RequestHeaderUsernameHeaders:     rh.usernameHeaders,
+		RequestHeaderUIDHeaders:          rh.uidHeaders,
+		RequestHeaderGroupHeaders:        rh.groupHeaders,
+		RequestHeaderExtraHeaderPrefixes: rh.extraHeaderPrefixes,
+	}, cp.opts.logger.With("controller", "cluster-authentication-trust-controller"))
+	if cp.opts.authTrustResync > 0 {
+		authTrust.Resync = cp.opts.authTrustResync
+	}
+	ctrls = append(ctrls,
+		aggregator.NewCRDAutoRegistration(cp.srv.API(), cp.opts.logger.With("controller", "crd-autoregister")),
+		authTrust)
 	cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, ctrls...)
 	// A fresh cluster's namespaces have their default ServiceAccount and
-	// kube-root-ca.crt by the time a client can use it: Start returns once
-	// those controllers acted on the namespaces present at start (later
-	// namespaces get theirs a moment after they are created, as on a
-	// cluster).
-	if err := cp.controllers.WaitForFirstSync(ctx, "serviceaccount-controller", "root-ca-certificate-publisher-controller"); err != nil {
+	// kube-root-ca.crt, and kube-system its extension-apiserver-authentication,
+	// by the time a client can use it: Start returns once those controllers
+	// acted on what is present at start (later namespaces get theirs a
+	// moment after they are created, as on a cluster).
+	if err := cp.controllers.WaitForFirstSync(ctx, "serviceaccount-controller", "root-ca-certificate-publisher-controller", authTrust.Name()); err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
 
@@ -315,7 +341,116 @@ func (cp *ControlPlane) loadOrCreatePKI(dataDir string) error {
 	if cp.admin, err = cp.ca.NewClientCert(AdminUser, AdminGroup); err != nil {
 		return fmt.Errorf("fakeplane: admin certificate: %w", err)
 	}
+	return cp.setUpFrontProxy(pkiDir)
+}
+
+// requestHeaderConfig is the effective request-header authentication
+// (--requestheader-*): pool verifies the front proxy's certificate, caPEM
+// is what is published of it (may be empty), the lists are as used.
+type requestHeaderConfig struct {
+	pool                *x509.CertPool
+	caPEM               []byte
+	allowedNames        []string
+	usernameHeaders     []string
+	uidHeaders          []string
+	groupHeaders        []string
+	extraHeaderPrefixes []string
+}
+
+// setUpFrontProxy settles the request-header authentication and the
+// front-proxy client certificate: the user's (WithRequestHeader,
+// WithProxyClientCert), or, given neither, kubeadm's set-up with a
+// front-proxy CA of the control plane's own, kept in pkiDir with a data
+// directory, and a client certificate front-proxy-client it signs.
+func (cp *ControlPlane) setUpFrontProxy(pkiDir string) error {
+	if pc := cp.opts.proxyClient; pc != nil {
+		cp.proxyClient = aggregator.ProxyClientCert{CertPEM: pc.certPEM, KeyPEM: pc.keyPEM}
+		if _, err := cp.proxyClient.TLSCertificate(); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+	}
+	if rh := cp.opts.requestHeader; rh != nil {
+		cfg := requestHeaderConfig{
+			pool:                rh.CA,
+			caPEM:               rh.CABundle,
+			allowedNames:        rh.AllowedNames,
+			usernameHeaders:     orDefault(rh.UsernameHeaders, frontProxyUsernameHeader),
+			uidHeaders:          rh.UIDHeaders,
+			groupHeaders:        orDefault(rh.GroupHeaders, frontProxyGroupHeader),
+			extraHeaderPrefixes: orDefault(rh.ExtraHeaderPrefixes, frontProxyExtraHeadersPrefix),
+		}
+		if cfg.pool == nil {
+			cfg.pool = x509.NewCertPool()
+			if !cfg.pool.AppendCertsFromPEM(rh.CABundle) {
+				return errors.New("fakeplane: request-header CA bundle has no certificates")
+			}
+		}
+		if len(cfg.uidHeaders) > 0 && !slices.ContainsFunc(cfg.uidHeaders, func(h string) bool { return strings.EqualFold(h, frontProxyUIDHeader) }) {
+			return errors.New("fakeplane: --requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work")
+		}
+		cp.requestHeader = cfg
+		return nil
+	}
+	if cp.opts.proxyClient != nil {
+		return nil
+	}
+	ca, err := pki.LoadCAAs(pkiDir, pki.FrontProxyCAName)
+	switch {
+	case err == nil:
+	case errors.Is(err, fs.ErrNotExist):
+		if ca, err = pki.NewCA(pki.FrontProxyCAName); err != nil {
+			return fmt.Errorf("fakeplane: front-proxy CA: %w", err)
+		}
+		if cp.opts.dataDir != "" {
+			if err := os.MkdirAll(pkiDir, 0o700); err != nil {
+				return fmt.Errorf("fakeplane: pki dir: %w", err)
+			}
+			if err := ca.SaveAs(pkiDir, pki.FrontProxyCAName); err != nil {
+				return fmt.Errorf("fakeplane: front-proxy CA: %w", err)
+			}
+		}
+	default:
+		return fmt.Errorf("fakeplane: load front-proxy CA: %w", err)
+	}
+	client, err := ca.NewClientCert(FrontProxyClientName)
+	if err != nil {
+		return fmt.Errorf("fakeplane: front-proxy client certificate: %w", err)
+	}
+	cp.proxyClient = aggregator.ProxyClientCert{CertPEM: client.CertPEM, KeyPEM: client.KeyPEM}
+	cp.requestHeader = requestHeaderConfig{
+		pool:                ca.Pool(),
+		caPEM:               ca.CertPEM,
+		allowedNames:        []string{FrontProxyClientName},
+		usernameHeaders:     []string{frontProxyUsernameHeader},
+		groupHeaders:        []string{frontProxyGroupHeader},
+		extraHeaderPrefixes: []string{frontProxyExtraHeadersPrefix},
+	}
 	return nil
+}
+
+// orDefault is v, or def alone when v is empty.
+func orDefault(v []string, def string) []string {
+	if len(v) > 0 {
+		return v
+	}
+	return []string{def}
+}
+
+// ProxyClientCert returns the client certificate and key (PEM) that the
+// aggregator presents to every extension API server it proxies to
+// (kube-apiserver's --proxy-client-cert-file and --proxy-client-key-file):
+// the front-proxy-client certificate the control plane's own front-proxy
+// CA signed, or the one WithProxyClientCert gave. Both are nil when there
+// is none (WithRequestHeader without WithProxyClientCert). Extension API
+// servers verify it with the request-header CA of the ConfigMap
+// kube-system/extension-apiserver-authentication; a client presenting it
+// to the control plane may name a user in X-Remote-User, X-Remote-Group
+// and X-Remote-Extra-* headers. Call it after Start.
+func (cp *ControlPlane) ProxyClientCert() (certPEM, keyPEM []byte) {
+	if cp.proxyClient.IsZero() {
+		return nil, nil
+	}
+	return slices.Clone(cp.proxyClient.CertPEM), slices.Clone(cp.proxyClient.KeyPEM)
 }
 
 // writeKubeconfig writes a kubeconfig for a user's client certificate.

@@ -29,12 +29,16 @@ type options struct {
 	tokens         []auth.StaticToken
 	noAnonymous    bool
 	requestHeader  *RequestHeader
-	clock          func() time.Time
-	clientCAs      [][]byte
-	crdPaths       []string
-	fixturePaths   []string
-	objects        []runtime.Object
-	serviceRange   string
+	proxyClient    *proxyClientFiles
+	// authTrustResync, when set, replaces the one-minute period of the
+	// extension-apiserver-authentication controller (tests).
+	authTrustResync time.Duration
+	clock           func() time.Time
+	clientCAs       [][]byte
+	crdPaths        []string
+	fixturePaths    []string
+	objects         []runtime.Object
+	serviceRange    string
 	// compaction is --etcd-compaction-interval; nil means its default.
 	compaction *time.Duration
 }
@@ -43,12 +47,42 @@ type options struct {
 // (--requestheader-* flags): requests from a client certificate signed by CA
 // with a CN in AllowedNames may name the user in headers.
 type RequestHeader struct {
-	CA                  *x509.CertPool
-	AllowedNames        []string
+	// CA verifies the proxy's client certificate. When nil, it is made
+	// from CABundle.
+	CA *x509.CertPool
+	// CABundle is the CA bundle in PEM, what --requestheader-client-ca-file
+	// holds. It is published, with the settings below, in the ConfigMap
+	// kube-system/extension-apiserver-authentication for extension API
+	// servers; with CA alone (a pool cannot be read back) the ConfigMap has
+	// no request-header keys.
+	CABundle            []byte
+	AllowedNames        []string // empty allows any CN
 	UsernameHeaders     []string // default X-Remote-User
 	GroupHeaders        []string // default X-Remote-Group
 	ExtraHeaderPrefixes []string // default X-Remote-Extra-
+	// UIDHeaders name the user's UID (--requestheader-uid-headers); off by
+	// default, as in kube-apiserver. When set, they must include
+	// X-Remote-Uid.
+	UIDHeaders []string
 }
+
+// FrontProxyClientName is the CN of the front-proxy client certificate a
+// control plane makes for itself when it is given no request-header CA (as
+// kubeadm does), and the one name its request-header authentication
+// allows then.
+const FrontProxyClientName = "front-proxy-client"
+
+// The request headers kubeadm sets kube-apiserver up with, and the UID
+// header --requestheader-uid-headers must include.
+const (
+	frontProxyUsernameHeader     = "X-Remote-User"
+	frontProxyGroupHeader        = "X-Remote-Group"
+	frontProxyExtraHeadersPrefix = "X-Remote-Extra-"
+	frontProxyUIDHeader          = "X-Remote-Uid"
+)
+
+// proxyClientFiles is WithProxyClientCert's certificate and key.
+type proxyClientFiles struct{ certPEM, keyPEM []byte }
 
 // Authorization modes.
 const (
@@ -81,9 +115,30 @@ func WithTokens(tokens ...StaticToken) Option {
 // treating them as system:anonymous (--anonymous-auth=false).
 func WithoutAnonymous() Option { return func(o *options) { o.noAnonymous = true } }
 
-// WithRequestHeader trusts an authenticating front proxy.
+// WithRequestHeader trusts an authenticating front proxy. Without it the
+// control plane trusts a front-proxy CA of its own (kept in the data
+// directory as pki/front-proxy-ca.crt and .key), as a kubeadm cluster
+// does: allowed name front-proxy-client, headers X-Remote-User,
+// X-Remote-Group and X-Remote-Extra-; ControlPlane.ProxyClientCert is the
+// client certificate it signed.
 func WithRequestHeader(rh RequestHeader) Option {
 	return func(o *options) { o.requestHeader = &rh }
+}
+
+// WithProxyClientCert sets the client certificate and key (PEM) the
+// aggregator presents to extension API servers (--proxy-client-cert-file,
+// --proxy-client-key-file), for use with WithRequestHeader. Given without
+// WithRequestHeader, the control plane makes no front-proxy CA of its own
+// and, like kube-apiserver with these flags alone, does no request-header
+// authentication.
+func WithProxyClientCert(certPEM, keyPEM []byte) Option {
+	return func(o *options) { o.proxyClient = &proxyClientFiles{certPEM: certPEM, keyPEM: keyPEM} }
+}
+
+// withAuthenticationTrustResync shortens the period after which an edited
+// extension-apiserver-authentication ConfigMap is corrected (tests).
+func withAuthenticationTrustResync(d time.Duration) Option {
+	return func(o *options) { o.authTrustResync = d }
 }
 
 func defaultOptions() options {

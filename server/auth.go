@@ -26,11 +26,12 @@ type AuthConfig struct {
 	ClientCA *x509.CertPool
 	// RequestHeader* configure the authenticating-proxy headers
 	// (--requestheader-client-ca-file, --requestheader-allowed-names,
-	// --requestheader-username-headers, --requestheader-group-headers,
-	// --requestheader-extra-headers-prefix).
+	// --requestheader-username-headers, --requestheader-uid-headers,
+	// --requestheader-group-headers, --requestheader-extra-headers-prefix).
 	RequestHeaderCA                  *x509.CertPool
 	RequestHeaderAllowedNames        []string
 	RequestHeaderUsernameHeaders     []string
+	RequestHeaderUIDHeaders          []string
 	RequestHeaderGroupHeaders        []string
 	RequestHeaderExtraHeaderPrefixes []string
 	// Tokens are static bearer tokens (--token-auth-file).
@@ -79,6 +80,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 			RequestHeaderCA:                  cfg.RequestHeaderCA,
 			RequestHeaderAllowedNames:        cfg.RequestHeaderAllowedNames,
 			RequestHeaderUsernameHeaders:     cfg.RequestHeaderUsernameHeaders,
+			RequestHeaderUIDHeaders:          cfg.RequestHeaderUIDHeaders,
 			RequestHeaderGroupHeaders:        cfg.RequestHeaderGroupHeaders,
 			RequestHeaderExtraHeaderPrefixes: cfg.RequestHeaderExtraHeaderPrefixes,
 			Tokens:                           cfg.Tokens,

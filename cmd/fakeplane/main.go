@@ -95,11 +95,14 @@ func run(args []string) error {
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
 	tokenFile := fs.String("token-auth-file", "", "CSV of static bearer tokens: token,user,uid,\"group1,group2\"")
 	clientCA := fs.String("client-ca-file", "", "also accept client certificates signed by the CAs in this PEM file")
-	rhCA := fs.String("requestheader-client-ca-file", "", "trust X-Remote-* headers from client certificates signed by this CA")
+	rhCA := fs.String("requestheader-client-ca-file", "", "trust X-Remote-* headers from client certificates signed by this CA (default: a front-proxy CA of fakeplane's own, kept in --data-dir, with allowed name front-proxy-client)")
 	rhNames := fs.String("requestheader-allowed-names", "", "comma-separated CNs the front proxy's certificate may have (empty: any)")
 	rhUser := fs.String("requestheader-username-headers", "X-Remote-User", "comma-separated headers naming the user")
 	rhGroup := fs.String("requestheader-group-headers", "X-Remote-Group", "comma-separated headers naming the groups")
 	rhExtra := fs.String("requestheader-extra-headers-prefix", "X-Remote-Extra-", "comma-separated prefixes of extra-info headers")
+	rhUID := fs.String("requestheader-uid-headers", "", "comma-separated headers naming the user's UID; must include X-Remote-Uid (default: none)")
+	proxyCert := fs.String("proxy-client-cert-file", "", "client certificate the aggregator presents to extension API servers (with --proxy-client-key-file; default: the front-proxy-client certificate fakeplane signs)")
+	proxyKey := fs.String("proxy-client-key-file", "", "private key of --proxy-client-cert-file")
 	var fixtureDirs multiFlag
 	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often the history that lists at past revisions (continue tokens) read is compacted; 0 disables compaction")
 	serviceRange := fs.String("service-cluster-ip-range", "10.0.0.0/24", "the CIDR ClusterIPs are allocated from; the kubernetes Service gets its first address")
@@ -156,9 +159,23 @@ func run(args []string) error {
 			return fmt.Errorf("--requestheader-client-ca-file %s: no certificates", *rhCA)
 		}
 		opts = append(opts, fakeplane.WithRequestHeader(fakeplane.RequestHeader{
-			CA: pool, AllowedNames: splitList(*rhNames), UsernameHeaders: splitList(*rhUser),
-			GroupHeaders: splitList(*rhGroup), ExtraHeaderPrefixes: splitList(*rhExtra),
+			CA: pool, CABundle: pem, AllowedNames: splitList(*rhNames), UsernameHeaders: splitList(*rhUser),
+			GroupHeaders: splitList(*rhGroup), ExtraHeaderPrefixes: splitList(*rhExtra), UIDHeaders: splitList(*rhUID),
 		}))
+	}
+	if (*proxyCert == "") != (*proxyKey == "") {
+		return usageError{errors.New("--proxy-client-cert-file and --proxy-client-key-file go together (see --help)")}
+	}
+	if *proxyCert != "" {
+		certPEM, err := os.ReadFile(*proxyCert)
+		if err != nil {
+			return err
+		}
+		keyPEM, err := os.ReadFile(*proxyKey)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, fakeplane.WithProxyClientCert(certPEM, keyPEM))
 	}
 	cp, err := fakeplane.New(opts...)
 	if err != nil {

@@ -20,6 +20,14 @@ import (
 	"time"
 )
 
+// Base names of the CA files in a PKI directory, kubeadm's: the cluster CA
+// (client certificates, serving certificate) and the front-proxy CA (the
+// authenticating proxy's client certificate, --requestheader-client-ca-file).
+const (
+	ClusterCAName    = "ca"
+	FrontProxyCAName = "front-proxy-ca"
+)
+
 // validity is how long generated certificates last.
 const validity = 365 * 24 * time.Hour
 
@@ -128,15 +136,19 @@ func serial() *big.Int {
 }
 
 // Save writes the CA certificate and key as ca.crt and ca.key in dir.
-func (ca *CA) Save(dir string) error {
+func (ca *CA) Save(dir string) error { return ca.SaveAs(dir, ClusterCAName) }
+
+// SaveAs writes the CA certificate and key as NAME.crt and NAME.key in dir
+// (kubeadm's names: ca, front-proxy-ca).
+func (ca *CA) SaveAs(dir, name string) error {
 	der, err := x509.MarshalPKCS8PrivateKey(ca.Key)
 	if err != nil {
 		return fmt.Errorf("marshal CA key: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "ca.crt"), ca.CertPEM, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".crt"), ca.CertPEM, 0o644); err != nil {
 		return fmt.Errorf("write CA certificate: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "ca.key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
 		return fmt.Errorf("write CA key: %w", err)
 	}
 	return nil
@@ -144,31 +156,35 @@ func (ca *CA) Save(dir string) error {
 
 // LoadCA reads a CA written by Save. It returns an error wrapping
 // fs.ErrNotExist when dir has none.
-func LoadCA(dir string) (*CA, error) {
-	certPEM, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
+func LoadCA(dir string) (*CA, error) { return LoadCAAs(dir, ClusterCAName) }
+
+// LoadCAAs reads a CA written by SaveAs with the same name. It returns an
+// error wrapping fs.ErrNotExist when dir has none.
+func LoadCAAs(dir, name string) (*CA, error) {
+	certPEM, err := os.ReadFile(filepath.Join(dir, name+".crt"))
 	if err != nil {
 		return nil, err
 	}
-	keyPEM, err := os.ReadFile(filepath.Join(dir, "ca.key"))
+	keyPEM, err := os.ReadFile(filepath.Join(dir, name+".key"))
 	if err != nil {
 		return nil, err
 	}
 	cb, _ := pem.Decode(certPEM)
 	kb, _ := pem.Decode(keyPEM)
 	if cb == nil || kb == nil {
-		return nil, fmt.Errorf("CA files in %s are not PEM", dir)
+		return nil, fmt.Errorf("CA files %s.crt and %s.key in %s are not PEM", name, name, dir)
 	}
 	cert, err := x509.ParseCertificate(cb.Bytes)
 	if err != nil {
-		return nil, fmt.Errorf("parse CA certificate: %w", err)
+		return nil, fmt.Errorf("parse CA certificate %s.crt: %w", name, err)
 	}
 	key, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
 	if err != nil {
-		return nil, fmt.Errorf("parse CA key: %w", err)
+		return nil, fmt.Errorf("parse CA key %s.key: %w", name, err)
 	}
 	signer, ok := key.(crypto.Signer)
 	if !ok {
-		return nil, fmt.Errorf("CA key in %s cannot sign", dir)
+		return nil, fmt.Errorf("CA key %s.key in %s cannot sign", name, dir)
 	}
 	return &CA{Cert: cert, Key: signer, CertPEM: certPEM}, nil
 }

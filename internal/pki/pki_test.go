@@ -52,3 +52,30 @@ func TestSaveAndLoadCA(t *testing.T) {
 		t.Errorf("a certificate signed by the reloaded CA does not verify against the original: %v", err)
 	}
 }
+
+func TestCAsSavedUnderTheirNamesLiveSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	cluster, _ := NewCA("fakeplane-ca")
+	proxy, _ := NewCA("front-proxy-ca")
+	if err := cluster.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCAAs(dir, FrontProxyCAName); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("front-proxy CA before it was saved: %v", err)
+	}
+	if err := proxy.SaveAs(dir, FrontProxyCAName); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		want *CA
+	}{
+		{ClusterCAName, cluster},
+		{FrontProxyCAName, proxy},
+	} {
+		got, err := LoadCAAs(dir, tc.name)
+		if err != nil || !got.Cert.Equal(tc.want.Cert) {
+			t.Errorf("%s: %v, or another certificate", tc.name, err)
+		}
+	}
+}
