@@ -75,7 +75,7 @@ func TestLocalAPIServices(t *testing.T) {
 func TestAPIServicesConvergeAfterRestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ctx := ctxT(t)
+	ctx := ctxDataDir(t)
 	cp1, err := fakeplane.New(fakeplane.WithDataDir(dir))
 	if err != nil {
 		t.Fatal(err)

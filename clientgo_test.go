@@ -43,6 +43,16 @@ func ctxT(t testing.TB) context.Context {
 	return ctx
 }
 
+// ctxDataDir is ctxT for tests of control planes kept in a --data-dir,
+// which sync every write to disk: under -race, beside the other parallel
+// tests, their start and first writes can take longer than ctxT allows.
+// It bounds a test that hangs; it times nothing.
+func ctxDataDir(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func TestTypedClientCRUD(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
@@ -643,7 +653,7 @@ func TestManyInstances(t *testing.T) {
 func TestDataDirRestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ctx := ctxT(t)
+	ctx := ctxDataDir(t)
 	cp1, err := fakeplane.New(fakeplane.WithDataDir(dir))
 	if err != nil {
 		t.Fatal(err)

@@ -191,7 +191,7 @@ func TestFrontProxyCASurvivesRestartWithDataDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := first.Start(ctxT(t)); err != nil {
+	if err := first.Start(ctxDataDir(t)); err != nil {
 		t.Fatal(err)
 	}
 	before, err := authConfigMap(t, first)

@@ -244,7 +244,7 @@ func startInDataDir(t *testing.T, dir string) (cp *fakeplane.ControlPlane, stop 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cp.Start(ctxT(t)); err != nil {
+	if err := cp.Start(ctxDataDir(t)); err != nil {
 		t.Fatal(err)
 	}
 	var once sync.Once
