@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,27 +37,102 @@ type BatchConverter interface {
 
 // NewConverter returns the converter between version of def and def's
 // storage version, or nil when objects are served exactly as stored (the
-// storage version itself, with "None" conversion and no defaults).
+// storage version itself, with "None" conversion and no defaults in any
+// version's schema).
 //
 // webhook is def's conversion webhook (from WebhookConverters.For), or nil
 // for "None" conversion, which rewrites only apiVersion. s is the served
-// version's schema (nil without one): when it has defaults, they are
-// applied to every object read from storage, as kube-apiserver applies them
-// when it decodes one (the stored object is not rewritten). A converter
-// that calls a webhook or applies defaults is a BatchConverter.
+// version's schema (nil without one); the other versions' schemas are read
+// from def. The converter does what kube-apiserver's storage codec does
+// around the conversion proper:
+//   - an object read from storage is coerced to the schema of the version
+//     it is stored in (unknown fields pruned, malformed metadata dropped)
+//     and gets that version's defaults (the stored object is not
+//     rewritten); after the conversion it is pruned to the served version's
+//     schema, so fields only the storage version knows do not show;
+//   - an object written is pruned to the storage version's schema after the
+//     conversion.
+//
+// A converter that calls a webhook or applies defaults is a BatchConverter.
 func NewConverter(def *apiextensionsv1.CustomResourceDefinition, version string, webhook runtime.ObjectConvertor, s *Schema) Converter {
 	group, storage := def.Spec.Group, storageVersion(def.Spec)
-	var conv Converter
+	kind := def.Status.AcceptedNames.Kind
+	if kind == "" {
+		kind = def.Spec.Names.Kind
+	}
+	sc := schemaConverter{gk: schema.GroupKind{Group: group, Kind: kind}, served: version, storage: storage, schemas: versionSchemas(def, version, s)}
 	switch {
 	case webhook != nil:
-		conv = webhookConverter{conv: webhook, served: gv(group, version), storage: gv(group, storage)}
+		sc.inner = webhookConverter{conv: webhook, served: gv(group, version), storage: gv(group, storage)}
 	case version != storage:
-		conv = apiVersionConverter{stored: group + "/" + storage, served: group + "/" + version}
+		sc.none = true
 	}
-	if s != nil && hasDefaults(s.structural) {
-		conv = defaultingConverter{inner: conv, schema: s}
+	defaults := anyDefaults(sc.schemas)
+	switch {
+	case sc.inner == nil && !sc.none && !defaults:
+		return nil
+	case sc.inner != nil || defaults:
+		return batchSchemaConverter{sc}
 	}
-	return conv
+	return sc
+}
+
+// versionSchemas returns the structural schemas of def's versions, with s
+// standing for version's. Versions without a (structural) schema are
+// absent.
+func versionSchemas(def *apiextensionsv1.CustomResourceDefinition, version string, s *Schema) map[string]*structuralschema.Structural {
+	out := map[string]*structuralschema.Structural{}
+	for _, v := range def.Spec.Versions {
+		if v.Name == version {
+			continue
+		}
+		if st, err := structuralOf(v.Schema); err == nil && st != nil {
+			out[v.Name] = st
+		}
+	}
+	if s != nil {
+		out[version] = s.structural
+	} else if st, err := structuralOf(versionSchema(def, version)); err == nil && st != nil {
+		out[version] = st
+	}
+	return out
+}
+
+// versionSchema returns the schema def gives version, if any.
+func versionSchema(def *apiextensionsv1.CustomResourceDefinition, version string) *apiextensionsv1.CustomResourceValidation {
+	for _, v := range def.Spec.Versions {
+		if v.Name == version {
+			return v.Schema
+		}
+	}
+	return nil
+}
+
+// structuralOf returns the structural schema of a version's schema, nil
+// without one.
+func structuralOf(v *apiextensionsv1.CustomResourceValidation) (*structuralschema.Structural, error) {
+	if v == nil || v.OpenAPIV3Schema == nil {
+		return nil, nil
+	}
+	internal := &apiextensions.JSONSchemaProps{}
+	if err := scheme().Convert(v.OpenAPIV3Schema, internal, nil); err != nil {
+		return nil, fmt.Errorf("convert schema: %w", err)
+	}
+	st, err := structuralschema.NewStructural(internal)
+	if err != nil {
+		return nil, fmt.Errorf("structural schema: %w", err)
+	}
+	return st, nil
+}
+
+// anyDefaults reports whether one of the schemas defaults anything.
+func anyDefaults(schemas map[string]*structuralschema.Structural) bool {
+	for _, st := range schemas {
+		if hasDefaults(st) {
+			return true
+		}
+	}
+	return false
 }
 
 func gv(group, version string) schema.GroupVersion {
@@ -68,81 +145,149 @@ func jsonUnmarshal(data []byte, v any) error {
 	return kjson.UnmarshalCaseSensitivePreserveInts(data, v)
 }
 
-// apiVersionConverter is the "None" conversion of CRDs: only apiVersion changes.
-type apiVersionConverter struct{ stored, served string }
-
-func (a apiVersionConverter) ToStorage(served []byte) ([]byte, error) {
-	return setAPIVersion(served, a.stored)
+// schemaConverter is the conversion between a served version and the
+// storage version ("None": apiVersion only, or a webhook) with the schema
+// steps of kube-apiserver's storage codec around it.
+type schemaConverter struct {
+	inner           Converter // the webhook conversion, or nil
+	none            bool      // "None" conversion between different versions
+	gk              schema.GroupKind
+	served, storage string
+	schemas         map[string]*structuralschema.Structural // by version
 }
 
-func (a apiVersionConverter) FromStorage(stored []byte) ([]byte, error) {
-	return setAPIVersion(stored, a.served)
+// schemaOf returns the structural schema of an object's version, nil for
+// objects of another group or kind (and versions without a schema).
+func (c schemaConverter) schemaOf(m map[string]any) *structuralschema.Structural {
+	apiVersion, _, _ := unstructured.NestedString(m, "apiVersion")
+	kind, _, _ := unstructured.NestedString(m, "kind")
+	v, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil || v.Group != c.gk.Group || kind != c.gk.Kind {
+		return nil
+	}
+	return c.schemas[v.Version]
 }
 
-func setAPIVersion(data []byte, apiVersion string) ([]byte, error) {
+// ToStorage converts a served object to the storage version and prunes it
+// to that version's schema.
+func (c schemaConverter) ToStorage(served []byte) ([]byte, error) {
+	if c.inner == nil && !c.none {
+		return served, nil
+	}
+	data := served
+	if c.inner != nil {
+		var err error
+		if data, err = c.inner.ToStorage(served); err != nil {
+			return nil, err
+		}
+	}
 	var m map[string]any
 	if err := jsonUnmarshal(data, &m); err != nil {
 		return nil, err
 	}
-	m["apiVersion"] = apiVersion
+	if c.none {
+		m["apiVersion"] = c.gk.Group + "/" + c.storage
+	}
+	if _, err := coerce(m, c.schemaOf(m), coerceOptions{}); err != nil {
+		return nil, err
+	}
 	return json.Marshal(m)
 }
 
-// defaultingConverter applies a CRD version's defaults to objects read from
-// storage, after the version conversion.
-type defaultingConverter struct {
-	inner  Converter // the version conversion, or nil
-	schema *Schema
-}
-
-func (d defaultingConverter) ToStorage(served []byte) ([]byte, error) {
-	if d.inner == nil {
-		return served, nil
+// decodeStored parses a stored object, coerces it to the schema of its
+// version and applies that version's defaults, as upstream's storage
+// decoder does.
+func (c schemaConverter) decodeStored(stored []byte) (map[string]any, error) {
+	var m map[string]any
+	if err := jsonUnmarshal(stored, &m); err != nil {
+		return nil, err
 	}
-	return d.inner.ToStorage(served)
+	st := c.schemaOf(m)
+	if _, err := coerce(m, st, coerceOptions{dropInvalidMeta: true, repairGeneration: true}); err != nil {
+		return nil, err
+	}
+	if st != nil {
+		structuraldefaulting.Default(m, st)
+	}
+	return m, nil
 }
 
-// FromStorageMany converts in one batch when the version conversion can,
-// then defaults each object.
-func (d defaultingConverter) FromStorageMany(stored [][]byte) ([][]byte, error) {
-	bc, ok := d.inner.(BatchConverter)
+// finish ends a conversion to the served version: the object is pruned
+// to the served version's schema.
+func (c schemaConverter) finish(m map[string]any) ([]byte, error) {
+	if _, err := coerce(m, c.schemaOf(m), coerceOptions{}); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// FromStorage returns a stored object in the served version.
+func (c schemaConverter) FromStorage(stored []byte) ([]byte, error) {
+	m, err := c.decodeStored(stored)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.none:
+		m["apiVersion"] = c.gk.Group + "/" + c.served
+	case c.inner != nil:
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		if b, err = c.inner.FromStorage(b); err != nil {
+			return nil, err
+		}
+		m = nil
+		if err := jsonUnmarshal(b, &m); err != nil {
+			return nil, err
+		}
+	}
+	return c.finish(m)
+}
+
+// batchSchemaConverter is a schemaConverter that converts lists in one go:
+// one webhook call, or defaulting as the objects are read.
+type batchSchemaConverter struct{ schemaConverter }
+
+// FromStorageMany converts in one batch when the version conversion can
+// (a webhook: one ConversionReview), else one by one.
+func (c batchSchemaConverter) FromStorageMany(stored [][]byte) ([][]byte, error) {
+	bc, ok := c.inner.(BatchConverter)
+	out := make([][]byte, len(stored))
 	if !ok {
-		out := make([][]byte, len(stored))
 		for i, b := range stored {
 			var err error
-			if out[i], err = d.FromStorage(b); err != nil {
+			if out[i], err = c.FromStorage(b); err != nil {
 				return nil, err
 			}
 		}
 		return out, nil
 	}
-	converted, err := bc.FromStorageMany(stored)
+	decoded := make([][]byte, len(stored))
+	for i, b := range stored {
+		m, err := c.decodeStored(b)
+		if err != nil {
+			return nil, err
+		}
+		if decoded[i], err = json.Marshal(m); err != nil {
+			return nil, err
+		}
+	}
+	converted, err := bc.FromStorageMany(decoded)
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]byte, len(converted))
 	for i, b := range converted {
-		if out[i], err = (defaultingConverter{schema: d.schema}).FromStorage(b); err != nil {
+		var m map[string]any
+		if err := jsonUnmarshal(b, &m); err != nil {
+			return nil, err
+		}
+		if out[i], err = c.finish(m); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
-}
-
-func (d defaultingConverter) FromStorage(stored []byte) ([]byte, error) {
-	data := stored
-	if d.inner != nil {
-		var err error
-		if data, err = d.inner.FromStorage(stored); err != nil {
-			return nil, err
-		}
-	}
-	var m map[string]any
-	if err := jsonUnmarshal(data, &m); err != nil {
-		return nil, err
-	}
-	structuraldefaulting.Default(m, d.schema.structural)
-	return json.Marshal(m)
 }
 
 // webhookConverter converts one served version of a CRD to and from the

@@ -3,12 +3,14 @@ package crd
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 )
 
 // fakeWebhook converts by setting apiVersion, and counts its calls and the
@@ -91,17 +93,43 @@ func TestNewConverterNone(t *testing.T) {
 	}
 }
 
-func TestNewConverterDefaults(t *testing.T) {
-	def := twoVersions()
-	s := newTestSchema(t, widgetSchema)
+// withSchemas gives the versions of def the schemas (YAML) by name.
+func withSchemas(t *testing.T, def *apiextensionsv1.CustomResourceDefinition, schemas map[string]string) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	for i, v := range def.Spec.Versions {
+		y, ok := schemas[v.Name]
+		if !ok {
+			continue
+		}
+		props := &apiextensionsv1.JSONSchemaProps{}
+		if err := yaml.Unmarshal([]byte(y), props); err != nil {
+			t.Fatal(err)
+		}
+		def.Spec.Versions[i].Schema = &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: props}
+	}
+	return def
+}
+
+// TestNewConverterDefaultsOfTheStoredVersion: objects read from storage get
+// the defaults of the version they are stored in, whichever version serves
+// them, as kube-apiserver's storage decoder applies them; what is stored is
+// not defaulted.
+func TestNewConverterDefaultsOfTheStoredVersion(t *testing.T) {
+	def := withSchemas(t, twoVersions(), map[string]string{
+		"v1":      widgetSchema,
+		"v1beta1": "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      replicas: {type: integer, default: 5}\n",
+	})
 	for _, version := range []string{"v1", "v1beta1"} {
+		s, err := NewSchema(versionSchema(def, version))
+		if err != nil {
+			t.Fatal(err)
+		}
 		c := NewConverter(def, version, nil, s)
 		bc, ok := c.(BatchConverter)
 		if !ok {
 			t.Fatalf("%s: converter %T with defaults does not batch", version, c)
 		}
 		stored := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","spec":{}}`)
-		// Objects read from storage get the defaults; what is stored does not.
 		in, err := c.ToStorage([]byte(`{"apiVersion":"example.com/` + version + `","kind":"Widget","spec":{}}`))
 		if err != nil {
 			t.Fatal(err)
@@ -115,20 +143,62 @@ func TestNewConverterDefaults(t *testing.T) {
 		}
 		for _, b := range out {
 			if m := decode(t, b); m["apiVersion"] != "example.com/"+version || m["spec"].(map[string]any)["replicas"] != 1.0 {
-				t.Errorf("%s: FromStorageMany gave %s", version, b)
+				t.Errorf("%s: FromStorageMany gave %s, want v1's default replicas 1", version, b)
 			}
 		}
 	}
-	// A schema without defaults adds nothing to the version conversion.
-	if c := NewConverter(def, "v1", nil, newTestSchema(t, "type: object\n")); c != nil {
+	// Schemas without defaults add nothing to the storage version.
+	plain := withSchemas(t, twoVersions(), map[string]string{"v1": "type: object\n", "v1beta1": "type: object\n"})
+	if c := NewConverter(plain, "v1", nil, newTestSchema(t, "type: object\n")); c != nil {
 		t.Errorf("a schema without defaults gets converter %T", c)
 	}
 }
 
+// TestNewConverterNonePrunesToEachVersionsSchema: "None" conversion prunes
+// what is read to the served version's schema and what is written to the
+// storage version's, as kube-apiserver's storage codec does.
+func TestNewConverterNonePrunesToEachVersionsSchema(t *testing.T) {
+	def := withSchemas(t, twoVersions(), map[string]string{
+		"v1":      "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      a: {type: string}\n      onlyV1: {type: string}\n",
+		"v1beta1": "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      a: {type: string}\n      onlyV1beta1: {type: string}\n",
+	})
+	c := NewConverter(def, "v1beta1", nil, nil)
+	for _, tc := range []struct {
+		name string
+		conv func([]byte) ([]byte, error)
+		in   string
+		want string
+	}{
+		{"read drops fields the served version lacks", c.FromStorage,
+			`{"apiVersion":"example.com/v1","kind":"Widget","spec":{"a":"x","onlyV1":"y"}}`,
+			`{"apiVersion":"example.com/v1beta1","kind":"Widget","spec":{"a":"x"}}`},
+		{"write drops fields the storage version lacks", c.ToStorage,
+			`{"apiVersion":"example.com/v1beta1","kind":"Widget","spec":{"a":"x","onlyV1beta1":"y"}}`,
+			`{"apiVersion":"example.com/v1","kind":"Widget","spec":{"a":"x"}}`},
+		{"read drops unknown metadata and malformed metadata fields", c.FromStorage,
+			`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","generation":1,"unknown":1,"labels":{"a":1}},"spec":{}}`,
+			`{"apiVersion":"example.com/v1beta1","kind":"Widget","metadata":{"name":"w","generation":1},"spec":{}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.conv([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(decode(t, got), decode(t, []byte(tc.want))) {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestNewConverterWebhook(t *testing.T) {
-	def := twoVersions()
+	// converted is known to v1beta1; v1, the storage version, defaults replicas.
+	def := withSchemas(t, twoVersions(), map[string]string{
+		"v1":      widgetSchema,
+		"v1beta1": "type: object\nproperties:\n  converted: {type: boolean}\n  spec:\n    type: object\n    properties:\n      replicas: {type: integer}\n",
+	})
 	wh := &fakeWebhook{}
-	c := NewConverter(def, "v1beta1", wh, newTestSchema(t, widgetSchema))
+	c := NewConverter(def, "v1beta1", wh, nil)
 	bc, ok := c.(BatchConverter)
 	if !ok {
 		t.Fatalf("webhook converter %T does not batch", c)

@@ -31,8 +31,6 @@ type Schema struct {
 	validator  apiservervalidation.SchemaValidator
 	// cel evaluates x-kubernetes-validations; nil without rules.
 	cel *cel.Validator
-	// preserveUnknown is set when the root preserves unknown fields.
-	preserveUnknown bool
 }
 
 // NewSchema builds the schema of a CRD version from its spec.versions[*].schema;
@@ -56,35 +54,129 @@ func NewSchema(v *apiextensionsv1.CustomResourceValidation) (*Schema, error) {
 		return nil, fmt.Errorf("schema validator: %w", err)
 	}
 	return &Schema{
-		structural: st, validator: validator, preserveUnknown: st.XPreserveUnknownFields,
+		structural: st, validator: validator,
 		cel: cel.NewValidator(st, true, celconfig.PerCallLimit),
 	}, nil
 }
 
-// Admit prunes unknown fields and applies defaults, as kube-apiserver does
-// when it decodes a custom resource; it returns the paths of the pruned
-// fields (for fieldValidation Warn and Strict).
+// Admit is Decode for callers that have no error to report (the field
+// manager's defaulter): malformed metadata is dropped rather than refused.
 func (s *Schema) Admit(u *unstructured.Unstructured) (unknown []string) {
-	unknown = s.Prune(u)
+	if s == nil {
+		return nil
+	}
+	unknown, _ = s.coerce(u.Object, coerceOptions{dropInvalidMeta: true, trackUnknown: true})
 	s.Default(u)
 	return unknown
 }
 
-// Prune drops the fields the schema does not know, unless its root
-// preserves unknown fields, and returns their paths.
+// Decode does to a custom resource sent by a client what kube-apiserver's
+// custom-resource decoder does before admission: metadata is read as an
+// ObjectMeta (unknown fields dropped, mistyped ones refused), fields the
+// schema does not know are pruned (also below properties with their own
+// schema inside an object that preserves unknown fields), nulls in fields
+// that are neither nullable nor defaulted are dropped, the metadata of
+// embedded resources is coerced the same way, and then defaults are applied
+// (to absent fields and to non-nullable nulls). With trackUnknown it returns
+// the paths of the dropped unknown fields (fieldValidation Warn and Strict).
+// An error is what upstream's decoder answers for such a body; callers word
+// it as a 400 "cannot be handled".
+func (s *Schema) Decode(u *unstructured.Unstructured, trackUnknown bool) (unknown []string, err error) {
+	if s == nil {
+		return nil, nil
+	}
+	unknown, err = s.coerce(u.Object, coerceOptions{trackUnknown: trackUnknown})
+	if err != nil {
+		return nil, err
+	}
+	s.Default(u)
+	return unknown, nil
+}
+
+// Prune drops the fields the schema does not know and returns their paths.
+// Unknown fields are kept only where the schema preserves them: an object
+// with x-kubernetes-preserve-unknown-fields keeps the fields it does not
+// specify, but the properties it specifies are pruned by their own schema.
 func (s *Schema) Prune(u *unstructured.Unstructured) (unknown []string) {
-	if s == nil || s.preserveUnknown {
+	if s == nil {
 		return nil
 	}
 	return pruning.PruneWithOptions(u.Object, s.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 }
 
-// Default sets the schema's defaults on the fields that are absent.
+// Default sets the schema's defaults on the fields that are absent or null
+// where the schema does not allow null.
 func (s *Schema) Default(u *unstructured.Unstructured) {
 	if s == nil {
 		return
 	}
 	structuraldefaulting.Default(u.Object, s.structural)
+}
+
+// coerceOptions are the variants of upstream's schema coercion: objects read
+// from storage drop malformed metadata instead of failing and get a missing
+// generation repaired, request bodies with fieldValidation Warn or Strict
+// track the unknown fields dropped.
+type coerceOptions struct {
+	dropInvalidMeta  bool
+	repairGeneration bool
+	trackUnknown     bool
+}
+
+func (s *Schema) coerce(obj map[string]any, o coerceOptions) ([]string, error) {
+	return coerce(obj, s.structural, o)
+}
+
+// coerce is what upstream's unstructured schema coercer does to a custom
+// resource of the version whose structural schema is st, on every decode
+// and conversion: metadata through ObjectMeta, pruning, dropping
+// non-nullable nulls without a default, and the embedded resources'
+// apiVersion, kind and metadata. apiVersion, kind and metadata survive
+// pruning whatever the schema says. It does not default.
+func coerce(obj map[string]any, st *structuralschema.Structural, o coerceOptions) ([]string, error) {
+	kind, foundKind, err := unstructured.NestedString(obj, "kind")
+	if err != nil {
+		return nil, err
+	}
+	apiVersion, foundAPIVersion, err := unstructured.NestedString(obj, "apiVersion")
+	if err != nil {
+		return nil, err
+	}
+	meta, foundMeta, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{
+		DropMalformedFields:     o.dropInvalidMeta,
+		ReturnUnknownFieldPaths: o.trackUnknown,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		unknown = append(unknown, pruning.PruneWithOptions(obj, st, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: o.trackUnknown})...)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, st)
+		ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, st, false, schemaobjectmeta.CoerceOptions{
+			DropInvalidFields:       o.dropInvalidMeta,
+			ReturnUnknownFieldPaths: o.trackUnknown,
+		})
+		if ferr != nil {
+			return nil, ferr
+		}
+		unknown = append(unknown, paths...)
+		// Objects stored without a generation read back with generation 1.
+		if o.repairGeneration && meta != nil && meta.Generation == 0 {
+			meta.Generation = 1
+		}
+	}
+	if foundKind {
+		obj["kind"] = kind
+	}
+	if foundAPIVersion {
+		obj["apiVersion"] = apiVersion
+	}
+	if foundMeta {
+		if err := schemaobjectmeta.SetObjectMeta(obj, meta); err != nil {
+			return nil, err
+		}
+	}
+	return unknown, nil
 }
 
 // Validate runs what upstream's custom resource strategy runs on a create

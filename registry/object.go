@@ -104,7 +104,10 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 		}
 		u.Object = m
 		if r.schema != nil && directive != "" {
-			unknown := r.schema.Admit(u)
+			unknown, err := r.schema.Decode(u, directive != metav1.FieldValidationIgnore)
+			if err != nil {
+				return nil, r.DecodeError(data, &gvk, err)
+			}
 			if len(unknown) > 0 && directive != metav1.FieldValidationIgnore {
 				var strictErrs []error
 				for _, p := range unknown {
