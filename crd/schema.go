@@ -185,19 +185,30 @@ func coerce(obj map[string]any, st *structuralschema.Structural, o coerceOptions
 // invariants, and the CEL rules, within the runtime cost budget. The error
 // is the 422 kube-apiserver answers, naming gk and u's name.
 func (s *Schema) Validate(ctx context.Context, gk schema.GroupKind, u *unstructured.Unstructured, old *unstructured.Unstructured) error {
+	return s.ValidateWith(ctx, gk, u, old, nil)
+}
+
+// ValidateWith is Validate with the errors metaErrs found in the object's
+// metadata first, as upstream's strategy reports ObjectMeta errors and the
+// schema's in one 422 (and counts them when it decides whether to run the
+// CEL rules).
+func (s *Schema) ValidateWith(ctx context.Context, gk schema.GroupKind, u *unstructured.Unstructured, old *unstructured.Unstructured, metaErrs field.ErrorList) error {
 	if s == nil {
+		if len(metaErrs) > 0 {
+			return apierrors.NewInvalid(gk, u.GetName(), metaErrs)
+		}
 		return nil
 	}
-	var errs field.ErrorList
+	errs := append(field.ErrorList(nil), metaErrs...)
 	var celOpts []cel.Option
 	var oldObj any
 	if old != nil {
 		correlated := common.NewCorrelatedObject(u.Object, old.Object, &model.Structural{Structural: s.structural})
-		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u.UnstructuredContent(), old.UnstructuredContent(), s.validator, apiservervalidation.WithRatcheting(correlated))
+		errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u.UnstructuredContent(), old.UnstructuredContent(), s.validator, apiservervalidation.WithRatcheting(correlated))...)
 		celOpts = append(celOpts, cel.WithRatcheting(correlated))
 		oldObj = old.Object
 	} else {
-		errs = apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), s.validator)
+		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), s.validator)...)
 	}
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, s.structural, false)...)
 	if old == nil || len(structurallisttype.ValidateListSetsAndMaps(nil, s.structural, old.Object)) == 0 {

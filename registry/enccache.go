@@ -52,8 +52,41 @@ const maxTombstones = 4096
 type encEntry struct {
 	rev    int64
 	labels labels.Set
-	proto  byVersion // the object's protobuf message, without the envelope
-	served byVersion // the JSON served, when it differs from what is stored
+	proto  byVersion   // the object's protobuf message, without the envelope
+	served servedForms // the JSON served, when it differs from what is stored
+}
+
+// servedForms are an object's served JSON, one per served version, each
+// tagged with the Resource that converted it. A CRD update builds new
+// Resources for its versions (new schemas, defaults, converters), so a form
+// converted before the update is not served after it: it is converted
+// again, and replaces the old one.
+type servedForms []servedForm
+
+type servedForm struct {
+	res  *Resource
+	data []byte
+}
+
+// get returns the form r converted, nil if none.
+func (sf servedForms) get(r *Resource) []byte {
+	for _, f := range sf {
+		if f.res == r {
+			return f.data
+		}
+	}
+	return nil
+}
+
+// set records the form r converted, replacing any of the same version.
+func (sf *servedForms) set(r *Resource, data []byte) {
+	for i := range *sf {
+		if (*sf)[i].res == r || (*sf)[i].res.APIVersion() == r.APIVersion() {
+			(*sf)[i] = servedForm{r, data}
+			return
+		}
+	}
+	*sf = append(*sf, servedForm{r, data})
 }
 
 // byVersion holds encodings by apiVersion; an object is nearly always
@@ -325,7 +358,7 @@ func (ec *EncCache) prefetchServed(r *Resource, items []store.Object) error {
 	for _, it := range items {
 		e := ec.entry(r.Bucket, it.Key, it.Revision)
 		ec.mu.Lock()
-		cached := e.served.get(r.APIVersion()) != nil
+		cached := e.served.get(r) != nil
 		ec.mu.Unlock()
 		if !cached {
 			todo = append(todo, it)
@@ -342,7 +375,7 @@ func (ec *EncCache) prefetchServed(r *Resource, items []store.Object) error {
 	for i, it := range todo {
 		e := ec.entry(r.Bucket, it.Key, it.Revision)
 		ec.mu.Lock()
-		e.served.set(r.APIVersion(), out[i])
+		e.served.set(r, out[i])
 		ec.mu.Unlock()
 	}
 	return nil
@@ -356,7 +389,7 @@ func (ec *EncCache) ServedOf(r *Resource, key string, rev int64, stored []byte) 
 	}
 	e := ec.entry(r.Bucket, key, rev)
 	ec.mu.Lock()
-	b := e.served.get(r.APIVersion())
+	b := e.served.get(r)
 	ec.mu.Unlock()
 	if b != nil {
 		return b, nil
@@ -366,7 +399,7 @@ func (ec *EncCache) ServedOf(r *Resource, key string, rev int64, stored []byte) 
 		return nil, err
 	}
 	ec.mu.Lock()
-	e.served.set(r.APIVersion(), b)
+	e.served.set(r, b)
 	ec.mu.Unlock()
 	return b, nil
 }
