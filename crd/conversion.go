@@ -228,6 +228,9 @@ func (c schemaConverter) FromStorage(stored []byte) ([]byte, error) {
 		return nil, err
 	}
 	switch {
+	case c.inner == nil && !c.none:
+		// The storage version itself: coerced to its schema already.
+		return json.Marshal(m)
 	case c.none:
 		m["apiVersion"] = c.gk.Group + "/" + c.served
 	case c.inner != nil:
