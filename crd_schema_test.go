@@ -471,3 +471,54 @@ func TestCRDDefaultsOnReadComeFromTheStoredVersion(t *testing.T) {
 		t.Errorf("with a default only in the version read through spec.c = %q, want none", c)
 	}
 }
+
+// TestCRDApplyOfNullIsValidatedNotDropped: a server-side apply that sets a
+// non-nullable field to null is refused by validation (upstream's field
+// manager only defaults the merged object; dropping nulls is the request
+// decoder's step), and a nullable field keeps its null.
+func TestCRDApplyOfNullIsValidatedNotDropped(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	foos := createCRD(t, ctx, dyn, foosCRD(t, `
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      plain: {type: object, properties: {inner: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+      nullable: {type: object, properties: {inner: {type: object, nullable: true, x-kubernetes-preserve-unknown-fields: true}}}
+`))["v1beta1"]
+	for _, tc := range []struct {
+		field   string
+		wantErr string
+	}{
+		{"plain", "must be of type object"},
+		{"nullable", ""},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			apply := func(inner any) (*unstructured.Unstructured, error) {
+				obj := foo(t, "v1beta1", tc.field, "")
+				_ = unstructured.SetNestedField(obj.Object, map[string]any{tc.field: map[string]any{"inner": inner}}, "spec")
+				return foos.Apply(ctx, tc.field, obj, metav1.ApplyOptions{FieldManager: "test"})
+			}
+			if _, err := apply(map[string]any{"a": "1"}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := apply(nil)
+			if tc.wantErr != "" {
+				if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want a 422 with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inner, found, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", tc.field, "inner"); !found || inner != nil {
+				t.Errorf("spec.%s.inner = %v (found %v), want null", tc.field, inner, found)
+			}
+		})
+	}
+}

@@ -59,13 +59,13 @@ func NewSchema(v *apiextensionsv1.CustomResourceValidation) (*Schema, error) {
 	}, nil
 }
 
-// Admit is Decode for callers that have no error to report (the field
-// manager's defaulter): malformed metadata is dropped rather than refused.
+// Admit prunes unknown fields and applies defaults, for the field
+// manager's defaulter after a merge. Unlike Decode it keeps nulls (but
+// defaults them where a default is given) and leaves metadata alone, as
+// upstream's defaulter does: a null an apply sets where the schema does
+// not allow one is refused by validation, not dropped.
 func (s *Schema) Admit(u *unstructured.Unstructured) (unknown []string) {
-	if s == nil {
-		return nil
-	}
-	unknown, _ = s.coerce(u.Object, coerceOptions{dropInvalidMeta: true, trackUnknown: true})
+	unknown = s.Prune(u)
 	s.Default(u)
 	return unknown
 }
