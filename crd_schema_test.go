@@ -522,3 +522,37 @@ properties:
 		})
 	}
 }
+
+// TestCRDBodyOfAnotherKindIsInvalid mirrors upstream's
+// TestForProperValidationErrors: a body of the right group/version naming
+// another kind is a 422 from the type check naming the body's kind; another
+// version is a 400.
+func TestCRDBodyOfAnotherKindIsInvalid(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	foos := createCRD(t, ctx, dyn, foosCRD(t, "type: object\n"))["v1beta1"]
+	for _, tc := range []struct {
+		name       string
+		apiVersion string
+		kind       string
+		is         func(error) bool
+		want       string
+	}{
+		{"another kind", "tests.example.com/v1beta1", "SomethingElse", apierrors.IsInvalid,
+			`SomethingElse.tests.example.com "foo" is invalid: kind: Invalid value: "SomethingElse": must be Foo`},
+		{"another version", "tests.example.com/v2", "Foo", apierrors.IsBadRequest,
+			"the API version in the data (tests.example.com/v2) does not match the expected API version (tests.example.com/v1beta1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := foo(t, "v1beta1", "foo", "")
+			obj.SetAPIVersion(tc.apiVersion)
+			obj.SetKind(tc.kind)
+			_, err := foos.Create(ctx, obj, metav1.CreateOptions{})
+			if !tc.is(err) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
