@@ -556,3 +556,42 @@ func TestCRDBodyOfAnotherKindIsInvalid(t *testing.T) {
 		})
 	}
 }
+
+// TestCRDStatusWritesValidateStatusAlone mirrors upstream's
+// TestValidateOnlyStatus: a write to /status is validated against the
+// status property's schema alone, so messages name the field from status
+// down, and a spec that no longer validates does not block it.
+func TestCRDStatusWritesValidateStatusAlone(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	foos := createCRD(t, ctx, dyn, foosCRD(t, `
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      num: {type: integer, maximum: 10}
+  status:
+    type: object
+    properties:
+      num: {type: integer, maximum: 10}
+`))["v1beta1"]
+	created, err := foos.Create(ctx, foo(t, "v1beta1", "foo", "spec: {num: 5}"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedField(created.Object, int64(15), "status", "num")
+	_, err = foos.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	want := `Foo.tests.example.com "foo" is invalid: status.num: Invalid value: 15: num in body should be less than or equal to 10`
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	// An invalid spec sent to /status is ignored, not validated.
+	_ = unstructured.SetNestedField(created.Object, int64(5), "status", "num")
+	_ = unstructured.SetNestedField(created.Object, int64(15), "spec", "num")
+	if _, err := foos.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}

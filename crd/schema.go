@@ -29,6 +29,9 @@ import (
 type Schema struct {
 	structural *structuralschema.Structural
 	validator  apiservervalidation.SchemaValidator
+	// statusValidator validates status alone, for writes to /status; nil
+	// when the schema has no status property.
+	statusValidator apiservervalidation.SchemaValidator
 	// cel evaluates x-kubernetes-validations; nil without rules.
 	cel *cel.Validator
 }
@@ -53,8 +56,14 @@ func NewSchema(v *apiextensionsv1.CustomResourceValidation) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema validator: %w", err)
 	}
+	var statusValidator apiservervalidation.SchemaValidator
+	if status, ok := internal.Properties["status"]; ok {
+		if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&status); err != nil {
+			return nil, fmt.Errorf("status schema validator: %w", err)
+		}
+	}
 	return &Schema{
-		structural: st, validator: validator,
+		structural: st, validator: validator, statusValidator: statusValidator,
 		cel: cel.NewValidator(st, true, celconfig.PerCallLimit),
 	}, nil
 }
@@ -219,6 +228,42 @@ func (s *Schema) ValidateWith(ctx context.Context, gk schema.GroupKind, u *unstr
 			errs = append(errs, e)
 		} else {
 			celErrs, _ := s.cel.Validate(ctx, nil, s.structural, u.Object, oldObj, celconfig.RuntimeCELCostBudget, celOpts...)
+			errs = append(errs, celErrs...)
+		}
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(gk, u.GetName(), errs)
+	}
+	return nil
+}
+
+// ValidateStatusWith runs what upstream's status strategy runs on a write
+// to /status: the metadata errors metaErrs, then status alone against the
+// status property's schema (so messages name fields from status down, under
+// the path status; spec is not validated), list-type invariants unless the
+// old object broke them, and the CEL rules, ratcheting unchanged fields.
+func (s *Schema) ValidateStatusWith(ctx context.Context, gk schema.GroupKind, u, old *unstructured.Unstructured, metaErrs field.ErrorList) error {
+	if s == nil {
+		if len(metaErrs) > 0 {
+			return apierrors.NewInvalid(gk, u.GetName(), metaErrs)
+		}
+		return nil
+	}
+	errs := append(field.ErrorList(nil), metaErrs...)
+	correlated := common.NewCorrelatedObject(u.Object, old.Object, &model.Structural{Structural: s.structural})
+	if status, ok := u.Object["status"]; ok && s.statusValidator != nil {
+		errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(field.NewPath("status"), status, old.Object["status"], s.statusValidator, apiservervalidation.WithRatcheting(correlated.Key("status")))...)
+	}
+	if newErrs := structurallisttype.ValidateListSetsAndMaps(nil, s.structural, u.Object); len(newErrs) > 0 {
+		if len(structurallisttype.ValidateListSetsAndMaps(nil, s.structural, old.Object)) == 0 {
+			errs = append(errs, newErrs...)
+		}
+	}
+	if s.cel != nil {
+		if blocked, e := hasBlockingErr(errs); blocked {
+			errs = append(errs, e)
+		} else {
+			celErrs, _ := s.cel.Validate(ctx, nil, s.structural, u.Object, old.Object, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(correlated))
 			errs = append(errs, celErrs...)
 		}
 	}

@@ -175,6 +175,9 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	}
 	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
 		ou, _ := old.Obj.(*unstructured.Unstructured)
+		if mode == statusWrite && ou != nil {
+			return c.Res.schema.ValidateStatusWith(c.Context(), c.Res.GVK.GroupKind(), u, ou, metaErrs)
+		}
 		return c.Res.schema.ValidateWith(c.Context(), c.Res.GVK.GroupKind(), u, ou, metaErrs)
 	}
 	errs := metaErrs
