@@ -62,9 +62,11 @@ type encEntry struct {
 type byVersion []versionBytes
 
 // versionBytes is an encoding in apiVersion; conv names the converter that
-// made it (see Resource.convGen; 0 for none), so that what a CRD's earlier
-// converter made (other defaults, versions the CRD no longer has) is not
-// served once the CRD changed.
+// made it (see Resource.convGen; 0 for none). A CRD update builds new
+// Resources for its versions (new schemas, defaults, converters), so what a
+// CRD's earlier converter made (other defaults, pruning, versions the CRD no
+// longer has) is not served once the CRD changed: it is converted again and
+// replaces the old form.
 type versionBytes struct {
 	apiVersion string
 	conv       uint64
