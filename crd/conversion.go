@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -36,34 +37,46 @@ type BatchConverter interface {
 
 // NewConverter returns the converter between version of def and the
 // objects def's storage holds, which may be at any version that has been
-// the storage version (see RecordStorageVersion).
+// the storage version (see RecordStorageVersion). It is a BatchConverter.
 //
-// Reading an object, it does what kube-apiserver's storage codec does: an
-// object at a version no longer in def's spec.versions cannot be read
-// (upstream's "request to convert CR from an invalid group/version"); the
-// defaults of the schema of the version the object is stored at are
-// applied (the stored object is not rewritten); then the object is
-// converted to version: by its conversion webhook (from
-// WebhookConverters.For; batched for lists by FromStorageMany), or with
-// webhook nil by "None" conversion, which rewrites only apiVersion.
-// Writing, an object of version is converted to the storage version.
+// Reading an object, it does what kube-apiserver's storage codec does:
+//   - an object at a version no longer in def's spec.versions cannot be
+//     read (upstream's "request to convert CR from an invalid
+//     group/version");
+//   - the object is coerced to the schema of the version it is stored at
+//     (metadata read as ObjectMeta with malformed fields dropped and a
+//     missing generation repaired, unknown fields pruned, non-nullable
+//     nulls dropped) and gets that version's defaults (the stored object
+//     is not rewritten);
+//   - stored at another version than version, it is converted: by its
+//     conversion webhook (from WebhookConverters.For; batched for lists by
+//     FromStorageMany), or with webhook nil by "None" conversion, which
+//     rewrites only apiVersion; then it is pruned to version's schema, so
+//     fields only the stored version knows do not show.
+//
+// An object that reads back exactly as stored is returned as the very
+// bytes given. Writing, an object of version is converted to the storage
+// version and pruned to its schema.
 //
 // schemas are the schemas of def's versions by name (nil or missing: no
 // schema).
 func NewConverter(def *apiextensionsv1.CustomResourceDefinition, version string, webhook runtime.ObjectConvertor, schemas map[string]*Schema) Converter {
 	group := def.Spec.Group
+	kind := def.Status.AcceptedNames.Kind
+	if kind == "" {
+		kind = def.Spec.Names.Kind
+	}
 	c := &storageConverter{
-		group:   group,
+		gk:      schema.GroupKind{Group: group, Kind: kind},
 		served:  gv(group, version),
 		storage: gv(group, storageVersion(def.Spec)),
 		valid:   map[string]bool{},
-		schemas: map[string]*Schema{},
+		schemas: map[string]*structuralschema.Structural{},
 	}
-	c.fastPrefix = []byte(`{"apiVersion":"` + c.served.String() + `"`)
 	for _, v := range def.Spec.Versions {
 		c.valid[v.Name] = true
-		if s := schemas[v.Name]; s != nil && hasDefaults(s.structural) {
-			c.schemas[v.Name] = s
+		if s := schemas[v.Name]; s != nil && s.structural != nil {
+			c.schemas[v.Name] = s.structural
 		}
 	}
 	if webhook != nil {
@@ -84,60 +97,77 @@ func jsonUnmarshal(data []byte, v any) error {
 
 // storageConverter is the converter NewConverter returns.
 type storageConverter struct {
-	group           string
+	gk              schema.GroupKind
 	served, storage schema.GroupVersion
 	// valid are the names of the CRD's versions: objects stored at another
 	// cannot be read.
 	valid map[string]bool
-	// schemas are the schemas with defaults, by version name.
-	schemas map[string]*Schema
+	// schemas are the structural schemas of the CRD's versions, by name;
+	// versions without one are absent.
+	schemas map[string]*structuralschema.Structural
 	// webhook converts; nil for "None" conversion.
 	webhook *webhookConverter
-	// fastPrefix starts the JSON of a stored object at the served version
-	// (keys sorted, as the server encodes custom resources).
-	fastPrefix []byte
 }
 
 var _ BatchConverter = (*storageConverter)(nil)
 
-// ToStorage implements Converter.
-func (c *storageConverter) ToStorage(served []byte) ([]byte, error) {
-	switch {
-	case c.served == c.storage:
-		return served, nil
-	case c.webhook != nil:
-		return c.webhook.convert(served, c.storage)
-	default:
-		return setAPIVersion(served, c.storage.String())
+// schemaOf returns the structural schema of an object's version, nil for
+// objects of another group or kind (and versions without a schema), as
+// upstream's coercer looks it up.
+func (c *storageConverter) schemaOf(m map[string]any) *structuralschema.Structural {
+	apiVersion, _, _ := unstructured.NestedString(m, "apiVersion")
+	kind, _, _ := unstructured.NestedString(m, "kind")
+	v, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil || v.Group != c.gk.Group || kind != c.gk.Kind {
+		return nil
 	}
+	return c.schemas[v.Version]
+}
+
+// ToStorage implements Converter: the object is converted to the storage
+// version and pruned to its schema, as upstream's storage codec encodes.
+func (c *storageConverter) ToStorage(served []byte) ([]byte, error) {
+	var m map[string]any
+	if err := jsonUnmarshal(served, &m); err != nil {
+		return nil, err
+	}
+	if c.served != c.storage {
+		if c.webhook != nil {
+			var err error
+			if m, err = c.webhook.convertMap(m, c.storage); err != nil {
+				return nil, err
+			}
+		} else {
+			m["apiVersion"] = c.storage.String()
+		}
+	}
+	if _, err := coerce(m, c.schemaOf(m), coerceOptions{}); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }
 
 // FromStorage implements Converter.
 func (c *storageConverter) FromStorage(stored []byte) ([]byte, error) {
-	if bytes.HasPrefix(stored, c.fastPrefix) && c.schemas[c.served.Version] == nil {
-		return stored, nil // served as stored
-	}
 	m, from, err := c.decode(stored)
 	if err != nil {
 		return nil, err
 	}
-	if from != c.served && c.webhook != nil {
-		out, err := c.webhook.conv.ConvertToVersion(&unstructured.Unstructured{Object: m}, c.served)
-		if err != nil {
+	if from == c.served {
+		// Coerced to the served version's schema already.
+		return c.encode(m, stored)
+	}
+	if c.webhook != nil {
+		if m, err = c.webhook.convertMap(m, c.served); err != nil {
 			return nil, err
 		}
-		ou, ok := out.(*unstructured.Unstructured)
-		if !ok {
-			return nil, fmt.Errorf("conversion returned %T", out)
-		}
-		m = ou.Object
 	}
-	m["apiVersion"] = c.served.String()
-	return json.Marshal(m)
+	return c.finish(m)
 }
 
 // decode parses a stored object, checks that its version is one of the
-// CRD's, and applies the defaults of that version's schema.
+// CRD's, coerces it to that version's schema and applies its defaults, as
+// upstream's storage decoder and defaulter do.
 func (c *storageConverter) decode(stored []byte) (map[string]any, schema.GroupVersion, error) {
 	var m map[string]any
 	if err := jsonUnmarshal(stored, &m); err != nil {
@@ -148,13 +178,41 @@ func (c *storageConverter) decode(stored []byte) (map[string]any, schema.GroupVe
 	if err != nil {
 		return nil, schema.GroupVersion{}, err
 	}
-	if from.Group != c.group || !c.valid[from.Version] {
+	if from.Group != c.gk.Group || !c.valid[from.Version] {
 		return nil, from, fmt.Errorf("request to convert CR from an invalid group/version: %s", from)
 	}
-	if s := c.schemas[from.Version]; s != nil {
-		structuraldefaulting.Default(m, s.structural)
+	st := c.schemaOf(m)
+	if _, err := coerce(m, st, coerceOptions{dropInvalidMeta: true, repairGeneration: true}); err != nil {
+		return nil, from, err
+	}
+	if st != nil {
+		structuraldefaulting.Default(m, st)
 	}
 	return m, from, nil
+}
+
+// finish ends a conversion to the served version: apiVersion is the served
+// version's ("None" conversion rewrites only that) and the object is pruned
+// to its schema.
+func (c *storageConverter) finish(m map[string]any) ([]byte, error) {
+	m["apiVersion"] = c.served.String()
+	if _, err := coerce(m, c.schemaOf(m), coerceOptions{}); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// encode returns the JSON of m, or stored itself when that is what m
+// encodes to (an object served exactly as stored).
+func (c *storageConverter) encode(m map[string]any, stored []byte) ([]byte, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Equal(b, stored) {
+		return stored, nil
+	}
+	return b, nil
 }
 
 // FromStorageMany implements BatchConverter: the objects that need the
@@ -178,7 +236,7 @@ func (c *storageConverter) FromStorageMany(stored [][]byte) ([][]byte, error) {
 			return nil, err
 		}
 		if from == c.served {
-			if out[i], err = json.Marshal(m); err != nil {
+			if out[i], err = c.encode(m, b); err != nil {
 				return nil, err
 			}
 			continue
@@ -198,22 +256,11 @@ func (c *storageConverter) FromStorageMany(stored [][]byte) ([][]byte, error) {
 		return nil, fmt.Errorf("conversion of %d objects returned %T", len(at), converted)
 	}
 	for j, i := range at {
-		b, err := json.Marshal(cl.Items[j].Object)
-		if err != nil {
+		if out[i], err = c.finish(cl.Items[j].Object); err != nil {
 			return nil, err
 		}
-		out[i] = b
 	}
 	return out, nil
-}
-
-func setAPIVersion(data []byte, apiVersion string) ([]byte, error) {
-	var m map[string]any
-	if err := jsonUnmarshal(data, &m); err != nil {
-		return nil, err
-	}
-	m["apiVersion"] = apiVersion
-	return json.Marshal(m)
 }
 
 // webhookConverter converts one served version of a CRD to and from the
@@ -224,16 +271,12 @@ type webhookConverter struct {
 	storage schema.GroupVersion
 }
 
-// convert returns data in version to, calling the webhook when the object
-// is in another version.
-func (w webhookConverter) convert(data []byte, to schema.GroupVersion) ([]byte, error) {
-	var m map[string]any
-	if err := jsonUnmarshal(data, &m); err != nil {
-		return nil, err
-	}
+// convertMap returns the object m in version to, calling the webhook when
+// it is in another version.
+func (w webhookConverter) convertMap(m map[string]any, to schema.GroupVersion) (map[string]any, error) {
 	u := &unstructured.Unstructured{Object: m}
 	if u.GroupVersionKind().GroupVersion() == to {
-		return data, nil
+		return m, nil
 	}
 	out, err := w.conv.ConvertToVersion(u, to)
 	if err != nil {
@@ -243,5 +286,5 @@ func (w webhookConverter) convert(data []byte, to schema.GroupVersion) ([]byte, 
 	if !ok {
 		return nil, fmt.Errorf("conversion returned %T", out)
 	}
-	return json.Marshal(ou.Object)
+	return ou.Object, nil
 }

@@ -3,12 +3,14 @@ package crd
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 )
 
 // fakeWebhook converts by setting apiVersion, and counts its calls and the
@@ -126,8 +128,11 @@ func TestNewConverterRefusesVersionsNoLongerDefined(t *testing.T) {
 
 func TestNewConverterDefaultsWithTheStoredVersionsSchema(t *testing.T) {
 	def := twoVersions()
-	// v1 defaults spec.replicas, v1beta1 defaults nothing.
-	schemas := map[string]*Schema{"v1": newTestSchema(t, widgetSchema), "v1beta1": newTestSchema(t, "type: object\n")}
+	// v1 defaults spec.replicas, v1beta1 knows it but defaults nothing.
+	schemas := map[string]*Schema{
+		"v1":      newTestSchema(t, widgetSchema),
+		"v1beta1": newTestSchema(t, "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      replicas: {type: integer}\n"),
+	}
 	atV1 := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","spec":{}}`)
 	atV1beta1 := []byte(`{"apiVersion":"example.com/v1beta1","kind":"Widget","spec":{}}`)
 	for _, version := range []string{"v1", "v1beta1"} {
@@ -153,10 +158,131 @@ func TestNewConverterDefaultsWithTheStoredVersionsSchema(t *testing.T) {
 	}
 }
 
+// withSchemas gives the versions of def the schemas (YAML) by name.
+func withSchemas(t *testing.T, def *apiextensionsv1.CustomResourceDefinition, schemas map[string]string) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	for i, v := range def.Spec.Versions {
+		y, ok := schemas[v.Name]
+		if !ok {
+			continue
+		}
+		props := &apiextensionsv1.JSONSchemaProps{}
+		if err := yaml.Unmarshal([]byte(y), props); err != nil {
+			t.Fatal(err)
+		}
+		def.Spec.Versions[i].Schema = &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: props}
+	}
+	return def
+}
+
+// schemasOf returns the schemas of def's versions by name, as NewConverter
+// takes them.
+func schemasOf(t *testing.T, def *apiextensionsv1.CustomResourceDefinition) map[string]*Schema {
+	t.Helper()
+	out := map[string]*Schema{}
+	for _, v := range def.Spec.Versions {
+		s, err := NewSchema(v.Schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[v.Name] = s
+	}
+	return out
+}
+
+// TestNewConverterDefaultsOfTheStoredVersion: objects read from storage get
+// the defaults of the version they are stored in, whichever version serves
+// them, as kube-apiserver's storage decoder applies them; what is stored is
+// not defaulted.
+func TestNewConverterDefaultsOfTheStoredVersion(t *testing.T) {
+	def := withSchemas(t, twoVersions(), map[string]string{
+		"v1":      widgetSchema,
+		"v1beta1": "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      replicas: {type: integer, default: 5}\n",
+	})
+	for _, version := range []string{"v1", "v1beta1"} {
+		c := NewConverter(def, version, nil, schemasOf(t, def))
+		bc, ok := c.(BatchConverter)
+		if !ok {
+			t.Fatalf("%s: converter %T with defaults does not batch", version, c)
+		}
+		stored := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","spec":{}}`)
+		in, err := c.ToStorage([]byte(`{"apiVersion":"example.com/` + version + `","kind":"Widget","spec":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := decode(t, in); m["apiVersion"] != "example.com/v1" || len(m["spec"].(map[string]any)) != 0 {
+			t.Errorf("%s: ToStorage = %s", version, in)
+		}
+		out, err := bc.FromStorageMany([][]byte{stored, stored})
+		if err != nil || len(out) != 2 {
+			t.Fatalf("%s: FromStorageMany = %d, %v", version, len(out), err)
+		}
+		for _, b := range out {
+			if m := decode(t, b); m["apiVersion"] != "example.com/"+version || m["spec"].(map[string]any)["replicas"] != 1.0 {
+				t.Errorf("%s: FromStorageMany gave %s, want v1's default replicas 1", version, b)
+			}
+		}
+	}
+	// Schemas without defaults, and an object that conforms to the storage
+	// version's: it is read as the very bytes stored.
+	plain := withSchemas(t, twoVersions(), map[string]string{"v1": "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      replicas: {type: integer}\n", "v1beta1": "type: object\n"})
+	stored := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","spec":{"replicas":2}}`)
+	c := NewConverter(plain, "v1", nil, schemasOf(t, plain))
+	if b, err := c.FromStorage(stored); err != nil || len(b) == 0 || &b[0] != &stored[0] {
+		t.Errorf("an object served as stored was copied: %s, %v", b, err)
+	}
+	// One that does not conform is pruned on read, as upstream's decoder does.
+	b, err := c.FromStorage([]byte(`{"apiVersion":"example.com/v1","kind":"Widget","spec":{"replicas":2,"gone":true}}`))
+	if err != nil || !reflect.DeepEqual(decode(t, b), decode(t, stored)) {
+		t.Errorf("an object with a field its schema lacks read as %s, %v", b, err)
+	}
+}
+
+// TestNewConverterNonePrunesToEachVersionsSchema: "None" conversion prunes
+// what is read to the served version's schema and what is written to the
+// storage version's, as kube-apiserver's storage codec does.
+func TestNewConverterNonePrunesToEachVersionsSchema(t *testing.T) {
+	def := withSchemas(t, twoVersions(), map[string]string{
+		"v1":      "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      a: {type: string}\n      onlyV1: {type: string}\n",
+		"v1beta1": "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      a: {type: string}\n      onlyV1beta1: {type: string}\n",
+	})
+	c := NewConverter(def, "v1beta1", nil, schemasOf(t, def))
+	for _, tc := range []struct {
+		name string
+		conv func([]byte) ([]byte, error)
+		in   string
+		want string
+	}{
+		{"read drops fields the served version lacks", c.FromStorage,
+			`{"apiVersion":"example.com/v1","kind":"Widget","spec":{"a":"x","onlyV1":"y"}}`,
+			`{"apiVersion":"example.com/v1beta1","kind":"Widget","spec":{"a":"x"}}`},
+		{"write drops fields the storage version lacks", c.ToStorage,
+			`{"apiVersion":"example.com/v1beta1","kind":"Widget","spec":{"a":"x","onlyV1beta1":"y"}}`,
+			`{"apiVersion":"example.com/v1","kind":"Widget","spec":{"a":"x"}}`},
+		{"read drops unknown metadata and malformed metadata fields", c.FromStorage,
+			`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","generation":1,"unknown":1,"labels":{"a":1}},"spec":{}}`,
+			`{"apiVersion":"example.com/v1beta1","kind":"Widget","metadata":{"name":"w","generation":1},"spec":{}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.conv([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(decode(t, got), decode(t, []byte(tc.want))) {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestNewConverterWebhook(t *testing.T) {
-	def := twoVersions()
+	// converted is known to v1beta1; v1, the storage version, defaults replicas.
+	def := withSchemas(t, twoVersions(), map[string]string{
+		"v1":      widgetSchema,
+		"v1beta1": "type: object\nproperties:\n  converted: {type: boolean}\n  spec:\n    type: object\n    properties:\n      replicas: {type: integer}\n",
+	})
 	wh := &fakeWebhook{}
-	c := NewConverter(def, "v1beta1", wh, map[string]*Schema{"v1": newTestSchema(t, widgetSchema), "v1beta1": newTestSchema(t, widgetSchema)})
+	c := NewConverter(def, "v1beta1", wh, schemasOf(t, def))
 	bc, ok := c.(BatchConverter)
 	if !ok {
 		t.Fatalf("webhook converter %T does not batch", c)

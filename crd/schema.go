@@ -29,10 +29,11 @@ import (
 type Schema struct {
 	structural *structuralschema.Structural
 	validator  apiservervalidation.SchemaValidator
+	// statusValidator validates status alone, for writes to /status; nil
+	// when the schema has no status property.
+	statusValidator apiservervalidation.SchemaValidator
 	// cel evaluates x-kubernetes-validations; nil without rules.
 	cel *cel.Validator
-	// preserveUnknown is set when the root preserves unknown fields.
-	preserveUnknown bool
 }
 
 // NewSchema builds the schema of a CRD version from its spec.versions[*].schema;
@@ -55,36 +56,136 @@ func NewSchema(v *apiextensionsv1.CustomResourceValidation) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema validator: %w", err)
 	}
+	var statusValidator apiservervalidation.SchemaValidator
+	if status, ok := internal.Properties["status"]; ok {
+		if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&status); err != nil {
+			return nil, fmt.Errorf("status schema validator: %w", err)
+		}
+	}
 	return &Schema{
-		structural: st, validator: validator, preserveUnknown: st.XPreserveUnknownFields,
+		structural: st, validator: validator, statusValidator: statusValidator,
 		cel: cel.NewValidator(st, true, celconfig.PerCallLimit),
 	}, nil
 }
 
-// Admit prunes unknown fields and applies defaults, as kube-apiserver does
-// when it decodes a custom resource; it returns the paths of the pruned
-// fields (for fieldValidation Warn and Strict).
+// Admit prunes unknown fields and applies defaults, for the field
+// manager's defaulter after a merge. Unlike Decode it keeps nulls (but
+// defaults them where a default is given) and leaves metadata alone, as
+// upstream's defaulter does: a null an apply sets where the schema does
+// not allow one is refused by validation, not dropped.
 func (s *Schema) Admit(u *unstructured.Unstructured) (unknown []string) {
 	unknown = s.Prune(u)
 	s.Default(u)
 	return unknown
 }
 
-// Prune drops the fields the schema does not know, unless its root
-// preserves unknown fields, and returns their paths.
+// Decode does to a custom resource sent by a client what kube-apiserver's
+// custom-resource decoder does before admission: metadata is read as an
+// ObjectMeta (unknown fields dropped, mistyped ones refused), fields the
+// schema does not know are pruned (also below properties with their own
+// schema inside an object that preserves unknown fields), nulls in fields
+// that are neither nullable nor defaulted are dropped, the metadata of
+// embedded resources is coerced the same way, and then defaults are applied
+// (to absent fields and to non-nullable nulls). With trackUnknown it returns
+// the paths of the dropped unknown fields (fieldValidation Warn and Strict).
+// An error is what upstream's decoder answers for such a body; callers word
+// it as a 400 "cannot be handled".
+func (s *Schema) Decode(u *unstructured.Unstructured, trackUnknown bool) (unknown []string, err error) {
+	if s == nil {
+		return nil, nil
+	}
+	unknown, err = s.coerce(u.Object, coerceOptions{trackUnknown: trackUnknown})
+	if err != nil {
+		return nil, err
+	}
+	s.Default(u)
+	return unknown, nil
+}
+
+// Prune drops the fields the schema does not know and returns their paths.
+// Unknown fields are kept only where the schema preserves them: an object
+// with x-kubernetes-preserve-unknown-fields keeps the fields it does not
+// specify, but the properties it specifies are pruned by their own schema.
 func (s *Schema) Prune(u *unstructured.Unstructured) (unknown []string) {
-	if s == nil || s.preserveUnknown {
+	if s == nil {
 		return nil
 	}
 	return pruning.PruneWithOptions(u.Object, s.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 }
 
-// Default sets the schema's defaults on the fields that are absent.
+// Default sets the schema's defaults on the fields that are absent or null
+// where the schema does not allow null.
 func (s *Schema) Default(u *unstructured.Unstructured) {
 	if s == nil {
 		return
 	}
 	structuraldefaulting.Default(u.Object, s.structural)
+}
+
+// coerceOptions are the variants of upstream's schema coercion: objects read
+// from storage drop malformed metadata instead of failing and get a missing
+// generation repaired, request bodies with fieldValidation Warn or Strict
+// track the unknown fields dropped.
+type coerceOptions struct {
+	dropInvalidMeta  bool
+	repairGeneration bool
+	trackUnknown     bool
+}
+
+func (s *Schema) coerce(obj map[string]any, o coerceOptions) ([]string, error) {
+	return coerce(obj, s.structural, o)
+}
+
+// coerce is what upstream's unstructured schema coercer does to a custom
+// resource of the version whose structural schema is st, on every decode
+// and conversion: metadata through ObjectMeta, pruning, dropping
+// non-nullable nulls without a default, and the embedded resources'
+// apiVersion, kind and metadata. apiVersion, kind and metadata survive
+// pruning whatever the schema says. It does not default.
+func coerce(obj map[string]any, st *structuralschema.Structural, o coerceOptions) ([]string, error) {
+	kind, foundKind, err := unstructured.NestedString(obj, "kind")
+	if err != nil {
+		return nil, err
+	}
+	apiVersion, foundAPIVersion, err := unstructured.NestedString(obj, "apiVersion")
+	if err != nil {
+		return nil, err
+	}
+	meta, foundMeta, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{
+		DropMalformedFields:     o.dropInvalidMeta,
+		ReturnUnknownFieldPaths: o.trackUnknown,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		unknown = append(unknown, pruning.PruneWithOptions(obj, st, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: o.trackUnknown})...)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, st)
+		ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, st, false, schemaobjectmeta.CoerceOptions{
+			DropInvalidFields:       o.dropInvalidMeta,
+			ReturnUnknownFieldPaths: o.trackUnknown,
+		})
+		if ferr != nil {
+			return nil, ferr
+		}
+		unknown = append(unknown, paths...)
+		// Objects stored without a generation read back with generation 1.
+		if o.repairGeneration && meta != nil && meta.Generation == 0 {
+			meta.Generation = 1
+		}
+	}
+	if foundKind {
+		obj["kind"] = kind
+	}
+	if foundAPIVersion {
+		obj["apiVersion"] = apiVersion
+	}
+	if foundMeta {
+		if err := schemaobjectmeta.SetObjectMeta(obj, meta); err != nil {
+			return nil, err
+		}
+	}
+	return unknown, nil
 }
 
 // Validate runs what upstream's custom resource strategy runs on a create
@@ -93,19 +194,30 @@ func (s *Schema) Default(u *unstructured.Unstructured) {
 // invariants, and the CEL rules, within the runtime cost budget. The error
 // is the 422 kube-apiserver answers, naming gk and u's name.
 func (s *Schema) Validate(ctx context.Context, gk schema.GroupKind, u *unstructured.Unstructured, old *unstructured.Unstructured) error {
+	return s.ValidateWith(ctx, gk, u, old, nil)
+}
+
+// ValidateWith is Validate with the errors metaErrs found in the object's
+// metadata first, as upstream's strategy reports ObjectMeta errors and the
+// schema's in one 422 (and counts them when it decides whether to run the
+// CEL rules).
+func (s *Schema) ValidateWith(ctx context.Context, gk schema.GroupKind, u *unstructured.Unstructured, old *unstructured.Unstructured, metaErrs field.ErrorList) error {
 	if s == nil {
+		if len(metaErrs) > 0 {
+			return apierrors.NewInvalid(gk, u.GetName(), metaErrs)
+		}
 		return nil
 	}
-	var errs field.ErrorList
+	errs := append(field.ErrorList(nil), metaErrs...)
 	var celOpts []cel.Option
 	var oldObj any
 	if old != nil {
 		correlated := common.NewCorrelatedObject(u.Object, old.Object, &model.Structural{Structural: s.structural})
-		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u.UnstructuredContent(), old.UnstructuredContent(), s.validator, apiservervalidation.WithRatcheting(correlated))
+		errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u.UnstructuredContent(), old.UnstructuredContent(), s.validator, apiservervalidation.WithRatcheting(correlated))...)
 		celOpts = append(celOpts, cel.WithRatcheting(correlated))
 		oldObj = old.Object
 	} else {
-		errs = apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), s.validator)
+		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), s.validator)...)
 	}
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, s.structural, false)...)
 	if old == nil || len(structurallisttype.ValidateListSetsAndMaps(nil, s.structural, old.Object)) == 0 {
@@ -116,6 +228,42 @@ func (s *Schema) Validate(ctx context.Context, gk schema.GroupKind, u *unstructu
 			errs = append(errs, e)
 		} else {
 			celErrs, _ := s.cel.Validate(ctx, nil, s.structural, u.Object, oldObj, celconfig.RuntimeCELCostBudget, celOpts...)
+			errs = append(errs, celErrs...)
+		}
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(gk, u.GetName(), errs)
+	}
+	return nil
+}
+
+// ValidateStatusWith runs what upstream's status strategy runs on a write
+// to /status: the metadata errors metaErrs, then status alone against the
+// status property's schema (so messages name fields from status down, under
+// the path status; spec is not validated), list-type invariants unless the
+// old object broke them, and the CEL rules, ratcheting unchanged fields.
+func (s *Schema) ValidateStatusWith(ctx context.Context, gk schema.GroupKind, u, old *unstructured.Unstructured, metaErrs field.ErrorList) error {
+	if s == nil {
+		if len(metaErrs) > 0 {
+			return apierrors.NewInvalid(gk, u.GetName(), metaErrs)
+		}
+		return nil
+	}
+	errs := append(field.ErrorList(nil), metaErrs...)
+	correlated := common.NewCorrelatedObject(u.Object, old.Object, &model.Structural{Structural: s.structural})
+	if status, ok := u.Object["status"]; ok && s.statusValidator != nil {
+		errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(field.NewPath("status"), status, old.Object["status"], s.statusValidator, apiservervalidation.WithRatcheting(correlated.Key("status")))...)
+	}
+	if newErrs := structurallisttype.ValidateListSetsAndMaps(nil, s.structural, u.Object); len(newErrs) > 0 {
+		if len(structurallisttype.ValidateListSetsAndMaps(nil, s.structural, old.Object)) == 0 {
+			errs = append(errs, newErrs...)
+		}
+	}
+	if s.cel != nil {
+		if blocked, e := hasBlockingErr(errs); blocked {
+			errs = append(errs, e)
+		} else {
+			celErrs, _ := s.cel.Validate(ctx, nil, s.structural, u.Object, old.Object, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(correlated))
 			errs = append(errs, celErrs...)
 		}
 	}

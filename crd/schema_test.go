@@ -2,6 +2,7 @@ package crd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -154,6 +155,98 @@ func TestSchemaValidate(t *testing.T) {
 					t.Fatalf("error %q does not say %q", err, w)
 				}
 				msg = msg[i+len(w):]
+			}
+		})
+	}
+}
+
+// coerceSchema has a defaulted, a plain and a nullable field, an object
+// that preserves unknown fields around specified properties, and an
+// embedded resource.
+const coerceSchema = `
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      defaulted: {type: string, default: d}
+      plain: {type: string}
+      nullable: {type: string, nullable: true}
+  preserving:
+    type: object
+    x-kubernetes-preserve-unknown-fields: true
+    properties:
+      pruning: {type: object}
+  embedded:
+    type: object
+    x-kubernetes-embedded-resource: true
+    properties:
+      specified: {type: string}
+`
+
+// TestSchemaDecode covers the steps of upstream's custom-resource decoder
+// that Decode runs: pruning, dropping nulls, defaulting nulls, coercing the
+// metadata of the object and of embedded resources.
+func TestSchemaDecode(t *testing.T) {
+	s := newTestSchema(t, coerceSchema)
+	for _, tc := range []struct {
+		name    string
+		in      string // YAML of the object, besides apiVersion and kind
+		want    string // YAML of the result, besides apiVersion and kind
+		unknown []string
+		err     string
+	}{
+		{name: "a null without default is dropped, with a default defaulted, nullable kept",
+			in:   "spec: {defaulted: null, plain: null, nullable: null}",
+			want: "spec: {defaulted: d, nullable: null}"},
+		{name: "a root preserving unknown fields still prunes inside specified properties",
+			in:      "preserving: {kept: 1, pruning: {dropped: 1}}",
+			want:    "preserving: {kept: 1, pruning: {}}",
+			unknown: []string{"preserving.pruning.dropped"}},
+		{name: "unknown metadata fields are dropped, at the root and in embedded resources",
+			in:      "metadata: {name: foo, unknown: 1}\nembedded: {apiVersion: v1, kind: K, metadata: {name: bar, unknown: 2}, specified: x, unspecified: y}",
+			want:    "metadata: {name: foo}\nembedded: {apiVersion: v1, kind: K, metadata: {name: bar}, specified: x}",
+			unknown: []string{"embedded.metadata.unknown", "embedded.unspecified", "metadata.unknown"}},
+		{name: "mistyped metadata is refused",
+			in:  "metadata: {name: foo, labels: {a: 1}}",
+			err: "cannot unmarshal number"},
+		{name: "mistyped embedded metadata is refused with its path",
+			in:  "embedded: {apiVersion: v1, kind: K, metadata: {namespace: 42}}",
+			err: "embedded.metadata: Invalid value"},
+		{name: "a non-string embedded kind is refused",
+			in:  "embedded: {apiVersion: v1, kind: 1}",
+			err: "embedded.kind: Invalid value: 1: must be a string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(tc.in), &u.Object); err != nil {
+				t.Fatal(err)
+			}
+			u.SetAPIVersion("example.com/v1")
+			u.SetKind("Widget")
+			unknown, err := s.Decode(u, true)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]any{}
+			if err := yaml.Unmarshal([]byte(tc.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			want["apiVersion"], want["kind"] = "example.com/v1", "Widget"
+			gotJSON, _ := json.Marshal(u.Object)
+			wantJSON, _ := json.Marshal(want)
+			if string(gotJSON) != string(wantJSON) {
+				t.Errorf("got %s, want %s", gotJSON, wantJSON)
+			}
+			slices.Sort(unknown)
+			if !slices.Equal(unknown, tc.unknown) {
+				t.Errorf("unknown = %q, want %q", unknown, tc.unknown)
 			}
 		})
 	}

@@ -53,8 +53,17 @@ type encEntry struct {
 	rev    int64
 	labels labels.Set
 	proto  byVersion // the object's protobuf message, without the envelope
-	served byVersion // the JSON served, when it differs from what is stored
+	served byVersion // the JSON served, or asStored when it is what is stored
 }
+
+// asStored is the served form recorded for an object its converter serves
+// exactly as stored: the verdict is kept (converting again would decode and
+// coerce it again), the bytes are not copied. A converted form is never
+// empty, so this non-nil empty slice stands for none.
+var asStored = make([]byte, 0)
+
+// isAsStored reports whether a cached served form is asStored.
+func isAsStored(b []byte) bool { return b != nil && len(b) == 0 }
 
 // byVersion holds encodings by apiVersion; an object is nearly always
 // served in one version, so a short slice (not a map: ten times the memory
@@ -62,9 +71,11 @@ type encEntry struct {
 type byVersion []versionBytes
 
 // versionBytes is an encoding in apiVersion; conv names the converter that
-// made it (see Resource.convGen; 0 for none), so that what a CRD's earlier
-// converter made (other defaults, versions the CRD no longer has) is not
-// served once the CRD changed.
+// made it (see Resource.convGen; 0 for none). A CRD update builds new
+// Resources for its versions (new schemas, defaults, converters), so what a
+// CRD's earlier converter made (other defaults, pruning, versions the CRD no
+// longer has) is not served once the CRD changed: it is converted again and
+// replaces the old form.
 type versionBytes struct {
 	apiVersion string
 	conv       uint64
@@ -347,12 +358,13 @@ func (ec *EncCache) prefetchServed(r *Resource, items []store.Object) error {
 		return err
 	}
 	for i, it := range todo {
-		if sameBytes(out[i], it.Value) {
-			continue
+		b := out[i]
+		if sameBytes(b, it.Value) {
+			b = asStored
 		}
 		e := ec.entry(r.Bucket, it.Key, it.Revision)
 		ec.mu.Lock()
-		e.served.set(r.APIVersion(), r.convGen, out[i])
+		e.served.set(r.APIVersion(), r.convGen, b)
 		ec.mu.Unlock()
 	}
 	return nil
@@ -368,6 +380,9 @@ func (ec *EncCache) ServedOf(r *Resource, key string, rev int64, stored []byte) 
 	ec.mu.Lock()
 	b := e.served.get(r.APIVersion(), r.convGen)
 	ec.mu.Unlock()
+	if isAsStored(b) {
+		return stored, nil
+	}
 	if b != nil {
 		return b, nil
 	}
@@ -375,11 +390,12 @@ func (ec *EncCache) ServedOf(r *Resource, key string, rev int64, stored []byte) 
 	if err != nil {
 		return nil, err
 	}
+	keep := b
 	if sameBytes(b, stored) {
-		return b, nil // served as stored: nothing worth keeping
+		keep = asStored // served as stored: no copy worth keeping
 	}
 	ec.mu.Lock()
-	e.served.set(r.APIVersion(), r.convGen, b)
+	e.served.set(r.APIVersion(), r.convGen, keep)
 	ec.mu.Unlock()
 	return b, nil
 }

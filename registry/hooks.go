@@ -97,10 +97,6 @@ func (s *Registry) beforeCreate(c *Request, o *Object) error {
 		before := obj.DeepCopy()
 		s.crdStatus(obj, metav1.NewTime(s.now().Truncate(timePrecision)))
 		c.Res.recordServerWrite("status", before, o)
-	case *unstructured.Unstructured:
-		if c.Res.schema != nil {
-			return c.Res.schema.Validate(c.Context(), c.Res.GVK.GroupKind(), obj, nil)
-		}
 	}
 	return nil
 }
@@ -118,6 +114,10 @@ func invalidKind(c *Request) schema.GroupKind {
 // types the rules of upstream's strategy, all in one 422.
 func (s *Registry) validateCreate(c *Request, o *Object) error {
 	errs := s.validateMeta(c, o)
+	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
+		// A custom resource: metadata and schema errors in one 422.
+		return c.Res.schema.ValidateWith(c.Context(), c.Res.GVK.GroupKind(), u, nil, errs)
+	}
 	if st, ok := For(c.Res.GR); ok {
 		errs = append(errs, st.Validate(c.Context(), o.Obj)...)
 		if dv, ok := st.(strategy.DeclarativeValidator); ok {
@@ -145,8 +145,11 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	}
 	switch o.Obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition, *unstructured.Unstructured:
-		if err := invalid(metaErrs); err != nil {
-			return err
+		// A custom resource with a schema reports them with the schema's.
+		if _, ok := o.Obj.(*unstructured.Unstructured); !ok || c.Res.schema == nil {
+			if err := invalid(metaErrs); err != nil {
+				return err
+			}
 		}
 	}
 	st, hasStrategy := For(c.Res.GR)
@@ -167,7 +170,10 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	}
 	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
 		ou, _ := old.Obj.(*unstructured.Unstructured)
-		return c.Res.schema.Validate(c.Context(), c.Res.GVK.GroupKind(), u, ou)
+		if mode == statusWrite && ou != nil {
+			return c.Res.schema.ValidateStatusWith(c.Context(), c.Res.GVK.GroupKind(), u, ou, metaErrs)
+		}
+		return c.Res.schema.ValidateWith(c.Context(), c.Res.GVK.GroupKind(), u, ou, metaErrs)
 	}
 	errs := metaErrs
 	switch {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -87,7 +88,10 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), r.GVK.GroupVersion().String()))
 	}
 	if gvk.Kind != r.GVK.Kind {
-		if r.Typed != nil && TypesScheme().Recognizes(gvk) {
+		if r.Typed == nil {
+			return nil, r.wrongCustomKind(data, gvk)
+		}
+		if TypesScheme().Recognizes(gvk) {
 			return nil, r.DecodeError(data, &gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
 		}
 		return nil, r.DecodeError(data, &gvk, fmt.Errorf("no kind %q is registered for version %q in scheme %q", gvk.Kind, gvk.GroupVersion().String(), "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"))
@@ -104,7 +108,10 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 		}
 		u.Object = m
 		if r.schema != nil && directive != "" {
-			unknown := r.schema.Admit(u)
+			unknown, err := r.schema.Decode(u, directive != metav1.FieldValidationIgnore)
+			if err != nil {
+				return nil, r.DecodeError(data, &gvk, err)
+			}
 			if len(unknown) > 0 && directive != metav1.FieldValidationIgnore {
 				var strictErrs []error
 				for _, p := range unknown {
@@ -143,6 +150,22 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	return &Object{Obj: obj, Meta: acc, Warnings: warnings}, nil
+}
+
+// wrongCustomKind is upstream's answer to a custom resource whose body names
+// another kind of the right group/version: its decoder takes the body as it
+// is and the strategy's type check refuses it, a 422 naming the body's kind.
+// (Upstream runs admission before that check; fakeplane answers at once.)
+func (r *Resource) wrongCustomKind(data []byte, gvk schema.GroupVersionKind) error {
+	var head struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(data, &head)
+	return apierrors.NewInvalid(gvk.GroupKind(), head.Metadata.Name, field.ErrorList{
+		field.Invalid(field.NewPath("kind"), gvk.Kind, "must be "+r.GVK.Kind),
+	})
 }
 
 // DecodeError words a decoding failure as kube-apiserver's transformDecodeError does.
