@@ -6,7 +6,6 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -50,11 +49,33 @@ func AggregateClusterRole(target *rbacv1.ClusterRole, all []*rbacv1.ClusterRole)
 
 func ruleExists(haystack []rbacv1.PolicyRule, needle rbacv1.PolicyRule) bool {
 	for _, r := range haystack {
-		if equality.Semantic.DeepEqual(r, needle) {
+		if rulesEqual(r, needle) {
 			return true
 		}
 	}
 	return false
+}
+
+// rulesEqual is equality.Semantic.DeepEqual for policy rules (a nil and an
+// empty list are equal), without reflection: the aggregation compares every
+// rule with every other at each start.
+func rulesEqual(a, b rbacv1.PolicyRule) bool {
+	return stringsEqual(a.Verbs, b.Verbs) && stringsEqual(a.APIGroups, b.APIGroups) && stringsEqual(a.Resources, b.Resources) &&
+		stringsEqual(a.ResourceNames, b.ResourceNames) && stringsEqual(a.NonResourceURLs, b.NonResourceURLs)
+}
+
+// stringsEqual reports whether a and b hold the same strings in the same
+// order, a nil and an empty slice being equal.
+func stringsEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // RulesFor computes the status of a SelfSubjectRulesReview (or
