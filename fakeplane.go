@@ -260,15 +260,26 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	ctrls = append(ctrls,
 		aggregator.NewCRDAutoRegistration(cp.srv.API(), cp.opts.logger.With("controller", "crd-autoregister")),
 		authTrust)
-	cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, ctrls...)
 	// A fresh cluster's namespaces have their default ServiceAccount and
 	// kube-root-ca.crt, and kube-system its extension-apiserver-authentication,
 	// by the time a client can use it: Start returns once those controllers
 	// acted on what is present at start (later namespaces get theirs a
-	// moment after they are created, as on a cluster).
+	// moment after they are created, as on a cluster). They run first; the
+	// others start once they have, so as not to compete with them.
+	awaited := map[string]bool{"serviceaccount-controller": true, "root-ca-certificate-publisher-controller": true, authTrust.Name(): true}
+	var first, rest []controllers.Controller
+	for _, c := range ctrls {
+		if awaited[c.Name()] {
+			first = append(first, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, first...)
 	if err := cp.controllers.WaitForFirstSync(ctx, "serviceaccount-controller", "root-ca-certificate-publisher-controller", authTrust.Name()); err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
+	cp.controllers.Add(rest...)
 
 	cp.httpServer = &http.Server{
 		Handler:           cp.srv,

@@ -84,8 +84,13 @@ const watchBuffer = 1000
 
 // Runner runs controllers, each in a goroutine of its own, until Stop.
 type Runner struct {
+	ctx    context.Context
 	cancel context.CancelFunc
+	st     store.Interface
+	log    *slog.Logger
 	wg     sync.WaitGroup
+	// mu guards synced, which Add extends.
+	mu sync.Mutex
 	// synced has, by controller name, a channel closed once the
 	// controller's first Sync returned.
 	synced map[string]chan struct{}
@@ -99,17 +104,29 @@ func Start(ctx context.Context, st store.Interface, log *slog.Logger, ctrls ...C
 		log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Runner{cancel: cancel, synced: make(map[string]chan struct{}, len(ctrls))}
+	r := &Runner{ctx: ctx, cancel: cancel, st: st, log: log, synced: make(map[string]chan struct{}, len(ctrls))}
+	r.Add(ctrls...)
+	return r
+}
+
+// Add runs more controllers in r, as Start does: a control plane starts
+// first the controllers whose first sync it waits for, then the others, so
+// that these do not compete with them. After Stop it runs nothing.
+func (r *Runner) Add(ctrls ...Controller) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ctx.Err() != nil {
+		return
+	}
 	for _, c := range ctrls {
 		synced := make(chan struct{})
 		r.synced[c.Name()] = synced
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			run(ctx, st, log.With("controller", c.Name()), c, synced)
+			run(r.ctx, r.st, r.log.With("controller", c.Name()), c, synced)
 		}()
 	}
-	return r
 }
 
 // WaitForFirstSync waits until the first Sync of each named controller has
@@ -119,7 +136,9 @@ func Start(ctx context.Context, st store.Interface, log *slog.Logger, ctrls ...C
 // waited for.
 func (r *Runner) WaitForFirstSync(ctx context.Context, names ...string) error {
 	for _, name := range names {
+		r.mu.Lock()
 		ch, ok := r.synced[name]
+		r.mu.Unlock()
 		if !ok {
 			continue
 		}
@@ -135,7 +154,9 @@ func (r *Runner) WaitForFirstSync(ctx context.Context, names ...string) error {
 // Stop ends the controllers and waits for their goroutines to return. It is
 // safe to call more than once.
 func (r *Runner) Stop() {
+	r.mu.Lock()
 	r.cancel()
+	r.mu.Unlock()
 	r.wg.Wait()
 }
 
