@@ -421,3 +421,34 @@ func TestRunnerFeedsAFilterOnlyWhatItWants(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerAdd checks that controllers added to a running runner are run,
+// fed and waited for like the first ones, and that Add after Stop runs
+// nothing.
+func TestRunnerAdd(t *testing.T) {
+	st := openStore(t)
+	put(t, st, "a", "a1", "1")
+	r := Start(context.Background(), st, nil)
+	rec := newRecorder("a")
+	r.Add(rec)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.WaitForFirstSync(ctx, "recorder"); err != nil {
+		t.Fatalf("WaitForFirstSync of an added controller: %v", err)
+	}
+	rec.mu.Lock()
+	n := len(rec.calls)
+	rec.mu.Unlock()
+	if n == 0 {
+		t.Fatal("the added controller was not synced")
+	}
+	r.Stop()
+	late := newRecorder("a")
+	r.Add(late)
+	r.Stop()
+	late.mu.Lock()
+	defer late.mu.Unlock()
+	if len(late.calls) != 0 {
+		t.Errorf("a controller added after Stop was synced %d times", len(late.calls))
+	}
+}
