@@ -284,24 +284,3 @@ func hasBlockingErr(errs field.ErrorList) (bool, *field.Error) {
 	return false, nil
 }
 
-// hasDefaults reports whether a structural schema defaults anything.
-func hasDefaults(s *structuralschema.Structural) bool {
-	if s == nil {
-		return false
-	}
-	if s.Default.Object != nil {
-		return true
-	}
-	for _, p := range s.Properties {
-		if hasDefaults(&p) {
-			return true
-		}
-	}
-	if s.Items != nil && hasDefaults(s.Items) {
-		return true
-	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil && hasDefaults(s.AdditionalProperties.Structural) {
-		return true
-	}
-	return false
-}
