@@ -283,4 +283,3 @@ func hasBlockingErr(errs field.ErrorList) (bool, *field.Error) {
 	}
 	return false, nil
 }
-
