@@ -1,6 +1,7 @@
 package fakeplane_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -317,7 +318,7 @@ func TestCRDObjectsInADroppedVersionCannotBeRead(t *testing.T) {
 	}
 	_, err = v1.List(ctx, metav1.ListOptions{})
 	var st apierrors.APIStatus
-	if !apierrors.IsStoreReadError(err) || !errorsAs(err, &st) {
+	if !apierrors.IsStoreReadError(err) || !errors.As(err, &st) {
 		t.Fatalf("list: %v", err)
 	}
 	status := st.Status()
@@ -399,15 +400,6 @@ func TestCRDDeletionWaitsForCustomObjectFinalizers(t *testing.T) {
 		_, err := crds.Get(ctx, "crontabs.stable.example.com", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
-}
-
-// errorsAs is errors.As for an API status.
-func errorsAs(err error, st *apierrors.APIStatus) bool {
-	s, ok := err.(apierrors.APIStatus)
-	if ok {
-		*st = s
-	}
-	return ok
 }
 
 // TestCRDDefaultsOnReadUseTheStoredVersionsSchema: an object read from

@@ -266,17 +266,17 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// acted on what is present at start (later namespaces get theirs a
 	// moment after they are created, as on a cluster). They run first; the
 	// others start once they have, so as not to compete with them.
-	awaited := map[string]bool{"serviceaccount-controller": true, "root-ca-certificate-publisher-controller": true, authTrust.Name(): true}
+	awaited := []string{"serviceaccount-controller", "root-ca-certificate-publisher-controller", authTrust.Name()}
 	var first, rest []controllers.Controller
 	for _, c := range ctrls {
-		if awaited[c.Name()] {
+		if slices.Contains(awaited, c.Name()) {
 			first = append(first, c)
 		} else {
 			rest = append(rest, c)
 		}
 	}
 	cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, first...)
-	if err := cp.controllers.WaitForFirstSync(ctx, "serviceaccount-controller", "root-ca-certificate-publisher-controller", authTrust.Name()); err != nil {
+	if err := cp.controllers.WaitForFirstSync(ctx, awaited...); err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
 	cp.controllers.Add(rest...)

@@ -101,6 +101,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 		writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
 	})
 	h = filters.WithAuthentication(h, s.auth.authn, unauthorized, s.auth.audience, nil)
+	h = s.withMetrics(h)
 	h = filters.WithRequestInfo(h, s.infos)
 	return h, nil
 }

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"net"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	endpointsmetrics "k8s.io/apiserver/pkg/endpoints/metrics"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 	compbasemetrics "k8s.io/component-base/metrics"
 
@@ -82,19 +82,6 @@ func metricsVerb(r *http.Request, info *apirequest.RequestInfo) string {
 	return strings.ToUpper(info.Verb)
 }
 
-// metricsScope is upstream's CleanScope.
-func metricsScope(info *apirequest.RequestInfo) string {
-	switch {
-	case info.Name != "" || info.Verb == "create":
-		return "resource"
-	case info.Namespace != "":
-		return "namespace"
-	case info.IsResourceRequest:
-		return "cluster"
-	}
-	return ""
-}
-
 // dryRunLabel is the dry_run label: the request's dryRun values, sorted and
 // joined, or "".
 func dryRunLabel(r *http.Request) string {
@@ -111,7 +98,7 @@ func (m *apiMetrics) observe(r *http.Request, info *apirequest.RequestInfo, code
 	if code == 0 {
 		code = http.StatusOK // what net/http answers for a handler that wrote nothing
 	}
-	verb, dry, scope := metricsVerb(r, info), dryRunLabel(r), metricsScope(info)
+	verb, dry, scope := metricsVerb(r, info), dryRunLabel(r), endpointsmetrics.CleanScope(info)
 	m.requests.WithLabelValues(verb, dry, info.APIGroup, info.APIVersion, info.Resource, info.Subresource, scope, "apiserver", strconv.Itoa(code)).Inc()
 	m.latencies.WithLabelValues(verb, dry, info.APIGroup, info.APIVersion, info.Resource, info.Subresource, scope, "apiserver").Observe(elapsed.Seconds())
 }
@@ -119,26 +106,38 @@ func (m *apiMetrics) observe(r *http.Request, info *apirequest.RequestInfo, code
 // countObjects sets the object gauges from the store, one per stored
 // resource (-1 where it cannot be read).
 func (s *Server) countObjects() {
-	seen := map[schema.GroupResource]bool{}
-	var grs []schema.GroupResource
 	buckets := map[schema.GroupResource]string{}
 	for _, res := range s.Resources().All() {
-		if res.Virtual || seen[res.GR] {
-			continue
+		if !res.Virtual {
+			buckets[res.GR] = res.Bucket
 		}
-		seen[res.GR] = true
-		grs = append(grs, res.GR)
-		buckets[res.GR] = res.Bucket
 	}
-	sort.Slice(grs, func(i, j int) bool { return grs[i].String() < grs[j].String() })
-	for _, gr := range grs {
+	for gr, bucket := range buckets {
 		n := float64(-1)
-		if l, err := s.Store().List(buckets[gr], store.ListOptions{Limit: 1}); err == nil {
+		if l, err := s.Store().List(bucket, store.ListOptions{Limit: 1}); err == nil {
 			n = float64(int64(len(l.Items)) + l.Remaining)
 		}
 		s.metrics.storageObjects.WithLabelValues(gr.String()).Set(n)
 		s.metrics.resourceObjects.WithLabelValues(gr.Group, gr.Resource).Set(n)
 	}
+}
+
+// withMetrics records each resource request that h serves in the server's
+// metrics, reading the RequestInfo that filters.WithRequestInfo put in the
+// request's context. It sits outside authentication, so refused requests
+// count too.
+func (s *Server) withMetrics(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info, ok := apirequest.RequestInfoFrom(r.Context())
+		if !ok || !info.IsResourceRequest {
+			h.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() { s.metrics.observe(r, info, rec.code, time.Since(start)) }()
+		h.ServeHTTP(rec, r)
+	})
 }
 
 // serveMetrics answers /metrics.

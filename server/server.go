@@ -173,15 +173,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	w.Header().Set("Audit-Id", string(uuid.NewUUID()))
-	info, err := s.infos.NewRequestInfo(r)
-	if err != nil || !info.IsResourceRequest {
-		s.handler.ServeHTTP(w, r)
-		return
-	}
-	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w}
-	defer func() { s.metrics.observe(r, info, rec.code, time.Since(start)) }()
-	s.handler.ServeHTTP(rec, r)
+	s.handler.ServeHTTP(w, r)
 }
 
 // serveNonResource answers discovery, health, version and OpenAPI paths.

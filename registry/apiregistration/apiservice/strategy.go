@@ -35,13 +35,11 @@ func (apiServiceStrategy) Validate(ctx context.Context, obj runtime.Object) fiel
 	return withoutMeta(in, validation.ValidateAPIService(ctx, in))
 }
 
-// ValidateUpdate checks an APIService as Validate does.
-func (apiServiceStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	in, err := internal(obj)
-	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
-	}
-	return withoutMeta(in, validation.ValidateAPIService(ctx, in))
+// ValidateUpdate checks an APIService as Validate does: upstream's
+// ValidateAPIServiceUpdate adds only the object metadata update rules, which
+// the registry runs itself.
+func (st apiServiceStrategy) ValidateUpdate(ctx context.Context, obj, _ runtime.Object) field.ErrorList {
+	return st.Validate(ctx, obj)
 }
 
 // ValidateStatusUpdate checks the conditions' statuses of a write to
