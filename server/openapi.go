@@ -216,7 +216,7 @@ func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
 			if !v.Served {
 				continue
 			}
-			sw, err := openapibuilder.BuildOpenAPIV2(crd, v.Name, openapibuilder.Options{V2: true})
+			sw, err := openapibuilder.BuildOpenAPIV2(crd, v.Name, openapibuilder.Options{V2: true, IncludeSelectableFields: true})
 			if err != nil {
 				s.log.Warn("openapi v2 for CRD", "crd", crd.Name, "err", err)
 				continue
@@ -249,7 +249,7 @@ func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
 func (s *Server) openAPIv3Doc(group, version string) []byte {
 	var specs []*spec3.OpenAPI
 	for _, crd := range s.Resources().CRDsServing(group, version) {
-		doc, err := openapibuilder.BuildOpenAPIV3(crd, version, openapibuilder.Options{})
+		doc, err := openapibuilder.BuildOpenAPIV3(crd, version, openapibuilder.Options{IncludeSelectableFields: true})
 		if err != nil {
 			s.log.Warn("openapi v3 for CRD", "crd", crd.Name, "err", err)
 			continue
