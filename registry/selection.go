@@ -322,7 +322,9 @@ func (s *Registry) FilterFor(res *Resource, sel *Selection) func(store.Object) b
 // fields of the version asked for, which a conversion webhook may have
 // renamed, as upstream's storage converts an object before it filters it.
 func (s *Registry) SelectionMatches(res *Resource, sel *Selection, key string, rev int64, stored []byte) bool {
-	if !sel.fields.Empty() && res.conv != nil {
+	// (Built-in resources served from another version's bucket translate
+	// their field labels to the stored object's fields instead.)
+	if !sel.fields.Empty() && res.conv != nil && res.CRD != "" {
 		served, err := s.enc.ServedOf(res, key, rev, stored)
 		if err != nil {
 			return false
