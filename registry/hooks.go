@@ -192,8 +192,9 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 
 // prepareUpdate runs the strategy's preparation of an update (mode is not
 // internalWrite): PrepareForUpdate for a write to the main resource,
-// PrepareForFinalizeUpdate for one to /finalize and PrepareForStatusUpdate
-// for one to /status, when the strategy has them.
+// PrepareForFinalizeUpdate for one to /finalize, PrepareForApprovalUpdate
+// for one to /approval and PrepareForStatusUpdate for one to /status, when
+// the strategy has them.
 func prepareUpdate(c *Request, st strategy.Strategy, mode writeMode, o, old *Object) {
 	switch {
 	case mode == statusWrite:
@@ -203,6 +204,10 @@ func prepareUpdate(c *Request, st strategy.Strategy, mode writeMode, o, old *Obj
 	case c.Info.Subresource == "finalize":
 		if fp, ok := st.(strategy.FinalizePreparer); ok {
 			fp.PrepareForFinalizeUpdate(c.Context(), o.Obj, old.Obj)
+		}
+	case c.Info.Subresource == "approval":
+		if ap, ok := st.(strategy.ApprovalPreparer); ok {
+			ap.PrepareForApprovalUpdate(c.Context(), o.Obj, old.Obj)
 		}
 	default:
 		st.PrepareForUpdate(c.Context(), o.Obj, old.Obj)

@@ -46,6 +46,9 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		return nil, err
 	}
 	key := ObjectKey(o.Meta.GetNamespace(), o.Meta.GetName())
+	if !dry && o.Meta.GetResourceVersion() != "" {
+		return nil, errRVSetOnCreate()
+	}
 	if dry {
 		if _, err := s.store.Get(c.Res.Bucket, key); err == nil {
 			return nil, apierrors.NewAlreadyExists(c.Res.GR, o.Meta.GetName())
@@ -165,7 +168,9 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 			if err != nil {
 				return store.Write{}, err
 			}
-		} else if c.Res.HasSub("status") && mode == mainWrite {
+		} else if c.Res.HasSub("status") && mode == mainWrite && c.Info.Subresource != "approval" {
+			// (A write to /approval keeps the new conditions: the strategy's
+			// PrepareForApprovalUpdate keeps the rest of the status.)
 			if err := copyStatus(old.Obj, o.Obj); err != nil {
 				return store.Write{}, err
 			}

@@ -261,3 +261,18 @@ func (s *Server) serveFinalize(c *call) error {
 	}
 	return s.writeObject(c, http.StatusOK, out)
 }
+
+// serveApproval serves a CertificateSigningRequest's approval subresource:
+// get, update and patch of the whole object, of which the strategy keeps
+// the new status.conditions only.
+func (s *Server) serveApproval(c *call) error {
+	switch c.Info.Verb {
+	case "get":
+		return s.get(c)
+	case "update":
+		return s.update(c, false)
+	case "patch":
+		return s.patch(c, false)
+	}
+	return c.ErrMethodNotSupported()
+}
