@@ -596,3 +596,19 @@ func TestExtensionAPIServerOptionRegistersServiceEndpointsAndAPIService(t *testi
 		t.Errorf("RequestHeaderClientCA differs from the published requestheader-client-ca-file: %v", err)
 	}
 }
+
+func TestAPIServiceServicePortDefaultsTo443(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	as, err := apiregistrationclient.NewForConfigOrDie(cp.RESTConfig()).ApiregistrationV1().APIServices().Create(ctxT(t), &apiregistrationv1.APIService{
+		ObjectMeta: metav1.ObjectMeta{Name: "v1alpha1.wardle.example.com"},
+		Spec: apiregistrationv1.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15,
+			InsecureSkipTLSVerify: true, Service: &apiregistrationv1.ServiceReference{Namespace: "wardle", Name: "api"}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := as.Spec.Service.Port; p == nil || *p != 443 {
+		t.Errorf("spec.service.port %v, want 443", p)
+	}
+}

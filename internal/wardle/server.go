@@ -81,6 +81,10 @@ func New(service, namespace string) (*Server, error) {
 // Address is the IP:port the server listens on.
 func (s *Server) Address() string { return s.ln.Addr().String() }
 
+// ServingCert returns the serving certificate and key (PEM), for
+// <service>.<namespace>.svc.
+func (s *Server) ServingCert() (certPEM, keyPEM []byte) { return s.serving.CertPEM, s.serving.KeyPEM }
+
 // CABundle is the PEM of the CA that signed the serving certificate.
 func (s *Server) CABundle() []byte { return s.ca.CertPEM }
 
