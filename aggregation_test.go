@@ -612,3 +612,24 @@ func TestAPIServiceServicePortDefaultsTo443(t *testing.T) {
 		t.Errorf("spec.service.port %v, want 443", p)
 	}
 }
+
+func TestExtensionServerReviewsBearerTokensWithTheControlPlane(t *testing.T) {
+	t.Parallel()
+	cp, ext := startWardle(t, fakeplane.WithToken("carol-token", "carol", "wardle-readers"))
+	grantFlunders(t, cp, "Group", "wardle-readers")
+	// Straight to the extension server with a token of the control plane:
+	// its delegated authentication asks a TokenReview, its authorization a
+	// SubjectAccessReview.
+	code, body := directGet(t, directClient(t, ext, nil, nil), ext, map[string]string{"Authorization": "Bearer carol-token"})
+	if code != http.StatusOK {
+		t.Fatalf("direct list with carol's token: %d %s", code, body)
+	}
+	seen := ext.Seen()
+	if u := seen[len(seen)-1]; u.GetName() != "carol" || !slices.Contains(u.GetGroups(), "wardle-readers") {
+		t.Errorf("the extension server took the token for %q %v, want carol in wardle-readers", u.GetName(), u.GetGroups())
+	}
+	code, body = directGet(t, directClient(t, ext, nil, nil), ext, map[string]string{"Authorization": "Bearer not-a-token"})
+	if code != http.StatusUnauthorized {
+		t.Errorf("direct list with an unknown token: %d %s, want 401", code, body)
+	}
+}

@@ -281,3 +281,8 @@ func (r *responder) Object(statusCode int, obj runtime.Object) {
 func (r *responder) Error(_ http.ResponseWriter, _ *http.Request, err error) {
 	http.Error(r.w, err.Error(), http.StatusServiceUnavailable)
 }
+
+// gvOf is an APIService's group/version.
+func gvOf(as *apiregistrationv1.APIService) schema.GroupVersion {
+	return schema.GroupVersion{Group: as.Spec.Group, Version: as.Spec.Version}
+}
