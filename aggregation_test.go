@@ -48,7 +48,7 @@ var flundersGVR = schema.GroupVersionResource{Group: wardle.Group, Version: ward
 // to system:auth-delegator and, in kube-system, to
 // extension-apiserver-authentication-reader. It returns once the
 // APIService is Available.
-func startWardle(t *testing.T, opts ...fakeplane.Option) (*fakeplane.ControlPlane, *wardle.Server) {
+func startWardle(t testing.TB, opts ...fakeplane.Option) (*fakeplane.ControlPlane, *wardle.Server) {
 	t.Helper()
 	ext, err := wardle.New("api", "wardle")
 	if err != nil {
@@ -90,7 +90,7 @@ func startWardle(t *testing.T, opts ...fakeplane.Option) (*fakeplane.ControlPlan
 }
 
 // writeTokenKubeconfig writes a kubeconfig for a bearer-token rest.Config.
-func writeTokenKubeconfig(t *testing.T, path string, cfg *rest.Config) {
+func writeTokenKubeconfig(t testing.TB, path string, cfg *rest.Config) {
 	t.Helper()
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["c"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
@@ -103,7 +103,7 @@ func writeTokenKubeconfig(t *testing.T, path string, cfg *rest.Config) {
 }
 
 // availableCondition returns an APIService's Available condition.
-func availableCondition(t *testing.T, cp *fakeplane.ControlPlane, name string) *apiregistrationv1.APIServiceCondition {
+func availableCondition(t testing.TB, cp *fakeplane.ControlPlane, name string) *apiregistrationv1.APIServiceCondition {
 	t.Helper()
 	as, err := apiregistrationclient.NewForConfigOrDie(cp.RESTConfig()).ApiregistrationV1().APIServices().Get(ctxT(t), name, metav1.GetOptions{})
 	if err != nil {
@@ -119,7 +119,7 @@ func availableCondition(t *testing.T, cp *fakeplane.ControlPlane, name string) *
 
 // waitForAvailable waits until an APIService's Available condition has
 // reason, and returns it.
-func waitForAvailable(t *testing.T, cp *fakeplane.ControlPlane, name, reason string) *apiregistrationv1.APIServiceCondition {
+func waitForAvailable(t testing.TB, cp *fakeplane.ControlPlane, name, reason string) *apiregistrationv1.APIServiceCondition {
 	t.Helper()
 	var c *apiregistrationv1.APIServiceCondition
 	deadline := time.Now().Add(20 * time.Second)
@@ -136,7 +136,7 @@ func waitForAvailable(t *testing.T, cp *fakeplane.ControlPlane, name, reason str
 
 // grantFlunders lets a user (or group, with kind Group) get, list, watch
 // and create flunders everywhere.
-func grantFlunders(t *testing.T, cp *fakeplane.ControlPlane, kind, name string) {
+func grantFlunders(t testing.TB, cp *fakeplane.ControlPlane, kind, name string) {
 	t.Helper()
 	ctx := ctxT(t)
 	cs := clientset(t, cp)
