@@ -20,6 +20,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,6 +34,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+	"k8s.io/utils/ptr"
 
 	"k8s.io/apiserver/pkg/authentication/user"
 
@@ -631,5 +634,44 @@ func TestExtensionServerReviewsBearerTokensWithTheControlPlane(t *testing.T) {
 	code, body = directGet(t, directClient(t, ext, nil, nil), ext, map[string]string{"Authorization": "Bearer not-a-token"})
 	if code != http.StatusUnauthorized {
 		t.Errorf("direct list with an unknown token: %d %s, want 401", code, body)
+	}
+}
+
+func TestAPIServiceWithAServiceWinsOverALocalGroupVersion(t *testing.T) {
+	t.Parallel()
+	cp, ext := startWardle(t)
+	ctx := ctxT(t)
+	// A CRD serving the same group/version: kube-aggregator's proxy for the
+	// APIService is registered at /apis/wardle.example.com/v1alpha1 and
+	// keeps answering; the CRD autoregistration leaves an APIService it did
+	// not make alone.
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "flunders.wardle.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: wardle.Group, Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "flunders", Singular: "flunder", Kind: "Flunder"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: wardle.Version, Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}}}},
+		},
+	}
+	ext2 := apiextensionsclient.NewForConfigOrDie(cp.RESTConfig()).ApiextensionsV1().CustomResourceDefinitions()
+	if _, err := ext2.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		c, err := ext2.Get(ctx, crd.Name, metav1.GetOptions{})
+		return err == nil && slices.ContainsFunc(c.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
+			return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+		})
+	})
+	before := len(ext.Seen())
+	if _, err := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(flundersGVR).Namespace("default").Create(ctx, flunder("remote"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ext.Seen()) != before+1 || ext.Flunders() != 1 {
+		t.Errorf("the create did not reach the extension server (%d requests, %d flunders)", len(ext.Seen())-before, ext.Flunders())
+	}
+	if c := availableCondition(t, cp, "v1alpha1.wardle.example.com"); c.Reason != "Passed" {
+		t.Errorf("the APIService became %+v", c)
 	}
 }
