@@ -1,10 +1,12 @@
 package aggregator
 
 import (
+	"bufio"
 	"encoding/pem"
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -116,5 +118,57 @@ func TestProxyDiscoveryIsStaleUntilFetched(t *testing.T) {
 	}
 	if got := p.APIServices(); len(got) != 1 || got[0].Name != as.Name {
 		t.Errorf("APIServices: %v", got)
+	}
+}
+
+func TestProxyPassesUpgradedConnections(t *testing.T) {
+	backend := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "test-proto" {
+			http.Error(w, "want an upgrade", http.StatusBadRequest)
+			return
+		}
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		_, _ = io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: test-proto\r\n\r\n")
+		line, _ := buf.ReadString('\n')
+		_, _ = io.WriteString(conn, r.Header.Get("X-Remote-User")+" got "+line)
+	}))
+	defer backend.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: backend.Certificate().Raw})
+	backendURL, _ := url.Parse(backend.URL)
+	p := NewProxy(resolverFunc(func(string, string, int32) (*url.URL, error) { return backendURL, nil }), ProxyClientCert{}, slog.New(slog.DiscardHandler))
+	defer p.Close()
+	as := apiService(true, true, ca)
+	p.Observe(apiServiceBucket, as.Name, as, nil, false)
+	p.backends[gvOf(as)].transport.TLSClientConfig.ServerName = "example.com"
+	h := p.Handler("wardle.example.com", "v1alpha1")
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(apirequest.WithUser(r.Context(), &user.DefaultInfo{Name: "alice"})))
+	}))
+	defer front.Close()
+
+	conn, err := net.Dial("tcp", front.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, _ = io.WriteString(conn, "GET /apis/wardle.example.com/v1alpha1/namespaces/default/flunders/one/attach HTTP/1.1\r\nHost: x\r\n"+
+		"Connection: Upgrade\r\nUpgrade: test-proto\r\nX-Remote-User: forged\r\n\r\n")
+	r := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade answered %s", resp.Status)
+	}
+	_, _ = io.WriteString(conn, "ping\n")
+	got, _ := r.ReadString('\n')
+	if got != "alice got ping\n" {
+		t.Errorf("through the upgraded connection: %q, want %q", got, "alice got ping\n")
 	}
 }
