@@ -382,6 +382,10 @@ func TestAggregatedDiscovery(t *testing.T) {
 	if err := json.Unmarshal(rawGet(t, cs, "/apis/wardle.example.com", "application/json"), &group); err != nil || group.Name != wardle.Group || group.Kind != "APIGroup" {
 		t.Errorf("/apis/wardle.example.com: %+v %v", group, err)
 	}
+	var root struct{ Paths []string }
+	if err := json.Unmarshal(rawGet(t, cs, "/", "application/json"), &root); err != nil || !slices.Contains(root.Paths, "/apis/wardle.example.com/v1alpha1") {
+		t.Errorf("/ does not list the remote group/version: %v %v", root.Paths, err)
+	}
 	rl, err := cs.Discovery().ServerResourcesForGroupVersion("wardle.example.com/v1alpha1")
 	if err != nil || len(rl.APIResources) != 1 || rl.APIResources[0].Name != "flunders" {
 		t.Fatalf("resources of wardle.example.com/v1alpha1: %+v %v", rl, err)

@@ -191,3 +191,18 @@ func (s *Server) withRemoteDiscovery(local []apidiscoveryv2.APIGroupDiscovery) [
 	}
 	return out
 }
+
+// remotePaths are the paths the aggregator serves for remote APIServices,
+// which "/" lists: /apis/<group> and /apis/<group>/<version>.
+func (s *Server) remotePaths() []string {
+	if s.aggregator == nil {
+		return nil
+	}
+	var out []string
+	for _, as := range s.aggregator.APIServices() {
+		if as.Spec.Service != nil && as.Spec.Group != "" {
+			out = append(out, "/apis/"+as.Spec.Group, "/apis/"+as.Spec.Group+"/"+as.Spec.Version)
+		}
+	}
+	return out
+}
