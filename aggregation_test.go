@@ -19,6 +19,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -535,20 +536,40 @@ func TestAPIServiceAvailability(t *testing.T) {
 			_, err = cs.CoreV1().Services("wardle").Update(ctx, svc, metav1.UpdateOptions{})
 			return err
 		}, "EndpointsNotFound", `cannot find endpointslices for service/api in "wardle"`, false},
-		{"endpoints without the port's name", func() error {
-			_, err := cs.CoreV1().Endpoints("wardle").Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "api"},
-				Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "127.0.0.1"}}, Ports: []corev1.EndpointPort{{Name: "other", Port: int32(port)}}}}}, metav1.CreateOptions{})
+		{"an EndpointSlice whose endpoint is not ready", func() error {
+			_, err := cs.DiscoveryV1().EndpointSlices("wardle").Create(ctx, &discoveryv1.EndpointSlice{
+				ObjectMeta:  metav1.ObjectMeta{Name: "api-1", Labels: map[string]string{discoveryv1.LabelServiceName: "api"}},
+				AddressType: discoveryv1.AddressTypeIPv4,
+				Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"192.0.2.10"}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(false)}}},
+				Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(int32(8443))}},
+			}, metav1.CreateOptions{})
 			return err
 		}, "MissingEndpoints", `endpointslices for service/api in "wardle" have no addresses with port name "https"`, false},
-		{"endpoints to a server that fails TLS", func() error {
-			eps, err := cs.CoreV1().Endpoints("wardle").Get(ctx, "api", metav1.GetOptions{})
+		{"the EndpointSlice deleted", func() error {
+			return cs.DiscoveryV1().EndpointSlices("wardle").Delete(ctx, "api-1", metav1.DeleteOptions{})
+		}, "EndpointsNotFound", `cannot find endpointslices for service/api in "wardle"`, false},
+		{"Endpoints without the port's name", func() error {
+			_, err := cs.CoreV1().Endpoints("wardle").Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "api"},
+				Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "192.0.2.10"}}, Ports: []corev1.EndpointPort{{Name: "other", Port: 8443}}}}}, metav1.CreateOptions{})
+			return err
+		}, "MissingEndpoints", `endpointslices for service/api in "wardle" have no addresses with port name "https"`, false},
+		{"an ExternalName service for a server that fails TLS", func() error {
+			cur, err := ag.Get(ctx, as.Name, metav1.GetOptions{})
 			if err != nil {
 				return err
 			}
-			eps.Subsets[0].Ports[0].Name = "https"
-			_, err = cs.CoreV1().Endpoints("wardle").Update(ctx, eps, metav1.UpdateOptions{})
+			p := int32(port)
+			cur.Spec.Service.Port = &p
+			if _, err := ag.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+			if err := cs.CoreV1().Services("wardle").Delete(ctx, "api", metav1.DeleteOptions{}); err != nil {
+				return err
+			}
+			_, err = cs.CoreV1().Services("wardle").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "api"},
+				Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"}}, metav1.CreateOptions{})
 			return err
-		}, "FailedDiscoveryCheck", "failing or missing response from https://" + ln.Addr().String() + "/apis/wardle.example.com/v1alpha1: Get \"https://" + ln.Addr().String() + "/apis/wardle.example.com/v1alpha1\": ", true},
+		}, "FailedDiscoveryCheck", "failing or missing response from https://localhost:" + portStr + "/apis/wardle.example.com/v1alpha1: Get \"https://localhost:" + portStr + "/apis/wardle.example.com/v1alpha1\": ", true},
 		{"made local", func() error {
 			cur, err := ag.Get(ctx, as.Name, metav1.GetOptions{})
 			if err != nil {
@@ -573,7 +594,7 @@ func TestAPIServiceAvailability(t *testing.T) {
 	}
 }
 
-func TestExtensionAPIServerOptionRegistersServiceEndpointsAndAPIService(t *testing.T) {
+func TestExtensionAPIServerOptionRegistersAnExternalNameServiceAndAPIServices(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t, fakeplane.WithExtensionAPIServer(fakeplane.ExtensionAPIServer{
 		Name: "api", Namespace: "wardle", Address: "127.0.0.1:4443", CABundle: []byte("-----BEGIN CERTIFICATE-----\n"),
@@ -582,16 +603,12 @@ func TestExtensionAPIServerOptionRegistersServiceEndpointsAndAPIService(t *testi
 	ctx := ctxT(t)
 	cs := clientset(t, cp)
 	svc, err := cs.CoreV1().Services("wardle").Get(ctx, "api", metav1.GetOptions{})
-	if err != nil || svc.Spec.Ports[0].Port != 443 || svc.Spec.Ports[0].Name != "https" {
+	if err != nil || svc.Spec.Type != corev1.ServiceTypeExternalName || svc.Spec.ExternalName != "127.0.0.1" || svc.Spec.Ports[0].Port != 4443 {
 		t.Fatalf("service: %+v %v", svc, err)
-	}
-	eps, err := cs.CoreV1().Endpoints("wardle").Get(ctx, "api", metav1.GetOptions{})
-	if err != nil || eps.Subsets[0].Addresses[0].IP != "127.0.0.1" || eps.Subsets[0].Ports[0].Port != 4443 || eps.Subsets[0].Ports[0].Name != "https" {
-		t.Fatalf("endpoints: %+v %v", eps, err)
 	}
 	for _, name := range []string{"v1alpha1.wardle.example.com", "v1beta1.wardle.example.com"} {
 		as, err := apiregistrationclient.NewForConfigOrDie(cp.RESTConfig()).ApiregistrationV1().APIServices().Get(ctx, name, metav1.GetOptions{})
-		if err != nil || as.Spec.Service == nil || as.Spec.Service.Name != "api" || as.Spec.GroupPriorityMinimum != 1000 || as.Spec.VersionPriority != 15 {
+		if err != nil || as.Spec.Service == nil || as.Spec.Service.Name != "api" || *as.Spec.Service.Port != 4443 || as.Spec.GroupPriorityMinimum != 1000 || as.Spec.VersionPriority != 15 {
 			t.Errorf("APIService %s: %+v %v", name, as, err)
 		}
 	}

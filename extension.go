@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
@@ -24,7 +23,8 @@ type ExtensionAPIServer struct {
 	// be valid for the DNS name <Name>.<Namespace>.svc, which the
 	// aggregator verifies it against.
 	Name, Namespace string
-	// Address is the IP:port it listens on with TLS, e.g. 127.0.0.1:41234.
+	// Address is the host:port it listens on with TLS, e.g.
+	// 127.0.0.1:41234 or localhost:41234.
 	Address string
 	// CABundle is the PEM of the CA that signed its serving certificate
 	// (the APIServices' spec.caBundle). Leave it empty only with
@@ -42,10 +42,10 @@ type ExtensionAPIServer struct {
 }
 
 // WithExtensionAPIServer registers an extension API server when the control
-// plane starts, as the seed's set-up does on a cluster without kube-proxy:
-// a Service <Name> with port 443 named https, Endpoints pointing that port
-// at Address, and an APIService per group/version with spec.service naming
-// that Service. Requests under those group/versions then go to Address
+// plane starts, in a way a kube-apiserver without kube-proxy accepts too:
+// an ExternalName Service <Name> naming Address's host, and an APIService
+// per group/version with spec.service naming that Service and Address's
+// port. Requests under those group/versions then go to Address
 // once the APIServices are Available. The server authenticates the
 // aggregator with the request-header CA (ControlPlane.RequestHeaderClientCA,
 // also published in kube-system/extension-apiserver-authentication) and
@@ -79,8 +79,8 @@ func (ext ExtensionAPIServer) objects() ([]runtime.Object, error) {
 		return nil, fmt.Errorf("extension API server %s: address: %w", ext.Name, err)
 	}
 	port, err := strconv.Atoi(portStr)
-	if err != nil || net.ParseIP(host) == nil {
-		return nil, fmt.Errorf("extension API server %s: address %q is not IP:port", ext.Name, ext.Address)
+	if err != nil || port <= 0 || port > 65535 || host == "" {
+		return nil, fmt.Errorf("extension API server %s: address %q is not host:port", ext.Name, ext.Address)
 	}
 	gpm, vp := ext.GroupPriorityMinimum, ext.VersionPriority
 	if gpm == 0 {
@@ -93,25 +93,20 @@ func (ext ExtensionAPIServer) objects() ([]runtime.Object, error) {
 	if !slices.Contains(bootstrapNamespaces, ns) {
 		objs = append(objs, &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	}
-	const portName = "https"
-	objs = append(objs,
-		&corev1.Service{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-			ObjectMeta: metav1.ObjectMeta{Name: ext.Name, Namespace: ns},
-			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{
-				Name: portName, Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(int32(port)),
-			}}},
+	// An ExternalName Service naming the host: the aggregator dials
+	// <externalName>:<APIService port>, on fakeplane as on kube-apiserver
+	// with --enable-aggregator-routing, which refuses loopback addresses in
+	// Endpoints and EndpointSlices.
+	objs = append(objs, &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Name: ext.Name, Namespace: ns},
+		Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeExternalName, ExternalName: host,
+			Ports: []corev1.ServicePort{{Name: "https", Port: int32(port), Protocol: corev1.ProtocolTCP}},
 		},
-		&corev1.Endpoints{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Endpoints"},
-			ObjectMeta: metav1.ObjectMeta{Name: ext.Name, Namespace: ns},
-			Subsets: []corev1.EndpointSubset{{
-				Addresses: []corev1.EndpointAddress{{IP: host}},
-				Ports:     []corev1.EndpointPort{{Name: portName, Port: int32(port), Protocol: corev1.ProtocolTCP}},
-			}},
-		})
+	})
 	for _, gv := range ext.GroupVersions {
-		svcPort := int32(443)
+		svcPort := int32(port)
 		objs = append(objs, &apiregistrationv1.APIService{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "apiregistration.k8s.io/v1", Kind: "APIService"},
 			ObjectMeta: metav1.ObjectMeta{Name: gv.Version + "." + gv.Group},

@@ -2,8 +2,8 @@
 // Aggregation Layer" / "Set up an Extension API Server" (seed steps 1-15),
 // run with kubectl against fakeplane: the steps a person types, with a
 // k8s.io/apiserver based extension server (internal/wardle) running in
-// the test process in place of the Deployment's pod, and a Service whose
-// Endpoints point at its loopback port, as on a host without kube-proxy.
+// the test process in place of the Deployment's pod, and an ExternalName
+// Service for this machine, as on a host without kube-proxy.
 // It ends as the seed does: kubectl get flunders prints "No resources
 // found".
 package aggregation
@@ -44,7 +44,8 @@ func TestExtensionAPIServerSetUp(t *testing.T) {
 	write(t, filepath.Join(dir, "tls.key"), keyPEM)
 	port := ext.Address()[strings.LastIndex(ext.Address(), ":")+1:]
 	write(t, filepath.Join(dir, "service.yaml"), []byte(strings.ReplaceAll(read(t, "service.yaml.tmpl"), "PORT", port)))
-	write(t, filepath.Join(dir, "apiservice.yaml"), []byte(strings.ReplaceAll(read(t, "apiservice.yaml.tmpl"), "CABUNDLE", base64.StdEncoding.EncodeToString(ext.CABundle()))))
+	apiService := strings.ReplaceAll(read(t, "apiservice.yaml.tmpl"), "CABUNDLE", base64.StdEncoding.EncodeToString(ext.CABundle()))
+	write(t, filepath.Join(dir, "apiservice.yaml"), []byte(strings.ReplaceAll(apiService, "PORT", port)))
 
 	walkthrough.Run(t, cp, []step{
 		// 1. The APIService API is enabled.
@@ -72,8 +73,8 @@ func TestExtensionAPIServerSetUp(t *testing.T) {
 		// 13. And read the extension-apiserver-authentication ConfigMap.
 		{Args: []string{"create", "rolebinding", "wardle-auth-reader", "-n", "kube-system", "--role", "extension-apiserver-authentication-reader", "--serviceaccount", "wardle:apiserver"},
 			Stdout: `^rolebinding.rbac.authorization.k8s.io/wardle-auth-reader created$`},
-		// No kube-proxy: the Service's Endpoints point at the server.
-		{Args: []string{"apply", "-f", filepath.Join(dir, "service.yaml")}, Stdout: `(?s)^service/api created\s+endpoints/api created$`},
+		// No kube-proxy: an ExternalName Service for this machine.
+		{Args: []string{"apply", "-f", filepath.Join(dir, "service.yaml")}, Stdout: `^service/api created$`},
 	})
 
 	// 8. The server loads its certificates (it holds them) and, running as
