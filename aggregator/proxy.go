@@ -58,6 +58,9 @@ type Proxy struct {
 	// discovery is what was last fetched of each remote APIService's
 	// group/version, by APIService name.
 	discovery map[string]discoveryEntry
+	// retired are the transports of replaced backends: requests under way
+	// may still use them; Close ends their connections.
+	retired []*http.Transport
 }
 
 // backend is how requests of one remote APIService are proxied.
@@ -175,10 +178,12 @@ func (p *Proxy) newBackend(as *apiregistrationv1.APIService, available bool) *ba
 	return b
 }
 
-// close ends the backend's idle connections.
+// close ends the backend's idle connections and keeps its transport for
+// Close, for the requests still using it. Call with p.mu held.
 func (b *backend) close() {
 	if b.transport != nil {
 		b.transport.CloseIdleConnections()
+		b.p.retired = append(b.p.retired, b.transport)
 	}
 }
 
@@ -190,6 +195,10 @@ func (p *Proxy) Close() {
 	for _, b := range p.backends {
 		b.close()
 	}
+	for _, t := range p.retired {
+		t.CloseIdleConnections()
+	}
+	p.retired = nil
 }
 
 // Handler returns the handler of requests under /apis/<group>/<version>
