@@ -696,3 +696,22 @@ func TestAPIServiceWithAServiceWinsOverALocalGroupVersion(t *testing.T) {
 		t.Errorf("the APIService became %+v", c)
 	}
 }
+
+func TestAggregatorPassesTheImpersonatedUserWithExtras(t *testing.T) {
+	t.Parallel()
+	cp, ext := startWardle(t)
+	grantFlunders(t, cp, "User", "bob")
+	cfg := cp.RESTConfig()
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "bob", Groups: []string{"qa"}, Extra: map[string][]string{"scopes": {"read", "write"}}}
+	if _, err := dynamic.NewForConfigOrDie(cfg).Resource(flundersGVR).Namespace("default").List(ctxT(t), metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	seen := ext.Seen()
+	u := seen[len(seen)-1]
+	if u.GetName() != "bob" || !slices.Contains(u.GetGroups(), "qa") || !slices.Equal(u.GetExtra()["scopes"], []string{"read", "write"}) {
+		t.Errorf("the extension server saw %q %v %v, want bob in qa with scopes read, write", u.GetName(), u.GetGroups(), u.GetExtra())
+	}
+	if got := ext.LastHeaders().Values("X-Remote-Extra-Scopes"); !slices.Equal(got, []string{"read", "write"}) {
+		t.Errorf("X-Remote-Extra-Scopes %q", got)
+	}
+}
