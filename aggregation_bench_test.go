@@ -68,6 +68,9 @@ func BenchmarkAggregatedGet(b *testing.B) {
 func BenchmarkAggregatedWatchEvent(b *testing.B) {
 	proxied, direct, _ := wardleClients(b)
 	ctx := ctxT(b)
+	// The names go on across the runs of each sub-benchmark (the flunders
+	// stay on the one extension server).
+	i := 0
 	for _, bc := range []struct {
 		name   string
 		client dynamic.ResourceInterface
@@ -82,7 +85,6 @@ func BenchmarkAggregatedWatchEvent(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer w.Stop()
-			i := 0
 			for b.Loop() {
 				i++
 				name := fmt.Sprintf("%s-%d", bc.name, i)
