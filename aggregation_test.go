@@ -39,6 +39,8 @@ import (
 
 	"k8s.io/apiserver/pkg/authentication/user"
 
+	"go.uber.org/goleak"
+
 	"github.com/fakeplane/fakeplane"
 	"github.com/fakeplane/fakeplane/internal/wardle"
 )
@@ -714,4 +716,30 @@ func TestAggregatorPassesTheImpersonatedUserWithExtras(t *testing.T) {
 	if got := ext.LastHeaders().Values("X-Remote-Extra-Scopes"); !slices.Equal(got, []string{"read", "write"}) {
 		t.Errorf("X-Remote-Extra-Scopes %q", got)
 	}
+}
+
+func TestStopWithAProxiedWatchOpenLeavesNoGoroutine(t *testing.T) {
+	// Not parallel: goleak compares with the goroutines from before the test.
+	before := goleak.IgnoreCurrent()
+	cp, ext := startWardle(t)
+	w, err := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(flundersGVR).Namespace("default").Watch(ctxT(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if err := cp.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, open := <-w.ResultChan():
+		if open {
+			t.Error("an event after Stop")
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the proxied watch is still open 10s after Stop")
+	}
+	// The extension server is not fakeplane's: only what is left once it
+	// stopped too counts.
+	ext.Stop()
+	goleak.VerifyNone(t, append([]goleak.Option{before}, goroutinesOutsideFakeplane...)...)
 }
