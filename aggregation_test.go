@@ -743,3 +743,30 @@ func TestStopWithAProxiedWatchOpenLeavesNoGoroutine(t *testing.T) {
 	ext.Stop()
 	goleak.VerifyNone(t, append([]goleak.Option{before}, goroutinesOutsideFakeplane...)...)
 }
+
+func TestAPIServiceStatusWrittenByAClientIsPutRight(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	ag := apiregistrationclient.NewForConfigOrDie(cp.RESTConfig()).ApiregistrationV1().APIServices()
+	port := int32(443)
+	if _, err := ag.Create(ctx, &apiregistrationv1.APIService{ObjectMeta: metav1.ObjectMeta{Name: "v1alpha1.wardle.example.com"},
+		Spec: apiregistrationv1.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15,
+			InsecureSkipTLSVerify: true, Service: &apiregistrationv1.ServiceReference{Namespace: "wardle", Name: "api", Port: &port}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForAvailable(t, cp, "v1alpha1.wardle.example.com", "ServiceNotFound")
+	cur, err := ag.Get(ctx, "v1alpha1.wardle.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Status.Conditions[0].Status, cur.Status.Conditions[0].Reason, cur.Status.Conditions[0].Message = apiregistrationv1.ConditionTrue, "Passed", "all checks passed"
+	if _, err := ag.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Without waiting for the periodic check (30s by default).
+	c := waitForAvailable(t, cp, "v1alpha1.wardle.example.com", "ServiceNotFound")
+	if c.Status != apiregistrationv1.ConditionFalse {
+		t.Errorf("condition %+v", c)
+	}
+}

@@ -13,7 +13,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -187,12 +186,11 @@ func (c *AvailableConditionController) observe(ev store.Event) {
 			c.log.Error("decode APIService", "key", ev.Key, "err", err)
 			return
 		}
-		old, had := c.apiServices[ev.Key]
+		// Any change calls for a check, as upstream's informer handler
+		// queues every update: a status someone else wrote is put right
+		// (the controller's own writes check again and change nothing).
 		c.apiServices[ev.Key] = as
-		// Its own status writes do not call for another check.
-		if !had || !equality.Semantic.DeepEqual(old.Spec, as.Spec) {
-			c.dirty[ev.Key] = true
-		}
+		c.dirty[ev.Key] = true
 	case servicesBucket:
 		decodeInto(c, ev, c.services, func() *corev1.Service { return &corev1.Service{} })
 		c.markService(ev.Key)
