@@ -12,7 +12,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -768,5 +770,28 @@ func TestAPIServiceStatusWrittenByAClientIsPutRight(t *testing.T) {
 	c := waitForAvailable(t, cp, "v1alpha1.wardle.example.com", "ServiceNotFound")
 	if c.Status != apiregistrationv1.ConditionFalse {
 		t.Errorf("condition %+v", c)
+	}
+}
+
+func TestKubectlAppliesAndGetsAggregatedResources(t *testing.T) {
+	t.Parallel()
+	cp, ext := startWardle(t)
+	f := filepath.Join(t.TempDir(), "flunder.yaml")
+	if err := os.WriteFile(f, []byte("apiVersion: wardle.example.com/v1alpha1\nkind: Flunder\nmetadata:\n  name: my-flunder\nspec:\n  reference: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustKubectl(t, cp, "apply", "-f", f); strings.TrimSpace(out) != "flunder.wardle.example.com/my-flunder created" {
+		t.Errorf("kubectl apply printed %q", out)
+	}
+	// The extension server answers lists without Tables: kubectl prints
+	// names and ages.
+	if out := mustKubectl(t, cp, "get", "flunders"); !regexp.MustCompile(`^NAME\s+AGE\nmy-flunder\s+` + age + `\n$`).MatchString(out) {
+		t.Errorf("kubectl get flunders printed %q", out)
+	}
+	if out := mustKubectl(t, cp, "get", "flunder", "my-flunder", "-o", "jsonpath={.metadata.annotations.wardle\\.example\\.com/created-by}"); out != fakeplane.AdminUser {
+		t.Errorf("created by %q, want %s", out, fakeplane.AdminUser)
+	}
+	if ext.Flunders() != 1 {
+		t.Errorf("%d flunders on the extension server, want 1", ext.Flunders())
 	}
 }
