@@ -794,4 +794,8 @@ func TestKubectlAppliesAndGetsAggregatedResources(t *testing.T) {
 	if ext.Flunders() != 1 {
 		t.Errorf("%d flunders on the extension server, want 1", ext.Flunders())
 	}
+	// The aggregator serves the extension server's OpenAPI v3 document.
+	if out := mustKubectl(t, cp, "explain", "flunders.spec"); !regexp.MustCompile(`(?s)GROUP:\s+wardle\.example\.com\nKIND:\s+Flunder\nVERSION:\s+v1alpha1\n.*FIELD: spec <Object>.*reference\s+<string>`).MatchString(out) {
+		t.Errorf("kubectl explain flunders.spec printed %q", out)
+	}
 }

@@ -29,6 +29,23 @@ const aggregatorUser = "system:kube-aggregator"
 type discoveryEntry struct {
 	version apidiscoveryv2.APIVersionDiscovery
 	current bool
+	// openAPIv3 is the group/version's OpenAPI v3 document, nil when the
+	// server has none.
+	openAPIv3 []byte
+}
+
+// OpenAPIv3 returns the OpenAPI v3 document of a remote group/version as
+// last fetched from its server (/openapi/v3/apis/<group>/<version>), as
+// kube-aggregator's OpenAPI v3 aggregation serves it; false when there is
+// none.
+func (p *Proxy) OpenAPIv3(group, version string) ([]byte, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	e, ok := p.discovery[version+"."+group]
+	if !ok || e.openAPIv3 == nil {
+		return nil, false
+	}
+	return e.openAPIv3, true
 }
 
 // v2GVK is aggregated discovery's content type.
@@ -76,12 +93,30 @@ func (p *Proxy) refreshDiscovery(ctx context.Context, as *apiregistrationv1.APIS
 		p.markStale(as.Name)
 		return err
 	}
+	doc := p.fetchOpenAPIv3(ctx, as, addr)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.services[as.Name]; ok {
-		p.discovery[as.Name] = discoveryEntry{version: v, current: true}
+		p.discovery[as.Name] = discoveryEntry{version: v, current: true, openAPIv3: doc}
 	}
 	return nil
+}
+
+// fetchOpenAPIv3 downloads a remote group/version's OpenAPI v3 document
+// as system:kube-aggregator in system:masters; nil when the server has
+// none or fails.
+func (p *Proxy) fetchOpenAPIv3(ctx context.Context, as *apiregistrationv1.APIService, addr string) []byte {
+	rt, err := p.roundTripper(as)
+	if err != nil {
+		return nil
+	}
+	client := &http.Client{Transport: rt, Timeout: discoveryTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	code, _, body, err := get(ctx, client, "https://"+addr+"/openapi/v3/apis/"+as.Spec.Group+"/"+as.Spec.Version, "application/json", []string{"system:masters"})
+	if err != nil || code != http.StatusOK || !json.Valid(body) {
+		return nil
+	}
+	return body
 }
 
 func (p *Proxy) fetchDiscovery(ctx context.Context, as *apiregistrationv1.APIService, addr string) (apidiscoveryv2.APIVersionDiscovery, error) {

@@ -24,6 +24,9 @@ type Aggregator interface {
 	// Discovery returns a remote group/version's aggregated discovery,
 	// with its freshness.
 	Discovery(group, version string) apidiscoveryv2.APIVersionDiscovery
+	// OpenAPIv3 returns a remote group/version's OpenAPI v3 document, if
+	// its server has one.
+	OpenAPIv3(group, version string) ([]byte, bool)
 }
 
 // SetAggregator routes remote group/versions to a and merges them into
@@ -202,6 +205,24 @@ func (s *Server) remotePaths() []string {
 	for _, as := range s.aggregator.APIServices() {
 		if as.Spec.Service != nil && as.Spec.Group != "" {
 			out = append(out, "/apis/"+as.Spec.Group, "/apis/"+as.Spec.Group+"/"+as.Spec.Version)
+		}
+	}
+	return out
+}
+
+// remoteOpenAPIv3 returns the OpenAPI v3 documents of the remote
+// group/versions, by their /openapi/v3 path ("apis/<group>/<version>").
+func (s *Server) remoteOpenAPIv3() map[string][]byte {
+	if s.aggregator == nil {
+		return nil
+	}
+	out := map[string][]byte{}
+	for _, as := range s.aggregator.APIServices() {
+		if as.Spec.Service == nil || as.Spec.Group == "" {
+			continue
+		}
+		if b, ok := s.aggregator.OpenAPIv3(as.Spec.Group, as.Spec.Version); ok {
+			out["apis/"+as.Spec.Group+"/"+as.Spec.Version] = b
 		}
 	}
 	return out

@@ -132,6 +132,10 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 			sum := sha512.Sum512(b)
 			idx[key] = map[string]any{"serverRelativeURL": "/openapi/v3/" + key + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
 		}
+		for key, b := range s.remoteOpenAPIv3() {
+			sum := sha512.Sum512(b)
+			idx[key] = map[string]any{"serverRelativeURL": "/openapi/v3/" + key + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
+		}
 		b, _ := json.Marshal(map[string]any{"paths": idx})
 		writeBytes(w, r, http.StatusOK, mediaJSON, b)
 	case strings.HasPrefix(path, "/openapi/v3/"):
@@ -144,6 +148,11 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 			group, version = rest[1], rest[2]
 		default:
 			writeError(w, r, registry.NotFoundPath())
+			return
+		}
+		if b, ok := s.remoteOpenAPIv3()["apis/"+group+"/"+version]; ok && group != "" {
+			w.Header().Set("Cache-Control", "public, immutable")
+			writeBytes(w, r, http.StatusOK, mediaJSON, b)
 			return
 		}
 		if _, ok := s.Resources().Preferred(group); !ok {

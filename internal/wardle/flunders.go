@@ -51,6 +51,9 @@ func (f *flunderStore) len() int {
 // authentication and authorization.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	info, _ := apirequest.RequestInfoFrom(r.Context())
+	if serveOpenAPI(w, r) {
+		return
+	}
 	switch r.URL.Path {
 	case "/apis", "/apis/":
 		writeJSON(w, http.StatusOK, metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{apiGroup()}})
