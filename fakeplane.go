@@ -242,7 +242,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
-	if err := cp.srv.CreateAll(boot); err != nil {
+	// One transaction for all of them: a commit each would take most of
+	// Start's time.
+	if err := cp.store.Bulk(func() error { return cp.srv.CreateAll(boot) }); err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 	if err := cp.loadFixtures(); err != nil {

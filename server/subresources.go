@@ -56,13 +56,15 @@ func (s *Server) serveScale(c *call) error {
 		}
 	} else {
 		pt = types.PatchType(mediaTypeOf(c.r))
-		switch pt {
-		case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
+		// As the parent's patch: custom resources take no strategic merge
+		// patch, on their scale either.
+		switch {
+		case pt == types.JSONPatchType, pt == types.MergePatchType, pt == types.ApplyYAMLPatchType,
+			pt == types.StrategicMergePatchType && c.Res.CRD == "":
+		case c.Res.CRD == "":
+			return errRouteUnsupportedMediaType()
 		default:
-			if c.Res.CRD == "" {
-				return errRouteUnsupportedMediaType()
-			}
-			return errUnsupportedMediaType([]string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType), string(types.StrategicMergePatchType)})
+			return errUnsupportedMediaType(patchTypes(c.Res))
 		}
 	}
 	wo, err := parseWriteOptions(c, pt)
