@@ -138,6 +138,9 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 			}
 			add(key, s.openAPIv3Doc(gv.Group, gv.Version))
 		}
+		for key, b := range s.remoteOpenAPIv3() {
+			add(key, b)
+		}
 		add("api", s.openAPIv3DiscoveryDoc("api"))
 		add("apis", s.openAPIv3DiscoveryDoc("apis"))
 		b, _ := json.Marshal(map[string]any{"paths": idx})
@@ -163,6 +166,11 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 			group, version = rest[1], rest[2]
 		default:
 			writeError(w, r, registry.NotFoundPath())
+			return
+		}
+		if b, ok := s.remoteOpenAPIv3()["apis/"+group+"/"+version]; ok && group != "" {
+			w.Header().Set("Cache-Control", "public, immutable")
+			writeBytes(w, r, http.StatusOK, mediaJSON, b)
 			return
 		}
 		if _, ok := s.Resources().Preferred(group); !ok {
