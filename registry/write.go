@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/fakeplane/fakeplane/registry/strategy"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -268,8 +269,9 @@ func (s *Registry) storedStale(res *Resource, served, stored []byte) bool {
 	return !bytes.Equal(b, stored)
 }
 
-// withStatusOf returns old with the status of o: a /status write changes
-// only status.
+// withStatusOf returns old with the status of o, and o's labels,
+// annotations, finalizers and owner references where the resource's
+// strategy lets a write to /status set them (strategy.StatusMetadata).
 func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
 	out, err := res.DecodeStored(MustEncode(old.Obj))
 	if err != nil {
@@ -277,6 +279,14 @@ func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
 	}
 	if err := copyStatus(o.Obj, out.Obj); err != nil {
 		return nil, err
+	}
+	if st, ok := For(res.GR); ok {
+		if sm, ok := st.(strategy.StatusMetadata); ok && sm.StatusSetsMetadata() {
+			out.Meta.SetLabels(o.Meta.GetLabels())
+			out.Meta.SetAnnotations(o.Meta.GetAnnotations())
+			out.Meta.SetFinalizers(o.Meta.GetFinalizers())
+			out.Meta.SetOwnerReferences(o.Meta.GetOwnerReferences())
+		}
 	}
 	out.Meta.SetResourceVersion(o.Meta.GetResourceVersion())
 	// The managed fields were computed for the request, as upstream's

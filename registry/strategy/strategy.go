@@ -119,7 +119,23 @@ type Base struct {
 	// ReturnDeleted makes a delete answer with the deleted object rather
 	// than a Status (upstream's Store.ReturnDeletedObject).
 	ReturnDeleted bool
+	// StatusWritesMetadata makes a write to /status also set the labels,
+	// annotations, finalizers and owner references it carries, as the
+	// status strategies of upstream's older resources (workloads, pods,
+	// services, nodes, ...) let through; without it a write to /status
+	// changes the status alone, as the newer ones (ResetObjectMetaForStatus)
+	// and custom resources do. A StatusPreparer may put some back.
+	StatusWritesMetadata bool
 }
+
+// StatusMetadata is implemented by every strategy built on Base: it says
+// whether a write to /status also sets metadata (Base.StatusWritesMetadata).
+type StatusMetadata interface {
+	StatusSetsMetadata() bool
+}
+
+// StatusSetsMetadata implements StatusMetadata.
+func (b Base) StatusSetsMetadata() bool { return b.StatusWritesMetadata }
 
 // ObjectKinds implements runtime.ObjectTyper with client-go's scheme, which
 // knows every built-in type.

@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the DaemonSet strategy.
-var Strategy = daemonSetStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
+var Strategy = daemonSetStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
 
 type daemonSetStrategy struct{ strategy.Base }
 

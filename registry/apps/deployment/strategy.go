@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the Deployment strategy.
-var Strategy = deploymentStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
+var Strategy = deploymentStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
 
 type deploymentStrategy struct{ strategy.Base }
 
@@ -39,4 +39,11 @@ func (deploymentStrategy) ValidateStatusUpdate(_ context.Context, obj, old runti
 // Default is upstream's SetDefaults_Deployment.
 func (deploymentStrategy) Default(obj runtime.Object) {
 	defaultDeployment(obj.(*appsv1.Deployment))
+}
+
+// PrepareForStatusUpdate keeps the labels: upstream's deployment status
+// strategy does not let a write to /status change them (annotations and
+// the rest of the metadata it does).
+func (deploymentStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Object) {
+	obj.(*appsv1.Deployment).Labels = old.(*appsv1.Deployment).Labels
 }

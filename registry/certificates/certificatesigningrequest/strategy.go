@@ -15,7 +15,7 @@ import (
 )
 
 // Strategy is the CertificateSigningRequest strategy.
-var Strategy = csrStrategy{strategy.Base{UnconditionalUpdate: true, ResetStatusOnCreate: true}}
+var Strategy = csrStrategy{strategy.Base{UnconditionalUpdate: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
 
 type csrStrategy struct{ strategy.Base }
 

@@ -15,7 +15,7 @@ import (
 )
 
 // Strategy is the Namespace strategy.
-var Strategy = namespaceStrategy{strategy.Base{UnconditionalUpdate: true, ReturnDeleted: true}}
+var Strategy = namespaceStrategy{strategy.Base{UnconditionalUpdate: true, ReturnDeleted: true, StatusWritesMetadata: true}}
 
 type namespaceStrategy struct{ strategy.Base }
 

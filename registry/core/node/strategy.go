@@ -19,7 +19,7 @@ import (
 )
 
 // Strategy is the Node strategy.
-var Strategy = nodeStrategy{strategy.Base{UnconditionalUpdate: true}}
+var Strategy = nodeStrategy{strategy.Base{UnconditionalUpdate: true, StatusWritesMetadata: true}}
 
 type nodeStrategy struct{ strategy.Base }
 

@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the PersistentVolume strategy.
-var Strategy = volumeStrategy{strategy.Base{UnconditionalUpdate: true, ReturnDeleted: true}}
+var Strategy = volumeStrategy{strategy.Base{UnconditionalUpdate: true, ReturnDeleted: true, StatusWritesMetadata: true}}
 
 type volumeStrategy struct{ strategy.Base }
 

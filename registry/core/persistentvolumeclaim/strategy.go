@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the PersistentVolumeClaim strategy.
-var Strategy = claimStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, ReturnDeleted: true}}
+var Strategy = claimStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, ReturnDeleted: true, StatusWritesMetadata: true}}
 
 type claimStrategy struct{ strategy.Base }
 

@@ -23,9 +23,13 @@ func (podStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) 
 	keepPriority(obj.(*corev1.Pod), old.(*corev1.Pod))
 }
 
-// PrepareForStatusUpdate keeps the priority as PrepareForUpdate does.
+// PrepareForStatusUpdate keeps the priority as PrepareForUpdate does, and
+// the owner references, which upstream's pod status strategy does not let a
+// write to /status change.
 func (podStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Object) {
-	keepPriority(obj.(*corev1.Pod), old.(*corev1.Pod))
+	p, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
+	keepPriority(p, prev)
+	p.OwnerReferences = prev.OwnerReferences
 }
 
 // keepPriority is upstream's Priority admission on update: what it set at

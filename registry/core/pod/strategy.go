@@ -16,7 +16,7 @@ import (
 
 // Strategy is the Pod strategy. (The admission plugins are still the
 // server's.)
-var Strategy = podStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ReturnDeleted: true}}
+var Strategy = podStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ReturnDeleted: true, StatusWritesMetadata: true}}
 
 type podStrategy struct{ strategy.Base }
 

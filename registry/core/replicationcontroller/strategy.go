@@ -13,7 +13,7 @@ import (
 )
 
 // Strategy is the ReplicationController strategy.
-var Strategy = rcStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
+var Strategy = rcStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
 
 type rcStrategy struct{ strategy.Base }
 

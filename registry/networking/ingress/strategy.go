@@ -20,7 +20,7 @@ import (
 )
 
 // Strategy is the Ingress strategy.
-var Strategy = ingressStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
+var Strategy = ingressStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
 
 type ingressStrategy struct{ strategy.Base }
 
