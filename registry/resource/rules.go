@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
@@ -464,7 +463,7 @@ func validateResourceSliceSpec(s, old *resourcev1.ResourceSliceSpec, fld *field.
 	}
 	if s.NodeSelector != nil {
 		set = append(set, "`nodeSelector`")
-		errs = append(errs, validateNodeSelector(s.NodeSelector, fld.Child("nodeSelector"))...)
+		errs = append(errs, validate.NodeSelector(s.NodeSelector, fld.Child("nodeSelector"))...)
 		if len(s.NodeSelector.NodeSelectorTerms) != 1 {
 			errs = append(errs, field.Invalid(fld.Child("nodeSelector", "nodeSelectorTerms"), validate.InternalValue(s.NodeSelector.NodeSelectorTerms), "must have exactly one node selector term"))
 		}
@@ -579,7 +578,7 @@ func validateDevice(d resourcev1.Device, old *resourcev1.Device, fld *field.Path
 		}
 		if d.NodeSelector != nil {
 			set = append(set, "`nodeSelector`")
-			errs = append(errs, validateNodeSelector(d.NodeSelector, fld.Child("nodeSelector"))...)
+			errs = append(errs, validate.NodeSelector(d.NodeSelector, fld.Child("nodeSelector"))...)
 		}
 		if d.AllNodes != nil {
 			if *d.AllNodes {
@@ -736,65 +735,6 @@ func validateBindingConditions(conditions, failures []string, fld *field.Path) f
 	return errs
 }
 
-// validateNodeSelector is upstream's ValidateNodeSelector for a required
-// node selector: at least one term, valid requirements.
-func validateNodeSelector(s *corev1.NodeSelector, fld *field.Path) field.ErrorList {
-	terms := fld.Child("nodeSelectorTerms")
-	if len(s.NodeSelectorTerms) == 0 {
-		return field.ErrorList{field.Required(terms, "must have at least one node selector term")}
-	}
-	var errs field.ErrorList
-	for i, t := range s.NodeSelectorTerms {
-		fld := terms.Index(i)
-		for j, r := range t.MatchExpressions {
-			fld := fld.Child("matchExpressions").Index(j)
-			switch r.Operator {
-			case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
-				if len(r.Values) == 0 {
-					errs = append(errs, field.Required(fld.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
-				}
-			case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
-				if len(r.Values) > 0 {
-					errs = append(errs, field.Forbidden(fld.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-				}
-			case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
-				if len(r.Values) != 1 {
-					errs = append(errs, field.Required(fld.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
-				}
-			default:
-				errs = append(errs, field.Invalid(fld.Child("operator"), r.Operator, "not a valid selector operator"))
-			}
-			errs = append(errs, metav1validation.ValidateLabelName(r.Key, fld.Child("key"))...)
-			for k, v := range r.Values {
-				for _, msg := range validation.IsValidLabelValue(v) {
-					errs = append(errs, field.Invalid(fld.Child("values").Index(k), v, msg).WithOrigin("format=k8s-label-value"))
-				}
-			}
-		}
-		for j, r := range t.MatchFields {
-			fld := fld.Child("matchFields").Index(j)
-			switch r.Operator {
-			case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
-				if len(r.Values) != 1 {
-					errs = append(errs, field.Required(fld.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
-				}
-			default:
-				errs = append(errs, field.Invalid(fld.Child("operator"), r.Operator, "not a valid selector operator"))
-			}
-			if r.Key != "metadata.name" {
-				errs = append(errs, field.Invalid(fld.Child("key"), r.Key, "not a valid field selector key"))
-				continue
-			}
-			for k, v := range r.Values {
-				for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(v, false) {
-					errs = append(errs, field.Invalid(fld.Child("values").Index(k), v, msg))
-				}
-			}
-		}
-	}
-	return errs
-}
-
 // deviceTaintEffects are the effects of device taints, sorted.
 func deviceTaintEffects() []resourcev1.DeviceTaintEffect {
 	return []resourcev1.DeviceTaintEffect{resourcev1.DeviceTaintEffectNoExecute, resourcev1.DeviceTaintEffectNoSchedule, resourcev1.DeviceTaintEffectNone}
@@ -930,7 +870,7 @@ func validateClaimStatus(s, old *resourcev1.ResourceClaimStatus, deleted bool, n
 			return append(errs, validateDeviceConfig(c.DeviceConfiguration, fld, false)...)
 		}, devices.Child("config"), listRule{size: true})...)
 		if s.Allocation.NodeSelector != nil {
-			errs = append(errs, validateNodeSelector(s.Allocation.NodeSelector, a.Child("nodeSelector"))...)
+			errs = append(errs, validate.NodeSelector(s.Allocation.NodeSelector, a.Child("nodeSelector"))...)
 		}
 	}
 	return errs

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fakeplane/fakeplane/internal/validate"
 )
 
 // The rules of kube-apiserver v1.37's pod validation for what the
@@ -63,14 +65,14 @@ func validateAffinity(a *corev1.Affinity, fld *field.Path) field.ErrorList {
 	if na := a.NodeAffinity; na != nil {
 		nfld := fld.Child("nodeAffinity")
 		if req := na.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
-			errs = append(errs, validateNodeSelector(req, nfld.Child("requiredDuringSchedulingIgnoredDuringExecution"))...)
+			errs = append(errs, validate.NodeSelector(req, nfld.Child("requiredDuringSchedulingIgnoredDuringExecution"))...)
 		}
 		for i, term := range na.PreferredDuringSchedulingIgnoredDuringExecution {
 			tfld := nfld.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
 			if term.Weight <= 0 || term.Weight > 100 {
 				errs = append(errs, field.Invalid(tfld.Child("weight"), term.Weight, "must be in the range 1-100"))
 			}
-			errs = append(errs, validateNodeSelectorTerm(term.Preference, true, tfld.Child("preference"))...)
+			errs = append(errs, validate.NodeSelectorTerm(term.Preference, true, tfld.Child("preference"))...)
 		}
 	}
 	if pa := a.PodAffinity; pa != nil {
@@ -78,85 +80,6 @@ func validateAffinity(a *corev1.Affinity, fld *field.Path) field.ErrorList {
 	}
 	if pa := a.PodAntiAffinity; pa != nil {
 		errs = append(errs, validatePodAffinityTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution, fld.Child("podAntiAffinity"))...)
-	}
-	return errs
-}
-
-// validateNodeSelector checks required node affinity.
-func validateNodeSelector(ns *corev1.NodeSelector, fld *field.Path) field.ErrorList {
-	terms := fld.Child("nodeSelectorTerms")
-	if len(ns.NodeSelectorTerms) == 0 {
-		return field.ErrorList{field.Required(terms, "must have at least one node selector term")}
-	}
-	var errs field.ErrorList
-	for i, term := range ns.NodeSelectorTerms {
-		errs = append(errs, validateNodeSelectorTerm(term, false, terms.Index(i))...)
-	}
-	return errs
-}
-
-// validateNodeSelectorTerm checks a term's label expressions and field
-// expressions.
-func validateNodeSelectorTerm(term corev1.NodeSelectorTerm, allowInvalidValues bool, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for j, req := range term.MatchExpressions {
-		errs = append(errs, validateNodeSelectorRequirement(req, allowInvalidValues, fld.Child("matchExpressions").Index(j))...)
-	}
-	for j, req := range term.MatchFields {
-		errs = append(errs, validateNodeFieldSelectorRequirement(req, fld.Child("matchFields").Index(j))...)
-	}
-	return errs
-}
-
-// validateNodeSelectorRequirement checks one label expression.
-func validateNodeSelectorRequirement(rq corev1.NodeSelectorRequirement, allowInvalidValues bool, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	switch rq.Operator {
-	case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
-		if len(rq.Values) == 0 {
-			errs = append(errs, field.Required(fld.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
-		}
-	case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
-		if len(rq.Values) > 0 {
-			errs = append(errs, field.Forbidden(fld.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-		}
-	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
-		if len(rq.Values) != 1 {
-			errs = append(errs, field.Required(fld.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
-		}
-	default:
-		errs = append(errs, field.Invalid(fld.Child("operator"), rq.Operator, "not a valid selector operator"))
-	}
-	errs = append(errs, metav1validation.ValidateLabelName(rq.Key, fld.Child("key"))...)
-	if !allowInvalidValues {
-		for i, v := range rq.Values {
-			for _, msg := range validation.IsValidLabelValue(v) {
-				errs = append(errs, field.Invalid(fld.Child("values").Index(i), v, msg))
-			}
-		}
-	}
-	return errs
-}
-
-// validateNodeFieldSelectorRequirement checks one field expression: only
-// metadata.name, with one value.
-func validateNodeFieldSelectorRequirement(rq corev1.NodeSelectorRequirement, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	switch rq.Operator {
-	case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
-		if len(rq.Values) != 1 {
-			errs = append(errs, field.Required(fld.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
-		}
-	default:
-		errs = append(errs, field.Invalid(fld.Child("operator"), rq.Operator, "not a valid selector operator"))
-	}
-	if rq.Key != metav1.ObjectNameField {
-		return append(errs, field.Invalid(fld.Child("key"), rq.Key, "not a valid field selector key"))
-	}
-	for i, v := range rq.Values {
-		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(v, false) {
-			errs = append(errs, field.Invalid(fld.Child("values").Index(i), v, msg))
-		}
 	}
 	return errs
 }
