@@ -71,7 +71,7 @@ func TestClusterRoleAggregation(t *testing.T) {
 		t.Errorf("writes: %q", reg.Writes)
 	}
 	for _, u := range reg.Users {
-		if u != "system:serviceaccount:kube-system:clusterrole-aggregation-controller/" {
+		if u != "system:serviceaccount:kube-system:clusterrole-aggregation-controller/clusterrole-aggregation-controller" {
 			t.Errorf("written as user/field manager %q", u)
 		}
 	}
