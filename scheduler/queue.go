@@ -1,0 +1,283 @@
+package scheduler
+
+import (
+	"container/heap"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+)
+
+// queuedPod is a pending pod in the scheduling queue.
+type queuedPod struct {
+	pod *corev1.Pod
+	// added is when the pod first entered the queue (PrioritySort's
+	// tie-break).
+	added time.Time
+	// attempts counts scheduling attempts, for the backoff.
+	attempts int
+	// lastAttempt is when the last attempt ended.
+	lastAttempt time.Time
+	// gated: a PreEnqueue plugin holds the pod back.
+	gated bool
+	index int
+}
+
+// podQueue is kube-scheduler's scheduling queue, simplified: an active
+// heap in PrioritySort order (higher priority, then earlier), pods backing
+// off after a failed attempt, and unschedulable pods that wait for a
+// cluster change (or a minute at most... kube-scheduler's five).
+type podQueue struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	closed   bool
+	active   activeHeap
+	pods     map[types.UID]*queuedPod // every pod in the queue, any state
+	backoff  map[types.UID]*queuedPod
+	unsched  map[types.UID]*queuedPod
+	gated    map[types.UID]*queuedPod
+	inFlight map[types.UID]bool
+	// moved counts cluster changes; a pod that failed while a change
+	// happened during its attempt backs off instead of waiting.
+	moved         uint64
+	movedAtPop    map[types.UID]uint64
+	initial, maxB time.Duration
+	preEnqueue    func(*corev1.Pod) bool
+	now           func() time.Time
+}
+
+// maxUnschedulableWait is how long an unschedulable pod waits for a
+// cluster change before it is tried again anyway (kube-scheduler's
+// podMaxInUnschedulablePodsDuration).
+const maxUnschedulableWait = 5 * time.Minute
+
+func newPodQueue(initial, maxBackoff time.Duration, preEnqueue func(*corev1.Pod) bool) *podQueue {
+	q := &podQueue{
+		pods: map[types.UID]*queuedPod{}, backoff: map[types.UID]*queuedPod{}, unsched: map[types.UID]*queuedPod{},
+		gated: map[types.UID]*queuedPod{}, inFlight: map[types.UID]bool{}, movedAtPop: map[types.UID]uint64{},
+		initial: initial, maxB: maxBackoff, preEnqueue: preEnqueue, now: time.Now,
+	}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// activeHeap orders pods by priority, then by when they were added.
+type activeHeap []*queuedPod
+
+func (h activeHeap) Len() int { return len(h) }
+func (h activeHeap) Less(i, j int) bool {
+	pi, pj := corev1helpers.PodPriority(h[i].pod), corev1helpers.PodPriority(h[j].pod)
+	if pi != pj {
+		return pi > pj
+	}
+	return h[i].added.Before(h[j].added)
+}
+func (h activeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
+func (h *activeHeap) Push(x any) {
+	qp := x.(*queuedPod)
+	qp.index = len(*h)
+	*h = append(*h, qp)
+}
+func (h *activeHeap) Pop() any {
+	old := *h
+	qp := old[len(old)-1]
+	*h = old[:len(old)-1]
+	qp.index = -1
+	return qp
+}
+
+// toActiveLocked puts a pod in the active heap, or among the gated ones
+// when a PreEnqueue plugin holds it back.
+func (q *podQueue) toActiveLocked(qp *queuedPod) {
+	delete(q.backoff, qp.pod.UID)
+	delete(q.unsched, qp.pod.UID)
+	delete(q.gated, qp.pod.UID)
+	if !q.preEnqueue(qp.pod) {
+		qp.gated = true
+		q.gated[qp.pod.UID] = qp
+		return
+	}
+	qp.gated = false
+	if qp.index < 0 {
+		heap.Push(&q.active, qp)
+	}
+	q.cond.Signal()
+}
+
+// Add adds a new pending pod.
+func (q *podQueue) Add(pod *corev1.Pod) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if qp, ok := q.pods[pod.UID]; ok {
+		qp.pod = pod
+		return
+	}
+	qp := &queuedPod{pod: pod, added: q.now(), index: -1}
+	q.pods[pod.UID] = qp
+	if q.inFlight[pod.UID] {
+		return
+	}
+	q.toActiveLocked(qp)
+}
+
+// Update replaces a pending pod's object; a pod waiting (gated,
+// unschedulable or backing off) whose spec changed is tried again.
+func (q *podQueue) Update(pod *corev1.Pod, specChanged bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	qp, ok := q.pods[pod.UID]
+	if !ok {
+		q.mu.Unlock()
+		q.Add(pod)
+		q.mu.Lock()
+		return
+	}
+	qp.pod = pod
+	if qp.index >= 0 {
+		heap.Fix(&q.active, qp.index)
+		return
+	}
+	if q.inFlight[pod.UID] || !specChanged {
+		return
+	}
+	if q.gated[pod.UID] != nil || q.unsched[pod.UID] != nil {
+		q.toActiveLocked(qp)
+	}
+}
+
+// Delete forgets a pod.
+func (q *podQueue) Delete(uid types.UID) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	qp, ok := q.pods[uid]
+	if !ok {
+		return
+	}
+	delete(q.pods, uid)
+	delete(q.backoff, uid)
+	delete(q.unsched, uid)
+	delete(q.gated, uid)
+	if qp.index >= 0 {
+		heap.Remove(&q.active, qp.index)
+	}
+}
+
+// Pop waits for an active pod; it returns nil once the queue is closed.
+func (q *podQueue) Pop() *queuedPod {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.active) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if q.closed {
+		return nil
+	}
+	qp := heap.Pop(&q.active).(*queuedPod)
+	q.inFlight[qp.pod.UID] = true
+	q.movedAtPop[qp.pod.UID] = q.moved
+	return qp
+}
+
+// Done ends a pod's attempt: a bound (or gone) pod leaves the queue, a
+// failed one backs off, or waits for a cluster change when none happened
+// during the attempt.
+func (q *podQueue) Done(qp *queuedPod, failed bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	uid := qp.pod.UID
+	delete(q.inFlight, uid)
+	movedSince := q.moved != q.movedAtPop[uid]
+	delete(q.movedAtPop, uid)
+	cur, ok := q.pods[uid]
+	if !ok {
+		return
+	}
+	if !failed {
+		delete(q.pods, uid)
+		return
+	}
+	cur.attempts++
+	cur.lastAttempt = q.now()
+	if movedSince {
+		q.backoff[uid] = cur
+	} else {
+		q.unsched[uid] = cur
+	}
+}
+
+// backoffFor is the pod's backoff: initial doubled per attempt, capped.
+func (q *podQueue) backoffFor(qp *queuedPod) time.Duration {
+	d := q.initial
+	for i := 1; i < qp.attempts && d < q.maxB; i++ {
+		d *= 2
+	}
+	return min(d, q.maxB)
+}
+
+// MoveAll moves unschedulable pods to the active queue (or to backoff
+// while their backoff lasts) after a cluster change.
+func (q *podQueue) MoveAll() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.moved++
+	for uid, qp := range q.unsched {
+		delete(q.unsched, uid)
+		q.backoff[uid] = qp
+	}
+	q.flushBackoffLocked()
+}
+
+// Flush moves pods whose backoff is over to the active queue, and pods
+// unschedulable for too long to backoff.
+func (q *podQueue) Flush() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.now()
+	for uid, qp := range q.unsched {
+		if now.Sub(qp.lastAttempt) > maxUnschedulableWait {
+			delete(q.unsched, uid)
+			q.backoff[uid] = qp
+		}
+	}
+	q.flushBackoffLocked()
+}
+
+func (q *podQueue) flushBackoffLocked() {
+	now := q.now()
+	for _, qp := range q.backoff {
+		if now.Sub(qp.lastAttempt) >= q.backoffFor(qp) {
+			q.toActiveLocked(qp)
+		}
+	}
+}
+
+// Close wakes Pop up for good.
+func (q *podQueue) Close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// nominatedTo lists the queued pods nominated to node (preemptors waiting
+// for their victims to go).
+func (q *podQueue) nominatedTo(node string) []*corev1.Pod {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []*corev1.Pod
+	for _, qp := range q.pods {
+		if qp.pod.Status.NominatedNodeName == node {
+			out = append(out, qp.pod)
+		}
+	}
+	return out
+}
+
+// len counts the pods in the queue (tests, benchmarks).
+func (q *podQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.pods)
+}
