@@ -231,6 +231,8 @@ func podHostPorts(pod *corev1.Pod) []hostPort {
 	return out
 }
 
-func resourceQuantityMilli(v int64) *resource.Quantity { return resource.NewMilliQuantity(v, resource.DecimalSI) }
+func resourceQuantityMilli(v int64) *resource.Quantity {
+	return resource.NewMilliQuantity(v, resource.DecimalSI)
+}
 
 func resourceQuantity(v int64) *resource.Quantity { return resource.NewQuantity(v, resource.BinarySI) }

@@ -41,10 +41,10 @@ func (*podTopologySpread) Name() string { return PodTopologySpread }
 
 // spreadConstraint is a pod's constraint made ready to count pods.
 type spreadConstraint struct {
-	maxSkew     int32
-	minDomains  int32
-	topologyKey string
-	selector    labels.Selector
+	maxSkew                    int32
+	minDomains                 int32
+	topologyKey                string
+	selector                   labels.Selector
 	honorAffinity, honorTaints bool
 }
 
