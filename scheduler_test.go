@@ -7,6 +7,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -130,4 +131,154 @@ func TestSchedulerBindsPodsToSimulatedNodes(t *testing.T) {
 		t.Errorf("lease holder = %v", lease.Spec.HolderIdentity)
 	}
 	_ = apierrors.IsNotFound
+}
+
+func TestUnschedulablePodIsReportedAndRetriedWhenANodeIsAdded(t *testing.T) {
+	cp := fakeplane.Start(t, fakeplane.WithNodes(2))
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	ctx := context.Background()
+
+	if _, err := client.CoreV1().Pods("default").Create(ctx, pausePod("big", "", "64"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The message is kube-scheduler's FitError (text from upstream source,
+	// v1.37.2): no simulated node has 64 cpu, and no pod there has a lower
+	// priority to preempt.
+	const want = "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+	p := waitPod(t, client, "big", func(p *corev1.Pod) bool { c := scheduledCondition(p); return c != nil && c.Status == corev1.ConditionFalse })
+	if c := scheduledCondition(p); c.Reason != corev1.PodReasonUnschedulable || c.Message != want {
+		t.Errorf("PodScheduled = %s %q, want Unschedulable %q", c.Reason, c.Message, want)
+	}
+	ev := waitEvent(t, client, "big", "FailedScheduling")
+	if ev.Type != corev1.EventTypeWarning || ev.Action != "Scheduling" || ev.Note != want || ev.ReportingController != "default-scheduler" {
+		t.Errorf("FailedScheduling event: type %q action %q controller %q note %q", ev.Type, ev.Action, ev.ReportingController, ev.Note)
+	}
+
+	// A node a user adds with kwok's annotation is simulated: it becomes
+	// Ready, gets a Lease, and the pending pod is retried onto it.
+	big := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "big-node", Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"}, Labels: map[string]string{corev1.LabelHostname: "big-node"}},
+		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("128"), corev1.ResourceMemory: resource.MustParse("512Gi"), corev1.ResourcePods: resource.MustParse("110")},
+			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("128"), corev1.ResourceMemory: resource.MustParse("512Gi"), corev1.ResourcePods: resource.MustParse("110")}},
+	}
+	if _, err := client.CoreV1().Nodes().Create(ctx, big, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p = waitPod(t, client, "big", func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
+	if p.Spec.NodeName != "big-node" {
+		t.Errorf("bound to %q, want big-node", p.Spec.NodeName)
+	}
+	if c := scheduledCondition(p); c == nil || c.Status != corev1.ConditionTrue {
+		t.Errorf("PodScheduled = %+v, want True", c)
+	}
+	n, err := client.CoreV1().Nodes().Get(ctx, "big-node", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := false
+	for _, c := range n.Status.Conditions {
+		ready = ready || c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue
+	}
+	if !ready || n.Status.NodeInfo.KubeletVersion == "" {
+		t.Errorf("big-node status: conditions %+v nodeInfo %+v", n.Status.Conditions, n.Status.NodeInfo)
+	}
+	if _, err := client.CoordinationV1().Leases("kube-node-lease").Get(ctx, "big-node", metav1.GetOptions{}); err != nil {
+		t.Errorf("big-node's lease: %v", err)
+	}
+}
+
+func TestPodOfAnUnknownSchedulerIsLeftAlone(t *testing.T) {
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	ctx := context.Background()
+	if _, err := client.CoreV1().Pods("default").Create(ctx, pausePod("orphan", "nobody", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The scheduler sees pods in the order they were created: once the
+	// second pod is bound, it has seen (and left) the first.
+	if _, err := client.CoreV1().Pods("default").Create(ctx, pausePod("after", "", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitPod(t, client, "after", func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
+	waitEvent(t, client, "after", "Scheduled")
+	p, err := client.CoreV1().Pods("default").Get(ctx, "orphan", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec.NodeName != "" || len(p.Status.Conditions) != 0 {
+		t.Errorf("orphan: node %q conditions %+v, want neither", p.Spec.NodeName, p.Status.Conditions)
+	}
+	evs, err := client.EventsV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "regarding.name=orphan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs.Items) != 0 {
+		t.Errorf("events about orphan: %+v", evs.Items)
+	}
+}
+
+func TestSchedulingGatesHoldAPodUntilRemoved(t *testing.T) {
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	ctx := context.Background()
+	gated := pausePod("gated", "", "")
+	gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
+	if _, err := client.CoreV1().Pods("default").Create(ctx, gated, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoreV1().Pods("default").Create(ctx, pausePod("ungated", "", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitPod(t, client, "ungated", func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
+	p, err := client.CoreV1().Pods("default").Get(ctx, "gated", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec.NodeName != "" {
+		t.Fatalf("a gated pod was bound to %s", p.Spec.NodeName)
+	}
+	if c := scheduledCondition(p); c == nil || c.Status != corev1.ConditionFalse || c.Reason != corev1.PodReasonSchedulingGated {
+		t.Errorf("gated pod's PodScheduled = %+v, want False SchedulingGated", c)
+	}
+	p.Spec.SchedulingGates = nil
+	if _, err := client.CoreV1().Pods("default").Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitPod(t, client, "gated", func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
+}
+
+func TestPreemptionEvictsALowerPriorityPod(t *testing.T) {
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	ctx := context.Background()
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}
+	if _, err := client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoreV1().Pods("default").Create(ctx, pausePod("low", "", "30"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitPod(t, client, "low", func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
+	high := pausePod("high", "", "30")
+	high.Spec.PriorityClassName = "high"
+	created, err := client.CoreV1().Pods("default").Create(ctx, high, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitPod(t, client, "high", func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
+	if p.Spec.NodeName != "node-0" {
+		t.Errorf("high bound to %q, want node-0", p.Spec.NodeName)
+	}
+	if _, err := client.CoreV1().Pods("default").Get(ctx, "low", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the victim is still there: %v", err)
+	}
+	ev := waitEvent(t, client, "high", "FailedScheduling")
+	const want = "0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for pod on node node-0, preempting 1 victims"
+	if ev.Note != want {
+		t.Errorf("preemptor's FailedScheduling note %q, want %q", ev.Note, want)
+	}
+	pre := waitEvent(t, client, "low", "Preempted")
+	if wantNote := fmt.Sprintf("Preempted by pod %s on node node-0", created.UID); pre.Note != wantNote || pre.Related == nil || pre.Related.Name != "high" {
+		t.Errorf("Preempted event: note %q related %+v, want %q", pre.Note, pre.Related, wantNote)
+	}
 }

@@ -62,7 +62,9 @@ func labelled(k, v string) func(*corev1.Pod) {
 }
 func priority(v int32) func(*corev1.Pod) { return func(p *corev1.Pod) { p.Spec.Priority = &v } }
 func withHostPort(port int32) func(*corev1.Pod) {
-	return func(p *corev1.Pod) { p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: port}} }
+	return func(p *corev1.Pod) {
+		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: port}}
+	}
 }
 
 // zone labels a node with a topology zone.
@@ -290,8 +292,8 @@ func TestSchedulingDecisions(t *testing.T) {
 		},
 		{
 			name: "spread DoNotSchedule goes to the emptier zone", nodes: []*corev1.Node{testNode("n0", 4, 110, zone("a")), testNode("n1", 4, 110, zone("a")), testNode("n2", 4, 110, zone("b"))},
-			existing: []*corev1.Pod{testPod("", on("n0"), labelled("app", "web")), testPod("", on("n1"), labelled("app", "web"))},
-			pod:      testPod("", labelled("app", "web"), spread(corev1.LabelTopologyZone, corev1.DoNotSchedule)),
+			existing:  []*corev1.Pod{testPod("", on("n0"), labelled("app", "web")), testPod("", on("n1"), labelled("app", "web"))},
+			pod:       testPod("", labelled("app", "web"), spread(corev1.LabelTopologyZone, corev1.DoNotSchedule)),
 			wantNodes: []string{"n2"},
 		},
 		{

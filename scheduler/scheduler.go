@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -20,6 +21,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 )
 
@@ -133,7 +135,9 @@ func (s *Scheduler) responsible(pod *corev1.Pod) bool {
 // (and, with leader election, once it leads) schedules pods until Stop or
 // until ctx ends. It returns once the caches are synced.
 func (s *Scheduler) Start(ctx context.Context) error {
-	runCtx, cancel := context.WithCancel(context.Background())
+	// client-go's leader election, events and informers log through klog:
+	// their messages go to the scheduler's log.
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.FromSlogHandler(s.log.Handler())))
 	s.cancel = cancel
 
 	s.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: s.client.EventsV1()})
