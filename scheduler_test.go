@@ -7,9 +7,9 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -145,7 +145,10 @@ func TestUnschedulablePodIsReportedAndRetriedWhenANodeIsAdded(t *testing.T) {
 	// v1.37.2): no simulated node has 64 cpu, and no pod there has a lower
 	// priority to preempt.
 	const want = "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
-	p := waitPod(t, client, "big", func(p *corev1.Pod) bool { c := scheduledCondition(p); return c != nil && c.Status == corev1.ConditionFalse })
+	p := waitPod(t, client, "big", func(p *corev1.Pod) bool {
+		c := scheduledCondition(p)
+		return c != nil && c.Status == corev1.ConditionFalse
+	})
 	if c := scheduledCondition(p); c.Reason != corev1.PodReasonUnschedulable || c.Message != want {
 		t.Errorf("PodScheduled = %s %q, want Unschedulable %q", c.Reason, c.Message, want)
 	}

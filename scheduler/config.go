@@ -2,10 +2,10 @@ package scheduler
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +17,7 @@ import (
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -107,8 +108,20 @@ func LoadConfig(data []byte) (*Configuration, error) {
 		return nil, fmt.Errorf("no kind %q is registered for version %q", head.Kind, head.APIVersion)
 	}
 	cfg := &Configuration{}
-	if err := yaml.UnmarshalStrict(data, cfg); err != nil {
-		return nil, fmt.Errorf("strict decoding error: %w", err)
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't decode as KubeSchedulerConfiguration: %w", err)
+	}
+	strictErrs, err := kjson.UnmarshalStrict(js, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't decode as KubeSchedulerConfiguration: %w", err)
+	}
+	if len(strictErrs) > 0 {
+		msgs := make([]string, len(strictErrs))
+		for i, e := range strictErrs {
+			msgs[i] = e.Error()
+		}
+		return nil, fmt.Errorf("strict decoding error: %s", strings.Join(msgs, ", "))
 	}
 	if err := Complete(cfg); err != nil {
 		return nil, err
@@ -330,10 +343,16 @@ func decodeArgs(plugin string, raw runtime.RawExtension) (runtime.Object, error)
 	if len(raw.Raw) == 0 {
 		return args, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw.Raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(args); err != nil {
-		return nil, fmt.Errorf("decoding args for plugin %s: strict decoding error: %w", plugin, err)
+	strictErrs, err := kjson.UnmarshalStrict(raw.Raw, args)
+	if err != nil {
+		return nil, fmt.Errorf("decoding args for plugin %s: %w", plugin, err)
+	}
+	if len(strictErrs) > 0 {
+		msgs := make([]string, len(strictErrs))
+		for i, e := range strictErrs {
+			msgs[i] = e.Error()
+		}
+		return nil, fmt.Errorf("decoding args for plugin %s: strict decoding error: %s", plugin, strings.Join(msgs, ", "))
 	}
 	return args, nil
 }
