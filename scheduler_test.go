@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
@@ -285,3 +286,6 @@ func TestPreemptionEvictsALowerPriorityPod(t *testing.T) {
 		t.Errorf("Preempted event: note %q related %+v, want %q", pre.Note, pre.Related, wantNote)
 	}
 }
+
+// runtimeRaw wraps plugin args as a pluginConfig entry holds them.
+func runtimeRaw(o runtime.Object) runtime.RawExtension { return runtime.RawExtension{Object: o} }
