@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
@@ -22,13 +23,43 @@ type queuedPod struct {
 	lastAttempt time.Time
 	// gated: a PreEnqueue plugin holds the pod back.
 	gated bool
-	index int
+	// rejectors are the plugins that rejected the pod in its last attempt;
+	// nil after an error, when any cluster change may help.
+	rejectors sets.Set[string]
+	index     int
 }
+
+// clusterEvent is a change in the cluster and the plugins whose decision
+// it may change (nil: all of them), kube-scheduler's cluster events and
+// queueing hints in the small.
+type clusterEvent struct {
+	name    string
+	plugins sets.Set[string]
+}
+
+// helps reports whether the event may make a pod its rejectors turned
+// down schedulable.
+func (e clusterEvent) helps(rejectors sets.Set[string]) bool {
+	return e.plugins == nil || rejectors == nil || e.plugins.HasAny(rejectors.UnsortedList()...)
+}
+
+// The cluster events the scheduler reacts to.
+var (
+	eventNodeAdd           = clusterEvent{name: "NodeAdd"}
+	eventAssignedPodAdd    = clusterEvent{name: "AssignedPodAdd", plugins: sets.New(InterPodAffinity, PodTopologySpread)}
+	eventAssignedPodDelete = clusterEvent{name: "AssignedPodDelete", plugins: sets.New(NodeResourcesFit, NodePorts, InterPodAffinity, PodTopologySpread)}
+	eventBindingFailed     = clusterEvent{name: "BindingFailed"}
+)
+
+// maxEventLog bounds the events kept for pods in flight; past it, every
+// failed pod backs off as if a change had helped.
+const maxEventLog = 10000
 
 // podQueue is kube-scheduler's scheduling queue, simplified: an active
 // heap in PrioritySort order (higher priority, then earlier), pods backing
 // off after a failed attempt, and unschedulable pods that wait for a
-// cluster change (or a minute at most... kube-scheduler's five).
+// cluster change that may help them (or five minutes at most, as
+// kube-scheduler's).
 type podQueue struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -39,10 +70,12 @@ type podQueue struct {
 	unsched  map[types.UID]*queuedPod
 	gated    map[types.UID]*queuedPod
 	inFlight map[types.UID]bool
-	// moved counts cluster changes; a pod that failed while a change
-	// happened during its attempt backs off instead of waiting.
-	moved         uint64
-	movedAtPop    map[types.UID]uint64
+	// events are the cluster changes since the oldest pod in flight
+	// popped; a pod that fails while a change that may help it happened
+	// during its attempt backs off instead of waiting.
+	events        []clusterEvent
+	eventsDropped bool
+	eventsAtPop   map[types.UID]int
 	initial, maxB time.Duration
 	preEnqueue    func(*corev1.Pod) bool
 	now           func() time.Time
@@ -56,7 +89,7 @@ const maxUnschedulableWait = 5 * time.Minute
 func newPodQueue(initial, maxBackoff time.Duration, preEnqueue func(*corev1.Pod) bool) *podQueue {
 	q := &podQueue{
 		pods: map[types.UID]*queuedPod{}, backoff: map[types.UID]*queuedPod{}, unsched: map[types.UID]*queuedPod{},
-		gated: map[types.UID]*queuedPod{}, inFlight: map[types.UID]bool{}, movedAtPop: map[types.UID]uint64{},
+		gated: map[types.UID]*queuedPod{}, inFlight: map[types.UID]bool{}, eventsAtPop: map[types.UID]int{},
 		initial: initial, maxB: maxBackoff, preEnqueue: preEnqueue, now: time.Now,
 	}
 	q.cond = sync.NewCond(&q.mu)
@@ -176,20 +209,27 @@ func (q *podQueue) Pop() *queuedPod {
 	}
 	qp := heap.Pop(&q.active).(*queuedPod)
 	q.inFlight[qp.pod.UID] = true
-	q.movedAtPop[qp.pod.UID] = q.moved
+	q.eventsAtPop[qp.pod.UID] = len(q.events)
 	return qp
 }
 
-// Done ends a pod's attempt: a bound (or gone) pod leaves the queue, a
-// failed one backs off, or waits for a cluster change when none happened
-// during the attempt.
-func (q *podQueue) Done(qp *queuedPod, failed bool) {
+// Done ends a pod's attempt: a bound (or gone) pod leaves the queue; one
+// that failed (rejected by the plugins in rejectors, nil for an error)
+// backs off when a change that may help it happened during the attempt, or
+// else waits for one.
+func (q *podQueue) Done(qp *queuedPod, failed bool, rejectors sets.Set[string]) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	uid := qp.pod.UID
 	delete(q.inFlight, uid)
-	movedSince := q.moved != q.movedAtPop[uid]
-	delete(q.movedAtPop, uid)
+	helped := q.eventsDropped
+	for _, e := range q.events[q.eventsAtPop[uid]:] {
+		helped = helped || e.helps(rejectors)
+	}
+	delete(q.eventsAtPop, uid)
+	if len(q.inFlight) == 0 {
+		q.events, q.eventsDropped = nil, false
+	}
 	cur, ok := q.pods[uid]
 	if !ok {
 		return
@@ -200,7 +240,8 @@ func (q *podQueue) Done(qp *queuedPod, failed bool) {
 	}
 	cur.attempts++
 	cur.lastAttempt = q.now()
-	if movedSince {
+	cur.rejectors = rejectors
+	if helped {
 		q.backoff[uid] = cur
 	} else {
 		q.unsched[uid] = cur
@@ -216,15 +257,23 @@ func (q *podQueue) backoffFor(qp *queuedPod) time.Duration {
 	return min(d, q.maxB)
 }
 
-// MoveAll moves unschedulable pods to the active queue (or to backoff
-// while their backoff lasts) after a cluster change.
-func (q *podQueue) MoveAll() {
+// Move moves the unschedulable pods a cluster change may help to the
+// active queue (or to backoff while their backoff lasts).
+func (q *podQueue) Move(e clusterEvent) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.moved++
+	if len(q.inFlight) > 0 {
+		if len(q.events) < maxEventLog {
+			q.events = append(q.events, e)
+		} else {
+			q.eventsDropped = true
+		}
+	}
 	for uid, qp := range q.unsched {
-		delete(q.unsched, uid)
-		q.backoff[uid] = qp
+		if e.helps(qp.rejectors) {
+			delete(q.unsched, uid)
+			q.backoff[uid] = qp
+		}
 	}
 	q.flushBackoffLocked()
 }

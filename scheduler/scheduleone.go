@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
@@ -30,6 +31,15 @@ type fitError struct {
 	// "Preemption is not helpful for scheduling").
 	absent        *status
 	postFilterMsg string
+}
+
+// rejectors names the plugins that turned the pod down.
+func (f *fitError) rejectors() sets.Set[string] {
+	out := sets.New[string]()
+	for _, st := range f.statuses {
+		out.Insert(st.plugin)
+	}
+	return out
 }
 
 // Error is kube-scheduler's message: "0/N nodes are available: " and the
@@ -73,23 +83,23 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 	// The informer's copy is the latest; the pod may have been bound or
 	// deleted since it was queued.
 	if cur, err := s.podsList.Pods(pod.Namespace).Get(pod.Name); err != nil || cur.UID != pod.UID || cur.Spec.NodeName != "" {
-		s.queue.Done(qp, false)
+		s.queue.Done(qp, false, nil)
 		return
 	} else {
 		pod = cur
 	}
 	if prof == nil {
-		s.queue.Done(qp, false)
+		s.queue.Done(qp, false, nil)
 		return
 	}
 	if pod.DeletionTimestamp != nil {
 		s.recorders[prof.name].Eventf(pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Scheduling", "skip schedule deleting pod: %v/%v", pod.Namespace, pod.Name)
-		s.queue.Done(qp, false)
+		s.queue.Done(qp, false, nil)
 		return
 	}
 	nodes := s.cache.snapshot()
 	if len(nodes) == 0 {
-		s.fail(ctx, qp, prof, pod, corev1.PodReasonSchedulerError, errNoNodesAvailable.Error(), nil)
+		s.fail(ctx, qp, prof, pod, corev1.PodReasonSchedulerError, errNoNodesAvailable.Error(), nil, nil)
 		return
 	}
 	state := newCycleState(nodes)
@@ -101,7 +111,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 			fe.postFilterMsg = msg
 			nominate = node
 		}
-		s.fail(ctx, qp, prof, pod, corev1.PodReasonUnschedulable, fe.Error(), nominate)
+		s.fail(ctx, qp, prof, pod, corev1.PodReasonUnschedulable, fe.Error(), nominate, fe.rejectors())
 		return
 	}
 	// Assume the pod on the node, so that the next cycles account for it
@@ -122,6 +132,7 @@ func (s *Scheduler) schedulePod(prof *profile, state *cycleState, pod *corev1.Po
 	fe := &fitError{numAllNodes: len(nodes), statuses: map[string]*status{}}
 	for _, pl := range prof.preFilter {
 		if st := pl.PreFilter(state, pod); !st.ok() {
+			st.plugin = pl.Name()
 			fe.preFilterMsg = st.message()
 			for _, n := range nodes {
 				fe.statuses[n.node.Name] = st
@@ -268,8 +279,8 @@ func (s *Scheduler) selectHost(scores []int64) int {
 // fail reports a failed attempt as kube-scheduler does: a FailedScheduling
 // event, the PodScheduled condition False with reason and message, and
 // nominatedNodeName when preemption chose a node; the pod is retried later.
-func (s *Scheduler) fail(ctx context.Context, qp *queuedPod, prof *profile, pod *corev1.Pod, reason, msg string, nominate *string) {
-	s.queue.Done(qp, true)
+func (s *Scheduler) fail(ctx context.Context, qp *queuedPod, prof *profile, pod *corev1.Pod, reason, msg string, nominate *string, rejectors sets.Set[string]) {
+	s.queue.Done(qp, true, rejectors)
 	note := msg
 	if len(note) > noteLengthLimit {
 		note = note[:noteLengthLimit-4] + " ..."
@@ -292,13 +303,13 @@ func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, prof *profile, pod 
 	if err != nil {
 		s.cache.removePod(pod)
 		if ctx.Err() != nil {
-			s.queue.Done(qp, true)
+			s.queue.Done(qp, true, nil)
 			return
 		}
-		s.fail(ctx, qp, prof, pod, corev1.PodReasonSchedulerError, fmt.Sprintf("binding rejected: running Bind plugin %q: %v", DefaultBinder, err), nil)
-		s.queue.MoveAll()
+		s.fail(ctx, qp, prof, pod, corev1.PodReasonSchedulerError, fmt.Sprintf("binding rejected: running Bind plugin %q: %v", DefaultBinder, err), nil, nil)
+		s.queue.Move(eventBindingFailed)
 		return
 	}
-	s.queue.Done(qp, false)
+	s.queue.Done(qp, false, nil)
 	s.recorders[prof.name].Eventf(pod, nil, corev1.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, host)
 }

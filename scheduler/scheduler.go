@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -167,8 +168,13 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		DeleteFunc: func(obj any) { s.onPodDelete(obj) },
 	})
 	_, _ = nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { s.cache.setNode(obj.(*corev1.Node)); s.queue.MoveAll() },
-		UpdateFunc: func(_, obj any) { s.cache.setNode(obj.(*corev1.Node)); s.queue.MoveAll() },
+		AddFunc: func(obj any) { s.cache.setNode(obj.(*corev1.Node)); s.queue.Move(eventNodeAdd) },
+		UpdateFunc: func(old, obj any) {
+			s.cache.setNode(obj.(*corev1.Node))
+			if e, ok := nodeUpdateEvent(old.(*corev1.Node), obj.(*corev1.Node)); ok {
+				s.queue.Move(e)
+			}
+		},
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
@@ -258,7 +264,7 @@ func (s *Scheduler) loop(ctx context.Context) {
 func (s *Scheduler) onPodAdd(pod *corev1.Pod) {
 	if pod.Spec.NodeName != "" {
 		s.cache.setPod(pod)
-		s.queue.MoveAll()
+		s.queue.Move(eventAssignedPodAdd)
 		return
 	}
 	if s.responsible(pod) {
@@ -273,7 +279,7 @@ func (s *Scheduler) onPodUpdate(old, pod *corev1.Pod) {
 		}
 		s.cache.setPod(pod)
 		if old.Spec.NodeName == "" || !reflect.DeepEqual(old.Labels, pod.Labels) {
-			s.queue.MoveAll()
+			s.queue.Move(eventAssignedPodAdd)
 		}
 		return
 	}
@@ -294,10 +300,30 @@ func (s *Scheduler) onPodDelete(obj any) {
 	s.queue.Delete(pod.UID)
 	if _, cached := s.cache.nodeOf(pod.UID); cached {
 		s.cache.removePod(pod)
-		s.queue.MoveAll()
+		s.queue.Move(eventAssignedPodDelete)
 	}
 }
 
 // errNoNodesAvailable is kube-scheduler's error for a cluster without
 // nodes.
 var errNoNodesAvailable = errors.New("no nodes available to schedule pods")
+
+// nodeUpdateEvent classifies a node update by what changed, for the
+// plugins that decide on it; an update that changes none (a heartbeat) is
+// no event.
+func nodeUpdateEvent(old, node *corev1.Node) (clusterEvent, bool) {
+	plugins := sets.New[string]()
+	if !reflect.DeepEqual(old.Labels, node.Labels) {
+		plugins.Insert(NodeAffinity, PodTopologySpread, InterPodAffinity)
+	}
+	if !reflect.DeepEqual(old.Spec.Taints, node.Spec.Taints) || old.Spec.Unschedulable != node.Spec.Unschedulable {
+		plugins.Insert(TaintToleration, NodeUnschedulable, PodTopologySpread)
+	}
+	if !reflect.DeepEqual(old.Status.Allocatable, node.Status.Allocatable) {
+		plugins.Insert(NodeResourcesFit, NodeResourcesBalancedAllocation)
+	}
+	if plugins.Len() == 0 {
+		return clusterEvent{}, false
+	}
+	return clusterEvent{name: "NodeUpdate", plugins: plugins}, true
+}
