@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
@@ -65,9 +66,14 @@ type normalizePlugin interface {
 	NormalizeScore(state *cycleState, pod *corev1.Pod, scores []int64)
 }
 
-// handle is what plugins may read besides the snapshot.
+// handle is what plugins may read besides the snapshot: listers of the
+// scheduler's informers (nil without them, as in unit tests).
 type handle struct {
-	namespaces corelisters.NamespaceLister
+	namespaces   corelisters.NamespaceLister
+	services     corelisters.ServiceLister
+	rcs          corelisters.ReplicationControllerLister
+	replicaSets  appslisters.ReplicaSetLister
+	statefulSets appslisters.StatefulSetLister
 }
 
 // weightedScore is a score plugin with its weight.
@@ -111,7 +117,7 @@ func newPlugin(name string, args any, h *handle) (plugin, error) {
 	case NodeResourcesBalancedAllocation:
 		return newBalancedAllocation(args.(*configv1.NodeResourcesBalancedAllocationArgs)), nil
 	case PodTopologySpread:
-		return newPodTopologySpread(args.(*configv1.PodTopologySpreadArgs))
+		return newPodTopologySpread(args.(*configv1.PodTopologySpreadArgs), h)
 	case InterPodAffinity:
 		return newInterPodAffinity(args.(*configv1.InterPodAffinityArgs), h), nil
 	case DefaultPreemption:

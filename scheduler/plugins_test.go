@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 )
@@ -77,6 +79,7 @@ type scheduleCase struct {
 	profile  configv1.KubeSchedulerProfile
 	nodes    []*corev1.Node
 	existing []*corev1.Pod
+	services []*corev1.Service
 	pod      *corev1.Pod
 	// wantNodes are the acceptable choices; empty means no node fits.
 	wantNodes []string
@@ -103,6 +106,11 @@ func decide(t *testing.T, tc scheduleCase) (string, string) {
 	for _, n := range tc.nodes {
 		s.cache.setNode(n)
 	}
+	svcs := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, svc := range tc.services {
+		_ = svcs.Add(svc)
+	}
+	s.handle.services = corelisters.NewServiceLister(svcs)
 	for _, p := range tc.existing {
 		s.cache.setPod(p)
 	}
@@ -314,6 +322,17 @@ func TestSchedulingDecisions(t *testing.T) {
 			wantNodes: []string{"n1"},
 		},
 		{
+			name: "system default spreading for a Service's pods outweighs bin packing", nodes: three(), profile: mostAllocated(),
+			services: []*corev1.Service{{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}, Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}}}},
+			existing: []*corev1.Pod{testPod("", on("n0"), labelled("app", "web")), testPod("", on("n0"), labelled("app", "web"))},
+			pod:      testPod("", labelled("app", "web")), wantNodes: []string{"n1", "n2"},
+		},
+		{
+			name: "without a Service, bin packing wins", nodes: three(), profile: mostAllocated(),
+			existing: []*corev1.Pod{testPod("", on("n0"), labelled("app", "web")), testPod("", on("n0"), labelled("app", "web"))},
+			pod:      testPod("", labelled("app", "web")), wantNodes: []string{"n0"},
+		},
+		{
 			name: "nodeName set by the user is honoured by the filter", nodes: three(),
 			pod: testPod("", func(p *corev1.Pod) {
 				p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
@@ -345,6 +364,12 @@ func TestSchedulingDecisions(t *testing.T) {
 			}
 		})
 	}
+}
+
+func mostAllocated() configv1.KubeSchedulerProfile {
+	return configv1.KubeSchedulerProfile{PluginConfig: []configv1.PluginConfig{{Name: NodeResourcesFit, Args: runtimeObject(&configv1.NodeResourcesFitArgs{
+		ScoringStrategy: &configv1.ScoringStrategy{Type: configv1.MostAllocated},
+	})}}}
 }
 
 func spread(key string, action corev1.UnsatisfiableConstraintAction) func(*corev1.Pod) {

@@ -23,18 +23,50 @@ const (
 // the skew exceed maxSkew; ScheduleAnyway constraints prefer nodes in
 // less crowded domains (the PodTopologySpread plugin).
 //
-// Constraints come from the pod. The profile's defaultConstraints (List
-// defaulting) and kube-scheduler's system defaults apply to pods owned by
-// Services, ReplicaSets, StatefulSets or ReplicationControllers, whose
-// selectors this scheduler does not watch: default constraints are not
-// applied.
+// A pod without constraints gets the profile's defaultConstraints (List
+// defaulting) or kube-scheduler's system defaults (System defaulting),
+// counting the pods its Services and controller select (defaultSelector).
 type podTopologySpread struct {
-	defaultingType configv1.PodTopologySpreadConstraintsDefaulting
-	defaults       []corev1.TopologySpreadConstraint
+	systemDefaulted bool
+	defaults        []corev1.TopologySpreadConstraint
+	h               *handle
 }
 
-func newPodTopologySpread(args *configv1.PodTopologySpreadArgs) (*podTopologySpread, error) {
-	return &podTopologySpread{defaultingType: args.DefaultingType, defaults: args.DefaultConstraints}, nil
+// systemDefaultConstraints are kube-scheduler's: spread over hostnames
+// (maxSkew 3) and zones (maxSkew 5), preferred only.
+var systemDefaultConstraints = []corev1.TopologySpreadConstraint{
+	{TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.ScheduleAnyway, MaxSkew: 3},
+	{TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.ScheduleAnyway, MaxSkew: 5},
+}
+
+func newPodTopologySpread(args *configv1.PodTopologySpreadArgs, h *handle) (*podTopologySpread, error) {
+	p := &podTopologySpread{defaults: args.DefaultConstraints, h: h}
+	if args.DefaultingType == configv1.SystemDefaulting {
+		p.defaults, p.systemDefaulted = systemDefaultConstraints, true
+	}
+	return p, nil
+}
+
+// constraints returns the pod's constraints with the action, or the
+// default ones when it has none; requireAll tells whether a node must have
+// every constraint's key to count (not with system defaults).
+func (p *podTopologySpread) constraints(pod *corev1.Pod, action corev1.UnsatisfiableConstraintAction) (cs []spreadConstraint, requireAll bool) {
+	if len(pod.Spec.TopologySpreadConstraints) > 0 {
+		return constraintsOf(pod, action), true
+	}
+	if len(p.defaults) == 0 || p.h == nil {
+		return nil, true
+	}
+	sel := p.h.defaultSelector(pod)
+	if sel.Empty() {
+		return nil, true
+	}
+	for _, c := range p.defaults {
+		if c.WhenUnsatisfiable == action {
+			cs = append(cs, spreadConstraint{maxSkew: c.MaxSkew, minDomains: 1, topologyKey: c.TopologyKey, selector: sel, honorAffinity: true})
+		}
+	}
+	return cs, !p.systemDefaulted
 }
 
 func (*podTopologySpread) Name() string { return PodTopologySpread }
@@ -128,7 +160,7 @@ const spreadStateKey = "PreFilter" + PodTopologySpread
 // PreFilter counts matching pods per domain of each DoNotSchedule
 // constraint over the nodes that have all the constraints' keys.
 func (p *podTopologySpread) PreFilter(state *cycleState, pod *corev1.Pod) *status {
-	cs := constraintsOf(pod, corev1.DoNotSchedule)
+	cs, _ := p.constraints(pod, corev1.DoNotSchedule)
 	if len(cs) == 0 {
 		return nil
 	}
@@ -203,22 +235,25 @@ const spreadScoreKey = "PreScore" + PodTopologySpread
 // constraint, over all nodes with all keys, and weighs each constraint by
 // the log of its number of domains among the feasible nodes.
 func (p *podTopologySpread) PreScore(state *cycleState, pod *corev1.Pod, feasible []*nodeInfo) {
-	cs := constraintsOf(pod, corev1.ScheduleAnyway)
+	cs, requireAll := p.constraints(pod, corev1.ScheduleAnyway)
 	if len(cs) == 0 {
 		return
 	}
 	st := &spreadScoreState{constraints: cs, counts: map[topologyPair]int{}, weights: make([]float64, len(cs)), ignored: map[string]bool{}}
+	hasKeys := func(n *nodeInfo) bool { return !requireAll || hasAllKeys(n, cs) }
 	domains := make([]map[string]bool, len(cs))
 	for i := range domains {
 		domains[i] = map[string]bool{}
 	}
 	for _, n := range feasible {
-		if !hasAllKeys(n, cs) {
+		if !hasKeys(n) {
 			st.ignored[n.node.Name] = true
 			continue
 		}
 		for i, c := range cs {
-			domains[i][n.node.Labels[c.topologyKey]] = true
+			if v, ok := n.node.Labels[c.topologyKey]; ok {
+				domains[i][v] = true
+			}
 		}
 	}
 	for i, c := range cs {
@@ -229,14 +264,14 @@ func (p *podTopologySpread) PreScore(state *cycleState, pod *corev1.Pod, feasibl
 		st.weights[i] = math.Log(float64(size + 2))
 	}
 	for _, n := range state.nodes {
-		if !hasAllKeys(n, cs) {
+		if !hasKeys(n) {
 			continue
 		}
 		for i, c := range cs {
-			if !c.includes(pod, n) {
+			v, ok := n.node.Labels[c.topologyKey]
+			if !ok || !c.includes(pod, n) {
 				continue
 			}
-			v := n.node.Labels[c.topologyKey]
 			if c.topologyKey != corev1.LabelHostname && !domains[i][v] {
 				continue
 			}
@@ -255,7 +290,10 @@ func (p *podTopologySpread) Score(state *cycleState, pod *corev1.Pod, n *nodeInf
 	}
 	var score float64
 	for i, c := range st.constraints {
-		v := n.node.Labels[c.topologyKey]
+		v, ok := n.node.Labels[c.topologyKey]
+		if !ok {
+			continue
+		}
 		var cnt int
 		if c.topologyKey == corev1.LabelHostname {
 			cnt = countMatching(n, pod.Namespace, c.selector)

@@ -161,6 +161,14 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	namespaces := factory.Core().V1().Namespaces()
 	nsInformer := namespaces.Informer()
 	s.handle.namespaces = namespaces.Lister()
+	// What default topology spread constraints select pods by.
+	services := factory.Core().V1().Services()
+	rcs := factory.Core().V1().ReplicationControllers()
+	replicaSets := factory.Apps().V1().ReplicaSets()
+	statefulSets := factory.Apps().V1().StatefulSets()
+	s.handle.services, s.handle.rcs = services.Lister(), rcs.Lister()
+	s.handle.replicaSets, s.handle.statefulSets = replicaSets.Lister(), statefulSets.Lister()
+	synced := []cache.InformerSynced{services.Informer().HasSynced, rcs.Informer().HasSynced, replicaSets.Informer().HasSynced, statefulSets.Informer().HasSynced}
 	s.podsList = podInformer.Lister()
 	_, _ = pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { s.onPodAdd(obj.(*corev1.Pod)) },
@@ -193,7 +201,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		factory.Shutdown()
 		podFactory.Shutdown()
 	}()
-	if !cache.WaitForCacheSync(ctx.Done(), pods.HasSynced, nodes.HasSynced, nsInformer.HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), append(synced, pods.HasSynced, nodes.HasSynced, nsInformer.HasSynced)...) {
 		s.Stop()
 		return fmt.Errorf("scheduler: caches did not sync: %w", ctx.Err())
 	}
