@@ -82,12 +82,12 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 	prof := s.profiles[pod.Spec.SchedulerName]
 	// The informer's copy is the latest; the pod may have been bound or
 	// deleted since it was queued.
-	if cur, err := s.podsList.Pods(pod.Namespace).Get(pod.Name); err != nil || cur.UID != pod.UID || cur.Spec.NodeName != "" {
+	cur, err := s.podsList.Pods(pod.Namespace).Get(pod.Name)
+	if err != nil || cur.UID != pod.UID || cur.Spec.NodeName != "" {
 		s.queue.Done(qp, false, nil)
 		return
-	} else {
-		pod = cur
 	}
+	pod = cur
 	if prof == nil {
 		s.queue.Done(qp, false, nil)
 		return

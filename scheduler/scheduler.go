@@ -88,7 +88,7 @@ func New(client kubernetes.Interface, cfg *Configuration, opts Options) (*Schedu
 		recorders: map[string]events.EventRecorder{}, rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		leading: make(chan struct{}),
 	}
-	for i, pc := range cfg.Profiles {
+	for _, pc := range cfg.Profiles {
 		p, err := newProfile(pc, s.handle)
 		if err != nil {
 			return nil, fmt.Errorf("couldn't create scheduler: initializing profiles: creating profile for scheduler name %s: %w", ptr.Deref(pc.SchedulerName, ""), err)
@@ -97,7 +97,6 @@ func New(client kubernetes.Interface, cfg *Configuration, opts Options) (*Schedu
 			p.percentageOfNodesToScore = cfg.PercentageOfNodesToScore
 		}
 		s.profiles[p.name] = p
-		_ = i
 	}
 	s.queue = newPodQueue(time.Duration(*cfg.PodInitialBackoffSeconds)*time.Second, time.Duration(*cfg.PodMaxBackoffSeconds)*time.Second, s.preEnqueue)
 	return s, nil
