@@ -10,14 +10,17 @@ import (
 
 // runLeaderElection holds the configuration's Lease
 // (leaderElection.resourceNamespace/resourceName) as kube-scheduler does,
-// with the hostname_UUID identity, and lets the scheduling loop run while
-// it leads. Losing the lease stops scheduling (kube-scheduler exits).
+// with the hostname_UUID identity, records LeaderElection events, and lets
+// the scheduling loop run while it leads. Losing the lease stops scheduling (kube-scheduler exits).
 func (s *Scheduler) runLeaderElection(ctx context.Context) {
 	le := s.cfg.LeaderElection
+	// As kube-scheduler, "<identity> became leader" is recorded as the
+	// first profile's scheduler name.
+	recorder := s.broadcaster.DeprecatedNewLegacyRecorder(s.ProfileNames()[0])
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: le.ResourceNamespace, Name: le.ResourceName},
 		Client:     s.client.CoordinationV1(),
-		LockConfig: resourcelock.ResourceLockConfig{Identity: s.identity},
+		LockConfig: resourcelock.ResourceLockConfig{Identity: s.identity, EventRecorder: recorder},
 	}
 	lease, renew, retry := leaseTimings(s.cfg)
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
@@ -26,7 +29,7 @@ func (s *Scheduler) runLeaderElection(ctx context.Context) {
 		RenewDeadline:   renew,
 		RetryPeriod:     retry,
 		ReleaseOnCancel: true,
-		Name:            le.ResourceName,
+		Name:            "kube-scheduler",
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(context.Context) {
 				s.startOnce.Do(func() { close(s.leading) })

@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
@@ -49,7 +48,7 @@ type Scheduler struct {
 	handle   *handle
 	podsList corelisters.PodLister
 
-	broadcaster events.EventBroadcaster
+	broadcaster events.EventBroadcasterAdapter
 	recorders   map[string]events.EventRecorder
 
 	// rnd breaks ties between equally scored nodes; used by the scheduling
@@ -63,6 +62,7 @@ type Scheduler struct {
 
 	leading   chan struct{} // closed once this scheduler leads
 	startOnce sync.Once
+	stopOnce  sync.Once
 }
 
 // New returns a scheduler for cfg (as LoadConfig or NewConfig return it;
@@ -140,14 +140,13 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.FromSlogHandler(s.log.Handler())))
 	s.cancel = cancel
 
-	s.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: s.client.EventsV1()})
+	// As kube-scheduler: events.k8s.io/v1 events when the server serves
+	// them, core/v1 ones otherwise and for leader election.
+	s.broadcaster = events.NewEventBroadcasterAdapterWithContext(runCtx, s.client)
 	for name := range s.profiles {
-		s.recorders[name] = s.broadcaster.NewRecorder(scheme.Scheme, name)
+		s.recorders[name] = s.broadcaster.NewRecorder(name)
 	}
-	if err := s.broadcaster.StartRecordingToSinkWithContext(runCtx); err != nil {
-		cancel()
-		return fmt.Errorf("scheduler: events: %w", err)
-	}
+	s.broadcaster.StartRecordingToSink(runCtx.Done())
 
 	factory := informers.NewSharedInformerFactory(s.client, 0)
 	// As kube-scheduler, pods that finished are not watched.
@@ -227,18 +226,21 @@ func (s *Scheduler) Start(ctx context.Context) error {
 }
 
 // Stop stops scheduling and watching and waits for the scheduler's
-// goroutines (bindings under way finish first).
+// goroutines (bindings under way finish first). It may be called more than
+// once.
 func (s *Scheduler) Stop() {
 	if s.cancel == nil {
 		return
 	}
-	s.cancel()
-	s.queue.Close()
-	s.wg.Wait()
-	s.binding.Wait()
-	if s.broadcaster != nil {
-		s.broadcaster.Shutdown()
-	}
+	s.stopOnce.Do(func() {
+		s.cancel()
+		s.queue.Close()
+		s.wg.Wait()
+		s.binding.Wait()
+		if s.broadcaster != nil {
+			s.broadcaster.Shutdown()
+		}
+	})
 }
 
 // flushLoop moves pods whose backoff ended back to the active queue.
