@@ -289,3 +289,19 @@ func TestPreemptionEvictsALowerPriorityPod(t *testing.T) {
 
 // runtimeRaw wraps plugin args as a pluginConfig entry holds them.
 func runtimeRaw(o runtime.Object) runtime.RawExtension { return runtime.RawExtension{Object: o} }
+
+func TestNoNodesIsASchedulerError(t *testing.T) {
+	cp := fakeplane.Start(t, fakeplane.WithScheduler(nil))
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	if _, err := client.CoreV1().Pods("default").Create(context.Background(), pausePod("lonely", "", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// kube-scheduler's ErrNoNodesAvailable (upstream source, v1.37.2).
+	p := waitPod(t, client, "lonely", func(p *corev1.Pod) bool { return scheduledCondition(p) != nil })
+	if c := scheduledCondition(p); c.Status != corev1.ConditionFalse || c.Reason != corev1.PodReasonSchedulerError || c.Message != "no nodes available to schedule pods" {
+		t.Errorf("PodScheduled = %+v", c)
+	}
+	if ev := waitEvent(t, client, "lonely", "FailedScheduling"); ev.Note != "no nodes available to schedule pods" {
+		t.Errorf("FailedScheduling note %q", ev.Note)
+	}
+}
