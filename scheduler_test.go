@@ -150,8 +150,8 @@ func TestUnschedulablePodIsReportedAndRetriedWhenANodeIsAdded(t *testing.T) {
 		c := scheduledCondition(p)
 		return c != nil && c.Status == corev1.ConditionFalse
 	})
-	if c := scheduledCondition(p); c.Reason != corev1.PodReasonUnschedulable || c.Message != want {
-		t.Errorf("PodScheduled = %s %q, want Unschedulable %q", c.Reason, c.Message, want)
+	if c := scheduledCondition(p); c.Reason != corev1.PodReasonUnschedulable || c.Message != want || c.ObservedGeneration != p.Generation {
+		t.Errorf("PodScheduled = %s %q (observed generation %d), want Unschedulable %q for generation %d", c.Reason, c.Message, c.ObservedGeneration, want, p.Generation)
 	}
 	ev := waitEvent(t, client, "big", "FailedScheduling")
 	if ev.Type != corev1.EventTypeWarning || ev.Action != "Scheduling" || ev.Note != want || ev.ReportingController != "default-scheduler" {

@@ -230,7 +230,7 @@ func (s *Scheduler) actuate(ctx context.Context, prof *profile, pod *corev1.Pod,
 	rec := s.recorders[prof.name]
 	for _, v := range c.victims {
 		cond := corev1.PodCondition{
-			Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: corev1.PodReasonPreemptionByScheduler,
+			Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: corev1.PodReasonPreemptionByScheduler, ObservedGeneration: v.Generation,
 			Message: fmt.Sprintf("%s: preempting to accommodate a higher priority pod", pod.Spec.SchedulerName),
 		}
 		if err := s.patchStatus(ctx, v, &cond, nil); err != nil {

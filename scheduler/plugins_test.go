@@ -379,3 +379,22 @@ func spread(key string, action corev1.UnsatisfiableConstraintAction) func(*corev
 		})
 	}
 }
+
+func TestNumFeasibleNodesToFindIsKubeSchedulers(t *testing.T) {
+	s := &Scheduler{}
+	for _, tc := range []struct {
+		pct       int32
+		all, want int
+	}{
+		{0, 50, 50},       // below 100 nodes, all of them
+		{0, 1000, 420},    // adaptive: 50 - 1000/125 = 42%
+		{0, 6000, 300},    // adaptive, at least 5%
+		{10, 500, 100},    // never fewer than 100
+		{30, 1000, 300},   // as configured
+		{100, 5000, 5000}, // all
+	} {
+		if got := s.numFeasibleNodesToFind(&profile{percentageOfNodesToScore: &tc.pct}, tc.all); got != tc.want {
+			t.Errorf("%d%% of %d nodes: %d, want %d", tc.pct, tc.all, got, tc.want)
+		}
+	}
+}

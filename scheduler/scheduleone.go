@@ -286,7 +286,9 @@ func (s *Scheduler) fail(ctx context.Context, qp *queuedPod, prof *profile, pod 
 		note = note[:noteLengthLimit-4] + " ..."
 	}
 	s.recorders[prof.name].Eventf(pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", note)
-	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: msg}
+	// PodObservedGenerationTracking is GA since v1.35: the condition
+	// records the generation it was computed for.
+	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: pod.Generation}
 	if err := s.patchStatus(ctx, pod, &cond, nominate); err != nil && ctx.Err() == nil {
 		s.log.Warn("scheduler: update pod status", "pod", pod.Namespace+"/"+pod.Name, "err", err)
 	}
