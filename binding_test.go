@@ -53,8 +53,8 @@ func TestBindingChecksAsUpstream(t *testing.T) {
 	// A nomination (as preemption leaves it) is cleared by the binding.
 	nominated := created["plain"].DeepCopy()
 	nominated.Status.NominatedNodeName = "node-9"
-	if _, err := client.CoreV1().Pods("default").UpdateStatus(ctx, nominated, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
+	if got, err := client.CoreV1().Pods("default").UpdateStatus(ctx, nominated, metav1.UpdateOptions{}); err != nil || got.Status.NominatedNodeName != "node-9" {
+		t.Fatalf("nominate: %v, %v", got.Status.NominatedNodeName, err)
 	}
 	if err := bind("plain", corev1.Binding{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"topology.kubernetes.io/zone": "z1"}}}); err != nil {
 		t.Fatal(err)
