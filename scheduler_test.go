@@ -143,9 +143,9 @@ func TestUnschedulablePodIsReportedAndRetriedWhenANodeIsAdded(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The message is kube-scheduler's FitError (text from upstream source,
-	// v1.37.2): no simulated node has 64 cpu, and no pod there has a lower
-	// priority to preempt.
-	const want = "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+	// v1.37.2): no simulated node has 64 cpu at all, so preemption cannot
+	// help.
+	const want = "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
 	p := waitPod(t, client, "big", func(p *corev1.Pod) bool {
 		c := scheduledCondition(p)
 		return c != nil && c.Status == corev1.ConditionFalse

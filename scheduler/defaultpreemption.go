@@ -36,9 +36,33 @@ type candidate struct {
 // preempt runs preemption for a pod no node fits; it returns PostFilter's
 // message ("preemption: ...") and the node to nominate (nil: leave the
 // nomination alone; "": clear it).
-func (s *Scheduler) preempt(ctx context.Context, prof *profile, state *cycleState, pod *corev1.Pod, nodes []*nodeInfo, fe *fitError) (string, *string) {
+func (s *Scheduler) preempt(ctx context.Context, prof *profile, _ *cycleState, pod *corev1.Pod, nodes []*nodeInfo, fe *fitError) (string, *string) {
+	best, msg, nominate := s.evaluatePreemption(prof, pod, nodes, fe)
+	if best == nil {
+		return msg, nominate
+	}
+	s.actuate(ctx, prof, pod, *best)
+	node := best.node
+	return fmt.Sprintf("preemption: found a potential placement for pod on node %v, preempting %d victims", best.node, len(best.victims)), &node
+}
+
+// preemptionCandidate is the node and victims preemption would choose,
+// without acting on them.
+func (s *Scheduler) preemptionCandidate(prof *profile, pod *corev1.Pod, nodes []*nodeInfo, fe *fitError) (candidate, bool) {
+	best, _, _ := s.evaluatePreemption(prof, pod, nodes, fe)
+	if best == nil {
+		return candidate{}, false
+	}
+	return *best, true
+}
+
+// evaluatePreemption is kube-scheduler's preemption evaluation: whether
+// the pod may preempt, the nodes where removing lower-priority pods makes
+// it fit, and the best of them. Without a candidate it returns the message
+// and nomination change to report.
+func (s *Scheduler) evaluatePreemption(prof *profile, pod *corev1.Pod, nodes []*nodeInfo, fe *fitError) (*candidate, string, *string) {
 	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == corev1.PreemptNever {
-		return "preemption: " + msgPreemptNever, nil
+		return nil, "preemption: " + msgPreemptNever, nil
 	}
 	prio := corev1helpers.PodPriority(pod)
 	if nn := pod.Status.NominatedNodeName; nn != "" {
@@ -49,7 +73,7 @@ func (s *Scheduler) preempt(ctx context.Context, prof *profile, state *cycleStat
 				}
 				for _, pi := range n.pods {
 					if pi.pod.DeletionTimestamp != nil && corev1helpers.PodPriority(pi.pod) < prio && isPreemptedByScheduler(pi.pod) {
-						return "preemption: " + msgTerminatingNominee, nil
+						return nil, "preemption: " + msgTerminatingNominee, nil
 					}
 				}
 			}
@@ -74,12 +98,10 @@ func (s *Scheduler) preempt(ctx context.Context, prof *profile, state *cycleStat
 	if len(candidates) == 0 {
 		noFit := &fitError{numAllNodes: len(nodes), statuses: statuses, absent: newStatus(unresolvable, msgNotHelpful)}
 		clear := ""
-		return "preemption: " + noFit.Error(), &clear
+		return nil, "preemption: " + noFit.Error(), &clear
 	}
 	best := pickCandidate(candidates)
-	s.actuate(ctx, prof, pod, best)
-	node := best.node
-	return fmt.Sprintf("preemption: found a potential placement for pod on node %v, preempting %d victims", best.node, len(best.victims)), &node
+	return &best, "", nil
 }
 
 // isPreemptedByScheduler reports a pod being deleted by a preemption.

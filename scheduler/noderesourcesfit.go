@@ -52,20 +52,23 @@ func cyclePodInfo(state *cycleState, pod *corev1.Pod) *podInfo {
 
 // insufficient lists the reasons a node cannot hold the pod, in
 // kube-scheduler's order: pods, cpu, memory, ephemeral-storage, then other
-// resources.
-func insufficient(req resources, n *nodeInfo) []string {
-	var reasons []string
+// resources; unresolvable is set when the pod asks for more of a resource
+// than the node has at all (preemption cannot help).
+func insufficient(req resources, n *nodeInfo) (reasons []string, unresolvable bool) {
 	if int64(len(n.pods))+1 > n.allowedPods {
 		reasons = append(reasons, errReasonTooManyPods)
 	}
 	if req.milliCPU > 0 && req.milliCPU > n.allocatable.milliCPU-n.requested.milliCPU {
 		reasons = append(reasons, "Insufficient cpu")
+		unresolvable = unresolvable || req.milliCPU > n.allocatable.milliCPU
 	}
 	if req.memory > 0 && req.memory > n.allocatable.memory-n.requested.memory {
 		reasons = append(reasons, "Insufficient memory")
+		unresolvable = unresolvable || req.memory > n.allocatable.memory
 	}
 	if req.ephemeralStorage > 0 && req.ephemeralStorage > n.allocatable.ephemeralStorage-n.requested.ephemeralStorage {
 		reasons = append(reasons, "Insufficient ephemeral-storage")
+		unresolvable = unresolvable || req.ephemeralStorage > n.allocatable.ephemeralStorage
 	}
 	names := make([]corev1.ResourceName, 0, len(req.scalar))
 	for name := range req.scalar {
@@ -76,17 +79,22 @@ func insufficient(req resources, n *nodeInfo) []string {
 		q := req.scalar[name]
 		if q > 0 && q > n.allocatable.scalar[name]-n.requested.scalar[name] {
 			reasons = append(reasons, fmt.Sprintf("Insufficient %v", name))
+			unresolvable = unresolvable || q > n.allocatable.scalar[name]
 		}
 	}
-	return reasons
+	return reasons, unresolvable
 }
 
 // Filter implements filterPlugin.
 func (p *nodeResourcesFit) Filter(state *cycleState, pod *corev1.Pod, n *nodeInfo) *status {
-	if reasons := insufficient(cyclePodInfo(state, pod).requests, n); len(reasons) > 0 {
-		return newStatus(unschedulable, reasons...)
+	reasons, unresolvableReq := insufficient(cyclePodInfo(state, pod).requests, n)
+	if len(reasons) == 0 {
+		return nil
 	}
-	return nil
+	if unresolvableReq {
+		return newStatus(unresolvable, reasons...)
+	}
+	return newStatus(unschedulable, reasons...)
 }
 
 // allocation returns, per scored resource, what the node would have

@@ -122,6 +122,9 @@ func decide(t *testing.T, tc scheduleCase) (string, string) {
 		return host, ""
 	}
 	if p.preemption != nil {
+		if c, found := s.preemptionCandidate(p, tc.pod, nodes, fe); found {
+			return "", "preempt-on:" + c.node
+		}
 		msg, _ := s.preempt(context.Background(), p, state, tc.pod, nodes, fe)
 		fe.postFilterMsg = msg
 	}
@@ -166,11 +169,28 @@ func TestSchedulingDecisions(t *testing.T) {
 			wantNodes: []string{"n2"},
 		},
 		{
-			name: "an untolerated taint and full nodes", nodes: []*corev1.Node{testNode("n0", 4, 110, nil, noSchedule), testNode("n1", 1, 110, nil), testNode("n2", 1, 110, nil)},
+			name: "an untolerated taint and nodes too small", nodes: []*corev1.Node{testNode("n0", 4, 110, nil, noSchedule), testNode("n1", 1, 110, nil), testNode("n2", 1, 110, nil)},
 			pod: testPod("2"),
-			// Preemption: the tainted node cannot be helped (absent from
-			// the candidates), the full ones have no lower-priority pods.
+			// Preemption cannot help: the taint is unresolvable, and so is
+			// asking for more cpu than a node has.
+			wantMessage: "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+		},
+		{
+			name: "an untolerated taint and full nodes", nodes: []*corev1.Node{testNode("n0", 4, 110, nil, noSchedule), testNode("n1", 2, 110, nil), testNode("n2", 2, 110, nil)},
+			existing: []*corev1.Pod{testPod("1", on("n1")), testPod("1", on("n2"))},
+			pod:      testPod("2"),
+			// The tainted node cannot be helped (absent from the
+			// candidates); the full ones have no lower-priority pods.
 			wantMessage: "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.",
+		},
+		{
+			name: "full nodes with a lower-priority pod to preempt", nodes: []*corev1.Node{testNode("n0", 2, 110, nil), testNode("n1", 2, 110, nil)},
+			existing: []*corev1.Pod{testPod("1500m", on("n0"), priority(100)), testPod("1500m", on("n1"), priority(5))},
+			pod:      testPod("1", priority(50)),
+			// Only n1's pod has a lower priority; preemption nominates n1
+			// (acting on the victim needs an API server: see the
+			// end-to-end test).
+			wantMessage: "preempt-on:n1",
 		},
 		{
 			name: "a toleration lets the pod on the tainted node", nodes: []*corev1.Node{testNode("n0", 4, 110, nil, noSchedule), testNode("n1", 1, 110, nil)},
@@ -226,7 +246,7 @@ func TestSchedulingDecisions(t *testing.T) {
 			pod: testPod("100m", func(p *corev1.Pod) {
 				p.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")}}
 			}),
-			wantMessage: "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+			wantMessage: "0/1 nodes are available: 1 Insufficient cpu." + notHelpful(1),
 		},
 		{
 			name: "a taken host port", nodes: []*corev1.Node{testNode("n0", 4, 110, nil), testNode("n1", 4, 110, nil)},
