@@ -305,3 +305,28 @@ func TestNoNodesIsASchedulerError(t *testing.T) {
 		t.Errorf("FailedScheduling note %q", ev.Note)
 	}
 }
+
+func TestSchedulerRecordsBecomingLeader(t *testing.T) {
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	// A core/v1 event, from kube-scheduler's legacy recorder.
+	var found *corev1.Event
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := client.CoreV1().Events("kube-system").List(ctx, metav1.ListOptions{FieldSelector: "reason=LeaderElection"})
+		if err != nil || len(list.Items) == 0 {
+			return false, err
+		}
+		found = &list.Items[0]
+		return true, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease, err := client.CoordinationV1().Leases("kube-system").Get(context.Background(), "kube-scheduler", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := *lease.Spec.HolderIdentity + " became leader"; found.Message != want || found.InvolvedObject.Kind != "Lease" || found.InvolvedObject.Name != "kube-scheduler" || found.Source.Component != "default-scheduler" {
+		t.Errorf("event: message %q about %+v from %q; want %q about the Lease from default-scheduler", found.Message, found.InvolvedObject, found.Source.Component, want)
+	}
+}

@@ -3,7 +3,9 @@ package scheduler
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
@@ -16,7 +18,7 @@ func (s *Scheduler) runLeaderElection(ctx context.Context) {
 	le := s.cfg.LeaderElection
 	// As kube-scheduler, "<identity> became leader" is recorded as the
 	// first profile's scheduler name.
-	recorder := s.broadcaster.DeprecatedNewLegacyRecorder(s.ProfileNames()[0])
+	recorder := s.legacy.NewRecorder(scheme.Scheme, corev1.EventSource{Component: s.ProfileNames()[0]}).WithLogger(s.logger)
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: le.ResourceNamespace, Name: le.ResourceName},
 		Client:     s.client.CoordinationV1(),

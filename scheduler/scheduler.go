@@ -18,9 +18,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 )
@@ -48,8 +51,14 @@ type Scheduler struct {
 	handle   *handle
 	podsList corelisters.PodLister
 
-	broadcaster events.EventBroadcasterAdapter
-	recorders   map[string]events.EventRecorder
+	// eventsV1 records the profiles' events (events.k8s.io/v1), legacy
+	// the leader election's (core/v1), as kube-scheduler's broadcaster
+	// adapter does; both outlive the scheduling loop until Stop.
+	eventsV1     events.EventBroadcaster
+	legacy       record.EventBroadcaster
+	cancelEvents context.CancelFunc
+	recorders    map[string]events.EventRecorder
+	logger       logr.Logger
 
 	// rnd breaks ties between equally scored nodes; used by the scheduling
 	// goroutine only.
@@ -137,16 +146,26 @@ func (s *Scheduler) responsible(pod *corev1.Pod) bool {
 func (s *Scheduler) Start(ctx context.Context) error {
 	// client-go's leader election, events and informers log through klog:
 	// their messages go to the scheduler's log.
-	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.FromSlogHandler(s.log.Handler())))
+	s.logger = logr.FromSlogHandler(s.log.Handler())
+	logCtx := klog.NewContext(context.Background(), s.logger)
+	runCtx, cancel := context.WithCancel(logCtx)
 	s.cancel = cancel
 
-	// As kube-scheduler: events.k8s.io/v1 events when the server serves
-	// them, core/v1 ones otherwise and for leader election.
-	s.broadcaster = events.NewEventBroadcasterAdapterWithContext(runCtx, s.client)
+	// As kube-scheduler: the profiles' events in events.k8s.io/v1, named
+	// by their scheduler names; leader election's in core/v1.
+	eventsCtx, cancelEvents := context.WithCancel(logCtx)
+	s.cancelEvents = cancelEvents
+	s.eventsV1 = events.NewBroadcaster(&events.EventSinkImpl{Interface: s.client.EventsV1()})
 	for name := range s.profiles {
-		s.recorders[name] = s.broadcaster.NewRecorder(name)
+		s.recorders[name] = s.eventsV1.NewRecorder(scheme.Scheme, name).WithLogger(s.logger)
 	}
-	s.broadcaster.StartRecordingToSink(runCtx.Done())
+	if err := s.eventsV1.StartRecordingToSinkWithContext(eventsCtx); err != nil {
+		cancel()
+		cancelEvents()
+		return fmt.Errorf("scheduler: events: %w", err)
+	}
+	s.legacy = record.NewBroadcaster(record.WithContext(eventsCtx))
+	s.legacy.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.client.CoreV1().Events("")})
 
 	factory := informers.NewSharedInformerFactory(s.client, 0)
 	// As kube-scheduler, pods that finished are not watched.
@@ -237,8 +256,10 @@ func (s *Scheduler) Stop() {
 		s.queue.Close()
 		s.wg.Wait()
 		s.binding.Wait()
-		if s.broadcaster != nil {
-			s.broadcaster.Shutdown()
+		if s.eventsV1 != nil {
+			s.eventsV1.Shutdown()
+			s.legacy.Shutdown()
+			s.cancelEvents()
 		}
 	})
 }
