@@ -172,7 +172,14 @@ func (q *podQueue) Update(pod *corev1.Pod, specChanged bool) {
 		heap.Fix(&q.active, qp.index)
 		return
 	}
-	if q.inFlight[pod.UID] || !specChanged {
+	if !specChanged {
+		return
+	}
+	if q.inFlight[pod.UID] {
+		// Its attempt may have used the old spec: retry it soon.
+		if len(q.events) < maxEventLog {
+			q.events = append(q.events, clusterEvent{name: "UnscheduledPodUpdate"})
+		}
 		return
 	}
 	if q.gated[pod.UID] != nil || q.unsched[pod.UID] != nil {
