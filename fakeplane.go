@@ -362,6 +362,11 @@ func (cp *ControlPlane) startNodesAndScheduler(ctx context.Context) error {
 		if err = scheduler.Complete(cfg); err != nil {
 			return fmt.Errorf("fakeplane: scheduler config: %w", err)
 		}
+	case cfg.Parallelism == nil: // built by hand: complete a copy
+		cfg = cfg.DeepCopy()
+		if err = scheduler.Complete(cfg); err != nil {
+			return fmt.Errorf("fakeplane: scheduler config: %w", err)
+		}
 	}
 	kp, err := cp.ca.NewClientCert(KubeSchedulerUser)
 	if err != nil {

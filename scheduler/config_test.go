@@ -128,3 +128,23 @@ func TestUnknownPluginFailsAsKubeScheduler(t *testing.T) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
+
+func TestNewCompletesAConfigurationBuiltByHand(t *testing.T) {
+	// Built by hand, without Complete: New completes a copy.
+	cfg := &Configuration{Profiles: []configv1.KubeSchedulerProfile{{SchedulerName: ptr.To("hand-made")}}}
+	s, err := New(nil, cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.profiles["hand-made"]; p == nil || len(p.filter) == 0 || p.preemption == nil {
+		t.Errorf("profile %+v, want kube-scheduler's default plugins", p)
+	}
+	if cfg.Parallelism != nil {
+		t.Error("New changed the caller's configuration")
+	}
+	// A hand-made configuration that is invalid is refused as Complete
+	// refuses it.
+	if _, err := New(nil, &Configuration{Profiles: []configv1.KubeSchedulerProfile{{SchedulerName: ptr.To("")}}}, Options{}); err == nil || !strings.Contains(err.Error(), "profiles[0].schedulerName: Required value") {
+		t.Errorf("error %v", err)
+	}
+}

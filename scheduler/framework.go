@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -113,13 +114,13 @@ func newPlugin(name string, args any, h *handle) (plugin, error) {
 	case NodePorts:
 		return nodePorts{}, nil
 	case NodeResourcesFit:
-		return newNodeResourcesFit(args.(*configv1.NodeResourcesFitArgs)), nil
+		return newNodeResourcesFit(argsOf[configv1.NodeResourcesFitArgs](args)), nil
 	case NodeResourcesBalancedAllocation:
-		return newBalancedAllocation(args.(*configv1.NodeResourcesBalancedAllocationArgs)), nil
+		return newBalancedAllocation(argsOf[configv1.NodeResourcesBalancedAllocationArgs](args)), nil
 	case PodTopologySpread:
-		return newPodTopologySpread(args.(*configv1.PodTopologySpreadArgs), h)
+		return newPodTopologySpread(argsOf[configv1.PodTopologySpreadArgs](args), h)
 	case InterPodAffinity:
-		return newInterPodAffinity(args.(*configv1.InterPodAffinityArgs), h), nil
+		return newInterPodAffinity(argsOf[configv1.InterPodAffinityArgs](args), h), nil
 	case DefaultPreemption:
 		return &defaultPreemption{}, nil
 	case VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, ImageLocality, DefaultBinder:
@@ -128,6 +129,20 @@ func newPlugin(name string, args any, h *handle) (plugin, error) {
 		return noopPlugin(name), nil
 	}
 	return nil, fmt.Errorf("plugin %q does not exist", name)
+}
+
+// argsOf returns a plugin's args, defaulted ones when the configuration
+// has none of the right type (one not completed by Complete).
+func argsOf[T any, PT interface {
+	*T
+	runtime.Object
+}](args any) PT {
+	if a, ok := args.(PT); ok && a != nil {
+		return a
+	}
+	a := PT(new(T))
+	defaultArgs(a)
+	return a
 }
 
 // noopPlugin is a default plugin with nothing to decide on simulated nodes.

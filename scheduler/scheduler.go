@@ -75,12 +75,19 @@ type Scheduler struct {
 }
 
 // New returns a scheduler for cfg (as LoadConfig or NewConfig return it;
-// nil: the default configuration) that talks to the API server through
-// client.
+// one built by hand is completed first, see Complete; nil is the default
+// configuration) that talks to the API server through client.
 func New(client kubernetes.Interface, cfg *Configuration, opts Options) (*Scheduler, error) {
-	if cfg == nil {
+	switch {
+	case cfg == nil:
 		var err error
 		if cfg, err = NewConfig(); err != nil {
+			return nil, err
+		}
+	case cfg.Parallelism == nil:
+		// Not completed (Complete sets it): default and validate a copy.
+		cfg = cfg.DeepCopy()
+		if err := Complete(cfg); err != nil {
 			return nil, err
 		}
 	}
