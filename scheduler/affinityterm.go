@@ -43,8 +43,8 @@ func newAffinityTerm(ns string, term *corev1.PodAffinityTerm, weight int32) *aff
 	return t
 }
 
-// matches reports whether the term selects pod; nsLabels are the labels of
-// the pod's namespace (for a namespace selector).
+// matches reports whether the term selects pod; nsLister gives the labels
+// of the pod's namespace for a namespace selector.
 func (t *affinityTerm) matches(pod *corev1.Pod, nsLister corelisters.NamespaceLister) bool {
 	if !t.namespaces.Has(pod.Namespace) {
 		if t.nsSelector == nil {

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -48,19 +50,8 @@ func resourcesOf(rl corev1.ResourceList) resources {
 // attachable volumes.
 func isScalarResource(name corev1.ResourceName) bool {
 	s := string(name)
-	return len(s) > 0 && (containsSlash(s) || hasPrefix(s, corev1.ResourceHugePagesPrefix) || hasPrefix(s, corev1.ResourceAttachableVolumesPrefix))
+	return strings.Contains(s, "/") || strings.HasPrefix(s, corev1.ResourceHugePagesPrefix) || strings.HasPrefix(s, corev1.ResourceAttachableVolumesPrefix)
 }
-
-func containsSlash(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return true
-		}
-	}
-	return false
-}
-
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
 func (r *resources) add(o resources) {
 	r.milliCPU += o.milliCPU
@@ -137,13 +128,6 @@ type nodeInfo struct {
 	allocatable resources
 	allowedPods int64
 	usedPorts   map[hostPort]bool
-}
-
-// newNodeInfo returns an empty nodeInfo for node.
-func newNodeInfo(node *corev1.Node) *nodeInfo {
-	n := &nodeInfo{}
-	n.setNode(node)
-	return n
 }
 
 // setNode sets (or replaces) the node.

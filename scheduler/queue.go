@@ -330,10 +330,3 @@ func (q *podQueue) nominatedTo(node string) []*corev1.Pod {
 	}
 	return out
 }
-
-// len counts the pods in the queue (tests, benchmarks).
-func (q *podQueue) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.pods)
-}
