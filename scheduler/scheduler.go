@@ -247,7 +247,8 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		}
 		s.loop(runCtx)
 	}()
-	go func() { <-runCtx.Done(); s.queue.Close() }()
+	s.wg.Add(1)
+	go func() { defer s.wg.Done(); <-runCtx.Done(); s.queue.Close() }()
 	return nil
 }
 
