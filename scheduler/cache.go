@@ -10,6 +10,9 @@ import (
 
 // nodeCache holds the nodes and the pods bound or assumed bound to them,
 // as kube-scheduler's cache does; a scheduling cycle works on a snapshot.
+// A nodeInfo in the cache is never changed once a snapshot may hold it: a
+// change replaces it with a changed copy (copy on write), so a snapshot is
+// a list of pointers.
 type nodeCache struct {
 	mu    sync.Mutex
 	nodes map[string]*nodeInfo
@@ -27,16 +30,23 @@ func newNodeCache() *nodeCache {
 func (c *nodeCache) setNode(node *corev1.Node) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n, ok := c.nodes[node.Name]
-	if !ok {
-		n = &nodeInfo{}
-		c.nodes[node.Name] = n
-	}
+	n := c.writable(node.Name)
 	if n.node == nil {
 		i, _ := slices.BinarySearch(c.names, node.Name)
 		c.names = slices.Insert(c.names, i, node.Name)
 	}
 	n.setNode(node)
+}
+
+// writable replaces the named nodeInfo with a copy (a new one when there is
+// none) and returns the copy, to change.
+func (c *nodeCache) writable(name string) *nodeInfo {
+	n := &nodeInfo{}
+	if old, ok := c.nodes[name]; ok {
+		n = old.clone()
+	}
+	c.nodes[name] = n
+	return n
 }
 
 // deleteNode removes a node; its pods stay accounted for until they go.
@@ -50,10 +60,11 @@ func (c *nodeCache) deleteNode(name string) {
 	if i, found := slices.BinarySearch(c.names, name); found {
 		c.names = slices.Delete(c.names, i, i+1)
 	}
-	n.node = nil
 	if len(n.pods) == 0 {
 		delete(c.nodes, name)
+		return
 	}
+	c.writable(name).node = nil
 }
 
 // setPod adds or updates a pod bound (or assumed bound) to pod.Spec.NodeName.
@@ -61,12 +72,7 @@ func (c *nodeCache) setPod(pod *corev1.Pod) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.removePodLocked(pod)
-	n, ok := c.nodes[pod.Spec.NodeName]
-	if !ok {
-		n = &nodeInfo{}
-		c.nodes[pod.Spec.NodeName] = n
-	}
-	n.addPod(newPodInfo(pod))
+	c.writable(pod.Spec.NodeName).addPod(newPodInfo(pod))
 	c.podNode[pod.UID] = pod.Spec.NodeName
 }
 
@@ -83,7 +89,8 @@ func (c *nodeCache) removePodLocked(pod *corev1.Pod) {
 		return
 	}
 	delete(c.podNode, pod.UID)
-	if n, ok := c.nodes[name]; ok {
+	if _, ok := c.nodes[name]; ok {
+		n := c.writable(name)
 		n.removePod(pod)
 		if n.node == nil && len(n.pods) == 0 {
 			delete(c.nodes, name)
@@ -91,13 +98,14 @@ func (c *nodeCache) removePodLocked(pod *corev1.Pod) {
 	}
 }
 
-// snapshot copies the existing nodes, sorted by name.
+// snapshot lists the existing nodes, sorted by name. The caller must not
+// change them (clone one to change it).
 func (c *nodeCache) snapshot() []*nodeInfo {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make([]*nodeInfo, 0, len(c.names))
 	for _, name := range c.names {
-		out = append(out, c.nodes[name].clone())
+		out = append(out, c.nodes[name])
 	}
 	return out
 }

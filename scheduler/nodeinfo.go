@@ -145,9 +145,12 @@ func (n *nodeInfo) clone() *nodeInfo {
 	c.pods = append([]*podInfo(nil), n.pods...)
 	c.requested = n.requested.clone()
 	c.nonZero = n.nonZero.clone()
-	c.usedPorts = make(map[hostPort]bool, len(n.usedPorts))
-	for k, v := range n.usedPorts {
-		c.usedPorts[k] = v
+	c.usedPorts = nil
+	if len(n.usedPorts) > 0 {
+		c.usedPorts = make(map[hostPort]bool, len(n.usedPorts))
+		for k, v := range n.usedPorts {
+			c.usedPorts[k] = v
+		}
 	}
 	return &c
 }
