@@ -280,6 +280,24 @@ func TestSchedulingDecisions(t *testing.T) {
 			pod:      testPod("500m"), wantNodes: []string{"n0"},
 		},
 		{
+			name: "RequestedToCapacityRatio with a rising shape packs", nodes: []*corev1.Node{testNode("n0", 4, 110, nil), testNode("n1", 4, 110, nil)},
+			profile: configv1.KubeSchedulerProfile{PluginConfig: []configv1.PluginConfig{{Name: NodeResourcesFit, Args: runtimeObject(&configv1.NodeResourcesFitArgs{
+				ScoringStrategy: &configv1.ScoringStrategy{Type: configv1.RequestedToCapacityRatio, Resources: []configv1.ResourceSpec{{Name: "cpu", Weight: 1}},
+					RequestedToCapacityRatio: &configv1.RequestedToCapacityRatioParam{Shape: []configv1.UtilizationShapePoint{{Utilization: 0, Score: 0}, {Utilization: 100, Score: 10}}}},
+			})}}},
+			existing: []*corev1.Pod{testPod("3", on("n0"))},
+			pod:      testPod("500m"), wantNodes: []string{"n0"},
+		},
+		{
+			name: "RequestedToCapacityRatio with a falling shape spreads", nodes: []*corev1.Node{testNode("n0", 4, 110, nil), testNode("n1", 4, 110, nil)},
+			profile: configv1.KubeSchedulerProfile{PluginConfig: []configv1.PluginConfig{{Name: NodeResourcesFit, Args: runtimeObject(&configv1.NodeResourcesFitArgs{
+				ScoringStrategy: &configv1.ScoringStrategy{Type: configv1.RequestedToCapacityRatio, Resources: []configv1.ResourceSpec{{Name: "cpu", Weight: 1}},
+					RequestedToCapacityRatio: &configv1.RequestedToCapacityRatioParam{Shape: []configv1.UtilizationShapePoint{{Utilization: 0, Score: 10}, {Utilization: 100, Score: 0}}}},
+			})}}},
+			existing: []*corev1.Pod{testPod("3", on("n0"))},
+			pod:      testPod("500m"), wantNodes: []string{"n1"},
+		},
+		{
 			name: "required anti-affinity avoids the node with a match", nodes: three(),
 			existing: []*corev1.Pod{testPod("", on("n0"), labelled("app", "web")), testPod("", on("n1"), labelled("app", "web"))},
 			pod: testPod("", labelled("app", "web"), func(p *corev1.Pod) {
@@ -415,6 +433,31 @@ func TestNumFeasibleNodesToFindIsKubeSchedulers(t *testing.T) {
 	} {
 		if got := s.numFeasibleNodesToFind(&profile{percentageOfNodesToScore: &tc.pct}, tc.all); got != tc.want {
 			t.Errorf("%d%% of %d nodes: %d, want %d", tc.pct, tc.all, got, tc.want)
+		}
+	}
+}
+
+func TestHostPortConflictsAsNodePorts(t *testing.T) {
+	port := func(ip string, proto corev1.Protocol, p int32) hostPort { return hostPort{ip: ip, protocol: proto, port: p} }
+	for _, tc := range []struct {
+		name     string
+		used     []hostPort
+		want     hostPort
+		conflict bool
+	}{
+		{"same port on the wildcard", []hostPort{port("0.0.0.0", "TCP", 80)}, port("0.0.0.0", "TCP", 80), true},
+		{"a specific address against the wildcard", []hostPort{port("0.0.0.0", "TCP", 80)}, port("10.0.0.1", "TCP", 80), true},
+		{"the wildcard against a specific address", []hostPort{port("10.0.0.1", "TCP", 80)}, port("0.0.0.0", "TCP", 80), true},
+		{"two specific addresses", []hostPort{port("10.0.0.1", "TCP", 80)}, port("10.0.0.2", "TCP", 80), false},
+		{"another protocol", []hostPort{port("0.0.0.0", "TCP", 53)}, port("0.0.0.0", "UDP", 53), false},
+		{"another port", []hostPort{port("0.0.0.0", "TCP", 80)}, port("0.0.0.0", "TCP", 81), false},
+	} {
+		used := map[hostPort]bool{}
+		for _, u := range tc.used {
+			used[u] = true
+		}
+		if got := portConflicts(used, tc.want); got != tc.conflict {
+			t.Errorf("%s: conflict %v, want %v", tc.name, got, tc.conflict)
 		}
 	}
 }
