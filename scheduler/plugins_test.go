@@ -438,7 +438,9 @@ func TestNumFeasibleNodesToFindIsKubeSchedulers(t *testing.T) {
 }
 
 func TestHostPortConflictsAsNodePorts(t *testing.T) {
-	port := func(ip string, proto corev1.Protocol, p int32) hostPort { return hostPort{ip: ip, protocol: proto, port: p} }
+	port := func(ip string, proto corev1.Protocol, p int32) hostPort {
+		return hostPort{ip: ip, protocol: proto, port: p}
+	}
 	for _, tc := range []struct {
 		name     string
 		used     []hostPort
