@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 )
@@ -12,7 +14,65 @@ import (
 const (
 	errReasonNodeAffinity = "node(s) didn't match Pod's node affinity/selector"
 	errReasonEnforced     = "node(s) didn't match scheduler-enforced node affinity"
+	errReasonConflict     = "pod affinity terms conflict"
 )
+
+// preFilterNodesKey is where a PreFilter plugin leaves the only nodes
+// worth filtering, as kube-scheduler's PreFilterResult.
+const preFilterNodesKey = "preFilterNodeNames"
+
+// preFilterNodes is a PreFilterResult: the node names, and the plugins
+// that chose them.
+type preFilterNodes struct {
+	names   sets.Set[string]
+	plugins sets.Set[string]
+}
+
+// PreFilter narrows the nodes to those the pod's required terms name by
+// metadata.name (as a DaemonSet's pods do), when every term names some.
+func (p *nodeAffinityPlugin) PreFilter(state *cycleState, pod *corev1.Pod) *status {
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(terms) == 0 {
+		return nil
+	}
+	var names sets.Set[string]
+	for _, t := range terms {
+		var termNames sets.Set[string]
+		for _, r := range t.MatchFields {
+			if r.Key == metav1.ObjectNameField && r.Operator == corev1.NodeSelectorOpIn {
+				if termNames == nil {
+					termNames = sets.New(r.Values...)
+				} else {
+					termNames = termNames.Intersection(sets.New(r.Values...))
+				}
+			}
+		}
+		if termNames == nil {
+			return nil // a term for any node: all nodes are candidates
+		}
+		names = names.Union(termNames)
+	}
+	if len(names) == 0 {
+		return newStatus(unresolvable, errReasonConflict)
+	}
+	narrowNodes(state, names, NodeAffinity)
+	return nil
+}
+
+// narrowNodes records a PreFilter plugin's choice of nodes, intersected
+// with earlier ones.
+func narrowNodes(state *cycleState, names sets.Set[string], plugin string) {
+	if cur, ok := state.data[preFilterNodesKey].(*preFilterNodes); ok {
+		cur.names = cur.names.Intersection(names)
+		cur.plugins.Insert(plugin)
+		return
+	}
+	state.data[preFilterNodesKey] = &preFilterNodes{names: names, plugins: sets.New(plugin)}
+}
 
 // nodeAffinityPlugin rejects nodes that do not match the pod's nodeSelector
 // and required node affinity (and the profile's addedAffinity), and prefers

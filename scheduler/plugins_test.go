@@ -380,6 +380,26 @@ func TestSchedulingDecisions(t *testing.T) {
 			wantNodes: []string{"n2"},
 		},
 		{
+			name: "pinned by metadata.name to a full node, as a DaemonSet's pod", nodes: []*corev1.Node{testNode("n0", 4, 110, nil), testNode("n1", 1, 110, nil), testNode("n2", 4, 110, nil)},
+			existing: []*corev1.Pod{testPod("1", on("n1"))},
+			pod:      testPod("500m", pinnedTo("n1")),
+			// The nodes PreFilter left out count as rejected by it
+			// (upstream's PreFilterResult).
+			wantMessage: "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+		},
+		{
+			name: "terms naming no common node", nodes: three(),
+			pod: testPod("", func(p *corev1.Pod) {
+				p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+					NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+						{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"n0"}},
+						{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"n1"}},
+					}}},
+				}}}
+			}),
+			wantMessage: "0/3 nodes are available: pod affinity terms conflict." + notHelpful(3),
+		},
+		{
 			name: "a disabled filter does not filter", nodes: []*corev1.Node{testNode("n0", 4, 110, nil, noSchedule)},
 			profile: configv1.KubeSchedulerProfile{Plugins: &configv1.Plugins{MultiPoint: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: TaintToleration}}}}},
 			pod:     testPod(""), wantNodes: []string{"n0"},
@@ -401,6 +421,15 @@ func TestSchedulingDecisions(t *testing.T) {
 				t.Errorf("scheduled to %q (%s), want one of %v", host, msg, tc.wantNodes)
 			}
 		})
+	}
+}
+
+// pinnedTo is the node affinity a DaemonSet gives its pods.
+func pinnedTo(node string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}},
+		}}}
 	}
 }
 

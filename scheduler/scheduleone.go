@@ -39,6 +39,9 @@ func (f *fitError) rejectors() sets.Set[string] {
 	for _, st := range f.statuses {
 		out.Insert(st.plugin)
 	}
+	if f.absent != nil && f.absent.plugin != "" && len(f.statuses) < f.numAllNodes {
+		out.Insert(f.absent.plugin)
+	}
 	return out
 }
 
@@ -137,6 +140,22 @@ func (s *Scheduler) schedulePod(prof *profile, state *cycleState, pod *corev1.Po
 			for _, n := range nodes {
 				fe.statuses[n.node.Name] = st
 			}
+			return "", fe
+		}
+	}
+	// A PreFilter plugin may have narrowed the nodes worth filtering; the
+	// others count as rejected by it.
+	if pf, ok := state.data[preFilterNodesKey].(*preFilterNodes); ok {
+		var kept []*nodeInfo
+		for _, n := range nodes {
+			if pf.names.Has(n.node.Name) {
+				kept = append(kept, n)
+			}
+		}
+		fe.absent = newStatus(unresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(pf.plugins)))
+		fe.absent.plugin = sets.List(pf.plugins)[0]
+		nodes = kept
+		if len(nodes) == 0 {
 			return "", fe
 		}
 	}
