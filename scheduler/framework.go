@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 )
@@ -75,6 +76,10 @@ type handle struct {
 	rcs          corelisters.ReplicationControllerLister
 	replicaSets  appslisters.ReplicaSetLister
 	statefulSets appslisters.StatefulSetLister
+	// claims and storageClasses are for VolumeBinding.
+	claims         corelisters.PersistentVolumeClaimLister
+	volumes        corelisters.PersistentVolumeLister
+	storageClasses storagelisters.StorageClassLister
 }
 
 // weightedScore is a score plugin with its weight.
@@ -123,7 +128,9 @@ func newPlugin(name string, args any, h *handle) (plugin, error) {
 		return newInterPodAffinity(argsOf[configv1.InterPodAffinityArgs](args), h), nil
 	case DefaultPreemption:
 		return &defaultPreemption{}, nil
-	case VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, ImageLocality, DefaultBinder:
+	case VolumeBinding:
+		return &volumeBinding{h: h}, nil
+	case VolumeRestrictions, NodeVolumeLimits, VolumeZone, ImageLocality, DefaultBinder:
 		// Simulated nodes have no volumes attached and no images; these
 		// plugins accept every node and score all alike.
 		return noopPlugin(name), nil

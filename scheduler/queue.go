@@ -49,6 +49,7 @@ var (
 	eventAssignedPodAdd    = clusterEvent{name: "AssignedPodAdd", plugins: sets.New(InterPodAffinity, PodTopologySpread)}
 	eventAssignedPodDelete = clusterEvent{name: "AssignedPodDelete", plugins: sets.New(NodeResourcesFit, NodePorts, InterPodAffinity, PodTopologySpread)}
 	eventBindingFailed     = clusterEvent{name: "BindingFailed"}
+	eventVolumeChange      = clusterEvent{name: "VolumeChange", plugins: sets.New(VolumeBinding)}
 )
 
 // maxEventLog bounds the events kept for pods in flight; past it, every

@@ -192,7 +192,21 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	statefulSets := factory.Apps().V1().StatefulSets()
 	s.handle.services, s.handle.rcs = services.Lister(), rcs.Lister()
 	s.handle.replicaSets, s.handle.statefulSets = replicaSets.Lister(), statefulSets.Lister()
-	synced := []cache.InformerSynced{services.Informer().HasSynced, rcs.Informer().HasSynced, replicaSets.Informer().HasSynced, statefulSets.Informer().HasSynced}
+	claims := factory.Core().V1().PersistentVolumeClaims()
+	volumes := factory.Core().V1().PersistentVolumes()
+	storageClasses := factory.Storage().V1().StorageClasses()
+	s.handle.claims, s.handle.volumes, s.handle.storageClasses = claims.Lister(), volumes.Lister(), storageClasses.Lister()
+	// A claim, volume or class that appears or changes may help pods
+	// VolumeBinding turned down.
+	volumeChange := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { s.queue.Move(eventVolumeChange) },
+		UpdateFunc: func(_, _ any) { s.queue.Move(eventVolumeChange) },
+	}
+	for _, inf := range []cache.SharedIndexInformer{claims.Informer(), volumes.Informer(), storageClasses.Informer()} {
+		_, _ = inf.AddEventHandler(volumeChange)
+	}
+	synced := []cache.InformerSynced{services.Informer().HasSynced, rcs.Informer().HasSynced, replicaSets.Informer().HasSynced, statefulSets.Informer().HasSynced,
+		claims.Informer().HasSynced, volumes.Informer().HasSynced, storageClasses.Informer().HasSynced}
 	s.podsList = podInformer.Lister()
 	_, _ = pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { s.onPodAdd(obj.(*corev1.Pod)) },
