@@ -253,7 +253,8 @@ func WithNodeLeaseRenewInterval(d time.Duration) Option {
 // profile, default-scheduler, leader election on Lease
 // kube-system/kube-scheduler) with clientConnection.qps -1, no client-side
 // throttling. Without WithScheduler, WithSchedulerConfigFile or WithNodes,
-// no pod is scheduled.
+// no pod is scheduled. With any of them, Nodes created with the annotation
+// kwok.x-k8s.io/node=fake are simulated (see WithNodes).
 func WithScheduler(cfg *scheduler.Configuration) Option {
 	return func(o *options) { o.schedulerConfig = cfg; o.withScheduler = true }
 }

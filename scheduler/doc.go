@@ -3,8 +3,10 @@
 // describes, each profile named by its schedulerName, with the default
 // plugins' semantics (NodeName, NodeUnschedulable, TaintToleration,
 // NodeAffinity, NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation,
-// PodTopologySpread, InterPodAffinity, SchedulingGates, PrioritySort,
-// DefaultPreemption, DefaultBinder).
+// PodTopologySpread, InterPodAffinity, VolumeBinding, SchedulingGates,
+// PrioritySort, DefaultPreemption, DefaultBinder). VolumeRestrictions,
+// NodeVolumeLimits, VolumeZone and ImageLocality accept every node and
+// score all alike: simulated nodes have no attached volumes and no images.
 //
 // Like kube-scheduler it is a client of the API server: it watches pods,
 // nodes and namespaces through client-go, binds through pods/binding,
