@@ -147,10 +147,14 @@ func (s *Scheduler) responsible(pod *corev1.Pod) bool {
 	return ok
 }
 
-// Start watches pods, nodes and namespaces, and once the caches are synced
-// (and, with leader election, once it leads) schedules pods until Stop or
-// until ctx ends. It returns once the caches are synced.
+// Start watches pods, nodes and what the plugins read, and once the caches
+// are synced (and, with leader election, once it leads) schedules pods
+// until Stop. It returns once the caches are synced; ctx bounds that wait.
+// A Scheduler starts once.
 func (s *Scheduler) Start(ctx context.Context) error {
+	if s.cancel != nil {
+		return errors.New("scheduler: already started")
+	}
 	// client-go's leader election, events and informers log through klog:
 	// their messages go to the scheduler's log.
 	s.logger = logr.FromSlogHandler(s.log.Handler())
