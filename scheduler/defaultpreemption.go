@@ -147,7 +147,7 @@ func (s *Scheduler) selectVictims(prof *profile, pod *corev1.Pod, nodes []*nodeI
 			}
 		}
 		nominated := s.nominatedPods(pod)
-		return s.runFilters(prof, st, pod, withNominated(n, nominated[n.node.Name]))
+		return s.filterWithNominated(prof, st, pod, n, nominated[n.node.Name])
 	}
 	if st := fits(); !st.ok() {
 		return nil, st

@@ -79,8 +79,10 @@ type scheduleCase struct {
 	profile  configv1.KubeSchedulerProfile
 	nodes    []*corev1.Node
 	existing []*corev1.Pod
-	services []*corev1.Service
-	pod      *corev1.Pod
+	// nominated are pending pods that preemption nominated to a node.
+	nominated []*corev1.Pod
+	services  []*corev1.Service
+	pod       *corev1.Pod
 	// wantNodes are the acceptable choices; empty means no node fits.
 	wantNodes []string
 	// wantMessage is the FitError message (upstream text, v1.37.2 source).
@@ -113,6 +115,9 @@ func decide(t *testing.T, tc scheduleCase) (string, string) {
 	s.handle.services = corelisters.NewServiceLister(svcs)
 	for _, p := range tc.existing {
 		s.cache.setPod(p)
+	}
+	for _, p := range tc.nominated {
+		s.queue.Add(p)
 	}
 	nodes := s.cache.snapshot()
 	p := s.profiles[DefaultSchedulerName]
@@ -398,6 +403,16 @@ func TestSchedulingDecisions(t *testing.T) {
 				}}}
 			}),
 			wantMessage: "0/3 nodes are available: pod affinity terms conflict." + notHelpful(3),
+		},
+		{
+			name: "room kept for a nominated pod of higher priority", nodes: []*corev1.Node{testNode("n0", 2, 110, nil), testNode("n1", 1, 110, nil)},
+			nominated: []*corev1.Pod{testPod("2", priority(100), func(p *corev1.Pod) { p.Status.NominatedNodeName = "n0" })},
+			pod:       testPod("1", priority(10)), wantNodes: []string{"n1"},
+		},
+		{
+			name: "a nominated pod of lower priority keeps no room", nodes: []*corev1.Node{testNode("n0", 2, 110, nil), testNode("n1", 1, 110, nil)},
+			nominated: []*corev1.Pod{testPod("2", priority(1), func(p *corev1.Pod) { p.Status.NominatedNodeName = "n0" })},
+			pod:       testPod("1", priority(10)), wantNodes: []string{"n0"},
 		},
 		{
 			name: "a disabled filter does not filter", nodes: []*corev1.Node{testNode("n0", 4, 110, nil, noSchedule)},

@@ -163,7 +163,7 @@ func (s *Scheduler) schedulePod(prof *profile, state *cycleState, pod *corev1.Po
 	// A pod nominated by an earlier preemption tries its node first.
 	if nn := pod.Status.NominatedNodeName; nn != "" {
 		for _, n := range nodes {
-			if n.node.Name == nn && s.runFilters(prof, state, pod, withNominated(n, nominated[nn])).ok() {
+			if n.node.Name == nn && s.filterWithNominated(prof, state, pod, n, nominated[nn]).ok() {
 				return nn, nil
 			}
 		}
@@ -175,7 +175,7 @@ func (s *Scheduler) schedulePod(prof *profile, state *cycleState, pod *corev1.Po
 	for i := 0; i < len(nodes) && len(feasible) < want; i++ {
 		n := nodes[(start+i)%len(nodes)]
 		checked++
-		if st := s.runFilters(prof, state, pod, withNominated(n, nominated[n.node.Name])); !st.ok() {
+		if st := s.filterWithNominated(prof, state, pod, n, nominated[n.node.Name]); !st.ok() {
 			fe.statuses[n.node.Name] = st
 			continue
 		}
@@ -201,6 +201,18 @@ func (s *Scheduler) runFilters(prof *profile, state *cycleState, pod *corev1.Pod
 		}
 	}
 	return nil
+}
+
+// filterWithNominated runs the filters as kube-scheduler's
+// RunFilterPluginsWithNominatedPods: with the pods nominated to the node
+// (of at least the pod's priority) counted as there, then, when there are
+// some and the node passed, without them too.
+func (s *Scheduler) filterWithNominated(prof *profile, state *cycleState, pod *corev1.Pod, n *nodeInfo, nominated []*corev1.Pod) *status {
+	st := s.runFilters(prof, state, pod, withNominated(n, nominated))
+	if !st.ok() || len(nominated) == 0 {
+		return st
+	}
+	return s.runFilters(prof, state, pod, n)
 }
 
 // nominatedPods maps nodes to the pending pods nominated to them with at
