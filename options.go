@@ -51,6 +51,10 @@ type options struct {
 	schedulerConfig     *scheduler.Configuration
 	schedulerConfigFile string
 	withScheduler       bool
+	// extensionServers are WithExtensionAPIServer's.
+	extensionServers []ExtensionAPIServer
+	// apiServiceCheckInterval is WithAPIServiceCheckInterval's.
+	apiServiceCheckInterval time.Duration
 }
 
 // RequestHeader configures an authenticating front proxy
