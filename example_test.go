@@ -75,3 +75,35 @@ func ExampleControlPlane_RESTConfig() {
 	fmt.Println(names[0], names[1])
 	// Output: default kube-root-ca.crt
 }
+
+// Simulated nodes and the built-in scheduler: a pod is bound as on a
+// cluster.
+func ExampleWithNodes() {
+	ctx := context.Background()
+	cp, err := fakeplane.New(fakeplane.WithNodes(1))
+	if err != nil {
+		panic(err)
+	}
+	if err := cp.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer cp.Stop()
+
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+	}
+	if _, err := client.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		panic(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		pod, err = client.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && pod.Spec.NodeName != "", err
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(pod.Spec.NodeName, pod.Spec.SchedulerName)
+	// Output: node-0 default-scheduler
+}

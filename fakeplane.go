@@ -52,7 +52,9 @@ import (
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/fixtures"
 	"github.com/fakeplane/fakeplane/internal/pki"
+	"github.com/fakeplane/fakeplane/kubelet"
 	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/scheduler"
 	"github.com/fakeplane/fakeplane/server"
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -100,6 +102,8 @@ type ControlPlane struct {
 	tmpDir         string
 	cancel         context.CancelFunc
 	serveDone      chan struct{}
+	nodes          *kubelet.Simulator
+	scheduler      *scheduler.Scheduler
 }
 
 // New prepares a control plane; nothing listens until Start.
@@ -335,7 +339,76 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			return fmt.Errorf("fakeplane: %w", err)
 		}
 	}
+	if err := cp.startNodesAndScheduler(ctx); err != nil {
+		return err
+	}
 	cp.opts.logger.Info("fakeplane serving", "url", cp.url, "kubeconfig", cp.kubeconfigPath)
+	return nil
+}
+
+// KubeSchedulerUser is the user the built-in scheduler authenticates as,
+// the one the bootstrap ClusterRole system:kube-scheduler is bound to.
+const KubeSchedulerUser = "system:kube-scheduler"
+
+// startNodesAndScheduler starts the simulated nodes (WithNodes) and the
+// built-in scheduler (WithScheduler) once the server answers, as clients of
+// it: the nodes as the admin, the scheduler as system:kube-scheduler.
+func (cp *ControlPlane) startNodesAndScheduler(ctx context.Context) error {
+	if cp.opts.nodes > 0 || cp.opts.withScheduler {
+		cp.nodes = kubelet.New(kubelet.Config{
+			Client:        kubernetes.NewForConfigOrDie(cp.RESTConfig()),
+			Nodes:         cp.opts.nodes,
+			RenewInterval: cp.opts.nodeLeaseRenew,
+			Now:           cp.opts.clock,
+			Log:           cp.opts.logger.With("component", "kubelet"),
+		})
+		if err := cp.nodes.Start(ctx); err != nil {
+			cp.nodes = nil
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+	}
+	if !cp.opts.withScheduler {
+		return nil
+	}
+	cfg := cp.opts.schedulerConfig
+	var err error
+	switch {
+	case cp.opts.schedulerConfigFile != "":
+		if cfg, err = scheduler.LoadConfigFile(cp.opts.schedulerConfigFile); err != nil {
+			return fmt.Errorf("fakeplane: scheduler config: %w", err)
+		}
+	case cfg == nil:
+		cfg = &scheduler.Configuration{}
+		cfg.ClientConnection.QPS = -1
+		if err = scheduler.Complete(cfg); err != nil {
+			return fmt.Errorf("fakeplane: scheduler config: %w", err)
+		}
+	case cfg.Parallelism == nil: // built by hand: complete a copy
+		cfg = cfg.DeepCopy()
+		if err = scheduler.Complete(cfg); err != nil {
+			return fmt.Errorf("fakeplane: scheduler config: %w", err)
+		}
+	}
+	kp, err := cp.ca.NewClientCert(KubeSchedulerUser)
+	if err != nil {
+		return fmt.Errorf("fakeplane: scheduler certificate: %w", err)
+	}
+	rc := cp.configFor(kp)
+	rc.QPS, rc.Burst = cfg.ClientConnection.QPS, int(cfg.ClientConnection.Burst)
+	rc.ContentType = cfg.ClientConnection.ContentType
+	rc.UserAgent = "kube-scheduler/" + kubelet.KubeletVersion + " (fakeplane)"
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return fmt.Errorf("fakeplane: scheduler client: %w", err)
+	}
+	sched, err := scheduler.New(client, cfg, scheduler.Options{Log: cp.opts.logger.With("component", "kube-scheduler")})
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	if err := sched.Start(ctx); err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	cp.scheduler = sched
 	return nil
 }
 
@@ -513,6 +586,14 @@ func (cp *ControlPlane) stopLocked() error {
 	}
 	cp.stopped = true
 	var errs []error
+	// The scheduler and the simulated nodes are clients: they stop while
+	// the server still answers.
+	if cp.scheduler != nil {
+		cp.scheduler.Stop()
+	}
+	if cp.nodes != nil {
+		cp.nodes.Stop()
+	}
 	if cp.controllers != nil {
 		cp.controllers.Stop()
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 
 	"github.com/fakeplane/fakeplane/auth"
+	"github.com/fakeplane/fakeplane/scheduler"
 )
 
 // DefaultListenAddress is where the CLI listens unless told otherwise.
@@ -41,6 +42,15 @@ type options struct {
 	serviceRange    string
 	// compaction is --etcd-compaction-interval; nil means its default.
 	compaction *time.Duration
+	// nodes is how many simulated nodes to create (--nodes).
+	nodes int
+	// nodeLeaseRenew is how often simulated nodes renew their Leases.
+	nodeLeaseRenew time.Duration
+	// schedulerConfig is the built-in scheduler's configuration; with
+	// schedulerConfigFile (--scheduler-config) it is read at Start.
+	schedulerConfig     *scheduler.Configuration
+	schedulerConfigFile string
+	withScheduler       bool
 	// extensionServers are WithExtensionAPIServer's.
 	extensionServers []ExtensionAPIServer
 	// apiServiceCheckInterval is WithAPIServiceCheckInterval's.
@@ -219,4 +229,43 @@ func WithServiceClusterIPRange(cidr string) Option {
 // valid for at least one interval. 0 disables compaction.
 func WithCompactionInterval(d time.Duration) Option {
 	return func(o *options) { o.compaction = &d }
+}
+
+// WithNodes creates n simulated nodes, node-0 to node-(n-1), when the
+// control plane starts (the CLI's --nodes), as kwok's fake nodes: Ready,
+// with 32 cpu, 256Gi memory, 110 pods and 100Gi ephemeral storage, an
+// InternalIP in 10.89.0.0/16, a pod CIDR in 10.128.0.0/9, the labels a
+// kubelet sets plus node.kubernetes.io/instance-type=fakeplane, and a Lease
+// in kube-node-lease renewed every 10 seconds. Nodes a user creates with
+// the annotation kwok.x-k8s.io/node=fake are simulated the same way. It
+// also starts the built-in scheduler (see WithScheduler).
+func WithNodes(n int) Option {
+	return func(o *options) { o.nodes = n; o.withScheduler = o.withScheduler || n > 0 }
+}
+
+// WithNodeLeaseRenewInterval sets how often simulated nodes renew their
+// Leases (default 10s, a kubelet's).
+func WithNodeLeaseRenewInterval(d time.Duration) Option {
+	return func(o *options) { o.nodeLeaseRenew = d }
+}
+
+// WithScheduler starts the built-in scheduler (package scheduler), which
+// binds the pods whose spec.schedulerName names one of its profiles, as
+// kube-scheduler does, authenticated as system:kube-scheduler. cfg is its
+// KubeSchedulerConfiguration (see scheduler.LoadConfig and
+// scheduler.NewConfig); nil is kube-scheduler's default configuration (one
+// profile, default-scheduler, leader election on Lease
+// kube-system/kube-scheduler) with clientConnection.qps -1, no client-side
+// throttling. Without WithScheduler, WithSchedulerConfigFile or WithNodes,
+// no pod is scheduled. With any of them, Nodes created with the annotation
+// kwok.x-k8s.io/node=fake are simulated (see WithNodes).
+func WithScheduler(cfg *scheduler.Configuration) Option {
+	return func(o *options) { o.schedulerConfig = cfg; o.withScheduler = true }
+}
+
+// WithSchedulerConfigFile starts the built-in scheduler with the
+// KubeSchedulerConfiguration in a file (the CLI's --scheduler-config, as
+// kube-scheduler's --config), read at Start.
+func WithSchedulerConfigFile(path string) Option {
+	return func(o *options) { o.schedulerConfigFile = path; o.withScheduler = true }
 }

@@ -37,7 +37,25 @@ func (s *Registry) Bind(c *Request, podName string, b *corev1.Binding, dry bool)
 		if b.UID != "" && b.UID != pod.UID {
 			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", b.UID, pod.UID))
 		}
+		if b.ResourceVersion != "" && b.ResourceVersion != pod.ResourceVersion {
+			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", b.ResourceVersion, pod.ResourceVersion))
+		}
+		// A pod waiting for its scheduling gates cannot be bound.
+		if len(pod.Spec.SchedulingGates) != 0 {
+			return nil, apierrors.NewConflict(bindingGR, podName, fmt.Errorf("pod %v has non-empty .spec.schedulingGates", pod.Name))
+		}
 		pod.Spec.NodeName = b.Target.Name
+		// ClearingNominatedNodeNameAfterBinding (beta, on in v1.37): the
+		// nomination is stale once the pod is bound.
+		pod.Status.NominatedNodeName = ""
+		// PodTopologyLabelsAdmission (beta, on): the Binding's labels are
+		// copied onto the pod, overwriting.
+		for k, v := range b.Labels {
+			if pod.Labels == nil {
+				pod.Labels = map[string]string{}
+			}
+			pod.Labels[k] = v
+		}
 		for k, v := range b.Annotations {
 			if pod.Annotations == nil {
 				pod.Annotations = map[string]string{}

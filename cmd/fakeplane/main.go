@@ -107,8 +107,13 @@ func run(args []string) error {
 	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often the history that lists at past revisions (continue tokens) read is compacted; 0 disables compaction")
 	serviceRange := fs.String("service-cluster-ip-range", "10.0.0.0/24", "the CIDR ClusterIPs are allocated from; the kubernetes Service gets its first address")
 	fs.Var(&fixtureDirs, "fixtures", "load the objects in this YAML file or directory at start, CRDs first (repeatable)")
+	nodes := fs.Int("nodes", 0, "create this many simulated Ready nodes (node-0, node-1, ...) with Leases, and run the built-in scheduler")
+	schedulerConfig := fs.String("scheduler-config", "", "run the built-in scheduler with the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) in this file, as kube-scheduler's --config")
 	if err := parseFlags(fs, usage, args); err != nil {
 		return err
+	}
+	if *nodes < 0 {
+		return usageError{fmt.Errorf("--nodes must be 0 or more, not %d", *nodes)}
 	}
 	path, err := filepath.Abs(*kubeconfig)
 	if err != nil {
@@ -132,6 +137,12 @@ func run(args []string) error {
 	}
 	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode), fakeplane.WithFixtures(fixtureDirs...),
 		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithCompactionInterval(*compaction))
+	if *nodes > 0 {
+		opts = append(opts, fakeplane.WithNodes(*nodes))
+	}
+	if *schedulerConfig != "" {
+		opts = append(opts, fakeplane.WithSchedulerConfigFile(*schedulerConfig))
+	}
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
 	}

@@ -5,17 +5,29 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
 // PrepareForCreate gives a new pod upstream's initial status: Pending, with
-// its QoS class (see podQOS). The server calls it after admission, which
-// may have changed the pod's resources.
+// its QoS class (see podQOS), and, when it has scheduling gates, the
+// condition PodScheduled False SchedulingGated. The server calls it after
+// admission, which may have changed the pod's resources.
 func (podStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	p := obj.(*corev1.Pod)
 	p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(p)}
+	if len(p.Spec.SchedulingGates) > 0 {
+		p.Status.Conditions = []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonSchedulingGated,
+			Message: schedulingGatedMessage, LastTransitionTime: metav1.Now(),
+		}}
+	}
 }
+
+// schedulingGatedMessage is the message of the condition a pod created
+// with scheduling gates gets (upstream's pod strategy).
+const schedulingGatedMessage = "Scheduling is blocked due to non-empty scheduling gates"
 
 // PrepareForUpdate keeps the priority and preemption policy set at create
 // when an update leaves them out, as upstream's Priority admission does.

@@ -108,6 +108,19 @@ func TestPrepareForCreateSetsPendingAndQOS(t *testing.T) {
 	}
 }
 
+func TestPrepareForCreateMarksGatedPods(t *testing.T) {
+	p := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}, SchedulingGates: []corev1.PodSchedulingGate{{Name: "g"}}}}
+	Strategy.PrepareForCreate(context.Background(), p)
+	if len(p.Status.Conditions) != 1 {
+		t.Fatalf("conditions %+v, want one", p.Status.Conditions)
+	}
+	c := p.Status.Conditions[0]
+	if c.Type != corev1.PodScheduled || c.Status != corev1.ConditionFalse || c.Reason != corev1.PodReasonSchedulingGated ||
+		c.Message != "Scheduling is blocked due to non-empty scheduling gates" || c.LastTransitionTime.IsZero() {
+		t.Errorf("condition %+v, want PodScheduled False SchedulingGated", c)
+	}
+}
+
 func equalStatus(a, b corev1.PodStatus) bool {
 	return a.Phase == b.Phase && a.QOSClass == b.QOSClass && a.Message == b.Message && len(a.Conditions) == len(b.Conditions)
 }

@@ -1,0 +1,254 @@
+package kubelet
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+)
+
+// NodeLeaseNamespace is where node heartbeats (Leases) live.
+const NodeLeaseNamespace = corev1.NamespaceNodeLease
+
+// Defaults of Config: a kubelet's node lease is valid 40s and renewed every
+// quarter of that.
+const (
+	DefaultLeaseDuration = 40 * time.Second
+	DefaultRenewInterval = 10 * time.Second
+)
+
+// Config configures a Simulator.
+type Config struct {
+	// Client talks to the control plane; it needs to manage nodes,
+	// nodes/status and leases in kube-node-lease.
+	Client kubernetes.Interface
+	// Nodes is how many nodes (node-0, node-1, ...) to create at Start
+	// when they do not exist yet.
+	Nodes int
+	// RenewInterval is how often Leases are renewed (default
+	// DefaultRenewInterval).
+	RenewInterval time.Duration
+	// LeaseDuration is the Leases' leaseDurationSeconds (default
+	// DefaultLeaseDuration).
+	LeaseDuration time.Duration
+	// Now is the clock for heartbeat and renew times (default time.Now).
+	Now func() time.Time
+	// Log receives the simulator's messages (default: discarded).
+	Log *slog.Logger
+}
+
+// Simulator keeps the managed nodes Ready and their Leases renewed.
+type Simulator struct {
+	cfg     Config
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	nodes   cache.Indexer
+	pending chan string
+
+	mu      sync.Mutex
+	managed map[string]*corev1.Node // the managed nodes by name
+}
+
+// New returns a simulator; nothing runs until Start.
+func New(cfg Config) *Simulator {
+	if cfg.RenewInterval <= 0 {
+		cfg.RenewInterval = DefaultRenewInterval
+	}
+	if cfg.LeaseDuration <= 0 {
+		cfg.LeaseDuration = DefaultLeaseDuration
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Simulator{cfg: cfg, pending: make(chan string, 1024), managed: map[string]*corev1.Node{}}
+}
+
+// Start creates the configured nodes that are missing, then keeps every
+// managed node's status and Lease up to date until Stop. It returns once
+// the created nodes report Ready and have a Lease.
+func (s *Simulator) Start(ctx context.Context) error {
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	for i := 0; i < s.cfg.Nodes; i++ {
+		created, err := s.cfg.Client.CoreV1().Nodes().Create(ctx, NewNode(i), metav1.CreateOptions{FieldManager: "kubelet"})
+		if apierrors.IsAlreadyExists(err) {
+			continue
+		}
+		if err != nil {
+			cancel()
+			return errorf("create node %s: %w", NodeName(i), err)
+		}
+		if err := s.sync(ctx, created); err != nil {
+			cancel()
+			return err
+		}
+	}
+	factory := informers.NewSharedInformerFactory(s.cfg.Client, 0)
+	inf := factory.Core().V1().Nodes().Informer()
+	s.nodes = inf.GetIndexer()
+	enqueue := func(obj any) {
+		if n, ok := obj.(*corev1.Node); ok && IsManaged(n) {
+			select {
+			case s.pending <- n.Name:
+			case <-runCtx.Done():
+			}
+		}
+	}
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if n, ok := obj.(*corev1.Node); ok {
+				s.mu.Lock()
+				delete(s.managed, n.Name)
+				s.mu.Unlock()
+			}
+		},
+	})
+	s.wg.Add(3)
+	go func() {
+		defer s.wg.Done()
+		factory.Start(runCtx.Done())
+		<-runCtx.Done()
+		factory.Shutdown()
+	}()
+	go func() { defer s.wg.Done(); s.worker(runCtx) }()
+	go func() { defer s.wg.Done(); s.renewLoop(runCtx) }()
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		s.Stop()
+		return errorf("node informer did not sync: %w", ctx.Err())
+	}
+	return nil
+}
+
+// Stop stops the simulator and waits for its goroutines.
+func (s *Simulator) Stop() {
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.wg.Wait()
+}
+
+// worker syncs the nodes the informer reported.
+func (s *Simulator) worker(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case name := <-s.pending:
+			obj, ok, _ := s.nodes.GetByKey(name)
+			if !ok {
+				continue
+			}
+			if err := s.sync(ctx, obj.(*corev1.Node)); err != nil && ctx.Err() == nil {
+				s.cfg.Log.Warn("kubelet: sync node", "node", name, "err", err)
+			}
+		}
+	}
+}
+
+// renewLoop renews every managed node's Lease each RenewInterval.
+func (s *Simulator) renewLoop(ctx context.Context) {
+	t := time.NewTicker(s.cfg.RenewInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		nodes := make([]*corev1.Node, 0, len(s.managed))
+		for _, n := range s.managed {
+			nodes = append(nodes, n)
+		}
+		s.mu.Unlock()
+		for _, n := range nodes {
+			if err := s.renewLease(ctx, n); err != nil && ctx.Err() == nil {
+				s.cfg.Log.Warn("kubelet: renew lease", "node", n.Name, "err", err)
+			}
+		}
+	}
+}
+
+// sync reports a managed node's status and makes sure its Lease exists.
+func (s *Simulator) sync(ctx context.Context, node *corev1.Node) error {
+	now := metav1.NewTime(s.cfg.Now())
+	if !statusUpToDate(node, now) {
+		n := node.DeepCopy()
+		n.Status = desiredStatus(node, now)
+		updated, err := s.cfg.Client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{FieldManager: "kubelet"})
+		if err != nil {
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				return nil // the informer brings the newer object (or its deletion)
+			}
+			return errorf("update status of node %s: %w", node.Name, err)
+		}
+		node = updated
+	}
+	s.mu.Lock()
+	_, known := s.managed[node.Name]
+	s.managed[node.Name] = node
+	s.mu.Unlock()
+	if !known {
+		return s.renewLease(ctx, node)
+	}
+	return nil
+}
+
+// renewLease creates or renews the node's Lease, owned by the node as a
+// kubelet's is.
+func (s *Simulator) renewLease(ctx context.Context, node *corev1.Node) error {
+	leases := s.cfg.Client.CoordinationV1().Leases(NodeLeaseNamespace)
+	now := metav1.NewMicroTime(s.cfg.Now())
+	lease, err := leases.Get(ctx, node.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		lease = &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:      node.Name,
+				Namespace: NodeLeaseNamespace,
+				OwnerReferences: []metav1.OwnerReference{{
+					APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID,
+				}},
+			},
+			Spec: coordinationv1.LeaseSpec{
+				HolderIdentity:       ptr.To(node.Name),
+				LeaseDurationSeconds: ptr.To(int32(s.cfg.LeaseDuration / time.Second)),
+				RenewTime:            &now,
+			},
+		}
+		_, err = leases.Create(ctx, lease, metav1.CreateOptions{FieldManager: "kubelet"})
+		if apierrors.IsAlreadyExists(err) {
+			return nil // renewed next time
+		}
+		if err != nil {
+			return errorf("create lease of node %s: %w", node.Name, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return errorf("get lease of node %s: %w", node.Name, err)
+	}
+	lease.Spec.HolderIdentity = ptr.To(node.Name)
+	lease.Spec.LeaseDurationSeconds = ptr.To(int32(s.cfg.LeaseDuration / time.Second))
+	lease.Spec.RenewTime = &now
+	if _, err := leases.Update(ctx, lease, metav1.UpdateOptions{FieldManager: "kubelet"}); err != nil && !apierrors.IsConflict(err) {
+		return errorf("renew lease of node %s: %w", node.Name, err)
+	}
+	return nil
+}

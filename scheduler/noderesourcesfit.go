@@ -1,0 +1,191 @@
+package scheduler
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+)
+
+// errReasonTooManyPods is kube-scheduler's reason for a node at its pod
+// capacity.
+const errReasonTooManyPods = "Too many pods"
+
+// maxCustomPriorityScore is the top of a RequestedToCapacityRatio shape's
+// score scale.
+const maxCustomPriorityScore = 10
+
+// nodeResourcesFit rejects nodes whose allocatable minus the requests of
+// the pods on them cannot hold the pod's requests (pod-level resources when
+// set), or that hold their pod capacity already; and scores nodes by the
+// profile's scoring strategy (the NodeResourcesFit plugin).
+type nodeResourcesFit struct {
+	strategy  configv1.ScoringStrategyType
+	resources []configv1.ResourceSpec
+	shape     []configv1.UtilizationShapePoint
+}
+
+func newNodeResourcesFit(args *configv1.NodeResourcesFitArgs) *nodeResourcesFit {
+	p := &nodeResourcesFit{strategy: args.ScoringStrategy.Type, resources: args.ScoringStrategy.Resources}
+	if r := args.ScoringStrategy.RequestedToCapacityRatio; r != nil {
+		p.shape = r.Shape
+	}
+	return p
+}
+
+func (*nodeResourcesFit) Name() string { return NodeResourcesFit }
+
+// podInfoKey is where PreFilter keeps the pod's requests.
+const podInfoKey = "podInfo"
+
+// cyclePodInfo returns the pod's requests, computed once per cycle.
+func cyclePodInfo(state *cycleState, pod *corev1.Pod) *podInfo {
+	if pi, ok := state.data[podInfoKey].(*podInfo); ok && pi.pod == pod {
+		return pi
+	}
+	pi := newPodInfo(pod)
+	state.data[podInfoKey] = pi
+	return pi
+}
+
+// insufficient lists the reasons a node cannot hold the pod, in
+// kube-scheduler's order: pods, cpu, memory, ephemeral-storage, then other
+// resources; unresolvable is set when the pod asks for more of a resource
+// than the node has at all (preemption cannot help).
+func insufficient(req resources, n *nodeInfo) (reasons []string, unresolvable bool) {
+	if int64(len(n.pods))+1 > n.allowedPods {
+		reasons = append(reasons, errReasonTooManyPods)
+	}
+	if req.milliCPU > 0 && req.milliCPU > n.allocatable.milliCPU-n.requested.milliCPU {
+		reasons = append(reasons, "Insufficient cpu")
+		unresolvable = unresolvable || req.milliCPU > n.allocatable.milliCPU
+	}
+	if req.memory > 0 && req.memory > n.allocatable.memory-n.requested.memory {
+		reasons = append(reasons, "Insufficient memory")
+		unresolvable = unresolvable || req.memory > n.allocatable.memory
+	}
+	if req.ephemeralStorage > 0 && req.ephemeralStorage > n.allocatable.ephemeralStorage-n.requested.ephemeralStorage {
+		reasons = append(reasons, "Insufficient ephemeral-storage")
+		unresolvable = unresolvable || req.ephemeralStorage > n.allocatable.ephemeralStorage
+	}
+	names := make([]corev1.ResourceName, 0, len(req.scalar))
+	for name := range req.scalar {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		q := req.scalar[name]
+		if q > 0 && q > n.allocatable.scalar[name]-n.requested.scalar[name] {
+			reasons = append(reasons, fmt.Sprintf("Insufficient %v", name))
+			unresolvable = unresolvable || q > n.allocatable.scalar[name]
+		}
+	}
+	return reasons, unresolvable
+}
+
+// Filter implements filterPlugin.
+func (p *nodeResourcesFit) Filter(state *cycleState, pod *corev1.Pod, n *nodeInfo) *status {
+	reasons, unresolvableReq := insufficient(cyclePodInfo(state, pod).requests, n)
+	if len(reasons) == 0 {
+		return nil
+	}
+	if unresolvableReq {
+		return newStatus(unresolvable, reasons...)
+	}
+	return newStatus(unschedulable, reasons...)
+}
+
+// allocation returns, per scored resource, what the node would have
+// requested with the pod and what it has allocatable (0: not scored), with
+// the non-zero requests for cpu and memory unless useRequested.
+func allocation(specs []configv1.ResourceSpec, pi *podInfo, n *nodeInfo, useRequested bool) (withPod, without, alloc []int64) {
+	withPod = make([]int64, len(specs))
+	without = make([]int64, len(specs))
+	alloc = make([]int64, len(specs))
+	nodeReq, podReq := n.nonZero, pi.nonZero
+	if useRequested {
+		nodeReq, podReq = n.requested, pi.requests
+	}
+	for i, s := range specs {
+		name := corev1.ResourceName(s.Name)
+		var a, used, req int64
+		switch name {
+		case corev1.ResourceCPU:
+			a, used, req = n.allocatable.milliCPU, nodeReq.milliCPU, podReq.milliCPU
+		case corev1.ResourceMemory:
+			a, used, req = n.allocatable.memory, nodeReq.memory, podReq.memory
+		case corev1.ResourceEphemeralStorage:
+			a, used, req = n.allocatable.ephemeralStorage, n.requested.ephemeralStorage, pi.requests.ephemeralStorage
+		default:
+			req = pi.requests.scalar[name]
+			if req == 0 && isScalarResource(name) {
+				continue
+			}
+			a, used = n.allocatable.scalar[name], n.requested.scalar[name]
+		}
+		if a == 0 {
+			continue
+		}
+		alloc[i], without[i], withPod[i] = a, used, used+req
+	}
+	return withPod, without, alloc
+}
+
+// Score implements scorePlugin with the configured strategy.
+func (p *nodeResourcesFit) Score(state *cycleState, pod *corev1.Pod, n *nodeInfo) int64 {
+	requested, _, alloc := allocation(p.resources, cyclePodInfo(state, pod), n, false)
+	var score, weights int64
+	for i := range requested {
+		if alloc[i] == 0 {
+			continue
+		}
+		w := int64(p.resources[i].Weight)
+		var s int64
+		switch p.strategy {
+		case configv1.MostAllocated:
+			r := min(requested[i], alloc[i])
+			s = r * maxNodeScore / alloc[i]
+		case configv1.RequestedToCapacityRatio:
+			u := int64(100)
+			if requested[i] <= alloc[i] {
+				u = requested[i] * 100 / alloc[i]
+			}
+			s = p.shapeScore(u)
+			if s <= 0 {
+				continue
+			}
+		default: // LeastAllocated
+			if requested[i] <= alloc[i] {
+				s = (alloc[i] - requested[i]) * maxNodeScore / alloc[i]
+			}
+		}
+		score += s * w
+		weights += w
+	}
+	if weights == 0 {
+		return 0
+	}
+	if p.strategy == configv1.RequestedToCapacityRatio {
+		return int64(math.Round(float64(score) / float64(weights)))
+	}
+	return score / weights
+}
+
+// shapeScore is the RequestedToCapacityRatio broken-linear function at
+// utilization u, on the 0-100 scale.
+func (p *nodeResourcesFit) shapeScore(u int64) int64 {
+	scale := maxNodeScore / maxCustomPriorityScore
+	for i, pt := range p.shape {
+		if u <= int64(pt.Utilization) {
+			if i == 0 {
+				return int64(pt.Score) * scale
+			}
+			prev := p.shape[i-1]
+			ps, cs := int64(prev.Score)*scale, int64(pt.Score)*scale
+			return ps + (cs-ps)*(u-int64(prev.Utilization))/int64(pt.Utilization-prev.Utilization)
+		}
+	}
+	return int64(p.shape[len(p.shape)-1].Score) * scale
+}
