@@ -48,6 +48,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/aggregator"
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/fixtures"
@@ -89,6 +90,7 @@ type ControlPlane struct {
 	serviceRange   netip.Prefix // --service-cluster-ip-range
 	srv            *server.Server
 	controllers    *controllers.Runner
+	admission      *admission.Chain
 	httpServer     *http.Server
 	listener       net.Listener
 	url            string
@@ -223,6 +225,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
 	cp.srv.AddCommitObserver(owners.Observe)
+	if err := cp.setUpAdmission(); err != nil {
+		return err
+	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	cp.cancel = cancel
 
@@ -300,6 +305,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			cp.opts.logger.Error("fakeplane: serve", "err", err)
 		}
 	}()
+
+	// The admission plugins read through the loopback client, so they are
+	// installed once the server serves; they start with the first
+	// admission configuration.
+	cp.srv.SetAdmission(cp.admission)
 
 	cp.kubeconfigPath = cp.opts.kubeconfigPath
 	if cp.kubeconfigPath == "" {
@@ -494,6 +504,9 @@ func (cp *ControlPlane) stopLocked() error {
 	var errs []error
 	if cp.controllers != nil {
 		cp.controllers.Stop()
+	}
+	if cp.admission != nil {
+		cp.admission.Stop()
 	}
 	if cp.srv != nil {
 		cp.srv.Close()

@@ -14,6 +14,16 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
+// admitBuiltinCreate runs the built-in mutating admission plugins on a new
+// object, before the webhooks and policies as in kube-apiserver's plugin
+// order.
+func (s *Registry) admitBuiltinCreate(c *Request, o *Object) error {
+	if pod, ok := o.Obj.(*corev1.Pod); ok {
+		return s.admitPod(c, pod)
+	}
+	return nil
+}
+
 // kubeAPIAccessVolume is the projected volume the ServiceAccount admission
 // plugin adds to pods, and where it mounts it.
 func kubeAPIAccessVolume() (corev1.Volume, corev1.VolumeMount) {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -28,7 +29,10 @@ func (d *dryRunResult) Error() string { return "dry run" }
 // the stored bytes.
 func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error) {
 	defer c.releaseReservations()
-	if err := s.prepareCreate(c, o); err != nil {
+	// Mutating admission sees the object as the client sent it (before the
+	// server sets uid, creationTimestamp and a generated name), as
+	// upstream's create handler admits it before the storage's BeforeCreate.
+	if err := setNamespace(c, o.Meta); err != nil {
 		return nil, err
 	}
 	if c.Res.CRD != "" && s.served.crdTerminating(c.Res.CRD) {
@@ -39,10 +43,22 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 			return nil, err
 		}
 	}
+	if err := s.admitBuiltinCreate(c, o); err != nil {
+		return nil, err
+	}
+	if err := s.admitMutating(c, admission.Create, o, nil, dry); err != nil {
+		return nil, err
+	}
+	if err := s.prepareCreate(c, o); err != nil {
+		return nil, err
+	}
 	if err := s.beforeCreate(c, o); err != nil {
 		return nil, err
 	}
 	if err := s.checkRBACWrite(c, o, nil); err != nil {
+		return nil, err
+	}
+	if err := s.admitValidating(c, admission.Create, o, nil, dry, nil); err != nil {
 		return nil, err
 	}
 	key := ObjectKey(o.Meta.GetNamespace(), o.Meta.GetName())
@@ -147,6 +163,13 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		case rv != old.Meta.GetResourceVersion():
 			return store.Write{}, ErrConflict(c.Res.GR, name)
 		}
+		if mode != internalWrite {
+			// Upstream's update runs mutating admission on the object the
+			// client sent, before the strategy prepares it.
+			if err := s.admitMutating(c, admission.Update, o, old, dry); err != nil {
+				return store.Write{}, err
+			}
+		}
 		if statusOnly {
 			o, err = withStatusOf(c.Res, old, o)
 			if err != nil {
@@ -171,6 +194,11 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		}
 		if c.Res.generation && !statusOnly && (!sameContent(o.Obj, old.Obj, true) || annotationsBumpGeneration(c.Res, o, old)) {
 			o.Meta.SetGeneration(old.Meta.GetGeneration() + 1)
+		}
+		if mode != internalWrite {
+			if err := s.admitValidating(c, admission.Update, o, old, dry, nil); err != nil {
+				return store.Write{}, err
+			}
 		}
 		o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
 		b, err := Encode(o.Obj)
