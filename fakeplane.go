@@ -91,6 +91,7 @@ type ControlPlane struct {
 	srv            *server.Server
 	controllers    *controllers.Runner
 	admission      *admission.Chain
+	webhookServing *WebhookServing
 	httpServer     *http.Server
 	listener       net.Listener
 	url            string
@@ -239,6 +240,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 	if err := cp.loadFixtures(); err != nil {
+		return err
+	}
+	if err := cp.installWebhooks(dataDir); err != nil {
 		return err
 	}
 	// Started once the bootstrap objects and fixtures are in: their first

@@ -41,6 +41,8 @@ type options struct {
 	serviceRange    string
 	// compaction is --etcd-compaction-interval; nil means its default.
 	compaction *time.Duration
+	// webhooks are the webhook configurations of WithWebhooks.
+	webhooks *WebhookInstallOptions
 }
 
 // RequestHeader configures an authenticating front proxy

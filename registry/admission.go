@@ -5,6 +5,7 @@ package registry
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -66,19 +67,7 @@ func (s *Registry) admitPod(c *Request, pod *corev1.Pod) error {
 	if automount {
 		vol, mount := kubeAPIAccessVolume()
 		pod.Spec.Volumes = append(pod.Spec.Volumes, vol)
-		for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-			for i := range list {
-				mounted := false
-				for _, m := range list[i].VolumeMounts {
-					if m.MountPath == mount.MountPath {
-						mounted = true
-					}
-				}
-				if !mounted {
-					list[i].VolumeMounts = append(list[i].VolumeMounts, mount)
-				}
-			}
-		}
+		mountAPIAccess(pod, mount)
 	}
 	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
 		has := false
@@ -93,6 +82,36 @@ func (s *Registry) admitPod(c *Request, pod *corev1.Pod) error {
 		}
 	}
 	return s.admitPodPriority(c, pod)
+}
+
+// mountAPIAccess mounts the API access volume into every container that
+// does not mount something at its path.
+func mountAPIAccess(pod *corev1.Pod, mount corev1.VolumeMount) {
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			mounted := false
+			for _, m := range list[i].VolumeMounts {
+				if m.MountPath == mount.MountPath {
+					mounted = true
+				}
+			}
+			if !mounted {
+				list[i].VolumeMounts = append(list[i].VolumeMounts, mount)
+			}
+		}
+	}
+}
+
+// readmitPod is the ServiceAccount plugin invoked again after webhooks or
+// policies changed a new pod (upstream's reinvocation of the in-tree
+// plugins): containers they added mount the API access volume too.
+func readmitPod(pod *corev1.Pod) {
+	for _, v := range pod.Spec.Volumes {
+		if strings.HasPrefix(v.Name, "kube-api-access-") && v.Projected != nil {
+			mountAPIAccess(pod, corev1.VolumeMount{Name: v.Name, ReadOnly: true, MountPath: "/var/run/secrets/kubernetes.io/serviceaccount"})
+			return
+		}
+	}
 }
 
 // admitPodPriority is upstream's Priority admission plugin on create: the

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -181,6 +182,9 @@ func (s *Registry) admitMutating(c *Request, op admission.Operation, o, old *Obj
 	}
 	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
 		c.Res.schema.Admit(u)
+	}
+	if pod, ok := o.Obj.(*corev1.Pod); ok && op == admission.Create && c.subresource() == "" {
+		readmitPod(pod)
 	}
 	return nil
 }
