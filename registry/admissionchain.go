@@ -234,6 +234,30 @@ func (s *Registry) admitDelete(c *Request, old *Object, opts *metav1.DeleteOptio
 	return nil
 }
 
+// bindingKind is the kind of pods/binding and bindings.
+var bindingKind = corev1.SchemeGroupVersion.WithKind("Binding")
+
+// admitSubresourceCreate runs mutating and validating admission on a
+// create whose object is not stored as it is (a Binding): obj is what the
+// plugins see and may change.
+func (s *Registry) admitSubresourceCreate(c *Request, obj runtime.Object, kind schema.GroupVersionKind, name string, dry bool) error {
+	a := s.admissionOf()
+	if a == nil {
+		return nil
+	}
+	obj.GetObjectKind().SetGroupVersionKind(kind)
+	t := admissionTarget{obj: obj, kind: kind, name: name}
+	attrs := admissionAttributes(c, admission.Create, t, operationOptions(admission.Create, dry, nil), dry)
+	objs := admissionObjects{s: s, res: c.Res, kind: kind}
+	if err := a.Admit(c.Context(), attrs, objs); err != nil {
+		return admissionErr(err)
+	}
+	if err := a.Validate(c.Context(), attrs, objs); err != nil {
+		return admissionErr(err)
+	}
+	return nil
+}
+
 // admissionErr is what a client gets for an admission error: an API
 // status as it is, anything else as upstream's handlers answer an error
 // that is not one (500).
