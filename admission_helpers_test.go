@@ -2,6 +2,7 @@ package fakeplane_test
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"encoding/pem"
 	"io"
@@ -45,8 +46,15 @@ func (w *testWebhook) Reviews() []map[string]any {
 // in the AdmissionReview version it was sent.
 func serveWebhook(t *testing.T, answer reviewFunc) *testWebhook {
 	t.Helper()
+	return serveWebhookWith(t, answer, nil)
+}
+
+// serveWebhookWith is serveWebhook with the server's certificate given
+// (nil: httptest's, for 127.0.0.1).
+func serveWebhookWith(t *testing.T, answer reviewFunc, cert *tls.Certificate) *testWebhook {
+	t.Helper()
 	w := &testWebhook{}
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(rw, err.Error(), http.StatusBadRequest)
@@ -72,6 +80,10 @@ func serveWebhook(t *testing.T, answer reviewFunc) *testWebhook {
 		rw.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(rw).Encode(out)
 	}))
+	if cert != nil {
+		srv.TLS = &tls.Config{Certificates: []tls.Certificate{*cert}}
+	}
+	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	w.URL = srv.URL
 	w.CABundle = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
