@@ -44,14 +44,14 @@ func (w *testWebhook) Reviews() []map[string]any {
 
 // serveWebhook starts an HTTPS webhook that answers reviews with answer,
 // in the AdmissionReview version it was sent.
-func serveWebhook(t *testing.T, answer reviewFunc) *testWebhook {
+func serveWebhook(t testing.TB, answer reviewFunc) *testWebhook {
 	t.Helper()
 	return serveWebhookWith(t, answer, nil)
 }
 
 // serveWebhookWith is serveWebhook with the server's certificate given
 // (nil: httptest's, for 127.0.0.1).
-func serveWebhookWith(t *testing.T, answer reviewFunc, cert *tls.Certificate) *testWebhook {
+func serveWebhookWith(t testing.TB, answer reviewFunc, cert *tls.Certificate) *testWebhook {
 	t.Helper()
 	w := &testWebhook{}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -131,7 +131,7 @@ func ptrTo[T any](v T) *T { return &v }
 // eventually retries f until it returns nil or 20 seconds pass: an
 // admission configuration takes effect once the plugins' informers have
 // seen it (policies within a second), as on kube-apiserver.
-func eventually(t *testing.T, what string, f func() error) {
+func eventually(t testing.TB, what string, f func() error) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -173,7 +173,7 @@ func urlWebhookConfig(w *testWebhook, path string) admissionregistrationv1.Webho
 // createValidatingWebhook stores a ValidatingWebhookConfiguration and
 // waits until it is in force: probe returns nil once requests are
 // admitted by it.
-func createValidatingWebhook(t *testing.T, client kubernetes.Interface, cfg *admissionregistrationv1.ValidatingWebhookConfiguration, probe func() error) {
+func createValidatingWebhook(t testing.TB, client kubernetes.Interface, cfg *admissionregistrationv1.ValidatingWebhookConfiguration, probe func() error) {
 	t.Helper()
 	if _, err := client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(context.Background(), cfg, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create ValidatingWebhookConfiguration: %v", err)

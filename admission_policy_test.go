@@ -48,7 +48,7 @@ func replicaLimitPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 }
 
 // createPolicy stores a policy and its binding.
-func createPolicy(t *testing.T, client kubernetes.Interface, p *admissionregistrationv1.ValidatingAdmissionPolicy, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+func createPolicy(t testing.TB, client kubernetes.Interface, p *admissionregistrationv1.ValidatingAdmissionPolicy, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, p, metav1.CreateOptions{}); err != nil {
