@@ -1,7 +1,8 @@
 package registry
 
 // Built-in admission: what kube-apiserver's default admission plugins do to
-// a new Pod (ServiceAccount, DefaultTolerationSeconds, Priority).
+// a new Pod (LimitRanger, ServiceAccount, DefaultTolerationSeconds,
+// Priority) and PersistentVolumeClaim (DefaultStorageClass, LimitRanger).
 
 import (
 	"fmt"
@@ -9,9 +10,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
+	admissionplugins "github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -19,10 +22,83 @@ import (
 // object, before the webhooks and policies as in kube-apiserver's plugin
 // order.
 func (s *Registry) admitBuiltinCreate(c *Request, o *Object) error {
-	if pod, ok := o.Obj.(*corev1.Pod); ok {
-		return s.admitPod(c, pod)
+	switch obj := o.Obj.(type) {
+	case *corev1.Pod:
+		ranges, err := s.limitRanges(obj.Namespace)
+		if err != nil {
+			return err
+		}
+		admissionplugins.DefaultPodResources(obj, ranges)
+		return s.admitPod(c, obj)
+	case *corev1.PersistentVolumeClaim:
+		classes, err := s.storageClasses()
+		if err != nil {
+			return err
+		}
+		admissionplugins.DefaultStorageClass(obj, classes)
 	}
 	return nil
+}
+
+// validateBuiltinCreate runs the built-in validating admission plugins on
+// a new object (LimitRanger), before the webhooks and policies.
+func (s *Registry) validateBuiltinCreate(c *Request, o *Object) error {
+	var err error
+	switch obj := o.Obj.(type) {
+	case *corev1.Pod:
+		var ranges []corev1.LimitRange
+		if ranges, err = s.limitRanges(obj.Namespace); err == nil {
+			err = admissionplugins.ValidatePodResources(obj, ranges)
+		}
+	case *corev1.PersistentVolumeClaim:
+		var ranges []corev1.LimitRange
+		if ranges, err = s.limitRanges(obj.Namespace); err == nil {
+			err = admissionplugins.ValidateClaimResources(obj, ranges)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
+	return apierrors.NewForbidden(c.Res.GR, o.Meta.GetName(), err)
+}
+
+// limitRanges are the LimitRanges of a namespace.
+func (s *Registry) limitRanges(ns string) ([]corev1.LimitRange, error) {
+	return listTyped[corev1.LimitRange](s, "", "limitranges", ns)
+}
+
+// storageClasses are the StorageClasses.
+func (s *Registry) storageClasses() ([]storagev1.StorageClass, error) {
+	return listTyped[storagev1.StorageClass](s, "storage.k8s.io", "storageclasses", "")
+}
+
+// listTyped lists the stored objects of a built-in resource (of one
+// namespace, or all with ns "").
+func listTyped[T any](s *Registry, group, resource, ns string) ([]T, error) {
+	r, ok := s.served.Lookup(group, "v1", resource)
+	if !ok {
+		return nil, nil
+	}
+	opts := store.ListOptions{}
+	if ns != "" {
+		opts.Prefix = ns + "/"
+	}
+	lst, err := s.store.List(r.Bucket, opts)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	out := make([]T, 0, len(lst.Items))
+	for _, it := range lst.Items {
+		var v T
+		if err := JSONUnmarshal(it.Value, &v); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // kubeAPIAccessVolume is the projected volume the ServiceAccount admission

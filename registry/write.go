@@ -58,6 +58,9 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if err := s.checkRBACWrite(c, o, nil); err != nil {
 		return nil, err
 	}
+	if err := s.validateBuiltinCreate(c, o); err != nil {
+		return nil, err
+	}
 	if err := s.admitValidating(c, admission.Create, o, nil, dry, nil); err != nil {
 		return nil, err
 	}
