@@ -121,3 +121,73 @@ func TestAdmissionDefaultStorageClass(t *testing.T) {
 		}
 	}
 }
+
+func TestAdmissionResourceQuota(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	if _, err := client.CoreV1().ResourceQuotas("default").Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "compute"},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
+			corev1.ResourcePods:        resource.MustParse("2"),
+			corev1.ResourceRequestsCPU: resource.MustParse("1"),
+			"count/deployments.apps":   resource.MustParse("0"),
+		}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	used := func() string {
+		q, err := client.CoreV1().ResourceQuotas("default").Get(ctx, "compute", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q.Status.Used.Pods().String() + " pods, " + q.Status.Used.Name(corev1.ResourceRequestsCPU, resource.DecimalSI).String() + " cpu"
+	}
+	if got := used(); got != "0 pods, 0 cpu" {
+		t.Fatalf("used at start: %s", got)
+	}
+	withCPU := func(name, cpu string) *corev1.Pod {
+		p := testPod(name, nil)
+		p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}
+		return p
+	}
+	cases := []struct {
+		name     string
+		pod      *corev1.Pod
+		want     string // "" for created
+		wantUsed string
+	}{
+		{name: "no request", pod: testPod("bare", nil), want: `pods "bare" is forbidden: failed quota: compute: must specify requests.cpu for: app`, wantUsed: "0 pods, 0 cpu"},
+		{name: "first", pod: withCPU("p1", "400m"), wantUsed: "1 pods, 400m cpu"},
+		{name: "second", pod: withCPU("p2", "400m"), wantUsed: "2 pods, 800m cpu"},
+		{name: "over", pod: withCPU("p3", "400m"), want: `pods "p3" is forbidden: exceeded quota: compute, requested: pods=1,requests.cpu=400m, used: pods=2,requests.cpu=800m, limited: pods=2,requests.cpu=1`, wantUsed: "2 pods, 800m cpu"},
+	}
+	for _, tc := range cases {
+		_, err := client.CoreV1().Pods("default").Create(ctx, tc.pod, metav1.CreateOptions{})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Fatalf("%s: %v", tc.name, err)
+		case tc.want != "" && (!apierrors.IsForbidden(err) || err.Error() != tc.want):
+			t.Fatalf("%s: got %v, want 403 %s", tc.name, err, tc.want)
+		}
+		if got := used(); got != tc.wantUsed {
+			t.Fatalf("%s: used %s, want %s", tc.name, got, tc.wantUsed)
+		}
+	}
+	// Object counts of any resource.
+	_, err := client.AppsV1().Deployments("default").Create(ctx, newDeployment("d", 1), metav1.CreateOptions{})
+	if want := `deployments.apps "d" is forbidden: exceeded quota: compute, requested: count/deployments.apps=1, used: count/deployments.apps=0, limited: count/deployments.apps=0`; err == nil || err.Error() != want {
+		t.Fatalf("deployment: got %v, want %s", err, want)
+	}
+	// Deleting a pod gives its share back.
+	if err := client.CoreV1().Pods("default").Delete(ctx, "p1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := used(); got != "1 pods, 400m cpu" {
+		t.Fatalf("used after delete: %s", got)
+	}
+	if _, err := client.CoreV1().Pods("default").Create(ctx, withCPU("p3", "400m"), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("within the quota again: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -62,6 +63,9 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		return nil, err
 	}
 	if err := s.admitValidating(c, admission.Create, o, nil, dry, nil); err != nil {
+		return nil, err
+	}
+	if err := s.admitQuota(c, o); err != nil {
 		return nil, err
 	}
 	key := ObjectKey(o.Meta.GetNamespace(), o.Meta.GetName())
@@ -457,6 +461,12 @@ func (s *Registry) checkAllocations(res *Resource, o *Object, del bool) error {
 // need not be decoded again).
 func (s *Registry) afterCommit(c *Request, key string, obj runtime.Object, data []byte, deleted bool) {
 	s.syncServiceIPAddresses(c.Res.Bucket, obj, data, deleted)
+	if c.Res.Namespaced {
+		// The resource quota controller's part: status.used follows.
+		if ns, _, ok := strings.Cut(key, "/"); ok {
+			s.refreshQuotas(ns)
+		}
+	}
 	if c.Res.Bucket == crdBucket && deleted {
 		s.forgetCRD(key, data)
 	}
