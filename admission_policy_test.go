@@ -3,6 +3,7 @@ package fakeplane_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -199,5 +200,38 @@ func TestAdmissionPolicyValidationActions(t *testing.T) {
 	// The match condition exempts some objects.
 	if _, err := client.AppsV1().Deployments("default").Create(ctx, newDeployment("skip", 1), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("object outside the match conditions: %v", err)
+	}
+}
+
+func TestAdmissionPolicyStatusTypeChecking(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "typo"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: deploymentRules,
+			Validations:      []admissionregistrationv1.Validation{{Expression: "object.spec.replicaz > 1"}},
+		},
+	}
+	if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got *admissionregistrationv1.ValidatingAdmissionPolicy
+	eventually(t, "the policy's type-checking status", func() error {
+		var err error
+		got, err = client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, "typo", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if got.Status.ObservedGeneration != got.Generation || got.Status.TypeChecking == nil {
+			return errors.New("no status yet")
+		}
+		return nil
+	})
+	w := got.Status.TypeChecking.ExpressionWarnings
+	if len(w) != 1 || w[0].FieldRef != "spec.validations[0].expression" || !strings.Contains(w[0].Warning, "undefined field 'replicaz'") {
+		t.Fatalf("expression warnings = %+v", w)
 	}
 }

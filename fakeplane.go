@@ -314,6 +314,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// installed once the server serves; they start with the first
 	// admission configuration.
 	cp.srv.SetAdmission(cp.admission)
+	cp.admission.Serving()
 
 	cp.kubeconfigPath = cp.opts.kubeconfigPath
 	if cp.kubeconfigPath == "" {

@@ -49,9 +49,18 @@ type Chain struct {
 	cfg Config
 	log *slog.Logger
 
-	// configured is set once an admission configuration was stored.
+	// configured is set once an admission configuration was stored;
+	// serving once the control plane serves (the loopback client works).
 	configured atomic.Bool
+	serving    atomic.Bool
+	// kickMu orders starting the plugins in the background against Stop;
+	// kicked says they were; bg counts the background goroutines.
+	kickMu sync.Mutex
+	kicked bool
+	bgDone bool
+	bg     sync.WaitGroup
 
+	stopOnce sync.Once
 	mu       sync.Mutex
 	started  bool
 	stopped  bool
@@ -81,9 +90,41 @@ func New(cfg Config) (*Chain, error) {
 }
 
 // Configured tells the chain that an admission configuration (a webhook
-// configuration, a policy or a binding) is stored: the next request
-// admitted starts the plugins.
-func (c *Chain) Configured() { c.configured.Store(true) }
+// configuration, a policy or a binding) is stored: the plugins start, in
+// the background once the control plane serves, or with the next request
+// admitted. It does not block (the registry calls it under the store's
+// writer lock).
+func (c *Chain) Configured() {
+	c.configured.Store(true)
+	c.kick()
+}
+
+// Serving tells the chain that the control plane serves: its loopback
+// client can reach it.
+func (c *Chain) Serving() {
+	c.serving.Store(true)
+	c.kick()
+}
+
+// kick starts the plugins in the background once the chain is configured
+// and the control plane serves, so that what they maintain (policies'
+// type-checking status) is there without waiting for a request.
+func (c *Chain) kick() {
+	if !c.configured.Load() || !c.serving.Load() {
+		return
+	}
+	c.kickMu.Lock()
+	defer c.kickMu.Unlock()
+	if c.kicked || c.bgDone {
+		return
+	}
+	c.kicked = true
+	c.bg.Add(1)
+	go func() {
+		defer c.bg.Done()
+		_ = c.start()
+	}()
+}
 
 // Handles implements admission.Interface: every operation.
 func (c *Chain) Handles(admission.Operation) bool { return true }
@@ -148,8 +189,10 @@ func (c *Chain) start() error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.stopped {
+	select {
+	case <-c.stop:
 		return errors.New("admission: the control plane is stopping")
+	default:
 	}
 	if c.started {
 		return c.startErr
@@ -249,13 +292,30 @@ func (c *Chain) startLocked() error {
 	}
 	c.mutating = []admission.MutationInterface{mp, mw}
 	c.validating = []admission.ValidationInterface{vp, vw}
+	status := newPolicyStatusController(c.factory, client, mapper, c.log)
 	c.factory.Start(c.stop)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
+	go func() {
+		select {
+		case <-c.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	for typ, ok := range c.factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return fmt.Errorf("admission: informer for %v did not sync", typ)
 		}
+	}
+	c.kickMu.Lock()
+	defer c.kickMu.Unlock()
+	if !c.bgDone {
+		c.bg.Add(1)
+		go func() {
+			defer c.bg.Done()
+			status.run(c.stop)
+		}()
 	}
 	return nil
 }
@@ -263,17 +323,20 @@ func (c *Chain) startLocked() error {
 // startTimeout bounds the first sync of the plugins' informers.
 const startTimeout = 30 * time.Second
 
-// Stop stops the plugins and their informers and waits for the informers'
+// Stop stops the plugins and their informers and waits for the chain's
 // goroutines to end. The chain admits nothing afterwards.
 func (c *Chain) Stop() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stopped {
-		return
-	}
-	c.stopped = true
-	close(c.stop)
-	if c.factory != nil {
-		c.factory.Shutdown()
-	}
+	c.stopOnce.Do(func() {
+		close(c.stop)
+		c.kickMu.Lock()
+		c.bgDone = true
+		c.kickMu.Unlock()
+		c.bg.Wait()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.stopped = true
+		if c.factory != nil {
+			c.factory.Shutdown()
+		}
+	})
 }
