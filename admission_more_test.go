@@ -201,3 +201,55 @@ func TestAdmissionMutatingAdmissionPolicy(t *testing.T) {
 		t.Fatalf("labels = %v", cm.Labels)
 	}
 }
+
+func TestAdmissionWebhookMatchPolicyEquivalentConverts(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	hook := serveWebhook(t, denyAll)
+	// The rule names events.k8s.io/v1; a core v1 Event (the same stored
+	// resource) is sent to the webhook converted, as matchPolicy
+	// Equivalent says.
+	createValidatingWebhook(t, client, &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "events"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         "events.example.com",
+			ClientConfig: urlWebhookConfig(hook, "/"),
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"events.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"events"}},
+			}},
+			MatchPolicy:             ptrTo(admissionregistrationv1.Equivalent),
+			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}, nil)
+	ev := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "ev"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p", APIVersion: "v1"},
+		Reason:         "Started", Message: "started the container", Type: corev1.EventTypeNormal,
+		Source: corev1.EventSource{Component: "kubelet"},
+	}
+	var err error
+	eventually(t, "the webhook is called", func() error {
+		_, err = client.CoreV1().Events("default").Create(ctx, ev, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err == nil {
+			return errors.New("not denied yet")
+		}
+		return nil
+	})
+	if want := `admission webhook "events.example.com" denied the request: CREATE events ev kind=Event old=false new=true`; err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	review := hook.Reviews()[len(hook.Reviews())-1]["request"].(map[string]any)
+	kind, reqKind := review["kind"].(map[string]any), review["requestKind"].(map[string]any)
+	obj := review["object"].(map[string]any)
+	if kind["group"] != "events.k8s.io" || reqKind["group"] != "" || obj["apiVersion"] != "events.k8s.io/v1" {
+		t.Fatalf("kind %v, requestKind %v, object apiVersion %v", kind, reqKind, obj["apiVersion"])
+	}
+	// The events.k8s.io form carries the message as its note.
+	if obj["note"] != "started the container" {
+		t.Fatalf("converted object = %v", obj)
+	}
+}

@@ -336,12 +336,21 @@ func (a admissionObjects) Default(obj runtime.Object) {
 	}
 }
 
-// Convert implements runtime.ObjectConvertor between two objects of the
-// same kind (the only conversion fakeplane's admission makes: built-in
-// types have no internal version here).
+// Convert implements runtime.ObjectConvertor: between two objects of the
+// same kind it copies; between two versions of a resource (a webhook or
+// policy matched through matchPolicy Equivalent) it converts as the store
+// does, through the storage version.
 func (a admissionObjects) Convert(in, out, _ any) error {
 	if in == out {
 		return nil
+	}
+	if inObj, ok := in.(runtime.Object); ok {
+		if outObj, ok := out.(runtime.Object); ok {
+			inKind, outKind := a.kindOf(inObj), a.kindOf(outObj)
+			if !inKind.Empty() && !outKind.Empty() && inKind != outKind {
+				return a.convertVersion(inObj, outObj, inKind, outKind)
+			}
+		}
 	}
 	switch src := in.(type) {
 	case *unstructured.Unstructured:
@@ -368,6 +377,50 @@ func (a admissionObjects) Convert(in, out, _ any) error {
 		}
 	}
 	return fmt.Errorf("converting (%T) to (%T): unknown conversion", in, out)
+}
+
+// kindOf is the kind an object says it is, or its Go type's.
+func (a admissionObjects) kindOf(obj runtime.Object) schema.GroupVersionKind {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
+		return gvk
+	}
+	if kinds, _, err := a.ObjectKinds(obj); err == nil && len(kinds) == 1 {
+		return kinds[0]
+	}
+	return schema.GroupVersionKind{}
+}
+
+// convertVersion converts between two served versions of one stored
+// resource through its storage version.
+func (a admissionObjects) convertVersion(in, out runtime.Object, inKind, outKind schema.GroupVersionKind) error {
+	from, ok := a.s.served.ForKind(inKind)
+	if !ok {
+		return fmt.Errorf("converting %v to %v: %v is not served", inKind, outKind, inKind)
+	}
+	to, ok := a.s.served.ForKind(outKind)
+	if !ok || to.Bucket != from.Bucket {
+		return fmt.Errorf("converting %v to %v: not versions of one resource", inKind, outKind)
+	}
+	b, err := Encode(in)
+	if err != nil {
+		return err
+	}
+	if b, err = from.toStorage(b); err != nil {
+		return err
+	}
+	if b, err = to.FromStorage(b); err != nil {
+		return err
+	}
+	if u, ok := out.(*unstructured.Unstructured); ok {
+		u.Object = map[string]any{}
+		return JSONUnmarshal(b, &u.Object)
+	}
+	v := reflect.ValueOf(out)
+	if v.Kind() != reflect.Pointer {
+		return fmt.Errorf("converting %v to %v: %T is not a pointer", inKind, outKind, out)
+	}
+	v.Elem().Set(reflect.Zero(v.Elem().Type()))
+	return JSONUnmarshal(b, out)
 }
 
 // ConvertToVersion implements runtime.ObjectConvertor.
