@@ -99,6 +99,10 @@ func (c *Chain) Configured() {
 	c.kick()
 }
 
+// Active reports whether the chain has anything to do: whether an
+// admission configuration was ever stored.
+func (c *Chain) Active() bool { return c.configured.Load() }
+
 // Serving tells the chain that the control plane serves: its loopback
 // client can reach it.
 func (c *Chain) Serving() {

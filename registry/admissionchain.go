@@ -46,12 +46,22 @@ func (s *Registry) SetAdmission(a Admission) {
 // admissionPointer is where SetAdmission keeps the chain.
 type admissionPointer = atomic.Pointer[admissionHolder]
 
-// admissionOf is the installed chain, or nil.
+// activeAdmission is what an Admission may implement to say it has
+// nothing to do (no admission configuration exists): the registry then
+// skips building its attributes.
+type activeAdmission interface{ Active() bool }
+
+// admissionOf is the installed chain, or nil when there is none or it
+// has nothing to do.
 func (s *Registry) admissionOf() Admission {
-	if h := s.admission.Load(); h != nil {
-		return h.a
+	h := s.admission.Load()
+	if h == nil {
+		return nil
 	}
-	return nil
+	if a, ok := h.a.(activeAdmission); ok && !a.Active() {
+		return nil
+	}
+	return h.a
 }
 
 // admissionTarget is what an admission call sees of a write: the object
