@@ -3,13 +3,16 @@ package fakeplane_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -251,5 +254,92 @@ func TestAdmissionWebhookMatchPolicyEquivalentConverts(t *testing.T) {
 	// The events.k8s.io form carries the message as its note.
 	if obj["note"] != "started the container" {
 		t.Fatalf("converted object = %v", obj)
+	}
+}
+
+func TestAdmissionMutatingWebhookOnScale(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	if _, err := client.AppsV1().Deployments("default").Create(ctx, newDeployment("web", 1), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The webhook caps every Scale at 3 replicas.
+	hook := serveWebhook(t, func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		if req.Kind.Kind != "Scale" {
+			return allow(req)
+		}
+		return jsonPatch(map[string]any{"op": "replace", "path": "/spec/replicas", "value": 3})
+	})
+	createMutatingWebhook(t, client, &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "cap"},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:         "cap.example.com",
+			ClientConfig: urlWebhookConfig(hook, "/"),
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments/scale"}},
+			}},
+			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}, nil)
+	eventually(t, "the webhook caps the scale", func() error {
+		sc, err := client.AppsV1().Deployments("default").UpdateScale(ctx, "web", &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}, Spec: autoscalingv1.ScaleSpec{Replicas: 10}}, metav1.UpdateOptions{})
+		if err != nil {
+			return err
+		}
+		if sc.Spec.Replicas != 3 {
+			return fmt.Errorf("replicas %d", sc.Spec.Replicas)
+		}
+		return nil
+	})
+	d, err := client.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil || *d.Spec.Replicas != 3 {
+		t.Fatalf("deployment replicas after a capped scale: %v %v", d.Spec.Replicas, err)
+	}
+}
+
+func TestAdmissionPolicyFailurePolicy(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	// The expression fails at run time on ConfigMaps without data.
+	for _, fp := range []admissionregistrationv1.FailurePolicyType{admissionregistrationv1.Fail, admissionregistrationv1.Ignore} {
+		name := "data-" + strings.ToLower(string(fp))
+		createPolicy(t, client, &admissionregistrationv1.ValidatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				MatchConstraints: &admissionregistrationv1.MatchResources{
+					ResourceRules:     []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: configMapRule}},
+					NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": name}},
+				},
+				Validations:   []admissionregistrationv1.Validation{{Expression: `object.data.mode == "fast"`}},
+				FailurePolicy: ptrTo(fp),
+			},
+		}, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}},
+		})
+		if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// In force once a ConfigMap with the wrong mode is refused.
+		eventually(t, name+" in force", func() error {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Data: map[string]string{"mode": "slow"}}
+			if _, err := client.CoreV1().ConfigMaps(name).Create(ctx, cm, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err == nil {
+				return errors.New("not denied yet")
+			}
+			return nil
+		})
+	}
+	_, err := client.CoreV1().ConfigMaps("data-fail").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}, metav1.CreateOptions{})
+	if want := `configmaps "empty" is forbidden: ValidatingAdmissionPolicy 'data-fail' with binding 'data-fail' denied request: expression 'object.data.mode == "fast"' resulted in error: no such key: data`; err == nil || err.Error() != want {
+		t.Fatalf("failurePolicy Fail: got %v, want %s", err, want)
+	}
+	if _, err := client.CoreV1().ConfigMaps("data-ignore").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("failurePolicy Ignore: %v", err)
 	}
 }
