@@ -191,3 +191,28 @@ func TestAdmissionResourceQuota(t *testing.T) {
 		t.Fatalf("within the quota again: %v", err)
 	}
 }
+
+func TestAdmissionResourceQuotaOnUpdate(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	if _, err := client.CoreV1().ResourceQuotas("default").Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "lb"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceServicesLoadBalancers: resource.MustParse("0")}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := client.CoreV1().Services("default").Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	_, err = client.CoreV1().Services("default").Update(ctx, svc, metav1.UpdateOptions{})
+	if want := `services "web" is forbidden: exceeded quota: lb, requested: services.loadbalancers=1, used: services.loadbalancers=0, limited: services.loadbalancers=0`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}

@@ -100,7 +100,7 @@ func TestAdmitQuotaRefusesOverTheHardLimits(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := admission.AdmitQuota(pods, tc.pod, quotas, []corev1.ResourceList{tc.used})
+			err := admission.AdmitQuota(pods, tc.pod, nil, quotas, []corev1.ResourceList{tc.used})
 			got := ""
 			if err != nil {
 				got = err.Error()

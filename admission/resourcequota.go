@@ -102,14 +102,19 @@ var podQuotaRequired = map[corev1.ResourceName]struct {
 }
 
 // AdmitQuota is kube-apiserver's ResourceQuota plugin on the creation of
-// obj (of resource gr): with used the current usage of each of the
-// namespace's quotas (what their status.used says once up to date), it
-// refuses an object that would take a quota over its hard limits, or a
-// pod whose containers do not state the requests and limits a quota
-// limits. The error is what follows `<resource> "<name>" is forbidden: `
-// in upstream's answer. Quotas with scopes are not enforced.
-func AdmitQuota(gr schema.GroupResource, obj runtime.Object, quotas []corev1.ResourceQuota, used []corev1.ResourceList) error {
+// obj (of resource gr), or its update from old (nil on a create): with used
+// the current usage of each of the namespace's quotas (what their
+// status.used says once up to date), it refuses a write that would take a
+// quota over its hard limits, or a new pod whose containers do not state
+// the requests and limits a quota limits. The error is what follows
+// `<resource> "<name>" is forbidden: ` in upstream's answer. Quotas with
+// scopes are not enforced.
+func AdmitQuota(gr schema.GroupResource, obj, old runtime.Object, quotas []corev1.ResourceQuota, used []corev1.ResourceList) error {
 	delta := QuotaUsage(gr, obj)
+	if old != nil {
+		delta = quota.SubtractWithNonNegativeResult(delta, QuotaUsage(gr, old))
+		delta = quota.RemoveZeros(delta)
+	}
 	order := make([]int, len(quotas))
 	for i := range order {
 		order[i] = i
@@ -125,7 +130,7 @@ func AdmitQuota(gr schema.GroupResource, obj runtime.Object, quotas []corev1.Res
 		if len(requested) == 0 {
 			continue
 		}
-		if pod, ok := obj.(*corev1.Pod); ok {
+		if pod, ok := obj.(*corev1.Pod); ok && old == nil {
 			if err := podConstraints(pod, quota.ResourceNames(hard)); err != nil {
 				return fmt.Errorf("failed quota: %s: %w", q.Name, err)
 			}

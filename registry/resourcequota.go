@@ -83,8 +83,9 @@ func (s *Registry) namespaceUsage(ns string, names []corev1.ResourceName) (corev
 	return quota.Mask(total, names), nil
 }
 
-// admitQuota is the ResourceQuota admission plugin on a create.
-func (s *Registry) admitQuota(c *Request, o *Object) error {
+// admitQuota is the ResourceQuota admission plugin on a create of o, or
+// an update of old to o (old nil on a create).
+func (s *Registry) admitQuota(c *Request, o, old *Object) error {
 	if !c.Res.Namespaced || o.Meta.GetNamespace() == "" {
 		return nil
 	}
@@ -108,7 +109,11 @@ func (s *Registry) admitQuota(c *Request, o *Object) error {
 	if !tracked {
 		return nil
 	}
-	if err := admissionplugins.AdmitQuota(c.Res.GR, o.Obj, quotas, used); err != nil {
+	var oldObj runtime.Object
+	if old != nil {
+		oldObj = old.Obj
+	}
+	if err := admissionplugins.AdmitQuota(c.Res.GR, o.Obj, oldObj, quotas, used); err != nil {
 		return apierrors.NewForbidden(c.Res.GR, o.Meta.GetName(), err)
 	}
 	return nil

@@ -65,7 +65,7 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if err := s.admitValidating(c, admission.Create, o, nil, dry, nil); err != nil {
 		return nil, err
 	}
-	if err := s.admitQuota(c, o); err != nil {
+	if err := s.admitQuota(c, o, nil); err != nil {
 		return nil, err
 	}
 	key := ObjectKey(o.Meta.GetNamespace(), o.Meta.GetName())
@@ -204,6 +204,13 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		}
 		if mode != internalWrite {
 			if err := s.admitValidating(c, admission.Update, o, old, dry, nil); err != nil {
+				return store.Write{}, err
+			}
+		}
+		if mode == mainWrite && c.subresource() != "scale" {
+			// ResourceQuota charges what an update adds (a bigger claim,
+			// a Service turned LoadBalancer).
+			if err := s.admitQuota(c, o, old); err != nil {
 				return store.Write{}, err
 			}
 		}
