@@ -63,7 +63,6 @@ type Chain struct {
 	stopOnce sync.Once
 	mu       sync.Mutex
 	started  bool
-	stopped  bool
 	startErr error
 	stop     chan struct{}
 	factory  informers.SharedInformerFactory
@@ -338,7 +337,6 @@ func (c *Chain) Stop() {
 		c.bg.Wait()
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.stopped = true
 		if c.factory != nil {
 			c.factory.Shutdown()
 		}
