@@ -23,7 +23,7 @@ var admissionConfigResources = []string{
 func (cp *ControlPlane) setUpAdmission() error {
 	chain, err := admission.New(admission.Config{
 		Loopback:        cp.RESTConfig(),
-		ServiceResolver: cp.srv.WebhookServiceResolver(),
+		ServiceResolver: cp.srv.ServiceResolver(),
 		Authorizer:      cp.srv.Authorizer(),
 		Logger:          cp.opts.logger.With("component", "admission"),
 	})

@@ -184,6 +184,16 @@ func TestAPIServiceValidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The availability controller writes its status (ServiceNotFound)
+	// right after the create; the updates below start from that.
+	waitFor(t, func() bool {
+		cur, err := ag.Get(ctx, ok.Name, metav1.GetOptions{})
+		if err != nil || len(cur.Status.Conditions) == 0 {
+			return false
+		}
+		ok = cur
+		return true
+	})
 	ok.Spec.GroupPriorityMinimum = 0
 	if _, err := ag.Update(ctx, ok, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000") {
 		t.Errorf("update to priority 0: %v", err)

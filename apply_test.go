@@ -539,3 +539,43 @@ func TestServerSideApplyAcrossCRDVersions(t *testing.T) {
 		t.Errorf("managed fields: %v, want %s", entries, want)
 	}
 }
+
+// TestManagedFieldsOrder: entries are ordered as upstream's field manager
+// orders them (sortEncodedManagedFields): Apply before Update, then by
+// time, manager name, apiVersion and subresource.
+func TestManagedFieldsOrder(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	cms := clientset(t, cp).CoreV1().ConfigMaps("default")
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Data: map[string]string{"u": "1"}}, metav1.CreateOptions{FieldManager: "zeta-updater"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"beta-applier", "alpha-applier"} {
+		patch := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"` + m + `":"1"}}`
+		if _, err := cms.Patch(ctx, "a", types.ApplyPatchType, []byte(patch), metav1.PatchOptions{FieldManager: m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := cms.Patch(ctx, "a", types.MergePatchType, []byte(`{"metadata":{"labels":{"l":"1"}}}`), metav1.PatchOptions{FieldManager: "alpha-updater"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, e := range got.ManagedFields {
+		order = append(order, e.Manager+"/"+string(e.Operation))
+	}
+	// Within one second the time ties, so the names decide; a write that
+	// crosses a second boundary orders by time, as upstream's does.
+	want := "alpha-applier/Apply,beta-applier/Apply,alpha-updater/Update,zeta-updater/Update"
+	sameSecond := true
+	for _, e := range got.ManagedFields[1:] {
+		sameSecond = sameSecond && e.Time.Equal(got.ManagedFields[0].Time)
+	}
+	if sameSecond && strings.Join(order, ",") != want {
+		t.Errorf("managedFields order %s, want %s", strings.Join(order, ","), want)
+	}
+	if !strings.HasSuffix(order[0], "/Apply") || !strings.HasSuffix(order[1], "/Apply") || !strings.HasSuffix(order[2], "/Update") || !strings.HasSuffix(order[3], "/Update") {
+		t.Errorf("managedFields order %s: Apply entries must come first", strings.Join(order, ","))
+	}
+}

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
@@ -254,4 +255,99 @@ func TestCRDConversionWebhookByService(t *testing.T) {
 // pemOf encodes a DER certificate as PEM.
 func pemOf(der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// TestCRDFieldSelectorsReadTheVersionAskedFor mirrors upstream's
+// TestSelectableFields and TestFieldSelectorOpenAPI: a field selector on a
+// version whose fields a conversion webhook renames (v2's spec.host is v1's
+// spec.hostPort) selects on the converted object, in lists and watches
+// alike, and each version's OpenAPI names its selectable fields.
+func TestCRDFieldSelectorsReadTheVersionAskedFor(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewTLSServer(&conversionWebhook{})
+	defer ts.Close()
+	def := conversionCRD(apiextensionsv1.WebhookClientConfig{URL: ptr.To(ts.URL + "/convert"), CABundle: pemOf(ts.Certificate().Raw)}, "v1")
+	def.Spec.Versions[0].SelectableFields = []apiextensionsv1.SelectableField{{JSONPath: ".spec.hostPort"}}
+	def.Spec.Versions[1].SelectableFields = []apiextensionsv1.SelectableField{{JSONPath: ".spec.host"}, {JSONPath: ".spec.port"}}
+	cp := fakeplane.Start(t, fakeplane.WithObjects(def))
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	v1 := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}).Namespace("default")
+	v2 := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v2", Resource: "crontabs"}).Namespace("default")
+
+	w, err := v2.Watch(ctx, metav1.ListOptions{FieldSelector: "spec.host=a.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for _, hp := range []string{"a.example:1", "a.example:2", "b.example:1"} {
+		name := strings.NewReplacer(".", "-", ":", "-").Replace(hp)
+		if _, err := v1.Create(ctx, crontab("v1", name, map[string]any{"hostPort": hp}), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for sel, want := range map[string]string{
+		"spec.host=a.example":             "a-example-1,a-example-2",
+		"spec.host=a.example,spec.port=2": "a-example-2",
+		"spec.port=1":                     "a-example-1,b-example-1",
+	} {
+		l, err := v2.List(ctx, metav1.ListOptions{FieldSelector: sel})
+		if err != nil {
+			t.Fatalf("%s: %v", sel, err)
+		}
+		var names []string
+		for _, it := range l.Items {
+			names = append(names, it.GetName())
+		}
+		if got := strings.Join(names, ","); got != want {
+			t.Errorf("v2 list %s = %s, want %s", sel, got, want)
+		}
+	}
+	for _, want := range []string{"a-example-1", "a-example-2"} {
+		select {
+		case ev := <-w.ResultChan():
+			if ev.Type != watch.Added || ev.Object.(*unstructured.Unstructured).GetName() != want {
+				t.Errorf("watch spec.host=a.example: %s %v, want ADDED %s", ev.Type, ev.Object, want)
+			}
+		case <-ctx.Done():
+			t.Fatalf("watch spec.host=a.example: no event for %s", want)
+		}
+	}
+	// Leaving the selection is a DELETED event.
+	if _, err := v1.Patch(ctx, "a-example-1", types.MergePatchType, []byte(`{"spec":{"hostPort":"c.example:1"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-w.ResultChan():
+		if ev.Type != watch.Deleted || ev.Object.(*unstructured.Unstructured).GetName() != "a-example-1" {
+			t.Errorf("watch after a-example-1 moved: %s %v, want DELETED a-example-1", ev.Type, ev.Object)
+		}
+	case <-ctx.Done():
+		t.Fatal("watch: no event after a-example-1 moved")
+	}
+
+	doc, err := clientset(t, cp).RESTClient().Get().AbsPath("/openapi/v3/apis/stable.example.com/v2").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v3 struct {
+		Components struct {
+			Schemas map[string]struct {
+				Selectable []map[string]string `json:"x-kubernetes-selectable-fields"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(doc, &v3); err != nil {
+		t.Fatal(err)
+	}
+	if got := v3.Components.Schemas["com.example.stable.v2.CronTab"].Selectable; len(got) != 2 || got[0]["fieldPath"] != "spec.host" || got[1]["fieldPath"] != "spec.port" {
+		t.Errorf("OpenAPI v3 x-kubernetes-selectable-fields of v2 CronTab = %v", got)
+	}
+	doc, err = clientset(t, cp).RESTClient().Get().AbsPath("/openapi/v2").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), `"x-kubernetes-selectable-fields":[{"fieldPath":"spec.hostPort"}]`) {
+		t.Errorf("OpenAPI v2 lacks v1 CronTab's x-kubernetes-selectable-fields")
+	}
 }

@@ -1,6 +1,7 @@
 package fakeplane_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 
@@ -261,6 +263,39 @@ func TestCustomResourceSelectableFieldsStatusAndScale(t *testing.T) {
 	got, _ := shirts.Get(ctx, "example1", metav1.GetOptions{})
 	if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); r != 5 || got.GetGeneration() != 2 {
 		t.Errorf("after scaling: replicas %d generation %d", r, got.GetGeneration())
+	}
+	// A custom resource's scale takes no strategic merge patch (415, as its
+	// main resource).
+	_, err = shirts.Patch(ctx, "example1", types.StrategicMergePatchType, []byte(`{"spec":{"replicas":6}}`), metav1.PatchOptions{}, "scale")
+	if !apierrors.IsUnsupportedMediaType(err) || !strings.Contains(err.Error(), "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml") {
+		t.Errorf("strategic merge patch of a custom resource's scale: %v", err)
+	}
+	// The replicas the scale paths name are bounded on every write, with
+	// the messages of upstream's custom resource validator.
+	for _, tc := range []struct {
+		path    []string
+		value   any
+		status  bool
+		wantMsg string
+	}{
+		{[]string{"spec", "replicas"}, int64(math.MaxInt64), false, ".spec.replicas: Invalid value: 9223372036854775807: should be less than or equal to 2147483647"},
+		{[]string{"spec", "replicas"}, int64(-1), false, ".spec.replicas: Invalid value: -1: should be a non-negative integer"},
+		{[]string{"status", "replicas"}, int64(-2), true, ".status.replicas: Invalid value: -2: should be a non-negative integer"},
+		{[]string{"status", "labelSelector"}, int64(3), true, "must be of type string"},
+	} {
+		cur, err := shirts.Get(ctx, "example1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = unstructured.SetNestedField(cur.Object, tc.value, tc.path...)
+		if tc.status {
+			_, err = shirts.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		} else {
+			_, err = shirts.Update(ctx, cur, metav1.UpdateOptions{})
+		}
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.wantMsg) {
+			t.Errorf("%s = %v: %v, want a 422 with %q", strings.Join(tc.path, "."), tc.value, err, tc.wantMsg)
+		}
 	}
 }
 

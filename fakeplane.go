@@ -82,6 +82,10 @@ type ControlPlane struct {
 	// proxyClient is the front-proxy client certificate the aggregator
 	// presents to extension API servers; zero when there is none.
 	proxyClient aggregator.ProxyClientCert
+	// clientCAPEM is the bundle that verifies users' client certificates.
+	clientCAPEM []byte
+	// proxy routes the group/versions of APIServices with a service.
+	proxy *aggregator.Proxy
 
 	mu             sync.Mutex
 	started        bool
@@ -191,6 +195,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 		clientCAPEM = append(append(clientCAPEM, '\n'), pem...)
 	}
+	cp.clientCAPEM = clientCAPEM
 	rh := cp.requestHeader
 	authCfg := server.AuthConfig{
 		ClientCA:          clientCAs,
@@ -226,6 +231,13 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
 	cp.srv.AddCommitObserver(owners.Observe)
+	// The aggregator's routing follows APIServices from their commit on.
+	cp.proxy = aggregator.NewProxy(cp.srv.ServiceResolver(), cp.proxyClient, cp.opts.logger.With("component", "aggregator"))
+	if err := cp.proxy.Load(cp.store); err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	cp.srv.AddCommitObserver(cp.proxy.Observe)
+	cp.srv.SetAggregator(cp.proxy)
 	if err := cp.setUpAdmission(); err != nil {
 		return err
 	}
@@ -236,7 +248,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
-	if err := cp.srv.CreateAll(boot); err != nil {
+	// One transaction for all of them: a commit each would take most of
+	// Start's time.
+	if err := cp.store.Bulk(func() error { return cp.srv.CreateAll(boot) }); err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 	if err := cp.loadFixtures(); err != nil {
@@ -266,9 +280,16 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if cp.opts.authTrustResync > 0 {
 		authTrust.Resync = cp.opts.authTrustResync
 	}
+	available := aggregator.NewAvailableConditionController(cp.srv.API(), cp.proxy, cp.opts.logger.With("controller", "apiservice-available-condition-controller"))
+	if cp.opts.apiServiceCheckInterval > 0 {
+		available.Interval = cp.opts.apiServiceCheckInterval
+	}
+	if cp.opts.clock != nil {
+		available.Now = cp.opts.clock
+	}
 	ctrls = append(ctrls,
 		aggregator.NewCRDAutoRegistration(cp.srv.API(), cp.opts.logger.With("controller", "crd-autoregister")),
-		authTrust)
+		authTrust, available)
 	// A fresh cluster's namespaces have their default ServiceAccount and
 	// kube-root-ca.crt, and kube-system its extension-apiserver-authentication,
 	// by the time a client can use it: Start returns once those controllers
@@ -530,6 +551,9 @@ func (cp *ControlPlane) stopLocked() error {
 	if cp.srv != nil {
 		cp.srv.Drain() // http.Server.Close does not wait for its handlers
 	}
+	if cp.proxy != nil {
+		cp.proxy.Close()
+	}
 	if cp.store != nil {
 		if err := cp.store.Close(); err != nil {
 			errs = append(errs, err)
@@ -646,7 +670,15 @@ func (cp *ControlPlane) loadFixtures() error {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
 	docs = append(docs, more...)
-	for i, obj := range cp.opts.objects {
+	objects := cp.opts.objects
+	for _, ext := range cp.opts.extensionServers {
+		objs, err := ext.objects()
+		if err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+		objects = append(objects, objs...)
+	}
+	for i, obj := range objects {
 		b, err := objectJSON(obj)
 		if err != nil {
 			return fmt.Errorf("fakeplane: WithObjects[%d]: %w", i, err)

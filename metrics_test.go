@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fakeplane/fakeplane"
@@ -46,6 +47,11 @@ func TestMetrics(t *testing.T) {
 	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dry"}}, metav1.CreateOptions{DryRun: []string{"All"}}); err != nil {
 		t.Fatal(err)
 	}
+	// A dryRun value the API refuses is counted under "invalid", as
+	// upstream's cleanDryRun labels it.
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bad"}}, metav1.CreateOptions{DryRun: []string{"Maybe"}}); !apierrors.IsInvalid(err) {
+		t.Fatalf("create with dryRun=Maybe: %v, want 422", err)
+	}
 	got := scrape(t, cp)
 	storedBefore := metricValue(before, `apiserver_storage_objects{resource="configmaps"}`)
 	for _, want := range []string{
@@ -53,6 +59,7 @@ func TestMetrics(t *testing.T) {
 		`apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"} 1`,
 		`apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="LIST",version="v1"} 1`,
 		`apiserver_request_total{code="201",component="apiserver",dry_run="All",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"} 1`,
+		`apiserver_request_total{code="422",component="apiserver",dry_run="invalid",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"} 1`,
 		`apiserver_request_duration_seconds_count{component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"} 4`,
 		`apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1",le="60"} 4`,
 		`apiserver_resource_objects{group="",resource="configmaps"} ` + strconv.Itoa(storedBefore+3),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -110,5 +111,77 @@ func TestKubectlExplain(t *testing.T) {
 	out = mustKubectl(t, cp, "explain", "deployment.spec.strategy", "--recursive")
 	for _, want := range []string{`GROUP:      apps`, `KIND:       Deployment`, `FIELD: strategy <DeploymentStrategy>`, `    maxSurge	<IntOrString>`} {
 		wantLine(t, "explain --recursive", out, want)
+	}
+}
+
+// TestOpenAPIV3DiscoveryDocuments: the /openapi/v3 index also names the
+// discovery paths' documents ("api", "apis", "apis/<group>"), each with its
+// GET operation and the schema it answers with, as kube-apiserver serves
+// them (client-go's openapi client fetches them by these keys).
+func TestOpenAPIV3DiscoveryDocuments(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	rc := clientset(t, cp).RESTClient()
+	idx, err := rc.Get().AbsPath("/openapi/v3").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index struct {
+		Paths map[string]struct {
+			URL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(idx, &index); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ key, path, operationID, model string }{
+		{"api", "/api/", "getCoreAPIVersions", "APIVersions"},
+		{"apis", "/apis/", "getAPIVersions", "APIGroupList"},
+		{"apis/apps", "/apis/apps/", "getAppsAPIGroup", "APIGroup"},
+		{"apis/rbac.authorization.k8s.io", "/apis/rbac.authorization.k8s.io/", "getRbacAuthorizationAPIGroup", "APIGroup"},
+	} {
+		entry, ok := index.Paths[tc.key]
+		if !ok {
+			t.Errorf("index lacks %s", tc.key)
+			continue
+		}
+		u, _ := url.Parse(entry.URL)
+		b, err := rc.Get().AbsPath(u.Path).DoRaw(ctx)
+		if err != nil {
+			t.Errorf("%s: %v", entry.URL, err)
+			continue
+		}
+		var doc struct {
+			Paths map[string]struct {
+				Get struct {
+					OperationID string `json:"operationId"`
+					Responses   map[string]struct {
+						Content map[string]struct {
+							Schema struct {
+								Ref string `json:"$ref"`
+							} `json:"schema"`
+						} `json:"content"`
+					} `json:"responses"`
+				} `json:"get"`
+			} `json:"paths"`
+			Components struct {
+				Schemas map[string]json.RawMessage `json:"schemas"`
+			} `json:"components"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", tc.key, err)
+		}
+		get := doc.Paths[tc.path].Get
+		ref := "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1." + tc.model
+		if get.OperationID != tc.operationID || get.Responses["200"].Content["application/json"].Schema.Ref != ref {
+			t.Errorf("%s: GET %s = %+v, want %s answering %s", tc.key, tc.path, get, tc.operationID, ref)
+		}
+		if _, ok := doc.Components.Schemas["io.k8s.apimachinery.pkg.apis.meta.v1."+tc.model]; !ok {
+			t.Errorf("%s: components lack %s", tc.key, tc.model)
+		}
+	}
+	if _, err := rc.Get().AbsPath("/openapi/v3/apis/no.such.group").DoRaw(ctx); err == nil {
+		t.Errorf("/openapi/v3/apis/no.such.group answered")
 	}
 }

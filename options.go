@@ -41,6 +41,10 @@ type options struct {
 	serviceRange    string
 	// compaction is --etcd-compaction-interval; nil means its default.
 	compaction *time.Duration
+	// extensionServers are WithExtensionAPIServer's.
+	extensionServers []ExtensionAPIServer
+	// apiServiceCheckInterval is WithAPIServiceCheckInterval's.
+	apiServiceCheckInterval time.Duration
 	// webhooks are the webhook configurations of WithWebhooks.
 	webhooks *WebhookInstallOptions
 }

@@ -81,7 +81,7 @@ func (c *ClusterRoleAggregation) Sync(ctx context.Context, events []store.Event)
 		}
 		c.roles[ev.Key] = cr
 	}
-	ctx = apirequest.WithUser(ctx, c.user)
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "clusterrole-aggregation-controller") // as upstream's controller
 	var aggregated []string
 	for name, cr := range c.roles {
 		if cr.AggregationRule != nil {

@@ -113,7 +113,7 @@ func (c *RootCACertPublisher) Sync(ctx context.Context, events []store.Event) er
 			}
 		}
 	}
-	ctx = apirequest.WithUser(ctx, c.user)
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager") // as upstream's controller
 	var errs []error
 	for _, ns := range sortedKeys(c.pending) {
 		ok, stored := c.stored[ns]

@@ -107,7 +107,7 @@ func (c *ServiceAccount) Sync(ctx context.Context, events []store.Event) error {
 			}
 		}
 	}
-	ctx = apirequest.WithUser(ctx, c.user)
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager") // as upstream's controller
 	var errs []error
 	for _, ns := range sortedKeys(c.pending) {
 		if !c.active[ns] || c.has[ns] {

@@ -194,14 +194,15 @@ func coerce(obj map[string]any, st *structuralschema.Structural, o coerceOptions
 // invariants, and the CEL rules, within the runtime cost budget. The error
 // is the 422 kube-apiserver answers, naming gk and u's name.
 func (s *Schema) Validate(ctx context.Context, gk schema.GroupKind, u *unstructured.Unstructured, old *unstructured.Unstructured) error {
-	return s.ValidateWith(ctx, gk, u, old, nil)
+	return s.ValidateWith(ctx, gk, u, old, nil, nil)
 }
 
 // ValidateWith is Validate with the errors metaErrs found in the object's
 // metadata first, as upstream's strategy reports ObjectMeta errors and the
 // schema's in one 422 (and counts them when it decides whether to run the
-// CEL rules).
-func (s *Schema) ValidateWith(ctx context.Context, gk schema.GroupKind, u *unstructured.Unstructured, old *unstructured.Unstructured, metaErrs field.ErrorList) error {
+// CEL rules), and, when the version has a scale subresource, the bounds of
+// the replicas it names (ValidateScale).
+func (s *Schema) ValidateWith(ctx context.Context, gk schema.GroupKind, u *unstructured.Unstructured, old *unstructured.Unstructured, metaErrs field.ErrorList, scale *apiextensionsv1.CustomResourceSubresourceScale) error {
 	if s == nil {
 		if len(metaErrs) > 0 {
 			return apierrors.NewInvalid(gk, u.GetName(), metaErrs)
@@ -219,6 +220,7 @@ func (s *Schema) ValidateWith(ctx context.Context, gk schema.GroupKind, u *unstr
 	} else {
 		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), s.validator)...)
 	}
+	errs = append(errs, ValidateScale(u.Object, scale, true)...)
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, s.structural, false)...)
 	if old == nil || len(structurallisttype.ValidateListSetsAndMaps(nil, s.structural, old.Object)) == 0 {
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s.structural, u.Object)...)
@@ -240,9 +242,10 @@ func (s *Schema) ValidateWith(ctx context.Context, gk schema.GroupKind, u *unstr
 // ValidateStatusWith runs what upstream's status strategy runs on a write
 // to /status: the metadata errors metaErrs, then status alone against the
 // status property's schema (so messages name fields from status down, under
-// the path status; spec is not validated), list-type invariants unless the
-// old object broke them, and the CEL rules, ratcheting unchanged fields.
-func (s *Schema) ValidateStatusWith(ctx context.Context, gk schema.GroupKind, u, old *unstructured.Unstructured, metaErrs field.ErrorList) error {
+// the path status; spec is not validated), the scale subresource's status
+// paths, list-type invariants unless the old object broke them, and the CEL
+// rules, ratcheting unchanged fields.
+func (s *Schema) ValidateStatusWith(ctx context.Context, gk schema.GroupKind, u, old *unstructured.Unstructured, metaErrs field.ErrorList, scale *apiextensionsv1.CustomResourceSubresourceScale) error {
 	if s == nil {
 		if len(metaErrs) > 0 {
 			return apierrors.NewInvalid(gk, u.GetName(), metaErrs)
@@ -254,6 +257,7 @@ func (s *Schema) ValidateStatusWith(ctx context.Context, gk schema.GroupKind, u,
 	if status, ok := u.Object["status"]; ok && s.statusValidator != nil {
 		errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(field.NewPath("status"), status, old.Object["status"], s.statusValidator, apiservervalidation.WithRatcheting(correlated.Key("status")))...)
 	}
+	errs = append(errs, ValidateScale(u.Object, scale, false)...)
 	if newErrs := structurallisttype.ValidateListSetsAndMaps(nil, s.structural, u.Object); len(newErrs) > 0 {
 		if len(structurallisttype.ValidateListSetsAndMaps(nil, s.structural, old.Object)) == 0 {
 			errs = append(errs, newErrs...)

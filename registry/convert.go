@@ -3,9 +3,14 @@ package registry
 import (
 	"encoding/json"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fakeplane/fakeplane/internal/builtin"
+	"github.com/fakeplane/fakeplane/registry/autoscaling/horizontalpodautoscaler"
 )
 
 // converter translates the JSON of a served version to and from the JSON of
@@ -15,11 +20,15 @@ type converter interface {
 	FromStorage(stored []byte) ([]byte, error)
 }
 
-// converters are keyed by the served group/resource whose version differs
-// from the storage version of its bucket.
+// converters are keyed by the served group/version/resource whose version
+// differs from the storage version of its bucket (converterKey).
 var converters = map[string]converter{
-	"events.k8s.io/events": eventsConverter{},
+	"events.k8s.io/v1/events":                 eventsConverter{},
+	"autoscaling/v1/horizontalpodautoscalers": hpaConverter{},
 }
+
+// converterKey is the key of a served resource in converters.
+func converterKey(b builtin.Resource) string { return b.Group + "/" + b.Version + "/" + b.Resource }
 
 // FromStorage returns stored bytes in the resource's served version.
 func (r *Resource) FromStorage(data []byte) ([]byte, error) {
@@ -97,4 +106,27 @@ func (eventsConverter) ToStorage(served []byte) ([]byte, error) {
 		ce.Series = &corev1.EventSeries{Count: ev.Series.Count, LastObservedTime: ev.Series.LastObservedTime}
 	}
 	return json.Marshal(&ce)
+}
+
+// hpaConverter serves autoscaling/v1 HorizontalPodAutoscalers from the
+// autoscaling/v2 ones stored, converted as upstream converts them (what v1
+// cannot say travels in annotations).
+type hpaConverter struct{}
+
+// FromStorage turns a stored autoscaling/v2 autoscaler into autoscaling/v1.
+func (hpaConverter) FromStorage(stored []byte) ([]byte, error) {
+	var in autoscalingv2.HorizontalPodAutoscaler
+	if err := json.Unmarshal(stored, &in); err != nil {
+		return nil, err
+	}
+	return json.Marshal(horizontalpodautoscaler.ToV1(&in))
+}
+
+// ToStorage turns an autoscaling/v1 autoscaler into the stored autoscaling/v2.
+func (hpaConverter) ToStorage(served []byte) ([]byte, error) {
+	var in autoscalingv1.HorizontalPodAutoscaler
+	if err := json.Unmarshal(served, &in); err != nil {
+		return nil, err
+	}
+	return json.Marshal(horizontalpodautoscaler.ToV2(&in))
 }

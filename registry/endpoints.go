@@ -9,15 +9,21 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apiserver/pkg/util/webhook"
 
 	"github.com/fakeplane/fakeplane/store"
 )
+
+// ServiceResolver returns the resolver that finds where a Service's port
+// is served. CRD conversion webhooks and the aggregator's proxy to
+// extension API servers share it.
+func (r *Registry) ServiceResolver() webhook.ServiceResolver { return endpointResolver{r} }
 
 // endpointResolver finds where a Service's port is served: an address of
 // its Endpoints or EndpointSlices, as kube-aggregator's endpoint resolver
 // does, since there is no cluster network to route the Service's
 // ClusterIP. CRD conversion webhooks given as a Service are reached through
-// it (crd.NewWebhookConverters).
+// it (crd.NewWebhookConverters), and so is the aggregator's proxy.
 type endpointResolver struct{ s *Registry }
 
 // ResolveEndpoint implements k8s.io/apiserver/pkg/util/webhook.ServiceResolver.

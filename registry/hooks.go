@@ -112,7 +112,7 @@ func (s *Registry) validateCreate(c *Request, o *Object) error {
 	errs := s.validateMeta(c, o)
 	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
 		// A custom resource: metadata and schema errors in one 422.
-		return c.Res.schema.ValidateWith(c.Context(), c.Res.GVK.GroupKind(), u, nil, errs)
+		return c.Res.schema.ValidateWith(c.Context(), c.Res.GVK.GroupKind(), u, nil, errs, c.Res.scalePaths)
 	}
 	if st, ok := For(c.Res.GR); ok {
 		errs = append(errs, st.Validate(c.Context(), o.Obj)...)
@@ -167,9 +167,9 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
 		ou, _ := old.Obj.(*unstructured.Unstructured)
 		if mode == statusWrite && ou != nil {
-			return c.Res.schema.ValidateStatusWith(c.Context(), c.Res.GVK.GroupKind(), u, ou, metaErrs)
+			return c.Res.schema.ValidateStatusWith(c.Context(), c.Res.GVK.GroupKind(), u, ou, metaErrs, c.Res.scalePaths)
 		}
-		return c.Res.schema.ValidateWith(c.Context(), c.Res.GVK.GroupKind(), u, ou, metaErrs)
+		return c.Res.schema.ValidateWith(c.Context(), c.Res.GVK.GroupKind(), u, ou, metaErrs, c.Res.scalePaths)
 	}
 	errs := metaErrs
 	switch {
@@ -188,8 +188,9 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 
 // prepareUpdate runs the strategy's preparation of an update (mode is not
 // internalWrite): PrepareForUpdate for a write to the main resource,
-// PrepareForFinalizeUpdate for one to /finalize and PrepareForStatusUpdate
-// for one to /status, when the strategy has them.
+// PrepareForFinalizeUpdate for one to /finalize, PrepareForApprovalUpdate
+// for one to /approval and PrepareForStatusUpdate for one to /status, when
+// the strategy has them.
 func prepareUpdate(c *Request, st strategy.Strategy, mode writeMode, o, old *Object) {
 	switch {
 	case mode == statusWrite:
@@ -199,6 +200,10 @@ func prepareUpdate(c *Request, st strategy.Strategy, mode writeMode, o, old *Obj
 	case c.Info.Subresource == "finalize":
 		if fp, ok := st.(strategy.FinalizePreparer); ok {
 			fp.PrepareForFinalizeUpdate(c.Context(), o.Obj, old.Obj)
+		}
+	case c.Info.Subresource == "approval":
+		if ap, ok := st.(strategy.ApprovalPreparer); ok {
+			ap.PrepareForApprovalUpdate(c.Context(), o.Obj, old.Obj)
 		}
 	default:
 		st.PrepareForUpdate(c.Context(), o.Obj, old.Obj)

@@ -68,7 +68,7 @@ func (s *Registry) syncServiceIPAddresses(bucket string, obj runtime.Object, dat
 		if err != nil {
 			continue
 		}
-		if err := s.Create(b); err != nil {
+		if err := s.create(b, serverManager); err != nil {
 			s.log.Warn("ip address", "ip", ip, "err", err)
 		}
 	}

@@ -2,11 +2,13 @@ package registry
 
 import (
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -14,6 +16,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -372,4 +375,54 @@ func (r *Resource) recordServerWrite(sub string, live runtime.Object, o *Object)
 	if acc, err := meta.Accessor(out); err == nil {
 		o.Obj, o.Meta = out, acc
 	}
+}
+
+// createdFields memoizes, for the whole process, the managedFields that
+// creating an object records: the control plane's own creates (the
+// bootstrap objects, at every Start) are the same objects each time, and
+// computing their field sets would be a third of a start. It holds the
+// results of a pure function of the resource, the object's JSON and the
+// manager, so every control plane gets what it would compute alone; it is
+// bounded by maxCreatedFields entries.
+var createdFields struct {
+	sync.Mutex
+	m map[[sha256.Size]byte][]metav1.ManagedFieldsEntry
+}
+
+// maxCreatedFields bounds createdFields.
+const maxCreatedFields = 4096
+
+// trackCreate records manager's create of o (decoded from data) in its
+// managedFields, as TrackManagedFields does, at the registry's clock.
+func (s *Registry) trackCreate(c *Request, o *Object, data []byte, manager string) {
+	h := sha256.New()
+	h.Write([]byte(c.Res.GVK.String()))
+	h.Write([]byte{0})
+	h.Write([]byte(manager))
+	h.Write([]byte{0})
+	h.Write(data)
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	createdFields.Lock()
+	entries, ok := createdFields.m[key]
+	createdFields.Unlock()
+	if !ok {
+		c.TrackManagedFields(nil, o, manager)
+		entries = o.Meta.GetManagedFields()
+		createdFields.Lock()
+		if createdFields.m == nil {
+			createdFields.m = map[[sha256.Size]byte][]metav1.ManagedFieldsEntry{}
+		}
+		if len(createdFields.m) < maxCreatedFields {
+			createdFields.m[key] = entries
+		}
+		createdFields.Unlock()
+	}
+	now := metav1.NewTime(s.now().Truncate(time.Second))
+	out := make([]metav1.ManagedFieldsEntry, len(entries))
+	for i, e := range entries {
+		e.DeepCopyInto(&out[i])
+		out[i].Time = &now
+	}
+	o.Meta.SetManagedFields(out)
 }

@@ -13,14 +13,17 @@ import (
 	"k8s.io/apiserver/pkg/storage/names"
 )
 
+// errRVSetOnCreate is what kube-apiserver's storage answers (a bare 500)
+// when an object to be created has a resourceVersion: only once the object
+// is valid, and not on a dry run, which does not reach the storage.
+func errRVSetOnCreate() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500, Message: "resourceVersion should not be set on objects to be created"}}
+}
+
 // prepareCreate sets the server-owned metadata of a new object and
 // validates its ObjectMeta, as upstream's BeforeCreate does.
 func (s *Registry) prepareCreate(c *Request, o *Object) error {
 	m := o.Meta
-	if m.GetResourceVersion() != "" {
-		// kube-apiserver answers this with a bare 500.
-		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500, Message: "resourceVersion should not be set on objects to be created"}}
-	}
 	if err := setNamespace(c, m); err != nil {
 		return err
 	}

@@ -35,8 +35,28 @@ func (s *Registry) internalCall(group, version, res, ns, name, verb string) *Req
 }
 
 // Create creates an object given as JSON with apiVersion and kind, as the
-// server itself, ignoring AlreadyExists. Fixtures and bootstrap use it.
-func (s *Registry) Create(data []byte) error {
+// server itself, ignoring AlreadyExists. Fixtures use it.
+func (s *Registry) Create(data []byte) error { return s.create(data, "") }
+
+// CreateAll creates many objects (JSON with apiVersion and kind) as the
+// server itself, ignoring AlreadyExists, with the managedFields entry of
+// kube-apiserver's own writes. Bootstrap uses it.
+func (s *Registry) CreateAll(docs [][]byte) error {
+	for _, d := range docs {
+		if err := s.create(d, serverManager); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serverManager is the field manager of kube-apiserver's own writes,
+// through its loopback client.
+const serverManager = "kube-apiserver"
+
+// create creates an object given as JSON, as the server itself; manager,
+// if set, is recorded in its managedFields.
+func (s *Registry) create(data []byte, manager string) error {
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
@@ -52,22 +72,6 @@ func (s *Registry) Create(data []byte) error {
 	if !ok {
 		return fmt.Errorf("no resource serves %s %s", head.APIVersion, head.Kind)
 	}
-	return s.createAs(res, data)
-}
-
-// CreateAll creates many objects (JSON with apiVersion and kind) as the
-// server itself, ignoring AlreadyExists. Bootstrap uses it.
-func (s *Registry) CreateAll(docs [][]byte) error {
-	for _, d := range docs {
-		if err := s.Create(d); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// createAs creates an object of a resource as the server itself.
-func (s *Registry) createAs(res *Resource, data []byte) error {
 	c := s.internalCall(res.Group, res.Version, res.Resource.Resource, "", "", "create")
 	o, err := c.Res.DecodeObject(data)
 	if err != nil {
@@ -78,6 +82,9 @@ func (s *Registry) createAs(res *Resource, data []byte) error {
 		if c.Namespace == "" {
 			c.Namespace = metav1.NamespaceDefault
 		}
+	}
+	if manager != "" {
+		s.trackCreate(c, o, data, manager)
 	}
 	_, err = s.CreateObject(c, o, false)
 	if apierrors.IsAlreadyExists(err) {

@@ -111,6 +111,13 @@ func (b *BuiltinSchemas) SchemasFor(gv schema.GroupVersion, kinds []schema.Group
 			}
 		}
 	}
+	return b.SchemasOf(gv, roots...)
+}
+
+// SchemasOf returns the components/schemas of a document of gv that refers
+// to the models named roots: theirs and those of what they refer to, with
+// x-kubernetes-group-version-kind as SchemasFor keeps it.
+func (b *BuiltinSchemas) SchemasOf(gv schema.GroupVersion, roots ...string) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	var walk func(string)
 	walk = func(name string) {

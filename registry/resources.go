@@ -172,13 +172,12 @@ func newServedResources() (*ServedResources, error) {
 	}
 	for _, b := range all {
 		gvk := schema.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind}
-		key := b.Group + "/" + b.Resource
 		r := &Resource{
 			Resource:  b,
 			GVK:       gvk,
 			GR:        schema.GroupResource{Group: b.Group, Resource: b.Resource},
 			Bucket:    bucketName(b, owners),
-			conv:      converters[key],
+			conv:      converters[converterKey(b)],
 			ListKind:  b.Kind + "List",
 			nameValid: nameValidator(b.Group, b.Resource),
 			subs:      map[string]builtin.Subresource{},
@@ -220,8 +219,8 @@ func newServedResources() (*ServedResources, error) {
 // bucketName is the store bucket of a built-in resource: upstream's storage
 // group/resource. A served version other than the storage version of a
 // shared resource gets a bucket of its own unless fakeplane has a converter
-// for it (events.k8s.io events share core events' bucket; autoscaling/v1
-// horizontalpodautoscalers do not share autoscaling/v2's yet).
+// for it (events.k8s.io events share core events' bucket, autoscaling/v1
+// horizontalpodautoscalers autoscaling/v2's).
 func bucketName(b builtin.Resource, owners map[string]bool) string {
 	if b.Virtual {
 		return ""
@@ -229,7 +228,7 @@ func bucketName(b builtin.Resource, owners map[string]bool) string {
 	g, res := b.StorageGroupResource()
 	bucket := g + "/" + res
 	gv := builtin.GroupVersion{Group: b.Group, Version: b.Version}.String()
-	if gv != b.StorageVersion && owners[b.StorageResource] && converters[b.Group+"/"+b.Resource] == nil {
+	if gv != b.StorageVersion && owners[b.StorageResource] && converters[converterKey(b)] == nil {
 		bucket += "@" + gv
 	}
 	return bucket

@@ -309,12 +309,29 @@ func tooLargeRV(requested, current int64) error {
 // label-only selectors.
 func (s *Registry) FilterFor(res *Resource, sel *Selection) func(store.Object) bool {
 	if !sel.fields.Empty() {
-		return func(o store.Object) bool { return sel.Matches(o.Value) }
+		return func(o store.Object) bool { return s.SelectionMatches(res, sel, o.Key, o.Revision, o.Value) }
 	}
 	return func(o store.Object) bool {
 		l, ok := s.enc.labelsOf(res.Bucket, o.Key, o.Revision, o.Value)
 		return ok && sel.labels.Matches(l)
 	}
+}
+
+// SelectionMatches reports whether the stored object key at rev passes sel,
+// judged as res serves it: a field selector on a custom resource reads the
+// fields of the version asked for, which a conversion webhook may have
+// renamed, as upstream's storage converts an object before it filters it.
+func (s *Registry) SelectionMatches(res *Resource, sel *Selection, key string, rev int64, stored []byte) bool {
+	// (Built-in resources served from another version's bucket translate
+	// their field labels to the stored object's fields instead.)
+	if !sel.fields.Empty() && res.conv != nil && res.CRD != "" {
+		served, err := s.enc.ServedOf(res, key, rev, stored)
+		if err != nil {
+			return false
+		}
+		stored = served
+	}
+	return sel.Matches(stored)
 }
 
 // futureRVWait is how long a request for a future resourceVersion waits

@@ -69,12 +69,24 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		return nil, err
 	}
 	key := ObjectKey(o.Meta.GetNamespace(), o.Meta.GetName())
+	if !dry && o.Meta.GetResourceVersion() != "" {
+		return nil, errRVSetOnCreate()
+	}
 	if dry {
 		if _, err := s.store.Get(c.Res.Bucket, key); err == nil {
 			return nil, apierrors.NewAlreadyExists(c.Res.GR, o.Meta.GetName())
 		}
-		c.Result = o.Obj
-		return Encode(o.Obj)
+		b, err := Encode(o.Obj)
+		if err != nil || c.Res.conv == nil {
+			c.Result = o.Obj
+			return b, err
+		}
+		// As upstream's dry run, which round-trips the object through its
+		// storage encoding: what a conversion changes shows.
+		if b, err = c.Res.toStorage(b); err != nil {
+			return nil, ErrUnknown(err)
+		}
+		return c.Res.FromStorage(b)
 	}
 	w, err := s.storageWrite(c.Res, key, o, false)
 	if err != nil {
@@ -90,8 +102,12 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		return nil, storeErr(err)
 	}
 	s.afterCommit(c, key, o.Obj, cur.Value, false)
-	s.enc.putProto(c.Res, key, cur.Revision, o.Obj)
-	c.Result = o.Obj
+	if c.Res.conv == nil {
+		// What is served is what was committed (else it is converted from
+		// the stored bytes).
+		s.enc.putProto(c.Res, key, cur.Revision, o.Obj)
+		c.Result = o.Obj
+	}
 	out, err := c.Res.FromStorage(cur.Value)
 	if err != nil {
 		return nil, ErrStorageDecode(c.Res, cur.Key, cur.Revision, err)
@@ -182,7 +198,9 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 			if err != nil {
 				return store.Write{}, err
 			}
-		} else if c.Res.HasSub("status") && mode == mainWrite {
+		} else if c.Res.HasSub("status") && mode == mainWrite && c.Info.Subresource != "approval" {
+			// (A write to /approval keeps the new conditions: the strategy's
+			// PrepareForApprovalUpdate keeps the rest of the status.)
 			if err := copyStatus(old.Obj, o.Obj); err != nil {
 				return store.Write{}, err
 			}
@@ -258,9 +276,11 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 	}
 	if cur != nil && committed != nil {
 		s.afterCommit(c, key, committed.Obj, cur.Value, false)
-		s.enc.putProto(c.Res, key, cur.Revision, committed.Obj)
+		if c.Res.conv == nil {
+			s.enc.putProto(c.Res, key, cur.Revision, committed.Obj)
+		}
 	}
-	if committed != nil && key == c.Key() {
+	if committed != nil && key == c.Key() && c.Res.conv == nil {
 		c.Result = committed.Obj
 	}
 	out, err := c.Res.FromStorage(cur.Value)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -104,7 +105,9 @@ func (c *call) checkAppliedIdentity(o *registry.Object) error {
 // upstream's errors for a patch that does not decode or does not merge.
 func applyPatch(fm *managedfields.FieldManager, live runtime.Object, body []byte, wo *writeOptions) (runtime.Object, error) {
 	patch := &unstructured.Unstructured{Object: map[string]any{}}
-	if err := yaml.Unmarshal(body, &patch.Object); err != nil {
+	// As upstream: integral numbers decode as int64, so an unchanged value
+	// compares equal to the stored one (ratcheting) and is stored as it was.
+	if err := utilyaml.Unmarshal(body, &patch.Object); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 	}
 	out, err := fm.Apply(live, patch, wo.fieldManager, wo.force)

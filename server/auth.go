@@ -99,7 +99,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	// request's context.
 	h = filters.WithWarningRecorder(h)
 	h = filters.WithAuthorization(h, s.auth.authz, codecs)
-	h = impersonation.WithImpersonation(h, s.auth.authz, codecs)
+	h = impersonation.WithConstrainedImpersonation(h, s.auth.authz, codecs) // v1.37: ConstrainedImpersonation is on by default (beta)
 	unauthorized := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
 	})
@@ -118,6 +118,10 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request) {
 	info, ok := apirequest.RequestInfoFrom(r.Context())
 	if !ok {
 		writeError(w, r, apierrors.NewInternalError(fmt.Errorf("no request info")))
+		return
+	}
+	if h := s.remoteHandler(r); h != nil {
+		h.ServeHTTP(w, r)
 		return
 	}
 	u, _ := apirequest.UserFrom(r.Context())

@@ -85,14 +85,12 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 			return
 		}
 		list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}}
-		for _, g := range s.apiGroups() {
-			list.Groups = append(list.Groups, g)
-		}
+		list.Groups = append(list.Groups, s.withRemoteGroups(s.apiGroups())...)
 		writeJSONOrYAML(w, r, http.StatusOK, list)
 	case parts[0] == "api" && len(parts) == 2 && parts[1] == "v1":
 		s.writeResourceList(w, r, "", "v1")
 	case parts[0] == "apis" && len(parts) == 2:
-		for _, g := range s.apiGroups() {
+		for _, g := range s.withRemoteGroups(s.apiGroups()) {
 			if g.Name == parts[1] {
 				g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
 				writeJSONOrYAML(w, r, http.StatusOK, &g)
@@ -216,6 +214,9 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 		}
 		list.Items[i].Versions = append(list.Items[i].Versions, vd)
 	}
+	if !core {
+		list.Items = s.withRemoteDiscovery(list.Items)
+	}
 	b, err := json.Marshal(list)
 	if err != nil {
 		writeError(w, r, err)
@@ -242,6 +243,7 @@ func (s *Server) serveRootPaths(w http.ResponseWriter, r *http.Request) {
 		}
 		paths = append(paths, "/apis/"+gv.Group, "/apis/"+gv.String())
 	}
+	paths = append(paths, s.remotePaths()...)
 	paths = append(paths, "/healthz", "/healthz/etcd", "/healthz/log", "/healthz/ping", "/livez", "/livez/etcd", "/livez/log", "/livez/ping",
 		"/openapi/v2", "/openapi/v3", "/openapi/v3/", "/readyz", "/readyz/etcd", "/readyz/log", "/readyz/ping", "/readyz/shutdown", "/version")
 	writeJSONOrYAML(w, r, http.StatusOK, map[string][]string{"paths": dedupe(paths)})

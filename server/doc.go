@@ -4,7 +4,9 @@
 // health, version, OpenAPI and the REST verbs of every served resource, one
 // file per verb (get, list, watch, create, update, patch, apply, delete),
 // over the read and write pipeline of package registry, which a Server
-// embeds.
+// embeds. The group/versions of APIServices with a service go, once
+// authorized, to the Aggregator (package aggregator's proxy), and
+// discovery merges them in.
 //
 // Objects are stored as the JSON of their storage version with
 // metadata.resourceVersion stamped at commit, so a get or a list writes

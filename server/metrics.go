@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	endpointsmetrics "k8s.io/apiserver/pkg/endpoints/metrics"
@@ -82,12 +83,15 @@ func metricsVerb(r *http.Request, info *apirequest.RequestInfo) string {
 	return strings.ToUpper(info.Verb)
 }
 
-// dryRunLabel is the dry_run label: the request's dryRun values, sorted and
-// joined, or "".
+// dryRunLabel is the dry_run label, as upstream's: the request's dryRun
+// values, sorted and joined, "invalid" for values the API refuses, or "".
 func dryRunLabel(r *http.Request) string {
 	vals := r.URL.Query()["dryRun"]
 	if len(vals) == 0 {
 		return ""
+	}
+	if errs := metav1validation.ValidateDryRun(nil, vals); len(errs) > 0 {
+		return "invalid"
 	}
 	vals = sets.List(sets.New(vals...))
 	return strings.Join(vals, ",")

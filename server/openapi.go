@@ -123,27 +123,54 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 	switch {
 	case path == "/openapi/v3":
 		idx := map[string]any{}
+		add := func(key string, b []byte) {
+			sum := sha512.Sum512(b)
+			idx[key] = map[string]any{"serverRelativeURL": "/openapi/v3/" + key + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
+		}
+		groups := map[string]bool{}
 		for _, gv := range s.servedGroupVersions() {
 			key := "apis/" + gv.String()
 			if gv.Group == "" {
 				key = "api/" + gv.Version
+			} else if !groups[gv.Group] {
+				groups[gv.Group] = true
+				add("apis/"+gv.Group, s.openAPIv3DiscoveryDoc("apis/"+gv.Group))
 			}
-			b := s.openAPIv3Doc(gv.Group, gv.Version)
-			sum := sha512.Sum512(b)
-			idx[key] = map[string]any{"serverRelativeURL": "/openapi/v3/" + key + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
+			add(key, s.openAPIv3Doc(gv.Group, gv.Version))
 		}
+		for key, b := range s.remoteOpenAPIv3() {
+			add(key, b)
+		}
+		add("api", s.openAPIv3DiscoveryDoc("api"))
+		add("apis", s.openAPIv3DiscoveryDoc("apis"))
 		b, _ := json.Marshal(map[string]any{"paths": idx})
 		writeBytes(w, r, http.StatusOK, mediaJSON, b)
 	case strings.HasPrefix(path, "/openapi/v3/"):
-		rest := strings.Split(strings.TrimPrefix(path, "/openapi/v3/"), "/")
+		rel := strings.TrimPrefix(path, "/openapi/v3/")
+		rest := strings.Split(rel, "/")
 		var group, version string
 		switch {
+		case rel == "api" || rel == "apis":
+			writeBytes(w, r, http.StatusOK, mediaJSON, s.openAPIv3DiscoveryDoc(rel))
+			return
+		case len(rest) == 2 && rest[0] == "apis":
+			if _, ok := s.Resources().Preferred(rest[1]); !ok {
+				writeError(w, r, registry.NotFoundPath())
+				return
+			}
+			writeBytes(w, r, http.StatusOK, mediaJSON, s.openAPIv3DiscoveryDoc(rel))
+			return
 		case len(rest) == 2 && rest[0] == "api":
 			version = rest[1]
 		case len(rest) == 3 && rest[0] == "apis":
 			group, version = rest[1], rest[2]
 		default:
 			writeError(w, r, registry.NotFoundPath())
+			return
+		}
+		if b, ok := s.remoteOpenAPIv3()["apis/"+group+"/"+version]; ok && group != "" {
+			w.Header().Set("Cache-Control", "public, immutable")
+			writeBytes(w, r, http.StatusOK, mediaJSON, b)
 			return
 		}
 		if _, ok := s.Resources().Preferred(group); !ok {
@@ -216,7 +243,7 @@ func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
 			if !v.Served {
 				continue
 			}
-			sw, err := openapibuilder.BuildOpenAPIV2(crd, v.Name, openapibuilder.Options{V2: true})
+			sw, err := openapibuilder.BuildOpenAPIV2(crd, v.Name, openapibuilder.Options{V2: true, IncludeSelectableFields: true})
 			if err != nil {
 				s.log.Warn("openapi v2 for CRD", "crd", crd.Name, "err", err)
 				continue
@@ -249,7 +276,7 @@ func (s *Server) openAPIv2() (*openAPIv2Doc, error) {
 func (s *Server) openAPIv3Doc(group, version string) []byte {
 	var specs []*spec3.OpenAPI
 	for _, crd := range s.Resources().CRDsServing(group, version) {
-		doc, err := openapibuilder.BuildOpenAPIV3(crd, version, openapibuilder.Options{})
+		doc, err := openapibuilder.BuildOpenAPIV3(crd, version, openapibuilder.Options{IncludeSelectableFields: true})
 		if err != nil {
 			s.log.Warn("openapi v3 for CRD", "crd", crd.Name, "err", err)
 			continue
@@ -279,4 +306,57 @@ func (s *Server) openAPIv3Doc(group, version string) []byte {
 		s.openAPICache[gv] = b
 	}
 	return b
+}
+
+// openAPIv3DiscoveryDoc builds the OpenAPI v3 document of a discovery path
+// ("api", "apis" or "apis/<group>"): its one GET operation, as upstream's
+// operation IDs and tags name it, and the schema it answers with.
+func (s *Server) openAPIv3DiscoveryDoc(rel string) []byte {
+	var id, tag, desc, model string
+	switch {
+	case rel == "api":
+		id, tag, desc, model = "getCoreAPIVersions", "core", "get available API versions", "APIVersions"
+	case rel == "apis":
+		id, tag, desc, model = "getAPIVersions", "apis", "get available API versions", "APIGroupList"
+	default:
+		camel := groupCamel(strings.TrimPrefix(rel, "apis/"))
+		id, tag, desc, model = "get"+camel+"APIGroup", strings.ToLower(camel[:1])+camel[1:], "get information of a group", "APIGroup"
+	}
+	ref := "io.k8s.apimachinery.pkg.apis.meta.v1." + model
+	content := map[string]any{}
+	for _, mt := range []string{"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"} {
+		content[mt] = map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + ref}}
+	}
+	schemas := map[string]json.RawMessage{}
+	if defs, err := registry.LoadBuiltinSchemas(); err != nil {
+		s.log.Error("openapi definitions", "err", err)
+	} else {
+		schemas = defs.SchemasOf(schema.GroupVersion{Version: "v1"}, ref)
+	}
+	b, _ := json.Marshal(map[string]any{
+		"openapi": "3.0.0",
+		"info":    map[string]any{"title": "Kubernetes", "version": "unversioned"},
+		"paths": map[string]any{"/" + rel + "/": map[string]any{"get": map[string]any{
+			"tags": []string{tag}, "description": desc, "operationId": id,
+			"responses": map[string]any{"200": map[string]any{"description": "OK", "content": content}, "401": map[string]any{"description": "Unauthorized"}},
+		}}},
+		"components": map[string]any{
+			"schemas":         schemas,
+			"securitySchemes": map[string]any{"BearerToken": map[string]any{"type": "apiKey", "description": "Bearer Token authentication", "name": "authorization", "in": "header"}},
+		},
+	})
+	return b
+}
+
+// groupCamel is a group's name in upstream's operation IDs: its parts before
+// .k8s.io capitalized ("rbac.authorization.k8s.io": "RbacAuthorization").
+func groupCamel(group string) string {
+	var b strings.Builder
+	for _, p := range strings.Split(strings.TrimSuffix(group, ".k8s.io"), ".") {
+		if p == "" {
+			continue
+		}
+		b.WriteString(strings.ToUpper(p[:1]) + p[1:])
+	}
+	return b.String()
 }

@@ -86,6 +86,8 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		err = s.serveEviction(c)
 	case "finalize":
 		err = s.serveFinalize(c)
+	case "approval":
+		err = s.serveApproval(c)
 	case "token":
 		err = s.serveTokenRequest(c)
 	default:

@@ -87,6 +87,9 @@ type Server struct {
 	handler http.Handler
 	// metrics are what /metrics serves.
 	metrics *apiMetrics
+	// aggregator routes and describes the remote group/versions; nil
+	// without an aggregation layer.
+	aggregator Aggregator
 }
 
 // New builds a Server. Call Run to start its controllers.

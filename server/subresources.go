@@ -56,13 +56,15 @@ func (s *Server) serveScale(c *call) error {
 		}
 	} else {
 		pt = types.PatchType(mediaTypeOf(c.r))
-		switch pt {
-		case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
+		// As the parent's patch: custom resources take no strategic merge
+		// patch, on their scale either.
+		switch {
+		case pt == types.JSONPatchType, pt == types.MergePatchType, pt == types.ApplyYAMLPatchType,
+			pt == types.StrategicMergePatchType && c.Res.CRD == "":
+		case c.Res.CRD == "":
+			return errRouteUnsupportedMediaType()
 		default:
-			if c.Res.CRD == "" {
-				return errRouteUnsupportedMediaType()
-			}
-			return errUnsupportedMediaType([]string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType), string(types.StrategicMergePatchType)})
+			return errUnsupportedMediaType(patchTypes(c.Res))
 		}
 	}
 	wo, err := parseWriteOptions(c, pt)
@@ -258,4 +260,19 @@ func (s *Server) serveFinalize(c *call) error {
 		return err
 	}
 	return s.writeObject(c, http.StatusOK, out)
+}
+
+// serveApproval serves a CertificateSigningRequest's approval subresource:
+// get, update and patch of the whole object, of which the strategy keeps
+// the new status.conditions only.
+func (s *Server) serveApproval(c *call) error {
+	switch c.Info.Verb {
+	case "get":
+		return s.get(c)
+	case "update":
+		return s.update(c, false)
+	case "patch":
+		return s.patch(c, false)
+	}
+	return c.ErrMethodNotSupported()
 }

@@ -265,8 +265,8 @@ func (s *Server) watch(c *call) error {
 			typ := string(ev.Type)
 			obj := ev.Value
 			if !sel.Empty() {
-				cur := sel.Matches(ev.Value)
-				prev := ev.Prev != nil && sel.Matches(ev.Prev)
+				cur := s.SelectionMatches(c.Res, sel, ev.Key, ev.Revision, ev.Value)
+				prev := ev.Prev != nil && s.SelectionMatches(c.Res, sel, ev.Key, ev.PrevRevision, ev.Prev)
 				switch {
 				case ev.Type == store.Modified && cur && !prev:
 					typ = string(store.Added)

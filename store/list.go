@@ -32,13 +32,13 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 	if err == nil && opts.Revision > 0 && s.historyBehind(rev) {
 		// A list at a past revision reads the history bucket, which must
 		// hold the entries of every commit this transaction sees.
-		tx.Rollback()
+		s.endRead(tx)
 		tx, rev, err = s.beginWithHistory()
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
+	defer s.endRead(tx)
 
 	res := &ListResult{Revision: rev}
 	var changes *changeIndex

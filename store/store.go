@@ -20,6 +20,10 @@ const (
 	DefaultWatchBuffer   = 1000
 )
 
+// initialMmapSize is the size of the file's first memory map: address
+// space only, never written to the file.
+const initialMmapSize = 32 << 20
+
 // lockTimeout bounds how long Open waits for another process (or another
 // Store in this process) to release the file lock.
 const lockTimeout = time.Second
@@ -103,6 +107,8 @@ type Store struct {
 	// pendingHist holds the history entries of the latest commits, not yet
 	// written to the file. Guarded by wmu.
 	pendingHist pendingHistory
+	// bulk is the transaction of the Bulk call under way, if any.
+	bulk atomic.Pointer[bulkWrite]
 }
 
 // Open opens (or creates) the store at path. A file locked by another Store
@@ -130,6 +136,10 @@ func Open(path string, opts Options) (*Store, error) {
 		NoGrowSync:     opts.NoSync,
 		NoFreelistSync: opts.NoSync,
 		FreelistType:   bolt.FreelistMapType,
+		// Mapped at this size from the start, the file is not remapped
+		// (munmap, mmap, and writers waiting for readers to let go) as
+		// the bootstrap objects and the first thousands of objects grow it.
+		InitialMmapSize: initialMmapSize,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -219,7 +229,7 @@ func (s *Store) Get(resource, key string) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
+	defer s.endRead(tx)
 	b := resourceBucket(tx, resource)
 	if b == nil {
 		return nil, ErrNotFound
@@ -282,6 +292,9 @@ var errStale = errors.New("store: key changed since it was read")
 // commit writes w if key is still at revision seenRev (0: absent), holding
 // the writer lock. It returns errStale otherwise.
 func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur *Object, err error) {
+	if b := s.bulk.Load(); b != nil {
+		return s.commitBulk(b, resource, key, seenRev, w)
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.closed.Load() {
@@ -294,65 +307,10 @@ func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur 
 	defer tx.Rollback()
 
 	rev := s.rev.Load() + 1
-	ev := Event{Resource: resource, Key: key, Revision: rev}
-	b := resourceBucket(tx, resource)
-	var prevRev int64
-	if b != nil {
-		if v := b.Get([]byte(key)); v != nil {
-			prevRev, _ = decodeValue(v)
-			if prevRev == seenRev {
-				prev = decodeObject(key, v)
-				ev.Prev = prev.Value
-				ev.PrevRevision = prev.Revision
-			}
-		}
-	}
-	if prevRev != seenRev {
-		return nil, nil, errStale
-	}
-
-	value := w.Value
-	if w.Stamp != nil {
-		if value, err = w.Stamp(w.Value, rev); err != nil {
-			return nil, nil, err
-		}
-	}
-	ev.Value = bytes.Clone(value)
-	switch {
-	case w.Delete:
-		if prev == nil {
-			return nil, nil, ErrNotFound
-		}
-		ev.Type = Deleted
-		err = b.Delete([]byte(key))
-	default:
-		ev.Type = Modified
-		if prev == nil {
-			ev.Type = Added
-		}
-		if b == nil {
-			b, err = tx.Bucket(bucketResources).CreateBucketIfNotExists([]byte(resource))
-			if err != nil {
-				return nil, nil, fmt.Errorf("store: create bucket %s: %w", resource, err)
-			}
-		}
-		err = b.Put([]byte(key), encodeValue(rev, value))
-	}
+	ev, prev, value, flush, err := s.put(tx, resource, key, seenRev, w, rev)
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: write %s %q: %w", resource, key, err)
+		return nil, nil, err
 	}
-	// History is written in batches (see pendingHistory): this commit
-	// writes the pending entries and its own when the batch is full.
-	flush := s.pendingHist.full()
-	if flush {
-		if err := s.pendingHist.write(tx, &ev, rev); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := writeRevision(tx.Bucket(bucketMeta), rev); err != nil {
-		return nil, nil, fmt.Errorf("store: write revision: %w", err)
-	}
-
 	s.inflight.Store(rev)
 	err = tx.Commit()
 	if err == nil {
@@ -368,14 +326,86 @@ func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur 
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: commit %s %q: %w", resource, key, err)
 	}
+	return s.committed(prev, key, value, rev, w)
+}
+
+// committed finishes a write that landed at rev: it hands cur to
+// w.Committed and returns prev and cur as Update does.
+func (s *Store) committed(prev *Object, key string, value []byte, rev int64, w Write) (*Object, *Object, error) {
 	if prev != nil {
 		prev.Value = bytes.Clone(prev.Value) // ev.Prev is shared with watchers
 	}
-	cur = &Object{Key: key, Value: value, Revision: rev}
+	cur := &Object{Key: key, Value: value, Revision: rev}
 	if w.Committed != nil {
 		w.Committed(cur)
 	}
 	return prev, cur, nil
+}
+
+// put writes w at rev into the write transaction tx if key is still at
+// revision seenRev (errStale otherwise), with the revision counter and the
+// history batch when it is full (flush). It returns the event the write
+// publishes once tx commits, the previous object and the stored value.
+func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, rev int64) (ev Event, prev *Object, value []byte, flush bool, err error) {
+	ev = Event{Resource: resource, Key: key, Revision: rev}
+	b := resourceBucket(tx, resource)
+	var prevRev int64
+	if b != nil {
+		if v := b.Get([]byte(key)); v != nil {
+			prevRev, _ = decodeValue(v)
+			if prevRev == seenRev {
+				prev = decodeObject(key, v)
+				ev.Prev = prev.Value
+				ev.PrevRevision = prev.Revision
+			}
+		}
+	}
+	if prevRev != seenRev {
+		return ev, nil, nil, false, errStale
+	}
+
+	value = w.Value
+	if w.Stamp != nil {
+		if value, err = w.Stamp(w.Value, rev); err != nil {
+			return ev, nil, nil, false, err
+		}
+	}
+	ev.Value = bytes.Clone(value)
+	switch {
+	case w.Delete:
+		if prev == nil {
+			return ev, nil, nil, false, ErrNotFound
+		}
+		ev.Type = Deleted
+		err = b.Delete([]byte(key))
+	default:
+		ev.Type = Modified
+		if prev == nil {
+			ev.Type = Added
+		}
+		if b == nil {
+			b, err = tx.Bucket(bucketResources).CreateBucketIfNotExists([]byte(resource))
+			if err != nil {
+				return ev, nil, nil, false, fmt.Errorf("store: create bucket %s: %w", resource, err)
+			}
+		}
+		err = b.Put([]byte(key), encodeValue(rev, value))
+	}
+	if err != nil {
+		return ev, nil, nil, false, fmt.Errorf("store: write %s %q: %w", resource, key, err)
+	}
+	// History is written in batches (see pendingHistory): this commit
+	// writes the pending entries and its own when the batch is full.
+	flush = s.pendingHist.full()
+	if flush {
+		if err := s.pendingHist.write(tx, &ev, rev); err != nil {
+			return ev, nil, nil, false, err
+		}
+	}
+	if err := writeRevision(tx.Bucket(bucketMeta), rev); err != nil {
+		return ev, nil, nil, false, fmt.Errorf("store: write revision: %w", err)
+	}
+	return ev, prev, value, flush, nil
 }
 
 // publish logs ev, fans it out and then makes its revision current, so that
@@ -428,7 +458,7 @@ func (s *Store) Resources() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
+	defer s.endRead(tx)
 	var names []string
 	err = tx.Bucket(bucketResources).ForEachBucket(func(k []byte) error {
 		names = append(names, string(k))
@@ -447,6 +477,9 @@ func (s *Store) Resources() ([]string, error) {
 func (s *Store) begin() (*bolt.Tx, int64, error) {
 	if s.closed.Load() {
 		return nil, 0, ErrClosed
+	}
+	if b := s.bulk.Load(); b != nil {
+		return b.tx, b.rev, nil
 	}
 	tx, err := s.db.Begin(false)
 	if errors.Is(err, bolt.ErrDatabaseNotOpen) {

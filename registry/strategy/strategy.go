@@ -42,6 +42,16 @@ type StatusPreparer interface {
 	PrepareForStatusUpdate(ctx context.Context, obj, old runtime.Object)
 }
 
+// ApprovalPreparer is implemented by a strategy whose resource has an
+// approval subresource (a CertificateSigningRequest's): the server calls
+// PrepareForApprovalUpdate instead of PrepareForUpdate for a write to it, as
+// upstream's approval strategy's PrepareForUpdate.
+type ApprovalPreparer interface {
+	// PrepareForApprovalUpdate prepares a write to /approval before it is
+	// validated.
+	PrepareForApprovalUpdate(ctx context.Context, obj, old runtime.Object)
+}
+
 // FinalizePreparer is implemented by a strategy whose resource has a
 // finalize subresource (a Namespace's): the server calls
 // PrepareForFinalizeUpdate instead of PrepareForUpdate for a write to it, as

@@ -25,6 +25,13 @@ var Strategy = apiServiceStrategy{strategy.Base{ResetStatusOnCreate: true}}
 
 type apiServiceStrategy struct{ strategy.Base }
 
+// Default sets upstream's defaults: a service's port is 443.
+func (apiServiceStrategy) Default(obj runtime.Object) {
+	if as, ok := obj.(*apiregistrationv1.APIService); ok {
+		apiregistrationv1.SetObjectDefaults_APIService(as)
+	}
+}
+
 // Validate checks a new APIService: its name is version.group, and its
 // group, version, priorities, service and TLS settings are upstream's.
 func (apiServiceStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {

@@ -30,20 +30,30 @@ func (hpaStrategy) Default(obj runtime.Object) {
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		defaultHPA(o)
 	case *autoscalingv1.HorizontalPodAutoscaler:
+		// The default CPU target of an autoscaler with no metric comes with
+		// the conversion to autoscaling/v2 (ToV2), which knows the metrics
+		// of the annotations too.
 		if o.Spec.MinReplicas == nil {
 			o.Spec.MinReplicas = ptr.To[int32](1)
-		}
-		// Upstream stores v2, whose default metric reads back as this.
-		if o.Spec.TargetCPUUtilizationPercentage == nil {
-			o.Spec.TargetCPUUtilizationPercentage = ptr.To[int32](80)
 		}
 	}
 }
 
-// Validate checks a new autoscaler (of autoscaling/v2; a v1 one is not
-// checked).
+// asV2 is an autoscaler of either version as autoscaling/v2, which upstream
+// validates (its internal type) whatever version was written.
+func asV2(obj runtime.Object) *autoscalingv2.HorizontalPodAutoscaler {
+	switch o := obj.(type) {
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		return o
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		return ToV2(o)
+	}
+	return nil
+}
+
+// Validate checks a new autoscaler of either version.
 func (hpaStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	if n, ok := obj.(*autoscalingv2.HorizontalPodAutoscaler); ok {
+	if n := asV2(obj); n != nil {
 		return validateHPA(n, nil)
 	}
 	return nil
@@ -52,14 +62,11 @@ func (hpaStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorLi
 // ValidateUpdate checks the autoscaler as on create, but an unchanged scale
 // target's apiVersion.
 func (s hpaStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	n, ok := obj.(*autoscalingv2.HorizontalPodAutoscaler)
-	if !ok {
+	n := asV2(obj)
+	if n == nil {
 		return nil
 	}
-	if p, ok := old.(*autoscalingv2.HorizontalPodAutoscaler); ok {
-		return validateHPA(n, p)
-	}
-	return validateHPA(n, nil)
+	return validateHPA(n, asV2(old))
 }
 
 // validateHPA checks an autoscaler's replica bounds, scale target and

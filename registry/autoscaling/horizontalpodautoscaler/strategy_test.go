@@ -43,14 +43,22 @@ func TestHorizontalPodAutoscalerStrategy(t *testing.T) {
 }
 
 func TestHorizontalPodAutoscalerDefaults(t *testing.T) {
-	v1 := &autoscalingv1.HorizontalPodAutoscaler{}
+	v1 := &autoscalingv1.HorizontalPodAutoscaler{Spec: autoscalingv1.HorizontalPodAutoscalerSpec{MaxReplicas: 3,
+		ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{Kind: "Deployment", Name: "web", APIVersion: "apps/v1"}}}
 	Strategy.Default(v1)
-	if *v1.Spec.MinReplicas != 1 || *v1.Spec.TargetCPUUtilizationPercentage != 80 {
+	// The CPU target default comes with the conversion to v2 (ToV2).
+	if *v1.Spec.MinReplicas != 1 || v1.Spec.TargetCPUUtilizationPercentage != nil {
 		t.Errorf("v1 defaults: %+v", v1.Spec)
 	}
 	if errs := Strategy.Validate(context.Background(), v1); len(errs) != 0 {
-		t.Errorf("a v1 autoscaler is not validated: %v", errs)
+		t.Errorf("a valid v1 autoscaler: %v", errs)
 	}
+	// A v1 autoscaler is validated as upstream validates it: converted.
+	v1.Spec.MaxReplicas = 0
+	validatetest.ExpectErrors(t, Strategy.Validate(context.Background(), v1), []string{
+		"spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`",
+		"spec.maxReplicas: Required value",
+	})
 	v2 := &autoscalingv2.HorizontalPodAutoscaler{Spec: autoscalingv2.HorizontalPodAutoscalerSpec{Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{
 		ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](60)},
 	}}}

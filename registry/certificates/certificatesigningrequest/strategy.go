@@ -1,6 +1,6 @@
 // Package certificatesigningrequest holds the CertificateSigningRequest
 // strategy: kube-apiserver's pkg/registry/certificates/certificates rules,
-// less the validation, which fakeplane does not do yet.
+// less the validation of the spec, which fakeplane does not do yet.
 package certificatesigningrequest
 
 import (
@@ -39,16 +39,20 @@ func (s csrStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	}
 }
 
-// PrepareForUpdate keeps the stored spec, the requestor included: an update
-// does not change it.
+// PrepareForUpdate keeps the stored spec, the requestor included, and
+// status: an update changes neither (the status and approval subresources
+// do).
 func (csrStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*certificatesv1.CertificateSigningRequest).Spec = old.(*certificatesv1.CertificateSigningRequest).Spec
+	n, o := obj.(*certificatesv1.CertificateSigningRequest), old.(*certificatesv1.CertificateSigningRequest)
+	n.Spec = o.Spec
+	n.Status = o.Status
 }
 
 // Validate finds nothing: a request's spec is not validated yet.
 func (csrStrategy) Validate(context.Context, runtime.Object) field.ErrorList { return nil }
 
-// ValidateUpdate finds nothing: a request's spec is not validated yet.
-func (csrStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks the conditions (which only the approval and status
+// subresources change); the spec is not validated yet.
+func (csrStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	return validateConditions(obj.(*certificatesv1.CertificateSigningRequest))
 }

@@ -19,6 +19,25 @@ var Strategy = namespaceStrategy{strategy.Base{UnconditionalUpdate: true, Return
 
 type namespaceStrategy struct{ strategy.Base }
 
+// Default sets what upstream's defaulting sets when a Namespace is decoded
+// (before the field manager sees it, so the label is tracked): the
+// kubernetes.io/metadata.name label naming it, when it has a name, and the
+// Active phase.
+func (namespaceStrategy) Default(obj runtime.Object) {
+	ns := obj.(*corev1.Namespace)
+	if ns.Name != "" {
+		labels := ns.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[corev1.LabelMetadataName] = ns.Name
+		ns.SetLabels(labels)
+	}
+	if ns.Status.Phase == "" {
+		ns.Status.Phase = corev1.NamespaceActive
+	}
+}
+
 // PrepareForCreate gives a new namespace the kubernetes finalizer, the
 // Active phase and the kubernetes.io/metadata.name label naming it.
 func (namespaceStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
