@@ -48,6 +48,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/aggregator"
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/fixtures"
@@ -95,6 +96,8 @@ type ControlPlane struct {
 	serviceRange   netip.Prefix // --service-cluster-ip-range
 	srv            *server.Server
 	controllers    *controllers.Runner
+	admission      *admission.Chain
+	webhookServing *WebhookServing
 	httpServer     *http.Server
 	listener       net.Listener
 	url            string
@@ -239,6 +242,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	cp.srv.AddCommitObserver(cp.proxy.Observe)
 	cp.srv.SetAggregator(cp.proxy)
+	if err := cp.setUpAdmission(); err != nil {
+		return err
+	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	cp.cancel = cancel
 
@@ -252,6 +258,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 	if err := cp.loadFixtures(); err != nil {
+		return err
+	}
+	if err := cp.installWebhooks(dataDir); err != nil {
 		return err
 	}
 	// Started once the bootstrap objects and fixtures are in: their first
@@ -325,6 +334,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			cp.opts.logger.Error("fakeplane: serve", "err", err)
 		}
 	}()
+
+	// The admission plugins read through the loopback client, so they are
+	// installed once the server serves; they start with the first
+	// admission configuration.
+	cp.srv.SetAdmission(cp.admission)
+	cp.admission.Serving()
 
 	cp.kubeconfigPath = cp.opts.kubeconfigPath
 	if cp.kubeconfigPath == "" {
@@ -596,6 +611,9 @@ func (cp *ControlPlane) stopLocked() error {
 	}
 	if cp.controllers != nil {
 		cp.controllers.Stop()
+	}
+	if cp.admission != nil {
+		cp.admission.Stop()
 	}
 	if cp.srv != nil {
 		cp.srv.Close()

@@ -55,6 +55,8 @@ type options struct {
 	extensionServers []ExtensionAPIServer
 	// apiServiceCheckInterval is WithAPIServiceCheckInterval's.
 	apiServiceCheckInterval time.Duration
+	// webhooks are the webhook configurations of WithWebhooks.
+	webhooks *WebhookInstallOptions
 }
 
 // RequestHeader configures an authenticating front proxy

@@ -1,18 +1,105 @@
 package registry
 
 // Built-in admission: what kube-apiserver's default admission plugins do to
-// a new Pod (ServiceAccount, DefaultTolerationSeconds, Priority).
+// a new Pod (LimitRanger, ServiceAccount, DefaultTolerationSeconds,
+// Priority) and PersistentVolumeClaim (DefaultStorageClass, LimitRanger).
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
+	admissionplugins "github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/store"
 )
+
+// admitBuiltinCreate runs the built-in mutating admission plugins on a new
+// object, before the webhooks and policies as in kube-apiserver's plugin
+// order.
+func (s *Registry) admitBuiltinCreate(c *Request, o *Object) error {
+	switch obj := o.Obj.(type) {
+	case *corev1.Pod:
+		ranges, err := s.limitRanges(obj.Namespace)
+		if err != nil {
+			return err
+		}
+		admissionplugins.DefaultPodResources(obj, ranges)
+		return s.admitPod(c, obj)
+	case *corev1.PersistentVolumeClaim:
+		classes, err := s.storageClasses()
+		if err != nil {
+			return err
+		}
+		admissionplugins.DefaultStorageClass(obj, classes)
+	}
+	return nil
+}
+
+// validateBuiltinCreate runs the built-in validating admission plugins on
+// a new object (LimitRanger), before the webhooks and policies.
+func (s *Registry) validateBuiltinCreate(c *Request, o *Object) error {
+	var err error
+	switch obj := o.Obj.(type) {
+	case *corev1.Pod:
+		var ranges []corev1.LimitRange
+		if ranges, err = s.limitRanges(obj.Namespace); err == nil {
+			err = admissionplugins.ValidatePodResources(obj, ranges)
+		}
+	case *corev1.PersistentVolumeClaim:
+		var ranges []corev1.LimitRange
+		if ranges, err = s.limitRanges(obj.Namespace); err == nil {
+			err = admissionplugins.ValidateClaimResources(obj, ranges)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
+	return apierrors.NewForbidden(c.Res.GR, o.Meta.GetName(), err)
+}
+
+// limitRanges are the LimitRanges of a namespace.
+func (s *Registry) limitRanges(ns string) ([]corev1.LimitRange, error) {
+	return listTyped[corev1.LimitRange](s, "", "limitranges", ns)
+}
+
+// storageClasses are the StorageClasses.
+func (s *Registry) storageClasses() ([]storagev1.StorageClass, error) {
+	return listTyped[storagev1.StorageClass](s, "storage.k8s.io", "storageclasses", "")
+}
+
+// listTyped lists the stored objects of a built-in resource (of one
+// namespace, or all with ns "").
+func listTyped[T any](s *Registry, group, resource, ns string) ([]T, error) {
+	r, ok := s.served.Lookup(group, "v1", resource)
+	if !ok {
+		return nil, nil
+	}
+	opts := store.ListOptions{}
+	if ns != "" {
+		opts.Prefix = ns + "/"
+	}
+	lst, err := s.store.List(r.Bucket, opts)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	out := make([]T, 0, len(lst.Items))
+	for _, it := range lst.Items {
+		var v T
+		if err := JSONUnmarshal(it.Value, &v); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
 
 // kubeAPIAccessVolume is the projected volume the ServiceAccount admission
 // plugin adds to pods, and where it mounts it.
@@ -56,19 +143,7 @@ func (s *Registry) admitPod(c *Request, pod *corev1.Pod) error {
 	if automount {
 		vol, mount := kubeAPIAccessVolume()
 		pod.Spec.Volumes = append(pod.Spec.Volumes, vol)
-		for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-			for i := range list {
-				mounted := false
-				for _, m := range list[i].VolumeMounts {
-					if m.MountPath == mount.MountPath {
-						mounted = true
-					}
-				}
-				if !mounted {
-					list[i].VolumeMounts = append(list[i].VolumeMounts, mount)
-				}
-			}
-		}
+		mountAPIAccess(pod, mount)
 	}
 	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
 		has := false
@@ -83,6 +158,36 @@ func (s *Registry) admitPod(c *Request, pod *corev1.Pod) error {
 		}
 	}
 	return s.admitPodPriority(c, pod)
+}
+
+// mountAPIAccess mounts the API access volume into every container that
+// does not mount something at its path.
+func mountAPIAccess(pod *corev1.Pod, mount corev1.VolumeMount) {
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			mounted := false
+			for _, m := range list[i].VolumeMounts {
+				if m.MountPath == mount.MountPath {
+					mounted = true
+				}
+			}
+			if !mounted {
+				list[i].VolumeMounts = append(list[i].VolumeMounts, mount)
+			}
+		}
+	}
+}
+
+// readmitPod is the ServiceAccount plugin invoked again after webhooks or
+// policies changed a new pod (upstream's reinvocation of the in-tree
+// plugins): containers they added mount the API access volume too.
+func readmitPod(pod *corev1.Pod) {
+	for _, v := range pod.Spec.Volumes {
+		if strings.HasPrefix(v.Name, "kube-api-access-") && v.Projected != nil {
+			mountAPIAccess(pod, corev1.VolumeMount{Name: v.Name, ReadOnly: true, MountPath: "/var/run/secrets/kubernetes.io/serviceaccount"})
+			return
+		}
+	}
 }
 
 // admitPodPriority is upstream's Priority admission plugin on create: the

@@ -23,6 +23,11 @@ func (s *Registry) Bind(c *Request, podName string, b *corev1.Binding, dry bool)
 	if b.Target.Name == "" {
 		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{field.Required(field.NewPath("target", "name"), "")})
 	}
+	// Upstream admits the Binding as a create of pods/binding (or of
+	// bindings).
+	if err := s.admitSubresourceCreate(c, b, bindingKind, podName, dry); err != nil {
+		return err
+	}
 	pods, _ := s.served.Lookup("", "v1", "pods")
 	pc := &Request{GoCtx: c.GoCtx, UserAgent: c.UserAgent, Info: c.Info, Res: pods, User: c.User, Namespace: c.Namespace}
 	bindingGR := schema.GroupResource{Resource: "pods/binding"}

@@ -41,6 +41,11 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 				return store.Write{}, apierrors.NewConflict(kindGR, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, o.Meta.GetResourceVersion()))
 			}
 		}
+		// Upstream's storage runs delete admission on the stored object,
+		// once the preconditions hold.
+		if err := s.admitDelete(c, o.DeepCopy(), opts); err != nil {
+			return store.Write{}, err
+		}
 		if fins, changed := deletionFinalizers(o.Meta.GetFinalizers(), opts); changed {
 			o.Meta.SetFinalizers(fins)
 		}

@@ -56,12 +56,8 @@ func (s *Registry) beforeCreate(c *Request, o *Object) error {
 		// strategy.Base.ResetStatusOnCreate).
 		resetStatus(o.Obj)
 	}
-	// Admission, then allocation.
+	// Allocation (admission ran before, see admitBuiltinCreate).
 	switch obj := o.Obj.(type) {
-	case *corev1.Pod:
-		if err := s.admitPod(c, obj); err != nil {
-			return err
-		}
 	case *corev1.Service:
 		if c.User != systemUser || obj.Spec.ClusterIP == "" {
 			if err := s.allocateServiceIP(c, obj); err != nil {

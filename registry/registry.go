@@ -61,6 +61,9 @@ type Registry struct {
 	enc    *EncCache
 	alloc  *ServiceAllocator
 	hooks  Hooks
+	// admission holds the admission plugins outside the registry
+	// (SetAdmission).
+	admission admissionPointer
 	// crdMu orders serving a CRD against forgetting a deleted one.
 	crdMu sync.Mutex
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
 
 	"github.com/fakeplane/fakeplane/registry/strategy"
 	"github.com/fakeplane/fakeplane/store"
@@ -29,7 +31,10 @@ func (d *dryRunResult) Error() string { return "dry run" }
 // the stored bytes.
 func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error) {
 	defer c.releaseReservations()
-	if err := s.prepareCreate(c, o); err != nil {
+	// Mutating admission sees the object as the client sent it (before the
+	// server sets uid, creationTimestamp and a generated name), as
+	// upstream's create handler admits it before the storage's BeforeCreate.
+	if err := setNamespace(c, o.Meta); err != nil {
 		return nil, err
 	}
 	if c.Res.CRD != "" && s.served.crdTerminating(c.Res.CRD) {
@@ -40,10 +45,28 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 			return nil, err
 		}
 	}
+	if err := s.admitBuiltinCreate(c, o); err != nil {
+		return nil, err
+	}
+	if err := s.admitMutating(c, admission.Create, o, nil, dry); err != nil {
+		return nil, err
+	}
+	if err := s.prepareCreate(c, o); err != nil {
+		return nil, err
+	}
 	if err := s.beforeCreate(c, o); err != nil {
 		return nil, err
 	}
 	if err := s.checkRBACWrite(c, o, nil); err != nil {
+		return nil, err
+	}
+	if err := s.validateBuiltinCreate(c, o); err != nil {
+		return nil, err
+	}
+	if err := s.admitValidating(c, admission.Create, o, nil, dry, nil); err != nil {
+		return nil, err
+	}
+	if err := s.admitQuota(c, o, nil); err != nil {
 		return nil, err
 	}
 	key := ObjectKey(o.Meta.GetNamespace(), o.Meta.GetName())
@@ -164,6 +187,13 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		case rv != old.Meta.GetResourceVersion():
 			return store.Write{}, ErrConflict(c.Res.GR, name)
 		}
+		if mode != internalWrite {
+			// Upstream's update runs mutating admission on the object the
+			// client sent, before the strategy prepares it.
+			if err := s.admitMutating(c, admission.Update, o, old, dry); err != nil {
+				return store.Write{}, err
+			}
+		}
 		if statusOnly {
 			o, err = withStatusOf(c.Res, old, o)
 			if err != nil {
@@ -190,6 +220,18 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		}
 		if c.Res.generation && !statusOnly && (!sameContent(o.Obj, old.Obj, true) || annotationsBumpGeneration(c.Res, o, old)) {
 			o.Meta.SetGeneration(old.Meta.GetGeneration() + 1)
+		}
+		if mode != internalWrite {
+			if err := s.admitValidating(c, admission.Update, o, old, dry, nil); err != nil {
+				return store.Write{}, err
+			}
+		}
+		if mode == mainWrite && c.subresource() != "scale" {
+			// ResourceQuota charges what an update adds (a bigger claim,
+			// a Service turned LoadBalancer).
+			if err := s.admitQuota(c, o, old); err != nil {
+				return store.Write{}, err
+			}
 		}
 		o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
 		b, err := Encode(o.Obj)
@@ -456,6 +498,12 @@ func (s *Registry) checkAllocations(res *Resource, o *Object, del bool) error {
 // need not be decoded again).
 func (s *Registry) afterCommit(c *Request, key string, obj runtime.Object, data []byte, deleted bool) {
 	s.syncServiceIPAddresses(c.Res.Bucket, obj, data, deleted)
+	if c.Res.Namespaced {
+		// The resource quota controller's part: status.used follows.
+		if ns, _, ok := strings.Cut(key, "/"); ok {
+			s.refreshQuotas(ns)
+		}
+	}
 	if c.Res.Bucket == crdBucket && deleted {
 		s.forgetCRD(key, data)
 	}

@@ -95,6 +95,9 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	}
 	codecs := serializer.NewCodecFactory(registry.TypesScheme()).WithoutConversion()
 	var h http.Handler = http.HandlerFunc(s.serveAuthorized)
+	// Admission webhooks and policies add their warnings through the
+	// request's context.
+	h = filters.WithWarningRecorder(h)
 	h = filters.WithAuthorization(h, s.auth.authz, codecs)
 	h = impersonation.WithConstrainedImpersonation(h, s.auth.authz, codecs) // v1.37: ConstrainedImpersonation is on by default (beta)
 	unauthorized := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -43,3 +43,35 @@ func DefaultWebhook(failure **admissionregistrationv1.FailurePolicyType, match *
 		cc.Service.Port = ptr.To[int32](443)
 	}
 }
+
+// DefaultMatchResources is upstream's SetDefaults_MatchResources with
+// SetDefaults_Rule on its rules, for policies and their bindings; m may
+// be nil.
+func DefaultMatchResources(m *admissionregistrationv1.MatchResources) {
+	if m == nil {
+		return
+	}
+	if m.MatchPolicy == nil {
+		m.MatchPolicy = ptr.To(admissionregistrationv1.Equivalent)
+	}
+	if m.NamespaceSelector == nil {
+		m.NamespaceSelector = &metav1.LabelSelector{}
+	}
+	if m.ObjectSelector == nil {
+		m.ObjectSelector = &metav1.LabelSelector{}
+	}
+	for _, rules := range [][]admissionregistrationv1.NamedRuleWithOperations{m.ResourceRules, m.ExcludeResourceRules} {
+		for i := range rules {
+			if rules[i].Scope == nil {
+				rules[i].Scope = ptr.To(admissionregistrationv1.AllScopes)
+			}
+		}
+	}
+}
+
+// DefaultFailurePolicy is the policies' failurePolicy default, Fail.
+func DefaultFailurePolicy(p **admissionregistrationv1.FailurePolicyType) {
+	if *p == nil {
+		*p = ptr.To(admissionregistrationv1.Fail)
+	}
+}

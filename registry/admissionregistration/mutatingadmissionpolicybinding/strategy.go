@@ -6,10 +6,12 @@ package mutatingadmissionpolicybinding
 
 import (
 	"context"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/fakeplane/fakeplane/registry/admissionregistration"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -26,4 +28,11 @@ func (mutatingAdmissionPolicyBindingStrategy) Validate(context.Context, runtime.
 // ValidateUpdate adds nothing to the metadata validation of an update.
 func (mutatingAdmissionPolicyBindingStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
 	return nil
+}
+
+// Default sets upstream's defaults: the match policy, selectors and rule
+// scopes of its match resources.
+func (mutatingAdmissionPolicyBindingStrategy) Default(obj runtime.Object) {
+	o := obj.(*admissionregistrationv1.MutatingAdmissionPolicyBinding)
+	admissionregistration.DefaultMatchResources(o.Spec.MatchResources)
 }

@@ -6,10 +6,12 @@ package validatingadmissionpolicy
 
 import (
 	"context"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/fakeplane/fakeplane/registry/admissionregistration"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -26,4 +28,12 @@ func (validatingAdmissionPolicyStrategy) Validate(context.Context, runtime.Objec
 // ValidateUpdate adds nothing to the metadata validation of an update.
 func (validatingAdmissionPolicyStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
 	return nil
+}
+
+// Default sets upstream's defaults: the failure policy, and the match
+// policy, selectors and rule scopes of its match resources.
+func (validatingAdmissionPolicyStrategy) Default(obj runtime.Object) {
+	o := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy)
+	admissionregistration.DefaultFailurePolicy(&o.Spec.FailurePolicy)
+	admissionregistration.DefaultMatchResources(o.Spec.MatchConstraints)
 }

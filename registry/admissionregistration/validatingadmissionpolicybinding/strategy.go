@@ -6,10 +6,12 @@ package validatingadmissionpolicybinding
 
 import (
 	"context"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/fakeplane/fakeplane/registry/admissionregistration"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -26,4 +28,11 @@ func (validatingAdmissionPolicyBindingStrategy) Validate(context.Context, runtim
 // ValidateUpdate adds nothing to the metadata validation of an update.
 func (validatingAdmissionPolicyBindingStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
 	return nil
+}
+
+// Default sets upstream's defaults: the match policy, selectors and rule
+// scopes of its match resources.
+func (validatingAdmissionPolicyBindingStrategy) Default(obj runtime.Object) {
+	o := obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding)
+	admissionregistration.DefaultMatchResources(o.Spec.MatchResources)
 }

@@ -1,0 +1,483 @@
+package registry
+
+// The admission plugins outside the registry: webhooks and admission
+// policies (package admission), called from the write pipeline as
+// kube-apiserver's handlers and storage call its admission chain.
+
+import (
+	"fmt"
+	"reflect"
+	"sync/atomic"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authentication/user"
+)
+
+// Admission is the part of kube-apiserver's admission chain that is not
+// built into the registry: mutating plugins (MutatingAdmissionPolicy,
+// MutatingAdmissionWebhook) and validating ones (ValidatingAdmissionPolicy,
+// ValidatingAdmissionWebhook), in kube-apiserver's order. Package admission
+// implements it.
+type Admission interface {
+	admission.MutationInterface
+	admission.ValidationInterface
+}
+
+// admissionHolder lets an Admission be stored in an atomic.Pointer.
+type admissionHolder struct{ a Admission }
+
+// SetAdmission installs the admission plugins outside the registry. Writes
+// made before it (the bootstrap objects) are not admitted by them.
+func (s *Registry) SetAdmission(a Admission) {
+	if a == nil {
+		s.admission.Store(nil)
+		return
+	}
+	s.admission.Store(&admissionHolder{a: a})
+}
+
+// admissionPointer is where SetAdmission keeps the chain.
+type admissionPointer = atomic.Pointer[admissionHolder]
+
+// activeAdmission is what an Admission may implement to say it has
+// nothing to do (no admission configuration exists): the registry then
+// skips building its attributes.
+type activeAdmission interface{ Active() bool }
+
+// admissionOf is the installed chain, or nil when there is none or it
+// has nothing to do.
+func (s *Registry) admissionOf() Admission {
+	h := s.admission.Load()
+	if h == nil {
+		return nil
+	}
+	if a, ok := h.a.(activeAdmission); ok && !a.Active() {
+		return nil
+	}
+	return h.a
+}
+
+// admissionTarget is what an admission call sees of a write: the object
+// and the old one in the request's kind, which for /scale is
+// autoscaling/v1 Scale rather than the parent's.
+type admissionTarget struct {
+	obj, old runtime.Object
+	kind     schema.GroupVersionKind
+	name     string
+}
+
+// scaleKind is the kind of every scale subresource.
+var scaleKind = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
+
+// targetOf builds what admission sees of a write of o (nil for a delete)
+// over old (nil for a create).
+func targetOf(c *Request, o, old *Object) (admissionTarget, error) {
+	t := admissionTarget{kind: c.Res.GVK}
+	if c.Info != nil {
+		t.name = c.Info.Name
+	}
+	if c.subresource() == "scale" {
+		t.kind = scaleKind
+		if o != nil {
+			sc, err := ScaleOf(c.Res, o)
+			if err != nil {
+				return t, err
+			}
+			t.obj = sc
+		}
+		if old != nil {
+			sc, err := ScaleOf(c.Res, old)
+			if err != nil {
+				return t, err
+			}
+			t.old = sc
+		}
+	} else {
+		if o != nil {
+			t.obj = o.Obj
+		}
+		if old != nil {
+			t.old = old.Obj
+		}
+	}
+	for _, obj := range []runtime.Object{t.obj, t.old} {
+		if obj != nil {
+			obj.GetObjectKind().SetGroupVersionKind(t.kind)
+		}
+	}
+	if o != nil && t.name == "" {
+		t.name = o.Meta.GetName()
+	}
+	return t, nil
+}
+
+// subresource is the request's subresource, "" for the resource itself.
+func (c *Request) subresource() string {
+	if c.Info == nil {
+		return ""
+	}
+	return c.Info.Subresource
+}
+
+// admissionAttributes builds upstream's admission.Attributes of a request.
+func admissionAttributes(c *Request, op admission.Operation, t admissionTarget, opts runtime.Object, dry bool) admission.Attributes {
+	u := c.User
+	if u == nil {
+		u = &user.DefaultInfo{}
+	}
+	ns := c.Namespace
+	if !c.Res.Namespaced {
+		ns = ""
+	}
+	gvr := c.Res.GVK.GroupVersion().WithResource(c.Res.Resource.Resource)
+	return admission.NewAttributesRecord(t.obj, t.old, t.kind, ns, t.name, gvr, c.subresource(), op, opts, dry, u)
+}
+
+// operationOptions are the options object an AdmissionReview carries.
+func operationOptions(op admission.Operation, dry bool, del *metav1.DeleteOptions) runtime.Object {
+	var dryRun []string
+	if dry {
+		dryRun = []string{metav1.DryRunAll}
+	}
+	switch op {
+	case admission.Create:
+		return &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "CreateOptions"}, DryRun: dryRun}
+	case admission.Update:
+		return &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, DryRun: dryRun}
+	case admission.Delete:
+		out := &metav1.DeleteOptions{}
+		if del != nil {
+			out = del.DeepCopy()
+		}
+		out.TypeMeta = metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions"}
+		return out
+	}
+	return nil
+}
+
+// admitMutating runs the mutating plugins on a write of o over old (nil on
+// a create). What they change is in o afterwards; a custom resource is
+// pruned and defaulted again, as upstream does after a mutating webhook.
+func (s *Registry) admitMutating(c *Request, op admission.Operation, o, old *Object, dry bool) error {
+	a := s.admissionOf()
+	if a == nil || !a.Handles(op) {
+		return nil
+	}
+	t, err := targetOf(c, o, old)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	before := t.obj.DeepCopyObject()
+	attrs := admissionAttributes(c, op, t, operationOptions(op, dry, nil), dry)
+	if err := a.Admit(c.Context(), attrs, admissionObjects{s: s, res: c.Res, kind: t.kind}); err != nil {
+		return admissionErr(err)
+	}
+	if reflect.DeepEqual(before, t.obj) {
+		return nil
+	}
+	if sc, ok := t.obj.(*autoscalingv1.Scale); ok {
+		// A webhook on */scale changed the Scale: its replicas go to the
+		// parent.
+		if err := SetReplicas(c.Res, o, sc.Spec.Replicas); err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		return nil
+	}
+	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
+		c.Res.schema.Admit(u)
+	}
+	if pod, ok := o.Obj.(*corev1.Pod); ok && op == admission.Create && c.subresource() == "" {
+		readmitPod(pod)
+	}
+	return nil
+}
+
+// admitValidating runs the validating plugins on a write of o (nil on a
+// delete) over old (nil on a create).
+func (s *Registry) admitValidating(c *Request, op admission.Operation, o, old *Object, dry bool, del *metav1.DeleteOptions) error {
+	a := s.admissionOf()
+	if a == nil || !a.Handles(op) {
+		return nil
+	}
+	t, err := targetOf(c, o, old)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	attrs := admissionAttributes(c, op, t, operationOptions(op, dry, del), dry)
+	if err := a.Validate(c.Context(), attrs, admissionObjects{s: s, res: c.Res, kind: t.kind}); err != nil {
+		return admissionErr(err)
+	}
+	return nil
+}
+
+// admitDelete runs mutating and then validating admission on the deletion
+// of old, as upstream's AdmissionToValidateObjectDeleteFunc does inside the
+// storage's delete.
+func (s *Registry) admitDelete(c *Request, old *Object, opts *metav1.DeleteOptions) error {
+	a := s.admissionOf()
+	if a == nil || !a.Handles(admission.Delete) {
+		return nil
+	}
+	dry := opts != nil && len(opts.DryRun) > 0
+	t, err := targetOf(c, nil, old)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if t.name == "" {
+		t.name = old.Meta.GetName()
+	}
+	attrs := admissionAttributes(c, admission.Delete, t, operationOptions(admission.Delete, dry, opts), dry)
+	objs := admissionObjects{s: s, res: c.Res, kind: t.kind}
+	if err := a.Admit(c.Context(), attrs, objs); err != nil {
+		return admissionErr(err)
+	}
+	if err := a.Validate(c.Context(), attrs, objs); err != nil {
+		return admissionErr(err)
+	}
+	return nil
+}
+
+// bindingKind is the kind of pods/binding and bindings.
+var bindingKind = corev1.SchemeGroupVersion.WithKind("Binding")
+
+// admitSubresourceCreate runs mutating and validating admission on a
+// create whose object is not stored as it is (a Binding): obj is what the
+// plugins see and may change.
+func (s *Registry) admitSubresourceCreate(c *Request, obj runtime.Object, kind schema.GroupVersionKind, name string, dry bool) error {
+	a := s.admissionOf()
+	if a == nil {
+		return nil
+	}
+	obj.GetObjectKind().SetGroupVersionKind(kind)
+	t := admissionTarget{obj: obj, kind: kind, name: name}
+	attrs := admissionAttributes(c, admission.Create, t, operationOptions(admission.Create, dry, nil), dry)
+	objs := admissionObjects{s: s, res: c.Res, kind: kind}
+	if err := a.Admit(c.Context(), attrs, objs); err != nil {
+		return admissionErr(err)
+	}
+	if err := a.Validate(c.Context(), attrs, objs); err != nil {
+		return admissionErr(err)
+	}
+	return nil
+}
+
+// admissionErr is what a client gets for an admission error: an API
+// status as it is, anything else as upstream's handlers answer an error
+// that is not one (500).
+func admissionErr(err error) error {
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
+	return apierrors.NewInternalError(err)
+}
+
+// admissionObjects are upstream's admission.ObjectInterfaces for one
+// resource: built-in kinds are the Go types of TypesScheme, custom
+// resources unstructured; defaulting is the resource's.
+type admissionObjects struct {
+	s    *Registry
+	res  *Resource
+	kind schema.GroupVersionKind
+}
+
+var _ admission.ObjectInterfaces = admissionObjects{}
+
+// GetObjectCreater implements admission.ObjectInterfaces.
+func (a admissionObjects) GetObjectCreater() runtime.ObjectCreater { return a }
+
+// GetObjectTyper implements admission.ObjectInterfaces.
+func (a admissionObjects) GetObjectTyper() runtime.ObjectTyper { return a }
+
+// GetObjectDefaulter implements admission.ObjectInterfaces.
+func (a admissionObjects) GetObjectDefaulter() runtime.ObjectDefaulter { return a }
+
+// GetObjectConvertor implements admission.ObjectInterfaces.
+func (a admissionObjects) GetObjectConvertor() runtime.ObjectConvertor { return a }
+
+// GetEquivalentResourceMapper implements admission.ObjectInterfaces.
+func (a admissionObjects) GetEquivalentResourceMapper() runtime.EquivalentResourceMapper {
+	return equivalentResources{a.s}
+}
+
+// New implements runtime.ObjectCreater.
+func (a admissionObjects) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if gvk == a.res.GVK {
+		return a.res.NewObject(), nil
+	}
+	if obj, err := TypesScheme().New(gvk); err == nil {
+		return obj, nil
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
+
+// ObjectKinds implements runtime.ObjectTyper.
+func (a admissionObjects) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return []schema.GroupVersionKind{u.GroupVersionKind()}, false, nil
+	}
+	return TypesScheme().ObjectKinds(obj)
+}
+
+// Recognizes implements runtime.ObjectTyper.
+func (a admissionObjects) Recognizes(gvk schema.GroupVersionKind) bool {
+	return gvk == a.res.GVK || TypesScheme().Recognizes(gvk)
+}
+
+// Default implements runtime.ObjectDefaulter: a patched object gets the
+// defaults of its resource.
+func (a admissionObjects) Default(obj runtime.Object) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if a.res.schema != nil && u.GroupVersionKind() == a.res.GVK {
+			a.res.schema.Default(u)
+		}
+		return
+	}
+	if a.kind == a.res.GVK {
+		a.res.Defaults(obj)
+	}
+}
+
+// Convert implements runtime.ObjectConvertor: between two objects of the
+// same kind it copies; between two versions of a resource (a webhook or
+// policy matched through matchPolicy Equivalent) it converts as the store
+// does, through the storage version.
+func (a admissionObjects) Convert(in, out, _ any) error {
+	if in == out {
+		return nil
+	}
+	if inObj, ok := in.(runtime.Object); ok {
+		if outObj, ok := out.(runtime.Object); ok {
+			inKind, outKind := a.kindOf(inObj), a.kindOf(outObj)
+			if !inKind.Empty() && !outKind.Empty() && inKind != outKind {
+				return a.convertVersion(inObj, outObj, inKind, outKind)
+			}
+		}
+	}
+	switch src := in.(type) {
+	case *unstructured.Unstructured:
+		if dst, ok := out.(*unstructured.Unstructured); ok {
+			dst.Object = runtime.DeepCopyJSON(src.Object)
+			return nil
+		}
+		if obj, ok := out.(runtime.Object); ok {
+			return runtime.DefaultUnstructuredConverter.FromUnstructured(src.Object, obj)
+		}
+	default:
+		if dst, ok := out.(*unstructured.Unstructured); ok {
+			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(in)
+			if err != nil {
+				return err
+			}
+			dst.Object = m
+			return nil
+		}
+		iv, ov := reflect.ValueOf(in), reflect.ValueOf(out)
+		if iv.Type() == ov.Type() && iv.Kind() == reflect.Pointer {
+			ov.Elem().Set(iv.Elem())
+			return nil
+		}
+	}
+	return fmt.Errorf("converting (%T) to (%T): unknown conversion", in, out)
+}
+
+// kindOf is the kind an object says it is, or its Go type's.
+func (a admissionObjects) kindOf(obj runtime.Object) schema.GroupVersionKind {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
+		return gvk
+	}
+	if kinds, _, err := a.ObjectKinds(obj); err == nil && len(kinds) == 1 {
+		return kinds[0]
+	}
+	return schema.GroupVersionKind{}
+}
+
+// convertVersion converts between two served versions of one stored
+// resource through its storage version.
+func (a admissionObjects) convertVersion(in, out runtime.Object, inKind, outKind schema.GroupVersionKind) error {
+	from, ok := a.s.served.ForKind(inKind)
+	if !ok {
+		return fmt.Errorf("converting %v to %v: %v is not served", inKind, outKind, inKind)
+	}
+	to, ok := a.s.served.ForKind(outKind)
+	if !ok || to.Bucket != from.Bucket {
+		return fmt.Errorf("converting %v to %v: not versions of one resource", inKind, outKind)
+	}
+	b, err := Encode(in)
+	if err != nil {
+		return err
+	}
+	if b, err = from.toStorage(b); err != nil {
+		return err
+	}
+	if b, err = to.FromStorage(b); err != nil {
+		return err
+	}
+	if u, ok := out.(*unstructured.Unstructured); ok {
+		u.Object = map[string]any{}
+		return JSONUnmarshal(b, &u.Object)
+	}
+	v := reflect.ValueOf(out)
+	if v.Kind() != reflect.Pointer {
+		return fmt.Errorf("converting %v to %v: %T is not a pointer", inKind, outKind, out)
+	}
+	v.Elem().Set(reflect.Zero(v.Elem().Type()))
+	return JSONUnmarshal(b, out)
+}
+
+// ConvertToVersion implements runtime.ObjectConvertor.
+func (a admissionObjects) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+	kinds, _, err := a.ObjectKinds(in)
+	if err != nil {
+		return nil, err
+	}
+	if target, ok := gv.KindForGroupVersionKinds(kinds); ok && target == kinds[0] {
+		return in, nil
+	}
+	return nil, fmt.Errorf("converting %v to %v is not supported", kinds[0], gv)
+}
+
+// ConvertFieldLabel implements runtime.ObjectConvertor.
+func (a admissionObjects) ConvertFieldLabel(_ schema.GroupVersionKind, label, value string) (string, string, error) {
+	return label, value, nil
+}
+
+// equivalentResources is upstream's EquivalentResourceMapper over the
+// served resources: two resources are equivalent when they share storage.
+type equivalentResources struct{ s *Registry }
+
+// EquivalentResourcesFor implements runtime.EquivalentResourceMapper.
+func (e equivalentResources) EquivalentResourcesFor(resource schema.GroupVersionResource, subresource string) []schema.GroupVersionResource {
+	r, ok := e.s.served.Lookup(resource.Group, resource.Version, resource.Resource)
+	if !ok || r.Bucket == "" {
+		return nil
+	}
+	var out []schema.GroupVersionResource
+	for _, o := range e.s.served.All() {
+		if o.Bucket != r.Bucket || o.Virtual || (subresource != "" && !o.HasSub(subresource)) {
+			continue
+		}
+		out = append(out, o.GVK.GroupVersion().WithResource(o.Resource.Resource))
+	}
+	return out
+}
+
+// KindFor implements runtime.EquivalentResourceMapper.
+func (e equivalentResources) KindFor(resource schema.GroupVersionResource, subresource string) schema.GroupVersionKind {
+	r, ok := e.s.served.Lookup(resource.Group, resource.Version, resource.Resource)
+	if !ok {
+		return schema.GroupVersionKind{}
+	}
+	if subresource == "scale" {
+		return scaleKind
+	}
+	return r.GVK
+}

@@ -1,0 +1,150 @@
+package registry
+
+// ResourceQuota: kube-apiserver's admission plugin refuses creates over a
+// quota, and kube-controller-manager's resource quota controller keeps
+// status.used current; here both recompute a namespace's usage from the
+// store, when an object is created and after every commit in a namespace
+// that has quotas.
+
+import (
+	"errors"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	quota "k8s.io/apiserver/pkg/quota/v1"
+
+	admissionplugins "github.com/fakeplane/fakeplane/admission"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// resourceQuotas are the quotas of a namespace.
+func (s *Registry) resourceQuotas(ns string) ([]corev1.ResourceQuota, error) {
+	if ns == "" {
+		return nil, nil
+	}
+	return listTyped[corev1.ResourceQuota](s, "", "resourcequotas", ns)
+}
+
+// quotaResourcesOf are the resources whose objects count towards the
+// named quota resources.
+func quotaResourcesOf(names []corev1.ResourceName) map[schema.GroupResource]bool {
+	out := map[schema.GroupResource]bool{}
+	for _, n := range names {
+		name := string(n)
+		switch {
+		case strings.HasPrefix(name, "count/"):
+			res, group, _ := strings.Cut(strings.TrimPrefix(name, "count/"), ".")
+			out[schema.GroupResource{Group: group, Resource: res}] = true
+		case name == "pods" || name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
+			(strings.HasPrefix(name, "requests.") && name != "requests.storage") || strings.HasPrefix(name, "limits."):
+			out[schema.GroupResource{Resource: "pods"}] = true
+		case strings.HasPrefix(name, "services"):
+			out[schema.GroupResource{Resource: "services"}] = true
+		case name == "persistentvolumeclaims" || name == "requests.storage" || strings.Contains(name, ".storageclass.storage.k8s.io/"):
+			out[schema.GroupResource{Resource: "persistentvolumeclaims"}] = true
+		case name == "configmaps" || name == "secrets" || name == "replicationcontrollers" || name == "resourcequotas":
+			out[schema.GroupResource{Resource: name}] = true
+		}
+	}
+	return out
+}
+
+// namespaceUsage sums the quota usage of a namespace's objects of what
+// names name.
+func (s *Registry) namespaceUsage(ns string, names []corev1.ResourceName) (corev1.ResourceList, error) {
+	total := corev1.ResourceList{}
+	for gr := range quotaResourcesOf(names) {
+		version, ok := s.served.Preferred(gr.Group)
+		if !ok {
+			continue
+		}
+		r, ok := s.served.Lookup(gr.Group, version, gr.Resource)
+		if !ok || !r.Namespaced || r.Virtual {
+			continue
+		}
+		lst, err := s.store.List(r.Bucket, store.ListOptions{Prefix: ns + "/"})
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		for _, it := range lst.Items {
+			var obj runtime.Object
+			if r.Typed != nil && gr.Group == "" {
+				obj = r.Typed()
+				if err := JSONUnmarshal(it.Value, obj); err != nil {
+					return nil, apierrors.NewInternalError(err)
+				}
+			}
+			total = quota.Add(total, admissionplugins.QuotaUsage(gr, obj))
+		}
+	}
+	return quota.Mask(total, names), nil
+}
+
+// admitQuota is the ResourceQuota admission plugin on a create of o, or
+// an update of old to o (old nil on a create).
+func (s *Registry) admitQuota(c *Request, o, old *Object) error {
+	if !c.Res.Namespaced || o.Meta.GetNamespace() == "" {
+		return nil
+	}
+	quotas, err := s.resourceQuotas(o.Meta.GetNamespace())
+	if err != nil || len(quotas) == 0 {
+		return err
+	}
+	used := make([]corev1.ResourceList, len(quotas))
+	tracked := false
+	for i := range quotas {
+		if !admissionplugins.QuotaTracks(&quotas[i], c.Res.GR, o.Obj) {
+			continue
+		}
+		tracked = true
+		usage, err := s.namespaceUsage(o.Meta.GetNamespace(), quota.ResourceNames(quotas[i].Spec.Hard))
+		if err != nil {
+			return err
+		}
+		used[i] = admissionplugins.QuotaStatus(&quotas[i], usage).Used
+	}
+	if !tracked {
+		return nil
+	}
+	var oldObj runtime.Object
+	if old != nil {
+		oldObj = old.Obj
+	}
+	if err := admissionplugins.AdmitQuota(c.Res.GR, o.Obj, oldObj, quotas, used); err != nil {
+		return apierrors.NewForbidden(c.Res.GR, o.Meta.GetName(), err)
+	}
+	return nil
+}
+
+// refreshQuotas brings the status of a namespace's quotas up to date, as
+// the resource quota controller does.
+func (s *Registry) refreshQuotas(ns string) {
+	quotas, err := s.resourceQuotas(ns)
+	if err != nil || len(quotas) == 0 {
+		return
+	}
+	for i := range quotas {
+		q := &quotas[i]
+		usage, err := s.namespaceUsage(ns, quota.ResourceNames(q.Spec.Hard))
+		if err != nil {
+			s.log.Warn("resource quota usage", "namespace", ns, "quota", q.Name, "err", err)
+			continue
+		}
+		want := admissionplugins.QuotaStatus(q, usage)
+		if quota.Equals(want.Hard, q.Status.Hard) && quota.Equals(want.Used, q.Status.Used) {
+			continue
+		}
+		c := s.internalCall("", "v1", "resourcequotas", ns, q.Name, "update")
+		_, _, err = s.updateKey(c, c.Key(), q.Name, internalWrite, false, func(old *Object) (*Object, error) {
+			cur := old.Obj.DeepCopyObject().(*corev1.ResourceQuota)
+			cur.Status = admissionplugins.QuotaStatus(cur, usage)
+			return &Object{Obj: cur, Meta: cur}, nil
+		})
+		if err != nil && !apierrors.IsNotFound(err) && !errors.Is(err, store.ErrUnchanged) {
+			s.log.Warn("resource quota status", "namespace", ns, "quota", q.Name, "err", err)
+		}
+	}
+}
