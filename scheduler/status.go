@@ -12,8 +12,6 @@ const (
 	unschedulable
 	// unresolvable: preemption cannot make the node fit.
 	unresolvable
-	// schedulerError: something failed; the pod is retried.
-	schedulerError
 )
 
 // status is a plugin's answer: a code and the reasons shown to users.

@@ -193,9 +193,6 @@ func (s *Server) recordHeaders(next http.Handler) http.Handler {
 // Flunders returns how many flunders are stored.
 func (s *Server) Flunders() int { return s.flunders.len() }
 
-// stopping is closed when the server stops.
-func (s *Server) stopping() <-chan struct{} { return s.stop }
-
 // context is a context done when the server stops or the request ends.
 func (s *Server) context(r *http.Request) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(r.Context())
