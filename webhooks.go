@@ -1,11 +1,7 @@
 package fakeplane
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/url"
@@ -18,9 +14,9 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/fakeplane/fakeplane/fixtures"
 	"github.com/fakeplane/fakeplane/internal/pki"
 )
 
@@ -216,7 +212,7 @@ func (opts *WebhookInstallOptions) configurations() ([]*admissionregistrationv1.
 			if err != nil {
 				return nil, nil, err
 			}
-			more, err := splitManifests(b)
+			more, err := fixtures.SplitYAML(b)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", f, err)
 			}
@@ -224,7 +220,7 @@ func (opts *WebhookInstallOptions) configurations() ([]*admissionregistrationv1.
 		}
 	}
 	for i, m := range opts.Manifests {
-		more, err := splitManifests(m)
+		more, err := fixtures.SplitYAML(m)
 		if err != nil {
 			return nil, nil, fmt.Errorf("Manifests[%d]: %w", i, err)
 		}
@@ -287,24 +283,4 @@ func manifestFiles(p string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// splitManifests splits a YAML stream (or a JSON document) into its
-// non-empty documents.
-func splitManifests(b []byte) ([][]byte, error) {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
-	var out [][]byte
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(bytes.TrimSpace(doc)) == 0 || string(bytes.TrimSpace(doc)) == "---" {
-			continue
-		}
-		out = append(out, doc)
-	}
 }
