@@ -2,6 +2,7 @@ package certificatesigningrequest
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -65,7 +66,7 @@ func validateConditions(csr *certificatesv1.CertificateSigningRequest) field.Err
 		switch {
 		case c.Status == "":
 			errs = append(errs, field.Required(fld.Index(i).Child("status"), ""))
-		case !contains(allowed, string(c.Status)):
+		case !slices.Contains(allowed, string(c.Status)):
 			errs = append(errs, field.NotSupported(fld.Index(i).Child("status"), c.Status, allowed))
 		}
 		switch c.Type {
@@ -86,13 +87,4 @@ func validateConditions(csr *certificatesv1.CertificateSigningRequest) field.Err
 		seen[c.Type] = true
 	}
 	return errs
-}
-
-func contains(l []string, s string) bool {
-	for _, v := range l {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
