@@ -199,9 +199,10 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 			if err != nil {
 				return store.Write{}, err
 			}
-		} else if c.Res.HasSub("status") && mode == mainWrite && c.Info.Subresource != "approval" {
-			// (A write to /approval keeps the new conditions: the strategy's
-			// PrepareForApprovalUpdate keeps the rest of the status.)
+		} else if c.Res.HasSub("status") && mode == mainWrite && c.Info.Subresource == "" {
+			// A write to the resource itself keeps the stored status; the
+			// other subresources (finalize, approval, ...) leave it to their
+			// strategy's preparer.
 			if err := copyStatus(old.Obj, o.Obj); err != nil {
 				return store.Write{}, err
 			}
