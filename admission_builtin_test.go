@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -108,8 +109,8 @@ func TestAdmissionDefaultStorageClass(t *testing.T) {
 		want  string
 	}{
 		{name: "unnamed", want: "standard"},
-		{name: "named", class: ptrTo("slow"), want: "slow"},
-		{name: "none", class: ptrTo(""), want: ""},
+		{name: "named", class: ptr.To("slow"), want: "slow"},
+		{name: "none", class: ptr.To(""), want: ""},
 	}
 	for _, tc := range cases {
 		pvc, err := client.CoreV1().PersistentVolumeClaims("default").Create(ctx, testClaim(tc.name, "1Gi", tc.class), metav1.CreateOptions{})

@@ -125,9 +125,6 @@ func clientWithWarnings(t *testing.T, cp *fakeplane.ControlPlane) (kubernetes.In
 	return kubernetes.NewForConfigOrDie(cfg), wc
 }
 
-// ptrTo returns a pointer to v.
-func ptrTo[T any](v T) *T { return &v }
-
 // eventually retries f until it returns nil or 20 seconds pass: an
 // admission configuration takes effect once the plugins' informers have
 // seen it (policies within a second), as on kube-apiserver.

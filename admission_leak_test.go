@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -34,7 +35,7 @@ func TestStopLeavesNoGoroutineOfAdmission(t *testing.T) {
 			Name:                    "require-label.example.com",
 			ClientConfig:            urlWebhookConfig(hook, "/"),
 			Rules:                   []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
 	}, nil)
@@ -45,7 +46,7 @@ func TestStopLeavesNoGoroutineOfAdmission(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "replica-limit-binding"},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName:        "replica-limit",
-			ParamRef:          &admissionregistrationv1.ParamRef{Name: "replica-limit", ParameterNotFoundAction: ptrTo(admissionregistrationv1.DenyAction)},
+			ParamRef:          &admissionregistrationv1.ParamRef{Name: "replica-limit", ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction)},
 			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
 		},
 	})

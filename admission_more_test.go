@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
 	"github.com/fakeplane/fakeplane/internal/pki"
@@ -66,11 +67,11 @@ func TestAdmissionWebhookReachedThroughService(t *testing.T) {
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name: "by-service.example.com",
 			ClientConfig: admissionregistrationv1.WebhookClientConfig{
-				Service:  &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "hook", Path: ptrTo("/validate")},
+				Service:  &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "hook", Path: ptr.To("/validate")},
 				CABundle: ca.CertPEM,
 			},
 			Rules:                   []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
 	}, func() error {
@@ -130,7 +131,7 @@ func TestAdmissionMutatingWebhookOnCustomResourceIsPrunedAndDefaulted(t *testing
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"stable.example.com"}, APIVersions: []string{"v1"}, Resources: []string{"crontabs"}},
 			}},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
 	}, func() error {
@@ -223,8 +224,8 @@ func TestAdmissionWebhookMatchPolicyEquivalentConverts(t *testing.T) {
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"events.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"events"}},
 			}},
-			MatchPolicy:             ptrTo(admissionregistrationv1.Equivalent),
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			MatchPolicy:             ptr.To(admissionregistrationv1.Equivalent),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
 	}, nil)
@@ -281,7 +282,7 @@ func TestAdmissionMutatingWebhookOnScale(t *testing.T) {
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments/scale"}},
 			}},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
 	}, nil)
@@ -317,7 +318,7 @@ func TestAdmissionPolicyFailurePolicy(t *testing.T) {
 					NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": name}},
 				},
 				Validations:   []admissionregistrationv1.Validation{{Expression: `object.data.mode == "fast"`}},
-				FailurePolicy: ptrTo(fp),
+				FailurePolicy: ptr.To(fp),
 			},
 		}, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: name},

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -65,14 +66,14 @@ func TestAdmissionMutatingWebhookAddsSidecar(t *testing.T) {
 			Name:                    "labeller.example.com",
 			ClientConfig:            urlWebhookConfig(labeller, "/"),
 			Rules:                   []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
-			ReinvocationPolicy:      ptrTo(admissionregistrationv1.IfNeededReinvocationPolicy),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			ReinvocationPolicy:      ptr.To(admissionregistrationv1.IfNeededReinvocationPolicy),
 			AdmissionReviewVersions: []string{"v1"},
 		}, {
 			Name:                    "injector.example.com",
 			ClientConfig:            urlWebhookConfig(injector, "/inject"),
 			Rules:                   []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNoneOnDryRun),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNoneOnDryRun),
 			AdmissionReviewVersions: []string{"v1beta1"},
 		}},
 	}, func() error {
@@ -130,7 +131,7 @@ func TestAdmissionWebhookDryRunNeedsNoSideEffects(t *testing.T) {
 			Name:                    "side-effects.example.com",
 			ClientConfig:            urlWebhookConfig(hook, "/"),
 			Rules:                   []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassSome),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassSome),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
 	}, func() error {
@@ -185,7 +186,7 @@ func TestAdmissionWebhookSelectorsAndMatchConditions(t *testing.T) {
 			MatchConditions: []admissionregistrationv1.MatchCondition{{
 				Name: "not-exempt", Expression: `object.metadata.name != "exempt"`,
 			}},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
 	}, func() error {
@@ -243,7 +244,7 @@ func TestAdmissionWebhookOperationsAndSubresources(t *testing.T) {
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments/scale"}},
 			}},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
 	}, func() error {

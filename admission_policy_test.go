@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -43,7 +44,7 @@ func replicaLimitPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 				MessageExpression: `"replicas must be at most " + string(variables.limit)`,
 			}},
 			AuditAnnotations: []admissionregistrationv1.AuditAnnotation{{Key: "replicas", ValueExpression: "string(object.spec.replicas)"}},
-			FailurePolicy:    ptrTo(admissionregistrationv1.Fail),
+			FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
 		},
 	}
 }
@@ -80,7 +81,7 @@ func TestAdmissionPolicyLimitsReplicasFromParams(t *testing.T) {
 			// The ConfigMap of the request's namespace.
 			ParamRef: &admissionregistrationv1.ParamRef{
 				Name:                    "replica-limit",
-				ParameterNotFoundAction: ptrTo(admissionregistrationv1.DenyAction),
+				ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction),
 			},
 			MatchResources:    &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"limited": "true"}}},
 			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
@@ -108,7 +109,7 @@ func TestAdmissionPolicyLimitsReplicasFromParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	small.Spec.Replicas = ptrTo(int32(6))
+	small.Spec.Replicas = ptr.To(int32(6))
 	if _, err := client.AppsV1().Deployments("team-a").Update(ctx, small, metav1.UpdateOptions{}); err == nil {
 		t.Fatal("update over the limit allowed")
 	}
@@ -150,7 +151,7 @@ func TestAdmissionPolicyValidationActions(t *testing.T) {
 			Validations: []admissionregistrationv1.Validation{{
 				Expression: `has(object.metadata.labels) && "app.kubernetes.io/name" in object.metadata.labels`,
 				Message:    "the label app.kubernetes.io/name is required",
-				Reason:     ptrTo(metav1.StatusReasonForbidden),
+				Reason:     ptr.To(metav1.StatusReasonForbidden),
 			}},
 		},
 	}

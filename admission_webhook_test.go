@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -47,7 +48,7 @@ func TestAdmissionValidatingWebhookDeniesPodsWithoutLabel(t *testing.T) {
 			Name:                    "require-label.example.com",
 			ClientConfig:            urlWebhookConfig(hook, "/validate"),
 			Rules:                   []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
 	}, func() error {
@@ -138,16 +139,16 @@ func TestAdmissionWebhookFailurePolicy(t *testing.T) {
 					ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: tc.ca},
 					Rules:                   []admissionregistrationv1.RuleWithOperations{configMapRule},
 					NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"webhook": tc.name}},
-					FailurePolicy:           ptrTo(tc.policy),
-					TimeoutSeconds:          ptrTo(tc.timeout),
-					SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+					FailurePolicy:           ptr.To(tc.policy),
+					TimeoutSeconds:          ptr.To(tc.timeout),
+					SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 					AdmissionReviewVersions: []string{"v1"},
 				}, {
 					Name:                    "recorder.example.com",
 					ClientConfig:            urlWebhookConfig(recorder, "/"),
 					Rules:                   []admissionregistrationv1.RuleWithOperations{configMapRule},
 					NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"webhook": tc.name}},
-					SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+					SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 					AdmissionReviewVersions: []string{"v1"},
 				}},
 			}, nil)

@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 // labelPolicy refuses ConfigMaps labelled forbidden=true.
@@ -81,7 +82,7 @@ func BenchmarkAdmissionCreate(b *testing.B) {
 				Name:                    "bench.example.com",
 				ClientConfig:            urlWebhookConfig(hook, "/"),
 				Rules:                   []admissionregistrationv1.RuleWithOperations{configMapRule},
-				SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				AdmissionReviewVersions: []string{"v1"},
 			}},
 		}, nil)

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // The annotations in which autoscaling/v1 carries what only autoscaling/v2
@@ -72,7 +73,7 @@ func ToV2(in *autoscalingv1.HorizontalPodAutoscaler) *autoscalingv2.HorizontalPo
 	}
 	if p := in.Status.CurrentCPUUtilizationPercentage; p != nil {
 		out.Status.CurrentMetrics = []autoscalingv2.MetricStatus{{Type: autoscalingv2.ResourceMetricSourceType,
-			Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU, Current: autoscalingv2.MetricValueStatus{AverageUtilization: ptrTo(*p)}}}}
+			Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU, Current: autoscalingv2.MetricValueStatus{AverageUtilization: ptr.To(*p)}}}}
 	}
 	ann := in.Annotations
 	if enc, ok := ann[metricSpecsAnnotation]; ok {
@@ -153,7 +154,7 @@ func ToV1(in *autoscalingv2.HorizontalPodAutoscaler) *autoscalingv1.HorizontalPo
 		m := &in.Spec.Metrics[i]
 		if isCPUUtilization(m) {
 			if out.Spec.TargetCPUUtilizationPercentage == nil {
-				out.Spec.TargetCPUUtilizationPercentage = ptrTo(*m.Resource.Target.AverageUtilization)
+				out.Spec.TargetCPUUtilizationPercentage = ptr.To(*m.Resource.Target.AverageUtilization)
 			}
 			continue
 		}
@@ -161,7 +162,7 @@ func ToV1(in *autoscalingv2.HorizontalPodAutoscaler) *autoscalingv1.HorizontalPo
 	}
 	for _, m := range in.Status.CurrentMetrics {
 		if m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == corev1.ResourceCPU && m.Resource.Current.AverageUtilization != nil {
-			out.Status.CurrentCPUUtilizationPercentage = ptrTo(*m.Resource.Current.AverageUtilization)
+			out.Status.CurrentCPUUtilizationPercentage = ptr.To(*m.Resource.Current.AverageUtilization)
 		}
 	}
 	if len(others) > 0 {
@@ -236,7 +237,7 @@ func (r *scalingRules) toV2() *autoscalingv2.HPAScalingRules {
 // cpuUtilization is a CPU utilization target.
 func cpuUtilization(percent int32) autoscalingv2.MetricSpec {
 	return autoscalingv2.MetricSpec{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
-		Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptrTo(percent)}}}
+		Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To(percent)}}}
 }
 
 // isCPUUtilization reports whether a metric is what v1's
@@ -245,17 +246,15 @@ func isCPUUtilization(m *autoscalingv2.MetricSpec) bool {
 	return m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == corev1.ResourceCPU && m.Resource.Target.AverageUtilization != nil
 }
 
-func ptrTo[T any](v T) *T { return &v }
-
 // metricSpecToV2 converts a v1 (annotation) metric to v2.
 func metricSpecToV2(in *autoscalingv1.MetricSpec) autoscalingv2.MetricSpec {
 	out := autoscalingv2.MetricSpec{Type: autoscalingv2.MetricSourceType(in.Type)}
 	if s := in.Object; s != nil {
-		t := autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: ptrTo(s.TargetValue), AverageValue: s.AverageValue}
+		t := autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: ptr.To(s.TargetValue), AverageValue: s.AverageValue}
 		if s.AverageValue != nil {
 			t.Type, t.Value = autoscalingv2.AverageValueMetricType, nil
 			if !s.TargetValue.IsZero() {
-				t.Value = ptrTo(s.TargetValue)
+				t.Value = ptr.To(s.TargetValue)
 			}
 		}
 		out.Object = &autoscalingv2.ObjectMetricSource{Target: t,
@@ -263,7 +262,7 @@ func metricSpecToV2(in *autoscalingv1.MetricSpec) autoscalingv2.MetricSpec {
 			Metric:          autoscalingv2.MetricIdentifier{Name: s.MetricName, Selector: s.Selector}}
 	}
 	if s := in.Pods; s != nil {
-		out.Pods = &autoscalingv2.PodsMetricSource{Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: ptrTo(s.TargetAverageValue)},
+		out.Pods = &autoscalingv2.PodsMetricSource{Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: ptr.To(s.TargetAverageValue)},
 			Metric: autoscalingv2.MetricIdentifier{Name: s.MetricName, Selector: s.Selector}}
 	}
 	if s := in.Resource; s != nil {
@@ -327,24 +326,24 @@ func metricSpecToV1(in *autoscalingv2.MetricSpec) autoscalingv1.MetricSpec {
 func metricStatusToV2(in *autoscalingv1.MetricStatus) autoscalingv2.MetricStatus {
 	out := autoscalingv2.MetricStatus{Type: autoscalingv2.MetricSourceType(in.Type)}
 	if s := in.Object; s != nil {
-		out.Object = &autoscalingv2.ObjectMetricStatus{Current: autoscalingv2.MetricValueStatus{Value: ptrTo(s.CurrentValue), AverageValue: s.AverageValue},
+		out.Object = &autoscalingv2.ObjectMetricStatus{Current: autoscalingv2.MetricValueStatus{Value: ptr.To(s.CurrentValue), AverageValue: s.AverageValue},
 			DescribedObject: autoscalingv2.CrossVersionObjectReference(s.Target),
 			Metric:          autoscalingv2.MetricIdentifier{Name: s.MetricName, Selector: s.Selector}}
 	}
 	if s := in.Pods; s != nil {
-		out.Pods = &autoscalingv2.PodsMetricStatus{Current: autoscalingv2.MetricValueStatus{AverageValue: ptrTo(s.CurrentAverageValue)},
+		out.Pods = &autoscalingv2.PodsMetricStatus{Current: autoscalingv2.MetricValueStatus{AverageValue: ptr.To(s.CurrentAverageValue)},
 			Metric: autoscalingv2.MetricIdentifier{Name: s.MetricName, Selector: s.Selector}}
 	}
 	if s := in.Resource; s != nil {
 		out.Resource = &autoscalingv2.ResourceMetricStatus{Name: s.Name,
-			Current: autoscalingv2.MetricValueStatus{AverageValue: ptrTo(s.CurrentAverageValue), AverageUtilization: s.CurrentAverageUtilization}}
+			Current: autoscalingv2.MetricValueStatus{AverageValue: ptr.To(s.CurrentAverageValue), AverageUtilization: s.CurrentAverageUtilization}}
 	}
 	if s := in.ContainerResource; s != nil {
 		out.ContainerResource = &autoscalingv2.ContainerResourceMetricStatus{Name: s.Name, Container: s.Container,
-			Current: autoscalingv2.MetricValueStatus{AverageValue: ptrTo(s.CurrentAverageValue), AverageUtilization: s.CurrentAverageUtilization}}
+			Current: autoscalingv2.MetricValueStatus{AverageValue: ptr.To(s.CurrentAverageValue), AverageUtilization: s.CurrentAverageUtilization}}
 	}
 	if s := in.External; s != nil {
-		out.External = &autoscalingv2.ExternalMetricStatus{Current: autoscalingv2.MetricValueStatus{Value: ptrTo(s.CurrentValue), AverageValue: s.CurrentAverageValue},
+		out.External = &autoscalingv2.ExternalMetricStatus{Current: autoscalingv2.MetricValueStatus{Value: ptr.To(s.CurrentValue), AverageValue: s.CurrentAverageValue},
 			Metric: autoscalingv2.MetricIdentifier{Name: s.MetricName, Selector: s.MetricSelector}}
 	}
 	return out
@@ -359,7 +358,7 @@ func metricStatusToV1(in *autoscalingv2.MetricStatus) autoscalingv1.MetricStatus
 			o.CurrentValue = *s.Current.Value
 		}
 		if s.Current.AverageValue != nil {
-			o.AverageValue = ptrTo(*s.Current.AverageValue)
+			o.AverageValue = ptr.To(*s.Current.AverageValue)
 		}
 		out.Object = o
 	}
