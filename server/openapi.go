@@ -312,6 +312,11 @@ func (s *Server) openAPIv3Doc(group, version string) []byte {
 // ("api", "apis" or "apis/<group>"): its one GET operation, as upstream's
 // operation IDs and tags name it, and the schema it answers with.
 func (s *Server) openAPIv3DiscoveryDoc(rel string) []byte {
+	s.openAPIMu.Lock()
+	defer s.openAPIMu.Unlock()
+	if b, ok := s.openAPIDiscoveryCache[rel]; ok {
+		return b
+	}
 	var id, tag, desc, model string
 	switch {
 	case rel == "api":
@@ -345,6 +350,10 @@ func (s *Server) openAPIv3DiscoveryDoc(rel string) []byte {
 			"securitySchemes": map[string]any{"BearerToken": map[string]any{"type": "apiKey", "description": "Bearer Token authentication", "name": "authorization", "in": "header"}},
 		},
 	})
+	if s.openAPIDiscoveryCache == nil {
+		s.openAPIDiscoveryCache = map[string][]byte{}
+	}
+	s.openAPIDiscoveryCache[rel] = b
 	return b
 }
 

@@ -79,6 +79,9 @@ type Server struct {
 	// openAPICache holds the OpenAPI v3 documents of built-in group/versions.
 	openAPIMu    sync.Mutex
 	openAPICache map[schema.GroupVersion][]byte
+	// openAPIDiscoveryCache holds the OpenAPI v3 documents of discovery
+	// paths ("api", "apis", "apis/<group>"), which depend on the path alone.
+	openAPIDiscoveryCache map[string][]byte
 	// openAPIv2Cache is /openapi/v2 for the registry generation it was built for.
 	openAPIv2Cache *openAPIv2Doc
 	// auth is the authentication and authorization machinery.
