@@ -60,7 +60,7 @@ func NewClusterRoleAggregation(reg registry.Interface, log *slog.Logger) *Cluste
 }
 
 // Name implements Controller.
-func (c *ClusterRoleAggregation) Name() string { return "clusterrole-aggregation" }
+func (c *ClusterRoleAggregation) Name() string { return "clusterrole-aggregation-controller" }
 
 // Resources implements Controller.
 func (c *ClusterRoleAggregation) Resources() []string { return []string{clusterRolesBucket} }

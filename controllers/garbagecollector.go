@@ -88,7 +88,7 @@ func NewGarbageCollector(reg registry.Interface, index OwnerIndex, log *slog.Log
 }
 
 // Name implements Controller.
-func (gc *GarbageCollector) Name() string { return "garbage-collector" }
+func (gc *GarbageCollector) Name() string { return "garbage-collector-controller" }
 
 // Resources implements Controller: none, the OwnerIndex feeds it.
 func (gc *GarbageCollector) Resources() []string { return nil }

@@ -84,7 +84,7 @@ func NewNamespaceLifecycle(reg registry.Interface, namespaced NamespacedResource
 }
 
 // Name implements Controller.
-func (c *NamespaceLifecycle) Name() string { return "namespace" }
+func (c *NamespaceLifecycle) Name() string { return "namespace-controller" }
 
 // Resources implements Controller.
 func (c *NamespaceLifecycle) Resources() []string { return []string{namespacesBucket} }

@@ -17,7 +17,7 @@ import (
 // Controller is one control loop.
 type Controller interface {
 	// Name names the controller, as kube-controller-manager's --controllers
-	// does ("clusterrole-aggregation", ...).
+	// does ("clusterrole-aggregation-controller", ...).
 	Name() string
 	// Resources are the store buckets whose changes feed the controller
 	// ("apiextensions.k8s.io/customresourcedefinitions", ...).
@@ -489,6 +489,12 @@ type Config struct {
 	RootCA []byte
 	// Log receives what they report (nil: slog.Default()).
 	Log *slog.Logger
+	// Now is the clock of the controllers that act on time (CronJob
+	// schedules, Job deadlines, TTLs, ...; nil: time.Now).
+	Now func() time.Time
+	// Controllers selects the controllers that run, as
+	// kube-controller-manager's --controllers (nil: DefaultSelection).
+	Controllers Selection
 }
 
 // Default returns the controllers of this package a control plane runs, as
@@ -498,19 +504,27 @@ func Default(cfg Config) []Controller {
 	if log == nil {
 		log = slog.Default()
 	}
-	ctrls := []Controller{
-		NewClusterRoleAggregation(reg, log.With("controller", "clusterrole-aggregation")),
-		NewServiceAccount(reg, log.With("controller", "serviceaccount-controller")),
-		NewCRDFinalizer(reg, log.With("controller", "crd-finalizer")),
+	sel := cfg.Controllers
+	if sel == nil {
+		sel = DefaultSelection
 	}
-	if cfg.RootCA != nil {
-		ctrls = append(ctrls, NewRootCACertPublisher(reg, cfg.RootCA, log.With("controller", "root-ca-certificate-publisher-controller")))
+	// The CRD finalizer is kube-apiserver's (apiextensions-apiserver's),
+	// not kube-controller-manager's: it always runs.
+	ctrls := []Controller{NewCRDFinalizer(reg, log.With("controller", "crd-finalizer"))}
+	add := func(name string, ok bool, c func(log *slog.Logger) Controller) {
+		if ok && sel.Enabled(name) {
+			ctrls = append(ctrls, c(log.With("controller", name)))
+		}
 	}
-	if cfg.NamespacedResources != nil {
-		ctrls = append(ctrls, NewNamespaceLifecycle(reg, cfg.NamespacedResources, log.With("controller", "namespace")))
-	}
-	if cfg.Owners != nil {
-		ctrls = append(ctrls, NewGarbageCollector(reg, cfg.Owners, log.With("controller", "garbage-collector")))
-	}
+	add(ClusterRoleAggregationName, true, func(l *slog.Logger) Controller { return NewClusterRoleAggregation(reg, l) })
+	add(ServiceAccountName, true, func(l *slog.Logger) Controller { return NewServiceAccount(reg, l) })
+	add(RootCACertificatePublisherName, cfg.RootCA != nil, func(l *slog.Logger) Controller {
+		return NewRootCACertPublisher(reg, cfg.RootCA, l)
+	})
+	add(NamespaceName, cfg.NamespacedResources != nil, func(l *slog.Logger) Controller {
+		return NewNamespaceLifecycle(reg, cfg.NamespacedResources, l)
+	})
+	add(GarbageCollectorName, cfg.Owners != nil, func(l *slog.Logger) Controller { return NewGarbageCollector(reg, cfg.Owners, l) })
+	// The workload controllers, one line each.
 	return ctrls
 }

@@ -1,0 +1,144 @@
+package controllers
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Names of the kube-controller-manager controllers fakeplane runs, as
+// kube-controller-manager's --controllers spells them.
+const (
+	ClusterRoleAggregationName     = "clusterrole-aggregation-controller"
+	CronJobName                    = "cronjob-controller"
+	DaemonSetName                  = "daemonset-controller"
+	DeploymentName                 = "deployment-controller"
+	DisruptionName                 = "disruption-controller"
+	EndpointsName                  = "endpoints-controller"
+	EndpointSliceName              = "endpointslice-controller"
+	GarbageCollectorName           = "garbage-collector-controller"
+	JobName                        = "job-controller"
+	NamespaceName                  = "namespace-controller"
+	NodeLifecycleName              = "node-lifecycle-controller"
+	PersistentVolumeBinderName     = "persistentvolume-binder-controller"
+	PodGarbageCollectorName        = "pod-garbage-collector-controller"
+	ReplicaSetName                 = "replicaset-controller"
+	ReplicationControllerName      = "replicationcontroller-controller"
+	ResourceQuotaName              = "resourcequota-controller"
+	RootCACertificatePublisherName = "root-ca-certificate-publisher-controller"
+	ServiceAccountName             = "serviceaccount-controller"
+	StatefulSetName                = "statefulset-controller"
+	TTLAfterFinishedName           = "ttl-after-finished-controller"
+)
+
+// aliases maps the older names kube-controller-manager still accepts to
+// the canonical ones.
+var aliases = map[string]string{
+	"clusterrole-aggregation": ClusterRoleAggregationName,
+	"cronjob":                 CronJobName,
+	"daemonset":               DaemonSetName,
+	"deployment":              DeploymentName,
+	"disruption":              DisruptionName,
+	"endpoint":                EndpointsName,
+	"endpointslice":           EndpointSliceName,
+	"garbagecollector":        GarbageCollectorName,
+	"job":                     JobName,
+	"namespace":               NamespaceName,
+	"nodelifecycle":           NodeLifecycleName,
+	"persistentvolume-binder": PersistentVolumeBinderName,
+	"podgc":                   PodGarbageCollectorName,
+	"replicaset":              ReplicaSetName,
+	"replicationcontroller":   ReplicationControllerName,
+	"resourcequota":           ResourceQuotaName,
+	"root-ca-cert-publisher":  RootCACertificatePublisherName,
+	"serviceaccount":          ServiceAccountName,
+	"statefulset":             StatefulSetName,
+	"ttl-after-finished":      TTLAfterFinishedName,
+}
+
+// KnownNames are the controllers a Selection can name, canonical names
+// first; kube-controller-manager's other controllers are accepted and have
+// no effect (fakeplane does not run them).
+func KnownNames() []string {
+	return []string{
+		ClusterRoleAggregationName, CronJobName, DaemonSetName, DeploymentName, DisruptionName,
+		EndpointsName, EndpointSliceName, GarbageCollectorName, JobName, NamespaceName,
+		NodeLifecycleName, PersistentVolumeBinderName, PodGarbageCollectorName, ReplicaSetName,
+		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
+		ServiceAccountName, StatefulSetName, TTLAfterFinishedName,
+	}
+}
+
+// otherNames are kube-controller-manager controllers fakeplane has no use
+// for (tokens, certificates, IPAM, volumes attached to machines, ...): a
+// Selection accepts them, as a flag copied from a cluster's manifest
+// names them.
+var otherNames = []string{
+	"serviceaccount-token-controller", "endpointslice-mirroring-controller",
+	"horizontal-pod-autoscaler-controller", "certificatesigningrequest-signing-controller",
+	"certificatesigningrequest-approving-controller", "certificatesigningrequest-cleaner-controller",
+	"podcertificaterequest-cleaner-controller", "ttl-controller", "bootstrap-signer-controller",
+	"token-cleaner-controller", "node-ipam-controller", "taint-eviction-controller",
+	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
+	"persistentvolume-expander-controller", "persistentvolumeclaim-protection-controller",
+	"persistentvolume-protection-controller", "podgroup-protection-controller",
+	"kube-apiserver-serving-clustertrustbundle-publisher-controller", "ephemeral-volume-controller",
+	"storageversion-garbage-collector-controller", "resourceclaim-controller",
+	"resourcepoolstatusrequest-controller", "legacy-serviceaccount-token-cleaner-controller",
+	"validatingadmissionpolicy-status-controller", "volumeattributesclass-protection-controller",
+	"service-cidr-controller", "storage-version-migrator-controller", "selinux-warning-controller",
+	"csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", "tokencleaner", "nodeipam",
+	"attachdetach", "persistentvolume-expander", "ephemeral-volume", "endpointslicemirroring",
+	"horizontalpodautoscaling", "ttl", "pvc-protection", "pv-protection",
+	"legacy-service-account-token-cleaner", "storage-version-gc", "resource-claim-controller",
+	"serviceaccount-token",
+}
+
+// Selection is kube-controller-manager's --controllers: a list of
+// controller names, where "*" turns on every controller that is on by
+// default, "name" turns one on and "-name" turns one off. The first entry
+// that names a controller decides for it. An empty Selection runs none;
+// DefaultSelection, ["*"], runs all.
+type Selection []string
+
+// DefaultSelection is the flag's default: every controller.
+var DefaultSelection = Selection{"*"}
+
+// Validate reports the first entry that names no controller, with
+// kube-controller-manager's message.
+func (s Selection) Validate() error {
+	for _, e := range s {
+		name := e
+		if len(name) > 0 && name[0] == '-' {
+			name = name[1:]
+		}
+		if name == "*" {
+			continue
+		}
+		if _, ok := aliases[name]; ok || slices.Contains(KnownNames(), name) || slices.Contains(otherNames, name) {
+			continue
+		}
+		return fmt.Errorf("%q is not in the list of known controllers", e)
+	}
+	return nil
+}
+
+// Enabled reports whether s runs the controller of canonical name name.
+func (s Selection) Enabled(name string) bool {
+	hasStar := false
+	for _, e := range s {
+		off := len(e) > 0 && e[0] == '-'
+		if off {
+			e = e[1:]
+		}
+		if canon, ok := aliases[e]; ok {
+			e = canon
+		}
+		switch {
+		case e == name:
+			return !off
+		case e == "*" && !off:
+			hasStar = true
+		}
+	}
+	return hasStar
+}
