@@ -528,6 +528,7 @@ func Default(cfg Config) []Controller {
 	// The workload controllers, one line each.
 	add(StatefulSetName, true, func(l *slog.Logger) Controller { return NewStatefulSet(reg, cfg.Now, l) })
 	add(DaemonSetName, true, func(l *slog.Logger) Controller { return NewDaemonSet(reg, cfg.Now, l) })
+	add(NodeLifecycleName, true, func(l *slog.Logger) Controller { return NewNodeLifecycle(reg, cfg.Now, l) })
 	add(PersistentVolumeBinderName, true, func(l *slog.Logger) Controller { return NewPersistentVolumeBinder(reg, cfg.Now, l) })
 	return ctrls
 }
