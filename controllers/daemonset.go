@@ -537,11 +537,9 @@ func (c *DaemonSet) currentRevision(ctx context.Context, ds *appsv1.DaemonSet, r
 		}
 		return got.(*appsv1.ControllerRevision), nil
 	}
-	collision := int32(0)
-	if ds.Status.CollisionCount != nil {
-		collision = *ds.Status.CollisionCount
-	}
-	cr := newControllerRevision(ds, daemonSetKind, ds.Spec.Template.Labels, data, next, &collision)
+	// The collision count is hashed only once there is one, as upstream's
+	// daemon set controller does (the StatefulSet's starts at 0).
+	cr := newControllerRevision(ds, daemonSetKind, ds.Spec.Template.Labels, data, next, ds.Status.CollisionCount)
 	got, err := c.reg.Create(ctx, controllerRevisionsGVR, cr)
 	if apierrors.IsAlreadyExists(err) {
 		existing, gerr := c.reg.Get(ctx, controllerRevisionsGVR, cr.Namespace, cr.Name)
