@@ -526,5 +526,8 @@ func Default(cfg Config) []Controller {
 	})
 	add(GarbageCollectorName, cfg.Owners != nil, func(l *slog.Logger) Controller { return NewGarbageCollector(reg, cfg.Owners, l) })
 	// The workload controllers, one line each.
+	add(ReplicaSetName, true, func(l *slog.Logger) Controller { return NewReplicaSet(reg, cfg.Now, l) })
+	add(ReplicationControllerName, true, func(l *slog.Logger) Controller { return NewReplicationController(reg, cfg.Now, l) })
+	add(DeploymentName, true, func(l *slog.Logger) Controller { return NewDeployment(reg, cfg.Now, l) })
 	return ctrls
 }
