@@ -330,9 +330,8 @@ func TestDeploymentRollsOutThroughReplicaSets(t *testing.T) {
 		if n := len(ownedReplicaSets(t, cs, created)); n != 2 {
 			t.Errorf("%d ReplicaSets while paused, want 2", n)
 		}
-		if out := mustKubectl(t, cp, "get", "deployment", "web", "-o", "jsonpath={.status.updatedReplicas}/{.status.replicas}"); out != "0/5" {
-			t.Errorf("updated/replicas while paused = %s, want 0/5", out)
-		}
+		wantLines(t, "kubectl get deployment web while paused", mustKubectl(t, cp, "get", "deployment", "web"),
+			`NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE`, `web\s+5/5\s+0\s+5\s+`+age)
 		wantLines(t, "kubectl rollout resume", mustKubectl(t, cp, "rollout", "resume", "deployment/web"), `deployment\.apps/web resumed`)
 		wantRolloutStatusSuccess(t, cp, "web")
 		d := waitRolledOut(t, cs, "default", "web")
