@@ -52,7 +52,7 @@ type Deployment struct {
 	// deployments, sets and pods are the view, by key (namespace/name).
 	deployments map[string]*appsv1.Deployment
 	sets        map[string]*appsv1.ReplicaSet
-	pods        map[string]*corev1.Pod
+	pods        map[string]*podOwnerPhase
 	// dirty are the Deployments to sync; due, those to sync again at a time
 	// (the progress deadline).
 	dirty map[string]bool
@@ -77,7 +77,7 @@ func NewDeployment(reg registry.Interface, now func() time.Time, log *slog.Logge
 		now:         now,
 		deployments: map[string]*appsv1.Deployment{},
 		sets:        map[string]*appsv1.ReplicaSet{},
-		pods:        map[string]*corev1.Pod{},
+		pods:        map[string]*podOwnerPhase{},
 		dirty:       map[string]bool{},
 		due:         map[string]time.Time{},
 	}
@@ -186,34 +186,57 @@ func (c *Deployment) observeReplicaSet(ev store.Event) error {
 	return nil
 }
 
+// podOwnerPhase is what the deployment controller reads of a pod: its
+// owners and phase (a Recreate rollout waits for the old pods to be gone).
+type podOwnerPhase struct {
+	Metadata struct {
+		Namespace       string                  `json:"namespace"`
+		OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`
+	} `json:"metadata"`
+	Status struct {
+		Phase corev1.PodPhase `json:"phase"`
+	} `json:"status"`
+}
+
+// controller is the pod's controller reference, or nil.
+func (p *podOwnerPhase) controller() *metav1.OwnerReference {
+	for i := range p.Metadata.OwnerReferences {
+		if r := &p.Metadata.OwnerReferences[i]; r.Controller != nil && *r.Controller {
+			return r
+		}
+	}
+	return nil
+}
+
 // observePod records a pod event: a Recreate rollout waits for the old
 // pods to be gone.
 func (c *Deployment) observePod(ev store.Event) error {
 	old := c.pods[ev.Key]
-	var pod *corev1.Pod
+	var pod *podOwnerPhase
 	if ev.Type == store.Deleted {
 		delete(c.pods, ev.Key)
 	} else {
 		var err error
-		if pod, err = decodeEvent[corev1.Pod](ev); err != nil {
+		if pod, err = decodeEvent[podOwnerPhase](ev); err != nil {
 			return err
 		}
 		c.pods[ev.Key] = pod
 	}
-	for _, p := range []*corev1.Pod{old, pod} {
+	for _, p := range []*podOwnerPhase{old, pod} {
 		if p == nil {
 			continue
 		}
-		ref := metav1.GetControllerOfNoCopy(p)
+		ref := p.controller()
 		if ref == nil || ref.Kind != replicaSetKind.Kind {
 			continue
 		}
-		rs := c.sets[p.Namespace+"/"+ref.Name]
+		ns := p.Metadata.Namespace
+		rs := c.sets[ns+"/"+ref.Name]
 		if rs == nil {
 			continue
 		}
 		if dref := metav1.GetControllerOfNoCopy(rs); dref != nil && dref.Kind == deploymentKind.Kind {
-			key := p.Namespace + "/" + dref.Name
+			key := ns + "/" + dref.Name
 			if d := c.deployments[key]; d != nil && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 				c.dirty[key] = true
 			}

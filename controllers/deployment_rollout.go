@@ -553,7 +553,7 @@ func (c *Deployment) oldPodsRunning(newRS *appsv1.ReplicaSet, oldRSs, rsList []*
 		}
 	}
 	for _, p := range c.pods {
-		ref := metav1.GetControllerOfNoCopy(p)
+		ref := p.controller()
 		if ref == nil || !owned[string(ref.UID)] {
 			continue
 		}
