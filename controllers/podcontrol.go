@@ -19,10 +19,8 @@ import (
 	"github.com/fakeplane/fakeplane/registry"
 )
 
-// podsBucket is the store bucket of Pods.
-const podsBucket = "/pods"
-
-var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+// The pods' store bucket and resource, podsBucket and podsGVR, are
+// declared with the StatefulSet controller.
 
 // Event reasons of kube-controller-manager's pod control, shared by the
 // controllers that create and delete pods.

@@ -529,5 +529,8 @@ func Default(cfg Config) []Controller {
 	add(ReplicaSetName, true, func(l *slog.Logger) Controller { return NewReplicaSet(reg, cfg.Now, l) })
 	add(ReplicationControllerName, true, func(l *slog.Logger) Controller { return NewReplicationController(reg, cfg.Now, l) })
 	add(DeploymentName, true, func(l *slog.Logger) Controller { return NewDeployment(reg, cfg.Now, l) })
+	add(StatefulSetName, true, func(l *slog.Logger) Controller { return NewStatefulSet(reg, cfg.Now, l) })
+	add(DaemonSetName, true, func(l *slog.Logger) Controller { return NewDaemonSet(reg, cfg.Now, l) })
+	add(PersistentVolumeBinderName, true, func(l *slog.Logger) Controller { return NewPersistentVolumeBinder(reg, cfg.Now, l) })
 	return ctrls
 }
