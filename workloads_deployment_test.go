@@ -535,3 +535,34 @@ func TestDeploymentProgressDeadlineExceeded(t *testing.T) {
 	}
 	wantErrLine(t, "kubectl rollout status", failKubectl(t, cp, "rollout", "status", "deployment/stuck", "--timeout=30s"), `error: deployment "stuck" exceeded its progress deadline`)
 }
+
+// Pods count as available minReadySeconds after they became ready: the
+// controllers check again when that time comes, with no other change to
+// wake them.
+func TestDeploymentAvailableAfterMinReadySeconds(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	startTestKubelet(t, cp, nil)
+	cs := clientset(t, cp)
+	d := webDeployment("slow", 3, "nginx:1.27")
+	d.Spec.MinReadySeconds = 1
+	created, err := cs.AppsV1().Deployments("default").Create(context.Background(), d, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := waitRolledOut(t, cs, "default", "slow")
+	if c := condition(got, appsv1.DeploymentAvailable); c == nil || c.Status != corev1.ConditionTrue {
+		t.Errorf("Available condition %+v", c)
+	}
+	rs := ownedReplicaSets(t, cs, created)[0]
+	if rs.Spec.MinReadySeconds != 1 {
+		t.Errorf("ReplicaSet minReadySeconds %d, want 1", rs.Spec.MinReadySeconds)
+	}
+	for _, p := range podsOf(t, cs, "default", map[string]string{"app": "slow"}) {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && time.Since(c.LastTransitionTime.Time) < time.Second {
+				t.Errorf("pod %s counted available %v after it became ready", p.Name, time.Since(c.LastTransitionTime.Time))
+			}
+		}
+	}
+}
