@@ -283,7 +283,7 @@ func int32Annotation(rs *appsv1.ReplicaSet, key string) (int32, bool) {
 	return int32(n), true
 }
 
-// Sums over ReplicaSets (nil entries count 0).
+// sumSpecReplicas sums the spec.replicas of rss (nil entries count 0).
 func sumSpecReplicas(rss []*appsv1.ReplicaSet) int32 {
 	var n int32
 	for _, rs := range rss {
@@ -294,6 +294,7 @@ func sumSpecReplicas(rss []*appsv1.ReplicaSet) int32 {
 	return n
 }
 
+// sumStatusReplicas sums the status.replicas of rss.
 func sumStatusReplicas(rss []*appsv1.ReplicaSet) int32 {
 	var n int32
 	for _, rs := range rss {
@@ -304,6 +305,7 @@ func sumStatusReplicas(rss []*appsv1.ReplicaSet) int32 {
 	return n
 }
 
+// sumReadyReplicas sums the status.readyReplicas of rss.
 func sumReadyReplicas(rss []*appsv1.ReplicaSet) int32 {
 	var n int32
 	for _, rs := range rss {
@@ -314,6 +316,7 @@ func sumReadyReplicas(rss []*appsv1.ReplicaSet) int32 {
 	return n
 }
 
+// sumAvailableReplicas sums the status.availableReplicas of rss.
 func sumAvailableReplicas(rss []*appsv1.ReplicaSet) int32 {
 	var n int32
 	for _, rs := range rss {

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -413,7 +414,7 @@ func releaseObject(ctx context.Context, reg registry.Interface, gvr schema.Group
 
 // errAdoptionRaced says an object found an owner (or began its deletion)
 // between the controller's view and its adoption.
-var errAdoptionRaced = fmt.Errorf("object changed before adoption")
+var errAdoptionRaced = errors.New("object changed before adoption")
 
 // metaOf is obj's ObjectMeta accessor.
 func metaOf(obj runtime.Object) (metav1.Object, error) {
