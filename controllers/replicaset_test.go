@@ -195,4 +195,3 @@ func TestReplicaSetDeletesTheLeastUsefulPodsFirst(t *testing.T) {
 		t.Errorf("status %+v", st)
 	}
 }
-
