@@ -174,33 +174,65 @@ func TestDeploymentGenerationAndStatusIsolation(t *testing.T) {
 	if d.Generation != 1 || d.Status.Replicas != 0 {
 		t.Fatalf("create: generation %d (want 1), status.replicas %d (want 0: status is reset on create)", d.Generation, d.Status.Replicas)
 	}
+	// The deployment controller writes the status meanwhile, as on a
+	// cluster: each write below starts from a fresh read and retries on a
+	// Conflict, as a client of a cluster does.
+	update := func(what string, change func(*appsv1.Deployment), write func(*appsv1.Deployment) (*appsv1.Deployment, error)) (before, after *appsv1.Deployment) {
+		t.Helper()
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := deps.Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			before = cur.DeepCopy()
+			change(cur)
+			after, err = write(cur)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return before, after
+	}
+	mainWrite := func(d *appsv1.Deployment) (*appsv1.Deployment, error) {
+		return deps.Update(ctx, d, metav1.UpdateOptions{})
+	}
+	statusWrite := func(d *appsv1.Deployment) (*appsv1.Deployment, error) {
+		return deps.UpdateStatus(ctx, d, metav1.UpdateOptions{})
+	}
 	// Metadata-only change: generation stays.
-	d.Labels = map[string]string{"x": "y"}
-	d, err = deps.Update(ctx, d, metav1.UpdateOptions{})
-	if err != nil || d.Generation != 1 {
-		t.Fatalf("label update: %v generation %d", err, d.Generation)
+	if _, d = update("label update", func(d *appsv1.Deployment) { d.Labels = map[string]string{"x": "y"} }, mainWrite); d.Generation != 1 {
+		t.Fatalf("label update: generation %d", d.Generation)
 	}
 	// Spec change: generation bumps; status in a main-resource write is ignored.
-	d.Spec.Replicas = ptr.To[int32](3)
-	d.Status.Replicas = 7
-	d, err = deps.Update(ctx, d, metav1.UpdateOptions{})
-	if err != nil || d.Generation != 2 || d.Status.Replicas != 0 {
-		t.Fatalf("spec update: %v generation %d status.replicas %d", err, d.Generation, d.Status.Replicas)
+	before, d := update("spec update", func(d *appsv1.Deployment) {
+		d.Spec.Replicas = ptr.To[int32](3)
+		d.Status.Replicas = 7
+	}, mainWrite)
+	if d.Generation != 2 || d.Status.Replicas != before.Status.Replicas {
+		t.Fatalf("spec update: generation %d status.replicas %d (stored %d)", d.Generation, d.Status.Replicas, before.Status.Replicas)
 	}
 	// /status writes only status and keeps generation.
-	d.Status.Replicas = 3
-	d.Spec.Replicas = ptr.To[int32](10)
-	d, err = deps.UpdateStatus(ctx, d, metav1.UpdateOptions{})
-	if err != nil || d.Status.Replicas != 3 || *d.Spec.Replicas != 3 || d.Generation != 2 {
-		t.Fatalf("status update: %v status %d spec %d generation %d", err, d.Status.Replicas, *d.Spec.Replicas, d.Generation)
+	if _, d = update("status update", func(d *appsv1.Deployment) {
+		d.Status.Replicas = 3
+		d.Spec.Replicas = ptr.To[int32](10)
+	}, statusWrite); d.Status.Replicas != 3 || *d.Spec.Replicas != 3 || d.Generation != 2 {
+		t.Fatalf("status update: status %d spec %d generation %d", d.Status.Replicas, *d.Spec.Replicas, d.Generation)
 	}
 	// The scale subresource reads and writes spec.replicas.
 	sc, err := deps.GetScale(ctx, "web", metav1.GetOptions{})
-	if err != nil || sc.Spec.Replicas != 3 || sc.Status.Replicas != 3 || sc.Status.Selector != "app=web" {
+	if err != nil || sc.Spec.Replicas != 3 || sc.Status.Selector != "app=web" {
 		t.Fatalf("get scale: %v %+v", err, sc)
 	}
-	sc.Spec.Replicas = 5
-	if _, err := deps.UpdateScale(ctx, "web", sc, metav1.UpdateOptions{}); err != nil {
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		sc, err := deps.GetScale(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		sc.Spec.Replicas = 5
+		_, err = deps.UpdateScale(ctx, "web", sc, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	d, _ = deps.Get(ctx, "web", metav1.GetOptions{})

@@ -526,6 +526,9 @@ func Default(cfg Config) []Controller {
 	})
 	add(GarbageCollectorName, cfg.Owners != nil, func(l *slog.Logger) Controller { return NewGarbageCollector(reg, cfg.Owners, l) })
 	// The workload controllers, one line each.
+	add(ReplicaSetName, true, func(l *slog.Logger) Controller { return NewReplicaSet(reg, cfg.Now, l) })
+	add(ReplicationControllerName, true, func(l *slog.Logger) Controller { return NewReplicationController(reg, cfg.Now, l) })
+	add(DeploymentName, true, func(l *slog.Logger) Controller { return NewDeployment(reg, cfg.Now, l) })
 	add(StatefulSetName, true, func(l *slog.Logger) Controller { return NewStatefulSet(reg, cfg.Now, l) })
 	add(DaemonSetName, true, func(l *slog.Logger) Controller { return NewDaemonSet(reg, cfg.Now, l) })
 	add(NodeLifecycleName, true, func(l *slog.Logger) Controller { return NewNodeLifecycle(reg, cfg.Now, l) })
