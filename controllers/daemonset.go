@@ -537,9 +537,9 @@ func (c *DaemonSet) currentRevision(ctx context.Context, ds *appsv1.DaemonSet, r
 		}
 		return got.(*appsv1.ControllerRevision), nil
 	}
-	// The collision count is hashed only once there is one, as upstream's
-	// daemon set controller does (the StatefulSet's starts at 0).
-	cr := newControllerRevision(ds, daemonSetKind, ds.Spec.Template.Labels, data, next, ds.Status.CollisionCount)
+	// Named by the pod template's hash, as a Deployment's ReplicaSets are.
+	hash := podTemplateHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	cr := newControllerRevision(ds, daemonSetKind, ds.Spec.Template.Labels, data, next, hash)
 	got, err := c.reg.Create(ctx, controllerRevisionsGVR, cr)
 	if apierrors.IsAlreadyExists(err) {
 		existing, gerr := c.reg.Get(ctx, controllerRevisionsGVR, cr.Namespace, cr.Name)

@@ -59,9 +59,9 @@ func revisionHash(data []byte, collisionCount *int32) string {
 
 // newControllerRevision is the revision number revision of owner's
 // template, named <owner>-<hash> and labelled with the template's labels
-// and the hash.
-func newControllerRevision(owner metav1.Object, kind schema.GroupVersionKind, templateLabels map[string]string, data []byte, revision int64, collisionCount *int32) *appsv1.ControllerRevision {
-	hash := revisionHash(data, collisionCount)
+// and the hash. A StatefulSet's hash is revisionHash of the data, a
+// DaemonSet's the pod template hash.
+func newControllerRevision(owner metav1.Object, kind schema.GroupVersionKind, templateLabels map[string]string, data []byte, revision int64, hash string) *appsv1.ControllerRevision {
 	labels := make(map[string]string, len(templateLabels)+1)
 	for k, v := range templateLabels {
 		labels[k] = v

@@ -337,7 +337,7 @@ func (c *StatefulSet) updateRevision(ctx context.Context, set *appsv1.StatefulSe
 		return cr, out, nil
 	}
 	for range 10 {
-		cr := newControllerRevision(set, statefulSetKind, set.Spec.Template.Labels, data, next, collision)
+		cr := newControllerRevision(set, statefulSetKind, set.Spec.Template.Labels, data, next, revisionHash(data, collision))
 		for k, v := range set.Annotations {
 			if cr.Annotations == nil {
 				cr.Annotations = map[string]string{}
