@@ -289,21 +289,6 @@ func daemonPodNode(pod *corev1.Pod) string {
 	return ""
 }
 
-// daemonPodReady reports whether pod is Ready, and available (Ready for
-// minReadySeconds at now).
-func daemonPodReady(pod *corev1.Pod, minReadySeconds int32, now time.Time) (ready, available bool) {
-	for _, c := range pod.Status.Conditions {
-		if c.Type != corev1.PodReady {
-			continue
-		}
-		if c.Status != corev1.ConditionTrue {
-			return false, false
-		}
-		return true, minReadySeconds == 0 || !c.LastTransitionTime.Add(time.Duration(minReadySeconds)*time.Second).After(now)
-	}
-	return false, false
-}
-
 // sync brings one daemon set's pods, revisions and status in line.
 func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Duration, error) {
 	if ds.DeletionTimestamp != nil {
@@ -376,7 +361,7 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 			remove = append(remove, live[1:]...) // one pod per node: the oldest stays
 			p := live[0]
 			st.CurrentNumberScheduled++
-			ready, available := daemonPodReady(p, ds.Spec.MinReadySeconds, now)
+			ready, available := isPodReady(p), isPodAvailable(p, ds.Spec.MinReadySeconds, now)
 			if ready {
 				st.NumberReady++
 			}

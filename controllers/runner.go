@@ -531,6 +531,7 @@ func Default(cfg Config) []Controller {
 	add(DeploymentName, true, func(l *slog.Logger) Controller { return NewDeployment(reg, cfg.Now, l) })
 	add(StatefulSetName, true, func(l *slog.Logger) Controller { return NewStatefulSet(reg, cfg.Now, l) })
 	add(DaemonSetName, true, func(l *slog.Logger) Controller { return NewDaemonSet(reg, cfg.Now, l) })
+	add(DisruptionName, true, func(l *slog.Logger) Controller { return NewDisruption(reg, cfg.Now, l) })
 	add(NodeLifecycleName, true, func(l *slog.Logger) Controller { return NewNodeLifecycle(reg, cfg.Now, l) })
 	add(PersistentVolumeBinderName, true, func(l *slog.Logger) Controller { return NewPersistentVolumeBinder(reg, cfg.Now, l) })
 	return ctrls

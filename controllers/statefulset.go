@@ -201,34 +201,16 @@ func statefulPodOrdinal(set, pod string) int {
 	return n
 }
 
-// statefulPodRunningAndReady is the controller's test of a healthy pod.
+// statefulPodRunningAndReady is the controller's test of a healthy pod:
+// Running and Ready.
 func statefulPodRunningAndReady(pod *corev1.Pod) bool {
-	if pod.Status.Phase != corev1.PodRunning {
-		return false
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	return pod.Status.Phase == corev1.PodRunning && isPodReady(pod)
 }
 
-// statefulPodAvailable reports whether pod has been Ready for
-// minReadySeconds at now.
+// statefulPodAvailable reports whether pod is Running and has been Ready
+// for minReadySeconds at now.
 func statefulPodAvailable(pod *corev1.Pod, minReadySeconds int32, now time.Time) bool {
-	if !statefulPodRunningAndReady(pod) {
-		return false
-	}
-	if minReadySeconds == 0 {
-		return true
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady && !c.LastTransitionTime.IsZero() {
-			return !c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second).After(now)
-		}
-	}
-	return false
+	return pod.Status.Phase == corev1.PodRunning && isPodAvailable(pod, minReadySeconds, now)
 }
 
 // statefulSetOwned are the set's pods by ordinal, and its revisions.

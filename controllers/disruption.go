@@ -1,0 +1,350 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apiserver/pkg/authentication/user"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	pdbhelper "k8s.io/component-helpers/apps/poddisruptionbudget"
+
+	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// Store buckets the disruption controller is fed from, besides pods and
+// StatefulSets.
+const (
+	pdbsBucket                   = "policy/poddisruptionbudgets"
+	disruptionReplicaSetsBucket  = "apps/replicasets"
+	disruptionDeploymentsBucket  = "apps/deployments"
+	disruptionReplicationsBucket = "/replicationcontrollers"
+)
+
+var pdbsGVR = schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"}
+
+// disruptionScale is what the disruption controller knows of a workload
+// controller: its kind, UID, desired replicas and own controller.
+type disruptionScale struct {
+	kind     string
+	uid      types.UID
+	replicas int32
+	owner    *metav1.OwnerReference
+}
+
+// Disruption keeps the status of PodDisruptionBudgets as
+// kube-controller-manager's disruption controller does: the pods their
+// selector matches, how many are healthy (Ready and not being deleted),
+// how many are expected (the pods, for an integer minAvailable; else the
+// replicas of their controllers: ReplicaSets, through their Deployments,
+// ReplicationControllers and StatefulSets), how many must stay healthy,
+// and so how many disruptions are allowed, with the DisruptionAllowed
+// condition. A budget whose pods have no such controller gets upstream's
+// events and a failed sync.
+//
+// Not built: the disruptedPods map that evictions fill (fakeplane's
+// eviction does not consult budgets), and the scale subresource of custom
+// controllers.
+type Disruption struct {
+	reg  registry.Interface
+	log  *slog.Logger
+	user user.Info
+	rec  *Recorder
+	// pdbs, pods and scales are what the controller was fed, by store key
+	// (scales by UID).
+	pdbs   map[string]*policyv1.PodDisruptionBudget
+	pods   map[string]*corev1.Pod
+	scales map[types.UID]disruptionScale
+	uidOf  map[string]types.UID
+	dirty  map[string]bool
+}
+
+// NewDisruption returns the disruption controller, writing through reg
+// and logging to log (nil: slog.Default()).
+func NewDisruption(reg registry.Interface, now func() time.Time, log *slog.Logger) *Disruption {
+	if log == nil {
+		log = slog.Default()
+	}
+	u := controllerUser("disruption-controller")
+	return &Disruption{
+		reg: reg, log: log, user: u,
+		rec:    NewRecorder(reg, "controllermanager", u, now, log),
+		pdbs:   map[string]*policyv1.PodDisruptionBudget{},
+		pods:   map[string]*corev1.Pod{},
+		scales: map[types.UID]disruptionScale{},
+		uidOf:  map[string]types.UID{},
+		dirty:  map[string]bool{},
+	}
+}
+
+// Name implements Controller.
+func (c *Disruption) Name() string { return DisruptionName }
+
+// Resources implements Controller.
+func (c *Disruption) Resources() []string {
+	return []string{pdbsBucket, podsBucket, disruptionReplicaSetsBucket, disruptionDeploymentsBucket, disruptionReplicationsBucket, statefulSetsBucket}
+}
+
+// Sync implements Controller.
+func (c *Disruption) Sync(ctx context.Context, events []store.Event) error {
+	touched := map[string]bool{} // namespaces with changes
+	for _, ev := range events {
+		ns, _ := splitKey(ev.Key)
+		touched[ns] = true
+		if err := c.observe(ev); err != nil {
+			c.log.Warn("skipped", "err", err)
+		}
+	}
+	for key, pdb := range c.pdbs {
+		if touched[pdb.Namespace] {
+			c.dirty[key] = true
+		}
+	}
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
+	var errs []error
+	for _, key := range sortedKeys(c.dirty) {
+		pdb, ok := c.pdbs[key]
+		if !ok {
+			delete(c.dirty, key)
+			continue
+		}
+		if err := c.sync(ctx, pdb); err != nil {
+			errs = append(errs, fmt.Errorf("poddisruptionbudget %s: %w", key, err))
+			continue
+		}
+		delete(c.dirty, key)
+	}
+	return errors.Join(errs...)
+}
+
+// observe records one event.
+func (c *Disruption) observe(ev store.Event) error {
+	if ev.Type == store.Deleted {
+		switch ev.Resource {
+		case pdbsBucket:
+			delete(c.pdbs, ev.Key)
+		case podsBucket:
+			delete(c.pods, ev.Key)
+		default:
+			delete(c.scales, c.uidOf[ev.Resource+"|"+ev.Key])
+			delete(c.uidOf, ev.Resource+"|"+ev.Key)
+		}
+		return nil
+	}
+	var s disruptionScale
+	var meta metav1.Object
+	switch ev.Resource {
+	case pdbsBucket:
+		pdb, err := decodeEvent[policyv1.PodDisruptionBudget](ev)
+		if err != nil {
+			return err
+		}
+		c.pdbs[ev.Key] = pdb
+		return nil
+	case podsBucket:
+		pod, err := decodeEvent[corev1.Pod](ev)
+		if err != nil {
+			return err
+		}
+		c.pods[ev.Key] = pod
+		return nil
+	case disruptionReplicaSetsBucket:
+		rs, err := decodeEvent[appsv1.ReplicaSet](ev)
+		if err != nil {
+			return err
+		}
+		s, meta = disruptionScale{kind: "ReplicaSet", replicas: replicasOr1(rs.Spec.Replicas)}, rs
+	case disruptionDeploymentsBucket:
+		d, err := decodeEvent[appsv1.Deployment](ev)
+		if err != nil {
+			return err
+		}
+		s, meta = disruptionScale{kind: "Deployment", replicas: replicasOr1(d.Spec.Replicas)}, d
+	case disruptionReplicationsBucket:
+		rc, err := decodeEvent[corev1.ReplicationController](ev)
+		if err != nil {
+			return err
+		}
+		s, meta = disruptionScale{kind: "ReplicationController", replicas: replicasOr1(rc.Spec.Replicas)}, rc
+	case statefulSetsBucket:
+		set, err := decodeEvent[appsv1.StatefulSet](ev)
+		if err != nil {
+			return err
+		}
+		s, meta = disruptionScale{kind: "StatefulSet", replicas: replicasOr1(set.Spec.Replicas)}, set
+	default:
+		return nil
+	}
+	s.uid, s.owner = meta.GetUID(), metav1.GetControllerOfNoCopy(meta)
+	c.scales[s.uid] = s
+	c.uidOf[ev.Resource+"|"+ev.Key] = s.uid
+	return nil
+}
+
+// replicasOr1 is spec.replicas, defaulted to 1.
+func replicasOr1(r *int32) int32 {
+	if r == nil {
+		return 1
+	}
+	return *r
+}
+
+// expectedScale sums the replicas of the pods' controllers, as upstream's
+// finders find them; pods without a controller are unmanaged.
+func (c *Disruption) expectedScale(pods []*corev1.Pod) (expected int32, unmanaged []string, err error) {
+	seen := map[types.UID]bool{}
+	for _, pod := range pods {
+		ref := metav1.GetControllerOfNoCopy(pod)
+		if ref == nil {
+			unmanaged = append(unmanaged, pod.Name)
+			continue
+		}
+		s, ok := c.scales[ref.UID]
+		if !ok || s.kind != ref.Kind {
+			return 0, nil, fmt.Errorf("found no controllers for pod %q", pod.Name)
+		}
+		if s.kind == "ReplicaSet" && s.owner != nil && s.owner.Kind == "Deployment" {
+			d, ok := c.scales[s.owner.UID]
+			if !ok {
+				return 0, nil, fmt.Errorf("found no controllers for pod %q", pod.Name)
+			}
+			s = d
+		}
+		if !seen[s.uid] {
+			seen[s.uid] = true
+			expected += s.replicas
+		}
+	}
+	return expected, unmanaged, nil
+}
+
+// sync computes and writes one budget's status.
+func (c *Disruption) sync(ctx context.Context, pdb *policyv1.PodDisruptionBudget) error {
+	ref := EventRef("policy/v1", "PodDisruptionBudget", pdb)
+	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	if err != nil {
+		sel = labels.Nothing()
+	}
+	var pods []*corev1.Pod
+	for _, p := range c.pods {
+		if p.Namespace == pdb.Namespace && sel.Matches(labels.Set(p.Labels)) {
+			pods = append(pods, p)
+		}
+	}
+	if len(pods) == 0 {
+		c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "NoPods", "No matching pods found")
+	}
+	var expected, desired int32
+	var unmanaged []string
+	switch {
+	case pdb.Spec.MaxUnavailable != nil:
+		expected, unmanaged, err = c.expectedScale(pods)
+		if err == nil {
+			var maxUnavailable int
+			maxUnavailable, err = intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MaxUnavailable, int(expected), true)
+			desired = max(expected-int32(maxUnavailable), 0)
+		}
+	case pdb.Spec.MinAvailable != nil && pdb.Spec.MinAvailable.Type == intstr.Int:
+		desired, expected = pdb.Spec.MinAvailable.IntVal, int32(len(pods))
+	case pdb.Spec.MinAvailable != nil:
+		expected, unmanaged, err = c.expectedScale(pods)
+		if err == nil {
+			var minAvailable int
+			minAvailable, err = intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MinAvailable, int(expected), true)
+			desired = int32(minAvailable)
+		}
+	}
+	if err != nil {
+		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "CalculateExpectedPodCountFailed", "Failed to calculate the number of expected pods: %v", err)
+		return c.writeStatus(ctx, pdb, func(p *policyv1.PodDisruptionBudget) {
+			p.Status.DisruptionsAllowed = 0
+			if p.Status.Conditions == nil {
+				p.Status.Conditions = []metav1.Condition{}
+			}
+			setCondition(&p.Status.Conditions, metav1.Condition{Type: policyv1.DisruptionAllowedCondition, Status: metav1.ConditionFalse,
+				Reason: policyv1.SyncFailedReason, Message: err.Error(), ObservedGeneration: p.Status.ObservedGeneration})
+		})
+	}
+	if len(unmanaged) > 0 {
+		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "UnmanagedPods", "Pods selected by this PodDisruptionBudget (selector: %v) were found "+
+			"to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. "+
+			"To account for these pods please set \".spec.minAvailable\" field of the PDB to an integer value.", pdb.Spec.Selector)
+	}
+	var healthy int32
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && isPodReady(p) {
+			healthy++
+		}
+	}
+	allowed := healthy - desired
+	if expected <= 0 || allowed <= 0 {
+		allowed = 0
+	}
+	if pdb.Status.CurrentHealthy == healthy && pdb.Status.DesiredHealthy == desired && pdb.Status.ExpectedPods == expected &&
+		pdb.Status.DisruptionsAllowed == allowed && len(pdb.Status.DisruptedPods) == 0 &&
+		pdb.Status.ObservedGeneration == pdb.Generation && pdbhelper.ConditionsAreUpToDate(pdb) {
+		return nil
+	}
+	return c.writeStatus(ctx, pdb, func(p *policyv1.PodDisruptionBudget) {
+		p.Status = policyv1.PodDisruptionBudgetStatus{
+			CurrentHealthy: healthy, DesiredHealthy: desired, ExpectedPods: expected, DisruptionsAllowed: allowed,
+			ObservedGeneration: pdb.Generation, Conditions: p.Status.Conditions,
+		}
+		pdbhelper.UpdateDisruptionAllowedCondition(p)
+	})
+}
+
+// setCondition sets cond in conds by type, keeping its transition time
+// when its status did not change.
+func setCondition(conds *[]metav1.Condition, cond metav1.Condition) {
+	for i := range *conds {
+		if (*conds)[i].Type == cond.Type {
+			if (*conds)[i].Status == cond.Status {
+				cond.LastTransitionTime = (*conds)[i].LastTransitionTime
+			}
+			if cond.LastTransitionTime.IsZero() {
+				cond.LastTransitionTime = metav1.Now()
+			}
+			(*conds)[i] = cond
+			return
+		}
+	}
+	if cond.LastTransitionTime.IsZero() {
+		cond.LastTransitionTime = metav1.Now()
+	}
+	*conds = append(*conds, cond)
+}
+
+// writeStatus writes the status change makes to the stored budget.
+func (c *Disruption) writeStatus(ctx context.Context, pdb *policyv1.PodDisruptionBudget, change func(*policyv1.PodDisruptionBudget)) error {
+	got, err := c.reg.UpdateSubresource(ctx, pdbsGVR, "status", pdb.Namespace, pdb.Name, func(cur runtime.Object) (runtime.Object, error) {
+		p := cur.(*policyv1.PodDisruptionBudget)
+		if p.UID != pdb.UID {
+			return nil, apierrors.NewNotFound(pdbsGVR.GroupResource(), pdb.Name)
+		}
+		change(p)
+		return p, nil
+	})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	p := got.(*policyv1.PodDisruptionBudget)
+	c.pdbs[p.Namespace+"/"+p.Name] = p
+	return nil
+}

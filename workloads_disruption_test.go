@@ -1,0 +1,98 @@
+package fakeplane_test
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// A PodDisruptionBudget's status counts its pods as the disruption
+// controller does: an integer minAvailable expects the pods there are; a
+// percentage or maxUnavailable expects the replicas of their Deployment.
+func TestPodDisruptionBudgetStatus(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	startTestKubelet(t, cp, nil)
+	if _, err := cs.AppsV1().Deployments("default").Create(ctx, webDeployment("web", 3, "nginx"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitRolledOut(t, cs, "default", "web")
+	for _, tc := range []struct {
+		name                               string
+		spec                               policyv1.PodDisruptionBudgetSpec
+		expected, desired, healthy, allows int32
+		reason                             string
+	}{
+		{"minAvailable 2", policyv1.PodDisruptionBudgetSpec{MinAvailable: ptrIntStr(intstr.FromInt32(2))}, 3, 2, 3, 1, "SufficientPods"},
+		{"minAvailable 3", policyv1.PodDisruptionBudgetSpec{MinAvailable: ptrIntStr(intstr.FromInt32(3))}, 3, 3, 3, 0, "InsufficientPods"},
+		{"minAvailable 50%", policyv1.PodDisruptionBudgetSpec{MinAvailable: ptrIntStr(intstr.FromString("50%"))}, 3, 2, 3, 1, "SufficientPods"},
+		{"maxUnavailable 50%", policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptrIntStr(intstr.FromString("50%"))}, 3, 1, 3, 2, "SufficientPods"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+			name := fmt.Sprintf("pdb-%d", len(tc.name)+int(tc.desired)*100+int(tc.allows)*1000)
+			pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
+			if _, err := cs.PolicyV1().PodDisruptionBudgets("default").Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			var got *policyv1.PodDisruptionBudget
+			waitWorkload(t, "status of "+name, func() (bool, string) {
+				var err error
+				got, err = cs.PolicyV1().PodDisruptionBudgets("default").Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return false, err.Error()
+				}
+				return got.Status.ObservedGeneration == got.Generation && len(got.Status.Conditions) == 1, fmt.Sprintf("%+v", got.Status)
+			})
+			st := got.Status
+			if st.ExpectedPods != tc.expected || st.DesiredHealthy != tc.desired || st.CurrentHealthy != tc.healthy || st.DisruptionsAllowed != tc.allows {
+				t.Errorf("status expected %d desired %d healthy %d allowed %d, want %d %d %d %d",
+					st.ExpectedPods, st.DesiredHealthy, st.CurrentHealthy, st.DisruptionsAllowed, tc.expected, tc.desired, tc.healthy, tc.allows)
+			}
+			if c := st.Conditions[0]; c.Type != "DisruptionAllowed" || c.Reason != tc.reason {
+				t.Errorf("condition %+v, want DisruptionAllowed %s", c, tc.reason)
+			}
+		})
+	}
+
+	// A pod with no controller under maxUnavailable: none are expected, no
+	// disruption is allowed, and an event says why.
+	orphan := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Labels: map[string]string{"app": "lone"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, orphan, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "lone"}, Spec: policyv1.PodDisruptionBudgetSpec{
+		MaxUnavailable: ptrIntStr(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "lone"}}}}
+	if _, err := cs.PolicyV1().PodDisruptionBudgets("default").Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitWorkload(t, "the unmanaged pod's budget", func() (bool, string) {
+		got, err := cs.PolicyV1().PodDisruptionBudgets("default").Get(ctx, "lone", metav1.GetOptions{})
+		if err != nil || len(got.Status.Conditions) == 0 {
+			return false, fmt.Sprint(err)
+		}
+		c := got.Status.Conditions[0]
+		return c.Reason == "InsufficientPods" && got.Status.ExpectedPods == 0 && got.Status.DisruptionsAllowed == 0, fmt.Sprintf("%+v", got.Status)
+	})
+	waitWorkload(t, "the UnmanagedPods event", func() (bool, string) {
+		evs := eventsFor(t, cs, "default", "PodDisruptionBudget", "lone")
+		for _, e := range evs {
+			if e.Reason == "UnmanagedPods" && e.Type == corev1.EventTypeWarning {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d events", len(evs))
+	})
+}
+
+func ptrIntStr(v intstr.IntOrString) *intstr.IntOrString { return &v }
