@@ -371,11 +371,12 @@ const KubeSchedulerUser = "system:kube-scheduler"
 func (cp *ControlPlane) startNodesAndScheduler(ctx context.Context) error {
 	if cp.opts.nodes > 0 || cp.opts.withScheduler {
 		cp.nodes = kubelet.New(kubelet.Config{
-			Client:        kubernetes.NewForConfigOrDie(cp.RESTConfig()),
-			Nodes:         cp.opts.nodes,
-			RenewInterval: cp.opts.nodeLeaseRenew,
-			Now:           cp.opts.clock,
-			Log:           cp.opts.logger.With("component", "kubelet"),
+			Client:              kubernetes.NewForConfigOrDie(cp.RESTConfig()),
+			Nodes:               cp.opts.nodes,
+			RenewInterval:       cp.opts.nodeLeaseRenew,
+			Now:                 cp.opts.clock,
+			Log:                 cp.opts.logger.With("component", "kubelet"),
+			DisablePodLifecycle: cp.opts.noPodLifecycle,
 		})
 		if err := cp.nodes.Start(ctx); err != nil {
 			cp.nodes = nil

@@ -46,6 +46,8 @@ type options struct {
 	nodes int
 	// nodeLeaseRenew is how often simulated nodes renew their Leases.
 	nodeLeaseRenew time.Duration
+	// noPodLifecycle keeps the pods of simulated nodes as they are bound.
+	noPodLifecycle bool
 	// schedulerConfig is the built-in scheduler's configuration; with
 	// schedulerConfigFile (--scheduler-config) it is read at Start.
 	schedulerConfig     *scheduler.Configuration
@@ -239,10 +241,21 @@ func WithCompactionInterval(d time.Duration) Option {
 // InternalIP in 10.89.0.0/16, a pod CIDR in 10.128.0.0/9, the labels a
 // kubelet sets plus node.kubernetes.io/instance-type=fakeplane, and a Lease
 // in kube-node-lease renewed every 10 seconds. Nodes a user creates with
-// the annotation kwok.x-k8s.io/node=fake are simulated the same way. It
-// also starts the built-in scheduler (see WithScheduler).
+// the annotation kwok.x-k8s.io/node=fake are simulated the same way. Pods
+// bound to simulated nodes run as kwok's default stages run them (see
+// package kubelet): Running and Ready at once, Succeeded once running when
+// a Job owns them, deleted when their grace period is over; see
+// WithoutPodLifecycle. It also starts the built-in scheduler (see
+// WithScheduler).
 func WithNodes(n int) Option {
 	return func(o *options) { o.nodes = n; o.withScheduler = o.withScheduler || n > 0 }
+}
+
+// WithoutPodLifecycle keeps simulated nodes Ready without running the
+// pods bound to them: pods stay Pending, and deleted pods with a grace
+// period stay Terminating, as on nodes with no kubelet.
+func WithoutPodLifecycle() Option {
+	return func(o *options) { o.noPodLifecycle = true }
 }
 
 // WithNodeLeaseRenewInterval sets how often simulated nodes renew their

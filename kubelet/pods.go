@@ -1,0 +1,290 @@
+package kubelet
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+)
+
+// Defaults of the pod lifecycle.
+const (
+	// DefaultPodWorkers is how many pods are synced at once.
+	DefaultPodWorkers = 8
+	// DefaultGraceCheckInterval is how often terminating pods are checked
+	// for an elapsed grace period.
+	DefaultGraceCheckInterval = time.Second
+	// podNodeIndex indexes pods by spec.nodeName.
+	podNodeIndex = "spec.nodeName"
+	// defaultRuntime is the containerID scheme when a node names no runtime.
+	defaultRuntime = "containerd"
+)
+
+// podLifecycle runs the pods bound to managed nodes.
+type podLifecycle struct {
+	s       *Simulator
+	factory informers.SharedInformerFactory
+	pods    cache.SharedIndexInformer
+	queue   workqueue.TypedRateLimitingInterface[string]
+	ips     *podIPs // guarded by s.mu
+	// terminating holds the deletion deadline of each terminating pod that
+	// waits for its grace period; guarded by s.mu.
+	terminating map[string]time.Time
+}
+
+// newPodLifecycle makes the pod informer (bound pods only) and the queue.
+func newPodLifecycle(s *Simulator) *podLifecycle {
+	factory := informers.NewSharedInformerFactoryWithOptions(s.cfg.Client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "spec.nodeName!=" }))
+	l := &podLifecycle{
+		s:           s,
+		factory:     factory,
+		pods:        factory.Core().V1().Pods().Informer(),
+		queue:       workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
+		ips:         newPodIPs(),
+		terminating: map[string]time.Time{},
+	}
+	_ = l.pods.AddIndexers(cache.Indexers{podNodeIndex: func(obj any) ([]string, error) {
+		if p, ok := obj.(*corev1.Pod); ok {
+			return []string{p.Spec.NodeName}, nil
+		}
+		return nil, nil
+	}})
+	enqueue := func(obj any) {
+		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
+			l.queue.Add(key)
+		}
+	}
+	_, _ = l.pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			p, ok := obj.(*corev1.Pod)
+			if !ok {
+				return
+			}
+			key, _ := cache.MetaNamespaceKeyFunc(p)
+			s.mu.Lock()
+			l.ips.release(p.Spec.NodeName, p.UID)
+			delete(l.terminating, key)
+			s.mu.Unlock()
+		},
+	})
+	return l
+}
+
+// start runs the informer, waits for its cache, takes note of the pod IPs
+// already in use, then starts the workers and the grace-period check.
+func (l *podLifecycle) start(ctx, runCtx context.Context) error {
+	l.s.wg.Add(1)
+	go func() {
+		defer l.s.wg.Done()
+		l.factory.Start(runCtx.Done())
+		<-runCtx.Done()
+		l.queue.ShutDown()
+		l.factory.Shutdown()
+	}()
+	if !cache.WaitForCacheSync(ctx.Done(), l.pods.HasSynced) {
+		return errorf("pod informer did not sync: %w", ctx.Err())
+	}
+	l.s.mu.Lock()
+	for _, obj := range l.pods.GetStore().List() {
+		p := obj.(*corev1.Pod)
+		if !p.Spec.HostNetwork {
+			for _, ip := range p.Status.PodIPs {
+				l.ips.reserve(p.Spec.NodeName, p.UID, ip.IP)
+			}
+		}
+	}
+	l.s.mu.Unlock()
+	workers := l.s.cfg.PodWorkers
+	l.s.wg.Add(workers + 1)
+	for range workers {
+		go func() {
+			defer l.s.wg.Done()
+			for l.processNext(runCtx) {
+			}
+		}()
+	}
+	go func() { defer l.s.wg.Done(); l.graceLoop(runCtx) }()
+	return nil
+}
+
+// nodeReady queues the pods bound to a node that just became managed.
+func (l *podLifecycle) nodeReady(node string) {
+	objs, _ := l.pods.GetIndexer().ByIndex(podNodeIndex, node)
+	for _, obj := range objs {
+		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
+			l.queue.Add(key)
+		}
+	}
+}
+
+// processNext syncs one queued pod; false once the queue is shut down.
+func (l *podLifecycle) processNext(ctx context.Context) bool {
+	key, quit := l.queue.Get()
+	if quit {
+		return false
+	}
+	defer l.queue.Done(key)
+	if err := l.sync(ctx, key); err != nil {
+		if ctx.Err() == nil {
+			l.s.cfg.Log.Debug("kubelet: sync pod, retrying", "pod", key, "err", err)
+			l.queue.AddRateLimited(key)
+		}
+		return true
+	}
+	l.queue.Forget(key)
+	return true
+}
+
+// graceLoop queues the terminating pods whose grace period has elapsed on
+// the simulator's clock.
+func (l *podLifecycle) graceLoop(ctx context.Context) {
+	t := time.NewTicker(l.s.cfg.GraceCheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := l.s.cfg.Now()
+		l.s.mu.Lock()
+		for key, deadline := range l.terminating {
+			if !now.Before(deadline) {
+				l.queue.Add(key)
+			}
+		}
+		l.s.mu.Unlock()
+	}
+}
+
+// sync moves one pod of a managed node on: it deletes a terminating pod
+// whose grace period is over and reports the next status of the others.
+func (l *podLifecycle) sync(ctx context.Context, key string) error {
+	obj, exists, err := l.pods.GetIndexer().GetByKey(key)
+	if err != nil || !exists {
+		return err
+	}
+	pod := obj.(*corev1.Pod)
+	l.s.mu.Lock()
+	node := l.s.managed[pod.Spec.NodeName]
+	l.s.mu.Unlock()
+	if node == nil {
+		return nil // not ours; nodeReady queues it if its node becomes so
+	}
+	if pod.DeletionTimestamp != nil {
+		return l.terminate(ctx, key, pod)
+	}
+	at, err := l.placement(node, pod)
+	if err != nil {
+		return err
+	}
+	now := metav1.NewTime(l.s.cfg.Now().Truncate(time.Second))
+	next := nextPodStatus(pod, at, now)
+	if equality.Semantic.DeepEqual(next, pod.Status) {
+		return nil
+	}
+	p := pod.DeepCopy()
+	p.Status = next
+	if _, err := l.s.cfg.Client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{FieldManager: "kubelet"}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return errorf("update status of pod %s: %w", key, err)
+	}
+	return nil
+}
+
+// terminate deletes a terminating pod for good (grace period 0, for this
+// pod's UID) once its deletionTimestamp has passed, and otherwise waits
+// for it.
+func (l *podLifecycle) terminate(ctx context.Context, key string, pod *corev1.Pod) error {
+	if deadline := pod.DeletionTimestamp.Time; l.s.cfg.Now().Before(deadline) {
+		l.s.mu.Lock()
+		l.terminating[key] = deadline
+		l.s.mu.Unlock()
+		return nil
+	}
+	l.s.mu.Lock()
+	delete(l.terminating, key)
+	l.s.mu.Unlock()
+	err := l.s.cfg.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
+		GracePeriodSeconds: ptr.To[int64](0),
+		Preconditions:      metav1.NewUIDPreconditions(string(pod.UID)),
+	})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return errorf("delete pod %s: %w", key, err)
+	}
+	return nil
+}
+
+// placement is where pod runs on node: the node's InternalIPs, the pod's
+// IPs (the node's for host-network pods, else one from the node's pod
+// CIDR, kept once given) and the node's container runtime.
+func (l *podLifecycle) placement(node *corev1.Node, pod *corev1.Pod) (placement, error) {
+	var at placement
+	for _, a := range node.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			at.hostIPs = append(at.hostIPs, a.Address)
+		}
+	}
+	at.runtime, _, _ = strings.Cut(node.Status.NodeInfo.ContainerRuntimeVersion, "://")
+	if at.runtime == "" || !strings.Contains(node.Status.NodeInfo.ContainerRuntimeVersion, "://") {
+		at.runtime = defaultRuntime
+	}
+	switch {
+	case pod.Spec.HostNetwork:
+		at.podIPs = at.hostIPs
+	case len(pod.Status.PodIPs) > 0:
+		for _, ip := range pod.Status.PodIPs {
+			at.podIPs = append(at.podIPs, ip.IP)
+		}
+	default:
+		cidrs := node.Spec.PodCIDRs
+		if len(cidrs) == 0 && node.Spec.PodCIDR != "" {
+			cidrs = []string{node.Spec.PodCIDR}
+		}
+		l.s.mu.Lock()
+		defer l.s.mu.Unlock()
+		for _, cidr := range cidrs {
+			ip, ok := l.ips.allocate(node.Name, pod.UID, cidr)
+			if !ok {
+				return at, errorf("node %s has no free IP in pod CIDR %s for pod %s/%s", node.Name, cidr, pod.Namespace, pod.Name)
+			}
+			at.podIPs = append(at.podIPs, ip)
+			break // one family: the node's first pod CIDR
+		}
+	}
+	return at, nil
+}
+
+// freePodCIDR returns the first /24 of the created nodes' pod CIDR range
+// that no node in nodes uses.
+func freePodCIDR(nodes []*corev1.Node) string {
+	used := map[string]bool{}
+	for _, n := range nodes {
+		for _, c := range append([]string{n.Spec.PodCIDR}, n.Spec.PodCIDRs...) {
+			used[c] = true
+		}
+	}
+	for i := uint32(0); ; i++ {
+		c := netip.PrefixFrom(addOffset(podCIDRBase, i<<8), 24).String()
+		if !used[c] {
+			return c
+		}
+	}
+}
