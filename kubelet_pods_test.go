@@ -121,6 +121,44 @@ func TestPodBoundToASimulatedNodeRunsAsAKubeletReportsIt(t *testing.T) {
 	}
 }
 
+// TestPodOnAUsersSimulatedNodeGetsAnIPFromTheCIDRItIsGiven: a node a user
+// creates for the simulator, without a pod CIDR, is given a free one, and
+// its pods take their IPs from it.
+func TestPodOnAUsersSimulatedNodeGetsAnIPFromTheCIDRItIsGiven(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	ctx := ctxT(t)
+	client := clientset(t, cp)
+	if _, err := client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: "mine", Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
+	}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var mine *corev1.Node
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		n, err := client.CoreV1().Nodes().Get(ctx, "mine", metav1.GetOptions{})
+		mine = n
+		return err == nil && n.Spec.PodCIDR != "" && len(n.Status.Addresses) > 0, err
+	})
+	if err != nil {
+		t.Fatalf("node mine has no pod CIDR: %v", err)
+	}
+	first, err := client.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mine.Spec.PodCIDR == first.Spec.PodCIDR || len(mine.Spec.PodCIDRs) != 1 || mine.Spec.PodCIDRs[0] != mine.Spec.PodCIDR {
+		t.Fatalf("node mine's pod CIDRs %q %v, node-0's %q", mine.Spec.PodCIDR, mine.Spec.PodCIDRs, first.Spec.PodCIDR)
+	}
+	if _, err := client.CoreV1().Pods("default").Create(ctx, boundPod("on-mine", "mine"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := waitPod(t, client, "on-mine", running)
+	if ip, err := netip.ParseAddr(p.Status.PodIP); err != nil || !netip.MustParsePrefix(mine.Spec.PodCIDR).Contains(ip) {
+		t.Errorf("pod IP %q not in %s", p.Status.PodIP, mine.Spec.PodCIDR)
+	}
+}
+
 func TestPodTheSchedulerBindsRuns(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t, fakeplane.WithNodes(2))
@@ -260,7 +298,7 @@ func TestGracefulPodDeletionOnASimulatedNode(t *testing.T) {
 	waitGone(t, client, "slow")
 }
 
-func TestGracefulPodDeletionWithTheDefaultGracePeriod(t *testing.T) {
+func TestGracefulPodDeletionWithThePodsTerminationGracePeriod(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
 	ctx := ctxT(t)
