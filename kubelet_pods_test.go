@@ -298,6 +298,41 @@ func TestGracefulPodDeletionOnASimulatedNode(t *testing.T) {
 	waitGone(t, client, "slow")
 }
 
+// TestGracefulDeletionOfAPodWithAFinalizer: once the grace period is over
+// the kubelet's delete leaves the pod to its finalizer (grace period 0);
+// removing the finalizer removes the pod.
+func TestGracefulDeletionOfAPodWithAFinalizer(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Now().Truncate(time.Second)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1), fakeplane.WithClock(clock))
+	ctx := ctxT(t)
+	client := clientset(t, cp)
+	pods := client.CoreV1().Pods("default")
+	p := boundPod("kept", "node-0")
+	p.Finalizers = []string{"example.com/keep"}
+	if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitPod(t, client, "kept", running)
+	if err := pods.Delete(ctx, "kept", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	now = now.Add(31 * time.Second)
+	mu.Unlock()
+	got := waitPod(t, client, "kept", func(p *corev1.Pod) bool { return ptr.Deref(p.DeletionGracePeriodSeconds, -1) == 0 })
+	if got.DeletionTimestamp == nil || len(got.Finalizers) != 1 {
+		t.Fatalf("pod after its grace period: %+v", got.ObjectMeta)
+	}
+	got.Finalizers = nil
+	if _, err := pods.Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, client, "kept")
+}
+
 func TestGracefulPodDeletionWithThePodsTerminationGracePeriod(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t, fakeplane.WithNodes(1))

@@ -241,3 +241,35 @@ func TestNormalizeImageAsARuntimeReportsIt(t *testing.T) {
 		}
 	}
 }
+
+func TestPlacementGivesEachPodItsAddresses(t *testing.T) {
+	s := New(Config{})
+	l := &podLifecycle{s: s, ips: newPodIPs(), terminating: map[string]time.Time{}}
+	node := NewNode(0)
+	node.Status.NodeInfo.ContainerRuntimeVersion = "cri-o://1.31"
+	for _, tc := range []struct {
+		name        string
+		pod         *corev1.Pod
+		wantPodIP   string
+		wantRuntime string
+	}{
+		{"a pod takes the first free IP of the node's pod CIDR", pendingPod(nil), "10.128.0.2", "cri-o"},
+		{"the same pod keeps it", pendingPod(nil), "10.128.0.2", "cri-o"},
+		{"another pod takes the next", pendingPod(func(p *corev1.Pod) { p.UID = "uid-2" }), "10.128.0.3", "cri-o"},
+		{"a host-network pod has the node's IP", pendingPod(func(p *corev1.Pod) { p.UID = "uid-3"; p.Spec.HostNetwork = true }), "10.89.0.2", "cri-o"},
+		{"a pod reported before keeps its IP", pendingPod(func(p *corev1.Pod) {
+			p.UID = "uid-4"
+			p.Status.PodIPs = []corev1.PodIP{{IP: "10.128.0.77"}}
+		}), "10.128.0.77", "cri-o"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at, err := l.placement(node, tc.pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(at.podIPs) != 1 || at.podIPs[0] != tc.wantPodIP || len(at.hostIPs) != 1 || at.hostIPs[0] != "10.89.0.2" || at.runtime != tc.wantRuntime {
+				t.Errorf("placement %+v, want pod IP %s on host 10.89.0.2 with %s", at, tc.wantPodIP, tc.wantRuntime)
+			}
+		})
+	}
+}
