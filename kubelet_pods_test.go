@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -509,5 +512,53 @@ func TestPodDeleteIsGracefulAsKubeAPIServers(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("watch events %v, want %v", got, want)
 		}
+	}
+}
+
+// TestPodStagesReplaceTheLifecycle: kwok Stages given by file move the
+// pods instead of the built-in lifecycle: one makes a labelled pod fail,
+// the others run, complete and delete pods as kwok's fast stages do.
+func TestPodStagesReplaceTheLifecycle(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1),
+		fakeplane.WithPodStages(filepath.Join("kubelet", "testdata", "stages-fast.yaml"), filepath.Join("kubelet", "testdata", "stages-fail.yaml")))
+	ctx := ctxT(t)
+	client := clientset(t, cp)
+	pods := client.CoreV1().Pods("default")
+	failing := boundPod("failing", "node-0")
+	failing.Labels = map[string]string{"fail": "yes"}
+	for _, p := range []*corev1.Pod{failing, boundPod("fine", "node-0")} {
+		if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failed := waitPod(t, client, "failing", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed })
+	if len(failed.Status.ContainerStatuses) != 1 || failed.Status.ContainerStatuses[0].State.Terminated == nil || failed.Status.ContainerStatuses[0].State.Terminated.ExitCode != 1 || failed.Status.Reason != "Error" {
+		t.Errorf("failed pod's status %+v", failed.Status)
+	}
+	fine := waitPod(t, client, "fine", running)
+	if fine.Status.PodIP == "" || podCondition(fine, corev1.PodReady) == nil {
+		t.Errorf("running pod's status %+v", fine.Status)
+	}
+	// The pod-delete stage deletes a terminating pod at once.
+	if err := pods.Delete(ctx, "fine", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](3600)}); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, client, "fine")
+}
+
+func TestPodStagesThatCannotRunStopTheStart(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "node-stage.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\nmetadata: {name: n}\nspec:\n  resourceRef: {apiGroup: v1, kind: Node}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := fakeplane.New(fakeplane.WithNodes(1), fakeplane.WithPodStages(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cp.Stop() }()
+	if err := cp.Start(ctxT(t)); err == nil || !strings.Contains(err.Error(), "only v1 Pod stages") {
+		t.Fatalf("start with a Node stage: %v", err)
 	}
 }

@@ -48,6 +48,8 @@ type options struct {
 	nodeLeaseRenew time.Duration
 	// noPodLifecycle keeps the pods of simulated nodes as they are bound.
 	noPodLifecycle bool
+	// podStages are files of kwok Stages replacing the pod lifecycle.
+	podStages []string
 	// schedulerConfig is the built-in scheduler's configuration; with
 	// schedulerConfigFile (--scheduler-config) it is read at Start.
 	schedulerConfig     *scheduler.Configuration
@@ -256,6 +258,15 @@ func WithNodes(n int) Option {
 // period stay Terminating, as on nodes with no kubelet.
 func WithoutPodLifecycle() Option {
 	return func(o *options) { o.noPodLifecycle = true }
+}
+
+// WithPodStages replaces the built-in pod lifecycle of simulated nodes
+// with the kwok Stages (kwok.x-k8s.io/v1alpha1, resourceRef v1 Pod) in
+// YAML files, as kwok's --config does: each pod bound to a simulated node
+// is moved on by the stage whose selector matches it (the highest weight
+// wins). See kubelet.Stage for the part of a Stage that is run.
+func WithPodStages(paths ...string) Option {
+	return func(o *options) { o.podStages = append(o.podStages, paths...) }
 }
 
 // WithNodeLeaseRenewInterval sets how often simulated nodes renew their

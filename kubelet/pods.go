@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -186,6 +187,9 @@ func (l *podLifecycle) sync(ctx context.Context, key string) error {
 	if node == nil {
 		return nil // not ours; nodeReady queues it if its node becomes so
 	}
+	if len(l.s.cfg.Stages) > 0 {
+		return l.syncStages(ctx, key, pod, node)
+	}
 	if pod.DeletionTimestamp != nil {
 		return l.terminate(ctx, key, pod)
 	}
@@ -195,6 +199,44 @@ func (l *podLifecycle) sync(ctx context.Context, key string) error {
 	}
 	now := metav1.NewTime(l.s.cfg.Now().Truncate(time.Second))
 	next := nextPodStatus(pod, at, now)
+	if equality.Semantic.DeepEqual(next, pod.Status) {
+		return nil
+	}
+	p := pod.DeepCopy()
+	p.Status = next
+	if _, err := l.s.cfg.Client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{FieldManager: "kubelet"}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return errorf("update status of pod %s: %w", key, err)
+	}
+	return nil
+}
+
+// syncStages moves a pod on by the configured Stage that selects it, if
+// any: it deletes the pod or writes the status the stage renders.
+func (l *podLifecycle) syncStages(ctx context.Context, key string, pod *corev1.Pod, node *corev1.Node) error {
+	data, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
+	if err != nil {
+		return errorf("pod %s: %w", key, err)
+	}
+	st := matchStage(l.s.cfg.Stages, data, pod.Labels, pod.Annotations)
+	switch {
+	case st == nil:
+		return nil
+	case st.Spec.Next.Delete:
+		return l.remove(ctx, key, pod)
+	case st.Spec.Next.StatusTemplate == "":
+		return nil
+	}
+	at, err := l.placement(node, pod)
+	if err != nil {
+		return err
+	}
+	next, err := renderStatus(st, pod, data, templateFuncs(&at, l.s.cfg.Now))
+	if err != nil {
+		return errorf("pod %s: %w", key, err)
+	}
 	if equality.Semantic.DeepEqual(next, pod.Status) {
 		return nil
 	}
@@ -222,6 +264,11 @@ func (l *podLifecycle) terminate(ctx context.Context, key string, pod *corev1.Po
 	l.s.mu.Lock()
 	delete(l.terminating, key)
 	l.s.mu.Unlock()
+	return l.remove(ctx, key, pod)
+}
+
+// remove deletes a pod for good: grace period 0, for this pod's UID.
+func (l *podLifecycle) remove(ctx context.Context, key string, pod *corev1.Pod) error {
 	err := l.s.cfg.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
 		GracePeriodSeconds: ptr.To[int64](0),
 		Preconditions:      metav1.NewUIDPreconditions(string(pod.UID)),

@@ -49,6 +49,10 @@ type Config struct {
 	// API server and scheduler left them (Pending, or Terminating once
 	// deleted), as on nodes with no kubelet.
 	DisablePodLifecycle bool
+	// Stages, when set, replace the built-in pod lifecycle (kwok's fast
+	// stages) with these kwok Stages, as kwok's --config does: each pod of
+	// a managed node is moved on by the stage that selects it.
+	Stages []Stage
 	// PodWorkers is how many pods are synced at once (default
 	// DefaultPodWorkers).
 	PodWorkers int
