@@ -46,16 +46,40 @@ func ownedByJob(pod *corev1.Pod) bool {
 // bound to one of its nodes, as kwok's default ("fast") stages move it: a
 // Pending pod starts at once (pod-ready: every container started and ready,
 // regular init containers completed, sidecars running), a running pod owned
-// by a Job completes (pod-complete), a running pod keeps running (its
-// readiness follows its readiness gates) and a terminal pod stays as it is.
+// by a Job completes (pod-complete). Other running pods keep the status
+// they have, whoever wrote it, except that their Ready condition follows
+// their readiness gates as a kubelet's does; terminal pods stay as they are.
 func nextPodStatus(pod *corev1.Pod, at placement, now metav1.Time) corev1.PodStatus {
-	switch {
-	case pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed:
+	switch pod.Status.Phase {
+	case corev1.PodSucceeded, corev1.PodFailed:
 		return pod.Status
-	case pod.Status.Phase == corev1.PodRunning && ownedByJob(pod):
-		return completedStatus(pod, now)
+	case corev1.PodRunning:
+		if ownedByJob(pod) {
+			return completedStatus(pod, now)
+		}
+		return gatedReadiness(pod, now)
 	}
 	return runningStatus(pod, at, now)
+}
+
+// gatedReadiness is the status of a running pod with readiness gates once
+// its Ready condition follows them: True when its containers are ready and
+// every gate's condition is True. Without gates the status is unchanged.
+func gatedReadiness(pod *corev1.Pod, now metav1.Time) corev1.PodStatus {
+	st := *pod.Status.DeepCopy()
+	if len(pod.Spec.ReadinessGates) == 0 {
+		return st
+	}
+	ready := readinessGatesCondition(pod, st.Conditions)
+	for i, c := range st.Conditions {
+		if c.Type == corev1.ContainersReady && c.Status != corev1.ConditionTrue {
+			return st // not ready whatever the gates say
+		}
+		if c.Type == corev1.PodReady {
+			st.Conditions[i] = kubeletCondition(pod, corev1.PodReady, ready.Status, ready.Reason, ready.Message, now)
+		}
+	}
+	return st
 }
 
 // runningStatus is the status of pod once all its containers run.

@@ -158,6 +158,30 @@ func TestNextPodStatusIsWhatAKubeletReports(t *testing.T) {
 	}
 }
 
+func TestARunningPodsStatusIsLeftToItsWritersButItsGates(t *testing.T) {
+	now := metav1.NewTime(time.Unix(1000, 0))
+	at := placement{hostIPs: []string{"10.89.0.2"}, podIPs: []string{"10.128.0.2"}, runtime: "containerd"}
+	// A test marks a running pod unready by writing its status.
+	p := pendingPod(nil)
+	p.Status = runningStatus(p, at, now)
+	condition(p.Status, corev1.PodReady).Status = corev1.ConditionFalse
+	if next := nextPodStatus(p, at, now); !equalStatus(next, p.Status) {
+		t.Errorf("the kubelet rewrote a running pod's status: %+v", next.Conditions)
+	}
+	// A readiness gate an external controller sets True makes it Ready.
+	gated := pendingPod(func(p *corev1.Pod) { p.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: "example.com/lb"}} })
+	gated.Status = runningStatus(gated, at, now)
+	if c := condition(gated.Status, corev1.PodReady); c.Status != corev1.ConditionFalse {
+		t.Fatalf("Ready before the gate: %+v", c)
+	}
+	gated.Status.Conditions = append(gated.Status.Conditions, corev1.PodCondition{Type: "example.com/lb", Status: corev1.ConditionTrue})
+	later := metav1.NewTime(now.Add(time.Minute))
+	next := nextPodStatus(gated, at, later)
+	if c := condition(next, corev1.PodReady); c.Status != corev1.ConditionTrue || c.Reason != "" || !c.LastTransitionTime.Equal(&later) {
+		t.Errorf("Ready once the gate is True: %+v", c)
+	}
+}
+
 func equalStatus(a, b corev1.PodStatus) bool {
 	return equality.Semantic.DeepEqual(a, b)
 }
