@@ -169,7 +169,9 @@ func TestARunningPodsStatusIsLeftToItsWritersButItsGates(t *testing.T) {
 		t.Errorf("the kubelet rewrote a running pod's status: %+v", next.Conditions)
 	}
 	// A readiness gate an external controller sets True makes it Ready.
-	gated := pendingPod(func(p *corev1.Pod) { p.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: "example.com/lb"}} })
+	gated := pendingPod(func(p *corev1.Pod) {
+		p.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: "example.com/lb"}}
+	})
 	gated.Status = runningStatus(gated, at, now)
 	if c := condition(gated.Status, corev1.PodReady); c.Status != corev1.ConditionFalse {
 		t.Fatalf("Ready before the gate: %+v", c)
