@@ -562,3 +562,50 @@ func TestPodStagesThatCannotRunStopTheStart(t *testing.T) {
 		t.Fatalf("start with a Node stage: %v", err)
 	}
 }
+
+// TestDelayedPodStageWaitsForTheClock: a stage with a delay moves a pod on
+// once the delay has passed on the control plane's clock, and records its
+// event about the pod.
+func TestDelayedPodStageWaitsForTheClock(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Now().Truncate(time.Second)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1), fakeplane.WithClock(clock),
+		fakeplane.WithPodStages(filepath.Join("kubelet", "testdata", "stages-delayed.yaml")))
+	ctx := ctxT(t)
+	client := clientset(t, cp)
+	pods := client.CoreV1().Pods("default")
+	soon := boundPod("soon", "node-0")
+	soon.Annotations = map[string]string{"example.com/delay": "0s"}
+	for _, p := range []*corev1.Pod{boundPod("later", "node-0"), soon} {
+		if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The pod whose annotation sets no delay runs; the other waits for
+	// the clock, created before it.
+	waitPod(t, client, "soon", running)
+	if p, err := pods.Get(ctx, "later", metav1.GetOptions{}); err != nil || p.Status.Phase != corev1.PodPending {
+		t.Fatalf("the delayed pod before its delay: %v %q", err, p.Status.Phase)
+	}
+	// Move the clock a minute on while the pod waits (its wait starts
+	// when the kubelet first sees it, which may be after a move).
+	start := clock()
+	later := waitPod(t, client, "later", func(p *corev1.Pod) bool {
+		if running(p) {
+			return true
+		}
+		mu.Lock()
+		now = now.Add(time.Minute)
+		mu.Unlock()
+		return false
+	})
+	if later.Status.StartTime == nil || later.Status.StartTime.Time.Before(start.Add(time.Minute)) {
+		t.Errorf("startTime %v, want a minute after %v at least", later.Status.StartTime, start)
+	}
+	events, err := client.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=later,reason=Started"})
+	if err != nil || len(events.Items) != 1 || events.Items[0].Source.Component != "kubelet" || events.Items[0].Source.Host != "node-0" {
+		t.Fatalf("Started event of the delayed pod: %v %+v", err, events)
+	}
+}

@@ -13,7 +13,11 @@
 // and the conditions PodReadyToStartContainers, Initialized, Ready,
 // ContainersReady; a running pod owned by a Job then Succeeds
 // (pod-complete); a terminating pod is deleted once its grace period has
-// elapsed (pod-delete). Config.DisablePodLifecycle turns this off.
+// elapsed (pod-delete). Running pods keep the status they have (a test may
+// write it), but for Ready following readiness gates.
+// Config.DisablePodLifecycle turns this off; Config.Stages replaces it with
+// kwok Stages (see Stage and LoadStages): selectors on labels, annotations
+// and jq paths, weights, delays, status templates, deletion and events.
 //
 // It talks to the control plane through client-go, as kwok does, so it
 // works against any API server.

@@ -2,6 +2,8 @@ package kubelet
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"strings"
 	"time"
@@ -37,9 +39,21 @@ type podLifecycle struct {
 	pods    cache.SharedIndexInformer
 	queue   workqueue.TypedRateLimitingInterface[string]
 	ips     *podIPs // guarded by s.mu
-	// terminating holds the deletion deadline of each terminating pod that
-	// waits for its grace period; guarded by s.mu.
-	terminating map[string]time.Time
+	// due holds when each waiting pod is to be synced again: a terminating
+	// pod at the end of its grace period, a pod a delayed stage selected
+	// once the delay is over; guarded by s.mu.
+	due map[string]time.Time
+	// stageWaits are the delayed stages pods wait for, by pod key;
+	// guarded by s.mu.
+	stageWaits map[string]stageWait
+	// lastEvent makes event names unique; guarded by s.mu.
+	lastEvent int64
+}
+
+// stageWait is a pod waiting for a delayed stage.
+type stageWait struct {
+	stage string
+	due   time.Time
 }
 
 // newPodLifecycle makes the pod informer (bound pods only) and the queue.
@@ -47,12 +61,13 @@ func newPodLifecycle(s *Simulator) *podLifecycle {
 	factory := informers.NewSharedInformerFactoryWithOptions(s.cfg.Client, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "spec.nodeName!=" }))
 	l := &podLifecycle{
-		s:           s,
-		factory:     factory,
-		pods:        factory.Core().V1().Pods().Informer(),
-		queue:       workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
-		ips:         newPodIPs(),
-		terminating: map[string]time.Time{},
+		s:          s,
+		factory:    factory,
+		pods:       factory.Core().V1().Pods().Informer(),
+		queue:      workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
+		ips:        newPodIPs(),
+		due:        map[string]time.Time{},
+		stageWaits: map[string]stageWait{},
 	}
 	_ = l.pods.AddIndexers(cache.Indexers{podNodeIndex: func(obj any) ([]string, error) {
 		if p, ok := obj.(*corev1.Pod); ok {
@@ -79,7 +94,8 @@ func newPodLifecycle(s *Simulator) *podLifecycle {
 			key, _ := cache.MetaNamespaceKeyFunc(p)
 			s.mu.Lock()
 			l.ips.release(p.Spec.NodeName, p.UID)
-			delete(l.terminating, key)
+			delete(l.due, key)
+			delete(l.stageWaits, key)
 			s.mu.Unlock()
 		},
 	})
@@ -151,8 +167,9 @@ func (l *podLifecycle) processNext(ctx context.Context) bool {
 	return true
 }
 
-// graceLoop queues the terminating pods whose grace period has elapsed on
-// the simulator's clock.
+// graceLoop queues the waiting pods whose time has come on the simulator's
+// clock: terminating pods at the end of their grace period, pods a delayed
+// stage selected.
 func (l *podLifecycle) graceLoop(ctx context.Context) {
 	t := time.NewTicker(l.s.cfg.GraceCheckInterval)
 	defer t.Stop()
@@ -164,7 +181,7 @@ func (l *podLifecycle) graceLoop(ctx context.Context) {
 		}
 		now := l.s.cfg.Now()
 		l.s.mu.Lock()
-		for key, deadline := range l.terminating {
+		for key, deadline := range l.due {
 			if !now.Before(deadline) {
 				l.queue.Add(key)
 			}
@@ -214,20 +231,25 @@ func (l *podLifecycle) sync(ctx context.Context, key string) error {
 }
 
 // syncStages moves a pod on by the configured Stage that selects it, if
-// any: it deletes the pod or writes the status the stage renders.
+// any, once the stage's delay is over: it deletes the pod or writes the
+// status the stage renders, and records the stage's event.
 func (l *podLifecycle) syncStages(ctx context.Context, key string, pod *corev1.Pod, node *corev1.Node) error {
 	data, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
 	if err != nil {
 		return errorf("pod %s: %w", key, err)
 	}
 	st := matchStage(l.s.cfg.Stages, data, pod.Labels, pod.Annotations)
+	if st == nil || !l.stageDue(key, st, data) {
+		return nil
+	}
 	switch {
-	case st == nil:
-		return nil
 	case st.Spec.Next.Delete:
-		return l.remove(ctx, key, pod)
+		if err := l.remove(ctx, key, pod); err != nil {
+			return err
+		}
+		return l.recordEvent(ctx, st, pod)
 	case st.Spec.Next.StatusTemplate == "":
-		return nil
+		return l.recordEvent(ctx, st, pod)
 	}
 	at, err := l.placement(node, pod)
 	if err != nil {
@@ -248,6 +270,66 @@ func (l *podLifecycle) syncStages(ctx context.Context, key string, pod *corev1.P
 		}
 		return errorf("update status of pod %s: %w", key, err)
 	}
+	return l.recordEvent(ctx, st, pod)
+}
+
+// stageDue reports whether the delay of the stage that selects a pod is
+// over, starting it when the stage first selects the pod.
+func (l *podLifecycle) stageDue(key string, st *Stage, data map[string]any) bool {
+	if st.Spec.Delay == nil {
+		return true
+	}
+	now := l.s.cfg.Now()
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	w, ok := l.stageWaits[key]
+	if !ok || w.stage != st.Metadata.Name {
+		w = stageWait{stage: st.Metadata.Name, due: now.Add(st.delay(data, now, randomDuration))}
+		l.stageWaits[key] = w
+	}
+	if now.Before(w.due) {
+		l.due[key] = w.due
+		return false
+	}
+	delete(l.stageWaits, key)
+	delete(l.due, key)
+	return true
+}
+
+// randomDuration is a random duration in [0, d).
+func randomDuration(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return time.Duration(rand.Int64N(int64(d)))
+}
+
+// recordEvent records the Event a stage gives about a pod, as the pod's
+// node's kubelet.
+func (l *podLifecycle) recordEvent(ctx context.Context, st *Stage, pod *corev1.Pod) error {
+	ev := st.Spec.Next.Event
+	if ev == nil {
+		return nil
+	}
+	now := l.s.cfg.Now()
+	l.s.mu.Lock()
+	stamp := max(now.UnixNano(), l.lastEvent+1)
+	l.lastEvent = stamp
+	l.s.mu.Unlock()
+	t := metav1.NewTime(now)
+	_, err := l.s.cfg.Client.CoreV1().Events(pod.Namespace).Create(ctx, &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", pod.Name, stamp), Namespace: pod.Namespace},
+		InvolvedObject: corev1.ObjectReference{
+			Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID,
+		},
+		Reason: ev.Reason, Message: ev.Message, Type: ev.Type,
+		Source:         corev1.EventSource{Component: "kubelet", Host: pod.Spec.NodeName},
+		FirstTimestamp: t, LastTimestamp: t, Count: 1,
+		ReportingController: "kubelet", ReportingInstance: pod.Spec.NodeName,
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return errorf("record event %s for pod %s/%s: %w", ev.Reason, pod.Namespace, pod.Name, err)
+	}
 	return nil
 }
 
@@ -257,12 +339,12 @@ func (l *podLifecycle) syncStages(ctx context.Context, key string, pod *corev1.P
 func (l *podLifecycle) terminate(ctx context.Context, key string, pod *corev1.Pod) error {
 	if deadline := pod.DeletionTimestamp.Time; l.s.cfg.Now().Before(deadline) {
 		l.s.mu.Lock()
-		l.terminating[key] = deadline
+		l.due[key] = deadline
 		l.s.mu.Unlock()
 		return nil
 	}
 	l.s.mu.Lock()
-	delete(l.terminating, key)
+	delete(l.due, key)
 	l.s.mu.Unlock()
 	return l.remove(ctx, key, pod)
 }

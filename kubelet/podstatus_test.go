@@ -270,7 +270,7 @@ func TestNormalizeImageAsARuntimeReportsIt(t *testing.T) {
 
 func TestPlacementGivesEachPodItsAddresses(t *testing.T) {
 	s := New(Config{})
-	l := &podLifecycle{s: s, ips: newPodIPs(), terminating: map[string]time.Time{}}
+	l := &podLifecycle{s: s, ips: newPodIPs(), due: map[string]time.Time{}}
 	node := NewNode(0)
 	node.Status.NodeInfo.ContainerRuntimeVersion = "cri-o://1.31"
 	for _, tc := range []struct {

@@ -56,9 +56,9 @@ type Config struct {
 	// PodWorkers is how many pods are synced at once (default
 	// DefaultPodWorkers).
 	PodWorkers int
-	// GraceCheckInterval is how often terminating pods are checked for an
-	// elapsed grace period on the Now clock (default
-	// DefaultGraceCheckInterval).
+	// GraceCheckInterval is how often waiting pods (terminating ones, ones
+	// a delayed Stage selected) are checked for their time having come on
+	// the Now clock (default DefaultGraceCheckInterval).
 	GraceCheckInterval time.Duration
 }
 

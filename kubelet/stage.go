@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
@@ -39,9 +40,32 @@ type StageSpec struct {
 	ResourceRef StageResourceRef `json:"resourceRef"`
 	Selector    StageSelector    `json:"selector"`
 	// Weight orders stages that match the same pod: the highest wins,
-	// the first given among equals (kwok picks among them at random).
-	Weight int       `json:"weight,omitempty"`
-	Next   StageNext `json:"next"`
+	// the first given among equals (kwok picks among them at random, by
+	// weight).
+	Weight int `json:"weight,omitempty"`
+	// WeightFrom takes the weight from the pod (an integer, e.g. in an
+	// annotation) when the expression selects one.
+	WeightFrom *StageExpressionFrom `json:"weightFrom,omitempty"`
+	// Delay is how long a pod waits once the stage selects it before the
+	// stage moves it on.
+	Delay *StageDelay `json:"delay,omitempty"`
+	Next  StageNext   `json:"next"`
+}
+
+// StageExpressionFrom is a value taken from the pod by a jq key.
+type StageExpressionFrom struct {
+	ExpressionFrom string `json:"expressionFrom"`
+}
+
+// StageDelay is a stage's wait: DurationMilliseconds (or the duration
+// DurationFrom selects), up to JitterDurationMilliseconds (or until the
+// duration or time JitterDurationFrom selects) when that is longer, at a
+// random point in between.
+type StageDelay struct {
+	DurationMilliseconds       *int64               `json:"durationMilliseconds,omitempty"`
+	DurationFrom               *StageExpressionFrom `json:"durationFrom,omitempty"`
+	JitterDurationMilliseconds *int64               `json:"jitterDurationMilliseconds,omitempty"`
+	JitterDurationFrom         *StageExpressionFrom `json:"jitterDurationFrom,omitempty"`
 }
 
 // StageResourceRef is the kind a Stage applies to: only v1 Pod here.
@@ -76,6 +100,15 @@ type StageNext struct {
 	StatusTemplate string `json:"statusTemplate,omitempty"`
 	// Delete deletes the pod (grace period 0).
 	Delete bool `json:"delete,omitempty"`
+	// Event is an Event recorded about the pod as the stage moves it.
+	Event *StageEvent `json:"event,omitempty"`
+}
+
+// StageEvent is the Event a stage records about a pod.
+type StageEvent struct {
+	Type    string `json:"type"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // LoadStages reads the Stages in YAML files (several documents a file).
@@ -128,6 +161,11 @@ func ParseStages(data []byte) ([]Stage, error) {
 				return nil, fmt.Errorf("stage %q: unknown operator %q", st.Metadata.Name, e.Operator)
 			}
 		}
+		for _, from := range st.expressionsFrom() {
+			if _, err := parseJQ(from.ExpressionFrom); err != nil {
+				return nil, fmt.Errorf("stage %q: expression %q: %w", st.Metadata.Name, from.ExpressionFrom, err)
+			}
+		}
 		if st.Spec.Next.StatusTemplate != "" {
 			if _, err := template.New(st.Metadata.Name).Funcs(templateFuncs(nil, nil)).Parse(st.Spec.Next.StatusTemplate); err != nil {
 				return nil, fmt.Errorf("stage %q: %w", st.Metadata.Name, err)
@@ -137,17 +175,92 @@ func ParseStages(data []byte) ([]Stage, error) {
 	}
 }
 
+// expressionsFrom are the stage's values taken from pods.
+func (st *Stage) expressionsFrom() []*StageExpressionFrom {
+	var out []*StageExpressionFrom
+	add := func(e *StageExpressionFrom) {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	add(st.Spec.WeightFrom)
+	if d := st.Spec.Delay; d != nil {
+		add(d.DurationFrom)
+		add(d.JitterDurationFrom)
+	}
+	return out
+}
+
 // matchStage returns the stage that moves pod on, if any: of those whose
 // selector matches, the one of highest weight, the first among equals.
 func matchStage(stages []Stage, pod map[string]any, labels, annotations map[string]string) *Stage {
 	var best *Stage
+	bestWeight := 0
 	for i := range stages {
 		st := &stages[i]
-		if selects(&st.Spec.Selector, pod, labels, annotations) && (best == nil || st.Spec.Weight > best.Spec.Weight) {
-			best = st
+		if !selects(&st.Spec.Selector, pod, labels, annotations) {
+			continue
+		}
+		w := st.Spec.Weight
+		if from := st.Spec.WeightFrom; from != nil {
+			if v, ok := valueFrom(from, pod); ok {
+				if n, err := strconv.Atoi(scalarString(v)); err == nil {
+					w = n
+				}
+			}
+		}
+		if best == nil || w > bestWeight {
+			best, bestWeight = st, w
 		}
 	}
 	return best
+}
+
+// valueFrom is the first value an expression selects in pod.
+func valueFrom(from *StageExpressionFrom, pod map[string]any) (any, bool) {
+	q, err := parseJQ(from.ExpressionFrom)
+	if err != nil {
+		return nil, false
+	}
+	vals := q.eval(pod)
+	if len(vals) == 0 {
+		return nil, false
+	}
+	return vals[0], true
+}
+
+// delay is how long a pod waits, from now, before st moves it on: the
+// duration, or a random point between it and the jitter when that is
+// longer. A value taken from the pod is a duration ("1.5s") or a time
+// (RFC 3339) to wait until.
+func (st *Stage) delay(pod map[string]any, now time.Time, random func(time.Duration) time.Duration) time.Duration {
+	d := st.Spec.Delay
+	if d == nil {
+		return 0
+	}
+	from := func(ms *int64, e *StageExpressionFrom) (time.Duration, bool) {
+		if e != nil {
+			if v, ok := valueFrom(e, pod); ok {
+				s := scalarString(v)
+				if dur, err := time.ParseDuration(s); err == nil {
+					return dur, true
+				}
+				if t, err := time.Parse(time.RFC3339, s); err == nil {
+					return t.Sub(now), true
+				}
+			}
+		}
+		if ms != nil {
+			return time.Duration(*ms) * time.Millisecond, true
+		}
+		return 0, false
+	}
+	wait, _ := from(d.DurationMilliseconds, d.DurationFrom)
+	wait = max(wait, 0)
+	if jitter, ok := from(d.JitterDurationMilliseconds, d.JitterDurationFrom); ok && jitter > wait {
+		wait += random(jitter - wait)
+	}
+	return wait
 }
 
 // selects reports whether sel matches a pod.

@@ -135,3 +135,40 @@ func TestParseStagesRejectsWhatItCannotRun(t *testing.T) {
 		}
 	}
 }
+
+func TestStageDelaysAndWeightsComeFromTheStageOrThePod(t *testing.T) {
+	now := time.Unix(1000, 0).UTC()
+	ms := func(n int64) *int64 { return &n }
+	from := func(key string) *StageExpressionFrom { return &StageExpressionFrom{ExpressionFrom: key} }
+	pod := map[string]any{"metadata": map[string]any{
+		"annotations":       map[string]any{"delay": "2s", "weight": "7"},
+		"deletionTimestamp": now.Add(30 * time.Second).Format(time.RFC3339),
+	}}
+	half := func(d time.Duration) time.Duration { return d / 2 }
+	for _, tc := range []struct {
+		name  string
+		delay *StageDelay
+		want  time.Duration
+	}{
+		{"no delay", nil, 0},
+		{"a fixed delay", &StageDelay{DurationMilliseconds: ms(1500)}, 1500 * time.Millisecond},
+		{"the pod's delay wins", &StageDelay{DurationMilliseconds: ms(1000), DurationFrom: from(`.metadata.annotations["delay"]`)}, 2 * time.Second},
+		{"a missing value falls back", &StageDelay{DurationMilliseconds: ms(1000), DurationFrom: from(`.metadata.annotations["none"]`)}, time.Second},
+		{"a jitter up to a time", &StageDelay{DurationMilliseconds: ms(10000), JitterDurationFrom: from(".metadata.deletionTimestamp")}, 20 * time.Second},
+		{"a jitter shorter than the delay", &StageDelay{DurationMilliseconds: ms(5000), JitterDurationMilliseconds: ms(1000)}, 5 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &Stage{Spec: StageSpec{Delay: tc.delay}}
+			if got := st.delay(pod, now, half); got != tc.want {
+				t.Errorf("delay %v, want %v", got, tc.want)
+			}
+		})
+	}
+	stages := []Stage{
+		{Metadata: StageMetadata{Name: "heavy"}, Spec: StageSpec{Weight: 5}},
+		{Metadata: StageMetadata{Name: "from-pod"}, Spec: StageSpec{Weight: 1, WeightFrom: from(`.metadata.annotations["weight"]`)}},
+	}
+	if got := matchStage(stages, pod, nil, nil); got.Metadata.Name != "from-pod" {
+		t.Errorf("stage %s, want the one weighing 7 by the pod's annotation", got.Metadata.Name)
+	}
+}
