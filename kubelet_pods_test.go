@@ -604,8 +604,13 @@ func TestDelayedPodStageWaitsForTheClock(t *testing.T) {
 	if later.Status.StartTime == nil || later.Status.StartTime.Time.Before(start.Add(time.Minute)) {
 		t.Errorf("startTime %v, want a minute after %v at least", later.Status.StartTime, start)
 	}
-	events, err := client.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=later,reason=Started"})
-	if err != nil || len(events.Items) != 1 || events.Items[0].Source.Component != "kubelet" || events.Items[0].Source.Host != "node-0" {
+	var events *corev1.EventList
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		var err error
+		events, err = client.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=later,reason=Started"})
+		return err == nil && len(events.Items) > 0, err
+	})
+	if err != nil || len(events.Items) != 1 || events.Items[0].Source.Component != "kubelet" || events.Items[0].Source.Host != "node-0" || events.Items[0].Message != "Started container" {
 		t.Fatalf("Started event of the delayed pod: %v %+v", err, events)
 	}
 }
