@@ -23,8 +23,8 @@ import (
 const (
 	// DefaultPodWorkers is how many pods are synced at once.
 	DefaultPodWorkers = 8
-	// DefaultGraceCheckInterval is how often terminating pods are checked
-	// for an elapsed grace period.
+	// DefaultGraceCheckInterval is how often waiting pods (terminating
+	// ones, ones a delayed Stage selected) are checked for their time.
 	DefaultGraceCheckInterval = time.Second
 	// podNodeIndex indexes pods by spec.nodeName.
 	podNodeIndex = "spec.nodeName"
@@ -239,7 +239,14 @@ func (l *podLifecycle) syncStages(ctx context.Context, key string, pod *corev1.P
 		return errorf("pod %s: %w", key, err)
 	}
 	st := matchStage(l.s.cfg.Stages, data, pod.Labels, pod.Annotations)
-	if st == nil || !l.stageDue(key, st, data) {
+	if st == nil {
+		l.s.mu.Lock()
+		delete(l.stageWaits, key) // a wait for a stage that no longer applies
+		delete(l.due, key)
+		l.s.mu.Unlock()
+		return nil
+	}
+	if !l.stageDue(key, st, data) {
 		return nil
 	}
 	switch {
@@ -379,8 +386,11 @@ func (l *podLifecycle) placement(node *corev1.Node, pod *corev1.Pod) (placement,
 	case pod.Spec.HostNetwork:
 		at.podIPs = at.hostIPs
 	case len(pod.Status.PodIPs) > 0:
+		l.s.mu.Lock()
+		defer l.s.mu.Unlock()
 		for _, ip := range pod.Status.PodIPs {
 			at.podIPs = append(at.podIPs, ip.IP)
+			l.ips.reserve(node.Name, pod.UID, ip.IP) // written by another client
 		}
 	default:
 		cidrs := node.Spec.PodCIDRs
