@@ -118,6 +118,9 @@ func New(opts ...Option) (*ControlPlane, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
+	if err := o.controllers.Validate(); err != nil {
+		return nil, fmt.Errorf("fakeplane: controllers: %w", err)
+	}
 	cp := &ControlPlane{opts: o, serviceRange: registry.DefaultServiceClusterIPRange}
 	if o.serviceRange != "" {
 		r, err := registry.ParseServiceClusterIPRange(o.serviceRange)
@@ -223,6 +226,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Now:           cp.opts.clock,
 
 		ServiceClusterIPRange: cp.serviceRange,
+		// envtest's kube-apiserver runs without it.
+		DisableServiceAccountAdmission: cp.opts.envtestShape,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
@@ -252,6 +257,14 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
+	if cp.opts.nodes > 0 {
+		// A cluster with nodes has a default StorageClass, as kind's has.
+		sc, err := fixtures.StandardStorageClass()
+		if err != nil {
+			return fmt.Errorf("fakeplane: bootstrap: %w", err)
+		}
+		boot = append(boot, sc)
+	}
 	// One transaction for all of them: a commit each would take most of
 	// Start's time.
 	if err := cp.store.Bulk(func() error { return cp.srv.CreateAll(boot) }); err != nil {
@@ -271,6 +284,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Owners:              owners,
 		RootCA:              cp.ca.CertPEM,
 		Log:                 cp.opts.logger,
+		Now:                 cp.opts.clock,
+		Controllers:         cp.opts.controllers,
 	})
 	authTrust := aggregator.NewClusterAuthenticationTrust(cp.srv.API(), aggregator.AuthenticationInfo{
 		ClientCA:                         clientCAPEM,

@@ -10,6 +10,7 @@ import (
 	"net"
 
 	"github.com/fakeplane/fakeplane/auth"
+	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/scheduler"
 )
 
@@ -61,6 +62,10 @@ type options struct {
 	apiServiceCheckInterval time.Duration
 	// webhooks are the webhook configurations of WithWebhooks.
 	webhooks *WebhookInstallOptions
+	// controllers are WithControllers' (nil: every controller).
+	controllers controllers.Selection
+	// envtestShape is WithEnvtestShape's.
+	envtestShape bool
 }
 
 // RequestHeader configures an authenticating front proxy
@@ -248,7 +253,9 @@ func WithCompactionInterval(d time.Duration) Option {
 // package kubelet): Running and Ready at once, Succeeded once running when
 // a Job owns them, deleted when their grace period is over; see
 // WithoutPodLifecycle. It also starts the built-in scheduler (see
-// WithScheduler).
+// WithScheduler), and the cluster gets kind's default StorageClass,
+// "standard" (WaitForFirstConsumer, provisioned as rancher.io/local-path
+// would: see controllers.PersistentVolumeBinder).
 func WithNodes(n int) Option {
 	return func(o *options) { o.nodes = n; o.withScheduler = o.withScheduler || n > 0 }
 }
@@ -294,4 +301,33 @@ func WithScheduler(cfg *scheduler.Configuration) Option {
 // kube-scheduler's --config), read at Start.
 func WithSchedulerConfigFile(path string) Option {
 	return func(o *options) { o.schedulerConfigFile = path; o.withScheduler = true }
+}
+
+// WithControllers selects the kube-controller-manager controllers the
+// control plane runs, as kube-controller-manager's --controllers does: "*"
+// runs every one, "name" turns one on and "-name" one off, with upstream's
+// names ("deployment-controller", "garbage-collector-controller", ...) or
+// their older aliases ("deployment", "garbagecollector", ...). The first
+// entry that names a controller decides for it. No names at all runs none.
+// The default is "*". kube-apiserver's own loops (CRD finalization, the
+// aggregator's, the kubernetes Service) always run. A name no
+// kube-controller-manager controller has makes Start fail.
+func WithControllers(names ...string) Option {
+	return func(o *options) { o.controllers = append(controllers.Selection{}, names...) }
+}
+
+// WithEnvtestShape starts the control plane in the shape envtest gives
+// (kube-apiserver alone, with no kube-controller-manager, scheduler or
+// kubelets, and with the ServiceAccount admission plugin off, as envtest
+// starts kube-apiserver): no controllers run, so namespaces get no default
+// ServiceAccount and no kube-root-ca.crt (pods need neither), nothing is
+// garbage-collected, deleted namespaces stay Terminating and workloads
+// create no pods. Tests written for envtest pass unchanged. Options given after it can turn
+// parts back on (WithControllers, WithNodes, WithScheduler).
+func WithEnvtestShape() Option {
+	return func(o *options) {
+		o.controllers = controllers.Selection{}
+		o.envtestShape = true
+		o.nodes, o.withScheduler, o.schedulerConfig, o.schedulerConfigFile = 0, false, nil, ""
+	}
 }

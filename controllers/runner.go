@@ -526,5 +526,8 @@ func Default(cfg Config) []Controller {
 	})
 	add(GarbageCollectorName, cfg.Owners != nil, func(l *slog.Logger) Controller { return NewGarbageCollector(reg, cfg.Owners, l) })
 	// The workload controllers, one line each.
+	add(StatefulSetName, true, func(l *slog.Logger) Controller { return NewStatefulSet(reg, cfg.Now, l) })
+	add(DaemonSetName, true, func(l *slog.Logger) Controller { return NewDaemonSet(reg, cfg.Now, l) })
+	add(PersistentVolumeBinderName, true, func(l *slog.Logger) Controller { return NewPersistentVolumeBinder(reg, cfg.Now, l) })
 	return ctrls
 }

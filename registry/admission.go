@@ -122,6 +122,19 @@ func kubeAPIAccessVolume() (corev1.Volume, corev1.VolumeMount) {
 // the ServiceAccount (which must exist) and its API access volume, the
 // default not-ready/unreachable tolerations, and the priority.
 func (s *Registry) admitPod(c *Request, pod *corev1.Pod) error {
+	if !s.noServiceAccountAdmission {
+		if err := s.admitPodServiceAccount(c, pod); err != nil {
+			return err
+		}
+	}
+	s.admitPodTolerations(pod)
+	return s.admitPodPriority(c, pod)
+}
+
+// admitPodServiceAccount is the ServiceAccount admission plugin on a new
+// pod: the ServiceAccount (default: "default") must exist, and its API
+// access volume is mounted unless automounting is off.
+func (s *Registry) admitPodServiceAccount(c *Request, pod *corev1.Pod) error {
 	if pod.Spec.ServiceAccountName == "" {
 		pod.Spec.ServiceAccountName = pod.Spec.DeprecatedServiceAccount
 	}
@@ -145,6 +158,13 @@ func (s *Registry) admitPod(c *Request, pod *corev1.Pod) error {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, vol)
 		mountAPIAccess(pod, mount)
 	}
+	return nil
+}
+
+// admitPodTolerations is the DefaultTolerationSeconds admission plugin: a
+// new pod tolerates not-ready and unreachable nodes for 300 seconds unless
+// it says otherwise.
+func (s *Registry) admitPodTolerations(pod *corev1.Pod) {
 	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
 		has := false
 		for _, t := range pod.Spec.Tolerations {
@@ -157,7 +177,6 @@ func (s *Registry) admitPod(c *Request, pod *corev1.Pod) error {
 			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs})
 		}
 	}
-	return s.admitPodPriority(c, pod)
 }
 
 // mountAPIAccess mounts the API access volume into every container that

@@ -30,6 +30,10 @@ type Config struct {
 	// --service-cluster-ip-range); the zero value means
 	// DefaultServiceClusterIPRange.
 	ServiceClusterIPRange netip.Prefix
+	// DisableServiceAccountAdmission turns the ServiceAccount admission
+	// plugin off, as envtest's --disable-admission-plugins=ServiceAccount
+	// does: pods need no ServiceAccount and get no API access volume.
+	DisableServiceAccountAdmission bool
 }
 
 // Hooks are what the registry calls in parts of the control plane outside
@@ -54,13 +58,15 @@ type Hooks struct {
 // optimistic commit, and the views that follow commits. Package server
 // serves it over HTTP; Go callers use it through Interface (Registry.API).
 type Registry struct {
-	store  store.Interface
-	log    *slog.Logger
-	now    func() time.Time
-	served *ServedResources
-	enc    *EncCache
-	alloc  *ServiceAllocator
-	hooks  Hooks
+	// noServiceAccountAdmission is Config.DisableServiceAccountAdmission.
+	noServiceAccountAdmission bool
+	store                     store.Interface
+	log                       *slog.Logger
+	now                       func() time.Time
+	served                    *ServedResources
+	enc                       *EncCache
+	alloc                     *ServiceAllocator
+	hooks                     Hooks
 	// admission holds the admission plugins outside the registry
 	// (SetAdmission).
 	admission admissionPointer
@@ -74,7 +80,7 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("registry: Config.Store is required")
 	}
-	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store)}
+	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), noServiceAccountAdmission: cfg.DisableServiceAccountAdmission}
 	if r.log == nil {
 		r.log = slog.Default()
 	}

@@ -51,6 +51,9 @@ type Config struct {
 	// --service-cluster-ip-range); the zero value means
 	// DefaultServiceClusterIPRange.
 	ServiceClusterIPRange netip.Prefix
+	// DisableServiceAccountAdmission turns the ServiceAccount admission
+	// plugin off (see registry.Config).
+	DisableServiceAccountAdmission bool
 }
 
 // Server serves the Kubernetes API from a store.
@@ -115,7 +118,8 @@ func New(cfg Config) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange})
+	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
+		DisableServiceAccountAdmission: cfg.DisableServiceAccountAdmission})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

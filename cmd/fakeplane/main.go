@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/fakeplane/fakeplane"
+	"github.com/fakeplane/fakeplane/controllers"
 )
 
 func main() {
@@ -109,8 +110,24 @@ func run(args []string) error {
 	fs.Var(&fixtureDirs, "fixtures", "load the objects in this YAML file or directory at start, CRDs first (repeatable)")
 	nodes := fs.Int("nodes", 0, "create this many simulated Ready nodes (node-0, node-1, ...) with Leases, and run the built-in scheduler")
 	schedulerConfig := fs.String("scheduler-config", "", "run the built-in scheduler with the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) in this file, as kube-scheduler's --config")
+	ctrls := fs.String("controllers", "*", "the controllers to run, as kube-controller-manager's --controllers: '*' for all, 'name' to turn one on, '-name' to turn one off (upstream's names, e.g. deployment-controller); empty for none")
+	preset := fs.String("preset", "cluster", "cluster (the controllers --controllers selects) or envtest (kube-apiserver alone, as envtest runs it: no controllers, nodes or scheduler)")
 	if err := parseFlags(fs, usage, args); err != nil {
 		return err
+	}
+	var selection controllers.Selection
+	switch *preset {
+	case "cluster":
+		selection = append(controllers.Selection{}, splitList(*ctrls)...)
+	case "envtest":
+		if *nodes > 0 || *schedulerConfig != "" || flagSet(fs, "controllers") {
+			return usageError{errors.New("--preset envtest runs no controllers, nodes or scheduler: it goes with none of --controllers, --nodes and --scheduler-config (see --help)")}
+		}
+	default:
+		return usageError{fmt.Errorf("--preset must be cluster or envtest, not %q (see --help)", *preset)}
+	}
+	if err := selection.Validate(); err != nil {
+		return usageError{fmt.Errorf("--controllers: %w", err)}
 	}
 	if *nodes < 0 {
 		return usageError{fmt.Errorf("--nodes must be 0 or more, not %d", *nodes)}
@@ -137,6 +154,11 @@ func run(args []string) error {
 	}
 	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode), fakeplane.WithFixtures(fixtureDirs...),
 		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithCompactionInterval(*compaction))
+	if *preset == "envtest" {
+		opts = append(opts, fakeplane.WithEnvtestShape())
+	} else {
+		opts = append(opts, fakeplane.WithControllers(selection...))
+	}
 	if *nodes > 0 {
 		opts = append(opts, fakeplane.WithNodes(*nodes))
 	}
@@ -282,3 +304,10 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
