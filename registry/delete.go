@@ -51,13 +51,14 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 		}
 		// The strategy's graceful deletion decides the grace period on a
 		// copy of the options, as upstream's registry does per object.
+		stored := o.DeepCopy()
 		graceful, pending, grace := s.beforeDelete(c, o, opts.DeepCopy())
 		if pending {
 			return store.Write{}, store.ErrUnchanged
 		}
 		// Upstream's storage runs delete admission on the stored object,
 		// once the preconditions hold.
-		if err := s.admitDelete(c, o.DeepCopy(), opts); err != nil {
+		if err := s.admitDelete(c, stored, opts); err != nil {
 			return store.Write{}, err
 		}
 		if fins, changed := deletionFinalizers(o.Meta.GetFinalizers(), opts); changed {
@@ -65,7 +66,9 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 		}
 		marked := s.markForDeletion(c, o)
 		finalizing := len(o.Meta.GetFinalizers()) > 0
-		if (graceful && grace > 0) || marked || finalizing || (graceful && !dry) {
+		// A dry run of a graceful delete due at once answers as the
+		// removal would; any other graceful delete writes the mark.
+		if marked || finalizing || (graceful && (grace > 0 || !dry)) {
 			if o.Meta.GetDeletionTimestamp() == nil {
 				now := metav1.NewTime(s.now().Truncate(timePrecision))
 				o.Meta.SetDeletionTimestamp(&now)
