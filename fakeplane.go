@@ -385,12 +385,18 @@ const KubeSchedulerUser = "system:kube-scheduler"
 // it: the nodes as the admin, the scheduler as system:kube-scheduler.
 func (cp *ControlPlane) startNodesAndScheduler(ctx context.Context) error {
 	if cp.opts.nodes > 0 || cp.opts.withScheduler {
+		stages, err := kubelet.LoadStages(cp.opts.podStages...)
+		if err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
 		cp.nodes = kubelet.New(kubelet.Config{
-			Client:        kubernetes.NewForConfigOrDie(cp.RESTConfig()),
-			Nodes:         cp.opts.nodes,
-			RenewInterval: cp.opts.nodeLeaseRenew,
-			Now:           cp.opts.clock,
-			Log:           cp.opts.logger.With("component", "kubelet"),
+			Client:              kubernetes.NewForConfigOrDie(cp.RESTConfig()),
+			Nodes:               cp.opts.nodes,
+			RenewInterval:       cp.opts.nodeLeaseRenew,
+			Now:                 cp.opts.clock,
+			Log:                 cp.opts.logger.With("component", "kubelet"),
+			DisablePodLifecycle: cp.opts.noPodLifecycle,
+			Stages:              stages,
 		})
 		if err := cp.nodes.Start(ctx); err != nil {
 			cp.nodes = nil

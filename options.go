@@ -47,6 +47,10 @@ type options struct {
 	nodes int
 	// nodeLeaseRenew is how often simulated nodes renew their Leases.
 	nodeLeaseRenew time.Duration
+	// noPodLifecycle keeps the pods of simulated nodes as they are bound.
+	noPodLifecycle bool
+	// podStages are files of kwok Stages replacing the pod lifecycle.
+	podStages []string
 	// schedulerConfig is the built-in scheduler's configuration; with
 	// schedulerConfigFile (--scheduler-config) it is read at Start.
 	schedulerConfig     *scheduler.Configuration
@@ -244,13 +248,32 @@ func WithCompactionInterval(d time.Duration) Option {
 // InternalIP in 10.89.0.0/16, a pod CIDR in 10.128.0.0/9, the labels a
 // kubelet sets plus node.kubernetes.io/instance-type=fakeplane, and a Lease
 // in kube-node-lease renewed every 10 seconds. Nodes a user creates with
-// the annotation kwok.x-k8s.io/node=fake are simulated the same way. It
-// also starts the built-in scheduler (see WithScheduler), and the cluster
-// gets kind's default StorageClass, "standard" (WaitForFirstConsumer,
-// provisioned as rancher.io/local-path would: see
-// controllers.PersistentVolumeBinder).
+// the annotation kwok.x-k8s.io/node=fake are simulated the same way. Pods
+// bound to simulated nodes run as kwok's default stages run them (see
+// package kubelet): Running and Ready at once, Succeeded once running when
+// a Job owns them, deleted when their grace period is over; see
+// WithoutPodLifecycle. It also starts the built-in scheduler (see
+// WithScheduler), and the cluster gets kind's default StorageClass,
+// "standard" (WaitForFirstConsumer, provisioned as rancher.io/local-path
+// would: see controllers.PersistentVolumeBinder).
 func WithNodes(n int) Option {
 	return func(o *options) { o.nodes = n; o.withScheduler = o.withScheduler || n > 0 }
+}
+
+// WithoutPodLifecycle keeps simulated nodes Ready without running the
+// pods bound to them: pods stay Pending, and deleted pods with a grace
+// period stay Terminating, as on nodes with no kubelet.
+func WithoutPodLifecycle() Option {
+	return func(o *options) { o.noPodLifecycle = true }
+}
+
+// WithPodStages replaces the built-in pod lifecycle of simulated nodes
+// with the kwok Stages (kwok.x-k8s.io/v1alpha1, resourceRef v1 Pod) in
+// YAML files, as kwok's --config does: each pod bound to a simulated node
+// is moved on by the stage whose selector matches it (the highest weight
+// wins). See kubelet.Stage for the part of a Stage that is run.
+func WithPodStages(paths ...string) Option {
+	return func(o *options) { o.podStages = append(o.podStages, paths...) }
 }
 
 // WithNodeLeaseRenewInterval sets how often simulated nodes renew their

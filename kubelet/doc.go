@@ -1,11 +1,24 @@
-// Package kubelet simulates the nodes of a cluster the way kwok does: a
-// Node that carries the annotation kwok.x-k8s.io/node=fake is given the
-// status a kubelet reports (Ready, no pressure, addresses, capacity, node
-// info) and a Lease in kube-node-lease that is renewed periodically, as a
+// Package kubelet simulates the nodes of a cluster and the pods bound to
+// them the way kwok does. A Node that carries the annotation
+// kwok.x-k8s.io/node=fake is given the status a kubelet reports (Ready, no
+// pressure, addresses, capacity, node info), a pod CIDR when it has none,
+// and a Lease in kube-node-lease that is renewed periodically, as a
 // kubelet's heartbeat is. The simulator can also create such nodes itself
-// (fakeplane's --nodes). It talks to the control plane through client-go,
-// as kwok does, so it works against any API server.
+// (fakeplane's --nodes).
 //
-// Only nodes are simulated here; the pod lifecycle (moving bound pods to
-// Running) is not.
+// Pods bound to those nodes move as kwok's default ("fast") stages move
+// them, with the status a kubelet reports: a Pending pod goes straight to
+// Running (pod-ready) with its containers started and ready, regular init
+// containers completed, sidecars running, an IP from the node's pod CIDR
+// and the conditions PodReadyToStartContainers, Initialized, Ready,
+// ContainersReady; a running pod owned by a Job then Succeeds
+// (pod-complete); a terminating pod is deleted once its grace period has
+// elapsed (pod-delete). Running pods keep the status they have (a test may
+// write it), but for Ready following readiness gates.
+// Config.DisablePodLifecycle turns this off; Config.Stages replaces it with
+// kwok Stages (see Stage and LoadStages): selectors on labels, annotations
+// and jq paths, weights, delays, status templates, deletion and events.
+//
+// It talks to the control plane through client-go, as kwok does, so it
+// works against any API server.
 package kubelet

@@ -44,15 +44,35 @@ type Config struct {
 	Now func() time.Time
 	// Log receives the simulator's messages (default: discarded).
 	Log *slog.Logger
+	// DisablePodLifecycle turns the pod lifecycle off: nodes are still
+	// Ready with their Leases renewed, but pods bound to them stay as the
+	// API server and scheduler left them (Pending, or Terminating once
+	// deleted), as on nodes with no kubelet.
+	DisablePodLifecycle bool
+	// Stages, when set, replace the built-in pod lifecycle (kwok's fast
+	// stages) with these kwok Stages, as kwok's --config does: each pod of
+	// a managed node is moved on by the stage that selects it.
+	Stages []Stage
+	// PodWorkers is how many pods are synced at once (default
+	// DefaultPodWorkers).
+	PodWorkers int
+	// GraceCheckInterval is how often waiting pods (terminating ones, ones
+	// a delayed Stage selected) are checked for their time having come on
+	// the Now clock (default DefaultGraceCheckInterval).
+	GraceCheckInterval time.Duration
 }
 
-// Simulator keeps the managed nodes Ready and their Leases renewed.
+// Simulator keeps the managed nodes Ready and their Leases renewed, and
+// runs the pods bound to them (see nextPodStatus): it reports their status
+// as a kubelet does and deletes terminating pods once their grace period
+// is over.
 type Simulator struct {
 	cfg     Config
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	nodes   cache.Indexer
 	pending chan string
+	pods    *podLifecycle // nil when the pod lifecycle is off
 
 	mu      sync.Mutex
 	managed map[string]*corev1.Node // the managed nodes by name
@@ -72,12 +92,19 @@ func New(cfg Config) *Simulator {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.PodWorkers <= 0 {
+		cfg.PodWorkers = DefaultPodWorkers
+	}
+	if cfg.GraceCheckInterval <= 0 {
+		cfg.GraceCheckInterval = DefaultGraceCheckInterval
+	}
 	return &Simulator{cfg: cfg, pending: make(chan string, 1024), managed: map[string]*corev1.Node{}}
 }
 
 // Start creates the configured nodes that are missing, then keeps every
-// managed node's status and Lease up to date until Stop. It returns once
-// the created nodes report Ready and have a Lease.
+// managed node's status and Lease up to date, and runs the pods bound to
+// managed nodes, until Stop. It returns once the created nodes report Ready
+// and have a Lease.
 func (s *Simulator) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
@@ -116,6 +143,9 @@ func (s *Simulator) Start(ctx context.Context) error {
 			if n, ok := obj.(*corev1.Node); ok {
 				s.mu.Lock()
 				delete(s.managed, n.Name)
+				if s.pods != nil {
+					s.pods.ips.forgetNode(n.Name)
+				}
 				s.mu.Unlock()
 			}
 		},
@@ -132,6 +162,20 @@ func (s *Simulator) Start(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		s.Stop()
 		return errorf("node informer did not sync: %w", ctx.Err())
+	}
+	if !s.cfg.DisablePodLifecycle {
+		s.mu.Lock()
+		s.pods = newPodLifecycle(s)
+		s.mu.Unlock()
+		if err := s.pods.start(ctx, runCtx); err != nil {
+			s.Stop()
+			return err
+		}
+		s.mu.Lock()
+		for name := range s.managed {
+			s.pods.nodeReady(name)
+		}
+		s.mu.Unlock()
 	}
 	return nil
 }
@@ -186,8 +230,22 @@ func (s *Simulator) renewLoop(ctx context.Context) {
 	}
 }
 
-// sync reports a managed node's status and makes sure its Lease exists.
+// sync gives a managed node a pod CIDR when it has none, reports its
+// status and makes sure its Lease exists.
 func (s *Simulator) sync(ctx context.Context, node *corev1.Node) error {
+	if node.Spec.PodCIDR == "" && len(node.Spec.PodCIDRs) == 0 {
+		n := node.DeepCopy()
+		n.Spec.PodCIDR = freePodCIDR(s.knownNodes())
+		n.Spec.PodCIDRs = []string{n.Spec.PodCIDR}
+		updated, err := s.cfg.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{FieldManager: "kubelet"})
+		if err != nil {
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				return nil // the informer brings the newer object (or its deletion)
+			}
+			return errorf("set pod CIDR of node %s: %w", node.Name, err)
+		}
+		node = updated
+	}
 	now := metav1.NewTime(s.cfg.Now())
 	if !statusUpToDate(node, now) {
 		n := node.DeepCopy()
@@ -204,11 +262,31 @@ func (s *Simulator) sync(ctx context.Context, node *corev1.Node) error {
 	s.mu.Lock()
 	_, known := s.managed[node.Name]
 	s.managed[node.Name] = node
+	pods := s.pods
 	s.mu.Unlock()
 	if !known {
+		if pods != nil {
+			pods.nodeReady(node.Name)
+		}
 		return s.renewLease(ctx, node)
 	}
 	return nil
+}
+
+// knownNodes are the nodes in the informer's cache and those synced.
+func (s *Simulator) knownNodes() []*corev1.Node {
+	var out []*corev1.Node
+	if s.nodes != nil {
+		for _, obj := range s.nodes.List() {
+			out = append(out, obj.(*corev1.Node))
+		}
+	}
+	s.mu.Lock()
+	for _, n := range s.managed {
+		out = append(out, n)
+	}
+	s.mu.Unlock()
+	return out
 }
 
 // renewLease creates or renews the node's Lease, owned by the node as a

@@ -9,17 +9,24 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/fakeplane/fakeplane/store"
 )
 
 // DeleteObject deletes one object, or marks it for deletion when finalizers
-// remain. It returns the object's last state and whether it is gone.
+// remain or its deletion is graceful (pods, see beforeDelete). It returns
+// the object's last state and whether it is gone.
+//
+// A graceful delete that is due at once (grace period 0) is two commits,
+// as in kube-apiserver: the object is first written with its
+// deletionTimestamp, then removed; watchers see MODIFIED then DELETED.
 func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.DeleteOptions) ([]byte, bool, error) {
 	dry := len(opts.DryRun) > 0
-	deleted := false
+	deleted, removeNext := false, false
+	var uid types.UID
 	_, cur, err := s.store.Update(c.Res.Bucket, key, func(cur *store.Object) (store.Write, error) {
-		deleted = false
+		deleted, removeNext = false, false
 		if cur == nil {
 			return store.Write{}, apierrors.NewNotFound(c.Res.GR, name)
 		}
@@ -31,6 +38,7 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 		if err != nil {
 			return store.Write{}, err
 		}
+		uid = o.Meta.GetUID()
 		if p := opts.Preconditions; p != nil {
 			// Upstream's storage precondition check names the kind, not the resource.
 			kindGR := schema.GroupResource{Group: c.Res.Group, Resource: c.Res.Kind}
@@ -41,16 +49,26 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 				return store.Write{}, apierrors.NewConflict(kindGR, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, o.Meta.GetResourceVersion()))
 			}
 		}
+		// The strategy's graceful deletion decides the grace period on a
+		// copy of the options, as upstream's registry does per object.
+		stored := o.DeepCopy()
+		graceful, pending, grace := s.beforeDelete(c, o, opts.DeepCopy())
+		if pending {
+			return store.Write{}, store.ErrUnchanged
+		}
 		// Upstream's storage runs delete admission on the stored object,
 		// once the preconditions hold.
-		if err := s.admitDelete(c, o.DeepCopy(), opts); err != nil {
+		if err := s.admitDelete(c, stored, opts); err != nil {
 			return store.Write{}, err
 		}
 		if fins, changed := deletionFinalizers(o.Meta.GetFinalizers(), opts); changed {
 			o.Meta.SetFinalizers(fins)
 		}
-		graceful := s.markForDeletion(c, o)
-		if graceful || len(o.Meta.GetFinalizers()) > 0 {
+		marked := s.markForDeletion(c, o)
+		finalizing := len(o.Meta.GetFinalizers()) > 0
+		// A dry run of a graceful delete due at once answers as the
+		// removal would; any other graceful delete writes the mark.
+		if marked || finalizing || (graceful && (grace > 0 || !dry)) {
 			if o.Meta.GetDeletionTimestamp() == nil {
 				now := metav1.NewTime(s.now().Truncate(timePrecision))
 				o.Meta.SetDeletionTimestamp(&now)
@@ -59,6 +77,9 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 					o.Meta.SetDeletionGracePeriodSeconds(&zero)
 				}
 			}
+			// A graceful deletion with no time left and nothing to wait
+			// for is removed once this write commits.
+			removeNext = graceful && grace == 0 && !marked && !finalizing
 			b, err := Encode(o.Obj)
 			if err != nil {
 				return store.Write{}, err
@@ -73,6 +94,13 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 		}
 		deleted = true
 		if dry {
+			if graceful {
+				b, err := Encode(o.Obj)
+				if err != nil {
+					return store.Write{}, err
+				}
+				return store.Write{}, &dryRunResult{data: b}
+			}
 			return store.Write{}, &dryRunResult{data: curServed}
 		}
 		return s.storageWrite(c.Res, key, o, true)
@@ -84,16 +112,63 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 	if err != nil {
 		return nil, false, storeErr(err)
 	}
+	s.afterCommit(c, key, nil, cur.Value, deleted)
+	if removeNext {
+		last := cur
+		gone, err := s.removeDeleted(c, key, uid)
+		if err != nil {
+			return nil, false, err
+		}
+		if gone != nil {
+			last = gone
+		}
+		cur, deleted = last, true
+	}
 	out, err := c.Res.FromStorage(cur.Value)
 	if err != nil {
 		return nil, false, ErrStorageDecode(c.Res, cur.Key, cur.Revision, err)
 	}
-	s.afterCommit(c, key, nil, cur.Value, deleted)
 	if deleted {
 		s.enc.forget(c.Res.Bucket, key)
 	}
 	return out, deleted, nil
 }
+
+// removeDeleted is the second commit of a graceful deletion due at once:
+// it removes the object with uid, as it was just marked. It returns the
+// removed object, or nil when another client removed it first (upstream
+// tolerates that race) or it was replaced.
+func (s *Registry) removeDeleted(c *Request, key string, uid types.UID) (*store.Object, error) {
+	_, cur, err := s.store.Update(c.Res.Bucket, key, func(cur *store.Object) (store.Write, error) {
+		if cur == nil {
+			return store.Write{}, errGone
+		}
+		served, err := c.Res.FromStorage(cur.Value)
+		if err != nil {
+			return store.Write{}, ErrStorageDecode(c.Res, cur.Key, cur.Revision, err)
+		}
+		o, err := c.Res.DecodeStored(served)
+		if err != nil {
+			return store.Write{}, err
+		}
+		if o.Meta.GetUID() != uid {
+			return store.Write{}, errGone // replaced by a new object of that name
+		}
+		return s.storageWrite(c.Res, key, o, true)
+	})
+	if errors.Is(err, errGone) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	s.afterCommit(c, key, nil, cur.Value, true)
+	return cur, nil
+}
+
+// errGone stops removeDeleted when the marked object is no longer there to
+// remove.
+var errGone = errors.New("registry: object already gone")
 
 // deletionFinalizers is upstream's deletionFinalizersForGarbageCollection:
 // the orphan or foregroundDeletion finalizer a delete's propagation policy

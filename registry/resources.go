@@ -53,6 +53,8 @@ type Resource struct {
 	nameValid validation.ValidateNameFunc
 	// ReturnDeleted: a delete answers with the object instead of a Status.
 	ReturnDeleted bool
+	// graceful deletes objects gracefully (pods): see beforeDelete.
+	graceful rest.RESTGracefulDeleteStrategy
 	// createOnUpdate: PUT of a missing object creates it.
 	createOnUpdate bool
 	// conditionalUpdate: an update must name the resourceVersion it replaces.
@@ -192,6 +194,7 @@ func newServedResources() (*ServedResources, error) {
 			r.generation = ok && g.TracksGeneration()
 			d, ok := st.(strategy.DeleteReturner)
 			r.ReturnDeleted = ok && d.ReturnsDeletedObject()
+			r.graceful, _ = st.(rest.RESTGracefulDeleteStrategy)
 		} else {
 			withoutStrategy(r)
 		}

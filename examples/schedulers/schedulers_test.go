@@ -115,10 +115,15 @@ func TestMultipleSchedulers(t *testing.T) {
 		t.Errorf("my-scheduler's Lease holder = %v, want hostname_uuid", lease.Spec.HolderIdentity)
 	}
 
+	// The simulated kubelet runs the bound pods, as the nodes of a
+	// cluster do.
+	for _, name := range []string{"no-annotation", "annotation-default-scheduler", "annotation-second-scheduler"} {
+		waitFor(t, admin, name, func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	}
 	// "look at the "Scheduled" entries in the event logs to verify that the
 	// pods were scheduled by the desired schedulers".
 	walkthrough.Run(t, cp, []walkthrough.Step{
-		{Args: []string{"get", "pods"}, Stdout: `(?s)annotation-default-scheduler\s+0/1\s+Pending.*annotation-second-scheduler\s+0/1\s+Pending.*no-annotation\s+0/1\s+Pending`},
+		{Args: []string{"get", "pods"}, Stdout: `(?s)annotation-default-scheduler\s+1/1\s+Running.*annotation-second-scheduler\s+1/1\s+Running.*no-annotation\s+1/1\s+Running`},
 		{Args: []string{"get", "events", "--field-selector", "reason=Scheduled", "-o", "custom-columns=OBJECT:.involvedObject.name,FROM:.reportingComponent"},
 			Stdout: `(?s)annotation-default-scheduler\s+default-scheduler.*annotation-second-scheduler\s+my-scheduler.*no-annotation\s+default-scheduler`},
 	})
