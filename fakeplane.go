@@ -396,6 +396,7 @@ func (cp *ControlPlane) startNodesAndScheduler(ctx context.Context) error {
 			Now:                 cp.opts.clock,
 			Log:                 cp.opts.logger.With("component", "kubelet"),
 			DisablePodLifecycle: cp.opts.noPodLifecycle,
+			WaitGracePeriod:     cp.opts.podGracePeriods,
 			Stages:              stages,
 		})
 		if err := cp.nodes.Start(ctx); err != nil {

@@ -3,10 +3,12 @@ package fakeplane_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -263,12 +265,50 @@ func TestPodPhasesAJobsPodGoesThrough(t *testing.T) {
 	}
 }
 
+// By default a deleted pod on a simulated node is marked, then removed at
+// once, as kwok's fast pod-delete stage removes it: a watch sees it
+// MODIFIED with its grace period, MODIFIED again by the kubelet's delete
+// with grace 0, then DELETED, as refplane with kwok shows it.
+func TestDeletedPodOnASimulatedNodeGoesAtOnce(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	ctx := ctxT(t)
+	client := clientset(t, cp)
+	pods := client.CoreV1().Pods("default")
+	if _, err := pods.Create(ctx, boundPod("quick", "node-0"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	running := waitPod(t, client, "quick", running)
+	w, err := pods.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=quick", ResourceVersion: running.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if err := pods.Delete(ctx, "quick", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](3600)}); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for ev := range w.ResultChan() {
+		p, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			t.Fatalf("watch: %v", ev.Object)
+		}
+		seen = append(seen, fmt.Sprintf("%s(grace=%d)", ev.Type, ptr.Deref(p.DeletionGracePeriodSeconds, -1)))
+		if ev.Type == watch.Deleted {
+			break
+		}
+	}
+	if want := []string{"MODIFIED(grace=3600)", "MODIFIED(grace=0)", "DELETED(grace=0)"}; !slices.Equal(seen, want) {
+		t.Errorf("events %v, want %v", seen, want)
+	}
+}
+
 func TestGracefulPodDeletionOnASimulatedNode(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	now := time.Now().Truncate(time.Second)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	cp := fakeplane.Start(t, fakeplane.WithNodes(1), fakeplane.WithClock(clock))
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1), fakeplane.WithClock(clock), fakeplane.WithPodGracePeriods())
 	ctx := ctxT(t)
 	client := clientset(t, cp)
 	pods := client.CoreV1().Pods("default")

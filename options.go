@@ -64,6 +64,8 @@ type options struct {
 	webhooks *WebhookInstallOptions
 	// controllers are WithControllers' (nil: every controller).
 	controllers controllers.Selection
+	// podGracePeriods is WithPodGracePeriods'.
+	podGracePeriods bool
 	// envtestShape is WithEnvtestShape's.
 	envtestShape bool
 }
@@ -251,14 +253,23 @@ func WithCompactionInterval(d time.Duration) Option {
 // the annotation kwok.x-k8s.io/node=fake are simulated the same way. Pods
 // bound to simulated nodes run as kwok's default stages run them (see
 // package kubelet): Running and Ready at once, Succeeded once running when
-// a Job owns them, deleted when their grace period is over; see
-// WithoutPodLifecycle. It also starts the built-in scheduler (see
+// a Job owns them, removed as soon as they are deleted (the registry
+// marks them first, as kube-apiserver does; see WithPodGracePeriods and
+// WithoutPodLifecycle). It also starts the built-in scheduler (see
 // WithScheduler), and the cluster gets kind's default StorageClass,
 // "standard" (WaitForFirstConsumer, provisioned as rancher.io/local-path
 // would: see controllers.PersistentVolumeBinder).
 func WithNodes(n int) Option {
 	return func(o *options) { o.nodes = n; o.withScheduler = o.withScheduler || n > 0 }
 }
+
+// WithPodGracePeriods makes deleted pods on simulated nodes wait out their
+// grace period before the simulated kubelet removes them, as containers
+// that ignore SIGTERM do: they stay Terminating until their
+// deletionTimestamp passes on the control plane's clock (with WithClock,
+// until the test moves the clock past it). Without it they are removed at
+// once, as kwok's fast pod-delete stage removes them.
+func WithPodGracePeriods() Option { return func(o *options) { o.podGracePeriods = true } }
 
 // WithoutPodLifecycle keeps simulated nodes Ready without running the
 // pods bound to them: pods stay Pending, and deleted pods with a grace

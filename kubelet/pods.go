@@ -341,10 +341,10 @@ func (l *podLifecycle) recordEvent(ctx context.Context, st *Stage, pod *corev1.P
 }
 
 // terminate deletes a terminating pod for good (grace period 0, for this
-// pod's UID) once its deletionTimestamp has passed, and otherwise waits
-// for it.
+// pod's UID): at once, or with Config.WaitGracePeriod once its
+// deletionTimestamp has passed.
 func (l *podLifecycle) terminate(ctx context.Context, key string, pod *corev1.Pod) error {
-	if deadline := pod.DeletionTimestamp.Time; l.s.cfg.Now().Before(deadline) {
+	if deadline := pod.DeletionTimestamp.Time; l.s.cfg.WaitGracePeriod && l.s.cfg.Now().Before(deadline) {
 		l.s.mu.Lock()
 		l.due[key] = deadline
 		l.s.mu.Unlock()

@@ -49,6 +49,12 @@ type Config struct {
 	// API server and scheduler left them (Pending, or Terminating once
 	// deleted), as on nodes with no kubelet.
 	DisablePodLifecycle bool
+	// WaitGracePeriod makes terminating pods wait out their grace period
+	// (their deletionTimestamp, on the Now clock) before they are removed,
+	// as containers that ignore SIGTERM do. By default they are removed at
+	// once, as kwok's fast pod-delete stage removes them and as a kubelet
+	// removes pods whose containers stop on SIGTERM.
+	WaitGracePeriod bool
 	// Stages, when set, replace the built-in pod lifecycle (kwok's fast
 	// stages) with these kwok Stages, as kwok's --config does: each pod of
 	// a managed node is moved on by the stage that selects it.
