@@ -219,7 +219,10 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 				return store.Write{}, err
 			}
 		}
-		if c.Res.generation && !statusOnly && (!sameContent(o.Obj, old.Obj, true) || annotationsBumpGeneration(c.Res, o, old)) {
+		// Internal writes (a pod's binding, ...) go to storage as
+		// kube-apiserver's own subresource handlers write them, without the
+		// strategy's generation bump.
+		if c.Res.generation && !statusOnly && mode != internalWrite && (!sameContent(o.Obj, old.Obj, true) || annotationsBumpGeneration(c.Res, o, old)) {
 			o.Meta.SetGeneration(old.Meta.GetGeneration() + 1)
 		}
 		if mode != internalWrite {
