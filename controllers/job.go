@@ -81,7 +81,7 @@ func NewJob(reg registry.Interface, now func() time.Time, log *slog.Logger) *Job
 	u := controllerUser("job-controller")
 	return &Job{
 		reg: reg, log: log, user: u, now: now,
-		rec:     NewRecorder(reg, JobName, u, now, log),
+		rec:     NewRecorder(reg, JobName, u, nil, log), // client-go's recorder reads the real clock
 		jobs:    newJobCache[batchv1.Job](),
 		pods:    newJobCache[corev1.Pod](),
 		podsOf:  map[types.UID]map[string]bool{},

@@ -10,7 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 )
 
 // jobCompletionIndexEnv is the variable an Indexed Job's containers get
@@ -78,7 +78,7 @@ func jobPodFromTemplate(job *batchv1.Job, index int) *corev1.Pod {
 // jobPodPrefix is the generateName of a Job's pods, <job>-, or the Job's
 // name when the dash would make it too long.
 func jobPodPrefix(name string) string {
-	if p := name + "-"; len(validation.IsDNS1123Subdomain(p)) == 0 {
+	if p := name + "-"; len(apivalidation.NameIsDNSSubdomain(p, true)) == 0 {
 		return p
 	}
 	return name
