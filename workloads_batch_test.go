@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -505,4 +506,123 @@ func TestJobDeletePropagation(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A CronJob under a clock the test moves creates a Job per schedule named
+// as upstream names it, holds back (Forbid) or replaces (Replace) a Job
+// still running, and keeps no more finished Jobs than its history limit.
+func TestCronJobSchedulesUnderAnAdvancedClock(t *testing.T) {
+	t.Parallel()
+	clock := newTestClock()
+	cp := fakeplane.Start(t, fakeplane.WithClock(clock.Now))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	ns := newBatchNamespace(t, cs, "cron")
+	// The pods of "history" succeed; the others keep running.
+	startTestKubelet(t, cs, ns, clock.Now, func(p *corev1.Pod) *testPodOutcome {
+		if p.Labels["cron"] == "history" {
+			return ptr.To(testSucceed())
+		}
+		return ptr.To(testRunning())
+	})
+	newCron := func(name string, policy batchv1.ConcurrencyPolicy) *batchv1.CronJob {
+		return &batchv1.CronJob{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: batchv1.CronJobSpec{
+				Schedule:                   "* * * * *",
+				ConcurrencyPolicy:          policy,
+				SuccessfulJobsHistoryLimit: ptr.To[int32](1),
+				JobTemplate: batchv1.JobTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"cron": name}},
+					Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"cron": name}},
+						Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+							Containers: []corev1.Container{{Name: "main", Image: "busybox"}}},
+					}},
+				},
+			},
+		}
+	}
+	created := map[string]*batchv1.CronJob{}
+	for _, c := range []struct {
+		name   string
+		policy batchv1.ConcurrencyPolicy
+	}{{"forbid", batchv1.ForbidConcurrent}, {"replace", batchv1.ReplaceConcurrent}, {"history", batchv1.AllowConcurrent}} {
+		cj, err := cs.BatchV1().CronJobs(ns).Create(ctx, newCron(c.name, c.policy), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		created[c.name] = cj
+	}
+	jobsOf := func(cron string) []batchv1.Job {
+		l, err := cs.BatchV1().Jobs(ns).List(ctxT(t), metav1.ListOptions{LabelSelector: "cron=" + cron})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Items
+	}
+	// The schedules that come as the clock moves minute by minute.
+	start := created["forbid"].CreationTimestamp.Time
+	schedule := func(n int) time.Time { return start.Truncate(time.Minute).Add(time.Duration(n) * time.Minute) }
+	nameAt := func(cron string, n int) string { return cron + "-" + strconv.FormatInt(schedule(n).Unix()/60, 10) }
+
+	clock.Advance(schedule(1).Sub(clock.Now()) + time.Second)
+	for _, cron := range []string{"forbid", "replace", "history"} {
+		want := nameAt(cron, 1)
+		eventuallyT(t, "first job of "+cron, func(ctx context.Context) (bool, error) {
+			cj, err := cs.BatchV1().CronJobs(ns).Get(ctx, cron, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			return cj.Status.LastScheduleTime != nil && len(cj.Status.Active)+len(jobsOf(cron)) > 0, nil
+		})
+		j, err := cs.BatchV1().Jobs(ns).Get(ctx, want, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("job %s: %v", want, err)
+		}
+		if ref := metav1.GetControllerOf(j); ref == nil || ref.Kind != "CronJob" || ref.UID != created[cron].UID {
+			t.Errorf("job %s controller %+v", want, ref)
+		}
+		if got, want := j.Annotations[batchv1.CronJobScheduledTimestampAnnotation], schedule(1).UTC().Format(time.RFC3339); got != want {
+			t.Errorf("job %s scheduled timestamp %q, want %q", j.Name, got, want)
+		}
+		waitObjectEvent(t, cs, ns, "CronJob", cron, "SuccessfulCreate")
+	}
+	cj, err := cs.BatchV1().CronJobs(ns).Get(ctx, "forbid", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cj.Status.LastScheduleTime.Time.Equal(schedule(1)) || len(cj.Status.Active) != 1 || cj.Status.Active[0].Name != nameAt("forbid", 1) {
+		t.Errorf("forbid status %+v", cj.Status)
+	}
+	eventuallyT(t, "history's first job done", func(ctx context.Context) (bool, error) {
+		cj, err := cs.BatchV1().CronJobs(ns).Get(ctx, "history", metav1.GetOptions{})
+		return err == nil && cj.Status.LastSuccessfulTime != nil && len(cj.Status.Active) == 0, err
+	})
+
+	clock.Advance(time.Minute)
+	eventuallyT(t, "second round", func(ctx context.Context) (bool, error) {
+		_, errR := cs.BatchV1().Jobs(ns).Get(ctx, nameAt("replace", 2), metav1.GetOptions{})
+		_, errH := cs.BatchV1().Jobs(ns).Get(ctx, nameAt("history", 2), metav1.GetOptions{})
+		return errR == nil && errH == nil && len(eventsAbout(t, cs, ns, "CronJob", "forbid")["JobAlreadyActive"]) > 0, nil
+	})
+	// Forbid: the running Job holds the next one back.
+	if _, err := cs.BatchV1().Jobs(ns).Get(ctx, nameAt("forbid", 2), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("forbid started a second job while the first runs: %v", err)
+	}
+	// Replace: the running Job is deleted for the new one.
+	if msgs := waitObjectEvent(t, cs, ns, "CronJob", "replace", "SuccessfulDelete"); msgs[0] != "Deleted job "+nameAt("replace", 1) {
+		t.Errorf("replace SuccessfulDelete %q", msgs[0])
+	}
+	eventuallyT(t, "replaced job gone", func(ctx context.Context) (bool, error) {
+		_, err := cs.BatchV1().Jobs(ns).Get(ctx, nameAt("replace", 1), metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	// History: once the second Job completes, the first, beyond the limit
+	// of 1, is deleted.
+	eventuallyT(t, "history keeps one finished job", func(context.Context) (bool, error) {
+		jobs := jobsOf("history")
+		return len(jobs) == 1 && jobs[0].Name == nameAt("history", 2) && jobHas(&jobs[0], batchv1.JobComplete), nil
+	})
+	waitObjectEvent(t, cs, ns, "CronJob", "history", "SawCompletedJob")
 }
