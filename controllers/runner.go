@@ -527,6 +527,8 @@ func Default(cfg Config) []Controller {
 	add(GarbageCollectorName, cfg.Owners != nil, func(l *slog.Logger) Controller { return NewGarbageCollector(reg, cfg.Owners, l) })
 	// The workload controllers, one line each.
 	add(JobName, true, func(l *slog.Logger) Controller { return NewJob(reg, cfg.Now, l) })
+	add(EndpointsName, true, func(l *slog.Logger) Controller { return NewEndpoints(reg, l) })
+	add(EndpointSliceName, true, func(l *slog.Logger) Controller { return NewEndpointSlice(reg, l) })
 	add(CronJobName, true, func(l *slog.Logger) Controller { return NewCronJob(reg, cfg.Now, l) })
 	add(TTLAfterFinishedName, true, func(l *slog.Logger) Controller { return NewTTLAfterFinished(reg, cfg.Now, l) })
 	return ctrls
