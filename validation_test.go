@@ -1211,11 +1211,14 @@ spec:
 			st.ReadyReplicas, st.AvailableReplicas, st.UpdatedReplicas = 2, 3, -1
 		},
 			want: "Deployment.apps \"dep\" is invalid: [status.updatedReplicas: Invalid value: -1: must be greater than or equal to 0, status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas]"},
+		// Managed by another controller, so that the job controller does
+		// not write the status meanwhile.
 		{name: "job completed without success criteria", status: true, before: `
 apiVersion: batch/v1
 kind: Job
 metadata: {name: job}
 spec:
+  managedBy: example.com/queue
   template:
     spec:
       restartPolicy: Never
@@ -1225,6 +1228,7 @@ apiVersion: batch/v1
 kind: Job
 metadata: {name: job}
 spec:
+  managedBy: example.com/queue
   template:
     spec:
       restartPolicy: Never
@@ -1953,10 +1957,23 @@ spec:
     spec:
       restartPolicy: Never
       containers: [{name: c, image: busybox}]`).(*batchv1.Job)
-		job, err := jobs.Create(ctx, job, metav1.CreateOptions{})
+		_, err := jobs.Create(ctx, job, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The job controller marks it Suspended: update what follows.
+		waitFor(t, func() bool {
+			job, err = jobs.Get(ctx, "suspended", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range job.Status.Conditions {
+				if c.Type == batchv1.JobSuspended && c.Status == corev1.ConditionTrue {
+					return true
+				}
+			}
+			return false
+		})
 		job.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "a"}
 		job.Spec.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
 		if job, err = jobs.Update(ctx, job, metav1.UpdateOptions{}); err != nil {
