@@ -59,6 +59,8 @@ func startTestKubelet(t testing.TB, cs kubernetes.Interface, ns string, now func
 		cancel()
 		t.Fatalf("test kubelet: watch pods: %v", err)
 	}
+	// A few pods at a time, as kubelets on several nodes would.
+	sem := make(chan struct{}, 8)
 	k.wg.Add(1)
 	go func() {
 		defer k.wg.Done()
@@ -91,11 +93,18 @@ func startTestKubelet(t testing.TB, cs kubernetes.Interface, ns string, now func
 				if done {
 					continue
 				}
-				if out := decide(pod); out != nil {
+				out := decide(pod)
+				if out == nil {
+					continue
+				}
+				sem <- struct{}{}
+				k.wg.Add(1)
+				go func() {
+					defer func() { <-sem; k.wg.Done() }()
 					if err := k.apply(ctx, pod, *out, ip); err != nil && ctx.Err() == nil {
 						t.Errorf("test kubelet: pod %s: %v", pod.Name, err)
 					}
-				}
+				}()
 			}
 		}
 	}()
