@@ -626,3 +626,36 @@ func TestCronJobSchedulesUnderAnAdvancedClock(t *testing.T) {
 	})
 	waitObjectEvent(t, cs, ns, "CronJob", "history", "SawCompletedJob")
 }
+
+// A Job still running when activeDeadlineSeconds pass on the control
+// plane's clock fails with DeadlineExceeded; its running pods are deleted
+// and counted as failed.
+func TestJobActiveDeadlineExceeded(t *testing.T) {
+	t.Parallel()
+	clock := newTestClock()
+	cp := fakeplane.Start(t, fakeplane.WithClock(clock.Now))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	ns := newBatchNamespace(t, cs, "job-deadline")
+	startTestKubelet(t, cs, ns, clock.Now, func(*corev1.Pod) *testPodOutcome { return ptr.To(testRunning()) })
+	job := testJob("slow", 2, 2)
+	job.Spec.ActiveDeadlineSeconds = ptr.To[int64](60)
+	if _, err := cs.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "pods running", func(ctx context.Context) (bool, error) {
+		j, err := cs.BatchV1().Jobs(ns).Get(ctx, "slow", metav1.GetOptions{})
+		return err == nil && ptr.Deref(j.Status.Ready, 0) == 2, err
+	})
+	clock.Advance(61 * time.Second)
+	job = waitJobCondition(t, cs, ns, "slow", batchv1.JobFailed)
+	c := jobCond(job, batchv1.JobFailed)
+	if c.Reason != batchv1.JobReasonDeadlineExceeded || c.Message != "Job was active longer than specified deadline" {
+		t.Errorf("Failed condition %+v", c)
+	}
+	if job.Status.Failed != 2 || job.Status.Active != 0 || ptr.Deref(job.Status.Terminating, -1) != 0 {
+		t.Errorf("failed/active/terminating = %d/%d/%v, want 2/0/0", job.Status.Failed, job.Status.Active, job.Status.Terminating)
+	}
+	eventuallyT(t, "pods deleted", func(context.Context) (bool, error) { return len(podsOfJob(t, cs, ns, "slow")) == 0, nil })
+	waitObjectEvent(t, cs, ns, "Job", "slow", "DeadlineExceeded")
+}
