@@ -747,8 +747,8 @@ func (c *Job) trackStatus(ctx context.Context, key string, s *jobSync, flush boo
 		case batchv1.JobFailureTarget:
 			if !jobConditionTrue(job, batchv1.JobFailureTarget) {
 				job.Status.Conditions = append(job.Status.Conditions, *f)
+				flush = true
 			}
-			flush = true
 			cond := jobNewCondition(batchv1.JobFailed, corev1.ConditionTrue, f.Reason, f.Message, now)
 			final = &cond
 		case batchv1.JobSuccessCriteriaMet:
