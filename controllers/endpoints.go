@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"math"
 	"net/netip"
 	"sort"
 	"time"
@@ -136,7 +137,7 @@ func (c *Endpoints) sync(ctx context.Context, key string) error {
 
 	cur := c.current.get(key)
 	if cur != nil && apiequality.Semantic.DeepEqual(endpointIgnoreRV(cur.Subsets), endpointIgnoreRV(subsets)) &&
-		endpointLabelsCorrect(cur.Labels, svc) {
+		endpointLabelsCorrect(cur.Labels, svc) && endpointCapacityAnnotationCorrect(cur) {
 		return nil
 	}
 	next := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
@@ -155,6 +156,11 @@ func (c *Endpoints) sync(ctx context.Context, key string) error {
 		next.Annotations[corev1.EndpointsLastChangeTriggerTime] = triggerTime.UTC().Format(time.RFC3339Nano)
 	} else {
 		delete(next.Annotations, corev1.EndpointsLastChangeTriggerTime)
+	}
+	if endpointTruncate(next) {
+		next.Annotations[corev1.EndpointsOverCapacity] = "truncated"
+	} else {
+		delete(next.Annotations, corev1.EndpointsOverCapacity)
 	}
 	if !endpointServiceIPSet(svc) {
 		next.Labels[corev1.IsHeadlessService] = ""
@@ -184,6 +190,58 @@ func (c *Endpoints) sync(ctx context.Context, key string) error {
 	ep := out.(*corev1.Endpoints)
 	c.current.put(key, ep, ep.ResourceVersion)
 	return nil
+}
+
+// endpointsMaxCapacity is the most addresses an Endpoints keeps.
+const endpointsMaxCapacity = 1000
+
+// endpointCapacityAnnotationCorrect reports whether Endpoints within
+// capacity are without the over-capacity annotation (Endpoints over it are
+// always rewritten, as upstream rewrites them).
+func endpointCapacityAnnotationCorrect(ep *corev1.Endpoints) bool {
+	n := 0
+	for _, s := range ep.Subsets {
+		n += len(s.Addresses) + len(s.NotReadyAddresses)
+	}
+	_, annotated := ep.Annotations[corev1.EndpointsOverCapacity]
+	return n <= endpointsMaxCapacity && !annotated
+}
+
+// endpointTruncate cuts Endpoints down to endpointsMaxCapacity addresses
+// as upstream does: not-ready addresses go first; each subset keeps its
+// share, rounded up. It reports whether it cut anything.
+func endpointTruncate(ep *corev1.Endpoints) bool {
+	ready, notReady := 0, 0
+	for _, s := range ep.Subsets {
+		ready += len(s.Addresses)
+		notReady += len(s.NotReadyAddresses)
+	}
+	if ready+notReady <= endpointsMaxCapacity {
+		return false
+	}
+	truncateReady := ready > endpointsMaxCapacity
+	limit, total := endpointsMaxCapacity-ready, notReady
+	if truncateReady {
+		limit, total = endpointsMaxCapacity, ready
+	}
+	left := limit
+	for i := range ep.Subsets {
+		s := &ep.Subsets[i]
+		n := len(s.NotReadyAddresses)
+		if truncateReady {
+			n = len(s.Addresses)
+		}
+		share := min(int(math.Ceil(float64(n)/float64(total)*float64(limit))), left)
+		if truncateReady {
+			s.Addresses = s.Addresses[:min(len(s.Addresses), share)]
+			s.NotReadyAddresses = []corev1.EndpointAddress{}
+			left -= len(s.Addresses)
+		} else {
+			s.NotReadyAddresses = s.NotReadyAddresses[:min(len(s.NotReadyAddresses), share)]
+			left -= len(s.NotReadyAddresses)
+		}
+	}
+	return true
 }
 
 // endpointLabelsCorrect reports whether Endpoints carry the managed-by

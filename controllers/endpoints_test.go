@@ -133,3 +133,36 @@ func TestEndpointSliceLabels(t *testing.T) {
 		}
 	}
 }
+
+func TestEndpointTruncate(t *testing.T) {
+	addrs := func(n int) []corev1.EndpointAddress {
+		out := make([]corev1.EndpointAddress, n)
+		for i := range out {
+			out[i].IP = "10.0.0.1"
+		}
+		return out
+	}
+	tests := []struct {
+		name                    string
+		subsets                 []corev1.EndpointSubset
+		cut                     bool
+		wantReady, wantNotReady []int
+	}{
+		{"within capacity", []corev1.EndpointSubset{{Addresses: addrs(600), NotReadyAddresses: addrs(400)}}, false, []int{600}, []int{400}},
+		{"not ready cut first", []corev1.EndpointSubset{{Addresses: addrs(900), NotReadyAddresses: addrs(300)}}, true, []int{900}, []int{100}},
+		{"ready cut in proportion", []corev1.EndpointSubset{{Addresses: addrs(1500), NotReadyAddresses: addrs(10)}, {Addresses: addrs(500)}}, true, []int{750, 250}, []int{0, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ep := &corev1.Endpoints{Subsets: tc.subsets}
+			if got := endpointTruncate(ep); got != tc.cut {
+				t.Fatalf("cut = %v, want %v", got, tc.cut)
+			}
+			for i, s := range ep.Subsets {
+				if len(s.Addresses) != tc.wantReady[i] || len(s.NotReadyAddresses) != tc.wantNotReady[i] {
+					t.Errorf("subset %d: %d ready, %d not ready; want %d, %d", i, len(s.Addresses), len(s.NotReadyAddresses), tc.wantReady[i], tc.wantNotReady[i])
+				}
+			}
+		})
+	}
+}
