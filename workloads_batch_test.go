@@ -659,3 +659,44 @@ func TestJobActiveDeadlineExceeded(t *testing.T) {
 	eventuallyT(t, "pods deleted", func(context.Context) (bool, error) { return len(podsOfJob(t, cs, ns, "slow")) == 0, nil })
 	waitObjectEvent(t, cs, ns, "Job", "slow", "DeadlineExceeded")
 }
+
+// A Job adopts the pods without a controller its selector matches (here a
+// manual one) instead of creating new ones, as upstream's ClaimPods does.
+func TestJobAdoptsMatchingOrphanPods(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	ns := newBatchNamespace(t, cs, "job-adopt")
+	startTestKubelet(t, cs, ns, nil, func(*corev1.Pod) *testPodOutcome { return ptr.To(testRunning()) })
+	if _, err := cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "stray", Labels: map[string]string{"app": "batch"}},
+		Spec:       corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "main", Image: "busybox"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	job := testJob("adopter", 1, 1)
+	job.Spec.ManualSelector = ptr.To(true)
+	job.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "batch"}}
+	job.Spec.Template.Labels = map[string]string{"app": "batch"}
+	job, err := cs.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "stray pod adopted", func(ctx context.Context) (bool, error) {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, "stray", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		ref := metav1.GetControllerOf(p)
+		j, err := cs.BatchV1().Jobs(ns).Get(ctx, "adopter", metav1.GetOptions{})
+		return err == nil && ref != nil && ref.UID == job.UID && slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer) && j.Status.Active == 1, err
+	})
+	l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 1 {
+		t.Errorf("%d pods, want the adopted one alone", len(l.Items))
+	}
+}

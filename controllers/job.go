@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -61,6 +62,9 @@ type Job struct {
 	podsOf map[types.UID]map[string]bool
 	// jobOf has the Job keys by uid.
 	jobOf map[types.UID]string
+	// orphansIn has the keys of the pods without a controller, by
+	// namespace: those a Job's selector matches are adopted.
+	orphansIn map[string]map[string]bool
 	// dirty are the Jobs to sync, orphans the pods whose finalizer may
 	// have to go.
 	dirty, orphans map[string]bool
@@ -81,15 +85,16 @@ func NewJob(reg registry.Interface, now func() time.Time, log *slog.Logger) *Job
 	u := controllerUser("job-controller")
 	return &Job{
 		reg: reg, log: log, user: u, now: now,
-		rec:     NewRecorder(reg, JobName, u, nil, log), // client-go's recorder reads the real clock
-		jobs:    newJobCache[batchv1.Job](),
-		pods:    newJobCache[corev1.Pod](),
-		podsOf:  map[types.UID]map[string]bool{},
-		jobOf:   map[types.UID]string{},
-		dirty:   map[string]bool{},
-		orphans: map[string]bool{},
-		backoff: map[string]jobBackoff{},
-		wake:    newJobWakeups(fake),
+		rec:       NewRecorder(reg, JobName, u, nil, log), // client-go's recorder reads the real clock
+		jobs:      newJobCache[batchv1.Job](),
+		pods:      newJobCache[corev1.Pod](),
+		podsOf:    map[types.UID]map[string]bool{},
+		jobOf:     map[types.UID]string{},
+		orphansIn: map[string]map[string]bool{},
+		dirty:     map[string]bool{},
+		orphans:   map[string]bool{},
+		backoff:   map[string]jobBackoff{},
+		wake:      newJobWakeups(fake),
 	}
 }
 
@@ -207,6 +212,15 @@ func (c *Job) indexPod(key string, old, cur *corev1.Pod) {
 			c.dirty[k] = true
 		}
 	}
+	ns, _ := splitKey(key)
+	if cur != nil && metav1.GetControllerOf(cur) == nil && cur.DeletionTimestamp == nil {
+		endpointIndex(c.orphansIn, key, true)
+		for jk := range c.jobsIn(ns) {
+			c.dirty[jk] = true
+		}
+	} else if c.orphansIn[ns][key] {
+		endpointIndex(c.orphansIn, key, false)
+	}
 	if cur == nil {
 		return
 	}
@@ -219,6 +233,83 @@ func (c *Job) indexPod(key string, old, cur *corev1.Pod) {
 	if jobHasTrackingFinalizer(cur) {
 		c.orphans[key] = true
 	}
+}
+
+// jobsIn returns the keys of the Jobs of a namespace.
+func (c *Job) jobsIn(ns string) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range c.jobOf {
+		if n, _ := splitKey(k); n == ns {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// claimPods adopts the pods without a controller that the Job's selector
+// matches (giving them the Job as controller and the tracking finalizer)
+// and releases those it controls that the selector no longer matches, as
+// upstream's ClaimPods does.
+func (c *Job) claimPods(ctx context.Context, job *batchv1.Job) error {
+	sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
+	if err != nil || sel.Empty() {
+		return nil
+	}
+	var errs []error
+	for _, pk := range sortedKeys(c.orphansIn[job.Namespace]) {
+		p := c.pods.get(pk)
+		if p == nil || p.DeletionTimestamp != nil || metav1.GetControllerOf(p) != nil || !sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		errs = append(errs, c.updatePod(ctx, p, func(pod *corev1.Pod) error {
+			if metav1.GetControllerOf(pod) != nil {
+				return errJobPodTaken
+			}
+			pod.OwnerReferences = append(pod.OwnerReferences, *metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job")))
+			if !jobHasTrackingFinalizer(pod) {
+				pod.Finalizers = append(pod.Finalizers, batchv1.JobTrackingFinalizer)
+			}
+			return nil
+		}))
+	}
+	for _, pk := range sortedKeys(c.podsOf[job.UID]) {
+		p := c.pods.get(pk)
+		if p == nil || sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		errs = append(errs, c.updatePod(ctx, p, func(pod *corev1.Pod) error {
+			pod.OwnerReferences = slices.DeleteFunc(pod.OwnerReferences, func(r metav1.OwnerReference) bool { return r.UID == job.UID })
+			return nil
+		}))
+	}
+	return errors.Join(errs...)
+}
+
+// errJobPodTaken stops the adoption of a pod another controller took
+// meanwhile.
+var errJobPodTaken = errors.New("the pod has a controller already")
+
+// updatePod changes a pod with change and records the result.
+func (c *Job) updatePod(ctx context.Context, p *corev1.Pod, change func(*corev1.Pod) error) error {
+	out, err := c.reg.Update(ctx, podsGVR, p.Namespace, p.Name, func(cur runtime.Object) (runtime.Object, error) {
+		pod := cur.(*corev1.Pod)
+		if pod.UID != p.UID {
+			return nil, apierrors.NewConflict(podsGVR.GroupResource(), p.Name, fmt.Errorf("the pod was replaced"))
+		}
+		return pod, change(pod)
+	})
+	switch {
+	case apierrors.IsNotFound(err), errors.Is(err, errJobPodTaken):
+		return nil
+	case err != nil:
+		return fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	pod := out.(*corev1.Pod)
+	key := p.Namespace + "/" + p.Name
+	old := c.pods.get(key)
+	c.pods.put(key, pod, pod.ResourceVersion)
+	c.indexPod(key, old, c.pods.get(key))
+	return nil
 }
 
 // syncOrphan removes the tracking finalizer of a pod whose Job is gone or
@@ -300,6 +391,11 @@ func (c *Job) syncJob(ctx context.Context, key string) error {
 		return nil
 	}
 	job := cached.DeepCopy()
+	if job.DeletionTimestamp == nil {
+		if err := c.claimPods(ctx, job); err != nil {
+			return err
+		}
+	}
 	now := c.now()
 	if job.Status.UncountedTerminatedPods == nil {
 		job.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
