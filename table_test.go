@@ -97,7 +97,10 @@ func TestBuiltinTables(t *testing.T) {
 			if err := json.Unmarshal(b, &golden); err != nil {
 				t.Fatal(err)
 			}
-			cp := fakeplane.Start(t, fakeplane.WithClock(func() time.Time { return golden.Now }))
+			// The recording's kube-apiserver ran without
+			// kube-controller-manager: no controller rewrites the
+			// statuses and Endpoints as written.
+			cp := fakeplane.Start(t, fakeplane.WithClock(func() time.Time { return golden.Now }), fakeplane.WithControllers())
 			objs := createTableObjects(t, cp, manifest)
 			rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
 			if err != nil {
