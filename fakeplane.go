@@ -257,6 +257,14 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
+	if cp.opts.nodes > 0 {
+		// A cluster with nodes has a default StorageClass, as kind's has.
+		sc, err := fixtures.StandardStorageClass()
+		if err != nil {
+			return fmt.Errorf("fakeplane: bootstrap: %w", err)
+		}
+		boot = append(boot, sc)
+	}
 	// One transaction for all of them: a commit each would take most of
 	// Start's time.
 	if err := cp.store.Bulk(func() error { return cp.srv.CreateAll(boot) }); err != nil {

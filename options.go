@@ -245,7 +245,10 @@ func WithCompactionInterval(d time.Duration) Option {
 // kubelet sets plus node.kubernetes.io/instance-type=fakeplane, and a Lease
 // in kube-node-lease renewed every 10 seconds. Nodes a user creates with
 // the annotation kwok.x-k8s.io/node=fake are simulated the same way. It
-// also starts the built-in scheduler (see WithScheduler).
+// also starts the built-in scheduler (see WithScheduler), and the cluster
+// gets kind's default StorageClass, "standard" (WaitForFirstConsumer,
+// provisioned as rancher.io/local-path would: see
+// controllers.PersistentVolumeBinder).
 func WithNodes(n int) Option {
 	return func(o *options) { o.nodes = n; o.withScheduler = o.withScheduler || n > 0 }
 }

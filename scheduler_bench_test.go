@@ -3,7 +3,11 @@ package fakeplane_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,4 +130,77 @@ func BenchmarkCreateToBound(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkSchedule1000PendingPodsKubeScheduler is
+// BenchmarkSchedule1000PendingPods with the real kube-scheduler (see
+// kubeSchedulerBinary) in place of the built-in one, against fakeplane:
+// the same two profiles, nodes and pods, client-side throttling off
+// (qps 5000) as the built-in scheduler has it. The time runs from the
+// process's start, so it includes its start-up and informer sync. Without
+// the binary it is skipped.
+func BenchmarkSchedule1000PendingPodsKubeScheduler(b *testing.B) {
+	bin := kubeSchedulerBinary()
+	if bin == "" {
+		b.Skip("no kube-scheduler binary: set FAKEPLANE_KUBE_SCHEDULER or put one at ~/.cache/refplane/bin/kube-scheduler")
+	}
+	const pods = 1000
+	cp := fakeplane.Start(b, fakeplane.WithNodes(100))
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	ctx := context.Background()
+	cfg := filepath.Join(b.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte(strings.Join([]string{
+		"apiVersion: kubescheduler.config.k8s.io/v1",
+		"kind: KubeSchedulerConfiguration",
+		"clientConnection:",
+		"  kubeconfig: " + cp.KubeconfigPath(),
+		"  qps: 5000",
+		"  burst: 5000",
+		"leaderElection:",
+		"  leaderElect: false",
+		"profiles:",
+		"- schedulerName: bench-a",
+		"- schedulerName: bench-b",
+		"",
+	}, "\n")), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		ns := fmt.Sprintf("bench-%d", i)
+		if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		for j := 0; j < pods; j++ {
+			p := pausePod(fmt.Sprintf("p-%d", j), []string{"bench-a", "bench-b"}[j%2], "10m")
+			p.Namespace = ns
+			if _, err := client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w, err := client.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmdCtx, cancel := context.WithCancel(ctx)
+		cmd := exec.CommandContext(cmdCtx, bin, "--config", cfg, "--secure-port", "0")
+		b.StartTimer()
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			cancel()
+			b.Fatal(err)
+		}
+		waitBound(b, w, pods)
+		total += time.Since(start)
+		b.StopTimer()
+		cancel()
+		_ = cmd.Wait()
+		w.Stop()
+		if err := client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(pods*b.N)/total.Seconds(), "pods/s")
 }

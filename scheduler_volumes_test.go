@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -51,7 +52,11 @@ func TestPodsWaitForTheirClaims(t *testing.T) {
 	waitMessage(`0/2 nodes are available: persistentvolumeclaim "data" not found.` + notHelpful)
 	// The claim appears, unbound, with no class: it binds immediately, so
 	// the pod waits for it to be bound.
-	if _, err := client.CoreV1().PersistentVolumeClaims("default").Create(ctx, claim("data", ""), metav1.CreateOptions{}); err != nil {
+	// A class nobody provisions: the claim stays unbound (the default class,
+	// standard, would wait for the pod and be provisioned).
+	unprovisioned := claim("data", "")
+	unprovisioned.Spec.StorageClassName = ptr.To("unprovisioned")
+	if _, err := client.CoreV1().PersistentVolumeClaims("default").Create(ctx, unprovisioned, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitMessage("0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims." + notHelpful)

@@ -97,10 +97,13 @@ func TestBuiltinTables(t *testing.T) {
 			if err := json.Unmarshal(b, &golden); err != nil {
 				t.Fatal(err)
 			}
-			// The recording's kube-apiserver ran without
-			// kube-controller-manager: no controller rewrites the
-			// statuses and Endpoints as written.
-			cp := fakeplane.Start(t, fakeplane.WithClock(func() time.Time { return golden.Now }), fakeplane.WithControllers())
+			// The reference rows are of objects as written, which the
+			// workload controllers would change (statuses, pods, bindings).
+			cp := fakeplane.Start(t, fakeplane.WithClock(func() time.Time { return golden.Now }), fakeplane.WithControllers("*",
+				"-daemonset-controller", "-statefulset-controller", "-persistentvolume-binder-controller", "-node-lifecycle-controller",
+				"-deployment-controller", "-replicaset-controller", "-replicationcontroller-controller", "-job-controller",
+				"-cronjob-controller", "-endpoints-controller", "-endpointslice-controller", "-disruption-controller",
+				"-resourcequota-controller", "-ttl-after-finished-controller"))
 			objs := createTableObjects(t, cp, manifest)
 			rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
 			if err != nil {

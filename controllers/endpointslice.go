@@ -28,10 +28,7 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-const (
-	endpointSlicesBucket = "discovery.k8s.io/endpointslices"
-	nodesBucket          = "/nodes"
-)
+const endpointSlicesBucket = "discovery.k8s.io/endpointslices"
 
 var endpointSlicesGVR = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
 

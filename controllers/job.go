@@ -23,16 +23,11 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// Store buckets and resources of the Job controller.
-const (
-	jobsBucket = "batch/jobs"
-	podsBucket = "/pods"
-)
+// jobsBucket is the store bucket of Jobs (podsBucket and podsGVR are
+// shared with the other workload controllers).
+const jobsBucket = "batch/jobs"
 
-var (
-	jobsGVR = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
-	podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-)
+var jobsGVR = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 
 // jobControllerManagedBy is spec.managedBy of the Jobs this controller
 // runs (an empty one means the same).

@@ -531,5 +531,9 @@ func Default(cfg Config) []Controller {
 	add(EndpointSliceName, true, func(l *slog.Logger) Controller { return NewEndpointSlice(reg, l) })
 	add(CronJobName, true, func(l *slog.Logger) Controller { return NewCronJob(reg, cfg.Now, l) })
 	add(TTLAfterFinishedName, true, func(l *slog.Logger) Controller { return NewTTLAfterFinished(reg, cfg.Now, l) })
+	add(StatefulSetName, true, func(l *slog.Logger) Controller { return NewStatefulSet(reg, cfg.Now, l) })
+	add(DaemonSetName, true, func(l *slog.Logger) Controller { return NewDaemonSet(reg, cfg.Now, l) })
+	add(NodeLifecycleName, true, func(l *slog.Logger) Controller { return NewNodeLifecycle(reg, cfg.Now, l) })
+	add(PersistentVolumeBinderName, true, func(l *slog.Logger) Controller { return NewPersistentVolumeBinder(reg, cfg.Now, l) })
 	return ctrls
 }

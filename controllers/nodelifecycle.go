@@ -1,0 +1,308 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// leasesBucket is the store bucket of Leases.
+const leasesBucket = "coordination.k8s.io/leases"
+
+// NodeMonitorGracePeriod is how long a node may go without a heartbeat
+// (its Lease's renewTime, or its Ready condition's lastHeartbeatTime)
+// before the node lifecycle controller marks it Unknown:
+// kube-controller-manager's --node-monitor-grace-period default.
+const NodeMonitorGracePeriod = 50 * time.Second
+
+// nodeLifecycleRecheck is how often, while nodes exist, their heartbeats
+// are looked at again: the time passing is not an event.
+const nodeLifecycleRecheck = time.Second
+
+var nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+
+// NodeLifecycle watches the nodes' heartbeats as kube-controller-manager's
+// node-lifecycle-controller does: a node whose heartbeat is older than
+// NodeMonitorGracePeriod on the control plane's clock gets its Ready,
+// MemoryPressure, DiskPressure and PIDPressure conditions Unknown
+// ("Kubelet stopped posting node status.", or "Kubelet never posted node
+// status." for a node that never had them), and each node carries the
+// taints of its state: node.kubernetes.io/not-ready (Ready False) or
+// node.kubernetes.io/unreachable (Ready Unknown), with effects NoSchedule
+// and NoExecute, the NoSchedule taints of memory, disk and PID pressure
+// and of an unavailable network, and node.kubernetes.io/unschedulable
+// while spec.unschedulable is set. So a new node loses the not-ready taint
+// kube-apiserver gives it once it is Ready, or at once if it has no Ready
+// condition yet.
+//
+// Not built: evictions (the taint-eviction controller), zone disruption
+// rates, and marking the pods of an unreachable node not ready.
+type NodeLifecycle struct {
+	reg  registry.Interface
+	log  *slog.Logger
+	user user.Info
+	now  func() time.Time
+	// nodes and leases are what the controller was fed, by name.
+	nodes  map[string]*corev1.Node
+	leases map[string]time.Time
+}
+
+// NewNodeLifecycle returns the node lifecycle controller, writing through
+// reg with now as its clock (nil: time.Now) and logging to log (nil:
+// slog.Default()).
+func NewNodeLifecycle(reg registry.Interface, now func() time.Time, log *slog.Logger) *NodeLifecycle {
+	if log == nil {
+		log = slog.Default()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &NodeLifecycle{reg: reg, log: log, now: now, user: controllerUser("node-controller"),
+		nodes: map[string]*corev1.Node{}, leases: map[string]time.Time{}}
+}
+
+// Name implements Controller.
+func (c *NodeLifecycle) Name() string { return NodeLifecycleName }
+
+// Resources implements Controller.
+func (c *NodeLifecycle) Resources() []string { return []string{nodesBucket, leasesBucket} }
+
+// Wants implements Filter: the nodes, and the Leases in kube-node-lease.
+func (c *NodeLifecycle) Wants(resource, key string) bool {
+	if resource != leasesBucket {
+		return true
+	}
+	ns, _ := splitKey(key)
+	return ns == corev1.NamespaceNodeLease
+}
+
+// Sync implements Controller.
+func (c *NodeLifecycle) Sync(ctx context.Context, events []store.Event) error {
+	for _, ev := range events {
+		switch ev.Resource {
+		case nodesBucket:
+			if ev.Type == store.Deleted {
+				delete(c.nodes, ev.Key)
+				continue
+			}
+			node, err := decodeEvent[corev1.Node](ev)
+			if err != nil {
+				c.log.Warn("skipped", "err", err)
+				continue
+			}
+			c.nodes[ev.Key] = node
+		case leasesBucket:
+			_, name := splitKey(ev.Key)
+			if ev.Type == store.Deleted {
+				delete(c.leases, name)
+				continue
+			}
+			lease, err := decodeEvent[coordinationv1.Lease](ev)
+			if err != nil {
+				c.log.Warn("skipped", "err", err)
+				continue
+			}
+			if lease.Spec.RenewTime != nil {
+				c.leases[name] = lease.Spec.RenewTime.Time
+			}
+		}
+	}
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
+	now := c.now()
+	var errs []error
+	for _, name := range sortedNodeNames(c.nodes) {
+		if err := c.syncNode(ctx, c.nodes[name], now); err != nil {
+			errs = append(errs, fmt.Errorf("node %s: %w", name, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if len(c.nodes) > 0 {
+		return &Requeue{After: nodeLifecycleRecheck}
+	}
+	return nil
+}
+
+// nodeHeartbeat is the latest sign of life of node: its Lease's renewal,
+// its Ready condition's heartbeat, or its creation.
+func (c *NodeLifecycle) nodeHeartbeat(node *corev1.Node) time.Time {
+	beat := node.CreationTimestamp.Time
+	if t, ok := c.leases[node.Name]; ok && t.After(beat) {
+		beat = t
+	}
+	for _, cond := range node.Status.Conditions {
+		if cond.Type == corev1.NodeReady && cond.LastHeartbeatTime.After(beat) {
+			beat = cond.LastHeartbeatTime.Time
+		}
+	}
+	return beat
+}
+
+// syncNode marks a silent node Unknown and sets the taints of its state.
+func (c *NodeLifecycle) syncNode(ctx context.Context, node *corev1.Node, now time.Time) error {
+	if now.Sub(c.nodeHeartbeat(node)) > NodeMonitorGracePeriod && !nodeConditionsUnknown(node) {
+		got, err := c.reg.UpdateSubresource(ctx, nodesGVR, "status", "", node.Name, func(cur runtime.Object) (runtime.Object, error) {
+			n := cur.(*corev1.Node)
+			if now.Sub(c.nodeHeartbeat(n)) <= NodeMonitorGracePeriod {
+				return n, nil // it spoke meanwhile
+			}
+			markNodeUnknown(n, metav1.NewTime(now))
+			return n, nil
+		})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("mark unknown: %w", err)
+		}
+		node = got.(*corev1.Node)
+		c.nodes[node.Name] = node
+	}
+	want := nodeStateTaints(node)
+	if slices.EqualFunc(nodeOwnTaints(node.Spec.Taints), want, sameTaint) {
+		return nil
+	}
+	got, err := c.reg.Update(ctx, nodesGVR, "", node.Name, func(cur runtime.Object) (runtime.Object, error) {
+		n := cur.(*corev1.Node)
+		var taints []corev1.Taint
+		for _, t := range n.Spec.Taints {
+			if !nodeOwnTaint(t) {
+				taints = append(taints, t)
+			}
+		}
+		stamp := metav1.NewTime(now)
+		for _, t := range nodeStateTaints(n) {
+			if t.Effect == corev1.TaintEffectNoExecute {
+				t.TimeAdded = &stamp
+			}
+			taints = append(taints, t)
+		}
+		n.Spec.Taints = taints
+		return n, nil
+	})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("taints: %w", err)
+	}
+	c.nodes[node.Name] = got.(*corev1.Node)
+	return nil
+}
+
+// nodeConditionsUnknown reports whether the node's Ready condition is
+// Unknown already.
+func nodeConditionsUnknown(node *corev1.Node) bool {
+	for _, cond := range node.Status.Conditions {
+		if cond.Type == corev1.NodeReady {
+			return cond.Status == corev1.ConditionUnknown
+		}
+	}
+	return false
+}
+
+// markNodeUnknown sets the conditions a kubelet reports to Unknown.
+func markNodeUnknown(n *corev1.Node, now metav1.Time) {
+	for _, typ := range []corev1.NodeConditionType{corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure} {
+		i := slices.IndexFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == typ })
+		if i < 0 {
+			n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{
+				Type: typ, Status: corev1.ConditionUnknown, Reason: "NodeStatusNeverUpdated",
+				Message: "Kubelet never posted node status.", LastHeartbeatTime: n.CreationTimestamp, LastTransitionTime: now,
+			})
+			continue
+		}
+		if c := &n.Status.Conditions[i]; c.Status != corev1.ConditionUnknown {
+			c.Status, c.Reason, c.Message, c.LastTransitionTime = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status.", now
+		}
+	}
+}
+
+// nodeConditionTaints maps a node condition and status to the NoSchedule
+// taint it calls for (the NoExecute ones follow Ready alone).
+var nodeConditionTaints = map[corev1.NodeConditionType]map[corev1.ConditionStatus]string{
+	corev1.NodeReady:              {corev1.ConditionFalse: corev1.TaintNodeNotReady, corev1.ConditionUnknown: corev1.TaintNodeUnreachable},
+	corev1.NodeMemoryPressure:     {corev1.ConditionTrue: corev1.TaintNodeMemoryPressure},
+	corev1.NodeDiskPressure:       {corev1.ConditionTrue: corev1.TaintNodeDiskPressure},
+	corev1.NodePIDPressure:        {corev1.ConditionTrue: corev1.TaintNodePIDPressure},
+	corev1.NodeNetworkUnavailable: {corev1.ConditionTrue: corev1.TaintNodeNetworkUnavailable},
+}
+
+// nodeOwnTaint reports whether the controller owns taint t: the NoSchedule
+// taints of conditions and of cordoning, and the NoExecute not-ready and
+// unreachable taints.
+func nodeOwnTaint(t corev1.Taint) bool {
+	switch t.Key {
+	case corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable:
+		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+	case corev1.TaintNodeMemoryPressure, corev1.TaintNodeDiskPressure, corev1.TaintNodePIDPressure,
+		corev1.TaintNodeNetworkUnavailable, corev1.TaintNodeUnschedulable:
+		return t.Effect == corev1.TaintEffectNoSchedule
+	}
+	return false
+}
+
+// nodeOwnTaints are the taints of taints the controller owns, in the order
+// nodeStateTaints gives them.
+func nodeOwnTaints(taints []corev1.Taint) []corev1.Taint {
+	var out []corev1.Taint
+	for _, t := range taints {
+		if nodeOwnTaint(t) {
+			out = append(out, corev1.Taint{Key: t.Key, Effect: t.Effect})
+		}
+	}
+	sortTaints(out)
+	return out
+}
+
+// nodeStateTaints are the taints node's state calls for, sorted.
+func nodeStateTaints(node *corev1.Node) []corev1.Taint {
+	var out []corev1.Taint
+	for _, cond := range node.Status.Conditions {
+		key := nodeConditionTaints[cond.Type][cond.Status]
+		if key == "" {
+			continue
+		}
+		out = append(out, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule})
+		if cond.Type == corev1.NodeReady {
+			out = append(out, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute})
+		}
+	}
+	if node.Spec.Unschedulable {
+		out = append(out, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
+	}
+	sortTaints(out)
+	return out
+}
+
+// sortTaints sorts taints by key and effect.
+func sortTaints(ts []corev1.Taint) {
+	slices.SortFunc(ts, func(a, b corev1.Taint) int {
+		if a.Key != b.Key {
+			return strings.Compare(a.Key, b.Key)
+		}
+		return strings.Compare(string(a.Effect), string(b.Effect))
+	})
+}
+
+// sameTaint compares taints by key, value and effect.
+func sameTaint(a, b corev1.Taint) bool {
+	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect
+}

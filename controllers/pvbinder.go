@@ -1,0 +1,391 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	storagehelpers "k8s.io/component-helpers/storage/volume"
+	"k8s.io/utils/ptr"
+
+	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// LocalPathProvisioner is the provisioner whose StorageClasses the
+// persistentvolume-binder-controller provisions volumes for, as the
+// local-path provisioner that kind ships does: a hostPath volume on the
+// node of the claim's first consumer.
+const LocalPathProvisioner = "rancher.io/local-path"
+
+// Store buckets the volume binder is fed from, besides claims and pods.
+const (
+	pvsBucket            = "/persistentvolumes"
+	storageClassesBucket = "storage.k8s.io/storageclasses"
+)
+
+var pvsGVR = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumes"}
+
+// PersistentVolumeBinder binds PersistentVolumeClaims to
+// PersistentVolumes as kube-controller-manager's persistentvolume-binder
+// controller does (the best matching available volume, with upstream's
+// matching rules), and provisions a volume for a claim whose StorageClass
+// has the LocalPathProvisioner, as that provisioner would: at once for
+// Immediate binding, and once a pod that uses the claim is bound to a node
+// for WaitForFirstConsumer. A volume whose claim is deleted is deleted
+// (reclaim policy Delete) or Released (Retain).
+//
+// Not built: other provisioners (their claims stay Pending, as with no
+// provisioner running), volume expansion, recycling.
+type PersistentVolumeBinder struct {
+	reg  registry.Interface
+	log  *slog.Logger
+	user user.Info
+	rec  *Recorder
+	now  func() time.Time
+	// claims, volumes, classes and consumers are what the controller was
+	// fed; consumers maps a claim's key to the node of a bound pod that
+	// uses it.
+	claims    map[string]*corev1.PersistentVolumeClaim
+	volumes   map[string]*corev1.PersistentVolume
+	classes   map[string]*storagev1.StorageClass
+	consumers map[string]string
+	// podClaims remembers the claims each pod uses, for its deletion.
+	podClaims map[string][]string
+}
+
+// NewPersistentVolumeBinder returns the persistentvolume-binder
+// controller, writing through reg and logging to log (nil:
+// slog.Default()).
+func NewPersistentVolumeBinder(reg registry.Interface, now func() time.Time, log *slog.Logger) *PersistentVolumeBinder {
+	if log == nil {
+		log = slog.Default()
+	}
+	u := controllerUser("persistent-volume-binder")
+	return &PersistentVolumeBinder{
+		reg: reg, log: log, user: u, now: now,
+		rec:       NewRecorder(reg, "persistentvolume-controller", u, now, log),
+		claims:    map[string]*corev1.PersistentVolumeClaim{},
+		volumes:   map[string]*corev1.PersistentVolume{},
+		classes:   map[string]*storagev1.StorageClass{},
+		consumers: map[string]string{},
+		podClaims: map[string][]string{},
+	}
+}
+
+// Name implements Controller.
+func (c *PersistentVolumeBinder) Name() string { return PersistentVolumeBinderName }
+
+// Resources implements Controller.
+func (c *PersistentVolumeBinder) Resources() []string {
+	return []string{storageClassesBucket, pvsBucket, pvcsBucket, podsBucket}
+}
+
+// Sync implements Controller.
+func (c *PersistentVolumeBinder) Sync(ctx context.Context, events []store.Event) error {
+	for _, ev := range events {
+		if err := c.observe(ev); err != nil {
+			c.log.Warn("skipped", "err", err)
+		}
+	}
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
+	var errs []error
+	for _, name := range sortedKeys(keysOf(c.volumes)) {
+		if err := c.syncVolume(ctx, c.volumes[name]); err != nil {
+			errs = append(errs, fmt.Errorf("volume %s: %w", name, err))
+		}
+	}
+	for _, key := range sortedKeys(keysOf(c.claims)) {
+		if err := c.syncClaim(ctx, c.claims[key]); err != nil {
+			errs = append(errs, fmt.Errorf("claim %s: %w", key, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// keysOf is the set of m's keys.
+func keysOf[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// observe records one event.
+func (c *PersistentVolumeBinder) observe(ev store.Event) error {
+	switch ev.Resource {
+	case storageClassesBucket:
+		if ev.Type == store.Deleted {
+			delete(c.classes, ev.Key)
+			return nil
+		}
+		sc, err := decodeEvent[storagev1.StorageClass](ev)
+		if err != nil {
+			return err
+		}
+		c.classes[ev.Key] = sc
+	case pvsBucket:
+		if ev.Type == store.Deleted {
+			delete(c.volumes, ev.Key)
+			return nil
+		}
+		pv, err := decodeEvent[corev1.PersistentVolume](ev)
+		if err != nil {
+			return err
+		}
+		c.volumes[ev.Key] = pv
+	case pvcsBucket:
+		if ev.Type == store.Deleted {
+			delete(c.claims, ev.Key)
+			return nil
+		}
+		pvc, err := decodeEvent[corev1.PersistentVolumeClaim](ev)
+		if err != nil {
+			return err
+		}
+		c.claims[ev.Key] = pvc
+	case podsBucket:
+		for _, claim := range c.podClaims[ev.Key] {
+			delete(c.consumers, claim)
+		}
+		delete(c.podClaims, ev.Key)
+		if ev.Type == store.Deleted {
+			return nil
+		}
+		pod, err := decodeEvent[corev1.Pod](ev)
+		if err != nil {
+			return err
+		}
+		if pod.Spec.NodeName == "" {
+			return nil
+		}
+		for _, v := range pod.Spec.Volumes {
+			claim := ""
+			switch {
+			case v.PersistentVolumeClaim != nil:
+				claim = v.PersistentVolumeClaim.ClaimName
+			case v.Ephemeral != nil:
+				claim = pod.Name + "-" + v.Name
+			default:
+				continue
+			}
+			key := pod.Namespace + "/" + claim
+			c.consumers[key] = pod.Spec.NodeName
+			c.podClaims[ev.Key] = append(c.podClaims[ev.Key], key)
+		}
+	}
+	return nil
+}
+
+// syncClaim binds a pending claim to a matching volume, or provisions one.
+func (c *PersistentVolumeBinder) syncClaim(ctx context.Context, claim *corev1.PersistentVolumeClaim) error {
+	if claim.DeletionTimestamp != nil {
+		return nil
+	}
+	if claim.Spec.VolumeName != "" {
+		pv := c.volumes[claim.Spec.VolumeName]
+		if pv == nil || claim.Status.Phase == corev1.ClaimBound {
+			return nil
+		}
+		return c.bind(ctx, claim, pv)
+	}
+	var candidates []*corev1.PersistentVolume
+	for _, pv := range c.volumes {
+		candidates = append(candidates, pv)
+	}
+	class := storagehelpers.GetPersistentVolumeClaimClass(claim)
+	sc := c.classes[class]
+	delay := sc != nil && sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer
+	pv, err := storagehelpers.FindMatchingVolume(claim, candidates, nil, nil, delay, true)
+	if err != nil {
+		return err
+	}
+	if pv != nil {
+		return c.bind(ctx, claim, pv)
+	}
+	if sc == nil || sc.Provisioner != LocalPathProvisioner {
+		return nil // no volume and nobody to provision one: Pending
+	}
+	node := claim.Annotations[storagehelpers.AnnSelectedNode]
+	if node == "" {
+		node = c.consumers[claim.Namespace+"/"+claim.Name]
+	}
+	if delay && node == "" {
+		return nil // waits for its first consumer
+	}
+	return c.provision(ctx, claim, sc, node)
+}
+
+// provision creates a local-path volume for claim on node and binds them.
+func (c *PersistentVolumeBinder) provision(ctx context.Context, claim *corev1.PersistentVolumeClaim, sc *storagev1.StorageClass, node string) error {
+	reclaim := corev1.PersistentVolumeReclaimDelete
+	if sc.ReclaimPolicy != nil {
+		reclaim = *sc.ReclaimPolicy
+	}
+	mode := corev1.PersistentVolumeFilesystem
+	if claim.Spec.VolumeMode != nil {
+		mode = *claim.Spec.VolumeMode
+	}
+	name := "pvc-" + string(claim.UID)
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{storagehelpers.AnnDynamicallyProvisioned: sc.Provisioner},
+		},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: claim.Spec.Resources.Requests[corev1.ResourceStorage]},
+			AccessModes:                   claim.Spec.AccessModes,
+			PersistentVolumeReclaimPolicy: reclaim,
+			StorageClassName:              sc.Name,
+			VolumeMode:                    &mode,
+			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{
+				Path: fmt.Sprintf("/opt/local-path-provisioner/%s_%s_%s", name, claim.Namespace, claim.Name),
+				Type: ptr.To(corev1.HostPathDirectoryOrCreate),
+			}},
+			ClaimRef: &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: claim.Namespace, Name: claim.Name,
+				UID: claim.UID, ResourceVersion: claim.ResourceVersion},
+		},
+	}
+	if node != "" {
+		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+		}}}}
+	}
+	got, err := c.reg.Create(ctx, pvsGVR, pv)
+	if apierrors.IsAlreadyExists(err) {
+		return nil // its event comes
+	}
+	if err != nil {
+		c.rec.Eventf(ctx, EventRef("v1", "PersistentVolumeClaim", claim), corev1.EventTypeWarning, "ProvisioningFailed", "%v", err)
+		return fmt.Errorf("provision: %w", err)
+	}
+	pv = got.(*corev1.PersistentVolume)
+	c.volumes[pv.Name] = pv
+	c.rec.Eventf(ctx, EventRef("v1", "PersistentVolumeClaim", claim), corev1.EventTypeNormal, "ProvisioningSucceeded",
+		"Successfully provisioned volume %s", pv.Name)
+	return c.bind(ctx, claim, pv)
+}
+
+// bind binds volume and claim both ways, as the controller does: the
+// volume's claimRef and phase, then the claim's volumeName, annotations,
+// phase and capacity.
+func (c *PersistentVolumeBinder) bind(ctx context.Context, claim *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) error {
+	got, err := c.reg.Update(ctx, pvsGVR, "", pv.Name, func(cur runtime.Object) (runtime.Object, error) {
+		v := cur.(*corev1.PersistentVolume)
+		claim := claim.DeepCopy()
+		claim.Kind, claim.APIVersion = "PersistentVolumeClaim", "v1"
+		bound, _, err := storagehelpers.GetBindVolumeToClaim(v, claim)
+		return bound, err
+	})
+	if err != nil {
+		return fmt.Errorf("bind volume %s: %w", pv.Name, err)
+	}
+	pv = got.(*corev1.PersistentVolume)
+	if pv.Status.Phase != corev1.VolumeBound {
+		got, err = c.reg.UpdateSubresource(ctx, pvsGVR, "status", "", pv.Name, func(cur runtime.Object) (runtime.Object, error) {
+			v := cur.(*corev1.PersistentVolume)
+			v.Status.Phase = corev1.VolumeBound
+			return v, nil
+		})
+		if err != nil {
+			return fmt.Errorf("volume %s status: %w", pv.Name, err)
+		}
+		pv = got.(*corev1.PersistentVolume)
+	}
+	c.volumes[pv.Name] = pv
+	got, err = c.reg.Update(ctx, pvcsGVR, claim.Namespace, claim.Name, func(cur runtime.Object) (runtime.Object, error) {
+		pvc := cur.(*corev1.PersistentVolumeClaim)
+		if pvc.UID != claim.UID {
+			return nil, apierrors.NewNotFound(pvcsGVR.GroupResource(), claim.Name)
+		}
+		if pvc.Spec.VolumeName != pv.Name {
+			pvc.Spec.VolumeName = pv.Name
+			metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, storagehelpers.AnnBoundByController, "yes")
+		}
+		metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, storagehelpers.AnnBindCompleted, "yes")
+		if p := pv.Annotations[storagehelpers.AnnDynamicallyProvisioned]; p != "" {
+			metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, storagehelpers.AnnStorageProvisioner, p)
+			metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, storagehelpers.AnnBetaStorageProvisioner, p)
+		}
+		return pvc, nil
+	})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("bind claim: %w", err)
+	}
+	pvc := got.(*corev1.PersistentVolumeClaim)
+	got, err = c.reg.UpdateSubresource(ctx, pvcsGVR, "status", pvc.Namespace, pvc.Name, func(cur runtime.Object) (runtime.Object, error) {
+		pvc := cur.(*corev1.PersistentVolumeClaim)
+		pvc.Status.Phase = corev1.ClaimBound
+		pvc.Status.AccessModes = pv.Spec.AccessModes
+		pvc.Status.Capacity = pv.Spec.Capacity
+		return pvc, nil
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("claim status: %w", err)
+	}
+	if err == nil {
+		pvc = got.(*corev1.PersistentVolumeClaim)
+		c.claims[pvc.Namespace+"/"+pvc.Name] = pvc
+	}
+	return nil
+}
+
+// syncVolume makes a new volume Available, and releases or deletes a
+// bound volume whose claim is gone.
+func (c *PersistentVolumeBinder) syncVolume(ctx context.Context, pv *corev1.PersistentVolume) error {
+	ref := pv.Spec.ClaimRef
+	if ref == nil && pv.DeletionTimestamp == nil && (pv.Status.Phase == "" || pv.Status.Phase == corev1.VolumePending) {
+		got, err := c.reg.UpdateSubresource(ctx, pvsGVR, "status", "", pv.Name, func(cur runtime.Object) (runtime.Object, error) {
+			v := cur.(*corev1.PersistentVolume)
+			v.Status.Phase = corev1.VolumeAvailable
+			return v, nil
+		})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("make available: %w", err)
+		}
+		if err == nil {
+			c.volumes[pv.Name] = got.(*corev1.PersistentVolume)
+		}
+		return nil
+	}
+	if ref == nil || pv.DeletionTimestamp != nil || pv.Status.Phase != corev1.VolumeBound {
+		return nil
+	}
+	if claim, ok := c.claims[ref.Namespace+"/"+ref.Name]; ok && (ref.UID == "" || claim.UID == ref.UID) {
+		return nil
+	}
+	// The claim is gone: make sure, then reclaim.
+	if _, err := c.reg.Get(ctx, pvcsGVR, ref.Namespace, ref.Name); err == nil || !apierrors.IsNotFound(err) {
+		return err
+	}
+	if pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimDelete {
+		_, err := c.reg.Delete(ctx, pvsGVR, "", pv.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete: %w", err)
+		}
+		return nil
+	}
+	_, err := c.reg.UpdateSubresource(ctx, pvsGVR, "status", "", pv.Name, func(cur runtime.Object) (runtime.Object, error) {
+		v := cur.(*corev1.PersistentVolume)
+		v.Status.Phase = corev1.VolumeReleased
+		return v, nil
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("release: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,704 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apiserver/pkg/authentication/user"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// Store buckets the StatefulSet controller is fed from.
+const (
+	statefulSetsBucket = "apps/statefulsets"
+	podsBucket         = "/pods"
+	pvcsBucket         = "/persistentvolumeclaims"
+)
+
+var (
+	statefulSetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
+	statefulSetKind = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
+	podsGVR         = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	pvcsGVR         = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}
+)
+
+// StatefulSet runs the pods of StatefulSets as kube-controller-manager's
+// statefulset controller does: pods named <set>-<ordinal> with a stable
+// hostname and their own PersistentVolumeClaims from the claim templates,
+// created in order and each once the one before is Running and Ready
+// (OrderedReady) or all at once (Parallel), removed from the highest
+// ordinal down, replaced when they fail, and rolled to a new template from
+// the highest ordinal down to the partition. Each template is kept as a
+// ControllerRevision, and the status counts the pods by revision.
+//
+// Not built: adoption of orphaned pods and claims, maxUnavailable above
+// one, and the PersistentVolumeClaim retention policy's deletions (claims
+// are always retained).
+type StatefulSet struct {
+	reg  registry.Interface
+	log  *slog.Logger
+	user user.Info
+	rec  *Recorder
+	now  func() time.Time
+	// sets, pods, revisions and claims are what the controller was fed,
+	// by store key.
+	sets      map[string]*appsv1.StatefulSet
+	pods      map[string]*corev1.Pod
+	revisions map[string]*appsv1.ControllerRevision
+	claims    map[string]bool
+	// dirty are the sets to sync, by key.
+	dirty map[string]bool
+}
+
+// NewStatefulSet returns the statefulset controller, writing through reg
+// with now as its clock (nil: time.Now) and logging to log (nil:
+// slog.Default()).
+func NewStatefulSet(reg registry.Interface, now func() time.Time, log *slog.Logger) *StatefulSet {
+	if log == nil {
+		log = slog.Default()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	u := controllerUser("statefulset-controller")
+	return &StatefulSet{
+		reg: reg, log: log, user: u, now: now,
+		rec:       NewRecorder(reg, "statefulset-controller", u, now, log),
+		sets:      map[string]*appsv1.StatefulSet{},
+		pods:      map[string]*corev1.Pod{},
+		revisions: map[string]*appsv1.ControllerRevision{},
+		claims:    map[string]bool{},
+		dirty:     map[string]bool{},
+	}
+}
+
+// Name implements Controller.
+func (c *StatefulSet) Name() string { return StatefulSetName }
+
+// Resources implements Controller.
+func (c *StatefulSet) Resources() []string {
+	return []string{statefulSetsBucket, podsBucket, controllerRevisionsBucket, pvcsBucket}
+}
+
+// Sync implements Controller.
+func (c *StatefulSet) Sync(ctx context.Context, events []store.Event) error {
+	for _, ev := range events {
+		if err := c.observe(ev); err != nil {
+			c.log.Warn("skipped", "err", err)
+		}
+	}
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
+	var errs []error
+	var wait time.Duration
+	for _, key := range sortedKeys(c.dirty) {
+		set, ok := c.sets[key]
+		if !ok {
+			delete(c.dirty, key)
+			continue
+		}
+		after, err := c.sync(ctx, set)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("statefulset %s: %w", key, err))
+			continue
+		}
+		delete(c.dirty, key)
+		if after > 0 {
+			c.dirty[key] = true
+			if wait == 0 || after < wait {
+				wait = after
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if wait > 0 {
+		return &Requeue{After: wait}
+	}
+	return nil
+}
+
+// observe records one event and marks the set it concerns dirty.
+func (c *StatefulSet) observe(ev store.Event) error {
+	switch ev.Resource {
+	case statefulSetsBucket:
+		if ev.Type == store.Deleted {
+			delete(c.sets, ev.Key)
+			return nil
+		}
+		set, err := decodeEvent[appsv1.StatefulSet](ev)
+		if err != nil {
+			return err
+		}
+		c.sets[ev.Key] = set
+		c.dirty[ev.Key] = true
+	case podsBucket:
+		pod, err := decodeEvent[corev1.Pod](ev)
+		if err != nil {
+			return err
+		}
+		ref := metav1.GetControllerOf(pod)
+		if ref == nil || ref.Kind != "StatefulSet" || ref.APIVersion != "apps/v1" {
+			delete(c.pods, ev.Key)
+			return nil
+		}
+		if ev.Type == store.Deleted {
+			delete(c.pods, ev.Key)
+		} else {
+			c.pods[ev.Key] = pod
+		}
+		c.dirty[pod.Namespace+"/"+ref.Name] = true
+	case controllerRevisionsBucket:
+		cr, err := decodeEvent[appsv1.ControllerRevision](ev)
+		if err != nil {
+			return err
+		}
+		ref := metav1.GetControllerOf(cr)
+		if ref == nil || ref.Kind != "StatefulSet" {
+			return nil
+		}
+		if ev.Type == store.Deleted {
+			delete(c.revisions, ev.Key)
+		} else {
+			c.revisions[ev.Key] = cr
+		}
+	case pvcsBucket:
+		c.claims[ev.Key] = ev.Type != store.Deleted
+		if ev.Type == store.Deleted {
+			delete(c.claims, ev.Key)
+		}
+	}
+	return nil
+}
+
+// statefulPodOrdinal is the ordinal of a pod named <set>-<ordinal>, or -1.
+func statefulPodOrdinal(set, pod string) int {
+	rest, ok := strings.CutPrefix(pod, set+"-")
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 || strconv.Itoa(n) != rest {
+		return -1
+	}
+	return n
+}
+
+// statefulPodRunningAndReady is the controller's test of a healthy pod.
+func statefulPodRunningAndReady(pod *corev1.Pod) bool {
+	if pod.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// statefulPodAvailable reports whether pod has been Ready for
+// minReadySeconds at now.
+func statefulPodAvailable(pod *corev1.Pod, minReadySeconds int32, now time.Time) bool {
+	if !statefulPodRunningAndReady(pod) {
+		return false
+	}
+	if minReadySeconds == 0 {
+		return true
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady && !c.LastTransitionTime.IsZero() {
+			return !c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second).After(now)
+		}
+	}
+	return false
+}
+
+// statefulSetOwned are the set's pods by ordinal, and its revisions.
+func (c *StatefulSet) owned(set *appsv1.StatefulSet) (map[int]*corev1.Pod, []*appsv1.ControllerRevision) {
+	pods := map[int]*corev1.Pod{}
+	for _, p := range c.pods {
+		if p.Namespace != set.Namespace || !controlledBy(p, set.UID) {
+			continue
+		}
+		if ord := statefulPodOrdinal(set.Name, p.Name); ord >= 0 {
+			pods[ord] = p
+		}
+	}
+	var revs []*appsv1.ControllerRevision
+	for _, r := range c.revisions {
+		if r.Namespace == set.Namespace && controlledBy(r, set.UID) {
+			revs = append(revs, r)
+		}
+	}
+	slices.SortFunc(revs, func(a, b *appsv1.ControllerRevision) int {
+		if a.Revision != b.Revision {
+			return int(a.Revision - b.Revision)
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return pods, revs
+}
+
+// controlledBy reports whether obj's controller has uid.
+func controlledBy(obj metav1.Object, uid types.UID) bool {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	return ref != nil && ref.UID == uid
+}
+
+// sync brings one set's pods, claims, revisions and status in line with
+// its spec. A positive duration asks for another sync after it (a pod that
+// becomes available with minReadySeconds).
+func (c *StatefulSet) sync(ctx context.Context, set *appsv1.StatefulSet) (time.Duration, error) {
+	if set.DeletionTimestamp != nil {
+		return 0, nil
+	}
+	pods, revs := c.owned(set)
+	collision := int32(0)
+	if set.Status.CollisionCount != nil {
+		collision = *set.Status.CollisionCount
+	}
+	update, revs, err := c.updateRevision(ctx, set, revs, &collision)
+	if err != nil {
+		return 0, err
+	}
+	current := update
+	for _, r := range revs {
+		if r.Name == set.Status.CurrentRevision {
+			current = r
+		}
+	}
+	now := c.now()
+	status := c.status(set, pods, current, update, collision, now)
+	actErr := c.act(ctx, set, pods, current, update, &status)
+	if err := c.writeStatus(ctx, set, status); err != nil {
+		return 0, errors.Join(actErr, err)
+	}
+	if err := c.truncateHistory(ctx, set, pods, revs, current, update); err != nil {
+		return 0, errors.Join(actErr, err)
+	}
+	if actErr != nil {
+		return 0, actErr
+	}
+	if set.Spec.MinReadySeconds > 0 && status.AvailableReplicas < status.ReadyReplicas {
+		return time.Second, nil
+	}
+	return 0, nil
+}
+
+// updateRevision finds or creates the revision of the set's current
+// template, giving it the highest revision number, and returns it with the
+// set's revisions as they are then.
+func (c *StatefulSet) updateRevision(ctx context.Context, set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, collision *int32) (*appsv1.ControllerRevision, []*appsv1.ControllerRevision, error) {
+	data, err := templatePatch(set)
+	if err != nil {
+		return nil, nil, fmt.Errorf("statefulset %s/%s: revision: %w", set.Namespace, set.Name, err)
+	}
+	next := int64(1)
+	if len(revs) > 0 {
+		next = revs[len(revs)-1].Revision + 1
+	}
+	for i, r := range revs {
+		if !sameRevisionData(r.Data.Raw, data) {
+			continue
+		}
+		if i == len(revs)-1 {
+			return r, revs, nil
+		}
+		// An earlier template again (a rollback): it becomes the newest.
+		got, err := c.reg.Update(ctx, controllerRevisionsGVR, r.Namespace, r.Name, func(cur runtime.Object) (runtime.Object, error) {
+			cr := cur.(*appsv1.ControllerRevision)
+			cr.Revision = next
+			return cr, nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("update revision %s: %w", r.Name, err)
+		}
+		cr := got.(*appsv1.ControllerRevision)
+		c.revisions[cr.Namespace+"/"+cr.Name] = cr
+		out := append(slices.Delete(slices.Clone(revs), i, i+1), cr)
+		return cr, out, nil
+	}
+	for range 10 {
+		cr := newControllerRevision(set, statefulSetKind, set.Spec.Template.Labels, data, next, collision)
+		for k, v := range set.Annotations {
+			if cr.Annotations == nil {
+				cr.Annotations = map[string]string{}
+			}
+			cr.Annotations[k] = v
+		}
+		got, err := c.reg.Create(ctx, controllerRevisionsGVR, cr)
+		if apierrors.IsAlreadyExists(err) {
+			existing, gerr := c.reg.Get(ctx, controllerRevisionsGVR, cr.Namespace, cr.Name)
+			if gerr == nil {
+				if e := existing.(*appsv1.ControllerRevision); controlledBy(e, set.UID) && sameRevisionData(e.Data.Raw, data) {
+					c.revisions[e.Namespace+"/"+e.Name] = e
+					return e, append(revs, e), nil
+				}
+			}
+			*collision++ // a hash collision: the next name differs
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("create revision %s: %w", cr.Name, err)
+		}
+		cr = got.(*appsv1.ControllerRevision)
+		c.revisions[cr.Namespace+"/"+cr.Name] = cr
+		return cr, append(revs, cr), nil
+	}
+	return nil, nil, fmt.Errorf("create revision: too many hash collisions")
+}
+
+// status counts the set's pods as the controller reports them.
+func (c *StatefulSet) status(set *appsv1.StatefulSet, pods map[int]*corev1.Pod, current, update *appsv1.ControllerRevision, collision int32, now time.Time) appsv1.StatefulSetStatus {
+	st := appsv1.StatefulSetStatus{
+		ObservedGeneration: set.Generation,
+		CurrentRevision:    current.Name,
+		UpdateRevision:     update.Name,
+		CollisionCount:     &collision,
+		Conditions:         set.Status.Conditions,
+	}
+	for _, p := range pods {
+		if p.Status.Phase != "" {
+			st.Replicas++
+		}
+		if statefulPodRunningAndReady(p) {
+			st.ReadyReplicas++
+			if statefulPodAvailable(p, set.Spec.MinReadySeconds, now) {
+				st.AvailableReplicas++
+			}
+		}
+		if p.Status.Phase != "" && p.DeletionTimestamp == nil {
+			if p.Labels[appsv1.StatefulSetRevisionLabel] == current.Name {
+				st.CurrentReplicas++
+			}
+			if p.Labels[appsv1.StatefulSetRevisionLabel] == update.Name {
+				st.UpdatedReplicas++
+			}
+		}
+	}
+	replicas := statefulReplicas(set)
+	if st.UpdatedReplicas == replicas && st.ReadyReplicas == replicas && st.Replicas == replicas {
+		st.CurrentReplicas = st.UpdatedReplicas
+		st.CurrentRevision = st.UpdateRevision
+	}
+	return st
+}
+
+// statefulReplicas is spec.replicas (defaulted to 1).
+func statefulReplicas(set *appsv1.StatefulSet) int32 {
+	if set.Spec.Replicas == nil {
+		return 1
+	}
+	return *set.Spec.Replicas
+}
+
+// act creates, replaces, deletes and updates pods, one step at a time
+// when the set is OrderedReady.
+func (c *StatefulSet) act(ctx context.Context, set *appsv1.StatefulSet, pods map[int]*corev1.Pod, current, update *appsv1.ControllerRevision, status *appsv1.StatefulSetStatus) error {
+	start := 0
+	if set.Spec.Ordinals != nil {
+		start = int(set.Spec.Ordinals.Start)
+	}
+	end := start + int(statefulReplicas(set))
+	monotonic := set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
+	now := c.now()
+	var errs []error
+	// The replicas, in order.
+	for ord := start; ord < end; ord++ {
+		pod := pods[ord]
+		if pod == nil {
+			if err := c.createPod(ctx, set, ord, start, current, update, status); err != nil {
+				errs = append(errs, err)
+			}
+			if monotonic {
+				return errors.Join(errs...)
+			}
+			continue
+		}
+		if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+			if pod.DeletionTimestamp == nil {
+				if err := c.deletePod(ctx, set, pod); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			if monotonic {
+				return errors.Join(errs...)
+			}
+			continue
+		}
+		if monotonic && (pod.DeletionTimestamp != nil || !statefulPodAvailable(pod, set.Spec.MinReadySeconds, now)) {
+			return errors.Join(errs...)
+		}
+	}
+	// The condemned, from the highest ordinal down.
+	var condemned []int
+	for ord := range pods {
+		if ord < start || ord >= end {
+			condemned = append(condemned, ord)
+		}
+	}
+	slices.Sort(condemned)
+	slices.Reverse(condemned)
+	for _, ord := range condemned {
+		pod := pods[ord]
+		if pod.DeletionTimestamp != nil {
+			if monotonic {
+				return errors.Join(errs...)
+			}
+			continue
+		}
+		if err := c.deletePod(ctx, set, pod); err != nil {
+			errs = append(errs, err)
+		}
+		if monotonic {
+			return errors.Join(errs...)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+		return nil
+	}
+	// A rolling update: the highest pod not at the update revision goes
+	// first, once every replica is available.
+	partition := 0
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
+		partition = int(*ru.Partition)
+	}
+	for ord := start; ord < end; ord++ {
+		if p := pods[ord]; p == nil || p.DeletionTimestamp != nil || !statefulPodAvailable(p, set.Spec.MinReadySeconds, now) {
+			return nil
+		}
+	}
+	for ord := end - 1; ord >= start+partition; ord-- {
+		pod := pods[ord]
+		if pod.Labels[appsv1.StatefulSetRevisionLabel] != update.Name {
+			return c.deletePod(ctx, set, pod)
+		}
+	}
+	return nil
+}
+
+// createPod creates the pod of ordinal ord, and first its claims.
+func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, ord, start int, current, update *appsv1.ControllerRevision, status *appsv1.StatefulSetStatus) error {
+	rev := update
+	if set.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType || set.Spec.UpdateStrategy.Type == "" {
+		partition := 0
+		ru := set.Spec.UpdateStrategy.RollingUpdate
+		if ru != nil && ru.Partition != nil {
+			partition = int(*ru.Partition)
+		}
+		if (ru == nil && ord < start+int(status.CurrentReplicas)) || (ru != nil && ord < start+partition) {
+			rev = current
+		}
+	} else if set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType && ord < start+int(status.CurrentReplicas) {
+		rev = current
+	}
+	tmpl := set.Spec.Template
+	if rev != update {
+		if t, err := statefulTemplateOf(rev); err == nil {
+			tmpl = t
+		}
+	}
+	name := set.Name + "-" + strconv.Itoa(ord)
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            name,
+			Namespace:       set.Namespace,
+			Labels:          copyStringMap(tmpl.Labels),
+			Annotations:     copyStringMap(tmpl.Annotations),
+			Finalizers:      slices.Clone(tmpl.Finalizers),
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(set, statefulSetKind)},
+		},
+		Spec: *tmpl.Spec.DeepCopy(),
+	}
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	pod.Labels[appsv1.StatefulSetPodNameLabel] = name
+	pod.Labels[appsv1.PodIndexLabel] = strconv.Itoa(ord)
+	pod.Labels[appsv1.StatefulSetRevisionLabel] = rev.Name
+	pod.Spec.Hostname = name
+	pod.Spec.Subdomain = set.Spec.ServiceName
+	// The claims, and the volumes that mount them.
+	var volumes []corev1.Volume
+	claimed := map[string]bool{}
+	for _, t := range set.Spec.VolumeClaimTemplates {
+		claim := t.DeepCopy()
+		claim.Name = fmt.Sprintf("%s-%s-%d", t.Name, set.Name, ord)
+		claim.Namespace = set.Namespace
+		claim.ResourceVersion, claim.UID = "", ""
+		if set.Spec.Selector != nil {
+			if claim.Labels == nil {
+				claim.Labels = map[string]string{}
+			}
+			for k, v := range set.Spec.Selector.MatchLabels {
+				claim.Labels[k] = v
+			}
+		}
+		claimed[t.Name] = true
+		volumes = append(volumes, corev1.Volume{Name: t.Name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim.Name},
+		}})
+		if c.claims[claim.Namespace+"/"+claim.Name] {
+			continue
+		}
+		claim.Status = corev1.PersistentVolumeClaimStatus{}
+		_, err := c.reg.Create(ctx, pvcsGVR, claim)
+		switch {
+		case err == nil:
+			c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeNormal, "SuccessfulCreate",
+				"create Claim %s Pod %s in StatefulSet %s success", claim.Name, name, set.Name)
+		case apierrors.IsAlreadyExists(err):
+		default:
+			c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeWarning, "FailedCreate",
+				"create Claim %s for Pod %s in StatefulSet %s failed error: %s", claim.Name, name, set.Name, err)
+			return fmt.Errorf("create claim %s: %w", claim.Name, err)
+		}
+	}
+	for _, v := range pod.Spec.Volumes {
+		if !claimed[v.Name] {
+			volumes = append(volumes, v)
+		}
+	}
+	pod.Spec.Volumes = volumes
+	_, err := c.reg.Create(ctx, podsGVR, pod)
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	ref := EventRef("apps/v1", "StatefulSet", set)
+	if err != nil {
+		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedCreate", "create Pod %s in StatefulSet %s failed error: %s", name, set.Name, err)
+		return fmt.Errorf("create pod %s: %w", name, err)
+	}
+	c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulCreate", "create Pod %s in StatefulSet %s successful", name, set.Name)
+	return nil
+}
+
+// statefulTemplateOf is the pod template a StatefulSet revision holds.
+func statefulTemplateOf(rev *appsv1.ControllerRevision) (corev1.PodTemplateSpec, error) {
+	var patch struct {
+		Spec struct {
+			Template corev1.PodTemplateSpec `json:"template"`
+		} `json:"spec"`
+	}
+	err := json.Unmarshal(rev.Data.Raw, &patch)
+	return patch.Spec.Template, err
+}
+
+// deletePod deletes one of the set's pods.
+func (c *StatefulSet) deletePod(ctx context.Context, set *appsv1.StatefulSet, pod *corev1.Pod) error {
+	uid := pod.UID
+	_, err := c.reg.Delete(ctx, podsGVR, pod.Namespace, pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	ref := EventRef("apps/v1", "StatefulSet", set)
+	if err != nil && !apierrors.IsNotFound(err) {
+		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedDelete", "delete Pod %s in StatefulSet %s failed error: %s", pod.Name, set.Name, err)
+		return fmt.Errorf("delete pod %s: %w", pod.Name, err)
+	}
+	if err == nil {
+		c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulDelete", "delete Pod %s in StatefulSet %s successful", pod.Name, set.Name)
+	}
+	return nil
+}
+
+// writeStatus writes status when it differs from the set's.
+func (c *StatefulSet) writeStatus(ctx context.Context, set *appsv1.StatefulSet, status appsv1.StatefulSetStatus) error {
+	if statefulStatusEqual(set.Status, status) {
+		return nil
+	}
+	got, err := c.reg.UpdateSubresource(ctx, statefulSetsGVR, "status", set.Namespace, set.Name, func(cur runtime.Object) (runtime.Object, error) {
+		s := cur.(*appsv1.StatefulSet)
+		if s.UID != set.UID {
+			return nil, apierrors.NewNotFound(statefulSetsGVR.GroupResource(), set.Name)
+		}
+		s.Status = status
+		if s.Generation > status.ObservedGeneration {
+			// The spec changed since: the next sync sees it.
+			s.Status.ObservedGeneration = status.ObservedGeneration
+		}
+		return s, nil
+	})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	s := got.(*appsv1.StatefulSet)
+	c.sets[s.Namespace+"/"+s.Name] = s
+	return nil
+}
+
+// statefulStatusEqual reports whether two statuses say the same.
+func statefulStatusEqual(a, b appsv1.StatefulSetStatus) bool {
+	ca, cb := int32(-1), int32(-1)
+	if a.CollisionCount != nil {
+		ca = *a.CollisionCount
+	}
+	if b.CollisionCount != nil {
+		cb = *b.CollisionCount
+	}
+	return a.ObservedGeneration == b.ObservedGeneration && a.Replicas == b.Replicas &&
+		a.ReadyReplicas == b.ReadyReplicas && a.CurrentReplicas == b.CurrentReplicas &&
+		a.UpdatedReplicas == b.UpdatedReplicas && a.AvailableReplicas == b.AvailableReplicas &&
+		a.CurrentRevision == b.CurrentRevision && a.UpdateRevision == b.UpdateRevision && ca == cb
+}
+
+// truncateHistory deletes the oldest revisions beyond
+// revisionHistoryLimit (default 10) that no pod uses and that are neither
+// the current nor the update revision.
+func (c *StatefulSet) truncateHistory(ctx context.Context, set *appsv1.StatefulSet, pods map[int]*corev1.Pod, revs []*appsv1.ControllerRevision, current, update *appsv1.ControllerRevision) error {
+	limit := 10
+	if set.Spec.RevisionHistoryLimit != nil {
+		limit = int(*set.Spec.RevisionHistoryLimit)
+	}
+	live := map[string]bool{current.Name: true, update.Name: true}
+	for _, p := range pods {
+		live[p.Labels[appsv1.StatefulSetRevisionLabel]] = true
+	}
+	var old []*appsv1.ControllerRevision
+	for _, r := range revs {
+		if !live[r.Name] {
+			old = append(old, r)
+		}
+	}
+	var errs []error
+	for i := 0; i < len(old)-limit; i++ {
+		_, err := c.reg.Delete(ctx, controllerRevisionsGVR, old[i].Namespace, old[i].Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete revision %s: %w", old[i].Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// copyStringMap copies a map of strings (nil stays nil).
+func copyStringMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

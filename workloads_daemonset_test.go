@@ -1,0 +1,176 @@
+package fakeplane_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+func agentDaemonSet() *appsv1.DaemonSet {
+	labels := map[string]string{"app": "agent"}
+	return &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
+			},
+		},
+	}
+}
+
+// waitDaemonSet polls the set until cond holds.
+func waitDaemonSet(t *testing.T, cs kubernetes.Interface, what string, cond func(*appsv1.DaemonSet) bool) *appsv1.DaemonSet {
+	t.Helper()
+	var last *appsv1.DaemonSet
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		ds, err := cs.AppsV1().DaemonSets("default").Get(ctx, "agent", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		last = ds
+		return cond(ds), nil
+	})
+	if err != nil {
+		t.Fatalf("daemonset: %s: not reached; last status %+v", what, last.Status)
+	}
+	return last
+}
+
+// agentPods are the daemon set's pods by the node they are for.
+func agentPods(t *testing.T, cs kubernetes.Interface) map[string]corev1.Pod {
+	t.Helper()
+	pods, err := cs.CoreV1().Pods("default").List(ctxT(t), metav1.ListOptions{LabelSelector: "app=agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]corev1.Pod{}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		terms := p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+		out[terms[0].MatchFields[0].Values[0]] = p
+	}
+	return out
+}
+
+// A DaemonSet runs one pod on each node that should run it, each pinned to
+// its node by a required affinity to the node's name, and follows the
+// nodes' labels, taints and arrivals; a template change rolls the pods.
+func TestDaemonSetRunsOnePodPerEligibleNode(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(3))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	statefulSetKubelet(t, cs, "default")
+	if _, err := cs.AppsV1().DaemonSets("default").Create(ctx, agentDaemonSet(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ds := waitDaemonSet(t, cs, "3 ready", func(ds *appsv1.DaemonSet) bool {
+		s := ds.Status
+		return s.DesiredNumberScheduled == 3 && s.CurrentNumberScheduled == 3 && s.NumberReady == 3 && s.NumberAvailable == 3 &&
+			s.UpdatedNumberScheduled == 3 && s.NumberUnavailable == 0 && s.ObservedGeneration == ds.Generation
+	})
+	pods := agentPods(t, cs)
+	for _, node := range []string{"node-0", "node-1", "node-2"} {
+		p, ok := pods[node]
+		if !ok {
+			t.Errorf("no pod for %s", node)
+			continue
+		}
+		if p.Labels["pod-template-generation"] != "1" || p.Labels["controller-revision-hash"] == "" {
+			t.Errorf("pod %s labels %v, want pod-template-generation 1 and a controller-revision-hash", p.Name, p.Labels)
+		}
+		tolerated := map[string]bool{}
+		for _, tol := range p.Spec.Tolerations {
+			tolerated[tol.Key+":"+string(tol.Effect)] = true
+		}
+		for _, want := range []string{"node.kubernetes.io/not-ready:NoExecute", "node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/unschedulable:NoSchedule"} {
+			if !tolerated[want] {
+				t.Errorf("pod %s does not tolerate %s", p.Name, want)
+			}
+		}
+		if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			got, err := cs.CoreV1().Pods("default").Get(ctx, p.Name, metav1.GetOptions{})
+			return err == nil && got.Spec.NodeName == node, nil
+		}); err != nil {
+			t.Errorf("pod %s is not bound to %s", p.Name, node)
+		}
+	}
+
+	// A NoSchedule taint: no longer desired there, the pod stays
+	// (misscheduled). A new node gets its own pod.
+	node, err := cs.CoreV1().Nodes().Get(ctx, "node-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: "dedicated", Value: "db", Effect: corev1.TaintEffectNoSchedule})
+	if _, err := cs.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDaemonSet(t, cs, "node-2 tainted", func(ds *appsv1.DaemonSet) bool {
+		return ds.Status.DesiredNumberScheduled == 2 && ds.Status.NumberMisscheduled == 1
+	})
+	if _, ok := agentPods(t, cs)["node-2"]; !ok {
+		t.Error("the pod on the NoSchedule-tainted node was deleted")
+	}
+	extra := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "extra", Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
+		Labels: map[string]string{"kubernetes.io/hostname": "extra"}}}
+	if _, err := cs.CoreV1().Nodes().Create(ctx, extra, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDaemonSet(t, cs, "the new node runs one", func(ds *appsv1.DaemonSet) bool {
+		return ds.Status.DesiredNumberScheduled == 3 && ds.Status.CurrentNumberScheduled == 3 && ds.Status.NumberReady == 3
+	})
+
+	// A NoExecute taint the pod does not tolerate: its pod goes.
+	node, err = cs.CoreV1().Nodes().Get(ctx, "node-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute})
+	if _, err := cs.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDaemonSet(t, cs, "node-2's pod deleted", func(ds *appsv1.DaemonSet) bool { return ds.Status.NumberMisscheduled == 0 })
+	if _, ok := agentPods(t, cs)["node-2"]; ok {
+		t.Error("the pod on the NoExecute-tainted node stayed")
+	}
+
+	// A new template rolls the three pods, one at a time.
+	ds, err = cs.AppsV1().DaemonSets("default").Get(ctx, "agent", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldHash := pods["node-0"].Labels["controller-revision-hash"]
+	ds.Spec.Template.Spec.Containers[0].Image = "agent:2"
+	if _, err := cs.AppsV1().DaemonSets("default").Update(ctx, ds, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDaemonSet(t, cs, "rolled", func(ds *appsv1.DaemonSet) bool {
+		s := ds.Status
+		return s.ObservedGeneration == ds.Generation && s.UpdatedNumberScheduled == 3 && s.NumberAvailable == 3 && s.DesiredNumberScheduled == 3
+	})
+	for node, p := range agentPods(t, cs) {
+		if p.Spec.Containers[0].Image != "agent:2" || p.Labels["controller-revision-hash"] == oldHash || p.Labels["pod-template-generation"] != "2" {
+			t.Errorf("after the update, the pod on %s runs %s with labels %v", node, p.Spec.Containers[0].Image, p.Labels)
+		}
+	}
+	revs, err := cs.AppsV1().ControllerRevisions("default").List(ctx, metav1.ListOptions{LabelSelector: "app=agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs.Items) != 2 {
+		t.Errorf("%d revisions, want 2", len(revs.Items))
+	}
+}

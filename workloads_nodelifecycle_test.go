@@ -1,0 +1,148 @@
+package fakeplane_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// stepClock is a clock a test moves forward.
+type stepClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *stepClock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.now.Add(d) }
+
+// waitNode polls a node until cond holds and returns it.
+func waitNode(t *testing.T, cs kubernetes.Interface, name, what string, cond func(*corev1.Node) bool) *corev1.Node {
+	t.Helper()
+	var last *corev1.Node
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		last = n
+		return cond(n), nil
+	})
+	if err != nil {
+		t.Fatalf("node %s: %s: not reached; taints %v conditions %+v", name, what, last.Spec.Taints, last.Status.Conditions)
+	}
+	return last
+}
+
+func nodeCondition(n *corev1.Node, typ corev1.NodeConditionType) corev1.NodeCondition {
+	for _, c := range n.Status.Conditions {
+		if c.Type == typ {
+			return c
+		}
+	}
+	return corev1.NodeCondition{}
+}
+
+func taintKeys(n *corev1.Node) []string {
+	var out []string
+	for _, t := range n.Spec.Taints {
+		out = append(out, t.Key+":"+string(t.Effect))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A node whose kubelet stops (its Lease and status not renewed for the
+// grace period) goes Unknown and is tainted unreachable; a node no kubelet
+// ever reported on is marked as never posted; a cordoned node is tainted
+// unschedulable.
+func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
+	t.Parallel()
+	clock := &stepClock{now: time.Now()}
+	cp := fakeplane.Start(t, fakeplane.WithClock(clock.Now))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	// A kubelet of the test's: one status, one lease renewal, then silence.
+	silent, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-0"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The not-ready taint kube-apiserver gives a new node goes: it has no
+	// Ready condition yet.
+	silent = waitNode(t, cs, "node-0", "untainted", func(n *corev1.Node) bool { return len(n.Spec.Taints) == 0 })
+	beat := metav1.NewTime(clock.Now())
+	for _, typ := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, corev1.NodeReady} {
+		st := corev1.ConditionFalse
+		if typ == corev1.NodeReady {
+			st = corev1.ConditionTrue
+		}
+		silent.Status.Conditions = append(silent.Status.Conditions, corev1.NodeCondition{Type: typ, Status: st, LastHeartbeatTime: beat, LastTransitionTime: beat})
+	}
+	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, silent, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	renew := metav1.NewMicroTime(clock.Now())
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "node-0", Namespace: "kube-node-lease"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("node-0"), LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &renew}}
+	if _, err := cs.CoordinationV1().Leases("kube-node-lease").Create(ctx, lease, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bare := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bare"}}
+	if _, err := cs.CoreV1().Nodes().Create(ctx, bare, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Within the grace period, the node is healthy and untainted.
+	clock.Advance(30 * time.Second)
+	renew = metav1.NewMicroTime(clock.Now())
+	lease, err = cs.CoordinationV1().Leases("kube-node-lease").Get(ctx, "node-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease.Spec.RenewTime = &renew
+	if _, err := cs.CoordinationV1().Leases("kube-node-lease").Update(ctx, lease, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(40 * time.Second) // 70s after the status, 40s after the lease: still alive
+	waitNode(t, cs, "bare", "never posted", func(n *corev1.Node) bool {
+		return nodeCondition(n, corev1.NodeReady).Status == corev1.ConditionUnknown
+	})
+	if n, err := cs.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{}); err != nil || len(n.Spec.Taints) != 0 || nodeCondition(n, corev1.NodeReady).Status != corev1.ConditionTrue {
+		t.Fatalf("node-0 with a lease renewed 40s ago: %v, taints %v", err, taintKeys(n))
+	}
+	clock.Advance(20 * time.Second) // 60s after the lease
+
+	n := waitNode(t, cs, "node-0", "unreachable", func(n *corev1.Node) bool {
+		return slices.Equal(taintKeys(n), []string{"node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/unreachable:NoSchedule"})
+	})
+	for _, typ := range []corev1.NodeConditionType{corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure} {
+		c := nodeCondition(n, typ)
+		if c.Status != corev1.ConditionUnknown || c.Reason != "NodeStatusUnknown" || c.Message != "Kubelet stopped posting node status." {
+			t.Errorf("node-0 %s: %+v, want Unknown: NodeStatusUnknown", typ, c)
+		}
+	}
+	n = waitNode(t, cs, "bare", "never posted", func(n *corev1.Node) bool {
+		return nodeCondition(n, corev1.NodeReady).Status == corev1.ConditionUnknown && len(n.Spec.Taints) == 2
+	})
+	if c := nodeCondition(n, corev1.NodeReady); c.Reason != "NodeStatusNeverUpdated" || c.Message != "Kubelet never posted node status." {
+		t.Errorf("bare Ready: %+v, want NodeStatusNeverUpdated", c)
+	}
+
+	n.Spec.Unschedulable = true
+	if _, err := cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitNode(t, cs, "bare", "cordoned", func(n *corev1.Node) bool {
+		return slices.Contains(taintKeys(n), "node.kubernetes.io/unschedulable:NoSchedule")
+	})
+}

@@ -1,0 +1,279 @@
+package fakeplane_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// readyPod writes the status a kubelet reports for a running, ready pod.
+func readyPod(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) error {
+	now := metav1.Now()
+	pod.Status.Phase = corev1.PodRunning
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+	_, err := cs.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	return err
+}
+
+// statefulSetKubelet makes every pod of namespace ns Running and Ready
+// until the test ends, as a kubelet would, polling.
+func statefulSetKubelet(t *testing.T, cs kubernetes.Interface, ns string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err == nil {
+				for i := range pods.Items {
+					p := &pods.Items[i]
+					if p.Status.Phase == corev1.PodPending && p.DeletionTimestamp == nil {
+						_ = readyPod(ctx, cs, p) // a conflict is retried on the next pass
+					}
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+func webStatefulSet(replicas int32, policy appsv1.PodManagementPolicyType) *appsv1.StatefulSet {
+	labels := map[string]string{"app": "web"}
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:            ptr.To(replicas),
+			ServiceName:         "web",
+			PodManagementPolicy: policy,
+			Selector:            &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:1.27"}}},
+			},
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
+				ObjectMeta: metav1.ObjectMeta{Name: "data"},
+				Spec: corev1.PersistentVolumeClaimSpec{
+					AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+				},
+			}},
+		},
+	}
+}
+
+// waitStatefulSet polls the set until cond holds.
+func waitStatefulSet(t *testing.T, cs kubernetes.Interface, ns, name string, what string, cond func(*appsv1.StatefulSet) bool) *appsv1.StatefulSet {
+	t.Helper()
+	var last *appsv1.StatefulSet
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		s, err := cs.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		last = s
+		return cond(s), nil
+	})
+	if err != nil {
+		t.Fatalf("statefulset %s: %s: not reached; last status %+v", name, what, last.Status)
+	}
+	return last
+}
+
+// An OrderedReady StatefulSet creates web-0 first, and web-1 only once
+// web-0 is Running and Ready: each pod with its stable name, hostname,
+// labels and claim.
+func TestStatefulSetCreatesPodsInOrder(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.AppsV1().StatefulSets("default").Create(ctx, webStatefulSet(3, ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The controller has seen web-0 and reported it: it waits for it.
+	waitStatefulSet(t, cs, "default", "web", "web-0 counted", func(s *appsv1.StatefulSet) bool { return s.Status.Replicas == 1 })
+	pods, err := cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 || pods.Items[0].Name != "web-0" {
+		t.Fatalf("pods before web-0 is ready: %d, want web-0 alone", len(pods.Items))
+	}
+	web0 := pods.Items[0]
+	set, err := cs.AppsV1().StatefulSets("default").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ what, got, want string }{
+		{"label statefulset.kubernetes.io/pod-name", web0.Labels["statefulset.kubernetes.io/pod-name"], "web-0"},
+		{"label apps.kubernetes.io/pod-index", web0.Labels["apps.kubernetes.io/pod-index"], "0"},
+		{"label controller-revision-hash", web0.Labels["controller-revision-hash"], set.Status.UpdateRevision},
+		{"hostname", web0.Spec.Hostname, "web-0"},
+		{"subdomain", web0.Spec.Subdomain, "web"},
+		{"controller", metav1.GetControllerOf(&web0).Name, "web"},
+		{"claim of volume data", claimOf(&web0, "data"), "data-web-0"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("web-0 %s = %q, want %q", tc.what, tc.got, tc.want)
+		}
+	}
+	pvc, err := cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, "data-web-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("claim of web-0: %v", err)
+	}
+	if pvc.Labels["app"] != "web" {
+		t.Errorf("claim labels %v, want the selector's app=web", pvc.Labels)
+	}
+	if err := readyPod(ctx, cs, &web0); err != nil {
+		t.Fatal(err)
+	}
+	waitStatefulSet(t, cs, "default", "web", "web-1 counted", func(s *appsv1.StatefulSet) bool { return s.Status.Replicas == 2 })
+	statefulSetKubelet(t, cs, "default")
+	set = waitStatefulSet(t, cs, "default", "web", "3 ready", func(s *appsv1.StatefulSet) bool {
+		return s.Status.ReadyReplicas == 3 && s.Status.AvailableReplicas == 3 && s.Status.ObservedGeneration == s.Generation
+	})
+	if set.Status.CurrentRevision != set.Status.UpdateRevision || set.Status.CurrentReplicas != 3 || set.Status.UpdatedReplicas != 3 {
+		t.Errorf("status %+v, want every replica current and updated", set.Status)
+	}
+	if set.Status.CollisionCount == nil || *set.Status.CollisionCount != 0 {
+		t.Errorf("collisionCount %v, want 0", set.Status.CollisionCount)
+	}
+	rev, err := cs.AppsV1().ControllerRevisions("default").Get(ctx, set.Status.UpdateRevision, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the update revision: %v", err)
+	}
+	if rev.Revision != 1 || metav1.GetControllerOf(rev).Name != "web" || rev.Labels["controller-revision-hash"] == "" {
+		t.Errorf("revision %s: number %d, labels %v, want revision 1 of web", rev.Name, rev.Revision, rev.Labels)
+	}
+}
+
+func claimOf(pod *corev1.Pod, volume string) string {
+	for _, v := range pod.Spec.Volumes {
+		if v.Name == volume && v.PersistentVolumeClaim != nil {
+			return v.PersistentVolumeClaim.ClaimName
+		}
+	}
+	return ""
+}
+
+// A Parallel StatefulSet creates every pod at once, ready or not.
+func TestStatefulSetParallelCreatesAllAtOnce(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.AppsV1().StatefulSets("default").Create(ctx, webStatefulSet(3, appsv1.ParallelPodManagement), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatefulSet(t, cs, "default", "web", "3 pods, none ready", func(s *appsv1.StatefulSet) bool { return s.Status.Replicas == 3 })
+	for i := range 3 {
+		if _, err := cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, fmt.Sprintf("data-web-%d", i), metav1.GetOptions{}); err != nil {
+			t.Errorf("claim of web-%d: %v", i, err)
+		}
+	}
+}
+
+// A template change rolls the pods from the highest ordinal down to the
+// partition; scaling down removes the highest ordinals and keeps their
+// claims.
+func TestStatefulSetRollingUpdateAndScaleDown(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	statefulSetKubelet(t, cs, "default")
+	if _, err := cs.AppsV1().StatefulSets("default").Create(ctx, webStatefulSet(3, ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	first := waitStatefulSet(t, cs, "default", "web", "3 ready", func(s *appsv1.StatefulSet) bool { return s.Status.ReadyReplicas == 3 })
+	image := func(name string) string {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return ""
+		}
+		return p.Spec.Containers[0].Image
+	}
+
+	// Partition 2: only web-2 moves.
+	set := first.DeepCopy()
+	set.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](2)}}
+	set.Spec.Template.Spec.Containers[0].Image = "nginx:1.28"
+	if _, err := cs.AppsV1().StatefulSets("default").Update(ctx, set, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	partial := waitStatefulSet(t, cs, "default", "web", "web-2 updated", func(s *appsv1.StatefulSet) bool {
+		return s.Status.UpdatedReplicas == 1 && s.Status.ReadyReplicas == 3 && s.Status.ObservedGeneration == s.Generation
+	})
+	if partial.Status.UpdateRevision == first.Status.UpdateRevision || partial.Status.CurrentRevision != first.Status.UpdateRevision {
+		t.Errorf("revisions current %s update %s, want current %s and a new update revision", partial.Status.CurrentRevision, partial.Status.UpdateRevision, first.Status.UpdateRevision)
+	}
+	for name, want := range map[string]string{"web-0": "nginx:1.27", "web-1": "nginx:1.27", "web-2": "nginx:1.28"} {
+		if got := image(name); got != want {
+			t.Errorf("with partition 2, %s runs %q, want %q", name, got, want)
+		}
+	}
+
+	// Partition 0: the rest follow, and the update revision becomes current.
+	set = partial.DeepCopy()
+	set.Spec.UpdateStrategy.RollingUpdate.Partition = ptr.To[int32](0)
+	if _, err := cs.AppsV1().StatefulSets("default").Update(ctx, set, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	done := waitStatefulSet(t, cs, "default", "web", "all updated", func(s *appsv1.StatefulSet) bool {
+		return s.Status.UpdatedReplicas == 3 && s.Status.ReadyReplicas == 3 && s.Status.CurrentRevision == s.Status.UpdateRevision
+	})
+	for _, name := range []string{"web-0", "web-1", "web-2"} {
+		if got := image(name); got != "nginx:1.28" {
+			t.Errorf("after the update, %s runs %q", name, got)
+		}
+	}
+	revs, err := cs.AppsV1().ControllerRevisions("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs.Items) != 2 {
+		t.Errorf("%d revisions, want 2", len(revs.Items))
+	}
+
+	// Scale down to 1: web-2 and web-1 go, their claims stay.
+	set = done.DeepCopy()
+	set.Spec.Replicas = ptr.To[int32](1)
+	if _, err := cs.AppsV1().StatefulSets("default").Update(ctx, set, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatefulSet(t, cs, "default", "web", "scaled to 1", func(s *appsv1.StatefulSet) bool {
+		return s.Status.Replicas == 1 && s.Status.ReadyReplicas == 1
+	})
+	pods, err := cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 || pods.Items[0].Name != "web-0" {
+		t.Errorf("after scaling to 1: %d pods, want web-0 alone", len(pods.Items))
+	}
+	pvcs, err := cs.CoreV1().PersistentVolumeClaims("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pvcs.Items) != 3 {
+		t.Errorf("%d claims after scaling down, want the 3 retained", len(pvcs.Items))
+	}
+}
