@@ -1338,12 +1338,15 @@ spec:
 			p.Spec.Replicas = ptr.To[int32](3)
 		},
 			want: "StatefulSet.apps \"ss\" is invalid: [spec.volumeClaimTemplates: Invalid value: [{\"name\":\"data\",\"Spec\":{\"AccessModes\":[\"ReadWriteOnce\"],\"Selector\":null,\"Resources\":{\"Limits\":null,\"Requests\":{\"storage\":\"2Gi\"}},\"VolumeName\":\"\",\"StorageClassName\":null,\"VolumeMode\":\"Filesystem\",\"DataSource\":null,\"DataSourceRef\":null,\"VolumeAttributesClassName\":null},\"Status\":{\"Phase\":\"Pending\",\"AccessModes\":null,\"Capacity\":null,\"Conditions\":null,\"AllocatedResources\":null,\"AllocatedResourceStatuses\":null,\"CurrentVolumeAttributesClassName\":null,\"ModifyVolumeStatus\":null,\"HealthStatus\":null}}]: field is immutable, spec.serviceName: Invalid value: \"other\": field is immutable, spec.podManagementPolicy: Invalid value: \"Parallel\": field is immutable]"},
+		// Managed by another controller, so that the job controller does
+		// not write the status meanwhile.
 		{name: "job completions", before: `
 apiVersion: batch/v1
 kind: Job
 metadata:
   name: job
 spec:
+  managedBy: example.com/queue
   template:
     spec:
       containers:
@@ -1355,6 +1358,7 @@ kind: Job
 metadata:
   name: job
 spec:
+  managedBy: example.com/queue
   template:
     spec:
       containers:
