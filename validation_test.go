@@ -1259,11 +1259,14 @@ spec:
 			st.ReadyReplicas, st.AvailableReplicas, st.UpdatedReplicas = 2, 3, -1
 		},
 			want: "Deployment.apps \"dep\" is invalid: [status.updatedReplicas: Invalid value: -1: must be greater than or equal to 0, status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas]"},
+		// Managed by another controller, so that the job controller does
+		// not write the status meanwhile.
 		{name: "job completed without success criteria", status: true, before: `
 apiVersion: batch/v1
 kind: Job
 metadata: {name: job}
 spec:
+  managedBy: example.com/queue
   template:
     spec:
       restartPolicy: Never
@@ -1273,6 +1276,7 @@ apiVersion: batch/v1
 kind: Job
 metadata: {name: job}
 spec:
+  managedBy: example.com/queue
   template:
     spec:
       restartPolicy: Never
@@ -1382,12 +1386,15 @@ spec:
 			p.Spec.Replicas = ptr.To[int32](3)
 		},
 			want: "StatefulSet.apps \"ss\" is invalid: [spec.volumeClaimTemplates: Invalid value: [{\"name\":\"data\",\"Spec\":{\"AccessModes\":[\"ReadWriteOnce\"],\"Selector\":null,\"Resources\":{\"Limits\":null,\"Requests\":{\"storage\":\"2Gi\"}},\"VolumeName\":\"\",\"StorageClassName\":null,\"VolumeMode\":\"Filesystem\",\"DataSource\":null,\"DataSourceRef\":null,\"VolumeAttributesClassName\":null},\"Status\":{\"Phase\":\"Pending\",\"AccessModes\":null,\"Capacity\":null,\"Conditions\":null,\"AllocatedResources\":null,\"AllocatedResourceStatuses\":null,\"CurrentVolumeAttributesClassName\":null,\"ModifyVolumeStatus\":null,\"HealthStatus\":null}}]: field is immutable, spec.serviceName: Invalid value: \"other\": field is immutable, spec.podManagementPolicy: Invalid value: \"Parallel\": field is immutable]"},
+		// Managed by another controller, so that the job controller does
+		// not write the status meanwhile.
 		{name: "job completions", before: `
 apiVersion: batch/v1
 kind: Job
 metadata:
   name: job
 spec:
+  managedBy: example.com/queue
   template:
     spec:
       containers:
@@ -1399,6 +1406,7 @@ kind: Job
 metadata:
   name: job
 spec:
+  managedBy: example.com/queue
   template:
     spec:
       containers:
@@ -2001,10 +2009,23 @@ spec:
     spec:
       restartPolicy: Never
       containers: [{name: c, image: busybox}]`).(*batchv1.Job)
-		job, err := jobs.Create(ctx, job, metav1.CreateOptions{})
+		_, err := jobs.Create(ctx, job, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The job controller marks it Suspended: update what follows.
+		waitFor(t, func() bool {
+			job, err = jobs.Get(ctx, "suspended", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range job.Status.Conditions {
+				if c.Type == batchv1.JobSuspended && c.Status == corev1.ConditionTrue {
+					return true
+				}
+			}
+			return false
+		})
 		job.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "a"}
 		job.Spec.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
 		if job, err = jobs.Update(ctx, job, metav1.UpdateOptions{}); err != nil {
