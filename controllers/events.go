@@ -56,7 +56,10 @@ func (r *Recorder) Eventf(ctx context.Context, ref corev1.ObjectReference, event
 	}
 	ev := &corev1.Event{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      ref.Name + "." + strconv.FormatInt(now.UnixNano(), 16),
+			// Named from the real clock, as client-go's recorder names
+			// them: a test clock that stands still would give every event
+			// of an object one name.
+			Name:      ref.Name + "." + strconv.FormatInt(time.Now().UnixNano(), 16),
 			Namespace: ns,
 		},
 		InvolvedObject:      ref,
