@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,5 +27,20 @@ func TestControllersAndPresetFlagsAreChecked(t *testing.T) {
 				t.Errorf("%v, want a one-line usage error with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// --pod-stages reads the kwok Stages at start: a stage fakeplane cannot
+// run stops it with one line naming why.
+func TestPodStagesFlagIsRead(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "node-stage.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\nmetadata: {name: n}\nspec:\n  resourceRef: {apiGroup: v1, kind: Node}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := run([]string{"--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k"), "--nodes", "1", "--pod-stages", bad})
+	var ue usageError
+	if err == nil || !strings.Contains(err.Error(), "only v1 Pod stages") || errors.As(err, &ue) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("%v, want a one-line error saying only v1 Pod stages run", err)
 	}
 }

@@ -110,6 +110,8 @@ func run(args []string) error {
 	fs.Var(&fixtureDirs, "fixtures", "load the objects in this YAML file or directory at start, CRDs first (repeatable)")
 	nodes := fs.Int("nodes", 0, "create this many simulated Ready nodes (node-0, node-1, ...) with Leases, and run the built-in scheduler")
 	schedulerConfig := fs.String("scheduler-config", "", "run the built-in scheduler with the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) in this file, as kube-scheduler's --config")
+	var podStages multiFlag
+	fs.Var(&podStages, "pod-stages", "run the pods of simulated nodes by the kwok Stages (kwok.x-k8s.io/v1alpha1) in this YAML file instead of kwok's default fast stages (repeatable)")
 	ctrls := fs.String("controllers", "*", "the controllers to run, as kube-controller-manager's --controllers: '*' for all, 'name' to turn one on, '-name' to turn one off (upstream's names, e.g. deployment-controller); empty for none")
 	preset := fs.String("preset", "cluster", "cluster (the controllers --controllers selects) or envtest (kube-apiserver alone, as envtest runs it: no controllers, nodes or scheduler)")
 	if err := parseFlags(fs, usage, args); err != nil {
@@ -158,6 +160,9 @@ func run(args []string) error {
 		opts = append(opts, fakeplane.WithEnvtestShape())
 	} else {
 		opts = append(opts, fakeplane.WithControllers(selection...))
+	}
+	if len(podStages) > 0 {
+		opts = append(opts, fakeplane.WithPodStages(podStages...))
 	}
 	if *nodes > 0 {
 		opts = append(opts, fakeplane.WithNodes(*nodes))
