@@ -10,7 +10,6 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -202,32 +201,6 @@ func (s *Server) serveBindingBody(c *call, podName string, body []byte) error {
 		return err
 	}
 	if err := s.Bind(c.Request, podName, &b, dry); err != nil {
-		return err
-	}
-	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
-}
-
-// serveEviction deletes a pod through pods/eviction.
-func (s *Server) serveEviction(c *call) error {
-	if c.Info.Verb != "create" {
-		return c.ErrMethodNotSupported()
-	}
-	body, err := c.objectBody()
-	if err != nil {
-		return err
-	}
-	var ev policyv1.Eviction
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &ev); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("Eviction in version \"v1\" cannot be handled as a Eviction: %v", err))
-	}
-	if ev.Name != "" && ev.Name != c.Info.Name {
-		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Eviction object"))
-	}
-	opts := ev.DeleteOptions
-	if opts == nil {
-		opts = &metav1.DeleteOptions{}
-	}
-	if _, _, err := s.DeleteObject(c.Request, c.Key(), c.Info.Name, opts); err != nil {
 		return err
 	}
 	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))

@@ -1,0 +1,94 @@
+package fakeplane_test
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// An eviction honours the PodDisruptionBudget that selects the pod, as
+// kube-apiserver's does: 429 with the budget's reason while it allows no
+// disruption, the pod deleted (and a disruption taken) once it does; a
+// pod no budget covers, or a Pending one, is evicted at once.
+func TestEvictionHonoursDisruptionBudgets(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	startTestKubelet(t, cp, nil)
+	if _, err := cs.AppsV1().Deployments("default").Create(ctx, webDeployment("web", 2, "nginx"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitRolledOut(t, cs, "default", "web")
+	pods := podsOf(t, cs, "default", map[string]string{"app": "web"})
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: policyv1.PodDisruptionBudgetSpec{
+		MinAvailable: ptrIntStr(intstr.FromInt32(2)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+	if _, err := cs.PolicyV1().PodDisruptionBudgets("default").Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitBudget := func(what string, cond func(*policyv1.PodDisruptionBudget) bool) {
+		t.Helper()
+		waitWorkload(t, what, func() (bool, string) {
+			got, err := cs.PolicyV1().PodDisruptionBudgets("default").Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			return got.Status.ObservedGeneration == got.Generation && cond(got), fmt.Sprintf("%+v", got.Status)
+		})
+	}
+	waitBudget("2 healthy, none allowed", func(p *policyv1.PodDisruptionBudget) bool { return p.Status.CurrentHealthy == 2 })
+
+	evict := func(name string) error {
+		return cs.PolicyV1().Evictions("default").Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}})
+	}
+	err := evict(pods[0].Name)
+	if !apierrors.IsTooManyRequests(err) || err.Error() != "Cannot evict pod as it would violate the pod's disruption budget." {
+		t.Fatalf("evicting under a budget that allows nothing: %v, want 429", err)
+	}
+	var st apierrors.APIStatus
+	if s, ok := err.(apierrors.APIStatus); ok {
+		st = s
+	}
+	if causes := st.Status().Details.Causes; len(causes) != 1 || causes[0].Type != "DisruptionBudget" ||
+		causes[0].Message != "The disruption budget web needs 2 healthy pods and has 2 currently" {
+		t.Errorf("causes %+v", causes)
+	}
+	if _, err := cs.CoreV1().Pods("default").Get(ctx, pods[0].Name, metav1.GetOptions{}); err != nil {
+		t.Errorf("the refused eviction removed the pod: %v", err)
+	}
+
+	cur, err := cs.PolicyV1().PodDisruptionBudgets("default").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Spec.MinAvailable = ptrIntStr(intstr.FromInt32(1))
+	if _, err := cs.PolicyV1().PodDisruptionBudgets("default").Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitBudget("one allowed", func(p *policyv1.PodDisruptionBudget) bool { return p.Status.DisruptionsAllowed == 1 })
+	if err := evict(pods[0].Name); err != nil {
+		t.Fatalf("evicting under a budget that allows one: %v", err)
+	}
+	if _, err := cs.CoreV1().Pods("default").Get(ctx, pods[0].Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the evicted pod: %v, want it gone", err)
+	}
+
+	// A pod no budget selects goes at once.
+	lone := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "lone"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, lone, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := evict("lone"); err != nil {
+		t.Errorf("evicting a pod no budget covers: %v", err)
+	}
+	if err := evict("missing"); !apierrors.IsNotFound(err) {
+		t.Errorf("evicting a missing pod: %v, want NotFound", err)
+	}
+}
