@@ -136,6 +136,14 @@ func decide(t *testing.T, tc scheduleCase) (string, string) {
 	return "", fe.Error()
 }
 
+// TestSchedulingDecisions checks each default plugin's decisions and
+// messages. The messages were taken from upstream's source and then
+// compared with a real kube-scheduler v1.37.2 run against refplane (with
+// kwok nodes, 2026-11-23): a node selector matching no node, Insufficient
+// cpu, Insufficient cpu and memory, pod anti-affinity with no preemption
+// victims, a topology spread key no node has, conflicting node affinity
+// terms, a missing claim and an unbound Immediate claim all read the same;
+// the last three end in "not found" (see Scheduler.preempt).
 func TestSchedulingDecisions(t *testing.T) {
 	three := func() []*corev1.Node {
 		return []*corev1.Node{testNode("n0", 4, 110, nil), testNode("n1", 4, 110, nil), testNode("n2", 4, 110, nil)}
@@ -402,7 +410,11 @@ func TestSchedulingDecisions(t *testing.T) {
 					}}},
 				}}}
 			}),
-			wantMessage: "0/3 nodes are available: pod affinity terms conflict." + notHelpful(3),
+			// A PreFilter rejection: kube-scheduler's DynamicResources
+			// PostFilter then fails with "not found" before preemption
+			// (refplane's kube-scheduler v1.37.2: "0/2 nodes are available:
+			// pod affinity terms conflict. not found").
+			wantMessage: "0/3 nodes are available: pod affinity terms conflict. not found",
 		},
 		{
 			name: "room kept for a nominated pod of higher priority", nodes: []*corev1.Node{testNode("n0", 2, 110, nil), testNode("n1", 1, 110, nil)},
