@@ -65,14 +65,14 @@ func agentPods(t *testing.T, cs kubernetes.Interface) map[string]corev1.Pod {
 }
 
 // A DaemonSet runs one pod on each node that should run it, each pinned to
-// its node by a required affinity to the node's name, and follows the
-// nodes' labels, taints and arrivals; a template change rolls the pods.
+// its node by a required affinity to the node's name (bound by the
+// scheduler, run by the simulated kubelets), and follows the nodes'
+// labels, taints and arrivals; a template change rolls the pods.
 func TestDaemonSetRunsOnePodPerEligibleNode(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t, fakeplane.WithNodes(3))
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
-	statefulSetKubelet(t, cs, "default")
 	if _, err := cs.AppsV1().DaemonSets("default").Create(ctx, agentDaemonSet(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package fakeplane_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,33 +24,6 @@ func readyPod(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) err
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
 	_, err := cs.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 	return err
-}
-
-// statefulSetKubelet makes every pod of namespace ns Running and Ready
-// until the test ends, as a kubelet would, polling.
-func statefulSetKubelet(t *testing.T, cs kubernetes.Interface, ns string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for ctx.Err() == nil {
-			pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-			if err == nil {
-				for i := range pods.Items {
-					p := &pods.Items[i]
-					if p.Status.Phase == corev1.PodPending && p.DeletionTimestamp == nil {
-						_ = readyPod(ctx, cs, p) // a conflict is retried on the next pass
-					}
-				}
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
 func webStatefulSet(replicas int32, policy appsv1.PodManagementPolicyType) *appsv1.StatefulSet {
@@ -104,6 +76,9 @@ func TestStatefulSetCreatesPodsInOrder(t *testing.T) {
 	cp := fakeplane.Start(t)
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
+	// The test kubelet runs every pod but web-0, which the test makes
+	// ready itself.
+	startTestKubelet(t, cp, func(p *corev1.Pod) bool { return p.Name == "web-0" })
 	if _, err := cs.AppsV1().StatefulSets("default").Create(ctx, webStatefulSet(3, ""), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +120,6 @@ func TestStatefulSetCreatesPodsInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitStatefulSet(t, cs, "default", "web", "web-1 counted", func(s *appsv1.StatefulSet) bool { return s.Status.Replicas == 2 })
-	statefulSetKubelet(t, cs, "default")
 	set = waitStatefulSet(t, cs, "default", "web", "3 ready", func(s *appsv1.StatefulSet) bool {
 		return s.Status.ReadyReplicas == 3 && s.Status.AvailableReplicas == 3 && s.Status.ObservedGeneration == s.Generation
 	})
@@ -198,7 +172,7 @@ func TestStatefulSetRollingUpdateAndScaleDown(t *testing.T) {
 	cp := fakeplane.Start(t)
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
-	statefulSetKubelet(t, cs, "default")
+	startTestKubelet(t, cp, nil)
 	if _, err := cs.AppsV1().StatefulSets("default").Create(ctx, webStatefulSet(3, ""), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
