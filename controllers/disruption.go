@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -114,20 +113,9 @@ func (c *Disruption) Sync(ctx context.Context, events []store.Event) error {
 		}
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
-	var errs []error
-	for _, key := range sortedKeys(c.dirty) {
-		pdb, ok := c.pdbs[key]
-		if !ok {
-			delete(c.dirty, key)
-			continue
-		}
-		if err := c.sync(ctx, pdb); err != nil {
-			errs = append(errs, fmt.Errorf("poddisruptionbudget %s: %w", key, err))
-			continue
-		}
-		delete(c.dirty, key)
-	}
-	return errors.Join(errs...)
+	return syncKeys(ctx, "poddisruptionbudget", c.dirty, c.pdbs, func(ctx context.Context, pdb *policyv1.PodDisruptionBudget) (time.Duration, error) {
+		return 0, c.sync(ctx, pdb)
+	})
 }
 
 // observe records one event.

@@ -105,34 +105,7 @@ func (c *StatefulSet) Sync(ctx context.Context, events []store.Event) error {
 		}
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
-	var errs []error
-	var wait time.Duration
-	for _, key := range sortedKeys(c.dirty) {
-		set, ok := c.sets[key]
-		if !ok {
-			delete(c.dirty, key)
-			continue
-		}
-		after, err := c.sync(ctx, set)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("statefulset %s: %w", key, err))
-			continue
-		}
-		delete(c.dirty, key)
-		if after > 0 {
-			c.dirty[key] = true
-			if wait == 0 || after < wait {
-				wait = after
-			}
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	if wait > 0 {
-		return &Requeue{After: wait}
-	}
-	return nil
+	return syncKeys(ctx, "statefulset", c.dirty, c.sets, c.sync)
 }
 
 // observe records one event and marks the set it concerns dirty.
