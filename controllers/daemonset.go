@@ -128,21 +128,7 @@ func (c *DaemonSet) observe(ev store.Event) error {
 		c.sets[ev.Key] = ds
 		c.dirty[ev.Key] = true
 	case podsBucket:
-		pod, err := decodeEvent[corev1.Pod](ev)
-		if err != nil {
-			return err
-		}
-		ref := metav1.GetControllerOf(pod)
-		if ref == nil || ref.Kind != "DaemonSet" || ref.APIVersion != "apps/v1" {
-			delete(c.pods, ev.Key)
-			return nil
-		}
-		if ev.Type == store.Deleted {
-			delete(c.pods, ev.Key)
-		} else {
-			c.pods[ev.Key] = pod
-		}
-		c.dirty[pod.Namespace+"/"+ref.Name] = true
+		return observeControlled(ev, "DaemonSet", c.pods, c.dirty)
 	case nodesBucket:
 		if ev.Type == store.Deleted {
 			delete(c.nodes, ev.Key)
@@ -161,18 +147,7 @@ func (c *DaemonSet) observe(ev store.Event) error {
 			c.dirty[key] = true
 		}
 	case controllerRevisionsBucket:
-		cr, err := decodeEvent[appsv1.ControllerRevision](ev)
-		if err != nil {
-			return err
-		}
-		if ref := metav1.GetControllerOf(cr); ref == nil || ref.Kind != "DaemonSet" {
-			return nil
-		}
-		if ev.Type == store.Deleted {
-			delete(c.revisions, ev.Key)
-		} else {
-			c.revisions[ev.Key] = cr
-		}
+		return observeControlled(ev, "DaemonSet", c.revisions, nil)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -15,4 +17,32 @@ func decodeEvent[T any](ev store.Event) (*T, error) {
 		return nil, fmt.Errorf("decode %s %s: %w", ev.Resource, ev.Key, err)
 	}
 	return obj, nil
+}
+
+// observeControlled records in objects an event about an object whose
+// controller may be of kind (apps/v1): it is kept while that kind controls
+// it, and its controller's key is marked in dirty (when dirty is not nil).
+func observeControlled[T any, PT interface {
+	*T
+	metav1.Object
+}](ev store.Event, kind string, objects map[string]PT, dirty map[string]bool) error {
+	obj, err := decodeEvent[T](ev)
+	if err != nil {
+		return err
+	}
+	o := PT(obj)
+	ref := metav1.GetControllerOfNoCopy(o)
+	if ref == nil || ref.Kind != kind || ref.APIVersion != "apps/v1" {
+		delete(objects, ev.Key)
+		return nil
+	}
+	if ev.Type == store.Deleted {
+		delete(objects, ev.Key)
+	} else {
+		objects[ev.Key] = o
+	}
+	if dirty != nil {
+		dirty[o.GetNamespace()+"/"+ref.Name] = true
+	}
+	return nil
 }

@@ -123,35 +123,9 @@ func (c *StatefulSet) observe(ev store.Event) error {
 		c.sets[ev.Key] = set
 		c.dirty[ev.Key] = true
 	case podsBucket:
-		pod, err := decodeEvent[corev1.Pod](ev)
-		if err != nil {
-			return err
-		}
-		ref := metav1.GetControllerOf(pod)
-		if ref == nil || ref.Kind != "StatefulSet" || ref.APIVersion != "apps/v1" {
-			delete(c.pods, ev.Key)
-			return nil
-		}
-		if ev.Type == store.Deleted {
-			delete(c.pods, ev.Key)
-		} else {
-			c.pods[ev.Key] = pod
-		}
-		c.dirty[pod.Namespace+"/"+ref.Name] = true
+		return observeControlled(ev, "StatefulSet", c.pods, c.dirty)
 	case controllerRevisionsBucket:
-		cr, err := decodeEvent[appsv1.ControllerRevision](ev)
-		if err != nil {
-			return err
-		}
-		ref := metav1.GetControllerOf(cr)
-		if ref == nil || ref.Kind != "StatefulSet" {
-			return nil
-		}
-		if ev.Type == store.Deleted {
-			delete(c.revisions, ev.Key)
-		} else {
-			c.revisions[ev.Key] = cr
-		}
+		return observeControlled(ev, "StatefulSet", c.revisions, nil)
 	case pvcsBucket:
 		c.claims[ev.Key] = ev.Type != store.Deleted
 		if ev.Type == store.Deleted {
