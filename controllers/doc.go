@@ -1,8 +1,12 @@
 // Package controllers runs the control loops of a control plane, one file
-// (or folder) per controller: what kube-controller-manager does
-// (ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
-// RootCACertPublisher, the garbage collector, ...) and what kube-apiserver
-// runs inside itself. The aggregation layer's loops (the CRD
+// (or folder) per controller: what kube-controller-manager does (the
+// workload controllers: Deployment, ReplicaSet, ReplicationController,
+// StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished; Endpoints and
+// EndpointSlice; PersistentVolumeBinder, Disruption, NodeLifecycle;
+// ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
+// RootCACertPublisher, the garbage collector), under upstream's names and
+// chosen as its --controllers chooses them (Selection), and what
+// kube-apiserver runs inside itself (CRDFinalizer). The aggregation layer's loops (the CRD
 // autoregistration, ...) live in package aggregator, which implements
 // Controller; the root package runs them all with Start.
 //
@@ -16,6 +20,9 @@
 // client: the same defaults, admission and validation run as for a request
 // over HTTP. Its writes are asynchronous, as on a cluster: a client sees
 // their effect a moment after the write that caused them.
+//
+// Events about objects go through a Recorder, in the shape client-go's
+// recorder gives them.
 //
 // Start runs each controller in a goroutine of its own; Runner.Stop ends
 // them and waits for them, so that none outlives the control plane.

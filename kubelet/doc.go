@@ -12,8 +12,9 @@
 // containers completed, sidecars running, an IP from the node's pod CIDR
 // and the conditions PodReadyToStartContainers, Initialized, Ready,
 // ContainersReady; a running pod owned by a Job then Succeeds
-// (pod-complete); a terminating pod is deleted once its grace period has
-// elapsed (pod-delete). Running pods keep the status they have (a test may
+// (pod-complete); a terminating pod is deleted at once (pod-delete), or,
+// with Config.WaitGracePeriod, once its grace period has elapsed on the
+// Now clock. Running pods keep the status they have (a test may
 // write it), but for Ready following readiness gates.
 // Config.DisablePodLifecycle turns this off; Config.Stages replaces it with
 // kwok Stages (see Stage and LoadStages): selectors on labels, annotations
