@@ -3,12 +3,10 @@ package fakeplane_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -82,43 +80,8 @@ func BenchmarkClusterJobs1000Complete(b *testing.B) {
 		})
 		b.StartTimer()
 		start := processCPU(b)
-		var wg sync.WaitGroup
-		errs := make(chan error, benchWorkers)
-		for w := range benchWorkers {
-			wg.Go(func() {
-				for j := w; j < jobs; j += benchWorkers {
-					if _, err := cs.BatchV1().Jobs(ns).Create(ctx, testJob(fmt.Sprintf("job-%d", j), 1, 1), metav1.CreateOptions{}); err != nil {
-						errs <- err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			b.Fatal(err)
-		}
-		deadline := time.Now().Add(10 * time.Minute)
-		for {
-			l, err := cs.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			done := 0
-			for j := range l.Items {
-				if jobHas(&l.Items[j], batchv1.JobComplete) {
-					done++
-				}
-			}
-			if done == jobs {
-				break
-			}
-			if time.Now().After(deadline) {
-				b.Fatalf("%d of %d jobs complete after 10 minutes", done, jobs)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		createJobs(b, cs, ns, jobs)
+		waitJobsComplete(b, cs, ns, jobs, 10*time.Minute)
 		cpu += processCPU(b) - start
 	}
 	b.ReportMetric(float64(jobs*b.N)/b.Elapsed().Seconds(), "jobs/s")
