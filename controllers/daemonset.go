@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -285,7 +286,7 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 	var remove []*corev1.Pod
 	var oldAvailable, oldUnavailable []*corev1.Pod
 	unavailable := 0
-	for _, name := range sortedNodeNames(c.nodes) {
+	for _, name := range slices.Sorted(maps.Keys(c.nodes)) {
 		node := c.nodes[name]
 		shouldRun, shouldContinue := daemonNodeShouldRun(node, ds, tolerations, affinity)
 		pods := byNode[name]
@@ -395,16 +396,6 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 		return time.Second, nil
 	}
 	return 0, nil
-}
-
-// sortedNodeNames returns the names of the nodes in order.
-func sortedNodeNames(nodes map[string]*corev1.Node) []string {
-	out := make([]string, 0, len(nodes))
-	for k := range nodes {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // daemonPod is the pod of ds for node: unbound, with a required affinity

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -126,7 +127,7 @@ func (c *NodeLifecycle) Sync(ctx context.Context, events []store.Event) error {
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	now := c.now()
 	var errs []error
-	for _, name := range sortedNodeNames(c.nodes) {
+	for _, name := range slices.Sorted(maps.Keys(c.nodes)) {
 		if err := c.syncNode(ctx, c.nodes[name], now); err != nil {
 			errs = append(errs, fmt.Errorf("node %s: %w", name, err))
 		}

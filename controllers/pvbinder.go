@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -100,26 +102,17 @@ func (c *PersistentVolumeBinder) Sync(ctx context.Context, events []store.Event)
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	var errs []error
-	for _, name := range sortedKeys(keysOf(c.volumes)) {
+	for _, name := range slices.Sorted(maps.Keys(c.volumes)) {
 		if err := c.syncVolume(ctx, c.volumes[name]); err != nil {
 			errs = append(errs, fmt.Errorf("volume %s: %w", name, err))
 		}
 	}
-	for _, key := range sortedKeys(keysOf(c.claims)) {
+	for _, key := range slices.Sorted(maps.Keys(c.claims)) {
 		if err := c.syncClaim(ctx, c.claims[key]); err != nil {
 			errs = append(errs, fmt.Errorf("claim %s: %w", key, err))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// keysOf is the set of m's keys.
-func keysOf[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 // observe records one event.
