@@ -299,7 +299,7 @@ func endpointSubsets(svc *corev1.Service, pods []*corev1.Pod) []corev1.EndpointS
 		if endpointsliceutil.ShouldSetHostname(pod, svc) {
 			addr.Hostname = pod.Spec.Hostname
 		}
-		ready := svc.Spec.PublishNotReadyAddresses || endpointPodReady(pod)
+		ready := svc.Spec.PublishNotReadyAddresses || isPodReady(pod)
 		add := func(ports []corev1.EndpointPort) {
 			s := corev1.EndpointSubset{Ports: ports}
 			if ready {
@@ -325,11 +325,6 @@ func endpointSubsets(svc *corev1.Service, pods []*corev1.Pod) []corev1.EndpointS
 		}
 	}
 	return endpointRepack(subsets)
-}
-
-// endpointPodReady reports whether the pod's Ready condition is True.
-func endpointPodReady(p *corev1.Pod) bool {
-	return endpointsliceutil.IsPodReady(p)
 }
 
 // endpointRepack packs subsets as upstream's RepackSubsets does: the

@@ -371,7 +371,7 @@ func endpointSetTrigger(s *discoveryv1.EndpointSlice, t time.Time) {
 // podEndpoint is the endpoint of a pod in a Service's slices, as
 // upstream's podToEndpoint makes it.
 func (c *EndpointSlice) podEndpoint(pod *corev1.Pod, svc *corev1.Service, at discoveryv1.AddressType) discoveryv1.Endpoint {
-	serving := endpointPodReady(pod)
+	serving := isPodReady(pod)
 	terminating := pod.DeletionTimestamp != nil
 	ready := svc.Spec.PublishNotReadyAddresses || (serving && !terminating)
 	ep := discoveryv1.Endpoint{

@@ -408,7 +408,7 @@ func (c *Job) syncJob(ctx context.Context, key string) error {
 			s.pods = append(s.pods, p)
 			if jobPodActive(p) {
 				s.active = append(s.active, p)
-				if jobPodReady(p) {
+				if isPodReady(p) {
 					s.ready++
 				}
 			}
@@ -762,7 +762,7 @@ func (c *Job) deletePods(ctx context.Context, job *batchv1.Job, pods []*corev1.P
 			c.rec.Eventf(ctx, jobRef(job), corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %v", p.Name)
 		}
 		deleted++
-		if jobPodReady(p) {
+		if isPodReady(p) {
 			deletedReady++
 		}
 	}

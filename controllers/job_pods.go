@@ -106,16 +106,6 @@ func jobAddIndexEnv(c *corev1.Container) {
 	}})
 }
 
-// jobPodReady reports whether the pod's Ready condition is True.
-func jobPodReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // jobPodTerminal reports whether the pod succeeded or failed.
 func jobPodTerminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
@@ -325,8 +315,8 @@ func jobPodsForRemoval(pods []*corev1.Pod) {
 		if phase[a.Status.Phase] != phase[b.Status.Phase] {
 			return phase[a.Status.Phase] < phase[b.Status.Phase]
 		}
-		if jobPodReady(a) != jobPodReady(b) {
-			return !jobPodReady(a)
+		if isPodReady(a) != isPodReady(b) {
+			return !isPodReady(a)
 		}
 		return b.CreationTimestamp.Before(&a.CreationTimestamp)
 	})
