@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"log/slog"
 	"time"
 
@@ -262,7 +263,7 @@ func (c *Disruption) sync(ctx context.Context, pdb *policyv1.PodDisruptionBudget
 			if p.Status.Conditions == nil {
 				p.Status.Conditions = []metav1.Condition{}
 			}
-			setCondition(&p.Status.Conditions, metav1.Condition{Type: policyv1.DisruptionAllowedCondition, Status: metav1.ConditionFalse,
+			meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: policyv1.DisruptionAllowedCondition, Status: metav1.ConditionFalse,
 				Reason: policyv1.SyncFailedReason, Message: err.Error(), ObservedGeneration: p.Status.ObservedGeneration})
 		})
 	}
@@ -293,27 +294,6 @@ func (c *Disruption) sync(ctx context.Context, pdb *policyv1.PodDisruptionBudget
 		}
 		pdbhelper.UpdateDisruptionAllowedCondition(p)
 	})
-}
-
-// setCondition sets cond in conds by type, keeping its transition time
-// when its status did not change.
-func setCondition(conds *[]metav1.Condition, cond metav1.Condition) {
-	for i := range *conds {
-		if (*conds)[i].Type == cond.Type {
-			if (*conds)[i].Status == cond.Status {
-				cond.LastTransitionTime = (*conds)[i].LastTransitionTime
-			}
-			if cond.LastTransitionTime.IsZero() {
-				cond.LastTransitionTime = metav1.Now()
-			}
-			(*conds)[i] = cond
-			return
-		}
-	}
-	if cond.LastTransitionTime.IsZero() {
-		cond.LastTransitionTime = metav1.Now()
-	}
-	*conds = append(*conds, cond)
 }
 
 // writeStatus writes the status change makes to the stored budget.
