@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -54,6 +55,10 @@ type Config struct {
 	// DisableServiceAccountAdmission turns the ServiceAccount admission
 	// plugin off (see registry.Config).
 	DisableServiceAccountAdmission bool
+	// DialCluster opens the connections the server makes toward the
+	// cluster (the proxy subresources, the kubelet API): kube-apiserver's
+	// "cluster" egress selection. nil means a plain net.Dialer.
+	DialCluster func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // Server serves the Kubernetes API from a store.
