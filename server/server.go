@@ -2,9 +2,9 @@ package server
 
 import (
 	"context"
-	"net"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"runtime/debug"
