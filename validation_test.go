@@ -2763,3 +2763,64 @@ spec:
 		t.Errorf("clearing the allocation: %v", err)
 	}
 }
+
+func TestLimitRangeValidation(t *testing.T) {
+	nameMsg := "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+	invalid := func(name string, causes ...string) string {
+		return `LimitRange "` + name + `" is invalid: [` + strings.Join(causes, ", ") + `]`
+	}
+	runValidationCases(t, []validationCase{
+		{name: "order of min, defaults and max, types and names", obj: `
+apiVersion: v1
+kind: LimitRange
+metadata: {name: lr-order}
+spec:
+  limits:
+  - type: Container
+    min: {cpu: "2"}
+    max: {cpu: "1"}
+    maxLimitRequestRatio: {cpu: "500m", memory: "3"}
+  - type: Container
+  - type: Pod
+    default: {cpu: "1"}
+  - type: Foo
+  - type: PersistentVolumeClaim
+    max: {foo: "1"}
+  - type: example.com/x
+    max: {"hugepages-2Mi": "1Gi"}
+    default: {"hugepages-2Mi": "512Mi", "cpu": "1"}
+    defaultRequest: {"hugepages-2Mi": "256Mi"}`,
+			want: invalid("lr-order",
+				`spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1`,
+				`spec.limits[0].defaultRequest[cpu]: Invalid value: "1": min value 2 is greater than default request value 1`,
+				`spec.limits[0].default[cpu]: Invalid value: "2": min value 2 is greater than default value 1`,
+				`spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: "500m": ratio 500m is less than 1`,
+				`spec.limits[1].type: Duplicate value: "Container"`,
+				"spec.limits[2].default: Forbidden: may not be specified when `type` is 'Pod'",
+				`spec.limits[3].type: Invalid value: "Foo": must be a standard limit type or fully qualified`,
+				`spec.limits[4].max[foo]: Invalid value: "foo": must be a standard resource type or fully qualified`,
+				`spec.limits[4].limits: Required value: either minimum or maximum storage value is required, but neither was provided`,
+				`spec.limits[5].defaultRequest[hugepages-2Mi]: Invalid value: "256Mi": default value 512Mi must equal to defaultRequest value 256Mi in hugepages-2Mi`)},
+		{name: "ratio above max over min and container resource names", obj: `
+apiVersion: v1
+kind: LimitRange
+metadata: {name: lr-ratio}
+spec:
+  limits:
+  - type: Container
+    min: {cpu: "1", memory: 1Gi}
+    max: {cpu: "2", memory: 2Gi, "Bad Name": "1"}
+    maxLimitRequestRatio: {cpu: "3", memory: "1500m"}
+  - type: Pod
+    max: {pods: "3", "example.com/gpu": "1"}`,
+			want: invalid("lr-ratio",
+				`spec.limits[0].max[Bad Name]: Invalid value: "Bad Name": `+nameMsg,
+				`spec.limits[0].max[Bad Name]: Invalid value: "Bad Name": must be a standard resource for containers`,
+				`spec.limits[0].default[Bad Name]: Invalid value: "Bad Name": `+nameMsg,
+				`spec.limits[0].default[Bad Name]: Invalid value: "Bad Name": must be a standard resource for containers`,
+				`spec.limits[0].defaultRequest[Bad Name]: Invalid value: "Bad Name": `+nameMsg,
+				`spec.limits[0].defaultRequest[Bad Name]: Invalid value: "Bad Name": must be a standard resource for containers`,
+				`spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: "3": ratio 3 is greater than max/min = 2.000000`,
+				`spec.limits[1].max[pods]: Invalid value: "pods": must be a standard resource for containers`)},
+	})
+}

@@ -1,6 +1,6 @@
 // Package limitrange holds the LimitRange strategy: kube-apiserver's
-// pkg/registry/core/limitrange rules (its defaults; the spec's validation
-// is not reimplemented).
+// pkg/registry/core/limitrange rules, its defaults and the validation of
+// its limits (validation.go).
 package limitrange
 
 import (
@@ -26,12 +26,14 @@ func (limitRangeStrategy) Default(obj runtime.Object) {
 	}
 }
 
-// Validate checks nothing beyond the metadata.
-func (limitRangeStrategy) Validate(context.Context, runtime.Object) field.ErrorList { return nil }
+// Validate checks the limits (upstream's ValidateLimitRange).
+func (limitRangeStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validateLimitRange(obj.(*corev1.LimitRange))
+}
 
-// ValidateUpdate checks nothing beyond the metadata.
-func (limitRangeStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks the new limits as a create does.
+func (limitRangeStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	return validateLimitRange(obj.(*corev1.LimitRange))
 }
 
 // defaultLimitRangeItem is upstream's SetDefaults_LimitRangeItem.

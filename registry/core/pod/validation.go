@@ -860,51 +860,28 @@ func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]corev1.Vo
 	return errs
 }
 
-// validateContainerResourceName is upstream's ValidateContainerResourceName.
-func validateContainerResourceName(name string, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range validation.IsQualifiedName(name) {
-		errs = append(errs, field.Invalid(fld, name, msg))
-	}
-	if len(errs) == 0 && !strings.Contains(name, "/") && !validate.StandardResourceNames.Has(name) &&
-		!strings.HasPrefix(name, "hugepages-") && !strings.HasPrefix(name, "requests.hugepages-") {
-		errs = append(errs, field.Invalid(fld, name, "must be a standard resource type or fully qualified"))
-	}
-	if !strings.Contains(name, "/") {
-		if name != "cpu" && name != "memory" && name != "ephemeral-storage" && !strings.HasPrefix(name, "hugepages-") {
-			errs = append(errs, field.Invalid(fld, name, "must be a standard resource for containers"))
-		}
-	} else if !validate.IsNativeResource(name) && !validate.IsExtendedResource(name) {
-		errs = append(errs, field.Invalid(fld, name, "doesn't follow extended resource name standard"))
-	}
-	return errs
-}
-
 // validateResources is upstream's validateResourceRequirements for a
 // container (names taken in sorted order).
 func validateResources(r *corev1.ResourceRequirements, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	lim, req := fld.Child("limits"), fld.Child("requests")
-	overcommit := func(name string) bool {
-		return validate.IsNativeResource(name) && !strings.HasPrefix(name, "hugepages-")
-	}
 	for _, name := range validate.ResourceNames(r.Limits) {
 		p := lim.Key(name)
-		errs = append(errs, validateContainerResourceName(name, p)...)
+		errs = append(errs, validate.ContainerResourceName(name, p)...)
 		errs = append(errs, validate.Quantity(name, r.Limits[corev1.ResourceName(name)], p)...)
 	}
 	for _, name := range validate.ResourceNames(r.Requests) {
 		q := r.Requests[corev1.ResourceName(name)]
 		p := req.Key(name)
-		errs = append(errs, validateContainerResourceName(name, p)...)
+		errs = append(errs, validate.ContainerResourceName(name, p)...)
 		errs = append(errs, validate.Quantity(name, q, p)...)
 		if l, ok := r.Limits[corev1.ResourceName(name)]; ok {
-			if q.Cmp(l) != 0 && !overcommit(name) {
+			if q.Cmp(l) != 0 && !validate.OvercommitAllowed(name) {
 				errs = append(errs, field.Invalid(req, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, l.String())))
 			} else if q.Cmp(l) > 0 {
 				errs = append(errs, field.Invalid(req, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, l.String())))
 			}
-		} else if !overcommit(name) {
+		} else if !validate.OvercommitAllowed(name) {
 			errs = append(errs, field.Required(lim, "Limit must be set for non overcommitable resources"))
 		}
 	}

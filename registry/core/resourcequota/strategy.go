@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/internal/validate"
@@ -48,14 +47,7 @@ func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
 	hard := field.NewPath("spec", "hard")
 	for _, k := range validate.ResourceNames(q.Spec.Hard) {
 		kf := hard.Key(k)
-		var nameErrs field.ErrorList
-		for _, msg := range validation.IsQualifiedName(k) {
-			nameErrs = append(nameErrs, field.Invalid(kf, k, msg))
-		}
-		if len(nameErrs) == 0 && !strings.Contains(k, "/") && !validate.StandardResourceNames.Has(k) &&
-			!strings.HasPrefix(k, "hugepages-") && !strings.HasPrefix(k, "requests.hugepages-") {
-			nameErrs = append(nameErrs, field.Invalid(kf, k, "must be a standard resource type or fully qualified"))
-		}
+		nameErrs := validate.ResourceName(k, kf)
 		if !strings.Contains(k, "/") && !slices.Contains(standardQuotaResources, k) &&
 			!strings.HasPrefix(k, "hugepages-") && !strings.HasPrefix(k, "requests.hugepages-") {
 			nameErrs = append(nameErrs, field.Invalid(kf, k, "must be a standard resource for quota"))
