@@ -7,6 +7,8 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -2823,4 +2825,48 @@ spec:
 				`spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: "3": ratio 3 is greater than max/min = 2.000000`,
 				`spec.limits[1].max[pods]: Invalid value: "pods": must be a standard resource for containers`)},
 	})
+}
+
+func TestNamespaceStatusAndFinalizeValidation(t *testing.T) {
+	nameMsg := "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+	check := func(t *testing.T, cs kubernetes.Interface) {
+		ctx := ctxT(t)
+		// A name of its own: on a cluster without a namespace controller
+		// the last run's namespace is still there, terminating.
+		name := "val-ns-" + strconv.FormatInt(time.Now().UnixNano()%(1<<30), 36)
+		ns, err := cs.CoreV1().Namespaces().Create(ctx, nsObj(name), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{}) })
+
+		phase := ns.DeepCopy()
+		phase.Status.Phase = corev1.NamespaceTerminating
+		want := `Namespace "` + name + "\" is invalid: status.Phase: Invalid value: \"Terminating\": may only be 'Active' if `deletionTimestamp` is empty"
+		if _, err := cs.CoreV1().Namespaces().UpdateStatus(ctx, phase, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || err.Error() != want {
+			t.Errorf("status Terminating without a deletion: got %v\nwant %s", err, want)
+		}
+
+		bad := ns.DeepCopy()
+		bad.Spec.Finalizers = []corev1.FinalizerName{"bad name", corev1.FinalizerKubernetes, "foo", "example.com/ok"}
+		want = `Namespace "` + name + `" is invalid: [spec.finalizers[0]: Invalid value: "bad name": ` + nameMsg +
+			`, spec.finalizers[0]: Invalid value: "bad name": name is neither a standard finalizer name nor is it fully qualified` +
+			`, spec.finalizers[2]: Invalid value: "foo": name is neither a standard finalizer name nor is it fully qualified]`
+		if _, err := cs.CoreV1().Namespaces().Finalize(ctx, bad, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || err.Error() != want {
+			t.Errorf("finalize with bad names: got %v\nwant %s", err, want)
+		}
+		got, err := cs.CoreV1().Namespaces().Get(ctx, ns.Name, metav1.GetOptions{})
+		if err != nil || got.Status.Phase != corev1.NamespaceActive || !slices.Equal(got.Spec.Finalizers, []corev1.FinalizerName{corev1.FinalizerKubernetes}) {
+			t.Fatalf("namespace after the refused writes: %v phase %q finalizers %v", err, got.Status.Phase, got.Spec.Finalizers)
+		}
+		ok := got.DeepCopy()
+		ok.Spec.Finalizers = []corev1.FinalizerName{corev1.FinalizerKubernetes, "example.com/ok"}
+		if _, err := cs.CoreV1().Namespaces().Finalize(ctx, ok, metav1.UpdateOptions{}); err != nil {
+			t.Errorf("finalize with good names: %v", err)
+		}
+	}
+	t.Run("fakeplane", func(t *testing.T) { check(t, clientset(t, fakeplane.Start(t))) })
+	if ref, _ := refCluster(t); ref != nil {
+		t.Run("reference", func(t *testing.T) { check(t, ref) })
+	}
 }

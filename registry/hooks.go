@@ -172,7 +172,11 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 		return c.Res.schema.ValidateWith(c.Context(), c.Res.GVK.GroupKind(), u, ou, metaErrs, c.Res.scalePaths)
 	}
 	errs := metaErrs
+	fv, finalize := st.(strategy.FinalizeValidator)
+	finalize = finalize && c.Info.Subresource == "finalize"
 	switch {
+	case mode == mainWrite && finalize:
+		errs = append(errs, fv.ValidateFinalizeUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == mainWrite && hasStrategy:
 		errs = append(errs, st.ValidateUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == statusWrite && hasStrategy:

@@ -62,6 +62,15 @@ type FinalizePreparer interface {
 	PrepareForFinalizeUpdate(ctx context.Context, obj, old runtime.Object)
 }
 
+// FinalizeValidator is implemented by a strategy whose resource has a
+// finalize subresource with rules of its own (a Namespace's finalizer
+// names): the server calls ValidateFinalizeUpdate instead of
+// ValidateUpdate for a write to it.
+type FinalizeValidator interface {
+	// ValidateFinalizeUpdate validates a write to /finalize.
+	ValidateFinalizeUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
+}
+
 // GenerationTracker is implemented by a strategy that says whether its
 // resource's metadata.generation is set at create and incremented with each
 // change outside status (what upstream's PrepareForCreate and

@@ -1,13 +1,16 @@
 // Package namespace holds the Namespace strategy: kube-apiserver's
 // pkg/registry/core/namespace rules (the main, status and finalize
-// strategies), less the validation of the spec, which fakeplane does not do
-// yet.
+// strategies).
 package namespace
 
 import (
 	"context"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -72,8 +75,42 @@ func (namespaceStrategy) PrepareForFinalizeUpdate(_ context.Context, obj, old ru
 	obj.(*corev1.Namespace).Status = old.(*corev1.Namespace).Status
 }
 
-// Validate finds nothing: the metadata is validated by the server.
+// Validate finds nothing: the metadata is validated by the server, and
+// the finalizers are PrepareForCreate's.
 func (namespaceStrategy) Validate(context.Context, runtime.Object) field.ErrorList { return nil }
+
+// ValidateStatusUpdate checks the phase against the deletion, as
+// upstream's ValidateNamespaceStatusUpdate (its path says "Phase").
+func (namespaceStrategy) ValidateStatusUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	ns := obj.(*corev1.Namespace)
+	fld := field.NewPath("status", "Phase")
+	switch {
+	case ns.DeletionTimestamp.IsZero() && ns.Status.Phase != corev1.NamespaceActive:
+		return field.ErrorList{field.Invalid(fld, ns.Status.Phase, "may only be 'Active' if `deletionTimestamp` is empty")}
+	case !ns.DeletionTimestamp.IsZero() && ns.Status.Phase != corev1.NamespaceTerminating:
+		return field.ErrorList{field.Invalid(fld, ns.Status.Phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")}
+	}
+	return nil
+}
+
+// ValidateFinalizeUpdate checks each finalizer's name: qualified, and a
+// standard finalizer when it has no domain (upstream's
+// ValidateNamespaceFinalizeUpdate).
+func (namespaceStrategy) ValidateFinalizeUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range obj.(*corev1.Namespace).Spec.Finalizers {
+		fld := field.NewPath("spec", "finalizers").Index(i)
+		name := string(f)
+		errs = append(errs, apivalidation.ValidateFinalizerName(name, fld)...)
+		if !strings.Contains(name, "/") && !standardFinalizers.Has(name) {
+			errs = append(errs, field.Invalid(fld, name, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
+}
+
+// standardFinalizers are the finalizer names that need no domain.
+var standardFinalizers = sets.New(string(corev1.FinalizerKubernetes), metav1.FinalizerOrphanDependents, metav1.FinalizerDeleteDependents)
 
 // ValidateUpdate finds nothing: the metadata is validated by the server.
 func (namespaceStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
