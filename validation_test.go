@@ -132,6 +132,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.StorageV1().StorageClasses())
 	case "Node":
 		return opsOf(cs.CoreV1().Nodes())
+	case "PersistentVolume":
+		return opsOf(cs.CoreV1().PersistentVolumes())
 	case "EndpointSlice":
 		return opsOf(cs.DiscoveryV1().EndpointSlices(ns))
 	case "PriorityClass":
@@ -2869,4 +2871,102 @@ func TestNamespaceStatusAndFinalizeValidation(t *testing.T) {
 	if ref, _ := refCluster(t); ref != nil {
 		t.Run("reference", func(t *testing.T) { check(t, ref) })
 	}
+}
+
+func TestPersistentVolumeValidation(t *testing.T) {
+	dnsSubdomain := "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+	dnsLabel := "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+	invalid := func(name string, causes ...string) string {
+		return `PersistentVolume "` + name + `" is invalid: [` + strings.Join(causes, ", ") + `]`
+	}
+	runValidationCases(t, []validationCase{
+		{name: "modes capacity sources classes and mount options", obj: `
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: val-pv-a, annotations: {volume.beta.kubernetes.io/mount-options: "ro"}}
+spec:
+  accessModes: [ReadWriteOncePod, ReadWriteOnce, Sometimes]
+  capacity: {storage: "0", cpu: "1"}
+  persistentVolumeReclaimPolicy: Recycle
+  hostPath: {path: "/", type: Weird}
+  local: {path: "/a/../b"}
+  csi: {driver: "Bad_Driver", volumeHandle: ""}
+  storageClassName: "Bad_Class"
+  volumeMode: Weird
+  nodeAffinity: {}`,
+			want: invalid("val-pv-a",
+				`spec.accessModes: Unsupported value: "Sometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"`,
+				`spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes`,
+				`spec.capacity: Unsupported value: {"cpu":"1","storage":"0"}: supported values: "storage"`,
+				`spec.capacity[storage]: Invalid value: "0": must be greater than zero`,
+				`spec.nodeAffinity.required: Required value: must specify required node constraints`,
+				`spec.hostPath.type: Unsupported value: "Weird": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"`,
+				`spec.local: Forbidden: may not specify more than 1 volume type`,
+				`spec.csi: Forbidden: may not specify more than 1 volume type`,
+				`spec.persistentVolumeReclaimPolicy: Forbidden: may not be 'recycle' for a hostPath mount of '/'`,
+				`spec.storageClassName: Invalid value: "Bad_Class": `+dnsSubdomain,
+				`spec.volumeMode: Unsupported value: "Weird": supported values: "Block", "Filesystem"`,
+				`metadata.annotations.volume.beta.kubernetes.io/mount-options: Forbidden: may not specify mount options for this volume type`)},
+		{name: "required fields and the attributes class", obj: `
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: val-pv-b}
+spec:
+  capacity: {}
+  volumeAttributesClassName: ""
+  nfs: {server: "", path: "rel"}`,
+			want: invalid("val-pv-b",
+				`spec.accessModes: Required value`,
+				`spec.capacity: Required value`,
+				`spec.capacity: Unsupported value: null: supported values: "storage"`, // the typed client sends no empty map
+				`spec.nfs.server: Required value`,
+				`spec.nfs.path: Invalid value: "rel": must be an absolute path`,
+				`spec.volumeAttributesClassName: Required value: an empty string is disallowed`,
+				`spec.csi: Required value: has to be specified when using volumeAttributesClassName`)},
+		{name: "local volume and node selector terms", obj: `
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: val-pv-c}
+spec:
+  accessModes: [ReadWriteOnce]
+  capacity: {storage: 1Gi}
+  local: {path: ""}
+  nodeAffinity: {required: {nodeSelectorTerms: []}}`,
+			want: invalid("val-pv-c",
+				`spec.nodeAffinity.required.nodeSelectorTerms: Required value: must have at least one node selector term`,
+				`spec.local.path: Required value`)},
+		{name: "csi secret references", obj: `
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: val-pv-d}
+spec:
+  accessModes: [ReadWriteOnce]
+  capacity: {storage: 1Gi}
+  csi: {driver: csi.example.com, volumeHandle: h, nodePublishSecretRef: {name: "", namespace: "Bad_NS"}}`,
+			want: invalid("val-pv-d",
+				`spec.csi.nodePublishSecretRef.name: Required value`,
+				`spec.csi.nodePublishSecretRef.namespace: Invalid value: "Bad_NS": `+dnsLabel)},
+		{name: "source mode and affinity are immutable", before: `
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: val-pv-u}
+spec:
+  accessModes: [ReadWriteOnce]
+  capacity: {storage: 1Gi}
+  hostPath: {path: /data}
+  volumeMode: Filesystem
+  nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: a, operator: In, values: [b]}]}]}}`, obj: `
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: val-pv-u}`, change: func(o runtime.Object) {
+			pv := o.(*corev1.PersistentVolume)
+			pv.Spec.HostPath.Path = "/other"
+			pv.Spec.VolumeMode = ptr.To(corev1.PersistentVolumeBlock)
+			pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Values = []string{"c"}
+		},
+			want: invalid("val-pv-u",
+				"spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation\n@@ -2,7 +2,7 @@\n  \"GCEPersistentDisk\": null,\n  \"AWSElasticBlockStore\": null,\n  \"HostPath\": {\n-  \"Path\": \"/data\",\n+  \"Path\": \"/other\",\n   \"Type\": \"\"\n  },\n  \"Glusterfs\": null,\n",
+				`volumeMode: Invalid value: "Block": field is immutable`,
+				`nodeAffinity: Invalid value: {"Required":{"NodeSelectorTerms":[{"MatchExpressions":[{"Key":"a","Operator":"In","Values":["c"]}],"MatchFields":null}]}}: field is immutable, except for updating from beta label to GA`)},
+	})
 }

@@ -1,6 +1,6 @@
 // Package persistentvolume holds the PersistentVolume strategy:
-// kube-apiserver's pkg/registry/core/persistentvolume rules, less the
-// validation, which fakeplane does not do yet.
+// kube-apiserver's pkg/registry/core/persistentvolume rules, and the
+// validation of a volume's spec (validation.go).
 package persistentvolume
 
 import (
@@ -24,10 +24,12 @@ func (volumeStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	obj.(*corev1.PersistentVolume).Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
 }
 
-// Validate finds nothing: a volume's spec is not validated yet.
-func (volumeStrategy) Validate(context.Context, runtime.Object) field.ErrorList { return nil }
+// Validate checks the spec (upstream's ValidatePersistentVolume).
+func (volumeStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validateVolume(obj.(*corev1.PersistentVolume))
+}
 
-// ValidateUpdate finds nothing: a volume's spec is not validated yet.
-func (volumeStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks the new spec and what may not change.
+func (volumeStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateVolumeUpdate(obj.(*corev1.PersistentVolume), old.(*corev1.PersistentVolume))
 }
