@@ -2,7 +2,14 @@ package fakeplane_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"reflect"
@@ -134,6 +141,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.CoreV1().Nodes())
 	case "PersistentVolume":
 		return opsOf(cs.CoreV1().PersistentVolumes())
+	case "CertificateSigningRequest":
+		return opsOf(cs.CertificatesV1().CertificateSigningRequests())
 	case "EndpointSlice":
 		return opsOf(cs.DiscoveryV1().EndpointSlices(ns))
 	case "PriorityClass":
@@ -2968,5 +2977,55 @@ metadata: {name: val-pv-u}`, change: func(o runtime.Object) {
 				"spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation\n@@ -2,7 +2,7 @@\n  \"GCEPersistentDisk\": null,\n  \"AWSElasticBlockStore\": null,\n  \"HostPath\": {\n-  \"Path\": \"/data\",\n+  \"Path\": \"/other\",\n   \"Type\": \"\"\n  },\n  \"Glusterfs\": null,\n",
 				`volumeMode: Invalid value: "Block": field is immutable`,
 				`nodeAffinity: Invalid value: {"Required":{"NodeSelectorTerms":[{"MatchExpressions":[{"Key":"a","Operator":"In","Values":["c"]}],"MatchFields":null}]}}: field is immutable, except for updating from beta label to GA`)},
+	})
+}
+
+func TestCertificateSigningRequestValidation(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "x"}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}))
+	csr := func(name, spec string) string {
+		return "apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata: {name: " + name + "}\nspec:\n" + spec
+	}
+	invalid := func(name string, causes ...string) string {
+		return `CertificateSigningRequest.certificates.k8s.io "` + name + `" is invalid: [` + strings.Join(causes, ", ") + `]`
+	}
+	runValidationCases(t, []validationCase{
+		{name: "request usages signer and expiration", obj: csr("val-csr-a", `
+  request: aGVsbG8=
+  signerName: bad
+  usages: [digital signature, sleeping, digital signature]
+  expirationSeconds: 10`),
+			want: invalid("val-csr-a",
+				`spec.request: Invalid value: "aGVsbG8=": PEM block type must be CERTIFICATE REQUEST`,
+				`spec.usages[1]: Unsupported value: "sleeping": supported values: "any", "cert sign", "client auth", "code signing", "content commitment", "crl sign", "data encipherment", "decipher only", "digital signature", "email protection", "encipher only", "ipsec end system", "ipsec tunnel", "ipsec user", "key agreement", "key encipherment", "microsoft sgc", "netscape sgc", "ocsp signing", "s/mime", "server auth", "signing", "timestamping"`,
+				`spec.usages[2]: Duplicate value: "digital signature"`,
+				`spec.signerName: Invalid value: "bad": must be a fully qualified domain and path of the form 'example.com/signer-name'`,
+				`spec.expirationSeconds: Invalid value: 10: may not specify a duration less than 600 seconds (10 minutes)`)},
+		{name: "no request no usages and the legacy signer", obj: csr("val-csr-b", `
+  request: ""
+  signerName: kubernetes.io/legacy-unknown`),
+			want: invalid("val-csr-b",
+				`spec.request: Invalid value: "": PEM block type must be CERTIFICATE REQUEST`,
+				`spec.usages: Required value`,
+				`spec.signerName: Invalid value: "kubernetes.io/legacy-unknown": the legacy signerName is not allowed via this API version`)},
+		{name: "signer name labels", obj: csr("val-csr-d", `
+  request: `+request+`
+  signerName: Bad_Domain.com/Bad_Path
+  usages: [client auth]`),
+			want: invalid("val-csr-d",
+				`spec.signerName: Invalid value: "Bad_Domain.com": validating label "Bad_Domain": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				`spec.signerName: Invalid value: "Bad_Path": validating label "Bad_Path": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`)},
+		{name: "signer domain of one label", obj: csr("val-csr-e", `
+  request: `+request+`
+  signerName: example/x
+  usages: [client auth]`),
+			want: `CertificateSigningRequest.certificates.k8s.io "val-csr-e" is invalid: spec.signerName: Invalid value: "example": should be a domain with at least two segments separated by dots`},
 	})
 }

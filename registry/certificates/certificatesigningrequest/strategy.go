@@ -1,6 +1,7 @@
 // Package certificatesigningrequest holds the CertificateSigningRequest
 // strategy: kube-apiserver's pkg/registry/certificates/certificates rules,
-// less the validation of the spec, which fakeplane does not do yet.
+// the validation of the spec (validation.go) and of the conditions
+// (approval.go).
 package certificatesigningrequest
 
 import (
@@ -48,11 +49,14 @@ func (csrStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) 
 	n.Status = o.Status
 }
 
-// Validate finds nothing: a request's spec is not validated yet.
-func (csrStrategy) Validate(context.Context, runtime.Object) field.ErrorList { return nil }
+// Validate checks the spec (upstream's ValidateCertificateSigningRequestCreate).
+func (csrStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validateSpec(obj.(*certificatesv1.CertificateSigningRequest))
+}
 
 // ValidateUpdate checks the conditions (which only the approval and status
-// subresources change); the spec is not validated yet.
+// subresources change); the spec, kept from the stored request, was
+// checked when it was created.
 func (csrStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
 	return validateConditions(obj.(*certificatesv1.CertificateSigningRequest))
 }
