@@ -3029,3 +3029,39 @@ func TestCertificateSigningRequestValidation(t *testing.T) {
 			want: `CertificateSigningRequest.certificates.k8s.io "val-csr-e" is invalid: spec.signerName: Invalid value: "example": should be a domain with at least two segments separated by dots`},
 	})
 }
+
+func TestHorizontalPodAutoscalerMetricsAndBehaviorValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "metrics and behavior", obj: `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: val-hpa-metrics}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: d}
+  minReplicas: 1
+  maxReplicas: 5
+  metrics:
+  - type: Weird
+  - type: Resource
+    resource: {name: "", target: {type: Bad, averageUtilization: 0, averageValue: "-1"}}
+    pods: {metric: {name: "a/b"}, target: {type: Value}}
+  - type: Object
+    object: {describedObject: {kind: "", name: "x/y", apiVersion: "a/b/c"}, metric: {name: ""}, target: {type: Value, value: "0"}}
+  - type: External
+    external: {metric: {name: m}, target: {type: Value, value: "1", averageValue: "1"}}
+  - type: ContainerResource
+    containerResource: {name: "pods", container: "Bad_C", target: {type: Utilization}}
+  - type: Pods
+  behavior:
+    scaleUp:
+      stabilizationWindowSeconds: 4000
+      selectPolicy: Sometimes
+      policies: []
+      tolerance: "-1"
+    scaleDown:
+      stabilizationWindowSeconds: -1
+      policies: [{type: Bad, value: 0, periodSeconds: 2000}, {type: Pods, value: 1, periodSeconds: 0}]
+`,
+			want: "HorizontalPodAutoscaler.autoscaling \"val-hpa-metrics\" is invalid: [spec.metrics[0].type: Unsupported value: \"Weird\": supported values: \"ContainerResource\", \"External\", \"Object\", \"Pods\", \"Resource\", spec.metrics[1].pods.metric.name: Invalid value: \"a/b\": may not contain '/', spec.metrics[1].pods.target.averageValue: Required value: must specify a positive target averageValue, spec.metrics[1].pods: Forbidden: must populate the given metric source only, spec.metrics[2].object.describedObject.kind: Required value, spec.metrics[2].object.describedObject.name: Invalid value: \"x/y\": may not contain '/', spec.metrics[2].object.describedObject.apiVersion: Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c, spec.metrics[2].object.metric.name: Required value: must specify a metric name, spec.metrics[2].object.target.value: Invalid value: \"0\": must be positive, spec.metrics[3].external.target.value: Forbidden: may not set both a target value for metric and a per-pod target, spec.metrics[4].containerResource.name: Invalid value: \"pods\": must be a standard resource for containers, spec.metrics[4].containerResource.container: Invalid value: \"Bad_C\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.metrics[4].containerResource.target.averageUtilization: Required value: must set either a target raw value or a target utilization, spec.metrics[5].pods: Required value: must populate information for the given metric source, spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: 4000: must be less than or equal to 3600, spec.behavior.scaleUp.selectPolicy: Unsupported value: \"Sometimes\": supported values: \"Disabled\", \"Max\", \"Min\", spec.behavior.scaleUp.tolerance: Invalid value: \"-1\": must be greater than or equal to 0, spec.behavior.scaleDown.stabilizationWindowSeconds: Invalid value: -1: must be greater than or equal to zero, spec.behavior.scaleDown.policies[0].type: Unsupported value: \"Bad\": supported values: \"Percent\", \"Pods\", spec.behavior.scaleDown.policies[0].value: Invalid value: 0: must be greater than zero, spec.behavior.scaleDown.policies[0].periodSeconds: Invalid value: 2000: must be less than or equal to 1800, spec.behavior.scaleDown.policies[1].periodSeconds: Invalid value: 0: must be greater than zero]"},
+	})
+}

@@ -69,9 +69,9 @@ func (s hpaStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object
 	return validateHPA(n, asV2(old))
 }
 
-// validateHPA checks an autoscaler's replica bounds, scale target and
-// scale-to-zero metrics (not the metrics' and behavior's own rules);
-// upstream checks the bounds declaratively, those errors come last.
+// validateHPA checks an autoscaler's replica bounds, scale target,
+// metrics and behavior (metrics.go); upstream checks the bounds
+// declaratively, those errors come last.
 func validateHPA(h, old *autoscalingv2.HorizontalPodAutoscaler) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &h.Spec
@@ -100,15 +100,8 @@ func validateHPA(h, old *autoscalingv2.HorizontalPodAutoscaler) field.ErrorList 
 			errs = append(errs, field.Invalid(rf.Child("apiVersion"), ref.APIVersion, "apiVersion must specify API group"))
 		}
 	}
-	if s.MinReplicas != nil && *s.MinReplicas == 0 {
-		scalesToZero := false
-		for _, m := range s.Metrics {
-			scalesToZero = scalesToZero || m.Type == autoscalingv2.ObjectMetricSourceType || m.Type == autoscalingv2.ExternalMetricSourceType
-		}
-		if !scalesToZero {
-			errs = append(errs, field.Forbidden(spec.Child("metrics"), "must specify at least one Object or External metric to support scaling to zero replicas"))
-		}
-	}
+	errs = append(errs, validateMetrics(s.Metrics, s.MinReplicas, old, spec.Child("metrics"))...)
+	errs = append(errs, validateBehavior(s.Behavior, spec.Child("behavior"))...)
 	return append(errs, declarative...)
 }
 
