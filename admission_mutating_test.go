@@ -119,41 +119,36 @@ func TestAdmissionMutatingWebhookAddsSidecar(t *testing.T) {
 	}
 }
 
-func TestAdmissionWebhookDryRunNeedsNoSideEffects(t *testing.T) {
+// TestAdmissionWebhookWithSideEffectsIsRefused: admissionregistration/v1
+// takes only webhooks without side effects (None or NoneOnDryRun), so a
+// dry run never meets one that has them; upstream refuses the create.
+func TestAdmissionWebhookWithSideEffectsIsRefused(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
 	client := kubernetesClient(t, cp)
 	ctx := context.Background()
 	hook := serveWebhook(t, allow)
-	createMutatingWebhook(t, client, &admissionregistrationv1.MutatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "side-effects"},
-		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name:                    "side-effects.example.com",
-			ClientConfig:            urlWebhookConfig(hook, "/"),
-			Rules:                   []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
-			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassSome),
-			AdmissionReviewVersions: []string{"v1"},
-		}},
-	}, func() error {
-		_, err := client.CoreV1().Pods("default").Create(ctx, testPod("probe", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err == nil {
-			return errors.New("dry run not refused yet")
+	for _, se := range []admissionregistrationv1.SideEffectClass{admissionregistrationv1.SideEffectClassSome, admissionregistrationv1.SideEffectClassUnknown} {
+		_, err := client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.MutatingWebhookConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: "side-effects"},
+			Webhooks: []admissionregistrationv1.MutatingWebhook{{
+				Name:                    "side-effects.example.com",
+				ClientConfig:            urlWebhookConfig(hook, "/"),
+				Rules:                   []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
+				SideEffects:             ptr.To(se),
+				AdmissionReviewVersions: []string{"v1"},
+			}},
+		}, metav1.CreateOptions{})
+		want := `MutatingWebhookConfiguration.admissionregistration.k8s.io "side-effects" is invalid: webhooks[0].sideEffects: Unsupported value: "` + string(se) + `": supported values: "None", "NoneOnDryRun"`
+		if !apierrors.IsInvalid(err) || err.Error() != want {
+			t.Errorf("sideEffects %s: got %v, want %s", se, err, want)
 		}
-		return nil
-	})
-	_, err := client.CoreV1().Pods("default").Create(ctx, testPod("dry", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-	want := `admission webhook "side-effects.example.com" does not support dry run`
-	if !apierrors.IsBadRequest(err) || err.Error() != want {
-		t.Fatalf("dry run: got %v, want 400 %q", err, want)
+	}
+	if _, err := client.CoreV1().Pods("default").Create(ctx, testPod("dry", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+		t.Fatalf("dry run with no webhook stored: %v", err)
 	}
 	if len(hook.Reviews()) != 0 {
-		t.Fatalf("a webhook with side effects was called on a dry run")
-	}
-	if _, err := client.CoreV1().Pods("default").Create(ctx, testPod("real", nil), metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create: %v", err)
-	}
-	if len(hook.Reviews()) != 1 {
-		t.Fatalf("webhook calls = %d, want 1", len(hook.Reviews()))
+		t.Fatalf("webhook calls = %d, want 0", len(hook.Reviews()))
 	}
 }
 

@@ -147,6 +147,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.DiscoveryV1().EndpointSlices(ns))
 	case "PriorityClass":
 		return opsOf(cs.SchedulingV1().PriorityClasses())
+	case "ValidatingWebhookConfiguration":
+		return opsOf(cs.AdmissionregistrationV1().ValidatingWebhookConfigurations())
 	case "MutatingWebhookConfiguration":
 		return opsOf(cs.AdmissionregistrationV1().MutatingWebhookConfigurations())
 	case "Event":
@@ -3063,5 +3065,54 @@ spec:
       policies: [{type: Bad, value: 0, periodSeconds: 2000}, {type: Pods, value: 1, periodSeconds: 0}]
 `,
 			want: "HorizontalPodAutoscaler.autoscaling \"val-hpa-metrics\" is invalid: [spec.metrics[0].type: Unsupported value: \"Weird\": supported values: \"ContainerResource\", \"External\", \"Object\", \"Pods\", \"Resource\", spec.metrics[1].pods.metric.name: Invalid value: \"a/b\": may not contain '/', spec.metrics[1].pods.target.averageValue: Required value: must specify a positive target averageValue, spec.metrics[1].pods: Forbidden: must populate the given metric source only, spec.metrics[2].object.describedObject.kind: Required value, spec.metrics[2].object.describedObject.name: Invalid value: \"x/y\": may not contain '/', spec.metrics[2].object.describedObject.apiVersion: Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c, spec.metrics[2].object.metric.name: Required value: must specify a metric name, spec.metrics[2].object.target.value: Invalid value: \"0\": must be positive, spec.metrics[3].external.target.value: Forbidden: may not set both a target value for metric and a per-pod target, spec.metrics[4].containerResource.name: Invalid value: \"pods\": must be a standard resource for containers, spec.metrics[4].containerResource.container: Invalid value: \"Bad_C\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.metrics[4].containerResource.target.averageUtilization: Required value: must set either a target raw value or a target utilization, spec.metrics[5].pods: Required value: must populate information for the given metric source, spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: 4000: must be less than or equal to 3600, spec.behavior.scaleUp.selectPolicy: Unsupported value: \"Sometimes\": supported values: \"Disabled\", \"Max\", \"Min\", spec.behavior.scaleUp.tolerance: Invalid value: \"-1\": must be greater than or equal to 0, spec.behavior.scaleDown.stabilizationWindowSeconds: Invalid value: -1: must be greater than or equal to zero, spec.behavior.scaleDown.policies[0].type: Unsupported value: \"Bad\": supported values: \"Percent\", \"Pods\", spec.behavior.scaleDown.policies[0].value: Invalid value: 0: must be greater than zero, spec.behavior.scaleDown.policies[0].periodSeconds: Invalid value: 2000: must be less than or equal to 1800, spec.behavior.scaleDown.policies[1].periodSeconds: Invalid value: 0: must be greater than zero]"},
+	})
+}
+
+func TestWebhookConfigurationValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "validating webhooks", obj: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: val-vwc}
+webhooks:
+- name: nodots
+  clientConfig: {url: "http://example.com/x?q=1#f"}
+  rules:
+  - operations: ["*", CREATE, PATCH]
+    apiGroups: ["*", apps]
+    apiVersions: ["*", ""]
+    resources: ["*/*", "pods", "pods/*", "pods/status", "*"]
+    scope: World
+  failurePolicy: Sometimes
+  matchPolicy: Maybe
+  sideEffects: Some
+  timeoutSeconds: 31
+  admissionReviewVersions: [v1, v1, "V2"]
+  namespaceSelector: {matchLabels: {"a b": c}}
+  matchConditions:
+  - {name: "bad name!", expression: "object.foo +"}
+  - {name: ok, expression: ""}
+  - {name: ok, expression: "true"}
+- name: a.example.com
+  clientConfig: {service: {name: "", namespace: "Bad_NS", path: "rel", port: 70000}, url: "https://x"}
+  admissionReviewVersions: [v3]
+- name: a.example.com
+  clientConfig: {}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  rules: [{}]
+`, want: "ValidatingWebhookConfiguration.admissionregistration.k8s.io \"val-vwc\" is invalid: [webhooks[0].name: Invalid value: \"nodots\": should be a domain with at least three segments separated by dots, webhooks[0].rules[0].operations: Invalid value: [\"*\",\"CREATE\",\"PATCH\"]: if '*' is present, must not specify other operations, webhooks[0].rules[0].operations[2]: Unsupported value: \"PATCH\": supported values: \"*\", \"CONNECT\", \"CREATE\", \"DELETE\", \"UPDATE\", webhooks[0].rules[0].apiGroups: Invalid value: [\"*\",\"apps\"]: if '*' is present, must not specify other API groups, webhooks[0].rules[0].apiVersions: Invalid value: [\"*\",\"\"]: if '*' is present, must not specify other API versions, webhooks[0].rules[0].apiVersions[1]: Required value, webhooks[0].rules[0].resources[2]: Invalid value: \"pods/*\": if '*/*' is present, must not specify pods/*, webhooks[0].rules[0].resources[3]: Invalid value: \"pods/status\": if 'pods/*' is present, must not specify pods/status, webhooks[0].rules[0].resources: Invalid value: [\"*/*\",\"pods\",\"pods/*\",\"pods/status\",\"*\"]: if '*/*' is present, must not specify other resources, webhooks[0].rules[0].scope: Unsupported value: \"World\": supported values: \"*\", \"Cluster\", \"Namespaced\", webhooks[0].failurePolicy: Unsupported value: \"Sometimes\": supported values: \"Fail\", \"Ignore\", webhooks[0].matchPolicy: Unsupported value: \"Maybe\": supported values: \"Equivalent\", \"Exact\", webhooks[0].sideEffects: Unsupported value: \"Some\": supported values: \"None\", \"NoneOnDryRun\", webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds, webhooks[0].namespaceSelector.matchLabels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path], webhooks[0].clientConfig.url: Invalid value: \"f\": fragments are not permitted in the URL, webhooks[0].clientConfig.url: Invalid value: \"q=1\": query parameters are not permitted in the URL, webhooks[0].matchConditions[0].expression: Invalid value: \"object.foo +\": compilation failed: ERROR: <input>:1:13: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | object.foo +\n | ............^, webhooks[0].matchConditions[0].name: Invalid value: \"bad name!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), webhooks[0].matchConditions[1].expression: Required value, webhooks[0].matchConditions[2].name: Duplicate value: \"ok\", webhooks[0].admissionReviewVersions[1]: Invalid value: \"v1\": duplicate version, webhooks[0].admissionReviewVersions[2]: Invalid value: \"V2\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'), webhooks[1].sideEffects: Required value: must specify one of None, NoneOnDryRun, webhooks[1].clientConfig: Required value: exactly one of url or service is required, webhooks[1].admissionReviewVersions: Invalid value: [\"v3\"]: must include at least one of v1, v1beta1, webhooks[2].rules[0].operations: Required value, webhooks[2].rules[0].apiGroups: Required value, webhooks[2].rules[0].apiVersions: Required value, webhooks[2].rules[0].resources: Required value, webhooks[2].clientConfig: Required value: exactly one of url or service is required, webhooks[2].name: Duplicate value: \"a.example.com\"]"},
+		{name: "mutating webhooks", obj: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: val-mwc}
+webhooks:
+- name: m.example.com
+  clientConfig: {service: {name: "", namespace: "Bad_NS", path: "rel", port: 70000}}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  reinvocationPolicy: Always
+  objectSelector: {matchExpressions: [{key: a, operator: Near}]}
+`, want: "MutatingWebhookConfiguration.admissionregistration.k8s.io \"val-mwc\" is invalid: [webhooks[0].objectSelector.matchExpressions[0].operator: Invalid value: \"Near\": not a valid selector operator, webhooks[0].reinvocationPolicy: Unsupported value: \"Always\": supported values: \"IfNeeded\", \"Never\", webhooks[0].clientConfig.service.namespace: Required value, webhooks[0].clientConfig.service.port: Invalid value: 70000: port is not valid: must be between 1 and 65535, inclusive, webhooks[0].clientConfig.service.path: Invalid value: \"rel\": must start with a '/']"},
 	})
 }

@@ -1,7 +1,7 @@
 // Package mutatingwebhookconfiguration holds the MutatingWebhookConfiguration
 // strategy: kube-apiserver's
-// pkg/registry/admissionregistration/mutatingwebhookconfiguration rules (its
-// defaults; the webhooks' validation is not reimplemented).
+// pkg/registry/admissionregistration/mutatingwebhookconfiguration rules: its
+// defaults and the webhooks' validation (../webhookvalidation.go).
 package mutatingwebhookconfiguration
 
 import (
@@ -34,12 +34,14 @@ func (webhookConfigurationStrategy) Default(obj runtime.Object) {
 	}
 }
 
-// Validate checks nothing beyond the metadata.
-func (webhookConfigurationStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
-	return nil
+// Validate checks the webhooks (upstream's ValidateMutatingWebhookConfiguration).
+func (webhookConfigurationStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return admissionregistration.ValidateWebhooks(admissionregistration.FromMutating(obj.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks), nil, false)
 }
 
-// ValidateUpdate checks nothing beyond the metadata.
-func (webhookConfigurationStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks the new webhooks as upstream's
+// ValidateMutatingWebhookConfigurationUpdate does, against the stored ones.
+func (webhookConfigurationStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return admissionregistration.ValidateWebhooks(admissionregistration.FromMutating(obj.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks),
+		admissionregistration.FromMutating(old.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks), true)
 }

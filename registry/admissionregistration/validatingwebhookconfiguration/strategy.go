@@ -1,7 +1,7 @@
 // Package validatingwebhookconfiguration holds the ValidatingWebhookConfiguration
 // strategy: kube-apiserver's
-// pkg/registry/admissionregistration/validatingwebhookconfiguration rules (its
-// defaults; the webhooks' validation is not reimplemented).
+// pkg/registry/admissionregistration/validatingwebhookconfiguration rules: its
+// defaults and the webhooks' validation (../webhookvalidation.go).
 package validatingwebhookconfiguration
 
 import (
@@ -30,12 +30,14 @@ func (webhookConfigurationStrategy) Default(obj runtime.Object) {
 	}
 }
 
-// Validate checks nothing beyond the metadata.
-func (webhookConfigurationStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
-	return nil
+// Validate checks the webhooks (upstream's ValidateValidatingWebhookConfiguration).
+func (webhookConfigurationStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return admissionregistration.ValidateWebhooks(admissionregistration.FromValidating(obj.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks), nil, false)
 }
 
-// ValidateUpdate checks nothing beyond the metadata.
-func (webhookConfigurationStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks the new webhooks as upstream's
+// ValidateValidatingWebhookConfigurationUpdate does, against the stored ones.
+func (webhookConfigurationStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return admissionregistration.ValidateWebhooks(admissionregistration.FromValidating(obj.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks),
+		admissionregistration.FromValidating(old.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks), true)
 }

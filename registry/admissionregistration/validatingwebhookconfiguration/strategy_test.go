@@ -18,6 +18,11 @@ func TestValidatingWebhookConfigurationDefaults(t *testing.T) {
 		{name: "kept", hook: admissionregistrationv1.ValidatingWebhook{FailurePolicy: ptr.To(admissionregistrationv1.Ignore)}, wantFailure: admissionregistrationv1.Ignore},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// What the defaults leave for a client to give.
+			tc.hook.Name = "hook.example.com"
+			tc.hook.ClientConfig.URL = ptr.To("https://hook.example.com/validate")
+			tc.hook.SideEffects = ptr.To(admissionregistrationv1.SideEffectClassNone)
+			tc.hook.AdmissionReviewVersions = []string{"v1"}
 			cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{Webhooks: []admissionregistrationv1.ValidatingWebhook{tc.hook}}
 			Strategy.Default(cfg)
 			if w := cfg.Webhooks[0]; *w.FailurePolicy != tc.wantFailure || *w.TimeoutSeconds != 10 {
