@@ -147,6 +147,10 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.DiscoveryV1().EndpointSlices(ns))
 	case "PriorityClass":
 		return opsOf(cs.SchedulingV1().PriorityClasses())
+	case "ValidatingAdmissionPolicy":
+		return opsOf(cs.AdmissionregistrationV1().ValidatingAdmissionPolicies())
+	case "ValidatingAdmissionPolicyBinding":
+		return opsOf(cs.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings())
 	case "ValidatingWebhookConfiguration":
 		return opsOf(cs.AdmissionregistrationV1().ValidatingWebhookConfigurations())
 	case "MutatingWebhookConfiguration":
@@ -3114,5 +3118,41 @@ webhooks:
   reinvocationPolicy: Always
   objectSelector: {matchExpressions: [{key: a, operator: Near}]}
 `, want: "MutatingWebhookConfiguration.admissionregistration.k8s.io \"val-mwc\" is invalid: [webhooks[0].objectSelector.matchExpressions[0].operator: Invalid value: \"Near\": not a valid selector operator, webhooks[0].reinvocationPolicy: Unsupported value: \"Always\": supported values: \"IfNeeded\", \"Never\", webhooks[0].clientConfig.service.namespace: Required value, webhooks[0].clientConfig.service.port: Invalid value: 70000: port is not valid: must be between 1 and 65535, inclusive, webhooks[0].clientConfig.service.path: Invalid value: \"rel\": must start with a '/']"},
+	})
+}
+
+func TestAdmissionPolicyValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "policy", obj: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: val-vap}
+spec:
+  failurePolicy: Sometimes
+  paramKind: {apiVersion: "a/b/c", kind: ""}
+  matchConstraints:
+    resourceRules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: []}]
+    matchPolicy: Maybe
+  validations:
+  - expression: "object.foo +"
+  - expression: ""
+    reason: Teapot
+    messageExpression: "1 +"
+  variables:
+  - {name: "1bad", expression: "true"}
+  auditAnnotations:
+  - {key: "bad key!", valueExpression: ""}
+  matchConditions:
+  - {name: c, expression: "params.x"}
+`, want: "ValidatingAdmissionPolicy.admissionregistration.k8s.io \"val-vap\" is invalid: [spec.failurePolicy: Unsupported value: \"Sometimes\": supported values: \"Fail\", \"Ignore\", spec.paramKind.apiVersion: Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c, spec.paramKind.kind: Required value, spec.matchConstraints.matchPolicy: Unsupported value: \"Maybe\": supported values: \"Equivalent\", \"Exact\", spec.matchConstraints.resourceRules[0].resources: Required value, spec.matchConditions[0].expression: Invalid value: \"params.x\": must evaluate to bool but got dyn, spec.variables[0].name: Invalid value: \"1bad\": must be a valid CEL identifier, spec.validations[0].expression: Invalid value: \"object.foo +\": compilation failed: ERROR: <input>:1:13: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | object.foo +\n | ............^, spec.validations[1].expression: Required value: expression is not specified, spec.validations[1].messageExpression: Invalid value: \"1 +\": compilation failed: ERROR: <input>:1:4: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 1 +\n | ...^, spec.validations[1].reason: Unsupported value: \"Teapot\": supported values: \"Forbidden\", \"Invalid\", \"RequestEntityTooLarge\", spec.auditAnnotations[0].key: Invalid value: \"val-vap/bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.auditAnnotations[0].valueExpression: Required value: valueExpression is not specified]"},
+		{name: "binding", obj: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: val-vapb}
+spec:
+  policyName: ""
+  validationActions: [Deny, Deny, Shout]
+  paramRef: {name: x, selector: {}, parameterNotFoundAction: Explode}
+`, want: "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"val-vapb\" is invalid: [spec.paramRef.name: Forbidden: name and selector are mutually exclusive, spec.paramRef.selector: Forbidden: name and selector are mutually exclusive, spec.paramRef.parameterNotFoundAction: Unsupported value: \"Explode\": supported values: \"Deny\", \"Allow\", spec.validationActions[1]: Duplicate value: \"Deny\", spec.validationActions[2]: Unsupported value: \"Shout\": supported values: \"Audit\", \"Deny\", \"Warn\", spec.policyName: Required value]"},
 	})
 }

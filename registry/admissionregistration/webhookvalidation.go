@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
-	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/util/webhook"
 	"k8s.io/utils/ptr"
@@ -148,7 +147,7 @@ func validateWebhook(h *Webhook, o webhookOptions, fld *field.Path) field.ErrorL
 		errs = append(errs, webhook.ValidateWebhookService(fld.Child("clientConfig", "service"), cc.Service.Name, cc.Service.Namespace, cc.Service.Path, ptr.Deref(cc.Service.Port, 0))...)
 	}
 	if !o.ignoreMatchConditions {
-		errs = append(errs, validateMatchConditions(h.MatchConditions, o.stored, fld.Child("matchConditions"))...)
+		errs = append(errs, validateMatchConditions(h.MatchConditions, o.stored, false, fld.Child("matchConditions"))...)
 	}
 	return errs
 }
@@ -259,10 +258,10 @@ func validateReviewVersions(versions []string, requireAccepted bool, fld *field.
 	return errs
 }
 
-// validateMatchConditions is upstream's validateMatchConditions: at most
-// 64, each named (a qualified name, unique) with an expression that
+// validateMatchConditions is upstream's validateMatchConditions (a
+// policy's with params when it has a param kind): at most 64, each named (a qualified name, unique) with an expression that
 // compiles in the webhook match-condition environment.
-func validateMatchConditions(conds []admissionregistrationv1.MatchCondition, stored sets.Set[string], fld *field.Path) field.ErrorList {
+func validateMatchConditions(conds []admissionregistrationv1.MatchCondition, stored sets.Set[string], hasParams bool, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(conds) > 64 {
 		errs = append(errs, field.TooMany(fld, len(conds), 64))
@@ -273,7 +272,7 @@ func validateMatchConditions(conds []admissionregistrationv1.MatchCondition, sto
 		if expr := strings.TrimSpace(c.Expression); expr == "" {
 			errs = append(errs, field.Required(idx.Child("expression"), ""))
 		} else {
-			errs = append(errs, compileMatchCondition(expr, stored.Has(expr), idx.Child("expression"))...)
+			errs = append(errs, compileMatchCondition(expr, stored.Has(expr), hasParams, idx.Child("expression"))...)
 		}
 		if c.Name == "" {
 			errs = append(errs, field.Required(idx.Child("name"), ""))
@@ -298,30 +297,17 @@ var celCompiler = sync.OnceValue(func() plugincel.Compiler {
 	return plugincel.NewCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 })
 
-// compileMatchCondition compiles a webhook's match condition as upstream's
-// validation does (with the authorizer, without params), turning a
-// compile error into upstream's field error.
-func compileMatchCondition(expr string, stored bool, fld *field.Path) field.ErrorList {
+// compileMatchCondition compiles a match condition as upstream's
+// validation does (with the authorizer; with params for a policy that has
+// a param kind), turning a compile error into upstream's field error.
+func compileMatchCondition(expr string, stored, hasParams bool, fld *field.Path) field.ErrorList {
 	env := environment.NewExpressions
 	if stored {
 		env = environment.StoredExpressions
 	}
 	accessor := &matchconditions.MatchCondition{Expression: expr}
-	res := celCompiler().CompileCELExpression(accessor, plugincel.OptionalVariableDeclarations{HasAuthorizer: true}, env)
-	if res.Error == nil {
-		return nil
-	}
-	if ce := res.Error; ce != nil {
-		switch ce.Type {
-		case apiservercel.ErrorTypeRequired:
-			return field.ErrorList{field.Required(fld, ce.Detail)}
-		case apiservercel.ErrorTypeInvalid:
-			return field.ErrorList{field.Invalid(fld, expr, ce.Detail)}
-		case apiservercel.ErrorTypeInternal:
-			return field.ErrorList{field.InternalError(fld, ce)}
-		}
-	}
-	return field.ErrorList{field.InternalError(fld, fmt.Errorf("unsupported error type: %w", res.Error))}
+	res := celCompiler().CompileCELExpression(accessor, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}, env)
+	return celFieldError(fld, expr, res.Error)
 }
 
 // sameMatchConditions reports whether an update leaves every webhook's

@@ -1,7 +1,6 @@
 // Package validatingadmissionpolicy holds the ValidatingAdmissionPolicy strategy: the flags of kube-apiserver's
-// pkg/registry/admissionregistration/validatingadmissionpolicy strategy and storage. Its validation is the
-// object metadata validation the server runs for every resource; upstream's
-// rules for the rest of a ValidatingAdmissionPolicy are not reimplemented.
+// pkg/registry/admissionregistration/validatingadmissionpolicy strategy and storage, and its
+// validation (../policyvalidation.go).
 package validatingadmissionpolicy
 
 import (
@@ -20,14 +19,15 @@ var Strategy = validatingAdmissionPolicyStrategy{strategy.Base{Generation: true,
 
 type validatingAdmissionPolicyStrategy struct{ strategy.Base }
 
-// Validate adds nothing to the metadata validation of a new ValidatingAdmissionPolicy.
-func (validatingAdmissionPolicyStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
-	return nil
+// Validate checks the policy (upstream's ValidateValidatingAdmissionPolicy).
+func (validatingAdmissionPolicyStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return admissionregistration.ValidatePolicy(obj.(*admissionregistrationv1.ValidatingAdmissionPolicy), nil)
 }
 
-// ValidateUpdate adds nothing to the metadata validation of an update.
-func (validatingAdmissionPolicyStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks the new policy against the stored one
+// (upstream's ValidateValidatingAdmissionPolicyUpdate).
+func (validatingAdmissionPolicyStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return admissionregistration.ValidatePolicy(obj.(*admissionregistrationv1.ValidatingAdmissionPolicy), old.(*admissionregistrationv1.ValidatingAdmissionPolicy))
 }
 
 // Default sets upstream's defaults: the failure policy, and the match

@@ -1,7 +1,6 @@
 // Package validatingadmissionpolicybinding holds the ValidatingAdmissionPolicyBinding strategy: the flags of kube-apiserver's
-// pkg/registry/admissionregistration/validatingadmissionpolicybinding strategy and storage. Its validation is the
-// object metadata validation the server runs for every resource; upstream's
-// rules for the rest of a ValidatingAdmissionPolicyBinding are not reimplemented.
+// pkg/registry/admissionregistration/validatingadmissionpolicybinding strategy and storage, and its
+// validation (../policyvalidation.go).
 package validatingadmissionpolicybinding
 
 import (
@@ -20,14 +19,14 @@ var Strategy = validatingAdmissionPolicyBindingStrategy{strategy.Base{Generation
 
 type validatingAdmissionPolicyBindingStrategy struct{ strategy.Base }
 
-// Validate adds nothing to the metadata validation of a new ValidatingAdmissionPolicyBinding.
-func (validatingAdmissionPolicyBindingStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
-	return nil
+// Validate checks the binding (upstream's ValidateValidatingAdmissionPolicyBinding).
+func (validatingAdmissionPolicyBindingStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return admissionregistration.ValidatePolicyBinding(obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding))
 }
 
-// ValidateUpdate adds nothing to the metadata validation of an update.
-func (validatingAdmissionPolicyBindingStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks the new binding as a create does.
+func (validatingAdmissionPolicyBindingStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	return admissionregistration.ValidatePolicyBinding(obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding))
 }
 
 // Default sets upstream's defaults: the match policy, selectors and rule
