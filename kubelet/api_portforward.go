@@ -1,0 +1,116 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiserver/pkg/util/proxy"
+	"k8s.io/cri-streaming/pkg/streaming/portforward"
+	"k8s.io/streaming/pkg/httpstream/wsstream"
+)
+
+// This file serves /portForward with the kubelet's streaming library over
+// SPDY, and over WebSocket-tunnelled SPDY through apiserver's tunneling
+// handler as the kubelet does. A pod port reaches the local address (or
+// command) a kwok PortForward/ClusterPortForward rule gives it; any other
+// port is refused, as a port no process listens on in the pod.
+
+// getPortForward serves /portForward/{namespace}/{pod}[/{uid}].
+func (a *APIServer) getPortForward(w http.ResponseWriter, r *http.Request) {
+	tunnel := wsstream.IsWebSocketRequestWithTunnelingProtocol(r)
+	opts := &portforward.V4Options{}
+	if !tunnel {
+		var err error
+		if opts, err = portforward.NewV4Options(r); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	pod, ok := a.pods.pod(r.PathValue("namespace"), r.PathValue("pod"))
+	if !ok {
+		writeError(w, http.StatusNotFound, "pod does not exist")
+		return
+	}
+	if uid := r.PathValue("uid"); uid != "" && string(pod.UID) != uid {
+		writeError(w, http.StatusNotFound, "pod not found")
+		return
+	}
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		portforward.ServePortForward(w, r, forwarder{a, pod}, podFullName(pod), string(pod.UID), opts,
+			a.cfg.StreamIdleTimeout, a.cfg.StreamCreationTimeout, portforward.SupportedProtocols)
+	})
+	if tunnel {
+		h = proxy.NewTunnelingHandler(h)
+	}
+	h.ServeHTTP(w, r)
+}
+
+// forwarder forwards one pod's ports.
+type forwarder struct {
+	a   *APIServer
+	pod *corev1.Pod
+}
+
+// PortForward connects the stream to the port's target: a local address,
+// or a local command's stdin and stdout.
+func (f forwarder) PortForward(ctx context.Context, _, _ string, port int32, stream io.ReadWriteCloser) error {
+	defer func() { _ = stream.Close() }()
+	rule := f.a.cfg.Debug.forwardFor(f.pod.Namespace, f.pod.Name, port)
+	switch {
+	case rule != nil && len(rule.Command) > 0:
+		c := exec.CommandContext(ctx, rule.Command[0], rule.Command[1:]...)
+		c.Stdin, c.Stdout = stream, stream
+		if err := c.Run(); err != nil {
+			return fmt.Errorf("port forward command %q: %w", rule.Command[0], err)
+		}
+		return nil
+	case rule != nil && rule.Target != nil:
+		addr := net.JoinHostPort(rule.Target.Address, strconv.Itoa(int(rule.Target.Port)))
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return fmt.Errorf("failed to connect to %s: %w", addr, err)
+		}
+		return pipe(ctx, conn, stream)
+	}
+	// Nothing listens on the port in the (simulated) pod: containerd's
+	// error for a refused connection.
+	return fmt.Errorf("failed to execute portforward in network namespace %q: failed to connect to localhost:%d inside namespace %q, IPv4: dial tcp4 127.0.0.1:%d: connect: connection refused IPv6 dial tcp6 [::1]:%d: connect: connection refused ",
+		"/var/run/netns/cni-"+string(f.pod.UID), port, string(f.pod.UID), port, port)
+}
+
+// pipe copies both ways until either side ends or ctx is done, then
+// closes both.
+func pipe(ctx context.Context, conn net.Conn, stream io.ReadWriteCloser) error {
+	var once sync.Once
+	closeBoth := func() {
+		once.Do(func() {
+			_ = conn.Close()
+			_ = stream.Close()
+		})
+	}
+	stop := context.AfterFunc(ctx, closeBoth)
+	defer stop()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(stream, conn)
+		closeBoth()
+	}()
+	_, _ = io.Copy(conn, stream)
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.CloseWrite() // the client is done sending: let the target answer
+	} else {
+		closeBoth()
+	}
+	<-done
+	closeBoth()
+	return nil
+}
