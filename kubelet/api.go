@@ -126,7 +126,7 @@ func newAPIServer(cfg APIConfig, pods podSource) (*APIServer, error) {
 		ConnState:         a.connState,
 		TLSConfig: &tls.Config{
 			Certificates: []tls.Certificate{cfg.Certificate},
-			ClientAuth:   tls.VerifyClientCertIfGiven,
+			ClientAuth:   tls.RequestClientCert,
 			ClientCAs:    cfg.ClientCAs,
 			MinVersion:   tls.VersionTLS12,
 			NextProtos:   []string{"http/1.1"}, // upgrades (SPDY, WebSocket) need HTTP/1.1
@@ -208,10 +208,25 @@ func (a *APIServer) track(next http.Handler) http.Handler {
 }
 
 // authenticate answers 401 to a request without a client certificate the
-// client CAs verify, as a kubelet with anonymous access off does.
+// client CAs verify, as a kubelet with anonymous access off does (the
+// handshake asks for a certificate and lets any through, as the kubelet's
+// does; the x509 check is here).
 func (a *APIServer) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
+		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+			writeError(w, http.StatusUnauthorized, "Unauthorized")
+			return
+		}
+		opts := x509.VerifyOptions{
+			Roots:         a.cfg.ClientCAs,
+			Intermediates: x509.NewCertPool(),
+			KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		}
+		for _, c := range r.TLS.PeerCertificates[1:] {
+			opts.Intermediates.AddCert(c)
+		}
+		if _, err := r.TLS.PeerCertificates[0].Verify(opts); err != nil {
+			a.cfg.Log.Debug("kubelet api: client certificate", "err", err)
 			writeError(w, http.StatusUnauthorized, "Unauthorized")
 			return
 		}
