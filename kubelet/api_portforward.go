@@ -2,6 +2,8 @@ package kubelet
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -43,7 +45,7 @@ func (a *APIServer) getPortForward(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		portforward.ServePortForward(w, r, forwarder{a, pod}, podFullName(pod), string(pod.UID), opts,
+		portforward.ServePortForward(w, r, forwarder{a, pod}, sandboxID(pod), "", opts,
 			a.cfg.StreamIdleTimeout, a.cfg.StreamCreationTimeout, portforward.SupportedProtocols)
 	})
 	if tunnel {
@@ -83,7 +85,14 @@ func (f forwarder) PortForward(ctx context.Context, _, _ string, port int32, str
 	// Nothing listens on the port in the (simulated) pod: containerd's
 	// error for a refused connection.
 	return fmt.Errorf("failed to execute portforward in network namespace %q: failed to connect to localhost:%d inside namespace %q, IPv4: dial tcp4 127.0.0.1:%d: connect: connection refused IPv6 dial tcp6 [::1]:%d: connect: connection refused ",
-		"/var/run/netns/cni-"+string(f.pod.UID), port, string(f.pod.UID), port, port)
+		"/var/run/netns/cni-"+string(f.pod.UID), port, sandboxID(f.pod), port, port)
+}
+
+// sandboxID is the pod's sandbox ID, the name containerd's streaming
+// server gives a pod: 64 hex digits, here derived from the pod's UID.
+func sandboxID(pod *corev1.Pod) string {
+	sum := sha256.Sum256([]byte(pod.UID))
+	return hex.EncodeToString(sum[:])
 }
 
 // pipe copies both ways until either side ends or ctx is done, then
