@@ -17,6 +17,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apiserver/pkg/util/proxy"
+	"k8s.io/cri-streaming/pkg/streaming/portforward"
 	"k8s.io/cri-streaming/pkg/streaming/remotecommand"
 	"k8s.io/streaming/pkg/httpstream/wsstream"
 	utilexec "k8s.io/utils/exec"
@@ -204,7 +205,8 @@ func (e execRequest) AttachContainer(ctx context.Context, _, _, container string
 }
 
 // streamServer is the in-process SPDY streaming server the stream
-// translator dials: an http.Server on in-memory connections.
+// translator and the port-forward tunnel reach, as the kubelet reaches its
+// runtime's: an http.Server on in-memory connections.
 type streamServer struct {
 	srv       *http.Server
 	listener  *pipeListener
@@ -225,6 +227,16 @@ func newStreamServer(a *APIServer) *streamServer {
 	mux.Handle("POST /exec/{namespace}/{pod}/{uid}/{container}", stream(a.serveExec))
 	mux.Handle("POST /attach/{namespace}/{pod}/{container}", stream(a.serveAttach))
 	mux.Handle("POST /attach/{namespace}/{pod}/{uid}/{container}", stream(a.serveAttach))
+	forward := func(w http.ResponseWriter, r *http.Request) {
+		pod, ok := a.pods.pod(r.PathValue("namespace"), r.PathValue("pod"))
+		if !ok {
+			writeError(w, http.StatusNotFound, "pod does not exist")
+			return
+		}
+		a.servePortForward(w, r, pod, &portforward.V4Options{})
+	}
+	mux.HandleFunc("POST /portForward/{namespace}/{pod}", forward)
+	mux.HandleFunc("POST /portForward/{namespace}/{pod}/{uid}", forward)
 	l := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
 	s := &streamServer{listener: l, done: make(chan struct{})}
 	s.srv = &http.Server{

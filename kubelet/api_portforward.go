@@ -8,11 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strconv"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	utilproxy "k8s.io/apimachinery/pkg/util/proxy"
 	"k8s.io/apiserver/pkg/util/proxy"
 	"k8s.io/cri-streaming/pkg/streaming/portforward"
 	"k8s.io/streaming/pkg/httpstream/wsstream"
@@ -44,14 +46,30 @@ func (a *APIServer) getPortForward(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "pod not found")
 		return
 	}
-	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		portforward.ServePortForward(w, r, forwarder{a, pod}, sandboxID(pod), "", opts,
-			a.cfg.StreamIdleTimeout, a.cfg.StreamCreationTimeout, portforward.SupportedProtocols)
-	})
 	if tunnel {
-		h = proxy.NewTunnelingHandler(h)
+		// As the kubelet: the WebSocket tunnel carries SPDY to the
+		// streaming server.
+		loc := &url.URL{Scheme: "http", Host: "streaming.invalid", Path: r.URL.Path, RawQuery: r.URL.RawQuery}
+		proxy.NewTunnelingHandler(utilproxy.NewUpgradeAwareHandler(loc, a.stream.transport, false, true, responder{a})).ServeHTTP(w, r)
+		return
 	}
-	h.ServeHTTP(w, r)
+	a.servePortForward(w, r, pod, opts)
+}
+
+// servePortForward upgrades the request to SPDY and forwards the ports
+// the client asks for.
+func (a *APIServer) servePortForward(w http.ResponseWriter, r *http.Request, pod *corev1.Pod, opts *portforward.V4Options) {
+	portforward.ServePortForward(w, r, forwarder{a, pod}, sandboxID(pod), "", opts,
+		a.cfg.StreamIdleTimeout, a.cfg.StreamCreationTimeout, portforward.SupportedProtocols)
+}
+
+// responder answers a failed proxying to the streaming server, as the
+// kubelet's does.
+type responder struct{ a *APIServer }
+
+func (r responder) Error(w http.ResponseWriter, _ *http.Request, err error) {
+	r.a.cfg.Log.Debug("kubelet api: proxy to the streaming server", "err", err)
+	http.Error(w, err.Error(), http.StatusInternalServerError)
 }
 
 // forwarder forwards one pod's ports.
