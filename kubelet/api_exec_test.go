@@ -126,7 +126,9 @@ func TestAttachStreamsTheLinesWrittenFromThen(t *testing.T) {
 			defer cancel()
 			var stdout, stderr syncBuffer
 			done := make(chan error, 1)
-			go func() { done <- ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &stdout, Stderr: &stderr}) }()
+			go func() {
+				done <- ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &stdout, Stderr: &stderr})
+			}()
 			line := "attached via " + transport
 			err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 				if err := ta.api.AppendLog("default", "web", "app", line); err != nil {

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
-	"k8s.io/apimachinery/pkg/util/httpstream"
 )
 
 // dialers are the client-go port-forward dialers kubectl uses, by
