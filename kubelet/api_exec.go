@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/creack/pty"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apiserver/pkg/util/proxy"
 	"k8s.io/cri-streaming/pkg/streaming/portforward"
@@ -111,7 +112,7 @@ func (a *APIServer) translate(w http.ResponseWriter, r *http.Request, opts *remo
 
 // ExecInContainer runs cmd for a container a local exec target is set for,
 // and answers the runtime's error for a missing executable otherwise.
-func (e execRequest) ExecInContainer(ctx context.Context, _, _, container string, cmd []string, in io.Reader, out, errOut io.WriteCloser, tty bool, _ <-chan remotecommand.TerminalSize, _ time.Duration) error {
+func (e execRequest) ExecInContainer(ctx context.Context, _, _, container string, cmd []string, in io.Reader, out, errOut io.WriteCloser, tty bool, resize <-chan remotecommand.TerminalSize, _ time.Duration) error {
 	target := e.a.cfg.Debug.execFor(e.pod.Namespace, e.pod.Name, container)
 	if len(cmd) == 0 {
 		return execError("", exec.ErrNotFound)
@@ -126,14 +127,14 @@ func (e execRequest) ExecInContainer(ctx context.Context, _, _, container string
 		c.Env = append(c.Env, env.Name+"="+env.Value)
 	}
 	c.WaitDelay = time.Second
+	if tty {
+		return e.execWithTerminal(c, in, out, resize)
+	}
 	if out != nil {
 		c.Stdout = out
 	}
 	if errOut != nil {
 		c.Stderr = errOut
-	}
-	if tty && out != nil { // no terminal: its one output carries both
-		c.Stderr = out
 	}
 	var stdin io.WriteCloser
 	if in != nil {
@@ -144,11 +145,7 @@ func (e execRequest) ExecInContainer(ctx context.Context, _, _, container string
 		stdin = p
 	}
 	if err := c.Start(); err != nil {
-		var pe *exec.Error
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return execError(cmd[0], err)
+		return startError(cmd[0], err)
 	}
 	if stdin != nil {
 		// Not waited for: it ends when the client closes stdin or the
@@ -158,7 +155,63 @@ func (e execRequest) ExecInContainer(ctx context.Context, _, _, container string
 			_ = stdin.Close()
 		}()
 	}
-	err := c.Wait()
+	return waitError(c.Wait())
+}
+
+// execWithTerminal runs the command on a new terminal, as a runtime does
+// for tty=true: stdin is typed into it, its screen is stdout, and the
+// client's resizes resize it.
+func (e execRequest) execWithTerminal(c *exec.Cmd, in io.Reader, out io.WriteCloser, resize <-chan remotecommand.TerminalSize) error {
+	term, err := pty.Start(c)
+	if err != nil {
+		return startError(c.Args[0], err)
+	}
+	var mu sync.Mutex // the terminal is not resized once closed
+	closed := false
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		closed = true
+		_ = term.Close()
+	}()
+	if resize != nil {
+		go func() { // ends when the client's resize stream does
+			for size := range resize {
+				mu.Lock()
+				if !closed {
+					_ = pty.Setsize(term, &pty.Winsize{Rows: size.Height, Cols: size.Width})
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	if in != nil {
+		go func() { _, _ = io.Copy(term, in) }()
+	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		if out != nil {
+			_, _ = io.Copy(out, term) // ends with an error once the command's side closes
+		}
+	}()
+	err = c.Wait()
+	<-copied
+	return waitError(err)
+}
+
+// startError is the runtime's error for a command that did not start.
+func startError(command string, err error) error {
+	var pe *exec.Error
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return execError(command, err)
+}
+
+// waitError turns a command's exit into the error ServeExec reports: its
+// exit code, or an exec failure.
+func waitError(err error) error {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.Exited() {
 		return utilexec.CodeExitError{Err: err, Code: ee.ExitCode()}

@@ -147,3 +147,50 @@ func TestAttachStreamsTheLinesWrittenFromThen(t *testing.T) {
 		})
 	}
 }
+
+func TestExecWithATerminalRunsOnOne(t *testing.T) {
+	t.Parallel()
+	var debug DebugConfig
+	ce := ClusterExec{}
+	ce.Spec.Execs = []ExecTarget{{Local: &ExecTargetLocal{}}}
+	debug.ClusterExecs = append(debug.ClusterExecs, ce)
+	ta := startTestAPI(t, debug, nil, runningPod("default", "shell", "app"))
+	script := `test -t 0 && test -t 1 && echo "on a terminal"`
+	for transport, newExecutor := range executors {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			ex, err := newExecutor(ta, "POST", ta.api.URL()+"/exec/default/shell/app?command=sh&command=-c&command="+url.QueryEscape(script)+"&input=1&output=1&tty=1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var stdout syncBuffer
+			sizes := &fixedSize{size: remotecommand.TerminalSize{Width: 100, Height: 30}}
+			err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: strings.NewReader(""), Stdout: &stdout, Tty: true, TerminalSizeQueue: sizes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := stdout.String(); got != "on a terminal\r\n" {
+				t.Errorf("stdout %q", got)
+			}
+		})
+	}
+}
+
+// fixedSize reports one terminal size, then none.
+type fixedSize struct {
+	mu   sync.Mutex
+	size remotecommand.TerminalSize
+	sent bool
+}
+
+func (f *fixedSize) Next() *remotecommand.TerminalSize {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sent {
+		return nil
+	}
+	f.sent = true
+	return &f.size
+}
