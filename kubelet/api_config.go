@@ -83,8 +83,9 @@ type EnvVar struct {
 }
 
 // ExecTargetLocal runs the requested command on this machine, in WorkDir
-// with Envs added to fakeplane's environment. (kwok's securityContext,
-// which switches user, is accepted and not applied.)
+// with Envs added to fakeplane's environment, on a terminal when the
+// client asks for one. (kwok's securityContext, which switches user, is
+// accepted and not applied.)
 type ExecTargetLocal struct {
 	WorkDir         string          `json:"workDir,omitempty"`
 	Envs            []EnvVar        `json:"envs,omitempty"`
