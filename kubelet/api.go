@@ -273,7 +273,7 @@ func (a *APIServer) getPods(w http.ResponseWriter, _ *http.Request) {
 // containerRunning reports whether the pod reports the container running.
 func (a *APIServer) containerRunning(namespace, pod, container string) bool {
 	p, ok := a.pods.pod(namespace, pod)
-	if !ok || p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodRunning {
+	if !ok {
 		return false
 	}
 	cs, ok := containerStatus(p, container)
