@@ -1,6 +1,7 @@
 package fakeplane_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -9,9 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
 	"github.com/fakeplane/fakeplane"
@@ -150,5 +153,38 @@ func TestWithoutKubeletAPINodesKeepMadeUpAddresses(t *testing.T) {
 	}
 	if cp.Kubelet() != nil {
 		t.Error("Kubelet() is not nil with the kubelet API off")
+	}
+}
+
+func TestKubeletAPIFindsPodsWithoutThePodLifecycle(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1), fakeplane.WithoutPodLifecycle())
+	ctx := ctxT(t)
+	client := clientset(t, cp)
+	if _, err := client.CoreV1().Pods("default").Create(ctx, boundPod("idle", "node-0"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	node, err := client.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := cp.AddUser("kube-apiserver-kubelet-client", "kubeadm:cluster-admins")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := rest.HTTPClientFor(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pod stays as bound, with no container started: the kubelet's
+	// answer for a container it has no status of.
+	var code int
+	var body string
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		code, body = kubeletGet(t, hc, node, "/containerLogs/default/idle/web")
+		return code != http.StatusNotFound, nil
+	})
+	if err != nil || code != http.StatusBadRequest || body != `container "web" in pod "idle" is not available` {
+		t.Errorf("container logs = %d %q (%v), want 400 not available", code, body, err)
 	}
 }
