@@ -376,6 +376,54 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	return nil
 }
 
+// kubeletAPIConfig is the simulated nodes' kubelet API configuration (nil
+// with WithoutKubeletAPI): on WithKubeletAPIAddress's address (loopback by
+// default), with a serving certificate of the cluster CA for that IP,
+// 127.0.0.1 and localhost, requiring client certificates of the cluster
+// CA, and the logs, exec, attach and port-forward of WithKubeletConfig and
+// WithKubeletDebugConfig.
+func (cp *ControlPlane) kubeletAPIConfig() (*kubelet.APIConfig, error) {
+	if cp.opts.noKubeletAPI {
+		return nil, nil
+	}
+	addr := cp.opts.kubeletAPIAddress
+	if addr == "" {
+		addr = kubelet.DefaultAPIAddress
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("fakeplane: kubelet API address: %w", err)
+	}
+	ips := []net.IP{net.IPv4(127, 0, 0, 1)}
+	if ip := net.ParseIP(host); ip != nil && !ip.Equal(ips[0]) {
+		ips = append(ips, ip)
+	}
+	kp, err := cp.ca.NewServingCert("kubelet", []string{"localhost"}, ips)
+	if err != nil {
+		return nil, fmt.Errorf("fakeplane: kubelet API certificate: %w", err)
+	}
+	cert, err := kp.TLSCertificate()
+	if err != nil {
+		return nil, fmt.Errorf("fakeplane: kubelet API certificate: %w", err)
+	}
+	debug, err := kubelet.LoadDebugConfig(cp.opts.kubeletConfigs...)
+	if err != nil {
+		return nil, fmt.Errorf("fakeplane: %w", err)
+	}
+	debug.Merge(cp.opts.kubeletDebug)
+	return &kubelet.APIConfig{Address: addr, Certificate: cert, ClientCAs: cp.ca.Pool(), Debug: debug}, nil
+}
+
+// Kubelet returns the kubelet API of the simulated nodes (where tests
+// append container logs), nil when no nodes are simulated, with
+// WithoutKubeletAPI, or before Start.
+func (cp *ControlPlane) Kubelet() *kubelet.APIServer {
+	if cp.nodes == nil {
+		return nil
+	}
+	return cp.nodes.API()
+}
+
 // KubeSchedulerUser is the user the built-in scheduler authenticates as,
 // the one the bootstrap ClusterRole system:kube-scheduler is bound to.
 const KubeSchedulerUser = "system:kube-scheduler"
@@ -389,6 +437,10 @@ func (cp *ControlPlane) startNodesAndScheduler(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("fakeplane: %w", err)
 		}
+		api, err := cp.kubeletAPIConfig()
+		if err != nil {
+			return err
+		}
 		cp.nodes = kubelet.New(kubelet.Config{
 			Client:              kubernetes.NewForConfigOrDie(cp.RESTConfig()),
 			Nodes:               cp.opts.nodes,
@@ -398,6 +450,7 @@ func (cp *ControlPlane) startNodesAndScheduler(ctx context.Context) error {
 			DisablePodLifecycle: cp.opts.noPodLifecycle,
 			WaitGracePeriod:     cp.opts.podGracePeriods,
 			Stages:              stages,
+			API:                 api,
 		})
 		if err := cp.nodes.Start(ctx); err != nil {
 			cp.nodes = nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/controllers"
+	"github.com/fakeplane/fakeplane/kubelet"
 	"github.com/fakeplane/fakeplane/scheduler"
 )
 
@@ -51,6 +52,12 @@ type options struct {
 	noPodLifecycle bool
 	// podStages are files of kwok Stages replacing the pod lifecycle.
 	podStages []string
+	// The simulated nodes' kubelet API: off (WithoutKubeletAPI), its
+	// address, kwok configuration files and Go configuration.
+	noKubeletAPI      bool
+	kubeletAPIAddress string
+	kubeletConfigs    []string
+	kubeletDebug      kubelet.DebugConfig
 	// schedulerConfig is the built-in scheduler's configuration; with
 	// schedulerConfigFile (--scheduler-config) it is read at Start.
 	schedulerConfig     *scheduler.Configuration
@@ -286,6 +293,33 @@ func WithoutPodLifecycle() Option {
 func WithPodStages(paths ...string) Option {
 	return func(o *options) { o.podStages = append(o.podStages, paths...) }
 }
+
+// WithKubeletConfig configures the kubelet API of the simulated nodes
+// with kwok's ClusterLogs/Logs, ClusterExec/Exec, ClusterAttach/Attach and
+// ClusterPortForward/PortForward (kwok.x-k8s.io/v1alpha1) in YAML files:
+// which files hold containers' logs, which pods run exec'd commands on
+// this machine, which pod ports forward to local addresses. Other kwok
+// kinds in the files are skipped. See kubelet.DebugConfig.
+func WithKubeletConfig(paths ...string) Option {
+	return func(o *options) { o.kubeletConfigs = append(o.kubeletConfigs, paths...) }
+}
+
+// WithKubeletDebugConfig adds Go-built kwok rules to the kubelet API's
+// configuration, as WithKubeletConfig's files do.
+func WithKubeletDebugConfig(cfg kubelet.DebugConfig) Option {
+	return func(o *options) { o.kubeletDebug.Merge(cfg) }
+}
+
+// WithKubeletAPIAddress sets where the simulated nodes' kubelet API
+// listens (default 127.0.0.1:0); its IP becomes the nodes' InternalIP.
+func WithKubeletAPIAddress(addr string) Option {
+	return func(o *options) { o.kubeletAPIAddress = addr }
+}
+
+// WithoutKubeletAPI turns the simulated nodes' kubelet API off: nodes keep
+// their made-up InternalIPs (10.89.0.x) and the kubelet port 10250, on
+// which nothing answers.
+func WithoutKubeletAPI() Option { return func(o *options) { o.noKubeletAPI = true } }
 
 // WithNodeLeaseRenewInterval sets how often simulated nodes renew their
 // Leases (default 10s, a kubelet's).

@@ -20,6 +20,19 @@
 // kwok Stages (see Stage and LoadStages): selectors on labels, annotations
 // and jq paths, weights, delays, status templates, deletion and events.
 //
+// With Config.API, the simulator also serves the nodes' kubelet API (see
+// APIServer), one HTTPS server on loopback for every managed node as kwok
+// runs one: each node's InternalIP and daemonEndpoints port point at it,
+// and it answers /healthz, /pods, /containerLogs, /exec, /attach and
+// /portForward as the kubelet does, with the kubelet's own streaming and
+// log-reading libraries. Logs are what a test appends (APIServer.AppendLog)
+// or files kwok's ClusterLogs/Logs name, empty by default; exec runs
+// commands on this machine for the pods kwok's ClusterExec/Exec select and
+// answers the runtime's exec error otherwise; attach streams the log;
+// port-forward reaches the local addresses of kwok's
+// ClusterPortForward/PortForward and is refused for other ports (see
+// DebugConfig).
+//
 // It talks to the control plane through client-go, as kwok does, so it
 // works against any API server.
 package kubelet

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"strconv"
 
@@ -104,9 +105,21 @@ func IsManaged(node *corev1.Node) bool {
 // conditions as a healthy kubelet sets them (keeping transition times that
 // did not change), node info, the default capacity when it declares none,
 // allocatable equal to capacity when unset, a Hostname address when it has
-// none.
-func desiredStatus(node *corev1.Node, now metav1.Time) corev1.NodeStatus {
+// none. With the kubelet API on (api not nil), the API's IP is the node's
+// InternalIP, first of its addresses, and its port the kubelet endpoint's.
+func desiredStatus(node *corev1.Node, now metav1.Time, api *net.TCPAddr) corev1.NodeStatus {
 	st := *node.Status.DeepCopy()
+	st.DaemonEndpoints.KubeletEndpoint.Port = kubeletPort
+	if api != nil {
+		addrs := []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: api.IP.String()}}
+		for _, a := range st.Addresses {
+			if a.Type != corev1.NodeInternalIP {
+				addrs = append(addrs, a)
+			}
+		}
+		st.Addresses = addrs
+		st.DaemonEndpoints.KubeletEndpoint.Port = int32(api.Port)
+	}
 	if len(st.Capacity) == 0 {
 		st.Capacity = DefaultCapacity()
 	}
@@ -122,7 +135,6 @@ func desiredStatus(node *corev1.Node, now metav1.Time) corev1.NodeStatus {
 	if !hasHostname {
 		st.Addresses = append(st.Addresses, corev1.NodeAddress{Type: corev1.NodeHostName, Address: node.Name})
 	}
-	st.DaemonEndpoints.KubeletEndpoint.Port = kubeletPort
 	st.NodeInfo = corev1.NodeSystemInfo{
 		MachineID:               orDefault(st.NodeInfo.MachineID, string(node.UID)),
 		SystemUUID:              orDefault(st.NodeInfo.SystemUUID, string(node.UID)),
@@ -165,8 +177,8 @@ func desiredStatus(node *corev1.Node, now metav1.Time) corev1.NodeStatus {
 
 // statusUpToDate reports whether node already reports what desiredStatus
 // would set.
-func statusUpToDate(node *corev1.Node, now metav1.Time) bool {
-	return equality.Semantic.DeepEqual(node.Status, desiredStatus(node, now))
+func statusUpToDate(node *corev1.Node, now metav1.Time, api *net.TCPAddr) bool {
+	return equality.Semantic.DeepEqual(node.Status, desiredStatus(node, now, api))
 }
 
 func orDefault(v, def string) string {

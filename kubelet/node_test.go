@@ -21,7 +21,7 @@ func TestDesiredStatusIsAHealthyKubelets(t *testing.T) {
 			Status: corev1.NodeStatus{Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}}}, "4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := desiredStatus(tc.node, now)
+			st := desiredStatus(tc.node, now, nil)
 			if got := st.Allocatable.Cpu().String(); got != tc.wantCPU {
 				t.Errorf("allocatable cpu %s, want %s", got, tc.wantCPU)
 			}
@@ -51,7 +51,7 @@ func TestDesiredStatusIsAHealthyKubelets(t *testing.T) {
 			// A node already reporting this needs no update, later too.
 			n := tc.node.DeepCopy()
 			n.Status = st
-			if later := metav1.NewTime(now.Add(time.Minute)); !statusUpToDate(n, later) {
+			if later := metav1.NewTime(now.Add(time.Minute)); !statusUpToDate(n, later, nil) {
 				t.Error("an up-to-date status is rewritten")
 			}
 		})

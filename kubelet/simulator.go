@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
@@ -62,6 +63,10 @@ type Config struct {
 	// PodWorkers is how many pods are synced at once (default
 	// DefaultPodWorkers).
 	PodWorkers int
+	// API, when set, turns on the kubelet API of the managed nodes (see
+	// APIServer): it listens from Start to Stop, and each managed node's
+	// InternalIP and kubelet port point at it.
+	API *APIConfig
 	// GraceCheckInterval is how often waiting pods (terminating ones, ones
 	// a delayed Stage selected) are checked for their time having come on
 	// the Now clock (default DefaultGraceCheckInterval).
@@ -79,9 +84,23 @@ type Simulator struct {
 	nodes   cache.Indexer
 	pending chan string
 	pods    *podLifecycle // nil when the pod lifecycle is off
+	api     *APIServer    // nil when the kubelet API is off
 
-	mu      sync.Mutex
-	managed map[string]*corev1.Node // the managed nodes by name
+	mu       sync.Mutex
+	managed  map[string]*corev1.Node // the managed nodes by name
+	podStore cache.Store             // bound pods, for the kubelet API
+}
+
+// API returns the kubelet API of the managed nodes, nil when Config.API
+// is not set or before Start.
+func (s *Simulator) API() *APIServer { return s.api }
+
+// apiAddr is the kubelet API's address, nil when it is off.
+func (s *Simulator) apiAddr() *net.TCPAddr {
+	if s.api == nil {
+		return nil
+	}
+	return s.api.Addr()
 }
 
 // New returns a simulator; nothing runs until Start.
@@ -114,17 +133,31 @@ func New(cfg Config) *Simulator {
 func (s *Simulator) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
+	if s.cfg.API != nil {
+		api := *s.cfg.API
+		api.Now = s.cfg.Now
+		api.Log = s.cfg.Log
+		var err error
+		if s.api, err = newAPIServer(api, simPods{s}); err != nil {
+			cancel()
+			return err
+		}
+	}
 	for i := 0; i < s.cfg.Nodes; i++ {
-		created, err := s.cfg.Client.CoreV1().Nodes().Create(ctx, NewNode(i), metav1.CreateOptions{FieldManager: "kubelet"})
+		node := NewNode(i)
+		if addr := s.apiAddr(); addr != nil {
+			node.Status.Addresses = desiredStatus(node, metav1.Time{}, addr).Addresses
+		}
+		created, err := s.cfg.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{FieldManager: "kubelet"})
 		if apierrors.IsAlreadyExists(err) {
 			continue
 		}
 		if err != nil {
-			cancel()
+			s.Stop()
 			return errorf("create node %s: %w", NodeName(i), err)
 		}
 		if err := s.sync(ctx, created); err != nil {
-			cancel()
+			s.Stop()
 			return err
 		}
 	}
@@ -181,15 +214,83 @@ func (s *Simulator) Start(ctx context.Context) error {
 		for name := range s.managed {
 			s.pods.nodeReady(name)
 		}
+		s.podStore = s.pods.pods.GetStore()
 		s.mu.Unlock()
+	} else if s.api != nil {
+		if err := s.startAPIPods(ctx, runCtx); err != nil {
+			s.Stop()
+			return err
+		}
 	}
 	return nil
 }
 
-// Stop stops the simulator and waits for its goroutines.
+// startAPIPods runs an informer of the bound pods for the kubelet API when
+// the pod lifecycle, whose informer it otherwise shares, is off.
+func (s *Simulator) startAPIPods(ctx, runCtx context.Context) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(s.cfg.Client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "spec.nodeName!=" }))
+	inf := factory.Core().V1().Pods().Informer()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		factory.Start(runCtx.Done())
+		<-runCtx.Done()
+		factory.Shutdown()
+	}()
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		return errorf("pod informer did not sync: %w", ctx.Err())
+	}
+	s.mu.Lock()
+	s.podStore = inf.GetStore()
+	s.mu.Unlock()
+	return nil
+}
+
+// simPods are the pods of the managed nodes, for the kubelet API.
+type simPods struct{ s *Simulator }
+
+func (p simPods) pod(namespace, name string) (*corev1.Pod, bool) {
+	p.s.mu.Lock()
+	store := p.s.podStore
+	p.s.mu.Unlock()
+	if store == nil {
+		return nil, false
+	}
+	obj, ok, _ := store.GetByKey(namespace + "/" + name)
+	if !ok {
+		return nil, false
+	}
+	pod := obj.(*corev1.Pod)
+	p.s.mu.Lock()
+	_, managed := p.s.managed[pod.Spec.NodeName]
+	p.s.mu.Unlock()
+	return pod, managed
+}
+
+func (p simPods) list() []*corev1.Pod {
+	p.s.mu.Lock()
+	defer p.s.mu.Unlock()
+	if p.s.podStore == nil {
+		return nil
+	}
+	var out []*corev1.Pod
+	for _, obj := range p.s.podStore.List() {
+		if pod := obj.(*corev1.Pod); p.s.managed[pod.Spec.NodeName] != nil {
+			out = append(out, pod)
+		}
+	}
+	return out
+}
+
+// Stop stops the simulator and its kubelet API, and waits for their
+// goroutines.
 func (s *Simulator) Stop() {
 	if s.cancel != nil {
 		s.cancel()
+	}
+	if s.api != nil {
+		s.api.stop()
 	}
 	s.wg.Wait()
 }
@@ -253,9 +354,9 @@ func (s *Simulator) sync(ctx context.Context, node *corev1.Node) error {
 		node = updated
 	}
 	now := metav1.NewTime(s.cfg.Now())
-	if !statusUpToDate(node, now) {
+	if !statusUpToDate(node, now, s.apiAddr()) {
 		n := node.DeepCopy()
-		n.Status = desiredStatus(node, now)
+		n.Status = desiredStatus(node, now, s.apiAddr())
 		updated, err := s.cfg.Client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{FieldManager: "kubelet"})
 		if err != nil {
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {

@@ -112,6 +112,8 @@ func run(args []string) error {
 	schedulerConfig := fs.String("scheduler-config", "", "run the built-in scheduler with the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) in this file, as kube-scheduler's --config")
 	var podStages multiFlag
 	fs.Var(&podStages, "pod-stages", "run the pods of simulated nodes by the kwok Stages (kwok.x-k8s.io/v1alpha1) in this YAML file instead of kwok's default fast stages (repeatable)")
+	var kubeletConfigs multiFlag
+	fs.Var(&kubeletConfigs, "kubelet-config", "configure the simulated nodes' kubelet API (logs, exec, attach, port-forward) with the kwok ClusterLogs/Logs, ClusterExec/Exec, ClusterAttach/Attach, ClusterPortForward/PortForward (kwok.x-k8s.io/v1alpha1) in this YAML file (repeatable)")
 	ctrls := fs.String("controllers", "*", "the controllers to run, as kube-controller-manager's --controllers: '*' for all, 'name' to turn one on, '-name' to turn one off (upstream's names, e.g. deployment-controller); empty for none")
 	preset := fs.String("preset", "cluster", "cluster (the controllers --controllers selects) or envtest (kube-apiserver alone, as envtest runs it: no controllers, nodes or scheduler)")
 	if err := parseFlags(fs, usage, args); err != nil {
@@ -163,6 +165,9 @@ func run(args []string) error {
 	}
 	if len(podStages) > 0 {
 		opts = append(opts, fakeplane.WithPodStages(podStages...))
+	}
+	if len(kubeletConfigs) > 0 {
+		opts = append(opts, fakeplane.WithKubeletConfig(kubeletConfigs...))
 	}
 	if *nodes > 0 {
 		opts = append(opts, fakeplane.WithNodes(*nodes))
