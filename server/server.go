@@ -59,6 +59,9 @@ type Config struct {
 	// cluster (the proxy subresources, the kubelet API): kube-apiserver's
 	// "cluster" egress selection. nil means a plain net.Dialer.
 	DialCluster func(ctx context.Context, network, address string) (net.Conn, error)
+	// Kubelet configures the connections to nodes' kubelets (pods/log,
+	// exec, attach, port-forward and nodes/proxy).
+	Kubelet KubeletClientConfig
 }
 
 // Server serves the Kubernetes API from a store.
@@ -101,6 +104,8 @@ type Server struct {
 	// aggregator routes and describes the remote group/versions; nil
 	// without an aggregation layer.
 	aggregator Aggregator
+	// kubelets are the transports to nodes' kubelets, built on first use.
+	kubelets kubeletTransports
 }
 
 // New builds a Server. Call Run to start its controllers.
