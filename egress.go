@@ -21,7 +21,7 @@ import (
 )
 
 // WithEgressSelectorConfigFile reads an EgressSelectorConfiguration
-// (apiserver.k8s.io/v1beta1 or v1) from a file at Start, as kube-apiserver's
+// (apiserver.k8s.io/v1beta1, the one version kube-apiserver v1.37 reads) from a file at Start, as kube-apiserver's
 // --egress-selector-config-file does, with the same validation and errors:
 // a file that is missing, malformed or invalid makes Start fail. The
 // selections are used where kube-apiserver uses them: "cluster" for the
