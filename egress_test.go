@@ -339,3 +339,55 @@ func convertThroughWebhook(t testing.TB, cp *fakeplane.ControlPlane, hook *conve
 		t.Fatalf("read back in v1 through the conversion webhook: %v %v", err, got)
 	}
 }
+
+// TestEgressSelectionCarriesTheConversionWebhookOfAStoredCRD checks that a
+// CRD with webhook conversion kept in a data directory is served, after a
+// restart with an egress selector, with webhook clients that use it.
+func TestEgressSelectionCarriesTheConversionWebhookOfAStoredCRD(t *testing.T) {
+	t.Parallel()
+	proxy, conn := egressProxy(t, "HTTPConnect-UDS")
+	dir := t.TempDir()
+	ctx := ctxDataDir(t)
+	cert, caPEM := serviceWebhookCert(t, "conv")
+	hook := &conversionWebhook{}
+	ts := httptest.NewUnstartedServer(hook)
+	ts.TLS = &tls.Config{Certificates: []tls.Certificate{*cert}}
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	port := portOf(t, ts.URL)
+
+	cp1, err := fakeplane.New(fakeplane.WithDataDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cp1.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	serviceAt(t, clientset(t, cp1), "conv", port)
+	convertThroughWebhook(t, cp1, hook, apiextensionsv1.WebhookClientConfig{CABundle: caPEM,
+		Service: &apiextensionsv1.ServiceReference{Namespace: "default", Name: "conv", Path: ptr.To("/convert"), Port: ptr.To(int32(443))}})
+	if err := cp1.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := proxy.Dials(); len(got) > 0 {
+		t.Fatalf("the proxy was dialed before it was configured: %v", got)
+	}
+
+	cp2, err := fakeplane.New(fakeplane.WithDataDir(dir),
+		fakeplane.WithEgressSelectorConfigFile(writeEgressConfig(t, "apiserver.k8s.io/v1beta1", map[string]string{"cluster": conn})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cp2.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer cp2.Stop()
+	l, err := dynamic.NewForConfigOrDie(cp2.RESTConfig()).Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v2", Resource: "crontabs"}).
+		Namespace("default").List(ctx, metav1.ListOptions{})
+	if err != nil || len(l.Items) != 1 || l.Items[0].Object["spec"].(map[string]any)["host"] != "h" {
+		t.Fatalf("list in v2 after the restart: %v %v", err, l)
+	}
+	if !dialedPort(proxy, port) {
+		t.Errorf("the stored CRD's conversion webhook was not dialed through the proxy: %v", proxy.Dials())
+	}
+}
