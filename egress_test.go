@@ -293,6 +293,28 @@ func TestEgressSelectionsCarryTheControlPlanesConnections(t *testing.T) {
 			if !dialedPort(controlplane, portOf(t, byURL.URL)) {
 				t.Errorf("the URL conversion webhook was not dialed through the controlplane proxy: %v", controlplane.Dials())
 			}
+			urlAdmission := serveWebhook(t, allow)
+			createValidatingWebhook(t, cs, &admissionregistrationv1.ValidatingWebhookConfiguration{
+				ObjectMeta: metav1.ObjectMeta{Name: "by-url"},
+				Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+					Name: "by-url.example.com", SideEffects: &none, FailurePolicy: &ignore, AdmissionReviewVersions: []string{"v1"},
+					ClientConfig: urlWebhookConfig(urlAdmission, "/validate"),
+					Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+						Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"}}}},
+				}},
+			}, func() error {
+				name := "probe-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+				if _, err := cs.CoreV1().Secrets("default").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+					return err
+				}
+				if len(urlAdmission.Reviews()) == 0 {
+					return fmt.Errorf("the webhook was not called")
+				}
+				return nil
+			})
+			if !dialedPort(controlplane, portOf(t, urlAdmission.URL)) {
+				t.Errorf("the URL admission webhook was not dialed through the controlplane proxy: %v", controlplane.Dials())
+			}
 		})
 	}
 }
