@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apiserver/pkg/apis/apiserver"
+
 	"github.com/fakeplane/fakeplane"
 )
 
@@ -52,5 +54,20 @@ func TestEgressSelectorConfigurationErrorsFailStart(t *testing.T) {
 				t.Errorf("a message of more than one line: %q", err)
 			}
 		})
+	}
+}
+
+func TestEgressSelectorGivenAsAValueIsValidated(t *testing.T) {
+	t.Parallel()
+	cp, err := fakeplane.New(fakeplane.WithEgressSelector(&apiserver.EgressSelectorConfiguration{EgressSelections: []apiserver.EgressSelection{
+		{Name: "cluster", Connection: apiserver.Connection{ProxyProtocol: apiserver.ProtocolHTTPConnect}},
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Stop()
+	const want = "fakeplane: failed to validate egress selector configuration: service.connection.transport: Required value: transport must be set for HTTPConnect"
+	if err := cp.Start(context.Background()); err == nil || err.Error() != want {
+		t.Errorf("Start: %v, want %s", err, want)
 	}
 }

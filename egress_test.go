@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/server/egressselector"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -364,7 +365,8 @@ func convertThroughWebhook(t testing.TB, cp *fakeplane.ControlPlane, hook *conve
 
 // TestEgressSelectionCarriesTheConversionWebhookOfAStoredCRD checks that a
 // CRD with webhook conversion kept in a data directory is served, after a
-// restart with an egress selector, with webhook clients that use it.
+// restart with an egress selector (given as a value), with webhook clients
+// that use it.
 func TestEgressSelectionCarriesTheConversionWebhookOfAStoredCRD(t *testing.T) {
 	t.Parallel()
 	proxy, conn := egressProxy(t, "HTTPConnect-UDS")
@@ -395,8 +397,12 @@ func TestEgressSelectionCarriesTheConversionWebhookOfAStoredCRD(t *testing.T) {
 		t.Fatalf("the proxy was dialed before it was configured: %v", got)
 	}
 
-	cp2, err := fakeplane.New(fakeplane.WithDataDir(dir),
-		fakeplane.WithEgressSelectorConfigFile(writeEgressConfig(t, "apiserver.k8s.io/v1beta1", map[string]string{"cluster": conn})))
+	// Given as a value this time (WithEgressSelector).
+	cfg, err := egressselector.ReadEgressSelectorConfiguration(writeEgressConfig(t, "apiserver.k8s.io/v1beta1", map[string]string{"cluster": conn}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp2, err := fakeplane.New(fakeplane.WithDataDir(dir), fakeplane.WithEgressSelector(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
