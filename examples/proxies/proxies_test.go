@@ -236,6 +236,26 @@ func TestKonnectivity(t *testing.T) {
 		{Args: []string{"apply", "-f", "konnectivity/konnectivity-agent.yaml"}, Stdout: `^daemonset.apps/konnectivity-agent created$`},
 	})
 
+	// The Konnectivity server's own kubeconfig: a client certificate the
+	// cluster CA signs, CN system:konnectivity-server, which the binding
+	// above lets review tokens (the openssl and kubectl config steps).
+	konnKubeconfig := filepath.Join(dir, "konnectivity-server.conf")
+	if err := cp.WriteKubeconfig(konnKubeconfig, "system:konnectivity-server"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"}, "system:konnectivity-server"},
+		{[]string{"auth", "can-i", "create", "tokenreviews.authentication.k8s.io"}, "yes\n"},
+		{[]string{"auth", "can-i", "list", "pods"}, "no\n"},
+	} {
+		if out, errOut, _ := kubectl(t, konnKubeconfig, nil, tc.args...); out != tc.want {
+			t.Errorf("kubectl %s as system:konnectivity-server: %q, want %q\n%s", strings.Join(tc.args, " "), out, tc.want, errOut)
+		}
+	}
+
 	// A connection toward the cluster: an admission webhook given as a
 	// Service, called through the Konnectivity server.
 	ca, err := pki.NewCA("webhook-ca")
