@@ -21,7 +21,8 @@ import (
 )
 
 // WithEgressSelectorConfigFile reads an EgressSelectorConfiguration
-// (apiserver.k8s.io/v1beta1, the one version kube-apiserver v1.37 reads) from a file at Start, as kube-apiserver's
+// (apiserver.k8s.io/v1beta1, the one version kube-apiserver v1.37 reads)
+// from a file at Start, as kube-apiserver's
 // --egress-selector-config-file does, with the same validation and errors:
 // a file that is missing, malformed or invalid makes Start fail. The
 // selections are used where kube-apiserver uses them: "cluster" for the
@@ -36,8 +37,9 @@ func WithEgressSelectorConfigFile(path string) Option {
 }
 
 // WithEgressSelector is WithEgressSelectorConfigFile with the configuration
-// given as a value (the internal type that both served versions decode to);
-// it is validated at Start in the same way.
+// given as a value: the internal type a file's apiserver.k8s.io/v1beta1
+// decodes to (egressselector.ReadEgressSelectorConfiguration reads one). It
+// is validated at Start in the same way.
 func WithEgressSelector(cfg *apiserver.EgressSelectorConfiguration) Option {
 	return func(o *options) { o.egressConfig = cfg.DeepCopy(); o.egressConfigFile = "" }
 }
