@@ -24,8 +24,10 @@ func (cp *ControlPlane) setUpAdmission() error {
 	chain, err := admission.New(admission.Config{
 		Loopback:        cp.RESTConfig(),
 		ServiceResolver: cp.srv.ServiceResolver(),
-		Authorizer:      cp.srv.Authorizer(),
-		Logger:          cp.opts.logger.With("component", "admission"),
+		// Webhooks are called through the egress selections.
+		AuthenticationInfoResolverWrapper: cp.egress.webhookWrapper(cp),
+		Authorizer:                        cp.srv.Authorizer(),
+		Logger:                            cp.opts.logger.With("component", "admission"),
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)

@@ -88,6 +88,8 @@ type ControlPlane struct {
 	clientCAPEM []byte
 	// proxy routes the group/versions of APIServices with a service.
 	proxy *aggregator.Proxy
+	// egress holds the egress selections' dialers (egress.go).
+	egress egress
 
 	mu             sync.Mutex
 	started        bool
@@ -161,6 +163,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err := cp.loadOrCreatePKI(dataDir); err != nil {
 		return err
 	}
+	if cp.egress, err = newEgress(&cp.opts); err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
 
 	storeOpts := store.Options{NoSync: cp.opts.dataDir == "", Logger: cp.opts.logger, EventLogSize: cp.opts.eventLogSize}
 	if d := cp.opts.compaction; d != nil {
@@ -228,10 +233,14 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		ServiceClusterIPRange: cp.serviceRange,
 		// envtest's kube-apiserver runs without it.
 		DisableServiceAccountAdmission: cp.opts.envtestShape,
+		DialCluster:                    cp.egress.cluster,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
+	// CRD conversion webhooks are called as kube-apiserver calls them,
+	// through the egress selections.
+	cp.srv.SetWebhookAuthenticationInfoResolverWrapper(cp.egress.webhookWrapper(cp))
 	// The garbage collector's owner index follows every commit from the
 	// first (the bootstrap objects') on; a store from an earlier run is
 	// indexed first.
@@ -242,6 +251,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	cp.srv.AddCommitObserver(owners.Observe)
 	// The aggregator's routing follows APIServices from their commit on.
 	cp.proxy = aggregator.NewProxy(cp.srv.ServiceResolver(), cp.proxyClient, cp.opts.logger.With("component", "aggregator"))
+	cp.proxy.SetDialer(cp.egress.cluster)
 	if err := cp.proxy.Load(cp.store); err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
@@ -710,6 +720,7 @@ func (cp *ControlPlane) stopLocked() error {
 	if cp.proxy != nil {
 		cp.proxy.Close()
 	}
+	cp.egress.close()
 	if cp.store != nil {
 		if err := cp.store.Close(); err != nil {
 			errs = append(errs, err)

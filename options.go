@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/apis/apiserver"
 
 	"log/slog"
 	"net"
@@ -75,6 +76,10 @@ type options struct {
 	podGracePeriods bool
 	// envtestShape is WithEnvtestShape's.
 	envtestShape bool
+	// egressConfigFile and egressConfig are WithEgressSelectorConfigFile's
+	// and WithEgressSelector's (see egress.go).
+	egressConfigFile string
+	egressConfig     *apiserver.EgressSelectorConfiguration
 }
 
 // RequestHeader configures an authenticating front proxy

@@ -34,6 +34,11 @@ type Config struct {
 	// ServiceResolver finds where a webhook given as a Service is served.
 	// Nil means upstream's default (the Service's cluster DNS name).
 	ServiceResolver webhookutil.ServiceResolver
+	// AuthenticationInfoResolverWrapper sets up the webhooks' clients, as
+	// kube-apiserver's webhook.NewDefaultAuthenticationInfoResolverWrapper
+	// does with its egress selector (the dialer of each connection) and
+	// loopback client. Nil means upstream's plain clients.
+	AuthenticationInfoResolverWrapper webhookutil.AuthenticationInfoResolverWrapper
 	// Authorizer answers the authorizer variable of policies' and match
 	// conditions' CEL expressions. Required.
 	Authorizer authorizer.Authorizer
@@ -245,6 +250,7 @@ func (c *Chain) startLocked() error {
 		SetExternalKubeClientSet(kubernetes.Interface)
 		SetExternalKubeInformerFactory(informers.SharedInformerFactory)
 		SetServiceResolver(webhookutil.ServiceResolver)
+		SetAuthenticationInfoResolverWrapper(webhookutil.AuthenticationInfoResolverWrapper)
 		SetUnconditionalAuthorizer(authorizer.UnconditionalAuthorizer)
 		SetDrainedNotification(<-chan struct{})
 		ValidateInitialization() error
@@ -253,6 +259,9 @@ func (c *Chain) startLocked() error {
 		w.SetExternalKubeInformerFactory(c.factory)
 		if c.cfg.ServiceResolver != nil {
 			w.SetServiceResolver(c.cfg.ServiceResolver)
+		}
+		if c.cfg.AuthenticationInfoResolverWrapper != nil {
+			w.SetAuthenticationInfoResolverWrapper(c.cfg.AuthenticationInfoResolverWrapper)
 		}
 		w.SetUnconditionalAuthorizer(c.cfg.Authorizer)
 		w.SetDrainedNotification(c.stop)

@@ -49,6 +49,9 @@ type Proxy struct {
 	resolver ServiceResolver
 	cert     ProxyClientCert
 	log      *slog.Logger
+	// dial opens the connections to extension API servers (SetDialer);
+	// nil dials directly.
+	dial *transport.DialHolder
 
 	mu sync.RWMutex
 	// services are the stored APIServices, by name.
@@ -88,6 +91,17 @@ func NewProxy(resolver ServiceResolver, cert ProxyClientCert, log *slog.Logger) 
 		services:  map[string]*apiregistrationv1.APIService{},
 		backends:  map[schema.GroupVersion]*backend{},
 		discovery: map[string]discoveryEntry{},
+	}
+}
+
+// SetDialer makes the proxy open its connections to extension API servers
+// (requests, availability checks, discovery) with dial, as kube-aggregator
+// uses the "cluster" egress selection; nil dials directly. Call it before
+// Load and Observe.
+func (p *Proxy) SetDialer(dial utilnet.DialFunc) {
+	p.dial = nil
+	if dial != nil {
+		p.dial = &transport.DialHolder{Dial: dial}
 	}
 }
 
@@ -167,14 +181,18 @@ func (p *Proxy) dropBackend(name, group, version string) {
 func (p *Proxy) newBackend(as *apiregistrationv1.APIService, available bool) *backend {
 	b := &backend{p: p, name: as.Name, spec: *as.Spec.DeepCopy(), available: available}
 	certPEM, keyPEM := p.cert.CertPEM, p.cert.KeyPEM
-	cfg := remote.BuildTransportConfig(nil, certPEM, keyPEM, as)
+	cfg := remote.BuildTransportConfig(p.dial, certPEM, keyPEM, as)
 	tlsCfg, err := transport.TLSConfigFor(cfg)
 	if err != nil {
 		b.transportErr = err
 		p.log.Warn("APIService transport", "apiservice", as.Name, "err", err)
 		return b
 	}
-	b.transport = utilnet.SetTransportDefaults(&http.Transport{TLSClientConfig: tlsCfg})
+	t := &http.Transport{TLSClientConfig: tlsCfg}
+	if cfg.DialHolder != nil {
+		t.DialContext = cfg.DialHolder.Dial
+	}
+	b.transport = utilnet.SetTransportDefaults(t)
 	return b
 }
 

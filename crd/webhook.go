@@ -17,6 +17,7 @@ import (
 // every CRD; use one per server.
 type WebhookConverters struct {
 	resolver webhook.ServiceResolver
+	wrapper  webhook.AuthenticationInfoResolverWrapper
 
 	once    sync.Once
 	factory *conversion.CRConverterFactory
@@ -27,15 +28,18 @@ type WebhookConverters struct {
 // finds where a webhook given as a Service (spec.conversion.webhook.
 // clientConfig.service) is served; fakeplane has no cluster network to
 // route a ClusterIP, so it is meant to pick an address of the Service's
-// Endpoints or EndpointSlices.
-func NewWebhookConverters(resolver webhook.ServiceResolver) *WebhookConverters {
-	return &WebhookConverters{resolver: resolver}
+// Endpoints or EndpointSlices. wrapper, when not nil, sets up the webhook
+// clients as kube-apiserver's does (webhook.
+// NewDefaultAuthenticationInfoResolverWrapper: the loopback client for the
+// kubernetes Service, the egress selector's dialers for the others).
+func NewWebhookConverters(resolver webhook.ServiceResolver, wrapper webhook.AuthenticationInfoResolverWrapper) *WebhookConverters {
+	return &WebhookConverters{resolver: resolver, wrapper: wrapper}
 }
 
 // For returns the converter of def's conversion webhook, for NewConverter.
 func (w *WebhookConverters) For(def *apiextensionsv1.CustomResourceDefinition) (runtime.ObjectConvertor, error) {
 	w.once.Do(func() {
-		w.factory, w.err = conversion.NewCRConverterFactory(w.resolver, nil)
+		w.factory, w.err = conversion.NewCRConverterFactory(w.resolver, w.wrapper)
 		if w.err != nil {
 			w.err = fmt.Errorf("conversion webhook client manager: %w", w.err)
 		}

@@ -72,7 +72,7 @@ func TestWebhookConvertersResolveServices(t *testing.T) {
 			t.Errorf("resolved port %d, want 8443", port)
 		}
 		return &url.URL{Scheme: "https", Host: hookURL.Host}, nil
-	}))
+	}), nil)
 	def := twoVersions()
 	def.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
 		Strategy: apiextensionsv1.WebhookConverter,

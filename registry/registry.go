@@ -100,7 +100,7 @@ func New(cfg Config) (*Registry, error) {
 		return nil, err
 	}
 	r.served = served
-	served.WebhookConverter = crd.NewWebhookConverters(endpointResolver{r}).For
+	served.WebhookConverter = crd.NewWebhookConverters(endpointResolver{r}, nil).For
 	if err := r.loadCRDs(); err != nil {
 		return nil, fmt.Errorf("registry: load CustomResourceDefinitions: %w", err)
 	}

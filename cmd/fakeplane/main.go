@@ -116,6 +116,7 @@ func run(args []string) error {
 	fs.Var(&kubeletConfigs, "kubelet-config", "configure the simulated nodes' kubelet API (logs, exec, attach, port-forward) with the kwok ClusterLogs/Logs, ClusterExec/Exec, ClusterAttach/Attach, ClusterPortForward/PortForward (kwok.x-k8s.io/v1alpha1) in this YAML file (repeatable)")
 	ctrls := fs.String("controllers", "*", "the controllers to run, as kube-controller-manager's --controllers: '*' for all, 'name' to turn one on, '-name' to turn one off (upstream's names, e.g. deployment-controller); empty for none")
 	preset := fs.String("preset", "cluster", "cluster (the controllers --controllers selects) or envtest (kube-apiserver alone, as envtest runs it: no controllers, nodes or scheduler)")
+	egressConfig := fs.String("egress-selector-config-file", "", "an EgressSelectorConfiguration (apiserver.k8s.io/v1beta1), as kube-apiserver's: the connections toward the cluster (selection cluster) and to webhooks by URL (controlplane) go through the Konnectivity server or HTTP CONNECT proxy it names")
 	if err := parseFlags(fs, usage, args); err != nil {
 		return err
 	}
@@ -177,6 +178,9 @@ func run(args []string) error {
 	}
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
+	}
+	if *egressConfig != "" {
+		opts = append(opts, fakeplane.WithEgressSelectorConfigFile(*egressConfig))
 	}
 	if *tokenFile != "" {
 		toks, err := readTokenFile(*tokenFile)

@@ -1,0 +1,172 @@
+package fakeplane
+
+// The egress selector (kube-apiserver's --egress-selector-config-file): which
+// connections the control plane opens toward the cluster go through a
+// Konnectivity server or an HTTP CONNECT proxy, and how.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"sync"
+
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apiserver/pkg/apis/apiserver"
+	"k8s.io/apiserver/pkg/server/egressselector"
+	webhookutil "k8s.io/apiserver/pkg/util/webhook"
+	"k8s.io/component-base/tracing"
+)
+
+// WithEgressSelectorConfigFile reads an EgressSelectorConfiguration
+// (apiserver.k8s.io/v1beta1, the one version kube-apiserver v1.37 reads)
+// from a file at Start, as kube-apiserver's
+// --egress-selector-config-file does, with the same validation and errors:
+// a file that is missing, malformed or invalid makes Start fail. The
+// selections are used where kube-apiserver uses them: "cluster" for the
+// aggregator's connections to extension API servers (requests, the
+// availability checks and discovery), for admission and CRD conversion
+// webhooks given as a Service, for the proxy subresources and for the
+// kubelet API; "controlplane" for webhooks given as a URL. "etcd" is
+// accepted and unused: there is no etcd. A selection left out dials
+// directly.
+func WithEgressSelectorConfigFile(path string) Option {
+	return func(o *options) { o.egressConfigFile = path; o.egressConfig = nil }
+}
+
+// WithEgressSelector is WithEgressSelectorConfigFile with the configuration
+// given as a value: the internal type a file's apiserver.k8s.io/v1beta1
+// decodes to (egressselector.ReadEgressSelectorConfiguration reads one). It
+// is validated at Start in the same way.
+func WithEgressSelector(cfg *apiserver.EgressSelectorConfiguration) Option {
+	return func(o *options) { o.egressConfig = cfg.DeepCopy(); o.egressConfigFile = "" }
+}
+
+// egress holds the dialers of the egress selections; the zero value dials
+// everything directly, as kube-apiserver without the flag.
+type egress struct {
+	selector *egressselector.EgressSelector
+	// cluster is the "cluster" selection's dialer; nil dials directly.
+	cluster utilnet.DialFunc
+	// conns are the connections open through the selections, closed at
+	// Stop: a Konnectivity tunnel's goroutines end with its connection.
+	conns *openConns
+}
+
+// newEgress reads, validates and builds the egress selector of the options,
+// with kube-apiserver's messages (its flag check, then
+// EgressSelectorOptions.ApplyTo's).
+func newEgress(o *options) (egress, error) {
+	cfg := o.egressConfig
+	if o.egressConfigFile != "" {
+		if _, err := os.Stat(o.egressConfigFile); errors.Is(err, fs.ErrNotExist) {
+			return egress{}, fmt.Errorf("egress-selector-config-file %s does not exist", o.egressConfigFile)
+		}
+		var err error
+		if cfg, err = egressselector.ReadEgressSelectorConfiguration(o.egressConfigFile); err != nil {
+			return egress{}, fmt.Errorf("failed to read egress selector config: %w", err)
+		}
+	}
+	if cfg == nil {
+		return egress{}, nil
+	}
+	if errs := egressselector.ValidateEgressSelectorConfiguration(cfg); len(errs) > 0 {
+		return egress{}, fmt.Errorf("failed to validate egress selector configuration: %w", errs.ToAggregate())
+	}
+	sel, err := egressselector.NewEgressSelector(cfg)
+	if err != nil {
+		return egress{}, fmt.Errorf("failed to setup egress selector with config %#v: %w", cfg, err)
+	}
+	if sel == nil {
+		return egress{}, nil
+	}
+	// The same dialers, with their connections tracked.
+	e := egress{conns: &openConns{conns: map[*trackedConn]struct{}{}}}
+	dialers := map[egressselector.EgressType]utilnet.DialFunc{}
+	for _, t := range []egressselector.EgressType{egressselector.ControlPlane, egressselector.Etcd, egressselector.Cluster} {
+		d, err := sel.Lookup(t.AsNetworkContext())
+		if err != nil {
+			return egress{}, fmt.Errorf("egress selection %q: %w", t, err)
+		}
+		if d != nil {
+			dialers[t] = e.conns.track(d)
+		}
+	}
+	e.selector = egressselector.NewEgressSelectorWithMap(dialers)
+	e.cluster = dialers[egressselector.Cluster]
+	return e, nil
+}
+
+// close closes the connections still open through the selections.
+func (e egress) close() {
+	if e.conns != nil {
+		e.conns.closeAll()
+	}
+}
+
+// openConns tracks the connections a dialer opened until they are closed.
+type openConns struct {
+	mu    sync.Mutex
+	conns map[*trackedConn]struct{}
+}
+
+// track returns dial with its connections tracked.
+func (o *openConns) track(dial utilnet.DialFunc) utilnet.DialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		tc := &trackedConn{Conn: c, owner: o}
+		o.mu.Lock()
+		o.conns[tc] = struct{}{}
+		o.mu.Unlock()
+		return tc, nil
+	}
+}
+
+// closeAll closes every tracked connection, in parallel: closing a
+// Konnectivity connection waits for the server's CLOSE_RSP.
+func (o *openConns) closeAll() {
+	o.mu.Lock()
+	conns := make([]*trackedConn, 0, len(o.conns))
+	for c := range o.conns {
+		conns = append(conns, c)
+	}
+	o.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(func() { _ = c.Close() })
+	}
+	wg.Wait()
+}
+
+// trackedConn is a connection that leaves its openConns when closed.
+type trackedConn struct {
+	net.Conn
+	owner *openConns
+	once  sync.Once
+	err   error
+}
+
+// Close closes the connection once.
+func (c *trackedConn) Close() error {
+	c.once.Do(func() {
+		c.owner.mu.Lock()
+		delete(c.owner.conns, c)
+		c.owner.mu.Unlock()
+		c.err = c.Conn.Close()
+	})
+	return c.err
+}
+
+// webhookWrapper is what kube-apiserver gives its admission and CRD
+// conversion webhook clients: a webhook given as the kubernetes Service is
+// called through the loopback configuration, one given as another Service
+// through the "cluster" selection, one given as a URL through
+// "controlplane".
+func (e egress) webhookWrapper(cp *ControlPlane) webhookutil.AuthenticationInfoResolverWrapper {
+	return webhookutil.NewDefaultAuthenticationInfoResolverWrapper(nil, e.selector, cp.RESTConfig(), tracing.NewNoopTracerProvider())
+}
