@@ -222,7 +222,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		RequestHeaderGroupHeaders:        rh.groupHeaders,
 		RequestHeaderExtraHeaderPrefixes: rh.extraHeaderPrefixes,
 	}
+	kubeletClient, err := cp.kubeletClientConfig()
+	if err != nil {
+		return err
+	}
 	cp.srv, err = server.New(server.Config{
+		Kubelet:       kubeletClient,
 		Store:         cp.store,
 		Logger:        cp.opts.logger,
 		RootCAPEM:     cp.ca.CertPEM,
@@ -432,6 +437,51 @@ func (cp *ControlPlane) Kubelet() *kubelet.APIServer {
 		return nil
 	}
 	return cp.nodes.API()
+}
+
+// KubeletClientUser and KubeletClientGroup name the certificate the
+// server presents to kubelets, as kubeadm's apiserver-kubelet-client.
+const (
+	KubeletClientUser  = "kube-apiserver-kubelet-client"
+	KubeletClientGroup = "kubeadm:cluster-admins"
+)
+
+// kubeletClientConfig is how the server reaches kubelets: with the
+// certificate and CA of WithKubeletClientCertificate and
+// WithKubeletCertificateAuthority, or else a client certificate of the
+// cluster CA (which the simulated kubelets trust) and no verification of
+// kubelets' certificates, as kube-apiserver without
+// --kubelet-certificate-authority.
+func (cp *ControlPlane) kubeletClientConfig() (server.KubeletClientConfig, error) {
+	cfg := server.KubeletClientConfig{PreferredAddressTypes: cp.opts.kubeletAddressTypes}
+	if cp.opts.kubeletClientCertFile != "" {
+		cert, err := tls.LoadX509KeyPair(cp.opts.kubeletClientCertFile, cp.opts.kubeletClientKeyFile)
+		if err != nil {
+			return cfg, fmt.Errorf("fakeplane: kubelet client certificate: %w", err)
+		}
+		cfg.Certificate = &cert
+	} else {
+		kp, err := cp.ca.NewClientCert(KubeletClientUser, KubeletClientGroup)
+		if err != nil {
+			return cfg, fmt.Errorf("fakeplane: kubelet client certificate: %w", err)
+		}
+		cert, err := kp.TLSCertificate()
+		if err != nil {
+			return cfg, fmt.Errorf("fakeplane: kubelet client certificate: %w", err)
+		}
+		cfg.Certificate = &cert
+	}
+	if f := cp.opts.kubeletCAFile; f != "" {
+		pem, err := os.ReadFile(f)
+		if err != nil {
+			return cfg, fmt.Errorf("fakeplane: kubelet certificate authority: %w", err)
+		}
+		cfg.CAs = x509.NewCertPool()
+		if !cfg.CAs.AppendCertsFromPEM(pem) {
+			return cfg, fmt.Errorf("fakeplane: kubelet certificate authority %s: no certificates", f)
+		}
+	}
+	return cfg, nil
 }
 
 // KubeSchedulerUser is the user the built-in scheduler authenticates as,

@@ -2,13 +2,13 @@ package fakeplane
 
 import (
 	"crypto/x509"
-	"time"
-
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apiserver/pkg/apis/apiserver"
-
 	"log/slog"
 	"net"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/apis/apiserver"
 
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/controllers"
@@ -59,6 +59,10 @@ type options struct {
 	kubeletAPIAddress string
 	kubeletConfigs    []string
 	kubeletDebug      kubelet.DebugConfig
+	// How the server reaches kubelets (the --kubelet-* flags).
+	kubeletClientCertFile, kubeletClientKeyFile string
+	kubeletCAFile                               string
+	kubeletAddressTypes                         []corev1.NodeAddressType
 	// schedulerConfig is the built-in scheduler's configuration; with
 	// schedulerConfigFile (--scheduler-config) it is read at Start.
 	schedulerConfig     *scheduler.Configuration
@@ -319,6 +323,29 @@ func WithKubeletDebugConfig(cfg kubelet.DebugConfig) Option {
 // listens (default 127.0.0.1:0); its IP becomes the nodes' InternalIP.
 func WithKubeletAPIAddress(addr string) Option {
 	return func(o *options) { o.kubeletAPIAddress = addr }
+}
+
+// WithKubeletClientCertificate sets the client certificate and key files
+// the server presents to kubelets (--kubelet-client-certificate,
+// --kubelet-client-key); by default it is one the cluster CA signs for
+// kube-apiserver-kubelet-client.
+func WithKubeletClientCertificate(certFile, keyFile string) Option {
+	return func(o *options) { o.kubeletClientCertFile, o.kubeletClientKeyFile = certFile, keyFile }
+}
+
+// WithKubeletCertificateAuthority sets the CA file that kubelets' serving
+// certificates are verified against (--kubelet-certificate-authority); by
+// default they are not verified, as kube-apiserver does without the flag.
+func WithKubeletCertificateAuthority(caFile string) Option {
+	return func(o *options) { o.kubeletCAFile = caFile }
+}
+
+// WithKubeletPreferredAddressTypes sets the order in which a node's
+// addresses are tried to reach its kubelet
+// (--kubelet-preferred-address-types); the default is kubeadm's
+// InternalIP, ExternalIP, Hostname.
+func WithKubeletPreferredAddressTypes(types ...corev1.NodeAddressType) Option {
+	return func(o *options) { o.kubeletAddressTypes = types }
 }
 
 // WithoutKubeletAPI turns the simulated nodes' kubelet API off: nodes keep

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,10 @@ const (
 	ManagedAnnotation = "kwok.x-k8s.io/node"
 	ManagedValue      = "fake"
 )
+
+// ExtendWebSocketsToKubelet is the node feature a kubelet whose API serves
+// WebSocket streams declares in status.declaredFeatures.
+const ExtendWebSocketsToKubelet = "ExtendWebSocketsToKubelet"
 
 // Labels and values of the nodes the simulator creates.
 const (
@@ -119,6 +124,12 @@ func desiredStatus(node *corev1.Node, now metav1.Time, api *net.TCPAddr) corev1.
 		}
 		st.Addresses = addrs
 		st.DaemonEndpoints.KubeletEndpoint.Port = int32(api.Port)
+		// The kubelet API serves WebSocket streams itself, as a v1.37
+		// kubelet does and declares: kube-apiserver then passes them
+		// through instead of translating them to SPDY.
+		if !slices.Contains(st.DeclaredFeatures, ExtendWebSocketsToKubelet) {
+			st.DeclaredFeatures = append(st.DeclaredFeatures, ExtendWebSocketsToKubelet)
+		}
 	}
 	if len(st.Capacity) == 0 {
 		st.Capacity = DefaultCapacity()

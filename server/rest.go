@@ -90,6 +90,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		err = s.serveApproval(c)
 	case "token":
 		err = s.serveTokenRequest(c)
+	case "log":
+		err = s.servePodLog(c)
+	case "exec", "attach", "portforward":
+		err = s.servePodStream(c)
 	default:
 		err = c.ErrMethodNotSupported()
 	}
