@@ -226,14 +226,25 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	// The proxy subresources present the front-proxy client certificate,
+	// as kube-apiserver's proxy transport does.
+	var proxyCert *tls.Certificate
+	if !cp.proxyClient.IsZero() {
+		c, err := cp.proxyClient.TLSCertificate()
+		if err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+		proxyCert = &c
+	}
 	cp.srv, err = server.New(server.Config{
-		Kubelet:       kubeletClient,
-		Store:         cp.store,
-		Logger:        cp.opts.logger,
-		RootCAPEM:     cp.ca.CertPEM,
-		ServerAddress: ln.Addr().String(),
-		Auth:          authCfg,
-		Now:           cp.opts.clock,
+		Kubelet:                kubeletClient,
+		ProxyClientCertificate: proxyCert,
+		Store:                  cp.store,
+		Logger:                 cp.opts.logger,
+		RootCAPEM:              cp.ca.CertPEM,
+		ServerAddress:          ln.Addr().String(),
+		Auth:                   authCfg,
+		Now:                    cp.opts.clock,
 
 		ServiceClusterIPRange: cp.serviceRange,
 		// envtest's kube-apiserver runs without it.

@@ -318,3 +318,45 @@ func TestExecNeedsCreateOnAWebSocket(t *testing.T) {
 		t.Errorf("WebSocket exec with get alone: %v, want %s", err, want)
 	}
 }
+
+// TestKubeletConnectionsGoThroughKonnectivity: with a cluster egress
+// selection, pods/log, exec and nodes/proxy reach the kubelet through the
+// Konnectivity server, as kube-apiserver's kubelet connections do.
+func TestKubeletConnectionsGoThroughKonnectivity(t *testing.T) {
+	t.Parallel()
+	proxyRec, conn := egressProxy(t, "GRPC-UDS")
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1),
+		fakeplane.WithEgressSelectorConfigFile(writeEgressConfig(t, "apiserver.k8s.io/v1beta1", map[string]string{"cluster": conn})))
+	client := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := client.CoreV1().Pods("default").Create(ctx, boundPod("logger", "node-0"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitPod(t, client, "logger", running)
+	kubeletPort := fmt.Sprint(cp.Kubelet().Addr().Port)
+	if dialedPort(proxyRec, kubeletPort) {
+		t.Fatalf("the kubelet was dialed through the proxy before any request: %v", proxyRec.Dials())
+	}
+	body, err := client.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes/node-0/proxy/healthz").DoRaw(ctx)
+	if err != nil || string(body) != "ok" {
+		t.Fatalf("nodes/proxy/healthz: %v %q", err, body)
+	}
+	if !dialedPort(proxyRec, kubeletPort) {
+		t.Errorf("nodes/proxy did not go through the Konnectivity server: dials %v", proxyRec.Dials())
+	}
+	if err := cp.Kubelet().AppendLog("default", "logger", "web", "through the tunnel"); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustKubectl(t, cp, "logs", "logger"); out != "through the tunnel\n" {
+		t.Errorf("kubectl logs = %q", out)
+	}
+	// An exec upgrades a connection of its own: one more dial.
+	before := len(proxyRec.Dials())
+	_, stderr, _ := kubectl(t, cp, "exec", "logger", "--", "ls")
+	if !strings.Contains(stderr, "executable file not found") {
+		t.Errorf("kubectl exec through the tunnel: %s", stderr)
+	}
+	if len(proxyRec.Dials()) == before {
+		t.Errorf("exec did not open a connection through the Konnectivity server")
+	}
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/fakeplane/fakeplane/registry"
@@ -62,13 +63,16 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		}
 		c.Namespace = ""
 	}
+	// A proxy subresource answers what its backend answers, to any of the
+	// methods upstream's proxy takes.
+	proxied := info.Subresource == "proxy" && slices.Contains(proxyMethods, r.Method)
 	media, ok := negotiateFor(r.Header.Get("Accept"), res.Typed != nil)
-	if !ok {
+	if !ok && !proxied {
 		writeError(w, r, errNotAcceptable(acceptedMediaTypes))
 		return
 	}
 	c.media = media
-	if !s.VerbAllowed(c.Request) {
+	if !proxied && !s.VerbAllowed(c.Request) {
 		writeError(w, r, c.ErrMethodNotSupported())
 		return
 	}
@@ -94,6 +98,8 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		err = s.servePodLog(c)
 	case "exec", "attach", "portforward":
 		err = s.servePodStream(c)
+	case "proxy":
+		err = s.serveProxy(c)
 	default:
 		err = c.ErrMethodNotSupported()
 	}

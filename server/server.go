@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -62,6 +63,9 @@ type Config struct {
 	// Kubelet configures the connections to nodes' kubelets (pods/log,
 	// exec, attach, port-forward and nodes/proxy).
 	Kubelet KubeletClientConfig
+	// ProxyClientCertificate is presented to pods and services by their
+	// proxy subresources (kube-apiserver's --proxy-client-cert-file).
+	ProxyClientCertificate *tls.Certificate
 }
 
 // Server serves the Kubernetes API from a store.
@@ -106,6 +110,9 @@ type Server struct {
 	aggregator Aggregator
 	// kubelets are the transports to nodes' kubelets, built on first use.
 	kubelets kubeletTransports
+	// proxyRT is the proxy subresources' transport to pods and services.
+	proxyOnce sync.Once
+	proxyRT   http.RoundTripper
 }
 
 // New builds a Server. Call Run to start its controllers.
