@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/fakeplane/fakeplane"
 	"github.com/fakeplane/fakeplane/controllers"
 )
@@ -117,9 +119,33 @@ func run(args []string) error {
 	ctrls := fs.String("controllers", "*", "the controllers to run, as kube-controller-manager's --controllers: '*' for all, 'name' to turn one on, '-name' to turn one off (upstream's names, e.g. deployment-controller); empty for none")
 	preset := fs.String("preset", "cluster", "cluster (the controllers --controllers selects) or envtest (kube-apiserver alone, as envtest runs it: no controllers, nodes or scheduler)")
 	egressConfig := fs.String("egress-selector-config-file", "", "an EgressSelectorConfiguration (apiserver.k8s.io/v1beta1), as kube-apiserver's: the connections toward the cluster (selection cluster) and to webhooks by URL (controlplane) go through the Konnectivity server or HTTP CONNECT proxy it names")
+	kubeletCert := fs.String("kubelet-client-certificate", "", "client certificate presented to kubelets (with --kubelet-client-key; default: one the cluster CA signs for kube-apiserver-kubelet-client)")
+	kubeletKey := fs.String("kubelet-client-key", "", "private key of --kubelet-client-certificate")
+	kubeletCA := fs.String("kubelet-certificate-authority", "", "CA file kubelets' serving certificates are verified against (default: not verified, as kube-apiserver)")
+	kubeletTypes := fs.String("kubelet-preferred-address-types", "InternalIP,ExternalIP,Hostname", "comma-separated node address types tried, in order, to reach a kubelet (kubeadm's order)")
 	if err := parseFlags(fs, usage, args); err != nil {
 		return err
 	}
+	if (*kubeletCert == "") != (*kubeletKey == "") {
+		return usageError{errors.New("--kubelet-client-certificate and --kubelet-client-key go together")}
+	}
+	var kubeletOpts []fakeplane.Option
+	if *kubeletCert != "" {
+		kubeletOpts = append(kubeletOpts, fakeplane.WithKubeletClientCertificate(*kubeletCert, *kubeletKey))
+	}
+	if *kubeletCA != "" {
+		kubeletOpts = append(kubeletOpts, fakeplane.WithKubeletCertificateAuthority(*kubeletCA))
+	}
+	var addressTypes []corev1.NodeAddressType
+	for _, t := range strings.Split(*kubeletTypes, ",") {
+		switch corev1.NodeAddressType(strings.TrimSpace(t)) {
+		case corev1.NodeHostName, corev1.NodeInternalIP, corev1.NodeExternalIP, corev1.NodeInternalDNS, corev1.NodeExternalDNS:
+			addressTypes = append(addressTypes, corev1.NodeAddressType(strings.TrimSpace(t)))
+		default:
+			return usageError{fmt.Errorf("--kubelet-preferred-address-types: unknown address type %q (Hostname, InternalIP, ExternalIP, InternalDNS, ExternalDNS)", t)}
+		}
+	}
+	kubeletOpts = append(kubeletOpts, fakeplane.WithKubeletPreferredAddressTypes(addressTypes...))
 	var selection controllers.Selection
 	switch *preset {
 	case "cluster":
@@ -154,6 +180,7 @@ func run(args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	opts := []fakeplane.Option{fakeplane.WithListenAddress(*listen), fakeplane.WithKubeconfigPath(path), fakeplane.WithLogger(logger)}
+	opts = append(opts, kubeletOpts...)
 	if *dataDir != "" {
 		opts = append(opts, fakeplane.WithDataDir(*dataDir))
 	}
