@@ -41,7 +41,7 @@ var kubectlPath = sync.OnceValues(func() (string, error) { return exec.LookPath(
 
 // kubectlBinary returns kubectl's path and fails the test when it is missing:
 // these tests exist to check fakeplane against the real client.
-func kubectlBinary(t *testing.T) string {
+func kubectlBinary(t testing.TB) string {
 	t.Helper()
 	p, err := kubectlPath()
 	if err != nil {
