@@ -239,3 +239,27 @@ func TestKubectlWithoutTheProxyCannotResolveTheServer(t *testing.T) {
 		t.Errorf("kubectl without the proxy: %v\nstderr:\n%s", err, errOut)
 	}
 }
+
+// TestKubectlExecAndLogsThroughASocks5Proxy: the streaming commands work
+// through a SOCKS5 tunnel too (the seed's note that kubectl exec did not,
+// before kubectl 1.24): exec's upgrade and a followed log.
+func TestKubectlExecAndLogsThroughASocks5Proxy(t *testing.T) {
+	t.Parallel()
+	cp, workDir, _ := startShellPod(t)
+	proxy, proxyURL := clientProxy(t, "socks5")
+	kubeconfig := proxiedKubeconfig(t, cp, proxyURL)
+	out, errOut, err := runKubectlWith(t, kubeconfig, nil, "exec", "shell", "--", "pwd")
+	if err != nil || out != workDir+"\n" {
+		t.Errorf("kubectl exec through SOCKS5: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	if err := cp.Kubelet().AppendLog("default", "shell", "web", "tunnelled"); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err = runKubectlWith(t, kubeconfig, nil, "logs", "shell")
+	if err != nil || out != "tunnelled\n" {
+		t.Errorf("kubectl logs through SOCKS5: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	if !proxiedThrough(proxy, cp) {
+		t.Errorf("the SOCKS5 proxy carried no connection to %s: %v", cp.URL(), proxy.Dials())
+	}
+}
