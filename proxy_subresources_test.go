@@ -34,6 +34,11 @@ func echoBackend(t *testing.T, ip string) int {
 		t.Fatal(err)
 	}
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/page.html" {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = fmt.Fprint(w, `<html><body><a href="/foo/bar">link</a></body></html>`)
+			return
+		}
 		_, _ = fmt.Fprintf(w, "%s %s ?%s xfh=%s", r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("X-Forwarded-Host"))
 	})}}
 	srv.Start()
@@ -146,6 +151,9 @@ func TestProxySubresources(t *testing.T) {
 		{"a pod and a port, with a trailing slash", "GET", ns + "pods/backend:" + strconv.Itoa(port) + "/proxy/a/b/", 200, "GET /a/b/ ?"},
 		{"a pod with a scheme", "GET", ns + "pods/http:backend:" + strconv.Itoa(port) + "/proxy/s", 200, "GET /s ?"},
 		{"a pod on loopback, with a query", "GET", ns + "pods/loopback/proxy/q?a=1", 200, "GET /q ?a=1"},
+		// Links in HTML are rewritten under the proxy path, as upstream's
+		// proxy transport rewrites them.
+		{"HTML links rewritten", "GET", ns + "pods/loopback/proxy/page.html", 200, `<html><body><a href="` + ns + `pods/loopback/proxy/foo/bar">link</a></body></html>`},
 		// Without a port, the endpoint port named "" is looked for, as
 		// upstream does: this Service's only port is named.
 		{"a service without its port's name", "GET", ns + "services/backend/proxy/x", 503, `no endpoints available for service "backend"`},
