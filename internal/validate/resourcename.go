@@ -1,8 +1,10 @@
 package validate
 
 import (
+	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -43,4 +45,30 @@ func ContainerResourceName(name string, fld *field.Path) field.ErrorList {
 // resources but huge pages may be requested below their limit.
 func OvercommitAllowed(name string) bool {
 	return IsNativeResource(name) && !strings.HasPrefix(name, "hugepages-")
+}
+
+// accessModes are the volume access modes, sorted as upstream lists them.
+var accessModes = []string{"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"}
+
+// AccessModes is the part upstream's volume and claim validation share
+// about access modes: each one known, and ReadWriteOncePod alone. (Each
+// says in its own words that none is given.)
+func AccessModes(modes []corev1.PersistentVolumeAccessMode, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	rwop, other := false, false
+	for _, m := range modes {
+		known := slices.Contains(accessModes, string(m))
+		if !known {
+			errs = append(errs, field.NotSupported(fld, m, accessModes))
+		}
+		if m == corev1.ReadWriteOncePod {
+			rwop = true
+		} else if known {
+			other = true
+		}
+	}
+	if rwop && other {
+		errs = append(errs, field.Forbidden(fld, "may not use ReadWriteOncePod with other access modes"))
+	}
+	return errs
 }

@@ -37,7 +37,6 @@ var mountOptionSources = []string{"GCEPersistentDisk", "AWSElasticBlockStore", "
 	"ISCSI", "Cinder", "CephFS", "AzureFile", "VsphereVolume", "AzureDisk", "PhotonPersistentDisk"}
 
 var (
-	accessModes     = []string{"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"}
 	reclaimPolicies = []string{"Delete", "Recycle", "Retain"}
 	volumeModes     = []string{"Block", "Filesystem"}
 )
@@ -54,21 +53,7 @@ func validateVolume(pv *corev1.PersistentVolume) field.ErrorList {
 	if len(spec.AccessModes) == 0 {
 		errs = append(errs, field.Required(fld.Child("accessModes"), ""))
 	}
-	rwop, other := false, false
-	for _, m := range spec.AccessModes {
-		known := slices.Contains(accessModes, string(m))
-		if !known {
-			errs = append(errs, field.NotSupported(fld.Child("accessModes"), m, accessModes))
-		}
-		if m == corev1.ReadWriteOncePod {
-			rwop = true
-		} else if known {
-			other = true
-		}
-	}
-	if rwop && other {
-		errs = append(errs, field.Forbidden(fld.Child("accessModes"), "may not use ReadWriteOncePod with other access modes"))
-	}
+	errs = append(errs, validate.AccessModes(spec.AccessModes, fld.Child("accessModes"))...)
 	capPath := fld.Child("capacity")
 	if len(spec.Capacity) == 0 {
 		errs = append(errs, field.Required(capPath, ""))

@@ -2,7 +2,6 @@ package persistentvolumeclaim
 
 import (
 	"reflect"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -24,22 +23,7 @@ func ValidateSpec(s *corev1.PersistentVolumeClaimSpec, fld *field.Path) field.Er
 	if s.Selector != nil {
 		errs = append(errs, metav1validation.ValidateLabelSelector(s.Selector, metav1validation.LabelSelectorValidationOptions{}, fld.Child("selector"))...)
 	}
-	modes := []string{"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"}
-	rwop, other := false, false
-	for _, m := range s.AccessModes {
-		known := slices.Contains(modes, string(m))
-		if !known {
-			errs = append(errs, field.NotSupported(fld.Child("accessModes"), m, modes))
-		}
-		if m == corev1.ReadWriteOncePod {
-			rwop = true
-		} else if known {
-			other = true
-		}
-	}
-	if rwop && other {
-		errs = append(errs, field.Forbidden(fld.Child("accessModes"), "may not use ReadWriteOncePod with other access modes"))
-	}
+	errs = append(errs, validate.AccessModes(s.AccessModes, fld.Child("accessModes"))...)
 	sf := fld.Child("resources").Key(string(corev1.ResourceStorage))
 	if q, ok := s.Resources.Requests[corev1.ResourceStorage]; !ok {
 		errs = append(errs, field.Required(sf, ""))
