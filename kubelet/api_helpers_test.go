@@ -1,7 +1,6 @@
 package kubelet
 
 import (
-	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -110,12 +109,6 @@ func (ta *testAPI) get(t *testing.T, path string) (int, string) {
 		t.Fatal(err)
 	}
 	return resp.StatusCode, string(body)
-}
-
-// tlsClient is an HTTPS client trusting the test CA, with the given
-// client certificates.
-func (ta *testAPI) tlsClient(certs ...tls.Certificate) *http.Client {
-	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ta.ca.Pool(), Certificates: certs}}}
 }
 
 // runningPod is a pod whose containers run, as the simulator reports them.

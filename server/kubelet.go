@@ -54,9 +54,8 @@ type kubeletConnection struct {
 
 // kubeletTransports are built once per server.
 type kubeletTransports struct {
-	once              sync.Once
-	secure, insecure  http.RoundTripper
-	upgradeDialConfig *tls.Config
+	once             sync.Once
+	secure, insecure http.RoundTripper
 }
 
 var nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
