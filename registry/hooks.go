@@ -174,9 +174,13 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	errs := metaErrs
 	fv, finalize := st.(strategy.FinalizeValidator)
 	finalize = finalize && c.Info.Subresource == "finalize"
+	ev, ephemeral := st.(strategy.EphemeralContainersStrategy)
+	ephemeral = ephemeral && c.Info.Subresource == "ephemeralcontainers"
 	switch {
 	case mode == mainWrite && finalize:
 		errs = append(errs, fv.ValidateFinalizeUpdate(c.Context(), o.Obj, old.Obj)...)
+	case mode == mainWrite && ephemeral:
+		errs = append(errs, ev.ValidateEphemeralContainersUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == mainWrite && hasStrategy:
 		errs = append(errs, st.ValidateUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == statusWrite && hasStrategy:
@@ -204,6 +208,10 @@ func prepareUpdate(c *Request, st strategy.Strategy, mode writeMode, o, old *Obj
 	case c.Info.Subresource == "finalize":
 		if fp, ok := st.(strategy.FinalizePreparer); ok {
 			fp.PrepareForFinalizeUpdate(c.Context(), o.Obj, old.Obj)
+		}
+	case c.Info.Subresource == "ephemeralcontainers":
+		if ep, ok := st.(strategy.EphemeralContainersStrategy); ok {
+			ep.PrepareForEphemeralContainersUpdate(c.Context(), o.Obj, old.Obj)
 		}
 	case c.Info.Subresource == "approval":
 		if ap, ok := st.(strategy.ApprovalPreparer); ok {

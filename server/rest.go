@@ -90,7 +90,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		err = s.serveEviction(c)
 	case "finalize":
 		err = s.serveFinalize(c)
-	case "approval":
+	case "approval", "ephemeralcontainers":
 		err = s.serveApproval(c)
 	case "token":
 		err = s.serveTokenRequest(c)

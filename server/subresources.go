@@ -235,9 +235,10 @@ func (s *Server) serveFinalize(c *call) error {
 	return s.writeObject(c, http.StatusOK, out)
 }
 
-// serveApproval serves a CertificateSigningRequest's approval subresource:
-// get, update and patch of the whole object, of which the strategy keeps
-// the new status.conditions only.
+// serveApproval serves a CertificateSigningRequest's approval subresource
+// and a pod's ephemeralcontainers: get, update and patch of the whole
+// object, of which the strategy keeps the new status.conditions, or the
+// new spec.ephemeralContainers, only.
 func (s *Server) serveApproval(c *call) error {
 	switch c.Info.Verb {
 	case "get":

@@ -71,6 +71,17 @@ type FinalizeValidator interface {
 	ValidateFinalizeUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
 }
 
+// EphemeralContainersStrategy is implemented by the pod strategy: the
+// server calls its methods instead of PrepareForUpdate and ValidateUpdate
+// for a write to pods/ephemeralcontainers.
+type EphemeralContainersStrategy interface {
+	// PrepareForEphemeralContainersUpdate prepares a write to
+	// /ephemeralcontainers before it is validated.
+	PrepareForEphemeralContainersUpdate(ctx context.Context, obj, old runtime.Object)
+	// ValidateEphemeralContainersUpdate validates it.
+	ValidateEphemeralContainersUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
+}
+
 // GenerationTracker is implemented by a strategy that says whether its
 // resource's metadata.generation is set at create and incremented with each
 // change outside status (what upstream's PrepareForCreate and
