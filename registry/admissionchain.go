@@ -221,6 +221,12 @@ func (s *Registry) admitValidating(c *Request, op admission.Operation, o, old *O
 // of old, as upstream's AdmissionToValidateObjectDeleteFunc does inside the
 // storage's delete.
 func (s *Registry) admitDelete(c *Request, old *Object, opts *metav1.DeleteOptions) error {
+	dryRun := opts != nil && len(opts.DryRun) > 0
+	for _, validate := range []bool{false, true} {
+		if err := s.runBuiltinPlugins(c, validate, admission.Delete, nil, old, dryRun); err != nil {
+			return err
+		}
+	}
 	a := s.admissionOf()
 	if a == nil || !a.Handles(admission.Delete) {
 		return nil
@@ -251,13 +257,18 @@ var bindingKind = corev1.SchemeGroupVersion.WithKind("Binding")
 // create whose object is not stored as it is (a Binding): obj is what the
 // plugins see and may change.
 func (s *Registry) admitSubresourceCreate(c *Request, obj runtime.Object, kind schema.GroupVersionKind, name string, dry bool) error {
+	obj.GetObjectKind().SetGroupVersionKind(kind)
+	t := admissionTarget{obj: obj, kind: kind, name: name}
+	attrs := admissionAttributes(c, admission.Create, t, operationOptions(admission.Create, dry, nil), dry)
+	for _, validate := range []bool{false, true} {
+		if err := s.runBuiltin(c, validate, admission.Create, func() (admission.Attributes, error) { return attrs, nil }); err != nil {
+			return err
+		}
+	}
 	a := s.admissionOf()
 	if a == nil {
 		return nil
 	}
-	obj.GetObjectKind().SetGroupVersionKind(kind)
-	t := admissionTarget{obj: obj, kind: kind, name: name}
-	attrs := admissionAttributes(c, admission.Create, t, operationOptions(admission.Create, dry, nil), dry)
 	objs := admissionObjects{s: s, res: c.Res, kind: kind}
 	if err := a.Admit(c.Context(), attrs, objs); err != nil {
 		return admissionErr(err)

@@ -48,6 +48,9 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if err := s.admitBuiltinCreate(c, o); err != nil {
 		return nil, err
 	}
+	if err := s.runBuiltinPlugins(c, false, admission.Create, o, nil, dry); err != nil {
+		return nil, err
+	}
 	if err := s.admitMutating(c, admission.Create, o, nil, dry); err != nil {
 		return nil, err
 	}
@@ -61,6 +64,9 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		return nil, err
 	}
 	if err := s.validateBuiltinCreate(c, o); err != nil {
+		return nil, err
+	}
+	if err := s.runBuiltinPlugins(c, true, admission.Create, o, nil, dry); err != nil {
 		return nil, err
 	}
 	if err := s.admitValidating(c, admission.Create, o, nil, dry, nil); err != nil {
@@ -190,6 +196,9 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		if mode != internalWrite {
 			// Upstream's update runs mutating admission on the object the
 			// client sent, before the strategy prepares it.
+			if err := s.runBuiltinPlugins(c, false, admission.Update, o, old, dry); err != nil {
+				return store.Write{}, err
+			}
 			if err := s.admitMutating(c, admission.Update, o, old, dry); err != nil {
 				return store.Write{}, err
 			}
@@ -226,6 +235,9 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 			o.Meta.SetGeneration(old.Meta.GetGeneration() + 1)
 		}
 		if mode != internalWrite {
+			if err := s.runBuiltinPlugins(c, true, admission.Update, o, old, dry); err != nil {
+				return store.Write{}, err
+			}
 			if err := s.admitValidating(c, admission.Update, o, old, dry, nil); err != nil {
 				return store.Write{}, err
 			}
