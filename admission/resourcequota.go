@@ -82,9 +82,28 @@ func QuotaUsage(gr schema.GroupResource, obj runtime.Object) corev1.ResourceList
 }
 
 // QuotaTracks reports whether a quota's hard limits name anything obj (of
-// resource gr) uses.
+// resource gr) uses, and obj is in the quota's scopes.
 func QuotaTracks(q *corev1.ResourceQuota, gr schema.GroupResource, obj runtime.Object) bool {
-	return len(quota.Mask(QuotaUsage(gr, obj), quota.ResourceNames(q.Spec.Hard))) > 0
+	if len(quota.Mask(QuotaUsage(gr, obj), quota.ResourceNames(q.Spec.Hard))) == 0 && !constrainsPod(q, obj) {
+		return false
+	}
+	ok, _ := QuotaScopesMatch(q, gr, obj)
+	return ok
+}
+
+// constrainsPod reports whether obj is a pod whose containers must state
+// what q limits (a pod that states nothing uses nothing of it, and is
+// refused for that).
+func constrainsPod(q *corev1.ResourceQuota, obj runtime.Object) bool {
+	if _, ok := obj.(*corev1.Pod); !ok {
+		return false
+	}
+	for name := range q.Spec.Hard {
+		if _, ok := podQuotaRequired[name]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // podQuotaRequired are the quota names for which every container of a pod
@@ -106,9 +125,9 @@ var podQuotaRequired = map[corev1.ResourceName]struct {
 // the current usage of each of the namespace's quotas (what their
 // status.used says once up to date), it refuses a write that would take a
 // quota over its hard limits, or a new pod whose containers do not state
-// the requests and limits a quota limits. The error is what follows
-// `<resource> "<name>" is forbidden: ` in upstream's answer. Quotas with
-// scopes are not enforced.
+// the requests and limits a quota limits. Quotas whose scopes obj is not
+// in are left out. The error is what follows `<resource> "<name>" is
+// forbidden: ` in upstream's answer.
 func AdmitQuota(gr schema.GroupResource, obj, old runtime.Object, quotas []corev1.ResourceQuota, used []corev1.ResourceList) error {
 	delta := QuotaUsage(gr, obj)
 	if old != nil {
@@ -120,21 +139,29 @@ func AdmitQuota(gr schema.GroupResource, obj, old runtime.Object, quotas []corev
 		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return quotas[order[a]].Name < quotas[order[b]].Name })
+	// As upstream's checkRequest: first every quota's constraints, then
+	// every quota's limits.
+	var charged []int
 	for _, i := range order {
 		q := &quotas[i]
-		if len(q.Spec.Scopes) > 0 || q.Spec.ScopeSelector != nil {
-			continue
-		}
-		hard := q.Spec.Hard
-		requested := quota.Mask(delta, quota.ResourceNames(hard))
-		if len(requested) == 0 {
+		if in, err := QuotaScopesMatch(q, gr, obj); err != nil {
+			return fmt.Errorf("failed quota: %s: %w", q.Name, err)
+		} else if !in {
 			continue
 		}
 		if pod, ok := obj.(*corev1.Pod); ok && old == nil {
-			if err := podConstraints(pod, quota.ResourceNames(hard)); err != nil {
+			if err := podConstraints(pod, quota.ResourceNames(q.Spec.Hard)); err != nil {
 				return fmt.Errorf("failed quota: %s: %w", q.Name, err)
 			}
 		}
+		if len(quota.Mask(delta, quota.ResourceNames(q.Spec.Hard))) > 0 {
+			charged = append(charged, i)
+		}
+	}
+	for _, i := range charged {
+		q := &quotas[i]
+		hard := q.Spec.Hard
+		requested := quota.Mask(delta, quota.ResourceNames(hard))
 		newUsage := quota.Add(used[i], requested)
 		masked := quota.Mask(newUsage, quota.ResourceNames(requested))
 		if ok, exceeded := quota.LessThanOrEqual(masked, hard); !ok {

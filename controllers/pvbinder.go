@@ -355,7 +355,9 @@ func (c *PersistentVolumeBinder) syncVolume(ctx context.Context, pv *corev1.Pers
 		}
 		return nil
 	}
-	if ref == nil || pv.DeletionTimestamp != nil || pv.Status.Phase != corev1.VolumeBound {
+	// A volume being deleted is still released or reclaimed once its
+	// claim is gone: that ends its pv-protection.
+	if ref == nil || pv.Status.Phase != corev1.VolumeBound {
 		return nil
 	}
 	if claim, ok := c.claims[ref.Namespace+"/"+ref.Name]; ok && (ref.UID == "" || claim.UID == ref.UID) {

@@ -539,5 +539,8 @@ func Default(cfg Config) []Controller {
 	add(DisruptionName, true, func(l *slog.Logger) Controller { return NewDisruption(reg, cfg.Now, l) })
 	add(NodeLifecycleName, true, func(l *slog.Logger) Controller { return NewNodeLifecycle(reg, cfg.Now, l) })
 	add(PersistentVolumeBinderName, true, func(l *slog.Logger) Controller { return NewPersistentVolumeBinder(reg, cfg.Now, l) })
+	add(PVCProtectionName, true, func(l *slog.Logger) Controller { return NewPVCProtection(reg, l) })
+	add(PVProtectionName, true, func(l *slog.Logger) Controller { return NewPVProtection(reg, l) })
+	add(VACProtectionName, true, func(l *slog.Logger) Controller { return NewVACProtection(reg, l) })
 	return ctrls
 }

@@ -20,6 +20,9 @@ const (
 	NamespaceName                  = "namespace-controller"
 	NodeLifecycleName              = "node-lifecycle-controller"
 	PersistentVolumeBinderName     = "persistentvolume-binder-controller"
+	PVCProtectionName              = "persistentvolumeclaim-protection-controller"
+	PVProtectionName               = "persistentvolume-protection-controller"
+	VACProtectionName              = "volumeattributesclass-protection-controller"
 	PodGarbageCollectorName        = "pod-garbage-collector-controller"
 	ReplicaSetName                 = "replicaset-controller"
 	ReplicationControllerName      = "replicationcontroller-controller"
@@ -45,6 +48,8 @@ var aliases = map[string]string{
 	"namespace":               NamespaceName,
 	"nodelifecycle":           NodeLifecycleName,
 	"persistentvolume-binder": PersistentVolumeBinderName,
+	"pvc-protection":          PVCProtectionName,
+	"pv-protection":           PVProtectionName,
 	"podgc":                   PodGarbageCollectorName,
 	"replicaset":              ReplicaSetName,
 	"replicationcontroller":   ReplicationControllerName,
@@ -64,7 +69,8 @@ func KnownNames() []string {
 		EndpointsName, EndpointSliceName, GarbageCollectorName, JobName, NamespaceName,
 		NodeLifecycleName, PersistentVolumeBinderName, PodGarbageCollectorName, ReplicaSetName,
 		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
-		ServiceAccountName, StatefulSetName, TTLAfterFinishedName,
+		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
+		VACProtectionName,
 	}
 }
 
@@ -79,16 +85,15 @@ var otherNames = []string{
 	"podcertificaterequest-cleaner-controller", "ttl-controller", "bootstrap-signer-controller",
 	"token-cleaner-controller", "node-ipam-controller", "taint-eviction-controller",
 	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
-	"persistentvolume-expander-controller", "persistentvolumeclaim-protection-controller",
-	"persistentvolume-protection-controller", "podgroup-protection-controller",
+	"persistentvolume-expander-controller", "podgroup-protection-controller",
 	"kube-apiserver-serving-clustertrustbundle-publisher-controller", "ephemeral-volume-controller",
 	"storageversion-garbage-collector-controller", "resourceclaim-controller",
 	"resourcepoolstatusrequest-controller", "legacy-serviceaccount-token-cleaner-controller",
-	"validatingadmissionpolicy-status-controller", "volumeattributesclass-protection-controller",
+	"validatingadmissionpolicy-status-controller",
 	"service-cidr-controller", "storage-version-migrator-controller", "selinux-warning-controller",
 	"csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", "tokencleaner", "nodeipam",
 	"attachdetach", "persistentvolume-expander", "ephemeral-volume", "endpointslicemirroring",
-	"horizontalpodautoscaling", "ttl", "pvc-protection", "pv-protection",
+	"horizontalpodautoscaling", "ttl",
 	"legacy-service-account-token-cleaner", "storage-version-gc", "resource-claim-controller",
 	"serviceaccount-token",
 }

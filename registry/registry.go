@@ -72,6 +72,8 @@ type Registry struct {
 	admission admissionPointer
 	// crdMu orders serving a CRD against forgetting a deleted one.
 	crdMu sync.Mutex
+	// quotaLocks serialize quota-charged writes per namespace.
+	quotaLocks namespaceLocks
 }
 
 // New builds a Registry over cfg.Store: it loads the ClusterIPs and node

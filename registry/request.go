@@ -34,6 +34,9 @@ type Request struct {
 	// reservations are the ClusterIPs and node ports the request reserved;
 	// what its commit did not take is released when it ends.
 	reservations []*reservation
+	// quotaUnlock ends the request's hold on its namespace's quota
+	// admission, taken by admitQuota until the write committed.
+	quotaUnlock func()
 	// AllowCreate lets a write to a missing object create it (server-side
 	// apply), whatever the resource's createOnUpdate.
 	AllowCreate bool
@@ -50,6 +53,10 @@ func (c *Request) releaseReservations() {
 		r.release()
 	}
 	c.reservations = nil
+	if c.quotaUnlock != nil {
+		c.quotaUnlock()
+		c.quotaUnlock = nil
+	}
 }
 
 // Key is the store key of the named object.

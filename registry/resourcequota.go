@@ -9,6 +9,7 @@ package registry
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,9 +53,11 @@ func quotaResourcesOf(names []corev1.ResourceName) map[schema.GroupResource]bool
 	return out
 }
 
-// namespaceUsage sums the quota usage of a namespace's objects of what
-// names name.
-func (s *Registry) namespaceUsage(ns string, names []corev1.ResourceName) (corev1.ResourceList, error) {
+// namespaceUsage sums the quota usage of what q's hard limits name over the
+// objects of a namespace in q's scopes.
+func (s *Registry) namespaceUsage(ns string, q *corev1.ResourceQuota) (corev1.ResourceList, error) {
+	names := quota.ResourceNames(q.Spec.Hard)
+	scoped := len(q.Spec.Scopes) > 0 || q.Spec.ScopeSelector != nil
 	total := corev1.ResourceList{}
 	for gr := range quotaResourcesOf(names) {
 		version, ok := s.served.Preferred(gr.Group)
@@ -77,6 +80,14 @@ func (s *Registry) namespaceUsage(ns string, names []corev1.ResourceName) (corev
 					return nil, apierrors.NewInternalError(err)
 				}
 			}
+			if scoped {
+				if obj == nil {
+					continue // only pods and claims have scopes
+				}
+				if in, _ := admissionplugins.QuotaScopesMatch(q, gr, obj); !in {
+					continue
+				}
+			}
 			total = quota.Add(total, admissionplugins.QuotaUsage(gr, obj))
 		}
 	}
@@ -93,21 +104,33 @@ func (s *Registry) admitQuota(c *Request, o, old *Object) error {
 	if err != nil || len(quotas) == 0 {
 		return err
 	}
-	used := make([]corev1.ResourceList, len(quotas))
 	tracked := false
+	for i := range quotas {
+		tracked = tracked || admissionplugins.QuotaTracks(&quotas[i], c.Res.GR, o.Obj)
+	}
+	if !tracked {
+		return nil
+	}
+	// Quota-charged writes in a namespace are admitted one at a time, each
+	// holding the lock until it committed, so that two concurrent creates
+	// cannot both take the last unit (upstream serializes them through
+	// the quota's status.used).
+	if c.quotaUnlock == nil {
+		c.quotaUnlock = s.quotaLocks.lock(o.Meta.GetNamespace())
+		if quotas, err = s.resourceQuotas(o.Meta.GetNamespace()); err != nil {
+			return err
+		}
+	}
+	used := make([]corev1.ResourceList, len(quotas))
 	for i := range quotas {
 		if !admissionplugins.QuotaTracks(&quotas[i], c.Res.GR, o.Obj) {
 			continue
 		}
-		tracked = true
-		usage, err := s.namespaceUsage(o.Meta.GetNamespace(), quota.ResourceNames(quotas[i].Spec.Hard))
+		usage, err := s.namespaceUsage(o.Meta.GetNamespace(), &quotas[i])
 		if err != nil {
 			return err
 		}
 		used[i] = admissionplugins.QuotaStatus(&quotas[i], usage).Used
-	}
-	if !tracked {
-		return nil
 	}
 	var oldObj runtime.Object
 	if old != nil {
@@ -128,7 +151,7 @@ func (s *Registry) refreshQuotas(ns string) {
 	}
 	for i := range quotas {
 		q := &quotas[i]
-		usage, err := s.namespaceUsage(ns, quota.ResourceNames(q.Spec.Hard))
+		usage, err := s.namespaceUsage(ns, q)
 		if err != nil {
 			s.log.Warn("resource quota usage", "namespace", ns, "quota", q.Name, "err", err)
 			continue
@@ -146,5 +169,42 @@ func (s *Registry) refreshQuotas(ns string) {
 		if err != nil && !apierrors.IsNotFound(err) && !errors.Is(err, store.ErrUnchanged) {
 			s.log.Warn("resource quota status", "namespace", ns, "quota", q.Name, "err", err)
 		}
+	}
+}
+
+// namespaceLocks are mutexes by namespace, created when first locked and
+// dropped when the last holder or waiter unlocks.
+type namespaceLocks struct {
+	mu    sync.Mutex
+	locks map[string]*namespaceLock
+}
+
+// namespaceLock is one namespace's mutex and how many hold or wait for it.
+type namespaceLock struct {
+	sync.Mutex
+	refs int
+}
+
+// lock locks ns and returns its unlock.
+func (l *namespaceLocks) lock(ns string) func() {
+	l.mu.Lock()
+	if l.locks == nil {
+		l.locks = map[string]*namespaceLock{}
+	}
+	nl := l.locks[ns]
+	if nl == nil {
+		nl = &namespaceLock{}
+		l.locks[ns] = nl
+	}
+	nl.refs++
+	l.mu.Unlock()
+	nl.Lock()
+	return func() {
+		nl.Unlock()
+		l.mu.Lock()
+		if nl.refs--; nl.refs == 0 {
+			delete(l.locks, ns)
+		}
+		l.mu.Unlock()
 	}
 }

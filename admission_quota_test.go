@@ -1,0 +1,160 @@
+package fakeplane_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// Scoped ResourceQuotas and concurrent creates against one quota. The
+// scopes' semantics are upstream's quota evaluators'
+// (pkg/quota/v1/evaluator/core); the messages were compared with
+// kube-apiserver v1.37.2 (refplane).
+
+func TestResourceQuotaScopes(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	if _, err := client.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []*corev1.ResourceQuota{
+		{ObjectMeta: metav1.ObjectMeta{Name: "best-effort"}, Spec: corev1.ResourceQuotaSpec{
+			Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}, Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "terminating"}, Spec: corev1.ResourceQuotaSpec{
+			Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("0")}, Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeTerminating}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "high-priority"}, Spec: corev1.ResourceQuotaSpec{
+			Hard: corev1.ResourceList{corev1.ResourceRequestsCPU: resource.MustParse("1")},
+			ScopeSelector: &corev1.ScopeSelector{MatchExpressions: []corev1.ScopedResourceSelectorRequirement{{
+				ScopeName: corev1.ResourceQuotaScopePriorityClass, Operator: corev1.ScopeSelectorOpIn, Values: []string{"high"}}}}}},
+	} {
+		if _, err := client.CoreV1().ResourceQuotas("default").Create(ctx, q, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withCPU := func(name, cpu string) *corev1.Pod {
+		p := testPod(name, nil)
+		p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}
+		return p
+	}
+	cases := []struct {
+		name string
+		pod  *corev1.Pod
+		want string // "" for created
+	}{
+		{"a best-effort pod counts against the BestEffort quota", testPod("be-1", nil), ""},
+		{"a second best-effort pod is over it", testPod("be-2", nil),
+			`pods "be-2" is forbidden: exceeded quota: best-effort, requested: pods=1, used: pods=1, limited: pods=1`},
+		{"a burstable pod is outside the BestEffort scope", withCPU("burstable", "100m"), ""},
+		{"a pod with an active deadline is in the Terminating scope", func() *corev1.Pod {
+			p := withCPU("deadline", "100m")
+			p.Spec.ActiveDeadlineSeconds = ptr.To[int64](60)
+			return p
+		}(), `pods "deadline" is forbidden: exceeded quota: terminating, requested: pods=1, used: pods=0, limited: pods=0`},
+		{"a pod of PriorityClass high must state its cpu request", func() *corev1.Pod {
+			p := testPod("high-bare", nil)
+			p.Spec.PriorityClassName = "high"
+			return p
+		}(), `pods "high-bare" is forbidden: failed quota: high-priority: must specify requests.cpu for: app`},
+		{"a pod of PriorityClass high is charged", func() *corev1.Pod {
+			p := withCPU("high-1", "800m")
+			p.Spec.PriorityClassName = "high"
+			return p
+		}(), ""},
+		{"past the high-priority quota", func() *corev1.Pod {
+			p := withCPU("high-2", "300m")
+			p.Spec.PriorityClassName = "high"
+			return p
+		}(), `pods "high-2" is forbidden: exceeded quota: high-priority, requested: requests.cpu=300m, used: requests.cpu=800m, limited: requests.cpu=1`},
+		{"a pod without the priority class is not", withCPU("low", "900m"), ""},
+	}
+	for _, tc := range cases {
+		_, err := client.CoreV1().Pods("default").Create(ctx, tc.pod, metav1.CreateOptions{})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (!apierrors.IsForbidden(err) || err.Error() != tc.want):
+			t.Errorf("%s: got %v, want 403 %s", tc.name, err, tc.want)
+		}
+	}
+	// status.used counts only what is in scope.
+	for name, want := range map[string]string{"best-effort": "1", "terminating": "0"} {
+		eventually(t, "used of "+name, func() error {
+			q, err := client.CoreV1().ResourceQuotas("default").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if got := q.Status.Used.Pods().String(); got != want {
+				return fmt.Errorf("used pods %s, want %s", got, want)
+			}
+			return nil
+		})
+	}
+	eventually(t, "used of high-priority", func() error {
+		q, err := client.CoreV1().ResourceQuotas("default").Get(ctx, "high-priority", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if got := q.Status.Used.Name(corev1.ResourceRequestsCPU, resource.DecimalSI).String(); got != "800m" {
+			return fmt.Errorf("used cpu %s, want 800m", got)
+		}
+		return nil
+	})
+}
+
+func TestResourceQuotaHoldsUnderConcurrentCreates(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithControllers())
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	const limit, writers = 5, 20
+	if _, err := client.CoreV1().ResourceQuotas("default").Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "configs"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceConfigMaps: *resource.NewQuantity(limit, resource.DecimalSI)}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	created, refused := 0, 0
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}, metav1.CreateOptions{})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				created++
+			case apierrors.IsForbidden(err):
+				refused++
+			default:
+				t.Errorf("create %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if created != limit || refused != writers-limit {
+		t.Fatalf("created %d, refused %d; want %d and %d", created, refused, limit, writers-limit)
+	}
+	lst, err := client.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lst.Items) != limit {
+		t.Fatalf("%d ConfigMaps stored, want %d", len(lst.Items), limit)
+	}
+}
