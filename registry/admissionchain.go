@@ -5,6 +5,7 @@ package registry
 // kube-apiserver's handlers and storage call its admission chain.
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"sync/atomic"
@@ -167,7 +168,7 @@ func operationOptions(op admission.Operation, dry bool, del *metav1.DeleteOption
 // pruned and defaulted again, as upstream does after a mutating webhook.
 func (s *Registry) admitMutating(c *Request, op admission.Operation, o, old *Object, dry bool) error {
 	a := s.admissionOf()
-	if a == nil || !a.Handles(op) {
+	if a == nil || !a.Handles(op) || c.unadmitted() {
 		return nil
 	}
 	t, err := targetOf(c, o, old)
@@ -203,7 +204,7 @@ func (s *Registry) admitMutating(c *Request, op admission.Operation, o, old *Obj
 // delete) over old (nil on a create).
 func (s *Registry) admitValidating(c *Request, op admission.Operation, o, old *Object, dry bool, del *metav1.DeleteOptions) error {
 	a := s.admissionOf()
-	if a == nil || !a.Handles(op) {
+	if a == nil || !a.Handles(op) || c.unadmitted() {
 		return nil
 	}
 	t, err := targetOf(c, o, old)
@@ -221,6 +222,9 @@ func (s *Registry) admitValidating(c *Request, op admission.Operation, o, old *O
 // of old, as upstream's AdmissionToValidateObjectDeleteFunc does inside the
 // storage's delete.
 func (s *Registry) admitDelete(c *Request, old *Object, opts *metav1.DeleteOptions) error {
+	if c.unadmitted() {
+		return nil
+	}
 	dryRun := opts != nil && len(opts.DryRun) > 0
 	for _, validate := range []bool{false, true} {
 		if err := s.runBuiltinPlugins(c, validate, admission.Delete, nil, old, dryRun); err != nil {
@@ -252,6 +256,31 @@ func (s *Registry) admitDelete(c *Request, old *Object, opts *metav1.DeleteOptio
 
 // bindingKind is the kind of pods/binding and bindings.
 var bindingKind = corev1.SchemeGroupVersion.WithKind("Binding")
+
+// AdmitCreate runs mutating and validating admission, built-in plugins
+// included, on a create through a subresource whose object is not stored
+// as it is (an Eviction): obj, of kind, is what the plugins see and may
+// change.
+func (s *Registry) AdmitCreate(c *Request, obj runtime.Object, kind schema.GroupVersionKind, name string, dry bool) error {
+	return s.admitSubresourceCreate(c, obj, kind, name, dry)
+}
+
+// withoutAdmissionKey is the context key of WithoutAdmission.
+type withoutAdmissionKey struct{}
+
+// WithoutAdmission returns a context whose writes through the registry
+// skip admission, as kube-apiserver's own writes on behalf of a request
+// that was admitted already (an eviction's pod condition and delete) do
+// with rest.ValidateAllObjectFunc.
+func WithoutAdmission(ctx context.Context) context.Context {
+	return context.WithValue(ctx, withoutAdmissionKey{}, true)
+}
+
+// unadmitted reports whether the request's writes skip admission.
+func (c *Request) unadmitted() bool {
+	ctx := c.Context()
+	return ctx != nil && ctx.Value(withoutAdmissionKey{}) != nil
+}
 
 // admitSubresourceCreate runs mutating and validating admission on a
 // create whose object is not stored as it is (a Binding): obj is what the

@@ -105,7 +105,7 @@ func (s *Registry) runBuiltinPlugins(c *Request, validate bool, op admission.Ope
 // request's resource, with the attributes that attrsOf builds at most
 // once.
 func (s *Registry) runBuiltin(c *Request, validate bool, op admission.Operation, attrsOf func() (admission.Attributes, error)) error {
-	if c.Res == nil {
+	if c.Res == nil || c.unadmitted() {
 		return nil
 	}
 	gr, sub := c.Res.GR, c.subresource()

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // pods/eviction, as kube-apiserver's eviction REST handler answers it: a
@@ -28,6 +30,9 @@ var (
 	evictionPodsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	evictionPDBsGVR = schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"}
 )
+
+// evictionKind is the kind admission sees on pods/eviction.
+var evictionKind = policyv1.SchemeGroupVersion.WithKind("Eviction")
 
 // maxDisruptedPods is the most pods a budget's status may hold as evicted
 // but not yet gone (upstream's MaxDisruptedPodSize).
@@ -49,13 +54,23 @@ func (s *Server) serveEviction(c *call) error {
 	if ev.Name != "" && ev.Name != c.Info.Name {
 		return apierrors.NewBadRequest("name in URL does not match name in Eviction object")
 	}
+	dry, err := isDryRun(c)
+	if err != nil {
+		return err
+	}
+	// Admission sees a CREATE of pods/eviction with the Eviction; the
+	// pod's condition and deletion that follow are not admitted again.
+	if ev.Namespace == "" {
+		ev.Namespace = c.Namespace
+	}
+	if err := s.AdmitCreate(c.Request, &ev, evictionKind, c.Info.Name, dry || ev.DeleteOptions != nil && len(ev.DeleteOptions.DryRun) > 0); err != nil {
+		return err
+	}
 	opts := ev.DeleteOptions
 	if opts == nil {
 		opts = &metav1.DeleteOptions{}
 	}
-	if dry, err := isDryRun(c); err != nil {
-		return err
-	} else if dry && len(opts.DryRun) == 0 {
+	if dry && len(opts.DryRun) == 0 {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
 	ctx := c.Request.GoCtx
@@ -105,7 +120,7 @@ func (s *Server) serveEviction(c *call) error {
 			return s.evict(c, pod, opts)
 		}
 	}
-	dry := len(opts.DryRun) > 0
+	dry = len(opts.DryRun) > 0
 	_, err = api.UpdateSubresource(ctx, evictionPDBsGVR, "status", pdb.Namespace, pdb.Name, func(cur runtime.Object) (runtime.Object, error) {
 		p := cur.(*policyv1.PodDisruptionBudget)
 		if err := disruptionAllowed(p); err != nil {
@@ -187,7 +202,7 @@ func podReady(pod *corev1.Pod) bool {
 // with opts, answering 201 with a success Status.
 func (s *Server) evict(c *call, pod *corev1.Pod, opts *metav1.DeleteOptions) error {
 	if len(opts.DryRun) == 0 && pod.DeletionTimestamp == nil {
-		ctx := c.Request.GoCtx
+		ctx := registry.WithoutAdmission(c.Request.GoCtx)
 		_, err := s.API().UpdateSubresource(ctx, evictionPodsGVR, "status", pod.Namespace, pod.Name, func(cur runtime.Object) (runtime.Object, error) {
 			p := cur.(*corev1.Pod)
 			if err := evictionPreconditions(p, opts); err != nil {
@@ -210,6 +225,7 @@ func (s *Server) evict(c *call, pod *corev1.Pod, opts *metav1.DeleteOptions) err
 			opts.Preconditions.ResourceVersion = &rv
 		}
 	}
+	c.Request.GoCtx = registry.WithoutAdmission(c.Request.GoCtx)
 	if _, _, err := s.DeleteObject(c.Request, c.Key(), c.Info.Name, opts); err != nil {
 		return err
 	}
