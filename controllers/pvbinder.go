@@ -367,13 +367,8 @@ func (c *PersistentVolumeBinder) syncVolume(ctx context.Context, pv *corev1.Pers
 	if _, err := c.reg.Get(ctx, pvcsGVR, ref.Namespace, ref.Name); err == nil || !apierrors.IsNotFound(err) {
 		return err
 	}
-	if pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimDelete {
-		_, err := c.reg.Delete(ctx, pvsGVR, "", pv.Name, metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete: %w", err)
-		}
-		return nil
-	}
+	// Released first, as upstream's volume controller does, so that the
+	// pv-protection controller lets a deleted volume go.
 	_, err := c.reg.UpdateSubresource(ctx, pvsGVR, "status", "", pv.Name, func(cur runtime.Object) (runtime.Object, error) {
 		v := cur.(*corev1.PersistentVolume)
 		v.Status.Phase = corev1.VolumeReleased
@@ -381,6 +376,13 @@ func (c *PersistentVolumeBinder) syncVolume(ctx context.Context, pv *corev1.Pers
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("release: %w", err)
+	}
+	if err == nil && pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimDelete {
+		_, err := c.reg.Delete(ctx, pvsGVR, "", pv.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete: %w", err)
+		}
+		return nil
 	}
 	return nil
 }
