@@ -259,10 +259,18 @@ var bindingKind = corev1.SchemeGroupVersion.WithKind("Binding")
 
 // AdmitCreate runs mutating and validating admission, built-in plugins
 // included, on a create through a subresource whose object is not stored
-// as it is (an Eviction): obj, of kind, is what the plugins see and may
-// change.
+// as it is (an Eviction, a TokenRequest): obj, of kind, is what the plugins
+// see and may change.
 func (s *Registry) AdmitCreate(c *Request, obj runtime.Object, kind schema.GroupVersionKind, name string, dry bool) error {
-	return s.admitSubresourceCreate(c, obj, kind, name, dry)
+	return s.admitSubresource(c, admission.Create, obj, kind, name, dry)
+}
+
+// AdmitConnect runs mutating and validating admission on a CONNECT (exec,
+// attach, portforward, proxy), as upstream's ConnectResource handler does:
+// obj is the connect options (PodExecOptions, PodProxyOptions, ...), of
+// kind.
+func (s *Registry) AdmitConnect(c *Request, obj runtime.Object, kind schema.GroupVersionKind, name string) error {
+	return s.admitSubresource(c, admission.Connect, obj, kind, name, false)
 }
 
 // withoutAdmissionKey is the context key of WithoutAdmission.
@@ -286,11 +294,18 @@ func (c *Request) unadmitted() bool {
 // create whose object is not stored as it is (a Binding): obj is what the
 // plugins see and may change.
 func (s *Registry) admitSubresourceCreate(c *Request, obj runtime.Object, kind schema.GroupVersionKind, name string, dry bool) error {
+	return s.admitSubresource(c, admission.Create, obj, kind, name, dry)
+}
+
+// admitSubresource runs mutating and validating admission on an
+// operation whose object is not stored: obj is what the plugins see and
+// may change.
+func (s *Registry) admitSubresource(c *Request, op admission.Operation, obj runtime.Object, kind schema.GroupVersionKind, name string, dry bool) error {
 	obj.GetObjectKind().SetGroupVersionKind(kind)
 	t := admissionTarget{obj: obj, kind: kind, name: name}
-	attrs := admissionAttributes(c, admission.Create, t, operationOptions(admission.Create, dry, nil), dry)
+	attrs := admissionAttributes(c, op, t, operationOptions(op, dry, nil), dry)
 	for _, validate := range []bool{false, true} {
-		if err := s.runBuiltin(c, validate, admission.Create, func() (admission.Attributes, error) { return attrs, nil }); err != nil {
+		if err := s.runBuiltin(c, validate, op, func() (admission.Attributes, error) { return attrs, nil }); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -225,6 +226,9 @@ func (s *Server) servePodStream(c *call) error {
 	if err := s.authorizedTo(c, "create"); err != nil {
 		return err
 	}
+	if err := s.admitPodConnect(c, streamOpts, forwardOpts); err != nil {
+		return err
+	}
 	pod, err := s.getPod(c)
 	if err != nil {
 		return err
@@ -278,6 +282,28 @@ func (s *Server) servePodStream(c *call) error {
 	}
 	h.ServeHTTP(c.w, c.r)
 	return nil
+}
+
+// admitPodConnect runs CONNECT admission on pods/exec, pods/attach or
+// pods/portforward with its options object, as upstream's ConnectResource
+// handler does before it connects.
+func (s *Server) admitPodConnect(c *call, streamOpts *corev1.PodExecOptions, forwardOpts *corev1.PodPortForwardOptions) error {
+	var opts runtime.Object
+	switch {
+	case forwardOpts != nil:
+		opts = forwardOpts
+	case c.Info.Subresource == "attach":
+		opts = &corev1.PodAttachOptions{Stdin: streamOpts.Stdin, Stdout: streamOpts.Stdout, Stderr: streamOpts.Stderr, TTY: streamOpts.TTY, Container: streamOpts.Container}
+	default:
+		opts = streamOpts
+	}
+	return s.AdmitConnect(c.Request, opts, connectKind(opts), c.Info.Name)
+}
+
+// connectKind is the kind of a core/v1 connect options object: its Go
+// type's name.
+func connectKind(opts runtime.Object) schema.GroupVersionKind {
+	return corev1.SchemeGroupVersion.WithKind(reflect.TypeOf(opts).Elem().Name())
 }
 
 // nodeServesWebSockets reports whether the node declares the

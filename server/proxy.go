@@ -16,6 +16,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/proxy"
@@ -85,6 +86,22 @@ func (s *Server) serveProxy(c *call) error {
 	var location *url.URL
 	var transport http.RoundTripper
 	var err error
+	var opts runtime.Object
+	switch c.Info.Resource {
+	case "pods":
+		opts = &corev1.PodProxyOptions{Path: proxySubpath(c)}
+	case "services":
+		opts = &corev1.ServiceProxyOptions{Path: proxySubpath(c)}
+	case "nodes":
+		opts = &corev1.NodeProxyOptions{Path: proxySubpath(c)}
+	}
+	if opts != nil {
+		// CONNECT admission with the proxy options, as upstream's
+		// ConnectResource handler.
+		if err := s.AdmitConnect(c.Request, opts, connectKind(opts), c.Info.Name); err != nil {
+			return err
+		}
+	}
 	switch c.Info.Resource {
 	case "pods":
 		location, transport, err = s.podProxyLocation(c)

@@ -171,6 +171,9 @@ func (s *Server) reviewAccess(c *call, u user.Info, ra *authorizationv1.Resource
 	return st
 }
 
+// tokenRequestKind is the kind admission sees on serviceaccounts/token.
+var tokenRequestKind = authenticationv1.SchemeGroupVersion.WithKind("TokenRequest")
+
 // serveTokenRequest answers serviceaccounts/{name}/token (TokenRequest).
 func (s *Server) serveTokenRequest(c *call) error {
 	if c.Info.Verb != "create" {
@@ -239,6 +242,21 @@ func (s *Server) serveTokenRequest(c *call) error {
 	audiences := tr.Spec.Audiences
 	if len(audiences) == 0 {
 		audiences = s.auth.audience
+	}
+	// Admission sees a CREATE of serviceaccounts/token with the
+	// TokenRequest, its audiences defaulted, as upstream's TokenREST.
+	tr.Spec.Audiences = audiences
+	tr.Name, tr.Namespace = sa.Name, sa.Namespace
+	dry, err := isDryRun(c)
+	if err != nil {
+		return err
+	}
+	if err := s.AdmitCreate(c.Request, tr, tokenRequestKind, c.Info.Name, dry); err != nil {
+		return err
+	}
+	audiences = tr.Spec.Audiences
+	if tr.Spec.ExpirationSeconds == nil || *tr.Spec.ExpirationSeconds < 600 {
+		return apierrors.NewInvalid(gk, "", field.ErrorList{field.Invalid(field.NewPath("spec", "expirationSeconds"), tr.Spec.ExpirationSeconds, "may not specify a duration less than 10 minutes")})
 	}
 	token, exp, err := s.auth.tokens.Issue(sa, audiences, *tr.Spec.ExpirationSeconds, bound)
 	if err != nil {
