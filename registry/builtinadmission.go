@@ -27,7 +27,14 @@ type builtinPlugin struct {
 
 // builtinPlugins are the plugins in kube-apiserver's order
 // (pkg/kubeapiserver/options/plugins.go, AllOrderedPlugins).
-var builtinPlugins = []builtinPlugin{}
+var builtinPlugins = []builtinPlugin{
+	{name: "RuntimeClass", handles: handlesOn("", "pods", "", admission.Create), admit: admitRuntimeClass, validate: validateRuntimeClass},
+	{name: "CertificateApproval", handles: handlesOn("certificates.k8s.io", "certificatesigningrequests", "approval", admission.Update), validate: validateCertificateApproval},
+	{name: "CertificateSigning", handles: handlesOn("certificates.k8s.io", "certificatesigningrequests", "status", admission.Update), validate: validateCertificateSigning},
+	{name: "ClusterTrustBundleAttest", handles: handlesOn("certificates.k8s.io", "clustertrustbundles", "", admission.Create, admission.Update), validate: validateClusterTrustBundleAttest},
+	{name: "CertificateSubjectRestriction", handles: handlesOn("certificates.k8s.io", "certificatesigningrequests", "", admission.Create), validate: validateCertificateSubjectRestriction},
+	{name: "DefaultIngressClass", handles: handlesOn("networking.k8s.io", "ingresses", "", admission.Create), admit: admitDefaultIngressClass},
+}
 
 // runBuiltinPlugins runs the mutating (validate false) or validating
 // (validate true) half of the built-in plugins on a write of o (nil on a
