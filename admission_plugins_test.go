@@ -44,6 +44,8 @@ func wantAdmission(t *testing.T, what string, err error, want string) {
 	}
 }
 
+// TestRuntimeClassAdmission: a new pod's RuntimeClass must exist, and
+// gives the pod its overhead, node selector and tolerations.
 func TestRuntimeClassAdmission(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
@@ -174,6 +176,8 @@ func podNameOf(s string) string {
 	return string(b)
 }
 
+// TestIngressDefaultClassAdmission: a new Ingress that names no class gets
+// the default IngressClass, the newest one of several.
 func TestIngressDefaultClassAdmission(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
@@ -303,6 +307,10 @@ func signerRule(verbs []string, names ...string) rbacv1.PolicyRule {
 	return rbacv1.PolicyRule{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"signers"}, ResourceNames: names, Verbs: verbs}
 }
 
+// TestCertificateAdmission: approving, denying and signing a CSR and
+// attesting a ClusterTrustBundle need the verb on the signer (or its
+// domain's wildcard); a kube-apiserver-client CSR may not ask for
+// system:masters.
 func TestCertificateAdmission(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
