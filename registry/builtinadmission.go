@@ -7,15 +7,9 @@ package registry
 // in kube-apiserver's plugin order, before the webhooks and policies.
 
 import (
-	"errors"
-
-	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
-
-	admissionplugins "github.com/fakeplane/fakeplane/admission"
 )
 
 // builtinPlugin is one compiled-in admission plugin. handles says, before
@@ -33,55 +27,15 @@ type builtinPlugin struct {
 
 // builtinPlugins are the plugins in kube-apiserver's order
 // (pkg/kubeapiserver/options/plugins.go, AllOrderedPlugins).
-var builtinPlugins = []builtinPlugin{{
-	name: "StorageObjectInUseProtection",
-	handles: func(op admission.Operation, gr schema.GroupResource, sub string) bool {
-		return op == admission.Create && sub == "" && (gr == pvsGR || gr == pvcsGR || gr == vacsGR)
-	},
-	admit: func(_ *Registry, _ *Request, a admission.Attributes) error {
-		admissionplugins.ProtectStorageObject(a.GetObject())
-		return nil
-	},
-}, {
-	name: "PersistentVolumeClaimResize",
-	handles: func(op admission.Operation, gr schema.GroupResource, sub string) bool {
-		return op == admission.Update && sub == "" && gr == pvcsGR
-	},
-	validate: func(s *Registry, _ *Request, a admission.Attributes) error {
-		pvc, ok := a.GetObject().(*corev1.PersistentVolumeClaim)
-		old, ok2 := a.GetOldObject().(*corev1.PersistentVolumeClaim)
-		if !ok || !ok2 {
-			return nil
-		}
-		if why := admissionplugins.ClaimResizeRefusal(pvc, old, s.storageClass); why != "" {
-			return errors.New(why)
-		}
-		return nil
-	},
-}}
-
-// The resources the storage plugins look at.
-var (
-	pvsGR  = schema.GroupResource{Resource: "persistentvolumes"}
-	pvcsGR = schema.GroupResource{Resource: "persistentvolumeclaims"}
-	vacsGR = schema.GroupResource{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}
-)
-
-// storageClass is the stored StorageClass of that name, or nil.
-func (s *Registry) storageClass(name string) *storagev1.StorageClass {
-	r, ok := s.served.Lookup("storage.k8s.io", "v1", "storageclasses")
-	if !ok {
-		return nil
-	}
-	obj, err := s.store.Get(r.Bucket, ObjectKey("", name))
-	if err != nil {
-		return nil
-	}
-	sc := &storagev1.StorageClass{}
-	if JSONUnmarshal(obj.Value, sc) != nil {
-		return nil
-	}
-	return sc
+var builtinPlugins = []builtinPlugin{
+	{name: "StorageObjectInUseProtection", handles: handlesStorageProtection, admit: admitStorageProtection},
+	{name: "PersistentVolumeClaimResize", handles: handlesOn("", "persistentvolumeclaims", "", admission.Update), validate: validateClaimResize},
+	{name: "RuntimeClass", handles: handlesOn("", "pods", "", admission.Create), admit: admitRuntimeClass, validate: validateRuntimeClass},
+	{name: "CertificateApproval", handles: handlesOn("certificates.k8s.io", "certificatesigningrequests", "approval", admission.Update), validate: validateCertificateApproval},
+	{name: "CertificateSigning", handles: handlesOn("certificates.k8s.io", "certificatesigningrequests", "status", admission.Update), validate: validateCertificateSigning},
+	{name: "ClusterTrustBundleAttest", handles: handlesOn("certificates.k8s.io", "clustertrustbundles", "", admission.Create, admission.Update), validate: validateClusterTrustBundleAttest},
+	{name: "CertificateSubjectRestriction", handles: handlesOn("certificates.k8s.io", "certificatesigningrequests", "", admission.Create), validate: validateCertificateSubjectRestriction},
+	{name: "DefaultIngressClass", handles: handlesOn("networking.k8s.io", "ingresses", "", admission.Create), admit: admitDefaultIngressClass},
 }
 
 // runBuiltinPlugins runs the mutating (validate false) or validating

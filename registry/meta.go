@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/storage/names"
+
+	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
 // errRVSetOnCreate is what kube-apiserver's storage answers (a bare 500)
@@ -52,7 +54,18 @@ const timePrecision = 1e9
 
 // validateMeta runs upstream's ObjectMeta validation for a new object.
 func (s *Registry) validateMeta(c *Request, o *Object) field.ErrorList {
-	return validation.ValidateObjectMetaAccessor(o.Meta, c.Res.Namespaced, c.Res.nameValid, field.NewPath("metadata"))
+	return validation.ValidateObjectMetaAccessor(o.Meta, c.Res.Namespaced, nameRule(c, o), field.NewPath("metadata"))
+}
+
+// nameRule is the metadata.name rule for o: its strategy's when that
+// depends on the object, else the resource's.
+func nameRule(c *Request, o *Object) validation.ValidateNameFunc {
+	if st, ok := For(c.Res.GR); ok {
+		if nv, ok := st.(strategy.NameValidator); ok {
+			return nv.NameRule(o.Obj)
+		}
+	}
+	return c.Res.nameValid
 }
 
 // prepareUpdate carries server-owned metadata from the stored object into
@@ -75,7 +88,7 @@ func (s *Registry) prepareUpdate(c *Request, o, old *Object) (field.ErrorList, e
 		m.SetName(om.GetName())
 	}
 	m.SetGeneration(om.GetGeneration())
-	errs := validation.ValidateObjectMetaAccessor(m, c.Res.Namespaced, c.Res.nameValid, field.NewPath("metadata"))
+	errs := validation.ValidateObjectMetaAccessor(m, c.Res.Namespaced, nameRule(c, o), field.NewPath("metadata"))
 	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, om, field.NewPath("metadata"))...)
 	return errs, nil
 }

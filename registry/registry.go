@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/crd"
@@ -50,6 +51,11 @@ type Hooks struct {
 	// TokenSecretFiller issues the token of a new
 	// kubernetes.io/service-account-token Secret.
 	TokenSecretFiller func(sec *corev1.Secret)
+	// Authorizer is the server's authorizer, which the certificate
+	// admission plugins (CertificateApproval, CertificateSigning,
+	// ClusterTrustBundleAttest) ask about verbs on signers. Nil skips
+	// their checks, as there is then no authorization at all.
+	Authorizer authorizer.Authorizer
 }
 
 // Registry is the read and write pipeline between the API and the store:

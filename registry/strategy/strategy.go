@@ -11,6 +11,7 @@ import (
 	"context"
 	"reflect"
 
+	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -116,6 +117,14 @@ type DeclarativeValidator interface {
 	// obj, with its declarative errors, and returns the errors to answer.
 	// old is nil on create; status is set for a write to /status.
 	ValidateDeclaratively(ctx context.Context, errs field.ErrorList, obj, old runtime.Object, status bool) field.ErrorList
+}
+
+// NameValidator is implemented by a strategy whose metadata.name rule
+// depends on the object, as upstream's ClusterTrustBundle validation's
+// does (a bundle's name starts with its signer's).
+type NameValidator interface {
+	// NameRule is the metadata.name rule for obj.
+	NameRule(obj runtime.Object) validation.ValidateNameFunc
 }
 
 // Base is the part of a strategy that most resources share: upstream's
