@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,7 +71,10 @@ type Chain struct {
 	started  bool
 	startErr error
 	stop     chan struct{}
-	factory  informers.SharedInformerFactory
+	// stopCtx is done once stop is closed; stopCancel does it.
+	stopCtx    context.Context
+	stopCancel context.CancelFunc
+	factory    informers.SharedInformerFactory
 	// mutating and validating are the plugins in kube-apiserver's order.
 	mutating   []admission.MutationInterface
 	validating []admission.ValidationInterface
@@ -87,6 +91,7 @@ func New(cfg Config) (*Chain, error) {
 		return nil, errors.New("admission: Config.Authorizer is required")
 	}
 	c := &Chain{cfg: cfg, log: cfg.Logger, stop: make(chan struct{})}
+	c.stopCtx, c.stopCancel = context.WithCancel(context.Background())
 	if c.log == nil {
 		c.log = slog.Default()
 	}
@@ -224,6 +229,7 @@ const informerResync = 0
 func (c *Chain) startLocked() error {
 	cfg := rest.CopyConfig(c.cfg.Loopback)
 	cfg.UserAgent = "fakeplane-admission"
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return stopTransport{next: rt, stop: c.stopCtx} })
 	if cfg.QPS == 0 {
 		cfg.QPS = -1
 	}
@@ -340,6 +346,7 @@ const startTimeout = 30 * time.Second
 func (c *Chain) Stop() {
 	c.stopOnce.Do(func() {
 		close(c.stop)
+		c.stopCancel()
 		c.kickMu.Lock()
 		c.bgDone = true
 		c.kickMu.Unlock()
