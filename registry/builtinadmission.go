@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
+
+	admissionplugins "github.com/fakeplane/fakeplane/admission"
 )
 
 // builtinPlugin is one compiled-in admission plugin. handles says, before
@@ -27,7 +29,11 @@ type builtinPlugin struct {
 
 // builtinPlugins are the plugins in kube-apiserver's order
 // (pkg/kubeapiserver/options/plugins.go, AllOrderedPlugins).
-var builtinPlugins = []builtinPlugin{}
+var builtinPlugins = []builtinPlugin{
+	// After NodeRestriction, TaintNodesByCondition, AlwaysPullImages and
+	// ImagePolicyWebhook; before PodNodeSelector and Priority.
+	{name: admissionplugins.PodSecurityPluginName, handles: admissionplugins.PodSecurityHandles, validate: validatePodSecurity},
+}
 
 // runBuiltinPlugins runs the mutating (validate false) or validating
 // (validate true) half of the built-in plugins on a write of o (nil on a
