@@ -15,4 +15,8 @@
 // Package registry calls a Chain (registry.Admission) from its write
 // pipeline: mutating admission before the object is prepared, defaulted
 // and validated, validating admission after, both before the commit.
+//
+// It also holds the logic of compiled-in plugins that the registry runs
+// itself (LimitRanger, DefaultStorageClass, ResourceQuota, PodSecurity);
+// the registry supplies what they read from the store.
 package admission

@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
+
+	admissionplugins "github.com/fakeplane/fakeplane/admission"
 )
 
 // builtinPlugin is one compiled-in admission plugin. handles says, before
@@ -28,6 +30,9 @@ type builtinPlugin struct {
 // builtinPlugins are the plugins in kube-apiserver's order
 // (pkg/kubeapiserver/options/plugins.go, AllOrderedPlugins).
 var builtinPlugins = []builtinPlugin{
+	// After NodeRestriction, TaintNodesByCondition, AlwaysPullImages and
+	// ImagePolicyWebhook; before PodNodeSelector and Priority.
+	{name: admissionplugins.PodSecurityPluginName, handles: admissionplugins.PodSecurityHandles, validate: validatePodSecurity},
 	{name: "StorageObjectInUseProtection", handles: handlesStorageProtection, admit: admitStorageProtection},
 	{name: "PersistentVolumeClaimResize", handles: handlesOn("", "persistentvolumeclaims", "", admission.Update), validate: validateClaimResize},
 	{name: "RuntimeClass", handles: handlesOn("", "pods", "", admission.Create), admit: admitRuntimeClass, validate: validateRuntimeClass},

@@ -76,6 +76,9 @@ type Registry struct {
 	// admission holds the admission plugins outside the registry
 	// (SetAdmission).
 	admission admissionPointer
+	// podSecurityPlugin is the PodSecurity admission plugin, built at its
+	// first use (registry/podsecurity.go).
+	podSecurityPlugin podSecurityPlugin
 	// crdMu orders serving a CRD against forgetting a deleted one.
 	crdMu sync.Mutex
 	// quotaLocks serialize quota-charged writes per namespace.
