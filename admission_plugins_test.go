@@ -1,12 +1,14 @@
 package fakeplane_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"maps"
 	"math/big"
 	"reflect"
 	"testing"
@@ -561,5 +563,50 @@ func TestCertificateClusterTrustBundleNames(t *testing.T) {
 		case tc.want != "" && (!apierrors.IsInvalid(err) || err.Error() != tc.want):
 			t.Errorf("%s: got %v, want 422 %s", tc.name, err, tc.want)
 		}
+	}
+}
+
+// PodTopologyLabels (beta and on in v1.37) copies the node's zone and
+// region labels onto a pod created on the node and onto a Binding, which
+// hands them to the pod (upstream's plugin/pkg/admission/podtopologylabels).
+func TestPodTopologyLabelsAdmission(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithEnvtestShape())
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	if _, err := client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "zoned", Labels: map[string]string{
+		"topology.kubernetes.io/zone": "z1", "topology.kubernetes.io/region": "r1", "kubernetes.io/hostname": "zoned"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"app": "x", "topology.kubernetes.io/zone": "z1", "topology.kubernetes.io/region": "r1"}
+	onNode := testPod("on-node", map[string]string{"app": "x", "topology.kubernetes.io/zone": "mine"})
+	onNode.Spec.NodeName = "zoned"
+	onNode.Spec.AutomountServiceAccountToken = ptr.To(false)
+	got, err := client.CoreV1().Pods("default").Create(ctx, onNode, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got.Labels, want) {
+		t.Errorf("pod created on the node: labels %v, want %v", got.Labels, want)
+	}
+	nowhere := testPod("unknown-node", map[string]string{"app": "x"})
+	nowhere.Spec.NodeName = "missing"
+	if got, err := client.CoreV1().Pods("default").Create(ctx, nowhere, metav1.CreateOptions{}); err != nil || !maps.Equal(got.Labels, map[string]string{"app": "x"}) {
+		t.Errorf("pod on a node that does not exist: %v, %v", got.Labels, err)
+	}
+	pending := testPod("bound-later", map[string]string{"app": "x"})
+	if _, err := client.CoreV1().Pods("default").Create(ctx, pending, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.CoreV1().Pods("default").Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "bound-later"},
+		Target: corev1.ObjectReference{Kind: "Node", Name: "zoned"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = client.CoreV1().Pods("default").Get(ctx, "bound-later", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got.Labels, want) {
+		t.Errorf("pod bound to the node: labels %v, want %v", got.Labels, want)
 	}
 }

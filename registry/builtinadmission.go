@@ -41,6 +41,7 @@ var builtinPlugins = []builtinPlugin{
 	{name: "ClusterTrustBundleAttest", handles: handlesOn("certificates.k8s.io", "clustertrustbundles", "", admission.Create, admission.Update), validate: validateClusterTrustBundleAttest},
 	{name: "CertificateSubjectRestriction", handles: handlesOn("certificates.k8s.io", "certificatesigningrequests", "", admission.Create), validate: validateCertificateSubjectRestriction},
 	{name: "DefaultIngressClass", handles: handlesOn("networking.k8s.io", "ingresses", "", admission.Create), admit: admitDefaultIngressClass},
+	{name: "PodTopologyLabels", handles: handlesPodTopologyLabels, admit: admitPodTopologyLabels},
 }
 
 // runBuiltinPlugins runs the mutating (validate false) or validating

@@ -48,16 +48,8 @@ func validateClaimResize(s *Registry, _ *Request, a admission.Attributes) error 
 
 // storageClass is the stored StorageClass of that name, or nil.
 func (s *Registry) storageClass(name string) *storagev1.StorageClass {
-	r, ok := s.served.Lookup("storage.k8s.io", "v1", "storageclasses")
-	if !ok {
-		return nil
-	}
-	obj, err := s.store.Get(r.Bucket, ObjectKey("", name))
+	sc, err := getTyped[storagev1.StorageClass](s, "storage.k8s.io", "storageclasses", "", name)
 	if err != nil {
-		return nil
-	}
-	sc := &storagev1.StorageClass{}
-	if JSONUnmarshal(obj.Value, sc) != nil {
 		return nil
 	}
 	return sc
