@@ -14,6 +14,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
@@ -200,5 +201,54 @@ func TestConnectAndTokenRequestsAreAdmitted(t *testing.T) {
 	obj := req["object"].(map[string]any)
 	if req["operation"] != "CREATE" || req["subResource"] != "token" || obj["kind"] != "TokenRequest" || obj["spec"].(map[string]any)["audiences"] == nil {
 		t.Fatalf("token review: %v %v %v %v", req["operation"], req["subResource"], obj["kind"], obj["spec"])
+	}
+}
+
+// An AdmissionReview's options are the write's CreateOptions or
+// UpdateOptions as the client gave them (a patch's as UpdateOptions), with
+// fieldManager and fieldValidation.
+func TestAdmissionReviewOptionsCarryTheFieldManager(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	hook := serveWebhook(t, allow)
+	createValidatingWebhook(t, client, &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "configmaps"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         "configmaps.example.com",
+			ClientConfig: urlWebhookConfig(hook, "/"),
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+			}},
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}, func() error {
+		if len(hook.Reviews()) == 0 {
+			if _, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+				return err
+			}
+			return fmt.Errorf("webhook not called yet")
+		}
+		return nil
+	})
+	before := len(hook.Reviews())
+	if _, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}},
+		metav1.CreateOptions{FieldManager: "tester", FieldValidation: "Strict"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoreV1().ConfigMaps("default").Patch(ctx, "c", types.MergePatchType, []byte(`{"data":{"a":"b"}}`),
+		metav1.PatchOptions{FieldManager: "patcher"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range hook.Reviews()[before:] {
+		o := r["request"].(map[string]any)["options"].(map[string]any)
+		got = append(got, fmt.Sprintf("%v %v %v", o["kind"], o["fieldManager"], o["fieldValidation"]))
+	}
+	if want := []string{"CreateOptions tester Strict", "UpdateOptions patcher <nil>"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("options %q, want %q", got, want)
 	}
 }

@@ -142,16 +142,18 @@ func admissionAttributes(c *Request, op admission.Operation, t admissionTarget, 
 }
 
 // operationOptions are the options object an AdmissionReview carries.
-func operationOptions(op admission.Operation, dry bool, del *metav1.DeleteOptions) runtime.Object {
+func operationOptions(c *Request, op admission.Operation, dry bool, del *metav1.DeleteOptions) runtime.Object {
 	var dryRun []string
 	if dry {
 		dryRun = []string{metav1.DryRunAll}
 	}
 	switch op {
 	case admission.Create:
-		return &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "CreateOptions"}, DryRun: dryRun}
+		return &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "CreateOptions"}, DryRun: dryRun,
+			FieldManager: c.FieldManager, FieldValidation: c.FieldValidation}
 	case admission.Update:
-		return &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, DryRun: dryRun}
+		return &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, DryRun: dryRun,
+			FieldManager: c.FieldManager, FieldValidation: c.FieldValidation}
 	case admission.Delete:
 		out := &metav1.DeleteOptions{}
 		if del != nil {
@@ -176,7 +178,7 @@ func (s *Registry) admitMutating(c *Request, op admission.Operation, o, old *Obj
 		return apierrors.NewInternalError(err)
 	}
 	before := t.obj.DeepCopyObject()
-	attrs := admissionAttributes(c, op, t, operationOptions(op, dry, nil), dry)
+	attrs := admissionAttributes(c, op, t, operationOptions(c, op, dry, nil), dry)
 	if err := a.Admit(c.Context(), attrs, admissionObjects{s: s, res: c.Res, kind: t.kind}); err != nil {
 		return admissionErr(err)
 	}
@@ -211,7 +213,7 @@ func (s *Registry) admitValidating(c *Request, op admission.Operation, o, old *O
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	attrs := admissionAttributes(c, op, t, operationOptions(op, dry, del), dry)
+	attrs := admissionAttributes(c, op, t, operationOptions(c, op, dry, del), dry)
 	if err := a.Validate(c.Context(), attrs, admissionObjects{s: s, res: c.Res, kind: t.kind}); err != nil {
 		return admissionErr(err)
 	}
@@ -243,7 +245,7 @@ func (s *Registry) admitDelete(c *Request, old *Object, opts *metav1.DeleteOptio
 	if t.name == "" {
 		t.name = old.Meta.GetName()
 	}
-	attrs := admissionAttributes(c, admission.Delete, t, operationOptions(admission.Delete, dry, opts), dry)
+	attrs := admissionAttributes(c, admission.Delete, t, operationOptions(c, admission.Delete, dry, opts), dry)
 	objs := admissionObjects{s: s, res: c.Res, kind: t.kind}
 	if err := a.Admit(c.Context(), attrs, objs); err != nil {
 		return admissionErr(err)
@@ -303,7 +305,7 @@ func (s *Registry) admitSubresourceCreate(c *Request, obj runtime.Object, kind s
 func (s *Registry) admitSubresource(c *Request, op admission.Operation, obj runtime.Object, kind schema.GroupVersionKind, name string, dry bool) error {
 	obj.GetObjectKind().SetGroupVersionKind(kind)
 	t := admissionTarget{obj: obj, kind: kind, name: name}
-	attrs := admissionAttributes(c, op, t, operationOptions(op, dry, nil), dry)
+	attrs := admissionAttributes(c, op, t, operationOptions(c, op, dry, nil), dry)
 	for _, validate := range []bool{false, true} {
 		if err := s.runBuiltin(c, validate, op, func() (admission.Attributes, error) { return attrs, nil }); err != nil {
 			return err

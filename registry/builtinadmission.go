@@ -57,7 +57,7 @@ func (s *Registry) runBuiltinPlugins(c *Request, validate bool, op admission.Ope
 		if t.name == "" && old != nil {
 			t.name = old.Meta.GetName()
 		}
-		return admissionAttributes(c, op, t, operationOptions(op, dry, nil), dry), nil
+		return admissionAttributes(c, op, t, operationOptions(c, op, dry, nil), dry), nil
 	})
 }
 

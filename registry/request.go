@@ -37,6 +37,9 @@ type Request struct {
 	// quotaUnlock ends the request's hold on its namespace's quota
 	// admission, taken by admitQuota until the write committed.
 	quotaUnlock func()
+	// FieldManager and FieldValidation are the write's query parameters
+	// of those names, as the options of its AdmissionReview show them.
+	FieldManager, FieldValidation string
 	// AllowCreate lets a write to a missing object create it (server-side
 	// apply), whatever the resource's createOnUpdate.
 	AllowCreate bool

@@ -62,6 +62,7 @@ func parseWriteOptions(c *call, pt types.PatchType) (*writeOptions, error) {
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, "", errs)
 	}
+	c.Request.FieldManager, c.Request.FieldValidation = out.fieldManager, out.fieldValidation
 	if out.fieldValidation == "" {
 		out.fieldValidation = metav1.FieldValidationWarn
 	}
