@@ -3,6 +3,7 @@ package fakeplane_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -234,5 +235,49 @@ func TestAdmissionPolicyStatusTypeChecking(t *testing.T) {
 	w := got.Status.TypeChecking.ExpressionWarnings
 	if len(w) != 1 || w[0].FieldRef != "spec.validations[0].expression" || !strings.Contains(w[0].Warning, "undefined field 'replicaz'") {
 		t.Fatalf("expression warnings = %+v", w)
+	}
+}
+
+// The policies' status is kube-controller-manager's
+// validatingadmissionpolicy-status-controller's: without it (envtest's
+// shape, or --controllers=-validatingadmissionpolicy-status-controller) a
+// policy in force keeps an empty status, as on refplane's bare
+// kube-apiserver.
+func TestAdmissionPolicyStatusNeedsItsController(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithEnvtestShape())
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	createPolicy(t, client, &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "no-bad"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+				},
+			}}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "object.metadata.name != 'bad'"}},
+		},
+	}, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "no-bad-binding"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName: "no-bad", ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	})
+	eventually(t, "the policy is in force", func() error {
+		_, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bad"}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		// The denial is upstream's: 422 Invalid, "... is forbidden: ValidatingAdmissionPolicy ...".
+		if err == nil || !strings.Contains(err.Error(), "denied request") {
+			return fmt.Errorf("not denied yet: %v", err)
+		}
+		return nil
+	})
+	got, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, "no-bad", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.ObservedGeneration != 0 || got.Status.TypeChecking != nil || len(got.Status.Conditions) != 0 {
+		t.Fatalf("status without the status controller: %+v", got.Status)
 	}
 }

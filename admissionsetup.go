@@ -2,9 +2,11 @@ package fakeplane
 
 import (
 	"fmt"
+
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fakeplane/fakeplane/admission"
+	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -28,6 +30,7 @@ func (cp *ControlPlane) setUpAdmission() error {
 		AuthenticationInfoResolverWrapper: cp.egress.webhookWrapper(cp),
 		Authorizer:                        cp.srv.Authorizer(),
 		Logger:                            cp.opts.logger.With("component", "admission"),
+		NoPolicyStatus:                    !policyStatusEnabled(cp.opts.controllers),
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
@@ -54,4 +57,13 @@ func (cp *ControlPlane) setUpAdmission() error {
 		}
 	})
 	return nil
+}
+
+// policyStatusEnabled reports whether the controller selection runs the
+// ValidatingAdmissionPolicy status controller (nil: the default, all).
+func policyStatusEnabled(sel controllers.Selection) bool {
+	if sel == nil {
+		sel = controllers.DefaultSelection
+	}
+	return sel.Enabled(controllers.PolicyStatusName)
 }

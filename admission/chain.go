@@ -45,6 +45,10 @@ type Config struct {
 	Authorizer authorizer.Authorizer
 	// Logger receives the chain's own messages; nil means slog.Default().
 	Logger *slog.Logger
+	// NoPolicyStatus leaves ValidatingAdmissionPolicies' status alone, as
+	// a kube-apiserver without kube-controller-manager (whose
+	// validatingadmissionpolicy-status-controller writes it) does.
+	NoPolicyStatus bool
 }
 
 // Chain runs MutatingAdmissionPolicy and MutatingAdmissionWebhook on
@@ -328,7 +332,7 @@ func (c *Chain) startLocked() error {
 	}
 	c.kickMu.Lock()
 	defer c.kickMu.Unlock()
-	if !c.bgDone {
+	if !c.bgDone && !c.cfg.NoPolicyStatus {
 		c.bg.Add(1)
 		go func() {
 			defer c.bg.Done()

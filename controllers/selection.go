@@ -8,21 +8,24 @@ import (
 // Names of the kube-controller-manager controllers fakeplane runs, as
 // kube-controller-manager's --controllers spells them.
 const (
-	ClusterRoleAggregationName     = "clusterrole-aggregation-controller"
-	CronJobName                    = "cronjob-controller"
-	DaemonSetName                  = "daemonset-controller"
-	DeploymentName                 = "deployment-controller"
-	DisruptionName                 = "disruption-controller"
-	EndpointsName                  = "endpoints-controller"
-	EndpointSliceName              = "endpointslice-controller"
-	GarbageCollectorName           = "garbage-collector-controller"
-	JobName                        = "job-controller"
-	NamespaceName                  = "namespace-controller"
-	NodeLifecycleName              = "node-lifecycle-controller"
-	PersistentVolumeBinderName     = "persistentvolume-binder-controller"
-	PVCProtectionName              = "persistentvolumeclaim-protection-controller"
-	PVProtectionName               = "persistentvolume-protection-controller"
-	VACProtectionName              = "volumeattributesclass-protection-controller"
+	ClusterRoleAggregationName = "clusterrole-aggregation-controller"
+	CronJobName                = "cronjob-controller"
+	DaemonSetName              = "daemonset-controller"
+	DeploymentName             = "deployment-controller"
+	DisruptionName             = "disruption-controller"
+	EndpointsName              = "endpoints-controller"
+	EndpointSliceName          = "endpointslice-controller"
+	GarbageCollectorName       = "garbage-collector-controller"
+	JobName                    = "job-controller"
+	NamespaceName              = "namespace-controller"
+	NodeLifecycleName          = "node-lifecycle-controller"
+	PersistentVolumeBinderName = "persistentvolume-binder-controller"
+	PVCProtectionName          = "persistentvolumeclaim-protection-controller"
+	PVProtectionName           = "persistentvolume-protection-controller"
+	VACProtectionName          = "volumeattributesclass-protection-controller"
+	// PolicyStatusName is the ValidatingAdmissionPolicy type-checking
+	// status controller, which package admission runs.
+	PolicyStatusName               = "validatingadmissionpolicy-status-controller"
 	PodGarbageCollectorName        = "pod-garbage-collector-controller"
 	ReplicaSetName                 = "replicaset-controller"
 	ReplicationControllerName      = "replicationcontroller-controller"
@@ -70,7 +73,7 @@ func KnownNames() []string {
 		NodeLifecycleName, PersistentVolumeBinderName, PodGarbageCollectorName, ReplicaSetName,
 		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
-		VACProtectionName,
+		VACProtectionName, PolicyStatusName,
 	}
 }
 
@@ -89,7 +92,7 @@ var otherNames = []string{
 	"kube-apiserver-serving-clustertrustbundle-publisher-controller", "ephemeral-volume-controller",
 	"storageversion-garbage-collector-controller", "resourceclaim-controller",
 	"resourcepoolstatusrequest-controller", "legacy-serviceaccount-token-cleaner-controller",
-	"validatingadmissionpolicy-status-controller",
+
 	"service-cidr-controller", "storage-version-migrator-controller", "selinux-warning-controller",
 	"csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", "tokencleaner", "nodeipam",
 	"attachdetach", "persistentvolume-expander", "ephemeral-volume", "endpointslicemirroring",
