@@ -151,6 +151,10 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.AdmissionregistrationV1().ValidatingAdmissionPolicies())
 	case "ValidatingAdmissionPolicyBinding":
 		return opsOf(cs.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings())
+	case "MutatingAdmissionPolicy":
+		return opsOf(cs.AdmissionregistrationV1().MutatingAdmissionPolicies())
+	case "MutatingAdmissionPolicyBinding":
+		return opsOf(cs.AdmissionregistrationV1().MutatingAdmissionPolicyBindings())
 	case "ValidatingWebhookConfiguration":
 		return opsOf(cs.AdmissionregistrationV1().ValidatingWebhookConfigurations())
 	case "MutatingWebhookConfiguration":
@@ -3154,5 +3158,68 @@ spec:
   validationActions: [Deny, Deny, Shout]
   paramRef: {name: x, selector: {}, parameterNotFoundAction: Explode}
 `, want: "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"val-vapb\" is invalid: [spec.paramRef.name: Forbidden: name and selector are mutually exclusive, spec.paramRef.selector: Forbidden: name and selector are mutually exclusive, spec.paramRef.parameterNotFoundAction: Unsupported value: \"Explode\": supported values: \"Deny\", \"Allow\", spec.validationActions[1]: Duplicate value: \"Deny\", spec.validationActions[2]: Unsupported value: \"Shout\": supported values: \"Audit\", \"Deny\", \"Warn\", spec.policyName: Required value]"},
+	})
+}
+
+// The messages below are refplane's (kube-apiserver v1.37.2), for the same
+// objects.
+func TestMutatingAdmissionPolicyValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "operations and an expression that does not compile", obj: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: val-map-1}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, DELETE], resources: [pods]}
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: "Object{metadata: Object.metadata{labels: {'a': 'b'}}"}
+`, want: "MutatingAdmissionPolicy.admissionregistration.k8s.io \"val-map-1\" is invalid: [spec.matchConstraints.resourceRules.operations: Unsupported value: \"DELETE\": supported values: \"*\", \"CONNECT\", \"CREATE\", \"UPDATE\", spec.mutations[0].applyConfiguration.expression: Invalid value: \"Object{metadata: Object.metadata{labels: {'a': 'b'}}\": compilation failed: ERROR: <input>:1:53: Syntax error: mismatched input '<EOF>' expecting {'}', ','}\n | Object{metadata: Object.metadata{labels: {'a': 'b'}}\n | ....................................................^, spec.reinvocationPolicy: Required value]"},
+		{name: "variables, patch types and reinvocation", obj: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: val-map-2}
+spec:
+  reinvocationPolicy: Sometimes
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  variables:
+  - {name: "1x", expression: "object.foo +"}
+  mutations:
+  - patchType: JSONPatch
+    applyConfiguration: {expression: "Object{}"}
+  - patchType: Strategic
+  - patchType: JSONPatch
+    jsonPatch: {expression: "[JSONPatch{op: 'add', path: '/x', value: notdefined}]"}
+`, want: "MutatingAdmissionPolicy.admissionregistration.k8s.io \"val-map-2\" is invalid: [spec.variables[0].name: Invalid value: \"1x\": must be a valid CEL identifier, spec.variables[0].expression: Invalid value: \"object.foo +\": compilation failed: ERROR: <input>:1:13: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | object.foo +\n | ............^, spec.mutations[0].jsonPatch: Required value: must be specified when patchType is JSONPatch, spec.mutations[0].applyConfiguration: Invalid value: \"{applyConfiguration}\": must not be specified when patchType is JSONPatch, spec.mutations[1].patchType: Unsupported value: \"Strategic\": supported values: \"ApplyConfiguration\", \"JSONPatch\", spec.mutations[2].jsonPatch.expression: Invalid value: \"[JSONPatch{op: 'add', path: '/x', value: notdefined}]\": compilation failed: ERROR: <input>:1:42: undeclared reference to 'notdefined' (in container '')\n | [JSONPatch{op: 'add', path: '/x', value: notdefined}]\n | .........................................^, spec.reinvocationPolicy: Unsupported value: \"Sometimes\": supported values: \"IfNeeded\", \"Never\"]"},
+		{name: "no rules and no mutations", obj: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: val-map-3}
+spec:
+  reinvocationPolicy: Never
+  matchConstraints: {}
+  mutations: []
+`, want: "MutatingAdmissionPolicy.admissionregistration.k8s.io \"val-map-3\" is invalid: [spec.matchConstraints.resourceRules: Required value, spec.mutations: Required value: mutations must contain at least one item]"},
+		{name: "binding", obj: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: val-mapb-1}
+spec:
+  policyName: "Bad_Name"
+  paramRef: {name: x}
+  matchResources:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [DELETE], resources: [pods]}
+`, want: "MutatingAdmissionPolicyBinding.admissionregistration.k8s.io \"val-mapb-1\" is invalid: [spec.policyName: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.paramRef.parameterNotFoundAction: Required value, spec.matchResources.resourceRules.operations: Unsupported value: \"DELETE\": supported values: \"*\", \"CONNECT\", \"CREATE\", \"UPDATE\"]"},
+		{name: "binding without a policy", obj: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: val-mapb-2}
+spec: {}
+`, want: "MutatingAdmissionPolicyBinding.admissionregistration.k8s.io \"val-mapb-2\" is invalid: spec.policyName: Required value"},
 	})
 }

@@ -1,7 +1,6 @@
 // Package mutatingadmissionpolicy holds the MutatingAdmissionPolicy strategy: the flags of kube-apiserver's
-// pkg/registry/admissionregistration/mutatingadmissionpolicy strategy and storage. Its validation is the
-// object metadata validation the server runs for every resource; upstream's
-// rules for the rest of a MutatingAdmissionPolicy are not reimplemented.
+// pkg/registry/admissionregistration/mutatingadmissionpolicy strategy and storage, and its
+// validation (../mutatingpolicyvalidation.go).
 package mutatingadmissionpolicy
 
 import (
@@ -20,14 +19,15 @@ var Strategy = mutatingAdmissionPolicyStrategy{strategy.Base{Generation: true}}
 
 type mutatingAdmissionPolicyStrategy struct{ strategy.Base }
 
-// Validate adds nothing to the metadata validation of a new MutatingAdmissionPolicy.
-func (mutatingAdmissionPolicyStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
-	return nil
+// Validate checks the policy (upstream's ValidateMutatingAdmissionPolicy).
+func (mutatingAdmissionPolicyStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return admissionregistration.ValidateMutatingPolicy(obj.(*admissionregistrationv1.MutatingAdmissionPolicy), nil)
 }
 
-// ValidateUpdate adds nothing to the metadata validation of an update.
-func (mutatingAdmissionPolicyStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks the new policy against the stored one (upstream's
+// ValidateMutatingAdmissionPolicyUpdate).
+func (mutatingAdmissionPolicyStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return admissionregistration.ValidateMutatingPolicy(obj.(*admissionregistrationv1.MutatingAdmissionPolicy), old.(*admissionregistrationv1.MutatingAdmissionPolicy))
 }
 
 // Default sets upstream's defaults: the failure policy, and the match

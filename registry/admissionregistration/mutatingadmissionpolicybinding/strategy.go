@@ -1,7 +1,6 @@
 // Package mutatingadmissionpolicybinding holds the MutatingAdmissionPolicyBinding strategy: the flags of kube-apiserver's
-// pkg/registry/admissionregistration/mutatingadmissionpolicybinding strategy and storage. Its validation is the
-// object metadata validation the server runs for every resource; upstream's
-// rules for the rest of a MutatingAdmissionPolicyBinding are not reimplemented.
+// pkg/registry/admissionregistration/mutatingadmissionpolicybinding strategy and storage, and its
+// validation (../mutatingpolicyvalidation.go).
 package mutatingadmissionpolicybinding
 
 import (
@@ -20,14 +19,16 @@ var Strategy = mutatingAdmissionPolicyBindingStrategy{strategy.Base{Generation: 
 
 type mutatingAdmissionPolicyBindingStrategy struct{ strategy.Base }
 
-// Validate adds nothing to the metadata validation of a new MutatingAdmissionPolicyBinding.
-func (mutatingAdmissionPolicyBindingStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
-	return nil
+// Validate checks the binding (upstream's
+// ValidateMutatingAdmissionPolicyBinding).
+func (mutatingAdmissionPolicyBindingStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return admissionregistration.ValidateMutatingPolicyBinding(obj.(*admissionregistrationv1.MutatingAdmissionPolicyBinding))
 }
 
-// ValidateUpdate adds nothing to the metadata validation of an update.
-func (mutatingAdmissionPolicyBindingStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks the new binding as a new one (upstream's
+// ValidateMutatingAdmissionPolicyBindingUpdate).
+func (mutatingAdmissionPolicyBindingStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	return admissionregistration.ValidateMutatingPolicyBinding(obj.(*admissionregistrationv1.MutatingAdmissionPolicyBinding))
 }
 
 // Default sets upstream's defaults: the match policy, selectors and rule
