@@ -46,3 +46,19 @@ func observeControlled[T any, PT interface {
 	}
 	return nil
 }
+
+// trackEvent keeps objects, a controller's copy of one resource by store
+// key, up to date with ev: the decoded object is stored, or removed on a
+// delete. It returns the object (nil after a delete).
+func trackEvent[T any](objects map[string]*T, ev store.Event) (*T, error) {
+	if ev.Type == store.Deleted {
+		delete(objects, ev.Key)
+		return nil, nil
+	}
+	obj, err := decodeEvent[T](ev)
+	if err != nil {
+		return nil, err
+	}
+	objects[ev.Key] = obj
+	return obj, nil
+}

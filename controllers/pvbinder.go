@@ -119,35 +119,14 @@ func (c *PersistentVolumeBinder) Sync(ctx context.Context, events []store.Event)
 func (c *PersistentVolumeBinder) observe(ev store.Event) error {
 	switch ev.Resource {
 	case storageClassesBucket:
-		if ev.Type == store.Deleted {
-			delete(c.classes, ev.Key)
-			return nil
-		}
-		sc, err := decodeEvent[storagev1.StorageClass](ev)
-		if err != nil {
-			return err
-		}
-		c.classes[ev.Key] = sc
+		_, err := trackEvent(c.classes, ev)
+		return err
 	case pvsBucket:
-		if ev.Type == store.Deleted {
-			delete(c.volumes, ev.Key)
-			return nil
-		}
-		pv, err := decodeEvent[corev1.PersistentVolume](ev)
-		if err != nil {
-			return err
-		}
-		c.volumes[ev.Key] = pv
+		_, err := trackEvent(c.volumes, ev)
+		return err
 	case pvcsBucket:
-		if ev.Type == store.Deleted {
-			delete(c.claims, ev.Key)
-			return nil
-		}
-		pvc, err := decodeEvent[corev1.PersistentVolumeClaim](ev)
-		if err != nil {
-			return err
-		}
-		c.claims[ev.Key] = pvc
+		_, err := trackEvent(c.claims, ev)
+		return err
 	case podsBucket:
 		for _, claim := range c.podClaims[ev.Key] {
 			delete(c.consumers, claim)

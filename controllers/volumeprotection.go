@@ -136,15 +136,10 @@ func (c *PVCProtection) Sync(ctx context.Context, events []store.Event) error {
 func (c *PVCProtection) observe(ev store.Event) error {
 	switch ev.Resource {
 	case pvcsBucket:
-		if ev.Type == store.Deleted {
-			delete(c.claims, ev.Key)
-			return nil
-		}
-		pvc, err := decodeEvent[corev1.PersistentVolumeClaim](ev)
-		if err != nil {
+		pvc, err := trackEvent(c.claims, ev)
+		if err != nil || pvc == nil {
 			return err
 		}
-		c.claims[ev.Key] = pvc
 		c.dirty[ev.Key] = true
 	case podsBucket:
 		for _, claim := range c.uses[ev.Key] {
@@ -225,17 +220,11 @@ func (c *PVProtection) Resources() []string { return []string{pvsBucket} }
 // Sync implements Controller.
 func (c *PVProtection) Sync(ctx context.Context, events []store.Event) error {
 	for _, ev := range events {
-		if ev.Type == store.Deleted {
-			delete(c.volumes, ev.Key)
-			continue
-		}
-		pv, err := decodeEvent[corev1.PersistentVolume](ev)
-		if err != nil {
+		if pv, err := trackEvent(c.volumes, ev); err != nil {
 			c.log.Warn("skipped", "err", err)
-			continue
+		} else if pv != nil {
+			c.dirty[ev.Key] = true
 		}
-		c.volumes[ev.Key] = pv
-		c.dirty[ev.Key] = true
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	var errs []error
@@ -320,17 +309,11 @@ func (c *VACProtection) inUse(name string) bool {
 // observe records one event, marking the classes it concerns.
 func (c *VACProtection) observe(ev store.Event) error {
 	if ev.Resource == volumeAttributesClassesBucket {
-		if ev.Type == store.Deleted {
-			delete(c.classes, ev.Key)
-			return nil
+		vac, err := trackEvent(c.classes, ev)
+		if err == nil && vac != nil {
+			c.dirty[ev.Key] = true
 		}
-		vac, err := decodeEvent[storagev1.VolumeAttributesClass](ev)
-		if err != nil {
-			return err
-		}
-		c.classes[ev.Key] = vac
-		c.dirty[ev.Key] = true
-		return nil
+		return err
 	}
 	ref := ev.Resource + "|" + ev.Key
 	for _, name := range c.refs[ref] {

@@ -49,24 +49,11 @@ func ValidateMutatingPolicy(p, old *admissionregistrationv1.MutatingAdmissionPol
 	if err != nil {
 		return append(errs, field.InternalError(fld, err))
 	}
-	if spec.FailurePolicy == nil {
-		errs = append(errs, field.Required(fld.Child("failurePolicy"), ""))
-	} else if !slices.Contains(failurePolicies, string(*spec.FailurePolicy)) {
-		errs = append(errs, field.NotSupported(fld.Child("failurePolicy"), *spec.FailurePolicy, failurePolicies))
-	}
-	hasParams := spec.ParamKind != nil
-	if hasParams {
-		errs = append(errs, validateParamKind(spec.ParamKind, fld.Child("paramKind"))...)
-	}
-	if spec.MatchConstraints == nil {
-		errs = append(errs, field.Required(fld.Child("matchConstraints"), ""))
-	} else {
-		errs = append(errs, validateMatchResources(spec.MatchConstraints, fld.Child("matchConstraints"))...)
-		if len(spec.MatchConstraints.ResourceRules) == 0 {
-			errs = append(errs, field.Required(fld.Child("matchConstraints", "resourceRules"), ""))
-		}
+	errs = append(errs, validatePolicyHead(spec.FailurePolicy, spec.ParamKind, spec.MatchConstraints, fld)...)
+	if spec.MatchConstraints != nil {
 		errs = append(errs, mutatingOperationErrors(spec.MatchConstraints, fld.Child("matchConstraints", "resourceRules", "operations"))...)
 	}
+	hasParams := spec.ParamKind != nil
 	if !ignoreConditions {
 		errs = append(errs, validateMatchConditions(spec.MatchConditions, conditions, hasParams, fld.Child("matchConditions"))...)
 	}

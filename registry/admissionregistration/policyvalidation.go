@@ -83,23 +83,8 @@ func ValidatePolicy(p, old *admissionregistrationv1.ValidatingAdmissionPolicy) f
 		}
 		return compiler
 	}
-	if spec.FailurePolicy == nil {
-		errs = append(errs, field.Required(fld.Child("failurePolicy"), ""))
-	} else if !slices.Contains(failurePolicies, string(*spec.FailurePolicy)) {
-		errs = append(errs, field.NotSupported(fld.Child("failurePolicy"), *spec.FailurePolicy, failurePolicies))
-	}
+	errs = append(errs, validatePolicyHead(spec.FailurePolicy, spec.ParamKind, spec.MatchConstraints, fld)...)
 	hasParams := spec.ParamKind != nil
-	if hasParams {
-		errs = append(errs, validateParamKind(spec.ParamKind, fld.Child("paramKind"))...)
-	}
-	if spec.MatchConstraints == nil {
-		errs = append(errs, field.Required(fld.Child("matchConstraints"), ""))
-	} else {
-		errs = append(errs, validateMatchResources(spec.MatchConstraints, fld.Child("matchConstraints"))...)
-		if len(spec.MatchConstraints.ResourceRules) == 0 {
-			errs = append(errs, field.Required(fld.Child("matchConstraints", "resourceRules"), ""))
-		}
-	}
 	if !ignoreConditions {
 		errs = append(errs, validateMatchConditions(spec.MatchConditions, stored, hasParams, fld.Child("matchConditions"))...)
 	}
@@ -126,6 +111,29 @@ func ValidatePolicy(p, old *admissionregistrationv1.ValidatingAdmissionPolicy) f
 			}
 			keys.Insert(a.Key)
 		}
+	}
+	return errs
+}
+
+// validatePolicyHead is what upstream checks first in a validating and a
+// mutating policy alike: the failure policy, the param kind and the match
+// constraints (with at least one resource rule).
+func validatePolicyHead(fp *admissionregistrationv1.FailurePolicyType, pk *admissionregistrationv1.ParamKind, mc *admissionregistrationv1.MatchResources, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if fp == nil {
+		errs = append(errs, field.Required(fld.Child("failurePolicy"), ""))
+	} else if !slices.Contains(failurePolicies, string(*fp)) {
+		errs = append(errs, field.NotSupported(fld.Child("failurePolicy"), *fp, failurePolicies))
+	}
+	if pk != nil {
+		errs = append(errs, validateParamKind(pk, fld.Child("paramKind"))...)
+	}
+	if mc == nil {
+		return append(errs, field.Required(fld.Child("matchConstraints"), ""))
+	}
+	errs = append(errs, validateMatchResources(mc, fld.Child("matchConstraints"))...)
+	if len(mc.ResourceRules) == 0 {
+		errs = append(errs, field.Required(fld.Child("matchConstraints", "resourceRules"), ""))
 	}
 	return errs
 }
