@@ -48,16 +48,10 @@ func TestEvictionIsAdmittedAsACreateOfTheEviction(t *testing.T) {
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
-	}, func() error {
-		if len(hook.Reviews()) == 0 {
-			_, err := client.CoreV1().Pods("default").Create(ctx, testPod(fmt.Sprintf("probe-%d", len(hook.Reviews())), nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-			if err != nil {
-				return err
-			}
-			return fmt.Errorf("webhook not called yet")
-		}
-		return nil
-	})
+	}, calledBy(hook, func() error {
+		_, err := client.CoreV1().Pods("default").Create(ctx, testPod("probe", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}))
 	for _, name := range []string{"protected", "free"} {
 		if _, err := client.CoreV1().Pods("default").Create(ctx, testPod(name, nil), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -121,15 +115,10 @@ func TestConnectAndTokenRequestsAreAdmitted(t *testing.T) {
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
-	}, func() error {
-		if len(hook.Reviews()) == 0 {
-			if _, err := client.CoreV1().Pods("default").Create(ctx, testPod("probe", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
-				return err
-			}
-			return fmt.Errorf("webhook not called yet")
-		}
-		return nil
-	})
+	}, calledBy(hook, func() error {
+		_, err := client.CoreV1().Pods("default").Create(ctx, testPod("probe", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}))
 	rc := client.CoreV1().RESTClient()
 	const denied = `admission webhook "connects.example.com" denied the request: not here`
 	cases := []struct {
@@ -225,15 +214,10 @@ func TestAdmissionReviewOptionsCarryTheFieldManager(t *testing.T) {
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
-	}, func() error {
-		if len(hook.Reviews()) == 0 {
-			if _, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
-				return err
-			}
-			return fmt.Errorf("webhook not called yet")
-		}
-		return nil
-	})
+	}, calledBy(hook, func() error {
+		_, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}))
 	before := len(hook.Reviews())
 	if _, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}},
 		metav1.CreateOptions{FieldManager: "tester", FieldValidation: "Strict"}); err != nil {
@@ -250,5 +234,19 @@ func TestAdmissionReviewOptionsCarryTheFieldManager(t *testing.T) {
 	}
 	if want := []string{"CreateOptions tester Strict", "UpdateOptions patcher <nil>"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("options %q, want %q", got, want)
+	}
+}
+
+// calledBy is a webhook configuration's probe: nil once the webhook was
+// called, after write (a dry run the webhook matches) succeeded.
+func calledBy(hook *testWebhook, write func() error) func() error {
+	return func() error {
+		if len(hook.Reviews()) > 0 {
+			return nil
+		}
+		if err := write(); err != nil {
+			return err
+		}
+		return fmt.Errorf("webhook not called yet")
 	}
 }
