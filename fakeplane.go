@@ -250,6 +250,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		// envtest's kube-apiserver runs without it.
 		DisableServiceAccountAdmission: cp.opts.envtestShape,
 		DialCluster:                    cp.egress.cluster,
+		Limits:                         cp.opts.limits,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)

@@ -1,16 +1,23 @@
 package fakeplane_test
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
@@ -65,5 +72,130 @@ func TestObjectOverEtcdRequestLimitIsRefused(t *testing.T) {
 	got, err := blobs.Get(ctx, "fits", metav1.GetOptions{})
 	if err != nil || got.GetResourceVersion() != created.GetResourceVersion() || got.Object["data"] != strings.Repeat("x", 1_500_000) {
 		t.Fatalf("the refused update changed the object: %v", err)
+	}
+}
+
+// blockingWebhook is a validating webhook on creates of ConfigMaps named
+// held* that holds each until release is called (at the latest when the
+// test ends), then allows it; entered receives a value as each arrives.
+func blockingWebhook(t *testing.T, client kubernetes.Interface) (entered chan struct{}, release func()) {
+	t.Helper()
+	entered = make(chan struct{}, 16)
+	held := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(held) }) }
+	hook := serveWebhook(t, func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		if strings.HasPrefix(req.Name, "held") {
+			entered <- struct{}{}
+			<-held
+		}
+		return &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
+	})
+	// Registered after the webhook server's own cleanup, so it runs first
+	// and the server's Close does not wait on a held request.
+	t.Cleanup(release)
+	createValidatingWebhook(t, client, &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "hold"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         "hold.example.com",
+			ClientConfig: urlWebhookConfig(hook, "/"),
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+			}},
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](30),
+		}},
+	}, calledBy(hook, func() error {
+		_, err := client.CoreV1().ConfigMaps("default").Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}))
+	return entered, release
+}
+
+// A request that is not long-running gets kube-apiserver's 504 once
+// --request-timeout passes (upstream's WithTimeoutForNonLongRunningRequests
+// message), while a watch outlives it.
+func TestRequestTimeoutAnswers504(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithRequestTimeout(time.Second))
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	w, err := client.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	_, _ = blockingWebhook(t, client)
+	// refplane (kube-apiserver v1.37.2, a webhook that never answers,
+	// ?timeout=1s) answers the same bytes, as text/plain.
+	body, err := client.CoreV1().RESTClient().Post().AbsPath("/api/v1/namespaces/default/configmaps").
+		Body([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held"}}`)).SetHeader("Content-Type", "application/json").DoRaw(ctx)
+	const want = `{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}`
+	if !apierrors.IsTimeout(err) || strings.TrimSpace(string(body)) != want {
+		t.Fatalf("got %v %s, want 504 %s", err, body, want)
+	}
+	// A client's timeout that does not parse is refused first.
+	err = client.CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces/default/configmaps").Param("timeout", "bogus").Do(ctx).Error()
+	if !apierrors.IsBadRequest(err) || err.Error() != `invalid timeout specified in the request URL - time: invalid duration "bogus"` {
+		t.Fatalf("bad timeout: %v", err)
+	}
+	// The watch opened before is still open: a configmap created now is
+	// seen on it.
+	if _, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "after"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for ev := range w.ResultChan() {
+		if m, ok := ev.Object.(metav1.Object); ok && m.GetName() == "after" {
+			return
+		}
+	}
+	t.Fatal("the watch ended")
+}
+
+// Past --max-mutating-requests-inflight, a mutating request gets 429 with
+// Retry-After, as kube-apiserver's max-in-flight filter answers; members
+// of system:masters and read-only requests are not held back.
+func TestMaxMutatingRequestsInFlightAnswers429(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithMaxRequestsInFlight(-1, 1), fakeplane.WithAuthorizationMode(fakeplane.AuthorizationAlwaysAllow))
+	admin := kubernetesClient(t, cp)
+	cfg, err := cp.AddUser("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := kubernetes.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	entered, release := blockingWebhook(t, admin)
+	done := make(chan error, 1)
+	go func() {
+		_, err := alice.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held-1"}}, metav1.CreateOptions{})
+		done <- err
+	}()
+	<-entered
+	// alice's second write is over the limit.
+	body, err := alice.CoreV1().RESTClient().Post().AbsPath("/api/v1/namespaces/default/configmaps").
+		Body([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"second"}}`)).SetHeader("Content-Type", "application/json").DoRaw(ctx)
+	if !apierrors.IsTooManyRequests(err) || strings.TrimSpace(string(body)) != "Too many requests, please try again later." {
+		t.Fatalf("second write: %v %q, want 429 Too many requests, please try again later.", err, body)
+	}
+	if d, ok := apierrors.SuggestsClientDelay(err); !ok || d != 1 {
+		t.Errorf("Retry-After: %d, %v; want 1", d, ok)
+	}
+	// Reads and the admin's writes go on.
+	if _, err := alice.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("read while the write limit is reached: %v", err)
+	}
+	if _, err := admin.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "admin"}}, metav1.CreateOptions{}); err != nil {
+		t.Errorf("system:masters write while the limit is reached: %v", err)
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatalf("held write: %v", err)
+	}
+	// Once the held write is done there is room again.
+	if _, err := alice.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "third"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("write after the held one: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/kubelet"
 	"github.com/fakeplane/fakeplane/scheduler"
+	"github.com/fakeplane/fakeplane/server"
 )
 
 // DefaultListenAddress is where the CLI listens unless told otherwise.
@@ -78,6 +79,8 @@ type options struct {
 	controllers controllers.Selection
 	// podGracePeriods is WithPodGracePeriods'.
 	podGracePeriods bool
+	// limits are WithRequestTimeout's and WithMaxRequestsInFlight's.
+	limits server.LimitsConfig
 	// envtestShape is WithEnvtestShape's.
 	envtestShape bool
 	// egressConfigFile and egressConfig are WithEgressSelectorConfigFile's
@@ -250,6 +253,26 @@ func WithObjects(objs ...runtime.Object) Option {
 // address.
 func WithServiceClusterIPRange(cidr string) Option {
 	return func(o *options) { o.serviceRange = cidr }
+}
+
+// WithRequestTimeout bounds the requests that are not long-running (all
+// but watches, proxies, exec, attach, port-forward and logs), as
+// kube-apiserver's --request-timeout (default 1m): past it the client gets
+// 504 "Timeout: request did not complete within the allotted timeout". A
+// client's ?timeout= may shorten it.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(o *options) { o.limits.RequestTimeout = d }
+}
+
+// WithMaxRequestsInFlight bounds the read-only and the mutating requests
+// served at once, as kube-apiserver's --max-requests-inflight (default
+// 400) and --max-mutating-requests-inflight (default 200): a request over
+// the limit gets 429 with Retry-After. Long-running requests and members
+// of system:masters are not limited. A negative limit means none.
+func WithMaxRequestsInFlight(readOnly, mutating int) Option {
+	return func(o *options) {
+		o.limits.MaxRequestsInFlight, o.limits.MaxMutatingRequestsInFlight = readOnly, mutating
+	}
 }
 
 // WithCompactionInterval sets how often the store compacts the history that

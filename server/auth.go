@@ -99,12 +99,14 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	// request's context.
 	h = filters.WithWarningRecorder(h)
 	h = filters.WithAuthorization(h, s.auth.authz, codecs)
+	h = withMaxInFlight(h, s.cfg.Limits.MaxRequestsInFlight, s.cfg.Limits.MaxMutatingRequestsInFlight)
 	h = impersonation.WithConstrainedImpersonation(h, s.auth.authz, codecs) // v1.37: ConstrainedImpersonation is on by default (beta)
 	unauthorized := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
 	})
 	h = filters.WithAuthentication(h, s.auth.authn, unauthorized, s.auth.audience, nil)
 	h = s.withMetrics(h)
+	h = withRequestTimeout(h, s.cfg.Limits.RequestTimeout, codecs)
 	h = filters.WithRequestInfo(h, s.infos)
 	return h, nil
 }

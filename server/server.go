@@ -66,6 +66,8 @@ type Config struct {
 	// ProxyClientCertificate is presented to pods and services by their
 	// proxy subresources (kube-apiserver's --proxy-client-cert-file).
 	ProxyClientCertificate *tls.Certificate
+	// Limits are kube-apiserver's request timeout and in-flight limits.
+	Limits LimitsConfig
 }
 
 // Server serves the Kubernetes API from a store.

@@ -108,6 +108,9 @@ func run(args []string) error {
 	proxyKey := fs.String("proxy-client-key-file", "", "private key of --proxy-client-cert-file")
 	var fixtureDirs multiFlag
 	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often the history that lists at past revisions (continue tokens) read is compacted; 0 disables compaction")
+	requestTimeout := fs.Duration("request-timeout", time.Minute, "how long a request that is not long-running (a watch, proxy, exec, attach, port-forward or log) may take before it is answered 504")
+	maxInFlight := fs.Int("max-requests-inflight", 400, "how many read-only requests may be served at once (long-running ones and system:masters aside) before more are answered 429; 0 or less for no limit")
+	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", 200, "how many mutating requests may be served at once (system:masters aside) before more are answered 429; 0 or less for no limit")
 	serviceRange := fs.String("service-cluster-ip-range", "10.0.0.0/24", "the CIDR ClusterIPs are allocated from; the kubernetes Service gets its first address")
 	fs.Var(&fixtureDirs, "fixtures", "load the objects in this YAML file or directory at start, CRDs first (repeatable)")
 	nodes := fs.Int("nodes", 0, "create this many simulated Ready nodes (node-0, node-1, ...) with Leases, and run the built-in scheduler")
@@ -185,7 +188,8 @@ func run(args []string) error {
 		opts = append(opts, fakeplane.WithDataDir(*dataDir))
 	}
 	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode), fakeplane.WithFixtures(fixtureDirs...),
-		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithCompactionInterval(*compaction))
+		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithCompactionInterval(*compaction),
+		fakeplane.WithRequestTimeout(*requestTimeout), fakeplane.WithMaxRequestsInFlight(noLimit(*maxInFlight), noLimit(*maxMutatingInFlight)))
 	if *preset == "envtest" {
 		opts = append(opts, fakeplane.WithEnvtestShape())
 	} else {
@@ -351,4 +355,13 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// noLimit maps kube-apiserver's "0 means no limit" of the in-flight flags
+// onto fakeplane.WithMaxRequestsInFlight's negative values.
+func noLimit(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
