@@ -44,7 +44,7 @@ var (
 
 const (
 	emptyDirModeMsg = "must be a number between 0 and 01777 (octal), both inclusive"
-	partitionMsg    = "must be between 0 and 255, inclusive"
+	partitionMsg    = "must be between 1 and 255, inclusive" // sic: upstream's message, its check allows 0
 )
 
 // validateVolumeSource is upstream's validateVolumeSource: exactly one
