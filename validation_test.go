@@ -3223,3 +3223,140 @@ spec: {}
 `, want: "MutatingAdmissionPolicyBinding.admissionregistration.k8s.io \"val-mapb-2\" is invalid: spec.policyName: Required value"},
 	})
 }
+
+// TestPodVolumeSourceAndResourceValidation: a pod's volume sources (each
+// kind's own checks, upstream's odd paths such as persistentDisk, cephfs
+// and downwarAPI), spec.resourceClaims, the containers' resource claims and
+// the pod-level resources, in upstream's order. Every message was checked
+// against kube-apiserver v1.37.2 (refplane). Each case leaves at most one
+// error per resource map that upstream walks in map order, so that the
+// reference's order is fixed.
+func TestPodVolumeSourceAndResourceValidation(t *testing.T) {
+	runValidationCases(t, []validationCase{
+		{name: "volume sources, resource claims and container claims", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  resourceClaims:
+  - {name: "Bad_Name"}
+  - {name: gpu, resourceClaimName: "x", resourceClaimTemplateName: "y"}
+  - {name: gpu}
+  containers:
+  - name: app
+    image: nginx
+    resources:
+      claims: [{name: missing}, {name: gpu}, {name: gpu}]
+  volumes:
+  - {name: v-n, nfs: {server: "", path: "rel"}}
+  - {name: v-i, iscsi: {targetPortal: "", iqn: "bad", lun: 300}}
+  - {name: v-r, rbd: {monitors: [], image: ""}}
+  - {name: v-c, cephfs: {monitors: []}}
+  - {name: v-f, fc: {}}
+  - {name: v-g, glusterfs: {endpoints: "", path: ""}}
+  - {name: v-az, azureFile: {secretName: "", shareName: ""}}
+  - {name: v-im, image: {reference: "", pullPolicy: Sometimes}}`,
+			want: "Pod \"p\" is invalid: [spec.volumes[0].nfs.server: Required value, spec.volumes[0].nfs.path: Invalid value: \"rel\": must be an absolute path, spec.volumes[1].iscsi.targetPortal: Required value, spec.volumes[1].iscsi.iqn: Invalid value: \"bad\": must be valid format starting with iqn, eui, or naa, spec.volumes[1].iscsi.lun: Invalid value: 300: must be between 0 and 255, inclusive, spec.volumes[2].rbd.monitors: Required value, spec.volumes[2].rbd.image: Required value, spec.volumes[3].cephfs.monitors: Required value, spec.volumes[4].fc.targetWWNs: Required value: must specify either targetWWNs or wwids, but not both, spec.volumes[5].glusterfs.endpoints: Required value, spec.volumes[5].glusterfs.path: Required value, spec.volumes[6].azureFile.secretName: Required value, spec.volumes[6].azureFile.shareName: Required value, spec.volumes[7].image.reference: Required value, spec.volumes[7].image.pullPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", \"IfNotPresent\", \"Never\", spec.resourceClaims[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.resourceClaims[0]: Invalid value: {\"Name\":\"Bad_Name\",\"ResourceClaimName\":null,\"ResourceClaimTemplateName\":null}: must specify one of: `resourceClaimName`, `resourceClaimTemplateName`, spec.resourceClaims[1]: Invalid value: {\"Name\":\"gpu\",\"ResourceClaimName\":\"x\",\"ResourceClaimTemplateName\":\"y\"}: at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified, spec.resourceClaims[2].name: Duplicate value: \"gpu\", spec.resourceClaims[2]: Invalid value: {\"Name\":\"gpu\",\"ResourceClaimName\":null,\"ResourceClaimTemplateName\":null}: must specify one of: `resourceClaimName`, `resourceClaimTemplateName`, spec.containers[0].resources.claims[0]: Not found: \"missing\": must be one of the names in pod.spec.resourceClaims: Bad_Name, gpu, spec.containers[0].resources.claims[2]: Duplicate value: \"gpu\"]"},
+		{name: "more volume sources", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: app, image: nginx}]
+  volumes:
+  - {name: v0, emptyDir: {sizeLimit: "-1", mode: 4000}}
+  - {name: v1, gitRepo: {repository: "", directory: "../x"}}
+  - {name: v2, gcePersistentDisk: {pdName: "", partition: 300}}
+  - {name: v3, awsElasticBlockStore: {volumeID: "", partition: -1}}
+  - {name: v4, flocker: {datasetName: "a/b", datasetUUID: "u"}}
+  - {name: v5, flocker: {}}
+  - {name: v6, cinder: {volumeID: "", secretRef: {name: ""}}}
+  - {name: v7, quobyte: {registry: "nohost", volume: ""}}
+  - {name: v8, quobyte: {registry: "", volume: "x"}}
+  - {name: v9, downwardAPI: {defaultMode: 1000, items: [{path: "", fieldRef: {fieldPath: "spec.nodeName"}}, {path: "..a", resourceFieldRef: {resource: "limits.cpu"}}, {path: "b", resourceFieldRef: {containerName: c, resource: "limits.cpu", divisor: "2"}}, {path: "c"}, {path: "/d", fieldRef: {fieldPath: "metadata.labels['a']", apiVersion: v1}, resourceFieldRef: {containerName: c, resource: bogus}, mode: -1}]}}
+  - {name: v10, flexVolume: {driver: "", options: {"kubernetes.io/x": "1", "ok": "3"}}}
+  - {name: v11, vsphereVolume: {volumePath: ""}}
+  - {name: v12, photonPersistentDisk: {pdID: ""}}
+  - {name: v13, portworxVolume: {volumeID: ""}}
+  - {name: v14, azureDisk: {diskName: "", diskURI: "", cachingMode: Bad, kind: Weird}}
+  - {name: v15, azureDisk: {diskName: "d", diskURI: "http://x", kind: Managed}}
+  - {name: v16, storageos: {volumeName: "Bad_N", volumeNamespace: "Bad_NS", secretRef: {name: ""}}}
+  - {name: v17, scaleIO: {gateway: "", system: "", volumeName: "", secretRef: {name: s}}}
+  - {name: v18, csi: {driver: "Bad_Driver!", nodePublishSecretRef: {name: "Bad_S"}}}
+  - {name: v19, csi: {driver: "", nodePublishSecretRef: {name: ""}}}
+  - {name: v20, ephemeral: {}}
+  - {name: v21, ephemeral: {volumeClaimTemplate: {metadata: {name: x, labels: {"bad key!": v}}, spec: {}}}}
+  - {name: v22, emptyDir: {}, nfs: {server: "", path: ""}, image: {reference: x}}
+  - {name: v23, iscsi: {targetPortal: "a-very-long-target-portal-name-that-is-longer-than-sixty-four-characters.example.com:3260", iqn: "iqn.bad", lun: 0, initiatorName: "foo", chapAuthSession: true}}
+  - {name: v24, fc: {targetWWNs: [a], wwids: [b]}}
+  - {name: v25, fc: {targetWWNs: [a], lun: 256}}
+  - {name: v26, hostPath: {path: ""}, cephfs: {monitors: []}, downwardAPI: {}}
+  - {name: v27, image: {reference: x}}`,
+			want: "Pod \"p\" is invalid: [spec.volumes[0].emptyDir.sizeLimit: Forbidden: SizeLimit field must be a valid resource quantity, spec.volumes[1].gitRepo.repository: Required value, spec.volumes[1].gitRepo.directory: Invalid value: \"../x\": must not contain '..', spec.volumes[2].persistentDisk.pdName: Required value, spec.volumes[2].persistentDisk.partition: Invalid value: 300: must be between 1 and 255, inclusive, spec.volumes[3].awsElasticBlockStore.volumeID: Required value, spec.volumes[3].awsElasticBlockStore.partition: Invalid value: -1: must be between 1 and 255, inclusive, spec.volumes[4].flocker: Invalid value: \"resource\": datasetName and datasetUUID can not be specified simultaneously, spec.volumes[4].flocker.datasetName: Invalid value: \"a/b\": must not contain '/', spec.volumes[5].flocker: Required value: one of datasetName and datasetUUID is required, spec.volumes[6].cinder.volumeID: Required value, spec.volumes[6].cinder.secretRef.name: Required value, spec.volumes[7].quobyte.registry: Invalid value: \"nohost\": must be a host:port pair or multiple pairs separated by commas, spec.volumes[7].quobyte.volume: Required value, spec.volumes[8].quobyte.registry: Required value: must be a host:port pair or multiple pairs separated by commas, spec.volumes[9].downwardAPI.defaultMode: Invalid value: 1000: must be a number between 0 and 0777 (octal), both inclusive, spec.volumes[9].downwardAPI.path: Required value, spec.volumes[9].downwardAPI.fieldRef.fieldPath: Unsupported value: \"spec.nodeName\": supported values: \"metadata.annotations\", \"metadata.labels\", \"metadata.name\", \"metadata.namespace\", \"metadata.uid\", spec.volumes[9].downwardAPI.path: Invalid value: \"..a\": must not start with '..', spec.volumes[9].downwardAPI.resourceFieldRef.containerName: Required value, spec.volumes[9].downwardAPI.resourceFieldRef.divisor: Invalid value: \"limits.cpu\": only divisor's values 1m and 1 are supported with the cpu resource, spec.volumes[9].downwardAPI: Required value: one of fieldRef and resourceFieldRef is required, spec.volumes[9].downwardAPI.path: Invalid value: \"/d\": must be a relative path, spec.volumes[9].downwardAPI: Invalid value: \"resource\": fieldRef and resourceFieldRef can not be specified simultaneously, spec.volumes[9].downwardAPI.mode: Invalid value: -1: must be a number between 0 and 0777 (octal), both inclusive, spec.volumes[10].flexVolume.driver: Required value, spec.volumes[10].flexVolume.options[kubernetes.io/x]: Invalid value: \"kubernetes.io/x\": kubernetes.io and k8s.io namespaces are reserved, spec.volumes[11].vsphereVolume.volumePath: Required value, spec.volumes[12].photonPersistentDisk.pdID: Required value, spec.volumes[13].portworxVolume.volumeID: Required value, spec.volumes[14].azureDisk.diskName: Required value, spec.volumes[14].azureDisk.diskURI: Required value, spec.volumes[14].azureDisk.cachingMode: Unsupported value: \"Bad\": supported values: \"None\", \"ReadOnly\", \"ReadWrite\", spec.volumes[14].azureDisk.kind: Unsupported value: \"Weird\": supported values: \"Dedicated\", \"Managed\", \"Shared\", spec.volumes[14].azureDisk.diskURI: Unsupported value: \"\": supported values: \"https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd\", spec.volumes[15].azureDisk.diskURI: Unsupported value: \"http://x\": supported values: \"/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}\", spec.volumes[16].storageos.volumeName: Invalid value: \"Bad_N\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.volumes[16].storageos.volumeNamespace: Invalid value: \"Bad_NS\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.volumes[16].storageos.secretRef.name: Required value, spec.volumes[17].scaleIO.gateway: Required value, spec.volumes[17].scaleIO.system: Required value, spec.volumes[17].scaleIO.volumeName: Required value, spec.volumes[18].csi.driver: Invalid value: \"Bad_Driver!\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.volumes[18].csi.name: Invalid value: \"Bad_S\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.volumes[19].csi.driver: Required value, spec.volumes[19].csi.nodePublishSecretRef.name: Required value, spec.volumes[20].ephemeral.volumeClaimTemplate: Required value, spec.volumes[21].ephemeral.volumeClaimTemplate.metadata.labels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.volumes[21].ephemeral.volumeClaimTemplate.metadata.name: Forbidden: cannot be set, spec.volumes[21].ephemeral.volumeClaimTemplate.spec.accessModes: Required value: at least 1 access mode is required, spec.volumes[21].ephemeral.volumeClaimTemplate.spec.resources[storage]: Required value, spec.volumes[22].nfs: Forbidden: may not specify more than 1 volume type, spec.volumes[22].image: Forbidden: may not specify more than 1 volume type, spec.volumes[23].iscsi.iqn: Invalid value: \"iqn.bad\": must be valid format, spec.volumes[23].iscsi.secretRef: Required value, spec.volumes[23].iscsi.initiatorname: Invalid value: \"foo\": must be valid format starting with iqn, eui, or naa, spec.volumes[23].name: Invalid value: \"v23\": Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified., spec.volumes[24].fc.targetWWNs: Invalid value: [\"a\"]: targetWWNs and wwids can not be specified simultaneously, spec.volumes[24].fc.lun: Required value: lun is required if targetWWNs is specified, spec.volumes[25].fc.lun: Invalid value: 256: must be between 0 and 255, inclusive, spec.volumes[26].hostPath.path: Required value, spec.volumes[26].cephFS: Forbidden: may not specify more than 1 volume type, spec.volumes[26].downwarAPI: Forbidden: may not specify more than 1 volume type]"},
+		{name: "projected volume sources", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: app, image: nginx}]
+  volumes:
+  - name: p0
+    projected:
+      defaultMode: -1
+      sources:
+      - {secret: {name: "", items: [{key: k, path: a}]}, configMap: {name: c, items: [{key: k, path: a}]}}
+      - {downwardAPI: {items: [{path: a, fieldRef: {fieldPath: metadata.name}}]}}
+      - {serviceAccountToken: {expirationSeconds: 60, path: ""}}
+      - {serviceAccountToken: {expirationSeconds: 5000000000, path: "/abs"}}
+      - {clusterTrustBundle: {name: "a", signerName: "x/y", path: p}}
+      - {clusterTrustBundle: {name: "bad:name", path: "", labelSelector: {}}}
+      - {clusterTrustBundle: {signerName: "", path: q}}
+      - {clusterTrustBundle: {path: q}}
+      - {podCertificate: {signerName: "example.com/s", keyType: Bad, maxExpirationSeconds: 100}}
+      - {podCertificate: {signerName: "kubernetes.io/s", keyType: RSA3072, maxExpirationSeconds: 100000, keyPath: "a", credentialBundlePath: "../x", userAnnotations: {"bad": "x"}}}
+      - {}`,
+			want: "Pod \"p\" is invalid: [spec.volumes[0].projected.defaultMode: Invalid value: -1: must be a number between 0 and 0777 (octal), both inclusive, spec.volumes[0].projected.sources[0].secret.name: Required value, spec.volumes[0].projected: Invalid value: \"c\": conflicting duplicate paths, spec.volumes[0].projected.sources[0]: Forbidden: may not specify more than 1 volume type per source, spec.volumes[0].projected: Invalid value: \"a\": conflicting duplicate paths, spec.volumes[0].projected.sources[2].serviceAccountToken.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes, spec.volumes[0].projected.path: Required value, spec.volumes[0].projected.sources[3].serviceAccountToken.expirationSeconds: Invalid value: 5000000000: may not specify a duration larger than 2^32 seconds, spec.volumes[0].projected.path: Invalid value: \"/abs\": must be a relative path, spec.volumes[0].projected.sources[4].clusterTrustBundle: Invalid value: {\"Name\":\"a\",\"SignerName\":\"x/y\",\"LabelSelector\":null,\"Optional\":null,\"Path\":\"p\",\"User\":null}: only one of name and signerName may be used, spec.volumes[0].projected.sources[5].clusterTrustBundle.labelSelector: Invalid value: {}: labelSelector must be unset if name is specified, spec.volumes[0].projected.sources[5].clusterTrustBundle.path: Required value, spec.volumes[0].projected.sources[6].clusterTrustBundle.signerName: Required value: must be a valid signer name, spec.volumes[0].projected.sources[6].clusterTrustBundle.signerName: Required value, spec.volumes[0].projected.sources[7].clusterTrustBundle: Required value: either name or signerName must be specified, spec.volumes[0].projected: Invalid value: \"q\": conflicting duplicate paths, spec.volumes[0].projected.sources[8].podCertificate.keyType: Unsupported value: \"Bad\": supported values: \"RSA3072\", \"RSA4096\", \"ECDSAP256\", \"ECDSAP384\", \"ECDSAP521\", \"ED25519\", spec.volumes[0].projected.sources[8].podCertificate.maxExpirationSeconds: Invalid value: 100: if provided, maxExpirationSeconds must be >= 3600, spec.volumes[0].projected.sources[8].podCertificate: Required value: specify at least one of credentialBundlePath, keyPath, and certificateChainPath, spec.volumes[0].projected.sources[9].podCertificate.userAnnotations: Invalid value: \"bad\": must be a domain-prefixed key (such as \"acme.io/foo\"), spec.volumes[0].projected.sources[9].podCertificate.maxExpirationSeconds: Invalid value: 100000: if provided, maxExpirationSeconds must be <= 86400, spec.volumes[0].projected.sources[9].podCertificate.credentialBundlePath: Invalid value: \"../x\": must not contain '..']"},
+		{name: "pod-level requests within limits", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}
+  containers: [{name: app, image: nginx}]`,
+			want: "Pod \"p\" is invalid: spec.resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1"},
+		{name: "pod-level resource names", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  resources: {requests: {nvidia.com/gpu: "1"}}
+  containers: [{name: app, image: nginx}]`,
+			want: "Pod \"p\" is invalid: [spec.resources.requests[nvidia.com/gpu]: Unsupported value: \"nvidia.com/gpu\": supported values: \"cpu\", \"hugepages-\", \"memory\", spec.resources.limits: Required value: Limit must be set for non overcommitable resources]"},
+		{name: "pod-level huge pages", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  resources: {requests: {hugepages-2Mi: 3Mi}, limits: {hugepages-2Mi: 3Mi}}
+  containers: [{name: app, image: nginx}]`,
+			want: "Pod \"p\" is invalid: [spec.resources.limits[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi, spec.resources.requests[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi, spec.resources: Forbidden: HugePages require cpu or memory]"},
+		{name: "pod-level resources cover the containers", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  resources: {limits: {cpu: "1"}, claims: [{name: a}]}
+  containers:
+  - {name: app, image: nginx, resources: {requests: {cpu: "2"}, limits: {cpu: "3"}}}`,
+			want: "Pod \"p\" is invalid: [spec.resources.claims: Forbidden: claims may not be set for Resources at pod-level, spec.resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1, spec.resources.claims[0]: Not found: \"a\": must be one of the names in pod.spec.resourceClaims which is empty, spec.resources.containers[0][cpu].limits: Invalid value: \"3\": must be less than or equal to pod limits of 1]"},
+		{name: "container claims without pod claims", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers: [{name: init, image: busybox, resources: {claims: [{name: x}]}}]
+  containers:
+  - {name: app, image: nginx, resources: {claims: [{name: a, request: r}, {name: a}, {name: ""}, {name: b, request: Bad_R}]}}`,
+			want: "Pod \"p\" is invalid: [spec.containers[0].resources.claims[0]: Not found: \"a\": must be one of the names in pod.spec.resourceClaims which is empty, spec.containers[0].resources.claims[1]: Duplicate value: \"a\", spec.containers[0].resources.claims[1]: Not found: \"a\": must be one of the names in pod.spec.resourceClaims which is empty, spec.containers[0].resources.claims[2]: Required value, spec.containers[0].resources.claims[3].request: Invalid value: \"Bad_R\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.containers[0].resources.claims[3]: Not found: \"b\": must be one of the names in pod.spec.resourceClaims which is empty, spec.initContainers[0].resources.claims[0]: Not found: \"x\": must be one of the names in pod.spec.resourceClaims which is empty]"},
+	})
+}

@@ -2,10 +2,8 @@ package persistentvolume
 
 import (
 	"path"
-	"path/filepath"
 	"reflect"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -131,26 +129,18 @@ func validateSources(src *corev1.PersistentVolumeSource, hasAffinity bool, fld *
 		n++
 		switch s := f.Interface().(type) {
 		case *corev1.HostPathVolumeSource:
-			errs = append(errs, validateHostPath(s, p)...)
+			errs = append(errs, validate.HostPath(s, p)...)
 		case *corev1.LocalVolumeSource:
 			if s.Path == "" {
 				errs = append(errs, field.Required(p.Child("path"), ""))
 			} else {
-				errs = append(errs, pathNoBacksteps(s.Path, p.Child("path"))...)
+				errs = append(errs, validate.PathNoBacksteps(s.Path, p.Child("path"))...)
 			}
 			if !hasAffinity {
 				errs = append(errs, field.Required(fld.Child("nodeAffinity"), "Local volume requires node affinity"))
 			}
 		case *corev1.NFSVolumeSource:
-			if s.Server == "" {
-				errs = append(errs, field.Required(p.Child("server"), ""))
-			}
-			if s.Path == "" {
-				errs = append(errs, field.Required(p.Child("path"), ""))
-			}
-			if !path.IsAbs(s.Path) {
-				errs = append(errs, field.Invalid(p.Child("path"), s.Path, "must be an absolute path"))
-			}
+			errs = append(errs, validate.NFS(s, p)...)
 		case *corev1.CSIPersistentVolumeSource:
 			errs = append(errs, validateCSI(s, p)...)
 		}
@@ -167,35 +157,10 @@ func hasSource(src *corev1.PersistentVolumeSource, names []string) bool {
 	return slices.ContainsFunc(names, func(n string) bool { return !rv.FieldByName(n).IsNil() })
 }
 
-// validateHostPath is upstream's validateHostPathVolumeSource.
-func validateHostPath(s *corev1.HostPathVolumeSource, p *field.Path) field.ErrorList {
-	if s.Path == "" {
-		return field.ErrorList{field.Required(p.Child("path"), "")}
-	}
-	errs := pathNoBacksteps(s.Path, p.Child("path"))
-	if t := s.Type; t != nil {
-		valid := []string{"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"}
-		if !slices.Contains(valid, string(*t)) {
-			errs = append(errs, field.NotSupported(p.Child("type"), *t, valid))
-		}
-	}
-	return errs
-}
-
 // validateCSI is upstream's validateCSIPersistentVolumeSource.
 func validateCSI(s *corev1.CSIPersistentVolumeSource, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	switch d := s.Driver; {
-	case d == "":
-		errs = append(errs, field.Required(p.Child("driver"), ""))
-	default:
-		if len(d) > 63 {
-			errs = append(errs, field.TooLong(p.Child("driver"), "", 63))
-		}
-		for _, msg := range validation.IsDNS1123Subdomain(strings.ToLower(d)) {
-			errs = append(errs, field.Invalid(p.Child("driver"), d, msg))
-		}
-	}
+	errs = append(errs, validate.CSIDriverName(s.Driver, p.Child("driver"))...)
 	if s.VolumeHandle == "" {
 		errs = append(errs, field.Required(p.Child("volumeHandle"), ""))
 	}
@@ -224,14 +189,6 @@ func validateCSI(s *corev1.CSIPersistentVolumeSource, p *field.Path) field.Error
 		}
 	}
 	return errs
-}
-
-// pathNoBacksteps is upstream's validatePathNoBacksteps.
-func pathNoBacksteps(p string, fld *field.Path) field.ErrorList {
-	if slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
-		return field.ErrorList{field.Invalid(fld, p, "must not contain '..'")}
-	}
-	return nil
 }
 
 // validateVolumeUpdate is upstream's ValidatePersistentVolumeUpdate: the

@@ -269,6 +269,19 @@ func defaultVolume(v *corev1.Volume) {
 			a.Kind = &k
 		}
 	}
+	if im := src.Image; im != nil && im.PullPolicy == "" {
+		// Always for the latest tag (also when none is given),
+		// IfNotPresent otherwise (and for an empty reference).
+		im.PullPolicy = corev1.PullIfNotPresent
+		if tag := imageTag(im.Reference); im.Reference != "" && (tag == "" || tag == "latest") {
+			im.PullPolicy = corev1.PullAlways
+		}
+	}
+	// EmptyDirVolumeMode is off in v1.37: upstream drops the field (it
+	// keeps it on an update of a pod that has it, which none does here).
+	if src.EmptyDir != nil {
+		src.EmptyDir.Mode = nil
+	}
 	if e := src.Ephemeral; e != nil && e.VolumeClaimTemplate != nil && e.VolumeClaimTemplate.Spec.VolumeMode == nil {
 		fs := corev1.PersistentVolumeFilesystem
 		e.VolumeClaimTemplate.Spec.VolumeMode = &fs

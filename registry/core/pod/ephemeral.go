@@ -76,7 +76,7 @@ func validateEphemeralContainers(s *corev1.PodSpec, fld *field.Path) field.Error
 		return nil
 	}
 	var errs field.ErrorList
-	vols, _ := validateVolumes(s.Volumes, field.NewPath("spec", "volumes"))
+	vols, _ := validateVolumes(s.Volumes, nil, field.NewPath("spec", "volumes"))
 	hostUsers := s.HostUsers == nil || *s.HostUsers
 	others := sets.New[string]()
 	for _, cs := range [][]corev1.Container{s.Containers, s.InitContainers} {
@@ -89,7 +89,7 @@ func validateEphemeralContainers(s *corev1.PodSpec, fld *field.Path) field.Error
 		ec := &s.EphemeralContainers[i]
 		idx := fld.Index(i)
 		c := corev1.Container(ec.EphemeralContainerCommon)
-		errs = append(errs, validateContainerCommon(&c, vols, hostUsers, idx)...)
+		errs = append(errs, validateContainerCommon(&c, vols, podClaimNames(s.ResourceClaims), hostUsers, idx)...)
 		if all.Has(ec.Name) {
 			errs = append(errs, field.Duplicate(idx.Child("name"), ec.Name))
 		} else {

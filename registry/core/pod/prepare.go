@@ -16,6 +16,11 @@ import (
 // admission, which may have changed the pod's resources.
 func (podStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	p := obj.(*corev1.Pod)
+	// DefaultPodLevelResources (PodLevelResourcesFixDefaulting is on in
+	// v1.37): the defaulted pod-level resources are stored.
+	if res := defaultPodLevelResources(p.Spec.Resources, defaultedContainers(p)); res != nil {
+		p.Spec.Resources = res
+	}
 	p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(p)}
 	if len(p.Spec.SchedulingGates) > 0 {
 		p.Status.Conditions = []corev1.PodCondition{{
@@ -32,7 +37,13 @@ const schedulingGatedMessage = "Scheduling is blocked due to non-empty schedulin
 // PrepareForUpdate keeps the priority and preemption policy set at create
 // when an update leaves them out, as upstream's Priority admission does.
 func (podStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	keepPriority(obj.(*corev1.Pod), old.(*corev1.Pod))
+	p, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
+	keepPriority(p, prev)
+	// Upstream keeps the pod-level resources an update leaves out
+	// (PodLevelResourcesFixDefaulting).
+	if p.Spec.Resources == nil && prev.Spec.Resources != nil {
+		p.Spec.Resources = prev.Spec.Resources.DeepCopy()
+	}
 }
 
 // PrepareForStatusUpdate keeps the priority as PrepareForUpdate does, and
@@ -63,25 +74,7 @@ func keepPriority(p, prev *corev1.Pod) {
 // them: a container's missing request is its limit, and pod-level requests
 // and limits are filled in from the containers' and the pod's limits.
 func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
-	// SetDefaults_Pod: a container's missing request takes its limit.
-	defaulted := func(list []corev1.Container) []corev1.Container {
-		out := make([]corev1.Container, len(list))
-		for i, c := range list {
-			r := corev1.ResourceRequirements{Limits: c.Resources.Limits}
-			if len(c.Resources.Requests)+len(c.Resources.Limits) > 0 {
-				r.Requests = corev1.ResourceList{}
-				for name, q := range c.Resources.Limits {
-					r.Requests[name] = q
-				}
-				for name, q := range c.Resources.Requests {
-					r.Requests[name] = q
-				}
-			}
-			out[i] = corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy, Resources: r}
-		}
-		return out
-	}
-	ctrs := &corev1.Pod{Spec: corev1.PodSpec{InitContainers: defaulted(pod.Spec.InitContainers), Containers: defaulted(pod.Spec.Containers)}}
+	ctrs := defaultedContainers(pod)
 	// requirementsQOS is upstream's: BestEffort without requests and
 	// limits, else the shape common to cpu and memory (Burstable when a
 	// request differs from its limit or the two disagree).
@@ -107,56 +100,7 @@ func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
 		}
 		return qos
 	}
-	if r := pod.Spec.Resources; r != nil && len(r.Requests)+len(r.Limits) > 0 {
-		// DefaultPodLevelResources, on a copy.
-		res := r.DeepCopy()
-		if res.Requests == nil {
-			res.Requests = corev1.ResourceList{}
-		}
-		if res.Limits == nil {
-			res.Limits = corev1.ResourceList{}
-		}
-		hugePages := func(name corev1.ResourceName) bool {
-			return strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
-		}
-		ctrLimits := resourcehelper.AggregateContainerLimits(ctrs, resourcehelper.PodResourcesOptions{})
-		for name, q := range ctrLimits {
-			_, req := res.Requests[name]
-			if _, lim := res.Limits[name]; hugePages(name) && !req && !lim {
-				res.Limits[name] = q.DeepCopy()
-			}
-		}
-		for name, q := range resourcehelper.AggregateContainerRequests(ctrs, resourcehelper.PodResourcesOptions{}) {
-			// Only overcommittable resources (not hugepages) come from
-			// the containers' requests.
-			if _, ok := res.Requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) && !hugePages(name) {
-				res.Requests[name] = q.DeepCopy()
-			}
-		}
-		for name, q := range res.Limits {
-			if _, ok := res.Requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
-				res.Requests[name] = q.DeepCopy()
-			}
-		}
-		// A missing pod-level limit is the containers' total limit (at
-		// least the pod-level request) when every container has one.
-		for name, req := range res.Requests {
-			if _, ok := res.Limits[name]; ok || !resourcehelper.IsSupportedPodLevelResource(name) {
-				continue
-			}
-			all := true
-			for _, c := range append(append([]corev1.Container{}, ctrs.Spec.InitContainers...), ctrs.Spec.Containers...) {
-				if _, ok := c.Resources.Limits[name]; !ok {
-					all = false
-				}
-			}
-			if lim, ok := ctrLimits[name]; all && ok {
-				if req.Cmp(lim) > 0 {
-					lim = req
-				}
-				res.Limits[name] = lim.DeepCopy()
-			}
-		}
+	if res := defaultPodLevelResources(pod.Spec.Resources, ctrs); res != nil {
 		if resourcehelper.IsPodLevelResourcesSet(&corev1.Pod{Spec: corev1.PodSpec{Resources: res}}) {
 			return requirementsQOS(res)
 		}
@@ -176,4 +120,91 @@ func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
 		return corev1.PodQOSBestEffort
 	}
 	return qos
+}
+
+// defaultedContainers is the pod's containers with their resources as
+// SetDefaults_Pod leaves them: a container's missing request takes its
+// limit.
+func defaultedContainers(pod *corev1.Pod) *corev1.Pod {
+	defaulted := func(list []corev1.Container) []corev1.Container {
+		out := make([]corev1.Container, len(list))
+		for i, c := range list {
+			r := corev1.ResourceRequirements{Limits: c.Resources.Limits}
+			if len(c.Resources.Requests)+len(c.Resources.Limits) > 0 {
+				r.Requests = corev1.ResourceList{}
+				for name, q := range c.Resources.Limits {
+					r.Requests[name] = q
+				}
+				for name, q := range c.Resources.Requests {
+					r.Requests[name] = q
+				}
+			}
+			out[i] = corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy, Resources: r}
+		}
+		return out
+	}
+	return &corev1.Pod{Spec: corev1.PodSpec{InitContainers: defaulted(pod.Spec.InitContainers), Containers: defaulted(pod.Spec.Containers)}}
+}
+
+// defaultPodLevelResources is upstream's DefaultPodLevelResources on a copy
+// of r (nil when r sets nothing), with ctrs the defaulted containers.
+func defaultPodLevelResources(r *corev1.ResourceRequirements, ctrs *corev1.Pod) *corev1.ResourceRequirements {
+	if r == nil || len(r.Requests)+len(r.Limits) == 0 {
+		return nil
+	}
+	res := r.DeepCopy()
+	if res.Requests == nil {
+		res.Requests = corev1.ResourceList{}
+	}
+	if res.Limits == nil {
+		res.Limits = corev1.ResourceList{}
+	}
+	hugePages := func(name corev1.ResourceName) bool {
+		return strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+	}
+	ctrLimits := resourcehelper.AggregateContainerLimits(ctrs, resourcehelper.PodResourcesOptions{})
+	for name, q := range ctrLimits {
+		_, req := res.Requests[name]
+		if _, lim := res.Limits[name]; hugePages(name) && !req && !lim {
+			res.Limits[name] = q.DeepCopy()
+		}
+	}
+	for name, q := range resourcehelper.AggregateContainerRequests(ctrs, resourcehelper.PodResourcesOptions{}) {
+		// Only overcommittable resources (not hugepages) come from
+		// the containers' requests.
+		if _, ok := res.Requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) && !hugePages(name) {
+			res.Requests[name] = q.DeepCopy()
+		}
+	}
+	for name, q := range res.Limits {
+		if _, ok := res.Requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+			res.Requests[name] = q.DeepCopy()
+		}
+	}
+	// A missing pod-level limit is the containers' total limit (at
+	// least the pod-level request) when every container has one.
+	for name, req := range res.Requests {
+		if _, ok := res.Limits[name]; ok || !resourcehelper.IsSupportedPodLevelResource(name) {
+			continue
+		}
+		all := true
+		for _, c := range append(append([]corev1.Container{}, ctrs.Spec.InitContainers...), ctrs.Spec.Containers...) {
+			if _, ok := c.Resources.Limits[name]; !ok {
+				all = false
+			}
+		}
+		if lim, ok := ctrLimits[name]; all && ok {
+			if req.Cmp(lim) > 0 {
+				lim = req
+			}
+			res.Limits[name] = lim.DeepCopy()
+		}
+	}
+	if len(res.Requests) == 0 {
+		res.Requests = nil
+	}
+	if len(res.Limits) == 0 {
+		res.Limits = nil
+	}
+	return res
 }

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"path/filepath"
-	"reflect"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/diff"
@@ -59,7 +57,7 @@ func ValidateRestartPolicyAlways(t *corev1.PodTemplateSpec, fld *field.Path, kin
 // validatePod is upstream's ValidatePodCreate less the metadata.
 func validatePod(pod *corev1.Pod) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := validatePodSpec(&pod.Spec, spec)
+	errs := validatePodSpec(&pod.Spec, &pod.ObjectMeta, spec)
 	if pod.Spec.TerminationGracePeriodSeconds != nil {
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*pod.Spec.TerminationGracePeriodSeconds, spec.Child("terminationGracePeriodSeconds"))...)
 	}
@@ -73,24 +71,28 @@ func validatePod(pod *corev1.Pod) field.ErrorList {
 func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
 	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
-	errs = append(errs, validatePodSpec(&t.Spec, fld.Child("spec"))...)
+	errs = append(errs, validatePodSpec(&t.Spec, nil, fld.Child("spec"))...)
 	if len(t.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(fld.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}
 	return errs
 }
 
-// validatePodSpec is upstream's ValidatePodSpec.
-func validatePodSpec(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
+// validatePodSpec is upstream's ValidatePodSpec; meta is the pod's (nil
+// for a template).
+func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if s.TerminationGracePeriodSeconds == nil {
 		errs = append(errs, field.Required(fld.Child("terminationGracePeriodSeconds"), ""))
 	}
-	vols, verrs := validateVolumes(s.Volumes, fld.Child("volumes"))
+	vols, verrs := validateVolumes(s.Volumes, meta, fld.Child("volumes"))
 	errs = append(errs, verrs...)
+	claims := podClaimNames(s.ResourceClaims)
+	errs = append(errs, validatePodResourceClaims(s.ResourceClaims, meta, fld.Child("resourceClaims"))...)
 	hostUsers := s.HostUsers == nil || *s.HostUsers
-	errs = append(errs, validateContainers(s.Containers, vols, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("containers"))...)
-	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("initContainers"))...)
+	errs = append(errs, validateContainers(s.Containers, vols, claims, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("containers"))...)
+	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, claims, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("initContainers"))...)
+	errs = append(errs, validatePodResources(s, claims, fld)...)
 	errs = append(errs, validate.SupportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
 	errs = append(errs, validate.SupportedValue(fld.Child("dnsPolicy"), string(s.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, fld.Child("nodeSelector"))...)
@@ -173,31 +175,15 @@ func validateTolerations(ts []corev1.Toleration, fld *field.Path) field.ErrorLis
 	return errs
 }
 
-// volumeSources are the fields of a VolumeSource in the order upstream
-// checks them, with the names its messages use.
-var volumeSources = []struct{ goName, path string }{
-	{"EmptyDir", "emptyDir"}, {"HostPath", "hostPath"}, {"GitRepo", "gitRepo"},
-	{"GCEPersistentDisk", "gcePersistentDisk"}, {"AWSElasticBlockStore", "awsElasticBlockStore"},
-	{"Secret", "secret"}, {"NFS", "nfs"}, {"ISCSI", "iscsi"}, {"Glusterfs", "glusterfs"},
-	{"Flocker", "flocker"}, {"PersistentVolumeClaim", "persistentVolumeClaim"}, {"RBD", "rbd"},
-	{"Cinder", "cinder"}, {"CephFS", "cephFS"}, {"Quobyte", "quobyte"},
-	{"DownwardAPI", "downwarAPI"}, // sic, upstream's path
-	{"FC", "fc"}, {"FlexVolume", "flexVolume"}, {"ConfigMap", "configMap"}, {"AzureFile", "azureFile"},
-	{"VsphereVolume", "vsphereVolume"}, {"PhotonPersistentDisk", "photonPersistentDisk"},
-	{"PortworxVolume", "portworxVolume"}, {"AzureDisk", "azureDisk"}, {"StorageOS", "storageos"},
-	{"Projected", "projected"}, {"ScaleIO", "scaleIO"}, {"CSI", "csi"}, {"Ephemeral", "ephemeral"},
-	{"Image", "image"},
-}
-
 // validateVolumes is upstream's ValidateVolumes: it returns the valid
 // volumes by name.
-func validateVolumes(volumes []corev1.Volume, fld *field.Path) (map[string]corev1.VolumeSource, field.ErrorList) {
+func validateVolumes(volumes []corev1.Volume, meta *metav1.ObjectMeta, fld *field.Path) (map[string]corev1.VolumeSource, field.ErrorList) {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	vols := map[string]corev1.VolumeSource{}
 	for i, v := range volumes {
 		idx := fld.Index(i)
-		el := validateVolumeSource(&v.VolumeSource, idx)
+		el := validateVolumeSource(&v.VolumeSource, idx, v.Name, meta)
 		if v.Name == "" {
 			el = append(el, field.Required(idx.Child("name"), ""))
 		} else {
@@ -214,62 +200,6 @@ func validateVolumes(volumes []corev1.Volume, fld *field.Path) (map[string]corev
 		}
 	}
 	return vols, errs
-}
-
-func validateVolumeSource(src *corev1.VolumeSource, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	rv := reflect.ValueOf(src).Elem()
-	n := 0
-	for _, vs := range volumeSources {
-		f := rv.FieldByName(vs.goName)
-		if !f.IsValid() || f.IsNil() {
-			continue
-		}
-		p := fld.Child(vs.path)
-		if n > 0 {
-			errs = append(errs, field.Forbidden(p, "may not specify more than 1 volume type"))
-			continue
-		}
-		n++
-		switch s := f.Interface().(type) {
-		case *corev1.HostPathVolumeSource:
-			if s.Path == "" {
-				errs = append(errs, field.Required(p.Child("path"), ""))
-				break
-			}
-			errs = append(errs, pathNoBacksteps(s.Path, p.Child("path"))...)
-			if t := s.Type; t != nil {
-				valid := []string{"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"}
-				if !slices.Contains(valid, string(*t)) {
-					errs = append(errs, field.NotSupported(p.Child("type"), *t, valid))
-				}
-			}
-		case *corev1.SecretVolumeSource:
-			if s.SecretName == "" {
-				errs = append(errs, field.Required(p.Child("secretName"), ""))
-			}
-			errs = append(errs, fileMode(s.DefaultMode, p.Child("defaultMode"))...)
-			for i := range s.Items {
-				errs = append(errs, validateKeyToPath(&s.Items[i], p.Child("items").Index(i))...)
-			}
-		case *corev1.ConfigMapVolumeSource:
-			if s.Name == "" {
-				errs = append(errs, field.Required(p.Child("name"), ""))
-			}
-			errs = append(errs, fileMode(s.DefaultMode, p.Child("defaultMode"))...)
-			for i := range s.Items {
-				errs = append(errs, validateKeyToPath(&s.Items[i], p.Child("items").Index(i))...)
-			}
-		case *corev1.PersistentVolumeClaimVolumeSource:
-			if s.ClaimName == "" {
-				errs = append(errs, field.Required(p.Child("claimName"), ""))
-			}
-		}
-	}
-	if n == 0 {
-		errs = append(errs, field.Required(fld, "must specify a volume type"))
-	}
-	return errs
 }
 
 // fileMode is upstream's check of a volume file mode.
@@ -289,11 +219,9 @@ func validateKeyToPath(kp *corev1.KeyToPath, fld *field.Path) field.ErrorList {
 	if kp.Path == "" {
 		errs = append(errs, field.Required(fld.Child("path"), ""))
 	}
-	errs = append(errs, localDescendingPath(kp.Path, fld.Child("path"))...)
-	if strings.HasPrefix(kp.Path, "..") && !strings.HasPrefix(kp.Path, "../") {
-		errs = append(errs, field.Invalid(fld.Child("path"), kp.Path, "must not start with '..'"))
-	}
-	return append(errs, fileMode(kp.Mode, fld.Child("mode"))...)
+	errs = append(errs, localNonReservedPath(kp.Path, fld.Child("path"))...)
+	errs = append(errs, fileMode(kp.Mode, fld.Child("mode"))...)
+	return append(errs, validateUser(kp.User, fld.Child("user"))...)
 }
 
 // localDescendingPath is upstream's validateLocalDescendingPath.
@@ -302,22 +230,12 @@ func localDescendingPath(p string, fld *field.Path) field.ErrorList {
 	if path.IsAbs(p) {
 		errs = append(errs, field.Invalid(fld, p, "must be a relative path"))
 	}
-	return append(errs, pathNoBacksteps(p, fld)...)
-}
-
-// pathNoBacksteps is upstream's validatePathNoBacksteps.
-func pathNoBacksteps(p string, fld *field.Path) field.ErrorList {
-	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
-		if part == ".." {
-			return field.ErrorList{field.Invalid(fld, p, "must not contain '..'")}
-		}
-	}
-	return nil
+	return append(errs, validate.PathNoBacksteps(p, fld)...)
 }
 
 // validateContainers is upstream's validateContainers for regular
 // containers.
-func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, hostUsers bool, fld *field.Path) field.ErrorList {
+func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], grace *int64, hostUsers bool, fld *field.Path) field.ErrorList {
 	if len(containers) == 0 {
 		return field.ErrorList{field.Required(fld, "")}
 	}
@@ -326,7 +244,7 @@ func validateContainers(containers []corev1.Container, vols map[string]corev1.Vo
 	for i := range containers {
 		c := &containers[i]
 		idx := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, vols, hostUsers, idx)...)
+		errs = append(errs, validateContainerCommon(c, vols, claims, hostUsers, idx)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(idx.Child("name"), c.Name))
 		} else {
@@ -501,7 +419,7 @@ func hostPortConflicts(containers []corev1.Container, fld *field.Path) field.Err
 // validateInitContainers is upstream's validateInitContainers: names are
 // unique across regular and init containers; probes and lifecycle belong
 // to sidecars (restartPolicy Always) only.
-func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, grace *int64, hostUsers bool, fld *field.Path) field.ErrorList {
+func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], grace *int64, hostUsers bool, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for _, c := range regular {
@@ -510,7 +428,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 	for i := range containers {
 		c := &containers[i]
 		idx := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, vols, hostUsers, idx)...)
+		errs = append(errs, validateContainerCommon(c, vols, claims, hostUsers, idx)...)
 		sidecar := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
 		if c.RestartPolicy == nil && len(c.RestartPolicyRules) > 0 {
 			errs = append(errs, field.Required(idx.Child("restartPolicy"), "must specify restartPolicy when restart rules are used"))
@@ -547,7 +465,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 }
 
 // validateContainerCommon is upstream's validateContainerCommon.
-func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, hostUsers bool, fld *field.Path) field.ErrorList {
+func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], hostUsers bool, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(fld.Child("name"), ""))
@@ -563,7 +481,7 @@ func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeS
 	errs = append(errs, validateEnvFrom(c.EnvFrom, fld.Child("envFrom"))...)
 	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, fld.Child("volumeMounts"))...)
 	errs = append(errs, validate.SupportedValue(fld.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
-	errs = append(errs, validateResources(&c.Resources, fld.Child("resources"))...)
+	errs = append(errs, validateResources(&c.Resources, validate.ContainerResourceName, claims, fld.Child("resources"))...)
 	return append(errs, validateSecurityContext(c.SecurityContext, hostUsers, fld.Child("securityContext"))...)
 }
 
@@ -717,7 +635,7 @@ func validateEnv(env []corev1.EnvVar, fld *field.Path) field.ErrorList {
 		if f := e.ValueFrom; f != nil {
 			vf := idx.Child("valueFrom")
 			if f.FieldRef != nil {
-				errs = append(errs, validateFieldRef(f.FieldRef, vf.Child("fieldRef"))...)
+				errs = append(errs, validateObjectFieldSelector(f.FieldRef, envFieldPaths, vf.Child("fieldRef"))...)
 			}
 			if r := f.ResourceFieldRef; r != nil {
 				rf := vf.Child("resourceFieldRef")
@@ -774,8 +692,9 @@ func splitSubscript(p string) (string, string, bool) {
 	return parts[0], parts[1], true
 }
 
-// validateFieldRef is upstream's validateObjectFieldSelector for env vars.
-func validateFieldRef(f *corev1.ObjectFieldSelector, fld *field.Path) field.ErrorList {
+// validateObjectFieldSelector is upstream's validateObjectFieldSelector:
+// paths are the fields it may name (an env var's or a volume file's).
+func validateObjectFieldSelector(f *corev1.ObjectFieldSelector, paths sets.Set[string], fld *field.Path) field.ErrorList {
 	if f.APIVersion == "" {
 		return field.ErrorList{field.Required(fld.Child("apiVersion"), "")}
 	}
@@ -805,8 +724,8 @@ func validateFieldRef(f *corev1.ObjectFieldSelector, fld *field.Path) field.Erro
 		for _, msg := range validation.IsQualifiedName(sub) {
 			errs = append(errs, field.Invalid(fld, sub, msg))
 		}
-	} else if !envFieldPaths.Has(p) {
-		errs = append(errs, field.NotSupported(fld.Child("fieldPath"), p, sets.List(envFieldPaths)))
+	} else if !paths.Has(p) {
+		errs = append(errs, field.NotSupported(fld.Child("fieldPath"), p, sets.List(paths)))
 	}
 	return errs
 }
@@ -860,34 +779,6 @@ func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]corev1.Vo
 	return errs
 }
 
-// validateResources is upstream's validateResourceRequirements for a
-// container (names taken in sorted order).
-func validateResources(r *corev1.ResourceRequirements, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	lim, req := fld.Child("limits"), fld.Child("requests")
-	for _, name := range validate.ResourceNames(r.Limits) {
-		p := lim.Key(name)
-		errs = append(errs, validate.ContainerResourceName(name, p)...)
-		errs = append(errs, validate.Quantity(name, r.Limits[corev1.ResourceName(name)], p)...)
-	}
-	for _, name := range validate.ResourceNames(r.Requests) {
-		q := r.Requests[corev1.ResourceName(name)]
-		p := req.Key(name)
-		errs = append(errs, validate.ContainerResourceName(name, p)...)
-		errs = append(errs, validate.Quantity(name, q, p)...)
-		if l, ok := r.Limits[corev1.ResourceName(name)]; ok {
-			if q.Cmp(l) != 0 && !validate.OvercommitAllowed(name) {
-				errs = append(errs, field.Invalid(req, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, l.String())))
-			} else if q.Cmp(l) > 0 {
-				errs = append(errs, field.Invalid(req, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, l.String())))
-			}
-		} else if !validate.OvercommitAllowed(name) {
-			errs = append(errs, field.Required(lim, "Limit must be set for non overcommitable resources"))
-		}
-	}
-	return errs
-}
-
 // updatablePodSpecFields is upstream's list in its Forbidden message.
 var updatablePodSpecFields = []string{
 	"`spec.containers[*].image`",
@@ -902,7 +793,7 @@ var updatablePodSpecFields = []string{
 // added tolerations and removed scheduling gates may change.
 func validatePodUpdate(n, p *corev1.Pod) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := validatePodSpec(&n.Spec, spec)
+	errs := validatePodSpec(&n.Spec, &n.ObjectMeta, spec)
 	if n.Spec.TerminationGracePeriodSeconds != nil {
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*n.Spec.TerminationGracePeriodSeconds, spec.Child("terminationGracePeriodSeconds"))...)
 	}
