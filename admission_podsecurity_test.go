@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
@@ -185,13 +186,16 @@ func TestAdmissionPodSecurityWarnsOnPodsAndPodControllers(t *testing.T) {
 	}, {
 		name: "deployment scale (a subresource)",
 		do: func(c kubernetes.Interface) error {
-			s, err := c.AppsV1().Deployments(ns).GetScale(ctx, "d", metav1.GetOptions{})
-			if err != nil {
+			// The deployment controller writes the Deployment meanwhile.
+			return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				s, err := c.AppsV1().Deployments(ns).GetScale(ctx, "d", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				s.Spec.Replicas = 0
+				_, err = c.AppsV1().Deployments(ns).UpdateScale(ctx, "d", s, metav1.UpdateOptions{})
 				return err
-			}
-			s.Spec.Replicas = 0
-			_, err = c.AppsV1().Deployments(ns).UpdateScale(ctx, "d", s, metav1.UpdateOptions{})
-			return err
+			})
 		},
 	}, {
 		name: "replicaset",
