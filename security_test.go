@@ -307,7 +307,7 @@ func signClientCert(t *testing.T, ca *x509.Certificate, caKey crypto.Signer, not
 // certificate the cluster CA signed for client auth and still valid
 // authenticates, while one that does not chain to the cluster CA (a CA of
 // the same name but another key), an expired one, one not valid yet, and
-// one whose extended key usage is server auth only are refused with
+// one whose extended key usages leave out client auth are refused with
 // kube-apiserver's 401 Status "Unauthorized" (anonymous access being on:
 // a presented certificate that fails is an error, not anonymity).
 func TestSecurityClientCertificatesAreVerified(t *testing.T) {
@@ -335,6 +335,10 @@ func TestSecurityClientCertificatesAreVerified(t *testing.T) {
 		{name: "expired", ca: clusterCA.Cert, key: clusterCA.Key, from: now.Add(-2 * time.Hour), to: now.Add(-time.Hour), usages: clientAuth, refused: true},
 		{name: "not valid yet", ca: clusterCA.Cert, key: clusterCA.Key, from: now.Add(time.Hour), to: now.Add(2 * time.Hour), usages: clientAuth, refused: true},
 		{name: "server auth only", ca: clusterCA.Cert, key: clusterCA.Key, from: now.Add(-time.Hour), to: now.Add(time.Hour), usages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, refused: true},
+		// Without any extended key usage a certificate is good for every
+		// usage (crypto/x509's rule, which kube-apiserver's x509
+		// authenticator applies too): it authenticates.
+		{name: "no extended key usage", ca: clusterCA.Cert, key: clusterCA.Key, from: now.Add(-time.Hour), to: now.Add(time.Hour)},
 		{name: "code signing only", ca: clusterCA.Cert, key: clusterCA.Key, from: now.Add(-time.Hour), to: now.Add(time.Hour), usages: []x509.ExtKeyUsage{x509.ExtKeyUsageCodeSigning}, refused: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
