@@ -156,7 +156,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			return fmt.Errorf("fakeplane: temp dir: %w", err)
 		}
 		dataDir = cp.tmpDir
-	} else if err := os.MkdirAll(dataDir, 0o700); err != nil {
+	} else if err := cp.privateDir(dataDir); err != nil {
 		return fmt.Errorf("fakeplane: data dir: %w", err)
 	}
 
@@ -392,7 +392,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	if cp.opts.dataDir != "" {
 		// For `fakeplane kubeconfig`, which signs user certificates offline.
-		if err := os.WriteFile(filepath.Join(dataDir, serverURLFile), []byte(cp.url), 0o600); err != nil {
+		if err := pki.WriteSecretFile(filepath.Join(dataDir, serverURLFile), []byte(cp.url)); err != nil {
 			return fmt.Errorf("fakeplane: %w", err)
 		}
 	}
@@ -595,7 +595,7 @@ func (cp *ControlPlane) loadOrCreatePKI(dataDir string) error {
 			return fmt.Errorf("fakeplane: %w", err)
 		}
 		if cp.opts.dataDir != "" {
-			if err := os.MkdirAll(pkiDir, 0o700); err != nil {
+			if err := cp.privateDir(pkiDir); err != nil {
 				return fmt.Errorf("fakeplane: pki dir: %w", err)
 			}
 			if err := cp.ca.Save(pkiDir); err != nil {
@@ -669,7 +669,7 @@ func (cp *ControlPlane) setUpFrontProxy(pkiDir string) error {
 			return fmt.Errorf("fakeplane: front-proxy CA: %w", err)
 		}
 		if cp.opts.dataDir != "" {
-			if err := os.MkdirAll(pkiDir, 0o700); err != nil {
+			if err := cp.privateDir(pkiDir); err != nil {
 				return fmt.Errorf("fakeplane: pki dir: %w", err)
 			}
 			if err := ca.SaveAs(pkiDir, pki.FrontProxyCAName); err != nil {
@@ -727,8 +727,34 @@ func (cp *ControlPlane) writeKubeconfig(path, user string, kp pki.KeyPair) error
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: kp.CertPEM, ClientKeyData: kp.KeyPEM}
 	cfg.Contexts["fakeplane"] = &clientcmdapi.Context{Cluster: "fakeplane", AuthInfo: user, Namespace: "default"}
 	cfg.CurrentContext = "fakeplane"
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+	b, err := clientcmd.Write(*cfg)
+	if err != nil {
 		return fmt.Errorf("fakeplane: write kubeconfig: %w", err)
+	}
+	// As clientcmd.WriteToFile, but a kubeconfig already there is made
+	// 0600 too: it is about to hold a private key.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("fakeplane: write kubeconfig: %w", err)
+	}
+	if err := pki.WriteSecretFile(path, b); err != nil {
+		return fmt.Errorf("fakeplane: write kubeconfig: %w", err)
+	}
+	return nil
+}
+
+// privateDir makes dir 0700, or, when it exists with a looser mode, keeps
+// it and warns, as etcd does with its data directory (the keys and
+// kubeconfigs written in it are 0600 whatever the directory's mode).
+func (cp *ControlPlane) privateDir(dir string) error {
+	loose, err := pki.MakePrivateDir(dir)
+	if err != nil {
+		return err
+	}
+	if loose {
+		if fi, err := os.Stat(dir); err == nil {
+			cp.opts.logger.Warn("check file permission: directory exists, but its permission is looser than recommended to prevent possible unprivileged access to the data",
+				"directory", dir, "permission", fi.Mode().Perm().String(), "recommended", pki.PrivateDirMode.String())
+		}
 	}
 	return nil
 }

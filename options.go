@@ -200,7 +200,9 @@ func WithListener(ln net.Listener) Option { return func(o *options) { o.listener
 
 // WithDataDir keeps the store (and the CA) in dir, fsynced on every commit,
 // so state survives restarts. Without it the store lives in a temporary
-// directory removed at Stop.
+// directory removed at Stop. A new dir is made 0700 (an existing one keeps
+// its mode, with a warning if others may use it, as etcd's data directory);
+// the keys and the server URL written in it are 0600.
 func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir } }
 
 // WithKubeconfigPath sets where the admin kubeconfig is written. The default

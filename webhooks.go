@@ -93,7 +93,7 @@ func (cp *ControlPlane) installWebhooks(dataDir string) error {
 	if opts == nil {
 		return nil
 	}
-	serving, err := newWebhookServing(opts, dataDir)
+	serving, err := cp.newWebhookServing(opts, dataDir)
 	if err != nil {
 		return fmt.Errorf("fakeplane: webhooks: %w", err)
 	}
@@ -151,7 +151,7 @@ func localClientConfig(base url.URL, cc admissionregistrationv1.WebhookClientCon
 
 // newWebhookServing picks the webhook server's address and writes a
 // certificate for it, signed by a new CA.
-func newWebhookServing(opts *WebhookInstallOptions, dataDir string) (*WebhookServing, error) {
+func (cp *ControlPlane) newWebhookServing(opts *WebhookInstallOptions, dataDir string) (*WebhookServing, error) {
 	host := opts.LocalServingHost
 	if host == "" {
 		host = "127.0.0.1"
@@ -169,8 +169,8 @@ func newWebhookServing(opts *WebhookInstallOptions, dataDir string) (*WebhookSer
 	if dir == "" {
 		dir = filepath.Join(dataDir, "webhook-serving")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+	if err := cp.privateDir(dir); err != nil {
+		return nil, fmt.Errorf("webhook serving certificate directory: %w", err)
 	}
 	ca, err := pki.NewCA("fakeplane-webhook-ca")
 	if err != nil {
@@ -189,10 +189,10 @@ func newWebhookServing(opts *WebhookInstallOptions, dataDir string) (*WebhookSer
 		return nil, err
 	}
 	w := &WebhookServing{Host: host, Port: port, CertDir: dir, CertName: "tls.crt", KeyName: "tls.key", CAPEM: ca.CertPEM}
-	if err := os.WriteFile(filepath.Join(dir, w.CertName), kp.CertPEM, 0o600); err != nil {
+	if err := pki.WriteSecretFile(filepath.Join(dir, w.CertName), kp.CertPEM); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, w.KeyName), kp.KeyPEM, 0o600); err != nil {
+	if err := pki.WriteSecretFile(filepath.Join(dir, w.KeyName), kp.KeyPEM); err != nil {
 		return nil, err
 	}
 	return w, nil

@@ -6,7 +6,9 @@ package registry
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -131,6 +133,36 @@ func (s *Registry) admitPod(c *Request, pod *corev1.Pod) error {
 	return s.admitPodPriority(c, pod)
 }
 
+// podServiceAccount reads the ServiceAccount a new pod names. The default
+// one, which the serviceaccount controller makes a moment after its
+// namespace, is looked for up to ten times 100-200ms apart, as upstream's
+// ServiceAccount admission plugin does (a pod created right after its
+// namespace is admitted then, not refused).
+func (s *Registry) podServiceAccount(c *Request, ns, name string) (*corev1.ServiceAccount, error) {
+	attempts := 1
+	if name == "default" {
+		attempts = 10
+	}
+	interval := time.Duration(100+rand.Int64N(100)) * time.Millisecond
+	var done <-chan struct{}
+	if c.GoCtx != nil {
+		done = c.GoCtx.Done()
+	}
+	for i := 0; ; i++ {
+		sa, err := s.ServiceAccounts().ServiceAccount(ns, name)
+		if err == nil || i+1 == attempts {
+			return sa, err
+		}
+		t := time.NewTimer(interval)
+		select {
+		case <-done:
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+	}
+}
+
 // admitPodServiceAccount is the ServiceAccount admission plugin on a new
 // pod: the ServiceAccount (default: "default") must exist, and its API
 // access volume is mounted unless automounting is off.
@@ -142,7 +174,7 @@ func (s *Registry) admitPodServiceAccount(c *Request, pod *corev1.Pod) error {
 		pod.Spec.ServiceAccountName = "default"
 	}
 	pod.Spec.DeprecatedServiceAccount = pod.Spec.ServiceAccountName
-	sa, err := s.ServiceAccounts().ServiceAccount(pod.Namespace, pod.Spec.ServiceAccountName)
+	sa, err := s.podServiceAccount(c, pod.Namespace, pod.Spec.ServiceAccountName)
 	if err != nil {
 		return apierrors.NewForbidden(c.Res.GR, pod.Name, fmt.Errorf("error looking up service account %s/%s: serviceaccount %q not found", pod.Namespace, pod.Spec.ServiceAccountName, pod.Spec.ServiceAccountName))
 	}

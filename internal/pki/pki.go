@@ -12,7 +12,9 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/big"
 	"net"
 	"os"
@@ -148,10 +150,53 @@ func (ca *CA) SaveAs(dir, name string) error {
 	if err := os.WriteFile(filepath.Join(dir, name+".crt"), ca.CertPEM, 0o644); err != nil {
 		return fmt.Errorf("write CA certificate: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name+".key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+	if err := WriteSecretFile(filepath.Join(dir, name+".key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})); err != nil {
 		return fmt.Errorf("write CA key: %w", err)
 	}
 	return nil
+}
+
+// SecretFileMode and PrivateDirMode are the modes of what only the user
+// running the control plane may read: private keys and kubeconfigs (0600,
+// as kubeadm writes them) and the data directory (0700, etcd's for its
+// data directory).
+const (
+	SecretFileMode os.FileMode = 0o600
+	PrivateDirMode os.FileMode = 0o700
+)
+
+// WriteSecretFile writes data, a key or a kubeconfig, to path with mode
+// 0600. A file already at path is first made 0600 as well: a secret is
+// never written into a file others can read (os.WriteFile alone keeps an
+// existing file's mode).
+func WriteSecretFile(path string, data []byte) error {
+	if err := os.Chmod(path, SecretFileMode); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("restrict %s to 0600: %w", path, err)
+	}
+	if err := os.WriteFile(path, data, SecretFileMode); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// MakePrivateDir makes dir, and any missing parent, with mode 0700. A
+// directory that already exists keeps its mode, as etcd keeps its data
+// directory's: loose is true when others may read or enter it, for the
+// caller to warn about (etcd's "check file permission" warning).
+func MakePrivateDir(dir string) (loose bool, err error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return false, fmt.Errorf("%s is not a directory", dir)
+	case err == nil:
+		return fi.Mode().Perm()&^PrivateDirMode != 0, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, err
+	}
+	if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
+		return false, err
+	}
+	return false, nil
 }
 
 // LoadCA reads a CA written by Save. It returns an error wrapping
