@@ -130,6 +130,9 @@ func Open(path string, opts Options) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if err := checkFile(path); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:        lockTimeout,
 		NoSync:         opts.NoSync,
@@ -141,6 +144,9 @@ func Open(path string, opts Options) (*Store, error) {
 		// the bootstrap objects and the first thousands of objects grow it.
 		InitialMmapSize: initialMmapSize,
 	})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("store: open %s: it is locked by another process (another fakeplane on the same data directory?): %w", path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
