@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -454,6 +455,9 @@ func TestSecurityAnonymousReadsOnlyPublicInfo(t *testing.T) {
 	}
 }
 
+// tokenLogChild marks the process TestSecurityTokensNeverLogged runs in.
+const tokenLogChild = "FAKEPLANE_TOKEN_LOG_TEST"
+
 // TestSecurityTokensNeverLogged runs a control plane logging at debug
 // level into a buffer, sends it requests with bearer tokens (a static
 // token, valid and not, a service-account token from a TokenRequest,
@@ -462,9 +466,22 @@ func TestSecurityAnonymousReadsOnlyPublicInfo(t *testing.T) {
 // checks that no token appears in what it logged. The upstream libraries
 // fakeplane serves with (authentication filter, webhook dispatcher) log
 // through klog, the process's logger, not WithLogger's: the test sends
-// klog to the same buffer, and so does not run in parallel (klog's logger
-// is global).
+// klog to the same buffer, and so runs in a test process of its own
+// (klog's logger is global).
 func TestSecurityTokensNeverLogged(t *testing.T) {
+	// klog's logger is process-wide, and goroutines of other tests (event
+	// broadcasters, informers) read it at any time: the test runs alone in
+	// a process of its own, the test binary run again for it.
+	if os.Getenv(tokenLogChild) == "" {
+		t.Parallel()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSecurityTokensNeverLogged$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), tokenLogChild+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestSecurityTokensNeverLogged") {
+			t.Fatalf("the test in its own process: %v\n%s", err, out)
+		}
+		return
+	}
 	const staticToken = "static-token-0123456789abcdef"
 	const badToken = "wrong-token-fedcba9876543210"
 	var log lockedBuffer

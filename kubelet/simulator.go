@@ -250,6 +250,11 @@ func (s *Simulator) startAPIPods(ctx, runCtx context.Context) error {
 // simPods are the pods of the managed nodes, for the kubelet API.
 type simPods struct{ s *Simulator }
 
+// pod is the pod as the API serves it now, as a kubelet knows the status
+// it just reported: the informer's copy may not have caught up with the
+// status the simulator wrote (a client that saw the pod Running would then
+// be told its container is not available). The informer's copy serves
+// when the API cannot be read.
 func (p simPods) pod(namespace, name string) (*corev1.Pod, bool) {
 	p.s.mu.Lock()
 	store := p.s.podStore
@@ -257,11 +262,19 @@ func (p simPods) pod(namespace, name string) (*corev1.Pod, bool) {
 	if store == nil {
 		return nil, false
 	}
-	obj, ok, _ := store.GetByKey(namespace + "/" + name)
-	if !ok {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	pod, err := p.s.cfg.Client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
 		return nil, false
 	}
-	pod := obj.(*corev1.Pod)
+	if err != nil {
+		obj, ok, _ := store.GetByKey(namespace + "/" + name)
+		if !ok {
+			return nil, false
+		}
+		pod = obj.(*corev1.Pod)
+	}
 	p.s.mu.Lock()
 	_, managed := p.s.managed[pod.Spec.NodeName]
 	p.s.mu.Unlock()
