@@ -106,7 +106,9 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	})
 	h = filters.WithAuthentication(h, s.auth.authn, unauthorized, s.auth.audience, nil)
 	h = s.withMetrics(h)
-	h = withRequestTimeout(h, s.cfg.Limits.RequestTimeout, codecs)
+	// The timeout filter serves in a goroutine that may outlive its answer:
+	// Drain (and so Stop) waits for it too.
+	h = withRequestTimeout(s.counted(h), s.cfg.Limits.RequestTimeout, codecs)
 	h = filters.WithRequestInfo(h, s.infos)
 	return h, nil
 }

@@ -181,17 +181,7 @@ func (s *Server) Drain() {
 
 // ServeHTTP answers one API request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.reqMu.Lock()
-	s.requests++
-	s.reqMu.Unlock()
-	defer func() {
-		s.reqMu.Lock()
-		s.requests--
-		if s.requests == 0 {
-			s.reqIdle.Broadcast()
-		}
-		s.reqMu.Unlock()
-	}()
+	defer s.serving()()
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -203,6 +193,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	w.Header().Set("Audit-Id", string(uuid.NewUUID()))
 	s.handler.ServeHTTP(w, r)
+}
+
+// serving counts a request (or the part of one that runs apart: the
+// request timeout filter serves in a goroutine of its own, which may go on
+// after it answered) until the function it returns is called; Drain waits
+// for the count to fall to zero.
+func (s *Server) serving() (done func()) {
+	s.reqMu.Lock()
+	s.requests++
+	s.reqMu.Unlock()
+	return func() {
+		s.reqMu.Lock()
+		s.requests--
+		if s.requests == 0 {
+			s.reqIdle.Broadcast()
+		}
+		s.reqMu.Unlock()
+	}
+}
+
+// counted is h counted by serving, for the handlers upstream's timeout
+// filter runs in goroutines of their own.
+func (s *Server) counted(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer s.serving()()
+		h.ServeHTTP(w, r)
+	})
 }
 
 // serveNonResource answers discovery, health, version and OpenAPI paths.
