@@ -384,10 +384,15 @@ func TestCRDDeletionWaitsForCustomObjectFinalizers(t *testing.T) {
 	if want := `crontabs.stable.example.com "new" is forbidden: create not allowed while custom resource definition is terminating`; !apierrors.IsForbidden(err) || err.Error() != want {
 		t.Errorf("create while terminating: %v, want %s", err, want)
 	}
-	got, err := crontabs.Get(ctx, "held", metav1.GetOptions{})
-	if err != nil || got.GetDeletionTimestamp() == nil {
-		t.Fatalf("held object: %v %v", err, got)
-	}
+	// The cleanup deletes the objects one by one: the held one is marked
+	// deleted, possibly after the condition was set.
+	waitFor(t, func() bool {
+		got, err := crontabs.Get(ctx, "held", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("held object: %v", err)
+		}
+		return got.GetDeletionTimestamp() != nil
+	})
 	cur, err := crds.Get(ctx, "crontabs.stable.example.com", metav1.GetOptions{})
 	if err != nil || !slices.Contains(cur.GetFinalizers(), apiextensionsv1.CustomResourceCleanupFinalizer) {
 		t.Fatalf("the CRD lost its finalizer with an object left: %v %v", err, cur.GetFinalizers())
