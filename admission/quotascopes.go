@@ -72,7 +72,7 @@ func scopeMatches(req corev1.ScopedResourceSelectorRequirement, gr schema.GroupR
 		if req.ScopeName != corev1.ResourceQuotaScopeVolumeAttributesClass {
 			return false, nil
 		}
-		names := claimAttributesClasses(o)
+		names := ClaimAttributesClasses(o)
 		if req.Operator == corev1.ScopeSelectorOpExists {
 			return len(names) > 0, nil
 		}
@@ -139,9 +139,10 @@ func usesCrossNamespaceAffinity(pod *corev1.Pod) bool {
 	return false
 }
 
-// claimAttributesClasses are the VolumeAttributesClasses a claim names in
-// its spec and status.
-func claimAttributesClasses(pvc *corev1.PersistentVolumeClaim) []string {
+// ClaimAttributesClasses are the VolumeAttributesClasses a claim names in
+// its spec and status (upstream's getReferencedVolumeAttributesClassNames):
+// what its quota scope matches and what keeps a class from deletion.
+func ClaimAttributesClasses(pvc *corev1.PersistentVolumeClaim) []string {
 	var out []string
 	add := func(n string) {
 		for _, x := range out {

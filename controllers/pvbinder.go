@@ -142,16 +142,7 @@ func (c *PersistentVolumeBinder) observe(ev store.Event) error {
 		if pod.Spec.NodeName == "" {
 			return nil
 		}
-		for _, v := range pod.Spec.Volumes {
-			claim := ""
-			switch {
-			case v.PersistentVolumeClaim != nil:
-				claim = v.PersistentVolumeClaim.ClaimName
-			case v.Ephemeral != nil:
-				claim = pod.Name + "-" + v.Name
-			default:
-				continue
-			}
+		for _, claim := range podClaimNames(pod, true) {
 			key := pod.Namespace + "/" + claim
 			c.consumers[key] = pod.Spec.NodeName
 			c.podClaims[ev.Key] = append(c.podClaims[ev.Key], key)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	storageephemeral "k8s.io/component-helpers/storage/ephemeral"
 
 	admissionplugins "github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/registry"
@@ -179,13 +180,20 @@ func claimsInUse(pod *corev1.Pod) []string {
 		return nil
 	}
 	shutDown := pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds == 0
+	return podClaimNames(pod, !shutDown)
+}
+
+// podClaimNames are the claims a pod's volumes name, and, with ephemeral,
+// its ephemeral volumes' claims (upstream's ephemeral.VolumeClaimName).
+func podClaimNames(pod *corev1.Pod, ephemeral bool) []string {
 	var out []string
-	for _, v := range pod.Spec.Volumes {
+	for i := range pod.Spec.Volumes {
+		v := &pod.Spec.Volumes[i]
 		switch {
 		case v.PersistentVolumeClaim != nil:
 			out = append(out, v.PersistentVolumeClaim.ClaimName)
-		case v.Ephemeral != nil && !shutDown:
-			out = append(out, pod.Name+"-"+v.Name)
+		case v.Ephemeral != nil && ephemeral:
+			out = append(out, storageephemeral.VolumeClaimName(pod, v))
 		}
 	}
 	return out
@@ -338,15 +346,7 @@ func (c *VACProtection) observe(ev store.Event) error {
 		if err != nil {
 			return err
 		}
-		if n := pvc.Spec.VolumeAttributesClassName; n != nil && *n != "" {
-			names = append(names, *n)
-		}
-		if n := pvc.Status.CurrentVolumeAttributesClassName; n != nil && *n != "" {
-			names = append(names, *n)
-		}
-		if m := pvc.Status.ModifyVolumeStatus; m != nil && m.TargetVolumeAttributesClassName != "" {
-			names = append(names, m.TargetVolumeAttributesClassName)
-		}
+		names = admissionplugins.ClaimAttributesClasses(pvc)
 	}
 	if len(names) > 0 {
 		c.refs[ref] = names
