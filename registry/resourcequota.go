@@ -53,13 +53,25 @@ func quotaResourcesOf(names []corev1.ResourceName) map[schema.GroupResource]bool
 	return out
 }
 
-// namespaceUsage sums the quota usage of what q's hard limits name over the
-// objects of a namespace in q's scopes.
-func (s *Registry) namespaceUsage(ns string, q *corev1.ResourceQuota) (corev1.ResourceList, error) {
-	names := quota.ResourceNames(q.Spec.Hard)
-	scoped := len(q.Spec.Scopes) > 0 || q.Spec.ScopeSelector != nil
-	total := corev1.ResourceList{}
-	for gr := range quotaResourcesOf(names) {
+// namespaceUsages sums, for each quota of a namespace that counts (counts
+// nil: each), the quota usage of what its hard limits name over the
+// namespace's objects in its scopes; the others get nil. Each resource is
+// listed and decoded once, whatever the number of quotas.
+func (s *Registry) namespaceUsages(ns string, quotas []corev1.ResourceQuota, counts func(*corev1.ResourceQuota) bool) ([]corev1.ResourceList, error) {
+	out := make([]corev1.ResourceList, len(quotas))
+	resources := make([]map[schema.GroupResource]bool, len(quotas))
+	all := map[schema.GroupResource]bool{}
+	for i := range quotas {
+		if counts != nil && !counts(&quotas[i]) {
+			continue
+		}
+		out[i] = corev1.ResourceList{}
+		resources[i] = quotaResourcesOf(quota.ResourceNames(quotas[i].Spec.Hard))
+		for gr := range resources[i] {
+			all[gr] = true
+		}
+	}
+	for gr := range all {
 		version, ok := s.served.Preferred(gr.Group)
 		if !ok {
 			continue
@@ -80,18 +92,29 @@ func (s *Registry) namespaceUsage(ns string, q *corev1.ResourceQuota) (corev1.Re
 					return nil, apierrors.NewInternalError(err)
 				}
 			}
-			if scoped {
-				if obj == nil {
-					continue // only pods and claims have scopes
-				}
-				if in, _ := admissionplugins.QuotaScopesMatch(q, gr, obj); !in {
+			usage := admissionplugins.QuotaUsage(gr, obj)
+			for i := range quotas {
+				if !resources[i][gr] {
 					continue
 				}
+				if q := &quotas[i]; len(q.Spec.Scopes) > 0 || q.Spec.ScopeSelector != nil {
+					if obj == nil {
+						continue // only pods and claims have scopes
+					}
+					if in, _ := admissionplugins.QuotaScopesMatch(q, gr, obj); !in {
+						continue
+					}
+				}
+				out[i] = quota.Add(out[i], usage)
 			}
-			total = quota.Add(total, admissionplugins.QuotaUsage(gr, obj))
 		}
 	}
-	return quota.Mask(total, names), nil
+	for i := range quotas {
+		if out[i] != nil {
+			out[i] = quota.Mask(out[i], quota.ResourceNames(quotas[i].Spec.Hard))
+		}
+	}
+	return out, nil
 }
 
 // admitQuota is the ResourceQuota admission plugin on a create of o, or
@@ -121,16 +144,16 @@ func (s *Registry) admitQuota(c *Request, o, old *Object) error {
 			return err
 		}
 	}
-	used := make([]corev1.ResourceList, len(quotas))
+	used, err := s.namespaceUsages(o.Meta.GetNamespace(), quotas, func(q *corev1.ResourceQuota) bool {
+		return admissionplugins.QuotaTracks(q, c.Res.GR, o.Obj)
+	})
+	if err != nil {
+		return err
+	}
 	for i := range quotas {
-		if !admissionplugins.QuotaTracks(&quotas[i], c.Res.GR, o.Obj) {
-			continue
+		if used[i] != nil {
+			used[i] = admissionplugins.QuotaStatus(&quotas[i], used[i]).Used
 		}
-		usage, err := s.namespaceUsage(o.Meta.GetNamespace(), &quotas[i])
-		if err != nil {
-			return err
-		}
-		used[i] = admissionplugins.QuotaStatus(&quotas[i], usage).Used
 	}
 	var oldObj runtime.Object
 	if old != nil {
@@ -149,13 +172,13 @@ func (s *Registry) refreshQuotas(ns string) {
 	if err != nil || len(quotas) == 0 {
 		return
 	}
+	usages, err := s.namespaceUsages(ns, quotas, nil)
+	if err != nil {
+		s.log.Warn("resource quota usage", "namespace", ns, "err", err)
+		return
+	}
 	for i := range quotas {
-		q := &quotas[i]
-		usage, err := s.namespaceUsage(ns, q)
-		if err != nil {
-			s.log.Warn("resource quota usage", "namespace", ns, "quota", q.Name, "err", err)
-			continue
-		}
+		q, usage := &quotas[i], usages[i]
 		want := admissionplugins.QuotaStatus(q, usage)
 		if quota.Equals(want.Hard, q.Status.Hard) && quota.Equals(want.Used, q.Status.Used) {
 			continue
