@@ -7,7 +7,6 @@ package registry
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,18 +48,11 @@ type podSecurityNamespaces struct{ s *Registry }
 
 // GetNamespace implements the library's NamespaceGetter.
 func (g podSecurityNamespaces) GetNamespace(_ context.Context, name string) (*corev1.Namespace, error) {
-	cur, err := g.s.store.Get(namespacesBucket, name)
+	ns, err := getTyped[corev1.Namespace](g.s, "", "namespaces", "", name)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierrors.NewNotFound(schemaNamespaces, name)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading namespace %q: %w", name, err)
-	}
-	ns := &corev1.Namespace{}
-	if err := JSONUnmarshal(cur.Value, ns); err != nil {
-		return nil, fmt.Errorf("decoding namespace %q: %w", name, err)
-	}
-	return ns, nil
+	return ns, err
 }
 
 // podSecurityPods lists a namespace's pods from the store for PodSecurity.
