@@ -210,22 +210,23 @@ func validateUser(u *int64, fld *field.Path) field.ErrorList {
 
 // validateSecretSource is upstream's validateSecretVolumeSource.
 func validateSecretSource(s *corev1.SecretVolumeSource, fld *field.Path) field.ErrorList {
-	errs := required(fld, req{"secretName", s.SecretName})
-	errs = append(errs, fileMode(s.DefaultMode, fld.Child("defaultMode"))...)
-	errs = append(errs, validateUser(s.DefaultUser, fld.Child("defaultUser"))...)
-	for i := range s.Items {
-		errs = append(errs, validateKeyToPath(&s.Items[i], fld.Child("items").Index(i))...)
-	}
-	return errs
+	return validateKeyedSource(req{"secretName", s.SecretName}, s.DefaultMode, s.DefaultUser, s.Items, fld)
 }
 
 // validateConfigMapSource is upstream's validateConfigMapVolumeSource.
 func validateConfigMapSource(s *corev1.ConfigMapVolumeSource, fld *field.Path) field.ErrorList {
-	errs := required(fld, req{"name", s.Name})
-	errs = append(errs, fileMode(s.DefaultMode, fld.Child("defaultMode"))...)
-	errs = append(errs, validateUser(s.DefaultUser, fld.Child("defaultUser"))...)
-	for i := range s.Items {
-		errs = append(errs, validateKeyToPath(&s.Items[i], fld.Child("items").Index(i))...)
+	return validateKeyedSource(req{"name", s.Name}, s.DefaultMode, s.DefaultUser, s.Items, fld)
+}
+
+// validateKeyedSource checks what a secret and a config map volume have
+// in common: the object's name (required), the default mode and user, and
+// the items.
+func validateKeyedSource(name req, mode *int32, user *int64, items []corev1.KeyToPath, fld *field.Path) field.ErrorList {
+	errs := required(fld, name)
+	errs = append(errs, fileMode(mode, fld.Child("defaultMode"))...)
+	errs = append(errs, validateUser(user, fld.Child("defaultUser"))...)
+	for i := range items {
+		errs = append(errs, validateKeyToPath(&items[i], fld.Child("items").Index(i))...)
 	}
 	return errs
 }
