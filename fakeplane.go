@@ -294,7 +294,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	// One transaction for all of them: a commit each would take most of
 	// Start's time.
-	if err := cp.store.Bulk(func() error { return cp.srv.CreateAll(boot) }); err != nil {
+	fields, err := fixtures.BootstrapManagedFields()
+	if err != nil {
+		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+	}
+	if err := cp.store.Bulk(func() error { return cp.srv.CreateAll(boot, fields) }); err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 	if err := cp.loadFixtures(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,14 +41,38 @@ func (s *Registry) Create(data []byte) error { return s.create(data, "") }
 
 // CreateAll creates many objects (JSON with apiVersion and kind) as the
 // server itself, ignoring AlreadyExists, with the managedFields entry of
-// kube-apiserver's own writes. Bootstrap uses it.
-func (s *Registry) CreateAll(docs [][]byte) error {
+// kube-apiserver's own writes. Bootstrap uses it. fields, when it has an
+// object's entries (keyed as CreatedManagedFields keys them), saves computing them (see
+// fixtures.BootstrapManagedFields); their time is set to now.
+func (s *Registry) CreateAll(docs [][]byte, fields map[string][]metav1.ManagedFieldsEntry) error {
 	for _, d := range docs {
-		if err := s.create(d, serverManager); err != nil {
+		if err := s.createAs(d, serverManager, fields); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// CreatedManagedFields returns the managedFields entries (without their
+// time) that CreateAll records for doc (JSON with apiVersion and kind),
+// computed as a create computes them, and their key in CreateAll's fields.
+// The bootstrap's precomputed entries are made and checked with it.
+func (s *Registry) CreatedManagedFields(doc []byte) (key string, entries []metav1.ManagedFieldsEntry, err error) {
+	c, o, err := s.decodeInternal(doc)
+	if err != nil {
+		return "", nil, err
+	}
+	c.TrackManagedFields(nil, o, serverManager)
+	entries = o.Meta.GetManagedFields()
+	for i := range entries {
+		entries[i].Time = nil
+	}
+	return bootstrapFieldsKey(c, o), entries, nil
+}
+
+// bootstrapFieldsKey is the key of o's entries in CreateAll's fields.
+func bootstrapFieldsKey(c *Request, o *Object) string {
+	return c.Res.GVK.GroupVersion().String() + "/" + c.Res.GVK.Kind + "/" + o.Meta.GetNamespace() + "/" + o.Meta.GetName()
 }
 
 // serverManager is the field manager of kube-apiserver's own writes,
@@ -57,25 +82,31 @@ const serverManager = "kube-apiserver"
 // create creates an object given as JSON, as the server itself; manager,
 // if set, is recorded in its managedFields.
 func (s *Registry) create(data []byte, manager string) error {
+	return s.createAs(data, manager, nil)
+}
+
+// decodeInternal decodes an object given as JSON with apiVersion and kind
+// into a create request made by the server itself.
+func (s *Registry) decodeInternal(data []byte) (*Request, *Object, error) {
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return fmt.Errorf("decode object: %w", err)
+		return nil, nil, fmt.Errorf("decode object: %w", err)
 	}
 	gv, err := schema.ParseGroupVersion(head.APIVersion)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	res, ok := s.served.ForKind(gv.WithKind(head.Kind))
 	if !ok {
-		return fmt.Errorf("no resource serves %s %s", head.APIVersion, head.Kind)
+		return nil, nil, fmt.Errorf("no resource serves %s %s", head.APIVersion, head.Kind)
 	}
 	c := s.internalCall(res.Group, res.Version, res.Resource.Resource, "", "", "create")
 	o, err := c.Res.DecodeObject(data)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if c.Res.Namespaced {
 		c.Namespace = o.Meta.GetNamespace()
@@ -83,8 +114,29 @@ func (s *Registry) create(data []byte, manager string) error {
 			c.Namespace = metav1.NamespaceDefault
 		}
 	}
+	return c, o, nil
+}
+
+// createAs creates an object given as JSON, as the server itself; manager,
+// if set, is recorded in its managedFields, with the entries fields holds
+// for it if it holds them.
+func (s *Registry) createAs(data []byte, manager string, fields map[string][]metav1.ManagedFieldsEntry) error {
+	c, o, err := s.decodeInternal(data)
+	if err != nil {
+		return err
+	}
 	if manager != "" {
-		s.trackCreate(c, o, data, manager)
+		if entries, ok := fields[bootstrapFieldsKey(c, o)]; ok {
+			now := metav1.NewTime(s.now().Truncate(time.Second))
+			out := make([]metav1.ManagedFieldsEntry, len(entries))
+			for i, e := range entries {
+				e.DeepCopyInto(&out[i])
+				out[i].Time = &now
+			}
+			o.Meta.SetManagedFields(out)
+		} else {
+			s.trackCreate(c, o, data, manager)
+		}
 	}
 	_, err = s.CreateObject(c, o, false)
 	if apierrors.IsAlreadyExists(err) {
