@@ -18,18 +18,33 @@
 //	-big N            ConfigMaps in the large-list and memory figures
 //	                  (default 10000; 0 skips them)
 //	-json             ask every cluster for JSON; by default client-go's typed
-//	                  clients send and accept protobuf, which a real
-//	                  kube-apiserver answers in and fakeplane (JSON only) does
-//	                  not, so the default compares what a client sees and
-//	                  -json compares the same wire format
+//	                  clients send and accept protobuf, which both answer in
+//	-watchers N       open watches in the fan-out figure (default 100; 0
+//	                  skips it)
+//	-cli BINARY       also time this fakeplane binary from launch to its
+//	                  first /readyz 200 (-starts runs, fresh state each)
+//	-reference-measure SCRIPT
+//	                  refplane's measure.sh: run last for 5 cold starts of
+//	                  the reference (it leaves refplane stopped)
+//	-reference-pids FILES
+//	                  comma-separated pid files of the reference's processes
+//	                  (refplane's run/etcd.pid,run/kube-apiserver.pid): their
+//	                  RSS growth for -big ConfigMaps is reported beside
+//	                  fakeplane's
 //
 // What is measured, for each cluster:
 //
 //   - start to first request: fakeplane.New and Start, then a new client's
 //     GET /version (TLS handshake included). Stop is not timed.
 //   - create, get, update (with the object the previous update returned),
-//     list (100 ConfigMaps of ~300 bytes), watch event (from the start of a
-//     create until its ADDED event arrives on an open watch).
+//     patch (a JSON merge patch of one key), server-side apply (forced, one
+//     manager), delete (of objects created beforehand), list (100
+//     ConfigMaps of ~300 bytes, selected by label from the run's
+//     namespace), watch event (from the start of a create until its ADDED
+//     event arrives on an open watch).
+//   - watch fan-out: -watchers watches on one selection; for each of -n
+//     creates, the time until each watcher has its event (percentiles over
+//     all deliveries).
 //   - list of -big ConfigMaps through client-go, and encoding/json Marshal of
 //     the same typed ConfigMapList, the floor for serving such a list.
 //   - heap in use and resident set growth of this process after creating
@@ -38,8 +53,8 @@
 // p50 and p90 are latencies of N operations run one after the other by one
 // client; ops/s is the throughput of N operations spread over C concurrent
 // clients (for the watch, N creates by C clients until all N events arrived).
-// The ratio column is fakeplane p50 / reference p50: below 1 fakeplane is
-// faster.
+// The ratio columns are fakeplane p50 / reference p50 and reference ops/s /
+// fakeplane ops/s: below 1 fakeplane is faster.
 //
 // Everything runs in a namespace created for the run (generateName
 // fakeplane-bench-), which is deleted at the end, also after Ctrl-C: its
@@ -94,6 +109,10 @@ type config struct {
 	starts     int
 	big        int
 	json       bool
+	watchers   int
+	cli        string // a fakeplane binary to time from launch to /readyz
+	refMeasure string // refplane's measure.sh, to time the reference's start
+	refPIDs    string // pid files of the reference's processes, for its memory
 }
 
 func main() {
@@ -104,12 +123,16 @@ func main() {
 	flag.IntVar(&cfg.starts, "starts", 20, "start-to-first-request runs (in-process fakeplane)")
 	flag.IntVar(&cfg.big, "big", 10000, "ConfigMaps in the large-list and memory figures (0 skips them)")
 	flag.BoolVar(&cfg.json, "json", false, "ask every cluster for JSON instead of client-go's default (protobuf preferred)")
+	flag.IntVar(&cfg.watchers, "watchers", 100, "open watches in the fan-out figure (0 skips it)")
+	flag.StringVar(&cfg.cli, "cli", "", "also time this fakeplane binary from launch to its first /readyz 200, -starts times")
+	flag.StringVar(&cfg.refMeasure, "reference-measure", "", "refplane's measure.sh: run it (5 cold starts) after the other figures for the reference's launch to /readyz; it leaves refplane stopped")
+	flag.StringVar(&cfg.refPIDs, "reference-pids", "", "comma-separated pid files of the reference's processes (e.g. refplane's run/etcd.pid,run/kube-apiserver.pid): their RSS growth for -big ConfigMaps is reported")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: fakeplane-bench [-kubeconfig PATH] [-n N] [-c C] [-starts N] [-big N] [-json]\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: fakeplane-bench [-kubeconfig PATH] [-n N] [-c C] [-starts N] [-big N] [-json] [-watchers N] [-cli BINARY] [-reference-measure SCRIPT] [-reference-pids FILES]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || cfg.n < 1 || cfg.c < 1 || cfg.starts < 1 || cfg.big < 0 {
+	if flag.NArg() > 0 || cfg.n < 1 || cfg.c < 1 || cfg.starts < 1 || cfg.big < 0 || cfg.watchers < 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -124,20 +147,25 @@ func main() {
 
 // result is one row's figures for one cluster.
 type result struct {
-	p50, p90 time.Duration
-	opsPerS  float64
+	p50, p90, p99 time.Duration
+	opsPerS       float64
 }
 
 // row names a measurement.
 type row struct{ key, label string }
 
 var rows = []row{
+	{"cli", "command: launch to /readyz 200"},
 	{"start", "start to first request"},
 	{"create", "create"},
 	{"get", "get"},
 	{"update", "update"},
+	{"patch", "patch (merge)"},
+	{"apply", "server-side apply"},
+	{"delete", "delete"},
 	{"list", fmt.Sprintf("list (%d ConfigMaps)", listCount)},
 	{"watch", "watch event (create -> ADDED)"},
+	{"watchers", "watch event, %w watchers"},
 	{"biglist", "list %d ConfigMaps"},
 	{"bigjson", "encoding/json of that list"},
 }
@@ -146,7 +174,7 @@ var rows = []row{
 type report struct {
 	name, version string
 	results       map[string]result
-	heapMB, rssMB float64 // memory for -big ConfigMaps (fakeplane only)
+	heapMB, rssMB float64 // memory for -big ConfigMaps (heap: fakeplane only; RSS: the reference's with -reference-pids)
 	jsonMB        float64 // size of the large list as JSON
 }
 
@@ -165,6 +193,12 @@ func run(ctx context.Context, cfg config) error {
 		return fmt.Errorf("start: %w", err)
 	}
 	fp.results["start"] = r
+	if cfg.cli != "" {
+		fmt.Fprintf(os.Stderr, "fakeplane: command launch to /readyz x%d\n", cfg.starts)
+		if fp.results["cli"], err = measureCommandStart(ctx, cfg.cli, cfg.starts); err != nil {
+			return fmt.Errorf("command start: %w", err)
+		}
+	}
 
 	if err := benchInProcess(ctx, cfg, fp); err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
@@ -175,6 +209,12 @@ func run(ctx context.Context, cfg config) error {
 		ref = &report{name: "reference", results: map[string]result{}}
 		if err := benchReference(ctx, cfg, ref); err != nil {
 			return fmt.Errorf("reference (%s): %w", cfg.kubeconfig, err)
+		}
+		if cfg.refMeasure != "" {
+			fmt.Fprintf(os.Stderr, "reference: %s %d\n", cfg.refMeasure, referenceStarts)
+			if ref.results["cli"], err = measureReferenceStart(ctx, cfg.refMeasure, referenceStarts); err != nil {
+				return fmt.Errorf("reference start: %w", err)
+			}
 		}
 	}
 	printReport(cfg, fp, ref)
@@ -306,9 +346,22 @@ func benchReference(ctx context.Context, cfg config, rep *report) (err error) {
 	if cfg.big == 0 {
 		return nil
 	}
+	rss0, err := processRSS(cfg.refPIDs)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(os.Stderr, "reference: creating %d ConfigMaps\n", cfg.big)
 	if err := t.fill(ctx, "big", "big", cfg.big); err != nil {
 		return err
+	}
+	if cfg.refPIDs != "" {
+		// Let the watch cache and etcd settle as they would between tests.
+		time.Sleep(2 * time.Second)
+		rss1, err := processRSS(cfg.refPIDs)
+		if err != nil {
+			return err
+		}
+		rep.rssMB = (float64(rss1) - float64(rss0)) / (1 << 20)
 	}
 	return t.benchBigList(ctx, cfg, rep)
 }
@@ -441,7 +494,7 @@ func (t *target) list(ctx context.Context, set string, want int) (*corev1.Config
 func (t *target) benchOps(ctx context.Context, cfg config, rep *report) error {
 	n, c := cfg.n, cfg.c
 	warm := min(n, 20)
-	measure := func(key string, seq func(i int) error, par func(w, i int) error) error {
+	var measure measureFunc = func(key string, seq func(i int) error, par func(w, i int) error) error {
 		fmt.Fprintf(os.Stderr, "%s: %s\n", t.name, key)
 		if _, err := sequential(ctx, warm, func(i int) error { return seq(-1 - i) }); err != nil {
 			return fmt.Errorf("%s (warm-up): %w", key, err)
@@ -505,6 +558,9 @@ func (t *target) benchOps(ctx context.Context, cfg config, rep *report) error {
 	if err := measure("update", func(i int) error { return update(c, i) }, update); err != nil {
 		return err
 	}
+	if err := t.benchWrites(ctx, cfg, measure); err != nil {
+		return err
+	}
 
 	// list
 	if err := t.fill(ctx, "list", "list", listCount); err != nil {
@@ -516,7 +572,10 @@ func (t *target) benchOps(ctx context.Context, cfg config, rep *report) error {
 	}
 
 	// watch event
-	return t.benchWatch(ctx, cfg, rep)
+	if err := t.benchWatch(ctx, cfg, rep); err != nil {
+		return err
+	}
+	return t.benchWatchers(ctx, cfg, rep)
 }
 
 // benchWatch measures the time from the start of a create to its ADDED event
@@ -686,7 +745,7 @@ func parallel(ctx context.Context, n, c int, op func(w, i int) error) (time.Dura
 func summarize(lat []time.Duration, opsPerS float64) result {
 	s := slices.Clone(lat)
 	slices.Sort(s)
-	return result{p50: percentile(s, 50), p90: percentile(s, 90), opsPerS: opsPerS}
+	return result{p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), opsPerS: opsPerS}
 }
 
 // percentile is the nearest-rank percentile of sorted durations.
@@ -738,9 +797,9 @@ func printReport(cfg config, fp, ref *report) {
 	fmt.Println()
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := "operation\tfakeplane p50\tp90\tops/s\t"
+	header := "operation\tfakeplane p50\tp90\tp99\tops/s\t"
 	if ref != nil {
-		header += "reference p50\tp90\tops/s\tfakeplane/reference p50\t"
+		header += "reference p50\tp90\tp99\tops/s\tfakeplane/reference p50\tops/s\t"
 	}
 	fmt.Fprintln(tw, header)
 	for _, r := range rows {
@@ -752,12 +811,17 @@ func printReport(cfg config, fp, ref *report) {
 		if strings.Contains(label, "%d") {
 			label = fmt.Sprintf(label, cfg.big)
 		}
-		line := fmt.Sprintf("%s\t%s\t%s\t%s\t", label, dur(f.p50), dur(f.p90), rate(f.opsPerS, r.key))
+		label = strings.ReplaceAll(label, "%w", strconv.Itoa(cfg.watchers))
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t", label, dur(f.p50), dur(f.p90), dur(f.p99), rate(f.opsPerS, r.key))
 		if ref != nil {
 			if x, ok := ref.results[r.key]; ok {
-				line += fmt.Sprintf("%s\t%s\t%s\t%.2f\t", dur(x.p50), dur(x.p90), rate(x.opsPerS, r.key), float64(f.p50)/float64(x.p50))
+				tput := "-"
+				if x.opsPerS > 0 && f.opsPerS > 0 {
+					tput = fmt.Sprintf("%.2f", x.opsPerS/f.opsPerS)
+				}
+				line += fmt.Sprintf("%s\t%s\t%s\t%s\t%.2f\t%s\t", dur(x.p50), dur(x.p90), dur(x.p99), rate(x.opsPerS, r.key), float64(f.p50)/float64(x.p50), tput)
 			} else {
-				line += "-\t-\t-\t-\t"
+				line += "-\t-\t-\t-\t-\t-\t"
 			}
 		}
 		fmt.Fprintln(tw, line)
@@ -780,9 +844,15 @@ func printReport(cfg config, fp, ref *report) {
 		fmt.Println()
 		fmt.Printf("memory for %d ConfigMaps of ~%d bytes in an in-process fakeplane: heap in use %+.1f MB, RSS %+.1f MB\n",
 			cfg.big, objectSize, fp.heapMB, fp.rssMB)
+		if ref != nil && cfg.refPIDs != "" {
+			fmt.Printf("the reference's processes (%s): RSS %+.1f MB; fakeplane/reference RSS %.2f\n", cfg.refPIDs, ref.rssMB, fp.rssMB/ref.rssMB)
+		}
 	}
 	if ref != nil {
-		fmt.Println("(the start of the reference is not measured here; ../shared/tools/refplane/start.sh prints it)")
+		fmt.Println("ops/s column after the ratio: reference ops/s / fakeplane ops/s (below 1: fakeplane serves more)")
+		if cfg.refMeasure == "" {
+			fmt.Println("(the start of the reference is not measured without -reference-measure; ../shared/tools/refplane/start.sh prints it)")
+		}
 	}
 }
 
