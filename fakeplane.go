@@ -167,7 +167,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
 
-	storeOpts := store.Options{NoSync: cp.opts.dataDir == "", Logger: cp.opts.logger, EventLogSize: cp.opts.eventLogSize}
+	storeOpts := store.Options{NoSync: cp.opts.dataDir == "", Logger: cp.opts.logger, EventLogSize: cp.opts.eventLogSize, IndexTerms: registry.StoredIndexTerms}
 	if d := cp.opts.compaction; d != nil {
 		storeOpts.CompactionInterval = *d
 		if *d == 0 { // kube-apiserver's 0 disables compaction

@@ -475,7 +475,7 @@ func (s *Registry) storageWrite(res *Resource, key string, o *Object, del bool) 
 	if _, ok := o.Obj.(*unstructured.Unstructured); ok {
 		order = sortedOrder
 	}
-	return store.Write{Value: b, Delete: del, Stamp: func(v []byte, rev int64) ([]byte, error) {
+	return store.Write{Value: b, Delete: del, Index: LabelIndexTerms(o.Meta.GetLabels()), Stamp: func(v []byte, rev int64) ([]byte, error) {
 		out, err := spliceResourceVersion(v, rev, order)
 		if err != nil {
 			return nil, err

@@ -123,6 +123,10 @@ type Write struct {
 	// revision order. It gets the stored value (for a delete, the final
 	// one). It must be quick, must not block and must not call the store.
 	Committed func(cur *Object)
+	// Index, when not nil, holds the index terms of Value (the server's:
+	// its labels, see ListOptions.Index); nil has the store compute them
+	// with Options.IndexTerms. Ignored for a delete.
+	Index []string
 }
 
 // UpdateFunc computes the next value of a key from its current value (nil
@@ -144,6 +148,11 @@ type ListOptions struct {
 	// Filter is optional; items it rejects are skipped and not counted. The
 	// Value it is given is valid only during the call: it must not keep it.
 	Filter func(Object) bool
+	// Index, when not empty, is a term that every item Filter accepts has
+	// (see Write.Index): a backend with an index may read only the keys
+	// with it. It never changes the items; with it Remaining is not
+	// computed (0). A hint: a backend without an index ignores it.
+	Index string
 }
 
 // ListResult is one page of a list.

@@ -64,6 +64,10 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 			hist = tx.Bucket(bucketHistory)
 		}
 	}
+	if opts.Index != "" && s.opts.IndexTerms != nil && changes == nil {
+		s.listIndexed(tx, resource, opts, res)
+		return res, nil
+	}
 	// Remaining (the count of keys after the page) is taken from the page
 	// before when it ended where this one starts; see remainingCache.
 	pos := pagePos{resource: resource, prefix: opts.Prefix, rev: res.Revision, after: opts.StartAfter}
@@ -229,4 +233,27 @@ func (it *listIter) count() int64 {
 		}
 		n++
 	}
+}
+
+// listIndexed is List of the current state through the index: it walks the
+// keys with opts.Index only, so its cost follows what they are, not the
+// size of the resource.
+func (s *Store) listIndexed(tx *bolt.Tx, resource string, opts ListOptions, res *ListResult) {
+	it := newIndexIter(tx, resource, opts.Index, opts.Prefix, opts.StartAfter)
+	defer func() { s.listSteps.Add(it.steps) }()
+	for opts.Limit <= 0 || len(res.Items) < opts.Limit {
+		key, val, r, ok := it.next()
+		if !ok {
+			return
+		}
+		obj := Object{Key: string(key), Value: val, Revision: r}
+		if opts.Filter != nil && !opts.Filter(obj) {
+			continue
+		}
+		obj.Value = bytes.Clone(val)
+		res.Items = append(res.Items, obj)
+	}
+	// A full page has More when any key follows it, as a walk of every
+	// key finds.
+	res.More = moreAfter(it.objs, opts.Prefix, res.Items[len(res.Items)-1].Key)
 }

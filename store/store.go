@@ -65,6 +65,11 @@ type Options struct {
 	WatchBuffer int
 	// Logger receives diagnostics (nil: discard).
 	Logger *slog.Logger
+	// IndexTerms, when set, turns on the index (see index.go): it returns
+	// the index terms of a stored value, for a write whose Write.Index is
+	// nil and to index a file that was written without an index. Without
+	// it, ListOptions.Index is ignored.
+	IndexTerms func(resource string, value []byte) []string
 }
 
 // Store is a revisioned object store backed by one bbolt file. It is safe for
@@ -161,8 +166,10 @@ func Open(path string, opts Options) (*Store, error) {
 			return err
 		}
 		rev = readRevision(meta)
-		histCompacted, dropped, err = openHistory(tx, rev)
-		return err
+		if histCompacted, dropped, err = openHistory(tx, rev); err != nil {
+			return err
+		}
+		return openIndex(tx, opts.IndexTerms)
 	})
 	if err != nil {
 		db.Close()
@@ -397,6 +404,13 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 		}
 		err = b.Put([]byte(key), encodeValue(rev, value))
 	}
+	if err == nil && s.opts.IndexTerms != nil {
+		terms := w.Index
+		if terms == nil && !w.Delete {
+			terms = s.opts.IndexTerms(resource, value)
+		}
+		err = writeIndex(tx, resource, key, terms, w.Delete)
+	}
 	if err != nil {
 		return ev, nil, nil, false, fmt.Errorf("store: write %s %q: %w", resource, key, err)
 	}
@@ -443,6 +457,9 @@ func (s *Store) DeleteResource(resource string) error {
 	s.mu.Unlock()
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		if err := recordDrop(tx, resource, drop); err != nil {
+			return err
+		}
+		if err := dropIndex(tx, resource); err != nil {
 			return err
 		}
 		err := tx.Bucket(bucketResources).DeleteBucket([]byte(resource))

@@ -1,0 +1,210 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The index maps terms (the server's are its objects' labels, "l:key=value")
+// to the keys that have them, so that a list selecting a term reads the
+// keys with it instead of every key of the resource. It is kept in the
+// file, written in the same transaction as the objects, so it is exactly
+// as current as they are; lists at past revisions don't use it.
+//
+// Layout: bucketIndex has a nested bucket per resource whose keys are
+// term + "\x00" + key (empty values), in term then key order;
+// bucketIndexTerms has a nested bucket per resource mapping a key to its
+// terms, joined by "\x00", to remove them when the key changes.
+var (
+	bucketIndex      = []byte("index")
+	bucketIndexTerms = []byte("indexterms")
+	// keyIndexed (in bucketMeta) marks a file whose index covers all its
+	// objects; a file without it (from a store opened without
+	// Options.IndexTerms, or from before the index) is indexed at Open.
+	keyIndexed = []byte("indexed")
+)
+
+// openIndex makes the index of the file complete, rebuilding it from the
+// objects with terms when the file lacks keyIndexed; with terms nil it
+// drops the index (no write will keep it), so that a later Open with terms
+// rebuilds it.
+func openIndex(tx *bolt.Tx, terms func(resource string, value []byte) []string) error {
+	meta := tx.Bucket(bucketMeta)
+	if terms == nil {
+		if err := meta.Delete(keyIndexed); err != nil {
+			return err
+		}
+		for _, name := range [][]byte{bucketIndex, bucketIndexTerms} {
+			if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+				return err
+			}
+		}
+		return nil
+	}
+	if meta.Get(keyIndexed) != nil {
+		return nil
+	}
+	for _, name := range [][]byte{bucketIndex, bucketIndexTerms} {
+		if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+			return err
+		}
+		if _, err := tx.CreateBucket(name); err != nil {
+			return err
+		}
+	}
+	err := tx.Bucket(bucketResources).ForEachBucket(func(resource []byte) error {
+		return tx.Bucket(bucketResources).Bucket(resource).ForEach(func(k, v []byte) error {
+			_, val := decodeValue(v)
+			return writeIndex(tx, string(resource), string(k), terms(string(resource), val), false)
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return meta.Put(keyIndexed, []byte{1})
+}
+
+// writeIndex records that key of resource has terms (replacing the terms it
+// had), or, with del, that it is gone.
+func writeIndex(tx *bolt.Tx, resource, key string, terms []string, del bool) error {
+	idx, err := tx.Bucket(bucketIndex).CreateBucketIfNotExists([]byte(resource))
+	if err != nil {
+		return err
+	}
+	byKey, err := tx.Bucket(bucketIndexTerms).CreateBucketIfNotExists([]byte(resource))
+	if err != nil {
+		return err
+	}
+	var old []string
+	if v := byKey.Get([]byte(key)); len(v) > 0 {
+		old = strings.Split(string(v), "\x00")
+	}
+	if del {
+		terms = nil
+	}
+	for _, t := range old {
+		if !slices.Contains(terms, t) {
+			if err := idx.Delete(indexKey(t, key)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, t := range terms {
+		if !slices.Contains(old, t) {
+			if err := idx.Put(indexKey(t, key), nil); err != nil {
+				return err
+			}
+		}
+	}
+	if len(terms) == 0 {
+		if old == nil {
+			return nil
+		}
+		return byKey.Delete([]byte(key))
+	}
+	joined := strings.Join(terms, "\x00")
+	if joined == strings.Join(old, "\x00") {
+		return nil
+	}
+	return byKey.Put([]byte(key), []byte(joined))
+}
+
+// dropIndex removes a resource's index with its bucket.
+func dropIndex(tx *bolt.Tx, resource string) error {
+	for _, name := range [][]byte{bucketIndex, bucketIndexTerms} {
+		b := tx.Bucket(name)
+		if b == nil {
+			continue
+		}
+		if err := b.DeleteBucket([]byte(resource)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+func indexKey(term, key string) []byte {
+	b := make([]byte, 0, len(term)+1+len(key))
+	b = append(b, term...)
+	b = append(b, 0)
+	return append(b, key...)
+}
+
+// indexIter walks the keys of a resource that have a term, in key order,
+// with a prefix and after a start key, reading their values from the
+// object bucket: the index's counterpart of listIter for the current state.
+type indexIter struct {
+	c     *bolt.Cursor // on the resource's index bucket
+	objs  *bolt.Bucket
+	head  []byte // term + "\x00" + prefix
+	cut   int    // len(term) + 1: where the object key starts
+	k     []byte // the cursor's position; nil once past the range
+	steps int64  // index entries walked
+}
+
+func newIndexIter(tx *bolt.Tx, resource, term, prefix, after string) *indexIter {
+	it := &indexIter{head: indexKey(term, prefix), cut: len(term) + 1}
+	idx := tx.Bucket(bucketIndex)
+	if idx != nil {
+		idx = idx.Bucket([]byte(resource))
+	}
+	it.objs = resourceBucket(tx, resource)
+	if idx == nil || it.objs == nil {
+		return it
+	}
+	it.c = idx.Cursor()
+	start := indexKey(term, max(prefix, after))
+	it.k, _ = it.c.Seek(start)
+	if it.k != nil && string(it.k[it.cut:]) == after {
+		it.k, _ = it.c.Next()
+	}
+	it.check()
+	return it
+}
+
+// check ends the walk at the first entry outside the term and prefix.
+func (it *indexIter) check() {
+	if it.k != nil && !bytes.HasPrefix(it.k, it.head) {
+		it.k = nil
+	}
+}
+
+// next returns the next key with the term, its value and revision,
+// aliasing bbolt memory.
+func (it *indexIter) next() (key, val []byte, rev int64, ok bool) {
+	for it.k != nil {
+		key = it.k[it.cut:]
+		it.k, _ = it.c.Next()
+		it.check()
+		it.steps++
+		v := it.objs.Get(key)
+		if v == nil {
+			// Written in the same transactions as the objects, the index
+			// cannot name a missing key; were it to, skip it.
+			continue
+		}
+		rev, val = decodeValue(v)
+		return key, val, rev, true
+	}
+	return nil, nil, 0, false
+}
+
+// moreAfter reports whether the resource has any key in the prefix after
+// key: a page read through the index has More when it does, as a page read
+// by walking every key has.
+func moreAfter(objs *bolt.Bucket, prefix, key string) bool {
+	if objs == nil {
+		return false
+	}
+	c := objs.Cursor()
+	k, _ := c.Seek([]byte(key))
+	if k != nil && string(k) == key {
+		k, _ = c.Next()
+	}
+	return k != nil && bytes.HasPrefix(k, []byte(prefix))
+}
