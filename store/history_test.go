@@ -333,8 +333,8 @@ func TestOpenWithoutHistory(t *testing.T) {
 					meta, _ := tx.CreateBucket(bucketMeta)
 					res, _ := tx.CreateBucket(bucketResources)
 					b, _ := res.CreateBucket([]byte("r"))
-					b.Put([]byte("a"), encodeValue(3, []byte("3")))
-					b.Put([]byte("b"), encodeValue(1, []byte("1")))
+					b.Put([]byte("a"), encodeValue(3, nil, []byte("3")))
+					b.Put([]byte("b"), encodeValue(1, nil, []byte("1")))
 					return writeRevision(meta, 3)
 				})
 				if err != nil {
@@ -354,7 +354,7 @@ func TestOpenWithoutHistory(t *testing.T) {
 				db := s.db
 				// Write as a store without history would.
 				err = db.Update(func(tx *bolt.Tx) error {
-					if err := resourceBucket(tx, "r").Put([]byte("a"), encodeValue(3, []byte("3"))); err != nil {
+					if err := resourceBucket(tx, "r").Put([]byte("a"), encodeValue(3, nil, []byte("3"))); err != nil {
 						return err
 					}
 					return writeRevision(tx.Bucket(bucketMeta), 3)
@@ -378,8 +378,8 @@ func TestOpenWithoutHistory(t *testing.T) {
 					meta, _ := tx.CreateBucket(bucketMeta)
 					res, _ := tx.CreateBucket(bucketResources)
 					b, _ := res.CreateBucket([]byte("r"))
-					b.Put([]byte("a"), encodeValue(3, []byte("3")))
-					b.Put([]byte("b"), encodeValue(1, []byte("1")))
+					b.Put([]byte("a"), encodeValue(3, nil, []byte("3")))
+					b.Put([]byte("b"), encodeValue(1, nil, []byte("1")))
 					// a=2@2, overwritten at 3, in that layout.
 					old, _ := tx.CreateBucket(bucketOldHistory)
 					old.Put([]byte("r\x00\x00a\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x02"), []byte("2"))

@@ -16,76 +16,93 @@ import (
 // file, written in the same transaction as the objects, so it is exactly
 // as current as they are; lists at past revisions don't use it.
 //
-// Layout: bucketIndex has a nested bucket per resource whose keys are
-// term + "\x00" + key (empty values), in term then key order;
-// bucketIndexTerms has a nested bucket per resource mapping a key to its
-// terms, joined by "\x00", to remove them when the key changes.
+// Layout: bucketIndex has a nested bucket per resource holding, for each of
+// its keys' terms, term + "\x00" + key (empty value), in term then key
+// order. A key's terms are also in its record in the resource bucket (see
+// encodeValue), so that a write removes those it no longer has.
 var (
-	bucketIndex      = []byte("index")
-	bucketIndexTerms = []byte("indexterms")
+	bucketIndex = []byte("index")
 	// keyIndexed (in bucketMeta) marks a file whose index covers all its
 	// objects; a file without it (from a store opened without
 	// Options.IndexTerms, or from before the index) is indexed at Open.
 	keyIndexed = []byte("indexed")
 )
 
-// openIndex makes the index of the file complete, rebuilding it from the
-// objects with terms when the file lacks keyIndexed; with terms nil it
-// drops the index (no write will keep it), so that a later Open with terms
-// rebuilds it.
+// openIndex makes the index of the file complete, rebuilding it, and the
+// terms in the records, with terms when the file lacks keyIndexed; with
+// terms nil it drops the index (no write will keep it), so that a later
+// Open with terms rebuilds it.
 func openIndex(tx *bolt.Tx, terms func(resource string, value []byte) []string) error {
 	meta := tx.Bucket(bucketMeta)
 	if terms == nil {
-		if err := meta.Delete(keyIndexed); err != nil {
+		if err := tx.DeleteBucket(bucketIndex); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
 			return err
 		}
-		for _, name := range [][]byte{bucketIndex, bucketIndexTerms} {
-			if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
-				return err
-			}
-		}
-		return nil
+		return meta.Delete(keyIndexed)
 	}
 	if meta.Get(keyIndexed) != nil {
 		return nil
 	}
-	for _, name := range [][]byte{bucketIndex, bucketIndexTerms} {
-		if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
-			return err
-		}
-		if _, err := tx.CreateBucket(name); err != nil {
-			return err
-		}
+	return rebuildIndex(tx, terms)
+}
+
+// rebuildIndex indexes every object anew, rewriting its record with its
+// terms.
+func rebuildIndex(tx *bolt.Tx, terms func(resource string, value []byte) []string) error {
+	if err := tx.DeleteBucket(bucketIndex); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+		return err
 	}
-	err := tx.Bucket(bucketResources).ForEachBucket(func(resource []byte) error {
-		return tx.Bucket(bucketResources).Bucket(resource).ForEach(func(k, v []byte) error {
-			_, val := decodeValue(v)
-			return writeIndex(tx, string(resource), string(k), terms(string(resource), val), false)
+	if _, err := tx.CreateBucket(bucketIndex); err != nil {
+		return err
+	}
+	res := tx.Bucket(bucketResources)
+	err := res.ForEachBucket(func(resource []byte) error {
+		b := res.Bucket(resource)
+		type record struct{ key, value []byte }
+		var recs []record
+		err := b.ForEach(func(k, v []byte) error {
+			rev, _, val := decodeRecord(v)
+			t := terms(string(resource), val)
+			if err := writeIndex(tx, string(resource), string(k), nil, t); err != nil {
+				return err
+			}
+			recs = append(recs, record{bytes.Clone(k), encodeValue(rev, t, val)})
+			return nil
 		})
+		if err != nil {
+			return err
+		}
+		// (A bucket may not be written while ForEach walks it.)
+		for _, r := range recs {
+			if err := b.Put(r.key, r.value); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
-	return meta.Put(keyIndexed, []byte{1})
+	return tx.Bucket(bucketMeta).Put(keyIndexed, []byte{1})
 }
 
-// writeIndex records that key of resource has terms (replacing the terms it
-// had), or, with del, that it is gone.
-func writeIndex(tx *bolt.Tx, resource, key string, terms []string, del bool) error {
-	idx, err := tx.Bucket(bucketIndex).CreateBucketIfNotExists([]byte(resource))
-	if err != nil {
-		return err
-	}
-	byKey, err := tx.Bucket(bucketIndexTerms).CreateBucketIfNotExists([]byte(resource))
-	if err != nil {
-		return err
+// writeIndex moves key of resource from the terms prev (joined by "\x00",
+// as its record held them) to terms.
+func writeIndex(tx *bolt.Tx, resource, key string, prev []byte, terms []string) error {
+	top := tx.Bucket(bucketIndex)
+	idx := top.Bucket([]byte(resource))
+	if idx == nil {
+		if len(terms) == 0 {
+			return nil
+		}
+		var err error
+		if idx, err = top.CreateBucket([]byte(resource)); err != nil {
+			return err
+		}
 	}
 	var old []string
-	if v := byKey.Get([]byte(key)); len(v) > 0 {
-		old = strings.Split(string(v), "\x00")
-	}
-	if del {
-		terms = nil
+	if len(prev) > 0 {
+		old = strings.Split(string(prev), "\x00")
 	}
 	for _, t := range old {
 		if !slices.Contains(terms, t) {
@@ -101,29 +118,17 @@ func writeIndex(tx *bolt.Tx, resource, key string, terms []string, del bool) err
 			}
 		}
 	}
-	if len(terms) == 0 {
-		if old == nil {
-			return nil
-		}
-		return byKey.Delete([]byte(key))
-	}
-	joined := strings.Join(terms, "\x00")
-	if joined == strings.Join(old, "\x00") {
-		return nil
-	}
-	return byKey.Put([]byte(key), []byte(joined))
+	return nil
 }
 
 // dropIndex removes a resource's index with its bucket.
 func dropIndex(tx *bolt.Tx, resource string) error {
-	for _, name := range [][]byte{bucketIndex, bucketIndexTerms} {
-		b := tx.Bucket(name)
-		if b == nil {
-			continue
-		}
-		if err := b.DeleteBucket([]byte(resource)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
-			return err
-		}
+	b := tx.Bucket(bucketIndex)
+	if b == nil {
+		return nil
+	}
+	if err := b.DeleteBucket([]byte(resource)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+		return err
 	}
 	return nil
 }

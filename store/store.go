@@ -363,9 +363,10 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 	ev = Event{Resource: resource, Key: key, Revision: rev}
 	b := resourceBucket(tx, resource)
 	var prevRev int64
+	var prevTerms []byte
 	if b != nil {
 		if v := b.Get([]byte(key)); v != nil {
-			prevRev, _ = decodeValue(v)
+			prevRev, prevTerms, _ = decodeRecord(v)
 			if prevRev == seenRev {
 				prev = decodeObject(key, v)
 				ev.Prev = prev.Value
@@ -384,6 +385,12 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 		}
 	}
 	ev.Value = bytes.Clone(value)
+	var terms []string
+	if s.opts.IndexTerms != nil && !w.Delete {
+		if terms = w.Index; terms == nil {
+			terms = s.opts.IndexTerms(resource, value)
+		}
+	}
 	switch {
 	case w.Delete:
 		if prev == nil {
@@ -402,14 +409,10 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 				return ev, nil, nil, false, fmt.Errorf("store: create bucket %s: %w", resource, err)
 			}
 		}
-		err = b.Put([]byte(key), encodeValue(rev, value))
+		err = b.Put([]byte(key), encodeValue(rev, terms, value))
 	}
 	if err == nil && s.opts.IndexTerms != nil {
-		terms := w.Index
-		if terms == nil && !w.Delete {
-			terms = s.opts.IndexTerms(resource, value)
-		}
-		err = writeIndex(tx, resource, key, terms, w.Delete)
+		err = writeIndex(tx, resource, key, prevTerms, terms)
 	}
 	if err != nil {
 		return ev, nil, nil, false, fmt.Errorf("store: write %s %q: %w", resource, key, err)
@@ -544,10 +547,33 @@ func writeRevision(meta *bolt.Bucket, rev int64) error {
 	return meta.Put(keyRevision, binary.BigEndian.AppendUint64(nil, uint64(rev)))
 }
 
-// encodeValue prefixes value with the revision that writes it.
-func encodeValue(rev int64, value []byte) []byte {
-	buf := make([]byte, 8, 8+len(value))
-	binary.BigEndian.PutUint64(buf, uint64(rev))
+// termsFlag, set in a record's revision, says that the record carries the
+// object's index terms (revisions never reach it).
+const termsFlag = 1 << 63
+
+// encodeValue makes the record of a value in a resource bucket: the
+// revision that writes it, then, with terms (termsFlag set in the
+// revision), their length as a uvarint and the terms joined by "\x00",
+// then the value.
+func encodeValue(rev int64, terms []string, value []byte) []byte {
+	if len(terms) == 0 {
+		buf := make([]byte, 8, 8+len(value))
+		binary.BigEndian.PutUint64(buf, uint64(rev))
+		return append(buf, value...)
+	}
+	n := len(terms) - 1
+	for _, t := range terms {
+		n += len(t)
+	}
+	buf := make([]byte, 8, 8+binary.MaxVarintLen64+n+len(value))
+	binary.BigEndian.PutUint64(buf, uint64(rev)|termsFlag)
+	buf = binary.AppendUvarint(buf, uint64(n))
+	for i, t := range terms {
+		if i > 0 {
+			buf = append(buf, 0)
+		}
+		buf = append(buf, t...)
+	}
 	return append(buf, value...)
 }
 
@@ -557,10 +583,27 @@ func decodeObject(key string, v []byte) *Object {
 	return &Object{Key: key, Value: bytes.Clone(val), Revision: rev}
 }
 
-// decodeValue splits a stored value; val aliases v.
+// decodeValue splits a record; val aliases v.
 func decodeValue(v []byte) (rev int64, val []byte) {
+	rev, terms, val := decodeRecord(v)
+	_ = terms
+	return rev, val
+}
+
+// decodeRecord splits a record into its revision, its terms (joined by
+// "\x00"; nil without) and its value, aliasing v.
+func decodeRecord(v []byte) (rev int64, terms, val []byte) {
 	if len(v) < 8 {
-		return 0, nil
+		return 0, nil, nil
 	}
-	return int64(binary.BigEndian.Uint64(v)), v[8:]
+	u := binary.BigEndian.Uint64(v)
+	if u&termsFlag == 0 {
+		return int64(u), nil, v[8:]
+	}
+	n, w := binary.Uvarint(v[8:])
+	if w <= 0 || uint64(len(v)-8-w) < n {
+		return int64(u &^ termsFlag), nil, nil
+	}
+	at := 8 + w
+	return int64(u &^ termsFlag), v[at : at+int(n)], v[at+int(n):]
 }
