@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"sync"
 
@@ -52,8 +53,13 @@ const maxTombstones = 4096
 type encEntry struct {
 	rev    int64
 	labels labels.Set
-	proto  byVersion // the object's protobuf message, without the envelope
-	served byVersion // the JSON served, or asStored when it is what is stored
+	// prevRev and prevLabels are the labels of the revision this entry
+	// replaced, when they were parsed: a watch event's previous state,
+	// which every watcher with a label selector judges too.
+	prevRev    int64
+	prevLabels labels.Set
+	proto      byVersion // the object's protobuf message, without the envelope
+	served     byVersion // the JSON served, or asStored when it is what is stored
 }
 
 // asStored is the served form recorded for an object its converter serves
@@ -157,7 +163,11 @@ func (ec *EncCache) entry(bucket, key string, rev int64) *encEntry {
 			return &encEntry{rev: rev}
 		}
 	}
+	old := ec.m[k]
 	e = &encEntry{rev: rev}
+	if old != nil && old.labels != nil {
+		e.prevRev, e.prevLabels = old.rev, old.labels
+	}
 	ec.m[k] = e
 	ec.mu.Unlock()
 	return e
@@ -212,6 +222,13 @@ func (ec *EncCache) forgetBucket(bucket string) {
 
 // labelsOf returns an object's labels, parsing them at most once per revision.
 func (ec *EncCache) labelsOf(bucket, key string, rev int64, data []byte) (labels.Set, bool) {
+	ec.mu.Lock()
+	if e := ec.m[cacheKey(bucket, key)]; e != nil && rev > 0 && e.prevRev == rev && e.prevLabels != nil {
+		l := e.prevLabels
+		ec.mu.Unlock()
+		return l, true
+	}
+	ec.mu.Unlock()
 	e := ec.entry(bucket, key, rev)
 	ec.mu.Lock()
 	l := e.labels
@@ -232,6 +249,9 @@ func (ec *EncCache) labelsOf(bucket, key string, rev int64, data []byte) (labels
 		l = labels.Set{}
 	}
 	ec.mu.Lock()
+	if e.prevLabels != nil && maps.Equal(e.prevLabels, l) {
+		l = e.prevLabels // most writes keep the labels: keep one map
+	}
 	e.labels = l
 	ec.mu.Unlock()
 	return l, true

@@ -152,6 +152,7 @@ func (s *Server) watch(c *call) error {
 		return apierrors.NewInternalError(errors.New("streaming is not supported by this connection"))
 	}
 	sel := registry.NewSelection(c.Res, opts)
+	matches := s.FilterFor(c.Res, sel)
 	ctx, cancel := context.WithCancel(c.r.Context())
 	defer cancel()
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
@@ -265,8 +266,10 @@ func (s *Server) watch(c *call) error {
 			typ := string(ev.Type)
 			obj := ev.Value
 			if !sel.Empty() {
-				cur := s.SelectionMatches(c.Res, sel, ev.Key, ev.Revision, ev.Value)
-				prev := ev.Prev != nil && s.SelectionMatches(c.Res, sel, ev.Key, ev.PrevRevision, ev.Prev)
+				// (The filter reads labels from the encoding cache: parsed
+				// once per revision, not once per watcher.)
+				cur := matches(store.Object{Key: ev.Key, Value: ev.Value, Revision: ev.Revision})
+				prev := ev.Prev != nil && matches(store.Object{Key: ev.Key, Value: ev.Prev, Revision: ev.PrevRevision})
 				switch {
 				case ev.Type == store.Modified && cur && !prev:
 					typ = string(store.Added)
