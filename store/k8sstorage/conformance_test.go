@@ -56,8 +56,8 @@ func init() {
 // fixture is an adapter over a bbolt store in a temporary directory.
 type fixture struct {
 	*Storage
-	st          *store.Store
-	codec       runtime.Codec
+	st              *store.Store
+	codec           runtime.Codec
 	baseTransformer value.Transformer // the one the adapter was made with
 }
 
@@ -244,10 +244,18 @@ var storeSuites = []suite{
 		storagetesting.RunTestCreate(ctx, t, f, f.checkStoredObject)
 	}},
 	{"CreateWithTTL", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestCreateWithTTL(ctx, t, f) }},
-	{"CreateWithKeyExist", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestCreateWithKeyExist(ctx, t, f) }},
-	{"UnconditionalDelete", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestUnconditionalDelete(ctx, t, f) }},
-	{"ConditionalDelete", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestConditionalDelete(ctx, t, f) }},
-	{"DeleteWithSuggestion", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestDeleteWithSuggestion(ctx, t, f) }},
+	{"CreateWithKeyExist", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestCreateWithKeyExist(ctx, t, f)
+	}},
+	{"UnconditionalDelete", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestUnconditionalDelete(ctx, t, f)
+	}},
+	{"ConditionalDelete", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestConditionalDelete(ctx, t, f)
+	}},
+	{"DeleteWithSuggestion", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestDeleteWithSuggestion(ctx, t, f)
+	}},
 	{"DeleteWithSuggestionAndConflict", func(ctx context.Context, t *testing.T, f *fixture) {
 		storagetesting.RunTestDeleteWithSuggestionAndConflict(ctx, t, f)
 	}},
@@ -260,7 +268,9 @@ var storeSuites = []suite{
 	{"ValidateDeletionWithOnlySuggestionValid", func(ctx context.Context, t *testing.T, f *fixture) {
 		storagetesting.RunTestValidateDeletionWithOnlySuggestionValid(ctx, t, f)
 	}},
-	{"DeleteWithConflict", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestDeleteWithConflict(ctx, t, f) }},
+	{"DeleteWithConflict", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestDeleteWithConflict(ctx, t, f)
+	}},
 	{"PreconditionalDeleteWithSuggestion", func(ctx context.Context, t *testing.T, f *fixture) {
 		storagetesting.RunTestPreconditionalDeleteWithSuggestion(ctx, t, f)
 	}},
@@ -271,12 +281,16 @@ var storeSuites = []suite{
 	{"GetListNonRecursive", func(ctx context.Context, t *testing.T, f *fixture) {
 		storagetesting.RunTestGetListNonRecursive(ctx, t, f.increaseRV, f)
 	}},
-	{"GetListRecursivePrefix", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestGetListRecursivePrefix(ctx, t, f) }},
+	{"GetListRecursivePrefix", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestGetListRecursivePrefix(ctx, t, f)
+	}},
 	{"KeySchema", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestKeySchema(ctx, t, f) }},
 	{"GuaranteedUpdate", func(ctx context.Context, t *testing.T, f *fixture) {
 		storagetesting.RunTestGuaranteedUpdate(ctx, t, f, f.checkStoredObject)
 	}},
-	{"GuaranteedUpdateWithTTL", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestGuaranteedUpdateWithTTL(ctx, t, f) }},
+	{"GuaranteedUpdateWithTTL", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestGuaranteedUpdateWithTTL(ctx, t, f)
+	}},
 	{"GuaranteedUpdateChecksStoredData", func(ctx context.Context, t *testing.T, f *fixture) {
 		storagetesting.RunTestGuaranteedUpdateChecksStoredData(ctx, t, f)
 	}},
@@ -286,7 +300,9 @@ var storeSuites = []suite{
 	{"GuaranteedUpdateWithSuggestionAndConflict", func(ctx context.Context, t *testing.T, f *fixture) {
 		storagetesting.RunTestGuaranteedUpdateWithSuggestionAndConflict(ctx, t, f)
 	}},
-	{"TransformationFailure", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestTransformationFailure(ctx, t, f) }},
+	{"TransformationFailure", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestTransformationFailure(ctx, t, f)
+	}},
 	{"List", func(ctx context.Context, t *testing.T, f *fixture) {
 		// The recorder is only read for the watch cache.
 		storagetesting.RunTestList(ctx, t, f, f.compact, false, nil)
@@ -306,7 +322,9 @@ var storeSuites = []suite{
 	{"ListContinuationWithFilter", func(ctx context.Context, t *testing.T, f *fixture) {
 		storagetesting.RunTestListContinuationWithFilter(ctx, t, f, f.checkTransformerReads)
 	}},
-	{"NamespaceScopedList", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestNamespaceScopedList(ctx, t, f) }},
+	{"NamespaceScopedList", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestNamespaceScopedList(ctx, t, f)
+	}},
 	{"ListInconsistentContinuation", func(ctx context.Context, t *testing.T, f *fixture) {
 		storagetesting.RunTestListInconsistentContinuation(ctx, t, f, f.compact)
 	}},
@@ -327,14 +345,26 @@ var storeSuites = []suite{
 // watchSuites are the suites of watcher_tests.go that set no feature gate.
 var watchSuites = []suite{
 	{"Watch", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestWatch(ctx, t, f) }},
-	{"ClusterScopedWatch", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestClusterScopedWatch(ctx, t, f) }},
-	{"NamespaceScopedWatch", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestNamespaceScopedWatch(ctx, t, f) }},
-	{"DeleteTriggerWatch", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestDeleteTriggerWatch(ctx, t, f) }},
-	{"WatchFromZero", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestWatchFromZero(ctx, t, f, f.compact) }},
+	{"ClusterScopedWatch", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestClusterScopedWatch(ctx, t, f)
+	}},
+	{"NamespaceScopedWatch", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestNamespaceScopedWatch(ctx, t, f)
+	}},
+	{"DeleteTriggerWatch", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestDeleteTriggerWatch(ctx, t, f)
+	}},
+	{"WatchFromZero", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestWatchFromZero(ctx, t, f, f.compact)
+	}},
 	{"WatchFromNonZero", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestWatchFromNonZero(ctx, t, f) }},
-	{"DelayedWatchDelivery", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestDelayedWatchDelivery(ctx, t, f) }},
+	{"DelayedWatchDelivery", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestDelayedWatchDelivery(ctx, t, f)
+	}},
 	{"WatchError", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestWatchError(ctx, t, f) }},
-	{"WatchContextCancel", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestWatchContextCancel(ctx, t, f) }},
+	{"WatchContextCancel", func(ctx context.Context, t *testing.T, f *fixture) {
+		storagetesting.RunTestWatchContextCancel(ctx, t, f)
+	}},
 	{"WatcherTimeout", func(ctx context.Context, t *testing.T, f *fixture) { storagetesting.RunTestWatcherTimeout(ctx, t, f) }},
 	{"WatchDeleteEventObjectHaveLatestRV", func(ctx context.Context, t *testing.T, f *fixture) {
 		storagetesting.RunTestWatchDeleteEventObjectHaveLatestRV(ctx, t, f)
