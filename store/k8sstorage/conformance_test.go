@@ -17,8 +17,11 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apiserver/pkg/apis/example"
 	examplev1 "k8s.io/apiserver/pkg/apis/example/v1"
+	"k8s.io/apiserver/pkg/features"
 	storagetesting "k8s.io/apiserver/pkg/storage/testing"
 	"k8s.io/apiserver/pkg/storage/value"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -430,6 +433,52 @@ func TestWatchListConformance(t *testing.T) {
 	} {
 		t.Run(s.name, func(t *testing.T) { s.run(context.Background(), t, newFixture(t)) })
 	}
+}
+
+// TestCorruptObjectConformance runs the suites about objects that cannot
+// be read from storage (the AllowUnsafeMalformedObjectDeletion feature),
+// one after the other since they set the feature gate.
+func TestCorruptObjectConformance(t *testing.T) {
+	ctx := context.Background()
+	// corruptErr is what the suites inject to make an object corrupt.
+	corruptErr := &CorruptObjectError{Err: errors.New("bits flipped")}
+	setUnsafeDeletion := func(t *testing.T, on bool) {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, on)
+	}
+	newFailingCodec := func() *failingCodec {
+		return &failingCodec{Codec: apitesting.TestCodec(codecs, examplev1.SchemeGroupVersion)}
+	}
+	t.Run("DeleteWithConflictAndMissingExpectedTransformOrDecodeError", func(t *testing.T) {
+		setUnsafeDeletion(t, true)
+		codec := newFailingCodec()
+		storagetesting.RunTestDeleteWithConflictAndMissingExpectedTransformOrDecodeError(ctx, t, newFixture(t, withCodec(codec)), codec.setFailing)
+	})
+	t.Run("DeleteWithConflictAndExpectedTransformError", func(t *testing.T) {
+		setUnsafeDeletion(t, true)
+		transformer := &failingTransformer{Transformer: storagetesting.NewPrefixTransformer([]byte(testPrefix), false)}
+		storagetesting.RunTestDeleteExpectedTransformOrDecodeError(ctx, t, newFixture(t, withTransformer(transformer)), transformer.setFailing)
+	})
+	t.Run("DeleteWithConflictAndExpectedDecodeError", func(t *testing.T) {
+		setUnsafeDeletion(t, true)
+		codec := newFailingCodec()
+		storagetesting.RunTestDeleteExpectedTransformOrDecodeError(ctx, t, newFixture(t, withCodec(codec)), codec.setFailing)
+	})
+	t.Run("DeleteWithSuggestionAndMissingExpectedTransformOrDecodeError", func(t *testing.T) {
+		setUnsafeDeletion(t, true)
+		storagetesting.RunTestDeleteWithSuggestionAndMissingExpectedTransformOrDecodeError(ctx, t, newFixture(t))
+	})
+	t.Run("GetListWithErrorAggregation", func(t *testing.T) {
+		setUnsafeDeletion(t, true)
+		storagetesting.RunTestGetListWithErrorAggregation(ctx, t, newFixture(t), corruptErr)
+	})
+	t.Run("GetListWithoutErrorAggregation", func(t *testing.T) {
+		setUnsafeDeletion(t, false)
+		storagetesting.RunTestGetListWithoutErrorAggregation(ctx, t, newFixture(t), corruptErr)
+	})
+	t.Run("WatchWithUnsafeDelete", func(t *testing.T) {
+		setUnsafeDeletion(t, true)
+		storagetesting.RunTestWatchWithUnsafeDelete(ctx, t, newFixture(t), corruptErr)
+	})
 }
 
 // TestNotApplicableSuites records the suites of the package that do not

@@ -69,26 +69,36 @@ func (a *Storage) GetList(ctx context.Context, key string, opts storage.ListOpti
 			lo.Limit = int(pred.Limit)
 		}
 	}
-	// itemErr is the first object that could not be read: the list stops
-	// there, returning the objects before it with the error.
+	// An object that cannot be read stops the list, which returns the
+	// objects before it with the error; with corrupt objects told apart,
+	// the list skips those and names them in its error (see corrupt.go).
 	var itemErr error
+	var itemErrs listErrors
+	aggregate := corruptionHandled()
+	fail := func(key string, err error) {
+		if aggregate {
+			itemErrs.add(key, err)
+		} else {
+			itemErr = err
+		}
+	}
 	lo.Filter = func(o store.Object) bool {
-		if itemErr != nil || (!opts.Recursive && o.Key != skey) {
+		if itemErr != nil || itemErrs.stopped() || (!opts.Recursive && o.Key != skey) {
 			return false
 		}
 		okey := a.fullKey(o.Key)
 		data, _, err := a.transformFromStorage(ctx, o.Value, okey)
 		if err != nil {
-			itemErr = storage.NewInternalError(fmt.Errorf("unable to transform key %q: %w", okey, err))
+			fail(okey, storage.NewInternalError(fmt.Errorf("unable to transform key %q: %w", okey, err)))
 			return false
 		}
 		if ctx.Err() != nil {
-			itemErr = storage.NewTimeoutError(okey, "request did not complete within requested timeout")
+			fail(okey, storage.NewTimeoutError(okey, "request did not complete within requested timeout"))
 			return false
 		}
 		obj, err := a.decodeNew(data, o.Revision, newItem)
 		if err != nil {
-			itemErr = err
+			fail(okey, &undecodable{err})
 			return false
 		}
 		if matched, err := pred.Matches(obj); err != nil || !matched {
@@ -111,7 +121,13 @@ func (a *Storage) GetList(ctx context.Context, key string, opts storage.ListOpti
 		}
 	}
 	if itemErr != nil {
+		if u, ok := itemErr.(*undecodable); ok {
+			return u.err
+		}
 		return itemErr
+	}
+	if err := a.listErr(&itemErrs); err != nil {
+		return err
 	}
 	var lastKey string
 	if n := len(res.Items); n > 0 {

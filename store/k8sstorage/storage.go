@@ -289,9 +289,18 @@ func (a *Storage) Get(ctx context.Context, key string, opts storage.GetOptions, 
 	}
 	data, _, err := a.transformFromStorage(ctx, obj.Value, full)
 	if err != nil {
+		if c, ok := asCorrupt(err); ok {
+			return storage.NewCorruptObjError(full, c)
+		}
 		return storage.NewInternalError(err)
 	}
-	return a.decode(data, out, obj.Revision)
+	if err := a.decode(data, out, obj.Revision); err != nil {
+		if c, ok := asCorrupt(&undecodable{err}); ok {
+			return storage.NewCorruptObjError(full, c)
+		}
+		return err
+	}
+	return nil
 }
 
 // Create implements storage.Interface.

@@ -302,6 +302,9 @@ func (w *watcher) transform(ev store.Event) (*watch.Event, error) {
 	if ev.Prev != nil && (ev.Type == store.Deleted || !w.acceptAll()) {
 		// The previous object, at the revision of the change.
 		if old, err = w.decode(ev.Prev, ev.Key, ev.Revision); err != nil {
+			if c, ok := asCorrupt(err); ok && ev.Type == store.Deleted {
+				return nil, corruptDeletedError(c)
+			}
 			return nil, err
 		}
 	}
@@ -346,7 +349,7 @@ func (w *watcher) decode(stored []byte, skey string, rev int64) (runtime.Object,
 	}
 	obj, err := runtime.Decode(a.codec, data)
 	if err != nil {
-		return nil, err
+		return nil, &undecodable{err}
 	}
 	if err := a.versioner.UpdateObject(obj, uint64(rev)); err != nil {
 		return nil, fmt.Errorf("failure to version api object (%d) %#v: %w", rev, obj, err)
