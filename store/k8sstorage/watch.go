@@ -77,6 +77,11 @@ func (a *Storage) Watch(ctx context.Context, key string, opts storage.ListOption
 	if w.pred.Empty() {
 		w.pred = storage.Everything
 	}
+	if w.progressNotify {
+		// Taken here, so that a RequestWatchProgress after Watch returns
+		// reaches the watch however late its goroutine starts.
+		w.progress = a.progressRequested()
+	}
 	if rev == 0 && !w.initialEvents {
 		// From now: pinned here, so no change made after Watch returns is
 		// missed however late the watch goroutine starts.
@@ -137,6 +142,10 @@ type watcher struct {
 	initialEvents  bool
 	endBookmark    bool
 
+	// progress is closed by the next RequestWatchProgress (nil without
+	// progressNotify).
+	progress <-chan struct{}
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	result chan watch.Event
@@ -195,12 +204,10 @@ func (w *watcher) run() {
 	defer sw.Stop()
 
 	var tick <-chan time.Time
-	var progress <-chan struct{}
 	if w.progressNotify {
 		t := time.NewTicker(a.progressEvery)
 		defer t.Stop()
 		tick = t.C
-		progress = a.progressRequested()
 	}
 	// progressDue is set when a bookmark is owed but events are pending.
 	progressDue := false
@@ -229,8 +236,8 @@ func (w *watcher) run() {
 			}
 		case <-tick:
 			progressDue = true
-		case <-progress:
-			progress = a.progressRequested()
+		case <-w.progress:
+			w.progress = a.progressRequested()
 			progressDue = true
 		case <-w.ctx.Done():
 			return
