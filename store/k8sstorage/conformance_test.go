@@ -81,7 +81,7 @@ func withTransformer(t value.Transformer) fixtureOption {
 // over it, with the suites' PrefixTransformer, both closed at the end of
 // the test. Like a new etcd, the store is at revision 1: the suites take
 // the revision of an empty list as one they can list at.
-func newFixture(t *testing.T, opts ...fixtureOption) *fixture {
+func newFixture(t testing.TB, opts ...fixtureOption) *fixture {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "store.db"), store.Options{NoSync: true, CompactionInterval: -1})
 	if err != nil {
@@ -111,13 +111,19 @@ func newFixture(t *testing.T, opts ...fixtureOption) *fixture {
 	}
 	t.Cleanup(a.Close)
 	f := &fixture{Storage: a, st: st, codec: cfg.Codec, baseTransformer: cfg.Transformer}
-	f.increaseRV(context.Background(), t)
+	f.bumpRevision(t)
 	return f
 }
 
 // increaseRV is the suites' IncreaseRVFunc: it writes a key outside the
 // suites' resource and returns the revision of the write.
 func (f *fixture) increaseRV(_ context.Context, t *testing.T) int64 {
+	return f.bumpRevision(t)
+}
+
+// bumpRevision is increaseRV.
+func (f *fixture) bumpRevision(t testing.TB) int64 {
+	t.Helper()
 	_, cur, err := f.st.Update(otherResource, "increaseRV", func(*store.Object) (store.Write, error) {
 		return store.Write{Value: []byte("ok")}, nil
 	})
@@ -206,6 +212,7 @@ type failingCodec struct {
 	fail atomic.Bool
 }
 
+// setFailing makes Decode fail (or not).
 func (c *failingCodec) setFailing(fail bool) { c.fail.Store(fail) }
 
 // Decode implements runtime.Decoder.
@@ -223,6 +230,7 @@ type failingTransformer struct {
 	fail atomic.Bool
 }
 
+// setFailing makes TransformFromStorage fail (or not).
 func (t *failingTransformer) setFailing(fail bool) { t.fail.Store(fail) }
 
 // TransformFromStorage implements value.Transformer.

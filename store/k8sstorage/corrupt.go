@@ -134,7 +134,7 @@ func (l *listErrors) add(key string, err error) bool {
 // stopped reports whether the list must stop.
 func (l *listErrors) stopped() bool { return l.abort != nil }
 
-// err returns the list's error: the error that stopped it if no object was
+// listErr returns the list's error: the error that stopped it if no object was
 // corrupt, else a StoreReadError naming the corrupt objects.
 func (a *Storage) listErr(l *listErrors) error {
 	if len(l.corrupt) == 0 {
