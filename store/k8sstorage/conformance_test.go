@@ -83,6 +83,15 @@ func withTransformer(t value.Transformer) fixtureOption {
 // the revision of an empty list as one they can list at.
 func newFixture(t testing.TB, opts ...fixtureOption) *fixture {
 	t.Helper()
+	f := newEmptyFixture(t, opts...)
+	f.bumpRevision(t)
+	return f
+}
+
+// newEmptyFixture is newFixture with the store left at revision 0, never
+// written.
+func newEmptyFixture(t testing.TB, opts ...fixtureOption) *fixture {
+	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "store.db"), store.Options{NoSync: true, CompactionInterval: -1})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
@@ -110,9 +119,7 @@ func newFixture(t testing.TB, opts ...fixtureOption) *fixture {
 		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(a.Close)
-	f := &fixture{Storage: a, st: st, codec: cfg.Codec, baseTransformer: cfg.Transformer}
-	f.bumpRevision(t)
-	return f
+	return &fixture{Storage: a, st: st, codec: cfg.Codec, baseTransformer: cfg.Transformer}
 }
 
 // increaseRV is the suites' IncreaseRVFunc: it writes a key outside the

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/apis/example"
 	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/utils/ptr"
 )
 
 // The behaviours below are the adapter's own, which no suite of
@@ -167,6 +168,42 @@ func TestCloseEndsWatchesAndTTLs(t *testing.T) {
 	}
 	if err := f.Get(ctx, "/pods/ns/ttl", storage.GetOptions{}, &example.Pod{}); err != nil {
 		t.Errorf("get the object whose TTL Close cancelled: %v", err)
+	}
+}
+
+func TestWatchOfNeverWrittenStoreSeesFirstWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts storage.ListOptions
+	}{
+		{"from now", storage.ListOptions{SendInitialEvents: ptr.To(false)}},
+		{"legacy, from resourceVersion 0", storage.ListOptions{ResourceVersion: "0"}},
+		{"initial events with bookmark", storage.ListOptions{SendInitialEvents: ptr.To(true)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newEmptyFixture(t)
+			opts := tc.opts
+			opts.Predicate, opts.Recursive = storage.Everything, true
+			opts.Predicate.AllowWatchBookmarks = opts.SendInitialEvents != nil && *opts.SendInitialEvents
+			w, err := f.Watch(context.Background(), "/pods/ns", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			// Written at once, maybe before the watch's goroutine runs (and
+			// then among the initial events).
+			a := createPod(t, f, "ns", "a")
+			ev := nextEvent(t, w)
+			if ev.Type == watch.Bookmark && opts.Predicate.AllowWatchBookmarks {
+				ev = nextEvent(t, w)
+			}
+			if ev.Type != watch.Added || ev.Object.(*example.Pod).Name != "a" {
+				t.Fatalf("got %s %v, want a ADDED", ev.Type, ev.Object)
+			}
+			if got := strconv.FormatUint(eventRV(t, ev), 10); got != a.ResourceVersion {
+				t.Errorf("ADDED at %s, want %s", got, a.ResourceVersion)
+			}
+		})
 	}
 }
 

@@ -95,6 +95,11 @@ func (a *Storage) Watch(ctx context.Context, key string, opts storage.ListOption
 	a.watches.Add(1)
 	a.mu.Unlock()
 	w.ctx, w.cancel = context.WithCancel(ctx)
+	if w.startRev == 0 && !w.initialEvents {
+		// The store has had no write yet, and its watches "from now"
+		// start when they are opened: open it here.
+		w.openEarly()
+	}
 	stopOnClose := context.AfterFunc(a.base, w.cancel)
 	go func() {
 		defer a.watches.Done()
@@ -145,6 +150,11 @@ type watcher struct {
 	// progress is closed by the next RequestWatchProgress (nil without
 	// progressNotify).
 	progress <-chan struct{}
+	// early is the store watch opened "from now" while the store was at
+	// revision 0, when there is no revision to watch after (see
+	// openEarly); earlyErr its error.
+	early    store.Watcher
+	earlyErr error
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -162,6 +172,11 @@ func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
 func (w *watcher) run() {
 	defer close(w.result)
 	defer w.cancel()
+	defer func() {
+		if w.early != nil {
+			w.early.Stop()
+		}
+	}()
 	if w.ctx.Err() != nil {
 		return
 	}
@@ -172,6 +187,11 @@ func (w *watcher) run() {
 				w.sendError(storage.NewTooLargeResourceVersionError(uint64(w.startRev), uint64(cur), 1))
 				return
 			}
+		}
+		if a.s.CurrentRevision() == 0 {
+			// The list may be at revision 0: the changes after it are
+			// those after now.
+			w.openEarly()
 		}
 		rev, err := w.sendInitialEvents()
 		if err != nil {
@@ -185,14 +205,25 @@ func (w *watcher) run() {
 			return
 		}
 	}
-	if w.startRev > 0 && w.startRev < a.s.CompactedRevision() {
-		w.sendError(apierrors.NewResourceExpired(watchExpired))
-		return
+	var sw store.Watcher
+	var err error
+	if w.startRev == 0 {
+		// Revision 0: nothing was ever written before the watch (or its
+		// list) began, and openEarly opened the store watch then.
+		sw, err = w.early, w.earlyErr
+	} else {
+		if w.early != nil {
+			w.early.Stop()
+		}
+		if w.startRev < a.s.CompactedRevision() {
+			w.sendError(apierrors.NewResourceExpired(watchExpired))
+			return
+		}
+		// A watch from a future revision reads from now and skips the
+		// changes up to it.
+		from := min(w.startRev, a.s.CurrentRevision())
+		sw, err = a.s.Watch(w.ctx, a.resource, store.WatchOptions{Prefix: w.skey, FromRevision: from})
 	}
-	// A watch from a future revision reads from now and skips the changes
-	// up to it.
-	from := min(w.startRev, a.s.CurrentRevision())
-	sw, err := a.s.Watch(w.ctx, a.resource, store.WatchOptions{Prefix: w.skey, FromRevision: from})
 	if err != nil {
 		var compacted *store.CompactedError
 		if errors.As(err, &compacted) {
@@ -255,6 +286,13 @@ func (w *watcher) run() {
 			}
 		}
 	}
+}
+
+// openEarly opens the store watch from now, for a watch of the changes
+// after revision 0: the store cannot be asked for the changes after 0 (0
+// means from now).
+func (w *watcher) openEarly() {
+	w.early, w.earlyErr = w.a.s.Watch(w.ctx, w.a.resource, store.WatchOptions{Prefix: w.skey})
 }
 
 // sendInitialEvents sends an ADDED event for each current object that
