@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 )
@@ -85,6 +88,67 @@ func (s *Registry) create(data []byte, manager string) error {
 	return s.createAs(data, manager, nil)
 }
 
+// decodedCreates memoizes, for the whole process, the typed objects the
+// control plane's own creates (the bootstrap objects, at every Start)
+// decode to: decoding their JSON again at each start would be a third of
+// the time it takes to write them. It holds the results of a pure function
+// of the JSON (decoding and defaulting a built-in type), copied out for
+// each use, so every control plane gets what it would decode alone; it is
+// bounded by maxDecodedCreates entries.
+var decodedCreates struct {
+	sync.Mutex
+	m map[string]runtime.Object
+}
+
+// maxDecodedCreates bounds decodedCreates.
+const maxDecodedCreates = 1024
+
+// decodeCreate is decodeInternal for the control plane's own creates,
+// through decodedCreates for built-in types.
+func (s *Registry) decodeCreate(data []byte) (*Request, *Object, error) {
+	decodedCreates.Lock()
+	obj, ok := decodedCreates.m[string(data)]
+	decodedCreates.Unlock()
+	if ok {
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		if res, found := s.served.ForKind(gvk); found && res.Typed != nil {
+			obj = obj.DeepCopyObject()
+			acc, err := meta.Accessor(obj)
+			if err != nil {
+				return nil, nil, err
+			}
+			c, o := s.internalCreate(res, &Object{Obj: obj, Meta: acc})
+			return c, o, nil
+		}
+	}
+	c, o, err := s.decodeInternal(data)
+	if err != nil || c.Res.Typed == nil {
+		return c, o, err
+	}
+	decodedCreates.Lock()
+	if decodedCreates.m == nil {
+		decodedCreates.m = map[string]runtime.Object{}
+	}
+	if len(decodedCreates.m) < maxDecodedCreates {
+		decodedCreates.m[string(data)] = o.Obj.DeepCopyObject()
+	}
+	decodedCreates.Unlock()
+	return c, o, nil
+}
+
+// internalCreate is the create request, made by the server itself, of o in
+// res.
+func (s *Registry) internalCreate(res *Resource, o *Object) (*Request, *Object) {
+	c := s.internalCall(res.Group, res.Version, res.Resource.Resource, "", "", "create")
+	if c.Res.Namespaced {
+		c.Namespace = o.Meta.GetNamespace()
+		if c.Namespace == "" {
+			c.Namespace = metav1.NamespaceDefault
+		}
+	}
+	return c, o
+}
+
 // decodeInternal decodes an object given as JSON with apiVersion and kind
 // into a create request made by the server itself.
 func (s *Registry) decodeInternal(data []byte) (*Request, *Object, error) {
@@ -103,17 +167,11 @@ func (s *Registry) decodeInternal(data []byte) (*Request, *Object, error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("no resource serves %s %s", head.APIVersion, head.Kind)
 	}
-	c := s.internalCall(res.Group, res.Version, res.Resource.Resource, "", "", "create")
-	o, err := c.Res.DecodeObject(data)
+	o, err := res.DecodeObject(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.Res.Namespaced {
-		c.Namespace = o.Meta.GetNamespace()
-		if c.Namespace == "" {
-			c.Namespace = metav1.NamespaceDefault
-		}
-	}
+	c, o := s.internalCreate(res, o)
 	return c, o, nil
 }
 
@@ -121,7 +179,11 @@ func (s *Registry) decodeInternal(data []byte) (*Request, *Object, error) {
 // if set, is recorded in its managedFields, with the entries fields holds
 // for it if it holds them.
 func (s *Registry) createAs(data []byte, manager string, fields map[string][]metav1.ManagedFieldsEntry) error {
-	c, o, err := s.decodeInternal(data)
+	decode := s.decodeInternal
+	if manager == serverManager {
+		decode = s.decodeCreate
+	}
+	c, o, err := decode(data)
 	if err != nil {
 		return err
 	}
