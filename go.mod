@@ -3,6 +3,7 @@ module github.com/fakeplane/fakeplane
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/armon/go-socks5 v0.0.0-20160902184237-e75332964ef5
 	github.com/creack/pty v1.1.24
 	github.com/elazarl/goproxy v1.9.3

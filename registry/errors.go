@@ -107,3 +107,11 @@ func NotFoundPath() error {
 func ErrExpired(msg string) error {
 	return apierrors.NewResourceExpired(msg)
 }
+
+// errNoSpace is what kube-apiserver answers a write that etcd refuses for
+// want of room (etcd's NOSPACE alarm, "mvcc: database space exceeded"):
+// etcd's error is not a storage error the registry maps, so its
+// ErrorToAPIStatus answers 500 with etcd's text and no reason.
+func errNoSpace() error {
+	return ErrUnknown(errors.New("etcdserver: mvcc: database space exceeded"))
+}

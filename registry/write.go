@@ -130,6 +130,9 @@ func storeErr(err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
+	if errors.Is(err, store.ErrNoSpace) {
+		return errNoSpace()
+	}
 	return apierrors.NewInternalError(err)
 }
 

@@ -239,26 +239,52 @@ func (s *Server) watch(c *call) error {
 			return nil
 		}
 	}
-	var tick <-chan time.Time
+	var tick, preTimeout <-chan time.Time
 	if opts.AllowWatchBookmarks {
 		t := time.NewTicker(bookmarkInterval)
 		defer t.Stop()
 		tick = t.C
+		// As kube-apiserver's watch cache, a watch with a timeout also
+		// gets a bookmark 2s before it ends, so that the client resumes
+		// from as recent a revision as it can.
+		if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+			pt := time.NewTimer(time.Duration(*opts.TimeoutSeconds)*time.Second - 2*time.Second)
+			defer pt.Stop()
+			preTimeout = pt.C
+		}
 	}
 	events := wch.Events()
+	// bookmarkDue is set when the pre-timeout bookmark found events
+	// still to send: it goes out once they are.
+	bookmarkDue := false
+	// bookmark sends a bookmark at the current revision if every event up
+	// to it has been sent (read the revision first: see store.Watch).
+	bookmark := func() (sent bool, err error) {
+		rv := s.Store().CurrentRevision()
+		if len(events) != 0 {
+			return false, nil
+		}
+		return true, enc.send("BOOKMARK", s.bookmark(c, rv, false))
+	}
 	for {
+		if bookmarkDue {
+			sent, err := bookmark()
+			if err != nil {
+				return nil
+			}
+			bookmarkDue = !sent
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-s.stopping:
 			return nil
 		case <-tick:
-			rv := s.Store().CurrentRevision()
-			if len(events) == 0 {
-				if err := enc.send("BOOKMARK", s.bookmark(c, rv, false)); err != nil {
-					return nil
-				}
+			if _, err := bookmark(); err != nil {
+				return nil
 			}
+		case <-preTimeout:
+			bookmarkDue = true
 		case ev, ok := <-events:
 			if !ok {
 				return nil

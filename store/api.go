@@ -52,6 +52,11 @@ var (
 	ErrUnchanged = errors.New("store: unchanged")
 	// ErrClosed is returned after Close.
 	ErrClosed = errors.New("store: closed")
+	// ErrNoSpace is in the chain of a write that could not be committed
+	// because the file cannot grow (the disk is full, a quota or the
+	// file size limit was reached). The write changed nothing, the
+	// store stays usable and a later write succeeds once there is room.
+	ErrNoSpace = errors.New("store: no space left for the write")
 )
 
 // CompactedError says a requested revision is older than the store can serve:

@@ -337,7 +337,7 @@ func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur 
 	s.published.Broadcast()
 	s.mu.Unlock()
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: commit %s %q: %w", resource, key, err)
+		return nil, nil, fmt.Errorf("store: commit %s %q: %w", resource, key, noSpace(err))
 	}
 	return s.committed(prev, key, value, rev, w)
 }

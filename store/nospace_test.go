@@ -1,0 +1,208 @@
+//go:build linux
+
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// noSpaceChildEnv makes the test binary run noSpaceChild (on the store file
+// it names) instead of the tests: it lowers its own file size limit, which
+// must not touch the test process.
+const noSpaceChildEnv = "FAKEPLANE_STORE_NOSPACE_CHILD"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(noSpaceChildEnv); path != "" {
+		if err := noSpaceChild(path, os.Getenv("FAKEPLANE_STORE_NOSYNC") == "true"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("child: ok")
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestFailedCommitChangesNothing fills the "disk" (the process's file size
+// limit, RLIMIT_FSIZE, with SIGXFSZ ignored so that writes fail with EFBIG
+// instead of killing the process) under a store and checks that a write
+// that cannot be stored fails with ErrNoSpace and changes nothing: no
+// revision is consumed, no event is published, reads and lists keep
+// working; and that once there is room again writes work, at the next
+// revision, and survive a reopen. It runs in a child process.
+func TestFailedCommitChangesNothing(t *testing.T) {
+	for _, noSync := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoSync=%v", noSync), func(t *testing.T) {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), noSpaceChildEnv+"="+filepath.Join(t.TempDir(), "db"), fmt.Sprintf("FAKEPLANE_STORE_NOSYNC=%v", noSync))
+			out, err := cmd.CombinedOutput()
+			if err != nil || !bytes.HasSuffix(out, []byte("child: ok\n")) {
+				t.Fatalf("child: %v\n%s", err, out)
+			}
+			t.Logf("%s", out)
+		})
+	}
+}
+
+// noSpaceChild is TestFailedCommitChangesNothing's child process: it
+// returns the problems it found, joined.
+func noSpaceChild(path string, noSync bool) (err error) {
+	var errs []error
+	defer func() { err = errors.Join(append(errs, err)...) }()
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	signal.Ignore(syscall.SIGXFSZ)
+	s, err := Open(path, Options{NoSync: noSync, CompactionInterval: -1})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	const res = "core/configmaps"
+	put := func(key string, value []byte) error {
+		_, _, err := s.Update(res, key, func(*Object) (Write, error) { return Write{Value: value}, nil })
+		return err
+	}
+	del := func(key string) error {
+		_, _, err := s.Update(res, key, func(cur *Object) (Write, error) { return Write{Value: cur.Value, Delete: true}, nil })
+		return err
+	}
+	// Enough history that a history batch is pending too.
+	for i := range 50 {
+		if err := put(fmt.Sprintf("ns/k%d", i%5), []byte(fmt.Sprintf("v%d", i))); err != nil {
+			return err
+		}
+	}
+	before, err := s.List(res, ListOptions{})
+	if err != nil {
+		return err
+	}
+	rev := s.CurrentRevision()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := s.Watch(ctx, res, WatchOptions{})
+	if err != nil {
+		return err
+	}
+
+	// The disk is full: no page beyond the two meta pages can be written.
+	var limit syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
+		return err
+	}
+	full := limit
+	full.Cur = 2 * uint64(os.Getpagesize())
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &full); err != nil {
+		return err
+	}
+	big := bytes.Repeat([]byte("x"), 256<<10)
+	for _, tc := range []struct {
+		name  string
+		write func() error
+	}{
+		{"create", func() error { return put("ns/new", big) }},
+		{"update", func() error { return put("ns/k1", big) }},
+		{"small update", func() error { return put("ns/k2", []byte("small")) }},
+		{"delete", func() error { return del("ns/k3") }},
+	} {
+		err := tc.write()
+		fmt.Printf("%s on a full disk: %v\n", tc.name, err)
+		if !errors.Is(err, ErrNoSpace) {
+			fail("%s on a full disk: %v, want ErrNoSpace", tc.name, err)
+		}
+		if got := s.CurrentRevision(); got != rev {
+			fail("%s on a full disk: revision %d, want %d", tc.name, got, rev)
+		}
+	}
+	select {
+	case ev := <-w.Events():
+		fail("a failed write was published: %s %s at %d", ev.Type, ev.Key, ev.Revision)
+	default:
+	}
+	after, err := s.List(res, ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list on a full disk: %v", err)
+	}
+	if fmt.Sprint(after) != fmt.Sprint(before) {
+		fail("the state changed on a full disk:\n%v\nwant\n%v", after, before)
+	}
+	if _, err := s.Get(res, "ns/new"); !errors.Is(err, ErrNotFound) {
+		fail("get of the failed create: %v, want ErrNotFound", err)
+	}
+
+	// Room again: writes work, at the next revisions, and are published.
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
+		return err
+	}
+	if err := put("ns/new", big); err != nil {
+		return fmt.Errorf("create once there is room: %v", err)
+	}
+	if err := del("ns/k3"); err != nil {
+		return fmt.Errorf("delete once there is room: %v", err)
+	}
+	for i, want := range []struct {
+		typ EventType
+		key string
+	}{{Added, "ns/new"}, {Deleted, "ns/k3"}} {
+		select {
+		case ev := <-w.Events():
+			if ev.Type != want.typ || ev.Key != want.key || ev.Revision != rev+int64(i)+1 {
+				fail("event %d: %s %s at %d, want %s %s at %d", i, ev.Type, ev.Key, ev.Revision, want.typ, want.key, rev+int64(i)+1)
+			}
+		case <-time.After(10 * time.Second): // a hang guard
+			return fmt.Errorf("event %d did not come", i)
+		}
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	s2, err := Open(path, Options{CompactionInterval: -1})
+	if err != nil {
+		return fmt.Errorf("reopen: %v", err)
+	}
+	defer s2.Close()
+	if got := s2.CurrentRevision(); got != rev+2 {
+		fail("revision after reopen %d, want %d", got, rev+2)
+	}
+	if o, err := s2.Get(res, "ns/new"); err != nil || !bytes.Equal(o.Value, big) {
+		fail("ns/new after reopen: %v", err)
+	}
+	if o, err := s2.Get(res, "ns/k1"); err != nil || string(o.Value) != "v46" {
+		fail("ns/k1 after reopen: %v %v, want v46", o, err)
+	}
+	// A list at a past revision reads the history written since.
+	if l, err := s2.List(res, ListOptions{Revision: rev}); err != nil || fmt.Sprint(l.Items) != fmt.Sprint(before.Items) {
+		fail("list at %d after reopen: %v %v, want %v", rev, l, err, before.Items)
+	}
+	return nil
+}
+
+// TestNoSpaceErrors checks which commit errors count as a full disk: the
+// errnos of a write without room, wrapped (bbolt's page writes) or as text
+// only (bbolt's "file resize error" when it grows the file).
+func TestNoSpaceErrors(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&os.PathError{Op: "write", Path: "db", Err: syscall.ENOSPC}, true},
+		{&os.PathError{Op: "write", Path: "db", Err: syscall.EFBIG}, true},
+		{&os.PathError{Op: "write", Path: "db", Err: syscall.EDQUOT}, true},
+		{fmt.Errorf("file resize error: %s", syscall.ENOSPC), true},
+		{fmt.Errorf("file resize error: %s", syscall.EFBIG), true},
+		{&os.PathError{Op: "write", Path: "db", Err: syscall.EIO}, false},
+		{errors.New("tx closed"), false},
+	} {
+		if got := errors.Is(noSpace(tc.err), ErrNoSpace); got != tc.want {
+			t.Errorf("noSpace(%v) is ErrNoSpace: %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
