@@ -31,6 +31,12 @@
 //	                  (refplane's run/etcd.pid,run/kube-apiserver.pid): their
 //	                  RSS growth for -big ConfigMaps is reported beside
 //	                  fakeplane's
+//	-scale N          run the scale figures alone: N ConfigMaps in one
+//	                  namespace, then -scale-watchers watches (default 1000)
+//	                  open while create, get, list of 100 by label and watch
+//	                  delivery are measured (p50, p99), and the memory growth
+//	                  (fakeplane: the -cli binary's RSS when given, else the
+//	                  in-process heap; the reference: -reference-pids)
 //
 // What is measured, for each cluster:
 //
@@ -48,7 +54,8 @@
 //   - list of -big ConfigMaps through client-go, and encoding/json Marshal of
 //     the same typed ConfigMapList, the floor for serving such a list.
 //   - heap in use and resident set growth of this process after creating
-//     -big ConfigMaps in an in-process fakeplane (after a GC).
+//     -big ConfigMaps in an in-process fakeplane (after a GC), or with -cli
+//     the resident set growth of that binary's process.
 //
 // p50 and p90 are latencies of N operations run one after the other by one
 // client; ops/s is the throughput of N operations spread over C concurrent
@@ -113,6 +120,9 @@ type config struct {
 	cli        string // a fakeplane binary to time from launch to /readyz
 	refMeasure string // refplane's measure.sh, to time the reference's start
 	refPIDs    string // pid files of the reference's processes, for its memory
+	scale      int    // objects in the scale run (0: no scale run)
+	// scaleWatchers is how many watches are open in the scale run.
+	scaleWatchers int
 }
 
 func main() {
@@ -127,12 +137,14 @@ func main() {
 	flag.StringVar(&cfg.cli, "cli", "", "also time this fakeplane binary from launch to its first /readyz 200, -starts times")
 	flag.StringVar(&cfg.refMeasure, "reference-measure", "", "refplane's measure.sh: run it (5 cold starts) after the other figures for the reference's launch to /readyz; it leaves refplane stopped")
 	flag.StringVar(&cfg.refPIDs, "reference-pids", "", "comma-separated pid files of the reference's processes (e.g. refplane's run/etcd.pid,run/kube-apiserver.pid): their RSS growth for -big ConfigMaps is reported")
+	flag.IntVar(&cfg.scale, "scale", 0, "run the scale figures alone instead: this many ConfigMaps, then -scale-watchers watches open while create, get, list and watch latencies are measured (e.g. 100000)")
+	flag.IntVar(&cfg.scaleWatchers, "scale-watchers", 1000, "watches open in the scale run")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: fakeplane-bench [-kubeconfig PATH] [-n N] [-c C] [-starts N] [-big N] [-json] [-watchers N] [-cli BINARY] [-reference-measure SCRIPT] [-reference-pids FILES]\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: fakeplane-bench [-kubeconfig PATH] [-n N] [-c C] [-starts N] [-big N] [-json] [-watchers N] [-cli BINARY] [-reference-measure SCRIPT] [-reference-pids FILES] [-scale N [-scale-watchers W]]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || cfg.n < 1 || cfg.c < 1 || cfg.starts < 1 || cfg.big < 0 || cfg.watchers < 0 {
+	if flag.NArg() > 0 || cfg.n < 1 || cfg.c < 1 || cfg.starts < 1 || cfg.big < 0 || cfg.watchers < 0 || cfg.scale < 0 || cfg.scaleWatchers < 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -175,6 +187,7 @@ type report struct {
 	name, version string
 	results       map[string]result
 	heapMB, rssMB float64 // memory for -big ConfigMaps (heap: fakeplane only; RSS: the reference's with -reference-pids)
+	processRSS    bool    // fakeplane's rssMB is its own process's (-cli), heapMB meaningless
 	jsonMB        float64 // size of the large list as JSON
 }
 
@@ -186,6 +199,9 @@ func run(ctx context.Context, cfg config) error {
 	fmt.Printf("fakeplane-bench: %s, GOMAXPROCS %d, %d CPUs; -n %d -c %d -big %d; wire format: %s\n",
 		runtime.Version(), runtime.GOMAXPROCS(0), runtime.NumCPU(), cfg.n, cfg.c, cfg.big, wire)
 
+	if cfg.scale > 0 {
+		return benchScale(ctx, cfg)
+	}
 	fp := &report{name: "fakeplane", results: map[string]result{}}
 	fmt.Fprintf(os.Stderr, "fakeplane: start to first request x%d\n", cfg.starts)
 	r, err := measureStart(ctx, cfg, cfg.starts)
@@ -285,16 +301,31 @@ func benchInProcess(ctx context.Context, cfg config, rep *report) error {
 		return nil
 	}
 
-	// A fresh control plane for memory, so that only the big set is in it.
-	cp2, err := fakeplane.New()
-	if err != nil {
-		return err
+	// A fresh control plane for memory, so that only the big set is in it:
+	// the -cli binary in a process of its own (its RSS), else in-process
+	// (the heap and RSS of this process, clients included).
+	var rc *rest.Config
+	var rss func() (uint64, error)
+	if cfg.cli != "" {
+		p, err := startProcess(ctx, cfg.cli)
+		if err != nil {
+			return err
+		}
+		defer p.stop()
+		rc, rss = p.config, p.rss
+		rep.processRSS = true
+	} else {
+		cp2, err := fakeplane.New()
+		if err != nil {
+			return err
+		}
+		if err := cp2.Start(ctx); err != nil {
+			return err
+		}
+		defer cp2.Stop()
+		rc = cp2.RESTConfig()
 	}
-	if err := cp2.Start(ctx); err != nil {
-		return err
-	}
-	defer cp2.Stop()
-	c2, err := newClient(cfg, cp2.RESTConfig())
+	c2, err := newClient(cfg, rc)
 	if err != nil {
 		return err
 	}
@@ -306,6 +337,11 @@ func benchInProcess(ctx context.Context, cfg config, rep *report) error {
 	if err != nil {
 		return err
 	}
+	if rss != nil {
+		if rss0, err = rss(); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(os.Stderr, "fakeplane: creating %d ConfigMaps\n", cfg.big)
 	if err := t2.fill(ctx, "big", "big", cfg.big); err != nil {
 		return err
@@ -313,6 +349,11 @@ func benchInProcess(ctx context.Context, cfg config, rep *report) error {
 	heap1, rss1, err := memory()
 	if err != nil {
 		return err
+	}
+	if rss != nil {
+		if rss1, err = rss(); err != nil {
+			return err
+		}
 	}
 	rep.heapMB = (float64(heap1) - float64(heap0)) / (1 << 20)
 	rep.rssMB = (float64(rss1) - float64(rss0)) / (1 << 20)
@@ -842,8 +883,12 @@ func printReport(cfg config, fp, ref *report) {
 			fmt.Printf(", reference %s (%.1f MB of JSON)", ratio(ref), ref.jsonMB)
 		}
 		fmt.Println()
-		fmt.Printf("memory for %d ConfigMaps of ~%d bytes in an in-process fakeplane: heap in use %+.1f MB, RSS %+.1f MB\n",
-			cfg.big, objectSize, fp.heapMB, fp.rssMB)
+		if fp.processRSS {
+			fmt.Printf("memory for %d ConfigMaps of ~%d bytes: the fakeplane process (%s) RSS %+.1f MB\n", cfg.big, objectSize, cfg.cli, fp.rssMB)
+		} else {
+			fmt.Printf("memory for %d ConfigMaps of ~%d bytes in an in-process fakeplane: heap in use %+.1f MB, RSS %+.1f MB\n",
+				cfg.big, objectSize, fp.heapMB, fp.rssMB)
+		}
 		if ref != nil && cfg.refPIDs != "" {
 			fmt.Printf("the reference's processes (%s): RSS %+.1f MB; fakeplane/reference RSS %.2f\n", cfg.refPIDs, ref.rssMB, fp.rssMB/ref.rssMB)
 		}

@@ -23,9 +23,28 @@ func (t *target) benchWatchers(ctx context.Context, cfg config, rep *report) err
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "%s: watch with %d watchers\n", t.name, cfg.watchers)
-	l, err := t.list(ctx, "fanout", 0)
+	f, err := t.fanOut(ctx, "fanout", cfg.watchers, cfg.n)
 	if err != nil {
 		return err
+	}
+	rep.results["watchers"] = summarize(f.deliveries, float64(cfg.n)/f.elapsed.Seconds())
+	return nil
+}
+
+// fanOutResult is what fanOut measured.
+type fanOutResult struct {
+	deliveries []time.Duration // from the start of a create to a watcher's event
+	creates    []time.Duration // the creates' latencies
+	elapsed    time.Duration
+}
+
+// fanOut opens watchers watches on the set's ConfigMaps (their opening is
+// not timed), then creates n of them one after the other and waits, each
+// time, until every watcher has the ADDED event.
+func (t *target) fanOut(ctx context.Context, set string, watchers, n int) (*fanOutResult, error) {
+	l, err := t.list(ctx, set, 0)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -33,14 +52,14 @@ func (t *target) benchWatchers(ctx context.Context, cfg config, rep *report) err
 		name string
 		at   time.Time
 	}
-	got := make(chan delivery, cfg.watchers*4)
-	errc := make(chan error, cfg.watchers)
+	got := make(chan delivery, watchers*4)
+	errc := make(chan error, watchers)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	for range cfg.watchers {
+	open := func(_, _ int) error {
 		w, err := t.c.CoreV1().ConfigMaps(t.ns).Watch(ctx, metav1.ListOptions{
-			LabelSelector:   setLabel + "=fanout",
+			LabelSelector:   setLabel + "=" + set,
 			ResourceVersion: l.ResourceVersion,
 		})
 		if err != nil {
@@ -71,34 +90,39 @@ func (t *target) benchWatchers(ctx context.Context, cfg config, rep *report) err
 				}
 			}
 		}()
+		return nil
 	}
-	var lat []time.Duration
+	if _, err := parallel(ctx, watchers, fillers, open); err != nil {
+		return nil, fmt.Errorf("open %d watches: %w", watchers, err)
+	}
+	res := &fanOutResult{}
 	start := time.Now()
-	for i := range cfg.n {
-		name := fmt.Sprintf("fanout-%d", i)
+	for i := range n {
+		name := fmt.Sprintf("%s-%d", set, i)
 		t0 := time.Now()
-		if _, err := t.create(ctx, name, "fanout"); err != nil {
-			return err
+		if _, err := t.create(ctx, name, set); err != nil {
+			return nil, err
 		}
+		res.creates = append(res.creates, time.Since(t0))
 		timeout := time.NewTimer(time.Minute)
-		for n := 0; n < cfg.watchers; {
+		for k := 0; k < watchers; {
 			select {
 			case d := <-got:
 				if d.name != name {
 					timeout.Stop()
-					return fmt.Errorf("watch delivered %s while %s was awaited", d.name, name)
+					return nil, fmt.Errorf("watch delivered %s while %s was awaited", d.name, name)
 				}
-				lat = append(lat, d.at.Sub(t0))
-				n++
+				res.deliveries = append(res.deliveries, d.at.Sub(t0))
+				k++
 			case err := <-errc:
 				timeout.Stop()
-				return err
+				return nil, err
 			case <-timeout.C:
-				return fmt.Errorf("%s: %d of %d watchers had the event within a minute", name, n, cfg.watchers)
+				return nil, fmt.Errorf("%s: %d of %d watchers had the event within a minute", name, k, watchers)
 			}
 		}
 		timeout.Stop()
 	}
-	rep.results["watchers"] = summarize(lat, float64(cfg.n)/time.Since(start).Seconds())
-	return nil
+	res.elapsed = time.Since(start)
+	return res, nil
 }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// fakeplaneProcess is a fakeplane command running in a process of its own,
+// so that its memory can be read apart from the benchmark's clients.
+type fakeplaneProcess struct {
+	cmd    *exec.Cmd
+	dir    string
+	config *rest.Config
+	exited chan error
+}
+
+// startProcess starts the fakeplane binary on a free loopback port with a
+// temporary state and waits for its kubeconfig and /readyz.
+func startProcess(ctx context.Context, binary string) (*fakeplaneProcess, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dir, err := os.MkdirTemp("", "fakeplane-bench-")
+	if err != nil {
+		return nil, err
+	}
+	kubeconfig := dir + "/kubeconfig"
+	var stderr bytes.Buffer
+	p := &fakeplaneProcess{dir: dir, exited: make(chan error, 1)}
+	p.cmd = exec.Command(binary, "--listen", addr, "--kubeconfig", kubeconfig)
+	p.cmd.Stderr = &stderr
+	if err := p.cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	go func() { p.exited <- p.cmd.Wait() }()
+	client := startClient()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if resp, err := client.Get("https://" + addr + "/readyz"); err == nil {
+			resp.Body.Close()
+			if _, statErr := os.Stat(kubeconfig); statErr == nil && resp.StatusCode == 200 {
+				break
+			}
+		}
+		select {
+		case err := <-p.exited:
+			p.exited <- err
+			p.stop()
+			return nil, fmt.Errorf("%s exited (%v): %s", binary, err, stderr.String())
+		case <-ctx.Done():
+			p.stop()
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.stop()
+			return nil, fmt.Errorf("%s not ready within 30s", binary)
+		}
+	}
+	if p.config, err = clientcmd.BuildConfigFromFlags("", kubeconfig); err != nil {
+		p.stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+// rss is the process's resident set size in bytes.
+func (p *fakeplaneProcess) rss() (uint64, error) {
+	pidFile := p.dir + "/pid"
+	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(p.cmd.Process.Pid)), 0o600); err != nil {
+		return 0, err
+	}
+	return processRSS(pidFile)
+}
+
+// stop ends the process and removes its state.
+func (p *fakeplaneProcess) stop() {
+	p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.exited
+	}
+	os.RemoveAll(p.dir)
+}
