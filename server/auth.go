@@ -109,6 +109,8 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	// The timeout filter serves in a goroutine that may outlive its answer:
 	// Drain (and so Stop) waits for it too.
 	h = withRequestTimeout(s.counted(h), s.cfg.Limits.RequestTimeout, codecs)
+	// Every answer says not to cache it, unless its handler says otherwise.
+	h = filters.WithCacheControl(h)
 	h = filters.WithRequestInfo(h, s.infos)
 	return h, nil
 }
