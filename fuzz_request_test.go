@@ -6,7 +6,11 @@ import (
 	"encoding/json"
 	"net/url"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/fakeplane/fakeplane"
 )
 
 // bodyTarget is a resource the request-body fuzz target writes.
@@ -120,4 +124,37 @@ func FuzzRequestBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCreateWithResourceVersion: kube-apiserver's storage refuses (500) to
+// create an object whose resourceVersion parses as a revision other than
+// 0, and creates it, at a new resourceVersion, whatever else it holds
+// (found by FuzzRequestBody: fakeplane refused any resourceVersion).
+func TestCreateWithResourceVersion(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithControllers())
+	for _, tc := range []struct {
+		rv   string
+		code int
+	}{
+		{"A", 201}, {"0", 201}, {"-1", 201}, {"+1", 201}, {"1.5", 201}, {"18446744073709551616", 201},
+		{"1", 500}, {"01", 500}, {"123456", 500},
+	} {
+		t.Run(tc.rv, func(t *testing.T) {
+			name := "rv-" + strings.ToLower(strings.NewReplacer("+", "p", ".", "d", "-", "m").Replace(tc.rv))
+			body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","resourceVersion":"` + tc.rv + `"}}`
+			code, _, b := rawRequest(t, cp, "POST", "/api/v1/namespaces/default/configmaps", "application/json", []byte(body), nil)
+			if code != tc.code {
+				t.Fatalf("create with resourceVersion %q: %d %s, want %d", tc.rv, code, b, tc.code)
+			}
+			if code == 500 {
+				checkAnswer(t, code, "application/json", b)
+				return
+			}
+			rv := metaOf(t, b).Metadata.ResourceVersion
+			if _, err := strconv.ParseUint(rv, 10, 64); err != nil || rv == tc.rv {
+				t.Errorf("created at resourceVersion %q, want a new revision", rv)
+			}
+		})
+	}
 }
