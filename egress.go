@@ -75,6 +75,15 @@ func newEgress(o *options) (egress, error) {
 	if errs := egressselector.ValidateEgressSelectorConfiguration(cfg); len(errs) > 0 {
 		return egress{}, fmt.Errorf("failed to validate egress selector configuration: %w", errs.ToAggregate())
 	}
+	for _, s := range cfg.EgressSelections {
+		// Upstream's dialer for HTTPConnect over TCP reads the tlsConfig
+		// that validation forbids with an http:// URL: kube-apiserver
+		// v1.37 crashes (nil dereference) at start on such a selection.
+		if c := s.Connection; c.ProxyProtocol == apiserver.ProtocolHTTPConnect && c.Transport != nil && c.Transport.UDS == nil &&
+			c.Transport.TCP != nil && c.Transport.TCP.TLSConfig == nil {
+			return egress{}, fmt.Errorf("failed to setup egress selector: egress selection %q: HTTPConnect over TCP to %s has no tlsConfig, which kube-apiserver v1.37 needs to dial it (and crashes without)", s.Name, c.Transport.TCP.URL)
+		}
+	}
 	sel, err := egressselector.NewEgressSelector(cfg)
 	if err != nil {
 		return egress{}, fmt.Errorf("failed to setup egress selector with config %#v: %w", cfg, err)

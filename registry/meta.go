@@ -22,6 +22,15 @@ func errRVSetOnCreate() error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500, Message: "resourceVersion should not be set on objects to be created"}}
 }
 
+// rvSetOnCreate says whether upstream's storage refuses to create an object
+// with resourceVersion rv: when it parses as a revision other than 0 (its
+// APIObjectVersioner.ObjectResourceVersion). Any other value is replaced by
+// the revision of the create, as upstream's PrepareObjectForStorage does.
+func rvSetOnCreate(rv string) bool {
+	v, err := strconv.ParseUint(rv, 10, 64)
+	return err == nil && v != 0
+}
+
 // prepareCreate sets the server-owned metadata of a new object and
 // validates its ObjectMeta, as upstream's BeforeCreate does.
 func (s *Registry) prepareCreate(c *Request, o *Object) error {

@@ -78,7 +78,7 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		return nil, err
 	}
 	key := ObjectKey(o.Meta.GetNamespace(), o.Meta.GetName())
-	if !dry && o.Meta.GetResourceVersion() != "" {
+	if !dry && rvSetOnCreate(o.Meta.GetResourceVersion()) {
 		return nil, errRVSetOnCreate()
 	}
 	if dry {
