@@ -2,7 +2,9 @@ package fakeplane_test
 
 import (
 	"crypto/tls"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -50,4 +52,39 @@ func TestEveryAnswerSaysNotToCache(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPanicIsAnsweredWithoutItsStack sends the JSON patch on which the JSON
+// patch library (upstream's too) panics: the answer is kube-apiserver's
+// 500 for a panic, which names nothing of it, and the server goes on.
+func TestPanicIsAnsweredWithoutItsStack(t *testing.T) {
+	cp := fakeplane.Start(t)
+	hc, err := rest.HTTPClientFor(cp.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := cp.RESTConfig().Host + "/api/v1/namespaces/default/configmaps"
+	resp, err := hc.Post(base, "application/json", strings.NewReader(`{"metadata":{"name":"p"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	req, err := http.NewRequest(http.MethodPatch, base+"/p", strings.NewReader(`[{"op":"test","path":""}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json-patch+json")
+	resp, err = hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusInternalServerError || string(body) != "This request caused apiserver to panic. Look in the logs for details.\n" {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+	if resp, err = hc.Get(base + "/p"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET after the panic: %v %v", resp, err)
+	}
+	resp.Body.Close()
 }

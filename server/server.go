@@ -19,7 +19,6 @@ import (
 
 	"github.com/fakeplane/fakeplane/auth"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -188,7 +187,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				panic(v)
 			}
 			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-			writeError(w, r, apierrors.NewInternalError(fmt.Errorf("%v", v)))
+			// As upstream's WithPanicRecovery: what panicked stays in the log.
+			http.Error(w, "This request caused apiserver to panic. Look in the logs for details.", http.StatusInternalServerError)
 		}
 	}()
 	w.Header().Set("Audit-Id", string(uuid.NewUUID()))
