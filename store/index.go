@@ -165,10 +165,11 @@ func newIndexIter(tx *bolt.Tx, resource, term, prefix, after string) *indexIter 
 	it.c = idx.Cursor()
 	start := indexKey(term, max(prefix, after))
 	it.k, _ = it.c.Seek(start)
-	if it.k != nil && string(it.k[it.cut:]) == after {
-		it.k, _ = it.c.Next()
-	}
 	it.check()
+	if it.k != nil && after != "" && string(it.k[it.cut:]) == after {
+		it.k, _ = it.c.Next()
+		it.check()
+	}
 	return it
 }
 

@@ -73,7 +73,7 @@ func TestIndexedListsMatchFullWalks(t *testing.T) {
 	s := openIndexed(t, filepath.Join(t.TempDir(), "db"), labelTerms)
 	defer s.Close()
 	rng := rand.New(rand.NewPCG(1, 2))
-	termsOf := []string{"", "a", "b", "a,b", "b,c", "c"}
+	termsOf := []string{"", "a", "bbb", "a,bbb", "bbb,c", "c", "l:long=term"}
 	keyOf := func() string { return fmt.Sprintf("ns%d/k%02d", rng.IntN(3), rng.IntN(30)) }
 	for i := range 2000 {
 		key := keyOf()
@@ -92,7 +92,7 @@ func TestIndexedListsMatchFullWalks(t *testing.T) {
 		}
 		// Lists at the current revision and at an earlier one (which the
 		// index cannot serve: the walk answers).
-		for _, term := range []string{"a", "b", "c", "d"} {
+		for _, term := range []string{"a", "a-term-longer-than-every-key-after-it", "bbb", "bb", "c", "d", "l:long=term", "l:long=terms", "l:lon"} {
 			opts := ListOptions{Revision: max(1, s.CurrentRevision()-40), Filter: hasTerm(term)}
 			want, _ := listKeys(t, s, "r", opts)
 			opts.Index = term
@@ -100,7 +100,7 @@ func TestIndexedListsMatchFullWalks(t *testing.T) {
 				t.Fatalf("write %d, term %s at revision %d: indexed %v, walked %v", i, term, opts.Revision, got, want)
 			}
 		}
-		for _, term := range []string{"a", "b", "c", "d"} {
+		for _, term := range []string{"a", "a-term-longer-than-every-key-after-it", "bbb", "bb", "c", "d", "l:long=term", "l:long=terms", "l:lon"} {
 			for _, prefix := range []string{"", "ns1/"} {
 				for _, limit := range []int{0, 1, 3} {
 					after := ""
