@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -244,9 +245,12 @@ func (s *Server) serveRootPaths(w http.ResponseWriter, r *http.Request) {
 		paths = append(paths, "/apis/"+gv.Group, "/apis/"+gv.String())
 	}
 	paths = append(paths, s.remotePaths()...)
+	paths = append(paths, openIDConfigPath, openIDKeysPath)
 	paths = append(paths, "/healthz", "/healthz/etcd", "/healthz/log", "/healthz/ping", "/livez", "/livez/etcd", "/livez/log", "/livez/ping",
 		"/openapi/v2", "/openapi/v3", "/openapi/v3/", "/readyz", "/readyz/etcd", "/readyz/log", "/readyz/ping", "/readyz/shutdown", "/version")
-	writeJSONOrYAML(w, r, http.StatusOK, map[string][]string{"paths": dedupe(paths)})
+	paths = dedupe(paths)
+	sort.Strings(paths) // as upstream's ListedPathProvider
+	writeJSONOrYAML(w, r, http.StatusOK, map[string][]string{"paths": paths})
 }
 
 func dedupe(in []string) []string {

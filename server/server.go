@@ -237,6 +237,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 		s.serveDiscovery(w, r, path)
 	case path == "/openapi/v2" || path == "/openapi/v3" || strings.HasPrefix(path, "/openapi/v3/"):
 		s.serveOpenAPI(w, r, path)
+	case path == openIDConfigPath || path == openIDKeysPath:
+		s.serveOpenID(w, r, path)
 	case path == "":
 		s.serveRootPaths(w, r)
 	default:
