@@ -199,6 +199,10 @@ type Store struct {
 	dropped      map[string]int64 // resource -> revision DeleteResource dropped it at
 	dropping     map[string]bool  // resources whose drop is under way
 	watchers     map[string]map[*watcher]struct{}
+	// progressN counts the progress notifications the watch received.
+	progressN uint64
+	// watchCancel ends the etcd watch (a child of ctx) that follow reads.
+	watchCancel context.CancelFunc
 }
 
 var _ store.Interface = (*Store)(nil)
@@ -258,22 +262,26 @@ func Open(cfg Config) (*Store, error) {
 		s.cli, s.owned = cli, true
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	ctx, cancel := context.WithTimeout(s.ctx, cfg.DialTimeout)
-	resp, err := s.cli.Get(ctx, s.metaKey("open"), clientv3.WithCountOnly())
-	cancel()
-	if err != nil {
-		s.abandon()
-		return nil, fmt.Errorf("etcdstore: reach etcd at %s: %w", strings.Join(cfg.Endpoints, ","), err)
-	}
-	rev := resp.Header.Revision
 	if _, err := s.probeCompacted(); err != nil {
+		s.abandon()
+		return nil, err
+	}
+	wch, rev, err := s.startWatch()
+	if err != nil {
 		s.abandon()
 		return nil, err
 	}
 	s.rev.Store(rev)
 	s.logCompacted = rev
 	s.done.Add(1)
-	go s.follow(rev)
+	go s.follow(wch)
+	// Once etcd reports progress, the watch has caught up (etcd answers a
+	// progress request only then): from there on only a watch that falls
+	// behind by a whole compaction can lose events.
+	if err := s.awaitProgress(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("etcdstore: catch up with etcd: %w", err)
+	}
 	s.startCompactor()
 	logger.Debug("etcdstore: opened", "endpoints", cfg.Endpoints, "prefix", cfg.Prefix, "revision", rev)
 	return s, nil
@@ -783,6 +791,37 @@ func (s *Store) wait(rev int64, progress bool) error {
 			s.requestProgress()
 		case <-timeout.C:
 			return fmt.Errorf("etcdstore: the watch did not reach revision %d in %v (at %d)", rev, s.cfg.RequestTimeout, s.rev.Load())
+		}
+	}
+}
+
+// awaitProgress waits for a progress notification of the watch, asking
+// for one until it comes.
+func (s *Store) awaitProgress() error {
+	timeout := time.NewTimer(s.cfg.RequestTimeout)
+	defer timeout.Stop()
+	retry := time.NewTicker(progressRetry)
+	defer retry.Stop()
+	s.mu.Lock()
+	n := s.progressN
+	s.mu.Unlock()
+	s.requestProgress()
+	for {
+		s.mu.Lock()
+		ch, got := s.advanced, s.progressN != n
+		s.mu.Unlock()
+		if got {
+			return nil
+		}
+		if s.closed.Load() {
+			return store.ErrClosed
+		}
+		select {
+		case <-ch:
+		case <-retry.C:
+			s.requestProgress()
+		case <-timeout.C:
+			return fmt.Errorf("etcdstore: no progress notification from etcd in %v", s.cfg.RequestTimeout)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package etcdstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -94,25 +96,78 @@ func (s *Store) WatchCompactedRevision() int64 {
 	return s.logCompacted
 }
 
-// follow runs the etcd watch of the whole prefix from revision from+1 and
-// publishes what it delivers, until Close. If etcd ends the watch (it was
-// compacted past what the watch had delivered), the events in between are
-// lost: the watchers are closed with store.ErrTooSlow, as if they had not
-// kept up, and the watch starts again from etcd's current revision.
-func (s *Store) follow(from int64) {
+// openAttempts bounds how often startWatch tries again when etcd was
+// compacted past the revision it read before the watch was created.
+const openAttempts = 5
+
+// startWatch reads etcd's current revision and starts the watch of the
+// whole prefix after it, returning once etcd has created it: from then on
+// only a watch that falls behind by a whole compaction can lose events.
+// A compaction between the read and the creation is no loss (nothing was
+// published yet): it starts over.
+func (s *Store) startWatch() (clientv3.WatchChan, int64, error) {
+	var lastErr error
+	for range openAttempts {
+		ctx, cancel := context.WithTimeout(s.ctx, s.cfg.DialTimeout)
+		resp, err := s.cli.Get(ctx, s.metaKey("watch"), clientv3.WithCountOnly())
+		cancel()
+		if err != nil {
+			return nil, 0, s.etcdError("read the current revision", err)
+		}
+		rev := resp.Header.Revision
+		wctx, wcancel := context.WithCancel(s.ctx)
+		// From rev itself, not rev+1: etcd answers progress requests
+		// only for a watch whose start it has reached. publish skips
+		// the events at rev.
+		wch := s.cli.Watch(wctx, s.root, clientv3.WithPrefix(), clientv3.WithRev(rev),
+			clientv3.WithPrevKV(), clientv3.WithProgressNotify(), clientv3.WithCreatedNotify())
+		select {
+		case first, ok := <-wch:
+			if ok && first.Created && first.Err() == nil {
+				s.mu.Lock()
+				if s.watchCancel != nil {
+					s.watchCancel()
+				}
+				s.watchCancel = wcancel
+				s.mu.Unlock()
+				return wch, rev, nil
+			}
+			wcancel()
+			lastErr = first.Err()
+			if !ok || lastErr == nil {
+				lastErr = errors.New("the watch ended")
+			}
+		case <-time.After(s.cfg.DialTimeout):
+			wcancel()
+			return nil, 0, fmt.Errorf("etcdstore: etcd did not create the watch of %s in %v", s.root, s.cfg.DialTimeout)
+		}
+	}
+	return nil, 0, fmt.Errorf("etcdstore: start the watch of %s: %w", s.root, lastErr)
+}
+
+// follow publishes what the etcd watch of the whole prefix delivers, until
+// Close. If etcd ends the watch (it was compacted past what the watch had
+// delivered), the events in between are lost: the watchers are closed with
+// store.ErrTooSlow, as if they had not kept up, and the watch starts again
+// from etcd's current revision.
+func (s *Store) follow(wch clientv3.WatchChan) {
 	defer s.done.Done()
 	for {
-		wch := s.cli.Watch(s.ctx, s.root, clientv3.WithPrefix(), clientv3.WithRev(from+1),
-			clientv3.WithPrevKV(), clientv3.WithProgressNotify())
 		var lost error
 		for resp := range wch {
 			if err := resp.Err(); err != nil {
 				lost = err
 				continue
 			}
+			if resp.Created {
+				continue
+			}
 			if resp.IsProgressNotify() {
 				s.mu.Lock()
-				s.advance(resp.Header.Revision)
+				s.progressN++
+				if !s.advance(resp.Header.Revision) {
+					s.wake()
+				}
 				s.mu.Unlock()
 				continue
 			}
@@ -125,23 +180,20 @@ func (s *Store) follow(from int64) {
 		}
 		s.logger.Warn("etcdstore: the watch ended; closing the watchers and starting over", "revision", s.rev.Load(), "error", lost)
 		var ok bool
-		if from, ok = s.restart(); !ok {
+		if wch, ok = s.restart(); !ok {
 			return
 		}
 	}
 }
 
 // restart closes the watchers and empties the event log after the watch
-// lost events, and returns etcd's current revision to watch from (ok
+// lost events, and starts a new watch from etcd's current revision (ok
 // false once the store closes).
-func (s *Store) restart() (int64, bool) {
+func (s *Store) restart() (clientv3.WatchChan, bool) {
 	backoff := 10 * time.Millisecond
 	for {
-		ctx, cancel := s.opCtx()
-		resp, err := s.cli.Get(ctx, s.metaKey("restart"), clientv3.WithCountOnly())
-		cancel()
+		wch, rev, err := s.startWatch()
 		if err == nil {
-			rev := resp.Header.Revision
 			s.mu.Lock()
 			for _, ws := range s.watchers {
 				for w := range ws {
@@ -152,11 +204,12 @@ func (s *Store) restart() (int64, bool) {
 			s.logCompacted = rev
 			s.advance(rev)
 			s.mu.Unlock()
-			return rev, true
+			return wch, true
 		}
+		s.logger.Warn("etcdstore: restart the watch", "error", err)
 		select {
 		case <-s.ctx.Done():
-			return 0, false
+			return nil, false
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, time.Second)
@@ -175,13 +228,16 @@ func (s *Store) publish(events []*clientv3.Event) {
 	defer s.mu.Unlock()
 	for i := range evs {
 		ev := &evs[i]
+		rev := events[i].Kv.ModRevision
+		if rev <= s.rev.Load() {
+			continue // delivered before (the watch starts at the revision it opened at)
+		}
 		if keep[i] && !s.dropEvent(ev) {
 			if evicted, ok := s.log.add(*ev); ok {
 				s.logCompacted = evicted
 			}
 			s.fanOut(*ev)
 		}
-		rev := events[i].Kv.ModRevision
 		if i == len(events)-1 || events[i+1].Kv.ModRevision != rev {
 			s.advance(rev)
 		}
@@ -199,12 +255,18 @@ func (s *Store) dropEvent(ev *store.Event) bool {
 }
 
 // advance makes rev the current revision, if it is newer, and wakes the
-// waiters. Called with mu held.
-func (s *Store) advance(rev int64) {
+// waiters; it reports whether it did. Called with mu held.
+func (s *Store) advance(rev int64) bool {
 	if rev <= s.rev.Load() {
-		return
+		return false
 	}
 	s.rev.Store(rev)
+	s.wake()
+	return true
+}
+
+// wake wakes the goroutines waiting on advanced. Called with mu held.
+func (s *Store) wake() {
 	close(s.advanced)
 	s.advanced = make(chan struct{})
 }
