@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
@@ -123,7 +124,7 @@ func TestControlPlaneOnEtcd(t *testing.T) {
 }
 
 // etcdKey reads one key from etcd directly.
-func etcdKey(t *testing.T, srv *etcdtest.Server, key string) *clientv3.KeyValue {
+func etcdKey(t *testing.T, srv *etcdtest.Server, key string) *mvccpb.KeyValue {
 	t.Helper()
 	cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
