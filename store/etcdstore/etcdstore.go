@@ -299,8 +299,6 @@ func (s *Store) abandon() {
 // and the compactor, and closes the client if Open made it. Calls after
 // the first return nil.
 func (s *Store) Close() error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
 	s.mu.Lock()
 	if s.closed.Swap(true) {
 		s.mu.Unlock()
@@ -311,10 +309,15 @@ func (s *Store) Close() error {
 			s.closeWatcher(w, store.ErrClosed)
 		}
 	}
-	close(s.advanced)
-	s.advanced = make(chan struct{})
+	s.wake()
 	s.mu.Unlock()
+	// Ending the context ends the requests under way (a commit waiting
+	// for etcd returns store.ErrClosed), the watch and the compactor;
+	// then a commit still under the writer lock is waited for.
 	s.cancel()
+	s.wmu.Lock()
+	//nolint:staticcheck // an empty critical section: waiting for the writer is the point
+	s.wmu.Unlock()
 	s.done.Wait()
 	if s.owned {
 		if err := s.cli.Close(); err != nil && !errors.Is(err, context.Canceled) {
