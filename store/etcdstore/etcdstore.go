@@ -74,6 +74,12 @@
 //     bbolt transaction does.
 //   - ListOptions.Index is ignored (it is a hint) and a list's Remaining
 //     comes from etcd's count of the keys after the page.
+//   - A compaction (Compact, the compactor) compacts the whole etcd, every
+//     prefix's history, as kube-apiserver's compactor does.
+//   - A write costs three etcd round trips (the read that feeds fn, the
+//     check before Stamp, the transaction) and the watch's delivery, under
+//     this process's writer lock: this process's writes are serialised as
+//     the bbolt store's are, but each takes longer.
 //
 // # Several processes on one etcd
 //
