@@ -94,7 +94,7 @@ type ControlPlane struct {
 	mu             sync.Mutex
 	started        bool
 	stopped        bool
-	store          *store.Store
+	store          storeBackend
 	serviceRange   netip.Prefix // --service-cluster-ip-range
 	srv            *server.Server
 	controllers    *controllers.Runner
@@ -174,7 +174,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			storeOpts.CompactionInterval = -1
 		}
 	}
-	cp.store, err = store.Open(filepath.Join(dataDir, dbFileName), storeOpts)
+	if len(cp.opts.etcdServers) > 0 {
+		cp.store, err = openEtcdStore(&cp.opts, storeOpts)
+	} else {
+		cp.store, err = openBoltStore(filepath.Join(dataDir, dbFileName), storeOpts)
+	}
 	if err != nil {
 		return fmt.Errorf("fakeplane: open store: %w", err)
 	}

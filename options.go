@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"log/slog"
 	"net"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,6 +47,10 @@ type options struct {
 	serviceRange    string
 	// compaction is --etcd-compaction-interval; nil means its default.
 	compaction *time.Duration
+	// etcdServers (--etcd-servers), when set, puts the store in etcd under
+	// etcdPrefix (--etcd-prefix; "": etcdstore.DefaultPrefix).
+	etcdServers []string
+	etcdPrefix  string
 	// nodes is how many simulated nodes to create (--nodes).
 	nodes int
 	// nodeLeaseRenew is how often simulated nodes renew their Leases.
@@ -284,6 +289,24 @@ func WithMaxRequestsInFlight(readOnly, mutating int) Option {
 func WithCompactionInterval(d time.Duration) Option {
 	return func(o *options) { o.compaction = &d }
 }
+
+// WithEtcdServers keeps the objects in the etcd cluster at urls
+// (kube-apiserver's --etcd-servers: "http://127.0.0.1:2379", ...) instead
+// of a bbolt file, under the prefix WithEtcdPrefix sets: objects survive a
+// restart of the control plane on the same etcd. The data directory still
+// holds the CA and the kubeconfig. One control plane per prefix: the
+// in-memory views of the registry follow only this process's writes (see
+// package store/etcdstore).
+func WithEtcdServers(urls []string) Option {
+	return func(o *options) { o.etcdServers = slices.Clone(urls) }
+}
+
+// WithEtcdPrefix sets the prefix of every key the control plane writes in
+// etcd (kube-apiserver's --etcd-prefix). The default is
+// "/registry-fakeplane", not upstream's "/registry": fakeplane's keys and
+// values (JSON, bucket names) are not kube-apiserver's, and must not mix
+// with a real cluster's in a shared etcd.
+func WithEtcdPrefix(prefix string) Option { return func(o *options) { o.etcdPrefix = prefix } }
 
 // WithNodes creates n simulated nodes, node-0 to node-(n-1), when the
 // control plane starts (the CLI's --nodes), as kwok's fake nodes: Ready,

@@ -26,6 +26,7 @@ import (
 
 	"github.com/fakeplane/fakeplane"
 	"github.com/fakeplane/fakeplane/controllers"
+	"github.com/fakeplane/fakeplane/store/etcdstore"
 )
 
 func main() {
@@ -108,6 +109,8 @@ func run(args []string) error {
 	proxyKey := fs.String("proxy-client-key-file", "", "private key of --proxy-client-cert-file")
 	var fixtureDirs multiFlag
 	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often the history that lists at past revisions (continue tokens) read is compacted; 0 disables compaction")
+	etcdServers := fs.String("etcd-servers", "", "List of etcd servers to connect with (scheme://ip:port), comma separated. The objects are kept there instead of in a bbolt file in --data-dir (one fakeplane per --etcd-prefix)")
+	etcdPrefix := fs.String("etcd-prefix", etcdstore.DefaultPrefix, "The prefix to prepend to all resource paths in etcd.")
 	requestTimeout := fs.Duration("request-timeout", time.Minute, "how long a request that is not long-running (a watch, proxy, exec, attach, port-forward or log) may take before it is answered 504")
 	maxInFlight := fs.Int("max-requests-inflight", 400, "how many read-only requests may be served at once (long-running ones and system:masters aside) before more are answered 429; 0 or less for no limit")
 	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", 200, "how many mutating requests may be served at once (system:masters aside) before more are answered 429; 0 or less for no limit")
@@ -190,6 +193,9 @@ func run(args []string) error {
 	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode), fakeplane.WithFixtures(fixtureDirs...),
 		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithCompactionInterval(*compaction),
 		fakeplane.WithRequestTimeout(*requestTimeout), fakeplane.WithMaxRequestsInFlight(noLimit(*maxInFlight), noLimit(*maxMutatingInFlight)))
+	if servers := splitList(*etcdServers); len(servers) > 0 {
+		opts = append(opts, fakeplane.WithEtcdServers(servers), fakeplane.WithEtcdPrefix(*etcdPrefix))
+	}
 	if *preset == "envtest" {
 		opts = append(opts, fakeplane.WithEnvtestShape())
 	} else {

@@ -56,10 +56,11 @@ func init() {
 	utilruntime.Must(examplev1.AddToScheme(scheme))
 }
 
-// fixture is an adapter over a bbolt store in a temporary directory.
+// fixture is an adapter over a store: a bbolt store in a temporary
+// directory, or another backend's (see openStore).
 type fixture struct {
 	*Storage
-	st              *store.Store
+	st              fixtureStore
 	codec           runtime.Codec
 	baseTransformer value.Transformer // the one the adapter was made with
 }
@@ -77,21 +78,19 @@ func withTransformer(t value.Transformer) fixtureOption {
 	return func(c *Config) { c.Transformer = t }
 }
 
-// newFixture opens a store in t.TempDir() and an adapter for example.Pods
-// over it, with the suites' PrefixTransformer, both closed at the end of
-// the test. Like a new etcd, the store is at revision 1: the suites take
-// the revision of an empty list as one they can list at.
-func newFixture(t testing.TB, opts ...fixtureOption) *fixture {
-	t.Helper()
-	f := newEmptyFixture(t, opts...)
-	f.bumpRevision(t)
-	return f
+// fixtureStore is what a fixture needs of its store: *store.Store and
+// *etcdstore.Store have it.
+type fixtureStore interface {
+	store.Interface
+	Compact(rev int64) error
 }
 
-// newEmptyFixture is newFixture with the store left at revision 0, never
-// written.
-func newEmptyFixture(t testing.TB, opts ...fixtureOption) *fixture {
-	t.Helper()
+// openStore opens the store of a new fixture, closed at the end of the
+// test.
+type openStore func(t testing.TB) fixtureStore
+
+// openBolt opens a bbolt store in t.TempDir().
+func openBolt(t testing.TB) fixtureStore {
 	st, err := store.Open(filepath.Join(t.TempDir(), "store.db"), store.Options{NoSync: true, CompactionInterval: -1})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
@@ -101,6 +100,37 @@ func newEmptyFixture(t testing.TB, opts ...fixtureOption) *fixture {
 			t.Errorf("close store: %v", err)
 		}
 	})
+	return st
+}
+
+// newFixture opens a store in t.TempDir() and an adapter for example.Pods
+// over it, with the suites' PrefixTransformer, both closed at the end of
+// the test. Like a new etcd, the store is at revision 1: the suites take
+// the revision of an empty list as one they can list at.
+func newFixture(t testing.TB, opts ...fixtureOption) *fixture {
+	t.Helper()
+	return newFixtureOn(t, openBolt, opts...)
+}
+
+// newFixtureOn is newFixture on a store from open.
+func newFixtureOn(t testing.TB, open openStore, opts ...fixtureOption) *fixture {
+	t.Helper()
+	f := newEmptyFixtureOn(t, open, opts...)
+	f.bumpRevision(t)
+	return f
+}
+
+// newEmptyFixture is newFixture with the store left at revision 0, never
+// written.
+func newEmptyFixture(t testing.TB, opts ...fixtureOption) *fixture {
+	t.Helper()
+	return newEmptyFixtureOn(t, openBolt, opts...)
+}
+
+// newEmptyFixtureOn is newEmptyFixture on a store from open.
+func newEmptyFixtureOn(t testing.TB, open openStore, opts ...fixtureOption) *fixture {
+	t.Helper()
+	st := open(t)
 	cfg := Config{
 		Resource:               testResource,
 		ResourcePrefix:         testResourcePrefix,
@@ -408,10 +438,15 @@ var watchSuites = []suite{
 
 // runParallel runs each suite in a parallel subtest on a new fixture.
 func runParallel(t *testing.T, suites []suite) {
+	runParallelOn(t, openBolt, suites)
+}
+
+// runParallelOn is runParallel on stores from open.
+func runParallelOn(t *testing.T, open openStore, suites []suite) {
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
-			s.run(context.Background(), t, newFixture(t))
+			s.run(context.Background(), t, newFixtureOn(t, open))
 		})
 	}
 }

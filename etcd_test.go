@@ -1,0 +1,166 @@
+package fakeplane_test
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/fakeplane/fakeplane"
+	"github.com/fakeplane/fakeplane/internal/etcdtest"
+)
+
+// TestControlPlaneOnEtcd runs a control plane on etcd (--etcd-servers):
+// create, get, list, watch and a conflicting update through client-go,
+// resourceVersions that are etcd's revisions, and the objects still there
+// for a second control plane started on the same etcd and prefix.
+func TestControlPlaneOnEtcd(t *testing.T) {
+	t.Parallel()
+	srv := etcdtest.Start(t)
+	prefix := etcdtest.Prefix(t)
+	ctx := context.Background()
+	on := []fakeplane.Option{fakeplane.WithEtcdServers(srv.Endpoints), fakeplane.WithEtcdPrefix(prefix)}
+
+	cp := fakeplane.Start(t, on...)
+	c := kubernetesClient(t, cp)
+	cms := c.CoreV1().ConfigMaps("default")
+	created, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Data: map[string]string{"k": "v1"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cms.Get(ctx, "a", metav1.GetOptions{})
+	if err != nil || got.ResourceVersion != created.ResourceVersion || got.Data["k"] != "v1" {
+		t.Fatalf("get = %v, %v; want v1 at %s", got, err, created.ResourceVersion)
+	}
+	// The resourceVersion is etcd's revision of the key; etcd holds the
+	// object with the placeholder its Stamp wrote at revision 0.
+	kv := etcdKey(t, srv, prefix+"//configmaps/default/a")
+	if rv := strconv.FormatInt(kv.ModRevision, 10); rv != created.ResourceVersion {
+		t.Fatalf("resourceVersion %s, etcd's ModRevision %s", created.ResourceVersion, rv)
+	}
+	if !bytes.Contains(kv.Value, []byte(`"resourceVersion":"0"`)) {
+		t.Fatalf("etcd holds %s, want the resourceVersion placeholder", kv.Value)
+	}
+	list, err := cms.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listRV, _ := strconv.ParseInt(list.ResourceVersion, 10, 64)
+	if listRV < kv.ModRevision || !hasConfigMap(list.Items, "a") {
+		t.Fatalf("list at %s (items %d) does not hold a at %s", list.ResourceVersion, len(list.Items), created.ResourceVersion)
+	}
+
+	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	updated := created.DeepCopy()
+	updated.Data["k"] = "v2"
+	updated, err = cms.Update(ctx, updated, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := created.DeepCopy()
+	stale.Data["k"] = "lost"
+	if _, err := cms.Update(ctx, stale, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Fatalf("update at the stale resourceVersion %s: %v, want 409 Conflict", created.ResourceVersion, err)
+	}
+	if err := cms.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ev := nextEvent(t, w)
+	if cm, ok := ev.Object.(*corev1.ConfigMap); ev.Type != watch.Modified || !ok || cm.Name != "a" || cm.ResourceVersion != updated.ResourceVersion || cm.Data["k"] != "v2" {
+		t.Fatalf("first event %s %#v, want MODIFIED a at %s", ev.Type, ev.Object, updated.ResourceVersion)
+	}
+	ev = nextEvent(t, w)
+	cm, ok := ev.Object.(*corev1.ConfigMap)
+	if ev.Type != watch.Deleted || !ok || cm.Name != "a" || cm.Data["k"] != "v2" {
+		t.Fatalf("second event %s %#v, want DELETED a", ev.Type, ev.Object)
+	}
+	if deletedAt, _ := strconv.ParseInt(cm.ResourceVersion, 10, 64); strconv.FormatInt(deletedAt, 10) == updated.ResourceVersion || deletedAt == 0 {
+		t.Fatalf("DELETED event at %s, want the delete's revision after %s", cm.ResourceVersion, updated.ResourceVersion)
+	}
+	kept, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept"}, Data: map[string]string{"k": "survives"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "on-etcd"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A new control plane on the same etcd and prefix finds the objects.
+	cp2 := fakeplane.Start(t, on...)
+	c2 := kubernetesClient(t, cp2)
+	got, err = c2.CoreV1().ConfigMaps("default").Get(ctx, "kept", metav1.GetOptions{})
+	if err != nil || got.ResourceVersion != kept.ResourceVersion || got.Data["k"] != "survives" {
+		t.Fatalf("after the restart: %v, %v; want kept at %s", got, err, kept.ResourceVersion)
+	}
+	if _, err := c2.CoreV1().ConfigMaps("default").Get(ctx, "a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the deleted ConfigMap after the restart: %v, want 404", err)
+	}
+	if _, err := c2.CoreV1().Namespaces().Get(ctx, "on-etcd", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the namespace after the restart: %v", err)
+	}
+	again, err := c2.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := strconv.ParseInt(again.ResourceVersion, 10, 64); a <= kv.ModRevision {
+		t.Fatalf("a write after the restart at %s, not after %d", again.ResourceVersion, kv.ModRevision)
+	}
+}
+
+// etcdKey reads one key from etcd directly.
+func etcdKey(t *testing.T, srv *etcdtest.Server, key string) *mvccpb.KeyValue {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := cli.Get(ctx, key)
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("etcd get %s: %v (%d keys)", key, err, len(resp.Kvs))
+	}
+	return resp.Kvs[0]
+}
+
+// hasConfigMap reports whether items hold a ConfigMap named name.
+func hasConfigMap(items []corev1.ConfigMap, name string) bool {
+	for _, it := range items {
+		if it.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// nextEvent returns the next event of w, failing if none comes.
+func nextEvent(t *testing.T, w watch.Interface) watch.Event {
+	t.Helper()
+	select {
+	case ev, ok := <-w.ResultChan():
+		if !ok {
+			t.Fatal("the watch ended")
+		}
+		return ev
+	case <-time.After(30 * time.Second):
+		t.Fatal("no watch event in 30s")
+	}
+	return watch.Event{}
+}

@@ -1,0 +1,176 @@
+package etcdstore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/fakeplane/fakeplane/internal/etcdtest"
+	"github.com/fakeplane/fakeplane/store"
+	"github.com/fakeplane/fakeplane/store/etcdstore"
+	"github.com/fakeplane/fakeplane/store/storetest"
+)
+
+// open opens a store on srv under a prefix of t's own, closed at cleanup.
+func open(t *testing.T, srv *etcdtest.Server, cfg etcdstore.Config) *etcdstore.Store {
+	t.Helper()
+	cfg.Endpoints = srv.Endpoints
+	if cfg.Prefix == "" {
+		cfg.Prefix = etcdtest.Prefix(t)
+	}
+	if cfg.CompactionInterval == 0 {
+		cfg.CompactionInterval = -1
+	}
+	st, err := etcdstore.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return st
+}
+
+// TestInterfaceConformance runs the store.Interface conformance suite
+// (package storetest) against the etcd store: every case on a prefix of its
+// own in one etcd server.
+func TestInterfaceConformance(t *testing.T) {
+	srv := etcdtest.Start(t)
+	storetest.Run(t, func(t *testing.T) store.Interface {
+		return open(t, srv, etcdstore.Config{StampOnRead: storetest.RestampRevision})
+	})
+}
+
+// put writes value to key and returns the revision of the write.
+func put(t *testing.T, st store.Interface, resource, key, value string) int64 {
+	t.Helper()
+	_, cur, err := st.Update(resource, key, func(*store.Object) (store.Write, error) {
+		return store.Write{Value: []byte(value)}, nil
+	})
+	if err != nil {
+		t.Fatalf("put %s %s: %v", resource, key, err)
+	}
+	return cur.Revision
+}
+
+// next returns the next event of w.
+func next(t *testing.T, w store.Watcher) store.Event {
+	t.Helper()
+	select {
+	case ev, ok := <-w.Events():
+		if !ok {
+			t.Fatalf("watch ended: %v", w.Err())
+		}
+		return ev
+	case <-time.After(20 * time.Second):
+		t.Fatal("no event")
+	}
+	return store.Event{}
+}
+
+// TestEtcdSpecifics checks what is particular to the etcd store: revisions
+// shared with the rest of etcd, reopening a prefix, two stores on one
+// prefix, and the key layout.
+func TestEtcdSpecifics(t *testing.T) {
+	srv := etcdtest.Start(t)
+	t.Run("RevisionsOfOtherPrefixes", func(t *testing.T) {
+		t.Parallel()
+		st := open(t, srv, etcdstore.Config{})
+		other := open(t, srv, etcdstore.Config{Prefix: etcdtest.Prefix(t) + "-other"})
+		put(t, st, "g/r", "a", "1")
+		// A revision etcd reached with a write elsewhere: a watch and a
+		// list from it wait for the watch's progress to get there.
+		elsewhere := put(t, other, "g/r", "x", "1")
+		w, err := st.Watch(context.Background(), "g/r", store.WatchOptions{FromRevision: elsewhere})
+		if err != nil {
+			t.Fatalf("watch from %d, a revision of another prefix: %v", elsewhere, err)
+		}
+		defer w.Stop()
+		if cur := st.CurrentRevision(); cur < elsewhere {
+			t.Fatalf("CurrentRevision %d after a watch from %d", cur, elsewhere)
+		}
+		res, err := st.List("g/r", store.ListOptions{Revision: elsewhere})
+		if err != nil || len(res.Items) != 1 || res.Revision != elsewhere {
+			t.Fatalf("list at %d: %+v, %v", elsewhere, res, err)
+		}
+		r := put(t, st, "g/r", "b", "1")
+		if ev := next(t, w); ev.Key != "b" || ev.Revision != r {
+			t.Fatalf("event %+v, want b at %d", ev, r)
+		}
+	})
+	t.Run("Reopen", func(t *testing.T) {
+		t.Parallel()
+		cfg := etcdstore.Config{Prefix: etcdtest.Prefix(t)}
+		st := open(t, srv, cfg)
+		r := put(t, st, "g/r", "ns/a", "1")
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		again := open(t, srv, cfg)
+		got, err := again.Get("g/r", "ns/a")
+		if err != nil || string(got.Value) != "1" || got.Revision != r {
+			t.Fatalf("after reopening: %+v, %v; want 1 at %d", got, err, r)
+		}
+		if cur := again.CurrentRevision(); cur < r {
+			t.Fatalf("CurrentRevision %d after reopening, want >= %d", cur, r)
+		}
+		// The event log starts at the reopen.
+		_, err = again.Watch(context.Background(), "g/r", store.WatchOptions{FromRevision: r - 1})
+		var ce *store.CompactedError
+		if !errors.As(err, &ce) || ce.Oldest != again.WatchCompactedRevision() {
+			t.Fatalf("watch from before the reopen: %v, want CompactedError", err)
+		}
+	})
+	t.Run("TwoStoresOnOnePrefix", func(t *testing.T) {
+		t.Parallel()
+		cfg := etcdstore.Config{Prefix: etcdtest.Prefix(t)}
+		a, b := open(t, srv, cfg), open(t, srv, cfg)
+		w, err := b.Watch(context.Background(), "g/r", store.WatchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		r := put(t, a, "g/r", "k", "from a")
+		if ev := next(t, w); ev.Type != store.Added || ev.Key != "k" || string(ev.Value) != "from a" || ev.Revision != r {
+			t.Fatalf("b's watch got %+v, want a's write at %d", ev, r)
+		}
+		// b's update of a's write is compared against a's revision.
+		_, cur, err := b.Update("g/r", "k", func(c *store.Object) (store.Write, error) {
+			return store.Write{Value: append(bytes.Clone(c.Value), " and b"...)}, nil
+		})
+		if err != nil || string(cur.Value) != "from a and b" {
+			t.Fatalf("b's update: %+v, %v", cur, err)
+		}
+		got, err := a.Get("g/r", "k")
+		if err != nil || got.Revision != cur.Revision {
+			t.Fatalf("a reads %+v, %v; want b's write at %d", got, err, cur.Revision)
+		}
+	})
+	t.Run("KeyLayout", func(t *testing.T) {
+		t.Parallel()
+		prefix := etcdtest.Prefix(t)
+		st := open(t, srv, etcdstore.Config{Prefix: prefix})
+		r := put(t, st, "/pods", "ns/name", "v")
+		cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints, Logger: zap.NewNop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cli.Close()
+		resp, err := cli.Get(context.Background(), prefix+"//pods/ns/name")
+		if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "v" || resp.Kvs[0].ModRevision != r {
+			t.Fatalf("etcd holds %+v, %v; want v at %d", resp, err, r)
+		}
+		for _, bad := range []string{"pods", "a/b/c"} {
+			if _, err := st.Get(bad, "k"); err == nil || errors.Is(err, store.ErrNotFound) {
+				t.Errorf("Get in resource %q: %v, want an error about the name", bad, err)
+			}
+		}
+	})
+}
