@@ -447,7 +447,8 @@ func newTarget(ctx context.Context, c kubernetes.Interface, name string) (*targe
 // controller (a bare kube-apiserver) it empties and finalizes the namespace
 // itself.
 func (t *target) cleanup() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// Deleting 100,000 objects takes a real cluster minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	cms := t.c.CoreV1().ConfigMaps(t.ns)
 	nss := t.c.CoreV1().Namespaces()

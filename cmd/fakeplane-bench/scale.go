@@ -81,7 +81,7 @@ func benchScale(ctx context.Context, cfg config) error {
 }
 
 // scaleTarget fills one cluster and measures it; rss reads its memory.
-func scaleTarget(ctx context.Context, cfg config, rep *scaleReport, rc *rest.Config, rss func() (uint64, error)) (err error) {
+func scaleTarget(ctx context.Context, cfg config, rep *scaleReport, rc *rest.Config, rss func() (uint64, error)) error {
 	c, err := newClient(cfg, rc)
 	if err != nil {
 		return err
@@ -91,9 +91,10 @@ func scaleTarget(ctx context.Context, cfg config, rep *scaleReport, rc *rest.Con
 		return err
 	}
 	defer func() {
+		// The figures stand even if the cleanup fails: say so and go on.
 		fmt.Fprintf(os.Stderr, "%s: deleting the namespace %s\n", rep.name, t.ns)
-		if cerr := t.cleanup(); cerr != nil && err == nil {
-			err = fmt.Errorf("cleanup of namespace %s: %w", t.ns, cerr)
+		if cerr := t.cleanup(); cerr != nil {
+			fmt.Fprintf(os.Stderr, "%s: cleanup of namespace %s: %v\n", rep.name, t.ns, cerr)
 		}
 	}()
 	mem0, err := rss()
