@@ -302,7 +302,15 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
-	if err := cp.store.Bulk(func() error { return cp.srv.CreateAll(boot, fields) }); err != nil {
+	// A cold process decodes the second half on another core meanwhile.
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		cp.srv.WarmCreates(boot[len(boot)/2:])
+	}()
+	err = cp.store.Bulk(func() error { return cp.srv.CreateAll(boot, fields) })
+	<-warmed
+	if err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 	if err := cp.loadFixtures(); err != nil {
