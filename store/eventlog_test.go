@@ -31,11 +31,11 @@ func TestEventLogEvictsByCountAndBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := eventLog{max: tt.max, maxBytes: tt.maxBytes}
+			l := EventLog{Max: tt.max, MaxBytes: tt.maxBytes}
 			var compacted int64
 			for i, size := range tt.sizes {
 				e := Event{Resource: "r", Key: "k", Revision: int64(i + 1), Value: make([]byte, size)}
-				if evicted, ok := l.add(e); ok {
+				if evicted, ok := l.Add(e); ok {
 					if evicted <= compacted {
 						t.Fatalf("add %d: evicted %d after %d", i+1, evicted, compacted)
 					}
@@ -43,14 +43,21 @@ func TestEventLogEvictsByCountAndBytes(t *testing.T) {
 				}
 			}
 			last := int64(len(tt.sizes))
-			if compacted != tt.wantFirst-1 || l.len() != int(last-compacted) || l.bytes != tt.wantBytes {
+			if compacted != tt.wantFirst-1 || l.Len() != int(last-compacted) || l.bytes != tt.wantBytes {
 				t.Fatalf("compacted %d, %d events, %d bytes; want compacted %d, %d events, %d bytes",
-					compacted, l.len(), l.bytes, tt.wantFirst-1, last-tt.wantFirst+1, tt.wantBytes)
+					compacted, l.Len(), l.bytes, tt.wantFirst-1, last-tt.wantFirst+1, tt.wantBytes)
 			}
 			var got []string
-			l.since(compacted, compacted, last, "r", func(e *Event) {
+			l.sinceContiguous(compacted, compacted, last, func(e *Event) {
 				got = append(got, fmt.Sprint(e.Revision))
 			})
+			var searched []string
+			l.Since(compacted, last, func(e *Event) {
+				searched = append(searched, fmt.Sprint(e.Revision))
+			})
+			if strings.Join(searched, " ") != strings.Join(got, " ") {
+				t.Errorf("Since gave %v, sinceContiguous %v", searched, got)
+			}
 			var want []string
 			for r := tt.wantFirst; r <= last; r++ {
 				want = append(want, fmt.Sprint(r))

@@ -104,7 +104,7 @@ type Store struct {
 	// read transaction with the event log.
 	mu        sync.Mutex
 	published *sync.Cond // signalled (with mu) after each commit attempt
-	log       eventLog
+	log       EventLog
 	compacted int64                            // events with revision > compacted are all in log (for lists, see hist)
 	dropped   map[string]int64                 // resource -> revision at which DeleteResource dropped it
 	watchers  map[string]map[*watcher]struct{} // resource -> live watchers
@@ -179,7 +179,7 @@ func Open(path string, opts Options) (*Store, error) {
 		db:        db,
 		opts:      opts,
 		logger:    logger,
-		log:       eventLog{max: opts.EventLogSize, maxBytes: opts.EventLogBytes},
+		log:       EventLog{Max: opts.EventLogSize, MaxBytes: opts.EventLogBytes},
 		compacted: rev,
 		dropped:   dropped,
 		watchers:  make(map[string]map[*watcher]struct{}),
@@ -435,7 +435,7 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 // anyone who reads CurrentRevision() == R finds every event <= R in the
 // watchers' channels. Called with mu held.
 func (s *Store) publish(ev Event) {
-	if evicted, ok := s.log.add(ev); ok {
+	if evicted, ok := s.log.Add(ev); ok {
 		s.compacted = evicted
 	}
 	s.fanOut(ev)

@@ -50,8 +50,8 @@ func (s *Store) Watch(ctx context.Context, resource string, opts WatchOptions) (
 	// Holding mu, no event can be published between the replay and the
 	// registration.
 	var replay []*Event
-	s.log.since(s.compacted, from, cur, resource, func(e *Event) {
-		if strings.HasPrefix(e.Key, opts.Prefix) {
+	s.log.sinceContiguous(s.compacted, from, cur, func(e *Event) {
+		if e.Resource == resource && strings.HasPrefix(e.Key, opts.Prefix) {
 			replay = append(replay, e)
 		}
 	})

@@ -198,7 +198,7 @@ type Store struct {
 	// advanced is closed and replaced whenever rev advances or the store
 	// closes.
 	advanced chan struct{}
-	log      eventLog
+	log      store.EventLog
 	// logCompacted is the oldest revision a watch can start from: every
 	// event of this prefix after it is in log.
 	logCompacted int64
@@ -248,7 +248,7 @@ func Open(cfg Config) (*Store, error) {
 		root:     cfg.Prefix + "/",
 		logger:   logger,
 		advanced: make(chan struct{}),
-		log:      eventLog{max: cfg.EventLogSize, maxBytes: cfg.EventLogBytes},
+		log:      store.EventLog{Max: cfg.EventLogSize, MaxBytes: cfg.EventLogBytes},
 		dropped:  make(map[string]int64),
 		dropping: make(map[string]bool),
 		watchers: make(map[string]map[*watcher]struct{}),

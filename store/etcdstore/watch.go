@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -64,7 +63,7 @@ func (s *Store) Watch(ctx context.Context, resource string, opts store.WatchOpti
 	// Holding mu, no event is published between the replay and the
 	// registration.
 	var replay []*store.Event
-	s.log.since(from, cur, func(e *store.Event) {
+	s.log.Since(from, cur, func(e *store.Event) {
 		if e.Resource == resource && strings.HasPrefix(e.Key, opts.Prefix) {
 			replay = append(replay, e)
 		}
@@ -200,7 +199,7 @@ func (s *Store) restart() (clientv3.WatchChan, bool) {
 					s.closeWatcher(w, store.ErrTooSlow)
 				}
 			}
-			s.log = eventLog{max: s.cfg.EventLogSize, maxBytes: s.cfg.EventLogBytes}
+			s.log = store.EventLog{Max: s.cfg.EventLogSize, MaxBytes: s.cfg.EventLogBytes}
 			s.logCompacted = rev
 			s.advance(rev)
 			s.mu.Unlock()
@@ -233,7 +232,7 @@ func (s *Store) publish(events []*clientv3.Event) {
 			continue // delivered before (the watch starts at the revision it opened at)
 		}
 		if keep[i] && !s.dropEvent(ev) {
-			if evicted, ok := s.log.add(*ev); ok {
+			if evicted, ok := s.log.Add(*ev); ok {
 				s.logCompacted = evicted
 			}
 			s.fanOut(*ev)
@@ -373,76 +372,4 @@ func (w *watcher) Stop() {
 	w.s.mu.Lock()
 	defer w.s.mu.Unlock()
 	w.s.closeWatcher(w, nil)
-}
-
-// eventLog is a bounded ring of the most recent events of the prefix,
-// oldest first, in revision order. It holds at most max events and at most
-// maxBytes bytes of keys and values, evicting the oldest first; the newest
-// event is always kept. Revisions have gaps (etcd's count every write), so
-// it is searched by revision. Guarded by Store.mu.
-type eventLog struct {
-	max      int
-	maxBytes int64
-	buf      []store.Event
-	start    int
-	n        int
-	bytes    int64
-}
-
-// eventSize is what an event counts against the byte bound.
-func eventSize(e *store.Event) int64 {
-	return int64(len(e.Key) + len(e.Value) + len(e.Prev))
-}
-
-// at returns the i-th oldest event.
-func (l *eventLog) at(i int) *store.Event {
-	return &l.buf[(l.start+i)%len(l.buf)]
-}
-
-// add appends e and evicts the oldest events beyond the bounds (never e);
-// when it evicted any it returns the revision of the newest evicted.
-func (l *eventLog) add(e store.Event) (evicted int64, ok bool) {
-	if l.n == len(l.buf) {
-		if l.n < l.max {
-			size := min(l.max, max(2*len(l.buf), 64))
-			buf := make([]store.Event, size)
-			for i := range l.n {
-				buf[i] = *l.at(i)
-			}
-			l.buf, l.start = buf, 0
-		} else {
-			evicted, ok = l.evict(), true
-		}
-	}
-	l.buf[(l.start+l.n)%len(l.buf)] = e
-	l.n++
-	l.bytes += eventSize(&e)
-	for l.n > 1 && l.bytes > l.maxBytes {
-		evicted, ok = l.evict(), true
-	}
-	return evicted, ok
-}
-
-// evict drops the oldest event and returns its revision.
-func (l *eventLog) evict() int64 {
-	e := &l.buf[l.start]
-	rev := e.Revision
-	l.bytes -= eventSize(e)
-	*e = store.Event{}
-	l.start = (l.start + 1) % len(l.buf)
-	l.n--
-	return rev
-}
-
-// since calls fn, in order, for every logged event with a revision in
-// (from, to].
-func (l *eventLog) since(from, to int64, fn func(*store.Event)) {
-	i := sort.Search(l.n, func(i int) bool { return l.at(i).Revision > from })
-	for ; i < l.n; i++ {
-		e := l.at(i)
-		if e.Revision > to {
-			return
-		}
-		fn(e)
-	}
 }
