@@ -207,6 +207,9 @@ var refusalCodes = map[int]bool{400: true, 403: true, 404: true, 405: true, 406:
 var upstream500 = []string{
 	"resourceVersion should not be set on objects to be created",
 	"failed to create typed patch object (",
+	// An applied object the built-in type cannot hold (a creationTimestamp
+	// that is no time, say), as v1.37 words it.
+	"failed to convert new object (",
 }
 
 // isUpstream500 says whether a 500's message is one kube-apiserver gives.

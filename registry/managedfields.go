@@ -310,7 +310,8 @@ func (c *objectConvertor) ConvertToVersion(in runtime.Object, target runtime.Gro
 	}
 	out := c.res.NewObject()
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
-		return nil, err
+		// (Worded as the scheme's conversion words it upstream.)
+		return nil, fmt.Errorf("unable to convert unstructured object to %v: %v", c.res.GVK, err)
 	}
 	out.GetObjectKind().SetGroupVersionKind(c.res.GVK)
 	return out, nil
