@@ -25,6 +25,8 @@ func deleteOptions(c *call) (*metav1.DeleteOptions, error) {
 	if err != nil {
 		return nil, err
 	}
+	// As upstream's delete handlers: the options come from the body when
+	// there is one, else from the query (a query beside a body is ignored).
 	if !registry.IsEmptyBody(data) {
 		if data, err = bodyToJSON(c.r, data); err != nil {
 			return nil, err
@@ -32,8 +34,7 @@ func deleteOptions(c *call) (*metav1.DeleteOptions, error) {
 		if err := json.Unmarshal(data, opts); err != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, registry.Summarize(data, 30)))
 		}
-	}
-	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+	} else if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	if errs := metav1validation.ValidateDeleteOptions(opts); len(errs) > 0 {
