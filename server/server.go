@@ -13,17 +13,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fakeplane/fakeplane/registry"
-
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/fakeplane/fakeplane/auth"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/klog/v2"
 
+	"github.com/fakeplane/fakeplane/auth"
+	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -74,8 +73,13 @@ type Server struct {
 	// Registry is the read and write pipeline the server serves over HTTP.
 	*registry.Registry
 
-	cfg   Config
-	log   *slog.Logger
+	cfg Config
+	log *slog.Logger
+	// logr is log as a logr.Logger, which each request's context carries:
+	// the upstream filters and handlers that log through klog's contextual
+	// logging (klog.FromContext) log to this control plane's logger, not to
+	// klog's process-wide one.
+	logr  logr.Logger
 	now   func() time.Time
 	infos *apirequest.RequestInfoFactory
 
@@ -133,6 +137,7 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.logr = logr.FromSlogHandler(s.log.Handler())
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -192,7 +197,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	w.Header().Set("Audit-Id", string(uuid.NewUUID()))
-	s.handler.ServeHTTP(w, r)
+	s.handler.ServeHTTP(w, r.WithContext(klog.NewContext(r.Context(), s.logr)))
 }
 
 // serving counts a request (or the part of one that runs apart: the
