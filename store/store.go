@@ -105,10 +105,10 @@ type Store struct {
 	mu        sync.Mutex
 	published *sync.Cond // signalled (with mu) after each commit attempt
 	log       EventLog
-	compacted int64                            // events with revision > compacted are all in log (for lists, see hist)
-	dropped   map[string]int64                 // resource -> revision at which DeleteResource dropped it
-	watchers  map[string]map[*watcher]struct{} // resource -> live watchers
-	hist      history                          // MVCC history for lists at past revisions
+	compacted int64            // events with revision > compacted are all in log (for lists, see hist)
+	dropped   map[string]int64 // resource -> revision at which DeleteResource dropped it
+	watchers  *Watchers        // guarded by mu
+	hist      history          // MVCC history for lists at past revisions
 	// pendingHist holds the history entries of the latest commits, not yet
 	// written to the file. Guarded by wmu.
 	pendingHist pendingHistory
@@ -182,9 +182,9 @@ func Open(path string, opts Options) (*Store, error) {
 		log:       EventLog{Max: opts.EventLogSize, MaxBytes: opts.EventLogBytes},
 		compacted: rev,
 		dropped:   dropped,
-		watchers:  make(map[string]map[*watcher]struct{}),
 	}
 	s.published = sync.NewCond(&s.mu)
+	s.watchers = NewWatchers(&s.mu, logger)
 	s.pendingHist.last = rev
 	s.pendingHist.through.Store(rev)
 	s.rev.Store(rev)
@@ -207,11 +207,7 @@ func (s *Store) Close() error {
 		s.mu.Unlock()
 		return nil
 	}
-	for _, ws := range s.watchers {
-		for w := range ws {
-			s.closeWatcher(w, ErrClosed)
-		}
-	}
+	s.watchers.CloseAll(ErrClosed)
 	s.mu.Unlock()
 	flushErr := s.flushHistoryLocked()
 	if err := s.db.Close(); err != nil {
@@ -438,7 +434,7 @@ func (s *Store) publish(ev Event) {
 	if evicted, ok := s.log.Add(ev); ok {
 		s.compacted = evicted
 	}
-	s.fanOut(ev)
+	s.watchers.FanOut(ev)
 	s.rev.Store(ev.Revision)
 }
 

@@ -55,25 +55,7 @@ func (s *Store) Watch(ctx context.Context, resource string, opts WatchOptions) (
 			replay = append(replay, e)
 		}
 	})
-	w := &watcher{
-		s:        s,
-		resource: resource,
-		prefix:   opts.Prefix,
-		ch:       make(chan Event, buffer+len(replay)),
-	}
-	for _, e := range replay {
-		w.ch <- *e
-	}
-	ws := s.watchers[resource]
-	if ws == nil {
-		ws = make(map[*watcher]struct{})
-		s.watchers[resource] = ws
-	}
-	ws[w] = struct{}{}
-	// If ctx is already done, Stop runs in its own goroutine and waits
-	// for mu, so stopCtx is set before it reads it.
-	w.stopCtx = context.AfterFunc(ctx, w.Stop)
-	return w, nil
+	return s.watchers.Add(ctx, resource, opts.Prefix, replay, buffer), nil
 }
 
 // WatchCompactedRevision returns the oldest revision a watch can start
@@ -97,68 +79,4 @@ func (s *Store) checkWatch(resource string, rev int64) error {
 		return &CompactedError{Requested: rev, Oldest: oldest}
 	}
 	return nil
-}
-
-// fanOut sends ev to every matching watcher without blocking, closing the
-// ones that are full. Called with mu held.
-func (s *Store) fanOut(ev Event) {
-	for w := range s.watchers[ev.Resource] {
-		if !strings.HasPrefix(ev.Key, w.prefix) {
-			continue
-		}
-		select {
-		case w.ch <- ev:
-		default:
-			s.logger.Warn("store: closing slow watcher", "resource", w.resource, "prefix", w.prefix, "revision", ev.Revision)
-			s.closeWatcher(w, ErrTooSlow)
-		}
-	}
-}
-
-// closeWatcher ends w with err. Called with mu held.
-func (s *Store) closeWatcher(w *watcher, err error) {
-	if w.done {
-		return
-	}
-	w.done = true
-	w.err = err
-	close(w.ch)
-	ws := s.watchers[w.resource]
-	delete(ws, w)
-	if len(ws) == 0 {
-		delete(s.watchers, w.resource)
-	}
-	if w.stopCtx != nil {
-		w.stopCtx()
-	}
-}
-
-// watcher is the Watcher returned by Store.Watch.
-type watcher struct {
-	s        *Store
-	resource string
-	prefix   string
-	ch       chan Event
-
-	// Guarded by s.mu.
-	stopCtx func() bool // releases the context.AfterFunc
-	done    bool
-	err     error
-}
-
-// Events implements Watcher.
-func (w *watcher) Events() <-chan Event { return w.ch }
-
-// Err implements Watcher.
-func (w *watcher) Err() error {
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
-	return w.err
-}
-
-// Stop implements Watcher.
-func (w *watcher) Stop() {
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
-	w.s.closeWatcher(w, nil)
 }

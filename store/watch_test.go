@@ -313,7 +313,7 @@ func TestWatchEnd(t *testing.T) {
 			w.Stop()
 			mustPut(t, s, "r", "a", "v") // no send on a closed channel
 			s.mu.Lock()
-			n := len(s.watchers)
+			n := s.watchers.Resources()
 			s.mu.Unlock()
 			if n != 0 {
 				t.Errorf("%d resources still have watchers", n)

@@ -204,7 +204,7 @@ type Store struct {
 	logCompacted int64
 	dropped      map[string]int64 // resource -> revision DeleteResource dropped it at
 	dropping     map[string]bool  // resources whose drop is under way
-	watchers     map[string]map[*watcher]struct{}
+	watchers     *store.Watchers  // guarded by mu
 	// progressN counts the progress notifications the watch received.
 	progressN uint64
 	// watchCancel ends the etcd watch (a child of ctx) that follow reads.
@@ -251,8 +251,8 @@ func Open(cfg Config) (*Store, error) {
 		log:      store.EventLog{Max: cfg.EventLogSize, MaxBytes: cfg.EventLogBytes},
 		dropped:  make(map[string]int64),
 		dropping: make(map[string]bool),
-		watchers: make(map[string]map[*watcher]struct{}),
 	}
+	s.watchers = store.NewWatchers(&s.mu, logger)
 	if s.cli == nil {
 		if len(cfg.Endpoints) == 0 {
 			return nil, errors.New("etcdstore: no etcd endpoints")
@@ -310,11 +310,7 @@ func (s *Store) Close() error {
 		s.mu.Unlock()
 		return nil
 	}
-	for _, ws := range s.watchers {
-		for w := range ws {
-			s.closeWatcher(w, store.ErrClosed)
-		}
-	}
+	s.watchers.CloseAll(store.ErrClosed)
 	s.wake()
 	s.mu.Unlock()
 	// Ending the context ends the requests under way (a commit waiting

@@ -68,23 +68,7 @@ func (s *Store) Watch(ctx context.Context, resource string, opts store.WatchOpti
 			replay = append(replay, e)
 		}
 	})
-	w := &watcher{
-		s:        s,
-		resource: resource,
-		prefix:   opts.Prefix,
-		ch:       make(chan store.Event, buffer+len(replay)),
-	}
-	for _, e := range replay {
-		w.ch <- *e
-	}
-	ws := s.watchers[resource]
-	if ws == nil {
-		ws = make(map[*watcher]struct{})
-		s.watchers[resource] = ws
-	}
-	ws[w] = struct{}{}
-	w.stopCtx = context.AfterFunc(ctx, w.Stop)
-	return w, nil
+	return s.watchers.Add(ctx, resource, opts.Prefix, replay, buffer), nil
 }
 
 // WatchCompactedRevision returns the oldest revision a watch can start
@@ -194,11 +178,7 @@ func (s *Store) restart() (clientv3.WatchChan, bool) {
 		wch, rev, err := s.startWatch()
 		if err == nil {
 			s.mu.Lock()
-			for _, ws := range s.watchers {
-				for w := range ws {
-					s.closeWatcher(w, store.ErrTooSlow)
-				}
-			}
+			s.watchers.CloseAll(store.ErrTooSlow)
 			s.log = store.EventLog{Max: s.cfg.EventLogSize, MaxBytes: s.cfg.EventLogBytes}
 			s.logCompacted = rev
 			s.advance(rev)
@@ -235,7 +215,7 @@ func (s *Store) publish(events []*clientv3.Event) {
 			if evicted, ok := s.log.Add(*ev); ok {
 				s.logCompacted = evicted
 			}
-			s.fanOut(*ev)
+			s.watchers.FanOut(*ev)
 		}
 		if i == len(events)-1 || events[i+1].Kv.ModRevision != rev {
 			s.advance(rev)
@@ -308,68 +288,4 @@ func (s *Store) toEvent(e *clientv3.Event) (ev store.Event, ok bool) {
 		return ev, false
 	}
 	return ev, true
-}
-
-// fanOut sends ev to every matching watcher without blocking, closing the
-// ones that are full. Called with mu held.
-func (s *Store) fanOut(ev store.Event) {
-	for w := range s.watchers[ev.Resource] {
-		if !strings.HasPrefix(ev.Key, w.prefix) {
-			continue
-		}
-		select {
-		case w.ch <- ev:
-		default:
-			s.logger.Warn("etcdstore: closing slow watcher", "resource", w.resource, "prefix", w.prefix, "revision", ev.Revision)
-			s.closeWatcher(w, store.ErrTooSlow)
-		}
-	}
-}
-
-// closeWatcher ends w with err. Called with mu held.
-func (s *Store) closeWatcher(w *watcher, err error) {
-	if w.done {
-		return
-	}
-	w.done = true
-	w.err = err
-	close(w.ch)
-	ws := s.watchers[w.resource]
-	delete(ws, w)
-	if len(ws) == 0 {
-		delete(s.watchers, w.resource)
-	}
-	if w.stopCtx != nil {
-		w.stopCtx()
-	}
-}
-
-// watcher is the store.Watcher returned by Store.Watch.
-type watcher struct {
-	s        *Store
-	resource string
-	prefix   string
-	ch       chan store.Event
-
-	// Guarded by s.mu.
-	stopCtx func() bool // releases the context.AfterFunc
-	done    bool
-	err     error
-}
-
-// Events implements store.Watcher.
-func (w *watcher) Events() <-chan store.Event { return w.ch }
-
-// Err implements store.Watcher.
-func (w *watcher) Err() error {
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
-	return w.err
-}
-
-// Stop implements store.Watcher.
-func (w *watcher) Stop() {
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
-	w.s.closeWatcher(w, nil)
 }
