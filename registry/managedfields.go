@@ -419,6 +419,12 @@ func (s *Registry) trackCreate(c *Request, o *Object, data []byte, manager strin
 		}
 		createdFields.Unlock()
 	}
+	s.setCreatedFields(o, entries)
+}
+
+// setCreatedFields gives o copies of a create's managedFields entries,
+// timed now (to the second, as upstream records them).
+func (s *Registry) setCreatedFields(o *Object, entries []metav1.ManagedFieldsEntry) {
 	now := metav1.NewTime(s.now().Truncate(time.Second))
 	out := make([]metav1.ManagedFieldsEntry, len(entries))
 	for i, e := range entries {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -206,13 +205,7 @@ func (s *Registry) createAs(data []byte, manager string, fields map[string][]met
 	}
 	if manager != "" {
 		if entries, ok := fields[bootstrapFieldsKey(c, o)]; ok {
-			now := metav1.NewTime(s.now().Truncate(time.Second))
-			out := make([]metav1.ManagedFieldsEntry, len(entries))
-			for i, e := range entries {
-				e.DeepCopyInto(&out[i])
-				out[i].Time = &now
-			}
-			o.Meta.SetManagedFields(out)
+			s.setCreatedFields(o, entries)
 		} else {
 			s.trackCreate(c, o, data, manager)
 		}
