@@ -304,27 +304,12 @@ func benchInProcess(ctx context.Context, cfg config, rep *report) error {
 	// A fresh control plane for memory, so that only the big set is in it:
 	// the -cli binary in a process of its own (its RSS), else in-process
 	// (the heap and RSS of this process, clients included).
-	var rc *rest.Config
-	var rss func() (uint64, error)
-	if cfg.cli != "" {
-		p, err := startProcess(ctx, cfg.cli)
-		if err != nil {
-			return err
-		}
-		defer p.stop()
-		rc, rss = p.config, p.rss
-		rep.processRSS = true
-	} else {
-		cp2, err := fakeplane.New()
-		if err != nil {
-			return err
-		}
-		if err := cp2.Start(ctx); err != nil {
-			return err
-		}
-		defer cp2.Stop()
-		rc = cp2.RESTConfig()
+	rc, rss, stop, err := fakeplaneUnderTest(ctx, cfg)
+	if err != nil {
+		return err
 	}
+	defer stop()
+	rep.processRSS = rss != nil
 	c2, err := newClient(cfg, rc)
 	if err != nil {
 		return err

@@ -12,7 +12,31 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/fakeplane/fakeplane"
 )
+
+// fakeplaneUnderTest starts the fakeplane whose memory a figure is taken
+// of: the -cli binary in a process of its own, whose RSS rss reads, else an
+// in-process control plane (rss nil: this process's memory is all there is
+// to read, clients included). stop ends it.
+func fakeplaneUnderTest(ctx context.Context, cfg config) (rc *rest.Config, rss func() (uint64, error), stop func(), err error) {
+	if cfg.cli != "" {
+		p, err := startProcess(ctx, cfg.cli)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return p.config, p.rss, p.stop, nil
+	}
+	cp, err := fakeplane.New()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cp.Start(ctx); err != nil {
+		return nil, nil, nil, err
+	}
+	return cp.RESTConfig(), nil, func() { _ = cp.Stop() }, nil
+}
 
 // fakeplaneProcess is a fakeplane command running in a process of its own,
 // so that its memory can be read apart from the benchmark's clients.

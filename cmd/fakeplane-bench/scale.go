@@ -12,8 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/fakeplane/fakeplane"
 )
 
 // groupLabel groups the scale run's objects by hundreds, for a list that
@@ -39,29 +37,17 @@ type scaleReport struct {
 func benchScale(ctx context.Context, cfg config) error {
 	var reps []*scaleReport
 	fp := &scaleReport{name: "fakeplane"}
-	if cfg.cli != "" {
-		p, err := startProcess(ctx, cfg.cli)
-		if err != nil {
-			return err
-		}
-		defer p.stop()
-		if err := scaleTarget(ctx, cfg, fp, p.config, p.rss); err != nil {
-			return fmt.Errorf("fakeplane: %w", err)
-		}
-	} else {
-		cp, err := fakeplane.New()
-		if err != nil {
-			return err
-		}
-		if err := cp.Start(ctx); err != nil {
-			return err
-		}
-		defer cp.Stop()
+	rc, rss, stop, err := fakeplaneUnderTest(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if rss == nil {
 		fp.heapOnly = true
-		heap := func() (uint64, error) { h, _, err := memory(); return h, err }
-		if err := scaleTarget(ctx, cfg, fp, cp.RESTConfig(), heap); err != nil {
-			return fmt.Errorf("fakeplane: %w", err)
-		}
+		rss = func() (uint64, error) { h, _, err := memory(); return h, err }
+	}
+	if err := scaleTarget(ctx, cfg, fp, rc, rss); err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
 	}
 	reps = append(reps, fp)
 	if cfg.kubeconfig != "" {
