@@ -222,16 +222,16 @@ func (ec *EncCache) forgetBucket(bucket string) {
 
 // labelsOf returns an object's labels, parsing them at most once per revision.
 func (ec *EncCache) labelsOf(bucket, key string, rev int64, data []byte) (labels.Set, bool) {
-	ec.mu.Lock()
-	if e := ec.m[cacheKey(bucket, key)]; e != nil && rev > 0 && e.prevRev == rev && e.prevLabels != nil {
-		l := e.prevLabels
-		ec.mu.Unlock()
-		return l, true
-	}
-	ec.mu.Unlock()
 	e := ec.entry(bucket, key, rev)
 	ec.mu.Lock()
 	l := e.labels
+	if l == nil && rev > 0 {
+		// The revision before the cached one (a watch event's previous
+		// state) may still be known; looked up only when rev's are not.
+		if cur := ec.m[cacheKey(bucket, key)]; cur != nil && cur.prevRev == rev {
+			l = cur.prevLabels
+		}
+	}
 	ec.mu.Unlock()
 	if l != nil {
 		return l, true
