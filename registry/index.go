@@ -39,10 +39,11 @@ func StoredIndexTerms(_ string, value []byte) []string {
 	return LabelIndexTerms(o.Metadata.Labels)
 }
 
-// indexTerm returns a term that every object sel selects has, or "" if its
-// label selector requires no single label value: the first requirement
-// "key=value", "key==value" or "key in (value)".
-func (sel *Selection) indexTerm() string {
+// IndexTerm returns a store index term (store.ListOptions.Index) that every
+// object sel selects has, or "" if its label selector requires no single
+// label value: the first requirement "key=value", "key==value" or
+// "key in (value)".
+func (sel *Selection) IndexTerm() string {
 	reqs, _ := sel.labels.Requirements()
 	for _, r := range reqs {
 		switch r.Operator() {

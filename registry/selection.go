@@ -211,7 +211,7 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 	}
 	if !sel.Empty() {
 		lo.Filter = s.FilterFor(c.Res, sel)
-		lo.Index = sel.indexTerm()
+		lo.Index = sel.IndexTerm()
 	}
 	switch {
 	case opts.Continue != "":
@@ -305,10 +305,6 @@ func tooLargeRV(requested, current int64) error {
 	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
 	return err
 }
-
-// IndexFor is the store index term for a selection (store.ListOptions.Index),
-// or "".
-func IndexFor(sel *Selection) string { return sel.indexTerm() }
 
 // FilterFor is a store filter for a selection, using the encoding cache for
 // label-only selectors.

@@ -88,7 +88,7 @@ func (s *Server) deleteCollection(c *call) error {
 	if c.Namespace != "" {
 		prefix = c.Namespace + "/"
 	}
-	lst, err := s.Store().List(c.Res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.FilterFor(c.Res, sel), Index: registry.IndexFor(sel)})
+	lst, err := s.Store().List(c.Res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.FilterFor(c.Res, sel), Index: sel.IndexTerm()})
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
