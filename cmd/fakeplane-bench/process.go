@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -39,16 +41,20 @@ func fakeplaneUnderTest(ctx context.Context, cfg config) (rc *rest.Config, rss f
 }
 
 // fakeplaneProcess is a fakeplane command running in a process of its own,
-// so that its memory can be read apart from the benchmark's clients.
+// so that its start can be timed and its memory read apart from the
+// benchmark's clients.
 type fakeplaneProcess struct {
 	cmd    *exec.Cmd
 	dir    string
 	config *rest.Config
 	exited chan error
+	// ready is the time from launch to the first 200 from /readyz.
+	ready time.Duration
 }
 
 // startProcess starts the fakeplane binary on a free loopback port with a
-// temporary state and waits for its kubeconfig and /readyz.
+// temporary state, times it until /readyz answers 200 (polled every half
+// millisecond, TLS unverified), and waits for its kubeconfig.
 func startProcess(ctx context.Context, binary string) (*fakeplaneProcess, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -65,33 +71,48 @@ func startProcess(ctx context.Context, binary string) (*fakeplaneProcess, error)
 	p := &fakeplaneProcess{dir: dir, exited: make(chan error, 1)}
 	p.cmd = exec.Command(binary, "--listen", addr, "--kubeconfig", kubeconfig)
 	p.cmd.Stderr = &stderr
+	t0 := time.Now()
 	if err := p.cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	go func() { p.exited <- p.cmd.Wait() }()
 	client := startClient()
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if resp, err := client.Get("https://" + addr + "/readyz"); err == nil {
-			resp.Body.Close()
-			if _, statErr := os.Stat(kubeconfig); statErr == nil && resp.StatusCode == 200 {
-				break
+	// await polls done until it is true, the process exits, ctx ends or 30s
+	// pass.
+	await := func(what string, interval time.Duration, done func() bool) error {
+		for deadline := t0.Add(30 * time.Second); !done(); {
+			select {
+			case err := <-p.exited:
+				p.exited <- err
+				return fmt.Errorf("%s exited before %s (%v): %s", binary, what, err, strings.TrimSpace(stderr.String()))
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(interval):
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s: no %s within 30s", binary, what)
 			}
 		}
-		select {
-		case err := <-p.exited:
-			p.exited <- err
-			p.stop()
-			return nil, fmt.Errorf("%s exited (%v): %s", binary, err, stderr.String())
-		case <-ctx.Done():
-			p.stop()
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Millisecond):
+		return nil
+	}
+	ready := func() bool {
+		resp, err := client.Get("https://" + addr + "/readyz")
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			p.stop()
-			return nil, fmt.Errorf("%s not ready within 30s", binary)
-		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}
+	if err := await("it was ready", 500*time.Microsecond, ready); err != nil {
+		p.stop()
+		return nil, err
+	}
+	p.ready = time.Since(t0)
+	written := func() bool { _, err := os.Stat(kubeconfig); return err == nil }
+	if err := await("its kubeconfig", 5*time.Millisecond, written); err != nil {
+		p.stop()
+		return nil, err
 	}
 	if p.config, err = clientcmd.BuildConfigFromFlags("", kubeconfig); err != nil {
 		p.stop()

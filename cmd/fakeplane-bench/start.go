@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,19 +20,18 @@ const referenceStarts = 5
 
 // measureCommandStart launches the fakeplane binary runs times, each with a
 // fresh temporary state, and times launch to the first 200 from /readyz
-// (polled every half millisecond, TLS unverified). The process is killed
-// after each run.
+// (see startProcess). The process is stopped after each run.
 func measureCommandStart(ctx context.Context, binary string, runs int) (result, error) {
-	client := startClient()
 	var lat []time.Duration
 	var total time.Duration
 	for range runs {
-		d, err := commandStartOnce(ctx, client, binary)
+		p, err := startProcess(ctx, binary)
 		if err != nil {
 			return result{}, err
 		}
-		lat = append(lat, d)
-		total += d
+		p.stop()
+		lat = append(lat, p.ready)
+		total += p.ready
 	}
 	return summarize(lat, float64(runs)/total.Seconds()), nil
 }
@@ -44,55 +42,6 @@ func startClient() *http.Client {
 	return &http.Client{
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true},
 		Timeout:   time.Second,
-	}
-}
-
-// commandStartOnce is one run of measureCommandStart.
-func commandStartOnce(ctx context.Context, client *http.Client, binary string) (time.Duration, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	addr := l.Addr().String()
-	l.Close()
-	dir, err := os.MkdirTemp("", "fakeplane-bench-")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(dir)
-	var stderr bytes.Buffer
-	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, binary, "--listen", addr, "--kubeconfig", dir+"/kubeconfig")
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return 0, err
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Kill()
-		<-exited
-	}()
-	deadline := t0.Add(30 * time.Second)
-	for {
-		resp, err := client.Get("https://" + addr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return time.Since(t0), nil
-			}
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			return 0, fmt.Errorf("%s exited before it was ready (%v): %s", binary, err, strings.TrimSpace(stderr.String()))
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-time.After(500 * time.Microsecond):
-		}
-		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%s not ready within 30s", binary)
-		}
 	}
 }
 
