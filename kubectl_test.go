@@ -29,6 +29,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/fakeplane/fakeplane"
+
+	"github.com/fakeplane/fakeplane/internal/syncbuf"
 )
 
 // kubectlTimeout bounds one kubectl invocation.
@@ -185,25 +187,8 @@ type kubectlStream struct {
 	cancel context.CancelFunc
 	lines  chan string
 	done   chan error
-	stderr *lockedBuffer
+	stderr *syncbuf.Buffer
 	seen   []string
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startKubectl starts a long-running kubectl (a watch) bounded by timeout.
@@ -213,7 +198,7 @@ func startKubectl(t *testing.T, cp *fakeplane.ControlPlane, timeout time.Duratio
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	cmd := exec.CommandContext(ctx, bin, kubectlArgs(cp, args)...)
 	cmd.Env = kubectlEnv()
-	s := &kubectlStream{cancel: cancel, lines: make(chan string, 1000), done: make(chan error, 1), stderr: &lockedBuffer{}}
+	s := &kubectlStream{cancel: cancel, lines: make(chan string, 1000), done: make(chan error, 1), stderr: &syncbuf.Buffer{}}
 	cmd.Stderr = s.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

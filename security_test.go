@@ -38,6 +38,8 @@ import (
 
 	"github.com/fakeplane/fakeplane"
 	"github.com/fakeplane/fakeplane/internal/pki"
+
+	"github.com/fakeplane/fakeplane/internal/syncbuf"
 )
 
 // TestSecurityListensOnLoopbackByDefault checks that a control plane told
@@ -173,7 +175,7 @@ func TestSecurityFileModes(t *testing.T) {
 		dataDir := filepath.Join(t.TempDir(), "data")
 		kcDir := filepath.Join(t.TempDir(), "kube")
 		kc := filepath.Join(kcDir, "admin.kubeconfig")
-		var log lockedBuffer
+		var log syncbuf.Buffer
 		cp := fakeplane.Start(t, fakeplane.WithDataDir(dataDir), fakeplane.WithKubeconfigPath(kc),
 			fakeplane.WithWebhooks(fakeplane.WebhookInstallOptions{}),
 			fakeplane.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
@@ -225,7 +227,7 @@ func TestSecurityFileModes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var log lockedBuffer
+		var log syncbuf.Buffer
 		fakeplane.Start(t, fakeplane.WithDataDir(dataDir), fakeplane.WithKubeconfigPath(kc),
 			fakeplane.WithWebhooks(fakeplane.WebhookInstallOptions{LocalServingCertDir: certDir}),
 			fakeplane.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
@@ -484,7 +486,7 @@ func TestSecurityTokensNeverLogged(t *testing.T) {
 	}
 	const staticToken = "static-token-0123456789abcdef"
 	const badToken = "wrong-token-fedcba9876543210"
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	klog.SetSlogLogger(logger)
 	t.Cleanup(klog.ClearLogger)

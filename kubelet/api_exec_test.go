@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/remotecommand"
 	utilexec "k8s.io/client-go/util/exec"
+
+	"github.com/fakeplane/fakeplane/internal/syncbuf"
 )
 
 // executors are the client-go executors kubectl uses, by transport.
@@ -31,24 +33,6 @@ func mustURL(s string) *url.URL {
 		panic(err)
 	}
 	return u
-}
-
-// syncBuffer is a bytes.Buffer safe to write and read at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestExecOverSPDYAndWebSocket(t *testing.T) {
@@ -124,7 +108,7 @@ func TestAttachStreamsTheLinesWrittenFromThen(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			done := make(chan error, 1)
 			go func() {
 				done <- ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &stdout, Stderr: &stderr})
@@ -165,7 +149,7 @@ func TestExecWithATerminalRunsOnOne(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			var stdout syncBuffer
+			var stdout syncbuf.Buffer
 			sizes := &fixedSize{size: remotecommand.TerminalSize{Width: 100, Height: 30}}
 			err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: strings.NewReader(""), Stdout: &stdout, Tty: true, TerminalSizeQueue: sizes})
 			if err != nil {

@@ -23,6 +23,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/fakeplane/fakeplane/internal/syncbuf"
 )
 
 // runMainEnv makes the test binary behave as the fakeplane command, so the
@@ -36,30 +38,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// syncBuffer is a bytes.Buffer that a process may write while a test reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // proc is the fakeplane command running as a child process.
 type proc struct {
 	cmd    *exec.Cmd
 	url    string
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *syncbuf.Buffer
+	stderr *syncbuf.Buffer
 	done   chan struct{} // closed when the process has exited
 	err    error         // Wait's result, set before done is closed
 }
@@ -69,7 +53,7 @@ type proc struct {
 // the test ends if it still runs.
 func startFakeplane(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], args...)
 	p.cmd.Env = append(append(os.Environ(), runMainEnv+"=1"), env...)
 	p.cmd.Stdout = p.stdout

@@ -16,9 +16,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/fakeplane/fakeplane/internal/syncbuf"
 )
 
 // startTimeout bounds how long Start waits for etcd to answer.
@@ -46,7 +47,7 @@ type Server struct {
 	Endpoints []string
 	cmd       *exec.Cmd
 	done      chan struct{}
-	output    *syncBuffer
+	output    *syncbuf.Buffer
 }
 
 // Start starts an etcd server for t, stopped at cleanup, or skips t when
@@ -82,7 +83,7 @@ func start(t testing.TB, bin string) (*Server, error) {
 	clientURL := "http://127.0.0.1:" + strconv.Itoa(client)
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(peer)
 	dir := t.TempDir()
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	cmd := exec.Command(bin,
 		"--name", "etcdtest",
 		"--data-dir", filepath.Join(dir, "data"),
@@ -155,27 +156,6 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// syncBuffer is a bytes.Buffer safe for the writes of a process's output
-// and a read.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-// Write implements io.Writer.
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// String returns what was written.
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // Prefix returns a key prefix of t's own, so that the tests sharing one
