@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -48,46 +47,16 @@ func TestInterfaceConformance(t *testing.T) {
 	})
 }
 
-// put writes value to key and returns the revision of the write.
-func put(t *testing.T, st store.Interface, resource, key, value string) int64 {
-	t.Helper()
-	_, cur, err := st.Update(resource, key, func(*store.Object) (store.Write, error) {
-		return store.Write{Value: []byte(value)}, nil
-	})
-	if err != nil {
-		t.Fatalf("put %s %s: %v", resource, key, err)
-	}
-	return cur.Revision
-}
-
-// next returns the next event of w.
-func next(t *testing.T, w store.Watcher) store.Event {
-	t.Helper()
-	select {
-	case ev, ok := <-w.Events():
-		if !ok {
-			t.Fatalf("watch ended: %v", w.Err())
-		}
-		return ev
-	case <-time.After(20 * time.Second):
-		t.Fatal("no event")
-	}
-	return store.Event{}
-}
-
-// TestEtcdSpecifics checks what is particular to the etcd store: revisions
-// shared with the rest of etcd, reopening a prefix, two stores on one
-// prefix, and the key layout.
 func TestEtcdSpecifics(t *testing.T) {
 	srv := etcdtest.Start(t)
 	t.Run("RevisionsOfOtherPrefixes", func(t *testing.T) {
 		t.Parallel()
 		st := open(t, srv, etcdstore.Config{})
 		other := open(t, srv, etcdstore.Config{Prefix: etcdtest.Prefix(t) + "-other"})
-		put(t, st, "g/r", "a", "1")
+		storetest.Put(t, st, "g/r", "a", "1")
 		// A revision etcd reached with a write elsewhere: a watch and a
 		// list from it wait for the watch's progress to get there.
-		elsewhere := put(t, other, "g/r", "x", "1")
+		elsewhere := storetest.Put(t, other, "g/r", "x", "1")
 		w, err := st.Watch(context.Background(), "g/r", store.WatchOptions{FromRevision: elsewhere})
 		if err != nil {
 			t.Fatalf("watch from %d, a revision of another prefix: %v", elsewhere, err)
@@ -100,8 +69,8 @@ func TestEtcdSpecifics(t *testing.T) {
 		if err != nil || len(res.Items) != 1 || res.Revision != elsewhere {
 			t.Fatalf("list at %d: %+v, %v", elsewhere, res, err)
 		}
-		r := put(t, st, "g/r", "b", "1")
-		if ev := next(t, w); ev.Key != "b" || ev.Revision != r {
+		r := storetest.Put(t, st, "g/r", "b", "1")
+		if ev := storetest.Next(t, w); ev.Key != "b" || ev.Revision != r {
 			t.Fatalf("event %+v, want b at %d", ev, r)
 		}
 	})
@@ -109,7 +78,7 @@ func TestEtcdSpecifics(t *testing.T) {
 		t.Parallel()
 		cfg := etcdstore.Config{Prefix: etcdtest.Prefix(t)}
 		st := open(t, srv, cfg)
-		r := put(t, st, "g/r", "ns/a", "1")
+		r := storetest.Put(t, st, "g/r", "ns/a", "1")
 		if err := st.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -137,8 +106,8 @@ func TestEtcdSpecifics(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer w.Stop()
-		r := put(t, a, "g/r", "k", "from a")
-		if ev := next(t, w); ev.Type != store.Added || ev.Key != "k" || string(ev.Value) != "from a" || ev.Revision != r {
+		r := storetest.Put(t, a, "g/r", "k", "from a")
+		if ev := storetest.Next(t, w); ev.Type != store.Added || ev.Key != "k" || string(ev.Value) != "from a" || ev.Revision != r {
 			t.Fatalf("b's watch got %+v, want a's write at %d", ev, r)
 		}
 		// b's update of a's write is compared against a's revision.
@@ -157,7 +126,7 @@ func TestEtcdSpecifics(t *testing.T) {
 		t.Parallel()
 		prefix := etcdtest.Prefix(t)
 		st := open(t, srv, etcdstore.Config{Prefix: prefix})
-		r := put(t, st, "/pods", "ns/name", "v")
+		r := storetest.Put(t, st, "/pods", "ns/name", "v")
 		cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints, Logger: zap.NewNop()})
 		if err != nil {
 			t.Fatal(err)

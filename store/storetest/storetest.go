@@ -101,8 +101,8 @@ var cases = []struct {
 	{"Close", testClose},
 }
 
-// put writes value to key and returns the revision of the write.
-func put(t *testing.T, st store.Interface, resource, key, value string) int64 {
+// Put writes value to key and returns the revision of the write.
+func Put(t *testing.T, st store.Interface, resource, key, value string) int64 {
 	t.Helper()
 	_, cur, err := st.Update(resource, key, func(*store.Object) (store.Write, error) {
 		return store.Write{Value: []byte(value)}, nil
@@ -128,9 +128,9 @@ func del(t *testing.T, st store.Interface, resource, key string) int64 {
 	return cur.Revision
 }
 
-// next returns the next event of w, failing if the watch ends or none
+// Next returns the next event of w, failing if the watch ends or none
 // comes.
-func next(t *testing.T, w store.Watcher) store.Event {
+func Next(t *testing.T, w store.Watcher) store.Event {
 	t.Helper()
 	select {
 	case ev, ok := <-w.Events():
@@ -169,7 +169,7 @@ func testGetMissing(t *testing.T, st store.Interface) {
 	if _, err := st.Get(things, "nope"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("Get of a missing key: %v, want ErrNotFound", err)
 	}
-	put(t, st, things, "a", "1")
+	Put(t, st, things, "a", "1")
 	if _, err := st.Get(things, "nope"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("Get of a missing key in a resource with keys: %v, want ErrNotFound", err)
 	}
@@ -251,11 +251,11 @@ func testStamp(t *testing.T, st store.Interface) {
 	}
 	// The registry's delete passes the final value without its stamp.
 	c3 := write("two", true)
-	wantEvent(t, next(t, w), store.Added, "k", stamped("one", c1.Revision), c1.Revision, "", 0)
-	wantEvent(t, next(t, w), store.Modified, "k", stamped("two", c2.Revision), c2.Revision, stamped("one", c1.Revision), c1.Revision)
+	wantEvent(t, Next(t, w), store.Added, "k", stamped("one", c1.Revision), c1.Revision, "", 0)
+	wantEvent(t, Next(t, w), store.Modified, "k", stamped("two", c2.Revision), c2.Revision, stamped("one", c1.Revision), c1.Revision)
 	// The final value of a delete is the last stored one here (the suite
 	// passes it as Write.Value), at the delete's revision.
-	wantEvent(t, next(t, w), store.Deleted, "k", stamped("two", c3.Revision), c3.Revision, stamped("two", c2.Revision), c2.Revision)
+	wantEvent(t, Next(t, w), store.Deleted, "k", stamped("two", c3.Revision), c3.Revision, stamped("two", c2.Revision), c2.Revision)
 	want := []store.Object{
 		{Key: "k", Value: []byte(stamped("one", c1.Revision)), Revision: c1.Revision},
 		{Key: "k", Value: []byte(stamped("two", c2.Revision)), Revision: c2.Revision},
@@ -322,7 +322,7 @@ func testCommittedOrder(t *testing.T, st store.Interface) {
 }
 
 func testConflictRetry(t *testing.T, st store.Interface) {
-	first := put(t, st, things, "k", "base")
+	first := Put(t, st, things, "k", "base")
 	var calls []string
 	var other int64
 	prev, cur, err := st.Update(things, "k", func(c *store.Object) (store.Write, error) {
@@ -330,7 +330,7 @@ func testConflictRetry(t *testing.T, st store.Interface) {
 		if len(calls) == 1 {
 			// Another writer changes the key between this read and the
 			// commit.
-			other = put(t, st, things, "k", "other")
+			other = Put(t, st, things, "k", "other")
 		}
 		return store.Write{Value: append(bytes.Clone(c.Value), "+mine"...)}, nil
 	})
@@ -348,7 +348,7 @@ func testConflictRetry(t *testing.T, st store.Interface) {
 	_, cur, err = st.Update(things, "new", func(c *store.Object) (store.Write, error) {
 		if c == nil {
 			calls = append(calls, "<nil>")
-			put(t, st, things, "new", "theirs")
+			Put(t, st, things, "new", "theirs")
 			return store.Write{Value: []byte("mine")}, nil
 		}
 		calls = append(calls, string(c.Value))
@@ -360,7 +360,7 @@ func testConflictRetry(t *testing.T, st store.Interface) {
 }
 
 func testUnchanged(t *testing.T, st store.Interface) {
-	rev := put(t, st, things, "k", "v")
+	rev := Put(t, st, things, "k", "v")
 	before := st.CurrentRevision()
 	prev, cur, err := st.Update(things, "k", func(*store.Object) (store.Write, error) {
 		return store.Write{}, store.ErrUnchanged
@@ -380,7 +380,7 @@ func testUnchanged(t *testing.T, st store.Interface) {
 }
 
 func testFnError(t *testing.T, st store.Interface) {
-	put(t, st, things, "k", "v")
+	Put(t, st, things, "k", "v")
 	before := st.CurrentRevision()
 	boom := errors.New("boom")
 	if _, _, err := st.Update(things, "k", func(*store.Object) (store.Write, error) {
@@ -403,7 +403,7 @@ func testFnError(t *testing.T, st store.Interface) {
 }
 
 func testDelete(t *testing.T, st store.Interface) {
-	created := put(t, st, things, "k", "v")
+	created := Put(t, st, things, "k", "v")
 	prev, cur, err := st.Update(things, "k", func(c *store.Object) (store.Write, error) {
 		return store.Write{Value: []byte("final"), Delete: true}, nil
 	})
@@ -421,7 +421,7 @@ func testDelete(t *testing.T, st store.Interface) {
 	}); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("deleting an absent key: %v, want ErrNotFound", err)
 	}
-	again := put(t, st, things, "k", "reborn")
+	again := Put(t, st, things, "k", "reborn")
 	if again <= cur.Revision {
 		t.Fatalf("re-create at %d, after the delete at %d", again, cur.Revision)
 	}
@@ -429,9 +429,9 @@ func testDelete(t *testing.T, st store.Interface) {
 
 func testListPaging(t *testing.T, st store.Interface) {
 	for _, k := range []string{"a/1", "a/2", "a/3", "a/4", "a/5", "b/1", "b/2"} {
-		put(t, st, things, k, "v-"+k)
+		Put(t, st, things, k, "v-"+k)
 	}
-	put(t, st, others, "a/9", "elsewhere")
+	Put(t, st, others, "a/9", "elsewhere")
 	all, err := st.List(things, store.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +460,7 @@ func testListPaging(t *testing.T, st store.Interface) {
 		got = append(got, keys(res.Items)...)
 		if page == 0 {
 			opts.Revision = res.Revision
-			put(t, st, things, "a/22", "added after the first page")
+			Put(t, st, things, "a/22", "added after the first page")
 			del(t, st, things, "a/5")
 		} else if res.Revision != opts.Revision {
 			t.Fatalf("page %d at revision %d, want %d", page, res.Revision, opts.Revision)
@@ -499,7 +499,7 @@ func testListPaging(t *testing.T, st store.Interface) {
 
 func testListFilter(t *testing.T, st store.Interface) {
 	for i := range 10 {
-		put(t, st, things, fmt.Sprintf("k%02d", i), strconv.Itoa(i%2))
+		Put(t, st, things, fmt.Sprintf("k%02d", i), strconv.Itoa(i%2))
 	}
 	odd := func(o store.Object) bool { return string(o.Value) == "1" }
 	res, err := st.List(things, store.ListOptions{Limit: 2, Filter: odd})
@@ -520,11 +520,11 @@ func testListFilter(t *testing.T, st store.Interface) {
 }
 
 func testListAtRevision(t *testing.T, st store.Interface) {
-	r1 := put(t, st, things, "a", "1")
-	put(t, st, things, "b", "1")
-	r2 := put(t, st, things, "a", "2")
+	r1 := Put(t, st, things, "a", "1")
+	Put(t, st, things, "b", "1")
+	r2 := Put(t, st, things, "a", "2")
 	r3 := del(t, st, things, "b")
-	put(t, st, things, "c", "1")
+	Put(t, st, things, "c", "1")
 	for _, c := range []struct {
 		rev  int64
 		want []string
@@ -555,9 +555,9 @@ func testListCompacted(t *testing.T, st store.Interface) {
 	if !ok {
 		t.Skipf("%T has no Compact", st)
 	}
-	r1 := put(t, st, things, "a", "1")
-	r2 := put(t, st, things, "a", "2")
-	put(t, st, things, "a", "3")
+	r1 := Put(t, st, things, "a", "1")
+	r2 := Put(t, st, things, "a", "2")
+	Put(t, st, things, "a", "3")
 	if err := cp.Compact(r2); err != nil {
 		t.Fatal(err)
 	}
@@ -587,15 +587,15 @@ func testWatchOrder(t *testing.T, st store.Interface) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	r1 := put(t, st, things, "a", "1")
-	put(t, st, others, "a", "elsewhere")
-	r2 := put(t, st, things, "b", "1")
-	r3 := put(t, st, things, "a", "2")
+	r1 := Put(t, st, things, "a", "1")
+	Put(t, st, others, "a", "elsewhere")
+	r2 := Put(t, st, things, "b", "1")
+	r3 := Put(t, st, things, "a", "2")
 	r4 := del(t, st, things, "b")
-	wantEvent(t, next(t, w), store.Added, "a", "1", r1, "", 0)
-	wantEvent(t, next(t, w), store.Added, "b", "1", r2, "", 0)
-	wantEvent(t, next(t, w), store.Modified, "a", "2", r3, "1", r1)
-	wantEvent(t, next(t, w), store.Deleted, "b", "1", r4, "1", r2)
+	wantEvent(t, Next(t, w), store.Added, "a", "1", r1, "", 0)
+	wantEvent(t, Next(t, w), store.Added, "b", "1", r2, "", 0)
+	wantEvent(t, Next(t, w), store.Modified, "a", "2", r3, "1", r1)
+	wantEvent(t, Next(t, w), store.Deleted, "b", "1", r4, "1", r2)
 	select {
 	case ev := <-w.Events():
 		t.Fatalf("unexpected event %+v", ev)
@@ -604,27 +604,27 @@ func testWatchOrder(t *testing.T, st store.Interface) {
 }
 
 func testWatchReplay(t *testing.T, st store.Interface) {
-	put(t, st, things, "a", "0")
+	Put(t, st, things, "a", "0")
 	from := st.CurrentRevision()
-	r1 := put(t, st, things, "a", "1")
-	r2 := put(t, st, things, "b", "1")
+	r1 := Put(t, st, things, "a", "1")
+	r2 := Put(t, st, things, "b", "1")
 	w, err := st.Watch(context.Background(), things, store.WatchOptions{FromRevision: from})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	r3 := put(t, st, things, "a", "2")
-	wantEvent(t, next(t, w), store.Modified, "a", "1", r1, "0", from)
-	wantEvent(t, next(t, w), store.Added, "b", "1", r2, "", 0)
-	wantEvent(t, next(t, w), store.Modified, "a", "2", r3, "1", r1)
+	r3 := Put(t, st, things, "a", "2")
+	wantEvent(t, Next(t, w), store.Modified, "a", "1", r1, "0", from)
+	wantEvent(t, Next(t, w), store.Added, "b", "1", r2, "", 0)
+	wantEvent(t, Next(t, w), store.Modified, "a", "2", r3, "1", r1)
 	// From the revision of the last event: nothing replayed.
 	w2, err := st.Watch(context.Background(), things, store.WatchOptions{FromRevision: r3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w2.Stop()
-	r4 := put(t, st, things, "c", "1")
-	wantEvent(t, next(t, w2), store.Added, "c", "1", r4, "", 0)
+	r4 := Put(t, st, things, "c", "1")
+	wantEvent(t, Next(t, w2), store.Added, "c", "1", r4, "", 0)
 }
 
 func testWatchPrefix(t *testing.T, st store.Interface) {
@@ -633,16 +633,16 @@ func testWatchPrefix(t *testing.T, st store.Interface) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	put(t, st, things, "ns2/a", "x")
-	r := put(t, st, things, "ns1/a", "y")
-	put(t, st, things, "ns10/a", "z")
-	wantEvent(t, next(t, w), store.Added, "ns1/a", "y", r, "", 0)
-	r = put(t, st, things, "ns1/b", "w")
-	wantEvent(t, next(t, w), store.Added, "ns1/b", "w", r, "", 0)
+	Put(t, st, things, "ns2/a", "x")
+	r := Put(t, st, things, "ns1/a", "y")
+	Put(t, st, things, "ns10/a", "z")
+	wantEvent(t, Next(t, w), store.Added, "ns1/a", "y", r, "", 0)
+	r = Put(t, st, things, "ns1/b", "w")
+	wantEvent(t, Next(t, w), store.Added, "ns1/b", "w", r, "", 0)
 }
 
 func testWatchFuture(t *testing.T, st store.Interface) {
-	put(t, st, things, "a", "1")
+	Put(t, st, things, "a", "1")
 	future := st.CurrentRevision() + 1000
 	_, err := st.Watch(context.Background(), things, store.WatchOptions{FromRevision: future})
 	var fe *store.FutureRevisionError
@@ -658,7 +658,7 @@ func testWatchProgress(t *testing.T, st store.Interface) {
 	}
 	defer w.Stop()
 	for i := range 5 {
-		rev := put(t, st, things, "k", strconv.Itoa(i))
+		rev := Put(t, st, things, "k", strconv.Itoa(i))
 		// Once Update returned, the event is in the channel and
 		// CurrentRevision covers it: a watcher with an empty channel
 		// has seen everything up to CurrentRevision.
@@ -682,7 +682,7 @@ func testWatchTooSlow(t *testing.T, st store.Interface) {
 	defer w.Stop()
 	var last int64
 	for i := range 4 {
-		last = put(t, st, things, "k", strconv.Itoa(i))
+		last = Put(t, st, things, "k", strconv.Itoa(i))
 	}
 	var n int
 	for range w.Events() {
@@ -697,8 +697,8 @@ func testWatchTooSlow(t *testing.T, st store.Interface) {
 		t.Fatal(err)
 	}
 	defer w2.Stop()
-	r := put(t, st, things, "k", "after")
-	wantEvent(t, next(t, w2), store.Modified, "k", "after", r, "3", last)
+	r := Put(t, st, things, "k", "after")
+	wantEvent(t, Next(t, w2), store.Modified, "k", "after", r, "3", last)
 }
 
 func testWatchStop(t *testing.T, st store.Interface) {
@@ -734,9 +734,9 @@ func testWatchStop(t *testing.T, st store.Interface) {
 }
 
 func testDeleteResource(t *testing.T, st store.Interface) {
-	before := put(t, st, things, "a", "1")
-	put(t, st, things, "b", "1")
-	put(t, st, others, "a", "1")
+	before := Put(t, st, things, "a", "1")
+	Put(t, st, things, "b", "1")
+	Put(t, st, others, "a", "1")
 	w, err := st.Watch(context.Background(), things, store.WatchOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -761,17 +761,17 @@ func testDeleteResource(t *testing.T, st store.Interface) {
 		t.Fatalf("watch from before DeleteResource: %v, want CompactedError", err)
 	}
 	// The open watcher got no events for the drop and goes on.
-	r := put(t, st, things, "c", "1")
-	wantEvent(t, next(t, w), store.Added, "c", "1", r, "", 0)
+	r := Put(t, st, things, "c", "1")
+	wantEvent(t, Next(t, w), store.Added, "c", "1", r, "", 0)
 	if err := st.DeleteResource("test/never"); err != nil {
 		t.Fatalf("dropping an unknown resource: %v", err)
 	}
 }
 
 func testResources(t *testing.T, st store.Interface) {
-	put(t, st, others, "x", "1")
-	put(t, st, things, "ns/a", "1")
-	put(t, st, things, "ns/b", "1")
+	Put(t, st, others, "x", "1")
+	Put(t, st, things, "ns/a", "1")
+	Put(t, st, things, "ns/b", "1")
 	got, err := st.Resources()
 	if err != nil {
 		t.Fatal(err)
@@ -788,7 +788,7 @@ func testResources(t *testing.T, st store.Interface) {
 }
 
 func testClose(t *testing.T, st store.Interface) {
-	put(t, st, things, "a", "1")
+	Put(t, st, things, "a", "1")
 	w, err := st.Watch(context.Background(), things, store.WatchOptions{})
 	if err != nil {
 		t.Fatal(err)
