@@ -1,12 +1,16 @@
 package fakeplane_test
 
 import (
+	"context"
 	"crypto/tls"
+	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/fakeplane/fakeplane"
@@ -87,4 +91,39 @@ func TestPanicIsAnsweredWithoutItsStack(t *testing.T) {
 		t.Fatalf("GET after the panic: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+// TestFutureResourceVersionIsWaitedFor lists at a resourceVersion ahead of
+// the store's: kube-apiserver's watch cache waits for it, then answers 504
+// "Too large resource version" with its cause. (A raw request: client-go
+// would retry a 504 that carries Retry-After.)
+func TestFutureResourceVersionIsWaitedFor(t *testing.T) {
+	cp := fakeplane.Start(t)
+	hc, err := rest.HTTPClientFor(cp.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := kubernetesClient(t, cp).CoreV1().ConfigMaps("default").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := strconv.ParseInt(list.ResourceVersion, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	future := strconv.FormatInt(rv+300, 10)
+	resp, err := hc.Get(cp.RESTConfig().Host + "/api/v1/namespaces/default/configmaps?resourceVersionMatch=NotOlderThan&resourceVersion=" + future)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st metav1.Status
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 504 || st.Code != 504 || st.Reason != metav1.StatusReasonTimeout ||
+		!strings.HasPrefix(st.Message, "Timeout: Too large resource version: "+future+", current: ") ||
+		st.Details == nil || len(st.Details.Causes) != 1 || st.Details.Causes[0].Type != metav1.CauseTypeResourceVersionTooLarge {
+		t.Fatalf("list at resourceVersion %s: %d %+v", future, resp.StatusCode, st)
+	}
 }
