@@ -1,6 +1,8 @@
 package fakeplane
 
 import (
+	"sync"
+
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
 	"github.com/fakeplane/fakeplane/store/etcdstore"
@@ -28,8 +30,9 @@ func openBoltStore(path string, opts store.Options) (storeBackend, error) {
 
 // openEtcdStore opens the store in etcd (WithEtcdServers), configured as
 // the bbolt store would be: the watch cache size and the compaction
-// interval; values get their resourceVersion on every read.
-func openEtcdStore(o *options, bolt store.Options) (storeBackend, error) {
+// interval; values get their resourceVersion on every read, and observe is
+// handed every process's commits.
+func openEtcdStore(o *options, bolt store.Options, observe func(store.Event)) (storeBackend, error) {
 	st, err := etcdstore.Open(etcdstore.Config{
 		Endpoints:          o.etcdServers,
 		Prefix:             o.etcdPrefix,
@@ -37,9 +40,54 @@ func openEtcdStore(o *options, bolt store.Options) (storeBackend, error) {
 		EventLogSize:       bolt.EventLogSize,
 		CompactionInterval: bolt.CompactionInterval,
 		Logger:             o.logger,
+		Observe:            observe,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return st, nil
+}
+
+// eventFeed passes the events of a shared store to the registry's views
+// (registry.Registry.ObserveStoreEvent). The store starts delivering when
+// it opens, before the views are loaded: until start the feed holds the
+// events, and start hands them over in order before the live ones. The
+// views' updates are per object (the last write wins), so an event older
+// than what a view loaded leaves it as the newer events that follow it do.
+type eventFeed struct {
+	mu    sync.Mutex
+	queue []store.Event
+	to    func(store.Event)
+}
+
+// deliver is the store's Observe: called in revision order by one
+// goroutine.
+func (f *eventFeed) deliver(ev store.Event) {
+	f.mu.Lock()
+	to := f.to
+	if to == nil {
+		f.queue = append(f.queue, ev)
+	}
+	f.mu.Unlock()
+	if to != nil {
+		to(ev)
+	}
+}
+
+// start hands to the events held so far, then every later one as it comes.
+func (f *eventFeed) start(to func(store.Event)) {
+	for {
+		f.mu.Lock()
+		q := f.queue
+		f.queue = nil
+		if len(q) == 0 {
+			f.to = to
+			f.mu.Unlock()
+			return
+		}
+		f.mu.Unlock()
+		for _, ev := range q {
+			to(ev)
+		}
+	}
 }

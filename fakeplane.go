@@ -91,13 +91,19 @@ type ControlPlane struct {
 	// egress holds the egress selections' dialers (egress.go).
 	egress egress
 
-	mu             sync.Mutex
-	started        bool
-	stopped        bool
-	store          storeBackend
-	serviceRange   netip.Prefix // --service-cluster-ip-range
-	srv            *server.Server
-	controllers    *controllers.Runner
+	mu           sync.Mutex
+	started      bool
+	stopped      bool
+	store        storeBackend
+	serviceRange netip.Prefix // --service-cluster-ip-range
+	srv          *server.Server
+	controllers  *controllers.Runner
+	// controllerElector runs kube-controller-manager's controllers while
+	// this process holds their Lease (a store shared with other
+	// processes); nil otherwise.
+	controllerElector *elector
+	// feed hands the views the events of a shared store (nil otherwise).
+	feed           *eventFeed
 	admission      *admission.Chain
 	webhookServing *WebhookServing
 	httpServer     *http.Server
@@ -174,8 +180,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			storeOpts.CompactionInterval = -1
 		}
 	}
-	if len(cp.opts.etcdServers) > 0 {
-		cp.store, err = openEtcdStore(&cp.opts, storeOpts)
+	shared := len(cp.opts.etcdServers) > 0
+	if shared {
+		cp.feed = &eventFeed{}
+		cp.store, err = openEtcdStore(&cp.opts, storeOpts, cp.feed.deliver)
 	} else {
 		cp.store, err = openBoltStore(filepath.Join(dataDir, dbFileName), storeOpts)
 	}
@@ -253,6 +261,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		ServiceClusterIPRange: cp.serviceRange,
 		// envtest's kube-apiserver runs without it.
 		DisableServiceAccountAdmission: cp.opts.envtestShape,
+		SharedStore:                    shared,
 		DialCluster:                    cp.egress.cluster,
 		Limits:                         cp.opts.limits,
 	})
@@ -280,6 +289,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	cp.srv.SetAggregator(cp.proxy)
 	if err := cp.setUpAdmission(); err != nil {
 		return err
+	}
+	if cp.feed != nil {
+		// Every view is loaded and observed: from here on they follow
+		// every process's commits (those since the store opened first).
+		cp.feed.start(cp.srv.Registry.ObserveStoreEvent)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	cp.cancel = cancel
@@ -321,7 +335,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	// Started once the bootstrap objects and fixtures are in: their first
 	// sync sees all of them at once.
-	ctrls := controllers.Default(controllers.Config{
+	ctrlCfg := controllers.Config{
 		Registry:            cp.srv.API(),
 		NamespacedResources: cp.srv.NamespacedResources,
 		Owners:              owners,
@@ -329,7 +343,13 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Log:                 cp.opts.logger,
 		Now:                 cp.opts.clock,
 		Controllers:         cp.opts.controllers,
-	})
+	}
+	ctrls := controllers.Default(ctrlCfg)
+	if shared {
+		// kube-controller-manager's run in the holder of its Lease, once
+		// the server serves (startElectedControllers).
+		ctrls = slices.DeleteFunc(ctrls, func(c controllers.Controller) bool { return !apiServerControllers[c.Name()] })
+	}
 	authTrust := aggregator.NewClusterAuthenticationTrust(cp.srv.API(), aggregator.AuthenticationInfo{
 		ClientCA:                         clientCAPEM,
 		RequestHeaderCA:                  rh.caPEM,
@@ -410,6 +430,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		// For `fakeplane kubeconfig`, which signs user certificates offline.
 		if err := pki.WriteSecretFile(filepath.Join(dataDir, serverURLFile), []byte(cp.url)); err != nil {
 			return fmt.Errorf("fakeplane: %w", err)
+		}
+	}
+	if shared {
+		if err := cp.startElectedControllers(ctx, ctrlCfg, awaited); err != nil {
+			return err
 		}
 	}
 	if err := cp.startNodesAndScheduler(ctx); err != nil {
@@ -797,6 +822,9 @@ func (cp *ControlPlane) stopLocked() error {
 	}
 	if cp.nodes != nil {
 		cp.nodes.Stop()
+	}
+	if cp.controllerElector != nil {
+		cp.controllerElector.stop()
 	}
 	if cp.controllers != nil {
 		cp.controllers.Stop()

@@ -51,6 +51,8 @@ type options struct {
 	// etcdPrefix (--etcd-prefix; "": etcdstore.DefaultPrefix).
 	etcdServers []string
 	etcdPrefix  string
+	// leaderElection times the Leases of control planes sharing an etcd.
+	leaderElection LeaderElection
 	// nodes is how many simulated nodes to create (--nodes).
 	nodes int
 	// nodeLeaseRenew is how often simulated nodes renew their Leases.

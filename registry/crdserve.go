@@ -68,13 +68,14 @@ func (s *Registry) crdStatus(def *apiextensionsv1.CustomResourceDefinition, now 
 // and let it go (forgetCRD). CRDs of the group waiting for names are looked
 // at again.
 func (s *Registry) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
+	if !s.shared {
+		// With a shared store, ObserveStoreEvent serves it, in revision
+		// order with every process's writes.
+		s.serveCRD(crd)
+	}
 	if crd.DeletionTimestamp != nil {
-		s.served.markTerminating(crd.Name, crd.UID)
 		return
 	}
-	s.crdMu.Lock()
-	s.served.setCRD(crd)
-	s.crdMu.Unlock()
 	now := metav1.NewTime(s.now().Truncate(timePrecision))
 	want := crd.DeepCopy()
 	s.crdStatus(want, now)
@@ -94,6 +95,17 @@ func (s *Registry) syncCRD(crd *apiextensionsv1.CustomResourceDefinition) {
 		s.log.Warn("crd status", "crd", crd.Name, "err", err)
 	}
 	s.resyncWaitingCRDs(crd.Spec.Group, crd.Name)
+}
+
+// serveCRD serves a committed CRD as it now is, or marks it terminating.
+func (s *Registry) serveCRD(crd *apiextensionsv1.CustomResourceDefinition) {
+	if crd.DeletionTimestamp != nil {
+		s.served.markTerminating(crd.Name, crd.UID)
+		return
+	}
+	s.crdMu.Lock()
+	s.served.setCRD(crd)
+	s.crdMu.Unlock()
 }
 
 // resyncWaitingCRDs looks again at the CRDs of a group whose names were not

@@ -35,6 +35,11 @@ type Config struct {
 	// plugin off, as envtest's --disable-admission-plugins=ServiceAccount
 	// does: pods need no ServiceAccount and get no API access volume.
 	DisableServiceAccountAdmission bool
+	// SharedStore says other control planes write to Store too (an etcd
+	// shared between processes): the views that follow commits are then
+	// fed by ObserveStoreEvent, from the store's watch, with every
+	// process's writes, instead of by this process's write path.
+	SharedStore bool
 }
 
 // Hooks are what the registry calls in parts of the control plane outside
@@ -66,13 +71,15 @@ type Hooks struct {
 type Registry struct {
 	// noServiceAccountAdmission is Config.DisableServiceAccountAdmission.
 	noServiceAccountAdmission bool
-	store                     store.Interface
-	log                       *slog.Logger
-	now                       func() time.Time
-	served                    *ServedResources
-	enc                       *EncCache
-	alloc                     *ServiceAllocator
-	hooks                     Hooks
+	// shared is Config.SharedStore.
+	shared bool
+	store  store.Interface
+	log    *slog.Logger
+	now    func() time.Time
+	served *ServedResources
+	enc    *EncCache
+	alloc  *ServiceAllocator
+	hooks  Hooks
 	// admission holds the admission plugins outside the registry
 	// (SetAdmission).
 	admission admissionPointer
@@ -91,7 +98,7 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("registry: Config.Store is required")
 	}
-	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), noServiceAccountAdmission: cfg.DisableServiceAccountAdmission}
+	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), noServiceAccountAdmission: cfg.DisableServiceAccountAdmission, shared: cfg.SharedStore}
 	if r.log == nil {
 		r.log = slog.Default()
 	}

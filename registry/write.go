@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -478,7 +479,7 @@ func (s *Registry) storageWrite(res *Resource, key string, o *Object, del bool) 
 	if _, ok := o.Obj.(*unstructured.Unstructured); ok {
 		order = sortedOrder
 	}
-	return store.Write{Value: b, Delete: del, Index: LabelIndexTerms(o.Meta.GetLabels()), Stamp: func(v []byte, rev int64) ([]byte, error) {
+	return store.Write{Value: b, Delete: del, Index: LabelIndexTerms(o.Meta.GetLabels()), Claims: s.claimsOf(res, o, del), Stamp: func(v []byte, rev int64) ([]byte, error) {
 		out, err := spliceResourceVersion(v, rev, order)
 		if err != nil {
 			return nil, err
@@ -501,18 +502,28 @@ func (s *Registry) storageWrite(res *Resource, key string, o *Object, del bool) 
 // the garbage collector's owner index, the RBAC cache) in step with a
 // commit. It runs under the store's writer lock, once the write committed.
 func (s *Registry) observeCommit(bucket, key string, o *Object, data []byte, deleted bool) {
-	switch obj := o.Obj.(type) {
+	if s.shared {
+		return // ObserveStoreEvent has done it, from the store's watch
+	}
+	s.observeView(bucket, key, o.Obj, data, deleted)
+}
+
+// observeView brings the views that follow the store in revision order up
+// to date with one committed write: obj is the object in its Go type, or
+// nil (it is then decoded from data where a view needs it).
+func (s *Registry) observeView(bucket, key string, o runtime.Object, data []byte, deleted bool) {
+	switch obj := o.(type) {
 	case *corev1.Service:
 		svc := obj
 		if deleted {
 			svc = nil
 		}
-		s.alloc.recordService(o.Meta.GetNamespace(), o.Meta.GetName(), svc)
+		s.alloc.recordService(obj.Namespace, obj.Name, svc)
 	case *networkingv1.IPAddress:
 		s.alloc.commitIPAddress(obj, deleted)
 	}
 	if s.hooks.CommitObserver != nil {
-		s.hooks.CommitObserver(bucket, key, o.Obj, data, deleted)
+		s.hooks.CommitObserver(bucket, key, o, data, deleted)
 	}
 }
 
@@ -525,6 +536,11 @@ func (s *Registry) checkAllocations(res *Resource, o *Object, del bool) error {
 		return nil
 	}
 	if err := s.alloc.checkService(o.Meta.GetNamespace(), o.Meta.GetName(), svc); err != nil {
+		if s.shared {
+			// Another process's Service took it since the allocation:
+			// allocate again, as upstream's allocator does.
+			return fmt.Errorf("%w: %v", store.ErrRetry, err)
+		}
 		return apierrors.NewConflict(res.GR, o.Meta.GetName(), err)
 	}
 	return nil

@@ -54,6 +54,9 @@ type Config struct {
 	// DisableServiceAccountAdmission turns the ServiceAccount admission
 	// plugin off (see registry.Config).
 	DisableServiceAccountAdmission bool
+	// SharedStore says other processes write to Store too (see
+	// registry.Config.SharedStore).
+	SharedStore bool
 	// DialCluster opens the connections the server makes toward the
 	// cluster (the proxy subresources, the kubelet API): kube-apiserver's
 	// "cluster" egress selection. nil means a plain net.Dialer.
@@ -142,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 		s.now = time.Now
 	}
 	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
-		DisableServiceAccountAdmission: cfg.DisableServiceAccountAdmission})
+		DisableServiceAccountAdmission: cfg.DisableServiceAccountAdmission, SharedStore: cfg.SharedStore})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

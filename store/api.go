@@ -57,6 +57,12 @@ var (
 	// file size limit was reached). The write changed nothing, the
 	// store stays usable and a later write succeeds once there is room.
 	ErrNoSpace = errors.New("store: no space left for the write")
+	// ErrRetry, in the chain of an error that Write.Stamp returns, says
+	// that what the UpdateFunc decided rests on a view another process's
+	// commit has changed since (with a store several processes share): the
+	// write is not committed and Update calls the UpdateFunc again, as for
+	// a key that changed.
+	ErrRetry = errors.New("store: decided on an outdated view; try again")
 )
 
 // CompactedError says a requested revision is older than the store can serve:
@@ -128,6 +134,17 @@ type Write struct {
 	// revision order. It gets the stored value (for a delete, the final
 	// one). It must be quick, must not block and must not call the store.
 	Committed func(cur *Object)
+	// Claims, when not nil, are what the key holds from now on against
+	// every other key of every process sharing the store (a Service's
+	// ClusterIPs and node ports): the write commits only if no other key
+	// holds one of them, and releases what the key held before and no
+	// longer names (a delete with an empty Claims releases all). A
+	// backend that only one process writes (the bbolt store) ignores
+	// them: the caller's own check under the writer lock (Stamp) is
+	// enough there. A backend that honours them and finds one held calls
+	// the UpdateFunc again, once it has seen the holder's write, as for a
+	// key that changed.
+	Claims []string
 	// Index, when not nil, holds the index terms of Value (the server's:
 	// its labels, see ListOptions.Index); nil has the store compute them
 	// with Options.IndexTerms. Ignored for a delete.

@@ -288,7 +288,7 @@ func (s *Store) Update(resource, key string, fn UpdateFunc) (prev, cur *Object, 
 			seenRev = seen.Revision
 		}
 		prev, cur, err := s.commit(resource, key, seenRev, w)
-		if errors.Is(err, errStale) {
+		if errors.Is(err, errStale) || errors.Is(err, ErrRetry) {
 			continue
 		}
 		return prev, cur, err

@@ -168,6 +168,14 @@ type Config struct {
 	DialTimeout time.Duration
 	// Logger receives diagnostics (nil: discard).
 	Logger *slog.Logger
+	// Observe, when set, is handed every event of the prefix (every
+	// process's writes) in revision order, from the watch goroutine,
+	// before its revision is published: once CurrentRevision reaches an
+	// event's revision, or an Update returns, Observe has returned for
+	// it. It must be quick and must not call the store (that waits on the
+	// very watch that calls it). The events of a DeleteResource of this
+	// process are not events and are not handed to it.
+	Observe func(store.Event)
 }
 
 // Store is store.Interface on etcd. It is safe for concurrent use.
@@ -508,6 +516,9 @@ func (s *Store) commit(resource, key string, seen *store.Object, w store.Write) 
 	value := w.Value
 	if w.Stamp != nil {
 		if value, err = w.Stamp(w.Value, 0); err != nil {
+			if errors.Is(err, store.ErrRetry) {
+				return nil, nil, errStale
+			}
 			return nil, nil, err
 		}
 	}
@@ -515,11 +526,24 @@ func (s *Store) commit(resource, key string, seen *store.Object, w store.Write) 
 	if w.Delete {
 		op = clientv3.OpDelete(ekey)
 	}
-	txn, err := s.cli.Txn(ctx).If(cmp).Then(op).Commit()
+	cmps, ops := []clientv3.Cmp{cmp}, []clientv3.Op{op}
+	if w.Claims != nil {
+		ccmps, cops, err := s.claimOps(ctx, resource, key, w.Claims)
+		if err != nil {
+			return nil, nil, err
+		}
+		cmps, ops = append(cmps, ccmps...), append(ops, cops...)
+	}
+	txn, err := s.cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
 	if err != nil {
 		return nil, nil, s.etcdError(fmt.Sprintf("commit %s %q", resource, key), err)
 	}
 	if !txn.Succeeded {
+		// The key changed, or another key holds a claim: once the watch
+		// has delivered what etcd had then, fn sees the holder's write.
+		if err := s.waitPublished(txn.Header.Revision); err != nil {
+			return nil, nil, err
+		}
 		return nil, nil, errStale
 	}
 	rev := txn.Header.Revision
@@ -538,6 +562,49 @@ func (s *Store) commit(resource, key string, seen *store.Object, w store.Write) 
 		w.Committed(cur)
 	}
 	return prev, cur, nil
+}
+
+// claimOps returns the comparisons and operations that make claims what
+// key holds (store.Write.Claims): each claim is the key
+// <prefix>#claim/<claim>, whose value names its holder, and the list of a
+// key's claims is kept at <prefix>#claims/<resource>/<key>. Both are
+// outside the objects' range, so they are not events. The transaction
+// fails if the list changed since it was read here (another process wrote
+// the key) or if a claim the key did not hold is held.
+func (s *Store) claimOps(ctx context.Context, resource, key string, claims []string) ([]clientv3.Cmp, []clientv3.Op, error) {
+	listKey := s.metaKey("claims/" + resource + "/" + key)
+	resp, err := s.cli.Get(ctx, listKey)
+	if err != nil {
+		return nil, nil, s.etcdError(fmt.Sprintf("read the claims of %s %q", resource, key), err)
+	}
+	var held []string
+	cmps := []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(listKey), "=", 0)}
+	if len(resp.Kvs) > 0 {
+		held = strings.Split(string(resp.Kvs[0].Value), "\n")
+		cmps[0] = clientv3.Compare(clientv3.ModRevision(listKey), "=", resp.Kvs[0].ModRevision)
+	}
+	holder := resource + "/" + key
+	var ops []clientv3.Op
+	for _, c := range claims {
+		if !slices.Contains(held, c) {
+			ck := s.metaKey("claim/" + c)
+			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(ck), "=", 0))
+			ops = append(ops, clientv3.OpPut(ck, holder))
+		}
+	}
+	for _, c := range held {
+		if !slices.Contains(claims, c) {
+			ops = append(ops, clientv3.OpDelete(s.metaKey("claim/"+c)))
+		}
+	}
+	if len(claims) == 0 {
+		if len(held) > 0 {
+			ops = append(ops, clientv3.OpDelete(listKey))
+		}
+	} else {
+		ops = append(ops, clientv3.OpPut(listKey, strings.Join(claims, "\n")))
+	}
+	return cmps, ops, nil
 }
 
 // Bulk runs fn. Unlike the bbolt store's, it does not gather fn's writes

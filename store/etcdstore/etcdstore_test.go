@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -143,3 +145,66 @@ func TestEtcdSpecifics(t *testing.T) {
 		}
 	})
 }
+
+// TestStoresSharingAPrefix: two stores on one prefix (two processes): each
+// Observe sees both's writes in revision order, and a claim one key holds
+// keeps every other key from taking it until it is released.
+func TestStoresSharingAPrefix(t *testing.T) {
+	srv := etcdtest.Start(t)
+	prefix := etcdtest.Prefix(t)
+	var mu sync.Mutex
+	var seen []int64
+	one := open(t, srv, etcdstore.Config{Prefix: prefix, Observe: func(ev store.Event) {
+		mu.Lock()
+		seen = append(seen, ev.Revision)
+		mu.Unlock()
+	}})
+	two := open(t, srv, etcdstore.Config{Prefix: prefix})
+
+	claim := func(st *etcdstore.Store, key string, claims []string, del bool) (calls int, err error) {
+		_, _, err = st.Update("g/r", key, func(cur *store.Object) (store.Write, error) {
+			calls++
+			if calls > 1 {
+				return store.Write{}, errHeld
+			}
+			return store.Write{Value: []byte(key), Claims: claims, Delete: del}, nil
+		})
+		return calls, err
+	}
+	if _, err := claim(one, "a", []string{"x", "y"}, false); err != nil {
+		t.Fatal(err)
+	}
+	// b asks for y, which a holds: its UpdateFunc is called again.
+	if calls, err := claim(two, "b", []string{"y", "z"}, false); !errors.Is(err, errHeld) || calls != 2 {
+		t.Fatalf("b claims y held by a: %d calls, %v; want the UpdateFunc called again", calls, err)
+	}
+	// a keeps x and lets y go; b takes y and z.
+	if _, err := claim(one, "a", []string{"x"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := claim(two, "b", []string{"y", "z"}, false); err != nil {
+		t.Fatalf("b claims y once a let it go: %v", err)
+	}
+	if calls, err := claim(one, "c", []string{"x"}, false); !errors.Is(err, errHeld) || calls != 2 {
+		t.Fatalf("c claims x held by a: %d calls, %v", calls, err)
+	}
+	// Deleting a releases x.
+	if _, err := claim(two, "a", []string{}, true); err != nil {
+		t.Fatal(err)
+	}
+	cRev := storetest.Put(t, one, "g/r", "d", "no claims")
+	if _, err := claim(one, "c", []string{"x"}, false); err != nil {
+		t.Fatalf("c claims x once a is deleted: %v", err)
+	}
+
+	// one's Observe saw every write of both, in order, by the time its
+	// writes returned.
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.IsSorted(seen) || len(seen) != 6 || !slices.Contains(seen, cRev) {
+		t.Fatalf("Observe saw revisions %v, want the 6 writes in order", seen)
+	}
+}
+
+// errHeld ends an UpdateFunc called again after a claim was found held.
+var errHeld = errors.New("claim held")

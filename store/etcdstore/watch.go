@@ -203,6 +203,9 @@ func (s *Store) publish(events []*clientv3.Event) {
 	for i, e := range events {
 		evs[i], keep[i] = s.toEvent(e)
 	}
+	if s.cfg.Observe != nil {
+		s.observe(events, evs, keep)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range evs {
@@ -219,6 +222,25 @@ func (s *Store) publish(events []*clientv3.Event) {
 		}
 		if i == len(events)-1 || events[i+1].Kv.ModRevision != rev {
 			s.advance(rev)
+		}
+	}
+}
+
+// observe hands Config.Observe the events of one watch response that
+// publish will log, in order, before any of their revisions is published.
+// Only the watch goroutine advances the revision, so what observe sees as
+// not yet published is what publish publishes.
+func (s *Store) observe(events []*clientv3.Event, evs []store.Event, keep []bool) {
+	cur := s.rev.Load()
+	s.mu.Lock()
+	deliver := make([]bool, len(evs))
+	for i := range evs {
+		deliver[i] = keep[i] && events[i].Kv.ModRevision > cur && !s.dropEvent(&evs[i])
+	}
+	s.mu.Unlock()
+	for i := range evs {
+		if deliver[i] {
+			s.cfg.Observe(evs[i])
 		}
 	}
 }
