@@ -296,9 +296,13 @@ func WithCompactionInterval(d time.Duration) Option {
 // (kube-apiserver's --etcd-servers: "http://127.0.0.1:2379", ...) instead
 // of a bbolt file, under the prefix WithEtcdPrefix sets: objects survive a
 // restart of the control plane on the same etcd. The data directory still
-// holds the CA and the kubeconfig. One control plane per prefix: the
-// in-memory views of the registry follow only this process's writes (see
-// package store/etcdstore).
+// holds the CA and the kubeconfig. Several control planes on one etcd and
+// prefix serve one cluster, as several kube-apiservers do: each follows the
+// others' writes, a Service's ClusterIPs and node ports are claimed in
+// etcd, and kube-controller-manager's controllers run in one of them at a
+// time, the holder of the Lease kube-system/kube-controller-manager (see
+// WithLeaderElection). Give them one data directory (or the same CA) for
+// one set of credentials.
 func WithEtcdServers(urls []string) Option {
 	return func(o *options) { o.etcdServers = slices.Clone(urls) }
 }

@@ -109,7 +109,7 @@ func run(args []string) error {
 	proxyKey := fs.String("proxy-client-key-file", "", "private key of --proxy-client-cert-file")
 	var fixtureDirs multiFlag
 	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often the history that lists at past revisions (continue tokens) read is compacted; 0 disables compaction")
-	etcdServers := fs.String("etcd-servers", "", "List of etcd servers to connect with (scheme://ip:port), comma separated. The objects are kept there instead of in a bbolt file in --data-dir (one fakeplane per --etcd-prefix)")
+	etcdServers := fs.String("etcd-servers", "", "List of etcd servers to connect with (scheme://ip:port), comma separated. The objects are kept there instead of in a bbolt file in --data-dir; several fakeplanes on one --etcd-prefix (and one --data-dir, for one CA) serve one cluster, the controllers running in the holder of the kube-system/kube-controller-manager Lease")
 	etcdPrefix := fs.String("etcd-prefix", etcdstore.DefaultPrefix, "The prefix to prepend to all resource paths in etcd.")
 	requestTimeout := fs.Duration("request-timeout", time.Minute, "how long a request that is not long-running (a watch, proxy, exec, attach, port-forward or log) may take before it is answered 504")
 	maxInFlight := fs.Int("max-requests-inflight", 400, "how many read-only requests may be served at once (long-running ones and system:masters aside) before more are answered 429; 0 or less for no limit")

@@ -83,20 +83,16 @@
 //
 // # Several processes on one etcd
 //
-// The store itself is correct when several processes share a prefix: writes
-// are compare-and-swap transactions on ModRevision, and every process's
-// watch delivers every process's writes. A control plane is not: the
-// registry keeps in-memory views that follow this process's commits
-// through Write.Stamp and Write.Committed (the encoding cache's tombstones,
-// the ClusterIP and node-port allocators, the RBAC cache, the garbage
-// collector's owner index, the served CRDs, the APIService routing), and
-// another process's writes never reach them. For several control planes to
-// share one etcd those views would have to be fed from the store's watch
-// (in revision order, as the controllers are) instead of from the write
-// path, and the allocators would need a check that holds across processes
-// (upstream keeps allocation bitmaps in etcd and updates them in the same
-// transaction). With one process per prefix nothing of this matters: every
-// write goes through the one registry.
+// Several stores may share one prefix (several control planes serving one
+// cluster): writes are compare-and-swap transactions on ModRevision, and
+// every process's watch delivers every process's writes. Config.Observe
+// hands them, in revision order, to what a process keeps in memory of the
+// objects (the control plane's views), before their revision is published.
+// store.Write.Claims keeps a unique thing (a ClusterIP, a node port) to one
+// key across processes: each claim is a key outside the objects' range,
+// taken and released in the write's own transaction; a write that finds one
+// held has its UpdateFunc called again once the watch has delivered the
+// holder's write. A Write.Stamp error wrapping store.ErrRetry does the same.
 package etcdstore
 
 import (
