@@ -41,6 +41,8 @@ func main() {
 	out3 := flag.String("v3", "", "output file for v3 schemas (gzipped JSON)")
 	out2 := flag.String("v2", "", "output file for v2 definitions (gzipped JSON)")
 	outSMD := flag.String("smd", "", "output file for the structured-merge-diff schema types (gzipped gob)")
+	resourcesFile := flag.String("resources", "", "JSON file of the built-in resources served (hack/builtinresources)")
+	outPaths := flag.String("paths", "", "output file for the paths of /openapi/v2 and the /openapi/v3 documents (gzipped JSON)")
 	flag.Parse()
 	servedGVs := map[schema.GroupVersion]bool{}
 	for _, s := range strings.Split(*served, ",") {
@@ -125,6 +127,22 @@ func main() {
 		fail(err)
 	}
 	write(*out2, sw.Definitions)
+	if *outPaths != "" {
+		data, err := os.ReadFile(*resourcesFile)
+		if err != nil {
+			fail(err)
+		}
+		var resources []builtinResource
+		if err := json.Unmarshal(data, &resources); err != nil {
+			fail(err)
+		}
+		paths, err := buildPaths(scheme, resources, namer, generated.GetOpenAPIDefinitions)
+		if err != nil {
+			fail(err)
+		}
+		write(*outPaths, paths)
+		fmt.Fprintf(os.Stderr, "%d v2 paths, %d v3 documents\n", len(paths.V2.Paths), len(paths.V3))
+	}
 	fmt.Fprintf(os.Stderr, "%d v3 schemas, %d v2 definitions\n", len(defs3), len(sw.Definitions))
 }
 
