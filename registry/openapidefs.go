@@ -12,13 +12,13 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
 // The OpenAPI definitions of the built-in types, generated from the
 // k8s.io/api sources by kube-openapi (hack/gen-openapi.sh): v3 schemas for
 // the per-group-version documents under /openapi/v3 (what kubectl explain
-// and schema-aware clients read) and v2 definitions for /openapi/v2.
+// and schema-aware clients read) and v2 definitions for /openapi/v2 (those
+// of the models kube-apiserver's routes use: openapipaths.go).
 //
 //go:embed openapidata/builtin-v3.json.gz openapidata/builtin-v2.json.gz openapidata/builtin-smd.gob.gz
 var openAPIData embed.FS
@@ -58,15 +58,7 @@ var LoadBuiltinSchemas = sync.OnceValues(func() (*BuiltinSchemas, error) {
 	return b, nil
 })
 
-// LoadBuiltinDefinitionsV2 decodes the v2 definitions, shared read-only.
-var LoadBuiltinDefinitionsV2 = sync.OnceValues(func() (spec.Definitions, error) {
-	defs := spec.Definitions{}
-	if err := readGzipJSON("openapidata/builtin-v2.json.gz", &defs); err != nil {
-		return nil, err
-	}
-	return defs, nil
-})
-
+// readGzipJSON decodes one of the embedded gzipped JSON files into v.
 func readGzipJSON(name string, v any) error {
 	f, err := openAPIData.Open(name)
 	if err != nil {

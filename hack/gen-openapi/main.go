@@ -126,8 +126,9 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	write(*out2, sw.Definitions)
-	if *outPaths != "" {
+	if *outPaths == "" {
+		write(*out2, sw.Definitions)
+	} else {
 		data, err := os.ReadFile(*resourcesFile)
 		if err != nil {
 			fail(err)
@@ -141,9 +142,11 @@ func main() {
 			fail(err)
 		}
 		write(*outPaths, paths)
-		fmt.Fprintf(os.Stderr, "%d v2 paths, %d v3 documents\n", len(paths.V2.Paths), len(paths.V3))
+		// /openapi/v2 has the definitions of the models its routes use.
+		write(*out2, paths.definitions)
+		fmt.Fprintf(os.Stderr, "%d v2 paths, %d v2 definitions, %d v3 documents\n", len(paths.V2.Paths), len(paths.definitions), len(paths.V3))
 	}
-	fmt.Fprintf(os.Stderr, "%d v3 schemas, %d v2 definitions\n", len(defs3), len(sw.Definitions))
+	fmt.Fprintf(os.Stderr, "%d v3 schemas\n", len(defs3))
 }
 
 func write(path string, v any) {

@@ -36,6 +36,7 @@ import (
 	"k8s.io/kube-openapi/pkg/builder3"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/common/restfuladapter"
+	"k8s.io/kube-openapi/pkg/handler"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
@@ -61,6 +62,9 @@ type pathsDoc struct {
 		Parameters map[string]spec.Parameter `json:"parameters"`
 	} `json:"v2"`
 	V3 map[string]map[string]*spec3.Path `json:"v3"`
+	// definitions are the v2 definitions of the models the routes use
+	// (written to their own file).
+	definitions spec.Definitions
 }
 
 // server names the API server of kube-apiserver's delegation chain that
@@ -161,6 +165,7 @@ func buildPaths(scheme *runtime.Scheme, resources []builtinResource, namer func(
 	security := &spec.SecurityDefinitions{"BearerToken": &spec.SecurityScheme{SecuritySchemeProps: spec.SecuritySchemeProps{
 		Type: "apiKey", Name: "authorization", In: "header", Description: "Bearer Token authentication"}}}
 	var merged *spec.Swagger
+	defs := spec.Definitions{}
 	for _, c := range containers {
 		cfg := &common.Config{
 			ProtocolList:          []string{"https"},
@@ -180,9 +185,12 @@ func buildPaths(scheme *runtime.Scheme, resources []builtinResource, namer func(
 		if err != nil {
 			return nil, fmt.Errorf("building /openapi/v2: %w", err)
 		}
-		// Only paths and parameters are kept; the definitions are the same
-		// models in every server's spec (hence never renamed in the merge)
-		// and written separately.
+		// The definitions are the same models in every server's spec
+		// (hence never renamed in the merge); they are kept apart, without
+		// defaults as the generic API server serves them.
+		for name, def := range handler.PruneDefaults(sw.Definitions) {
+			defs[name] = def
+		}
 		sw.Definitions = nil
 		if merged == nil {
 			merged = &spec.Swagger{}
@@ -191,7 +199,7 @@ func buildPaths(scheme *runtime.Scheme, resources []builtinResource, namer func(
 			return nil, fmt.Errorf("merging /openapi/v2: %w", err)
 		}
 	}
-	doc := &pathsDoc{V3: map[string]map[string]*spec3.Path{}}
+	doc := &pathsDoc{V3: map[string]map[string]*spec3.Path{}, definitions: defs}
 	doc.V2.Paths = merged.Paths.Paths
 	doc.V2.Parameters = merged.Parameters
 
