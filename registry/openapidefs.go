@@ -27,8 +27,6 @@ var openAPIData embed.FS
 type BuiltinSchemas struct {
 	// raw maps a model name (io.k8s.api.core.v1.Pod) to its v3 schema.
 	raw map[string]json.RawMessage
-	// byGVK maps a served kind to its model name.
-	byGVK map[schema.GroupVersionKind]string
 	// gvks lists the kinds each model is registered as.
 	gvks map[string][]schema.GroupVersionKind
 }
@@ -39,7 +37,7 @@ var LoadBuiltinSchemas = sync.OnceValues(func() (*BuiltinSchemas, error) {
 	if err := readGzipJSON("openapidata/builtin-v3.json.gz", &raw); err != nil {
 		return nil, err
 	}
-	b := &BuiltinSchemas{raw: raw, byGVK: map[schema.GroupVersionKind]string{}, gvks: map[string][]schema.GroupVersionKind{}}
+	b := &BuiltinSchemas{raw: raw, gvks: map[string][]schema.GroupVersionKind{}}
 	for name, s := range raw {
 		var head struct {
 			GVK []schema.GroupVersionKind `json:"x-kubernetes-group-version-kind"`
@@ -51,9 +49,6 @@ var LoadBuiltinSchemas = sync.OnceValues(func() (*BuiltinSchemas, error) {
 			return nil, fmt.Errorf("openapi definition %s: %w", name, err)
 		}
 		b.gvks[name] = head.GVK
-		for _, gvk := range head.GVK {
-			b.byGVK[gvk] = name
-		}
 	}
 	return b, nil
 })
@@ -81,34 +76,10 @@ func readGzipJSON(name string, v any) error {
 
 var schemaRef = regexp.MustCompile(`"#/components/schemas/([^"]+)"`)
 
-// SchemasFor returns the components/schemas of a group/version's document:
-// the schemas of its kinds (and of the meta types its verbs use) and of what
-// they refer to. Each schema's x-kubernetes-group-version-kind keeps the
-// registrations in this group/version and in the type's own, as
-// kube-apiserver serves them.
-func (b *BuiltinSchemas) SchemasFor(gv schema.GroupVersion, kinds []schema.GroupVersionKind, verbs map[string]bool) map[string]json.RawMessage {
-	roots := []string{"io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"}
-	for verb, meta := range map[string]string{"delete": "DeleteOptions", "deletecollection": "DeleteOptions", "patch": "Patch", "watch": "WatchEvent"} {
-		if verbs[verb] {
-			roots = append(roots, "io.k8s.apimachinery.pkg.apis.meta.v1."+meta)
-		}
-	}
-	if verbs["delete"] || verbs["deletecollection"] {
-		roots = append(roots, "io.k8s.apimachinery.pkg.apis.meta.v1.Status")
-	}
-	for _, k := range kinds {
-		for _, kind := range []string{k.Kind, k.Kind + "List"} {
-			if name, ok := b.byGVK[k.GroupVersion().WithKind(kind)]; ok {
-				roots = append(roots, name)
-			}
-		}
-	}
-	return b.SchemasOf(gv, roots...)
-}
-
 // SchemasOf returns the components/schemas of a document of gv that refers
-// to the models named roots: theirs and those of what they refer to, with
-// x-kubernetes-group-version-kind as SchemasFor keeps it.
+// to the models named roots: theirs and those of what they refer to. Each
+// schema's x-kubernetes-group-version-kind keeps the registrations in this
+// group/version and in the type's own, as kube-apiserver serves them.
 func (b *BuiltinSchemas) SchemasOf(gv schema.GroupVersion, roots ...string) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	var walk func(string)
