@@ -226,6 +226,91 @@ func TestOpenAPIV2BuiltinPaths(t *testing.T) {
 	}
 }
 
+// TestOpenAPIV3DocumentCaching: an /openapi/v3 document is served as
+// kube-openapi's handler3 serves it: with its hash as ETag; asked for by
+// the hash the index gives, cacheable for good; by another hash, redirected
+// to the current one; 406 for a media type it does not have. The index
+// lists the documents of /version and the OpenID routes too.
+func TestOpenAPIV3DocumentCaching(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	rc := clientset(t, cp).RESTClient()
+	idx, err := rc.Get().AbsPath("/openapi/v3").DoRaw(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index struct {
+		Paths map[string]struct {
+			URL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(idx, &index); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"version", ".well-known/openid-configuration", "openid/v1/jwks", "api/v1", "apis/apps/v1"} {
+		if _, ok := index.Paths[key]; !ok {
+			t.Errorf("the index lacks %s", key)
+		}
+	}
+	u := index.Paths["apis/apps/v1"].URL
+	hash := u[strings.Index(u, "hash=")+len("hash="):]
+	hc, err := rest.HTTPClientFor(cp.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, tc := range []struct {
+		name, path, accept string
+		code               int
+		cacheControl       string
+		location           string
+	}{
+		{"without hash", "/openapi/v3/apis/apps/v1", "application/json", http.StatusOK, "no-cache, private", ""},
+		{"with its hash", u, "application/json", http.StatusOK, "public, immutable", ""},
+		{"with another hash", "/openapi/v3/apis/apps/v1?hash=ABC", "application/json", http.StatusMovedPermanently, "no-cache, private", u},
+		{"protobuf", u, "application/com.github.proto-openapi.spec.v3@v1.0+protobuf", http.StatusOK, "public, immutable", ""},
+		{"not acceptable", u, "text/html", http.StatusNotAcceptable, "no-cache, private", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequestWithContext(ctxT(t), http.MethodGet, cp.URL()+tc.path, nil)
+			req.Header.Set("Accept", tc.accept)
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.code {
+				t.Fatalf("status %d: %.200s", resp.StatusCode, body)
+			}
+			if cc := resp.Header.Get("Cache-Control"); cc != tc.cacheControl {
+				t.Errorf("Cache-Control %q, want %q", cc, tc.cacheControl)
+			}
+			if loc := resp.Header.Get("Location"); loc != tc.location {
+				t.Errorf("Location %q, want %q", loc, tc.location)
+			}
+			if tc.code == http.StatusOK {
+				if etag := resp.Header.Get("Etag"); etag != `"`+hash+`"` {
+					t.Errorf("Etag %s, want the hash %s", etag, hash)
+				}
+				if vary := resp.Header.Get("Vary"); vary != "Accept" {
+					t.Errorf("Vary %q", vary)
+				}
+				if (resp.Header.Get("Expires") != "") != (tc.cacheControl == "public, immutable") {
+					t.Errorf("Expires %q with Cache-Control %q", resp.Header.Get("Expires"), tc.cacheControl)
+				}
+				if strings.HasPrefix(tc.accept, "application/json") && !json.Valid(body) {
+					t.Errorf("not JSON: %.200s", body)
+				}
+				if strings.Contains(tc.accept, "protobuf") && (json.Valid(body) || len(body) == 0 ||
+					resp.Header.Get("Content-Type") != "application/com.github.proto-openapi.spec.v3.v1.0+protobuf") {
+					t.Errorf("protobuf answer: Content-Type %q, %d bytes", resp.Header.Get("Content-Type"), len(body))
+				}
+			}
+		})
+	}
+}
+
 // TestKubectlCreateValidateStrict: kubectl's --validate=strict learns from
 // the OpenAPI documents that the server validates fields, and the server
 // refuses an unknown field.
@@ -347,6 +432,14 @@ func TestOpenAPIMatchesReferenceServer(t *testing.T) {
 		}
 	}
 	sort.Strings(keys)
+	// Documents both list are byte for byte the same: their hashes are.
+	for key, entry := range get(ours, "/openapi/v3")["paths"].(map[string]any) {
+		if refEntry, ok := refIndex[key]; !ok {
+			t.Errorf("/openapi/v3 lists %s, the reference does not", key)
+		} else if got, want := entry.(map[string]any)["serverRelativeURL"], refEntry.(map[string]any)["serverRelativeURL"]; got != want {
+			t.Errorf("/openapi/v3 %s: %s, the reference %s", key, got, want)
+		}
+	}
 	for _, key := range keys {
 		all := func(string) bool { return true }
 		compare("/openapi/v3/"+key, openAPIOperations(get(refCfg, "/openapi/v3/"+key), all), openAPIOperations(get(ours, "/openapi/v3/"+key), all))

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
 // The OpenAPI definitions of the built-in types, generated from the
@@ -113,20 +114,22 @@ func (b *BuiltinSchemas) SchemasOf(gv schema.GroupVersion, roots ...string) map[
 		if len(keep) == len(all) {
 			continue
 		}
-		var m map[string]any
+		// Through spec.Schema, which writes the fields in kube-openapi's
+		// order, as the rest of the document.
+		var m spec.Schema
 		if err := json.Unmarshal(out[name], &m); err != nil {
 			continue
 		}
 		if len(keep) == 0 {
-			delete(m, "x-kubernetes-group-version-kind")
+			delete(m.Extensions, "x-kubernetes-group-version-kind")
 		} else {
 			l := make([]map[string]string, len(keep))
 			for i, g := range keep {
 				l[i] = map[string]string{"group": g.Group, "version": g.Version, "kind": g.Kind}
 			}
-			m["x-kubernetes-group-version-kind"] = l
+			m.Extensions["x-kubernetes-group-version-kind"] = l
 		}
-		if b, err := json.Marshal(m); err == nil {
+		if b, err := json.Marshal(&m); err == nil {
 			out[name] = b
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
@@ -211,13 +210,10 @@ func (p *BuiltinPaths) V2(served func(PathOwner) bool) (map[string]spec.PathItem
 	return paths, params, defs
 }
 
-// V3 returns the paths of the /openapi/v3 document of gv whose owners
-// served accepts, and the names of the schemas they refer to.
-func (p *BuiltinPaths) V3(gv schema.GroupVersion, served func(PathOwner) bool) (map[string]json.RawMessage, []string) {
-	key := "apis/" + gv.String()
-	if gv.Group == "" {
-		key = "api/" + gv.Version
-	}
+// V3 returns the paths of the /openapi/v3 document key names ("api/v1",
+// "apis/apps/v1", "version") whose owners served accepts, and the names of
+// the schemas they refer to.
+func (p *BuiltinPaths) V3(key string, served func(PathOwner) bool) (map[string]json.RawMessage, []string) {
 	paths := map[string]json.RawMessage{}
 	var refs []string
 	seen := map[string]bool{}

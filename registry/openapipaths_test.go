@@ -3,8 +3,6 @@ package registry
 import (
 	"strings"
 	"testing"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func TestParsePathOwner(t *testing.T) {
@@ -90,7 +88,7 @@ func TestBuiltinPathsServeOnlyWhatIsServed(t *testing.T) {
 				t.Error("v2 lacks the StatefulSet definition")
 			}
 
-			v3, refs := p.V3(schema.GroupVersion{Group: "apps", Version: "v1"}, tc.served)
+			v3, refs := p.V3("apis/apps/v1", tc.served)
 			if _, ok := v3[deployPath]; ok != tc.want {
 				t.Errorf("v3 %s: %v", deployPath, ok)
 			}

@@ -1,19 +1,26 @@
 package server
 
 import (
+	"bytes"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fakeplane/fakeplane/registry"
+	"github.com/munnerz/goautoneg"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/cached"
 	"k8s.io/kube-openapi/pkg/handler"
+	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
@@ -25,29 +32,70 @@ import (
 // installer: registry.LoadBuiltinPaths), and the schemas they refer to,
 // generated from k8s.io/api (registry.LoadBuiltinSchemas).
 
-// openAPIv3GroupDoc builds the OpenAPI v3 document of one group/version.
-func (s *Server) openAPIv3GroupDoc(group, version string) map[string]any {
-	gv := schema.GroupVersion{Group: group, Version: version}
-	paths := map[string]json.RawMessage{}
-	schemas := map[string]json.RawMessage{}
+// openAPIv3Document is an OpenAPI v3 document with its fields in the order
+// kube-openapi's spec3.OpenAPI writes them, so that it is byte for byte
+// kube-apiserver's (the index's hashes and the ETags are of those bytes).
+// Paths and schemas are JSON as kube-openapi wrote them.
+type openAPIv3Document struct {
+	OpenAPI    string                     `json:"openapi"`
+	Info       openAPIInfo                `json:"info"`
+	Paths      map[string]json.RawMessage `json:"paths"`
+	Components openAPIv3Components        `json:"components"`
+}
+
+// openAPIInfo is a document's info.
+type openAPIInfo struct {
+	Title   string `json:"title"`
+	Version string `json:"version"`
+}
+
+// openAPIv3Components is a document's components.
+type openAPIv3Components struct {
+	Schemas         map[string]json.RawMessage       `json:"schemas,omitempty"`
+	SecuritySchemes map[string]openAPISecurityScheme `json:"securitySchemes"`
+}
+
+// openAPISecurityScheme is a security scheme, its fields in spec3's order.
+type openAPISecurityScheme struct {
+	Type        string `json:"type"`
+	Description string `json:"description"`
+	Name        string `json:"name"`
+	In          string `json:"in"`
+}
+
+// bearerToken is the security scheme kube-apiserver's authentication
+// declares.
+var bearerToken = map[string]openAPISecurityScheme{"BearerToken": {Type: "apiKey", Description: "Bearer Token authentication", Name: "authorization", In: "header"}}
+
+// openAPIv3BuiltinDoc builds the built-in OpenAPI v3 document key names
+// ("api/v1", "apis/apps/v1", "version"): its paths the control plane
+// serves and the schemas they refer to.
+func (s *Server) openAPIv3BuiltinDoc(key string) []byte {
+	gv := schema.GroupVersion{Version: "v1"}
+	if parts := strings.Split(key, "/"); parts[0] == "apis" && len(parts) == 3 {
+		gv = schema.GroupVersion{Group: parts[1], Version: parts[2]}
+	} else if parts[0] == "api" && len(parts) == 2 {
+		gv = schema.GroupVersion{Version: parts[1]}
+	}
+	doc := openAPIv3Document{
+		OpenAPI:    "3.0.0",
+		Info:       openAPIInfo{Title: "Kubernetes", Version: s.openAPIVersion()},
+		Paths:      map[string]json.RawMessage{},
+		Components: openAPIv3Components{SecuritySchemes: bearerToken},
+	}
 	if p, err := registry.LoadBuiltinPaths(); err != nil {
 		s.log.Error("openapi paths", "err", err)
 	} else if defs, err := registry.LoadBuiltinSchemas(); err != nil {
 		s.log.Error("openapi definitions", "err", err)
 	} else {
 		var refs []string
-		paths, refs = p.V3(gv, s.openAPIServed())
-		schemas = defs.SchemasOf(gv, refs...)
+		doc.Paths, refs = p.V3(key, s.openAPIServed())
+		if len(refs) > 0 {
+			doc.Components.Schemas = defs.SchemasOf(gv, refs...)
+		}
 	}
-	return map[string]any{
-		"openapi": "3.0.0",
-		"info":    map[string]any{"title": "Kubernetes", "version": s.openAPIVersion()},
-		"paths":   paths,
-		"components": map[string]any{
-			"schemas":         schemas,
-			"securitySchemes": map[string]any{"BearerToken": map[string]any{"type": "apiKey", "description": "Bearer Token authentication", "name": "authorization", "in": "header"}},
-		},
-	}
+	b, _ := json.Marshal(doc)
+	return b
 }
 
 // openAPIServed tells which built-in OpenAPI paths the control plane
@@ -99,15 +147,19 @@ func (s *Server) version() VersionInfo {
 	return s.cfg.Version
 }
 
+// openAPIv3OtherDocs are the built-in /openapi/v3 documents of routes
+// outside the API groups, listed in the index beside them.
+var openAPIv3OtherDocs = []string{".well-known/openid-configuration", "openid/v1/jwks", "version"}
+
 // serveOpenAPI answers /openapi/v3 (the index), /openapi/v3/{api,apis}/...
-// (one group/version) and /openapi/v2.
+// (one group/version, or a discovery path's document), the other
+// documents of /openapi/v3 (version, the OpenID documents) and /openapi/v2.
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path string) {
 	switch {
 	case path == "/openapi/v3":
 		idx := map[string]any{}
 		add := func(key string, b []byte) {
-			sum := sha512.Sum512(b)
-			idx[key] = map[string]any{"serverRelativeURL": "/openapi/v3/" + key + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
+			idx[key] = map[string]any{"serverRelativeURL": "/openapi/v3/" + key + "?hash=" + openAPIHash(b)}
 		}
 		groups := map[string]bool{}
 		for _, gv := range s.servedGroupVersions() {
@@ -125,22 +177,30 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 		}
 		add("api", s.openAPIv3DiscoveryDoc("api"))
 		add("apis", s.openAPIv3DiscoveryDoc("apis"))
+		for _, key := range openAPIv3OtherDocs {
+			add(key, s.openAPIv3Other(key))
+		}
 		b, _ := json.Marshal(map[string]any{"paths": idx})
-		writeBytes(w, r, http.StatusOK, mediaJSON, b)
+		// As kube-aggregator's merged index: modified now, without an
+		// ETag, and a Content-Type sniffed from the JSON (text/plain).
+		http.ServeContent(w, r, "/openapi/v3", time.Now(), bytes.NewReader(b))
 	case strings.HasPrefix(path, "/openapi/v3/"):
 		rel := strings.TrimPrefix(path, "/openapi/v3/")
 		rest := strings.Split(rel, "/")
 		var group, version string
 		switch {
 		case rel == "api" || rel == "apis":
-			writeBytes(w, r, http.StatusOK, mediaJSON, s.openAPIv3DiscoveryDoc(rel))
+			s.serveOpenAPIv3Doc(w, r, rel, s.openAPIv3DiscoveryDoc(rel))
+			return
+		case slices.Contains(openAPIv3OtherDocs, rel):
+			s.serveOpenAPIv3Doc(w, r, rel, s.openAPIv3Other(rel))
 			return
 		case len(rest) == 2 && rest[0] == "apis":
 			if _, ok := s.Resources().Preferred(rest[1]); !ok {
 				writeError(w, r, registry.NotFoundPath())
 				return
 			}
-			writeBytes(w, r, http.StatusOK, mediaJSON, s.openAPIv3DiscoveryDoc(rel))
+			s.serveOpenAPIv3Doc(w, r, rel, s.openAPIv3DiscoveryDoc(rel))
 			return
 		case len(rest) == 2 && rest[0] == "api":
 			version = rest[1]
@@ -151,22 +211,102 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 			return
 		}
 		if b, ok := s.remoteOpenAPIv3()["apis/"+group+"/"+version]; ok && group != "" {
-			w.Header().Set("Cache-Control", "public, immutable")
-			writeBytes(w, r, http.StatusOK, mediaJSON, b)
+			s.serveOpenAPIv3Doc(w, r, rel, b)
 			return
 		}
 		if _, ok := s.Resources().Preferred(group); !ok {
 			writeError(w, r, registry.NotFoundPath())
 			return
 		}
-		b := s.openAPIv3Doc(group, version)
-		w.Header().Set("Cache-Control", "public, immutable")
-		writeBytes(w, r, http.StatusOK, mediaJSON, b)
+		s.serveOpenAPIv3Doc(w, r, rel, s.openAPIv3Doc(group, version))
 	case path == "/openapi/v2":
 		s.serveOpenAPIv2(w, r)
 	default:
 		writeError(w, r, registry.NotFoundPath())
 	}
+}
+
+// openAPIHash is the hash of a document in the /openapi/v3 index, and its
+// ETag.
+func openAPIHash(b []byte) string {
+	sum := sha512.Sum512(b)
+	return strings.ToUpper(hex.EncodeToString(sum[:]))
+}
+
+// openAPIv3ProtobufMediaType is the protobuf form of an /openapi/v3
+// document, as kube-openapi's handler3 offers it.
+const openAPIv3ProtobufMediaType = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
+
+// serveOpenAPIv3Doc answers with one /openapi/v3 document as kube-openapi's
+// handler3 does: JSON or protobuf by Accept (406 for neither), its ETag;
+// asked for with the hash of another version of it, a redirect to the
+// current one; asked for with its own hash, cacheable for a year.
+func (s *Server) serveOpenAPIv3Doc(w http.ResponseWriter, r *http.Request, key string, b []byte) {
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		accept = "*/*"
+	}
+	w.Header().Add("Vary", "Accept")
+	for _, clause := range goautoneg.ParseAccept(accept) {
+		if clause.Type != "application" && clause.Type != "*" {
+			continue
+		}
+		contentType, data := "", b
+		switch clause.SubType {
+		case "json", "*":
+			contentType = "application/json"
+		case "com.github.proto-openapi.spec.v3@v1.0+protobuf", "com.github.proto-openapi.spec.v3.v1.0+protobuf":
+			pb, err := handler3.ToV3ProtoBinary(b)
+			if err != nil {
+				writeError(w, r, apierrors.NewInternalError(fmt.Errorf("encoding /openapi/v3/%s: %w", key, err)))
+				return
+			}
+			contentType, data = openAPIv3ProtobufMediaType, pb
+		default:
+			continue
+		}
+		etag := openAPIHash(b)
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Etag", strconv.Quote(etag))
+		if hash := r.URL.Query().Get("hash"); hash != "" {
+			if hash != etag {
+				http.Redirect(w, r, (&url.URL{Path: "/openapi/v3/" + key, RawQuery: "hash=" + etag}).String(), http.StatusMovedPermanently)
+				return
+			}
+			w.Header().Set("Cache-Control", "public, immutable")
+			w.Header().Set("Expires", time.Now().AddDate(1, 0, 0).Format(time.RFC1123))
+		}
+		http.ServeContent(w, r, "", s.openAPIv3Modified(), bytes.NewReader(data))
+		return
+	}
+	w.WriteHeader(http.StatusNotAcceptable)
+}
+
+// openAPIv3Modified is the Last-Modified of the /openapi/v3 documents: when
+// the registry's resources last changed, or the server started.
+func (s *Server) openAPIv3Modified() time.Time {
+	s.openAPIMu.Lock()
+	defer s.openAPIMu.Unlock()
+	gen := s.Resources().Generation()
+	if s.openAPIv3ModTime.IsZero() || s.openAPIv3ModGen != gen {
+		s.openAPIv3ModTime, s.openAPIv3ModGen = time.Now(), gen
+	}
+	return s.openAPIv3ModTime
+}
+
+// openAPIv3Other builds one of openAPIv3OtherDocs.
+func (s *Server) openAPIv3Other(key string) []byte {
+	s.openAPIMu.Lock()
+	defer s.openAPIMu.Unlock()
+	if b, ok := s.openAPIDiscoveryCache[key]; ok {
+		return b
+	}
+	b := s.openAPIv3BuiltinDoc(key)
+	if s.openAPIDiscoveryCache == nil {
+		s.openAPIDiscoveryCache = map[string][]byte{}
+	}
+	s.openAPIDiscoveryCache[key] = b
+	return b
 }
 
 // openAPIv2Doc is the /openapi/v2 handler of a server and the document of
@@ -276,7 +416,11 @@ func (s *Server) openAPIv3Doc(group, version string) []byte {
 	if b, ok := s.openAPICache[gv]; ok {
 		return b
 	}
-	b, _ := json.Marshal(s.openAPIv3GroupDoc(group, version))
+	key := "apis/" + gv.String()
+	if group == "" {
+		key = "api/" + version
+	}
+	b := s.openAPIv3BuiltinDoc(key)
 	if s.Resources().IsBuiltinGroup(group) {
 		// Built-in documents do not change while the server runs.
 		if s.openAPICache == nil {
@@ -288,8 +432,9 @@ func (s *Server) openAPIv3Doc(group, version string) []byte {
 }
 
 // openAPIv3DiscoveryDoc builds the OpenAPI v3 document of a discovery path
-// ("api", "apis" or "apis/<group>"): its one GET operation, as upstream's
-// operation IDs and tags name it, and the schema it answers with.
+// ("api", "apis" or "apis/<group>", CRDs' groups included): its one GET
+// operation, as upstream's operation IDs and tags name it, and the schema
+// it answers with.
 func (s *Server) openAPIv3DiscoveryDoc(rel string) []byte {
 	s.openAPIMu.Lock()
 	defer s.openAPIMu.Unlock()
@@ -307,28 +452,30 @@ func (s *Server) openAPIv3DiscoveryDoc(rel string) []byte {
 		id, tag, desc, model = "get"+camel+"APIGroup", strings.ToLower(camel[:1])+camel[1:], "get information of a group", "APIGroup"
 	}
 	ref := "io.k8s.apimachinery.pkg.apis.meta.v1." + model
-	content := map[string]any{}
+	content := map[string]*spec3.MediaType{}
 	for _, mt := range []string{"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"} {
-		content[mt] = map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + ref}}
+		content[mt] = &spec3.MediaType{MediaTypeProps: spec3.MediaTypeProps{Schema: spec.RefSchema("#/components/schemas/" + ref)}}
 	}
-	schemas := map[string]json.RawMessage{}
+	op := &spec3.Operation{OperationProps: spec3.OperationProps{
+		Tags: []string{tag}, Description: desc, OperationId: id,
+		Responses: &spec3.Responses{ResponsesProps: spec3.ResponsesProps{StatusCodeResponses: map[int]*spec3.Response{
+			http.StatusOK:           {ResponseProps: spec3.ResponseProps{Description: "OK", Content: content}},
+			http.StatusUnauthorized: {ResponseProps: spec3.ResponseProps{Description: "Unauthorized"}},
+		}}},
+	}}
+	item, _ := json.Marshal(&spec3.Path{PathProps: spec3.PathProps{Get: op}})
+	doc := openAPIv3Document{
+		OpenAPI:    "3.0.0",
+		Info:       openAPIInfo{Title: "Kubernetes", Version: s.openAPIVersion()},
+		Paths:      map[string]json.RawMessage{"/" + rel + "/": item},
+		Components: openAPIv3Components{SecuritySchemes: bearerToken},
+	}
 	if defs, err := registry.LoadBuiltinSchemas(); err != nil {
 		s.log.Error("openapi definitions", "err", err)
 	} else {
-		schemas = defs.SchemasOf(schema.GroupVersion{Version: "v1"}, ref)
+		doc.Components.Schemas = defs.SchemasOf(schema.GroupVersion{Version: "v1"}, ref)
 	}
-	b, _ := json.Marshal(map[string]any{
-		"openapi": "3.0.0",
-		"info":    map[string]any{"title": "Kubernetes", "version": "unversioned"},
-		"paths": map[string]any{"/" + rel + "/": map[string]any{"get": map[string]any{
-			"tags": []string{tag}, "description": desc, "operationId": id,
-			"responses": map[string]any{"200": map[string]any{"description": "OK", "content": content}, "401": map[string]any{"description": "Unauthorized"}},
-		}}},
-		"components": map[string]any{
-			"schemas":         schemas,
-			"securitySchemes": map[string]any{"BearerToken": map[string]any{"type": "apiKey", "description": "Bearer Token authentication", "name": "authorization", "in": "header"}},
-		},
-	})
+	b, _ := json.Marshal(doc)
 	if s.openAPIDiscoveryCache == nil {
 		s.openAPIDiscoveryCache = map[string][]byte{}
 	}

@@ -19,11 +19,16 @@ import (
 	"sort"
 	"strings"
 
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionv1beta1 "k8s.io/api/admission/v1beta1"
+	imagepolicyv1alpha1 "k8s.io/api/imagepolicy/v1alpha1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	apiregistrationv1beta1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1beta1"
 	"k8s.io/kube-openapi/pkg/builder"
 	"k8s.io/kube-openapi/pkg/builder3"
 	"k8s.io/kube-openapi/pkg/common"
@@ -53,26 +58,33 @@ func main() {
 		servedGVs[gv] = true
 	}
 
+	// The external versions of kube-apiserver's schemes (its own, the
+	// apiextensions and the aggregator servers'), which its definition
+	// namer lists in each model's x-kubernetes-group-version-kind, served
+	// or not: the meta types every group/version registers (DeleteOptions,
+	// WatchEvent) name them all in /openapi/v2.
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apiregistrationv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, admissionv1.AddToScheme, admissionv1beta1.AddToScheme,
+		imagepolicyv1alpha1.AddToScheme, apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme,
+		apiregistrationv1.AddToScheme, apiregistrationv1beta1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			fail(err)
 		}
 	}
-	// Every served kind, with the group/version/kinds each model is registered as.
+	// Every kind with the group/version/kinds its model is registered as;
+	// the models of served kinds are the roots of the documents.
 	gvks := map[string][]map[string]string{}
 	roots := map[string]bool{}
 	for gvk, t := range scheme.AllKnownTypes() {
-		if !servedGVs[gvk.GroupVersion()] {
-			continue
-		}
 		n, ok := reflect.New(t).Interface().(modelNamer)
 		if !ok {
 			continue
 		}
 		name := n.OpenAPIModelName()
 		gvks[name] = append(gvks[name], map[string]string{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind})
-		roots[name] = true
+		if servedGVs[gvk.GroupVersion()] {
+			roots[name] = true
+		}
 	}
 	for name, l := range gvks {
 		sort.Slice(l, func(i, j int) bool {

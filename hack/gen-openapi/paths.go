@@ -151,12 +151,14 @@ func buildPaths(scheme *runtime.Scheme, resources []builtinResource, namer func(
 		if _, _, err := g.InstallREST(c); err != nil {
 			return nil, fmt.Errorf("installing %s: %w", gv, err)
 		}
-		key := strings.TrimPrefix(root, "/") + "/" + gv.String()
-		if gv.Group == "" {
-			key = "api/" + gv.Version
-		}
+	}
+	// Each web service is an /openapi/v3 document of its own, named by its
+	// root path ("api/v1", "apis/apps", "version"), as the generic API
+	// server's InstallV3 builds them; the servers' discovery documents
+	// (/apis, /version) are the same, the first is kept.
+	for _, c := range containers {
 		for _, ws := range c.RegisteredWebServices() {
-			if ws.RootPath() == "/"+key {
+			if key := strings.TrimPrefix(ws.RootPath(), "/"); v3ws[key] == nil {
 				v3ws[key] = ws
 			}
 		}
