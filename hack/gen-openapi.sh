@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates server/openapidata/builtin-{v3,v2}.json.gz and builtin-smd.gob.gz: the OpenAPI
-# definitions of every built-in type fakeplane serves (and the merge schema
-# server-side apply derives from them), generated from the
-# k8s.io/api sources (at the versions in go.mod) by kube-openapi's
-# openapi-gen and builders. Run it after upgrading k8s.io modules.
+# Regenerates registry/openapidata/builtin-{v3,v2}.json.gz, builtin-smd.gob.gz and
+# builtin-paths.json.gz: the OpenAPI definitions of every built-in type fakeplane
+# serves (and the merge schema server-side apply derives from them), generated
+# from the k8s.io/api sources (at the versions in go.mod) by kube-openapi's
+# openapi-gen and builders, and the paths of /openapi/v2 and of each /openapi/v3
+# document, built from the routes upstream's API installer registers for
+# stand-ins of kube-apiserver's storages (hack/gen-openapi/paths.go). Run it
+# after upgrading k8s.io modules. builtin-smd.gob.gz comes out with another byte
+# order each run (gob writes maps unordered); restore it if nothing else changed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)

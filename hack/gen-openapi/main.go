@@ -3,9 +3,11 @@
 // This program writes the OpenAPI definitions of the built-in types that
 // fakeplane serves, from the openapi-gen output for k8s.io/api (and the
 // apimachinery, apiextensions and aggregator types), with kube-openapi's
-// builders: v3 schemas (components/schemas form) and v2 definitions, each
-// gzipped JSON. hack/gen-openapi.sh runs it in a scratch module next to the
-// generated package; it is not part of fakeplane's build.
+// builders: v3 schemas (components/schemas form), the merge schema of
+// server-side apply, and (paths.go) the paths of /openapi/v2 and of each
+// /openapi/v3 document with the v2 definitions they use, each gzipped.
+// hack/gen-openapi.sh runs it in a scratch module next to the generated
+// package; it is not part of fakeplane's build.
 package main
 
 import (
