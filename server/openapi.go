@@ -51,8 +51,14 @@ type openAPIInfo struct {
 
 // openAPIv3Components is a document's components.
 type openAPIv3Components struct {
-	Schemas         map[string]json.RawMessage       `json:"schemas,omitempty"`
-	SecuritySchemes map[string]openAPISecurityScheme `json:"securitySchemes"`
+	Schemas         map[string]json.RawMessage `json:"schemas,omitempty"`
+	SecuritySchemes openAPISecuritySchemes     `json:"securitySchemes"`
+}
+
+// openAPISecuritySchemes are the security schemes kube-apiserver's
+// authentication declares.
+type openAPISecuritySchemes struct {
+	BearerToken openAPISecurityScheme `json:"BearerToken"`
 }
 
 // openAPISecurityScheme is a security scheme, its fields in spec3's order.
@@ -65,7 +71,9 @@ type openAPISecurityScheme struct {
 
 // bearerToken is the security scheme kube-apiserver's authentication
 // declares.
-var bearerToken = map[string]openAPISecurityScheme{"BearerToken": {Type: "apiKey", Description: "Bearer Token authentication", Name: "authorization", In: "header"}}
+func bearerToken() openAPISecuritySchemes {
+	return openAPISecuritySchemes{BearerToken: openAPISecurityScheme{Type: "apiKey", Description: "Bearer Token authentication", Name: "authorization", In: "header"}}
+}
 
 // openAPIv3BuiltinDoc builds the built-in OpenAPI v3 document key names
 // ("api/v1", "apis/apps/v1", "version"): its paths the control plane
@@ -81,7 +89,7 @@ func (s *Server) openAPIv3BuiltinDoc(key string) []byte {
 		OpenAPI:    "3.0.0",
 		Info:       openAPIInfo{Title: "Kubernetes", Version: s.openAPIVersion()},
 		Paths:      map[string]json.RawMessage{},
-		Components: openAPIv3Components{SecuritySchemes: bearerToken},
+		Components: openAPIv3Components{SecuritySchemes: bearerToken()},
 	}
 	if p, err := registry.LoadBuiltinPaths(); err != nil {
 		s.log.Error("openapi paths", "err", err)
@@ -147,9 +155,11 @@ func (s *Server) version() VersionInfo {
 	return s.cfg.Version
 }
 
-// openAPIv3OtherDocs are the built-in /openapi/v3 documents of routes
+// openAPIv3OtherDocs lists the built-in /openapi/v3 documents of routes
 // outside the API groups, listed in the index beside them.
-var openAPIv3OtherDocs = []string{".well-known/openid-configuration", "openid/v1/jwks", "version"}
+func openAPIv3OtherDocs() []string {
+	return []string{".well-known/openid-configuration", "openid/v1/jwks", "version"}
+}
 
 // serveOpenAPI answers /openapi/v3 (the index), /openapi/v3/{api,apis}/...
 // (one group/version, or a discovery path's document), the other
@@ -177,7 +187,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 		}
 		add("api", s.openAPIv3DiscoveryDoc("api"))
 		add("apis", s.openAPIv3DiscoveryDoc("apis"))
-		for _, key := range openAPIv3OtherDocs {
+		for _, key := range openAPIv3OtherDocs() {
 			add(key, s.openAPIv3Other(key))
 		}
 		b, _ := json.Marshal(map[string]any{"paths": idx})
@@ -192,7 +202,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 		case rel == "api" || rel == "apis":
 			s.serveOpenAPIv3Doc(w, r, rel, s.openAPIv3DiscoveryDoc(rel))
 			return
-		case slices.Contains(openAPIv3OtherDocs, rel):
+		case slices.Contains(openAPIv3OtherDocs(), rel):
 			s.serveOpenAPIv3Doc(w, r, rel, s.openAPIv3Other(rel))
 			return
 		case len(rest) == 2 && rest[0] == "apis":
@@ -294,7 +304,7 @@ func (s *Server) openAPIv3Modified() time.Time {
 	return s.openAPIv3ModTime
 }
 
-// openAPIv3Other builds one of openAPIv3OtherDocs.
+// openAPIv3Other builds one of openAPIv3OtherDocs' documents.
 func (s *Server) openAPIv3Other(key string) []byte {
 	s.openAPIMu.Lock()
 	defer s.openAPIMu.Unlock()
@@ -468,7 +478,7 @@ func (s *Server) openAPIv3DiscoveryDoc(rel string) []byte {
 		OpenAPI:    "3.0.0",
 		Info:       openAPIInfo{Title: "Kubernetes", Version: s.openAPIVersion()},
 		Paths:      map[string]json.RawMessage{"/" + rel + "/": item},
-		Components: openAPIv3Components{SecuritySchemes: bearerToken},
+		Components: openAPIv3Components{SecuritySchemes: bearerToken()},
 	}
 	if defs, err := registry.LoadBuiltinSchemas(); err != nil {
 		s.log.Error("openapi definitions", "err", err)
