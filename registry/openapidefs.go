@@ -18,7 +18,8 @@ import (
 // The OpenAPI definitions of the built-in types, generated from the
 // k8s.io/api sources by kube-openapi (hack/gen-openapi.sh): v3 schemas for
 // the per-group-version documents under /openapi/v3 (what kubectl explain
-// and schema-aware clients read) and v2 definitions for /openapi/v2.
+// and schema-aware clients read) and v2 definitions for /openapi/v2 (those
+// of the models kube-apiserver's routes use: openapipaths.go).
 //
 //go:embed openapidata/builtin-v3.json.gz openapidata/builtin-v2.json.gz openapidata/builtin-smd.gob.gz
 var openAPIData embed.FS
@@ -27,8 +28,6 @@ var openAPIData embed.FS
 type BuiltinSchemas struct {
 	// raw maps a model name (io.k8s.api.core.v1.Pod) to its v3 schema.
 	raw map[string]json.RawMessage
-	// byGVK maps a served kind to its model name.
-	byGVK map[schema.GroupVersionKind]string
 	// gvks lists the kinds each model is registered as.
 	gvks map[string][]schema.GroupVersionKind
 }
@@ -39,7 +38,7 @@ var LoadBuiltinSchemas = sync.OnceValues(func() (*BuiltinSchemas, error) {
 	if err := readGzipJSON("openapidata/builtin-v3.json.gz", &raw); err != nil {
 		return nil, err
 	}
-	b := &BuiltinSchemas{raw: raw, byGVK: map[schema.GroupVersionKind]string{}, gvks: map[string][]schema.GroupVersionKind{}}
+	b := &BuiltinSchemas{raw: raw, gvks: map[string][]schema.GroupVersionKind{}}
 	for name, s := range raw {
 		var head struct {
 			GVK []schema.GroupVersionKind `json:"x-kubernetes-group-version-kind"`
@@ -51,22 +50,11 @@ var LoadBuiltinSchemas = sync.OnceValues(func() (*BuiltinSchemas, error) {
 			return nil, fmt.Errorf("openapi definition %s: %w", name, err)
 		}
 		b.gvks[name] = head.GVK
-		for _, gvk := range head.GVK {
-			b.byGVK[gvk] = name
-		}
 	}
 	return b, nil
 })
 
-// LoadBuiltinDefinitionsV2 decodes the v2 definitions, shared read-only.
-var LoadBuiltinDefinitionsV2 = sync.OnceValues(func() (spec.Definitions, error) {
-	defs := spec.Definitions{}
-	if err := readGzipJSON("openapidata/builtin-v2.json.gz", &defs); err != nil {
-		return nil, err
-	}
-	return defs, nil
-})
-
+// readGzipJSON decodes one of the embedded gzipped JSON files into v.
 func readGzipJSON(name string, v any) error {
 	f, err := openAPIData.Open(name)
 	if err != nil {
@@ -89,34 +77,10 @@ func readGzipJSON(name string, v any) error {
 
 var schemaRef = regexp.MustCompile(`"#/components/schemas/([^"]+)"`)
 
-// SchemasFor returns the components/schemas of a group/version's document:
-// the schemas of its kinds (and of the meta types its verbs use) and of what
-// they refer to. Each schema's x-kubernetes-group-version-kind keeps the
-// registrations in this group/version and in the type's own, as
-// kube-apiserver serves them.
-func (b *BuiltinSchemas) SchemasFor(gv schema.GroupVersion, kinds []schema.GroupVersionKind, verbs map[string]bool) map[string]json.RawMessage {
-	roots := []string{"io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"}
-	for verb, meta := range map[string]string{"delete": "DeleteOptions", "deletecollection": "DeleteOptions", "patch": "Patch", "watch": "WatchEvent"} {
-		if verbs[verb] {
-			roots = append(roots, "io.k8s.apimachinery.pkg.apis.meta.v1."+meta)
-		}
-	}
-	if verbs["delete"] || verbs["deletecollection"] {
-		roots = append(roots, "io.k8s.apimachinery.pkg.apis.meta.v1.Status")
-	}
-	for _, k := range kinds {
-		for _, kind := range []string{k.Kind, k.Kind + "List"} {
-			if name, ok := b.byGVK[k.GroupVersion().WithKind(kind)]; ok {
-				roots = append(roots, name)
-			}
-		}
-	}
-	return b.SchemasOf(gv, roots...)
-}
-
 // SchemasOf returns the components/schemas of a document of gv that refers
-// to the models named roots: theirs and those of what they refer to, with
-// x-kubernetes-group-version-kind as SchemasFor keeps it.
+// to the models named roots: theirs and those of what they refer to. Each
+// schema's x-kubernetes-group-version-kind keeps the registrations in this
+// group/version and in the type's own, as kube-apiserver serves them.
 func (b *BuiltinSchemas) SchemasOf(gv schema.GroupVersion, roots ...string) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	var walk func(string)
@@ -150,20 +114,22 @@ func (b *BuiltinSchemas) SchemasOf(gv schema.GroupVersion, roots ...string) map[
 		if len(keep) == len(all) {
 			continue
 		}
-		var m map[string]any
+		// Through spec.Schema, which writes the fields in kube-openapi's
+		// order, as the rest of the document.
+		var m spec.Schema
 		if err := json.Unmarshal(out[name], &m); err != nil {
 			continue
 		}
 		if len(keep) == 0 {
-			delete(m, "x-kubernetes-group-version-kind")
+			delete(m.Extensions, "x-kubernetes-group-version-kind")
 		} else {
 			l := make([]map[string]string, len(keep))
 			for i, g := range keep {
 				l[i] = map[string]string{"group": g.Group, "version": g.Version, "kind": g.Kind}
 			}
-			m["x-kubernetes-group-version-kind"] = l
+			m.Extensions["x-kubernetes-group-version-kind"] = l
 		}
-		if b, err := json.Marshal(m); err == nil {
+		if b, err := json.Marshal(&m); err == nil {
 			out[name] = b
 		}
 	}

@@ -107,6 +107,10 @@ type Server struct {
 	openAPIDiscoveryCache map[string][]byte
 	// openAPIv2Cache is /openapi/v2 for the registry generation it was built for.
 	openAPIv2Cache *openAPIv2Doc
+	// openAPIv3ModTime is the Last-Modified of /openapi/v3, set for the
+	// registry generation openAPIv3ModGen.
+	openAPIv3ModTime time.Time
+	openAPIv3ModGen  uint64
 	// auth is the authentication and authorization machinery.
 	auth authState
 	// handler is the filter chain in front of serveAuthorized.

@@ -3,9 +3,11 @@
 // This program writes the OpenAPI definitions of the built-in types that
 // fakeplane serves, from the openapi-gen output for k8s.io/api (and the
 // apimachinery, apiextensions and aggregator types), with kube-openapi's
-// builders: v3 schemas (components/schemas form) and v2 definitions, each
-// gzipped JSON. hack/gen-openapi.sh runs it in a scratch module next to the
-// generated package; it is not part of fakeplane's build.
+// builders: v3 schemas (components/schemas form), the merge schema of
+// server-side apply, and (paths.go) the paths of /openapi/v2 and of each
+// /openapi/v3 document with the v2 definitions they use, each gzipped.
+// hack/gen-openapi.sh runs it in a scratch module next to the generated
+// package; it is not part of fakeplane's build.
 package main
 
 import (
@@ -19,11 +21,16 @@ import (
 	"sort"
 	"strings"
 
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionv1beta1 "k8s.io/api/admission/v1beta1"
+	imagepolicyv1alpha1 "k8s.io/api/imagepolicy/v1alpha1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	apiregistrationv1beta1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1beta1"
 	"k8s.io/kube-openapi/pkg/builder"
 	"k8s.io/kube-openapi/pkg/builder3"
 	"k8s.io/kube-openapi/pkg/common"
@@ -41,6 +48,8 @@ func main() {
 	out3 := flag.String("v3", "", "output file for v3 schemas (gzipped JSON)")
 	out2 := flag.String("v2", "", "output file for v2 definitions (gzipped JSON)")
 	outSMD := flag.String("smd", "", "output file for the structured-merge-diff schema types (gzipped gob)")
+	resourcesFile := flag.String("resources", "", "JSON file of the built-in resources served (hack/builtinresources)")
+	outPaths := flag.String("paths", "", "output file for the paths of /openapi/v2 and the /openapi/v3 documents (gzipped JSON)")
 	flag.Parse()
 	servedGVs := map[schema.GroupVersion]bool{}
 	for _, s := range strings.Split(*served, ",") {
@@ -51,26 +60,33 @@ func main() {
 		servedGVs[gv] = true
 	}
 
+	// The external versions of kube-apiserver's schemes (its own, the
+	// apiextensions and the aggregator servers'), which its definition
+	// namer lists in each model's x-kubernetes-group-version-kind, served
+	// or not: the meta types every group/version registers (DeleteOptions,
+	// WatchEvent) name them all in /openapi/v2.
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apiregistrationv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, admissionv1.AddToScheme, admissionv1beta1.AddToScheme,
+		imagepolicyv1alpha1.AddToScheme, apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme,
+		apiregistrationv1.AddToScheme, apiregistrationv1beta1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			fail(err)
 		}
 	}
-	// Every served kind, with the group/version/kinds each model is registered as.
+	// Every kind with the group/version/kinds its model is registered as;
+	// the models of served kinds are the roots of the documents.
 	gvks := map[string][]map[string]string{}
 	roots := map[string]bool{}
 	for gvk, t := range scheme.AllKnownTypes() {
-		if !servedGVs[gvk.GroupVersion()] {
-			continue
-		}
 		n, ok := reflect.New(t).Interface().(modelNamer)
 		if !ok {
 			continue
 		}
 		name := n.OpenAPIModelName()
 		gvks[name] = append(gvks[name], map[string]string{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind})
-		roots[name] = true
+		if servedGVs[gvk.GroupVersion()] {
+			roots[name] = true
+		}
 	}
 	for name, l := range gvks {
 		sort.Slice(l, func(i, j int) bool {
@@ -124,8 +140,27 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	write(*out2, sw.Definitions)
-	fmt.Fprintf(os.Stderr, "%d v3 schemas, %d v2 definitions\n", len(defs3), len(sw.Definitions))
+	if *outPaths == "" {
+		write(*out2, sw.Definitions)
+	} else {
+		data, err := os.ReadFile(*resourcesFile)
+		if err != nil {
+			fail(err)
+		}
+		var resources []builtinResource
+		if err := json.Unmarshal(data, &resources); err != nil {
+			fail(err)
+		}
+		paths, err := buildPaths(scheme, resources, namer, generated.GetOpenAPIDefinitions)
+		if err != nil {
+			fail(err)
+		}
+		write(*outPaths, paths)
+		// /openapi/v2 has the definitions of the models its routes use.
+		write(*out2, paths.definitions)
+		fmt.Fprintf(os.Stderr, "%d v2 paths, %d v2 definitions, %d v3 documents\n", len(paths.V2.Paths), len(paths.definitions), len(paths.V3))
+	}
+	fmt.Fprintf(os.Stderr, "%d v3 schemas\n", len(defs3))
 }
 
 func write(path string, v any) {
