@@ -89,6 +89,8 @@ type elector struct {
 	mu      sync.Mutex
 	decided chan struct{} // closed once this process has run a term's first part, or another process leads
 	leading bool
+	stopped bool           // no term starts any more
+	terms   sync.WaitGroup // the terms' work under way
 }
 
 // newElector builds an elector for the Lease kube-system/name, which
@@ -131,9 +133,17 @@ func (e *elector) start() error {
 		Name:            e.lock.LeaseMeta.Name,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
+				// client-go calls this in a goroutine of its own, which
+				// Run does not wait for: stop does.
 				e.mu.Lock()
+				if e.stopped {
+					e.mu.Unlock()
+					return
+				}
 				e.leading = true
+				e.terms.Add(1)
 				e.mu.Unlock()
+				defer e.terms.Done()
 				e.run(ctx)
 			},
 			OnStoppedLeading: func() {
@@ -201,6 +211,10 @@ func (e *elector) stop() {
 	}
 	e.cancel()
 	<-e.done
+	e.mu.Lock()
+	e.stopped = true
+	e.mu.Unlock()
+	e.terms.Wait()
 }
 
 // runControllersTerm is one term of the controllers' Lease: it starts

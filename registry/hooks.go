@@ -60,6 +60,9 @@ func (s *Registry) beforeCreate(c *Request, o *Object) error {
 	switch obj := o.Obj.(type) {
 	case *corev1.Service:
 		if c.User != systemUser || obj.Spec.ClusterIP == "" {
+			if s.shared {
+				c.unallocated = obj.DeepCopy()
+			}
 			if err := s.allocateServiceIP(c, obj); err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/fakeplane/fakeplane/store"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,6 +35,10 @@ type Request struct {
 	// reservations are the ClusterIPs and node ports the request reserved;
 	// what its commit did not take is released when it ends.
 	reservations []*reservation
+	// unallocated is a created Service as it was before its ClusterIP and
+	// node ports were allocated, kept with a shared store to allocate
+	// again if another process takes them first (Registry.reallocate).
+	unallocated *corev1.Service
 	// quotaUnlock ends the request's hold on its namespace's quota
 	// admission, taken by admitQuota until the write committed.
 	quotaUnlock func()

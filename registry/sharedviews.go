@@ -89,3 +89,24 @@ func (s *Registry) claimsOf(res *Resource, o *Object, del bool) []string {
 	slices.Sort(claims)
 	return slices.Compact(claims) // a node port may serve TCP and UDP
 }
+
+// reallocate gives a created Service a new ClusterIP and node ports when
+// another process took those allocated first: what the client asked for
+// is asked for again (and refused now if it is held), what was picked is
+// picked anew.
+func (s *Registry) reallocate(c *Request, o *Object) error {
+	svc, ok := o.Obj.(*corev1.Service)
+	if !ok {
+		return nil
+	}
+	c.releaseReservations()
+	before := c.unallocated
+	svc.Spec.ClusterIP, svc.Spec.ClusterIPs = before.Spec.ClusterIP, slices.Clone(before.Spec.ClusterIPs)
+	svc.Spec.HealthCheckNodePort = before.Spec.HealthCheckNodePort
+	for i := range svc.Spec.Ports {
+		if i < len(before.Spec.Ports) {
+			svc.Spec.Ports[i].NodePort = before.Spec.Ports[i].NodePort
+		}
+	}
+	return s.allocateServiceIP(c, svc)
+}

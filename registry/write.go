@@ -102,10 +102,22 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
+	again := false
 	_, cur, err := s.store.Update(c.Res.Bucket, key, func(cur *store.Object) (store.Write, error) {
 		if cur != nil {
 			return store.Write{}, apierrors.NewAlreadyExists(c.Res.GR, o.Meta.GetName())
 		}
+		if again && c.unallocated != nil {
+			// Called again with the key still absent: another process
+			// took what was allocated (store.ErrRetry). Allocate anew.
+			if err := s.reallocate(c, o); err != nil {
+				return store.Write{}, err
+			}
+			if w, err = s.storageWrite(c.Res, key, o, false); err != nil {
+				return store.Write{}, err
+			}
+		}
+		again = true
 		return w, nil
 	})
 	if err != nil {
