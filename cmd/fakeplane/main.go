@@ -26,10 +26,14 @@ import (
 
 	"github.com/fakeplane/fakeplane"
 	"github.com/fakeplane/fakeplane/controllers"
+	"github.com/fakeplane/fakeplane/internal/startgc"
 	"github.com/fakeplane/fakeplane/store/etcdstore"
 )
 
 func main() {
+	// The collector is off since startgc's initialisation (see there); a
+	// command that does not start a server turns it back on here too.
+	defer startgc.Restore()
 	os.Exit(exitCode(run(os.Args[1:]), os.Stderr))
 }
 
@@ -267,7 +271,9 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := cp.Start(ctx); err != nil {
+	err = cp.Start(ctx)
+	startgc.Restore()
+	if err != nil {
 		return err
 	}
 	fmt.Printf("fakeplane is serving %s; use it with: export KUBECONFIG=%s\n", cp.URL(), path)
