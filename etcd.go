@@ -1,6 +1,7 @@
 package fakeplane
 
 import (
+	"context"
 	"sync"
 
 	"github.com/fakeplane/fakeplane/registry"
@@ -32,8 +33,8 @@ func openBoltStore(path string, opts store.Options) (storeBackend, error) {
 // the bbolt store would be: the watch cache size and the compaction
 // interval; values get their resourceVersion on every read, and observe is
 // handed every process's commits.
-func openEtcdStore(o *options, bolt store.Options, observe func(store.Event)) (storeBackend, error) {
-	st, err := etcdstore.Open(etcdstore.Config{
+func openEtcdStore(ctx context.Context, o *options, bolt store.Options, observe func(store.Event)) (storeBackend, error) {
+	st, err := etcdstore.OpenContext(ctx, etcdstore.Config{
 		Endpoints:          o.etcdServers,
 		Prefix:             o.etcdPrefix,
 		StampOnRead:        registry.RestampResourceVersion,

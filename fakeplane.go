@@ -183,7 +183,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	shared := len(cp.opts.etcdServers) > 0
 	if shared {
 		cp.feed = &eventFeed{}
-		cp.store, err = openEtcdStore(&cp.opts, storeOpts, cp.feed.deliver)
+		cp.store, err = openEtcdStore(ctx, &cp.opts, storeOpts, cp.feed.deliver)
 	} else {
 		cp.store, err = openBoltStore(filepath.Join(dataDir, dbFileName), storeOpts)
 	}

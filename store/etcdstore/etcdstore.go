@@ -219,7 +219,11 @@ var _ store.Interface = (*Store)(nil)
 
 // Open connects to etcd and starts the watch that feeds the store's
 // watchers, from etcd's current revision.
-func Open(cfg Config) (*Store, error) {
+func Open(cfg Config) (*Store, error) { return OpenContext(context.Background(), cfg) }
+
+// OpenContext is Open, given up when ctx is done first (a signal while
+// etcd does not answer).
+func OpenContext(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultPrefix
 	}
@@ -272,8 +276,14 @@ func Open(cfg Config) (*Store, error) {
 		s.cli, s.owned = cli, true
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	// While it opens, the store's requests end with ctx.
+	detach := context.AfterFunc(ctx, s.cancel)
+	defer detach()
 	if _, err := s.probeCompacted(); err != nil {
 		s.abandon()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("etcdstore: connect to %s: %w", strings.Join(cfg.Endpoints, ","), context.Cause(ctx))
+		}
 		return nil, err
 	}
 	wch, rev, err := s.startWatch()
