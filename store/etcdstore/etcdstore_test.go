@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -208,3 +210,26 @@ func TestStoresSharingAPrefix(t *testing.T) {
 
 // errHeld ends an UpdateFunc called again after a claim was found held.
 var errHeld = errors.New("claim held")
+
+// TestOpenContextEndsWithItsContext: an etcd that does not answer holds
+// OpenContext only until its context is done.
+func TestOpenContextEndsWithItsContext(t *testing.T) {
+	// A port nothing listens on: a listener closed at once.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stopped := errors.New("stopped by the test")
+	time.AfterFunc(100*time.Millisecond, func() { cancel(stopped) })
+	st, err := etcdstore.OpenContext(ctx, etcdstore.Config{Endpoints: []string{"http://" + addr}})
+	if err == nil {
+		st.Close()
+		t.Fatal("OpenContext succeeded without etcd")
+	}
+	if !errors.Is(err, stopped) {
+		t.Fatalf("OpenContext: %v, want the context's cause", err)
+	}
+}
