@@ -348,7 +348,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if shared {
 		// kube-controller-manager's run in the holder of its Lease, once
 		// the server serves (startElectedControllers).
-		ctrls = slices.DeleteFunc(ctrls, func(c controllers.Controller) bool { return !apiServerControllers[c.Name()] })
+		ctrls = slices.DeleteFunc(ctrls, func(c controllers.Controller) bool { return !isAPIServerController(c.Name()) })
 	}
 	authTrust := aggregator.NewClusterAuthenticationTrust(cp.srv.API(), aggregator.AuthenticationInfo{
 		ClientCA:                         clientCAPEM,

@@ -64,19 +64,21 @@ func (le LeaderElection) withDefaults() LeaderElection {
 	return le
 }
 
-// Lease names, as kube-controller-manager's and kube-scheduler's.
+// The controllers' Lease, as kube-controller-manager's. (The scheduler takes
+// kube-system/kube-scheduler itself: see scheduler.Configuration's
+// leaderElection.)
 const (
 	controllerManagerLease = "kube-controller-manager"
-	schedulerLease         = "kube-scheduler"
 	leaseNamespace         = "kube-system"
 )
 
-// apiServerControllers are the controllers of Default and of the control
-// plane that are kube-apiserver's own: every control plane runs them.
-var apiServerControllers = map[string]bool{"crd-finalizer": true}
+// isAPIServerController reports whether a controller of controllers.Default
+// is kube-apiserver's own (apiextensions-apiserver's CRD finalizer), which
+// every control plane runs.
+func isAPIServerController(name string) bool { return name == "crd-finalizer" }
 
-// elector runs a piece of work (the controllers, the scheduler) only while
-// this process holds its Lease, starting it again for each term it wins.
+// elector runs a piece of work (the controllers) only while this process
+// holds its Lease, starting it again for each term it wins.
 type elector struct {
 	lock   *resourcelock.LeaseLock
 	timing LeaderElection
@@ -87,8 +89,7 @@ type elector struct {
 	done   chan struct{}
 
 	mu      sync.Mutex
-	decided chan struct{} // closed once this process has run a term's first part, or another process leads
-	leading bool
+	decided chan struct{}  // closed once this process has run a term's first part, or another process leads
 	stopped bool           // no term starts any more
 	terms   sync.WaitGroup // the terms' work under way
 }
@@ -140,17 +141,12 @@ func (e *elector) start() error {
 					e.mu.Unlock()
 					return
 				}
-				e.leading = true
 				e.terms.Add(1)
 				e.mu.Unlock()
 				defer e.terms.Done()
 				e.run(ctx)
 			},
-			OnStoppedLeading: func() {
-				e.mu.Lock()
-				e.leading = false
-				e.mu.Unlock()
-			},
+			OnStoppedLeading: func() {}, // the term's context ends its work
 			OnNewLeader: func(id string) {
 				if id != e.lock.Identity() {
 					e.markDecided()
@@ -194,13 +190,6 @@ func (e *elector) waitDecided(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for a leader of %s: %w", e.lock.LeaseMeta.Name, context.Cause(ctx))
 	}
-}
-
-// Leading reports whether this process holds the Lease now.
-func (e *elector) Leading() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.leading
 }
 
 // stop ends the campaign, and the term's work with it, releasing the Lease
@@ -250,7 +239,7 @@ func (cp *ControlPlane) startElectedControllers(ctx context.Context, cfg control
 		return fmt.Errorf("fakeplane: controller manager client: %w", err)
 	}
 	build := func() []controllers.Controller {
-		return slices.DeleteFunc(controllers.Default(cfg), func(c controllers.Controller) bool { return apiServerControllers[c.Name()] })
+		return slices.DeleteFunc(controllers.Default(cfg), func(c controllers.Controller) bool { return isAPIServerController(c.Name()) })
 	}
 	e := newElector(client, controllerManagerLease, leaderIdentity(), cp.opts.leaderElection, cp.opts.logger.With("component", "leader-election"))
 	e.run = func(ctx context.Context) { cp.runControllersTerm(ctx, e, build, awaited) }
