@@ -235,18 +235,7 @@ func TestOpenAPIV3DocumentCaching(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
 	rc := clientset(t, cp).RESTClient()
-	idx, err := rc.Get().AbsPath("/openapi/v3").DoRaw(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var index struct {
-		Paths map[string]struct {
-			URL string `json:"serverRelativeURL"`
-		} `json:"paths"`
-	}
-	if err := json.Unmarshal(idx, &index); err != nil {
-		t.Fatal(err)
-	}
+	index := openAPIv3Index(t, rc)
 	for _, key := range []string{"version", ".well-known/openid-configuration", "openid/v1/jwks", "api/v1", "apis/apps/v1"} {
 		if _, ok := index.Paths[key]; !ok {
 			t.Errorf("the index lacks %s", key)

@@ -123,18 +123,7 @@ func TestOpenAPIV3DiscoveryDocuments(t *testing.T) {
 	cp := fakeplane.Start(t)
 	ctx := ctxT(t)
 	rc := clientset(t, cp).RESTClient()
-	idx, err := rc.Get().AbsPath("/openapi/v3").DoRaw(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var index struct {
-		Paths map[string]struct {
-			URL string `json:"serverRelativeURL"`
-		} `json:"paths"`
-	}
-	if err := json.Unmarshal(idx, &index); err != nil {
-		t.Fatal(err)
-	}
+	index := openAPIv3Index(t, rc)
 	for _, tc := range []struct{ key, path, operationID, model string }{
 		{"api", "/api/", "getCoreAPIVersions", "APIVersions"},
 		{"apis", "/apis/", "getAPIVersions", "APIGroupList"},
@@ -184,4 +173,22 @@ func TestOpenAPIV3DiscoveryDocuments(t *testing.T) {
 	if _, err := rc.Get().AbsPath("/openapi/v3/apis/no.such.group").DoRaw(ctx); err == nil {
 		t.Errorf("/openapi/v3/apis/no.such.group answered")
 	}
+}
+
+// openAPIv3Index is the /openapi/v3 index: each document's key and URL
+// (with its hash).
+func openAPIv3Index(t *testing.T, rc rest.Interface) (index struct {
+	Paths map[string]struct {
+		URL string `json:"serverRelativeURL"`
+	} `json:"paths"`
+}) {
+	t.Helper()
+	idx, err := rc.Get().AbsPath("/openapi/v3").DoRaw(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(idx, &index); err != nil {
+		t.Fatal(err)
+	}
+	return index
 }
