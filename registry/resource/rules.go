@@ -30,9 +30,10 @@ import (
 // references, unions, the node selection of slices). Errors upstream
 // marks as covered by declarative validation are marked so here too, and
 // give way to the declarative error they match (see withDeclarative).
-// Not reimplemented: compiling CEL selectors and derived attributes (only
-// their length is checked), the admin-access namespace check, and the
-// rules of fields behind feature gates that are off in v1.37.
+// CEL selectors are compiled with upstream's compiler (cel.go). Not
+// reimplemented: derived attributes (DRADerivedAttributes is off in
+// v1.37), the admin-access namespace check, and the rules of fields behind
+// other feature gates that are off in v1.37.
 
 // validateResourceRules returns the handwritten errors of a create (old
 // nil) or an update of a resource.k8s.io/v1 object, metadata excluded.
@@ -353,17 +354,14 @@ func validateRequestDetails(selectors []resourcev1.DeviceSelector, mode resource
 	return errs
 }
 
-// validateSelectors checks that each selector has a CEL expression of at
-// most the allowed length (stored ones are not checked again).
+// validateSelectors checks that each selector has a valid CEL expression
+// (see validateCELSelector; stored ones are not checked again).
 func validateSelectors(selectors []resourcev1.DeviceSelector, fld *field.Path, stored bool) field.ErrorList {
 	return validateList(selectors, resourcev1.DeviceSelectorsMaxSize, func(s resourcev1.DeviceSelector, fld *field.Path) field.ErrorList {
-		switch {
-		case s.CEL == nil:
+		if s.CEL == nil {
 			return field.ErrorList{field.Required(fld.Child("cel"), "")}
-		case !stored && len(s.CEL.Expression) > resourcev1.CELSelectorExpressionMaxLength:
-			return field.ErrorList{field.TooLong(fld.Child("cel", "expression"), "", resourcev1.CELSelectorExpressionMaxLength)}
 		}
-		return nil
+		return validateCELSelector(s.CEL.Expression, fld.Child("cel", "expression"), stored)
 	}, fld, listRule{size: true})
 }
 

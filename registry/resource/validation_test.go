@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -101,6 +102,35 @@ func TestStatusValidationChecksOnlyStatusRules(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("error fields %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestResourceCELSelectorCompilation checks the field errors of a device
+// selector's expression by kind (an Invalid compilation error, a Forbidden
+// cost, a TooLong length) and that a stored expression is not compiled.
+func TestResourceCELSelectorCompilation(t *testing.T) {
+	fld := field.NewPath("spec", "selectors").Index(0).Child("cel", "expression")
+	for _, tc := range []struct {
+		name, expression string
+		stored           bool
+		want             field.ErrorType
+	}{
+		{name: "valid", expression: `device.driver == "a"`},
+		{name: "unknown result", expression: `device.attributes["a"].b`},
+		{name: "undeclared reference", expression: `nosuch`, want: field.ErrorTypeInvalid},
+		{name: "undeclared reference stored", expression: `nosuch`, stored: true},
+		{name: "too costly", expression: `device.attributes["a"].all(p, device.attributes["b"].all(q, device.attributes["c"].all(r, device.attributes["d"].all(s, p == s))))`, want: field.ErrorTypeForbidden},
+		{name: "too long", expression: strings.Repeat(" ", resourcev1.CELSelectorExpressionMaxLength) + "true", want: field.ErrorTypeTooLong},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := validateCELSelector(tc.expression, fld, tc.stored)
+			switch {
+			case tc.want == "" && len(errs) != 0:
+				t.Errorf("errors %v", errs)
+			case tc.want != "" && (len(errs) != 1 || errs[0].Type != tc.want || errs[0].Field != fld.String()):
+				t.Errorf("errors %v, want one %s at %s", errs, tc.want, fld)
 			}
 		})
 	}
