@@ -13,9 +13,11 @@ import (
 // PrepareForCreate gives a new pod upstream's initial status: Pending, with
 // its QoS class (see podQOS), and, when it has scheduling gates, the
 // condition PodScheduled False SchedulingGated. The server calls it after
-// admission, which may have changed the pod's resources.
+// admission, which may have changed the pod's resources. It first clears
+// the fields of default-off gates (DropDisabledSpecFields).
 func (podStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	p := obj.(*corev1.Pod)
+	DropDisabledSpecFields(&p.Spec, nil)
 	// DefaultPodLevelResources (PodLevelResourcesFixDefaulting is on in
 	// v1.37): the defaulted pod-level resources are stored.
 	if res := defaultPodLevelResources(p.Spec.Resources, defaultedContainers(p)); res != nil {
@@ -35,9 +37,11 @@ func (podStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 const schedulingGatedMessage = "Scheduling is blocked due to non-empty scheduling gates"
 
 // PrepareForUpdate keeps the priority and preemption policy set at create
-// when an update leaves them out, as upstream's Priority admission does.
+// when an update leaves them out, as upstream's Priority admission does,
+// and clears the fields of default-off gates the stored pod does not use.
 func (podStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	p, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
+	DropDisabledSpecFields(&p.Spec, &prev.Spec)
 	keepPriority(p, prev)
 	// Upstream keeps the pod-level resources an update leaves out
 	// (PodLevelResourcesFixDefaulting).
