@@ -68,7 +68,7 @@ func (s *Registry) beforeCreate(c *Request, o *Object) error {
 			}
 		}
 	}
-	dropDisabledTemplateFields(o.Obj, nil)
+	dropDisabledFields(o.Obj, nil)
 	if hasStrategy {
 		st.PrepareForCreate(c.Context(), o.Obj)
 	}
@@ -222,7 +222,7 @@ func prepareUpdate(c *Request, st strategy.Strategy, mode writeMode, o, old *Obj
 			ap.PrepareForApprovalUpdate(c.Context(), o.Obj, old.Obj)
 		}
 	default:
-		dropDisabledTemplateFields(o.Obj, old.Obj)
+		dropDisabledFields(o.Obj, old.Obj)
 		st.PrepareForUpdate(c.Context(), o.Obj, old.Obj)
 	}
 }

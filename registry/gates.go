@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/fakeplane/fakeplane/registry/batch/job"
 	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
@@ -36,12 +37,31 @@ func podTemplateSpec(obj runtime.Object) *corev1.PodSpec {
 	return nil
 }
 
-// dropDisabledTemplateFields clears the fields of default-off feature
-// gates from the pod template of obj, unless old's template uses them, as
-// upstream's workload strategies do (pkg/api/pod's
-// DropDisabledTemplateFields, in their PrepareForCreate and
-// PrepareForUpdate). old is nil on create.
-func dropDisabledTemplateFields(obj, old runtime.Object) {
+// jobSpec is the Job spec of a Job or of a CronJob's job template, nil for
+// other objects.
+func jobSpec(obj runtime.Object) *batchv1.JobSpec {
+	switch o := obj.(type) {
+	case *batchv1.Job:
+		return &o.Spec
+	case *batchv1.CronJob:
+		return &o.Spec.JobTemplate.Spec
+	}
+	return nil
+}
+
+// dropDisabledFields clears the fields of feature gates off by default in
+// v1.37 that the workload kinds share, unless old uses them, as upstream's
+// workload strategies do in their PrepareForCreate and PrepareForUpdate:
+// those of the pod template (pkg/api/pod's DropDisabledTemplateFields) and
+// of a Job spec (pkg/api/job's DropDisabledFields). old is nil on create.
+func dropDisabledFields(obj, old runtime.Object) {
+	if spec := jobSpec(obj); spec != nil {
+		var oldSpec *batchv1.JobSpec
+		if old != nil {
+			oldSpec = jobSpec(old)
+		}
+		job.DropDisabledSpecFields(spec, oldSpec)
+	}
 	spec := podTemplateSpec(obj)
 	if spec == nil {
 		return

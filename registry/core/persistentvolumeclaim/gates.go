@@ -1,0 +1,35 @@
+package persistentvolumeclaim
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// dropDisabledSpecFields clears the fields of a claim spec whose feature
+// gates are off by default in kube-apiserver v1.37, as upstream's
+// pkg/api/persistentvolumeclaim DropDisabledFields: a dataSourceRef naming
+// another namespace (CrossNamespaceVolumeDataSource) goes, whole, unless
+// old (nil on create) has a dataSourceRef.
+func dropDisabledSpecFields(spec, old *corev1.PersistentVolumeClaimSpec) {
+	if ref := spec.DataSourceRef; ref != nil && ref.Namespace != nil && *ref.Namespace != "" &&
+		(old == nil || old.DataSourceRef == nil) {
+		spec.DataSourceRef = nil
+	}
+}
+
+// PrepareForUpdate clears the spec's fields of default-off gates the
+// stored claim does not use, as upstream's PrepareForUpdate.
+func (claimStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	dropDisabledSpecFields(&obj.(*corev1.PersistentVolumeClaim).Spec, &old.(*corev1.PersistentVolumeClaim).Spec)
+}
+
+// PrepareForStatusUpdate clears the status's fields of default-off gates
+// the stored claim does not use, as upstream's status strategy
+// (DropDisabledFieldsFromStatus): status.healthStatus (CSIVolumeHealth).
+func (claimStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Object) {
+	if old.(*corev1.PersistentVolumeClaim).Status.HealthStatus == nil {
+		obj.(*corev1.PersistentVolumeClaim).Status.HealthStatus = nil
+	}
+}
