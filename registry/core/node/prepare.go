@@ -11,9 +11,11 @@ import (
 // PrepareForCreate is the TaintNodesByCondition admission plugin, which
 // taints a new node not ready until its kubelet says otherwise, followed at
 // once by the node lifecycle controller's pass (see conditionTaints). The
-// status the client sent is kept.
+// status the client sent is kept. The spec's fields of default-off gates
+// are cleared (dropDisabledSpecFields).
 func (nodeStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	n := obj.(*corev1.Node)
+	dropDisabledSpecFields(&n.Spec, nil)
 	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
 	if !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&notReady) }) {
 		n.Spec.Taints = append(n.Spec.Taints, notReady)
@@ -21,9 +23,11 @@ func (nodeStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	conditionTaints(n)
 }
 
-// PrepareForUpdate runs the node lifecycle controller's pass (see
-// conditionTaints).
-func (nodeStrategy) PrepareForUpdate(_ context.Context, obj, _ runtime.Object) {
+// PrepareForUpdate clears the spec's fields of default-off gates the
+// stored node does not use and runs the node lifecycle controller's pass
+// (see conditionTaints).
+func (nodeStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	dropDisabledSpecFields(&obj.(*corev1.Node).Spec, &old.(*corev1.Node).Spec)
 	conditionTaints(obj.(*corev1.Node))
 }
 

@@ -228,3 +228,32 @@ func visitVolumeUsers(s *corev1.PodSpec, f func(**int64)) {
 		}
 	}
 }
+
+// DropDisabledStatusFields clears the fields of a pod status whose feature
+// gates are off by default in kube-apiserver v1.37, as upstream's
+// dropDisabledPodStatusFields, each kept when old (the stored status)
+// already uses it: the volume health (CSIVolumeHealth), the node
+// allocatable resource claim statuses (DRANodeAllocatableResources) and
+// the volume status of container volume mounts (ImageVolumeWithDigest).
+func DropDisabledStatusFields(status, old *corev1.PodStatus) {
+	if len(old.VolumeHealth) == 0 {
+		status.VolumeHealth = nil
+	}
+	if len(old.NodeAllocatableResourceClaimStatuses) == 0 {
+		status.NodeAllocatableResourceClaimStatuses = nil
+	}
+	mounts := func(s *corev1.PodStatus, f func(*corev1.VolumeMountStatus)) {
+		for _, statuses := range [][]corev1.ContainerStatus{s.InitContainerStatuses, s.ContainerStatuses, s.EphemeralContainerStatuses} {
+			for i := range statuses {
+				for j := range statuses[i].VolumeMounts {
+					f(&statuses[i].VolumeMounts[j])
+				}
+			}
+		}
+	}
+	used := false
+	mounts(old, func(m *corev1.VolumeMountStatus) { used = used || m.VolumeStatus != nil })
+	if !used {
+		mounts(status, func(m *corev1.VolumeMountStatus) { m.VolumeStatus = nil })
+	}
+}

@@ -52,11 +52,13 @@ func (podStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) 
 
 // PrepareForStatusUpdate keeps the priority as PrepareForUpdate does, and
 // the owner references, which upstream's pod status strategy does not let a
-// write to /status change.
+// write to /status change, and clears the status fields of default-off
+// gates the stored status does not use (DropDisabledStatusFields).
 func (podStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Object) {
 	p, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
 	keepPriority(p, prev)
 	p.OwnerReferences = prev.OwnerReferences
+	DropDisabledStatusFields(&p.Status, &prev.Status)
 }
 
 // keepPriority is upstream's Priority admission on update: what it set at
