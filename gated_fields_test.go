@@ -8,12 +8,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// TestWorkloadAndClaimGatedFieldsDropped writes Jobs, CronJobs and
-// PersistentVolumeClaims with fields of feature gates that are off by
-// default in v1.37: a Job spec's scheduling (WorkloadWithJob), a claim's
-// dataSourceRef to another namespace (CrossNamespaceVolumeDataSource) and
-// its status.healthStatus (CSIVolumeHealth). kube-apiserver drops them.
-func TestWorkloadAndClaimGatedFieldsDropped(t *testing.T) {
+// TestCoreGatedFieldsDropped writes Jobs, CronJobs,
+// PersistentVolumeClaims, pod statuses and nodes with fields of feature
+// gates that are off by default in v1.37: a Job spec's scheduling
+// (WorkloadWithJob), a claim's dataSourceRef to another namespace
+// (CrossNamespaceVolumeDataSource) and its status.healthStatus
+// (CSIVolumeHealth), a pod status's volumeHealth (CSIVolumeHealth),
+// nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources) and
+// volume mounts' volumeStatus (ImageVolumeWithDigest), a node's
+// podPreemptionPolicy (InPlacePodVerticalScalingSchedulerPreemption).
+// kube-apiserver drops them.
+func TestCoreGatedFieldsDropped(t *testing.T) {
 	runGatedFieldCases(t, []gatedFieldCase{
 		{gate: "WorkloadWithJob", obj: `
 apiVersion: batch/v1
@@ -66,5 +71,61 @@ status:
   phase: Pending
   healthStatus: {healthConditions: [{status: Abnormal, message: x}]}`,
 			field: func(o runtime.Object) any { return o.(*corev1.PersistentVolumeClaim).Status.HealthStatus }},
+		{gate: "CSIVolumeHealth", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: gated-pod-volume-health}
+spec:
+  containers: [{name: c, image: busybox}]`,
+			status: `
+apiVersion: v1
+kind: Pod
+metadata: {name: gated-pod-volume-health}
+status:
+  volumeHealth: [{name: v, healthConditions: [{status: Abnormal}]}]`,
+			field: func(o runtime.Object) any {
+				return o.(*corev1.Pod).Status.VolumeHealth
+			}},
+		{gate: "DRANodeAllocatableResources", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: gated-pod-node-allocatable}
+spec:
+  containers: [{name: c, image: busybox}]`,
+			status: `
+apiVersion: v1
+kind: Pod
+metadata: {name: gated-pod-node-allocatable}
+status:
+  nodeAllocatableResourceClaimStatuses: [{resourceClaimName: c}]`,
+			field: func(o runtime.Object) any {
+				return o.(*corev1.Pod).Status.NodeAllocatableResourceClaimStatuses
+			}},
+		{gate: "ImageVolumeWithDigest", obj: `
+apiVersion: v1
+kind: Pod
+metadata: {name: gated-pod-volume-status}
+spec:
+  containers: [{name: c, image: busybox}]`,
+			status: `
+apiVersion: v1
+kind: Pod
+metadata: {name: gated-pod-volume-status}
+status:
+  containerStatuses:
+  - {name: c, image: busybox, imageID: "", ready: false, restartCount: 0, volumeMounts: [{name: v, mountPath: /v, volumeStatus: {image: {imageRef: x}}}]}`,
+			field: func(o runtime.Object) any {
+				if s := o.(*corev1.Pod).Status.ContainerStatuses; len(s) > 0 {
+					return s[0].VolumeMounts[0].VolumeStatus
+				}
+				return nil
+			}},
+		{gate: "InPlacePodVerticalScalingSchedulerPreemption", obj: `
+apiVersion: v1
+kind: Node
+metadata: {name: gated-node-preemption}
+spec:
+  podPreemptionPolicy: {disableResizePreemption: [a]}`,
+			field: func(o runtime.Object) any { return o.(*corev1.Node).Spec.PodPreemptionPolicy }},
 	})
 }

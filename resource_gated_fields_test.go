@@ -10,6 +10,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -218,7 +219,19 @@ func runGatedFieldCases(t *testing.T, cases []gatedFieldCase) {
 				} else if !empty(tc.field(got)) {
 					t.Errorf("create kept %v", tc.field(got))
 				}
-				if got, err = write(ctx, withSent(t, got, sent)); err != nil {
+				// Made again on a Conflict: a controller (the node
+				// lifecycle controller) may write the object meanwhile.
+				for range 10 {
+					var written runtime.Object
+					if written, err = write(ctx, withSent(t, got, sent)); !apierrors.IsConflict(err) {
+						got = written
+						break
+					}
+					if got, err = ops.get(ctx, name); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
 				if !empty(tc.field(got)) {
