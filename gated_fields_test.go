@@ -5,6 +5,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -16,8 +17,9 @@ import (
 // (CSIVolumeHealth), a pod status's volumeHealth (CSIVolumeHealth),
 // nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources) and
 // volume mounts' volumeStatus (ImageVolumeWithDigest), a node's
-// podPreemptionPolicy (InPlacePodVerticalScalingSchedulerPreemption).
-// kube-apiserver drops them.
+// podPreemptionPolicy (InPlacePodVerticalScalingSchedulerPreemption), a
+// CSINode's status.storageHealth (CSIVolumeHealth). kube-apiserver drops
+// them.
 func TestCoreGatedFieldsDropped(t *testing.T) {
 	runGatedFieldCases(t, []gatedFieldCase{
 		{gate: "WorkloadWithJob", obj: `
@@ -127,5 +129,16 @@ metadata: {name: gated-node-preemption}
 spec:
   podPreemptionPolicy: {disableResizePreemption: [a]}`,
 			field: func(o runtime.Object) any { return o.(*corev1.Node).Spec.PodPreemptionPolicy }},
+		{gate: "CSIVolumeHealth", obj: `
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: gated-csinode-health}
+spec: {drivers: []}`,
+			status: `
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: gated-csinode-health}
+status: {storageHealth: [{name: x}]}`,
+			field: func(o runtime.Object) any { return o.(*storagev1.CSINode).Status.StorageHealth }},
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -252,10 +253,13 @@ func runGatedFieldCases(t *testing.T, cases []gatedFieldCase) {
 	}
 }
 
-// gatedOpsFor is typedOpsFor, with CronJobs.
+// gatedOpsFor is typedOpsFor, with CronJobs and CSINodes.
 func gatedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.Object) typedOps {
-	if _, ok := obj.(*batchv1.CronJob); ok {
+	switch obj.(type) {
+	case *batchv1.CronJob:
 		return opsOf(cs.BatchV1().CronJobs(ns))
+	case *storagev1.CSINode:
+		return opsOf(cs.StorageV1().CSINodes())
 	}
 	return typedOpsFor(t, cs, ns, obj)
 }

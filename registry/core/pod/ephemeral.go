@@ -23,7 +23,8 @@ import (
 // validated as upstream's validateEphemeralContainers does.
 
 // PrepareForEphemeralContainersUpdate keeps the stored pod but its
-// ephemeral containers (upstream's dropNonEphemeralContainerUpdates).
+// ephemeral containers (upstream's dropNonEphemeralContainerUpdates), then clears the fields
+// of default-off gates the stored pod does not use.
 func (podStrategy) PrepareForEphemeralContainersUpdate(_ context.Context, obj, old runtime.Object) {
 	n, o := obj.(*corev1.Pod), old.(*corev1.Pod)
 	keep := o.DeepCopy()
@@ -31,6 +32,7 @@ func (podStrategy) PrepareForEphemeralContainersUpdate(_ context.Context, obj, o
 	keep.ManagedFields = n.ManagedFields
 	keep.Spec.EphemeralContainers = n.Spec.EphemeralContainers
 	*n = *keep
+	DropDisabledSpecFields(&n.Spec, &o.Spec)
 }
 
 // ValidateEphemeralContainersUpdate is upstream's
