@@ -20,9 +20,14 @@ func dropDisabledSpecFields(spec, old *corev1.PersistentVolumeClaimSpec) {
 }
 
 // PrepareForUpdate clears the spec's fields of default-off gates the
-// stored claim does not use, as upstream's PrepareForUpdate.
+// stored claim does not use and brings its data source fields in line, as
+// upstream's PrepareForUpdate.
 func (claimStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	dropDisabledSpecFields(&obj.(*corev1.PersistentVolumeClaim).Spec, &old.(*corev1.PersistentVolumeClaim).Spec)
+	spec, oldSpec := &obj.(*corev1.PersistentVolumeClaim).Spec, &old.(*corev1.PersistentVolumeClaim).Spec
+	dropDisabledSpecFields(spec, oldSpec)
+	// An older client may leave out the dataSourceRef the server filled in.
+	dropLegacyDataSource(spec, oldSpec)
+	mirrorDataSources(spec)
 }
 
 // PrepareForStatusUpdate clears the status's fields of default-off gates
