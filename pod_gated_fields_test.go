@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -125,10 +126,22 @@ func TestPodGatedFieldsDropped(t *testing.T) {
 				if _, isPod := sent.(*corev1.Pod); isPod {
 					return // a pod's spec is immutable but for a few fields
 				}
-				// The stored object, its pod spec as sent.
-				again := got.DeepCopyObject()
-				*tc.spec(again) = *tc.spec(sent).DeepCopy()
-				if got, err = ops.update(ctx, again); err != nil {
+				// The stored object, its pod spec as sent; made again on
+				// a Conflict: the workload's controller may write its
+				// status meanwhile.
+				for range 10 {
+					again := got.DeepCopyObject()
+					*tc.spec(again) = *tc.spec(sent).DeepCopy()
+					var written runtime.Object
+					if written, err = ops.update(ctx, again); !apierrors.IsConflict(err) {
+						got = written
+						break
+					}
+					if got, err = ops.get(ctx, name); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err != nil {
 					t.Fatalf("update: %v", err)
 				}
 				if set := setGatedPodFields(tc.spec(got)); len(set) > 0 {
