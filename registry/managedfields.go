@@ -1,11 +1,14 @@
 package registry
 
 import (
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
 	"log/slog"
+	"maps"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +90,96 @@ func (g mergeSchemaConverter) TypedToObject(v *typed.TypedValue) (runtime.Object
 	return g.deduced.TypedToObject(v)
 }
 
+// withoutManagedFields returns obj without metadata.managedFields: obj
+// itself when it has none, else a shallow copy (obj is not changed).
+//
+// The field manager converts whole objects to typed values, the live one
+// with its managedFields, but what it computes never depends on them: it
+// decodes the managed fields itself before, the patch may not carry any,
+// an update's new object has them removed, the field sets it records have
+// metadata.managedFields stripped, and the object it returns gets them
+// encoded anew. Converting, merging and comparing them (each entry's
+// fieldsV1 a JSON round trip) was most of an apply's merge. An entry whose
+// fieldsV1 is not a JSON object would fail the conversion, so such an
+// object (which no field manager stores) is converted as it is.
+func withoutManagedFields(obj runtime.Object) runtime.Object {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		md, ok := u.Object["metadata"].(map[string]any)
+		if !ok {
+			return obj
+		}
+		if _, has := md["managedFields"]; !has {
+			return obj
+		}
+		if entries, ok := md["managedFields"].([]any); ok {
+			for _, e := range entries {
+				em, ok := e.(map[string]any)
+				if !ok {
+					return obj
+				}
+				if f, has := em["fieldsV1"]; has && f != nil {
+					if _, ok := f.(map[string]any); !ok {
+						return obj
+					}
+				}
+			}
+		}
+		out := maps.Clone(u.Object)
+		md = maps.Clone(md)
+		delete(md, "managedFields")
+		out["metadata"] = md
+		return &unstructured.Unstructured{Object: out}
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return obj
+	}
+	entries := acc.GetManagedFields()
+	if entries == nil {
+		return obj
+	}
+	for _, e := range entries {
+		if e.FieldsV1 != nil && !isJSONObject(e.FieldsV1.Raw) {
+			return obj
+		}
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return obj
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	out, ok := cp.Interface().(runtime.Object)
+	if !ok {
+		return obj
+	}
+	outAcc, err := meta.Accessor(out)
+	if err != nil {
+		return obj
+	}
+	outAcc.SetManagedFields(nil)
+	return out
+}
+
+// isJSONObject reports whether raw (JSON) is an object or null, as the
+// fieldsV1 of an entry converts to a typed value.
+func isJSONObject(raw []byte) bool {
+	if raw == nil {
+		return true
+	}
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	return len(raw) > 0 && (raw[0] == '{' || bytes.HasPrefix(raw, []byte("null")))
+}
+
+// managedFieldsStripper is a type converter that converts objects without
+// their managedFields (see withoutManagedFields).
+type managedFieldsStripper struct{ managedfields.TypeConverter }
+
+// ObjectToTyped implements managedfields.TypeConverter.
+func (s managedFieldsStripper) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	return s.TypeConverter.ObjectToTyped(withoutManagedFields(obj), opts...)
+}
+
 // fieldManagers builds, once per subresource, the upstream field manager
 // that tracks metadata.managedFields and merges server-side apply patches
 // for one resource.
@@ -102,7 +195,9 @@ type fieldManagers struct {
 
 // newBuiltinFieldManagers serves a built-in resource.
 func newBuiltinFieldManagers() *fieldManagers {
-	return &fieldManagers{typeConverter: func() (managedfields.TypeConverter, error) { return builtinTypeConverter(), nil }}
+	return &fieldManagers{typeConverter: func() (managedfields.TypeConverter, error) {
+		return managedFieldsStripper{builtinTypeConverter()}, nil
+	}}
 }
 
 // newCRDFieldManagers serves the versions of a CRD, all sharing one type
@@ -110,7 +205,11 @@ func newBuiltinFieldManagers() *fieldManagers {
 func newCRDFieldManagers(crd *apiextensionsv1.CustomResourceDefinition) *fieldManagers {
 	crd = crd.DeepCopy()
 	return &fieldManagers{crd: crd, typeConverter: sync.OnceValues(func() (managedfields.TypeConverter, error) {
-		return crdTypeConverter(crd)
+		tc, err := crdTypeConverter(crd)
+		if err != nil {
+			return nil, err
+		}
+		return managedFieldsStripper{tc}, nil
 	})}
 }
 
@@ -154,7 +253,7 @@ func (r *Resource) FieldManager(sub string) (*managedfields.FieldManager, error)
 		return fm, nil
 	}
 	if sub == "scale" {
-		fm, err := managedfields.NewDefaultFieldManager(builtinTypeConverter(), scaleConvertor, scaleConvertor, scaleConvertor,
+		fm, err := managedfields.NewDefaultFieldManager(managedFieldsStripper{builtinTypeConverter()}, scaleConvertor, scaleConvertor, scaleConvertor,
 			scaleResource.GVK, scaleResource.GVK.GroupVersion(), sub, nil)
 		if err != nil {
 			return nil, err
