@@ -329,20 +329,22 @@ func ProtobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
 }
 
 // putProto records the protobuf message of an object just committed at rev,
-// so watchers and lists need not encode it again.
-func (ec *EncCache) putProto(r *Resource, key string, rev int64, obj runtime.Object) {
+// so watchers and lists need not encode it again, and returns it (nil when
+// the object has none).
+func (ec *EncCache) putProto(r *Resource, key string, rev int64, obj runtime.Object) []byte {
 	pm, ok := obj.(protoMarshaler)
 	if !ok || r.Typed == nil {
-		return
+		return nil
 	}
 	p, err := pm.Marshal()
 	if err != nil {
-		return
+		return nil
 	}
 	e := ec.entry(r.Bucket, key, rev)
 	ec.mu.Lock()
 	e.proto.set(r.APIVersion(), 0, p)
 	ec.mu.Unlock()
+	return p
 }
 
 // batchConverter converts many stored objects in one go (one

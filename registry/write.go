@@ -114,7 +114,7 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if c.Res.conv == nil {
 		// What is served is what was committed (else it is converted from
 		// the stored bytes).
-		s.enc.putProto(c.Res, key, cur.Revision, o.Obj)
+		c.ResultProto = s.enc.putProto(c.Res, key, cur.Revision, o.Obj)
 		c.Result = o.Obj
 	}
 	out, err := c.Res.FromStorage(cur.Value)
@@ -296,14 +296,15 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		s.afterCommit(c, key, nil, deletedAnswer, true)
 		return deletedAnswer, false, nil
 	}
+	var proto []byte
 	if cur != nil && committed != nil {
 		s.afterCommit(c, key, committed.Obj, cur.Value, false)
 		if c.Res.conv == nil {
-			s.enc.putProto(c.Res, key, cur.Revision, committed.Obj)
+			proto = s.enc.putProto(c.Res, key, cur.Revision, committed.Obj)
 		}
 	}
 	if committed != nil && key == c.Key() && c.Res.conv == nil {
-		c.Result = committed.Obj
+		c.Result, c.ResultProto = committed.Obj, proto
 	}
 	out, err := c.Res.FromStorage(cur.Value)
 	if err != nil {
