@@ -124,11 +124,9 @@ func withoutManagedFields(obj runtime.Object) runtime.Object {
 				}
 			}
 		}
-		out := maps.Clone(u.Object)
-		md = maps.Clone(md)
-		delete(md, "managedFields")
-		out["metadata"] = md
-		return &unstructured.Unstructured{Object: out}
+		out := shallowCopy(u).(*unstructured.Unstructured)
+		delete(out.Object["metadata"].(map[string]any), "managedFields")
+		return out
 	}
 	acc, err := meta.Accessor(obj)
 	if err != nil {
@@ -143,14 +141,8 @@ func withoutManagedFields(obj runtime.Object) runtime.Object {
 			return obj
 		}
 	}
-	v := reflect.ValueOf(obj)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return obj
-	}
-	cp := reflect.New(v.Elem().Type())
-	cp.Elem().Set(v.Elem())
-	out, ok := cp.Interface().(runtime.Object)
-	if !ok {
+	out := shallowCopy(obj)
+	if out == nil {
 		return obj
 	}
 	outAcc, err := meta.Accessor(out)
@@ -191,6 +183,8 @@ type fieldManagers struct {
 	bySub map[string]*managedfields.FieldManager
 	// crd is the CRD served, nil for built-ins.
 	crd *apiextensionsv1.CustomResourceDefinition
+	// created remembers what creates recorded, by object shape.
+	created createdFieldsMemo
 }
 
 // newBuiltinFieldManagers serves a built-in resource.
@@ -451,14 +445,182 @@ func (c *Request) TrackManagedFields(live runtime.Object, o *Object, fieldManage
 		slog.Debug("no field manager", "resource", c.Res.GR.String(), "err", err)
 		return
 	}
+	manager := ManagerName(fieldManager, c.UserAgent)
 	if live == nil {
-		live = c.Res.NewObject()
-		live.GetObjectKind().SetGroupVersionKind(c.Res.GVK)
+		c.Res.trackCreate(fm, sub, o, manager)
+		return
 	}
-	out := fm.UpdateNoErrors(live, o.Obj, ManagerName(fieldManager, c.UserAgent))
+	out := fm.UpdateNoErrors(live, o.Obj, manager)
 	if acc, err := meta.Accessor(out); err == nil {
 		o.Obj, o.Meta = out, acc
 	}
+}
+
+// trackCreate records manager's create of o through sub with fm, as
+// UpdateNoErrors from an empty object does, remembering what it recorded
+// for objects of o's shape (see createdShape).
+func (r *Resource) trackCreate(fm *managedfields.FieldManager, sub string, o *Object, manager string) {
+	var key string
+	if r.managed != nil && len(o.Meta.GetManagedFields()) == 0 {
+		if shape, ok := createdShape(o.Obj); ok {
+			key = sub + "\x00" + manager + "\x00" + o.Obj.GetObjectKind().GroupVersionKind().String() + "\x00" + string(shape)
+			if entries, hit := r.managed.created.get(key); hit {
+				o.Meta.SetManagedFields(retimedEntries(entries, time.Now().UTC()))
+				return
+			}
+		}
+	}
+	live := r.NewObject()
+	live.GetObjectKind().SetGroupVersionKind(r.GVK)
+	out := fm.UpdateNoErrors(live, o.Obj, manager)
+	acc, err := meta.Accessor(out)
+	if err != nil {
+		return
+	}
+	o.Obj, o.Meta = out, acc
+	if key != "" {
+		r.managed.created.put(key, retimedEntries(acc.GetManagedFields(), time.Time{}))
+	}
+}
+
+// createdFieldsMemo remembers, for one resource of one control plane, the
+// managedFields entries creates recorded, by the shape of the created
+// object (createdShape), without their time. A create's entries are a
+// function of the field manager, the manager, the object's kind and its
+// fields other than metadata's name, namespace, uid, resourceVersion,
+// selfLink, creationTimestamp and generation: the created object is
+// compared with an empty one, what differs is recorded, and those fields
+// are stripped from what is recorded (upstream's stripMeta: its list, which
+// does not have generateName), so their values cannot change it. Objects created from one template
+// (a loop in a test, a controller's pods) share one entry and skip the
+// typed conversion and comparison.
+type createdFieldsMemo struct {
+	mu sync.Mutex
+	m  map[string][]metav1.ManagedFieldsEntry
+}
+
+// Bounds of a createdFieldsMemo: entries (it is emptied when full) and the
+// size of an object's shape worth remembering.
+const (
+	maxCreatedShapes   = 128
+	maxCreatedShapeLen = 32 << 10
+)
+
+func (cm *createdFieldsMemo) get(key string) ([]metav1.ManagedFieldsEntry, bool) {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	e, ok := cm.m[key]
+	return e, ok
+}
+
+func (cm *createdFieldsMemo) put(key string, entries []metav1.ManagedFieldsEntry) {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	if cm.m == nil || len(cm.m) >= maxCreatedShapes {
+		cm.m = map[string][]metav1.ManagedFieldsEntry{}
+	}
+	cm.m[key] = entries
+}
+
+// retimedEntries copies entries, the time of those that have one set to t
+// (the field manager times the entry of the manager that wrote); nil stays
+// nil.
+func retimedEntries(entries []metav1.ManagedFieldsEntry, t time.Time) []metav1.ManagedFieldsEntry {
+	if entries == nil {
+		return nil
+	}
+	out := make([]metav1.ManagedFieldsEntry, len(entries))
+	for i := range entries {
+		entries[i].DeepCopyInto(&out[i])
+		if out[i].Time != nil {
+			out[i].Time = &metav1.Time{Time: t}
+		}
+	}
+	return out
+}
+
+// createdShape is obj's JSON without the metadata fields a create's
+// managedFields do not depend on (see createdFieldsMemo); false when obj
+// does not encode or its shape is too big to remember.
+func createdShape(obj runtime.Object) ([]byte, bool) {
+	if u, ok := obj.(*unstructured.Unstructured); ok && !wellTypedIdentity(u) {
+		// A value of the wrong type fails the typed conversion: not the
+		// same as the object without it.
+		return nil, false
+	}
+	cp := shallowCopy(obj)
+	if cp == nil {
+		return nil, false
+	}
+	acc, err := meta.Accessor(cp)
+	if err != nil {
+		return nil, false
+	}
+	acc.SetName("")
+	acc.SetNamespace("")
+	acc.SetUID("")
+	acc.SetResourceVersion("")
+	acc.SetSelfLink("")
+	acc.SetCreationTimestamp(metav1.Time{})
+	acc.SetGeneration(0)
+	b, err := Encode(cp)
+	if err != nil || len(b) > maxCreatedShapeLen {
+		return nil, false
+	}
+	return b, true
+}
+
+// wellTypedIdentity reports whether the metadata fields createdShape drops
+// are, where u has them, of the types their schema gives them.
+func wellTypedIdentity(u *unstructured.Unstructured) bool {
+	md, ok := u.Object["metadata"].(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, k := range []string{"name", "namespace", "uid", "resourceVersion", "selfLink", "creationTimestamp", "generation"} {
+		v, has := md[k]
+		if !has {
+			continue
+		}
+		switch v.(type) {
+		case string:
+			if k == "generation" {
+				return false
+			}
+		case int64:
+			if k != "generation" {
+				return false
+			}
+		case nil:
+			if k != "creationTimestamp" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// shallowCopy copies obj's top level and (unstructured) its metadata map,
+// so that metadata setters on the copy leave obj alone; nil when obj is
+// neither unstructured nor a pointer to a struct.
+func shallowCopy(obj runtime.Object) runtime.Object {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		out := maps.Clone(u.Object)
+		if md, ok := out["metadata"].(map[string]any); ok {
+			out["metadata"] = maps.Clone(md)
+		}
+		return &unstructured.Unstructured{Object: out}
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	out, _ := cp.Interface().(runtime.Object)
+	return out
 }
 
 // recordServerWrite records a change the server itself makes (as upstream's
