@@ -2,6 +2,8 @@ package registry
 
 import (
 	"bytes"
+	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -39,6 +41,50 @@ func TestProtobufEnvelopeOfMessageIsTheEncoding(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: envelope of the message\n%q\nwant the serializer's\n%q", gvk.Kind, got, want)
+		}
+	}
+}
+
+// TestProtobufListEnvelopeIsTheEnvelopeOfTheList checks that the list
+// envelope written in one buffer is the envelope of the list message.
+func TestProtobufListEnvelopeIsTheEnvelopeOfTheList(t *testing.T) {
+	remaining := int64(5)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns"}, Data: map[string]string{"k": strings.Repeat("v", 300)}}
+	msg, err := cm.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		lm    metav1.ListMeta
+		items [][]byte
+	}{
+		{metav1.ListMeta{ResourceVersion: "12"}, nil},
+		{metav1.ListMeta{}, [][]byte{{}}},
+		{metav1.ListMeta{ResourceVersion: "12", Continue: "tok", RemainingItemCount: &remaining}, [][]byte{msg, msg, msg}},
+		{metav1.ListMeta{ResourceVersion: "99"}, slices.Repeat([][]byte{msg}, 100)},
+	} {
+		list, err := ProtobufListMessage(&tc.lm, tc.items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ProtobufEnvelope("v1", "ConfigMapList", list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: "v1", Kind: "ConfigMapList"}, Raw: list}
+		plain, err := u.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, append([]byte("k8s\x00"), plain...)) {
+			t.Fatalf("%d items: ProtobufEnvelope is not the magic and runtime.Unknown's encoding", len(tc.items))
+		}
+		got, err := ProtobufListEnvelope("v1", "ConfigMapList", &tc.lm, tc.items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%d items: list envelope\n%q\nwant\n%q", len(tc.items), got, want)
 		}
 	}
 }

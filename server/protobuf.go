@@ -67,11 +67,7 @@ func (s *Server) writeProtobufList(c *call, lm metav1.ListMeta, stored []store.O
 		}
 		msgs[i] = p
 	}
-	msg, err := registry.ProtobufListMessage(&lm, msgs)
-	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	b, err := registry.ProtobufEnvelope(c.Res.APIVersion(), c.Res.ListKind, msg)
+	b, err := registry.ProtobufListEnvelope(c.Res.APIVersion(), c.Res.ListKind, &lm, msgs)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
