@@ -183,8 +183,10 @@ type fieldManagers struct {
 	bySub map[string]*managedfields.FieldManager
 	// crd is the CRD served, nil for built-ins.
 	crd *apiextensionsv1.CustomResourceDefinition
-	// created remembers what creates recorded, by object shape.
+	// created and updated remember what creates and updates recorded, by
+	// object shape.
 	created createdFieldsMemo
+	updated updatedFieldsMemo
 }
 
 // newBuiltinFieldManagers serves a built-in resource.

@@ -27,6 +27,9 @@ type Object struct {
 	// Warnings are unknown or duplicate fields found while decoding with
 	// fieldValidation=Warn.
 	Warnings []string
+	// Stored is the JSON Obj was decoded from, when the write path hands
+	// over the object it read (nil otherwise; a copy does not keep it).
+	Stored []byte
 }
 
 // DeepCopy returns an independent copy of o.

@@ -185,6 +185,7 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		if err != nil {
 			return store.Write{}, err
 		}
+		old.Stored = curServed
 		o, err := mutate(old)
 		if err != nil {
 			return store.Write{}, err

@@ -164,7 +164,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		if o.Meta.GetName() != c.Info.Name {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.Meta.GetName(), c.Info.Name))
 		}
-		c.TrackManagedFields(old.Obj, o, wo.fieldManager)
+		c.TrackManagedFieldsFrom(old, o, wo.fieldManager)
 		return o, nil
 	})
 	if errors.Is(err, registry.ErrCreateInstead) {
