@@ -3,7 +3,7 @@ package fakeplane_test
 // Benchmarks through client-go over HTTPS, as a test would use fakeplane.
 //
 //	go test -run x -bench . -benchtime 1x ./                                  # smoke run
-//	go test -run x -bench 'StartToFirst|Create|Get|Update|List$|WatchEvent' -count 5 ./
+//	go test -run x -bench 'StartToFirst|Create|Get|Update|Delete|List$|WatchEvent|PatchMerge|PatchApply' -count 5 ./
 //	go test -run x -bench '10k' ./                                            # list/encode ratio, memory
 
 import (
@@ -181,6 +181,20 @@ func BenchmarkUpdate(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		cm.Data["i"] = strconv.Itoa(i)
 		if cm, err = client.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDelete deletes ConfigMaps created beforehand (not timed), one
+// delete per op.
+func BenchmarkDelete(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	benchFill(b, client, ns, b.N)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := client.CoreV1().ConfigMaps(ns).Delete(ctx, fmt.Sprintf("cm-%05d", i), metav1.DeleteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -107,7 +107,7 @@ func NewAuthenticator(cfg AuthenticatorConfig) authenticator.Request {
 			headerrequest.StaticStringSlice(orDefault(cfg.RequestHeaderGroupHeaders, "X-Remote-Group")),
 			headerrequest.StaticStringSlice(orDefault(cfg.RequestHeaderExtraHeaderPrefixes, "X-Remote-Extra-")),
 		)
-		authenticators = append(authenticators, authenticator.WrapAudienceAgnosticRequest(auds, rh))
+		authenticators = append(authenticators, authenticator.WrapAudienceAgnosticRequest(auds, newFrontProxyPrecheck(rh, cfg.RequestHeaderCA)))
 	}
 	if cfg.ClientCA != nil {
 		authenticators = append(authenticators, newCachedCertAuthenticator(x509request.New(x509.VerifyOptions{

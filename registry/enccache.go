@@ -318,31 +318,76 @@ func ProtobufListMessage(lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
 	return out, nil
 }
 
+// protobufMagic starts every Kubernetes protobuf envelope.
+const protobufMagic = "k8s\x00"
+
 // ProtobufEnvelope wraps a message in the Kubernetes protobuf envelope.
 func ProtobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
 	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}, Raw: msg}
-	b, err := u.Marshal()
+	out := make([]byte, len(protobufMagic)+u.Size())
+	copy(out, protobufMagic)
+	if _, err := u.MarshalToSizedBuffer(out[len(protobufMagic):]); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ProtobufListEnvelope is ProtobufEnvelope of ProtobufListMessage, written
+// in one buffer: the envelope (a runtime.Unknown: its type meta, the list
+// message as its raw bytes, an empty content encoding and content type)
+// around the list message assembled in place.
+func ProtobufListEnvelope(apiVersion, kind string, lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
+	meta, err := lm.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte("k8s\x00"), b...), nil
+	tm := runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}
+	typeMeta, err := tm.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	msgLen := protowire.SizeTag(1) + protowire.SizeBytes(len(meta))
+	for _, it := range items {
+		msgLen += protowire.SizeTag(2) + protowire.SizeBytes(len(it))
+	}
+	size := len(protobufMagic) + protowire.SizeTag(1) + protowire.SizeBytes(len(typeMeta)) +
+		protowire.SizeTag(2) + protowire.SizeBytes(msgLen) + 2*(protowire.SizeTag(3)+protowire.SizeBytes(0))
+	out := make([]byte, 0, size)
+	out = append(out, protobufMagic...)
+	out = protowire.AppendTag(out, 1, protowire.BytesType)
+	out = protowire.AppendBytes(out, typeMeta)
+	out = protowire.AppendTag(out, 2, protowire.BytesType)
+	out = protowire.AppendVarint(out, uint64(msgLen))
+	out = protowire.AppendTag(out, 1, protowire.BytesType)
+	out = protowire.AppendBytes(out, meta)
+	for _, it := range items {
+		out = protowire.AppendTag(out, 2, protowire.BytesType)
+		out = protowire.AppendBytes(out, it)
+	}
+	out = protowire.AppendTag(out, 3, protowire.BytesType)
+	out = protowire.AppendBytes(out, nil)
+	out = protowire.AppendTag(out, 4, protowire.BytesType)
+	out = protowire.AppendBytes(out, nil)
+	return out, nil
 }
 
 // putProto records the protobuf message of an object just committed at rev,
-// so watchers and lists need not encode it again.
-func (ec *EncCache) putProto(r *Resource, key string, rev int64, obj runtime.Object) {
+// so watchers and lists need not encode it again, and returns it (nil when
+// the object has none).
+func (ec *EncCache) putProto(r *Resource, key string, rev int64, obj runtime.Object) []byte {
 	pm, ok := obj.(protoMarshaler)
 	if !ok || r.Typed == nil {
-		return
+		return nil
 	}
 	p, err := pm.Marshal()
 	if err != nil {
-		return
+		return nil
 	}
 	e := ec.entry(r.Bucket, key, rev)
 	ec.mu.Lock()
 	e.proto.set(r.APIVersion(), 0, p)
 	ec.mu.Unlock()
+	return p
 }
 
 // batchConverter converts many stored objects in one go (one

@@ -78,12 +78,14 @@ func skipValue(data []byte, i int) int {
 		case '{', '[':
 			depth++
 		case '}', ']':
+			if depth == 0 {
+				// The end of the object or array holding a number,
+				// true, false or null.
+				return i
+			}
 			depth--
 			if depth == 0 {
 				return i + 1
-			}
-			if depth < 0 {
-				return -1
 			}
 		case ',', ' ', '\n', '\t', '\r', ':':
 			if depth == 0 {

@@ -25,3 +25,32 @@ func TestRawMetadataFindsTopLevelMetadata(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipValueEndsScalarsAtTheClosingBracket checks that a number, true,
+// false or null last in an object or array ends at its closing bracket.
+func TestSkipValueEndsScalarsAtTheClosingBracket(t *testing.T) {
+	for _, tc := range []struct {
+		data  string
+		start int
+		want  int
+	}{
+		{`{"a":null}`, 5, 9},
+		{`{"a":12}`, 5, 7},
+		{`[true]`, 1, 5},
+		{`{"a":false,"b":1}`, 5, 10},
+		{`{"a":"x"}`, 5, 8},
+		{`{"a":{"b":null}}`, 5, 15},
+		{`{"a":[1,2]}`, 5, 10},
+	} {
+		if got := skipValue([]byte(tc.data), tc.start); got != tc.want {
+			t.Errorf("skipValue(%s, %d) = %d, want %d", tc.data, tc.start, got, tc.want)
+		}
+	}
+	var keys []string
+	if err := scanMembers([]byte(`{"name":"a","generation":3}`), 0, func(k string, _, _, _ int) bool {
+		keys = append(keys, k)
+		return true
+	}); err != nil || len(keys) != 2 {
+		t.Errorf("scanMembers of an object ending with a number: %v %v", keys, err)
+	}
+}

@@ -1,11 +1,14 @@
 package registry
 
 import (
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
 	"log/slog"
+	"maps"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +90,88 @@ func (g mergeSchemaConverter) TypedToObject(v *typed.TypedValue) (runtime.Object
 	return g.deduced.TypedToObject(v)
 }
 
+// withoutManagedFields returns obj without metadata.managedFields: obj
+// itself when it has none, else a shallow copy (obj is not changed).
+//
+// The field manager converts whole objects to typed values, the live one
+// with its managedFields, but what it computes never depends on them: it
+// decodes the managed fields itself before, the patch may not carry any,
+// an update's new object has them removed, the field sets it records have
+// metadata.managedFields stripped, and the object it returns gets them
+// encoded anew. Converting, merging and comparing them (each entry's
+// fieldsV1 a JSON round trip) was most of an apply's merge. An entry whose
+// fieldsV1 is not a JSON object would fail the conversion, so such an
+// object (which no field manager stores) is converted as it is.
+func withoutManagedFields(obj runtime.Object) runtime.Object {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		md, ok := u.Object["metadata"].(map[string]any)
+		if !ok {
+			return obj
+		}
+		if _, has := md["managedFields"]; !has {
+			return obj
+		}
+		if entries, ok := md["managedFields"].([]any); ok {
+			for _, e := range entries {
+				em, ok := e.(map[string]any)
+				if !ok {
+					return obj
+				}
+				if f, has := em["fieldsV1"]; has && f != nil {
+					if _, ok := f.(map[string]any); !ok {
+						return obj
+					}
+				}
+			}
+		}
+		out := shallowCopy(u).(*unstructured.Unstructured)
+		delete(out.Object["metadata"].(map[string]any), "managedFields")
+		return out
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return obj
+	}
+	entries := acc.GetManagedFields()
+	if entries == nil {
+		return obj
+	}
+	for _, e := range entries {
+		if e.FieldsV1 != nil && !isJSONObject(e.FieldsV1.Raw) {
+			return obj
+		}
+	}
+	out := shallowCopy(obj)
+	if out == nil {
+		return obj
+	}
+	outAcc, err := meta.Accessor(out)
+	if err != nil {
+		return obj
+	}
+	outAcc.SetManagedFields(nil)
+	return out
+}
+
+// isJSONObject reports whether raw (JSON) is an object or null, as the
+// fieldsV1 of an entry converts to a typed value.
+func isJSONObject(raw []byte) bool {
+	if raw == nil {
+		return true
+	}
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	return len(raw) > 0 && (raw[0] == '{' || bytes.HasPrefix(raw, []byte("null")))
+}
+
+// managedFieldsStripper is a type converter that converts objects without
+// their managedFields (see withoutManagedFields).
+type managedFieldsStripper struct{ managedfields.TypeConverter }
+
+// ObjectToTyped implements managedfields.TypeConverter.
+func (s managedFieldsStripper) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	return s.TypeConverter.ObjectToTyped(withoutManagedFields(obj), opts...)
+}
+
 // fieldManagers builds, once per subresource, the upstream field manager
 // that tracks metadata.managedFields and merges server-side apply patches
 // for one resource.
@@ -98,11 +183,17 @@ type fieldManagers struct {
 	bySub map[string]*managedfields.FieldManager
 	// crd is the CRD served, nil for built-ins.
 	crd *apiextensionsv1.CustomResourceDefinition
+	// created and updated remember what creates and updates recorded, by
+	// object shape.
+	created createdFieldsMemo
+	updated updatedFieldsMemo
 }
 
 // newBuiltinFieldManagers serves a built-in resource.
 func newBuiltinFieldManagers() *fieldManagers {
-	return &fieldManagers{typeConverter: func() (managedfields.TypeConverter, error) { return builtinTypeConverter(), nil }}
+	return &fieldManagers{typeConverter: func() (managedfields.TypeConverter, error) {
+		return managedFieldsStripper{builtinTypeConverter()}, nil
+	}}
 }
 
 // newCRDFieldManagers serves the versions of a CRD, all sharing one type
@@ -110,7 +201,11 @@ func newBuiltinFieldManagers() *fieldManagers {
 func newCRDFieldManagers(crd *apiextensionsv1.CustomResourceDefinition) *fieldManagers {
 	crd = crd.DeepCopy()
 	return &fieldManagers{crd: crd, typeConverter: sync.OnceValues(func() (managedfields.TypeConverter, error) {
-		return crdTypeConverter(crd)
+		tc, err := crdTypeConverter(crd)
+		if err != nil {
+			return nil, err
+		}
+		return managedFieldsStripper{tc}, nil
 	})}
 }
 
@@ -154,7 +249,7 @@ func (r *Resource) FieldManager(sub string) (*managedfields.FieldManager, error)
 		return fm, nil
 	}
 	if sub == "scale" {
-		fm, err := managedfields.NewDefaultFieldManager(builtinTypeConverter(), scaleConvertor, scaleConvertor, scaleConvertor,
+		fm, err := managedfields.NewDefaultFieldManager(managedFieldsStripper{builtinTypeConverter()}, scaleConvertor, scaleConvertor, scaleConvertor,
 			scaleResource.GVK, scaleResource.GVK.GroupVersion(), sub, nil)
 		if err != nil {
 			return nil, err
@@ -352,14 +447,182 @@ func (c *Request) TrackManagedFields(live runtime.Object, o *Object, fieldManage
 		slog.Debug("no field manager", "resource", c.Res.GR.String(), "err", err)
 		return
 	}
+	manager := ManagerName(fieldManager, c.UserAgent)
 	if live == nil {
-		live = c.Res.NewObject()
-		live.GetObjectKind().SetGroupVersionKind(c.Res.GVK)
+		c.Res.trackCreate(fm, sub, o, manager)
+		return
 	}
-	out := fm.UpdateNoErrors(live, o.Obj, ManagerName(fieldManager, c.UserAgent))
+	out := fm.UpdateNoErrors(live, o.Obj, manager)
 	if acc, err := meta.Accessor(out); err == nil {
 		o.Obj, o.Meta = out, acc
 	}
+}
+
+// trackCreate records manager's create of o through sub with fm, as
+// UpdateNoErrors from an empty object does, remembering what it recorded
+// for objects of o's shape (see createdShape).
+func (r *Resource) trackCreate(fm *managedfields.FieldManager, sub string, o *Object, manager string) {
+	var key string
+	if r.managed != nil && len(o.Meta.GetManagedFields()) == 0 {
+		if shape, ok := createdShape(o.Obj); ok {
+			key = sub + "\x00" + manager + "\x00" + o.Obj.GetObjectKind().GroupVersionKind().String() + "\x00" + string(shape)
+			if entries, hit := r.managed.created.get(key); hit {
+				o.Meta.SetManagedFields(retimedEntries(entries, time.Now().UTC()))
+				return
+			}
+		}
+	}
+	live := r.NewObject()
+	live.GetObjectKind().SetGroupVersionKind(r.GVK)
+	out := fm.UpdateNoErrors(live, o.Obj, manager)
+	acc, err := meta.Accessor(out)
+	if err != nil {
+		return
+	}
+	o.Obj, o.Meta = out, acc
+	if key != "" {
+		r.managed.created.put(key, retimedEntries(acc.GetManagedFields(), time.Time{}))
+	}
+}
+
+// createdFieldsMemo remembers, for one resource of one control plane, the
+// managedFields entries creates recorded, by the shape of the created
+// object (createdShape), without their time. A create's entries are a
+// function of the field manager, the manager, the object's kind and its
+// fields other than metadata's name, namespace, uid, resourceVersion,
+// selfLink, creationTimestamp and generation: the created object is
+// compared with an empty one, what differs is recorded, and those fields
+// are stripped from what is recorded (upstream's stripMeta: its list, which
+// does not have generateName), so their values cannot change it. Objects created from one template
+// (a loop in a test, a controller's pods) share one entry and skip the
+// typed conversion and comparison.
+type createdFieldsMemo struct {
+	mu sync.Mutex
+	m  map[string][]metav1.ManagedFieldsEntry
+}
+
+// Bounds of a createdFieldsMemo: entries (it is emptied when full) and the
+// size of an object's shape worth remembering.
+const (
+	maxCreatedShapes   = 128
+	maxCreatedShapeLen = 32 << 10
+)
+
+func (cm *createdFieldsMemo) get(key string) ([]metav1.ManagedFieldsEntry, bool) {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	e, ok := cm.m[key]
+	return e, ok
+}
+
+func (cm *createdFieldsMemo) put(key string, entries []metav1.ManagedFieldsEntry) {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	if cm.m == nil || len(cm.m) >= maxCreatedShapes {
+		cm.m = map[string][]metav1.ManagedFieldsEntry{}
+	}
+	cm.m[key] = entries
+}
+
+// retimedEntries copies entries, the time of those that have one set to t
+// (the field manager times the entry of the manager that wrote); nil stays
+// nil.
+func retimedEntries(entries []metav1.ManagedFieldsEntry, t time.Time) []metav1.ManagedFieldsEntry {
+	if entries == nil {
+		return nil
+	}
+	out := make([]metav1.ManagedFieldsEntry, len(entries))
+	for i := range entries {
+		entries[i].DeepCopyInto(&out[i])
+		if out[i].Time != nil {
+			out[i].Time = &metav1.Time{Time: t}
+		}
+	}
+	return out
+}
+
+// createdShape is obj's JSON without the metadata fields a create's
+// managedFields do not depend on (see createdFieldsMemo); false when obj
+// does not encode or its shape is too big to remember.
+func createdShape(obj runtime.Object) ([]byte, bool) {
+	if u, ok := obj.(*unstructured.Unstructured); ok && !wellTypedIdentity(u) {
+		// A value of the wrong type fails the typed conversion: not the
+		// same as the object without it.
+		return nil, false
+	}
+	cp := shallowCopy(obj)
+	if cp == nil {
+		return nil, false
+	}
+	acc, err := meta.Accessor(cp)
+	if err != nil {
+		return nil, false
+	}
+	acc.SetName("")
+	acc.SetNamespace("")
+	acc.SetUID("")
+	acc.SetResourceVersion("")
+	acc.SetSelfLink("")
+	acc.SetCreationTimestamp(metav1.Time{})
+	acc.SetGeneration(0)
+	b, err := Encode(cp)
+	if err != nil || len(b) > maxCreatedShapeLen {
+		return nil, false
+	}
+	return b, true
+}
+
+// wellTypedIdentity reports whether the metadata fields createdShape drops
+// are, where u has them, of the types their schema gives them.
+func wellTypedIdentity(u *unstructured.Unstructured) bool {
+	md, ok := u.Object["metadata"].(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, k := range []string{"name", "namespace", "uid", "resourceVersion", "selfLink", "creationTimestamp", "generation"} {
+		v, has := md[k]
+		if !has {
+			continue
+		}
+		switch v.(type) {
+		case string:
+			if k == "generation" {
+				return false
+			}
+		case int64:
+			if k != "generation" {
+				return false
+			}
+		case nil:
+			if k != "creationTimestamp" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// shallowCopy copies obj's top level and (unstructured) its metadata map,
+// so that metadata setters on the copy leave obj alone; nil when obj is
+// neither unstructured nor a pointer to a struct.
+func shallowCopy(obj runtime.Object) runtime.Object {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		out := maps.Clone(u.Object)
+		if md, ok := out["metadata"].(map[string]any); ok {
+			out["metadata"] = maps.Clone(md)
+		}
+		return &unstructured.Unstructured{Object: out}
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	out, _ := cp.Interface().(runtime.Object)
+	return out
 }
 
 // recordServerWrite records a change the server itself makes (as upstream's

@@ -20,6 +20,9 @@ const RootCAConfigMapName = "kube-root-ca.crt"
 
 // terminating reports whether a stored namespace is being deleted.
 func terminating(data []byte) bool {
+	if !mayNameField(data, "deletiontimestamp") {
+		return false // (most namespaces, checked on every create in them)
+	}
 	var ns struct {
 		Metadata struct {
 			DeletionTimestamp *string `json:"deletionTimestamp"`
@@ -27,6 +30,39 @@ func terminating(data []byte) bool {
 	}
 	_ = json.Unmarshal(data, &ns)
 	return ns.Metadata.DeletionTimestamp != nil
+}
+
+// mayNameField reports whether encoding/json could match a member of data
+// (a JSON document) to a field named lower (in lower case): false only
+// when data is ASCII without \u escapes (which encoding/json unescapes in
+// keys, and Unicode case folding could match) and lower appears nowhere
+// in it, in any case.
+func mayNameField(data []byte, lower string) bool {
+	n := len(lower)
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if c >= 0x80 || c == '\\' && i+1 < len(data) && data[i+1] == 'u' {
+			return true
+		}
+		if i+n <= len(data) && asciiLower(c) == lower[0] {
+			j := 1
+			for j < n && asciiLower(data[i+j]) == lower[j] {
+				j++
+			}
+			if j == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asciiLower lowers an ASCII letter.
+func asciiLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // internalCall builds a call for the server's own writes: made from Go, as

@@ -27,6 +27,9 @@ type Object struct {
 	// Warnings are unknown or duplicate fields found while decoding with
 	// fieldValidation=Warn.
 	Warnings []string
+	// Stored is the JSON Obj was decoded from, when the write path hands
+	// over the object it read (nil otherwise; a copy does not keep it).
+	Stored []byte
 }
 
 // DeepCopy returns an independent copy of o.
@@ -60,21 +63,36 @@ func (r *Resource) DecodeObject(data []byte) (*Object, error) {
 // DecodeObjectValidating is decodeObject with a fieldValidation directive:
 // Strict turns unknown and duplicate fields into a 400, Warn into warnings.
 func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Object, error) {
+	o, _, err := r.decodeObject(data, directive, false)
+	return o, err
+}
+
+// DecodeObjectStrictErrors is DecodeObject that also returns, for a
+// built-in type, the strict decoding errors (duplicate and unknown fields)
+// the same decoding finds, for a caller that words them itself (a patch).
+func (r *Resource) DecodeObjectStrictErrors(data []byte) (*Object, []error, error) {
+	return r.decodeObject(data, metav1.FieldValidationIgnore, true)
+}
+
+// decodeObject decodes as DecodeObjectValidating does; with collect, a
+// built-in type is decoded strictly and its strict errors are returned
+// rather than judged.
+func (r *Resource) decodeObject(data []byte, directive string, collect bool) (*Object, []error, error) {
 	if IsEmptyBody(data) {
-		return nil, apierrors.NewBadRequest("the body of the request was empty")
+		return nil, nil, apierrors.NewBadRequest("the body of the request was empty")
 	}
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, r.DecodeError(data, nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err))
+		return nil, nil, r.DecodeError(data, nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err))
 	}
 	gvk := r.GVK
 	if head.APIVersion != "" || head.Kind != "" {
 		gv, err := schema.ParseGroupVersion(head.APIVersion)
 		if err != nil {
-			return nil, r.DecodeError(data, nil, err)
+			return nil, nil, r.DecodeError(data, nil, err)
 		}
 		gvk = gv.WithKind(head.Kind)
 		if head.Kind == "" {
@@ -85,32 +103,33 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 		}
 	}
 	if gvk.GroupVersion() != r.GVK.GroupVersion() {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), r.GVK.GroupVersion().String()))
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), r.GVK.GroupVersion().String()))
 	}
 	if gvk.Kind != r.GVK.Kind {
 		if r.Typed == nil {
-			return nil, r.wrongCustomKind(data, gvk)
+			return nil, nil, r.wrongCustomKind(data, gvk)
 		}
 		if TypesScheme().Recognizes(gvk) {
-			return nil, r.DecodeError(data, &gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
+			return nil, nil, r.DecodeError(data, &gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
 		}
-		return nil, r.DecodeError(data, &gvk, fmt.Errorf("no kind %q is registered for version %q in scheme %q", gvk.Kind, gvk.GroupVersion().String(), "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"))
+		return nil, nil, r.DecodeError(data, &gvk, fmt.Errorf("no kind %q is registered for version %q in scheme %q", gvk.Kind, gvk.GroupVersion().String(), "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"))
 	}
 	obj := r.NewObject()
 	var warnings []string
+	var collected []error
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		var m map[string]any
 		if err := utiljson.Unmarshal(data, &m); err != nil {
-			return nil, r.DecodeError(data, &gvk, err)
+			return nil, nil, r.DecodeError(data, &gvk, err)
 		}
 		if m == nil {
-			return nil, apierrors.NewBadRequest("the body of the request was empty")
+			return nil, nil, apierrors.NewBadRequest("the body of the request was empty")
 		}
 		u.Object = m
 		if r.schema != nil && directive != "" {
 			unknown, err := r.schema.Decode(u, directive != metav1.FieldValidationIgnore)
 			if err != nil {
-				return nil, r.DecodeError(data, &gvk, err)
+				return nil, nil, r.DecodeError(data, &gvk, err)
 			}
 			if len(unknown) > 0 && directive != metav1.FieldValidationIgnore {
 				var strictErrs []error
@@ -118,25 +137,30 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 					strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", p))
 				}
 				if directive == metav1.FieldValidationStrict {
-					return nil, r.DecodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
+					return nil, nil, r.DecodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
 				}
 				for _, e := range strictErrs {
 					warnings = append(warnings, e.Error())
 				}
 			}
 		}
+	} else if collect {
+		var err error
+		if collected, err = kjson.UnmarshalStrict(data, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields); err != nil {
+			return nil, nil, r.DecodeError(data, &gvk, err)
+		}
 	} else if directive == metav1.FieldValidationIgnore {
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, obj); err != nil {
-			return nil, r.DecodeError(data, &gvk, err)
+			return nil, nil, r.DecodeError(data, &gvk, err)
 		}
 	} else {
 		strictErrs, err := kjson.UnmarshalStrict(data, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
 		if err != nil {
-			return nil, r.DecodeError(data, &gvk, err)
+			return nil, nil, r.DecodeError(data, &gvk, err)
 		}
 		if len(strictErrs) > 0 {
 			if directive == metav1.FieldValidationStrict {
-				return nil, r.DecodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
+				return nil, nil, r.DecodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
 			}
 			for _, e := range strictErrs {
 				warnings = append(warnings, e.Error())
@@ -147,9 +171,9 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 	r.Defaults(obj)
 	acc, err := meta.Accessor(obj)
 	if err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
+		return nil, nil, apierrors.NewBadRequest(err.Error())
 	}
-	return &Object{Obj: obj, Meta: acc, Warnings: warnings}, nil
+	return &Object{Obj: obj, Meta: acc, Warnings: warnings}, collected, nil
 }
 
 // wrongCustomKind is upstream's answer to a custom resource whose body names

@@ -32,6 +32,9 @@ type Request struct {
 	// Result is the committed object in its Go type, when the write path
 	// still holds it, so a protobuf answer need not decode it again.
 	Result runtime.Object
+	// ResultProto is Result's protobuf message (without the envelope),
+	// when the write path encoded it for the encoding cache.
+	ResultProto []byte
 	// reservations are the ClusterIPs and node ports the request reserved;
 	// what its commit did not take is released when it ends.
 	reservations []*reservation
@@ -123,18 +126,25 @@ func (s *Registry) GetObject(c *Request) (*Object, error) {
 // GetServed reads the named object and returns its JSON in the request's
 // version.
 func (s *Registry) GetServed(c *Request) ([]byte, error) {
+	_, served, err := s.GetStored(c)
+	return served, err
+}
+
+// GetStored is GetServed that also returns the stored object read (its key
+// and revision name its cached encodings).
+func (s *Registry) GetStored(c *Request) (*store.Object, []byte, error) {
 	obj, err := s.store.Get(c.Res.Bucket, c.Key())
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierrors.NewNotFound(c.Res.GR, c.Info.Name)
+		return nil, nil, apierrors.NewNotFound(c.Res.GR, c.Info.Name)
 	}
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, nil, apierrors.NewInternalError(err)
 	}
 	served, err := s.enc.ServedOf(c.Res, obj.Key, obj.Revision, obj.Value)
 	if err != nil {
-		return nil, ErrStorageDecode(c.Res, obj.Key, obj.Revision, err)
+		return nil, nil, ErrStorageDecode(c.Res, obj.Key, obj.Revision, err)
 	}
-	return served, nil
+	return obj, served, nil
 }
 
 // systemUser is the identity of the server's own writes and controllers.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -127,7 +128,7 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if c.Res.conv == nil {
 		// What is served is what was committed (else it is converted from
 		// the stored bytes).
-		s.enc.putProto(c.Res, key, cur.Revision, o.Obj)
+		c.ResultProto = s.enc.putProto(c.Res, key, cur.Revision, o.Obj)
 		c.Result = o.Obj
 	}
 	out, err := c.Res.FromStorage(cur.Value)
@@ -197,6 +198,7 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		if err != nil {
 			return store.Write{}, err
 		}
+		old.Stored = curServed
 		o, err := mutate(old)
 		if err != nil {
 			return store.Write{}, err
@@ -268,7 +270,9 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 			}
 		}
 		o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
-		b, err := Encode(o.Obj)
+		// Encoded once: without a resourceVersion for storage, with the
+		// stored one spliced in to compare with what is stored.
+		bare, b, err := encodeWithAndWithoutRV(o)
 		if err != nil {
 			return store.Write{}, err
 		}
@@ -287,7 +291,7 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 			// finalizers gone; the DELETED event carries the new revision.
 			deletedAnswer = b
 		}
-		w, err := s.storageWrite(c.Res, key, o, del)
+		w, err := s.storageWriteEncoded(c.Res, key, o, del, bare)
 		if err != nil {
 			return store.Write{}, err
 		}
@@ -309,14 +313,15 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		s.afterCommit(c, key, nil, deletedAnswer, true)
 		return deletedAnswer, false, nil
 	}
+	var proto []byte
 	if cur != nil && committed != nil {
 		s.afterCommit(c, key, committed.Obj, cur.Value, false)
 		if c.Res.conv == nil {
-			s.enc.putProto(c.Res, key, cur.Revision, committed.Obj)
+			proto = s.enc.putProto(c.Res, key, cur.Revision, committed.Obj)
 		}
 	}
 	if committed != nil && key == c.Key() && c.Res.conv == nil {
-		c.Result = committed.Obj
+		c.Result, c.ResultProto = committed.Obj, proto
 	}
 	out, err := c.Res.FromStorage(cur.Value)
 	if err != nil {
@@ -481,6 +486,43 @@ func (s *Registry) storageWrite(res *Resource, key string, o *Object, del bool) 
 	if err != nil {
 		return store.Write{}, err
 	}
+	return s.storageWriteEncoded(res, key, o, del, b)
+}
+
+// encodeWithAndWithoutRV encodes o without its resourceVersion (bare, what
+// storageWrite stores) and returns also what encoding it with the
+// resourceVersion it has gives, spliced into bare rather than encoded
+// again (encoded again when the resourceVersion is not a revision).
+// o's resourceVersion is left as it was.
+func encodeWithAndWithoutRV(o *Object) (bare, withRV []byte, err error) {
+	rv := o.Meta.GetResourceVersion()
+	o.Meta.SetResourceVersion("")
+	bare, err = Encode(o.Obj)
+	o.Meta.SetResourceVersion(rv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rv == "" {
+		return bare, bare, nil
+	}
+	if rev, perr := strconv.ParseInt(rv, 10, 64); perr == nil && rev > 0 && strconv.FormatInt(rev, 10) == rv {
+		order := structOrder
+		if _, ok := o.Obj.(*unstructured.Unstructured); ok {
+			order = sortedOrder
+		}
+		if withRV, err = spliceResourceVersion(bare, rev, order); err == nil {
+			return bare, withRV, nil
+		}
+	}
+	withRV, err = Encode(o.Obj)
+	return bare, withRV, err
+}
+
+// storageWriteEncoded is storageWrite for o already encoded without its
+// resourceVersion (b).
+func (s *Registry) storageWriteEncoded(res *Resource, key string, o *Object, del bool, b []byte) (store.Write, error) {
+	o.Meta.SetResourceVersion("")
+	var err error
 	if b, err = res.toStorage(b); err != nil {
 		return store.Write{}, ErrUnknown(err)
 	}

@@ -10,11 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 )
 
 // apply answers a server-side apply patch (application/apply-patch+yaml):
@@ -22,7 +19,8 @@ import (
 // object (or an empty one, creating it), records the manager's fields and
 // refuses to take fields another manager owns unless force is set.
 func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) error {
-	if _, err := yaml.YAMLToJSON(body); err != nil {
+	patch, err := parseApplyPatch(body)
+	if err != nil {
 		return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
 	}
 	fm, err := c.Res.FieldManager(c.Info.Subresource)
@@ -32,12 +30,12 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 	var warnings []string
 	applyTo := func(live runtime.Object) (*registry.Object, error) {
 		warnings = nil
-		out, err := applyPatch(fm, live, body, wo)
+		out, err := applyPatch(fm, live, patch, wo)
 		if err != nil {
 			return nil, err
 		}
 		if wo.fieldValidation == metav1.FieldValidationStrict || wo.fieldValidation == metav1.FieldValidationWarn {
-			if err := yaml.UnmarshalStrict(body, &map[string]any{}); err != nil {
+			if err := patch.strictErr; err != nil {
 				if wo.fieldValidation == metav1.FieldValidationStrict {
 					return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
 				}
@@ -103,12 +101,12 @@ func (c *call) checkAppliedIdentity(o *registry.Object) error {
 
 // applyPatch merges an apply patch into live with a field manager, with
 // upstream's errors for a patch that does not decode or does not merge.
-func applyPatch(fm *managedfields.FieldManager, live runtime.Object, body []byte, wo *writeOptions) (runtime.Object, error) {
-	patch := &unstructured.Unstructured{Object: map[string]any{}}
+func applyPatch(fm *managedfields.FieldManager, live runtime.Object, body *applyPatchBody, wo *writeOptions) (runtime.Object, error) {
 	// As upstream: integral numbers decode as int64, so an unchanged value
 	// compares equal to the stored one (ratcheting) and is stored as it was.
-	if err := utilyaml.Unmarshal(body, &patch.Object); err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	patch, err := body.object()
+	if err != nil {
+		return nil, err
 	}
 	out, err := fm.Apply(live, patch, wo.fieldManager, wo.force)
 	if err != nil {

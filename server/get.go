@@ -6,9 +6,10 @@ import (
 
 // get answers a single object.
 func (s *Server) get(c *call) error {
-	served, err := s.GetServed(c.Request)
+	read, served, err := s.GetStored(c.Request)
 	if err != nil {
 		return err
 	}
+	c.read = read
 	return s.writeObject(c, http.StatusOK, served)
 }

@@ -48,7 +48,7 @@ func withRequestTimeout(h http.Handler, timeout time.Duration, codecs runtime.Ne
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
-	h = genericfilters.WithTimeoutForNonLongRunningRequests(h, longRunning)
+	h = genericfilters.WithTimeoutForNonLongRunningRequests(withGrownStack(h), longRunning)
 	return filters.WithRequestDeadline(h, nil, nil, longRunning, codecs, timeout)
 }
 

@@ -120,7 +120,16 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 				return nil, interpretStrategicError(err)
 			}
 		}
-		o, err := c.Res.DecodeObject(patched)
+		// A built-in type is decoded once, strictly: what it found is
+		// reported below unless fieldValidation is Ignore.
+		checkStrict := c.Res.Typed != nil && wo.fieldValidation != metav1.FieldValidationIgnore
+		var o *registry.Object
+		var strictErrs []error
+		if checkStrict {
+			o, strictErrs, err = c.Res.DecodeObjectStrictErrors(patched)
+		} else {
+			o, err = c.Res.DecodeObject(patched)
+		}
 		if err != nil {
 			if c.Res.Typed != nil {
 				if perr := patchDecodeError(pt, body, patched, c.Res.NewObject()); perr != nil {
@@ -129,8 +138,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 			}
 			return nil, err
 		}
-		if c.Res.Typed != nil && wo.fieldValidation != metav1.FieldValidationIgnore {
-			strictErrs, _ := kjson.UnmarshalStrict(patched, c.Res.NewObject(), kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+		if checkStrict {
 			if pt != types.StrategicMergePatchType {
 				// Unknown fields of the patch itself (duplicates vanish once applied).
 				extra, _ := kjson.UnmarshalStrict(body, c.Res.NewObject(), kjson.DisallowDuplicateFields)
@@ -156,7 +164,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		if o.Meta.GetName() != c.Info.Name {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.Meta.GetName(), c.Info.Name))
 		}
-		c.TrackManagedFields(old.Obj, o, wo.fieldManager)
+		c.TrackManagedFieldsFrom(old, o, wo.fieldManager)
 		return o, nil
 	})
 	if errors.Is(err, registry.ErrCreateInstead) {

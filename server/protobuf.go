@@ -20,9 +20,28 @@ import (
 // clients do. Objects are stored as JSON, so each one is decoded into its Go
 // type and encoded again.
 
-// writeProtobufObject answers with one object in protobuf.
-func writeProtobufObject(c *call, code int, data []byte) error {
+// writeProtobufObject answers with one object in protobuf: the message the
+// write path encoded, else the cached message of the object a get read,
+// else the object decoded and encoded.
+func (s *Server) writeProtobufObject(c *call, code int, data []byte) error {
 	obj := c.Result
+	var msg []byte
+	switch {
+	case obj != nil && c.ResultProto != nil && obj.GetObjectKind().GroupVersionKind() == c.Res.GVK:
+		msg = c.ResultProto
+	case obj == nil && c.read != nil && c.Res.Typed != nil:
+		if p, err := s.Encodings().ProtoOf(c.Res, c.read.Key, c.read.Revision, data); err == nil {
+			msg = p
+		}
+	}
+	if msg != nil {
+		b, err := registry.ProtobufEnvelope(c.Res.APIVersion(), c.Res.GVK.Kind, msg)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		writeRaw(c.w, code, mediaProtobuf, b)
+		return nil
+	}
 	if obj == nil || obj.GetObjectKind().GroupVersionKind() != c.Res.GVK {
 		var err error
 		if obj, err = c.Res.TypedFromStored(data); err != nil {
@@ -48,11 +67,7 @@ func (s *Server) writeProtobufList(c *call, lm metav1.ListMeta, stored []store.O
 		}
 		msgs[i] = p
 	}
-	msg, err := registry.ProtobufListMessage(&lm, msgs)
-	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	b, err := registry.ProtobufEnvelope(c.Res.APIVersion(), c.Res.ListKind, msg)
+	b, err := registry.ProtobufListEnvelope(c.Res.APIVersion(), c.Res.ListKind, &lm, msgs)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}

@@ -27,6 +27,9 @@ type call struct {
 	// listed are the stored objects a list answers with, in order, so a
 	// Table can decode them from their cached protobuf messages.
 	listed []store.Object
+	// read is the stored object a get answers with, so a protobuf answer
+	// can use its cached message.
+	read *store.Object
 }
 
 // serveResource routes a resource request to its verb.
@@ -163,7 +166,7 @@ func (s *Server) writeObject(c *call, code int, data []byte) error {
 		return writeEncoded(c, code, t)
 	}
 	if c.media.kind == mediaProtobuf {
-		return writeProtobufObject(c, code, data)
+		return s.writeProtobufObject(c, code, data)
 	}
 	writeBytes(c.w, c.r, code, c.media.kind, data)
 	return nil

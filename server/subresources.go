@@ -76,6 +76,7 @@ func (s *Server) serveScale(c *call) error {
 	}
 	scaleGR := schema.GroupResource{Group: "autoscaling", Resource: "scale"}
 	var result *autoscalingv1.Scale
+	var applied *applyPatchBody
 	_, _, err = s.UpdateObject(c.Request, false, wo.dryRun, func(old *registry.Object) (*registry.Object, error) {
 		cur, err := registry.ScaleOf(c.Res, old)
 		if err != nil {
@@ -90,13 +91,21 @@ func (s *Server) serveScale(c *call) error {
 		want := &autoscalingv1.Scale{}
 		data := body
 		if pt == types.ApplyYAMLPatchType {
-			applied, err := applyPatch(fm, cur, body, wo)
+			if applied == nil {
+				// (Parsed once, in the first attempt: a missing object is a
+				// 404 whatever the body.)
+				if applied, err = parseApplyPatch(body); err != nil {
+					// As k8s.io/apimachinery's yaml.Unmarshal words it.
+					return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: error converting YAML to JSON: %v", err))
+				}
+			}
+			out, err := applyPatch(fm, cur, applied, wo)
 			if err != nil {
 				return nil, err
 			}
-			sc, ok := applied.(*autoscalingv1.Scale)
+			sc, ok := out.(*autoscalingv1.Scale)
 			if !ok {
-				return nil, apierrors.NewInternalError(fmt.Errorf("apply to scale returned %T", applied))
+				return nil, apierrors.NewInternalError(fmt.Errorf("apply to scale returned %T", out))
 			}
 			want = sc
 		} else {

@@ -26,7 +26,7 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	out, created, err := s.UpdateObject(c.Request, statusOnly, dry, func(old *registry.Object) (*registry.Object, error) {
 		// The write path changes the object it is given, and may retry.
 		attempt := o.DeepCopy()
-		c.TrackManagedFields(old.Obj, attempt, wo.fieldManager)
+		c.TrackManagedFieldsFrom(old, attempt, wo.fieldManager)
 		return attempt, nil
 	})
 	if err != nil {
