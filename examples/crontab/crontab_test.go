@@ -15,7 +15,7 @@ func TestCronTabWalkthrough(t *testing.T) {
 	cp := fakeplane.Start(t)
 	walkthrough.Run(t, cp, []walkthrough.Step{
 		{Args: []string{"apply", "-f", "crd.yaml"}, Stdout: `customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created`},
-		{Args: []string{"explain", "crontab.spec"}, Stdout: `(?s)KIND:\s+CronTab.*FIELD: spec <Object>.*cronSpec\s+<string>.*replicas\s+<integer>`},
+		{Args: []string{"explain", "crontab.spec"}, Settle: true, Stdout: `(?s)KIND:\s+CronTab.*FIELD: spec <Object>.*cronSpec\s+<string>.*replicas\s+<integer>`},
 		{Args: []string{"apply", "-f", "my-crontab.yaml"}, Stdout: `crontab.stable.example.com/my-new-cron-object created`},
 		{Args: []string{"get", "crontab"}, Stdout: `(?m)^NAME\s+SPEC\s+REPLICAS\s+AGE\n^my-new-cron-object\s+\* \* \* \* \*/5\s+1\s+\d+s$`},
 		{Args: []string{"get", "ct", "-o", "jsonpath={.items[0].spec.replicas} {.items[0].metadata.generation}"}, Stdout: `^1 1$`},
