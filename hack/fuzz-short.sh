@@ -22,6 +22,7 @@ targets="
 . FuzzEgressSelectorConfigFile
 . FuzzWriteKubeconfig
 ./fixtures FuzzLoadPaths
+./server FuzzApplyPatchParse
 ./scheduler FuzzLoadConfig
 ./kubelet FuzzParseStages
 ./kubelet FuzzParseDebugConfig
