@@ -38,33 +38,25 @@ func (s *Registry) ObserveStoreEvent(ev store.Event) {
 	}
 	deleted := ev.Type == store.Deleted
 	var obj runtime.Object
+	var ok bool
 	switch ev.Resource {
 	case servicesBucket:
-		svc := &corev1.Service{}
-		if err := JSONUnmarshal(ev.Value, svc); err != nil {
-			s.log.Warn("shared store: decode Service", "key", ev.Key, "err", err)
-			return
-		}
-		obj = svc
+		obj, ok = decodeEvent(s, ev, &corev1.Service{})
 	case ipAddressesBucket:
-		addr := &networkingv1.IPAddress{}
-		if err := JSONUnmarshal(ev.Value, addr); err != nil {
-			s.log.Warn("shared store: decode IPAddress", "key", ev.Key, "err", err)
-			return
-		}
-		obj = addr
+		obj, ok = decodeEvent(s, ev, &networkingv1.IPAddress{})
 	case crdBucket:
-		def := &apiextensionsv1.CustomResourceDefinition{}
-		if err := JSONUnmarshal(ev.Value, def); err != nil {
-			s.log.Warn("shared store: decode CustomResourceDefinition", "key", ev.Key, "err", err)
-			return
-		}
-		if deleted {
+		var def *apiextensionsv1.CustomResourceDefinition
+		if def, ok = decodeEvent(s, ev, &apiextensionsv1.CustomResourceDefinition{}); ok && deleted {
 			s.unserveDeletedCRD(&Object{Obj: def, Meta: def})
-		} else {
+		} else if ok {
 			s.serveCRD(def)
 		}
 		obj = def
+	default:
+		ok = true // the observers decode what they need of the bytes
+	}
+	if !ok {
+		return
 	}
 	if deleted {
 		s.enc.forget(ev.Resource, ev.Key)
@@ -109,4 +101,14 @@ func (s *Registry) reallocate(c *Request, o *Object) error {
 		}
 	}
 	return s.allocateServiceIP(c, svc)
+}
+
+// decodeEvent decodes the object of a store event into obj, logging what
+// does not decode.
+func decodeEvent[T runtime.Object](s *Registry, ev store.Event, obj T) (T, bool) {
+	if err := JSONUnmarshal(ev.Value, obj); err != nil {
+		s.log.Warn("shared store: decode", "resource", ev.Resource, "key", ev.Key, "err", err)
+		return obj, false
+	}
+	return obj, true
 }
