@@ -31,9 +31,9 @@ import (
 )
 
 func main() {
-	// The collector is off since startgc's initialisation (see there); a
-	// command that does not start a server turns it back on here too.
-	defer startgc.Restore()
+	// The collector is off since startgc's initialisation (see there):
+	// run turns it back on once the server serves, or when it starts no
+	// server.
 	os.Exit(exitCode(run(os.Args[1:]), os.Stderr))
 }
 
@@ -92,6 +92,7 @@ func parseFlags(fs *flag.FlagSet, head string, args []string) error {
 
 func run(args []string) error {
 	if len(args) > 0 && args[0] == "kubeconfig" {
+		startgc.Restore()
 		return runKubeconfig(args[1:])
 	}
 	fs := flag.NewFlagSet("fakeplane", flag.ContinueOnError)
