@@ -33,17 +33,7 @@ func DefaultPodSpec(s *corev1.PodSpec) {
 	for i := range s.Volumes {
 		defaultVolume(&s.Volumes[i])
 	}
-	for i := range s.InitContainers {
-		defaultContainer(&s.InitContainers[i])
-	}
-	for i := range s.Containers {
-		defaultContainer(&s.Containers[i])
-	}
-	for i := range s.EphemeralContainers {
-		c := corev1.Container(s.EphemeralContainers[i].EphemeralContainerCommon)
-		defaultContainer(&c)
-		s.EphemeralContainers[i].EphemeralContainerCommon = corev1.EphemeralContainerCommon(c)
-	}
+	visitContainers(s, defaultContainer)
 	roundResources(s.Overhead)
 }
 
