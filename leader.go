@@ -31,12 +31,13 @@ import (
 // auto-registration controllers) run in every process, as they run in
 // every kube-apiserver.
 
-// LeaderElection sets the timing of the Leases that elect which of several
-// control planes sharing one etcd runs the controllers (and, with
-// WithScheduler, the scheduler), as kube-controller-manager's
+// LeaderElection sets the timing of the Lease that elects which of several
+// control planes sharing one etcd runs the controllers, as
+// kube-controller-manager's
 // --leader-elect-lease-duration, --leader-elect-renew-deadline and
 // --leader-elect-retry-period do. Zero fields take upstream's defaults:
-// 15s, 10s and 2s.
+// 15s, 10s and 2s. (The scheduler's Lease is timed by its configuration's
+// leaderElection.)
 type LeaderElection struct {
 	LeaseDuration time.Duration
 	RenewDeadline time.Duration
