@@ -100,6 +100,7 @@ func writeIndex(tx *bolt.Tx, resource, key string, prev []byte, terms []string) 
 			return err
 		}
 	}
+	idx.FillPercent = writeFillPercent
 	var old []string
 	if len(prev) > 0 {
 		old = strings.Split(string(prev), "\x00")
