@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fakeplane/fakeplane/fixtures"
@@ -96,5 +97,56 @@ func TestBootstrapManagedFieldsArePrecomputed(t *testing.T) {
 			}
 		}
 		t.Fatal("fixtures/bootstrap/managedfields.json is out of date: go test . -run TestBootstrapManagedFields -update")
+	}
+}
+
+// TestIPAddressFieldsAreWhatACreateRecords checks that the IPAddress the
+// server creates for a Service's ClusterIP carries the managedFields entries
+// the field manager computes for that object (the registry writes them
+// without computing them), whatever the address.
+func TestIPAddressFieldsAreWhatACreateRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name, serviceRange, family string
+	}{
+		{"10.0.0.1", "10.0.0.0/24", "IPv4"},
+		{"10.96.0.1", "10.96.0.0/12", "IPv4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cp := Start(t, WithServiceClusterIPRange(tc.serviceRange))
+			ip := netip.MustParsePrefix(tc.serviceRange).Addr().Next().String()
+			stored, err := cp.store.Get("networking.k8s.io/ipaddresses", ip)
+			if err != nil {
+				t.Fatalf("the kubernetes Service's IPAddress %s: %v", ip, err)
+			}
+			var got networkingv1.IPAddress
+			if err := json.Unmarshal(stored.Value, &got); err != nil {
+				t.Fatal(err)
+			}
+			entries := got.ManagedFields
+			for i := range entries {
+				if entries[i].Time == nil {
+					t.Errorf("entry %d has no time", i)
+				}
+				entries[i].Time = nil
+			}
+			doc, err := json.Marshal(&networkingv1.IPAddress{
+				TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "IPAddress"},
+				ObjectMeta: metav1.ObjectMeta{Name: ip, Labels: map[string]string{
+					networkingv1.LabelIPAddressFamily: tc.family,
+					networkingv1.LabelManagedBy:       "ipallocator.k8s.io",
+				}},
+				Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "kubernetes"}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, want, err := cp.srv.CreatedManagedFields(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 || !reflect.DeepEqual(entries, want) {
+				t.Fatalf("stored managedFields %v, a create computes %v", entries, want)
+			}
+		})
 	}
 }

@@ -156,6 +156,17 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 	}()
 
+	// The bootstrap objects' documents and managedFields are parsed once
+	// per process; a first start parses them on another core while it
+	// sets up the certificates, the store and the server.
+	bootParsed := make(chan struct{})
+	go func() {
+		defer close(bootParsed)
+		_, _ = fixtures.BootstrapManagedFields()
+		_, _ = fixtures.Bootstrap(6443, cp.serviceRange)
+	}()
+	defer func() { <-bootParsed }()
+
 	dataDir := cp.opts.dataDir
 	if dataDir == "" {
 		if cp.tmpDir, err = os.MkdirTemp("", "fakeplane-"); err != nil {
@@ -316,11 +327,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
-	// A cold process decodes the second half on another core meanwhile.
+	// Another core decodes them meanwhile, ahead of the creates (in a warm
+	// process they are decoded already).
 	warmed := make(chan struct{})
 	go func() {
 		defer close(warmed)
-		cp.srv.WarmCreates(boot[len(boot)/2:])
+		cp.srv.WarmCreates(boot)
 	}()
 	err = cp.store.Bulk(func() error { return cp.srv.CreateAll(boot, fields) })
 	<-warmed

@@ -23,6 +23,24 @@ import (
 
 const ipAddressesBucket = "networking.k8s.io/ipaddresses"
 
+// ipAddressFields returns the managedFields entries, without their time,
+// of the IPAddress syncServiceIPAddresses creates for a ClusterIP: the same
+// for every address and family, so a create need not compute them (which
+// would load the merge schema of every built-in type, a millisecond or two,
+// at the first start of a process, for the kubernetes Service's address).
+// TestIPAddressFieldsAreWhatACreateRecords checks them against the field
+// manager's.
+func ipAddressFields() []metav1.ManagedFieldsEntry {
+	return []metav1.ManagedFieldsEntry{{
+		Manager:    serverManager,
+		Operation:  metav1.ManagedFieldsOperationUpdate,
+		APIVersion: "networking.k8s.io/v1",
+		FieldsType: "FieldsV1",
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:ipaddress.kubernetes.io/ip-family":{},"f:ipaddress.kubernetes.io/managed-by":{}}},` +
+			`"f:spec":{"f:parentRef":{".":{},"f:name":{},"f:namespace":{},"f:resource":{}}}}`)},
+	}}
+}
+
 // syncServiceIPAddresses creates or deletes the IPAddress objects of a
 // committed Service.
 func (s *Registry) syncServiceIPAddresses(bucket string, obj runtime.Object, data []byte, deleted bool) {
@@ -68,7 +86,7 @@ func (s *Registry) syncServiceIPAddresses(bucket string, obj runtime.Object, dat
 		if err != nil {
 			continue
 		}
-		if err := s.create(b, serverManager); err != nil {
+		if err := s.createWithFields(b, serverManager, ipAddressFields()); err != nil {
 			s.log.Warn("ip address", "ip", ip, "err", err)
 		}
 	}

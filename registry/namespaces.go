@@ -129,63 +129,94 @@ func (s *Registry) create(data []byte, manager string) error {
 // the time it takes to write them. It holds the results of a pure function
 // of the JSON (decoding and defaulting a built-in type), copied out for
 // each use, so every control plane gets what it would decode alone; it is
-// bounded by maxDecodedCreates entries.
+// bounded by maxDecodedCreates entries. An entry is in the map from the
+// moment one goroutine starts decoding its document: another that wants the
+// same document waits for that decode instead of doing it again.
 var decodedCreates struct {
 	sync.Mutex
-	m map[string]runtime.Object
+	m map[string]*decodedCreate
+}
+
+// decodedCreate is an entry of decodedCreates.
+type decodedCreate struct {
+	done chan struct{} // closed once obj is set
+	obj  runtime.Object
+	// obj is nil when the document did not decode to a built-in type (or
+	// did not decode): whoever needs it decodes it again for the error.
 }
 
 // maxDecodedCreates bounds decodedCreates.
 const maxDecodedCreates = 1024
 
 // WarmCreates decodes, into the process's memo of the control plane's own
-// creates, the documents CreateAll is about to create, on another core:
-// started in a goroutine on the second half of the bootstrap documents
-// while CreateAll works through the first, it halves the decoding a cold
-// process does at its first start. It only fills the memo; CreateAll
-// decodes what it does not find there itself.
+// creates, the documents CreateAll is about to create, in order, on another
+// core: started in a goroutine just before CreateAll, it stays ahead of it
+// (decoding a document takes about half the time creating it does), so a
+// cold process's first start decodes nothing on its critical path. It skips
+// a document another goroutine is decoding or has decoded, so nothing is
+// decoded twice.
 func (s *Registry) WarmCreates(docs [][]byte) {
 	for _, d := range docs {
-		decodedCreates.Lock()
-		_, ok := decodedCreates.m[string(d)]
-		decodedCreates.Unlock()
-		if !ok {
-			_, _, _ = s.decodeCreate(d)
+		if e, claimed := claimDecodedCreate(d); claimed {
+			s.fillDecodedCreate(e, d)
 		}
 	}
+}
+
+// claimDecodedCreate returns the memo entry of data and whether the caller
+// created it, and so must decode data and fill it (fillDecodedCreate). It
+// returns nil, false when the memo is full and has no entry for data.
+func claimDecodedCreate(data []byte) (*decodedCreate, bool) {
+	decodedCreates.Lock()
+	defer decodedCreates.Unlock()
+	if e, ok := decodedCreates.m[string(data)]; ok {
+		return e, false
+	}
+	if decodedCreates.m == nil {
+		decodedCreates.m = map[string]*decodedCreate{}
+	}
+	if len(decodedCreates.m) >= maxDecodedCreates {
+		return nil, false
+	}
+	e := &decodedCreate{done: make(chan struct{})}
+	decodedCreates.m[string(data)] = e
+	return e, true
+}
+
+// fillDecodedCreate decodes data into e, which the caller claimed, and
+// returns what decodeInternal returned.
+func (s *Registry) fillDecodedCreate(e *decodedCreate, data []byte) (*Request, *Object, error) {
+	defer close(e.done)
+	c, o, err := s.decodeInternal(data)
+	if err == nil && c.Res.Typed != nil {
+		e.obj = o.Obj.DeepCopyObject()
+	}
+	return c, o, err
 }
 
 // decodeCreate is decodeInternal for the control plane's own creates,
 // through decodedCreates for built-in types.
 func (s *Registry) decodeCreate(data []byte) (*Request, *Object, error) {
-	decodedCreates.Lock()
-	obj, ok := decodedCreates.m[string(data)]
-	decodedCreates.Unlock()
-	if ok {
-		gvk := obj.GetObjectKind().GroupVersionKind()
-		if res, found := s.served.ForKind(gvk); found && res.Typed != nil {
-			obj = obj.DeepCopyObject()
-			acc, err := meta.Accessor(obj)
-			if err != nil {
-				return nil, nil, err
+	e, claimed := claimDecodedCreate(data)
+	if claimed {
+		return s.fillDecodedCreate(e, data)
+	}
+	if e != nil {
+		<-e.done
+		if obj := e.obj; obj != nil {
+			gvk := obj.GetObjectKind().GroupVersionKind()
+			if res, found := s.served.ForKind(gvk); found && res.Typed != nil {
+				obj = obj.DeepCopyObject()
+				acc, err := meta.Accessor(obj)
+				if err != nil {
+					return nil, nil, err
+				}
+				c, o := s.internalCreate(res, &Object{Obj: obj, Meta: acc})
+				return c, o, nil
 			}
-			c, o := s.internalCreate(res, &Object{Obj: obj, Meta: acc})
-			return c, o, nil
 		}
 	}
-	c, o, err := s.decodeInternal(data)
-	if err != nil || c.Res.Typed == nil {
-		return c, o, err
-	}
-	decodedCreates.Lock()
-	if decodedCreates.m == nil {
-		decodedCreates.m = map[string]runtime.Object{}
-	}
-	if len(decodedCreates.m) < maxDecodedCreates {
-		decodedCreates.m[string(data)] = o.Obj.DeepCopyObject()
-	}
-	decodedCreates.Unlock()
-	return c, o, nil
+	return s.decodeInternal(data)
 }
 
 // internalCreate is the create request, made by the server itself, of o in
@@ -246,7 +277,29 @@ func (s *Registry) createAs(data []byte, manager string, fields map[string][]met
 			s.trackCreate(c, o, data, manager)
 		}
 	}
-	_, err = s.CreateObject(c, o, false)
+	return s.createInternal(c, o)
+}
+
+// createWithFields creates an object given as JSON, as the server itself
+// (manager, one of the server's own), with the managedFields entries a
+// create records for it, known beforehand.
+func (s *Registry) createWithFields(data []byte, manager string, entries []metav1.ManagedFieldsEntry) error {
+	decode := s.decodeInternal
+	if manager == serverManager {
+		decode = s.decodeCreate
+	}
+	c, o, err := decode(data)
+	if err != nil {
+		return err
+	}
+	s.setCreatedFields(o, entries)
+	return s.createInternal(c, o)
+}
+
+// createInternal creates o, decoded for the server's own create c; an
+// object that exists already is left as it is.
+func (s *Registry) createInternal(c *Request, o *Object) error {
+	_, err := s.CreateObject(c, o, false)
 	if apierrors.IsAlreadyExists(err) {
 		return nil
 	}
