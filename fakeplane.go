@@ -157,13 +157,15 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}()
 
 	// The bootstrap objects' documents and managedFields are parsed once
-	// per process; a first start parses them on another core while it
+	// per process, as is PodSecurity's configuration (the first namespace
+	// create needs it); a first start does both on another core while it
 	// sets up the certificates, the store and the server.
 	bootParsed := make(chan struct{})
 	go func() {
 		defer close(bootParsed)
 		_, _ = fixtures.BootstrapManagedFields()
 		_, _ = fixtures.Bootstrap(6443, cp.serviceRange)
+		admission.WarmPodSecurity()
 	}()
 	defer func() { <-bootParsed }()
 

@@ -61,6 +61,13 @@ var podSecurityDefaults = sync.OnceValues(func() (*podSecurityShared, error) {
 	return &podSecurityShared{config: cfg, evaluator: ev}, nil
 })
 
+// WarmPodSecurity builds what every PodSecurity of the process shares, if
+// no PodSecurity has yet: a control plane's first start calls it on a core
+// that is otherwise idle, so that its first namespace create does not.
+func WarmPodSecurity() {
+	_, _ = podSecurityDefaults()
+}
+
 // podSecurityShared is what podSecurityDefaults builds.
 type podSecurityShared struct {
 	config    *psconfig.PodSecurityConfiguration
