@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -337,6 +338,12 @@ func ProtobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
 // message as its raw bytes, an empty content encoding and content type)
 // around the list message assembled in place.
 func ProtobufListEnvelope(apiVersion, kind string, lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
+	return AppendProtobufListEnvelope(nil, apiVersion, kind, lm, items)
+}
+
+// AppendProtobufListEnvelope is ProtobufListEnvelope appending to dst (a
+// buffer to reuse), growing it at most once.
+func AppendProtobufListEnvelope(dst []byte, apiVersion, kind string, lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
 	meta, err := lm.Marshal()
 	if err != nil {
 		return nil, err
@@ -352,7 +359,7 @@ func ProtobufListEnvelope(apiVersion, kind string, lm *metav1.ListMeta, items []
 	}
 	size := len(protobufMagic) + protowire.SizeTag(1) + protowire.SizeBytes(len(typeMeta)) +
 		protowire.SizeTag(2) + protowire.SizeBytes(msgLen) + 2*(protowire.SizeTag(3)+protowire.SizeBytes(0))
-	out := make([]byte, 0, size)
+	out := slices.Grow(dst, size)
 	out = append(out, protobufMagic...)
 	out = protowire.AppendTag(out, 1, protowire.BytesType)
 	out = protowire.AppendBytes(out, typeMeta)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/fakeplane/fakeplane/registry"
 
-	"github.com/fakeplane/fakeplane/store"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -53,25 +52,6 @@ func (s *Server) writeProtobufObject(c *call, code int, data []byte) error {
 		return apierrors.NewInternalError(err)
 	}
 	writeRaw(c.w, code, mediaProtobuf, b)
-	return nil
-}
-
-// writeProtobufList answers with a list of objects in protobuf, assembled
-// from the items' cached protobuf messages.
-func (s *Server) writeProtobufList(c *call, lm metav1.ListMeta, stored []store.Object, served [][]byte) error {
-	msgs := make([][]byte, len(served))
-	for i, data := range served {
-		p, err := s.Encodings().ProtoOf(c.Res, stored[i].Key, stored[i].Revision, data)
-		if err != nil {
-			return apierrors.NewInternalError(err)
-		}
-		msgs[i] = p
-	}
-	b, err := registry.ProtobufListEnvelope(c.Res.APIVersion(), c.Res.ListKind, &lm, msgs)
-	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	writeRaw(c.w, http.StatusOK, mediaProtobuf, b)
 	return nil
 }
 
