@@ -115,14 +115,23 @@ func newEncCache(st encStore) *EncCache {
 
 func cacheKey(bucket, key string) string { return bucket + "\x00" + key }
 
+// appendCacheKey appends cacheKey(bucket, key) to b.
+func appendCacheKey(b []byte, bucket, key string) []byte {
+	b = append(b, bucket...)
+	b = append(b, 0)
+	return append(b, key...)
+}
+
 // entry returns the entry of an object at a revision, creating it if
 // needed. The entry is kept only when the object may still be live at rev
 // (see encCache); otherwise, and when a newer revision is already cached,
 // the caller gets a detached entry that is dropped after use.
 func (ec *EncCache) entry(bucket, key string, rev int64) *encEntry {
-	k := cacheKey(bucket, key)
+	// The lookup of a cached entry, the common case, builds its key in a
+	// stack buffer (a map index by string(bytes) does not allocate).
+	var kb [128]byte
 	ec.mu.Lock()
-	e := ec.m[k]
+	e := ec.m[string(appendCacheKey(kb[:0], bucket, key))]
 	if e != nil && e.rev >= rev {
 		ec.mu.Unlock()
 		if e.rev == rev {
@@ -130,6 +139,7 @@ func (ec *EncCache) entry(bucket, key string, rev int64) *encEntry {
 		}
 		return &encEntry{rev: rev}
 	}
+	k := cacheKey(bucket, key)
 	if t, ok := ec.dropped[bucket]; ok && rev <= t {
 		// The whole bucket went after this revision.
 		ec.mu.Unlock()
