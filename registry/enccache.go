@@ -38,6 +38,8 @@ type EncCache struct {
 	dropped map[string]int64 // bucket -> store revision when it was forgotten whole
 	floor   int64            // tombstones at or below it were dropped
 	forgets uint64           // counts forget and forgetBucket calls, to detect one during a store check
+
+	frames recentFrames // the watch frames of the latest events (watchframes.go)
 }
 
 // encStore is what the encoding cache reads of the store: the current
@@ -331,6 +333,9 @@ func ProtobufListMessage(lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
 
 // protobufMagic starts every Kubernetes protobuf envelope.
 const protobufMagic = "k8s\x00"
+
+// ProtobufMagic starts every Kubernetes protobuf envelope.
+const ProtobufMagic = protobufMagic
 
 // ProtobufEnvelope wraps a message in the Kubernetes protobuf envelope.
 func ProtobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // TestJSONListItemByItemIsWriteListJSON checks that a JSON list assembled
@@ -46,5 +48,37 @@ func TestJSONListItemByItemIsWriteListJSON(t *testing.T) {
 				t.Errorf("item by item:\n%s\nwriteListJSON:\n%s", got, want.Bytes())
 			}
 		})
+	}
+}
+
+// TestProtobufWatchFrameMsgIsTheFrameOfTheEnvelope checks that a watch
+// frame written in one buffer is byte for byte the frame of the object's
+// envelope, for small and large messages (longer length varints).
+func TestProtobufWatchFrameMsgIsTheFrameOfTheEnvelope(t *testing.T) {
+	for _, tc := range []struct {
+		typ, apiVersion, kind string
+		size                  int
+	}{
+		{"ADDED", "v1", "ConfigMap", 10},
+		{"MODIFIED", "apps/v1", "Deployment", 200},
+		{"DELETED", "v1", "Pod", 70000},
+		{"ADDED", "v1", "ConfigMap", 0},
+	} {
+		msg := bytes.Repeat([]byte{0x0a}, tc.size)
+		env, err := registry.ProtobufEnvelope(tc.apiVersion, tc.kind, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := protobufWatchFrameRaw(tc.typ, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := protobufWatchFrameMsg(tc.typ, tc.apiVersion, tc.kind, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s %s %d bytes: got %x, want %x", tc.typ, tc.kind, tc.size, got[:min(len(got), 64)], want[:min(len(want), 64)])
+		}
 	}
 }

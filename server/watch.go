@@ -100,15 +100,15 @@ func (e *watchEncoder) write(b []byte) error {
 // object's cached encoding when its key and revision are known.
 func (e *watchEncoder) protobufFrame(typ string, obj []byte, key string, rev int64) ([]byte, error) {
 	if rev > 0 && typ != "ERROR" && typ != "BOOKMARK" {
-		msg, err := e.s.Encodings().ProtoOf(e.c.Res, key, rev, obj)
-		if err != nil {
-			return nil, err
-		}
-		raw, err := registry.ProtobufEnvelope(e.c.Res.APIVersion(), e.c.Res.Kind, msg)
-		if err != nil {
-			return nil, err
-		}
-		return protobufWatchFrameRaw(typ, raw)
+		// Every watch of the resource sends the same frame for the
+		// event: it is built once for all of them.
+		return e.s.Encodings().WatchFrame(e.c.Res, key, rev, typ, func() ([]byte, error) {
+			msg, err := e.s.Encodings().ProtoOf(e.c.Res, key, rev, obj)
+			if err != nil {
+				return nil, err
+			}
+			return protobufWatchFrameMsg(typ, e.c.Res.APIVersion(), e.c.Res.Kind, msg)
+		})
 	}
 	var typed runtime.Object
 	if typ == "ERROR" {
