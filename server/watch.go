@@ -254,6 +254,7 @@ func (s *Server) watch(c *call) error {
 		}
 	}
 	events := wch.Events()
+	selEmpty := sel.Empty()
 	// bookmarkDue is set when the pre-timeout bookmark found events
 	// still to send: it goes out once they are.
 	bookmarkDue := false
@@ -291,7 +292,7 @@ func (s *Server) watch(c *call) error {
 			}
 			typ := string(ev.Type)
 			obj := ev.Value
-			if !sel.Empty() {
+			if !selEmpty {
 				// (The filter reads labels from the encoding cache: parsed
 				// once per revision, not once per watcher.)
 				cur := matches(store.Object{Key: ev.Key, Value: ev.Value, Revision: ev.Revision})
