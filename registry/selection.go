@@ -203,11 +203,13 @@ func decodeContinue(tok string) (rv int64, after string, err error) {
 // ListServed reads the page of a list that opts selects: its list metadata,
 // the stored objects and their JSON in the served version.
 func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions) (metav1.ListMeta, []store.Object, [][]byte, error) {
-	sel, lo, err := s.listStoreOptions(c, opts)
+	var later []pendingEntry
+	sel, lo, err := s.listStoreOptions(c, opts, &later)
 	if err != nil {
 		return metav1.ListMeta{}, nil, nil, err
 	}
 	res, err := s.store.List(c.Res.Bucket, lo)
+	s.enc.adopt(later)
 	if err != nil {
 		return metav1.ListMeta{}, nil, nil, listError(err, opts, lo)
 	}
@@ -236,12 +238,14 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 
 // VisitServed reads the page of a list that opts selects, as ListServed
 // does, but hands each item to visit, in order, instead of collecting the
-// items: the stored object's key and revision and its JSON in the served
-// version. served may alias the store's memory: it is valid only during
-// the call and must not be changed. An error from visit ends the list and
-// is returned as it is, unless the list has unreadable objects: their
-// answer comes first, as ListServed's (visit may have seen the others).
-func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions, visit func(key string, rev int64, served []byte) error) (metav1.ListMeta, error) {
+// items: the stored object's key and revision and, with proto, its
+// protobuf message (see EncCache.ProtoOf), else its JSON in the served
+// version. data may alias the store's memory: it is valid only during the
+// call and must not be changed. visit runs inside the store's read, so it
+// must not call the store. An error from visit ends the list and is
+// returned as it is, unless the list has unreadable objects: their answer
+// comes first, as ListServed's (visit may have seen the others).
+func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions, proto bool, visit func(key string, rev int64, data []byte) error) (metav1.ListMeta, error) {
 	if _, ok := c.Res.conv.(batchConverter); ok {
 		// A converter that converts a page in one batch needs the page
 		// first.
@@ -250,13 +254,23 @@ func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions
 			return lm, err
 		}
 		for i, it := range stored {
-			if err := visit(it.Key, it.Revision, items[i]); err != nil {
+			data := items[i]
+			if proto {
+				if data, err = s.enc.ProtoOf(c.Res, it.Key, it.Revision, data); err != nil {
+					return lm, apierrors.NewInternalError(err)
+				}
+			}
+			if err := visit(it.Key, it.Revision, data); err != nil {
 				return lm, err
 			}
 		}
 		return lm, nil
 	}
-	sel, lo, err := s.listStoreOptions(c, opts)
+	// The cache entries that need the store's word are kept after the
+	// read (see EncCache.entryIn).
+	var later []pendingEntry
+	defer func() { s.enc.adopt(later) }()
+	sel, lo, err := s.listStoreOptions(c, opts, &later)
 	if err != nil {
 		return metav1.ListMeta{}, err
 	}
@@ -265,7 +279,7 @@ func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions
 	last := ""
 	res, err := store.Visit(s.store, c.Res.Bucket, lo, func(it store.Object) error {
 		last = it.Key
-		b, err := s.enc.ServedOf(c.Res, it.Key, it.Revision, it.Value)
+		b, err := s.enc.servedOfIn(c.Res, it.Key, it.Revision, it.Value, &later)
 		if err != nil {
 			failed = append(failed, ReadFailure{Key: it.Key, Revision: it.Revision, Err: err})
 			if len(failed) == maxReadFailures {
@@ -273,11 +287,18 @@ func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions
 			}
 			return nil
 		}
-		if len(failed) == 0 && visitErr == nil {
+		if len(failed) > 0 || visitErr != nil {
 			// After an error the rest is read only for the unreadable
 			// objects, whose answer comes first, as ListServed's.
-			visitErr = visit(it.Key, it.Revision, b)
+			return nil
 		}
+		if proto {
+			if b, err = s.enc.protoOfIn(c.Res, it.Key, it.Revision, b, &later); err != nil {
+				visitErr = apierrors.NewInternalError(err)
+				return nil
+			}
+		}
+		visitErr = visit(it.Key, it.Revision, b)
 		return nil
 	})
 	switch {
@@ -305,15 +326,16 @@ func lastKey(items []store.Object) string {
 
 // listStoreOptions turns list options into the selection and the store
 // list options of the page they ask for, waiting for a resourceVersion
-// newer than the store's.
-func (s *Registry) listStoreOptions(c *Request, opts *metainternalversion.ListOptions) (*Selection, store.ListOptions, error) {
+// newer than the store's. Its filter runs inside the store's read: the
+// cache entries it makes that need the store's word go to later.
+func (s *Registry) listStoreOptions(c *Request, opts *metainternalversion.ListOptions, later *[]pendingEntry) (*Selection, store.ListOptions, error) {
 	sel := NewSelection(c.Res, opts)
 	lo := store.ListOptions{Limit: int(opts.Limit)}
 	if c.Namespace != "" {
 		lo.Prefix = c.Namespace + "/"
 	}
 	if !sel.Empty() {
-		lo.Filter = s.FilterFor(c.Res, sel)
+		lo.Filter = s.filterForIn(c.Res, sel, later)
 		lo.Index = sel.IndexTerm()
 	}
 	switch {
@@ -400,11 +422,17 @@ func tooLargeRV(requested, current int64) error {
 // FilterFor is a store filter for a selection, using the encoding cache for
 // label-only selectors.
 func (s *Registry) FilterFor(res *Resource, sel *Selection) func(store.Object) bool {
+	return s.filterForIn(res, sel, nil)
+}
+
+// filterForIn is FilterFor for a filter that runs inside a store read when
+// later is not nil (see EncCache.entryIn).
+func (s *Registry) filterForIn(res *Resource, sel *Selection, later *[]pendingEntry) func(store.Object) bool {
 	if !sel.fields.Empty() {
-		return func(o store.Object) bool { return s.SelectionMatches(res, sel, o.Key, o.Revision, o.Value) }
+		return func(o store.Object) bool { return s.selectionMatchesIn(res, sel, o.Key, o.Revision, o.Value, later) }
 	}
 	return func(o store.Object) bool {
-		l, ok := s.enc.labelsOf(res.Bucket, o.Key, o.Revision, o.Value)
+		l, ok := s.enc.labelsOfIn(res.Bucket, o.Key, o.Revision, o.Value, later)
 		return ok && sel.labels.Matches(l)
 	}
 }
@@ -414,10 +442,16 @@ func (s *Registry) FilterFor(res *Resource, sel *Selection) func(store.Object) b
 // fields of the version asked for, which a conversion webhook may have
 // renamed, as upstream's storage converts an object before it filters it.
 func (s *Registry) SelectionMatches(res *Resource, sel *Selection, key string, rev int64, stored []byte) bool {
+	return s.selectionMatchesIn(res, sel, key, rev, stored, nil)
+}
+
+// selectionMatchesIn is SelectionMatches inside a store read when later is
+// not nil (see EncCache.entryIn).
+func (s *Registry) selectionMatchesIn(res *Resource, sel *Selection, key string, rev int64, stored []byte, later *[]pendingEntry) bool {
 	// (Built-in resources served from another version's bucket translate
 	// their field labels to the stored object's fields instead.)
 	if !sel.fields.Empty() && res.conv != nil && res.CRD != "" {
-		served, err := s.enc.ServedOf(res, key, rev, stored)
+		served, err := s.enc.servedOfIn(res, key, rev, stored, later)
 		if err != nil {
 			return false
 		}

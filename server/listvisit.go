@@ -47,16 +47,13 @@ func putListBuf(lb *listBuf) {
 
 // writeProtobufListVisit answers a list in protobuf, reading the page
 // item by item (registry.VisitServed): each item's cached protobuf message
-// goes into the list, its stored bytes are not copied.
+// goes into the list, its stored bytes are not copied. (The messages are
+// the encoding cache's, never the store's memory: they outlive the read.)
 func (s *Server) writeProtobufListVisit(c *call, opts *metainternalversion.ListOptions) error {
 	lb := getListBuf()
 	defer putListBuf(lb)
-	lm, err := s.VisitServed(c.Request, opts, func(key string, rev int64, served []byte) error {
-		p, err := s.Encodings().ProtoOf(c.Res, key, rev, served)
-		if err != nil {
-			return apierrors.NewInternalError(err)
-		}
-		lb.msgs = append(lb.msgs, p)
+	lm, err := s.VisitServed(c.Request, opts, true, func(_ string, _ int64, msg []byte) error {
+		lb.msgs = append(lb.msgs, msg)
 		return nil
 	})
 	if err != nil {
@@ -85,7 +82,7 @@ func (s *Server) writeJSONListVisit(c *call, opts *metainternalversion.ListOptio
 	body := append(lb.body[:0], make([]byte, listHeadRoom)...)
 	typed := c.Res.Typed != nil
 	n := 0
-	lm, err := s.VisitServed(c.Request, opts, func(_ string, _ int64, served []byte) error {
+	lm, err := s.VisitServed(c.Request, opts, false, func(_ string, _ int64, served []byte) error {
 		body = appendListItem(body, n, served, typed)
 		n++
 		return nil
