@@ -420,9 +420,20 @@ func tooLargeRV(requested, current int64) error {
 }
 
 // FilterFor is a store filter for a selection, using the encoding cache for
-// label-only selectors.
+// label-only selectors. It may read the store: a list inside whose read it
+// runs uses ListSelected (or the filter listStoreOptions makes) instead.
 func (s *Registry) FilterFor(res *Resource, sel *Selection) func(store.Object) bool {
 	return s.filterForIn(res, sel, nil)
+}
+
+// ListSelected lists the current state of res's objects with prefix that
+// sel selects, as store.List with FilterFor's filter does; the filter's
+// cache entries that need the store's word are kept after the read (see
+// EncCache.entryIn).
+func (s *Registry) ListSelected(res *Resource, sel *Selection, prefix string) (*store.ListResult, error) {
+	var later []pendingEntry
+	defer func() { s.enc.adopt(later) }()
+	return s.store.List(res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.filterForIn(res, sel, &later), Index: sel.IndexTerm()})
 }
 
 // filterForIn is FilterFor for a filter that runs inside a store read when

@@ -174,7 +174,7 @@ func (s *Server) watch(c *call) error {
 	var compacted error
 	switch {
 	case sendInitial || legacyInitial:
-		lst, err := s.Store().List(c.Res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.FilterFor(c.Res, sel), Index: sel.IndexTerm()})
+		lst, err := s.ListSelected(c.Res, sel, prefix)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
