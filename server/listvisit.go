@@ -114,6 +114,7 @@ func prependHead(body, head []byte) []byte {
 // appendListItem appends the JSON of a list's item n (from 0), as
 // writeListJSON writes it.
 func appendListItem(body []byte, n int, item []byte, typed bool) []byte {
+	body = ensure(body, len(item)+1)
 	if n > 0 {
 		body = append(body, ',')
 	}
@@ -122,6 +123,18 @@ func appendListItem(body []byte, n int, item []byte, typed bool) []byte {
 		return append(body, rest...)
 	}
 	return append(body, item...)
+}
+
+// ensure returns b with room for n more bytes, doubling its capacity when
+// it grows (append grows a large slice by a quarter at a time, which for a
+// list of many MB leaves several times its size behind).
+func ensure(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	grown := make([]byte, len(b), max(2*cap(b), len(b)+n))
+	copy(grown, b)
+	return grown
 }
 
 // appendListHead appends the head of a JSON list, up to the opening bracket
