@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -37,6 +38,8 @@ type EncCache struct {
 	dropped map[string]int64 // bucket -> store revision when it was forgotten whole
 	floor   int64            // tombstones at or below it were dropped
 	forgets uint64           // counts forget and forgetBucket calls, to detect one during a store check
+
+	frames recentFrames // the watch frames of the latest events (watchframes.go)
 }
 
 // encStore is what the encoding cache reads of the store: the current
@@ -114,14 +117,41 @@ func newEncCache(st encStore) *EncCache {
 
 func cacheKey(bucket, key string) string { return bucket + "\x00" + key }
 
+// appendCacheKey appends cacheKey(bucket, key) to b.
+func appendCacheKey(b []byte, bucket, key string) []byte {
+	b = append(b, bucket...)
+	b = append(b, 0)
+	return append(b, key...)
+}
+
 // entry returns the entry of an object at a revision, creating it if
 // needed. The entry is kept only when the object may still be live at rev
 // (see encCache); otherwise, and when a newer revision is already cached,
 // the caller gets a detached entry that is dropped after use.
 func (ec *EncCache) entry(bucket, key string, rev int64) *encEntry {
-	k := cacheKey(bucket, key)
+	return ec.entryIn(bucket, key, rev, nil)
+}
+
+// pendingEntry is an entry handed out detached inside a store read (see
+// entryIn), to keep once the read is over (adopt).
+type pendingEntry struct {
+	bucket, key string
+	rev         int64
+	e           *encEntry
+}
+
+// entryIn is entry for a caller inside a store read (a list's Visit) when
+// later is not nil: that caller must not call the store (a second read
+// transaction in the goroutine that holds one can deadlock against a
+// writer that remaps the file), so an entry that needs the store's word on
+// whether the object is still live is handed out detached and recorded in
+// later, for the caller to adopt after the read.
+func (ec *EncCache) entryIn(bucket, key string, rev int64, later *[]pendingEntry) *encEntry {
+	// The lookup of a cached entry, the common case, builds its key in a
+	// stack buffer (a map index by string(bytes) does not allocate).
+	var kb [128]byte
 	ec.mu.Lock()
-	e := ec.m[k]
+	e := ec.m[string(appendCacheKey(kb[:0], bucket, key))]
 	if e != nil && e.rev >= rev {
 		ec.mu.Unlock()
 		if e.rev == rev {
@@ -129,6 +159,7 @@ func (ec *EncCache) entry(bucket, key string, rev int64) *encEntry {
 		}
 		return &encEntry{rev: rev}
 	}
+	k := cacheKey(bucket, key)
 	if t, ok := ec.dropped[bucket]; ok && rev <= t {
 		// The whole bucket went after this revision.
 		ec.mu.Unlock()
@@ -143,34 +174,75 @@ func (ec *EncCache) entry(bucket, key string, rev int64) *encEntry {
 		delete(ec.deleted, k)
 	} else if rev <= ec.floor {
 		// Its tombstone, if any, was dropped: ask the store.
-		forgets := ec.forgets
 		ec.mu.Unlock()
-		obj, err := ec.st.Get(bucket, key)
-		if err != nil || obj.Revision != rev {
-			return &encEntry{rev: rev}
-		}
-		ec.mu.Lock()
-		if ec.forgets != forgets {
-			// A delete may have come between the check and now.
-			ec.mu.Unlock()
-			return &encEntry{rev: rev}
-		}
-		if e := ec.m[k]; e != nil && e.rev >= rev {
-			ec.mu.Unlock()
-			if e.rev == rev {
-				return e
+		if later != nil {
+			// A list asks for an item's labels, served form and protobuf
+			// one after the other: they share one pending entry.
+			if n := len(*later); n > 0 {
+				if p := (*later)[n-1]; p.rev == rev && p.key == key && p.bucket == bucket {
+					return p.e
+				}
 			}
-			return &encEntry{rev: rev}
+			e := &encEntry{rev: rev}
+			*later = append(*later, pendingEntry{bucket: bucket, key: key, rev: rev, e: e})
+			return e
 		}
+		e := &encEntry{rev: rev}
+		if got := ec.keepIfLive(bucket, key, rev, e); got != nil {
+			return got
+		}
+		return e
 	}
-	old := ec.m[k]
 	e = &encEntry{rev: rev}
-	if old != nil && old.labels != nil {
+	ec.install(k, e)
+	ec.mu.Unlock()
+	return e
+}
+
+// install puts e in the cache at k, carrying over the labels of the entry
+// it replaces as its previous state's. The caller holds ec.mu.
+func (ec *EncCache) install(k string, e *encEntry) {
+	if old := ec.m[k]; old != nil && old.labels != nil && e.prevLabels == nil {
 		e.prevRev, e.prevLabels = old.rev, old.labels
 	}
 	ec.m[k] = e
+}
+
+// keepIfLive keeps e, the entry of an object at rev at or below floor,
+// when the store still holds the object at rev and no delete came between
+// the check and now; it returns the cached entry at rev if there is one
+// already (nil otherwise: e is then kept or detached).
+func (ec *EncCache) keepIfLive(bucket, key string, rev int64, e *encEntry) *encEntry {
+	ec.mu.Lock()
+	forgets := ec.forgets
 	ec.mu.Unlock()
-	return e
+	obj, err := ec.st.Get(bucket, key)
+	if err != nil || obj.Revision != rev {
+		return nil
+	}
+	k := cacheKey(bucket, key)
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	if ec.forgets != forgets {
+		// A delete may have come between the check and now.
+		return nil
+	}
+	if cur := ec.m[k]; cur != nil && cur.rev >= rev {
+		if cur.rev == rev {
+			return cur
+		}
+		return nil
+	}
+	ec.install(k, e)
+	return nil
+}
+
+// adopt keeps the entries entryIn handed out detached during a store read,
+// now that it is over, as entry would have.
+func (ec *EncCache) adopt(pending []pendingEntry) {
+	for _, p := range pending {
+		ec.keepIfLive(p.bucket, p.key, p.rev, p.e)
+	}
 }
 
 // forget drops the entry of an object that was just deleted and leaves its
@@ -222,7 +294,13 @@ func (ec *EncCache) forgetBucket(bucket string) {
 
 // labelsOf returns an object's labels, parsing them at most once per revision.
 func (ec *EncCache) labelsOf(bucket, key string, rev int64, data []byte) (labels.Set, bool) {
-	e := ec.entry(bucket, key, rev)
+	return ec.labelsOfIn(bucket, key, rev, data, nil)
+}
+
+// labelsOfIn is labelsOf inside a store read when later is not nil (see
+// entryIn).
+func (ec *EncCache) labelsOfIn(bucket, key string, rev int64, data []byte, later *[]pendingEntry) (labels.Set, bool) {
+	e := ec.entryIn(bucket, key, rev, later)
 	ec.mu.Lock()
 	l := e.labels
 	if l == nil && rev > 0 {
@@ -265,7 +343,13 @@ type protoMarshaler interface {
 // ProtoOf returns the protobuf message of a stored (served-version) object,
 // encoding it at most once per revision.
 func (ec *EncCache) ProtoOf(r *Resource, key string, rev int64, data []byte) ([]byte, error) {
-	e := ec.entry(r.Bucket, key, rev)
+	return ec.protoOfIn(r, key, rev, data, nil)
+}
+
+// protoOfIn is ProtoOf inside a store read when later is not nil (see
+// entryIn).
+func (ec *EncCache) protoOfIn(r *Resource, key string, rev int64, data []byte, later *[]pendingEntry) ([]byte, error) {
+	e := ec.entryIn(r.Bucket, key, rev, later)
 	ec.mu.Lock()
 	p := e.proto.get(r.APIVersion(), 0)
 	ec.mu.Unlock()
@@ -321,6 +405,9 @@ func ProtobufListMessage(lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
 // protobufMagic starts every Kubernetes protobuf envelope.
 const protobufMagic = "k8s\x00"
 
+// ProtobufMagic starts every Kubernetes protobuf envelope.
+const ProtobufMagic = protobufMagic
+
 // ProtobufEnvelope wraps a message in the Kubernetes protobuf envelope.
 func ProtobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
 	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}, Raw: msg}
@@ -337,6 +424,12 @@ func ProtobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
 // message as its raw bytes, an empty content encoding and content type)
 // around the list message assembled in place.
 func ProtobufListEnvelope(apiVersion, kind string, lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
+	return AppendProtobufListEnvelope(nil, apiVersion, kind, lm, items)
+}
+
+// AppendProtobufListEnvelope is ProtobufListEnvelope appending to dst (a
+// buffer to reuse), growing it at most once.
+func AppendProtobufListEnvelope(dst []byte, apiVersion, kind string, lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
 	meta, err := lm.Marshal()
 	if err != nil {
 		return nil, err
@@ -352,7 +445,7 @@ func ProtobufListEnvelope(apiVersion, kind string, lm *metav1.ListMeta, items []
 	}
 	size := len(protobufMagic) + protowire.SizeTag(1) + protowire.SizeBytes(len(typeMeta)) +
 		protowire.SizeTag(2) + protowire.SizeBytes(msgLen) + 2*(protowire.SizeTag(3)+protowire.SizeBytes(0))
-	out := make([]byte, 0, size)
+	out := slices.Grow(dst, size)
 	out = append(out, protobufMagic...)
 	out = protowire.AppendTag(out, 1, protowire.BytesType)
 	out = protowire.AppendBytes(out, typeMeta)
@@ -438,10 +531,16 @@ func (ec *EncCache) prefetchServed(r *Resource, items []store.Object) error {
 // ServedOf returns a stored object as its resource serves it (converted,
 // defaulted), converting it at most once per revision.
 func (ec *EncCache) ServedOf(r *Resource, key string, rev int64, stored []byte) ([]byte, error) {
+	return ec.servedOfIn(r, key, rev, stored, nil)
+}
+
+// servedOfIn is ServedOf inside a store read when later is not nil (see
+// entryIn).
+func (ec *EncCache) servedOfIn(r *Resource, key string, rev int64, stored []byte, later *[]pendingEntry) ([]byte, error) {
 	if r.conv == nil {
 		return stored, nil
 	}
-	e := ec.entry(r.Bucket, key, rev)
+	e := ec.entryIn(r.Bucket, key, rev, later)
 	ec.mu.Lock()
 	b := e.served.get(r.APIVersion(), r.convGen)
 	ec.mu.Unlock()

@@ -211,3 +211,66 @@ func TestEncCacheForgetsDroppedBucket(t *testing.T) {
 		t.Fatalf("cache holds an object of a deleted bucket at revision %d", rev)
 	}
 }
+
+// countingStore counts the reads the encoding cache makes of the store.
+type countingStore struct {
+	encStore
+	gets int
+}
+
+// Get implements encStore.
+func (c *countingStore) Get(resource, key string) (*store.Object, error) {
+	c.gets++
+	return c.encStore.Get(resource, key)
+}
+
+// TestEncCacheInsideAReadAsksTheStoreAfterIt: an entry that needs the
+// store's word (below floor) is not asked for inside a list's read (which a
+// second read transaction could deadlock) but handed out detached and kept
+// after the read if the object is still live then, not if it was deleted.
+func TestEncCacheInsideAReadAsksTheStoreAfterIt(t *testing.T) {
+	f := newEncCacheFixture(t)
+	cs := &countingStore{encStore: f.st}
+	f.ec.st = cs
+	live := f.put("default/live")
+	gone := f.put("default/gone")
+	for i := range maxTombstones + 1 {
+		key := fmt.Sprintf("default/tmp-%d", i)
+		f.put(key)
+		f.del(key)
+	}
+	if f.ec.floor < gone.Revision {
+		t.Fatalf("floor %d, below the objects' revisions", f.ec.floor)
+	}
+	cs.gets = 0
+	var later []pendingEntry
+	for _, o := range []store.Object{live, gone} {
+		if l, ok := f.ec.labelsOfIn(f.res.Bucket, o.Key, o.Revision, o.Value, &later); !ok || l["app"] != "x" {
+			t.Fatalf("labelsOfIn(%s) = %v, %v", o.Key, l, ok)
+		}
+		if p, err := f.ec.protoOfIn(f.res, o.Key, o.Revision, o.Value, &later); err != nil || len(p) == 0 {
+			t.Fatalf("protoOfIn(%s) = %d bytes, %v", o.Key, len(p), err)
+		}
+	}
+	if cs.gets != 0 {
+		t.Errorf("the cache read the store %d times inside the read", cs.gets)
+	}
+	if len(later) != 2 || f.cachedRev(live.Key) != 0 {
+		t.Fatalf("%d entries pending, %s cached at %d: want 2 pending (one per object), none cached", len(later), live.Key, f.cachedRev(live.Key))
+	}
+	f.del(gone.Key)
+	f.ec.adopt(later)
+	if rev := f.cachedRev(live.Key); rev != live.Revision {
+		t.Errorf("after the read the cache holds %s at %d, want %d", live.Key, rev, live.Revision)
+	}
+	if rev := f.cachedRev(gone.Key); rev != 0 {
+		t.Errorf("the cache kept %s, deleted before the read ended, at %d", gone.Key, rev)
+	}
+	// What was worked out inside the read is what is cached.
+	f.ec.mu.Lock()
+	e := f.ec.m[cacheKey(f.res.Bucket, live.Key)]
+	f.ec.mu.Unlock()
+	if e == nil || e.labels["app"] != "x" || e.proto.get(f.res.APIVersion(), 0) == nil {
+		t.Errorf("the entry kept after the read lacks the labels or the protobuf read inside it: %+v", e)
+	}
+}

@@ -203,71 +203,17 @@ func decodeContinue(tok string) (rv int64, after string, err error) {
 // ListServed reads the page of a list that opts selects: its list metadata,
 // the stored objects and their JSON in the served version.
 func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions) (metav1.ListMeta, []store.Object, [][]byte, error) {
-	var lm metav1.ListMeta
-	sel := NewSelection(c.Res, opts)
-	lo := store.ListOptions{Limit: int(opts.Limit)}
-	if c.Namespace != "" {
-		lo.Prefix = c.Namespace + "/"
-	}
-	if !sel.Empty() {
-		lo.Filter = s.FilterFor(c.Res, sel)
-		lo.Index = sel.IndexTerm()
-	}
-	switch {
-	case opts.Continue != "":
-		rv, after, err := decodeContinue(opts.Continue)
-		if err != nil {
-			return lm, nil, nil, apierrors.NewBadRequest(err.Error())
-		}
-		// A negative revision (the token of a 410 for a compacted one)
-		// continues at the current revision, as upstream's.
-		lo.StartAfter = after
-		if rv > 0 {
-			lo.Revision = rv
-		}
-	case opts.ResourceVersion != "" && opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact:
-		rv, err := ParseRV(opts.ResourceVersion)
-		if err != nil {
-			return lm, nil, nil, err
-		}
-		lo.Revision = rv
-	case opts.ResourceVersion != "" && opts.ResourceVersion != "0":
-		rv, err := ParseRV(opts.ResourceVersion)
-		if err != nil {
-			return lm, nil, nil, err
-		}
-		if cur := s.store.CurrentRevision(); rv > cur {
-			if err := s.WaitForRevision(c.Context(), rv); err != nil {
-				return lm, nil, nil, err
-			}
-		}
+	var later []pendingEntry
+	sel, lo, err := s.listStoreOptions(c, opts, &later)
+	if err != nil {
+		return metav1.ListMeta{}, nil, nil, err
 	}
 	res, err := s.store.List(c.Res.Bucket, lo)
+	s.enc.adopt(later)
 	if err != nil {
-		var ce *store.CompactedError
-		var fe *store.FutureRevisionError
-		switch {
-		case errors.As(err, &ce) && opts.Continue != "":
-			// Upstream's 410 for a compacted continue token carries one
-			// that continues after the same key at the current revision.
-			expired := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
-			expired.ErrStatus.ListMeta.Continue = encodeContinue(-1, lo.StartAfter)
-			return lm, nil, nil, expired
-		case errors.As(err, &ce):
-			return lm, nil, nil, ErrExpired(fmt.Sprintf("The resourceVersion for the provided list is too old."))
-		case errors.As(err, &fe):
-			return lm, nil, nil, tooLargeRV(fe.Requested, fe.Current)
-		}
-		return lm, nil, nil, apierrors.NewInternalError(err)
+		return metav1.ListMeta{}, nil, nil, listError(err, opts, lo)
 	}
-	lm = metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
-	if res.More && len(res.Items) > 0 {
-		lm.Continue = encodeContinue(res.Revision, res.Items[len(res.Items)-1].Key)
-		if sel.Empty() {
-			n := res.Remaining
-			lm.RemainingItemCount = &n
-		}
-	}
+	lm := listMeta(sel, res, lastKey(res.Items))
 	// A batch that fails is converted again object by object, so that the
 	// error names each object that cannot be read, as upstream's does.
 	_ = s.enc.prefetchServed(c.Res, res.Items)
@@ -290,6 +236,173 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 	return lm, res.Items, items, nil
 }
 
+// VisitServed reads the page of a list that opts selects, as ListServed
+// does, but hands each item to visit, in order, instead of collecting the
+// items: the stored object's key and revision and, with proto, its
+// protobuf message (see EncCache.ProtoOf), else its JSON in the served
+// version. data may alias the store's memory: it is valid only during the
+// call and must not be changed. visit runs inside the store's read, so it
+// must not call the store. An error from visit ends the list and is
+// returned as it is, unless the list has unreadable objects: their answer
+// comes first, as ListServed's (visit may have seen the others).
+func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions, proto bool, visit func(key string, rev int64, data []byte) error) (metav1.ListMeta, error) {
+	if _, ok := c.Res.conv.(batchConverter); ok {
+		// A converter that converts a page in one batch needs the page
+		// first.
+		lm, stored, items, err := s.ListServed(c, opts)
+		if err != nil {
+			return lm, err
+		}
+		for i, it := range stored {
+			data := items[i]
+			if proto {
+				if data, err = s.enc.ProtoOf(c.Res, it.Key, it.Revision, data); err != nil {
+					return lm, apierrors.NewInternalError(err)
+				}
+			}
+			if err := visit(it.Key, it.Revision, data); err != nil {
+				return lm, err
+			}
+		}
+		return lm, nil
+	}
+	// The cache entries that need the store's word are kept after the
+	// read (see EncCache.entryIn).
+	var later []pendingEntry
+	defer func() { s.enc.adopt(later) }()
+	sel, lo, err := s.listStoreOptions(c, opts, &later)
+	if err != nil {
+		return metav1.ListMeta{}, err
+	}
+	var failed []ReadFailure
+	var visitErr error
+	last := ""
+	res, err := store.Visit(s.store, c.Res.Bucket, lo, func(it store.Object) error {
+		last = it.Key
+		b, err := s.enc.servedOfIn(c.Res, it.Key, it.Revision, it.Value, &later)
+		if err != nil {
+			failed = append(failed, ReadFailure{Key: it.Key, Revision: it.Revision, Err: err})
+			if len(failed) == maxReadFailures {
+				return errStopList
+			}
+			return nil
+		}
+		if len(failed) > 0 || visitErr != nil {
+			// After an error the rest is read only for the unreadable
+			// objects, whose answer comes first, as ListServed's.
+			return nil
+		}
+		if proto {
+			if b, err = s.enc.protoOfIn(c.Res, it.Key, it.Revision, b, &later); err != nil {
+				visitErr = apierrors.NewInternalError(err)
+				return nil
+			}
+		}
+		visitErr = visit(it.Key, it.Revision, b)
+		return nil
+	})
+	switch {
+	case err != nil && err != errStopList:
+		return metav1.ListMeta{}, listError(err, opts, lo)
+	case len(failed) > 0:
+		return metav1.ListMeta{}, ErrStorageReadMany(c.Res, failed)
+	case visitErr != nil:
+		return metav1.ListMeta{}, visitErr
+	}
+	return listMeta(sel, res, last), nil
+}
+
+// errStopList ends a visit of a list that found maxReadFailures
+// unreadable objects.
+var errStopList = errors.New("list stopped at the read failures it names")
+
+// lastKey is the key of the last of items ("" for none).
+func lastKey(items []store.Object) string {
+	if len(items) == 0 {
+		return ""
+	}
+	return items[len(items)-1].Key
+}
+
+// listStoreOptions turns list options into the selection and the store
+// list options of the page they ask for, waiting for a resourceVersion
+// newer than the store's. Its filter runs inside the store's read: the
+// cache entries it makes that need the store's word go to later.
+func (s *Registry) listStoreOptions(c *Request, opts *metainternalversion.ListOptions, later *[]pendingEntry) (*Selection, store.ListOptions, error) {
+	sel := NewSelection(c.Res, opts)
+	lo := store.ListOptions{Limit: int(opts.Limit)}
+	if c.Namespace != "" {
+		lo.Prefix = c.Namespace + "/"
+	}
+	if !sel.Empty() {
+		lo.Filter = s.filterForIn(c.Res, sel, later)
+		lo.Index = sel.IndexTerm()
+	}
+	switch {
+	case opts.Continue != "":
+		rv, after, err := decodeContinue(opts.Continue)
+		if err != nil {
+			return nil, lo, apierrors.NewBadRequest(err.Error())
+		}
+		// A negative revision (the token of a 410 for a compacted one)
+		// continues at the current revision, as upstream's.
+		lo.StartAfter = after
+		if rv > 0 {
+			lo.Revision = rv
+		}
+	case opts.ResourceVersion != "" && opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact:
+		rv, err := ParseRV(opts.ResourceVersion)
+		if err != nil {
+			return nil, lo, err
+		}
+		lo.Revision = rv
+	case opts.ResourceVersion != "" && opts.ResourceVersion != "0":
+		rv, err := ParseRV(opts.ResourceVersion)
+		if err != nil {
+			return nil, lo, err
+		}
+		if cur := s.store.CurrentRevision(); rv > cur {
+			if err := s.WaitForRevision(c.Context(), rv); err != nil {
+				return nil, lo, err
+			}
+		}
+	}
+	return sel, lo, nil
+}
+
+// listError is the API error for a store list's error.
+func listError(err error, opts *metainternalversion.ListOptions, lo store.ListOptions) error {
+	var ce *store.CompactedError
+	var fe *store.FutureRevisionError
+	switch {
+	case errors.As(err, &ce) && opts.Continue != "":
+		// Upstream's 410 for a compacted continue token carries one
+		// that continues after the same key at the current revision.
+		expired := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+		expired.ErrStatus.ListMeta.Continue = encodeContinue(-1, lo.StartAfter)
+		return expired
+	case errors.As(err, &ce):
+		return ErrExpired(fmt.Sprintf("The resourceVersion for the provided list is too old."))
+	case errors.As(err, &fe):
+		return tooLargeRV(fe.Requested, fe.Current)
+	}
+	return apierrors.NewInternalError(err)
+}
+
+// listMeta is the list metadata of a page read from the store; last is
+// the key of its last item.
+func listMeta(sel *Selection, res *store.ListResult, last string) metav1.ListMeta {
+	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
+	if res.More && last != "" {
+		lm.Continue = encodeContinue(res.Revision, last)
+		if sel.Empty() {
+			n := res.Remaining
+			lm.RemainingItemCount = &n
+		}
+	}
+	return lm
+}
+
 // ParseRV parses a resourceVersion query parameter.
 func ParseRV(s string) (int64, error) {
 	rv, err := strconv.ParseInt(s, 10, 64)
@@ -307,13 +420,30 @@ func tooLargeRV(requested, current int64) error {
 }
 
 // FilterFor is a store filter for a selection, using the encoding cache for
-// label-only selectors.
+// label-only selectors. It may read the store: a list inside whose read it
+// runs uses ListSelected (or the filter listStoreOptions makes) instead.
 func (s *Registry) FilterFor(res *Resource, sel *Selection) func(store.Object) bool {
+	return s.filterForIn(res, sel, nil)
+}
+
+// ListSelected lists the current state of res's objects with prefix that
+// sel selects, as store.List with FilterFor's filter does; the filter's
+// cache entries that need the store's word are kept after the read (see
+// EncCache.entryIn).
+func (s *Registry) ListSelected(res *Resource, sel *Selection, prefix string) (*store.ListResult, error) {
+	var later []pendingEntry
+	defer func() { s.enc.adopt(later) }()
+	return s.store.List(res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.filterForIn(res, sel, &later), Index: sel.IndexTerm()})
+}
+
+// filterForIn is FilterFor for a filter that runs inside a store read when
+// later is not nil (see EncCache.entryIn).
+func (s *Registry) filterForIn(res *Resource, sel *Selection, later *[]pendingEntry) func(store.Object) bool {
 	if !sel.fields.Empty() {
-		return func(o store.Object) bool { return s.SelectionMatches(res, sel, o.Key, o.Revision, o.Value) }
+		return func(o store.Object) bool { return s.selectionMatchesIn(res, sel, o.Key, o.Revision, o.Value, later) }
 	}
 	return func(o store.Object) bool {
-		l, ok := s.enc.labelsOf(res.Bucket, o.Key, o.Revision, o.Value)
+		l, ok := s.enc.labelsOfIn(res.Bucket, o.Key, o.Revision, o.Value, later)
 		return ok && sel.labels.Matches(l)
 	}
 }
@@ -323,10 +453,16 @@ func (s *Registry) FilterFor(res *Resource, sel *Selection) func(store.Object) b
 // fields of the version asked for, which a conversion webhook may have
 // renamed, as upstream's storage converts an object before it filters it.
 func (s *Registry) SelectionMatches(res *Resource, sel *Selection, key string, rev int64, stored []byte) bool {
+	return s.selectionMatchesIn(res, sel, key, rev, stored, nil)
+}
+
+// selectionMatchesIn is SelectionMatches inside a store read when later is
+// not nil (see EncCache.entryIn).
+func (s *Registry) selectionMatchesIn(res *Resource, sel *Selection, key string, rev int64, stored []byte, later *[]pendingEntry) bool {
 	// (Built-in resources served from another version's bucket translate
 	// their field labels to the stored object's fields instead.)
 	if !sel.fields.Empty() && res.conv != nil && res.CRD != "" {
-		served, err := s.enc.ServedOf(res, key, rev, stored)
+		served, err := s.enc.servedOfIn(res, key, rev, stored, later)
 		if err != nil {
 			return false
 		}

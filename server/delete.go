@@ -14,8 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/fakeplane/fakeplane/store"
 )
 
 // deleteOptions reads DeleteOptions from the body (JSON or YAML) or the query.
@@ -88,7 +86,7 @@ func (s *Server) deleteCollection(c *call) error {
 	if c.Namespace != "" {
 		prefix = c.Namespace + "/"
 	}
-	lst, err := s.Store().List(c.Res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.FilterFor(c.Res, sel), Index: sel.IndexTerm()})
+	lst, err := s.ListSelected(c.Res, sel, prefix)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,6 +24,12 @@ func (s *Server) list(c *call) error {
 	if err != nil {
 		return err
 	}
+	if c.media.as == "" {
+		if c.media.kind == mediaProtobuf {
+			return s.writeProtobufListVisit(c, opts)
+		}
+		return s.writeJSONListVisit(c, opts)
+	}
 	lm, stored, items, err := s.ListServed(c.Request, opts)
 	if err != nil {
 		return err
@@ -32,24 +37,10 @@ func (s *Server) list(c *call) error {
 	if c.media.as == asPartial || c.media.as == asPartialList {
 		return writePartialList(c, lm, items)
 	}
-	if c.media.as == "Table" {
-		c.listed = stored
-		t, err := s.tableFor(c, items, &lm)
-		if err != nil {
-			return err
-		}
-		return writeEncoded(c, http.StatusOK, t)
+	c.listed = stored
+	t, err := s.tableFor(c, items, &lm)
+	if err != nil {
+		return err
 	}
-	if c.media.kind == mediaProtobuf {
-		return s.writeProtobufList(c, lm, stored, items)
-	}
-	var buf bytes.Buffer
-	size := 128
-	for _, it := range items {
-		size += len(it) + 1
-	}
-	buf.Grow(size)
-	writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, lm, items, c.Res.Typed != nil)
-	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
-	return nil
+	return writeEncoded(c, http.StatusOK, t)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/fakeplane/fakeplane/registry"
 
-	"github.com/fakeplane/fakeplane/store"
+	"google.golang.org/protobuf/encoding/protowire"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -56,25 +56,6 @@ func (s *Server) writeProtobufObject(c *call, code int, data []byte) error {
 	return nil
 }
 
-// writeProtobufList answers with a list of objects in protobuf, assembled
-// from the items' cached protobuf messages.
-func (s *Server) writeProtobufList(c *call, lm metav1.ListMeta, stored []store.Object, served [][]byte) error {
-	msgs := make([][]byte, len(served))
-	for i, data := range served {
-		p, err := s.Encodings().ProtoOf(c.Res, stored[i].Key, stored[i].Revision, data)
-		if err != nil {
-			return apierrors.NewInternalError(err)
-		}
-		msgs[i] = p
-	}
-	b, err := registry.ProtobufListEnvelope(c.Res.APIVersion(), c.Res.ListKind, &lm, msgs)
-	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	writeRaw(c.w, http.StatusOK, mediaProtobuf, b)
-	return nil
-}
-
 // protobufWatchFrame encodes one watch event as a length-prefixed
 // metav1.WatchEvent whose object is in the protobuf envelope, the framing
 // of application/vnd.kubernetes.protobuf;stream=watch.
@@ -84,6 +65,40 @@ func protobufWatchFrame(typ string, obj runtime.Object) ([]byte, error) {
 		return nil, err
 	}
 	return protobufWatchFrameRaw(typ, raw)
+}
+
+// protobufWatchFrameMsg is protobufWatchFrameRaw of an object's protobuf
+// message in its envelope (registry.ProtobufEnvelope), written in one
+// buffer: the frame's length, then the WatchEvent (its type, and its
+// object: a runtime.RawExtension whose raw bytes are the envelope).
+func protobufWatchFrameMsg(typ, apiVersion, kind string, msg []byte) ([]byte, error) {
+	tm := runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}
+	typeMeta, err := tm.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	envLen := len(registry.ProtobufMagic) + protowire.SizeTag(1) + protowire.SizeBytes(len(typeMeta)) +
+		protowire.SizeTag(2) + protowire.SizeBytes(len(msg)) + 2*(protowire.SizeTag(3)+protowire.SizeBytes(0))
+	rawLen := protowire.SizeTag(1) + protowire.SizeBytes(envLen)
+	bodyLen := protowire.SizeTag(1) + protowire.SizeBytes(len(typ)) + protowire.SizeTag(2) + protowire.SizeBytes(rawLen)
+	out := make([]byte, 4, 4+bodyLen)
+	binary.BigEndian.PutUint32(out, uint32(bodyLen))
+	out = protowire.AppendTag(out, 1, protowire.BytesType)
+	out = protowire.AppendString(out, typ)
+	out = protowire.AppendTag(out, 2, protowire.BytesType)
+	out = protowire.AppendVarint(out, uint64(rawLen))
+	out = protowire.AppendTag(out, 1, protowire.BytesType)
+	out = protowire.AppendVarint(out, uint64(envLen))
+	out = append(out, registry.ProtobufMagic...)
+	out = protowire.AppendTag(out, 1, protowire.BytesType)
+	out = protowire.AppendBytes(out, typeMeta)
+	out = protowire.AppendTag(out, 2, protowire.BytesType)
+	out = protowire.AppendBytes(out, msg)
+	out = protowire.AppendTag(out, 3, protowire.BytesType)
+	out = protowire.AppendBytes(out, nil)
+	out = protowire.AppendTag(out, 4, protowire.BytesType)
+	out = protowire.AppendBytes(out, nil)
+	return out, nil
 }
 
 // protobufWatchFrameRaw frames an object already in the protobuf envelope.

@@ -100,15 +100,15 @@ func (e *watchEncoder) write(b []byte) error {
 // object's cached encoding when its key and revision are known.
 func (e *watchEncoder) protobufFrame(typ string, obj []byte, key string, rev int64) ([]byte, error) {
 	if rev > 0 && typ != "ERROR" && typ != "BOOKMARK" {
-		msg, err := e.s.Encodings().ProtoOf(e.c.Res, key, rev, obj)
-		if err != nil {
-			return nil, err
-		}
-		raw, err := registry.ProtobufEnvelope(e.c.Res.APIVersion(), e.c.Res.Kind, msg)
-		if err != nil {
-			return nil, err
-		}
-		return protobufWatchFrameRaw(typ, raw)
+		// Every watch of the resource sends the same frame for the
+		// event: it is built once for all of them.
+		return e.s.Encodings().WatchFrame(e.c.Res, key, rev, typ, func() ([]byte, error) {
+			msg, err := e.s.Encodings().ProtoOf(e.c.Res, key, rev, obj)
+			if err != nil {
+				return nil, err
+			}
+			return protobufWatchFrameMsg(typ, e.c.Res.APIVersion(), e.c.Res.Kind, msg)
+		})
 	}
 	var typed runtime.Object
 	if typ == "ERROR" {
@@ -174,7 +174,7 @@ func (s *Server) watch(c *call) error {
 	var compacted error
 	switch {
 	case sendInitial || legacyInitial:
-		lst, err := s.Store().List(c.Res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.FilterFor(c.Res, sel), Index: sel.IndexTerm()})
+		lst, err := s.ListSelected(c.Res, sel, prefix)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
@@ -254,6 +254,7 @@ func (s *Server) watch(c *call) error {
 		}
 	}
 	events := wch.Events()
+	selEmpty := sel.Empty()
 	// bookmarkDue is set when the pre-timeout bookmark found events
 	// still to send: it goes out once they are.
 	bookmarkDue := false
@@ -291,7 +292,7 @@ func (s *Server) watch(c *call) error {
 			}
 			typ := string(ev.Type)
 			obj := ev.Value
-			if !sel.Empty() {
+			if !selEmpty {
 				// (The filter reads labels from the encoding cache: parsed
 				// once per revision, not once per watcher.)
 				cur := matches(store.Object{Key: ev.Key, Value: ev.Value, Revision: ev.Revision})

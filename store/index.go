@@ -147,10 +147,11 @@ func indexKey(term, key string) []byte {
 type indexIter struct {
 	c     *bolt.Cursor // on the resource's index bucket
 	objs  *bolt.Bucket
-	head  []byte // term + "\x00" + prefix
-	cut   int    // len(term) + 1: where the object key starts
-	k     []byte // the cursor's position; nil once past the range
-	steps int64  // index entries walked
+	oc    *bolt.Cursor // on objs, reused for every value read (a Get makes a cursor each)
+	head  []byte       // term + "\x00" + prefix
+	cut   int          // len(term) + 1: where the object key starts
+	k     []byte       // the cursor's position; nil once past the range
+	steps int64        // index entries walked
 }
 
 func newIndexIter(tx *bolt.Tx, resource, term, prefix, after string) *indexIter {
@@ -164,6 +165,7 @@ func newIndexIter(tx *bolt.Tx, resource, term, prefix, after string) *indexIter 
 		return it
 	}
 	it.c = idx.Cursor()
+	it.oc = it.objs.Cursor()
 	start := indexKey(term, max(prefix, after))
 	it.k, _ = it.c.Seek(start)
 	it.check()
@@ -189,8 +191,8 @@ func (it *indexIter) next() (key, val []byte, rev int64, ok bool) {
 		it.k, _ = it.c.Next()
 		it.check()
 		it.steps++
-		v := it.objs.Get(key)
-		if v == nil {
+		k, v := it.oc.Seek(key)
+		if v == nil || !bytes.Equal(k, key) {
 			// Written in the same transactions as the objects, the index
 			// cannot name a missing key; were it to, skip it.
 			continue

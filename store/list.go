@@ -28,6 +28,22 @@ import (
 // page counts the rest of the range. Paging through n keys thus walks O(n) keys in all, not one count per page
 // (see remainingCache).
 func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
+	var items []Object
+	res, err := s.list(resource, opts, func(obj Object) error {
+		obj.Value = bytes.Clone(obj.Value)
+		items = append(items, obj)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Items = items
+	return res, nil
+}
+
+// list is List handing each item to visit inside the read transaction, its
+// Value aliasing bbolt memory (see Visit). The result has no Items.
+func (s *Store) list(resource string, opts ListOptions, visit func(Object) error) (*ListResult, error) {
 	tx, rev, err := s.begin()
 	if err == nil && opts.Revision > 0 && s.historyBehind(rev) {
 		// A list at a past revision reads the history bucket, which must
@@ -65,7 +81,9 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 		}
 	}
 	if opts.Index != "" && s.opts.IndexTerms != nil && changes == nil {
-		s.listIndexed(tx, resource, opts, res)
+		if err := s.listIndexed(tx, resource, opts, res, visit); err != nil {
+			return nil, err
+		}
 		return res, nil
 	}
 	// Remaining (the count of keys after the page) is taken from the page
@@ -77,12 +95,13 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 	}
 	it := newListIter(resourceBucket(tx, resource), hist, changes, rev, res.Revision, opts.Prefix, opts.StartAfter)
 	defer func() { s.listSteps.Add(it.steps) }()
+	n, last := 0, ""
 	for {
 		key, val, r, ok := it.next()
 		if !ok {
 			break
 		}
-		if opts.Limit > 0 && len(res.Items) == opts.Limit {
+		if opts.Limit > 0 && n == opts.Limit {
 			res.More = true
 			if cached {
 				// it.steps-1 keys up to the last item were passed.
@@ -90,7 +109,7 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 			} else {
 				res.Remaining = 1 + it.count()
 			}
-			pos.after = res.Items[len(res.Items)-1].Key
+			pos.after = last
 			s.remaining.put(pos, res.Remaining)
 			break
 		}
@@ -98,8 +117,10 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 		if opts.Filter != nil && !opts.Filter(obj) {
 			continue
 		}
-		obj.Value = bytes.Clone(val)
-		res.Items = append(res.Items, obj)
+		if err := visit(obj); err != nil {
+			return nil, err
+		}
+		n, last = n+1, obj.Key
 	}
 	return res, nil
 }
@@ -238,22 +259,26 @@ func (it *listIter) count() int64 {
 // listIndexed is List of the current state through the index: it walks the
 // keys with opts.Index only, so its cost follows what they are, not the
 // size of the resource.
-func (s *Store) listIndexed(tx *bolt.Tx, resource string, opts ListOptions, res *ListResult) {
+func (s *Store) listIndexed(tx *bolt.Tx, resource string, opts ListOptions, res *ListResult, visit func(Object) error) error {
 	it := newIndexIter(tx, resource, opts.Index, opts.Prefix, opts.StartAfter)
 	defer func() { s.listSteps.Add(it.steps) }()
-	for opts.Limit <= 0 || len(res.Items) < opts.Limit {
+	n, last := 0, ""
+	for opts.Limit <= 0 || n < opts.Limit {
 		key, val, r, ok := it.next()
 		if !ok {
-			return
+			return nil
 		}
 		obj := Object{Key: string(key), Value: val, Revision: r}
 		if opts.Filter != nil && !opts.Filter(obj) {
 			continue
 		}
-		obj.Value = bytes.Clone(val)
-		res.Items = append(res.Items, obj)
+		if err := visit(obj); err != nil {
+			return err
+		}
+		n, last = n+1, obj.Key
 	}
 	// A full page has More when any key follows it, as a walk of every
 	// key finds.
-	res.More = moreAfter(it.objs, opts.Prefix, res.Items[len(res.Items)-1].Key)
+	res.More = moreAfter(it.objs, opts.Prefix, last)
+	return nil
 }
