@@ -48,7 +48,7 @@ func TestEventLogEvictsByCountAndBytes(t *testing.T) {
 					compacted, l.Len(), l.bytes, tt.wantFirst-1, last-tt.wantFirst+1, tt.wantBytes)
 			}
 			var got []string
-			l.sinceContiguous(compacted, compacted, last, func(e *Event) {
+			l.sinceContiguous(compacted, compacted, last, func(_ int, e *Event) {
 				got = append(got, fmt.Sprint(e.Revision))
 			})
 			var searched []string

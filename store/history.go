@@ -54,7 +54,10 @@ const compactBatch = 10000
 // are cheap.
 //
 // Compact(C) deletes the entries with revisions <= C, from the start of
-// each resource's entries: lists at revisions >= C only read entries after them. The
+// each resource's entries: lists at revisions >= C only read entries after them.
+// (It keeps those of the revisions the event log still holds, whose cold
+// events read their values from them, see coldlog.go, until a later
+// compaction.) The
 // compacted revision is kept in the meta bucket, as are the revisions at
 // which DeleteResource dropped a resource: lists at revisions before either
 // fail with *CompactedError. (The history of a dropped resource stays until
@@ -227,6 +230,14 @@ func (s *Store) compact(rev int64, stop <-chan struct{}) error {
 		return nil
 	}
 	s.hist.compacted = rev
+	// The cold events of the log read their values back from the history
+	// entries of the revisions it holds (see coldlog.go): those stay in
+	// the file until a later compaction, past the log's window, and lists
+	// below rev fail all the same (checkList).
+	keep := rev
+	if s.log.HotBytes > 0 {
+		keep = min(rev, s.compacted)
+	}
 	s.mu.Unlock()
 
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -258,7 +269,7 @@ func (s *Store) compact(rev int64, stop <-chan struct{}) error {
 			return ErrClosed
 		default:
 		}
-		more, err := s.compactBatch(rev)
+		more, err := s.compactBatch(keep)
 		if err != nil {
 			return err
 		}
