@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -343,6 +344,9 @@ func TestColdReplayWhileWriting(t *testing.T) {
 	}()
 	var watchers []Watcher
 	var froms []int64
+	for s.CurrentRevision() < 2 {
+		runtime.Gosched()
+	}
 	for i := 0; i < 30; i++ {
 		from := s.CurrentRevision() / 2
 		w, err := s.Watch(context.Background(), "r", WatchOptions{FromRevision: from, Buffer: writes})
