@@ -471,8 +471,10 @@ func (p *pendingHistory) clear(rev int64) {
 
 // write appends the pending entries, then that of ev (the commit in tx) if
 // ev is not nil, to the history bucket, and marks the history complete up
-// to through.
-func (p *pendingHistory) write(tx *bolt.Tx, ev *Event, through int64) error {
+// to through. shared says tx will write more batches before it commits (a
+// Bulk call's): bbolt keeps the values it is given until the commit, so the
+// arena of this batch must not be reused by the next.
+func (p *pendingHistory) write(tx *bolt.Tx, ev *Event, through int64, shared bool) error {
 	last, hasLast := pendingEntry{}, false
 	if ev != nil {
 		last, hasLast = entryOf(ev)
@@ -483,13 +485,13 @@ func (p *pendingHistory) write(tx *bolt.Tx, ev *Event, through int64) error {
 			size += last.size()
 		}
 		b := p.arena[:0]
-		if cap(b) < size {
+		if cap(b) < size || shared {
 			b = make([]byte, 0, size)
 		}
 		// Keep a small arena for the next batch; bbolt is done with it
 		// once this transaction ends, whichever way.
 		p.arena = nil
-		if cap(b) <= maxArena {
+		if cap(b) <= maxArena && !shared {
 			p.arena = b[:0]
 		}
 		hb := tx.Bucket(bucketHistory)
@@ -537,7 +539,7 @@ func (s *Store) flushHistory() error {
 // file is then complete up to the current revision, and says so.
 func (s *Store) flushHistoryLocked() error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		return s.pendingHist.write(tx, nil, s.pendingHist.last)
+		return s.pendingHist.write(tx, nil, s.pendingHist.last, false)
 	})
 	if err != nil {
 		return fmt.Errorf("store: write history: %w", err)

@@ -446,7 +446,7 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 	// writes the pending entries and its own when the batch is full.
 	flush = s.pendingHist.full()
 	if flush {
-		if err := s.pendingHist.write(tx, &ev, rev); err != nil {
+		if err := s.pendingHist.write(tx, &ev, rev, s.bulk.Load() != nil); err != nil {
 			return ev, nil, nil, false, err
 		}
 	}
