@@ -57,7 +57,7 @@ func (s *Store) fillCold(resource string, replay []*Event, cold []int, upTo int6
 	}
 	// Walk the replay backwards, so that the next event on each key is
 	// known, and already filled, when an event needs it.
-	next := make(map[string]*Event)
+	next := make(map[string]*Event, len(cold))
 	c := len(cold) - 1
 	for i := len(replay) - 1; i >= 0; i-- {
 		e := replay[i]
@@ -79,6 +79,7 @@ type coldReader struct {
 	b     *bolt.Bucket // the resource's objects; nil if it has none
 	hist  *bolt.Bucket
 	group []byte // the resource's history keys start with it
+	key   []byte // buffer for history keys
 	upTo  int64  // the replay holds every event of the resource up to it
 	// after maps a key to its first history entry after upTo, read on
 	// first use.
@@ -131,7 +132,8 @@ func (r *coldReader) fill(e, n *Event) error {
 // prevAt returns the previous value kept by the history entry of e's
 // write.
 func (r *coldReader) prevAt(e *Event) ([]byte, error) {
-	v := r.hist.Get(appendInt(bytes.Clone(r.group), e.Revision))
+	r.key = appendInt(append(r.key[:0], r.group...), e.Revision)
+	v := r.hist.Get(r.key)
 	prevRev, key, prev, ok := decodeEntry(v)
 	if !ok || prevRev != e.PrevRevision || string(key) != e.Key {
 		return nil, fmt.Errorf("%w: no history entry at its revision", errColdGone)

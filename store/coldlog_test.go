@@ -375,3 +375,46 @@ func TestColdReplayWhileWriting(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWatchReplay replays 5,000 events (creates, then updates, of
+// 700-byte values on 1,000 keys) to a watch, with every event's bytes in
+// memory (hot) and with all but the newest read back from the file (cold).
+// It reports the cost per replayed event.
+func BenchmarkWatchReplay(b *testing.B) {
+	const events, keys = 5000, 1000
+	value := strings.Repeat("v", 700)
+	for _, bc := range []struct {
+		name string
+		hot  int64
+	}{{"hot", -1}, {"cold", 1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := openTest(b, Options{CompactionInterval: -1, EventLogHotBytes: bc.hot})
+			err := s.Bulk(func() error {
+				for i := range events {
+					if _, _, err := s.Update("r", fmt.Sprintf("ns/key-%04d", i%keys), set(fmt.Sprint(i, value))); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			from := s.WatchCompactedRevision()
+			if from != 0 {
+				b.Fatalf("the log starts at %d", from)
+			}
+			for b.Loop() {
+				w, err := s.Watch(context.Background(), "r", WatchOptions{FromRevision: 1, Buffer: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n := len(w.Events()); n != events-1 {
+					b.Fatalf("replayed %d events, want %d", n, events-1)
+				}
+				w.Stop()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(events-1), "ns/event")
+		})
+	}
+}

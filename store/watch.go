@@ -69,9 +69,10 @@ func (s *Store) Watch(ctx context.Context, resource string, opts WatchOptions) (
 	// the events published meanwhile are collected too, until none of them
 	// is cold. The log may move on meanwhile: the replay holds copies.
 	for len(cold) > 0 {
+		copies := make([]Event, len(replay))
 		for i, e := range replay {
-			c := *e
-			replay[i] = &c
+			copies[i] = *e
+			replay[i] = &copies[i]
 		}
 		s.mu.Unlock()
 		failed, err := s.fillCold(resource, replay, cold, cur)
