@@ -15,18 +15,21 @@ import (
 // cache answers "too old resource version" once its window has passed), one
 // newer than the current revision *FutureRevisionError.
 //
-// The channel holds opts.Buffer (default Options.WatchBuffer) events beyond
-// the replayed ones. Sending never blocks the writer: a watcher whose channel
-// is full is closed with Err() == ErrTooSlow. The watch ends, with Err() ==
-// nil, when ctx is done or Stop is called; Close ends it with ErrClosed.
+// The watcher's buffer holds opts.Buffer (default Options.WatchBuffer)
+// events beyond the replayed ones; it grows as events wait in it (see
+// Watchers). Queuing never blocks the writer: a watcher whose buffer is full
+// is closed with Err() == ErrTooSlow (after the events it holds). The watch
+// ends, with Err() == nil, when ctx is done or Stop is called; Close ends it
+// with ErrClosed.
 //
 // Events share their byte slices with the event log and other watchers; do
 // not modify them.
 //
-// Progress: every event up to CurrentRevision() has been sent to the channel
-// when CurrentRevision returns. So a caller that reads R = CurrentRevision()
-// and then finds len(Events()) == 0 has received every event <= R and may
-// send a bookmark at R. The order matters: read R first.
+// Progress: every event up to CurrentRevision() has been queued for the
+// watcher when CurrentRevision returns. So a caller that reads R =
+// CurrentRevision() and then finds that it has received the event at
+// Sent() (or Sent() is 0) has received every event <= R and may send a
+// bookmark at R. The order matters: read R first.
 func (s *Store) Watch(ctx context.Context, resource string, opts WatchOptions) (Watcher, error) {
 	buffer := opts.Buffer
 	if buffer <= 0 {
