@@ -82,7 +82,7 @@ type Options struct {
 	// interval (0: DefaultCompactionInterval; negative: never, see
 	// Compact).
 	CompactionInterval time.Duration
-	// WatchBuffer is the default channel capacity of a watcher
+	// WatchBuffer is the default buffer of a watcher (see Watchers)
 	// (0: DefaultWatchBuffer).
 	WatchBuffer int
 	// Logger receives diagnostics (nil: discard).
