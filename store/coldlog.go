@@ -12,8 +12,8 @@ import (
 //
 // The event log keeps the values of its newest events only (see
 // EventLog.HotBytes): a watch whose replay reaches older, cold events reads
-// their bytes back from the file, in one read transaction whose history is
-// complete (flushed first if need be):
+// their bytes back from the file, in one read transaction, and from the
+// history entries not yet written to the file (pendingHistory):
 //
 //   - the Prev of an overwrite or delete at revision r is the previous value
 //     kept by the history entry written at r (see history.go);
@@ -40,20 +40,34 @@ var errColdGone = errors.New("store: the value of a cold event is gone from the 
 // events are the caller's copies, and fillCold sets their Value and Prev.
 // On failure it returns the revision of the event it could not fill.
 func (s *Store) fillCold(resource string, replay []*Event, cold []int, upTo int64) (failed int64, err error) {
-	tx, rev, err := s.begin()
-	if err == nil && s.historyBehind(rev) {
-		s.endRead(tx)
-		tx, _, err = s.beginWithHistory()
+	// With wmu held, no commit is under way: the history entries the
+	// transaction's revision needs are in the file or pending.
+	s.wmu.Lock()
+	if s.closed.Load() {
+		s.wmu.Unlock()
+		return 0, ErrClosed
 	}
+	tx, _, err := s.begin()
+	r := coldReader{
+		group:   appendGroup(nil, resource),
+		upTo:    upTo,
+		pending: make(map[int64]*pendingEntry),
+	}
+	if err == nil {
+		for _, pe := range s.pendingHist.entries {
+			if pe.resource == resource {
+				r.pendingOrder = append(r.pendingOrder, pe)
+			}
+		}
+	}
+	s.wmu.Unlock()
 	if err != nil {
 		return 0, err
 	}
 	defer s.endRead(tx)
-	r := coldReader{
-		b:     resourceBucket(tx, resource),
-		hist:  tx.Bucket(bucketHistory),
-		group: appendGroup(nil, resource),
-		upTo:  upTo,
+	r.b, r.hist = resourceBucket(tx, resource), tx.Bucket(bucketHistory)
+	for i := range r.pendingOrder {
+		r.pending[r.pendingOrder[i].rev] = &r.pendingOrder[i]
 	}
 	// Walk the replay backwards, so that the next event on each key is
 	// known, and already filled, when an event needs it.
@@ -81,6 +95,11 @@ type coldReader struct {
 	group []byte // the resource's history keys start with it
 	key   []byte // buffer for history keys
 	upTo  int64  // the replay holds every event of the resource up to it
+	// pendingOrder are the resource's history entries not yet in the file
+	// (newer than those that are), oldest first; pending indexes them by
+	// revision. Their prev is an event's Prev, which nobody modifies.
+	pendingOrder []pendingEntry
+	pending      map[int64]*pendingEntry
 	// after maps a key to its first history entry after upTo, read on
 	// first use.
 	after map[string]afterEntry
@@ -132,6 +151,12 @@ func (r *coldReader) fill(e, n *Event) error {
 // prevAt returns the previous value kept by the history entry of e's
 // write.
 func (r *coldReader) prevAt(e *Event) ([]byte, error) {
+	if pe := r.pending[e.Revision]; pe != nil {
+		if pe.prevRev != e.PrevRevision || pe.key != e.Key {
+			return nil, fmt.Errorf("%w: the pending history entry at its revision is another write's", errColdGone)
+		}
+		return pe.prev, nil
+	}
 	r.key = appendInt(append(r.key[:0], r.group...), e.Revision)
 	v := r.hist.Get(r.key)
 	prevRev, key, prev, ok := decodeEntry(v)
@@ -141,9 +166,9 @@ func (r *coldReader) prevAt(e *Event) ([]byte, error) {
 	return bytes.Clone(prev), nil
 }
 
-// firstAfter returns the first history entry of key after upTo. The
-// entries after upTo are those of the writes since the replay was
-// collected: few.
+// firstAfter returns the first history entry of key after upTo, from the
+// file or pending. The entries after upTo are those of the writes since
+// the replay was collected: few.
 func (r *coldReader) firstAfter(key string) (afterEntry, bool) {
 	if r.after == nil {
 		r.after = make(map[string]afterEntry)
@@ -155,6 +180,12 @@ func (r *coldReader) firstAfter(key string) (afterEntry, bool) {
 			}
 			if _, seen := r.after[string(key)]; !seen {
 				r.after[string(key)] = afterEntry{prevRev: prevRev, prev: bytes.Clone(prev)}
+			}
+		}
+		// Then the newer entries, not yet in the file.
+		for _, pe := range r.pendingOrder {
+			if _, seen := r.after[pe.key]; !seen && pe.rev > r.upTo {
+				r.after[pe.key] = afterEntry{prevRev: pe.prevRev, prev: pe.prev}
 			}
 		}
 	}

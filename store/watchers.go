@@ -49,6 +49,9 @@ func NewWatchers(mu *sync.Mutex, logger *slog.Logger) *Watchers {
 func (ws *Watchers) Add(ctx context.Context, resource, prefix string, replay []*Event, buffer int) Watcher {
 	limit := buffer + len(replay)
 	w := &watcher{ws: ws, resource: resource, prefix: prefix, limit: limit, ch: make(chan Event, min(limit, chanSlots))}
+	if len(replay) > chanSlots {
+		w.backlog = make([]Event, 0, len(replay)-chanSlots)
+	}
 	for _, e := range replay {
 		w.queue(*e)
 	}
