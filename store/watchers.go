@@ -111,16 +111,17 @@ func (ws *Watchers) close(w *watcher, err error) {
 	if len(set) == 0 {
 		delete(ws.m, w.resource)
 	}
-	if w.stopCtx != nil {
-		w.stopCtx()
-	}
-	switch {
-	case !w.pumping:
-		close(w.ch)
-	case err == ErrTooSlow:
+	if w.pumping && err == ErrTooSlow {
+		// Stop, ctx (still armed) or CloseAll end the pump if the
+		// receiver does not take the backlog.
 		ws.draining[w] = struct{}{}
-	default:
+		return
+	}
+	w.release()
+	if w.pumping {
 		w.stopPump()
+	} else {
+		close(w.ch)
 	}
 }
 
@@ -205,7 +206,15 @@ func (w *watcher) pump() {
 	w.backlog, w.head = nil, 0
 	if w.done {
 		delete(w.ws.draining, w)
+		w.release()
 		close(w.ch)
+	}
+}
+
+// release disarms the context.AfterFunc. Called with ws.mu held.
+func (w *watcher) release() {
+	if w.stopCtx != nil {
+		w.stopCtx()
 	}
 }
 

@@ -93,6 +93,7 @@ func TestWatcherEndsWithABacklog(t *testing.T) {
 		{name: "context done", end: func(_ *Store, _ Watcher, cancel context.CancelFunc) { cancel() }},
 		{name: "store closed", end: func(s *Store, _ Watcher, _ context.CancelFunc) { s.Close() }, wantErr: ErrClosed},
 		{name: "Stop after too slow", end: func(_ *Store, w Watcher, _ context.CancelFunc) { w.Stop() }, tooSlow: true, wantErr: ErrTooSlow},
+		{name: "context done after too slow", end: func(_ *Store, _ Watcher, cancel context.CancelFunc) { cancel() }, tooSlow: true, noRead: true, wantErr: ErrTooSlow},
 		{name: "store closed after too slow", end: func(s *Store, _ Watcher, _ context.CancelFunc) { s.Close() }, tooSlow: true, wantErr: ErrTooSlow},
 		{name: "store closed after too slow, never read", end: func(s *Store, _ Watcher, _ context.CancelFunc) { s.Close() }, tooSlow: true, noRead: true, wantErr: ErrTooSlow},
 	}
