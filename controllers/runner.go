@@ -287,6 +287,9 @@ type feed struct {
 	// open says the watches are running.
 	open     bool
 	watchers []store.Watcher
+	// received is, for each watcher, the revision of the last event
+	// received from it.
+	received []int64
 	// wants, when not nil, selects the objects fed (Filter.Wants).
 	wants func(resource, key string) bool
 	// kick, when not nil, wakes next as Waker.Wake does.
@@ -342,6 +345,7 @@ func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 			return nil, fmt.Errorf("watch %s from revision %d: %w", res, rev, err)
 		}
 		f.watchers = append(f.watchers, w)
+		f.received = append(f.received, 0)
 	}
 	for _, res := range f.resources {
 		known, items := f.known[res], listed[res]
@@ -407,23 +411,26 @@ func (f *feed) next(ctx context.Context, wake <-chan time.Time) (events []store.
 		case !ok:
 			return nil, false, false, f.lost(chosen - 3)
 		default:
-			if ev := v.Interface().(store.Event); f.wanted(ev.Resource, ev.Key) {
+			ev := v.Interface().(store.Event)
+			f.received[chosen-3] = ev.Revision
+			if f.wanted(ev.Resource, ev.Key) {
 				f.held = append(f.held, ev)
 			}
 		}
 	}
-	// Every event up to the current revision is in the channels by now
-	// (store.Store.Watch's progress guarantee): take them, and deliver up
-	// to that revision only, so that an event of one resource never
-	// overtakes an older one of another.
+	// Every event up to the current revision is queued for the watchers by
+	// now (store.Store.Watch's progress guarantee): take them, up to the
+	// last queued, and deliver up to that revision only, so that an event
+	// of one resource never overtakes an older one of another.
 	upTo := f.st.CurrentRevision()
 	for i, w := range f.watchers {
 		ch := w.Events()
-		for n := len(ch); n > 0; n-- {
+		for sent := w.Sent(); f.received[i] < sent; {
 			ev, ok := <-ch
 			if !ok {
 				return nil, false, false, f.lost(i)
 			}
+			f.received[i] = ev.Revision
 			if f.wanted(ev.Resource, ev.Key) {
 				f.held = append(f.held, ev)
 			}
@@ -471,7 +478,7 @@ func (f *feed) close() {
 	for _, w := range f.watchers {
 		w.Stop()
 	}
-	f.watchers, f.cases, f.held, f.open = nil, nil, nil, false
+	f.watchers, f.received, f.cases, f.held, f.open = nil, nil, nil, nil, false
 }
 
 // Config is what the default controllers need from the control plane.

@@ -258,11 +258,13 @@ func (s *Server) watch(c *call) error {
 	// bookmarkDue is set when the pre-timeout bookmark found events
 	// still to send: it goes out once they are.
 	bookmarkDue := false
+	// received is the revision of the last event received from events.
+	var received int64
 	// bookmark sends a bookmark at the current revision if every event up
 	// to it has been sent (read the revision first: see store.Watch).
 	bookmark := func() (sent bool, err error) {
 		rv := s.Store().CurrentRevision()
-		if len(events) != 0 {
+		if received < wch.Sent() {
 			return false, nil
 		}
 		return true, enc.send("BOOKMARK", s.bookmark(c, rv, false))
@@ -290,6 +292,7 @@ func (s *Server) watch(c *call) error {
 			if !ok {
 				return nil
 			}
+			received = ev.Revision
 			typ := string(ev.Type)
 			obj := ev.Value
 			if !selEmpty {

@@ -191,7 +191,7 @@ type WatchOptions struct {
 	// FromRevision: deliver every event with a revision > FromRevision.
 	// 0 means "from now": only events committed after Watch returns.
 	FromRevision int64
-	Buffer       int // channel capacity; a watcher whose channel is full is closed with ErrTooSlow (0: store default)
+	Buffer       int // most events queued and not yet received; a watcher whose buffer is full is closed with ErrTooSlow (0: store default)
 }
 
 // ErrTooSlow is the Err of a watcher that could not keep up.
@@ -202,6 +202,12 @@ type Watcher interface {
 	// Events delivers events in revision order. It is closed when the watch
 	// ends: Stop, ctx done, store closed, or the watcher was too slow.
 	Events() <-chan Event
+	// Sent returns the revision of the last event queued for Events (0 if
+	// none): a caller that has received the event at that revision has
+	// received every event queued so far. Events' channel holds only part
+	// of the buffer, so its len says nothing of what is still to come;
+	// Sent does (see Store.Watch on progress).
+	Sent() int64
 	// Err says why Events was closed (nil after Stop or ctx done).
 	Err() error
 	// Stop ends the watch. Safe to call more than once.

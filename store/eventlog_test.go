@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -48,7 +49,7 @@ func TestEventLogEvictsByCountAndBytes(t *testing.T) {
 					compacted, l.Len(), l.bytes, tt.wantFirst-1, last-tt.wantFirst+1, tt.wantBytes)
 			}
 			var got []string
-			l.sinceContiguous(compacted, compacted, last, func(e *Event) {
+			l.sinceContiguous(compacted, compacted, last, func(_ int, e *Event) {
 				got = append(got, fmt.Sprint(e.Revision))
 			})
 			var searched []string
@@ -93,5 +94,77 @@ func TestWatchAfterBigObjectsEvictedTheLog(t *testing.T) {
 		if e := next(t, w); e.Revision != want {
 			t.Fatalf("replayed revision %d, want %d", e.Revision, want)
 		}
+	}
+}
+
+// TestEventLogCoolsTheOldestEvents checks which events keep their bytes
+// with EventLog.HotBytes, that a cold Deleted event keeps its Value, and
+// that cooling changes neither the byte count nor the window.
+func TestEventLogCoolsTheOldestEvents(t *testing.T) {
+	type ev struct {
+		typ         EventType
+		value, prev int
+	}
+	tests := []struct {
+		name      string
+		hot       int64
+		max       int
+		events    []ev
+		wantCold  int   // of the events held, the oldest wantCold are cold
+		wantFirst int64 // oldest revision held
+	}{
+		{name: "all fit", hot: 100, max: 10, events: []ev{{Added, 10, 0}, {Modified, 10, 10}}, wantCold: 0, wantFirst: 1},
+		{name: "the oldest cool first", hot: 25, max: 10, events: []ev{{Added, 10, 0}, {Modified, 10, 10}, {Modified, 10, 10}}, wantCold: 2, wantFirst: 1},
+		{name: "the newest stays hot however big", hot: 5, max: 10, events: []ev{{Added, 10, 0}, {Modified, 50, 10}}, wantCold: 1, wantFirst: 1},
+		{name: "a cold delete keeps its value", hot: 1, max: 10, events: []ev{{Added, 3, 0}, {Deleted, 4, 3}, {Added, 3, 0}}, wantCold: 2, wantFirst: 1},
+		{name: "eviction of cold events", hot: 1, max: 3, events: []ev{{Added, 3, 0}, {Modified, 3, 3}, {Modified, 3, 3}, {Modified, 3, 3}, {Modified, 3, 3}}, wantCold: 2, wantFirst: 3},
+		{name: "grows with cold events", hot: 1, max: 200, events: func() []ev {
+			evs := make([]ev, 150)
+			for i := range evs {
+				evs[i] = ev{Modified, 2, 2}
+			}
+			return evs
+		}(), wantCold: 149, wantFirst: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cold := EventLog{Max: tt.max, MaxBytes: 1 << 20, HotBytes: tt.hot}
+			all := EventLog{Max: tt.max, MaxBytes: 1 << 20}
+			for i, e := range tt.events {
+				ev := Event{Type: e.typ, Key: "k", Revision: int64(i + 1), Value: make([]byte, e.value)}
+				if e.prev > 0 {
+					ev.Prev, ev.PrevRevision = make([]byte, e.prev), int64(i)
+				}
+				cold.Add(ev)
+				all.Add(ev)
+			}
+			if cold.Len() != all.Len() || cold.bytes != all.bytes {
+				t.Fatalf("%d events, %d bytes; without cooling %d, %d", cold.Len(), cold.bytes, all.Len(), all.bytes)
+			}
+			if first := cold.At(0).Revision; first != tt.wantFirst || cold.cold != tt.wantCold {
+				t.Fatalf("oldest %d, %d cold; want %d, %d", first, cold.cold, tt.wantFirst, tt.wantCold)
+			}
+			var hot int64
+			for i := range cold.Len() {
+				e, orig := cold.At(i), all.At(i)
+				if cold.Cold(i) {
+					wantValue := 0
+					if e.Type == Deleted {
+						wantValue = len(orig.Value)
+					}
+					if e.Prev != nil || len(e.Value) != wantValue || e.PrevRevision != orig.PrevRevision || e.Key != orig.Key {
+						t.Fatalf("cold event %d: %+v", e.Revision, e)
+					}
+					continue
+				}
+				if !reflect.DeepEqual(e, orig) {
+					t.Fatalf("hot event %d: %+v, want %+v", e.Revision, e, orig)
+				}
+				hot += valueSize(e)
+			}
+			if hot != cold.hot {
+				t.Fatalf("hot bytes %d, counted %d", hot, cold.hot)
+			}
+		})
 	}
 }

@@ -54,7 +54,10 @@ const compactBatch = 10000
 // are cheap.
 //
 // Compact(C) deletes the entries with revisions <= C, from the start of
-// each resource's entries: lists at revisions >= C only read entries after them. The
+// each resource's entries: lists at revisions >= C only read entries after them.
+// (It keeps those of the revisions the event log still holds, whose cold
+// events read their values from them, see coldlog.go, until a later
+// compaction.) The
 // compacted revision is kept in the meta bucket, as are the revisions at
 // which DeleteResource dropped a resource: lists at revisions before either
 // fail with *CompactedError. (The history of a dropped resource stays until
@@ -227,6 +230,14 @@ func (s *Store) compact(rev int64, stop <-chan struct{}) error {
 		return nil
 	}
 	s.hist.compacted = rev
+	// The cold events of the log read their values back from the history
+	// entries of the revisions it holds (see coldlog.go): those stay in
+	// the file until a later compaction, past the log's window, and lists
+	// below rev fail all the same (checkList).
+	keep := rev
+	if s.log.HotBytes > 0 {
+		keep = min(rev, s.compacted)
+	}
 	s.mu.Unlock()
 
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -258,7 +269,7 @@ func (s *Store) compact(rev int64, stop <-chan struct{}) error {
 			return ErrClosed
 		default:
 		}
-		more, err := s.compactBatch(rev)
+		more, err := s.compactBatch(keep)
 		if err != nil {
 			return err
 		}
@@ -460,8 +471,10 @@ func (p *pendingHistory) clear(rev int64) {
 
 // write appends the pending entries, then that of ev (the commit in tx) if
 // ev is not nil, to the history bucket, and marks the history complete up
-// to through.
-func (p *pendingHistory) write(tx *bolt.Tx, ev *Event, through int64) error {
+// to through. shared says tx will write more batches before it commits (a
+// Bulk call's): bbolt keeps the values it is given until the commit, so the
+// arena of this batch must not be reused by the next.
+func (p *pendingHistory) write(tx *bolt.Tx, ev *Event, through int64, shared bool) error {
 	last, hasLast := pendingEntry{}, false
 	if ev != nil {
 		last, hasLast = entryOf(ev)
@@ -472,13 +485,13 @@ func (p *pendingHistory) write(tx *bolt.Tx, ev *Event, through int64) error {
 			size += last.size()
 		}
 		b := p.arena[:0]
-		if cap(b) < size {
+		if cap(b) < size || shared {
 			b = make([]byte, 0, size)
 		}
 		// Keep a small arena for the next batch; bbolt is done with it
 		// once this transaction ends, whichever way.
 		p.arena = nil
-		if cap(b) <= maxArena {
+		if cap(b) <= maxArena && !shared {
 			p.arena = b[:0]
 		}
 		hb := tx.Bucket(bucketHistory)
@@ -526,7 +539,7 @@ func (s *Store) flushHistory() error {
 // file is then complete up to the current revision, and says so.
 func (s *Store) flushHistoryLocked() error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		return s.pendingHist.write(tx, nil, s.pendingHist.last)
+		return s.pendingHist.write(tx, nil, s.pendingHist.last, false)
 	})
 	if err != nil {
 		return fmt.Errorf("store: write history: %w", err)

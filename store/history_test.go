@@ -466,7 +466,9 @@ func TestCompactionInterval(t *testing.T) {
 
 // TestCompactBatches compacts more history than one transaction deletes.
 func TestCompactBatches(t *testing.T) {
-	s := openTest(t, Options{CompactionInterval: -1})
+	// With every event's bytes in memory, compaction deletes every entry
+	// up to its revision (see TestCompactKeepsColdEventsHistory).
+	s := openTest(t, Options{CompactionInterval: -1, EventLogHotBytes: -1})
 	for i := range compactBatch + 500 {
 		mustPut(t, s, "r", fmt.Sprint(i%3), fmt.Sprint(i))
 	}
@@ -728,7 +730,7 @@ func TestChangesSinceServeOlderTransactions(t *testing.T) {
 // revision, holding the value it replaced; and that compaction deletes the
 // old entries of every resource.
 func TestHistoryIsAppendedPerResourceInRevisionOrder(t *testing.T) {
-	s := openTest(t, Options{CompactionInterval: -1})
+	s := openTest(t, Options{CompactionInterval: -1, EventLogHotBytes: -1})
 	mustPut(t, s, "r", "a", "1")     // 1: a create keeps nothing
 	mustPut(t, s, "r", "a", "2")     // 2
 	mustPut(t, s, "q\x00", "x", "1") // 3

@@ -17,7 +17,12 @@ import (
 const (
 	DefaultEventLogSize  = 10000
 	DefaultEventLogBytes = 64 << 20
-	DefaultWatchBuffer   = 1000
+	// DefaultEventLogHotBytes is Options.EventLogHotBytes's default: about
+	// the newest 1,000 events of objects of 1 KiB keep their bytes in
+	// memory, and a watch that starts further back reads the older ones
+	// from the file.
+	DefaultEventLogHotBytes = 1 << 20
+	DefaultWatchBuffer      = 1000
 )
 
 // initialMmapSize is the size of the file's first memory map: address
@@ -62,6 +67,14 @@ type Options struct {
 	// log's window (0: DefaultEventLogBytes). The newest event is always
 	// kept.
 	EventLogBytes int64
+	// EventLogHotBytes bounds the bytes of values the event log keeps in
+	// memory: only the newest events keep their values and previous values
+	// while those add up to at most this (the newest always does); older
+	// events keep what identifies them, and a watch that replays them reads
+	// their values back from the file (see coldlog.go). It changes nothing
+	// a watch receives, only what a replay costs (0:
+	// DefaultEventLogHotBytes; negative: all events keep their bytes).
+	EventLogHotBytes int64
 	// CompactionInterval is how often the history that lists at past
 	// revisions (continue tokens) need is compacted, as kube-apiserver
 	// compacts etcd (--etcd-compaction-interval): each time to the revision
@@ -69,7 +82,7 @@ type Options struct {
 	// interval (0: DefaultCompactionInterval; negative: never, see
 	// Compact).
 	CompactionInterval time.Duration
-	// WatchBuffer is the default channel capacity of a watcher
+	// WatchBuffer is the default buffer of a watcher (see Watchers)
 	// (0: DefaultWatchBuffer).
 	WatchBuffer int
 	// Logger receives diagnostics (nil: discard).
@@ -134,6 +147,9 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.EventLogBytes <= 0 {
 		opts.EventLogBytes = DefaultEventLogBytes
 	}
+	if opts.EventLogHotBytes == 0 {
+		opts.EventLogHotBytes = DefaultEventLogHotBytes
+	}
 	if opts.CompactionInterval == 0 {
 		opts.CompactionInterval = DefaultCompactionInterval
 	}
@@ -188,7 +204,7 @@ func Open(path string, opts Options) (*Store, error) {
 		db:        db,
 		opts:      opts,
 		logger:    logger,
-		log:       EventLog{Max: opts.EventLogSize, MaxBytes: opts.EventLogBytes},
+		log:       EventLog{Max: opts.EventLogSize, MaxBytes: opts.EventLogBytes, HotBytes: max(opts.EventLogHotBytes, 0)},
 		compacted: rev,
 		dropped:   dropped,
 	}
@@ -430,7 +446,7 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 	// writes the pending entries and its own when the batch is full.
 	flush = s.pendingHist.full()
 	if flush {
-		if err := s.pendingHist.write(tx, &ev, rev); err != nil {
+		if err := s.pendingHist.write(tx, &ev, rev, s.bulk.Load() != nil); err != nil {
 			return ev, nil, nil, false, err
 		}
 	}

@@ -151,7 +151,7 @@ type Config struct {
 	// watches start from, as store.Options' (0: the defaults).
 	EventLogSize  int
 	EventLogBytes int64
-	// WatchBuffer is the default channel capacity of a watcher (0:
+	// WatchBuffer is the default buffer of a watcher (0:
 	// DefaultWatchBuffer).
 	WatchBuffer int
 	// CompactionInterval is how often etcd is compacted, each time to the

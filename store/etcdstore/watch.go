@@ -22,9 +22,9 @@ import (
 // not reached *store.FutureRevisionError (one etcd has reached but the
 // watch has not yet delivered is waited for).
 //
-// The channel holds opts.Buffer (default Config.WatchBuffer) events beyond
-// the replayed ones; a watcher whose channel is full is closed with
-// store.ErrTooSlow. The watch ends with Err() == nil when ctx is done or
+// The watcher's buffer holds opts.Buffer (default Config.WatchBuffer)
+// events beyond the replayed ones (see store.Watchers); a watcher whose
+// buffer is full is closed with store.ErrTooSlow. The watch ends with Err() == nil when ctx is done or
 // Stop is called; Close ends it with store.ErrClosed. Events share their
 // byte slices with the event log and other watchers: do not modify them.
 func (s *Store) Watch(ctx context.Context, resource string, opts store.WatchOptions) (store.Watcher, error) {

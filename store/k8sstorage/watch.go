@@ -242,6 +242,8 @@ func (w *watcher) run() {
 	}
 	// progressDue is set when a bookmark is owed but events are pending.
 	progressDue := false
+	// received is the revision of the last event received from sw.
+	var received int64
 	for {
 		select {
 		case ev, ok := <-sw.Events():
@@ -254,6 +256,7 @@ func (w *watcher) run() {
 				}
 				return
 			}
+			received = ev.Revision
 			if ev.Revision <= w.startRev || (!w.recursive && ev.Key != w.skey) {
 				continue
 			}
@@ -274,11 +277,11 @@ func (w *watcher) run() {
 			return
 		}
 		if progressDue {
-			// Every event up to the current revision has been sent to
-			// sw's channel when CurrentRevision returns: if the channel
-			// is empty, this watch has delivered them all.
+			// Every event up to the current revision has been queued
+			// for sw when CurrentRevision returns: if the last one
+			// queued was received, this watch has delivered them all.
 			rev := a.s.CurrentRevision()
-			if len(sw.Events()) == 0 && rev >= w.startRev {
+			if received >= sw.Sent() && rev >= w.startRev {
 				progressDue = false
 				if !w.sendBookmark(rev, false) {
 					return

@@ -659,11 +659,11 @@ func testWatchProgress(t *testing.T, st store.Interface) {
 	defer w.Stop()
 	for i := range 5 {
 		rev := Put(t, st, things, "k", strconv.Itoa(i))
-		// Once Update returned, the event is in the channel and
-		// CurrentRevision covers it: a watcher with an empty channel
-		// has seen everything up to CurrentRevision.
-		if n := len(w.Events()); n != 1 {
-			t.Fatalf("after the write at %d the channel holds %d events, want 1", rev, n)
+		// Once Update returned, the event is queued and CurrentRevision
+		// covers it: a watcher that received the event at Sent() has
+		// seen everything up to CurrentRevision.
+		if sent := w.Sent(); sent != rev {
+			t.Fatalf("after the write at %d the last event queued is at %d", rev, sent)
 		}
 		if cur := st.CurrentRevision(); cur < rev {
 			t.Fatalf("CurrentRevision %d after the write at %d", cur, rev)
