@@ -156,13 +156,15 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 	}()
 
-	// The bootstrap objects' documents and managedFields are parsed once
-	// per process, as is PodSecurity's configuration (the first namespace
-	// create needs it); a first start does both on another core while it
-	// sets up the certificates, the store and the server.
+	// What a start needs once per process is built on another core while
+	// it sets up the certificates and the store, in the order it needs
+	// them: the scheme of the built-in types (the server's), the bootstrap
+	// objects' documents and managedFields, and PodSecurity's configuration
+	// (the first namespace create needs it).
 	bootParsed := make(chan struct{})
 	go func() {
 		defer close(bootParsed)
+		registry.TypesScheme()
 		_, _ = fixtures.BootstrapManagedFields()
 		_, _ = fixtures.Bootstrap(6443, cp.serviceRange)
 		admission.WarmPodSecurity()
@@ -330,11 +332,13 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 	// Another core decodes them meanwhile, ahead of the creates (in a warm
-	// process they are decoded already).
+	// process they are decoded already), then decodes the built-in types'
+	// merge schema, which the controllers' first writes need.
 	warmed := make(chan struct{})
 	go func() {
 		defer close(warmed)
 		cp.srv.WarmCreates(boot)
+		registry.WarmTypeConverter()
 	}()
 	err = cp.store.Bulk(func() error { return cp.srv.CreateAll(boot, fields) })
 	<-warmed

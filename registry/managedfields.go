@@ -46,6 +46,14 @@ var builtinTypeConverter = sync.OnceValue(func() managedfields.TypeConverter {
 	return g
 })
 
+// WarmTypeConverter decodes the merge schema of the built-in types, if the
+// process has not yet: a control plane's first start calls it on a core
+// that is otherwise idle, so that the first write whose managedFields are
+// computed (a controller's, right after the bootstrap) does not wait for it.
+func WarmTypeConverter() {
+	builtinTypeConverter()
+}
+
 // readMergeSchema decodes the embedded merge schema types (gob: each atom's
 // embedded Scalar, List and Map collide in JSON).
 func readMergeSchema() ([]smdschema.TypeDef, error) {
