@@ -262,11 +262,7 @@ func (s *Registry) decodeInternal(data []byte) (*Request, *Object, error) {
 // if set, is recorded in its managedFields, with the entries fields holds
 // for it if it holds them.
 func (s *Registry) createAs(data []byte, manager string, fields map[string][]metav1.ManagedFieldsEntry) error {
-	decode := s.decodeInternal
-	if manager == serverManager {
-		decode = s.decodeCreate
-	}
-	c, o, err := decode(data)
+	c, o, err := s.decodeAs(data, manager)
 	if err != nil {
 		return err
 	}
@@ -284,16 +280,21 @@ func (s *Registry) createAs(data []byte, manager string, fields map[string][]met
 // (manager, one of the server's own), with the managedFields entries a
 // create records for it, known beforehand.
 func (s *Registry) createWithFields(data []byte, manager string, entries []metav1.ManagedFieldsEntry) error {
-	decode := s.decodeInternal
-	if manager == serverManager {
-		decode = s.decodeCreate
-	}
-	c, o, err := decode(data)
+	c, o, err := s.decodeAs(data, manager)
 	if err != nil {
 		return err
 	}
 	s.setCreatedFields(o, entries)
 	return s.createInternal(c, o)
+}
+
+// decodeAs decodes an object the server creates as manager: through the
+// process's memo (decodeCreate) for kube-apiserver's own creates.
+func (s *Registry) decodeAs(data []byte, manager string) (*Request, *Object, error) {
+	if manager == serverManager {
+		return s.decodeCreate(data)
+	}
+	return s.decodeInternal(data)
 }
 
 // createInternal creates o, decoded for the server's own create c; an
