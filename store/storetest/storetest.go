@@ -66,11 +66,20 @@ const eventWait = 20 * time.Second
 func Run(t *testing.T, open OpenFunc) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
+			// A case that compacts runs alone, before the others (which
+			// wait for Run to return): compaction may reach past the
+			// store's own keys, as etcd's compacts every prefix of the
+			// server, and so the revisions other cases list at.
+			if !compacting[c.name] {
+				t.Parallel()
+			}
 			c.run(t, open(t))
 		})
 	}
 }
+
+// compacting names the cases that call Compact.
+var compacting = map[string]bool{"ListCompactedAndFutureRevisions": true}
 
 // cases are the suite's behaviours.
 var cases = []struct {
