@@ -53,6 +53,15 @@ type CRDFinalizer struct {
 	now  func() time.Time
 	// PollInterval is the wait between two looks at the objects left.
 	PollInterval time.Duration
+	// StartDelay is how long it waits, after it reports
+	// InstanceDeletionInProgress, before it deletes the custom resources.
+	// kube-apiserver's finalizer first gets the custom resources' storage,
+	// which it builds at its first use: for a CRD whose objects were never
+	// read that takes about 100 ms (against kube-apiserver v1.37, the
+	// condition said InstanceDeletionInProgress 33 ms after the delete and
+	// InstanceDeletionCompleted at 135 ms). Clients see Terminating True in
+	// that while; upstream's TestApplyCRDuringCRDFinalization waits for it.
+	StartDelay time.Duration
 	// pending are the CRDs to clean up, by name.
 	pending map[string]*crdCleanup
 }
@@ -66,7 +75,13 @@ type crdCleanup struct {
 	// since is when the current round (deletes, then the wait) started;
 	// zero before the first.
 	since time.Time
+	// deleteAt is when the first round's deletes may start (StartDelay
+	// after it reported InstanceDeletionInProgress).
+	deleteAt time.Time
 }
+
+// crdStartDelay is CRDFinalizer.StartDelay's default.
+const crdStartDelay = 100 * time.Millisecond
 
 // crdInstanceWait is how long upstream waits for the objects to go before
 // it reports InstanceDeletionCheck and starts over.
@@ -84,6 +99,7 @@ func NewCRDFinalizer(reg registry.Interface, log *slog.Logger) *CRDFinalizer {
 		user:         &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}},
 		now:          time.Now,
 		PollInterval: 200 * time.Millisecond,
+		StartDelay:   crdStartDelay,
 		pending:      map[string]*crdCleanup{},
 	}
 }
@@ -132,6 +148,7 @@ func (c *CRDFinalizer) Sync(ctx context.Context, events []store.Event) error {
 	slices.Sort(names)
 	var errs []error
 	waiting := false
+	next := c.PollInterval // until the next look
 	for _, name := range names {
 		if ctx.Err() != nil {
 			return ctx.Err() // resumed at the next start
@@ -145,13 +162,18 @@ func (c *CRDFinalizer) Sync(ctx context.Context, events []store.Event) error {
 			c.log.Debug("custom resources deleted and CRD finalized", "crd", name)
 		default:
 			waiting = true
+			if p := c.pending[name]; p != nil {
+				if d := p.deleteAt.Sub(c.now()); d > 0 && d < next {
+					next = d
+				}
+			}
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	if waiting {
-		return &Requeue{After: c.PollInterval}
+		return &Requeue{After: next}
 	}
 	return nil
 }
@@ -166,9 +188,15 @@ func (c *CRDFinalizer) cleanup(ctx context.Context, name string, p *crdCleanup) 
 			return gone, err
 		}
 		p.since = c.now()
+		if p.deleteAt.IsZero() {
+			p.deleteAt = p.since.Add(c.StartDelay)
+		}
 	}
 	if !p.established {
 		return c.finalize(ctx, name, apiextensionsv1.ConditionFalse, "NeverEstablished", "resource was never established")
+	}
+	if c.now().Before(p.deleteAt) {
+		return false, nil
 	}
 	items, err := c.instances(ctx, p.gvr)
 	if err != nil {

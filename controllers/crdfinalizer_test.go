@@ -234,6 +234,7 @@ func TestCRDFinalizerDeletesCustomResourcesThenTheFinalizer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			reg := &crRegistry{crd: tt.crd.DeepCopy(), objects: tt.objects, listErr: tt.listErr}
 			c := NewCRDFinalizer(reg, nil)
+			c.StartDelay = 0 // deletes at once (see TestCRDFinalizerWaitsStartDelay)
 			err := c.Sync(context.Background(), []store.Event{crdStoreEvent(t, store.Added, tt.crd)})
 			if got := fmt.Sprint(err); (err != nil || tt.wantErr != "") && got != tt.wantErr {
 				t.Errorf("Sync: %v, want %q", err, tt.wantErr)
@@ -263,6 +264,7 @@ func TestCRDFinalizerWaitsForHeldObjects(t *testing.T) {
 	def := crontabsCRD(true, apiextensionsv1.CustomResourceCleanupFinalizer)
 	reg := &crRegistry{crd: def.DeepCopy(), objects: []*unstructured.Unstructured{customResource("a", "held", false, "example.com/hold")}}
 	c := NewCRDFinalizer(reg, nil)
+	c.StartDelay = 0 // deletes at once (see TestCRDFinalizerWaitsStartDelay)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.now = func() time.Time { return now }
 	var rq *Requeue
@@ -301,6 +303,7 @@ func TestCRDFinalizerRetriesAndForgets(t *testing.T) {
 	def := crontabsCRD(true, apiextensionsv1.CustomResourceCleanupFinalizer)
 	reg := &crRegistry{crd: def.DeepCopy(), listErr: apierrors.NewServiceUnavailable("down")}
 	c := NewCRDFinalizer(reg, nil)
+	c.StartDelay = 0 // deletes at once (see TestCRDFinalizerWaitsStartDelay)
 	if err := c.Sync(context.Background(), []store.Event{crdStoreEvent(t, store.Added, def)}); err == nil {
 		t.Fatal("first Sync did not fail")
 	}
@@ -314,5 +317,34 @@ func TestCRDFinalizerRetriesAndForgets(t *testing.T) {
 	reg.lists = nil
 	if err := c.Sync(context.Background(), []store.Event{crdStoreEvent(t, store.Deleted, def)}); err != nil || len(reg.lists) != 0 {
 		t.Errorf("after its deletion: %v, lists %q", err, reg.lists)
+	}
+}
+
+// The deletes start StartDelay after InstanceDeletionInProgress is
+// reported, as kube-apiserver's start once the custom resources' storage
+// is ready, so that clients see Terminating True meanwhile.
+func TestCRDFinalizerWaitsStartDelay(t *testing.T) {
+	def := crontabsCRD(true, apiextensionsv1.CustomResourceCleanupFinalizer)
+	reg := &crRegistry{crd: def.DeepCopy(), objects: []*unstructured.Unstructured{customResource("a", "x", false)}}
+	c := NewCRDFinalizer(reg, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.now = func() time.Time { return now }
+	err := c.Sync(context.Background(), []store.Event{crdStoreEvent(t, store.Added, def)})
+	if want := "work left: sync again in 100ms"; fmt.Sprint(err) != want {
+		t.Fatalf("first Sync: %v, want %s", err, want)
+	}
+	if want := []string{inProgress}; !slices.Equal(reg.writes, want) || len(reg.lists) != 0 {
+		t.Fatalf("before the delay: writes %q, lists %q; want writes %q and no list", reg.writes, reg.lists, want)
+	}
+	now = now.Add(99 * time.Millisecond)
+	if err := c.Sync(context.Background(), nil); fmt.Sprint(err) != "work left: sync again in 1ms" || len(reg.writes) != 1 {
+		t.Fatalf("1 ms before the delay ends: %v, writes %q", err, reg.writes)
+	}
+	now = now.Add(time.Millisecond)
+	if err := c.Sync(context.Background(), nil); err != nil {
+		t.Fatalf("after the delay: %v", err)
+	}
+	if want := []string{inProgress, "delete crontabs a/x", completed, finalized}; !slices.Equal(reg.writes, want) {
+		t.Errorf("after the delay: writes %q, want %q", reg.writes, want)
 	}
 }
