@@ -54,13 +54,16 @@ type CRDFinalizer struct {
 	// PollInterval is the wait between two looks at the objects left.
 	PollInterval time.Duration
 	// StartDelay is how long it waits, after it reports
-	// InstanceDeletionInProgress, before it deletes the custom resources.
-	// kube-apiserver's finalizer first gets the custom resources' storage,
-	// which it builds at its first use: for a CRD whose objects were never
-	// read that takes about 100 ms (against kube-apiserver v1.37, the
-	// condition said InstanceDeletionInProgress 33 ms after the delete and
-	// InstanceDeletionCompleted at 135 ms). Clients see Terminating True in
-	// that while; upstream's TestApplyCRDuringCRDFinalization waits for it.
+	// InstanceDeletionInProgress, before it deletes the custom resources,
+	// as kube-apiserver's finalizer takes a while to get there through its
+	// loopback client and the custom resources' storage. Against
+	// kube-apiserver v1.37 the condition said InstanceDeletionInProgress
+	// for about 10 ms (a CRD whose objects were read before) to 100 ms (one
+	// whose storage was never built); clients see Terminating True in that
+	// while, and upstream's TestApplyCRDuringCRDFinalization waits for it.
+	// Longer is not better: clients that delete a CRD and create it again
+	// soon after (controller-runtime's TestApiMachinery) find it still
+	// there.
 	StartDelay time.Duration
 	// pending are the CRDs to clean up, by name.
 	pending map[string]*crdCleanup
@@ -81,7 +84,7 @@ type crdCleanup struct {
 }
 
 // crdStartDelay is CRDFinalizer.StartDelay's default.
-const crdStartDelay = 100 * time.Millisecond
+const crdStartDelay = 20 * time.Millisecond
 
 // crdInstanceWait is how long upstream waits for the objects to go before
 // it reports InstanceDeletionCheck and starts over.

@@ -330,13 +330,13 @@ func TestCRDFinalizerWaitsStartDelay(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.now = func() time.Time { return now }
 	err := c.Sync(context.Background(), []store.Event{crdStoreEvent(t, store.Added, def)})
-	if want := "work left: sync again in 100ms"; fmt.Sprint(err) != want {
+	if want := "work left: sync again in 20ms"; fmt.Sprint(err) != want {
 		t.Fatalf("first Sync: %v, want %s", err, want)
 	}
 	if want := []string{inProgress}; !slices.Equal(reg.writes, want) || len(reg.lists) != 0 {
 		t.Fatalf("before the delay: writes %q, lists %q; want writes %q and no list", reg.writes, reg.lists, want)
 	}
-	now = now.Add(99 * time.Millisecond)
+	now = now.Add(19 * time.Millisecond)
 	if err := c.Sync(context.Background(), nil); fmt.Sprint(err) != "work left: sync again in 1ms" || len(reg.writes) != 1 {
 		t.Fatalf("1 ms before the delay ends: %v, writes %q", err, reg.writes)
 	}
