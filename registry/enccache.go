@@ -405,9 +405,6 @@ func ProtobufListMessage(lm *metav1.ListMeta, items [][]byte) ([]byte, error) {
 // protobufMagic starts every Kubernetes protobuf envelope.
 const protobufMagic = "k8s\x00"
 
-// ProtobufMagic starts every Kubernetes protobuf envelope.
-const ProtobufMagic = protobufMagic
-
 // ProtobufEnvelope wraps a message in the Kubernetes protobuf envelope.
 func ProtobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
 	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}, Raw: msg}
@@ -434,8 +431,7 @@ func AppendProtobufListEnvelope(dst []byte, apiVersion, kind string, lm *metav1.
 	if err != nil {
 		return nil, err
 	}
-	tm := runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}
-	typeMeta, err := tm.Marshal()
+	typeMeta, err := ProtobufTypeMeta(apiVersion, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -443,25 +439,50 @@ func AppendProtobufListEnvelope(dst []byte, apiVersion, kind string, lm *metav1.
 	for _, it := range items {
 		msgLen += protowire.SizeTag(2) + protowire.SizeBytes(len(it))
 	}
-	size := len(protobufMagic) + protowire.SizeTag(1) + protowire.SizeBytes(len(typeMeta)) +
-		protowire.SizeTag(2) + protowire.SizeBytes(msgLen) + 2*(protowire.SizeTag(3)+protowire.SizeBytes(0))
-	out := slices.Grow(dst, size)
-	out = append(out, protobufMagic...)
-	out = protowire.AppendTag(out, 1, protowire.BytesType)
-	out = protowire.AppendBytes(out, typeMeta)
-	out = protowire.AppendTag(out, 2, protowire.BytesType)
-	out = protowire.AppendVarint(out, uint64(msgLen))
+	out := slices.Grow(dst, ProtobufEnvelopeSize(typeMeta, msgLen))
+	out = AppendProtobufEnvelopeHead(out, typeMeta, msgLen)
 	out = protowire.AppendTag(out, 1, protowire.BytesType)
 	out = protowire.AppendBytes(out, meta)
 	for _, it := range items {
 		out = protowire.AppendTag(out, 2, protowire.BytesType)
 		out = protowire.AppendBytes(out, it)
 	}
+	return AppendProtobufEnvelopeTail(out), nil
+}
+
+// ProtobufTypeMeta is the marshaled type meta of a protobuf envelope.
+func ProtobufTypeMeta(apiVersion, kind string) ([]byte, error) {
+	tm := runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}
+	return tm.Marshal()
+}
+
+// ProtobufEnvelopeSize is the size of the protobuf envelope (a
+// runtime.Unknown after the magic) of a message of msgLen bytes, typeMeta
+// its marshaled type meta (ProtobufTypeMeta).
+func ProtobufEnvelopeSize(typeMeta []byte, msgLen int) int {
+	return len(protobufMagic) + protowire.SizeTag(1) + protowire.SizeBytes(len(typeMeta)) +
+		protowire.SizeTag(2) + protowire.SizeBytes(msgLen) + 2*(protowire.SizeTag(3)+protowire.SizeBytes(0))
+}
+
+// AppendProtobufEnvelopeHead appends what a protobuf envelope holds before
+// its message of msgLen bytes: the magic, the type meta and the message's
+// tag and length. The caller appends the message, then
+// AppendProtobufEnvelopeTail.
+func AppendProtobufEnvelopeHead(out, typeMeta []byte, msgLen int) []byte {
+	out = append(out, protobufMagic...)
+	out = protowire.AppendTag(out, 1, protowire.BytesType)
+	out = protowire.AppendBytes(out, typeMeta)
+	out = protowire.AppendTag(out, 2, protowire.BytesType)
+	return protowire.AppendVarint(out, uint64(msgLen))
+}
+
+// AppendProtobufEnvelopeTail appends what a protobuf envelope holds after
+// its message: an empty content encoding and content type.
+func AppendProtobufEnvelopeTail(out []byte) []byte {
 	out = protowire.AppendTag(out, 3, protowire.BytesType)
 	out = protowire.AppendBytes(out, nil)
 	out = protowire.AppendTag(out, 4, protowire.BytesType)
-	out = protowire.AppendBytes(out, nil)
-	return out, nil
+	return protowire.AppendBytes(out, nil)
 }
 
 // putProto records the protobuf message of an object just committed at rev,

@@ -72,13 +72,11 @@ func protobufWatchFrame(typ string, obj runtime.Object) ([]byte, error) {
 // buffer: the frame's length, then the WatchEvent (its type, and its
 // object: a runtime.RawExtension whose raw bytes are the envelope).
 func protobufWatchFrameMsg(typ, apiVersion, kind string, msg []byte) ([]byte, error) {
-	tm := runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}
-	typeMeta, err := tm.Marshal()
+	typeMeta, err := registry.ProtobufTypeMeta(apiVersion, kind)
 	if err != nil {
 		return nil, err
 	}
-	envLen := len(registry.ProtobufMagic) + protowire.SizeTag(1) + protowire.SizeBytes(len(typeMeta)) +
-		protowire.SizeTag(2) + protowire.SizeBytes(len(msg)) + 2*(protowire.SizeTag(3)+protowire.SizeBytes(0))
+	envLen := registry.ProtobufEnvelopeSize(typeMeta, len(msg))
 	rawLen := protowire.SizeTag(1) + protowire.SizeBytes(envLen)
 	bodyLen := protowire.SizeTag(1) + protowire.SizeBytes(len(typ)) + protowire.SizeTag(2) + protowire.SizeBytes(rawLen)
 	out := make([]byte, 4, 4+bodyLen)
@@ -89,16 +87,9 @@ func protobufWatchFrameMsg(typ, apiVersion, kind string, msg []byte) ([]byte, er
 	out = protowire.AppendVarint(out, uint64(rawLen))
 	out = protowire.AppendTag(out, 1, protowire.BytesType)
 	out = protowire.AppendVarint(out, uint64(envLen))
-	out = append(out, registry.ProtobufMagic...)
-	out = protowire.AppendTag(out, 1, protowire.BytesType)
-	out = protowire.AppendBytes(out, typeMeta)
-	out = protowire.AppendTag(out, 2, protowire.BytesType)
-	out = protowire.AppendBytes(out, msg)
-	out = protowire.AppendTag(out, 3, protowire.BytesType)
-	out = protowire.AppendBytes(out, nil)
-	out = protowire.AppendTag(out, 4, protowire.BytesType)
-	out = protowire.AppendBytes(out, nil)
-	return out, nil
+	out = registry.AppendProtobufEnvelopeHead(out, typeMeta, len(msg))
+	out = append(out, msg...)
+	return registry.AppendProtobufEnvelopeTail(out), nil
 }
 
 // protobufWatchFrameRaw frames an object already in the protobuf envelope.
