@@ -166,7 +166,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		defer close(bootParsed)
 		registry.TypesScheme()
 		_, _ = fixtures.BootstrapManagedFields()
-		_, _ = fixtures.Bootstrap(6443, cp.serviceRange)
+		fixtures.WarmBootstrap()
 		admission.WarmPodSecurity()
 	}()
 	defer func() { <-bootParsed }()
