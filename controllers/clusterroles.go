@@ -11,6 +11,8 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
@@ -41,7 +43,50 @@ type ClusterRoleAggregation struct {
 	log  *slog.Logger
 	user user.Info
 	// roles are the stored ClusterRoles, by name.
-	roles map[string]*rbacv1.ClusterRole
+	roles map[string]*aggregationRole
+}
+
+// aggregationRole is a stored ClusterRole as the aggregation knows it. Its
+// rules are decoded only once it has an aggregationRule or a selector of
+// one matches it: of a fresh cluster's ~70 roles about a dozen are, and
+// decoding every role's rules at each start was most of the controller's
+// first sync.
+type aggregationRole struct {
+	// cr has the role's name, labels and aggregationRule; its rules too
+	// once raw is nil.
+	cr *rbacv1.ClusterRole
+	// raw is the stored JSON, until its rules are decoded.
+	raw []byte
+}
+
+// decodeClusterRoleHead decodes what the aggregation reads of every stored
+// ClusterRole: its name, labels and aggregationRule. It scans past the
+// rest (the rules, the managedFields) without decoding it.
+func decodeClusterRoleHead(data []byte) (*rbacv1.ClusterRole, error) {
+	top, err := registry.RawFields(data, "metadata", "aggregationRule")
+	if err != nil {
+		return nil, err
+	}
+	cr := &rbacv1.ClusterRole{}
+	if top[0] != nil {
+		md, err := registry.RawFields(top[0], "name", "labels")
+		if err != nil {
+			return nil, err
+		}
+		for i, into := range []any{&cr.Name, &cr.Labels} {
+			if md[i] != nil {
+				if err := json.Unmarshal(md[i], into); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if top[1] != nil {
+		if err := json.Unmarshal(top[1], &cr.AggregationRule); err != nil {
+			return nil, err
+		}
+	}
+	return cr, nil
 }
 
 // NewClusterRoleAggregation returns the ClusterRole aggregation controller,
@@ -55,7 +100,7 @@ func NewClusterRoleAggregation(reg registry.Interface, log *slog.Logger) *Cluste
 			Name:   serviceaccount.MakeUsername(ns, name),
 			Groups: append(serviceaccount.MakeGroupNames(ns), user.AllAuthenticated),
 		},
-		roles: map[string]*rbacv1.ClusterRole{},
+		roles: map[string]*aggregationRole{},
 	}
 }
 
@@ -73,22 +118,30 @@ func (c *ClusterRoleAggregation) Sync(ctx context.Context, events []store.Event)
 			delete(c.roles, ev.Key)
 			continue
 		}
-		cr := &rbacv1.ClusterRole{}
-		if err := json.Unmarshal(ev.Value, cr); err != nil {
+		cr, err := decodeClusterRoleHead(ev.Value)
+		if err != nil {
 			c.log.Error("decode ClusterRole", "key", ev.Key, "revision", ev.Revision, "err", err)
 			delete(c.roles, ev.Key)
 			continue
 		}
-		c.roles[ev.Key] = cr
+		c.roles[ev.Key] = &aggregationRole{cr: cr, raw: ev.Value}
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "clusterrole-aggregation-controller") // as upstream's controller
 	var aggregated []string
-	for name, cr := range c.roles {
-		if cr.AggregationRule != nil {
-			aggregated = append(aggregated, name)
+	var selectors []labels.Selector
+	for name, r := range c.roles {
+		if r.cr.AggregationRule == nil {
+			continue
+		}
+		aggregated = append(aggregated, name)
+		for i := range r.cr.AggregationRule.ClusterRoleSelectors {
+			if sel, err := metav1.LabelSelectorAsSelector(&r.cr.AggregationRule.ClusterRoleSelectors[i]); err == nil {
+				selectors = append(selectors, sel)
+			}
 		}
 	}
 	sort.Strings(aggregated)
+	c.decodeRules(selectors)
 	// Each pass writes the roles whose rules changed; the next one follows
 	// them into the roles that aggregate those. Rules only accumulate, so
 	// this ends; the bound is for safety.
@@ -96,13 +149,13 @@ func (c *ClusterRoleAggregation) Sync(ctx context.Context, events []store.Event)
 	for pass := 0; pass <= len(aggregated); pass++ {
 		errs = errs[:0]
 		all := make([]*rbacv1.ClusterRole, 0, len(c.roles))
-		for _, cr := range c.roles {
-			all = append(all, cr)
+		for _, r := range c.roles {
+			all = append(all, r.cr)
 		}
 		wrote := false
 		for _, name := range aggregated {
-			cr, ok := c.roles[name]
-			if !ok || cr.AggregationRule == nil || sameRules(auth.AggregateClusterRole(cr, all), cr.Rules) {
+			r, ok := c.roles[name]
+			if !ok || r.cr.AggregationRule == nil || sameRules(auth.AggregateClusterRole(r.cr, all), r.cr.Rules) {
 				continue
 			}
 			updated, err := c.aggregate(ctx, name, all)
@@ -111,7 +164,7 @@ func (c *ClusterRoleAggregation) Sync(ctx context.Context, events []store.Event)
 			case err != nil:
 				errs = append(errs, err)
 			default:
-				c.roles[name] = updated
+				c.roles[name] = &aggregationRole{cr: updated}
 				wrote = true
 			}
 		}
@@ -120,6 +173,34 @@ func (c *ClusterRoleAggregation) Sync(ctx context.Context, events []store.Event)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// decodeRules decodes the rules of the roles that have an aggregationRule
+// or that one of selectors matches, where not decoded yet. A role whose
+// JSON does not decode is dropped, as one whose head did not decode is.
+func (c *ClusterRoleAggregation) decodeRules(selectors []labels.Selector) {
+	for key, r := range c.roles {
+		if r.raw == nil {
+			continue
+		}
+		needed := r.cr.AggregationRule != nil
+		for _, sel := range selectors {
+			if needed {
+				break
+			}
+			needed = sel.Matches(labels.Set(r.cr.Labels))
+		}
+		if !needed {
+			continue
+		}
+		cr := &rbacv1.ClusterRole{}
+		if err := json.Unmarshal(r.raw, cr); err != nil {
+			c.log.Error("decode ClusterRole", "key", key, "err", err)
+			delete(c.roles, key)
+			continue
+		}
+		c.roles[key] = &aggregationRole{cr: cr}
+	}
 }
 
 // aggregate writes the aggregated rules of the ClusterRole name, as

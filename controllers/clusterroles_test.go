@@ -94,3 +94,41 @@ func TestClusterRoleAggregation(t *testing.T) {
 		t.Errorf("after the matched role went: edit %v, admin %v", got, got2)
 	}
 }
+
+// TestClusterRoleAggregationLaterSelector checks that a role no selector
+// matched when it came (so whose rules were not decoded then) is aggregated
+// once a new aggregationRule selects it, and that a role whose labels
+// change to match one is too.
+func TestClusterRoleAggregationLaterSelector(t *testing.T) {
+	reg := registrytest.NewRecorder()
+	c := NewClusterRoleAggregation(reg, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	gadgets := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "gadgets", Labels: map[string]string{"to-view": "true"}},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: []string{"gadgets"}, Verbs: []string{"get"}}},
+	}
+	widgets := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}},
+	}
+	if err := c.Sync(ctx, []store.Event{clusterRoleEvent(t, reg, store.Added, gadgets), clusterRoleEvent(t, reg, store.Added, widgets)}); err != nil {
+		t.Fatal(err)
+	}
+	if len(reg.Writes) != 0 {
+		t.Fatalf("writes without an aggregated role: %q", reg.Writes)
+	}
+	if err := c.Sync(ctx, []store.Event{clusterRoleEvent(t, reg, store.Added, aggregating("view", nil, "to-view"))}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rulesOf(reg, "view"); !slices.Equal(got, []string{"gadgets"}) {
+		t.Errorf("view after it came: %v", got)
+	}
+	widgets = widgets.DeepCopy()
+	widgets.Labels = map[string]string{"to-view": "true"}
+	if err := c.Sync(ctx, []store.Event{clusterRoleEvent(t, reg, store.Modified, widgets)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rulesOf(reg, "view"); !slices.Equal(got, []string{"gadgets", "widgets"}) {
+		t.Errorf("view after widgets' labels changed: %v", got)
+	}
+}

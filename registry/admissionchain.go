@@ -185,6 +185,8 @@ func (s *Registry) admitMutating(c *Request, op admission.Operation, o, old *Obj
 	if reflect.DeepEqual(before, t.obj) {
 		return nil
 	}
+	// Changed: not the object its document's memo validated.
+	c.createMemo = nil
 	if sc, ok := t.obj.(*autoscalingv1.Scale); ok {
 		// A webhook on */scale changed the Scale: its replicas go to the
 		// parent.

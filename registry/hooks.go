@@ -113,6 +113,21 @@ func invalidKind(c *Request) schema.GroupKind {
 // validateCreate validates a new object: its metadata, then for built-in
 // types the rules of upstream's strategy, all in one 422.
 func (s *Registry) validateCreate(c *Request, o *Object) error {
+	if c.createMemo != nil && c.createMemo.validated.Load() {
+		return nil
+	}
+	if err := s.validateCreateOnce(c, o); err != nil {
+		return err
+	}
+	if c.createMemo != nil {
+		c.createMemo.validated.Store(true)
+	}
+	return nil
+}
+
+// validateCreateOnce is validateCreate without the memo of the server's
+// own creates.
+func (s *Registry) validateCreateOnce(c *Request, o *Object) error {
 	errs := s.validateMeta(c, o)
 	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
 		// A custom resource: metadata and schema errors in one 422.

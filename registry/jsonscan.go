@@ -10,22 +10,39 @@ import (
 // scans only the top-level keys, skipping the other values without parsing
 // them (stored objects put metadata before their content).
 func RawMetadata(data []byte) (json.RawMessage, error) {
+	v, err := RawFields(data, "metadata")
+	if err != nil {
+		return nil, err
+	}
+	if v[0] == nil {
+		return json.RawMessage("{}"), nil
+	}
+	return v[0], nil
+}
+
+// RawFields returns the values of a JSON object's top-level keys, as they
+// are written, one per key (nil for a key the object lacks). It scans only
+// the top-level keys, skipping the other values without parsing them, and
+// stops once it has found every key.
+func RawFields(data []byte, keys ...string) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(keys))
+	found := 0
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return nil, fmt.Errorf("not a JSON object")
 	}
 	i++
-	for {
+	for found < len(keys) {
 		i = skipSpace(data, i)
 		if i < len(data) && data[i] == '}' {
-			return json.RawMessage("{}"), nil
+			return out, nil
 		}
 		keyStart := i
 		i = skipValue(data, i)
-		if i < 0 {
+		if i < 0 || i-keyStart < 2 || data[keyStart] != '"' {
 			return nil, fmt.Errorf("malformed JSON object")
 		}
-		key := data[keyStart:i]
+		key := data[keyStart+1 : i-1]
 		i = skipSpace(data, i)
 		if i >= len(data) || data[i] != ':' {
 			return nil, fmt.Errorf("malformed JSON object")
@@ -35,14 +52,18 @@ func RawMetadata(data []byte) (json.RawMessage, error) {
 		if i = skipValue(data, i); i < 0 {
 			return nil, fmt.Errorf("malformed JSON object")
 		}
-		if string(key) == `"metadata"` {
-			return json.RawMessage(data[valStart:i]), nil
+		for k, want := range keys {
+			if out[k] == nil && string(key) == want {
+				out[k] = json.RawMessage(data[valStart:i])
+				found++
+			}
 		}
 		i = skipSpace(data, i)
 		if i < len(data) && data[i] == ',' {
 			i++
 		}
 	}
+	return out, nil
 }
 
 // skipSpace returns the index of the first non-space byte at or after i.

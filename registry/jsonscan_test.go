@@ -54,3 +54,25 @@ func TestSkipValueEndsScalarsAtTheClosingBracket(t *testing.T) {
 		t.Errorf("scanMembers of an object ending with a number: %v %v", keys, err)
 	}
 }
+
+// TestRawFieldsFindsEachTopLevelKey checks that RawFields returns each
+// asked key's value as written, nil for a missing one, never a nested key
+// of the same name, and an error for malformed objects.
+func TestRawFieldsFindsEachTopLevelKey(t *testing.T) {
+	in := `{"spec":{"name":"inner","rules":[1]},"name":"outer","rules":[{"verbs":["get"]}],"n":3}`
+	got, err := RawFields([]byte(in), "rules", "name", "missing", "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`[{"verbs":["get"]}]`, `"outer"`, "", `3`}
+	for i := range want {
+		if string(got[i]) != want[i] || (want[i] == "") != (got[i] == nil) {
+			t.Errorf("key %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []string{`{"a":1,,"b":2}`, `{"a":1`, `{1:2}`, `{"a" 1}`} {
+		if got, err := RawFields([]byte(bad), "b"); err == nil {
+			t.Errorf("RawFields(%q) = %q, want an error", bad, got)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -143,6 +144,14 @@ type decodedCreate struct {
 	obj  runtime.Object
 	// obj is nil when the document did not decode to a built-in type (or
 	// did not decode): whoever needs it decodes it again for the error.
+
+	// validated is set once an object decoded from the document passed
+	// validateCreate unchanged by mutating admission: validation is a pure
+	// function of the object, and the objects later starts create from
+	// the document differ from it only in what a create sets and
+	// validation accepts whatever its value (uid, creationTimestamp,
+	// managedFields times), so they are not validated again.
+	validated atomic.Bool
 }
 
 // maxDecodedCreates bounds decodedCreates.
@@ -190,6 +199,7 @@ func (s *Registry) fillDecodedCreate(e *decodedCreate, data []byte) (*Request, *
 	c, o, err := s.decodeInternal(data)
 	if err == nil && c.Res.Typed != nil {
 		e.obj = o.Obj.DeepCopyObject()
+		c.createMemo = e
 	}
 	return c, o, err
 }
@@ -212,6 +222,7 @@ func (s *Registry) decodeCreate(data []byte) (*Request, *Object, error) {
 					return nil, nil, err
 				}
 				c, o := s.internalCreate(res, &Object{Obj: obj, Meta: acc})
+				c.createMemo = e
 				return c, o, nil
 			}
 		}
@@ -300,6 +311,10 @@ func (s *Registry) decodeAs(data []byte, manager string) (*Request, *Object, err
 // createInternal creates o, decoded for the server's own create c; an
 // object that exists already is left as it is.
 func (s *Registry) createInternal(c *Request, o *Object) error {
+	// Nobody reads the answer: the object's protobuf is encoded when a
+	// client first asks for it, not for every bootstrap object at every
+	// start.
+	c.noResult = true
 	_, err := s.CreateObject(c, o, false)
 	if apierrors.IsAlreadyExists(err) {
 		return nil

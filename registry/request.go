@@ -51,6 +51,14 @@ type Request struct {
 	// AllowCreate lets a write to a missing object create it (server-side
 	// apply), whatever the resource's createOnUpdate.
 	AllowCreate bool
+	// createMemo is the decodedCreates entry the server's own create
+	// decoded its object from (nil for every other request): an object
+	// from a document that validated once is not validated again.
+	createMemo *decodedCreate
+	// noResult says the caller does not read the write's answer (the
+	// server's own creates from documents): the write path leaves Result
+	// and ResultProto unset and the protobuf cache unfilled.
+	noResult bool
 }
 
 // ctx is the request's context, with its user in it (upstream's strategies

@@ -125,6 +125,9 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		return nil, storeErr(err)
 	}
 	s.afterCommit(c, key, o.Obj, cur.Value, false)
+	if c.noResult {
+		return cur.Value, nil
+	}
 	if c.Res.conv == nil {
 		// What is served is what was committed (else it is converted from
 		// the stored bytes).
