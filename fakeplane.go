@@ -181,13 +181,6 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: data dir: %w", err)
 	}
 
-	if err := cp.loadOrCreatePKI(dataDir); err != nil {
-		return err
-	}
-	if cp.egress, err = newEgress(&cp.opts); err != nil {
-		return fmt.Errorf("fakeplane: %w", err)
-	}
-
 	storeOpts := store.Options{NoSync: cp.opts.dataDir == "", Logger: cp.opts.logger, EventLogSize: cp.opts.eventLogSize, IndexTerms: registry.StoredIndexTerms}
 	if d := cp.opts.compaction; d != nil {
 		storeOpts.CompactionInterval = *d
@@ -196,11 +189,33 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 	}
 	shared := len(cp.opts.etcdServers) > 0
+	// The bbolt store opens on another core while the certificates are
+	// made; it needs nothing of them.
+	var boltErr error
+	boltOpened := make(chan struct{})
+	if shared {
+		close(boltOpened)
+	} else {
+		go func() {
+			defer close(boltOpened)
+			cp.store, boltErr = openBoltStore(filepath.Join(dataDir, dbFileName), storeOpts)
+		}()
+	}
+	// Before the deferred stop, which closes the store.
+	defer func() { <-boltOpened }()
+
+	if err := cp.loadOrCreatePKI(dataDir); err != nil {
+		return err
+	}
+	if cp.egress, err = newEgress(&cp.opts); err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
 	if shared {
 		cp.feed = &eventFeed{}
 		cp.store, err = openEtcdStore(ctx, &cp.opts, storeOpts, cp.feed.deliver)
 	} else {
-		cp.store, err = openBoltStore(filepath.Join(dataDir, dbFileName), storeOpts)
+		<-boltOpened
+		err = boltErr
 	}
 	if err != nil {
 		return fmt.Errorf("fakeplane: open store: %w", err)
@@ -215,6 +230,16 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	cp.listener = ln
 	addr := ln.Addr().(*net.TCPAddr)
 	cp.url = "https://" + net.JoinHostPort(hostFor(addr.IP), strconv.Itoa(addr.Port))
+	// The admin kubeconfig is encoded on another core meanwhile; it is
+	// written once the server serves.
+	kubeconfig := make(chan kubeconfigResult, 1)
+	kubeconfigDone := make(chan struct{})
+	go func() {
+		defer close(kubeconfigDone)
+		b, err := cp.kubeconfigBytes(AdminUser, cp.admin)
+		kubeconfig <- kubeconfigResult{b, err}
+	}()
+	defer func() { <-kubeconfigDone }()
 
 	serving, err := cp.ca.NewServingCert("kube-apiserver", []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
 		[]net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, net.IP(registry.FirstServiceIP(cp.serviceRange).AsSlice()), addr.IP})
@@ -441,7 +466,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if cp.kubeconfigPath == "" {
 		cp.kubeconfigPath = filepath.Join(dataDir, "admin.kubeconfig")
 	}
-	if err := cp.writeKubeconfig(cp.kubeconfigPath, AdminUser, cp.admin); err != nil {
+	kc := <-kubeconfig
+	if kc.err != nil {
+		return kc.err
+	}
+	if err := writeKubeconfigFile(cp.kubeconfigPath, kc.data); err != nil {
 		return err
 	}
 	if cp.opts.dataDir != "" {
@@ -781,6 +810,22 @@ func (cp *ControlPlane) ProxyClientCert() (certPEM, keyPEM []byte) {
 
 // writeKubeconfig writes a kubeconfig for a user's client certificate.
 func (cp *ControlPlane) writeKubeconfig(path, user string, kp pki.KeyPair) error {
+	b, err := cp.kubeconfigBytes(user, kp)
+	if err != nil {
+		return err
+	}
+	return writeKubeconfigFile(path, b)
+}
+
+// kubeconfigResult is what kubeconfigBytes returned.
+type kubeconfigResult struct {
+	data []byte
+	err  error
+}
+
+// kubeconfigBytes encodes the kubeconfig of user, with the client
+// certificate kp, for this control plane.
+func (cp *ControlPlane) kubeconfigBytes(user string, kp pki.KeyPair) ([]byte, error) {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["fakeplane"] = &clientcmdapi.Cluster{Server: cp.url, CertificateAuthorityData: cp.ca.CertPEM}
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: kp.CertPEM, ClientKeyData: kp.KeyPEM}
@@ -788,8 +833,13 @@ func (cp *ControlPlane) writeKubeconfig(path, user string, kp pki.KeyPair) error
 	cfg.CurrentContext = "fakeplane"
 	b, err := clientcmd.Write(*cfg)
 	if err != nil {
-		return fmt.Errorf("fakeplane: write kubeconfig: %w", err)
+		return nil, fmt.Errorf("fakeplane: write kubeconfig: %w", err)
 	}
+	return b, nil
+}
+
+// writeKubeconfigFile writes an encoded kubeconfig to path.
+func writeKubeconfigFile(path string, b []byte) error {
 	// As clientcmd.WriteToFile, but a kubeconfig already there is made
 	// 0600 too: it is about to hold a private key.
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

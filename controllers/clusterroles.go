@@ -193,13 +193,16 @@ func (c *ClusterRoleAggregation) decodeRules(selectors []labels.Selector) {
 		if !needed {
 			continue
 		}
-		cr := &rbacv1.ClusterRole{}
-		if err := json.Unmarshal(r.raw, cr); err != nil {
+		rules, err := registry.RawFields(r.raw, "rules")
+		if err == nil && rules[0] != nil {
+			err = json.Unmarshal(rules[0], &r.cr.Rules)
+		}
+		if err != nil {
 			c.log.Error("decode ClusterRole", "key", key, "err", err)
 			delete(c.roles, key)
 			continue
 		}
-		c.roles[key] = &aggregationRole{cr: cr}
+		r.raw = nil
 	}
 }
 
