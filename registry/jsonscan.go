@@ -27,43 +27,64 @@ func RawMetadata(data []byte) (json.RawMessage, error) {
 func RawFields(data []byte, keys ...string) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(keys))
 	found := 0
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return nil, fmt.Errorf("not a JSON object")
-	}
-	i++
-	for found < len(keys) {
-		i = skipSpace(data, i)
-		if i < len(data) && data[i] == '}' {
-			return out, nil
-		}
-		keyStart := i
-		i = skipValue(data, i)
-		if i < 0 || i-keyStart < 2 || data[keyStart] != '"' {
-			return nil, fmt.Errorf("malformed JSON object")
-		}
-		key := data[keyStart+1 : i-1]
-		i = skipSpace(data, i)
-		if i >= len(data) || data[i] != ':' {
-			return nil, fmt.Errorf("malformed JSON object")
-		}
-		i = skipSpace(data, i+1)
-		valStart := i
-		if i = skipValue(data, i); i < 0 {
-			return nil, fmt.Errorf("malformed JSON object")
-		}
+	err := scanMembers(data, skipSpace(data, 0), func(key string, _, valueAt, end int) bool {
 		for k, want := range keys {
-			if out[k] == nil && string(key) == want {
-				out[k] = json.RawMessage(data[valStart:i])
+			if out[k] == nil && key == want {
+				out[k] = json.RawMessage(data[valueAt:end])
 				found++
 			}
 		}
-		i = skipSpace(data, i)
-		if i < len(data) && data[i] == ',' {
-			i++
-		}
+		return found < len(keys)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// scanMembers calls fn for each member of the JSON object at data[start]
+// with its key, the offset of the key's quote, of its value and of the end
+// of its value, until fn returns false. Keys are compared unescaped only
+// when they hold no escapes (metadata's keys never do).
+func scanMembers(data []byte, start int, fn func(key string, keyAt, valueAt, end int) bool) error {
+	if start >= len(data) || data[start] != '{' {
+		return fmt.Errorf("JSON object: not a JSON object")
+	}
+	i := skipSpace(data, start+1)
+	if i < len(data) && data[i] == '}' {
+		return nil
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return fmt.Errorf("JSON object: malformed object at offset %d", i)
+		}
+		keyEnd := skipValue(data, i)
+		if keyEnd < 0 {
+			return fmt.Errorf("JSON object: unterminated JSON string")
+		}
+		key := string(data[i+1 : keyEnd-1])
+		j := skipSpace(data, keyEnd)
+		if j >= len(data) || data[j] != ':' {
+			return fmt.Errorf("JSON object: malformed object at offset %d", j)
+		}
+		valueAt := skipSpace(data, j+1)
+		end := skipValue(data, valueAt)
+		if end < 0 || end == valueAt {
+			return fmt.Errorf("JSON object: malformed value at offset %d", valueAt)
+		}
+		if !fn(key, i, valueAt, end) {
+			return nil
+		}
+		i = skipSpace(data, end)
+		if i < len(data) && data[i] == '}' {
+			return nil
+		}
+		if i >= len(data) || data[i] != ',' {
+			return fmt.Errorf("JSON object: malformed object at offset %d", i)
+		}
+		i = skipSpace(data, i+1)
+	}
+	return fmt.Errorf("JSON object: unterminated object")
 }
 
 // skipSpace returns the index of the first non-space byte at or after i.

@@ -408,7 +408,6 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 			return ev, nil, nil, false, err
 		}
 	}
-	ev.Value = bytes.Clone(value)
 	var terms []string
 	if s.opts.IndexTerms != nil && !w.Delete {
 		if terms = w.Index; terms == nil {
@@ -421,6 +420,7 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 			return ev, nil, nil, false, ErrNotFound
 		}
 		ev.Type = Deleted
+		ev.Value = bytes.Clone(value)
 		err = b.Delete([]byte(key))
 	default:
 		ev.Type = Modified
@@ -434,7 +434,11 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 			}
 			b.FillPercent = writeFillPercent
 		}
-		err = b.Put([]byte(key), encodeValue(rev, terms, value))
+		rec := encodeValue(rev, terms, value)
+		// The event's value is the record's copy of value: bbolt only
+		// reads it, and an event's bytes are never modified.
+		ev.Value = rec[len(rec)-len(value) : len(rec) : len(rec)]
+		err = b.Put([]byte(key), rec)
 	}
 	if err == nil && s.opts.IndexTerms != nil {
 		err = writeIndex(tx, resource, key, prevTerms, terms)

@@ -12,7 +12,7 @@ import (
 // buffer (WatchOptions.Buffer) is a backlog that grows only when the
 // watcher falls behind, so that an idle watcher costs a few KiB, not a
 // thousand Event slots.
-const chanSlots = 32
+const chanSlots = 16
 
 // Watchers is the set of a backend's live watchers, by resource, and their
 // fan-out: each watcher has a buffer, and an event that finds it full
