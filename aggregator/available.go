@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -182,7 +181,7 @@ func (c *AvailableConditionController) observe(ev store.Event) {
 			return
 		}
 		as := &apiregistrationv1.APIService{}
-		if err := json.Unmarshal(ev.Value, as); err != nil {
+		if err := registry.DecodeWithoutManagedFields(ev.Value, as); err != nil {
 			c.log.Error("decode APIService", "key", ev.Key, "err", err)
 			return
 		}
@@ -215,7 +214,7 @@ func decodeInto[T any](c *AvailableConditionController, ev store.Event, m map[st
 		return
 	}
 	obj := newT()
-	if err := json.Unmarshal(ev.Value, obj); err != nil {
+	if err := registry.DecodeWithoutManagedFields(ev.Value, obj); err != nil {
 		c.log.Error("decode", "resource", ev.Resource, "key", ev.Key, "err", err)
 		delete(m, ev.Key)
 		return

@@ -167,7 +167,7 @@ func (c *CRDAutoRegistration) observeAPIService(ev store.Event) {
 		return
 	}
 	as := &apiregistrationv1.APIService{}
-	if err := json.Unmarshal(ev.Value, as); err != nil {
+	if err := registry.DecodeWithoutManagedFields(ev.Value, as); err != nil {
 		c.log.Error("decode APIService", "key", ev.Key, "revision", ev.Revision, "err", err)
 		delete(c.services, ev.Key)
 		return

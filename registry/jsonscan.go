@@ -144,3 +144,46 @@ func skipValue(data []byte, i int) int {
 
 // IsEmptyBody reports whether a body has nothing but whitespace.
 func IsEmptyBody(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+// DecodeWithoutManagedFields decodes a stored object's JSON into into,
+// leaving metadata.managedFields out. The server's controllers read whole
+// objects but never their managedFields, which can be as large as the
+// rest and are the costliest part to decode.
+func DecodeWithoutManagedFields(data []byte, into any) error {
+	if cut, err := cutManagedFields(data); err == nil {
+		data = cut
+	}
+	return json.Unmarshal(data, into)
+}
+
+// cutManagedFields returns data without its metadata's managedFields
+// member (data itself when it has none).
+func cutManagedFields(data []byte) ([]byte, error) {
+	meta, found, err := topLevelValue(data, "metadata")
+	if err != nil || !found {
+		return data, err
+	}
+	from, to, prevEnd := -1, -1, -1
+	err = scanMembers(data, meta, func(key string, keyAt, _, end int) bool {
+		if key != "managedFields" {
+			prevEnd = end
+			return true
+		}
+		if prevEnd >= 0 {
+			// Cut from the end of the member before: its comma goes.
+			from, to = prevEnd, end
+			return false
+		}
+		// The first member: cut up to the next one's key.
+		from, to = keyAt, skipSpace(data, end)
+		if to < len(data) && data[to] == ',' {
+			to = skipSpace(data, to+1)
+		}
+		return false
+	})
+	if err != nil || from < 0 {
+		return data, err
+	}
+	out := make([]byte, 0, len(data)-(to-from))
+	return append(append(out, data[:from]...), data[to:]...), nil
+}

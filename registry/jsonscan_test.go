@@ -76,3 +76,33 @@ func TestRawFieldsFindsEachTopLevelKey(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeWithoutManagedFieldsLeavesTheRest checks that managedFields is
+// cut wherever it is in metadata, that what remains is valid JSON with
+// every other member, and that objects without it decode as they are.
+func TestDecodeWithoutManagedFieldsLeavesTheRest(t *testing.T) {
+	mf := `"managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}]`
+	for _, tc := range []struct{ name, in, want string }{
+		{"last", `{"metadata":{"name":"a",` + mf + `},"spec":{"x":1}}`, `{"metadata":{"name":"a"},"spec":{"x":1}}`},
+		{"first", `{"metadata":{` + mf + `,"name":"a"},"spec":{"x":1}}`, `{"metadata":{"name":"a"},"spec":{"x":1}}`},
+		{"middle", `{"metadata":{"name":"a", ` + mf + ` ,"uid":"u"}}`, `{"metadata":{"name":"a" ,"uid":"u"}}`},
+		{"alone", `{"metadata":{` + mf + `}}`, `{"metadata":{}}`},
+		{"none", `{"metadata":{"name":"a"}}`, `{"metadata":{"name":"a"}}`},
+		{"nested only", `{"spec":{"metadata":{` + mf + `}}}`, `{"spec":{"metadata":{` + mf + `}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := cutManagedFields([]byte(tc.in))
+			if err != nil || string(got) != tc.want {
+				t.Errorf("cutManagedFields(%s) = %s, %v; want %s", tc.in, got, err, tc.want)
+			}
+			var v map[string]any
+			if err := DecodeWithoutManagedFields([]byte(tc.in), &v); err != nil {
+				t.Errorf("decode: %v", err)
+			}
+		})
+	}
+	var v map[string]any
+	if err := DecodeWithoutManagedFields([]byte(`{"metadata":{"name":`), &v); err == nil {
+		t.Error("malformed JSON decoded without an error")
+	}
+}
