@@ -123,15 +123,25 @@ func (rc *RBACCache) apply(bucket, key string, data []byte, deleted bool) {
 func (rc *RBACCache) applyObject(key string, obj runtime.Object) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	// Copied without their managedFields, which authorization never
+	// reads: they are the larger part of a bootstrap role.
 	switch o := obj.(type) {
 	case *rbacv1.ClusterRole:
-		rc.clusterRoles[key] = o.DeepCopy()
+		c := *o
+		c.ManagedFields = nil
+		rc.clusterRoles[key] = c.DeepCopy()
 	case *rbacv1.ClusterRoleBinding:
-		rc.clusterRoleBindings[key] = o.DeepCopy()
+		c := *o
+		c.ManagedFields = nil
+		rc.clusterRoleBindings[key] = c.DeepCopy()
 	case *rbacv1.Role:
-		rc.roles[key] = o.DeepCopy()
+		c := *o
+		c.ManagedFields = nil
+		rc.roles[key] = c.DeepCopy()
 	case *rbacv1.RoleBinding:
-		rc.roleBindings[key] = o.DeepCopy()
+		c := *o
+		c.ManagedFields = nil
+		rc.roleBindings[key] = c.DeepCopy()
 	default:
 		return
 	}
