@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -117,6 +118,9 @@ func (c *ClusterRoleAggregation) Sync(ctx context.Context, events []store.Event)
 		if ev.Type == store.Deleted {
 			delete(c.roles, ev.Key)
 			continue
+		}
+		if r, ok := c.roles[ev.Key]; ok && r.raw == nil && r.cr.ResourceVersion == strconv.FormatInt(ev.Revision, 10) {
+			continue // the controller's own write, which it holds already
 		}
 		cr, err := decodeClusterRoleHead(ev.Value)
 		if err != nil {

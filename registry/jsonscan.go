@@ -102,14 +102,7 @@ func skipValue(data []byte, i int) int {
 	for i < len(data) {
 		switch c := data[i]; c {
 		case '"':
-			i++
-			for i < len(data) && data[i] != '"' {
-				if data[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			if i >= len(data) {
+			if i = closingQuote(data, i+1); i < 0 {
 				return -1
 			}
 			i++
@@ -138,6 +131,25 @@ func skipValue(data []byte, i int) int {
 	}
 	if depth == 0 {
 		return i
+	}
+	return -1
+}
+
+// closingQuote returns the index of the quote that ends the JSON string
+// whose content starts at i, or -1 when the data ends first. It jumps from
+// quote to quote (bytes.IndexByte), stepping through an escape only where
+// there is one: most of a stored object is strings.
+func closingQuote(data []byte, i int) int {
+	for i < len(data) {
+		q := bytes.IndexByte(data[i:], '"')
+		if q < 0 {
+			return -1
+		}
+		b := bytes.IndexByte(data[i:i+q], '\\')
+		if b < 0 {
+			return i + q
+		}
+		i += b + 2 // the backslash and the byte it escapes
 	}
 	return -1
 }

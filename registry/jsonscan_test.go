@@ -106,3 +106,26 @@ func TestDecodeWithoutManagedFieldsLeavesTheRest(t *testing.T) {
 		t.Error("malformed JSON decoded without an error")
 	}
 }
+
+// TestClosingQuoteStepsThroughEscapes checks the end found for strings
+// with escaped quotes and backslashes, and unterminated ones.
+func TestClosingQuoteStepsThroughEscapes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string // the content after the opening quote
+		want int
+	}{
+		{`abc"x`, 3},
+		{`"`, 0},
+		{`a\"b"`, 4},
+		{`a\\"b"`, 3},
+		{`\\\"x"`, 5},
+		{`\u0022"`, 6},
+		{`abc`, -1},
+		{`a\"`, -1},
+		{`a\`, -1},
+	} {
+		if got := closingQuote([]byte(tc.in), 0); got != tc.want {
+			t.Errorf("closingQuote(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
