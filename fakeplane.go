@@ -241,15 +241,25 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}()
 	defer func() { <-kubeconfigDone }()
 
-	serving, err := cp.ca.NewServingCert("kube-apiserver", []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		[]net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, net.IP(registry.FirstServiceIP(cp.serviceRange).AsSlice()), addr.IP})
-	if err != nil {
-		return fmt.Errorf("fakeplane: serving certificate: %w", err)
-	}
-	tlsCert, err := serving.TLSCertificate()
-	if err != nil {
-		return fmt.Errorf("fakeplane: serving certificate: %w", err)
-	}
+	// The serving certificate is made on another core meanwhile; the
+	// server needs it once it serves.
+	var (
+		tlsCert    tls.Certificate
+		servingErr error
+	)
+	servingMade := make(chan struct{})
+	go func() {
+		defer close(servingMade)
+		serving, err := cp.ca.NewServingCert("kube-apiserver", []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+			[]net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, net.IP(registry.FirstServiceIP(cp.serviceRange).AsSlice()), addr.IP})
+		if err == nil {
+			tlsCert, err = serving.TLSCertificate()
+		}
+		if err != nil {
+			servingErr = fmt.Errorf("fakeplane: serving certificate: %w", err)
+		}
+	}()
+	defer func() { <-servingMade }()
 
 	clientCAs := cp.ca.Pool()
 	clientCAPEM := slices.Clone(cp.ca.CertPEM)
@@ -436,6 +446,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	cp.controllers.Add(rest...)
 
+	if <-servingMade; servingErr != nil {
+		return servingErr
+	}
 	cp.httpServer = &http.Server{
 		Handler:           cp.srv,
 		ReadHeaderTimeout: 30 * time.Second,
