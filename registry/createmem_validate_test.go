@@ -9,15 +9,22 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// newBareRegistry is a registry over a fresh store, with nothing created.
-func newBareRegistry(t *testing.T) *Registry {
+// newTestStore is an empty store in a test's temporary directory, closed
+// when the test ends.
+func newTestStore(t *testing.T) *store.Store {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "db"), store.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	r, err := New(Config{Store: st})
+	return st
+}
+
+// newBareRegistry is a registry over a fresh store, with nothing created.
+func newBareRegistry(t *testing.T) *Registry {
+	t.Helper()
+	r, err := New(Config{Store: newTestStore(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

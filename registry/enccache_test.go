@@ -2,7 +2,6 @@ package registry
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/fakeplane/fakeplane/store"
@@ -18,11 +17,7 @@ type encCacheFixture struct {
 
 func newEncCacheFixture(t *testing.T) *encCacheFixture {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "db"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := newTestStore(t)
 	reg, err := newServedResources()
 	if err != nil {
 		t.Fatal(err)
