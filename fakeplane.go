@@ -160,16 +160,15 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// it sets up the certificates and the store, in the order it needs
 	// them: the scheme of the built-in types (the server's), the bootstrap
 	// objects' documents and managedFields, and PodSecurity's configuration
-	// (the first namespace create needs it).
-	bootParsed := make(chan struct{})
-	go func() {
-		defer close(bootParsed)
+	// (the first namespace create needs it). Start waits for it as it
+	// returns.
+	defer inBackground(func() error {
 		registry.TypesScheme()
 		_, _ = fixtures.BootstrapManagedFields()
 		fixtures.WarmBootstrap()
 		admission.WarmPodSecurity()
-	}()
-	defer func() { <-bootParsed }()
+		return nil
+	})()
 
 	dataDir := cp.opts.dataDir
 	if dataDir == "" {
@@ -191,18 +190,15 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	shared := len(cp.opts.etcdServers) > 0
 	// The bbolt store opens on another core while the certificates are
 	// made; it needs nothing of them.
-	var boltErr error
-	boltOpened := make(chan struct{})
-	if shared {
-		close(boltOpened)
-	} else {
-		go func() {
-			defer close(boltOpened)
-			cp.store, boltErr = openBoltStore(filepath.Join(dataDir, dbFileName), storeOpts)
-		}()
+	openBolt := func() error { return nil }
+	if !shared {
+		openBolt = inBackground(func() (err error) {
+			cp.store, err = openBoltStore(filepath.Join(dataDir, dbFileName), storeOpts)
+			return err
+		})
 	}
 	// Before the deferred stop, which closes the store.
-	defer func() { <-boltOpened }()
+	defer openBolt()
 
 	if err := cp.loadOrCreatePKI(dataDir); err != nil {
 		return err
@@ -214,8 +210,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		cp.feed = &eventFeed{}
 		cp.store, err = openEtcdStore(ctx, &cp.opts, storeOpts, cp.feed.deliver)
 	} else {
-		<-boltOpened
-		err = boltErr
+		err = openBolt()
 	}
 	if err != nil {
 		return fmt.Errorf("fakeplane: open store: %w", err)
@@ -230,36 +225,27 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	cp.listener = ln
 	addr := ln.Addr().(*net.TCPAddr)
 	cp.url = "https://" + net.JoinHostPort(hostFor(addr.IP), strconv.Itoa(addr.Port))
-	// The admin kubeconfig is encoded on another core meanwhile; it is
-	// written once the server serves.
-	kubeconfig := make(chan kubeconfigResult, 1)
-	kubeconfigDone := make(chan struct{})
-	go func() {
-		defer close(kubeconfigDone)
-		b, err := cp.kubeconfigBytes(AdminUser, cp.admin)
-		kubeconfig <- kubeconfigResult{b, err}
-	}()
-	defer func() { <-kubeconfigDone }()
-
-	// The serving certificate is made on another core meanwhile; the
-	// server needs it once it serves.
-	var (
-		tlsCert    tls.Certificate
-		servingErr error
-	)
-	servingMade := make(chan struct{})
-	go func() {
-		defer close(servingMade)
+	// The admin kubeconfig is encoded, and the serving certificate made,
+	// on another core meanwhile: they are needed once the server serves.
+	var kubeconfig []byte
+	encodeKubeconfig := inBackground(func() (err error) {
+		kubeconfig, err = cp.kubeconfigBytes(AdminUser, cp.admin)
+		return err
+	})
+	defer encodeKubeconfig()
+	var tlsCert tls.Certificate
+	makeServingCert := inBackground(func() error {
 		serving, err := cp.ca.NewServingCert("kube-apiserver", []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
 			[]net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, net.IP(registry.FirstServiceIP(cp.serviceRange).AsSlice()), addr.IP})
 		if err == nil {
 			tlsCert, err = serving.TLSCertificate()
 		}
 		if err != nil {
-			servingErr = fmt.Errorf("fakeplane: serving certificate: %w", err)
+			return fmt.Errorf("fakeplane: serving certificate: %w", err)
 		}
-	}()
-	defer func() { <-servingMade }()
+		return nil
+	})
+	defer makeServingCert()
 
 	clientCAs := cp.ca.Pool()
 	clientCAPEM := slices.Clone(cp.ca.CertPEM)
@@ -369,14 +355,13 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// Another core decodes them meanwhile, ahead of the creates (in a warm
 	// process they are decoded already), then decodes the built-in types'
 	// merge schema, which the controllers' first writes need.
-	warmed := make(chan struct{})
-	go func() {
-		defer close(warmed)
+	warmed := inBackground(func() error {
 		cp.srv.WarmCreates(boot)
 		registry.WarmTypeConverter()
-	}()
+		return nil
+	})
 	err = cp.store.Bulk(func() error { return cp.srv.CreateAll(boot, fields) })
-	<-warmed
+	_ = warmed()
 	if err != nil {
 		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
@@ -446,8 +431,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	cp.controllers.Add(rest...)
 
-	if <-servingMade; servingErr != nil {
-		return servingErr
+	if err := makeServingCert(); err != nil {
+		return err
 	}
 	cp.httpServer = &http.Server{
 		Handler:           cp.srv,
@@ -479,11 +464,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if cp.kubeconfigPath == "" {
 		cp.kubeconfigPath = filepath.Join(dataDir, "admin.kubeconfig")
 	}
-	kc := <-kubeconfig
-	if kc.err != nil {
-		return kc.err
+	if err := encodeKubeconfig(); err != nil {
+		return err
 	}
-	if err := writeKubeconfigFile(cp.kubeconfigPath, kc.data); err != nil {
+	if err := writeKubeconfigFile(cp.kubeconfigPath, kubeconfig); err != nil {
 		return err
 	}
 	if cp.opts.dataDir != "" {
@@ -502,6 +486,22 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	cp.opts.logger.Info("fakeplane serving", "url", cp.url, "kubeconfig", cp.kubeconfigPath)
 	return nil
+}
+
+// inBackground runs fn in a goroutine of its own and returns a function
+// that waits for fn to return and returns its error, each time it is
+// called.
+func inBackground(fn func() error) (wait func() error) {
+	done := make(chan struct{})
+	var err error
+	go func() {
+		defer close(done)
+		err = fn()
+	}()
+	return func() error {
+		<-done
+		return err
+	}
 }
 
 // kubeletAPIConfig is the simulated nodes' kubelet API configuration (nil
@@ -828,12 +828,6 @@ func (cp *ControlPlane) writeKubeconfig(path, user string, kp pki.KeyPair) error
 		return err
 	}
 	return writeKubeconfigFile(path, b)
-}
-
-// kubeconfigResult is what kubeconfigBytes returned.
-type kubeconfigResult struct {
-	data []byte
-	err  error
 }
 
 // kubeconfigBytes encodes the kubeconfig of user, with the client
