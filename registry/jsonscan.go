@@ -48,7 +48,7 @@ func RawFields(data []byte, keys ...string) ([]json.RawMessage, error) {
 // when they hold no escapes (metadata's keys never do).
 func scanMembers(data []byte, start int, fn func(key string, keyAt, valueAt, end int) bool) error {
 	if start >= len(data) || data[start] != '{' {
-		return fmt.Errorf("JSON object: not a JSON object")
+		return fmt.Errorf("not a JSON object")
 	}
 	i := skipSpace(data, start+1)
 	if i < len(data) && data[i] == '}' {
@@ -56,21 +56,21 @@ func scanMembers(data []byte, start int, fn func(key string, keyAt, valueAt, end
 	}
 	for i < len(data) {
 		if data[i] != '"' {
-			return fmt.Errorf("JSON object: malformed object at offset %d", i)
+			return fmt.Errorf("malformed JSON object at offset %d", i)
 		}
 		keyEnd := skipValue(data, i)
 		if keyEnd < 0 {
-			return fmt.Errorf("JSON object: unterminated JSON string")
+			return fmt.Errorf("unterminated JSON string")
 		}
 		key := string(data[i+1 : keyEnd-1])
 		j := skipSpace(data, keyEnd)
 		if j >= len(data) || data[j] != ':' {
-			return fmt.Errorf("JSON object: malformed object at offset %d", j)
+			return fmt.Errorf("malformed JSON object at offset %d", j)
 		}
 		valueAt := skipSpace(data, j+1)
 		end := skipValue(data, valueAt)
 		if end < 0 || end == valueAt {
-			return fmt.Errorf("JSON object: malformed value at offset %d", valueAt)
+			return fmt.Errorf("malformed JSON value at offset %d", valueAt)
 		}
 		if !fn(key, i, valueAt, end) {
 			return nil
@@ -80,11 +80,11 @@ func scanMembers(data []byte, start int, fn func(key string, keyAt, valueAt, end
 			return nil
 		}
 		if i >= len(data) || data[i] != ',' {
-			return fmt.Errorf("JSON object: malformed object at offset %d", i)
+			return fmt.Errorf("malformed JSON object at offset %d", i)
 		}
 		i = skipSpace(data, i+1)
 	}
-	return fmt.Errorf("JSON object: unterminated object")
+	return fmt.Errorf("unterminated JSON object")
 }
 
 // skipSpace returns the index of the first non-space byte at or after i.

@@ -34,7 +34,7 @@ var beforeResourceVersion = map[string]bool{"name": true, "generateName": true, 
 func spliceResourceVersion(data []byte, rev int64, order keyOrder) ([]byte, error) {
 	meta, ok, err := topLevelValue(data, "metadata")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("stamp resourceVersion: %w", err)
 	}
 	if !ok || data[meta] != '{' {
 		return nil, fmt.Errorf("stamp resourceVersion: object has no metadata")
@@ -59,7 +59,7 @@ func spliceResourceVersion(data []byte, rev int64, order keyOrder) ([]byte, erro
 		return true
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("stamp resourceVersion: %w", err)
 	}
 	if has {
 		return nil, fmt.Errorf("stamp resourceVersion: metadata already has one")
