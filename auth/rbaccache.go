@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fakeplane/fakeplane/store"
@@ -127,25 +128,29 @@ func (rc *RBACCache) applyObject(key string, obj runtime.Object) {
 	// reads: they are the larger part of a bootstrap role.
 	switch o := obj.(type) {
 	case *rbacv1.ClusterRole:
-		c := *o
-		c.ManagedFields = nil
-		rc.clusterRoles[key] = c.DeepCopy()
+		rc.clusterRoles[key] = copyWithoutManagedFields(o)
 	case *rbacv1.ClusterRoleBinding:
-		c := *o
-		c.ManagedFields = nil
-		rc.clusterRoleBindings[key] = c.DeepCopy()
+		rc.clusterRoleBindings[key] = copyWithoutManagedFields(o)
 	case *rbacv1.Role:
-		c := *o
-		c.ManagedFields = nil
-		rc.roles[key] = c.DeepCopy()
+		rc.roles[key] = copyWithoutManagedFields(o)
 	case *rbacv1.RoleBinding:
-		c := *o
-		c.ManagedFields = nil
-		rc.roleBindings[key] = c.DeepCopy()
+		rc.roleBindings[key] = copyWithoutManagedFields(o)
 	default:
 		return
 	}
 	rc.crList, rc.crbList, rc.byNS = nil, nil, nil
+}
+
+// copyWithoutManagedFields is a deep copy of o with no managedFields; o
+// is left as it is.
+func copyWithoutManagedFields[T any, PT interface {
+	*T
+	metav1.Object
+	DeepCopy() *T
+}](o PT) *T {
+	c := *o
+	PT(&c).SetManagedFields(nil)
+	return PT(&c).DeepCopy()
 }
 
 // applyTo records a stored object in m, or removes it when deleted. JSON

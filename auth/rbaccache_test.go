@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -173,5 +174,31 @@ func TestRBACAuthorizerOverTheCacheFollowsEachCommit(t *testing.T) {
 	rc.Observe(bucketRoleBindings, "ns/bob", nil, nil, true)
 	if d := decide(); d == authorizer.DecisionAllow {
 		t.Fatal("allowed after the binding was deleted")
+	}
+}
+
+// TestRBACCacheObserveCopiesWithoutManagedFields checks that an observed
+// object is kept as a copy without managedFields, its rules intact, and
+// that the writer's object keeps its managedFields.
+func TestRBACCacheObserveCopiesWithoutManagedFields(t *testing.T) {
+	rc := NewRBACCache()
+	cr := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "r", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}},
+		Rules:      []rbacv1.PolicyRule{{Verbs: []string{"get"}, Resources: []string{"pods"}}},
+	}
+	rc.Observe(bucketClusterRoles, "r", cr, nil, false)
+	got, ok := rc.ClusterRole("r")
+	if !ok {
+		t.Fatal("the observed role is not in the cache")
+	}
+	if got.ManagedFields != nil || len(got.Rules) != 1 || got.Rules[0].Verbs[0] != "get" {
+		t.Errorf("cached role: %+v", got)
+	}
+	if len(cr.ManagedFields) != 1 {
+		t.Errorf("the writer's role lost its managedFields: %+v", cr.ManagedFields)
+	}
+	got.Rules[0].Verbs[0] = "changed"
+	if cr.Rules[0].Verbs[0] != "get" {
+		t.Error("the cache shares the writer's rules")
 	}
 }
