@@ -15,20 +15,38 @@ import (
 	"github.com/fakeplane/fakeplane"
 )
 
-// Once Start returns, the namespaces of a fresh cluster have their default
-// ServiceAccount and kube-root-ca.crt, with no waiting.
+// Once Start returns, the namespaces of a fresh cluster, and those its
+// fixtures create, have their default ServiceAccount and kube-root-ca.crt,
+// with no waiting: the first are written in the bootstrap's transaction,
+// the others by the controllers' first sync, which Start waits for when
+// there are fixtures.
 func TestStartLeavesNamespacesTheirServiceAccountAndRootCA(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
-	cs := clientset(t, cp)
-	ctx := ctxT(t)
-	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
-		if _, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{}); err != nil {
-			t.Errorf("namespace %s: default service account: %v", ns, err)
-		}
-		if cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{}); err != nil || cm.Data["ca.crt"] == "" {
-			t.Errorf("namespace %s: kube-root-ca.crt: %v", ns, err)
-		}
+	builtin := []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+	tests := []struct {
+		name       string
+		opts       []fakeplane.Option
+		namespaces []string
+	}{
+		{name: "fresh cluster", namespaces: builtin},
+		{name: "namespace from fixtures", namespaces: append(builtin, "team"),
+			opts: []fakeplane.Option{fakeplane.WithObjects(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cp := fakeplane.Start(t, tt.opts...)
+			cs := clientset(t, cp)
+			ctx := ctxT(t)
+			for _, ns := range tt.namespaces {
+				if _, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{}); err != nil {
+					t.Errorf("namespace %s: default service account: %v", ns, err)
+				}
+				if cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{}); err != nil || cm.Data["ca.crt"] == "" {
+					t.Errorf("namespace %s: kube-root-ca.crt: %v", ns, err)
+				}
+			}
+		})
 	}
 }
 

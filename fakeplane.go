@@ -334,45 +334,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	cp.cancel = cancel
 
-	boot, err := fixtures.Bootstrap(addr.Port, cp.serviceRange)
-	if err != nil {
-		return fmt.Errorf("fakeplane: bootstrap: %w", err)
-	}
-	if cp.opts.nodes > 0 {
-		// A cluster with nodes has a default StorageClass, as kind's has.
-		sc, err := fixtures.StandardStorageClass()
-		if err != nil {
-			return fmt.Errorf("fakeplane: bootstrap: %w", err)
-		}
-		boot = append(boot, sc)
-	}
-	// One transaction for all of them: a commit each would take most of
-	// Start's time.
-	fields, err := fixtures.BootstrapManagedFields()
-	if err != nil {
-		return fmt.Errorf("fakeplane: bootstrap: %w", err)
-	}
-	// Another core decodes them meanwhile, ahead of the creates (in a warm
-	// process they are decoded already), then decodes the built-in types'
-	// merge schema, which the controllers' first writes need.
-	warmed := inBackground(func() error {
-		cp.srv.WarmCreates(boot)
-		registry.WarmTypeConverter()
-		return nil
-	})
-	err = cp.store.Bulk(func() error { return cp.srv.CreateAll(boot, fields) })
-	_ = warmed()
-	if err != nil {
-		return fmt.Errorf("fakeplane: bootstrap: %w", err)
-	}
-	if err := cp.loadFixtures(); err != nil {
-		return err
-	}
-	if err := cp.installWebhooks(dataDir); err != nil {
-		return err
-	}
-	// Started once the bootstrap objects and fixtures are in: their first
-	// sync sees all of them at once.
+	// The controllers start once the bootstrap objects and fixtures are
+	// in, so that their first sync sees all of them at once.
 	ctrlCfg := controllers.Config{
 		Registry:            cp.srv.API(),
 		NamespacedResources: cp.srv.NamespacedResources,
@@ -414,8 +377,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// kube-root-ca.crt, and kube-system its extension-apiserver-authentication,
 	// by the time a client can use it: Start returns once those controllers
 	// acted on what is present at start (later namespaces get theirs a
-	// moment after they are created, as on a cluster). They run first; the
-	// others start once they have, so as not to compete with them.
+	// moment after they are created, as on a cluster). With the embedded
+	// store, their first sync runs inside the bootstrap transaction, their
+	// writes committed with it.
 	awaited := []string{"serviceaccount-controller", "root-ca-certificate-publisher-controller", authTrust.Name()}
 	var first, rest []controllers.Controller
 	for _, c := range ctrls {
@@ -425,11 +389,68 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			rest = append(rest, c)
 		}
 	}
-	cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, first...)
-	if err := cp.controllers.WaitForFirstSync(ctx, awaited...); err != nil {
-		return fmt.Errorf("fakeplane: %w", err)
+	boot, err := fixtures.Bootstrap(addr.Port, cp.serviceRange)
+	if err != nil {
+		return fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
-	cp.controllers.Add(rest...)
+	if cp.opts.nodes > 0 {
+		// A cluster with nodes has a default StorageClass, as kind's has.
+		sc, err := fixtures.StandardStorageClass()
+		if err != nil {
+			return fmt.Errorf("fakeplane: bootstrap: %w", err)
+		}
+		boot = append(boot, sc)
+	}
+	// One transaction for all of them: a commit each would take most of
+	// Start's time.
+	fields, err := fixtures.BootstrapManagedFields()
+	if err != nil {
+		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+	}
+	// Another core decodes them meanwhile, ahead of the creates (in a warm
+	// process they are decoded already), then decodes the built-in types'
+	// merge schema, which the controllers' first writes need.
+	warmed := inBackground(func() error {
+		cp.srv.WarmCreates(boot)
+		registry.WarmTypeConverter()
+		return nil
+	})
+	err = cp.store.Bulk(func() error {
+		if err := cp.srv.CreateAll(boot, fields); err != nil {
+			return err
+		}
+		if shared {
+			return nil
+		}
+		for _, c := range first {
+			if err := controllers.SyncOnce(runCtx, cp.store, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	_ = warmed()
+	if err != nil {
+		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+	}
+	fixtured, err := cp.loadFixtures()
+	if err != nil {
+		return err
+	}
+	if err := cp.installWebhooks(dataDir); err != nil {
+		return err
+	}
+	if shared || fixtured {
+		// They act on what the bootstrap did not see first; the others
+		// start once they have, so as not to compete with them.
+		cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, first...)
+		if err := cp.controllers.WaitForFirstSync(ctx, awaited...); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+		cp.controllers.Add(rest...)
+	} else {
+		cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, append(first, rest...)...)
+	}
 
 	if err := makeServingCert(); err != nil {
 		return err
@@ -1027,11 +1048,12 @@ func WriteUserKubeconfig(dataDir, path, userName string, groups ...string) error
 	return cp.writeKubeconfig(path, userName, kp)
 }
 
-// loadFixtures installs WithCRDs, WithFixtures and WithObjects.
-func (cp *ControlPlane) loadFixtures() error {
+// loadFixtures installs WithCRDs, WithFixtures and WithObjects, and reports
+// whether there was any.
+func (cp *ControlPlane) loadFixtures() (loaded bool, err error) {
 	crdDocs, err := fixtures.LoadPaths(cp.opts.crdPaths...)
 	if err != nil {
-		return fmt.Errorf("fakeplane: %w", err)
+		return false, fmt.Errorf("fakeplane: %w", err)
 	}
 	var docs []fixtures.Doc
 	for _, d := range crdDocs {
@@ -1041,21 +1063,21 @@ func (cp *ControlPlane) loadFixtures() error {
 	}
 	more, err := fixtures.LoadPaths(cp.opts.fixturePaths...)
 	if err != nil {
-		return fmt.Errorf("fakeplane: %w", err)
+		return false, fmt.Errorf("fakeplane: %w", err)
 	}
 	docs = append(docs, more...)
 	objects := cp.opts.objects
 	for _, ext := range cp.opts.extensionServers {
 		objs, err := ext.objects()
 		if err != nil {
-			return fmt.Errorf("fakeplane: %w", err)
+			return false, fmt.Errorf("fakeplane: %w", err)
 		}
 		objects = append(objects, objs...)
 	}
 	for i, obj := range objects {
 		b, err := objectJSON(obj)
 		if err != nil {
-			return fmt.Errorf("fakeplane: WithObjects[%d]: %w", i, err)
+			return false, fmt.Errorf("fakeplane: WithObjects[%d]: %w", i, err)
 		}
 		var head struct{ Kind string }
 		_ = json.Unmarshal(b, &head)
@@ -1063,10 +1085,10 @@ func (cp *ControlPlane) loadFixtures() error {
 	}
 	for _, d := range fixtures.Order(docs) {
 		if err := cp.srv.Create(d.JSON); err != nil {
-			return fmt.Errorf("fakeplane: %s: %w", d.Source, err)
+			return false, fmt.Errorf("fakeplane: %s: %w", d.Source, err)
 		}
 	}
-	return nil
+	return len(docs) > 0, nil
 }
 
 // objectJSON encodes an object with its apiVersion and kind, taking them

@@ -160,6 +160,38 @@ func (r *Runner) Stop() {
 	r.wg.Wait()
 }
 
+// SyncOnce calls c's Sync once, in the calling goroutine, with every
+// object of its resources in st as an Added event, in revision order: what
+// its first Sync under a Runner gets. A control plane runs it for the
+// controllers that give a fresh cluster's namespaces their default objects
+// inside its bootstrap transaction (store.Bulk), so that their writes
+// commit with the bootstrap objects; a Runner started later with the same
+// controller hands it the same objects again, and it finds nothing to do.
+// A *Requeue from Sync counts as success.
+func SyncOnce(ctx context.Context, st store.Interface, c Controller) error {
+	wanted := func(string, string) bool { return true }
+	if flt, ok := c.(Filter); ok {
+		wanted = flt.Wants
+	}
+	listed, _, err := listResources(st, c.Resources(), wanted)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Name(), err)
+	}
+	var events []store.Event
+	for _, res := range c.Resources() {
+		for key, it := range listed[res] {
+			events = append(events, store.Event{Type: store.Added, Resource: res, Key: key, Value: it.Value, Revision: it.Revision})
+		}
+	}
+	slices.SortStableFunc(events, func(a, b store.Event) int { return cmpRevision(a.Revision, b.Revision) })
+	err = c.Sync(ctx, events)
+	var rq *Requeue
+	if err != nil && !errors.As(err, &rq) {
+		return fmt.Errorf("%s: %w", c.Name(), err)
+	}
+	return nil
+}
+
 // run is one controller's goroutine: list and watch, then Sync each batch
 // of changes, retrying a failed Sync with a growing backoff. synced is
 // closed once the first Sync returned.
@@ -317,26 +349,10 @@ func newFeed(st store.Interface, resources []string) *feed {
 // (everything, as Added events, the first time), in revision order.
 func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 	f.close()
-	var (
-		rev    int64
-		events []store.Event
-	)
-	// The first list is at the current revision, the others at the same
-	// one: one consistent state to watch from.
-	listed := make(map[string]map[string]store.Object, len(f.resources))
-	for _, res := range f.resources {
-		lst, err := f.st.List(res, store.ListOptions{Revision: rev})
-		if err != nil {
-			return nil, fmt.Errorf("list %s at revision %d: %w", res, rev, err)
-		}
-		rev = lst.Revision
-		items := make(map[string]store.Object, len(lst.Items))
-		for _, it := range lst.Items {
-			if f.wanted(res, it.Key) {
-				items[it.Key] = it
-			}
-		}
-		listed[res] = items
+	var events []store.Event
+	listed, rev, err := listResources(f.st, f.resources, f.wanted)
+	if err != nil {
+		return nil, err
 	}
 	for _, res := range f.resources {
 		w, err := f.st.Watch(ctx, res, store.WatchOptions{FromRevision: rev, Buffer: watchBuffer})
@@ -377,6 +393,29 @@ func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 	}
 	f.open = true
 	return events, nil
+}
+
+// listResources lists every resource in st at one revision (the first
+// list's, the current one), keeping the objects wanted selects, and
+// returns them by resource and key, with that revision.
+func listResources(st store.Interface, resources []string, wanted func(resource, key string) bool) (map[string]map[string]store.Object, int64, error) {
+	var rev int64
+	listed := make(map[string]map[string]store.Object, len(resources))
+	for _, res := range resources {
+		lst, err := st.List(res, store.ListOptions{Revision: rev})
+		if err != nil {
+			return nil, 0, fmt.Errorf("list %s at revision %d: %w", res, rev, err)
+		}
+		rev = lst.Revision
+		items := make(map[string]store.Object, len(lst.Items))
+		for _, it := range lst.Items {
+			if wanted(res, it.Key) {
+				items[it.Key] = it
+			}
+		}
+		listed[res] = items
+	}
+	return listed, rev, nil
 }
 
 func cmpRevision(a, b int64) int {
