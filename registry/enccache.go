@@ -20,6 +20,11 @@ import (
 // protobuf lists). Entries are checked against the stored revision on every
 // use, so a stale entry is never served; deletes drop them.
 //
+// An object's protobuf is kept once a list or a get served it, not when it
+// is written: a write's encoding goes to recentProtos, a short ring of the
+// latest writes' that watches send and the next read takes from, so that
+// objects nobody reads cost no memory here.
+//
 // A reader that read an object before it was deleted (a lagging watcher, a
 // list) may encode it afterwards: its entry is not put back, so the cache
 // never holds deleted objects. Each delete leaves a tombstone, the store
@@ -40,6 +45,7 @@ type EncCache struct {
 	forgets uint64           // counts forget and forgetBucket calls, to detect one during a store check
 
 	frames recentFrames // the watch frames of the latest events (watchframes.go)
+	protos recentProtos // the protobuf messages of the latest writes (recentprotos.go)
 }
 
 // encStore is what the encoding cache reads of the store: the current
@@ -356,6 +362,41 @@ func (ec *EncCache) protoOfIn(r *Resource, key string, rev int64, data []byte, l
 	if p != nil {
 		return p, nil
 	}
+	p, err := ec.encodeProto(r, key, rev, data)
+	if err != nil {
+		return nil, err
+	}
+	ec.mu.Lock()
+	e.proto.set(r.APIVersion(), 0, p)
+	ec.mu.Unlock()
+	return p, nil
+}
+
+// WatchProtoOf is ProtoOf for a watch event: the cached message if a read
+// left one, else the write's (recentProtos), else the object encoded. It
+// fills no cache entry: a watch builds each event's frame once for all its
+// watches (WatchFrame), and an object only watched costs no memory here.
+func (ec *EncCache) WatchProtoOf(r *Resource, key string, rev int64, data []byte) ([]byte, error) {
+	var kb [128]byte
+	ec.mu.Lock()
+	var p []byte
+	if e := ec.m[string(appendCacheKey(kb[:0], r.Bucket, key))]; e != nil && e.rev == rev {
+		p = e.proto.get(r.APIVersion(), 0)
+	}
+	ec.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	return ec.encodeProto(r, key, rev, data)
+}
+
+// encodeProto returns the protobuf message of the stored object data (key at
+// rev, in r's served version): a recent write's, else data decoded and
+// encoded.
+func (ec *EncCache) encodeProto(r *Resource, key string, rev int64, data []byte) ([]byte, error) {
+	if p := ec.protos.get(protoKey{bucket: r.Bucket, key: key, apiVersion: r.APIVersion(), rev: rev}); p != nil {
+		return p, nil
+	}
 	obj, err := r.TypedFromStored(data)
 	if err != nil {
 		return nil, err
@@ -364,13 +405,7 @@ func (ec *EncCache) protoOfIn(r *Resource, key string, rev int64, data []byte, l
 	if !ok {
 		return nil, errNoProtobuf
 	}
-	if p, err = pm.Marshal(); err != nil {
-		return nil, err
-	}
-	ec.mu.Lock()
-	e.proto.set(r.APIVersion(), 0, p)
-	ec.mu.Unlock()
-	return p, nil
+	return pm.Marshal()
 }
 
 type noProtobufError struct{}
@@ -485,9 +520,10 @@ func AppendProtobufEnvelopeTail(out []byte) []byte {
 	return protowire.AppendBytes(out, nil)
 }
 
-// putProto records the protobuf message of an object just committed at rev,
-// so watchers and lists need not encode it again, and returns it (nil when
-// the object has none).
+// putProto encodes the protobuf message of an object just committed at
+// rev and returns it (nil when the object has none), recording it among the
+// recent writes' (recentProtos) for the watches that send the event and the
+// next read of the object: a write does not fill the cache itself.
 func (ec *EncCache) putProto(r *Resource, key string, rev int64, obj runtime.Object) []byte {
 	pm, ok := obj.(protoMarshaler)
 	if !ok || r.Typed == nil {
@@ -497,10 +533,7 @@ func (ec *EncCache) putProto(r *Resource, key string, rev int64, obj runtime.Obj
 	if err != nil {
 		return nil
 	}
-	e := ec.entry(r.Bucket, key, rev)
-	ec.mu.Lock()
-	e.proto.set(r.APIVersion(), 0, p)
-	ec.mu.Unlock()
+	ec.protos.put(protoKey{bucket: r.Bucket, key: key, apiVersion: r.APIVersion(), rev: rev}, p)
 	return p
 }
 

@@ -103,7 +103,7 @@ func (e *watchEncoder) protobufFrame(typ string, obj []byte, key string, rev int
 		// Every watch of the resource sends the same frame for the
 		// event: it is built once for all of them.
 		return e.s.Encodings().WatchFrame(e.c.Res, key, rev, typ, func() ([]byte, error) {
-			msg, err := e.s.Encodings().ProtoOf(e.c.Res, key, rev, obj)
+			msg, err := e.s.Encodings().WatchProtoOf(e.c.Res, key, rev, obj)
 			if err != nil {
 				return nil, err
 			}
