@@ -291,6 +291,7 @@ func (g *ServedResources) setCRD(crd *apiextensionsv1.CustomResourceDefinition) 
 	for _, r := range rs {
 		g.byGVR[schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource}] = r
 	}
+	g.byGVK = nil
 	if len(rs) > 0 {
 		g.crds[crd.Name] = rs
 	}
@@ -358,6 +359,7 @@ func (g *ServedResources) removeCRDLocked(name string) {
 	for _, r := range g.crds[name] {
 		delete(g.byGVR, schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource})
 	}
+	g.byGVK = nil
 	delete(g.crds, name)
 	delete(g.crdObjs, name)
 	delete(g.terminating, name)

@@ -107,6 +107,9 @@ func (r *Resource) APIVersion() string { return r.GVK.GroupVersion().String() }
 type ServedResources struct {
 	mu    sync.RWMutex
 	byGVR map[schema.GroupVersionResource]*Resource
+	// byGVK indexes the main resources of byGVR by kind, for ForKind; it
+	// is built on first use after a change to byGVR (nil until then).
+	byGVK map[schema.GroupVersionKind]*Resource
 	// groupVersions are the served group/versions in discovery order.
 	groupVersions []builtin.GroupVersion
 	// builtinGVs are the built-in ones.
@@ -335,11 +338,34 @@ func (g *ServedResources) Preferred(group string) (string, bool) {
 // resource, not a subresource).
 func (g *ServedResources) ForKind(gvk schema.GroupVersionKind) (*Resource, bool) {
 	g.mu.RLock()
-	defer g.mu.RUnlock()
-	for gvr, r := range g.byGVR {
-		if gvr.Group == gvk.Group && gvr.Version == gvk.Version && r.Kind == gvk.Kind && !r.Virtual {
-			return r, true
+	if g.byGVK != nil {
+		r, ok := g.byGVK[gvk]
+		g.mu.RUnlock()
+		return r, ok
+	}
+	g.mu.RUnlock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.byGVK == nil {
+		g.byGVK = kindIndex(g.byGVR)
+	}
+	r, ok := g.byGVK[gvk]
+	return r, ok
+}
+
+// kindIndex indexes the resources of byGVR that are not virtual by their
+// group, version and kind; of two of one kind (none are served), the one
+// whose resource name sorts first.
+func kindIndex(byGVR map[schema.GroupVersionResource]*Resource) map[schema.GroupVersionKind]*Resource {
+	m := make(map[schema.GroupVersionKind]*Resource, len(byGVR))
+	for gvr, r := range byGVR {
+		if r.Virtual {
+			continue
+		}
+		gvk := gvr.GroupVersion().WithKind(r.Kind)
+		if o, ok := m[gvk]; !ok || gvr.Resource < o.Resource.Resource {
+			m[gvk] = r
 		}
 	}
-	return nil, false
+	return m
 }
