@@ -10,7 +10,7 @@ import "sync"
 // encoding cache holding every written object's message for good.
 
 // maxRecentProtos is how many writes' messages recentProtos keeps.
-const maxRecentProtos = 256
+const maxRecentProtos = 128
 
 // maxRecentProtoSize is the largest message recentProtos keeps.
 const maxRecentProtoSize = 64 << 10
@@ -40,7 +40,7 @@ func (rp *recentProtos) put(k protoKey, msg []byte) {
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if rp.m == nil {
-		rp.m = make(map[protoKey][]byte, maxRecentProtos)
+		rp.m = map[protoKey][]byte{}
 	}
 	if _, ok := rp.m[k]; ok {
 		return
