@@ -1,8 +1,11 @@
 package registry
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -370,6 +373,84 @@ func (ec *EncCache) protoOfIn(r *Resource, key string, rev int64, data []byte, l
 	e.proto.set(r.APIVersion(), 0, p)
 	ec.mu.Unlock()
 	return p, nil
+}
+
+// protoItem is an item of a protobuf list whose message may not be
+// encoded yet (see VisitServed): e is its cache entry, data a copy of its
+// JSON while msg is nil.
+type protoItem struct {
+	key  string
+	rev  int64
+	msg  []byte
+	e    *encEntry
+	data []byte
+}
+
+// protoItemIn returns the item of a list read inside a store read (see
+// entryIn), with its message when it is cached or a write's.
+func (ec *EncCache) protoItemIn(r *Resource, key string, rev int64, data []byte, later *[]pendingEntry) protoItem {
+	e := ec.entryIn(r.Bucket, key, rev, later)
+	ec.mu.Lock()
+	p := e.proto.get(r.APIVersion(), 0)
+	ec.mu.Unlock()
+	if p == nil {
+		if p = ec.protos.get(protoKey{bucket: r.Bucket, key: key, apiVersion: r.APIVersion(), rev: rev}); p != nil {
+			ec.mu.Lock()
+			e.proto.set(r.APIVersion(), 0, p)
+			ec.mu.Unlock()
+		}
+	}
+	pi := protoItem{key: key, rev: rev, msg: p, e: e}
+	if p == nil {
+		pi.data = bytes.Clone(data)
+	}
+	return pi
+}
+
+// minMissesPerCore is how many messages encodeMissing encodes on a core
+// before it uses another.
+const minMissesPerCore = 256
+
+// encodeMissing encodes the messages items lack, and caches them, on as
+// many cores as there are batches of minMissesPerCore of them.
+func (ec *EncCache) encodeMissing(r *Resource, items []protoItem) error {
+	var miss []int
+	for i := range items {
+		if items[i].msg == nil {
+			miss = append(miss, i)
+		}
+	}
+	encode := func(idx []int) error {
+		for _, i := range idx {
+			pi := &items[i]
+			p, err := ec.encodeProto(r, pi.key, pi.rev, pi.data)
+			if err != nil {
+				return err
+			}
+			ec.mu.Lock()
+			pi.e.proto.set(r.APIVersion(), 0, p)
+			ec.mu.Unlock()
+			pi.msg, pi.data = p, nil
+		}
+		return nil
+	}
+	cores := min(goruntime.GOMAXPROCS(0), len(miss)/minMissesPerCore)
+	if cores <= 1 {
+		return encode(miss)
+	}
+	errs := make([]error, cores)
+	var wg sync.WaitGroup
+	per := (len(miss) + cores - 1) / cores
+	for w := 1; w < cores; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = encode(miss[w*per : min((w+1)*per, len(miss))])
+		}()
+	}
+	errs[0] = encode(miss[:per])
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // WatchProtoOf is ProtoOf for a watch event: the cached message if a read

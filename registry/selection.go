@@ -241,8 +241,9 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 // items: the stored object's key and revision and, with proto, its
 // protobuf message (see EncCache.ProtoOf), else its JSON in the served
 // version. data may alias the store's memory: it is valid only during the
-// call and must not be changed. visit runs inside the store's read, so it
-// must not call the store. An error from visit ends the list and is
+// call and must not be changed. visit may run inside the store's read (in
+// protobuf, the items from the first whose message is not cached on are
+// visited after it), so it must not call the store. An error from visit ends the list and is
 // returned as it is, unless the list has unreadable objects: their answer
 // comes first, as ListServed's (visit may have seen the others).
 func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions, proto bool, visit func(key string, rev int64, data []byte) error) (metav1.ListMeta, error) {
@@ -277,6 +278,11 @@ func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions
 	var failed []ReadFailure
 	var visitErr error
 	last := ""
+	// In protobuf, the items are visited as they are read until one's
+	// message is not cached; from there on they are gathered, and visited
+	// after the read once the missing messages are encoded, on every core
+	// when there are many (the first list of many objects).
+	var gathered []protoItem
 	res, err := store.Visit(s.store, c.Res.Bucket, lo, func(it store.Object) error {
 		last = it.Key
 		b, err := s.enc.servedOfIn(c.Res, it.Key, it.Revision, it.Value, &later)
@@ -293,10 +299,12 @@ func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions
 			return nil
 		}
 		if proto {
-			if b, err = s.enc.protoOfIn(c.Res, it.Key, it.Revision, b, &later); err != nil {
-				visitErr = apierrors.NewInternalError(err)
+			pi := s.enc.protoItemIn(c.Res, it.Key, it.Revision, b, &later)
+			if pi.msg == nil || gathered != nil {
+				gathered = append(gathered, pi)
 				return nil
 			}
+			b = pi.msg
 		}
 		visitErr = visit(it.Key, it.Revision, b)
 		return nil
@@ -308,6 +316,14 @@ func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions
 		return metav1.ListMeta{}, ErrStorageReadMany(c.Res, failed)
 	case visitErr != nil:
 		return metav1.ListMeta{}, visitErr
+	}
+	if err := s.enc.encodeMissing(c.Res, gathered); err != nil {
+		return metav1.ListMeta{}, apierrors.NewInternalError(err)
+	}
+	for _, pi := range gathered {
+		if err := visit(pi.key, pi.rev, pi.msg); err != nil {
+			return metav1.ListMeta{}, err
+		}
 	}
 	return listMeta(sel, res, last), nil
 }
