@@ -389,49 +389,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			rest = append(rest, c)
 		}
 	}
-	boot, err := fixtures.Bootstrap(addr.Port, cp.serviceRange)
-	if err != nil {
-		return fmt.Errorf("fakeplane: bootstrap: %w", err)
-	}
-	if cp.opts.nodes > 0 {
-		// A cluster with nodes has a default StorageClass, as kind's has.
-		sc, err := fixtures.StandardStorageClass()
-		if err != nil {
-			return fmt.Errorf("fakeplane: bootstrap: %w", err)
-		}
-		boot = append(boot, sc)
-	}
-	// One transaction for all of them: a commit each would take most of
-	// Start's time.
-	fields, err := fixtures.BootstrapManagedFields()
-	if err != nil {
-		return fmt.Errorf("fakeplane: bootstrap: %w", err)
-	}
-	// Another core decodes them meanwhile, ahead of the creates (in a warm
-	// process they are decoded already), then decodes the built-in types'
-	// merge schema, which the controllers' first writes need.
-	warmed := inBackground(func() error {
-		cp.srv.WarmCreates(boot)
-		registry.WarmTypeConverter()
-		return nil
-	})
-	err = cp.store.Bulk(func() error {
-		if err := cp.srv.CreateAll(boot, fields); err != nil {
-			return err
-		}
-		if shared {
-			return nil
-		}
-		for _, c := range first {
-			if err := controllers.SyncOnce(runCtx, cp.store, c); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	_ = warmed()
-	if err != nil {
-		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+	if err := cp.bootstrap(runCtx, addr.Port, shared, first); err != nil {
+		return err
 	}
 	fixtured, err := cp.loadFixtures()
 	if err != nil {
@@ -441,7 +400,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return err
 	}
 	if shared || fixtured {
-		// They act on what the bootstrap did not see first; the others
+		// The fixtures, or other processes sharing the store, may have
+		// made namespaces the bootstrap transaction did not see: those
+		// controllers act on them before Start returns, and the others
 		// start once they have, so as not to compete with them.
 		cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, first...)
 		if err := cp.controllers.WaitForFirstSync(ctx, awaited...); err != nil {
@@ -506,6 +467,58 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return err
 	}
 	cp.opts.logger.Info("fakeplane serving", "url", cp.url, "kubeconfig", cp.kubeconfigPath)
+	return nil
+}
+
+// bootstrap writes the bootstrap objects in one store transaction and, with
+// the embedded store, runs the first sync of the controllers first (those
+// that give namespaces their default objects) in it, so that their writes
+// commit with it.
+func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool, first []controllers.Controller) error {
+	boot, err := fixtures.Bootstrap(port, cp.serviceRange)
+	if err != nil {
+		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+	}
+	if cp.opts.nodes > 0 {
+		// A cluster with nodes has a default StorageClass, as kind's has.
+		sc, err := fixtures.StandardStorageClass()
+		if err != nil {
+			return fmt.Errorf("fakeplane: bootstrap: %w", err)
+		}
+		boot = append(boot, sc)
+	}
+	// One transaction for all of them: a commit each would take most of
+	// Start's time.
+	fields, err := fixtures.BootstrapManagedFields()
+	if err != nil {
+		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+	}
+	// Another core decodes them meanwhile, ahead of the creates (in a warm
+	// process they are decoded already), then decodes the built-in types'
+	// merge schema, which the controllers' first writes need.
+	warmed := inBackground(func() error {
+		cp.srv.WarmCreates(boot)
+		registry.WarmTypeConverter()
+		return nil
+	})
+	err = cp.store.Bulk(func() error {
+		if err := cp.srv.CreateAll(boot, fields); err != nil {
+			return err
+		}
+		if shared {
+			return nil
+		}
+		for _, c := range first {
+			if err := controllers.SyncOnce(runCtx, cp.store, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	_ = warmed()
+	if err != nil {
+		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+	}
 	return nil
 }
 
