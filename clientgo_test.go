@@ -37,6 +37,19 @@ func clientset(t testing.TB, cp *fakeplane.ControlPlane) *kubernetes.Clientset {
 	return cs
 }
 
+// protobufClientset is clientset sending and accepting protobuf only.
+func protobufClientset(t testing.TB, cp *fakeplane.ControlPlane) *kubernetes.Clientset {
+	t.Helper()
+	cfg := cp.RESTConfig()
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
 func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -23,13 +22,7 @@ func TestProtobufListOfObjectsNotReadYet(t *testing.T) {
 	cp := fakeplane.Start(t)
 	ctx := ctxT(t)
 	js := clientset(t, cp)
-	cfg := cp.RESTConfig()
-	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
-	pb, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pb := protobufClientset(t, cp)
 	// Enough objects for the encoding to use every core of a 2-core
 	// machine, more than the writes whose messages are kept.
 	const n = 700

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/fakeplane/fakeplane"
@@ -158,13 +157,7 @@ func TestProtobuf(t *testing.T) {
 	if code != 200 || ctype != "application/vnd.kubernetes.protobuf" || !bytes.HasPrefix(out, []byte("k8s\x00")) {
 		t.Fatalf("get: %d %s %q", code, ctype, out[:min(len(out), 20)])
 	}
-	cfg := cp.RESTConfig()
-	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := protobufClientset(t, cp)
 	ctx := ctxT(t)
 	w, err := cs.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{ResourceVersion: "0", AllowWatchBookmarks: true})
 	if err != nil {

@@ -30,7 +30,12 @@ func TestCreatesRecordWhatAFreshFieldManagerRecords(t *testing.T) {
 	cmRes, _ := reg.Lookup("", "v1", "configmaps")
 	podRes, _ := reg.Lookup("", "v1", "pods")
 	deployRes, _ := reg.Lookup("apps", "v1", "deployments")
-	widget := &Resource{GVK: appsv1.SchemeGroupVersion.WithKind("Widget"), CRD: "widgets.example.com", managed: newCRDFieldManagers(widgetCRD())}
+	widget := &Resource{GVK: appsv1.SchemeGroupVersion.WithKind("Widget"), CRD: "widgets.example.com", managed: newCRDFieldManagers(widgetCRD(apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+		"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"size": {Type: "integer"},
+			"tags": {Type: "array", XListType: ptr.To("set"), Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"}}},
+		}},
+	}}))}
 	widget.GVK.Group = "example.com"
 
 	cm := func(name, ns string, data map[string]string) runtime.Object {
@@ -155,21 +160,16 @@ func unkeyed(obj runtime.Object) runtime.Object {
 	return obj
 }
 
-// widgetCRD is a namespaced CRD with a schema, for field manager tests.
-func widgetCRD() *apiextensionsv1.CustomResourceDefinition {
+// widgetCRD is the namespaced CRD widgets.example.com, serving and storing
+// v1 with the schema openAPI.
+func widgetCRD(openAPI apiextensionsv1.JSONSchemaProps) *apiextensionsv1.CustomResourceDefinition {
 	return &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
 			Group: "example.com", Scope: apiextensionsv1.NamespaceScoped,
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
-				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-					"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-						"size": {Type: "integer"},
-						"tags": {Type: "array", XListType: ptr.To("set"), Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"}}},
-					}},
-				}}},
-			}},
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &openAPI}}},
 		},
 	}
 }

@@ -41,23 +41,14 @@ func TestConvertingWithoutManagedFieldsChangesNoWrite(t *testing.T) {
 	}
 	cmRes, _ := reg.Lookup("", "v1", "configmaps")
 	deployRes, _ := reg.Lookup("apps", "v1", "deployments")
-	crd := &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "example.com", Scope: apiextensionsv1.NamespaceScoped,
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
-				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-					"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-						"size": {Type: "integer"},
-						"tags": {Type: "array", XListType: ptr.To("set"), Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"}}},
-						"parts": {Type: "array", XListType: ptr.To("map"), XListMapKeys: []string{"name"}, Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
-							Type: "object", Required: []string{"name"}, Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": {Type: "string"}, "count": {Type: "integer"}}}}},
-					}},
-				}}},
-			}},
-		},
-	}
+	crd := widgetCRD(apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+		"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"size": {Type: "integer"},
+			"tags": {Type: "array", XListType: ptr.To("set"), Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"}}},
+			"parts": {Type: "array", XListType: ptr.To("map"), XListMapKeys: []string{"name"}, Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
+				Type: "object", Required: []string{"name"}, Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": {Type: "string"}, "count": {Type: "integer"}}}}},
+		}},
+	}})
 	widget := &Resource{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, CRD: crd.Name, managed: newCRDFieldManagers(crd)}
 	widgetTC, err := crdTypeConverter(crd)
 	if err != nil {
