@@ -81,13 +81,23 @@ func (r *Resource) decodeObject(data []byte, directive string, collect bool) (*O
 	if IsEmptyBody(data) {
 		return nil, nil, apierrors.NewBadRequest("the body of the request was empty")
 	}
-	var head struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-	}
+	var head typeHead
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, nil, r.DecodeError(data, nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err))
 	}
+	return r.decodeObjectAs(data, head, directive, collect)
+}
+
+// decodeServerObject is DecodeObject for the server's own JSON (bootstrap
+// objects, fixtures), whose apiVersion and kind the caller has read.
+func (r *Resource) decodeServerObject(data []byte, head typeHead) (*Object, error) {
+	o, _, err := r.decodeObjectAs(data, head, metav1.FieldValidationIgnore, false)
+	return o, err
+}
+
+// decodeObjectAs is decodeObject for data whose apiVersion and kind are
+// head.
+func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, collect bool) (*Object, []error, error) {
 	gvk := r.GVK
 	if head.APIVersion != "" || head.Kind != "" {
 		gv, err := schema.ParseGroupVersion(head.APIVersion)
