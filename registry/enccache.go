@@ -457,6 +457,8 @@ func (ec *EncCache) encodeMissing(r *Resource, items []protoItem) error {
 // left one, else the write's (recentProtos), else the object encoded. It
 // fills no cache entry: a watch builds each event's frame once for all its
 // watches (WatchFrame), and an object only watched costs no memory here.
+// What it encodes goes to recentProtos, for the other watches that send
+// the event after its frame left recentFrames (watches lagging behind).
 func (ec *EncCache) WatchProtoOf(r *Resource, key string, rev int64, data []byte) ([]byte, error) {
 	var kb [128]byte
 	ec.mu.Lock()
@@ -468,7 +470,12 @@ func (ec *EncCache) WatchProtoOf(r *Resource, key string, rev int64, data []byte
 	if p != nil {
 		return p, nil
 	}
-	return ec.encodeProto(r, key, rev, data)
+	p, err := ec.encodeProto(r, key, rev, data)
+	if err != nil {
+		return nil, err
+	}
+	ec.protos.put(protoKey{bucket: r.Bucket, key: key, apiVersion: r.APIVersion(), rev: rev}, p)
+	return p, nil
 }
 
 // encodeProto returns the protobuf message of the stored object data (key at

@@ -27,7 +27,7 @@ func TestEncCacheKeepsAProtoOnceRead(t *testing.T) {
 	}{
 		{name: "a watch sends the write's message and keeps nothing", written: true, wantWrites: true},
 		{name: "a read takes the write's message and keeps it", written: true, read: true, wantWrites: true, wantCached: true},
-		{name: "a watch of an object written elsewhere encodes it and keeps nothing"},
+		{name: "a watch of an object written elsewhere encodes it once and keeps nothing"},
 		{name: "a read of an object written elsewhere encodes it and keeps it", read: true, wantCached: true},
 	}
 	for _, tt := range tests {
@@ -46,6 +46,7 @@ func TestEncCacheKeepsAProtoOnceRead(t *testing.T) {
 			if tt.read {
 				get = f.ec.ProtoOf
 			}
+			var first []byte
 			for range 2 {
 				p, err := get(f.res, o.Key, o.Revision, o.Value)
 				if err != nil {
@@ -54,6 +55,12 @@ func TestEncCacheKeepsAProtoOnceRead(t *testing.T) {
 				if fromWrite := bytes.Contains(p, []byte("write")); fromWrite != tt.wantWrites || tt.wantWrites && !bytes.Equal(p, want) {
 					t.Errorf("served the write's message: %v, want %v", fromWrite, tt.wantWrites)
 				}
+				// The second call is served what the first encoded (the
+				// cache's, or recentProtos' for a watch), not encoded again.
+				if first != nil && &p[0] != &first[0] {
+					t.Error("encoded again for the second call")
+				}
+				first = p
 			}
 			if cached := f.cachedRev(o.Key) == o.Revision; cached != tt.wantCached {
 				t.Errorf("cached: %v, want %v", cached, tt.wantCached)
