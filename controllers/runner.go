@@ -169,22 +169,12 @@ func (r *Runner) Stop() {
 // controller hands it the same objects again, and it finds nothing to do.
 // A *Requeue from Sync counts as success.
 func SyncOnce(ctx context.Context, st store.Interface, c Controller) error {
-	wanted := func(string, string) bool { return true }
-	if flt, ok := c.(Filter); ok {
-		wanted = flt.Wants
-	}
-	listed, _, err := listResources(st, c.Resources(), wanted)
+	f := feedFor(st, c)
+	listed, rev, err := listResources(st, f.resources, f.wanted)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Name(), err)
 	}
-	var events []store.Event
-	for _, res := range c.Resources() {
-		for key, it := range listed[res] {
-			events = append(events, store.Event{Type: store.Added, Resource: res, Key: key, Value: it.Value, Revision: it.Revision})
-		}
-	}
-	slices.SortStableFunc(events, func(a, b store.Event) int { return cmpRevision(a.Revision, b.Revision) })
-	err = c.Sync(ctx, events)
+	err = c.Sync(ctx, f.changes(listed, rev))
 	var rq *Requeue
 	if err != nil && !errors.As(err, &rq) {
 		return fmt.Errorf("%s: %w", c.Name(), err)
@@ -202,13 +192,7 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 			close(synced)
 		}
 	}()
-	f := newFeed(st, c.Resources())
-	if flt, ok := c.(Filter); ok {
-		f.wants = flt.Wants
-	}
-	if w, ok := c.(Waker); ok {
-		f.kick = w.Wake()
-	}
+	f := feedFor(st, c)
 	defer f.close()
 	var (
 		retry   *time.Timer // set while a failed Sync waits for its retry
@@ -336,6 +320,19 @@ type feed struct {
 	held []store.Event
 }
 
+// feedFor is the feed of controller c: of its resources, selected by its
+// Wants (Filter) and woken by its Wake (Waker).
+func feedFor(st store.Interface, c Controller) *feed {
+	f := newFeed(st, c.Resources())
+	if flt, ok := c.(Filter); ok {
+		f.wants = flt.Wants
+	}
+	if w, ok := c.(Waker); ok {
+		f.kick = w.Wake()
+	}
+	return f
+}
+
 func newFeed(st store.Interface, resources []string) *feed {
 	f := &feed{st: st, resources: resources, known: make(map[string]map[string]store.Object, len(resources))}
 	for _, r := range resources {
@@ -349,7 +346,6 @@ func newFeed(st store.Interface, resources []string) *feed {
 // (everything, as Added events, the first time), in revision order.
 func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 	f.close()
-	var events []store.Event
 	listed, rev, err := listResources(f.st, f.resources, f.wanted)
 	if err != nil {
 		return nil, err
@@ -363,6 +359,23 @@ func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 		f.watchers = append(f.watchers, w)
 		f.received = append(f.received, 0)
 	}
+	events := f.changes(listed, rev)
+	f.cases = []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())}, {Dir: reflect.SelectRecv}, {Dir: reflect.SelectRecv}}
+	if f.kick != nil {
+		f.cases[2].Chan = reflect.ValueOf(f.kick)
+	}
+	for _, w := range f.watchers {
+		f.cases = append(f.cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(w.Events())})
+	}
+	f.open = true
+	return events, nil
+}
+
+// changes returns how listed (the lists at revision rev, listResources')
+// differ from what was delivered before (everything, as Added events, the
+// first time), in revision order, and remembers them as delivered.
+func (f *feed) changes(listed map[string]map[string]store.Object, rev int64) []store.Event {
+	var events []store.Event
 	for _, res := range f.resources {
 		known, items := f.known[res], listed[res]
 		for key, it := range items {
@@ -384,15 +397,7 @@ func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 	}
 	slices.SortStableFunc(events, func(a, b store.Event) int { return cmpRevision(a.Revision, b.Revision) })
 	f.remember(events)
-	f.cases = []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())}, {Dir: reflect.SelectRecv}, {Dir: reflect.SelectRecv}}
-	if f.kick != nil {
-		f.cases[2].Chan = reflect.ValueOf(f.kick)
-	}
-	for _, w := range f.watchers {
-		f.cases = append(f.cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(w.Events())})
-	}
-	f.open = true
-	return events, nil
+	return events
 }
 
 // listResources lists every resource in st at one revision (the first
