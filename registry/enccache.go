@@ -359,20 +359,37 @@ func (ec *EncCache) ProtoOf(r *Resource, key string, rev int64, data []byte) ([]
 // entryIn).
 func (ec *EncCache) protoOfIn(r *Resource, key string, rev int64, data []byte, later *[]pendingEntry) ([]byte, error) {
 	e := ec.entryIn(r.Bucket, key, rev, later)
-	ec.mu.Lock()
-	p := e.proto.get(r.APIVersion(), 0)
-	ec.mu.Unlock()
-	if p != nil {
+	if p := ec.knownProto(r, e, key); p != nil {
 		return p, nil
 	}
-	p, err := ec.encodeProto(r, key, rev, data)
+	p, err := decodeProto(r, data)
 	if err != nil {
 		return nil, err
 	}
+	ec.setProto(r, e, p)
+	return p, nil
+}
+
+// knownProto returns the message e (key's entry) holds in r's version,
+// else a recent write's (recentProtos), which it caches in e; nil if
+// neither has it.
+func (ec *EncCache) knownProto(r *Resource, e *encEntry, key string) []byte {
+	ec.mu.Lock()
+	p := e.proto.get(r.APIVersion(), 0)
+	ec.mu.Unlock()
+	if p == nil {
+		if p = ec.protos.get(recentKey(r, key, e.rev)); p != nil {
+			ec.setProto(r, e, p)
+		}
+	}
+	return p
+}
+
+// setProto caches p, a message in r's version, in e.
+func (ec *EncCache) setProto(r *Resource, e *encEntry, p []byte) {
 	ec.mu.Lock()
 	e.proto.set(r.APIVersion(), 0, p)
 	ec.mu.Unlock()
-	return p, nil
 }
 
 // protoItem is an item of a protobuf list whose message may not be
@@ -390,18 +407,8 @@ type protoItem struct {
 // entryIn), with its message when it is cached or a write's.
 func (ec *EncCache) protoItemIn(r *Resource, key string, rev int64, data []byte, later *[]pendingEntry) protoItem {
 	e := ec.entryIn(r.Bucket, key, rev, later)
-	ec.mu.Lock()
-	p := e.proto.get(r.APIVersion(), 0)
-	ec.mu.Unlock()
-	if p == nil {
-		if p = ec.protos.get(protoKey{bucket: r.Bucket, key: key, apiVersion: r.APIVersion(), rev: rev}); p != nil {
-			ec.mu.Lock()
-			e.proto.set(r.APIVersion(), 0, p)
-			ec.mu.Unlock()
-		}
-	}
-	pi := protoItem{key: key, rev: rev, msg: p, e: e}
-	if p == nil {
+	pi := protoItem{key: key, rev: rev, msg: ec.knownProto(r, e, key), e: e}
+	if pi.msg == nil {
 		pi.data = bytes.Clone(data)
 	}
 	return pi
@@ -423,13 +430,11 @@ func (ec *EncCache) encodeMissing(r *Resource, items []protoItem) error {
 	encode := func(idx []int) error {
 		for _, i := range idx {
 			pi := &items[i]
-			p, err := ec.encodeProto(r, pi.key, pi.rev, pi.data)
+			p, err := decodeProto(r, pi.data)
 			if err != nil {
 				return err
 			}
-			ec.mu.Lock()
-			pi.e.proto.set(r.APIVersion(), 0, p)
-			ec.mu.Unlock()
+			ec.setProto(r, pi.e, p)
 			pi.msg, pi.data = p, nil
 		}
 		return nil
@@ -470,21 +475,27 @@ func (ec *EncCache) WatchProtoOf(r *Resource, key string, rev int64, data []byte
 	if p != nil {
 		return p, nil
 	}
-	p, err := ec.encodeProto(r, key, rev, data)
+	k := recentKey(r, key, rev)
+	if p = ec.protos.get(k); p != nil {
+		return p, nil
+	}
+	p, err := decodeProto(r, data)
 	if err != nil {
 		return nil, err
 	}
-	ec.protos.put(protoKey{bucket: r.Bucket, key: key, apiVersion: r.APIVersion(), rev: rev}, p)
+	ec.protos.put(k, p)
 	return p, nil
 }
 
-// encodeProto returns the protobuf message of the stored object data (key at
-// rev, in r's served version): a recent write's, else data decoded and
-// encoded.
-func (ec *EncCache) encodeProto(r *Resource, key string, rev int64, data []byte) ([]byte, error) {
-	if p := ec.protos.get(protoKey{bucket: r.Bucket, key: key, apiVersion: r.APIVersion(), rev: rev}); p != nil {
-		return p, nil
-	}
+// recentKey is the key in recentProtos of key's message at rev in r's
+// version.
+func recentKey(r *Resource, key string, rev int64) protoKey {
+	return protoKey{bucket: r.Bucket, key: key, apiVersion: r.APIVersion(), rev: rev}
+}
+
+// decodeProto returns the protobuf message of the stored object data (in
+// r's served version), decoded and encoded.
+func decodeProto(r *Resource, data []byte) ([]byte, error) {
 	obj, err := r.TypedFromStored(data)
 	if err != nil {
 		return nil, err
@@ -621,7 +632,7 @@ func (ec *EncCache) putProto(r *Resource, key string, rev int64, obj runtime.Obj
 	if err != nil {
 		return nil
 	}
-	ec.protos.put(protoKey{bucket: r.Bucket, key: key, apiVersion: r.APIVersion(), rev: rev}, p)
+	ec.protos.put(recentKey(r, key, rev), p)
 	return p
 }
 

@@ -243,9 +243,10 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 // version. data may alias the store's memory: it is valid only during the
 // call and must not be changed. visit may run inside the store's read (in
 // protobuf, the items from the first whose message is not cached on are
-// visited after it), so it must not call the store. An error from visit ends the list and is
-// returned as it is, unless the list has unreadable objects: their answer
-// comes first, as ListServed's (visit may have seen the others).
+// visited after it), so it must not call the store. An error from visit
+// ends the list and is returned as it is, unless the list has unreadable
+// objects: their answer comes first, as ListServed's (visit may have seen
+// the others).
 func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions, proto bool, visit func(key string, rev int64, data []byte) error) (metav1.ListMeta, error) {
 	if _, ok := c.Res.conv.(batchConverter); ok {
 		// A converter that converts a page in one batch needs the page
