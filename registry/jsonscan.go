@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // RawMetadata returns the metadata of a JSON object as it is written. It
@@ -198,4 +199,59 @@ func cutManagedFields(data []byte) ([]byte, error) {
 	}
 	out := make([]byte, 0, len(data)-(to-from))
 	return append(append(out, data[:from]...), data[to:]...), nil
+}
+
+// typeHead is an object's apiVersion and kind, as encoding/json decodes
+// them from its JSON.
+type typeHead struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// scanTypeHead reads an object's apiVersion and kind with a scan of its
+// top-level members, without decoding the rest: encoding/json would check
+// and walk all of it, a third of the time a cold start takes to decode the
+// bootstrap objects. It answers only when that is what encoding/json
+// gives: ok is false when a top-level key could match either field other
+// than exactly once and plainly (another case, an escape, twice), when one
+// is missing or not a plain string, or when the scan fails.
+func scanTypeHead(data []byte) (head typeHead, ok bool) {
+	var found [2]int
+	plain := true
+	err := scanMembers(data, skipSpace(data, 0), func(key string, _, valueAt, end int) bool {
+		var field *string
+		var n *int
+		switch {
+		case key == "apiVersion":
+			field, n = &head.APIVersion, &found[0]
+		case key == "kind":
+			field, n = &head.Kind, &found[1]
+		case strings.EqualFold(key, "apiVersion"), strings.EqualFold(key, "kind"), strings.IndexByte(key, '\\') >= 0, !plainText(key):
+			plain = false
+			return false
+		default:
+			return true
+		}
+		v := data[valueAt:end]
+		if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !plainText(v) {
+			plain = false
+			return false
+		}
+		*field = string(v[1 : len(v)-1])
+		*n++
+		return true
+	})
+	return head, err == nil && plain && found == [2]int{1, 1}
+}
+
+// plainText reports whether s is all printable ASCII (no control
+// characters, which JSON strings may not hold, and nothing Unicode case
+// folding could match to ASCII).
+func plainText[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
