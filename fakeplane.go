@@ -719,8 +719,16 @@ func hostFor(ip net.IP) string {
 
 // loadOrCreatePKI reuses the CA kept in a data directory (so kubeconfigs
 // survive restarts) or makes a new one.
-func (cp *ControlPlane) loadOrCreatePKI(dataDir string) error {
+func (cp *ControlPlane) loadOrCreatePKI(dataDir string) (err error) {
 	pkiDir := filepath.Join(dataDir, "pki")
+	// The front proxy's CA and certificate are made on another core
+	// meanwhile: they are independent of the cluster CA.
+	frontProxy := inBackground(func() error { return cp.setUpFrontProxy(pkiDir) })
+	defer func() {
+		if fpErr := frontProxy(); err == nil {
+			err = fpErr
+		}
+	}()
 	ca, err := pki.LoadCA(pkiDir)
 	switch {
 	case err == nil:
@@ -743,7 +751,7 @@ func (cp *ControlPlane) loadOrCreatePKI(dataDir string) error {
 	if cp.admin, err = cp.ca.NewClientCert(AdminUser, AdminGroup); err != nil {
 		return fmt.Errorf("fakeplane: admin certificate: %w", err)
 	}
-	return cp.setUpFrontProxy(pkiDir)
+	return nil
 }
 
 // requestHeaderConfig is the effective request-header authentication

@@ -83,14 +83,56 @@ func (s *Registry) Create(data []byte) error { return s.create(data, "") }
 // kube-apiserver's own writes. Bootstrap uses it. fields, when it has an
 // object's entries (keyed as CreatedManagedFields keys them), saves computing them (see
 // fixtures.BootstrapManagedFields); their time is set to now.
+//
+// The documents are decoded on another goroutine, ahead of the creates, so
+// that a start's copies of the memoized objects (see decodedCreates) take
+// no time on its critical path when a core is free. Only which kinds are
+// served can make a document decode differently once the ones before it
+// are created (a CRD, then an object of its kind): one that did not decode
+// ahead is decoded again in its turn.
 func (s *Registry) CreateAll(docs [][]byte, fields map[string][]metav1.ManagedFieldsEntry) error {
+	type decoded struct {
+		c   *Request
+		o   *Object
+		err error
+	}
+	ahead := make(chan decoded, decodeAhead)
+	stop := make(chan struct{})
+	go func() {
+		defer close(ahead)
+		for _, d := range docs {
+			var x decoded
+			x.c, x.o, x.err = s.decodeCreated(d, serverManager, fields)
+			select {
+			case ahead <- x:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for range ahead { // closed once the decoder has returned
+		}
+	}()
 	for _, d := range docs {
-		if err := s.createAs(d, serverManager, fields); err != nil {
+		x := <-ahead
+		if x.err != nil {
+			x.c, x.o, x.err = s.decodeCreated(d, serverManager, fields)
+			if x.err != nil {
+				return x.err
+			}
+		}
+		if err := s.createInternal(x.c, x.o); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// decodeAhead is how many documents CreateAll's decoder may be ahead of
+// its creates.
+const decodeAhead = 16
 
 // CreatedManagedFields returns the managedFields entries (without their
 // time) that CreateAll records for doc (JSON with apiVersion and kind),
@@ -272,9 +314,20 @@ func (s *Registry) decodeInternal(data []byte) (*Request, *Object, error) {
 // if set, is recorded in its managedFields, with the entries fields holds
 // for it if it holds them.
 func (s *Registry) createAs(data []byte, manager string, fields map[string][]metav1.ManagedFieldsEntry) error {
-	c, o, err := s.decodeAs(data, manager)
+	c, o, err := s.decodeCreated(data, manager, fields)
 	if err != nil {
 		return err
+	}
+	return s.createInternal(c, o)
+}
+
+// decodeCreated decodes an object given as JSON that the server creates as
+// manager (if set) and records its managedFields: the entries fields holds
+// for it, if it holds them.
+func (s *Registry) decodeCreated(data []byte, manager string, fields map[string][]metav1.ManagedFieldsEntry) (*Request, *Object, error) {
+	c, o, err := s.decodeAs(data, manager)
+	if err != nil {
+		return nil, nil, err
 	}
 	if manager != "" {
 		if entries, ok := fields[bootstrapFieldsKey(c, o)]; ok {
@@ -283,7 +336,7 @@ func (s *Registry) createAs(data []byte, manager string, fields map[string][]met
 			s.trackCreate(c, o, data, manager)
 		}
 	}
-	return s.createInternal(c, o)
+	return c, o, nil
 }
 
 // createWithFields creates an object given as JSON, as the server itself
