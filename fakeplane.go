@@ -389,7 +389,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			rest = append(rest, c)
 		}
 	}
-	if err := cp.bootstrap(runCtx, addr.Port, shared, first); err != nil {
+	synced, err := cp.bootstrap(runCtx, addr.Port, shared, first)
+	if err != nil {
 		return err
 	}
 	fixtured, err := cp.loadFixtures()
@@ -410,7 +411,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 		cp.controllers.Add(rest...)
 	} else {
-		cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, append(first, rest...)...)
+		// Their first sync ran in the bootstrap transaction: they are fed
+		// the changes since.
+		cp.controllers = controllers.Start(runCtx, cp.store, cp.opts.logger, append(synced, rest...)...)
 	}
 
 	if err := makeServingCert(); err != nil {
@@ -473,17 +476,18 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 // bootstrap writes the bootstrap objects in one store transaction and, with
 // the embedded store, runs the first sync of the controllers first (those
 // that give namespaces their default objects) in it, so that their writes
-// commit with it.
-func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool, first []controllers.Controller) error {
+// commit with it. It returns those controllers as SyncOnce returns them, to
+// run once nothing else was written meanwhile (nil with a shared store).
+func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool, first []controllers.Controller) ([]controllers.Controller, error) {
 	boot, err := fixtures.Bootstrap(port, cp.serviceRange)
 	if err != nil {
-		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+		return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 	if cp.opts.nodes > 0 {
 		// A cluster with nodes has a default StorageClass, as kind's has.
 		sc, err := fixtures.StandardStorageClass()
 		if err != nil {
-			return fmt.Errorf("fakeplane: bootstrap: %w", err)
+			return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
 		}
 		boot = append(boot, sc)
 	}
@@ -491,7 +495,7 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 	// Start's time.
 	fields, err := fixtures.BootstrapManagedFields()
 	if err != nil {
-		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+		return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 	// Another core decodes them meanwhile, ahead of the creates (in a warm
 	// process they are decoded already), then decodes the built-in types'
@@ -501,6 +505,7 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 		registry.WarmTypeConverter()
 		return nil
 	})
+	var synced []controllers.Controller
 	err = cp.store.Bulk(func() error {
 		if err := cp.srv.CreateAll(boot, fields); err != nil {
 			return err
@@ -509,17 +514,19 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 			return nil
 		}
 		for _, c := range first {
-			if err := controllers.SyncOnce(runCtx, cp.store, c); err != nil {
+			c, err := controllers.SyncOnce(runCtx, cp.store, c)
+			if err != nil {
 				return err
 			}
+			synced = append(synced, c)
 		}
 		return nil
 	})
 	_ = warmed()
 	if err != nil {
-		return fmt.Errorf("fakeplane: bootstrap: %w", err)
+		return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
-	return nil
+	return synced, nil
 }
 
 // inBackground runs fn in a goroutine of its own and returns a function

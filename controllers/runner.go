@@ -165,21 +165,37 @@ func (r *Runner) Stop() {
 // its first Sync under a Runner gets. A control plane runs it for the
 // controllers that give a fresh cluster's namespaces their default objects
 // inside its bootstrap transaction (store.Bulk), so that their writes
-// commit with the bootstrap objects; a Runner started later with the same
-// controller hands it the same objects again, and it finds nothing to do.
-// A *Requeue from Sync counts as success.
-func SyncOnce(ctx context.Context, st store.Interface, c Controller) error {
+// commit with the bootstrap objects.
+//
+// It returns the controller to hand a Runner afterwards: c, marked as
+// synced at the revision its Sync saw, so that the Runner watches from
+// there and hands it the changes since, instead of listing and handing it
+// everything again. A *Requeue from Sync counts as success, but then the
+// controller returned is c itself, which a Runner syncs anew. On failure
+// it returns c too.
+func SyncOnce(ctx context.Context, st store.Interface, c Controller) (Controller, error) {
 	f := feedFor(st, c)
 	listed, rev, err := listResources(st, f.resources, f.wanted)
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.Name(), err)
+		return c, fmt.Errorf("%s: %w", c.Name(), err)
 	}
 	err = c.Sync(ctx, f.changes(listed, rev))
 	var rq *Requeue
-	if err != nil && !errors.As(err, &rq) {
-		return fmt.Errorf("%s: %w", c.Name(), err)
+	switch {
+	case errors.As(err, &rq):
+		return c, nil
+	case err != nil:
+		return c, fmt.Errorf("%s: %w", c.Name(), err)
 	}
-	return nil
+	return &syncedController{Controller: c, feed: f, rev: rev}, nil
+}
+
+// syncedController is a controller whose first Sync SyncOnce ran, with its feed,
+// which remembers what that Sync was handed, listed at revision rev.
+type syncedController struct {
+	Controller
+	feed *feed
+	rev  int64
 }
 
 // run is one controller's goroutine: list and watch, then Sync each batch
@@ -192,7 +208,19 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 			close(synced)
 		}
 	}()
-	f := feedFor(st, c)
+	var f *feed
+	if s, ok := c.(*syncedController); ok {
+		// Its first Sync ran already: it is fed the changes since. If the
+		// store no longer has them, the feed lists again, as after a lost
+		// watch, and the Sync of the difference counts as the first.
+		c, f = s.Controller, s.feed
+		if f.watch(ctx, s.rev) == nil {
+			first = false
+			close(synced)
+		}
+	} else {
+		f = feedFor(st, c)
+	}
 	defer f.close()
 	var (
 		retry   *time.Timer // set while a failed Sync waits for its retry
@@ -350,16 +378,24 @@ func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := f.watch(ctx, rev); err != nil {
+		return nil, err
+	}
+	return f.changes(listed, rev), nil
+}
+
+// watch starts watching every resource from revision rev.
+func (f *feed) watch(ctx context.Context, rev int64) error {
+	f.close()
 	for _, res := range f.resources {
 		w, err := f.st.Watch(ctx, res, store.WatchOptions{FromRevision: rev, Buffer: watchBuffer})
 		if err != nil {
 			f.close()
-			return nil, fmt.Errorf("watch %s from revision %d: %w", res, rev, err)
+			return fmt.Errorf("watch %s from revision %d: %w", res, rev, err)
 		}
 		f.watchers = append(f.watchers, w)
 		f.received = append(f.received, 0)
 	}
-	events := f.changes(listed, rev)
 	f.cases = []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())}, {Dir: reflect.SelectRecv}, {Dir: reflect.SelectRecv}}
 	if f.kick != nil {
 		f.cases[2].Chan = reflect.ValueOf(f.kick)
@@ -368,7 +404,7 @@ func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 		f.cases = append(f.cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(w.Events())})
 	}
 	f.open = true
-	return events, nil
+	return nil
 }
 
 // changes returns how listed (the lists at revision rev, listResources')

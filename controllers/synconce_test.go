@@ -3,8 +3,10 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -42,9 +44,13 @@ func TestSyncOnce(t *testing.T) {
 			put(t, st, "a", "x1", "2")
 			rec := newRecorder("a", "b")
 			rec.fail, rec.requeue = tt.fail, tt.requeue
-			err := SyncOnce(context.Background(), st, tt.ctrl(rec))
+			c, err := SyncOnce(context.Background(), st, tt.ctrl(rec))
 			if got := fmt.Sprint(err); tt.wantErr != "" && got != tt.wantErr || tt.wantErr == "" && err != nil {
 				t.Errorf("SyncOnce: %v, want %q", err, tt.wantErr)
+			}
+			// Only a sync that completed is marked as such.
+			if _, marked := c.(*syncedController); marked != (tt.fail == 0 && tt.requeue == 0) {
+				t.Errorf("SyncOnce returned %T", c)
 			}
 			if len(rec.calls) != 1 {
 				t.Fatalf("%d calls of Sync, want 1", len(rec.calls))
@@ -72,7 +78,8 @@ func TestSyncOnce(t *testing.T) {
 			}); err != nil {
 				return err
 			}
-			return SyncOnce(context.Background(), st, rec)
+			_, err := SyncOnce(context.Background(), st, rec)
+			return err
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -84,4 +91,61 @@ func TestSyncOnce(t *testing.T) {
 			t.Errorf("the bulk call's object at revision %d, want %d", got, before+1)
 		}
 	})
+}
+
+// TestRunnerFeedsASyncedControllerTheChangesSince checks that a Runner
+// given what SyncOnce returned does not list and sync everything again:
+// the controller's next Sync has the changes since the revision its first
+// one saw, whether they were written before the Runner started or after,
+// and WaitForFirstSync does not wait for it. When the store's event log no
+// longer has those changes, the Runner lists and hands it the difference
+// instead. A controller whose sync asked to be called again is synced anew.
+func TestRunnerFeedsASyncedControllerTheChangesSince(t *testing.T) {
+	tests := []struct {
+		name    string
+		logSize int // the store's EventLogSize (0: its default)
+		requeue int
+		want    string // the events of the Syncs after the first
+	}{
+		{name: "the changes since, from the event log", want: "a/w1=2 a/w2=1 a/w3=1"},
+		{name: "the difference, listed, once the log has moved on", logSize: 1, want: "a/w1=2 a/w2=1 a/w3=1"},
+		{name: "everything again after a requeue", requeue: 1, want: "a/w0=1 a/w1=2 a/w2=1 a/w3=1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := store.Open(filepath.Join(t.TempDir(), "store.db"), store.Options{NoSync: true, EventLogSize: tt.logSize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = st.Close() })
+			put(t, st, "a", "w0", "1")
+			put(t, st, "a", "w1", "1")
+			rec := newRecorder("a")
+			rec.requeue = tt.requeue
+			c, err := SyncOnce(context.Background(), st, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			put(t, st, "a", "w1", "2")
+			put(t, st, "a", "w2", "1")
+			r := Start(context.Background(), st, nil, c)
+			defer r.Stop()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := r.WaitForFirstSync(ctx, rec.Name()); err != nil {
+				t.Fatal(err)
+			}
+			put(t, st, "a", "w3", "1")
+			calls := rec.waitUntil(t, func(calls [][]store.Event) bool { return state(calls)["a/w3"] == "1" })
+			var fed []string
+			for _, evs := range calls[1:] {
+				for _, ev := range evs {
+					fed = append(fed, ev.Resource+"/"+ev.Key+"="+string(ev.Value))
+				}
+			}
+			if got := strings.Join(fed, " "); got != tt.want {
+				t.Errorf("after SyncOnce, fed %s, want %s", got, tt.want)
+			}
+		})
+	}
 }
