@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -158,7 +159,13 @@ func (c *CRDAutoRegistration) observeCRD(ev store.Event) {
 }
 
 // observeAPIService records a stored APIService and marks its group dirty.
+// Those of built-in groups are not the controller's (reconcile leaves their
+// groups alone): it neither decodes nor keeps them. An APIService's name is
+// its version.group (validation holds it to that), so their key says it.
 func (c *CRDAutoRegistration) observeAPIService(ev store.Event) {
+	if _, group, _ := strings.Cut(ev.Key, "."); isBuiltinGroup(group) {
+		return
+	}
 	if old, ok := c.services[ev.Key]; ok {
 		c.dirty[old.Spec.Group] = true
 	}
@@ -250,12 +257,6 @@ func (c *CRDAutoRegistration) delete(ctx context.Context, as *apiregistrationv1.
 	return nil
 }
 
-// isBuiltinGroup reports whether the control plane serves group itself.
-func isBuiltinGroup(group string) bool {
-	for _, gv := range builtin.GroupVersions() {
-		if gv.Group == group {
-			return true
-		}
-	}
-	return false
-}
+// isBuiltinGroup reports whether the control plane serves group itself
+// (the core group "" too).
+func isBuiltinGroup(group string) bool { return builtin.PreferredVersion(group) != "" }

@@ -59,6 +59,8 @@ func TestAPIServiceRegistration(t *testing.T) {
 		apiServiceEvent(t, reg, "", "v1", "mine.example.com", 5),                       // made by hand
 		apiServiceEvent(t, reg, "true", "v1", "three.example.com", 7),                  // changed by hand
 		apiServiceEvent(t, reg, "onstart", "v1", "apps", 17800),                        // a built-in's
+		apiServiceEvent(t, reg, "true", "v2", "batch", crdGroupPriority),               // a built-in group's, labelled as a CRD's
+		apiServiceEvent(t, reg, "onstart", "v1", "", 18000),                            // the core group's
 		apiServiceEvent(t, reg, "true", "v2", "one.example.com", crdGroupPriority),     // no longer served
 		apiServiceEvent(t, reg, "onstart", "v9", "four.example.com", crdGroupPriority), // not continuously managed
 	}
@@ -69,6 +71,13 @@ func TestAPIServiceRegistration(t *testing.T) {
 	want := []string{"create v1.one.example.com", "delete v1.gone.example.com", "delete v2.one.example.com", "update v1.three.example.com"}
 	if !slices.Equal(reg.Writes, want) {
 		t.Errorf("writes: %q, want %q", reg.Writes, want)
+	}
+	// Built-in groups are not the controller's: it does not keep their
+	// APIServices.
+	for _, name := range []string{"v1.apps", "v2.batch", "v1."} {
+		if _, kept := c.services[name]; kept {
+			t.Errorf("the built-in APIService %s is kept", name)
+		}
 	}
 	for _, u := range reg.Users {
 		if u != "system:apiserver/kube-apiserver" {
