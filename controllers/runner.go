@@ -373,7 +373,6 @@ func newFeed(st store.Interface, resources []string) *feed {
 // there, and returns how the lists differ from what was delivered before
 // (everything, as Added events, the first time), in revision order.
 func (f *feed) start(ctx context.Context) ([]store.Event, error) {
-	f.close()
 	listed, rev, err := listResources(f.st, f.resources, f.wanted)
 	if err != nil {
 		return nil, err
@@ -384,7 +383,8 @@ func (f *feed) start(ctx context.Context) ([]store.Event, error) {
 	return f.changes(listed, rev), nil
 }
 
-// watch starts watching every resource from revision rev.
+// watch stops the feed's watches, if any, and watches every resource
+// from revision rev.
 func (f *feed) watch(ctx context.Context, rev int64) error {
 	f.close()
 	for _, res := range f.resources {

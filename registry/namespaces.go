@@ -163,7 +163,11 @@ const serverManager = "kube-apiserver"
 // create creates an object given as JSON, as the server itself; manager,
 // if set, is recorded in its managedFields.
 func (s *Registry) create(data []byte, manager string) error {
-	return s.createAs(data, manager, nil)
+	c, o, err := s.decodeCreated(data, manager, nil)
+	if err != nil {
+		return err
+	}
+	return s.createInternal(c, o)
 }
 
 // decodedCreates memoizes, for the whole process, the typed objects the
@@ -308,17 +312,6 @@ func (s *Registry) decodeInternal(data []byte) (*Request, *Object, error) {
 	}
 	c, o := s.internalCreate(res, o)
 	return c, o, nil
-}
-
-// createAs creates an object given as JSON, as the server itself; manager,
-// if set, is recorded in its managedFields, with the entries fields holds
-// for it if it holds them.
-func (s *Registry) createAs(data []byte, manager string, fields map[string][]metav1.ManagedFieldsEntry) error {
-	c, o, err := s.decodeCreated(data, manager, fields)
-	if err != nil {
-		return err
-	}
-	return s.createInternal(c, o)
 }
 
 // decodeCreated decodes an object given as JSON that the server creates as
