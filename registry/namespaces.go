@@ -198,6 +198,10 @@ type decodedCreate struct {
 	// validation accepts whatever its value (uid, creationTimestamp,
 	// managedFields times), so they are not validated again.
 	validated atomic.Bool
+
+	// encoding is set by the first create from the document whose JSON
+	// can be reused (see encodeCreate).
+	encoding encodingMemo
 }
 
 // maxDecodedCreates bounds decodedCreates.

@@ -99,7 +99,12 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		}
 		return c.Res.FromStorage(b)
 	}
-	w, err := s.storageWrite(c.Res, key, o, false)
+	o.Meta.SetResourceVersion("")
+	b, err := encodeCreate(c, o)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.storageWriteEncoded(c.Res, key, o, false, b)
 	if err != nil {
 		return nil, err
 	}
