@@ -24,21 +24,22 @@ const (
 // (a file cut to nothing) or would map beyond its end and crash on (a file
 // cut short): its newest valid meta page says how many pages it has. A
 // file whose meta pages are not bbolt's is left to bbolt, which refuses it.
-func checkFile(path string) error {
+// It reports whether the file exists.
+func checkFile(path string) (exists bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return true, err
 	}
 	if st.Size() == 0 {
-		return fmt.Errorf("%s is empty: the file was truncated (move it away to start with an empty store)", path)
+		return true, fmt.Errorf("%s is empty: the file was truncated (move it away to start with an empty store)", path)
 	}
 	var best struct{ txid, highWater, pageSize uint64 }
 	found := false
@@ -46,14 +47,14 @@ func checkFile(path string) error {
 	for i := 0; i < 2; i++ {
 		buf := make([]byte, boltTxidOff+8)
 		if _, err := f.ReadAt(buf, int64(i)*pageSize); err != nil && !errors.Is(err, io.EOF) {
-			return err
+			return true, err
 		}
 		le := binary.LittleEndian
 		if le.Uint32(buf[boltMetaOffset:]) != boltMagic {
 			if i == 0 {
 				// The second meta page is a page size further; without the
 				// first one's page size, leave the file to bbolt.
-				return nil
+				return true, nil
 			}
 			continue
 		}
@@ -61,7 +62,7 @@ func checkFile(path string) error {
 		if i == 0 {
 			pageSize = int64(ps)
 			if pageSize <= 0 {
-				return nil
+				return true, nil
 			}
 		}
 		txid, hw := le.Uint64(buf[boltTxidOff:]), le.Uint64(buf[boltHighWaterOff:])
@@ -70,8 +71,8 @@ func checkFile(path string) error {
 		}
 	}
 	if found && uint64(st.Size()) < best.highWater*best.pageSize {
-		return fmt.Errorf("%s is truncated: %d bytes, its last transaction needs %d (restore it from a copy, or move it away to start with an empty store)",
+		return true, fmt.Errorf("%s is truncated: %d bytes, its last transaction needs %d (restore it from a copy, or move it away to start with an empty store)",
 			path, st.Size(), best.highWater*best.pageSize)
 	}
-	return nil
+	return true, nil
 }

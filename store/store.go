@@ -160,7 +160,8 @@ func Open(path string, opts Options) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if err := checkFile(path); err != nil {
+	exists, err := checkFile(path)
+	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
@@ -199,6 +200,9 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: init %s: %w", path, err)
+	}
+	if !exists {
+		preallocate(db)
 	}
 	s := &Store{
 		db:        db,
