@@ -105,6 +105,10 @@ type Store struct {
 	// transaction until its event is published.
 	wmu sync.Mutex
 
+	// preallocated, for a new file, is closed once its preallocation is
+	// done (see preallocate); Close waits for it.
+	preallocated <-chan struct{}
+
 	// rev is the last published revision. It is only advanced under mu,
 	// after the event has been logged and fanned out.
 	rev atomic.Int64
@@ -201,8 +205,9 @@ func Open(path string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: init %s: %w", path, err)
 	}
+	var preallocated <-chan struct{}
 	if !exists {
-		preallocate(db)
+		preallocated = preallocate(db)
 	}
 	s := &Store{
 		db:        db,
@@ -211,6 +216,8 @@ func Open(path string, opts Options) (*Store, error) {
 		log:       EventLog{Max: opts.EventLogSize, MaxBytes: opts.EventLogBytes, HotBytes: max(opts.EventLogHotBytes, 0)},
 		compacted: rev,
 		dropped:   dropped,
+
+		preallocated: preallocated,
 	}
 	s.published = sync.NewCond(&s.mu)
 	s.watchers = NewWatchers(&s.mu, logger)
@@ -239,6 +246,9 @@ func (s *Store) Close() error {
 	s.watchers.CloseAll(ErrClosed)
 	s.mu.Unlock()
 	flushErr := s.flushHistoryLocked()
+	if s.preallocated != nil {
+		<-s.preallocated
+	}
 	if err := s.db.Close(); err != nil {
 		return errors.Join(flushErr, fmt.Errorf("store: close: %w", err))
 	}
