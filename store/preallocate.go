@@ -11,8 +11,7 @@ import (
 const preallocateBytes = 512 << 10
 
 // preallocate writes zeros over the pages after the high-water mark of a
-// new store file, up to preallocateBytes, in one write, on another
-// goroutine. bbolt writes a transaction page by page; into a new file's
+// new store file, up to preallocateBytes, on another goroutine. bbolt writes a transaction page by page; into a new file's
 // holes, each of those writes makes the file system allocate blocks,
 // which takes two to three times as long as writing over blocks already
 // there. The bytes after the high-water mark are free pages, which bbolt
@@ -41,7 +40,14 @@ func preallocate(db *bolt.DB) <-chan struct{} {
 			return
 		}
 		defer f.Close()
-		_, _ = f.WriteAt(make([]byte, preallocateBytes-highWater), highWater)
+		// From one small buffer: a new one of the whole size would be
+		// half a megabyte of garbage at every start.
+		zeros := make([]byte, 64<<10)
+		for off := highWater; off < preallocateBytes; off += int64(len(zeros)) {
+			if _, err := f.WriteAt(zeros[:min(int64(len(zeros)), preallocateBytes-off)], off); err != nil {
+				return
+			}
+		}
 	}()
 	return done
 }
