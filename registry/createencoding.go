@@ -21,8 +21,10 @@ type createdEncoding struct {
 	// gvk and proto are the object's kind and protobuf as it was stored,
 	// with placeholders (placeholderUID, placeholderTime) in place of its
 	// uid and times: an object whose kind and protobuf are those is that
-	// object (its protobuf has every field its JSON has but apiVersion
-	// and kind).
+	// object. Its protobuf has every field its JSON has but apiVersion and
+	// kind; it does not tell a nil list from an empty one, which the
+	// objects created from one document, copies of one decoded object
+	// (decodedCreates) through the same steps, do not differ in.
 	gvk   schema.GroupVersionKind
 	proto []byte
 	// data is that object's JSON.
