@@ -603,8 +603,8 @@ const (
 // kubeletClientConfig is how the server reaches kubelets: with the
 // certificate and CA of WithKubeletClientCertificate and
 // WithKubeletCertificateAuthority, or else a client certificate of the
-// cluster CA (which the simulated kubelets trust) and no verification of
-// kubelets' certificates, as kube-apiserver without
+// cluster CA (which the simulated kubelets trust), signed on first use,
+// and no verification of kubelets' certificates, as kube-apiserver without
 // --kubelet-certificate-authority.
 func (cp *ControlPlane) kubeletClientConfig() (server.KubeletClientConfig, error) {
 	cfg := server.KubeletClientConfig{PreferredAddressTypes: cp.opts.kubeletAddressTypes}
@@ -615,15 +615,20 @@ func (cp *ControlPlane) kubeletClientConfig() (server.KubeletClientConfig, error
 		}
 		cfg.Certificate = &cert
 	} else {
-		kp, err := cp.ca.NewClientCert(KubeletClientUser, KubeletClientGroup)
-		if err != nil {
-			return cfg, fmt.Errorf("fakeplane: kubelet client certificate: %w", err)
-		}
-		cert, err := kp.TLSCertificate()
-		if err != nil {
-			return cfg, fmt.Errorf("fakeplane: kubelet client certificate: %w", err)
-		}
-		cfg.Certificate = &cert
+		// Signed when a kubelet first asks for it: a third of a
+		// millisecond that most starts do not need.
+		ca := cp.ca
+		cfg.NewCertificate = sync.OnceValues(func() (*tls.Certificate, error) {
+			kp, err := ca.NewClientCert(KubeletClientUser, KubeletClientGroup)
+			if err != nil {
+				return nil, fmt.Errorf("fakeplane: kubelet client certificate: %w", err)
+			}
+			cert, err := kp.TLSCertificate()
+			if err != nil {
+				return nil, fmt.Errorf("fakeplane: kubelet client certificate: %w", err)
+			}
+			return &cert, nil
+		})
 	}
 	if f := cp.opts.kubeletCAFile; f != "" {
 		pem, err := os.ReadFile(f)

@@ -23,6 +23,10 @@ type KubeletClientConfig struct {
 	// (--kubelet-client-certificate and --kubelet-client-key); none when
 	// empty.
 	Certificate *tls.Certificate
+	// NewCertificate, when Certificate is nil, makes the client
+	// certificate when a kubelet first asks for one (and must return the
+	// same one every time): most control planes never reach a kubelet.
+	NewCertificate func() (*tls.Certificate, error)
 	// CAs verify kubelets' serving certificates
 	// (--kubelet-certificate-authority); nil means they are not verified,
 	// as kube-apiserver does without the flag.
@@ -86,8 +90,13 @@ func (s *Server) clusterTransport(tlsConfig *tls.Config) *http.Transport {
 func (s *Server) kubeletTLSConfig(insecure bool) *tls.Config {
 	kc := s.cfg.Kubelet
 	c := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: kc.CAs, InsecureSkipVerify: insecure || kc.CAs == nil} //nolint:gosec // as kube-apiserver without --kubelet-certificate-authority
-	if kc.Certificate != nil {
+	switch {
+	case kc.Certificate != nil:
 		c.Certificates = []tls.Certificate{*kc.Certificate}
+	case kc.NewCertificate != nil:
+		c.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			return kc.NewCertificate()
+		}
 	}
 	// HTTP/1.1 only: the streaming upgrades need it.
 	c.NextProtos = []string{"http/1.1"}
