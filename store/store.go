@@ -168,6 +168,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
+	copied := !exists && opts.NoSync && createFromEmptyFile(path)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:        lockTimeout,
 		NoSync:         opts.NoSync,
@@ -184,6 +185,9 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if !exists && !copied {
+		rememberEmptyFile(db)
 	}
 	var rev, histCompacted int64
 	var dropped map[string]int64
