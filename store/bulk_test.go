@@ -65,15 +65,7 @@ func TestBulkWritesGetARevisionAndEventEach(t *testing.T) {
 	if l, err := s.List("r", ListOptions{Revision: 3}); err != nil || keysOf(l.Items) != "a=v1@2 before=v0@1" {
 		t.Errorf("list at 3, inside the Bulk's commit: %+v, %v", l, err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err = Open(path, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, s, path)
 	if l, err := s.List("r", ListOptions{}); err != nil || keysOf(l.Items) != "a=v2@4 c=v1@6" {
 		t.Errorf("after reopen: %+v, %v; want a=v2@4 c=v1@6", l, err)
 	}

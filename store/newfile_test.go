@@ -49,14 +49,7 @@ func TestNewStoreFromTheMemoOfAnEmptyFile(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("consistency check: %v", err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = Open(path, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, s, path)
 	if o, err := s.Get("r", "k199"); err != nil || string(o.Value) != "v199" {
 		t.Fatalf("k199 after reopening: %v %v", o, err)
 	}

@@ -44,6 +44,21 @@ func mustPut(t testing.TB, s *Store, resource, key, v string) int64 {
 	return cur.Revision
 }
 
+// reopen closes s and opens the store at path again (without fsync),
+// closed when the test ends.
+func reopen(t testing.TB, s *Store, path string) *Store {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
 func mustDelete(t testing.TB, s *Store, resource, key string) int64 {
 	t.Helper()
 	_, cur, err := s.Update(resource, key, remove("gone"))
@@ -262,15 +277,7 @@ func TestReopen(t *testing.T) {
 	mustPut(t, s, "r", "b", "v1")
 	mustDelete(t, s, "r", "b")
 	mustPut(t, s, "r", "a", "v2")
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err = Open(path, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, s, path)
 	if got := s.CurrentRevision(); got != 4 {
 		t.Errorf("CurrentRevision = %d, want 4", got)
 	}
