@@ -2,7 +2,6 @@ package registry
 
 import (
 	"bytes"
-	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -219,40 +218,46 @@ func (e *createdEncoding) encode(v createdValues) []byte {
 // several times faster to encode than JSON is). Any other object is
 // encoded.
 func encodeCreate(c *Request, o *Object) ([]byte, error) {
-	memo := c.createMemo
 	pm, isProto := o.Obj.(protoMarshaler)
-	if memo == nil || !isProto {
+	if c.createMemo == nil || !isProto {
 		return Encode(o.Obj)
 	}
 	v, ok := swapPlaceholders(o)
 	if !ok {
 		return Encode(o.Obj)
 	}
-	defer v.restore(o)
-	proto, err := pm.Marshal()
-	if err != nil {
-		v.restore(o)
+	e, err := c.createMemo.encodingOf(o, v, pm)
+	v.restore(o)
+	switch {
+	case err != nil:
+		return nil, err
+	case e == nil:
 		return Encode(o.Obj)
 	}
-	if e := memo.encoding.Load(); e != nil {
-		if e.gvk == o.Obj.GetObjectKind().GroupVersionKind() && bytes.Equal(proto, e.proto) {
-			return e.encode(v), nil
+	return e.encode(v), nil
+}
+
+// encodingOf returns the memo's encoding when o, which holds the
+// placeholders for v, is its object, making it from o when the memo has
+// none yet; nil when o is another object, or its JSON cannot be memoized.
+func (m *decodedCreate) encodingOf(o *Object, v createdValues, pm protoMarshaler) (*createdEncoding, error) {
+	proto, err := pm.Marshal()
+	if err != nil {
+		return nil, nil // encoded as JSON, which says what is wrong
+	}
+	if e := m.encoding.Load(); e != nil {
+		if e.gvk != o.Obj.GetObjectKind().GroupVersionKind() || !bytes.Equal(proto, e.proto) {
+			return nil, nil
 		}
-		v.restore(o)
-		return Encode(o.Obj)
+		return e, nil
 	}
 	data, err := Encode(o.Obj)
 	if err != nil {
 		return nil, err
 	}
 	e := newCreatedEncoding(o, v, proto, data)
-	if e == nil {
-		v.restore(o)
-		return Encode(o.Obj)
+	if e != nil {
+		m.encoding.CompareAndSwap(nil, e)
 	}
-	memo.encoding.CompareAndSwap(nil, e)
-	return e.encode(v), nil
+	return e, nil
 }
-
-// encodingMemo is the part of decodedCreate that encodeCreate fills.
-type encodingMemo = atomic.Pointer[createdEncoding]

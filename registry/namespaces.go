@@ -201,7 +201,7 @@ type decodedCreate struct {
 
 	// encoding is set by the first create from the document whose JSON
 	// can be reused (see encodeCreate).
-	encoding encodingMemo
+	encoding atomic.Pointer[createdEncoding]
 }
 
 // maxDecodedCreates bounds decodedCreates.

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"sync"
@@ -59,10 +58,10 @@ func rememberEmptyFile(db *bolt.DB) {
 		return
 	}
 	defer f.Close()
-	size := 4 * db.Info().PageSize
-	var buf bytes.Buffer
-	if n, err := io.Copy(&buf, io.LimitReader(f, int64(size))); err != nil || n != int64(size) {
+	pageSize := db.Info().PageSize
+	data := make([]byte, 4*pageSize)
+	if _, err := io.ReadFull(f, data); err != nil {
 		return
 	}
-	emptyFile.pageSize, emptyFile.data = db.Info().PageSize, buf.Bytes()
+	emptyFile.pageSize, emptyFile.data = pageSize, data
 }

@@ -11,10 +11,10 @@ import (
 const preallocateBytes = 512 << 10
 
 // preallocate writes zeros over the pages after the high-water mark of a
-// new store file, up to preallocateBytes, on another goroutine. bbolt writes a transaction page by page; into a new file's
-// holes, each of those writes makes the file system allocate blocks,
-// which takes two to three times as long as writing over blocks already
-// there. The bytes after the high-water mark are free pages, which bbolt
+// new store file, up to preallocateBytes, on another goroutine. bbolt
+// writes a transaction page by page; into a new file's holes, each of
+// those writes makes the file system allocate blocks, which takes two to
+// three times as long as writing over blocks already there. The bytes after the high-water mark are free pages, which bbolt
 // never reads before it has written them.
 //
 // It holds bbolt's writer lock (an empty write transaction, rolled back)
