@@ -102,7 +102,7 @@ func TestCreateAllStoresEachObjectsOwnJSON(t *testing.T) {
 				if again, err := json.Marshal(obj); err != nil || !bytes.Equal(again, got.Value) {
 					t.Fatalf("create %d stored\n%s\nwhich encodes again as\n%s (%v)", i, got.Value, again, err)
 				}
-				m, err := metaOf(obj)
+				m, err := meta.Accessor(obj)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -138,9 +138,4 @@ func TestCreateAllStoresEachObjectsOwnJSON(t *testing.T) {
 			}
 		})
 	}
-}
-
-// metaOf is obj's metadata.
-func metaOf(obj runtime.Object) (metav1.Object, error) {
-	return meta.Accessor(obj)
 }
