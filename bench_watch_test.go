@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 )
 
 // BenchmarkWatchEvent100Watchers measures watch fan-out: 100 watches (one
@@ -19,8 +20,14 @@ import (
 // the start of the create to each watcher's ADDED event, as p50 and p99
 // over all deliveries (metrics p50-ns and p99-ns).
 func BenchmarkWatchEvent100Watchers(b *testing.B) {
-	const watchers = 100
 	_, client, ns := benchSetup(b)
+	benchWatchFanOut(b, client, ns)
+}
+
+// benchWatchFanOut is BenchmarkWatchEvent100Watchers against client's
+// server, in namespace ns.
+func benchWatchFanOut(b *testing.B, client kubernetes.Interface, ns string) {
+	const watchers = 100
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	list, err := client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
