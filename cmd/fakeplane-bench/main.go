@@ -31,6 +31,12 @@
 //	                  (refplane's run/etcd.pid,run/kube-apiserver.pid): their
 //	                  RSS growth for -big ConfigMaps is reported beside
 //	                  fakeplane's
+//	-floor            also measure every operation but the large list against
+//	                  a null server (internal/nullserver) that answers with
+//	                  what fakeplane answered and does nothing else: the
+//	                  floor that client-go, HTTP/2 and TLS set on this
+//	                  machine, and with -kubeconfig the lowest ratio to the
+//	                  reference any server could reach here
 //	-scale N          run the scale figures alone: N ConfigMaps in one
 //	                  namespace, then -scale-watchers watches (default 1000)
 //	                  open while create, get, list of 100 by label and watch
@@ -120,6 +126,7 @@ type config struct {
 	cli        string // a fakeplane binary to time from launch to /readyz
 	refMeasure string // refplane's measure.sh, to time the reference's start
 	refPIDs    string // pid files of the reference's processes, for its memory
+	floor      bool   // also measure the operations against a null server
 	scale      int    // objects in the scale run (0: no scale run)
 	// scaleWatchers is how many watches are open in the scale run.
 	scaleWatchers int
@@ -137,14 +144,15 @@ func main() {
 	flag.StringVar(&cfg.cli, "cli", "", "also time this fakeplane binary from launch to its first /readyz 200, -starts times")
 	flag.StringVar(&cfg.refMeasure, "reference-measure", "", "refplane's measure.sh: run it (5 cold starts) after the other figures for the reference's launch to /readyz; it leaves refplane stopped")
 	flag.StringVar(&cfg.refPIDs, "reference-pids", "", "comma-separated pid files of the reference's processes (e.g. refplane's run/etcd.pid,run/kube-apiserver.pid): their RSS growth for -big ConfigMaps is reported")
+	flag.BoolVar(&cfg.floor, "floor", false, "also measure the operations against a null server answering with fakeplane's answers: the floor of client-go, HTTP/2 and TLS")
 	flag.IntVar(&cfg.scale, "scale", 0, "run the scale figures alone instead: this many ConfigMaps, then -scale-watchers watches open while create, get, list and watch latencies are measured (e.g. 100000)")
 	flag.IntVar(&cfg.scaleWatchers, "scale-watchers", 1000, "watches open in the scale run")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: fakeplane-bench [-kubeconfig PATH] [-n N] [-c C] [-starts N] [-big N] [-json] [-watchers N] [-cli BINARY] [-reference-measure SCRIPT] [-reference-pids FILES] [-scale N [-scale-watchers W]]\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: fakeplane-bench [-kubeconfig PATH] [-n N] [-c C] [-starts N] [-big N] [-json] [-watchers N] [-cli BINARY] [-reference-measure SCRIPT] [-reference-pids FILES] [-floor] [-scale N [-scale-watchers W]]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || cfg.n < 1 || cfg.c < 1 || cfg.starts < 1 || cfg.big < 0 || cfg.watchers < 0 || cfg.scale < 0 || cfg.scaleWatchers < 1 {
+	if flag.NArg() > 0 || cfg.n < 1 || cfg.c < 1 || cfg.starts < 1 || cfg.big < 0 || cfg.watchers < 0 || cfg.scale < 0 || cfg.scaleWatchers < 1 || (cfg.floor && cfg.json) {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -216,7 +224,11 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 
-	if err := benchInProcess(ctx, cfg, fp); err != nil {
+	var floor *report
+	if cfg.floor {
+		floor = &report{name: "floor", results: map[string]result{}}
+	}
+	if err := benchInProcess(ctx, cfg, fp, floor); err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
 
@@ -233,7 +245,7 @@ func run(ctx context.Context, cfg config) error {
 			}
 		}
 	}
-	printReport(cfg, fp, ref)
+	printReport(cfg, fp, floor, ref)
 	return nil
 }
 
@@ -271,9 +283,10 @@ func measureStart(ctx context.Context, cfg config, runs int) (result, error) {
 	return summarize(lat, float64(runs)/total.Seconds()), nil
 }
 
-// benchInProcess measures an in-process fakeplane: the operations, then the
+// benchInProcess measures an in-process fakeplane: the operations, then (with
+// floor) the same against a null server answering with its answers, then the
 // memory and large list in a fresh one.
-func benchInProcess(ctx context.Context, cfg config, rep *report) error {
+func benchInProcess(ctx context.Context, cfg config, rep, floor *report) error {
 	cp, err := fakeplane.New()
 	if err != nil {
 		return err
@@ -293,6 +306,11 @@ func benchInProcess(ctx context.Context, cfg config, rep *report) error {
 	rep.version = t.version
 	if err := t.benchOps(ctx, cfg, rep); err != nil {
 		return err
+	}
+	if floor != nil {
+		if err := t.benchFloor(ctx, cfg, floor); err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
 	}
 	if err := cp.Stop(); err != nil {
 		return err
@@ -812,7 +830,7 @@ func memory() (heapInuse, rss uint64, err error) {
 	return ms.HeapInuse, pages * uint64(os.Getpagesize()), nil
 }
 
-func printReport(cfg config, fp, ref *report) {
+func printReport(cfg config, fp, floor, ref *report) {
 	fmt.Println()
 	fmt.Printf("fakeplane %s (in-process)", fp.version)
 	if ref != nil {
@@ -825,8 +843,14 @@ func printReport(cfg config, fp, ref *report) {
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := "operation\tfakeplane p50\tp90\tp99\tops/s\t"
+	if floor != nil {
+		header += "floor p50\tp99\tops/s\t"
+	}
 	if ref != nil {
 		header += "reference p50\tp90\tp99\tops/s\tfakeplane/reference p50\tops/s\t"
+		if floor != nil {
+			header += "floor/reference p50\tops/s\t"
+		}
 	}
 	fmt.Fprintln(tw, header)
 	for _, r := range rows {
@@ -840,15 +864,30 @@ func printReport(cfg config, fp, ref *report) {
 		}
 		label = strings.ReplaceAll(label, "%w", strconv.Itoa(cfg.watchers))
 		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t", label, dur(f.p50), dur(f.p90), dur(f.p99), rate(f.opsPerS, r.key))
+		var fl result
+		hasFloor := false
+		if floor != nil {
+			if fl, hasFloor = floor.results[r.key]; hasFloor {
+				line += fmt.Sprintf("%s\t%s\t%s\t", dur(fl.p50), dur(fl.p99), rate(fl.opsPerS, r.key))
+			} else {
+				line += "-\t-\t-\t"
+			}
+		}
 		if ref != nil {
 			if x, ok := ref.results[r.key]; ok {
-				tput := "-"
-				if x.opsPerS > 0 && f.opsPerS > 0 {
-					tput = fmt.Sprintf("%.2f", x.opsPerS/f.opsPerS)
+				line += fmt.Sprintf("%s\t%s\t%s\t%s\t%.2f\t%s\t", dur(x.p50), dur(x.p90), dur(x.p99), rate(x.opsPerS, r.key), float64(f.p50)/float64(x.p50), throughputRatio(x, f))
+				if floor != nil {
+					if hasFloor {
+						line += fmt.Sprintf("%.2f\t%s\t", float64(fl.p50)/float64(x.p50), throughputRatio(x, fl))
+					} else {
+						line += "-\t-\t"
+					}
 				}
-				line += fmt.Sprintf("%s\t%s\t%s\t%s\t%.2f\t%s\t", dur(x.p50), dur(x.p90), dur(x.p99), rate(x.opsPerS, r.key), float64(f.p50)/float64(x.p50), tput)
 			} else {
 				line += "-\t-\t-\t-\t-\t-\t"
+				if floor != nil {
+					line += "-\t-\t"
+				}
 			}
 		}
 		fmt.Fprintln(tw, line)
@@ -879,12 +918,23 @@ func printReport(cfg config, fp, ref *report) {
 			fmt.Printf("the reference's processes (%s): RSS %+.1f MB; fakeplane/reference RSS %.2f\n", cfg.refPIDs, ref.rssMB, fp.rssMB/ref.rssMB)
 		}
 	}
+	if floor != nil {
+		fmt.Println("floor: the same operations against a null server that answers with fakeplane's answers and does nothing else (client-go, HTTP/2 and TLS alone)")
+	}
 	if ref != nil {
-		fmt.Println("ops/s column after the ratio: reference ops/s / fakeplane ops/s (below 1: fakeplane serves more)")
+		fmt.Println("ops/s column after the ratio: reference ops/s / fakeplane ops/s (below 1: fakeplane serves more); after the floor's ratio: reference ops/s / floor ops/s")
 		if cfg.refMeasure == "" {
 			fmt.Println("(the start of the reference is not measured without -reference-measure; ../shared/tools/refplane/start.sh prints it)")
 		}
 	}
+}
+
+// throughputRatio formats reference ops/s over x's ops/s.
+func throughputRatio(ref, x result) string {
+	if ref.opsPerS <= 0 || x.opsPerS <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", ref.opsPerS/x.opsPerS)
 }
 
 // dur formats a latency in milliseconds with 3 significant digits.
