@@ -7,12 +7,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/fakeplane/fakeplane/internal/nullserver"
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // The floor benchmarks run a fakeplane benchmark (the name without
@@ -46,12 +45,10 @@ func rawProtobuf(b *testing.B, req *rest.Request) []byte {
 // emptyConfigMapList is an empty ConfigMapList in protobuf.
 func emptyConfigMapList(b *testing.B) []byte {
 	b.Helper()
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), nullserver.ProtobufType)
-	if !ok {
-		b.Fatal("no protobuf serializer")
-	}
-	body, err := runtime.Encode(scheme.Codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion),
-		&corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}})
+	body, err := registry.ProtobufEncode(&corev1.ConfigMapList{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMapList"},
+		ListMeta: metav1.ListMeta{ResourceVersion: "1"},
+	})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -548,6 +549,21 @@ func ProtobufEnvelope(apiVersion, kind string, msg []byte) ([]byte, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// ProtobufWatchFrame frames one watch event for a protobuf watch stream
+// (application/vnd.kubernetes.protobuf;stream=watch): the length of a
+// metav1.WatchEvent (4 bytes, big-endian), then the event, whose object is
+// raw, an object already in the protobuf envelope.
+func ProtobufWatchFrame(typ string, raw []byte) ([]byte, error) {
+	ev := &metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: raw}}
+	body, err := ev.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	frame := make([]byte, 4, 4+len(body))
+	binary.BigEndian.PutUint32(frame, uint32(len(body)))
+	return append(frame, body...), nil
 }
 
 // ProtobufListEnvelope is ProtobufEnvelope of ProtobufListMessage, written

@@ -69,7 +69,7 @@ func TestProtobufWatchFrameMsgIsTheFrameOfTheEnvelope(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := protobufWatchFrameRaw(tc.typ, env)
+		want, err := registry.ProtobufWatchFrame(tc.typ, env)
 		if err != nil {
 			t.Fatal(err)
 		}

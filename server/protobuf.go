@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -64,10 +63,10 @@ func protobufWatchFrame(typ string, obj runtime.Object) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return protobufWatchFrameRaw(typ, raw)
+	return registry.ProtobufWatchFrame(typ, raw)
 }
 
-// protobufWatchFrameMsg is protobufWatchFrameRaw of an object's protobuf
+// protobufWatchFrameMsg is registry.ProtobufWatchFrame of an object's protobuf
 // message in its envelope (registry.ProtobufEnvelope), written in one
 // buffer: the frame's length, then the WatchEvent (its type, and its
 // object: a runtime.RawExtension whose raw bytes are the envelope).
@@ -90,18 +89,6 @@ func protobufWatchFrameMsg(typ, apiVersion, kind string, msg []byte) ([]byte, er
 	out = registry.AppendProtobufEnvelopeHead(out, typeMeta, len(msg))
 	out = append(out, msg...)
 	return registry.AppendProtobufEnvelopeTail(out), nil
-}
-
-// protobufWatchFrameRaw frames an object already in the protobuf envelope.
-func protobufWatchFrameRaw(typ string, raw []byte) ([]byte, error) {
-	ev := &metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: raw}}
-	body, err := ev.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	frame := make([]byte, 4, 4+len(body))
-	binary.BigEndian.PutUint32(frame, uint32(len(body)))
-	return append(frame, body...), nil
 }
 
 // writeRaw writes an encoded body as is.

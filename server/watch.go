@@ -45,7 +45,7 @@ func (e *watchEncoder) sendObject(typ string, obj []byte, key string, rev int64)
 			if err != nil {
 				return err
 			}
-			frame, err := protobufWatchFrameRaw(typ, raw)
+			frame, err := registry.ProtobufWatchFrame(typ, raw)
 			if err != nil {
 				return err
 			}

@@ -1,18 +1,6 @@
-// Package nullserver is an HTTPS server, with HTTP/2 as fakeplane's, that
-// answers Kubernetes API requests with bytes given to it and does no API
-// work: no authentication, no storage, no encoding but one watch frame per
-// create. The benchmarks measure against it what is left of a figure when
-// the server does nothing: client-go, HTTP/2 and TLS on the machine. That is
-// a floor for fakeplane's figure, and, divided by kube-apiserver's, for the
-// ratio between them.
-//
-//	s := nullserver.Start(nullserver.Answers{Object: get, EmptyList: empty})
-//	defer s.Close()
-//	c, _ := kubernetes.NewForConfig(s.RESTConfig())
 package nullserver
 
 import (
-	"encoding/binary"
 	"encoding/pem"
 	"io"
 	"net/http"
@@ -20,9 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // ProtobufType is the media type the answers are sent as: Kubernetes'
@@ -104,14 +92,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		ev := &metav1.WatchEvent{Type: "ADDED", Object: runtime.RawExtension{Raw: obj}}
-		msg, err := ev.Marshal()
+		frame, err := registry.ProtobufWatchFrame("ADDED", obj)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		frame := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(msg)), uint32(len(msg)))
-		frame = append(frame, msg...)
 		s.mu.Lock()
 		open := make([]*stream, 0, len(s.watches))
 		for st := range s.watches {

@@ -10,19 +10,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/fakeplane/fakeplane/internal/nullserver"
+	"github.com/fakeplane/fakeplane/registry"
 )
 
-// encode returns obj as kube-apiserver sends it in protobuf.
-func encode(t *testing.T, obj runtime.Object) []byte {
+// encode returns obj (a v1 object of the given kind) as kube-apiserver
+// sends it in protobuf.
+func encode(t *testing.T, kind string, obj runtime.Object) []byte {
 	t.Helper()
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), nullserver.ProtobufType)
-	if !ok {
-		t.Fatal("no protobuf serializer")
-	}
-	b, err := runtime.Encode(scheme.Codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion), obj)
+	obj.GetObjectKind().SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(kind))
+	b, err := registry.ProtobufEncode(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,9 +32,9 @@ func TestNullServerAnswersClientGo(t *testing.T) {
 		return corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Data: map[string]string{"k": name}}
 	}
 	s := nullserver.Start(nullserver.Answers{
-		Object:    encode(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "the-object", Namespace: "ns"}}),
-		Lists:     map[string][]byte{"set=two": encode(t, &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "7"}, Items: []corev1.ConfigMap{cm("a"), cm("b")}})},
-		EmptyList: encode(t, &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "7"}}),
+		Object:    encode(t, "ConfigMap", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "the-object", Namespace: "ns"}}),
+		Lists:     map[string][]byte{"set=two": encode(t, "ConfigMapList", &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "7"}, Items: []corev1.ConfigMap{cm("a"), cm("b")}})},
+		EmptyList: encode(t, "ConfigMapList", &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "7"}}),
 	})
 	defer s.Close()
 	c, err := kubernetes.NewForConfig(s.RESTConfig())
