@@ -119,18 +119,26 @@ func BenchmarkListPagingAtOldRevision(b *testing.B) {
 	}
 }
 
-// BenchmarkCreateIndexed creates objects with and without the index (one
-// term each, given by the writer as the server gives them): the index's
+// BenchmarkCreateIndexed creates objects with and without the index (with
+// one term each, as a ConfigMap with one label, and with four, as a pod of
+// a Deployment, given by the writer as the server gives them): the index's
 // cost on the write path.
 func BenchmarkCreateIndexed(b *testing.B) {
+	one := []string{"l:app=bench"}
+	four := []string{"l:app=bench", "l:env=test", "l:pod-template-hash=5d8f7c9b4", "l:tier=web"}
 	for _, tc := range []struct {
 		name  string
-		terms func(string, []byte) []string
-	}{{"no index", nil}, {"index", func(string, []byte) []string { return []string{"l:app=bench"} }}} {
+		index bool
+		terms []string
+	}{{"no index", false, one}, {"index", true, one}, {"index 4 terms", true, four}} {
 		b.Run(tc.name, func(b *testing.B) {
-			s := openTest(b, Options{IndexTerms: tc.terms})
+			var opts Options
+			if tc.index {
+				opts.IndexTerms = func(string, []byte) []string { return tc.terms }
+			}
+			s := openTest(b, opts)
 			fn := func(*Object) (Write, error) {
-				return Write{Value: benchValue, Index: []string{"l:app=bench"}}, nil
+				return Write{Value: benchValue, Index: tc.terms}, nil
 			}
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {

@@ -1,12 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // labelTerms is a test IndexTerms: a value "a,b" has the terms a and b.
@@ -68,13 +71,47 @@ func listKeys(t *testing.T, s *Store, resource string, opts ListOptions) ([]stri
 // TestIndexedListsMatchFullWalks drives random writes (terms given and
 // computed, label changes, deletes) and checks that every list through the
 // index returns what the same list walking every key returns: items,
-// order, pages and More.
+// order, pages and More. With short keys a term's keys fit in one chunk of
+// the index; with long ones they take many, which writes split and rename.
 func TestIndexedListsMatchFullWalks(t *testing.T) {
-	s := openIndexed(t, filepath.Join(t.TempDir(), "db"), labelTerms)
-	defer s.Close()
+	for _, tc := range []struct {
+		name string
+		pad  int // length of the keys' names past their number
+	}{{"keys in one chunk", 0}, {"keys in many chunks", 120}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openIndexed(t, filepath.Join(t.TempDir(), "db"), labelTerms)
+			defer s.Close()
+			testIndexedListsMatchFullWalks(t, s, strings.Repeat("x", tc.pad))
+			if n := indexChunkCount(t, s, "r", "bbb"); (tc.pad == 0) != (n == 1) {
+				t.Fatalf("term bbb has %d chunks", n)
+			}
+		})
+	}
+}
+
+// indexChunkCount returns how many chunks of the index hold the keys of
+// a resource with a term.
+func indexChunkCount(t *testing.T, s *Store, resource, term string) int {
+	t.Helper()
+	n := 0
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketIndex).Bucket([]byte(resource)).Cursor()
+		head := indexKey(term, "")
+		for k, _ := c.Seek(head); k != nil && bytes.HasPrefix(k, head); k, _ = c.Next() {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func testIndexedListsMatchFullWalks(t *testing.T, s *Store, pad string) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	termsOf := []string{"", "a", "bbb", "a,bbb", "bbb,c", "c", "l:long=term"}
-	keyOf := func() string { return fmt.Sprintf("ns%d/k%02d", rng.IntN(3), rng.IntN(30)) }
+	keyOf := func() string { return fmt.Sprintf("ns%d/k%02d%s", rng.IntN(3), rng.IntN(30), pad) }
 	for i := range 2000 {
 		key := keyOf()
 		if _, err := s.Get("r", key); err == nil && rng.IntN(4) == 0 {
@@ -173,5 +210,65 @@ func TestIndexFollowsTheFile(t *testing.T) {
 	defer s.Close()
 	if got, _ := listKeys(t, s, "r", ListOptions{Index: "c"}); !slices.Equal(got, []string{"ns/w", "ns/z"}) {
 		t.Fatalf("indexed again: %v, want [ns/w ns/z]", got)
+	}
+}
+
+// TestIndexWithAnEntryPerKeyIsRebuilt checks that a file indexed by a
+// build from before chunks (an entry per key, marked with keyIndexed) is
+// indexed anew in chunks at Open, and keeps no mark that such a build would
+// trust.
+func TestIndexWithAnEntryPerKeyIsRebuilt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	s := openIndexed(t, path, labelTerms)
+	put(t, s, "r", "ns/x", "a", nil)
+	put(t, s, "r", "ns/y", "a", nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// As the earlier build writes it: an entry per key, empty values.
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketIndex); err != nil {
+			return err
+		}
+		idx, err := tx.CreateBucket(bucketIndex)
+		if err != nil {
+			return err
+		}
+		r, err := idx.CreateBucket([]byte("r"))
+		if err != nil {
+			return err
+		}
+		for _, k := range []string{"ns/x", "ns/y"} {
+			if err := r.Put(indexKey("a", k), nil); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keyIndexed, []byte{1})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s = openIndexed(t, path, labelTerms)
+	defer s.Close()
+	if got, _ := listKeys(t, s, "r", ListOptions{Index: "a"}); !slices.Equal(got, []string{"ns/x", "ns/y"}) {
+		t.Fatalf("index a after Open: %v, want [ns/x ns/y]", got)
+	}
+	if n := indexChunkCount(t, s, "r", "a"); n != 1 {
+		t.Fatalf("term a has %d chunks, want 1", n)
+	}
+	err = s.db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketMeta).Get(keyIndexed) != nil {
+			t.Error("the file still holds the mark of an index with an entry per key")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
