@@ -158,3 +158,52 @@ func TestResourceQuotaHoldsUnderConcurrentCreates(t *testing.T) {
 		t.Fatalf("%d ConfigMaps stored, want %d", len(lst.Items), limit)
 	}
 }
+
+// TestResourceQuotaAppliesFromItsCreate checks that a quota created in a
+// namespace where writes went without one applies to the very next write,
+// and that once it is deleted writes go without it again: the server
+// remembers namespaces without quotas only until quotas change.
+// (PodTemplates, which no controller creates.)
+func TestResourceQuotaAppliesFromItsCreate(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	const ns = "quota-from-create"
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	create := func(name string) error {
+		_, err := client.CoreV1().PodTemplates(ns).Create(ctx, &corev1.PodTemplate{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Template:   corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app"}}}},
+		}, metav1.CreateOptions{})
+		return err
+	}
+	// Two writes without a quota (the namespace is looked at, found
+	// without one, twice).
+	for _, name := range []string{"a", "b"} {
+		if err := create(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// At most 2 PodTemplates, and there are 2 already.
+	if _, err := client.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "templates"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/podtemplates": resource.MustParse("2")}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := create("c")
+	if want := `podtemplates "c" is forbidden: exceeded quota: templates, requested: count/podtemplates=1, used: count/podtemplates=2, limited: count/podtemplates=2`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Fatalf("create over the new quota: got %v, want 403 %s", err, want)
+	}
+	if err := client.CoreV1().ResourceQuotas(ns).Delete(ctx, "templates", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"c", "d"} {
+		if err := create(name); err != nil {
+			t.Fatalf("create %s once the quota is deleted: %v", name, err)
+		}
+	}
+}

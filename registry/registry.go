@@ -90,6 +90,8 @@ type Registry struct {
 	crdMu sync.Mutex
 	// quotaLocks serialize quota-charged writes per namespace.
 	quotaLocks namespaceLocks
+	// noQuotas are the namespaces last found without ResourceQuotas.
+	noQuotas noQuotaNamespaces
 }
 
 // New builds a Registry over cfg.Store: it loads the ClusterIPs and node

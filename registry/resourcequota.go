@@ -21,12 +21,77 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// resourceQuotas are the quotas of a namespace.
+// resourceQuotas are the quotas of a namespace. Every namespaced write
+// asks (admission, then the status refresh after its commit), and most
+// namespaces have none: a namespace found without quotas is remembered
+// until ResourceQuotas change in the store (see noQuotas).
 func (s *Registry) resourceQuotas(ns string) ([]corev1.ResourceQuota, error) {
 	if ns == "" {
 		return nil, nil
 	}
-	return listTyped[corev1.ResourceQuota](s, "", "resourcequotas", ns)
+	changes, counted := s.quotaChanges()
+	if counted && s.noQuotas.has(ns, changes) {
+		return nil, nil
+	}
+	quotas, err := listTyped[corev1.ResourceQuota](s, "", "resourcequotas", ns)
+	if err == nil && counted && len(quotas) == 0 {
+		s.noQuotas.add(ns, changes)
+	}
+	return quotas, err
+}
+
+// resourceChangeCounter is the store that counts the changes of each
+// resource (store.Store.ResourceChanges).
+type resourceChangeCounter interface {
+	ResourceChanges(resource string) int64
+}
+
+// quotaChanges returns the store's count of changes to ResourceQuotas,
+// and false when it keeps none or other processes write the store too
+// (Config.SharedStore): then nothing is remembered.
+func (s *Registry) quotaChanges() (int64, bool) {
+	counter, ok := s.store.(resourceChangeCounter)
+	if !ok || s.shared {
+		return 0, false
+	}
+	r, ok := s.served.Lookup("", "v1", "resourcequotas")
+	if !ok {
+		return 0, false
+	}
+	return counter.ResourceChanges(r.Bucket), true
+}
+
+// noQuotaNamespaces remembers the namespaces a list found without
+// ResourceQuotas, as of the store's count of changes to ResourceQuotas read
+// before that list. All are forgotten when the count moves.
+type noQuotaNamespaces struct {
+	mu         sync.Mutex
+	changes    int64
+	namespaces map[string]struct{}
+}
+
+// has reports whether ns was found without quotas at the count changes.
+func (n *noQuotaNamespaces) has(ns string, changes int64) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.changes != changes {
+		return false
+	}
+	_, ok := n.namespaces[ns]
+	return ok
+}
+
+// add remembers that ns had no quotas at the count changes.
+func (n *noQuotaNamespaces) add(ns string, changes int64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.changes != changes || n.namespaces == nil {
+		if changes < n.changes {
+			return // a list older than the ones remembered
+		}
+		n.changes, n.namespaces = changes, map[string]struct{}{}
+	}
+	n.namespaces[ns] = struct{}{}
 }
 
 // quotaResourcesOf are the resources whose objects count towards the

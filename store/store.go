@@ -140,6 +140,9 @@ type Store struct {
 	pendingHist pendingHistory
 	// bulk is the transaction of the Bulk call under way, if any.
 	bulk atomic.Pointer[bulkWrite]
+	// resourceChanges counts the changes of each resource (string ->
+	// *atomic.Int64, see ResourceChanges).
+	resourceChanges sync.Map
 }
 
 // Open opens (or creates) the store at path. A file locked by another Store
@@ -486,6 +489,7 @@ func (s *Store) publish(ev Event) {
 		s.compacted = evicted
 	}
 	s.watchers.FanOut(ev)
+	s.resourceChanged(ev.Resource)
 	s.rev.Store(ev.Revision)
 }
 
@@ -521,6 +525,7 @@ func (s *Store) DeleteResource(resource string) error {
 	if err != nil {
 		return fmt.Errorf("store: delete resource %s: %w", resource, err)
 	}
+	s.resourceChanged(resource)
 	return nil
 }
 
