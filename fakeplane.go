@@ -180,7 +180,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: data dir: %w", err)
 	}
 
-	storeOpts := store.Options{NoSync: cp.opts.dataDir == "", Logger: cp.opts.logger, EventLogSize: cp.opts.eventLogSize, IndexTerms: registry.StoredIndexTerms}
+	// Without a data directory, the file is the control plane's alone and
+	// removed at Stop: no sync, and commits in batches (store.Options).
+	ephemeral := cp.opts.dataDir == ""
+	storeOpts := store.Options{NoSync: ephemeral, DeferCommits: ephemeral, Logger: cp.opts.logger, EventLogSize: cp.opts.eventLogSize, IndexTerms: registry.StoredIndexTerms}
 	if d := cp.opts.compaction; d != nil {
 		storeOpts.CompactionInterval = *d
 		if *d == 0 { // kube-apiserver's 0 disables compaction

@@ -34,6 +34,10 @@ func (s *Store) Bulk(fn func() error) error {
 		s.wmu.Unlock()
 		return ErrClosed
 	}
+	if err := s.flushOpenLocked(); err != nil {
+		s.wmu.Unlock()
+		return err
+	}
 	tx, err := s.db.Begin(true)
 	if err != nil {
 		s.wmu.Unlock()

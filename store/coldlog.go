@@ -47,7 +47,7 @@ func (s *Store) fillCold(resource string, replay []*Event, cold []int, upTo int6
 		s.wmu.Unlock()
 		return 0, ErrClosed
 	}
-	tx, _, err := s.begin()
+	tx, _, err := s.beginLocked()
 	r := coldReader{
 		group:   appendGroup(nil, resource),
 		upTo:    upTo,

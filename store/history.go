@@ -538,6 +538,9 @@ func (s *Store) flushHistory() error {
 // flushHistoryLocked is flushHistory with wmu held: the history in the
 // file is then complete up to the current revision, and says so.
 func (s *Store) flushHistoryLocked() error {
+	if err := s.flushOpenLocked(); err != nil {
+		return err
+	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		return s.pendingHist.write(tx, nil, s.pendingHist.last, false)
 	})
@@ -559,7 +562,7 @@ func (s *Store) beginWithHistory() (*bolt.Tx, int64, error) {
 	if err := s.flushHistoryLocked(); err != nil {
 		return nil, 0, err
 	}
-	return s.begin()
+	return s.beginLocked()
 }
 
 // historyBehind reports whether the file's history lacks entries of commits

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -9,19 +10,23 @@ import (
 )
 
 // TestInterfaceConformance runs the store.Interface conformance suite
-// (package storetest) against the bbolt store; store/etcdstore runs it
-// against etcd.
+// (package storetest) against the bbolt store, committing each write and
+// with deferred commits; store/etcdstore runs it against etcd.
 func TestInterfaceConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Interface {
-		st, err := store.Open(filepath.Join(t.TempDir(), "store.db"), store.Options{NoSync: true, CompactionInterval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := st.Close(); err != nil {
-				t.Errorf("close: %v", err)
-			}
+	for _, deferred := range []bool{false, true} {
+		t.Run(fmt.Sprintf("DeferCommits=%v", deferred), func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) store.Interface {
+				st, err := store.Open(filepath.Join(t.TempDir(), "store.db"), store.Options{NoSync: true, DeferCommits: deferred, CompactionInterval: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() {
+					if err := st.Close(); err != nil {
+						t.Errorf("close: %v", err)
+					}
+				})
+				return st
+			})
 		})
-		return st
-	})
+	}
 }

@@ -23,7 +23,11 @@ const noSpaceChildEnv = "FAKEPLANE_STORE_NOSPACE_CHILD"
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(noSpaceChildEnv); path != "" {
-		if err := noSpaceChild(path, os.Getenv("FAKEPLANE_STORE_NOSYNC") == "true"); err != nil {
+		child := func(path string) error { return noSpaceChild(path, os.Getenv("FAKEPLANE_STORE_NOSYNC") == "true") }
+		if os.Getenv("FAKEPLANE_STORE_DEFERRED") == "true" {
+			child = noSpaceDeferredChild
+		}
+		if err := child(path); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -52,6 +56,100 @@ func TestFailedCommitChangesNothing(t *testing.T) {
 			t.Logf("%s", out)
 		})
 	}
+}
+
+// TestFailedDeferredCommitClosesTheStore fills the "disk" under a store
+// with deferred commits (as TestFailedCommitChangesNothing does) and checks
+// what a write that cannot be stored does there: it is published, and the
+// commit that fails, the next read's, closes the store, with ErrNoSpace for
+// that read and for the watches, and ErrClosed after. The file keeps what
+// was committed before. It runs in a child process.
+func TestFailedDeferredCommitClosesTheStore(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), noSpaceChildEnv+"="+filepath.Join(t.TempDir(), "db"), "FAKEPLANE_STORE_DEFERRED=true")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.HasSuffix(out, []byte("child: ok\n")) {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
+
+// noSpaceDeferredChild is TestFailedDeferredCommitClosesTheStore's child
+// process: it returns the problems it found, joined.
+func noSpaceDeferredChild(path string) (err error) {
+	var errs []error
+	defer func() { err = errors.Join(append(errs, err)...) }()
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	signal.Ignore(syscall.SIGXFSZ)
+	s, err := Open(path, Options{NoSync: true, DeferCommits: true, CompactionInterval: -1, deferDelay: time.Hour})
+	if err != nil {
+		return err
+	}
+	const res = "core/configmaps"
+	put := func(key string, value []byte) error {
+		_, _, err := s.Update(res, key, func(*Object) (Write, error) { return Write{Value: value}, nil })
+		return err
+	}
+	for i := range 5 {
+		if err := put(fmt.Sprintf("ns/k%d", i), []byte("v")); err != nil {
+			return err
+		}
+	}
+	if _, err := s.List(res, ListOptions{}); err != nil { // commits the five
+		return err
+	}
+	w, err := s.Watch(context.Background(), res, WatchOptions{})
+	if err != nil {
+		return err
+	}
+	var limit syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
+		return err
+	}
+	full := limit
+	full.Cur = 2 * uint64(os.Getpagesize())
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &full); err != nil {
+		return err
+	}
+	if err := put("ns/new", bytes.Repeat([]byte("x"), 256<<10)); err != nil {
+		fail("deferred create on a full disk: %v, want it published", err)
+	}
+	if _, err := s.List(res, ListOptions{}); !errors.Is(err, ErrNoSpace) {
+		fail("list that commits on a full disk: %v, want ErrNoSpace", err)
+	}
+	if _, err := s.Get(res, "ns/k1"); !errors.Is(err, ErrClosed) {
+		fail("get after the failed commit: %v, want ErrClosed", err)
+	}
+	if err := put("ns/other", []byte("v")); !errors.Is(err, ErrClosed) {
+		fail("write after the failed commit: %v, want ErrClosed", err)
+	}
+	<-w.Events() // the create's event, published before its commit
+	select {
+	case ev, ok := <-w.Events():
+		if ok {
+			fail("an event after the failed commit: %+v", ev)
+		}
+	case <-time.After(10 * time.Second): // a hang guard
+		return errors.New("the watch did not end")
+	}
+	if err := w.Err(); !errors.Is(err, ErrNoSpace) {
+		fail("the watch ended with %v, want ErrNoSpace", err)
+	}
+	if err := s.Close(); err != nil {
+		fail("close after the failed commit: %v", err)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
+		return err
+	}
+	s2, err := Open(path, Options{NoSync: true, CompactionInterval: -1})
+	if err != nil {
+		return fmt.Errorf("reopen: %v", err)
+	}
+	defer s2.Close()
+	if l, err := s2.List(res, ListOptions{}); err != nil || len(l.Items) != 5 || l.Revision != 5 {
+		fail("reopened: %v, %v; want the 5 committed at revision 5", l, err)
+	}
+	return nil
 }
 
 // noSpaceChild is TestFailedCommitChangesNothing's child process: it

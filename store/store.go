@@ -57,6 +57,14 @@ type Options struct {
 	// NoSync skips fsync on commit (and the freelist sync). Much faster;
 	// a machine crash may lose recent writes. Meant for tests.
 	NoSync bool
+	// DeferCommits commits writes in batches, a moment after they are
+	// published (see deferred.go): a write is current, read by Get and
+	// sent to watchers before it is in the file, and every other read
+	// commits what is pending first. A process that dies loses the writes
+	// of its last moment, and a failed commit closes the store. For a file
+	// that no other process reads and none reopens (a control plane's
+	// store without a data directory).
+	DeferCommits bool
 	// EventLogSize is how many events are kept in memory for watches
 	// (0: DefaultEventLogSize). Lists at past revisions use the history in
 	// the file instead, until compaction.
@@ -87,6 +95,8 @@ type Options struct {
 	WatchBuffer int
 	// Logger receives diagnostics (nil: discard).
 	Logger *slog.Logger
+	// deferDelay replaces deferredCommitDelay when set (for tests).
+	deferDelay time.Duration
 	// IndexTerms, when set, turns on the index (see index.go): it returns
 	// the index terms of a stored value, for a write whose Write.Index is
 	// nil and to index a file that was written without an index. Without
@@ -143,6 +153,20 @@ type Store struct {
 	// resourceChanges counts the changes of each resource (string ->
 	// *atomic.Int64, see ResourceChanges).
 	resourceChanges sync.Map
+
+	// open is the transaction of deferred commits with writes not yet
+	// committed (Options.DeferCommits). Guarded by wmu; hasOpen is set
+	// while it is not nil.
+	open    *openWrite
+	hasOpen atomic.Bool
+	// flushKick wakes the flusher when a transaction opens; flushStop ends
+	// it, and flushDone is closed when it has ended (see startFlusher).
+	flushKick     chan struct{}
+	flushStop     chan struct{}
+	flushStopOnce sync.Once
+	flushDone     chan struct{}
+	// fileClosed is set once Close has run. Guarded by wmu.
+	fileClosed bool
 }
 
 // Open opens (or creates) the store at path. A file locked by another Store
@@ -233,6 +257,9 @@ func Open(path string, opts Options) (*Store, error) {
 	s.rev.Store(rev)
 	s.hist.compacted = histCompacted
 	s.startCompactor(opts.CompactionInterval)
+	if opts.DeferCommits {
+		s.startFlusher()
+	}
 	logger.Debug("store opened", "path", path, "revision", rev)
 	return s, nil
 }
@@ -240,26 +267,36 @@ func Open(path string, opts Options) (*Store, error) {
 // Close stops all watchers (their Err becomes ErrClosed) and the compactor,
 // and closes the file. Calls after the first return nil.
 func (s *Store) Close() error {
-	// The compactor may wait for wmu (to write pending history): stop it
-	// first.
+	// The compactor and the flusher may wait for wmu (to write pending
+	// history, or commit deferred writes): stop them first.
 	s.stopCompactor()
+	s.stopFlusher()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	s.mu.Lock()
-	if s.closed.Swap(true) {
-		s.mu.Unlock()
+	if s.fileClosed {
 		return nil
 	}
-	s.watchers.CloseAll(ErrClosed)
+	s.fileClosed = true
+	// A failed commit of deferred writes has closed the store already
+	// (see failDeferredLocked), but not its file.
+	failed := s.closed.Load()
+	openErr := s.flushOpenLocked()
+	s.mu.Lock()
+	if !s.closed.Swap(true) {
+		s.watchers.CloseAll(ErrClosed)
+	}
 	s.mu.Unlock()
-	flushErr := s.flushHistoryLocked()
+	var flushErr error
+	if !failed && openErr == nil {
+		flushErr = s.flushHistoryLocked()
+	}
 	if s.preallocated != nil {
 		<-s.preallocated
 	}
 	if err := s.db.Close(); err != nil {
-		return errors.Join(flushErr, fmt.Errorf("store: close: %w", err))
+		return errors.Join(openErr, flushErr, fmt.Errorf("store: close: %w", err))
 	}
-	return flushErr
+	return errors.Join(openErr, flushErr)
 }
 
 // CurrentRevision returns the revision of the last committed write. Every
@@ -280,6 +317,9 @@ func (s *Store) CompactedRevision() int64 {
 
 // Get returns the object at key, or ErrNotFound.
 func (s *Store) Get(resource, key string) (*Object, error) {
+	if obj, ok, err := s.getOpen(resource, key); ok {
+		return obj, err
+	}
 	tx, _, err := s.begin()
 	if err != nil {
 		return nil, err
@@ -349,6 +389,9 @@ var errStale = errors.New("store: key changed since it was read")
 func (s *Store) commit(resource, key string, seenRev int64, w Write) (prev, cur *Object, err error) {
 	if b := s.bulk.Load(); b != nil {
 		return s.commitBulk(b, resource, key, seenRev, w)
+	}
+	if s.opts.DeferCommits {
+		return s.commitDeferred(resource, key, seenRev, w)
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -451,7 +494,7 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 		if b == nil {
 			b, err = tx.Bucket(bucketResources).CreateBucketIfNotExists([]byte(resource))
 			if err != nil {
-				return ev, nil, nil, false, fmt.Errorf("store: create bucket %s: %w", resource, err)
+				return ev, nil, nil, false, &partialWrite{fmt.Errorf("store: create bucket %s: %w", resource, err)}
 			}
 			b.FillPercent = writeFillPercent
 		}
@@ -465,18 +508,18 @@ func (s *Store) put(tx *bolt.Tx, resource, key string, seenRev int64, w Write, r
 		err = writeIndex(tx, resource, key, prevTerms, terms)
 	}
 	if err != nil {
-		return ev, nil, nil, false, fmt.Errorf("store: write %s %q: %w", resource, key, err)
+		return ev, nil, nil, false, &partialWrite{fmt.Errorf("store: write %s %q: %w", resource, key, err)}
 	}
 	// History is written in batches (see pendingHistory): this commit
 	// writes the pending entries and its own when the batch is full.
 	flush = s.pendingHist.full()
 	if flush {
 		if err := s.pendingHist.write(tx, &ev, rev, s.bulk.Load() != nil); err != nil {
-			return ev, nil, nil, false, err
+			return ev, nil, nil, false, &partialWrite{err}
 		}
 	}
 	if err := writeRevision(tx.Bucket(bucketMeta), rev); err != nil {
-		return ev, nil, nil, false, fmt.Errorf("store: write revision: %w", err)
+		return ev, nil, nil, false, &partialWrite{fmt.Errorf("store: write revision: %w", err)}
 	}
 	return ev, prev, value, flush, nil
 }
@@ -502,6 +545,9 @@ func (s *Store) DeleteResource(resource string) error {
 	defer s.wmu.Unlock()
 	if s.closed.Load() {
 		return ErrClosed
+	}
+	if err := s.flushOpenLocked(); err != nil {
+		return err
 	}
 	// Mark history as gone before the bucket is, so no reader rebuilds an
 	// old state from an already empty bucket.
@@ -552,6 +598,9 @@ func (s *Store) Resources() ([]string, error) {
 // bbolt makes a commit visible a moment before Update publishes its event;
 // begin waits for that, so a reader that sees revision R in the file also
 // finds events <= R in the log and CurrentRevision() >= R.
+//
+// With Options.DeferCommits, it first commits the writes not yet committed
+// (see settle); a caller holding wmu calls beginLocked instead.
 func (s *Store) begin() (*bolt.Tx, int64, error) {
 	if s.closed.Load() {
 		return nil, 0, ErrClosed
@@ -559,6 +608,28 @@ func (s *Store) begin() (*bolt.Tx, int64, error) {
 	if b := s.bulk.Load(); b != nil {
 		return b.tx, b.rev, nil
 	}
+	if err := s.settle(); err != nil {
+		return nil, 0, err
+	}
+	return s.beginRead()
+}
+
+// beginLocked is begin for a caller that holds wmu.
+func (s *Store) beginLocked() (*bolt.Tx, int64, error) {
+	if s.closed.Load() {
+		return nil, 0, ErrClosed
+	}
+	if b := s.bulk.Load(); b != nil {
+		return b.tx, b.rev, nil
+	}
+	if err := s.flushOpenLocked(); err != nil {
+		return nil, 0, err
+	}
+	return s.beginRead()
+}
+
+// beginRead is begin once the file holds every published write.
+func (s *Store) beginRead() (*bolt.Tx, int64, error) {
 	tx, err := s.db.Begin(false)
 	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
 		return nil, 0, ErrClosed
