@@ -12,8 +12,8 @@ import (
 // transaction that stays open, is published at once (its revision is
 // current, Get returns it, watchers have its event), and is committed with
 // the writes that follow it, by the flusher a moment later
-// (deferredCommitDelay) or at once when deferredCommitWrites are waiting or
-// a reader needs the file to hold them. A commit costs about the same for
+// (deferredCommitDelay) or at once when deferredCommitWrites (or
+// deferredCommitBytes) are waiting or a reader needs the file to hold them. A commit costs about the same for
 // one write as for dozens (bbolt copies and writes the pages along each
 // changed key's path, and the ones near the root are shared), so writes in
 // a burst share it.
@@ -31,6 +31,10 @@ const (
 	// deferredCommitWrites is how many writes a transaction holds at most:
 	// the write that reaches it commits them all.
 	deferredCommitWrites = 256
+	// deferredCommitBytes bounds the bytes of the values a transaction
+	// holds the same way, so that big objects are not held in memory by
+	// the hundred.
+	deferredCommitBytes = 4 << 20
 )
 
 // openWrite is the write transaction of deferred commits that has writes
@@ -38,6 +42,7 @@ const (
 type openWrite struct {
 	tx     *bolt.Tx
 	writes int
+	bytes  int // of the values written
 }
 
 // commitDeferred is commit with Options.DeferCommits: the write goes into
@@ -79,7 +84,9 @@ func (s *Store) commitDeferred(resource, key string, seenRev int64, w Write) (pr
 	s.publish(ev)
 	s.published.Broadcast()
 	s.mu.Unlock()
-	if o.writes++; o.writes >= deferredCommitWrites {
+	o.writes++
+	o.bytes += len(value)
+	if o.writes >= deferredCommitWrites || o.bytes >= deferredCommitBytes {
 		if err := s.flushOpenLocked(); err != nil {
 			return nil, nil, err
 		}

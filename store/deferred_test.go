@@ -134,6 +134,20 @@ func TestDeferredCommitTriggers(t *testing.T) {
 			t.Fatal("the full transaction's commit holds other writes than its own")
 		}
 	})
+	t.Run("full transaction by bytes", func(t *testing.T) {
+		s := openDeferred(t, filepath.Join(t.TempDir(), "db"), time.Hour)
+		defer s.Close()
+		before := committedTxID(t, s)
+		big := string(make([]byte, deferredCommitBytes/2))
+		mustPut(t, s, "r", "ns/a", big)
+		if got := committedTxID(t, s); got != before {
+			t.Fatalf("%d commits after half the bytes of a transaction, want none", got-before)
+		}
+		mustPut(t, s, "r", "ns/b", big)
+		if got := committedTxID(t, s); got != before+1 || !inFile(t, s, "r", "ns/b") {
+			t.Fatalf("%d commits after the bytes of a transaction, want 1 with both writes", got-before)
+		}
+	})
 	t.Run("Bulk and DeleteResource", func(t *testing.T) {
 		s := openDeferred(t, filepath.Join(t.TempDir(), "db"), time.Hour)
 		defer s.Close()
