@@ -102,13 +102,8 @@ func noSpaceDeferredChild(path string) (err error) {
 	if err != nil {
 		return err
 	}
-	var limit syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
-		return err
-	}
-	full := limit
-	full.Cur = 2 * uint64(os.Getpagesize())
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &full); err != nil {
+	roomAgain, err := fillDisk()
+	if err != nil {
 		return err
 	}
 	if err := put("ns/new", bytes.Repeat([]byte("x"), 256<<10)); err != nil {
@@ -138,7 +133,7 @@ func noSpaceDeferredChild(path string) (err error) {
 	if err := s.Close(); err != nil {
 		fail("close after the failed commit: %v", err)
 	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
+	if err := roomAgain(); err != nil {
 		return err
 	}
 	s2, err := Open(path, Options{NoSync: true, CompactionInterval: -1})
@@ -150,6 +145,22 @@ func noSpaceDeferredChild(path string) (err error) {
 		fail("reopened: %v, %v; want the 5 committed at revision 5", l, err)
 	}
 	return nil
+}
+
+// fillDisk makes the "disk" full for the process: no page of a store
+// beyond the two meta pages can be written (RLIMIT_FSIZE). roomAgain
+// restores the limit.
+func fillDisk() (roomAgain func() error, err error) {
+	var limit syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
+		return nil, err
+	}
+	full := limit
+	full.Cur = 2 * uint64(os.Getpagesize())
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &full); err != nil {
+		return nil, err
+	}
+	return func() error { return syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit) }, nil
 }
 
 // noSpaceChild is TestFailedCommitChangesNothing's child process: it
@@ -192,13 +203,8 @@ func noSpaceChild(path string, noSync bool) (err error) {
 	}
 
 	// The disk is full: no page beyond the two meta pages can be written.
-	var limit syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
-		return err
-	}
-	full := limit
-	full.Cur = 2 * uint64(os.Getpagesize())
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &full); err != nil {
+	roomAgain, err := fillDisk()
+	if err != nil {
 		return err
 	}
 	big := bytes.Repeat([]byte("x"), 256<<10)
@@ -237,7 +243,7 @@ func noSpaceChild(path string, noSync bool) (err error) {
 	}
 
 	// Room again: writes work, at the next revisions, and are published.
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
+	if err := roomAgain(); err != nil {
 		return err
 	}
 	if err := put("ns/new", big); err != nil {

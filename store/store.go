@@ -602,27 +602,23 @@ func (s *Store) Resources() ([]string, error) {
 // With Options.DeferCommits, it first commits the writes not yet committed
 // (see settle); a caller holding wmu calls beginLocked instead.
 func (s *Store) begin() (*bolt.Tx, int64, error) {
-	if s.closed.Load() {
-		return nil, 0, ErrClosed
-	}
-	if b := s.bulk.Load(); b != nil {
-		return b.tx, b.rev, nil
-	}
-	if err := s.settle(); err != nil {
-		return nil, 0, err
-	}
-	return s.beginRead()
+	return s.beginAfter(s.settle)
 }
 
 // beginLocked is begin for a caller that holds wmu.
 func (s *Store) beginLocked() (*bolt.Tx, int64, error) {
+	return s.beginAfter(s.flushOpenLocked)
+}
+
+// beginAfter is begin, committing deferred writes with commitOpen.
+func (s *Store) beginAfter(commitOpen func() error) (*bolt.Tx, int64, error) {
 	if s.closed.Load() {
 		return nil, 0, ErrClosed
 	}
 	if b := s.bulk.Load(); b != nil {
 		return b.tx, b.rev, nil
 	}
-	if err := s.flushOpenLocked(); err != nil {
+	if err := commitOpen(); err != nil {
 		return nil, 0, err
 	}
 	return s.beginRead()
