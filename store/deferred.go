@@ -199,9 +199,8 @@ func (s *Store) startFlusher() {
 			}
 			s.wmu.Lock()
 			if !s.closed.Load() {
-				if err := s.flushOpenLocked(); err != nil {
-					s.logger.Error("store: deferred commit failed", "error", err)
-				}
+				// A failure closes the store and is logged there.
+				_ = s.flushOpenLocked()
 			}
 			s.wmu.Unlock()
 		}
