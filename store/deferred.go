@@ -13,10 +13,10 @@ import (
 // current, Get returns it, watchers have its event), and is committed with
 // the writes that follow it, by the flusher a moment later
 // (deferredCommitDelay) or at once when deferredCommitWrites (or
-// deferredCommitBytes) are waiting or a reader needs the file to hold them. A commit costs about the same for
-// one write as for dozens (bbolt copies and writes the pages along each
-// changed key's path, and the ones near the root are shared), so writes in
-// a burst share it.
+// deferredCommitBytes) are waiting or a reader needs the file to hold them.
+// A commit costs about the same for one write as for dozens (bbolt copies
+// and writes the pages along each changed key's path, and the ones near the
+// root are shared), so writes in a burst share it.
 //
 // Reads stay consistent: Get reads the open transaction; every other read
 // (lists, history, cold events) commits it first, with wmu held, so the
@@ -53,15 +53,14 @@ func (s *Store) commitDeferred(resource, key string, seenRev int64, w Write) (pr
 	if s.closed.Load() {
 		return nil, nil, ErrClosed
 	}
-	o := s.open
+	o := s.open.Load()
 	if o == nil {
 		tx, err := s.db.Begin(true)
 		if err != nil {
 			return nil, nil, fmt.Errorf("store: begin write: %w", err)
 		}
 		o = &openWrite{tx: tx}
-		s.open = o
-		s.hasOpen.Store(true)
+		s.open.Store(o)
 		select {
 		case s.flushKick <- struct{}{}:
 		default:
@@ -104,13 +103,12 @@ func (e *partialWrite) Unwrap() error { return e.err }
 // flushOpenLocked commits the open transaction, if any. Called with wmu
 // held. A failed commit closes the store (see failDeferredLocked).
 func (s *Store) flushOpenLocked() error {
-	o := s.open
+	o := s.open.Load()
 	if o == nil {
 		return nil
 	}
-	s.open = nil
 	err := o.tx.Commit()
-	s.hasOpen.Store(false)
+	s.open.Store(nil)
 	if err != nil {
 		err = fmt.Errorf("store: commit %d deferred writes: %w", o.writes, noSpace(err))
 		s.failDeferredLocked(err)
@@ -123,10 +121,9 @@ func (s *Store) flushOpenLocked() error {
 // the file: it rolls back the open transaction and closes the store as
 // Close does, ending its watches with err. Called with wmu held.
 func (s *Store) failDeferredLocked(err error) {
-	if o := s.open; o != nil {
-		s.open = nil
+	if o := s.open.Load(); o != nil {
 		_ = o.tx.Rollback()
-		s.hasOpen.Store(false)
+		s.open.Store(nil)
 	}
 	s.logger.Error("store: deferred writes lost, closing the store", "error", err)
 	s.mu.Lock()
@@ -139,7 +136,7 @@ func (s *Store) failDeferredLocked(err error) {
 // settle commits the open transaction, if any, so that a read transaction
 // begun after it sees every published write. Called without wmu.
 func (s *Store) settle() error {
-	if !s.hasOpen.Load() {
+	if s.open.Load() == nil {
 		return nil
 	}
 	s.wmu.Lock()
@@ -150,24 +147,17 @@ func (s *Store) settle() error {
 // getOpen reads key from the open transaction, if there is one: ok is
 // false when there is none (the file then holds every published write).
 func (s *Store) getOpen(resource, key string) (obj *Object, ok bool, err error) {
-	if !s.hasOpen.Load() {
+	if s.open.Load() == nil {
 		return nil, false, nil
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	o := s.open
+	o := s.open.Load()
 	if o == nil {
 		return nil, false, nil
 	}
-	b := resourceBucket(o.tx, resource)
-	if b == nil {
-		return nil, true, ErrNotFound
-	}
-	v := b.Get([]byte(key))
-	if v == nil {
-		return nil, true, ErrNotFound
-	}
-	return decodeObject(key, v), true, nil
+	obj, err = getIn(o.tx, resource, key)
+	return obj, true, err
 }
 
 // startFlusher starts the goroutine that commits the open transaction
@@ -207,8 +197,8 @@ func (s *Store) startFlusher() {
 	}()
 }
 
-// stopFlusher ends the flusher, if started, and waits for it. Called once,
-// by Close (each call), without wmu.
+// stopFlusher ends the flusher, if started, and waits for it. Close calls
+// it, each time, without wmu.
 func (s *Store) stopFlusher() {
 	if s.flushStop == nil {
 		return

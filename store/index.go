@@ -20,7 +20,7 @@ import (
 // Layout: bucketIndex has a nested bucket per resource. The keys with a
 // term are kept in chunks, in key order: a chunk is one entry, keyed
 // term + "\x00" + its first key, whose value is its keys, each a uvarint
-// length and the key's bytes (see indexChunk). A chunk grows to
+// length and the key's bytes (see appendChunkKey). A chunk grows to
 // indexChunkBytes and is then split. A key's terms are also in its record
 // in the resource bucket (see encodeValue), so that a write removes those it
 // no longer has.
@@ -53,9 +53,8 @@ const indexChunkBytes = 1024
 
 // openIndex makes the index of the file complete, rebuilding it, and the
 // terms in the records, with terms when the file lacks keyIndexedChunks (or
-// holds keyIndexed); with
-// terms nil it drops the index (no write will keep it), so that a later
-// Open with terms rebuilds it.
+// holds keyIndexed); with terms nil it drops the index (no write will keep
+// it), so that a later Open with terms rebuilds it.
 func openIndex(tx *bolt.Tx, terms func(resource string, value []byte) []string) error {
 	meta := tx.Bucket(bucketMeta)
 	if terms == nil {
@@ -217,7 +216,7 @@ func indexRemove(idx *bolt.Bucket, term, key string) error {
 			return nil
 		}
 	}
-	v := make([]byte, 0, len(cv)-(len(cv)-at-len(rest)))
+	v := make([]byte, 0, at+len(rest))
 	v = append(v, cv[:at]...)
 	v = append(v, rest...)
 	if i == 0 {

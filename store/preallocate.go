@@ -14,8 +14,9 @@ const preallocateBytes = 512 << 10
 // new store file, up to preallocateBytes, on another goroutine. bbolt
 // writes a transaction page by page; into a new file's holes, each of
 // those writes makes the file system allocate blocks, which takes two to
-// three times as long as writing over blocks already there. The bytes after the high-water mark are free pages, which bbolt
-// never reads before it has written them.
+// three times as long as writing over blocks already there. The bytes after
+// the high-water mark are free pages, which bbolt never reads before it has
+// written them.
 //
 // It holds bbolt's writer lock (an empty write transaction, rolled back)
 // until it is done, so every write waits for it; reads do not. The channel

@@ -155,10 +155,11 @@ type Store struct {
 	resourceChanges sync.Map
 
 	// open is the transaction of deferred commits with writes not yet
-	// committed (Options.DeferCommits). Guarded by wmu; hasOpen is set
-	// while it is not nil.
-	open    *openWrite
-	hasOpen atomic.Bool
+	// committed (Options.DeferCommits), nil when there is none. It is
+	// changed with wmu held, and cleared only once its commit is done, so
+	// a reader that loads nil without wmu knows the file holds every
+	// published write.
+	open atomic.Pointer[openWrite]
 	// flushKick wakes the flusher when a transaction opens; flushStop ends
 	// it, and flushDone is closed when it has ended (see startFlusher).
 	flushKick     chan struct{}
@@ -325,6 +326,11 @@ func (s *Store) Get(resource, key string) (*Object, error) {
 		return nil, err
 	}
 	defer s.endRead(tx)
+	return getIn(tx, resource, key)
+}
+
+// getIn reads key in tx: a copy of its object, or ErrNotFound.
+func getIn(tx *bolt.Tx, resource, key string) (*Object, error) {
 	b := resourceBucket(tx, resource)
 	if b == nil {
 		return nil, ErrNotFound
