@@ -169,10 +169,7 @@ func TestResourceQuotaAppliesFromItsCreate(t *testing.T) {
 	cp := fakeplane.Start(t)
 	client := kubernetesClient(t, cp)
 	ctx := context.Background()
-	const ns = "quota-from-create"
-	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ns := newBatchNamespace(t, client, "quota-from-create")
 	create := func(name string) error {
 		_, err := client.CoreV1().PodTemplates(ns).Create(ctx, &corev1.PodTemplate{
 			ObjectMeta: metav1.ObjectMeta{Name: name},

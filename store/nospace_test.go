@@ -47,15 +47,23 @@ func TestMain(m *testing.M) {
 func TestFailedCommitChangesNothing(t *testing.T) {
 	for _, noSync := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoSync=%v", noSync), func(t *testing.T) {
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), noSpaceChildEnv+"="+filepath.Join(t.TempDir(), "db"), fmt.Sprintf("FAKEPLANE_STORE_NOSYNC=%v", noSync))
-			out, err := cmd.CombinedOutput()
-			if err != nil || !bytes.HasSuffix(out, []byte("child: ok\n")) {
-				t.Fatalf("child: %v\n%s", err, out)
-			}
-			t.Logf("%s", out)
+			runNoSpaceChild(t, fmt.Sprintf("FAKEPLANE_STORE_NOSYNC=%v", noSync))
 		})
 	}
+}
+
+// runNoSpaceChild runs this test binary as a child that fills its "disk"
+// under a store in a new directory (see TestMain), with env added to its
+// environment, and fails t unless the child reports no problem.
+func runNoSpaceChild(t *testing.T, env ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(append(os.Environ(), noSpaceChildEnv+"="+filepath.Join(t.TempDir(), "db")), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.HasSuffix(out, []byte("child: ok\n")) {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }
 
 // TestFailedDeferredCommitClosesTheStore fills the "disk" under a store
@@ -65,13 +73,7 @@ func TestFailedCommitChangesNothing(t *testing.T) {
 // that read and for the watches, and ErrClosed after. The file keeps what
 // was committed before. It runs in a child process.
 func TestFailedDeferredCommitClosesTheStore(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), noSpaceChildEnv+"="+filepath.Join(t.TempDir(), "db"), "FAKEPLANE_STORE_DEFERRED=true")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !bytes.HasSuffix(out, []byte("child: ok\n")) {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	runNoSpaceChild(t, "FAKEPLANE_STORE_DEFERRED=true")
 }
 
 // noSpaceDeferredChild is TestFailedDeferredCommitClosesTheStore's child
