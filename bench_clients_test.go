@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // benchClients is how many clients write at once in the throughput
@@ -62,6 +64,55 @@ func BenchmarkUpdate8Clients(b *testing.B) {
 		for i := 0; pb.Next(); i++ {
 			cm.Data["i"] = strconv.Itoa(i)
 			if cm, err = client.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkPatch8Clients sends JSON merge patches of one key from 8 clients
+// at once, each client to a ConfigMap of its own, as fakeplane-bench's
+// patch throughput.
+func BenchmarkPatch8Clients(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	ctx := context.Background()
+	var clients atomic.Int64
+	procs := runtime.GOMAXPROCS(0)
+	b.SetParallelism((benchClients + procs - 1) / procs)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		name := "cm-" + strconv.FormatInt(clients.Add(1), 10)
+		if _, err := client.CoreV1().ConfigMaps(ns).Create(ctx, benchConfigMap(name), metav1.CreateOptions{}); err != nil {
+			b.Error(err)
+			return
+		}
+		for i := 0; pb.Next(); i++ {
+			patch := []byte(`{"data":{"i":"` + strconv.Itoa(i) + `"}}`)
+			if _, err := client.CoreV1().ConfigMaps(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkApply8Clients applies ConfigMaps with server-side apply from 8
+// clients at once, each client a manager of its own ConfigMap, as
+// fakeplane-bench's apply throughput.
+func BenchmarkApply8Clients(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	ctx := context.Background()
+	base := benchConfigMap("")
+	var clients atomic.Int64
+	procs := runtime.GOMAXPROCS(0)
+	b.SetParallelism((benchClients + procs - 1) / procs)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		name := "cm-" + strconv.FormatInt(clients.Add(1), 10)
+		for i := 0; pb.Next(); i++ {
+			ac := corev1ac.ConfigMap(name, ns).WithLabels(base.Labels).WithData(map[string]string{"payload": base.Data["payload"], "i": strconv.Itoa(i)})
+			if _, err := client.CoreV1().ConfigMaps(ns).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: "bench", Force: true}); err != nil {
 				b.Error(err)
 				return
 			}

@@ -91,9 +91,20 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 			return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(jp)))
 		}
 	}
+	// A built-in type is decoded once, strictly: what it found is reported
+	// below unless fieldValidation is Ignore.
+	checkStrict := c.Res.Typed != nil && wo.fieldValidation != metav1.FieldValidationIgnore
+	decodePatched := func(patched []byte) (*registry.Object, []error, error) {
+		if checkStrict {
+			return c.Res.DecodeObjectStrictErrors(patched)
+		}
+		o, err := c.Res.DecodeObject(patched)
+		return o, nil, err
+	}
 	var warnings []string
 	out, _, err := s.UpdateObject(c.Request, statusOnly, dry, func(old *registry.Object) (*registry.Object, error) {
 		warnings = nil
+		var decoded *registry.Object // the patched object, when decoded already
 		cur, err := registry.Encode(old.Obj)
 		if err != nil {
 			return nil, err
@@ -110,6 +121,16 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 			if !json.Valid(body) {
 				return nil, apierrors.NewBadRequest("invalid JSON patch")
 			}
+			var walked bool
+			if patched, walked = registry.ApplyMergePatch(cur, body); walked {
+				// Decoded as json-patch's result would be. If decoding finds
+				// anything to report, it is reported from json-patch's result,
+				// whose bytes the messages show.
+				if o, strictErrs, err := decodePatched(patched); err == nil && len(strictErrs) == 0 {
+					decoded = o
+					break
+				}
+			}
 			patched, err = jsonpatch.MergePatch(cur, body)
 			if err != nil {
 				return nil, apierrors.NewBadRequest(err.Error())
@@ -120,15 +141,9 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 				return nil, interpretStrategicError(err)
 			}
 		}
-		// A built-in type is decoded once, strictly: what it found is
-		// reported below unless fieldValidation is Ignore.
-		checkStrict := c.Res.Typed != nil && wo.fieldValidation != metav1.FieldValidationIgnore
-		var o *registry.Object
-		var strictErrs []error
-		if checkStrict {
-			o, strictErrs, err = c.Res.DecodeObjectStrictErrors(patched)
-		} else {
-			o, err = c.Res.DecodeObject(patched)
+		o, strictErrs := decoded, []error(nil)
+		if o == nil {
+			o, strictErrs, err = decodePatched(patched)
 		}
 		if err != nil {
 			if c.Res.Typed != nil {
@@ -147,6 +162,12 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 			if len(strictErrs) > 0 {
 				if wo.fieldValidation == metav1.FieldValidationStrict {
 					shown := string(patched)
+					if decoded != nil {
+						// Upstream shows json-patch's result.
+						if p, err := jsonpatch.MergePatch(cur, body); err == nil {
+							shown = string(p)
+						}
+					}
 					if pt == types.StrategicMergePatchType {
 						var pm map[string]any
 						_ = json.Unmarshal(body, &pm)
