@@ -90,13 +90,7 @@ func (c *call) checkAppliedIdentity(o *registry.Object) error {
 	} else {
 		o.Meta.SetNamespace("")
 	}
-	switch name := o.Meta.GetName(); {
-	case name == "":
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", c.Info.Name))
-	case name != c.Info.Name:
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, c.Info.Name))
-	}
-	return nil
+	return registry.PatchedNameError(o.Meta.GetName(), c.Info.Name)
 }
 
 // applyPatch merges an apply patch into live with a field manager, with

@@ -126,9 +126,11 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 				// Decoded as json-patch's result would be. If decoding finds
 				// anything to report, it is reported from json-patch's result,
 				// whose bytes the messages show.
-				if o, strictErrs, err := decodePatched(patched); err == nil && len(strictErrs) == 0 {
-					decoded = o
-					break
+				if checked, err := c.Res.PatchedTypeMeta(patched, false, c.Info.Name); err == nil && len(checked) == len(patched) && &checked[0] == &patched[0] {
+					if o, strictErrs, err := decodePatched(patched); err == nil && len(strictErrs) == 0 {
+						decoded = o
+						break
+					}
 				}
 			}
 			patched, err = jsonpatch.MergePatch(cur, body)
@@ -143,6 +145,9 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		}
 		o, strictErrs := decoded, []error(nil)
 		if o == nil {
+			if patched, err = c.Res.PatchedTypeMeta(patched, pt == types.StrategicMergePatchType, c.Info.Name); err != nil {
+				return nil, err
+			}
 			o, strictErrs, err = decodePatched(patched)
 		}
 		if err != nil {
@@ -182,8 +187,8 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 				}
 			}
 		}
-		if o.Meta.GetName() != c.Info.Name {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.Meta.GetName(), c.Info.Name))
+		if err := registry.PatchedNameError(o.Meta.GetName(), c.Info.Name); err != nil {
+			return nil, err
 		}
 		c.TrackManagedFieldsFrom(old, o, wo.fieldManager)
 		return o, nil
