@@ -111,6 +111,46 @@ func TestErrorsMatchKubeAPIServer(t *testing.T) {
 			code: 422, reason: metav1.StatusReasonInvalid, message: `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"`},
 		{name: "create on a read-only resource", method: "POST", path: "/api/v1/componentstatuses", ctype: "application/json", body: `{}`,
 			code: 405, reason: metav1.StatusReasonMethodNotAllowed, message: "the server does not allow this method on the requested resource"},
+		{name: "an unregistered version of the kind", method: "POST", path: cms, ctype: "application/json", body: `{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"x"}}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `ConfigMap in version "v2" cannot be handled as a ConfigMap: no kind "ConfigMap" is registered for version "v2" in scheme "pkg/runtime/scheme.go:111"`},
+		{name: "the kind in another group", method: "PUT", path: cms + "/jp", ctype: "application/json", body: `{"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"jp"}}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `ConfigMap in version "v1" cannot be handled as a ConfigMap: no kind "ConfigMap" is registered for version "apps/v1" in scheme "pkg/runtime/scheme.go:111"`},
+		{name: "another registered kind of another group", method: "PUT", path: cms + "/jp", ctype: "application/json", body: `{"apiVersion":"apps/v1beta1","kind":"Deployment","metadata":{"name":"jp"}}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `Deployment in version "v1beta1" cannot be handled as a ConfigMap: converting (v1beta1.Deployment) to (core.ConfigMap): unknown conversion`},
+		{name: "an unregistered kind", method: "PUT", path: cms + "/jp", ctype: "application/json", body: `{"kind":"Foo","metadata":{"name":"jp"}}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `Foo in version "v1" cannot be handled as a ConfigMap: no kind "Foo" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111"`},
+		{name: "an unregistered version of a group", method: "POST", path: "/apis/apps/v1/namespaces/default/deployments", ctype: "application/json", body: `{"apiVersion":"apps/v2","kind":"Deployment","metadata":{"name":"x"}}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `Deployment in version "v2" cannot be handled as a Deployment: no kind "Deployment" is registered for version "apps/v2" in scheme "pkg/runtime/scheme.go:111"`},
+		{name: "another served version of the kind", method: "POST", path: "/apis/apps/v1/namespaces/default/deployments", ctype: "application/json", body: `{"apiVersion":"apps/v1beta2","kind":"Deployment","metadata":{"name":"x"}}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `the API version in the data (apps/v1beta2) does not match the expected API version (apps/v1)`},
+		{name: "an empty body", method: "PUT", path: cms + "/jp", ctype: "application/json", body: ``,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)`},
+		{name: "a body that is not an object", method: "PUT", path: cms + "/jp", ctype: "application/json", body: `[]`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" } (5b5d)`},
+		{name: "an update of null has no name", method: "PUT", path: cms + "/jp", ctype: "application/json", body: `null`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `the name of the object (jp based on URL) was undeterminable: name must be provided`},
+		{name: "an update without a name", method: "PUT", path: cms + "/jp", ctype: "application/json", body: `{"metadata":{"name":""},"data":{"a":"b"}}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `the name of the object (jp based on URL) was undeterminable: name must be provided`},
+		{name: "an update's UID is a precondition", method: "PUT", path: cms + "/jp", ctype: "application/json", body: `{"metadata":{"name":"jp","uid":"6b1e7d0c-0000-0000-0000-000000000000","resourceVersion":"1"}}`,
+			code: 409, reason: metav1.StatusReasonConflict, message: `Operation cannot be fulfilled on configmaps "jp": StorageError: invalid object, Code: 4, Key: /registry/configmaps/default/jp, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: 6b1e7d0c-0000-0000-0000-000000000000, UID in object meta: (UID)`},
+		{name: "an update's resourceVersion that is not a number", method: "PUT", path: cms + "/jp", ctype: "application/json", body: `{"metadata":{"name":"jp","resourceVersion":"abc"}}`,
+			code: 500, message: `strconv.ParseUint: parsing "abc": invalid syntax`},
+		{name: "a get's resourceVersion that is not a number", method: "GET", path: cms + "/jp?resourceVersion=abc",
+			code: 500, message: `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`},
+		{name: "a list's resourceVersion that is not a number", method: "GET", path: cms + "?resourceVersion=abc",
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`},
+		{name: "a watch's resourceVersion that is not a number", method: "GET", path: cms + "?watch=1&resourceVersion=-1",
+			code: 500, message: `resourceVersion: Invalid value: "-1": strconv.ParseUint: parsing "-1": invalid syntax`},
+		{name: "a continue token that does not decode", method: "GET", path: cms + "?continue=garbage",
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `invalid continue token: continue key is not valid: invalid character '\u0081' looking for beginning of value`},
+		{name: "delete options of an unregistered kind", method: "DELETE", path: cms + "/jp", ctype: "application/json", body: `{"kind":"Foo"}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `no kind "Foo" is registered for version "meta.k8s.io/v1" in scheme "pkg/runtime/scheme.go:111"`},
+		{name: "delete options of another kind", method: "DELETE", path: cms + "/jp", ctype: "application/json", body: `{"kind":"Status"}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `converting (v1.Status) to (v1.DeleteOptions): unknown conversion`},
+		{name: "delete options that are not JSON", method: "DELETE", path: cms + "/jp", ctype: "application/json", body: `not json`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `couldn't get version/kind; json parse error: invalid character 'o' in literal null (expecting 'u')`},
+		{name: "delete options that do not decode", method: "DELETE", path: cms + "/jp", ctype: "application/json", body: `{"dryRun":"All"}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, message: `json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string`},
 		{name: "invalid name", method: "POST", path: cms, ctype: "application/json", body: `{"metadata":{"name":"Bad_Name"}}`,
 			code: 422, reason: metav1.StatusReasonInvalid, message: `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
 	} {
@@ -137,6 +177,7 @@ func TestErrorsMatchKubeAPIServer(t *testing.T) {
 			var cur metav1.PartialObjectMetadata
 			_ = json.Unmarshal(before, &cur)
 			want := strings.ReplaceAll(tc.message, "(RV)", "("+cur.ResourceVersion+")")
+			want = strings.ReplaceAll(want, "(UID)", string(cur.UID))
 			if st.Message != want || st.Reason != tc.reason || int(st.Code) != tc.code {
 				t.Errorf("status:\n got %d %s %q\nwant %d %s %q", st.Code, st.Reason, st.Message, tc.code, tc.reason, want)
 			}
@@ -179,5 +220,90 @@ func TestFieldValidationWarns(t *testing.T) {
 	want = []string{`299 - "duplicate field \"data.k\""`}
 	if resp.StatusCode != 409 || strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("create of an existing object: code %d warnings %q, want 409 and %q", resp.StatusCode, got, want)
+	}
+}
+
+// TestUpdateResourceVersionIsANumber checks that an update's
+// resourceVersion is compared as upstream's store compares it: as a number,
+// 0 (or empty) for an unconditional update.
+func TestUpdateResourceVersionIsANumber(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cm := "/api/v1/namespaces/default/configmaps/rvn"
+	if code, _, b := rawRequest(t, cp, "POST", "/api/v1/namespaces/default/configmaps", "application/json", []byte(`{"metadata":{"name":"rvn"}}`), nil); code != 201 {
+		t.Fatalf("create: %d %s", code, b)
+	}
+	currentRV := func() string {
+		_, _, b := rawRequest(t, cp, "GET", cm, "", nil, nil)
+		var m metav1.PartialObjectMetadata
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m.ResourceVersion
+	}
+	for _, tc := range []struct {
+		name string
+		rv   func() string
+		code int
+	}{
+		{"zero is unconditional", func() string { return "0" }, 200},
+		{"leading zeros name the same revision", func() string { return "00" + currentRV() }, 200},
+		{"the current revision", currentRV, 200},
+		{"an older revision conflicts", func() string { return "1" }, 409},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"metadata":{"name":"rvn","resourceVersion":"` + tc.rv() + `"},"data":{"t":"` + tc.name + `"}}`
+			code, _, b := rawRequest(t, cp, "PUT", cm, "application/json", []byte(body), nil)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d: %s", code, tc.code, b)
+			}
+			_, _, after := rawRequest(t, cp, "GET", cm, "", nil, nil)
+			if updated := strings.Contains(string(after), tc.name); updated != (tc.code == 200) {
+				t.Errorf("object updated: %v, want %v: %s", updated, tc.code == 200, after)
+			}
+		})
+	}
+}
+
+// TestWritesThatCreate checks an apply and an update that create their
+// object against what a real v1.37 kube-apiserver answered: the UID the
+// object names is refused (by the patch handler, or as the store's
+// precondition), its resourceVersion ignored.
+func TestWritesThatCreate(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cms := "/api/v1/namespaces/default/configmaps/"
+	leases := "/apis/coordination.k8s.io/v1/namespaces/default/leases/"
+	const uid = "6b1e7d0c-0000-0000-0000-000000000000"
+	for _, tc := range []struct {
+		name, method, path, ctype, body string
+		code                            int
+		message                         string
+	}{
+		{"an apply naming a UID", "PATCH", cms + "a1?fieldManager=m", "application/apply-patch+yaml", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a1","uid":"` + uid + `"}}`,
+			409, `Operation cannot be fulfilled on configmaps "a1": uid mismatch: the provided object specified uid ` + uid + `, and no existing object was found`},
+		{"an apply naming a resourceVersion", "PATCH", cms + "a2?fieldManager=m", "application/apply-patch+yaml", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a2","resourceVersion":"5"}}`,
+			201, ""},
+		{"an update naming a UID", "PUT", leases + "l1", "application/json", `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l1","uid":"` + uid + `"}}`,
+			409, `Operation cannot be fulfilled on leases.coordination.k8s.io "l1": StorageError: invalid object, Code: 4, Key: /registry/leases/default/l1, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ` + uid + `, UID in object meta: `},
+		{"an update naming a resourceVersion", "PUT", leases + "l2", "application/json", `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l2","resourceVersion":"7"}}`,
+			201, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, out := rawRequest(t, cp, tc.method, tc.path, tc.ctype, []byte(tc.body), nil)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d: %s", code, tc.code, out)
+			}
+			if tc.message == "" {
+				return
+			}
+			var st metav1.Status
+			if err := json.Unmarshal(out, &st); err != nil || st.Message != tc.message {
+				t.Errorf("message %q (%v), want %q", st.Message, err, tc.message)
+			}
+			if code, _, _ := rawRequest(t, cp, "GET", strings.Split(tc.path, "?")[0], "", nil, nil); code != 404 {
+				t.Errorf("the refused write created the object (GET %d)", code)
+			}
+		})
 	}
 }

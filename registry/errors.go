@@ -47,10 +47,36 @@ func notFoundStatus() metav1.Status {
 // which its storage errors name.
 func storageKey(r *Resource, key string) string {
 	g, res := r.StorageGroupResource()
+	if r.Typed != nil && g != "apiregistration.k8s.io" && g != "apiextensions.k8s.io" {
+		// kube-apiserver's own resources are kept under their resource
+		// alone, some under a name of old.
+		if p, ok := specialStoragePrefixes[schema.GroupResource{Group: g, Resource: res}]; ok {
+			return "/" + p + "/" + key
+		}
+		g = ""
+	}
 	if g == "" {
 		return "/" + res + "/" + key
 	}
 	return "/" + g + "/" + res + "/" + key
+}
+
+// specialStoragePrefixes are the etcd prefixes of kube-apiserver's
+// resources that are not their resource's name.
+var specialStoragePrefixes = map[schema.GroupResource]string{
+	{Group: "", Resource: "replicationcontrollers"}:     "controllers",
+	{Group: "", Resource: "endpoints"}:                  "services/endpoints",
+	{Group: "", Resource: "nodes"}:                      "minions",
+	{Group: "", Resource: "services"}:                   "services/specs",
+	{Group: "networking.k8s.io", Resource: "ingresses"}: "ingress",
+}
+
+// ErrUIDPrecondition is kube-apiserver's answer to an update whose object
+// names a UID (want) other than the stored object's (got): its store takes
+// the UID as a precondition, checked before anything else, and answers a
+// failed one as a conflict carrying the storage error.
+func ErrUIDPrecondition(r *Resource, key, name, want, got string) error {
+	return apierrors.NewConflict(r.GR, name, fmt.Errorf("StorageError: invalid object, Code: 4, Key: /registry%s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s", storageKey(r, key), want, got))
 }
 
 // ErrStorageRead is its answer for a list with such an object.

@@ -235,6 +235,9 @@ func (g goAPI) update(ctx context.Context, gvr schema.GroupVersionResource, sub,
 		if err != nil {
 			return nil, err
 		}
+		if o.Meta.GetName() == "" {
+			o.Meta.SetName(name)
+		}
 		if err := CheckName(c, o); err != nil {
 			return nil, err
 		}

@@ -107,13 +107,20 @@ func stampRV(o *Object, rev int64) {
 	o.Meta.SetResourceVersion(strconv.FormatInt(rev, 10))
 }
 
-// CheckName ensures the body's name matches the URL on update.
+// CheckName is kube-apiserver's check of an updated object's name: the one
+// on the URL, and not empty.
 func CheckName(c *Request, o *Object) error {
-	if o.Meta.GetName() != "" && o.Meta.GetName() != c.Info.Name {
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", o.Meta.GetName(), c.Info.Name))
-	}
-	if o.Meta.GetName() == "" {
-		o.Meta.SetName(c.Info.Name)
+	return URLNameError(o.Meta.GetName(), c.Info.Name)
+}
+
+// URLNameError is kube-apiserver's answer to an updated, patched or applied
+// object whose name is not the one on the URL, nil if it is.
+func URLNameError(objName, urlName string) error {
+	switch {
+	case objName == "":
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", urlName))
+	case objName != urlName:
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", objName, urlName))
 	}
 	return nil
 }

@@ -78,14 +78,67 @@ func (r *Resource) DecodeObjectStrictErrors(data []byte) (*Object, []error, erro
 // built-in type is decoded strictly and its strict errors are returned
 // rather than judged.
 func (r *Resource) decodeObject(data []byte, directive string, collect bool) (*Object, []error, error) {
-	if IsEmptyBody(data) {
-		return nil, nil, apierrors.NewBadRequest("the body of the request was empty")
-	}
-	var head typeHead
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, nil, r.DecodeError(data, nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err))
+	head, err := interpretTypeHead(data)
+	if err != nil {
+		return nil, nil, r.DecodeError(data, nil, err)
 	}
 	return r.decodeObjectAs(data, head, directive, collect)
+}
+
+// wrongVersion is upstream's answer to a body of another apiVersion that
+// decodes: it is not one the resource's endpoint accepts.
+func (r *Resource) wrongVersion(gvk schema.GroupVersionKind) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), r.GVK.GroupVersion().String()))
+}
+
+// UpstreamSchemeName is the scheme kube-apiserver's decoders name when a
+// body's kind is not registered.
+const UpstreamSchemeName = "pkg/runtime/scheme.go:111"
+
+// interpretTypeHead reads a JSON object's apiVersion and kind as upstream's
+// JSON serializer does, with its errors: encoding/json into a struct of
+// its own.
+func interpretTypeHead(data []byte) (typeHead, error) {
+	var found struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}
+	if err := json.Unmarshal(data, &found); err != nil {
+		return typeHead{}, fmt.Errorf("couldn't get version/kind; json parse error: %v", err)
+	}
+	return typeHead(found), nil
+}
+
+// BodyGVK reads a JSON body's apiVersion and kind as upstream's JSON
+// serializer does, filling in what it lacks from def; its errors are
+// upstream's (a body that is not an object, an apiVersion that does not
+// parse).
+func BodyGVK(data []byte, def schema.GroupVersionKind) (schema.GroupVersionKind, error) {
+	head, err := interpretTypeHead(data)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	gv, err := schema.ParseGroupVersion(head.APIVersion)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	return withDefaults(gv.WithKind(head.Kind), def), nil
+}
+
+// withDefaults fills in what gvk, read from a body, lacks from def, as
+// upstream's JSON serializer does: the kind, and the group and version when
+// both are empty or the version when the group is def's.
+func withDefaults(gvk, def schema.GroupVersionKind) schema.GroupVersionKind {
+	if gvk.Kind == "" {
+		gvk.Kind = def.Kind
+	}
+	if gvk.Version == "" && gvk.Group == "" {
+		gvk.Group, gvk.Version = def.Group, def.Version
+	}
+	if gvk.Version == "" && gvk.Group == def.Group {
+		gvk.Version = def.Version
+	}
+	return gvk
 }
 
 // decodeServerObject is DecodeObject for the server's own JSON (bootstrap
@@ -105,24 +158,33 @@ func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, 
 			return nil, nil, r.DecodeError(data, nil, err)
 		}
 		gvk = gv.WithKind(head.Kind)
-		if head.Kind == "" {
-			gvk.Kind = r.GVK.Kind
-		}
-		if head.APIVersion == "" {
+		switch {
+		case r.Typed != nil:
+			gvk = withDefaults(gvk, r.GVK)
+		case head.APIVersion == "":
 			gvk.Group, gvk.Version = r.GVK.Group, r.GVK.Version
 		}
-	}
-	if gvk.GroupVersion() != r.GVK.GroupVersion() {
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), r.GVK.GroupVersion().String()))
-	}
-	if gvk.Kind != r.GVK.Kind {
-		if r.Typed == nil {
-			return nil, nil, r.wrongCustomKind(data, gvk)
+		if gvk.Kind == "" {
+			gvk.Kind = r.GVK.Kind
 		}
-		if TypesScheme().Recognizes(gvk) {
-			return nil, nil, r.DecodeError(data, &gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
-		}
-		return nil, nil, r.DecodeError(data, &gvk, fmt.Errorf("no kind %q is registered for version %q in scheme %q", gvk.Kind, gvk.GroupVersion().String(), "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"))
+	}
+	wrongVersion := gvk.GroupVersion() != r.GVK.GroupVersion()
+	switch {
+	case !wrongVersion && gvk.Kind == r.GVK.Kind:
+	case r.Typed == nil && wrongVersion:
+		return nil, nil, r.wrongVersion(gvk)
+	case r.Typed == nil:
+		return nil, nil, r.wrongCustomKind(data, gvk)
+	case gvk.Version == "":
+		return nil, nil, r.DecodeError(data, &gvk, runtime.NewMissingVersionErr(string(data)))
+	case !TypesScheme().Recognizes(gvk):
+		return nil, nil, r.DecodeError(data, &gvk, runtime.NewNotRegisteredErrForKind(UpstreamSchemeName, gvk))
+	case gvk.Kind != r.GVK.Kind:
+		return nil, nil, r.DecodeError(data, &gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
+	default:
+		// The kind in another version, which upstream decodes and
+		// converts, then refuses.
+		return nil, nil, r.wrongVersion(gvk)
 	}
 	obj := r.NewObject()
 	var warnings []string
@@ -213,7 +275,10 @@ func (r *Resource) DecodeError(data []byte, gvk *schema.GroupVersionKind, err er
 // Summarize shortens a body for an error message, as upstream's
 // summarizeData does: JSON as text, anything else as hex.
 func Summarize(data []byte, max int) string {
-	if len(data) > 0 && data[0] == '{' {
+	if len(data) == 0 {
+		return "<empty>"
+	}
+	if data[0] == '{' {
 		if len(data) > max {
 			return string(data[:max]) + " ..."
 		}

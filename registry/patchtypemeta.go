@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"encoding/json"
 	"fmt"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -10,10 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
-
-// patchSchemeName is the scheme kube-apiserver's patch handler names when a
-// patched object's kind is not registered.
-const patchSchemeName = "pkg/runtime/scheme.go:111"
 
 // PatchedTypeMeta checks the apiVersion and kind of a patched object as
 // kube-apiserver's patch handler reads them, which is not as a create or an
@@ -44,16 +39,12 @@ func (r *Resource) PatchedTypeMeta(patched []byte, strategic bool, name string) 
 	if head, ok := scanTypeHead(patched); ok && head.APIVersion == want && head.Kind == r.GVK.Kind {
 		return patched, nil
 	}
-	// Upstream reads them with encoding/json, into a struct of its own.
-	var found struct {
-		APIVersion string `json:"apiVersion,omitempty"`
-		Kind       string `json:"kind,omitempty"`
-	}
-	if err := json.Unmarshal(patched, &found); err != nil {
+	found, err := interpretTypeHead(patched)
+	if err != nil {
 		if strategic {
 			return patched, nil
 		}
-		return nil, patchInvalid(patched, "couldn't get version/kind; json parse error: "+err.Error())
+		return nil, patchInvalid(patched, err.Error())
 	}
 	if found.APIVersion == want && found.Kind == r.GVK.Kind {
 		return patched, nil
@@ -75,15 +66,7 @@ func (r *Resource) PatchedTypeMeta(patched []byte, strategic bool, name string) 
 	// The defaults upstream's JSON serializer takes from the internal type
 	// it decodes into.
 	internal := r.GVK.GroupKind().WithVersion(runtime.APIVersionInternal)
-	if actual.Kind == "" {
-		actual.Kind = internal.Kind
-	}
-	if actual.Version == "" && actual.Group == "" {
-		actual.Group, actual.Version = internal.Group, internal.Version
-	}
-	if actual.Version == "" && actual.Group == internal.Group {
-		actual.Version = internal.Version
-	}
+	actual = withDefaults(actual, internal)
 	switch {
 	case actual == r.GVK:
 		// An empty kind or a group written "/v1": decoding takes them.
@@ -93,7 +76,7 @@ func (r *Resource) PatchedTypeMeta(patched []byte, strategic bool, name string) 
 	case actual == internal:
 		// Decoded into the internal type, which has no JSON names: the
 		// object's name is not found.
-		return nil, PatchedNameError("", name)
+		return nil, URLNameError("", name)
 	case actual.Version == runtime.APIVersionInternal:
 		if len(TypesScheme().VersionsForGroupKind(actual.GroupKind())) > 0 {
 			return nil, patchInvalid(patched, fmt.Sprintf("converting (%s.%s) to (%s.%s): unknown conversion", InternalPackage(actual.Group), actual.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
@@ -111,7 +94,7 @@ func (r *Resource) PatchedTypeMeta(patched []byte, strategic bool, name string) 
 		}
 		return nil, patchInvalid(patched, fmt.Sprintf("converting (%s.%s) to (%s.%s): unknown conversion", actual.Version, actual.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
 	}
-	return nil, patchInvalid(patched, runtime.NewNotRegisteredErrForKind(patchSchemeName, actual).Error())
+	return nil, patchInvalid(patched, runtime.NewNotRegisteredErrForKind(UpstreamSchemeName, actual).Error())
 }
 
 // customTypeMetaError is upstream's answer to a patched custom resource
@@ -131,7 +114,7 @@ func (r *Resource) customTypeMetaError(patched []byte, apiVersion string, actual
 		} `json:"metadata"`
 	}
 	_ = JSONUnmarshal(patched, &meta)
-	if err := PatchedNameError(meta.Metadata.Name, name); err != nil {
+	if err := URLNameError(meta.Metadata.Name, name); err != nil {
 		return err
 	}
 	want := r.GVK.GroupVersion().String()
@@ -158,16 +141,4 @@ func (r *Resource) withOwnTypeMeta(patched []byte) ([]byte, error) {
 // decode: the field "patch", its value the patched object.
 func patchInvalid(patched []byte, msg string) error {
 	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patched), msg)})
-}
-
-// PatchedNameError is kube-apiserver's answer to a patched or applied object
-// whose name is not the one on the URL, nil if it is.
-func PatchedNameError(objName, urlName string) error {
-	switch {
-	case objName == "":
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", urlName))
-	case objName != urlName:
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", objName, urlName))
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -359,7 +361,7 @@ func (s *Registry) listStoreOptions(c *Request, opts *metainternalversion.ListOp
 	case opts.Continue != "":
 		rv, after, err := decodeContinue(opts.Continue)
 		if err != nil {
-			return nil, lo, apierrors.NewBadRequest(err.Error())
+			return nil, lo, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
 		}
 		// A negative revision (the token of a 410 for a compacted one)
 		// continues at the current revision, as upstream's.
@@ -420,13 +422,51 @@ func listMeta(sel *Selection, res *store.ListResult, last string) metav1.ListMet
 	return lm
 }
 
-// ParseRV parses a resourceVersion query parameter.
+// ParseRV parses a resourceVersion query parameter of a list or a watch,
+// with upstream's 400 for one that is not a revision.
 func ParseRV(s string) (int64, error) {
-	rv, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || rv < 0 {
-		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %s", s))
+	rv, err := parseRV(s)
+	if err != nil {
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", err))
 	}
 	return rv, nil
+}
+
+// ParseWatchRV parses a watch's resourceVersion query parameter, with
+// upstream's 500 for one that is not a revision.
+func ParseWatchRV(s string) (int64, error) {
+	rv, err := parseRV(s)
+	if err != nil {
+		return 0, ErrUnknown(err)
+	}
+	return rv, nil
+}
+
+// parseRV parses a resourceVersion as upstream's APIObjectVersioner does:
+// an unsigned number, its error naming the field.
+func parseRV(s string) (int64, error) {
+	rv, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, field.ErrorList{field.Invalid(field.NewPath("resourceVersion"), s, err.Error())}.ToAggregate()
+	}
+	return int64(min(rv, math.MaxInt64)), nil
+}
+
+// WaitForGetRevision is upstream's handling of a get's resourceVersion: a
+// revision that is not there yet is waited for (as a list's), one that
+// does not parse is a 500.
+func (s *Registry) WaitForGetRevision(ctx context.Context, resourceVersion string) error {
+	if resourceVersion == "" || resourceVersion == "0" {
+		return nil
+	}
+	rv, err := parseRV(resourceVersion)
+	if err != nil {
+		return ErrUnknown(err)
+	}
+	if rv > s.store.CurrentRevision() {
+		return s.WaitForRevision(ctx, rv)
+	}
+	return nil
 }
 
 // tooLargeRV is upstream's answer for a resourceVersion from the future.

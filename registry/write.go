@@ -211,15 +211,25 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		if err != nil {
 			return store.Write{}, err
 		}
-		switch rv := o.Meta.GetResourceVersion(); {
-		case rv == "" && c.Res.conditionalUpdate && mode != internalWrite:
+		// As upstream's store: the resourceVersion as a number, 0 when
+		// empty, and an error that does not parse.
+		var rv uint64
+		if s := o.Meta.GetResourceVersion(); s != "" {
+			if rv, err = strconv.ParseUint(s, 10, 64); err != nil {
+				return store.Write{}, ErrUnknown(err)
+			}
+		}
+		switch {
+		case rv == 0 && c.Res.conditionalUpdate && mode != internalWrite:
 			return store.Write{}, apierrors.NewInvalid(schema.GroupKind{Group: c.Res.GR.Group, Kind: c.Res.GR.Resource}, name, field.ErrorList{
 				field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update"),
 			})
-		case rv == "":
+		case rv == 0:
 			o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
-		case rv != old.Meta.GetResourceVersion():
+		case strconv.FormatUint(rv, 10) != old.Meta.GetResourceVersion():
 			return store.Write{}, ErrConflict(c.Res.GR, name)
+		default:
+			o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
 		}
 		if mode != internalWrite {
 			// Upstream's update runs mutating admission on the object the

@@ -63,6 +63,12 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 		if err != nil {
 			return err
 		}
+		// As upstream's patch handler and store when a patch creates: a UID
+		// is refused, a resourceVersion ignored.
+		if uid := o.Meta.GetUID(); uid != "" {
+			return apierrors.NewConflict(c.Res.GR, c.Info.Name, fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
+		}
+		o.Meta.SetResourceVersion("")
 		data, err := s.CreateObject(c.Request, o, wo.dryRun)
 		if err != nil {
 			return err
@@ -90,7 +96,7 @@ func (c *call) checkAppliedIdentity(o *registry.Object) error {
 	} else {
 		o.Meta.SetNamespace("")
 	}
-	return registry.PatchedNameError(o.Meta.GetName(), c.Info.Name)
+	return registry.URLNameError(o.Meta.GetName(), c.Info.Name)
 }
 
 // applyPatch merges an apply patch into live with a field manager, with

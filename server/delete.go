@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 
 	"github.com/fakeplane/fakeplane/registry"
@@ -13,6 +14,7 @@ import (
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -29,8 +31,22 @@ func deleteOptions(c *call) (*metav1.DeleteOptions, error) {
 		if data, err = bodyToJSON(c.r, data); err != nil {
 			return nil, err
 		}
+		// Upstream decodes the body as whatever kind it names: DeleteOptions
+		// in any version, nothing else.
+		gvk, err := registry.BodyGVK(data, metav1.SchemeGroupVersion.WithKind("DeleteOptions"))
+		switch {
+		case err != nil:
+			return nil, apierrors.NewBadRequest(err.Error())
+		case gvk.Kind == "DeleteOptions":
+		default:
+			obj, err := metainternalversionscheme.Scheme.New(gvk)
+			if err != nil {
+				return nil, apierrors.NewBadRequest(runtime.NewNotRegisteredErrForKind(registry.UpstreamSchemeName, gvk).Error())
+			}
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("converting (%s) to (v1.DeleteOptions): unknown conversion", reflect.TypeOf(obj).Elem()))
+		}
 		if err := json.Unmarshal(data, opts); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, registry.Summarize(data, 30)))
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 	} else if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())

@@ -187,7 +187,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 				}
 			}
 		}
-		if err := registry.PatchedNameError(o.Meta.GetName(), c.Info.Name); err != nil {
+		if err := registry.URLNameError(o.Meta.GetName(), c.Info.Name); err != nil {
 			return nil, err
 		}
 		c.TrackManagedFieldsFrom(old, o, wo.fieldManager)

@@ -24,6 +24,9 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	addWarnings(c.w, o.Warnings)
 	code := http.StatusOK
 	out, created, err := s.UpdateObject(c.Request, statusOnly, dry, func(old *registry.Object) (*registry.Object, error) {
+		if uid := o.Meta.GetUID(); uid != "" && uid != old.Meta.GetUID() {
+			return nil, registry.ErrUIDPrecondition(c.Res, c.Key(), c.Info.Name, string(uid), string(old.Meta.GetUID()))
+		}
 		// The write path changes the object it is given, and may retry.
 		attempt := o.DeepCopy()
 		c.TrackManagedFieldsFrom(old, attempt, wo.fieldManager)
@@ -31,6 +34,12 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	})
 	if err != nil {
 		if errors.Is(err, registry.ErrCreateInstead) {
+			// As upstream's store when an update creates: the UID is still
+			// a precondition, the resourceVersion is ignored.
+			if uid := o.Meta.GetUID(); uid != "" {
+				return registry.ErrUIDPrecondition(c.Res, c.Key(), c.Info.Name, string(uid), "")
+			}
+			o.Meta.SetResourceVersion("")
 			c.TrackManagedFields(nil, o, wo.fieldManager)
 			out, err = s.CreateObject(c.Request, o, dry)
 			if err != nil {

@@ -189,7 +189,7 @@ func (s *Server) watch(c *call) error {
 		}
 		from = lst.Revision
 	default:
-		rv, err := registry.ParseRV(opts.ResourceVersion)
+		rv, err := registry.ParseWatchRV(opts.ResourceVersion)
 		if err != nil {
 			return err
 		}
