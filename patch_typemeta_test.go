@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +89,10 @@ func TestPatchedTypeMetaAsKubeAPIServer(t *testing.T) {
 			code: 400, message: `the name of the object (dp based on URL) was undeterminable: name must be provided`},
 		{name: "merge: the core group's version", path: dep, ctype: merge, body: `{"apiVersion":"v1"}`,
 			code: 422, message: invalid + `no kind "Deployment" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111"`},
+		{name: "scale: a result that does not decode", path: dep + "/scale", ctype: merge, body: `{"spec":{"replicas":"x"}}`,
+			code: 422, message: invalid + `json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32`},
+		{name: "scale: an unregistered kind", path: dep + "/scale", ctype: merge, body: `{"kind":"Foo"}`,
+			code: 422, message: invalid + `no kind "Foo" is registered for version "autoscaling/v1" in scheme "pkg/runtime/scheme.go:111"`},
 		{name: "custom resource: another version fails validation", path: foo, ctype: merge, body: `{"apiVersion":"tests.example.com/v2"}`,
 			code: 422, message: `Foo.tests.example.com "f1" is invalid: apiVersion: Invalid value: "tests.example.com/v2": must be tests.example.com/v1beta1`},
 		{name: "custom resource: a version of the core group", path: foo, ctype: merge, body: `{"apiVersion":"v2"}`,
@@ -134,6 +139,15 @@ func TestPatchedTypeMetaAsKubeAPIServer(t *testing.T) {
 				return
 			}
 			want := tc.message
+			if strings.HasSuffix(tc.path, "/scale") {
+				// A Scale's patched object has managedFields its get has not
+				// (the parent's, translated): any object is taken.
+				re := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(want), "OBJQ", `"\{.*\}"`) + "$")
+				if got, _ := u["message"].(string); !re.MatchString(got) {
+					t.Errorf("message:\n got %s\nwant %s", got, re)
+				}
+				want = ""
+			}
 			if strings.Contains(want, "OBJ") {
 				// Upstream shows json-patch's result: quoted as the
 				// invalid value (OBJQ), as it is in a detail (OBJ).
@@ -153,7 +167,7 @@ func TestPatchedTypeMetaAsKubeAPIServer(t *testing.T) {
 				want = strings.ReplaceAll(want, "OBJQ", strconv.Quote(string(patched)))
 				want = strings.ReplaceAll(want, "OBJ", string(patched))
 			}
-			if got := u["message"]; got != want {
+			if got := u["message"]; want != "" && got != want {
 				t.Errorf("message:\n got %s\nwant %s", got, want)
 			}
 			if _, _, after := rawRequest(t, cp, "GET", tc.path, "", nil, nil); !bytes.Equal(before, after) {

@@ -88,7 +88,46 @@ func (r *Resource) decodeObject(data []byte, directive string, collect bool) (*O
 // wrongVersion is upstream's answer to a body of another apiVersion that
 // decodes: it is not one the resource's endpoint accepts.
 func (r *Resource) wrongVersion(gvk schema.GroupVersionKind) error {
-	return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), r.GVK.GroupVersion().String()))
+	return wrongVersion(gvk, r.GVK)
+}
+
+func wrongVersion(gvk, own schema.GroupVersionKind) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), own.GroupVersion().String()))
+}
+
+// CheckBodyTypeMeta is upstream's decoding of the apiVersion and kind of a
+// create's or update's JSON body for a built-in type, own (a subresource's
+// such as a Scale): nil when the body is one of own, else upstream's 400.
+func CheckBodyTypeMeta(data []byte, own schema.GroupVersionKind) error {
+	head, err := interpretTypeHead(data)
+	if err != nil {
+		return decodeError(data, nil, own.Kind, err)
+	}
+	gv, err := schema.ParseGroupVersion(head.APIVersion)
+	if err != nil {
+		return decodeError(data, nil, own.Kind, err)
+	}
+	if gvk := withDefaults(gv.WithKind(head.Kind), own); gvk != own {
+		return typedBodyError(data, gvk, own)
+	}
+	return nil
+}
+
+// typedBodyError is upstream's answer to a body of the built-in type own
+// that names gvk instead (read and defaulted).
+func typedBodyError(data []byte, gvk, own schema.GroupVersionKind) error {
+	switch {
+	case gvk.Version == "":
+		return decodeError(data, &gvk, own.Kind, runtime.NewMissingVersionErr(string(data)))
+	case !TypesScheme().Recognizes(gvk):
+		return decodeError(data, &gvk, own.Kind, runtime.NewNotRegisteredErrForKind(UpstreamSchemeName, gvk))
+	case gvk.Kind != own.Kind:
+		return decodeError(data, &gvk, own.Kind, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, InternalPackage(own.Group), own.Kind))
+	default:
+		// The kind in another version, which upstream decodes and
+		// converts, then refuses.
+		return wrongVersion(gvk, own)
+	}
 }
 
 // UpstreamSchemeName is the scheme kube-apiserver's decoders name when a
@@ -175,16 +214,8 @@ func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, 
 		return nil, nil, r.wrongVersion(gvk)
 	case r.Typed == nil:
 		return nil, nil, r.wrongCustomKind(data, gvk)
-	case gvk.Version == "":
-		return nil, nil, r.DecodeError(data, &gvk, runtime.NewMissingVersionErr(string(data)))
-	case !TypesScheme().Recognizes(gvk):
-		return nil, nil, r.DecodeError(data, &gvk, runtime.NewNotRegisteredErrForKind(UpstreamSchemeName, gvk))
-	case gvk.Kind != r.GVK.Kind:
-		return nil, nil, r.DecodeError(data, &gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
 	default:
-		// The kind in another version, which upstream decodes and
-		// converts, then refuses.
-		return nil, nil, r.wrongVersion(gvk)
+		return nil, nil, typedBodyError(data, gvk, r.GVK)
 	}
 	obj := r.NewObject()
 	var warnings []string
@@ -266,10 +297,15 @@ func (r *Resource) wrongCustomKind(data []byte, gvk schema.GroupVersionKind) err
 
 // DecodeError words a decoding failure as kube-apiserver's transformDecodeError does.
 func (r *Resource) DecodeError(data []byte, gvk *schema.GroupVersionKind, err error) error {
+	return decodeError(data, gvk, r.GVK.Kind, err)
+}
+
+// decodeError is DecodeError for a body that must be of kind ownKind.
+func decodeError(data []byte, gvk *schema.GroupVersionKind, ownKind string, err error) error {
 	if gvk != nil && gvk.Kind != "" {
-		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, r.GVK.Kind, err))
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, ownKind, err))
 	}
-	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", r.GVK.Kind, err, Summarize(data, 30)))
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", ownKind, err, Summarize(data, 30)))
 }
 
 // Summarize shortens a body for an error message, as upstream's

@@ -44,7 +44,7 @@ func (r *Resource) PatchedTypeMeta(patched []byte, strategic bool, name string) 
 		if strategic {
 			return patched, nil
 		}
-		return nil, patchInvalid(patched, err.Error())
+		return nil, PatchInvalid(patched, err.Error())
 	}
 	if found.APIVersion == want && found.Kind == r.GVK.Kind {
 		return patched, nil
@@ -53,49 +53,66 @@ func (r *Resource) PatchedTypeMeta(patched []byte, strategic bool, name string) 
 		if r.Typed == nil {
 			return patched, nil
 		}
-		return r.withOwnTypeMeta(patched)
+		return withTypeMeta(patched, r.GVK)
 	}
+	if r.Typed == nil {
+		gv, err := schema.ParseGroupVersion(found.APIVersion)
+		if err != nil {
+			return nil, PatchInvalid(patched, err.Error())
+		}
+		return nil, r.customTypeMetaError(patched, found.APIVersion, gv.WithKind(found.Kind), name)
+	}
+	return PatchedTypeMetaOf(patched, found, name, r.GVK)
+}
+
+// PatchedTypeMetaOf is PatchedTypeMeta for a JSON or merge patch's result
+// of a built-in type, own, whose apiVersion and kind were read as found:
+// the resource's, or a subresource's (a Scale).
+func PatchedTypeMetaOf(patched []byte, found TypeMeta, name string, own schema.GroupVersionKind) ([]byte, error) {
 	gv, err := schema.ParseGroupVersion(found.APIVersion)
 	if err != nil {
-		return nil, patchInvalid(patched, err.Error())
-	}
-	actual := gv.WithKind(found.Kind)
-	if r.Typed == nil {
-		return nil, r.customTypeMetaError(patched, found.APIVersion, actual, name)
+		return nil, PatchInvalid(patched, err.Error())
 	}
 	// The defaults upstream's JSON serializer takes from the internal type
 	// it decodes into.
-	internal := r.GVK.GroupKind().WithVersion(runtime.APIVersionInternal)
-	actual = withDefaults(actual, internal)
+	internal := own.GroupKind().WithVersion(runtime.APIVersionInternal)
+	actual := withDefaults(gv.WithKind(found.Kind), internal)
 	switch {
-	case actual == r.GVK:
+	case actual == own:
 		// An empty kind or a group written "/v1": decoding takes them.
 		return patched, nil
 	case actual.Version == "":
-		return nil, patchInvalid(patched, runtime.NewMissingVersionErr(string(patched)).Error())
+		return nil, PatchInvalid(patched, runtime.NewMissingVersionErr(string(patched)).Error())
 	case actual == internal:
 		// Decoded into the internal type, which has no JSON names: the
 		// object's name is not found.
 		return nil, URLNameError("", name)
 	case actual.Version == runtime.APIVersionInternal:
 		if len(TypesScheme().VersionsForGroupKind(actual.GroupKind())) > 0 {
-			return nil, patchInvalid(patched, fmt.Sprintf("converting (%s.%s) to (%s.%s): unknown conversion", InternalPackage(actual.Group), actual.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
+			return nil, PatchInvalid(patched, fmt.Sprintf("converting (%s.%s) to (%s.%s): unknown conversion", InternalPackage(actual.Group), actual.Kind, InternalPackage(own.Group), own.Kind))
 		}
 	case TypesScheme().Recognizes(actual):
-		if actual.Kind == r.GVK.Kind {
+		if actual.Kind == own.Kind {
 			// Another version of the kind, which upstream converts.
-			return r.withOwnTypeMeta(patched)
+			return withTypeMeta(patched, own)
 		}
 		obj, err := TypesScheme().New(actual)
 		if err == nil {
 			if err := JSONUnmarshal(patched, obj); err != nil {
-				return nil, patchInvalid(patched, err.Error())
+				return nil, PatchInvalid(patched, err.Error())
 			}
 		}
-		return nil, patchInvalid(patched, fmt.Sprintf("converting (%s.%s) to (%s.%s): unknown conversion", actual.Version, actual.Kind, InternalPackage(r.GVK.Group), r.GVK.Kind))
+		return nil, PatchInvalid(patched, fmt.Sprintf("converting (%s.%s) to (%s.%s): unknown conversion", actual.Version, actual.Kind, InternalPackage(own.Group), own.Kind))
 	}
-	return nil, patchInvalid(patched, runtime.NewNotRegisteredErrForKind(UpstreamSchemeName, actual).Error())
+	return nil, PatchInvalid(patched, runtime.NewNotRegisteredErrForKind(UpstreamSchemeName, actual).Error())
 }
+
+// TypeMeta is an object's apiVersion and kind as its JSON has them.
+type TypeMeta = typeHead
+
+// ReadTypeMeta reads a JSON object's apiVersion and kind as upstream's JSON
+// serializer does, with its errors.
+func ReadTypeMeta(data []byte) (TypeMeta, error) { return interpretTypeHead(data) }
 
 // customTypeMetaError is upstream's answer to a patched custom resource
 // whose apiVersion (as written, and parsed to gv) or kind is not the
@@ -103,7 +120,7 @@ func (r *Resource) PatchedTypeMeta(patched []byte, strategic bool, name string) 
 func (r *Resource) customTypeMetaError(patched []byte, apiVersion string, actual schema.GroupVersionKind, name string) error {
 	switch {
 	case actual.Kind == "":
-		return patchInvalid(patched, runtime.NewMissingKindErr(string(patched)).Error())
+		return PatchInvalid(patched, runtime.NewMissingKindErr(string(patched)).Error())
 	case actual.Version == "":
 		return apierrors.NewInternalError(runtime.NewMissingVersionErr("object has no apiVersion field"))
 	}
@@ -128,17 +145,17 @@ func (r *Resource) customTypeMetaError(patched []byte, apiVersion string, actual
 	return apierrors.NewInvalid(actual.GroupKind(), name, errs)
 }
 
-// withOwnTypeMeta returns patched with the resource's apiVersion and kind.
-func (r *Resource) withOwnTypeMeta(patched []byte) ([]byte, error) {
-	own := fmt.Appendf(nil, `{"apiVersion":%q,"kind":%q}`, r.GVK.GroupVersion().String(), r.GVK.Kind)
+// withTypeMeta returns patched with gvk's apiVersion and kind.
+func withTypeMeta(patched []byte, gvk schema.GroupVersionKind) ([]byte, error) {
+	own := fmt.Appendf(nil, `{"apiVersion":%q,"kind":%q}`, gvk.GroupVersion().String(), gvk.Kind)
 	if out, ok := ApplyMergePatch(patched, own); ok {
 		return out, nil
 	}
 	return jsonpatch.MergePatch(patched, own)
 }
 
-// patchInvalid is upstream's 422 for a patched object that does not
+// PatchInvalid is upstream's 422 for a patched object that does not
 // decode: the field "patch", its value the patched object.
-func patchInvalid(patched []byte, msg string) error {
+func PatchInvalid(patched []byte, msg string) error {
 	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patched), msg)})
 }

@@ -35,7 +35,12 @@ func (s *Registry) CheckListOptions(c *Request, opts *metainternalversion.ListOp
 			opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, nameSel)
 		}
 	}
-	if errs := metainternalversionvalidation.ValidateListOptions(opts, true); len(errs) > 0 {
+	errs := metainternalversionvalidation.ValidateListOptions(opts, true)
+	if opts.Watch && opts.Continue != "" && opts.ResourceVersionMatch == "" {
+		// What kube-apiserver v1.37 answers a watch given a continue token.
+		errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden when continue is provided"))
+	}
+	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("ListOptions").GroupKind(), "", errs)
 	}
 	if opts.FieldSelector != nil {
@@ -350,6 +355,11 @@ func lastKey(items []store.Object) string {
 func (s *Registry) listStoreOptions(c *Request, opts *metainternalversion.ListOptions, later *[]pendingEntry) (*Selection, store.ListOptions, error) {
 	sel := NewSelection(c.Res, opts)
 	lo := store.ListOptions{Limit: int(opts.Limit)}
+	if opts.ResourceVersion == "0" && opts.ResourceVersionMatch != metav1.ResourceVersionMatchExact {
+		// Upstream serves these from its watch cache, whole: the limit is
+		// not applied.
+		lo.Limit = 0
+	}
 	if c.Namespace != "" {
 		lo.Prefix = c.Namespace + "/"
 	}

@@ -31,6 +31,9 @@ func successStatus(code int32) *metav1.Status {
 func (s *Server) serveScale(c *call) error {
 	switch c.Info.Verb {
 	case "get":
+		if err := s.WaitForGetRevision(c.r.Context(), c.r.URL.Query().Get("resourceVersion")); err != nil {
+			return err
+		}
 		cur, err := s.GetObject(c.Request)
 		if err != nil {
 			return err
@@ -130,7 +133,28 @@ func (s *Server) serveScale(c *call) error {
 					}
 				}
 			}
+			// The apiVersion and kind are read as upstream's decoders read
+			// them: an update's as a body's, a JSON or merge patch's result
+			// as a patch's (a strategic merge patch's are not read).
+			scaleGVK := autoscalingv1.SchemeGroupVersion.WithKind("Scale")
+			switch pt {
+			case "":
+				if err := registry.CheckBodyTypeMeta(data, scaleGVK); err != nil {
+					return nil, err
+				}
+			case types.JSONPatchType, types.MergePatchType:
+				found, err := registry.ReadTypeMeta(data)
+				if err != nil {
+					return nil, registry.PatchInvalid(data, err.Error())
+				}
+				if data, err = registry.PatchedTypeMetaOf(data, found, c.Info.Name, scaleGVK); err != nil {
+					return nil, err
+				}
+			}
 			if err := kjson.UnmarshalCaseSensitivePreserveInts(data, want); err != nil {
+				if pt != "" {
+					return nil, registry.PatchInvalid(data, err.Error())
+				}
 				return nil, apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
 			}
 			want.SetGroupVersionKind(autoscalingv1.SchemeGroupVersion.WithKind("Scale"))

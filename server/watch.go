@@ -13,6 +13,7 @@ import (
 	"github.com/fakeplane/fakeplane/registry"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -127,17 +128,31 @@ func (e *watchEncoder) protobufFrame(typ string, obj []byte, key string, rev int
 	return protobufWatchFrame(typ, typed)
 }
 
-// bookmark builds a BOOKMARK object: the kind with only its resourceVersion
-// (and annotations, for the initial-events-end marker).
+// bookmark builds a BOOKMARK object: an empty object of the kind with only
+// its resourceVersion (and annotations, for the initial-events-end marker).
+// A built-in kind's is its type's encoding, as upstream's watch cache sends
+// (a Pod's has its empty spec and status); a custom kind's is a map.
 func (s *Server) bookmark(c *call, rv int64, initialEnd bool) []byte {
-	meta := map[string]any{"resourceVersion": strconv.FormatInt(rv, 10)}
+	var annotations map[string]string
 	if initialEnd {
-		meta["annotations"] = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+		annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
 	}
 	if c.Res.Typed != nil {
-		meta["creationTimestamp"] = nil
+		obj := c.Res.NewObject()
+		if acc, err := meta.Accessor(obj); err == nil {
+			obj.GetObjectKind().SetGroupVersionKind(c.Res.GVK)
+			acc.SetResourceVersion(strconv.FormatInt(rv, 10))
+			acc.SetAnnotations(annotations)
+			if b, err := registry.Encode(obj); err == nil {
+				return b
+			}
+		}
 	}
-	b, _ := json.Marshal(map[string]any{"kind": c.Res.Kind, "apiVersion": c.Res.APIVersion(), "metadata": meta})
+	m := map[string]any{"resourceVersion": strconv.FormatInt(rv, 10)}
+	if annotations != nil {
+		m["annotations"] = annotations
+	}
+	b, _ := json.Marshal(map[string]any{"kind": c.Res.Kind, "apiVersion": c.Res.APIVersion(), "metadata": m})
 	return b
 }
 
@@ -171,7 +186,7 @@ func (s *Server) watch(c *call) error {
 	var initialKeys []string
 	var initialRevs []int64
 	var from int64
-	var compacted error
+	var startErr error // answered as the watch's only event
 	switch {
 	case sendInitial || legacyInitial:
 		lst, err := s.ListSelected(c.Res, sel, prefix)
@@ -188,6 +203,9 @@ func (s *Server) watch(c *call) error {
 			initialRevs = append(initialRevs, it.Revision)
 		}
 		from = lst.Revision
+	case opts.ResourceVersion == "":
+		// Without initial events: from now.
+		from = s.Store().CurrentRevision()
 	default:
 		rv, err := registry.ParseWatchRV(opts.ResourceVersion)
 		if err != nil {
@@ -201,12 +219,14 @@ func (s *Server) watch(c *call) error {
 		from = rv
 	}
 	wch, err := s.Store().Watch(ctx, c.Res.Bucket, store.WatchOptions{Prefix: prefix, FromRevision: from})
-	if err != nil {
+	if err == nil {
+		defer wch.Stop()
+	} else {
 		var ce *store.CompactedError
 		if !errors.As(err, &ce) {
 			return apierrors.NewInternalError(err)
 		}
-		compacted = registry.ErrExpired(fmt.Sprintf("too old resource version: %d (%d)", ce.Requested, ce.Oldest))
+		startErr = registry.ErrExpired(fmt.Sprintf("too old resource version: %d (%d)", ce.Requested, ce.Oldest))
 	}
 
 	ct := c.media.kind
@@ -222,19 +242,25 @@ func (s *Server) watch(c *call) error {
 	if c.media.kind == mediaYAML {
 		c.media.kind = mediaJSON
 	}
-	if compacted != nil {
-		st := statusOf(compacted)
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds < 0 {
+		// A timeout that has passed: upstream's watch ends at once.
+		startErr = &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Message: context.DeadlineExceeded.Error(), Reason: metav1.StatusReasonInternalError, Code: http.StatusInternalServerError}}
+	}
+	if startErr != nil {
+		st := statusOf(startErr)
 		b, _ := json.Marshal(&st)
 		_ = enc.send("ERROR", b)
 		return nil
 	}
-	defer wch.Stop()
 	for i, obj := range initial {
 		if err := enc.sendObject("ADDED", obj, initialKeys[i], initialRevs[i]); err != nil {
 			return nil
 		}
 	}
-	if sendInitial {
+	// As upstream's watch cache, a watch with initial events that allows
+	// bookmarks gets one marking their end, whether it asked for them
+	// (sendInitialEvents) or had them by default (no resourceVersion, or 0).
+	if (sendInitial || legacyInitial) && opts.AllowWatchBookmarks {
 		if err := enc.send("BOOKMARK", s.bookmark(c, from, true)); err != nil {
 			return nil
 		}

@@ -1,0 +1,122 @@
+package fakeplane_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/fakeplane/fakeplane"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestListAndWatchOptionsAsKubeAPIServer checks lists and watches whose
+// options kube-apiserver v1.37 answers in ways of its own (recorded with
+// refplane): a list at resourceVersion 0 comes whole from its watch cache,
+// limit or not; initial events, asked for or not, end with a bookmark
+// when bookmarks are allowed, and only then; a watch without initial events and without a
+// resourceVersion starts now; a watch given a continue token is refused;
+// and a negative timeout ends the watch at once with an error event.
+func TestListAndWatchOptionsAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cms := "/api/v1/namespaces/default/configmaps"
+	for _, name := range []string{"a", "b", "c"} {
+		if code, _, b := rawRequest(t, cp, "POST", cms, "application/json", []byte(`{"metadata":{"name":"`+name+`","labels":{"x":"1"}}}`), nil); code != 201 {
+			t.Fatalf("create %s: %d %s", name, code, b)
+		}
+	}
+	list := func(t *testing.T, query string) metav1.List {
+		code, _, b := rawRequest(t, cp, "GET", cms+"?labelSelector=x&"+query, "", nil, nil)
+		var l metav1.List
+		if err := json.Unmarshal(b, &l); code != 200 || err != nil {
+			t.Fatalf("list ?%s: %d %v %s", query, code, err, b)
+		}
+		return l
+	}
+	t.Run("a list at resourceVersion 0 ignores the limit", func(t *testing.T) {
+		for _, q := range []string{"resourceVersion=0&limit=1", "resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=1"} {
+			if l := list(t, q); len(l.Items) != 3 || l.Continue != "" {
+				t.Errorf("?%s: %d items, continue %q; want 3 and none", q, len(l.Items), l.Continue)
+			}
+		}
+	})
+	t.Run("a list at the latest revision is paged", func(t *testing.T) {
+		if l := list(t, "limit=1"); len(l.Items) != 1 || l.Continue == "" {
+			t.Errorf("%d items, continue %q; want 1 and a token", len(l.Items), l.Continue)
+		}
+	})
+	// events returns the types of a watch's events (its body ends with the
+	// watch's timeout).
+	events := func(t *testing.T, query string) []string {
+		code, _, b := rawRequest(t, cp, "GET", cms+"?watch=1&labelSelector=x&"+query, "", nil, nil)
+		if code != 200 {
+			t.Fatalf("watch ?%s: %d %s", query, code, b)
+		}
+		var types []string
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		for dec.More() {
+			var ev struct {
+				Type   string
+				Object map[string]any
+			}
+			if err := dec.Decode(&ev); err != nil {
+				t.Fatalf("event: %v in %s", err, b)
+			}
+			switch ev.Type {
+			case "ERROR":
+				ev.Type += ":" + ev.Object["message"].(string)
+			case "BOOKMARK":
+				md, _ := ev.Object["metadata"].(map[string]any)
+				if a, _ := md["annotations"].(map[string]any); a["k8s.io/initial-events-end"] == "true" {
+					ev.Type += ":end"
+				}
+			}
+			types = append(types, ev.Type)
+		}
+		return types
+	}
+	// want is the watch's first events; with bookmarks allowed, others may
+	// follow before it times out.
+	for _, tc := range []struct {
+		name, query string
+		want        string
+	}{
+		{"initial events without bookmarks end without one", "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1", "ADDED ADDED ADDED"},
+		{"initial events with bookmarks end with one", "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1", "ADDED ADDED ADDED BOOKMARK:end"},
+		{"a watch from no resourceVersion marks the end of its initial events", "allowWatchBookmarks=true&timeoutSeconds=1", "ADDED ADDED ADDED BOOKMARK:end"},
+		{"so does a watch from resourceVersion 0", "resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=1", "ADDED ADDED ADDED BOOKMARK:end"},
+		{"no initial events and no resourceVersion start now", "sendInitialEvents=false&resourceVersionMatch=NotOlderThan&timeoutSeconds=1", ""},
+		{"a timeout that has passed ends at once", "timeoutSeconds=-1", "ERROR:context deadline exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := events(t, tc.query)
+			if strings.Contains(tc.query, "allowWatchBookmarks") && len(got) > 4 {
+				got = got[:4]
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("events %q, want %q", got, tc.want)
+			}
+		})
+	}
+	t.Run("a bookmark is an empty object of the kind", func(t *testing.T) {
+		code, _, b := rawRequest(t, cp, "GET", "/api/v1/namespaces/default/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=1", "", nil, nil)
+		first, _, _ := strings.Cut(string(b), "\n")
+		var ev struct{ Object map[string]any }
+		_ = json.Unmarshal([]byte(first), &ev)
+		rv, _ := ev.Object["metadata"].(map[string]any)["resourceVersion"].(string)
+		want := `{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"` + rv + `","annotations":{"k8s.io/initial-events-end":"true"}},"spec":{"containers":null},"status":{}}}`
+		if code != 200 || rv == "" || first != want {
+			t.Errorf("%d, first event\n%s\nwant\n%s", code, first, want)
+		}
+	})
+	t.Run("a watch given a continue token is refused", func(t *testing.T) {
+		code, _, b := rawRequest(t, cp, "GET", cms+"?watch=1&continue=abc", "", nil, nil)
+		var st metav1.Status
+		_ = json.Unmarshal(b, &st)
+		want := `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided`
+		if code != 422 || st.Message != want {
+			t.Errorf("%d %q, want 422 %q", code, st.Message, want)
+		}
+	})
+}
