@@ -311,3 +311,47 @@ func TestWritesThatCreate(t *testing.T) {
 		})
 	}
 }
+
+// TestFinalizerNamesAsKubeAPIServer checks finalizer names on create and
+// update against a real v1.37 kube-apiserver (recorded with refplane): its
+// own types, validated with the core group's ObjectMeta rules, want a name
+// without a domain to be a standard finalizer; leases (validated with
+// apimachinery's alone) take any qualified name.
+func TestFinalizerNamesAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	const notStandard = `metadata.finalizers[0]: Invalid value: "nodomain": name is neither a standard finalizer name nor is it fully qualified`
+	for _, tc := range []struct {
+		name, method, path, body string
+		code                     int
+		message                  string
+	}{
+		{"a config map's", "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"f1","finalizers":["nodomain"]}}`,
+			422, `ConfigMap "f1" is invalid: ` + notStandard},
+		{"a bad name is reported twice", "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"f2","finalizers":["bad finalizer"]}}`,
+			422, `ConfigMap "f2" is invalid: [metadata.finalizers: Invalid value: "bad finalizer": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), metadata.finalizers[0]: Invalid value: "bad finalizer": name is neither a standard finalizer name nor is it fully qualified]`},
+		{"standard and qualified names", "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"f3","finalizers":["kubernetes","orphan","a.b/c"]}}`,
+			201, ""},
+		{"an update's", "PUT", "/api/v1/namespaces/default/configmaps/f3", `{"metadata":{"name":"f3","finalizers":["nodomain"]}}`,
+			422, `ConfigMap "f3" is invalid: ` + notStandard},
+		{"a role's", "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", `{"metadata":{"name":"r","finalizers":["nodomain"]}}`,
+			422, `Role.rbac.authorization.k8s.io "r" is invalid: ` + notStandard},
+		{"a job's", "POST", "/apis/batch/v1/namespaces/default/jobs", `{"metadata":{"name":"j","finalizers":["nodomain"]},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"i"}]}}}}`,
+			422, `Job.batch "j" is invalid: ` + notStandard},
+		{"a lease's", "POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", `{"metadata":{"name":"l","finalizers":["nodomain"]}}`,
+			201, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, out := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(tc.body), nil)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d: %s", code, tc.code, out)
+			}
+			var st metav1.Status
+			if tc.message != "" {
+				if err := json.Unmarshal(out, &st); err != nil || st.Message != tc.message {
+					t.Errorf("message\n got %s\nwant %s", st.Message, tc.message)
+				}
+			}
+		})
+	}
+}

@@ -3360,3 +3360,91 @@ spec:
 			want: "Pod \"p\" is invalid: [spec.containers[0].resources.claims[0]: Not found: \"a\": must be one of the names in pod.spec.resourceClaims which is empty, spec.containers[0].resources.claims[1]: Duplicate value: \"a\", spec.containers[0].resources.claims[1]: Not found: \"a\": must be one of the names in pod.spec.resourceClaims which is empty, spec.containers[0].resources.claims[2]: Required value, spec.containers[0].resources.claims[3].request: Invalid value: \"Bad_R\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.containers[0].resources.claims[3]: Not found: \"b\": must be one of the names in pod.spec.resourceClaims which is empty, spec.initContainers[0].resources.claims[0]: Not found: \"x\": must be one of the names in pod.spec.resourceClaims which is empty]"},
 	})
 }
+
+// TestRuntimeClassAndControllerRevisionValidation checks the rules of
+// RuntimeClasses and ControllerRevisions against the answers of a real
+// v1.37 kube-apiserver (recorded with refplane).
+func TestRuntimeClassAndControllerRevisionValidation(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	rcs := "/apis/node.k8s.io/v1/runtimeclasses"
+	crs := "/apis/apps/v1/namespaces/default/controllerrevisions"
+	const label = `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`
+	rv := "" // the resourceVersion of the last object created, for updates
+	for _, tc := range []struct {
+		name, method, path, body string
+		code                     int
+		message                  string
+	}{
+		{"a runtime class needs a handler", "POST", rcs, `{"metadata":{"name":"rc1"}}`, 422, `RuntimeClass.node.k8s.io "rc1" is invalid: handler: Required value`},
+		{"a handler is a DNS label", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"Bad_H"}`, 422, `RuntimeClass.node.k8s.io "rc1" is invalid: handler: Invalid value: "Bad_H": ` + label},
+		{"a node selector's keys are label keys", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"h","scheduling":{"nodeSelector":{"bad key":"v"}}}`, 422,
+			`RuntimeClass.node.k8s.io "rc1" is invalid: scheduling.nodeSelector: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
+		{"a valid runtime class", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"h"}`, 201, ""},
+		{"a handler does not change", "PUT", rcs + "/rc1", `{"metadata":{"name":"rc1","resourceVersion":"RV"},"handler":"h2"}`, 422, `RuntimeClass.node.k8s.io "rc1" is invalid: handler: Invalid value: null: field is immutable`},
+		{"a revision needs data", "POST", crs, `{"metadata":{"name":"cr1"}}`, 422, `ControllerRevision.apps "cr1" is invalid: data: Required value: data is mandatory`},
+		{"null data is none", "POST", crs, `{"metadata":{"name":"cr1"},"data":null}`, 422, `ControllerRevision.apps "cr1" is invalid: data: Required value: data is mandatory`},
+		{"data is an object", "POST", crs, `{"metadata":{"name":"cr1"},"data":[1]}`, 422, `ControllerRevision.apps "cr1" is invalid: data: Required value: data must be a valid JSON object`},
+		{"a revision is not negative", "POST", crs, `{"metadata":{"name":"cr1"},"revision":-1,"data":{}}`, 422, `ControllerRevision.apps "cr1" is invalid: revision: Invalid value: -1: must be greater than or equal to 0`},
+		{"a valid revision", "POST", crs, `{"metadata":{"name":"cr1"},"revision":1,"data":{"a":1}}`, 201, ""},
+		{"the revision may change", "PUT", crs + "/cr1", `{"metadata":{"name":"cr1"},"revision":2,"data":{"a":1}}`, 200, ""},
+		{"the data may not", "PUT", crs + "/cr1", `{"metadata":{"name":"cr1"},"revision":2,"data":{"a":2}}`, 422, `ControllerRevision.apps "cr1" is invalid: data: Invalid value: {"a":2}: field is immutable`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, out := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(strings.ReplaceAll(tc.body, `"RV"`, `"`+rv+`"`)), nil)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d: %s", code, tc.code, out)
+			}
+			var st metav1.Status
+			_ = json.Unmarshal(out, &st)
+			if code == 201 {
+				var m metav1.PartialObjectMetadata
+				_ = json.Unmarshal(out, &m)
+				rv = m.ResourceVersion
+			}
+			if tc.message != "" && st.Message != tc.message {
+				t.Errorf("message\n got %s\nwant %s", st.Message, tc.message)
+			}
+		})
+	}
+}
+
+// TestIngressClassValidation checks the rules of IngressClasses against the
+// answers of a real v1.37 kube-apiserver (recorded with refplane).
+func TestIngressClassValidation(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ics := "/apis/networking.k8s.io/v1/ingressclasses"
+	const invalid = `IngressClass.networking.k8s.io "i1" is invalid: `
+	for _, tc := range []struct {
+		name, method, body string
+		code               int
+		message            string
+	}{
+		{"a controller is required", "POST", `{"metadata":{"name":"i1"}}`, 422, invalid + `spec.controller: Required value`},
+		{"a controller is a domain-prefixed path", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"BAD"}}`, 422, invalid + `spec.controller: Invalid value: "BAD": must be a domain-prefixed path (such as "acme.io/foo")`},
+		{"a controller has at most 250 bytes", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/` + strings.Repeat("a", 251) + `"}}`, 422, invalid + `spec.controller: Too long: may not be more than 250 bytes`},
+		{"a controller's path is a path", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x y"}}`, 422, invalid + `spec.controller: Invalid value: "x y": Invalid path (regex used for validation is '[A-Za-z0-9/\-._~%!$&'()*+,;=:]+')`},
+		{"parameters name a kind and a name", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{}}}`, 422, invalid + `[spec.parameters.kind: Required value, spec.parameters.name: Required value]`},
+		{"a scope is Cluster or Namespace", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{"kind":"K","name":"n","scope":"Other"}}}`, 422, invalid + `spec.parameters.scope: Unsupported value: "Other": supported values: "Cluster", "Namespace"`},
+		{"the default scope takes no namespace", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{"kind":"K","name":"n","namespace":"x"}}}`, 422, invalid + "spec.parameters.namespace: Forbidden: `parameters.scope` is set to 'Cluster'"},
+		{"a valid class", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{"kind":"K","name":"n","scope":"Namespace","namespace":"x"}}}`, 201, ""},
+		{"the controller does not change", "PUT", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/y"}}`, 422, invalid + `spec.controller: Invalid value: "example.com/y": field is immutable`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := ics
+			if tc.method == "PUT" {
+				path += "/i1"
+			}
+			code, _, out := rawRequest(t, cp, tc.method, path, "application/json", []byte(tc.body), nil)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d: %s", code, tc.code, out)
+			}
+			var st metav1.Status
+			_ = json.Unmarshal(out, &st)
+			if tc.message != "" && st.Message != tc.message {
+				t.Errorf("message\n got %s\nwant %s", st.Message, tc.message)
+			}
+		})
+	}
+}

@@ -232,3 +232,54 @@ func TestServiceWithoutSelectorGetsNoEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointsWithoutServiceStay checks that Endpoints written by a client
+// for no Service stay, as upstream's endpoints controller acts only when
+// Endpoints are deleted, and that every request to v1 Endpoints carries
+// kube-apiserver v1.37's deprecation warning.
+func TestEndpointsWithoutServiceStay(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	ns := newBatchNamespace(t, cs, "alone")
+	alone := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "alone"},
+		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.1.2.3"}}, Ports: []corev1.EndpointPort{{Port: 80}}}}}
+	if _, err := cs.CoreV1().Endpoints(ns).Create(ctx, alone, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Endpoints(ns).Update(ctx, alone, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A Service with a selector, created after, is a marker that the
+	// controllers have seen the Endpoints.
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "marker"},
+		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "none"}, Ports: []corev1.ServicePort{{Port: 80}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "marker endpoints", func(context.Context) (bool, error) {
+		_, ep, _ := readEndpointState(t, cs, ns, "marker")
+		return ep != nil, nil
+	})
+	got, err := cs.CoreV1().Endpoints(ns).Get(ctx, "alone", metav1.GetOptions{})
+	if err != nil || len(got.Subsets) != 1 || got.Subsets[0].Addresses[0].IP != "10.1.2.3" {
+		t.Fatalf("endpoints without a service: %v %+v", err, got)
+	}
+	// Every verb warns.
+	wcs, warned := clientWithWarnings(t, cp)
+	if _, err := wcs.CoreV1().Endpoints(ns).Get(ctx, "alone", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wcs.CoreV1().Endpoints(ns).List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wcs.CoreV1().Endpoints(ns).Delete(ctx, "alone", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+	if got := warned.Messages(); len(got) != 3 || got[0] != want || got[1] != want || got[2] != want {
+		t.Errorf("warnings %q, want %q three times", got, want)
+	}
+}

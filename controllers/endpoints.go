@@ -88,7 +88,11 @@ func (c *Endpoints) Sync(ctx context.Context, events []store.Event) error {
 		if !handled && ev.Resource == endpointsBucket {
 			var ok bool
 			_, _, ok, err = c.current.apply(ev)
-			if ok {
+			// As upstream's controller, which handles only the deletion of
+			// Endpoints (to write them again for their Service): Endpoints
+			// written by others, a Service's or not, stay as they are
+			// until their Service or its Pods change.
+			if ok && ev.Type == store.Deleted {
 				c.src.dirty[ev.Key] = true
 			}
 		}

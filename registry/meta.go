@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/storage/names"
@@ -63,7 +64,28 @@ const timePrecision = 1e9
 
 // validateMeta runs upstream's ObjectMeta validation for a new object.
 func (s *Registry) validateMeta(c *Request, o *Object) field.ErrorList {
-	return validation.ValidateObjectMetaAccessor(o.Meta, c.Res.Namespaced, nameRule(c, o), field.NewPath("metadata"))
+	errs := validation.ValidateObjectMetaAccessor(o.Meta, c.Res.Namespaced, nameRule(c, o), field.NewPath("metadata"))
+	return append(errs, kubeFinalizerErrors(c.Res, o.Meta)...)
+}
+
+// kubeFinalizerGroups are the API groups whose types upstream validates
+// with the core group's ValidateObjectMeta (k8s.io/kubernetes'
+// pkg/apis/*/validation), which checks finalizer names further.
+var kubeFinalizerGroups = sets.New("", "apps", "autoscaling", "batch", "certificates.k8s.io", "discovery.k8s.io",
+	"events.k8s.io", "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io", "networking.k8s.io",
+	"rbac.authorization.k8s.io", "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io", "storagemigration.k8s.io")
+
+// kubeFinalizerErrors are the finalizer name errors upstream's own types add
+// to ObjectMeta's, for a resource of one of kubeFinalizerGroups.
+func kubeFinalizerErrors(r *Resource, m metav1.Object) field.ErrorList {
+	if r.Typed == nil || !kubeFinalizerGroups.Has(r.GR.Group) {
+		return nil
+	}
+	var errs field.ErrorList
+	for i, f := range m.GetFinalizers() {
+		errs = append(errs, strategy.KubeFinalizerErrors(f, field.NewPath("metadata", "finalizers").Index(i))...)
+	}
+	return errs
 }
 
 // nameRule is the metadata.name rule for o: its strategy's when that
@@ -99,6 +121,7 @@ func (s *Registry) prepareUpdate(c *Request, o, old *Object) (field.ErrorList, e
 	m.SetGeneration(om.GetGeneration())
 	errs := validation.ValidateObjectMetaAccessor(m, c.Res.Namespaced, nameRule(c, o), field.NewPath("metadata"))
 	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, om, field.NewPath("metadata"))...)
+	errs = append(errs, kubeFinalizerErrors(c.Res, m)...)
 	return errs, nil
 }
 

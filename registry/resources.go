@@ -135,6 +135,12 @@ func (g *ServedResources) Generation() uint64 {
 	return g.gen
 }
 
+// deprecatedBuiltins are the deprecation warnings kube-apiserver v1.37 sends
+// with every request to a resource of its own.
+var deprecatedBuiltins = map[schema.GroupVersionResource]string{
+	{Version: "v1", Resource: "endpoints"}: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+}
+
 // withoutStrategy gives the built-in resource without a strategy in package
 // registry, CustomResourceDefinitions (whose rules are in package crd),
 // upstream's flags: it refuses an update without metadata.resourceVersion
@@ -207,6 +213,9 @@ func newServedResources() (*ServedResources, error) {
 		}
 		for _, sub := range b.Subresources {
 			r.subs[sub.Name] = sub
+		}
+		if w, ok := deprecatedBuiltins[schema.GroupVersionResource{Group: b.Group, Version: b.Version, Resource: b.Resource}]; ok {
+			r.Warnings = []string{w}
 		}
 		if scheme.Recognizes(gvk) {
 			r.Typed = func() runtime.Object {

@@ -1,12 +1,15 @@
 // Package controllerrevision holds the ControllerRevision strategy: the flags of kube-apiserver's
-// pkg/registry/apps/controllerrevision strategy and storage. Its validation is the
-// object metadata validation the server runs for every resource; upstream's
-// rules for the rest of a ControllerRevision are not reimplemented.
+// pkg/registry/apps/controllerrevision strategy and storage, and the rules of its
+// validation: a revision that is not negative, data that is a JSON object,
+// and data that an update does not change.
 package controllerrevision
 
 import (
 	"context"
+	"encoding/json"
 
+	appsv1 "k8s.io/api/apps/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -18,12 +21,34 @@ var Strategy = controllerRevisionStrategy{strategy.Base{Namespaced: true, Uncond
 
 type controllerRevisionStrategy struct{ strategy.Base }
 
-// Validate adds nothing to the metadata validation of a new ControllerRevision.
-func (controllerRevisionStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
-	return nil
+// Validate checks a new ControllerRevision: its revision is not negative and
+// its data is a JSON object.
+func (controllerRevisionStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	cr := obj.(*appsv1.ControllerRevision)
+	errs := apivalidation.ValidateNonnegativeField(cr.Revision, field.NewPath("revision"))
+	fld := field.NewPath("data")
+	var v any
+	switch {
+	case cr.Data.Raw == nil:
+		errs = append(errs, field.Required(fld, "data is mandatory"))
+	default:
+		if err := json.Unmarshal(cr.Data.Raw, &v); err != nil {
+			errs = append(errs, field.Invalid(fld, "<value omitted>", "error parsing data: "+err.Error()))
+			break
+		}
+		if v == nil {
+			errs = append(errs, field.Required(fld, "data is mandatory"))
+		} else if _, ok := v.(map[string]any); !ok {
+			errs = append(errs, field.Required(fld, "data must be a valid JSON object"))
+		}
+	}
+	return errs
 }
 
-// ValidateUpdate adds nothing to the metadata validation of an update.
-func (controllerRevisionStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks an update: the revision is not negative and the
+// data does not change.
+func (controllerRevisionStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	cr, was := obj.(*appsv1.ControllerRevision), old.(*appsv1.ControllerRevision)
+	errs := apivalidation.ValidateNonnegativeField(cr.Revision, field.NewPath("revision"))
+	return append(errs, apivalidation.ValidateImmutableField(cr.Data, was.Data, field.NewPath("data"))...)
 }

@@ -5,13 +5,10 @@ package namespace
 
 import (
 	"context"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/registry/strategy"
@@ -102,15 +99,10 @@ func (namespaceStrategy) ValidateFinalizeUpdate(_ context.Context, obj, _ runtim
 		fld := field.NewPath("spec", "finalizers").Index(i)
 		name := string(f)
 		errs = append(errs, apivalidation.ValidateFinalizerName(name, fld)...)
-		if !strings.Contains(name, "/") && !standardFinalizers.Has(name) {
-			errs = append(errs, field.Invalid(fld, name, "name is neither a standard finalizer name nor is it fully qualified"))
-		}
+		errs = append(errs, strategy.KubeFinalizerErrors(name, fld)...)
 	}
 	return errs
 }
-
-// standardFinalizers are the finalizer names that need no domain.
-var standardFinalizers = sets.New(string(corev1.FinalizerKubernetes), metav1.FinalizerOrphanDependents, metav1.FinalizerDeleteDependents)
 
 // ValidateUpdate finds nothing: the metadata is validated by the server.
 func (namespaceStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
