@@ -7,9 +7,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 // benchClients is how many clients write at once in the throughput
@@ -44,30 +46,39 @@ func BenchmarkCreate8Clients(b *testing.B) {
 	})
 }
 
-// BenchmarkUpdate8Clients updates ConfigMaps from 8 clients at once, one
-// ConfigMap per client, each time with the object its previous update
-// returned.
-func BenchmarkUpdate8Clients(b *testing.B) {
-	_, client, ns := benchSetup(b)
+// runClientsOnConfigMaps runs op on benchClients goroutines until b.N ops
+// are done, each goroutine on a ConfigMap of its own that it creates first:
+// op gets it as the previous op returned it, and the op's number.
+func runClientsOnConfigMaps(b *testing.B, client kubernetes.Interface, ns string, op func(cm *corev1.ConfigMap, i int) (*corev1.ConfigMap, error)) {
 	ctx := context.Background()
 	var clients atomic.Int64
 	procs := runtime.GOMAXPROCS(0)
 	b.SetParallelism((benchClients + procs - 1) / procs)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
-		name := "cm-" + strconv.FormatInt(clients.Add(1), 10)
-		cm, err := client.CoreV1().ConfigMaps(ns).Create(ctx, benchConfigMap(name), metav1.CreateOptions{})
+		cm, err := client.CoreV1().ConfigMaps(ns).Create(ctx, benchConfigMap("cm-"+strconv.FormatInt(clients.Add(1), 10)), metav1.CreateOptions{})
 		if err != nil {
 			b.Error(err)
 			return
 		}
 		for i := 0; pb.Next(); i++ {
-			cm.Data["i"] = strconv.Itoa(i)
-			if cm, err = client.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			if cm, err = op(cm, i); err != nil {
 				b.Error(err)
 				return
 			}
 		}
+	})
+}
+
+// BenchmarkUpdate8Clients updates ConfigMaps from 8 clients at once, one
+// ConfigMap per client, each time with the object its previous update
+// returned.
+func BenchmarkUpdate8Clients(b *testing.B) {
+	_, client, ns := benchSetup(b)
+	ctx := context.Background()
+	runClientsOnConfigMaps(b, client, ns, func(cm *corev1.ConfigMap, i int) (*corev1.ConfigMap, error) {
+		cm.Data["i"] = strconv.Itoa(i)
+		return client.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{})
 	})
 }
 
@@ -77,23 +88,9 @@ func BenchmarkUpdate8Clients(b *testing.B) {
 func BenchmarkPatch8Clients(b *testing.B) {
 	_, client, ns := benchSetup(b)
 	ctx := context.Background()
-	var clients atomic.Int64
-	procs := runtime.GOMAXPROCS(0)
-	b.SetParallelism((benchClients + procs - 1) / procs)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		name := "cm-" + strconv.FormatInt(clients.Add(1), 10)
-		if _, err := client.CoreV1().ConfigMaps(ns).Create(ctx, benchConfigMap(name), metav1.CreateOptions{}); err != nil {
-			b.Error(err)
-			return
-		}
-		for i := 0; pb.Next(); i++ {
-			patch := []byte(`{"data":{"i":"` + strconv.Itoa(i) + `"}}`)
-			if _, err := client.CoreV1().ConfigMaps(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-				b.Error(err)
-				return
-			}
-		}
+	runClientsOnConfigMaps(b, client, ns, func(cm *corev1.ConfigMap, i int) (*corev1.ConfigMap, error) {
+		patch := []byte(`{"data":{"i":"` + strconv.Itoa(i) + `"}}`)
+		return client.CoreV1().ConfigMaps(ns).Patch(ctx, cm.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	})
 }
 

@@ -208,18 +208,8 @@ func TestServiceWithoutSelectorGetsNoEndpoints(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// A Service with a selector, created after, is a marker that the
-	// controllers have seen the first.
-	if _, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "marker"},
-		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "none"}, Ports: []corev1.ServicePort{{Port: 80}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventuallyT(t, "marker endpoints", func(context.Context) (bool, error) {
-		_, ep, sl := readEndpointState(t, cs, ns, "marker")
-		return ep != nil && len(sl) == 1, nil
-	})
+	// The controllers have seen the first Service.
+	awaitEndpointsMarker(t, cs, ns)
 	if _, ep, sl := readEndpointState(t, cs, ns, "external"); ep != nil || len(sl) != 0 {
 		t.Errorf("selector-less service got endpoints %v and slices %v", ep, sl)
 	}
@@ -251,18 +241,8 @@ func TestEndpointsWithoutServiceStay(t *testing.T) {
 	if _, err := cs.CoreV1().Endpoints(ns).Update(ctx, alone, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// A Service with a selector, created after, is a marker that the
-	// controllers have seen the Endpoints.
-	if _, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "marker"},
-		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "none"}, Ports: []corev1.ServicePort{{Port: 80}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventuallyT(t, "marker endpoints", func(context.Context) (bool, error) {
-		_, ep, _ := readEndpointState(t, cs, ns, "marker")
-		return ep != nil, nil
-	})
+	// The controllers have seen the Endpoints and their update.
+	awaitEndpointsMarker(t, cs, ns)
 	got, err := cs.CoreV1().Endpoints(ns).Get(ctx, "alone", metav1.GetOptions{})
 	if err != nil || len(got.Subsets) != 1 || got.Subsets[0].Addresses[0].IP != "10.1.2.3" {
 		t.Fatalf("endpoints without a service: %v %+v", err, got)
@@ -282,4 +262,21 @@ func TestEndpointsWithoutServiceStay(t *testing.T) {
 	if got := warned.Messages(); len(got) != 3 || got[0] != want || got[1] != want || got[2] != want {
 		t.Errorf("warnings %q, want %q three times", got, want)
 	}
+}
+
+// awaitEndpointsMarker creates a Service with a selector in ns and waits
+// for its Endpoints and EndpointSlice: the endpoint controllers, which take
+// events in order, have then seen every write to ns before it.
+func awaitEndpointsMarker(t *testing.T, cs kubernetes.Interface, ns string) {
+	t.Helper()
+	if _, err := cs.CoreV1().Services(ns).Create(ctxT(t), &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "marker"},
+		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "none"}, Ports: []corev1.ServicePort{{Port: 80}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "marker endpoints", func(context.Context) (bool, error) {
+		_, ep, sl := readEndpointState(t, cs, ns, "marker")
+		return ep != nil && len(sl) == 1, nil
+	})
 }
