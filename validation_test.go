@@ -3361,21 +3361,47 @@ spec:
 	})
 }
 
+// writeCase is a write and kube-apiserver's answer to it.
+type writeCase struct {
+	name, method, path, body string
+	code                     int
+	message                  string // the Status message; "" to check the code alone
+}
+
+// runWriteCases sends each write in order, with "RV" in its body replaced
+// by the resourceVersion of the object last created, and checks the answers.
+func runWriteCases(t *testing.T, cp *fakeplane.ControlPlane, cases []writeCase) {
+	t.Helper()
+	rv := ""
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, out := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(strings.ReplaceAll(tc.body, `"RV"`, `"`+rv+`"`)), nil)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d: %s", code, tc.code, out)
+			}
+			if code == 201 {
+				var m metav1.PartialObjectMetadata
+				_ = json.Unmarshal(out, &m)
+				rv = m.ResourceVersion
+			}
+			var st metav1.Status
+			_ = json.Unmarshal(out, &st)
+			if tc.message != "" && st.Message != tc.message {
+				t.Errorf("message\n got %s\nwant %s", st.Message, tc.message)
+			}
+		})
+	}
+}
+
 // TestRuntimeClassAndControllerRevisionValidation checks the rules of
 // RuntimeClasses and ControllerRevisions against the answers of a real
 // v1.37 kube-apiserver (recorded with refplane).
 func TestRuntimeClassAndControllerRevisionValidation(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
 	rcs := "/apis/node.k8s.io/v1/runtimeclasses"
 	crs := "/apis/apps/v1/namespaces/default/controllerrevisions"
 	const label = `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`
-	rv := "" // the resourceVersion of the last object created, for updates
-	for _, tc := range []struct {
-		name, method, path, body string
-		code                     int
-		message                  string
-	}{
+	runWriteCases(t, fakeplane.Start(t), []writeCase{
 		{"a runtime class needs a handler", "POST", rcs, `{"metadata":{"name":"rc1"}}`, 422, `RuntimeClass.node.k8s.io "rc1" is invalid: handler: Required value`},
 		{"a handler is a DNS label", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"Bad_H"}`, 422, `RuntimeClass.node.k8s.io "rc1" is invalid: handler: Invalid value: "Bad_H": ` + label},
 		{"a node selector's keys are label keys", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"h","scheduling":{"nodeSelector":{"bad key":"v"}}}`, 422,
@@ -3389,62 +3415,40 @@ func TestRuntimeClassAndControllerRevisionValidation(t *testing.T) {
 		{"a valid revision", "POST", crs, `{"metadata":{"name":"cr1"},"revision":1,"data":{"a":1}}`, 201, ""},
 		{"the revision may change", "PUT", crs + "/cr1", `{"metadata":{"name":"cr1"},"revision":2,"data":{"a":1}}`, 200, ""},
 		{"the data may not", "PUT", crs + "/cr1", `{"metadata":{"name":"cr1"},"revision":2,"data":{"a":2}}`, 422, `ControllerRevision.apps "cr1" is invalid: data: Invalid value: {"a":2}: field is immutable`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, out := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(strings.ReplaceAll(tc.body, `"RV"`, `"`+rv+`"`)), nil)
-			if code != tc.code {
-				t.Fatalf("code %d, want %d: %s", code, tc.code, out)
-			}
-			var st metav1.Status
-			_ = json.Unmarshal(out, &st)
-			if code == 201 {
-				var m metav1.PartialObjectMetadata
-				_ = json.Unmarshal(out, &m)
-				rv = m.ResourceVersion
-			}
-			if tc.message != "" && st.Message != tc.message {
-				t.Errorf("message\n got %s\nwant %s", st.Message, tc.message)
-			}
-		})
-	}
+	})
 }
 
 // TestIngressClassValidation checks the rules of IngressClasses against the
 // answers of a real v1.37 kube-apiserver (recorded with refplane).
 func TestIngressClassValidation(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
 	ics := "/apis/networking.k8s.io/v1/ingressclasses"
 	const invalid = `IngressClass.networking.k8s.io "i1" is invalid: `
-	for _, tc := range []struct {
-		name, method, body string
-		code               int
-		message            string
-	}{
-		{"a controller is required", "POST", `{"metadata":{"name":"i1"}}`, 422, invalid + `spec.controller: Required value`},
-		{"a controller is a domain-prefixed path", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"BAD"}}`, 422, invalid + `spec.controller: Invalid value: "BAD": must be a domain-prefixed path (such as "acme.io/foo")`},
-		{"a controller has at most 250 bytes", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/` + strings.Repeat("a", 251) + `"}}`, 422, invalid + `spec.controller: Too long: may not be more than 250 bytes`},
-		{"a controller's path is a path", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x y"}}`, 422, invalid + `spec.controller: Invalid value: "x y": Invalid path (regex used for validation is '[A-Za-z0-9/\-._~%!$&'()*+,;=:]+')`},
-		{"parameters name a kind and a name", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{}}}`, 422, invalid + `[spec.parameters.kind: Required value, spec.parameters.name: Required value]`},
-		{"a scope is Cluster or Namespace", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{"kind":"K","name":"n","scope":"Other"}}}`, 422, invalid + `spec.parameters.scope: Unsupported value: "Other": supported values: "Cluster", "Namespace"`},
-		{"the default scope takes no namespace", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{"kind":"K","name":"n","namespace":"x"}}}`, 422, invalid + "spec.parameters.namespace: Forbidden: `parameters.scope` is set to 'Cluster'"},
-		{"a valid class", "POST", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{"kind":"K","name":"n","scope":"Namespace","namespace":"x"}}}`, 201, ""},
-		{"the controller does not change", "PUT", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/y"}}`, 422, invalid + `spec.controller: Invalid value: "example.com/y": field is immutable`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			path := ics
-			if tc.method == "PUT" {
-				path += "/i1"
-			}
-			code, _, out := rawRequest(t, cp, tc.method, path, "application/json", []byte(tc.body), nil)
-			if code != tc.code {
-				t.Fatalf("code %d, want %d: %s", code, tc.code, out)
-			}
-			var st metav1.Status
-			_ = json.Unmarshal(out, &st)
-			if tc.message != "" && st.Message != tc.message {
-				t.Errorf("message\n got %s\nwant %s", st.Message, tc.message)
-			}
-		})
-	}
+	runWriteCases(t, fakeplane.Start(t), []writeCase{
+		{"a controller is required", "POST", ics, `{"metadata":{"name":"i1"}}`, 422, invalid + `spec.controller: Required value`},
+		{"a controller is a domain-prefixed path", "POST", ics, `{"metadata":{"name":"i1"},"spec":{"controller":"BAD"}}`, 422, invalid + `spec.controller: Invalid value: "BAD": must be a domain-prefixed path (such as "acme.io/foo")`},
+		{"a controller has at most 250 bytes", "POST", ics, `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/` + strings.Repeat("a", 251) + `"}}`, 422, invalid + `spec.controller: Too long: may not be more than 250 bytes`},
+		{"a controller's path is a path", "POST", ics, `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x y"}}`, 422, invalid + `spec.controller: Invalid value: "x y": Invalid path (regex used for validation is '[A-Za-z0-9/\-._~%!$&'()*+,;=:]+')`},
+		{"parameters name a kind and a name", "POST", ics, `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{}}}`, 422, invalid + `[spec.parameters.kind: Required value, spec.parameters.name: Required value]`},
+		{"a scope is Cluster or Namespace", "POST", ics, `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{"kind":"K","name":"n","scope":"Other"}}}`, 422, invalid + `spec.parameters.scope: Unsupported value: "Other": supported values: "Cluster", "Namespace"`},
+		{"the default scope takes no namespace", "POST", ics, `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{"kind":"K","name":"n","namespace":"x"}}}`, 422, invalid + "spec.parameters.namespace: Forbidden: `parameters.scope` is set to 'Cluster'"},
+		{"a valid class", "POST", ics, `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/x","parameters":{"kind":"K","name":"n","scope":"Namespace","namespace":"x"}}}`, 201, ""},
+		{"the controller does not change", "PUT", ics + "/i1", `{"metadata":{"name":"i1"},"spec":{"controller":"example.com/y"}}`, 422, invalid + `spec.controller: Invalid value: "example.com/y": field is immutable`},
+	})
+}
+
+// TestVolumeAttributesClassValidation checks the rules of
+// VolumeAttributesClasses against the answers of a real v1.37
+// kube-apiserver (recorded with refplane).
+func TestVolumeAttributesClassValidation(t *testing.T) {
+	t.Parallel()
+	vacs := "/apis/storage.k8s.io/v1/volumeattributesclasses"
+	const invalid = `VolumeAttributesClass.storage.k8s.io "v1" is invalid: `
+	runWriteCases(t, fakeplane.Start(t), []writeCase{
+		{"a driver and parameters are required", "POST", vacs, `{"metadata":{"name":"v1"}}`, 422, invalid + `[driverName: Required value, parameters: Required value: must contain at least one key/value pair]`},
+		{"a parameter has a key", "POST", vacs, `{"metadata":{"name":"v1"},"driverName":"d.io","parameters":{"":"x"}}`, 422, invalid + `parameters: Invalid value: "": field can not be empty.`},
+		{"a valid class", "POST", vacs, `{"metadata":{"name":"v1"},"driverName":"D.io","parameters":{"a":"b"}}`, 201, ""},
+		{"the driver and parameters do not change", "PUT", vacs + "/v1", `{"metadata":{"name":"v1"},"driverName":"e.io","parameters":{"a":"c"}}`, 422, invalid + `[driverName: Forbidden: updates to driverName are forbidden., parameters: Forbidden: updates to parameters are forbidden.]`},
+		{"an update that keeps them", "PUT", vacs + "/v1", `{"metadata":{"name":"v1"},"driverName":"D.io","parameters":{"a":"b"}}`, 200, ""},
+	})
 }

@@ -54,29 +54,8 @@ func validateStorageClass(sc, old *storagev1.StorageClass) field.ErrorList {
 		errs = append(errs, validate.ImmutableField(sc.ReclaimPolicy, old.ReclaimPolicy, field.NewPath("reclaimPolicy"))...)
 		return append(errs, validate.ImmutableField(sc.VolumeBindingMode, old.VolumeBindingMode, field.NewPath("volumeBindingMode"))...)
 	}
-	var errs field.ErrorList
-	if sc.Provisioner == "" {
-		errs = append(errs, field.Required(field.NewPath("provisioner"), ""))
-	} else {
-		for _, msg := range validation.IsQualifiedName(strings.ToLower(sc.Provisioner)) {
-			errs = append(errs, field.Invalid(field.NewPath("provisioner"), strings.ToLower(sc.Provisioner), msg))
-		}
-	}
-	params := field.NewPath("parameters")
-	if len(sc.Parameters) > 512 {
-		errs = append(errs, field.TooLong(params, "", 512))
-	} else {
-		size := 0
-		for _, k := range validate.SortedKeys(sc.Parameters) {
-			if k == "" {
-				errs = append(errs, field.Invalid(params, k, "field can not be empty."))
-			}
-			size += len(k) + len(sc.Parameters[k])
-		}
-		if size > 256*1024 {
-			errs = append(errs, field.TooLong(params, "", 256*1024))
-		}
-	}
+	errs := ValidateProvisioner(sc.Provisioner, field.NewPath("provisioner"))
+	errs = append(errs, ValidateParameters(sc.Parameters, true, field.NewPath("parameters"))...)
 	if p := sc.ReclaimPolicy; p != nil && *p != "" && *p != corev1.PersistentVolumeReclaimDelete && *p != corev1.PersistentVolumeReclaimRetain {
 		errs = append(errs, field.NotSupported(field.NewPath("reclaimPolicy"), p, []string{"Delete", "Retain"}))
 	}
@@ -84,6 +63,43 @@ func validateStorageClass(sc, old *storagev1.StorageClass) field.ErrorList {
 		errs = append(errs, field.Required(field.NewPath("volumeBindingMode"), ""))
 	} else if *m != storagev1.VolumeBindingImmediate && *m != storagev1.VolumeBindingWaitForFirstConsumer {
 		errs = append(errs, field.NotSupported(field.NewPath("volumeBindingMode"), m, []string{"Immediate", "WaitForFirstConsumer"}))
+	}
+	return errs
+}
+
+// ValidateProvisioner is upstream's check of a provisioner's or a driver's
+// name: required, and a qualified name once lowercased.
+func ValidateProvisioner(name string, fld *field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(fld, "")}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(strings.ToLower(name)) {
+		errs = append(errs, field.Invalid(fld, strings.ToLower(name), msg))
+	}
+	return errs
+}
+
+// ValidateParameters is upstream's check of a class's parameters: at most
+// 512, no empty key, 256 KiB of keys and values in all, and (unless
+// allowEmpty) at least one.
+func ValidateParameters(params map[string]string, allowEmpty bool, fld *field.Path) field.ErrorList {
+	if len(params) > 512 {
+		return field.ErrorList{field.TooLong(fld, "", 512)}
+	}
+	var errs field.ErrorList
+	size := 0
+	for _, k := range validate.SortedKeys(params) {
+		if k == "" {
+			errs = append(errs, field.Invalid(fld, k, "field can not be empty."))
+		}
+		size += len(k) + len(params[k])
+	}
+	if size > 256*1024 {
+		errs = append(errs, field.TooLong(fld, "", 256*1024))
+	}
+	if !allowEmpty && len(params) == 0 {
+		errs = append(errs, field.Required(fld, "must contain at least one key/value pair"))
 	}
 	return errs
 }
