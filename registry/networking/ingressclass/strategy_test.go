@@ -7,14 +7,16 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
+// TestIngressClassStrategy checks the default scope of parameters, and that
+// a class so defaulted is valid.
 func TestIngressClassStrategy(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		class     *networkingv1.IngressClass
 		wantScope string
 	}{
-		{name: "no parameters", class: &networkingv1.IngressClass{}},
-		{name: "parameters", class: &networkingv1.IngressClass{Spec: networkingv1.IngressClassSpec{Parameters: &networkingv1.IngressClassParametersReference{Kind: "K", Name: "n"}}}, wantScope: "Cluster"},
+		{name: "no parameters", class: &networkingv1.IngressClass{Spec: networkingv1.IngressClassSpec{Controller: "example.com/x"}}},
+		{name: "parameters", class: &networkingv1.IngressClass{Spec: networkingv1.IngressClassSpec{Controller: "example.com/x", Parameters: &networkingv1.IngressClassParametersReference{Kind: "K", Name: "n"}}}, wantScope: "Cluster"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			Strategy.Default(tc.class)
