@@ -36,7 +36,7 @@ func TestStorageObjectsGetTheirProtectionFinalizers(t *testing.T) {
 		t.Fatal(err)
 	}
 	vac, err := client.StorageV1().VolumeAttributesClasses().Create(ctx, &storagev1.VolumeAttributesClass{
-		ObjectMeta: metav1.ObjectMeta{Name: "gold"}, DriverName: "example.com/csi"}, metav1.CreateOptions{})
+		ObjectMeta: metav1.ObjectMeta{Name: "gold"}, DriverName: "example.com/csi", Parameters: map[string]string{"iops": "100"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestStorageProtectionControllersWaitForUsers(t *testing.T) {
 
 	// A VolumeAttributesClass that a claim names waits for the claim.
 	if _, err := client.StorageV1().VolumeAttributesClasses().Create(ctx, &storagev1.VolumeAttributesClass{
-		ObjectMeta: metav1.ObjectMeta{Name: "gold"}, DriverName: "example.com/csi"}, metav1.CreateOptions{}); err != nil {
+		ObjectMeta: metav1.ObjectMeta{Name: "gold"}, DriverName: "example.com/csi", Parameters: map[string]string{"iops": "100"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	c := testClaim("golden", "1Gi", ptr.To(""))
