@@ -3452,3 +3452,39 @@ func TestVolumeAttributesClassValidation(t *testing.T) {
 		{"an update that keeps them", "PUT", vacs + "/v1", `{"metadata":{"name":"v1"},"driverName":"D.io","parameters":{"a":"b"}}`, 200, ""},
 	})
 }
+
+// TestCSIDriverAndStorageCapacityValidation checks the defaults and rules of
+// CSIDrivers and CSIStorageCapacities against the answers of a real v1.37
+// kube-apiserver (recorded with refplane).
+func TestCSIDriverAndStorageCapacityValidation(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	drivers := "/apis/storage.k8s.io/v1/csidrivers"
+	caps := "/apis/storage.k8s.io/v1/namespaces/default/csistoragecapacities"
+	const driver = `CSIDriver.storage.k8s.io "d.io" is invalid: `
+	const capacity = `CSIStorageCapacity.storage.k8s.io "c1" is invalid: `
+	runWriteCases(t, cp, []writeCase{
+		{"a driver's policies and modes are known ones", "POST", drivers, `{"metadata":{"name":"d.io"},"spec":{"fsGroupPolicy":"X","volumeLifecycleModes":["Persistent","Bogus"],"nodeAllocatableUpdatePeriodSeconds":5,"serviceAccountTokenInSecrets":true}}`, 422,
+			driver + `[spec.fsGroupPolicy: Unsupported value: "X": supported values: "File", "None", "ReadWriteOnceWithFSType", spec.volumeLifecycleModes: Unsupported value: "Bogus": supported values: "Persistent", "Ephemeral", spec.nodeAllocatableUpdatePeriodSeconds: Invalid value: 5: must be greater than or equal to 10 seconds, spec.serviceAccountTokenInSecrets: Invalid value: true: serviceAccountTokenInSecrets is set but no tokenRequests are specified]`},
+		{"token requests", "POST", drivers, `{"metadata":{"name":"d.io"},"spec":{"tokenRequests":[{"audience":"a","expirationSeconds":60},{"audience":"a"},{"audience":"b","expirationSeconds":9999999999}]}}`, 422,
+			driver + `[spec.tokenRequests[0].expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes, spec.tokenRequests[1].audience: Duplicate value: "a", spec.tokenRequests[2].expirationSeconds: Invalid value: 9999999999: may not specify a duration larger than 2^32 seconds]`},
+		{"a valid driver", "POST", drivers, `{"metadata":{"name":"d.io"}}`, 201, ""},
+		{"attachRequired and the modes do not change", "PUT", drivers + "/d.io", `{"metadata":{"name":"d.io","resourceVersion":"RV"},"spec":{"attachRequired":false,"volumeLifecycleModes":["Ephemeral"]}}`, 422,
+			driver + `[spec.attachedRequired: Invalid value: false: field is immutable, spec.volumeLifecycleModes: Invalid value: ["Ephemeral"]: field is immutable]`},
+		{"a capacity's fields", "POST", caps, `{"metadata":{"name":"c1"},"storageClassName":"","capacity":"-1Gi","nodeTopology":{"matchLabels":{"bad key":"v"}}}`, 422,
+			capacity + `[nodeTopology.matchLabels: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), storageClassName: Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), capacity: Invalid value: "-1Gi": must be greater than or equal to 0]`},
+		{"a valid capacity", "POST", caps, `{"metadata":{"name":"c1"},"storageClassName":"sc","nodeTopology":{"matchLabels":{"a":"b"}}}`, 201, ""},
+		{"its inputs do not change", "PUT", caps + "/c1", `{"metadata":{"name":"c1","resourceVersion":"RV"},"storageClassName":"sc2","nodeTopology":{"matchLabels":{"a":"c"}}}`, 422,
+			capacity + `[nodeTopology: Invalid value: {"matchLabels":{"a":"c"}}: field is immutable, storageClassName: Invalid value: "sc2": field is immutable]`},
+	})
+	// A driver gets upstream's defaults.
+	_, _, out := rawRequest(t, cp, "GET", drivers+"/d.io", "", nil, nil)
+	var d struct{ Spec map[string]any }
+	if err := json.Unmarshal(out, &d); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"attachRequired":true,"fsGroupPolicy":"ReadWriteOnceWithFSType","podInfoOnMount":false,"preventPodSchedulingIfMissing":false,"requiresRepublish":false,"seLinuxMount":false,"storageCapacity":false,"volumeLifecycleModes":["Persistent"]}`
+	if got, _ := json.Marshal(d.Spec); string(got) != want {
+		t.Errorf("defaults %s, want %s", got, want)
+	}
+}

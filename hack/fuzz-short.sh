@@ -23,6 +23,7 @@ targets="
 . FuzzWriteKubeconfig
 ./fixtures FuzzLoadPaths
 ./server FuzzApplyPatchParse
+./registry FuzzApplyMergePatch
 ./scheduler FuzzLoadConfig
 ./kubelet FuzzParseStages
 ./kubelet FuzzParseDebugConfig

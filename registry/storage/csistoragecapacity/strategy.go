@@ -1,12 +1,16 @@
 // Package csistoragecapacity holds the CSIStorageCapacity strategy: the flags of kube-apiserver's
-// pkg/registry/storage/csistoragecapacity strategy and storage. Its validation is the
-// object metadata validation the server runs for every resource; upstream's
-// rules for the rest of a CSIStorageCapacity are not reimplemented.
+// pkg/registry/storage/csistoragecapacity strategy and storage, and its
+// validation: a node topology selector, a class name and a capacity not
+// negative, the first two unchanged by updates.
 package csistoragecapacity
 
 import (
 	"context"
 
+	storagev1 "k8s.io/api/storage/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -18,12 +22,29 @@ var Strategy = csiStorageCapacityStrategy{strategy.Base{Namespaced: true}}
 
 type csiStorageCapacityStrategy struct{ strategy.Base }
 
-// Validate adds nothing to the metadata validation of a new CSIStorageCapacity.
-func (csiStorageCapacityStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
-	return nil
+// Validate checks a new CSIStorageCapacity.
+func (csiStorageCapacityStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	c := obj.(*storagev1.CSIStorageCapacity)
+	errs := metav1validation.ValidateLabelSelector(c.NodeTopology, metav1validation.LabelSelectorValidationOptions{}, field.NewPath("nodeTopology"))
+	for _, msg := range apivalidation.NameIsDNSSubdomain(c.StorageClassName, false) {
+		errs = append(errs, field.Invalid(field.NewPath("storageClassName"), c.StorageClassName, msg))
+	}
+	if c.Capacity != nil && c.Capacity.Sign() < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("capacity"), c.Capacity.String(), "must be greater than or equal to 0"))
+	}
+	return errs
 }
 
-// ValidateUpdate adds nothing to the metadata validation of an update.
-func (csiStorageCapacityStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks that an update keeps the node topology and the
+// class name, the inputs of the capacity.
+func (csiStorageCapacityStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	c, was := obj.(*storagev1.CSIStorageCapacity), old.(*storagev1.CSIStorageCapacity)
+	var errs field.ErrorList
+	if !apiequality.Semantic.DeepEqual(c.NodeTopology, was.NodeTopology) {
+		errs = append(errs, field.Invalid(field.NewPath("nodeTopology"), c.NodeTopology, "field is immutable"))
+	}
+	if c.StorageClassName != was.StorageClassName {
+		errs = append(errs, field.Invalid(field.NewPath("storageClassName"), c.StorageClassName, "field is immutable"))
+	}
+	return errs
 }
