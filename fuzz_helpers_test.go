@@ -202,14 +202,22 @@ var refusalCodes = map[int]bool{400: true, 403: true, 404: true, 405: true, 406:
 // upstream500 are the messages (their beginnings) of the 500s
 // kube-apiserver itself answers bad input with (checked against v1.37):
 // its storage's refusal of a create whose resourceVersion parses as a
-// revision, and server-side apply's of a patch with a field the schema
-// does not declare (both bare errors, which the handlers make 500s).
+// revision and of an update, a get or a watch whose resourceVersion is not
+// a number, and server-side apply's of a patch with a field the schema does
+// not declare (bare errors, which the handlers make 500s).
 var upstream500 = []string{
 	"resourceVersion should not be set on objects to be created",
 	"failed to create typed patch object (",
 	// An applied object the built-in type cannot hold (a creationTimestamp
 	// that is no time, say), as v1.37 words it.
 	"failed to convert new object (",
+	// An update whose resourceVersion is not a number: upstream's store
+	// parses it and returns the error bare.
+	"strconv.ParseUint: parsing ",
+	// A get's or a watch's resourceVersion that is not a number.
+	"resourceVersion: Invalid value: ",
+	// A patch that leaves a custom resource without an apiVersion.
+	"Internal error occurred: Object 'apiVersion' is missing in 'object has no apiVersion field'",
 }
 
 // isUpstream500 says whether a 500's message is one kube-apiserver gives.

@@ -3488,3 +3488,21 @@ func TestCSIDriverAndStorageCapacityValidation(t *testing.T) {
 		t.Errorf("defaults %s, want %s", got, want)
 	}
 }
+
+// TestServiceCIDRValidation checks the rules of ServiceCIDRs against the
+// answers of a real v1.37 kube-apiserver (recorded with refplane).
+func TestServiceCIDRValidation(t *testing.T) {
+	t.Parallel()
+	scs := "/apis/networking.k8s.io/v1/servicecidrs"
+	const invalid = `ServiceCIDR.networking.k8s.io "sc1" is invalid: `
+	runWriteCases(t, fakeplane.Start(t), []writeCase{
+		{"a CIDR is required", "POST", scs, `{"metadata":{"name":"sc1"}}`, 422, invalid + `spec.cidrs: Required value: at least one CIDR required`},
+		{"two at most", "POST", scs, `{"metadata":{"name":"sc1"},"spec":{"cidrs":["10.0.0.0/24","10.1.0.0/24","fd00::/64"]}}`, 422, invalid + `spec.cidrs: Invalid value: {"CIDRs":["10.0.0.0/24","10.1.0.0/24","fd00::/64"]}: may only hold up to 2 values`},
+		{"one of each family", "POST", scs, `{"metadata":{"name":"sc1"},"spec":{"cidrs":["10.0.0.0/24","10.1.0.0/24"]}}`, 422, invalid + `spec.cidrs: Invalid value: ["10.0.0.0/24","10.1.0.0/24"]: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64`},
+		{"valid CIDRs", "POST", scs, `{"metadata":{"name":"sc1"},"spec":{"cidrs":["bad","10.0.0.1/24"]}}`, 422, invalid + `[spec.cidrs[0]: Invalid value: "bad": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64), spec.cidrs[1]: Invalid value: "10.0.0.1/24": must not have bits set beyond the prefix length]`},
+		{"a valid range", "POST", scs, `{"metadata":{"name":"sc1"},"spec":{"cidrs":["10.210.0.0/24"]}}`, 201, ""},
+		{"a CIDR does not change", "PUT", scs + "/sc1", `{"metadata":{"name":"sc1"},"spec":{"cidrs":["10.211.0.0/24"]}}`, 422, invalid + `spec.cidrs[0]: Invalid value: "10.211.0.0/24": field is immutable`},
+		{"a second family may be added", "PUT", scs + "/sc1", `{"metadata":{"name":"sc1"},"spec":{"cidrs":["10.210.0.0/24","fd00::/64"]}}`, 200, ""},
+		{"the list is kept", "PUT", scs + "/sc1", `{"metadata":{"name":"sc1"},"spec":{"cidrs":[]}}`, 422, invalid + `spec.cidrs: Invalid value: []: field is immutable`},
+	})
+}
