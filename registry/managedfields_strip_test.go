@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -224,7 +226,8 @@ func TestConvertingWithoutManagedFieldsChangesNoWrite(t *testing.T) {
 	}
 }
 
-// timeless is obj's JSON with its managedFields' times cleared.
+// timeless is obj's JSON with its managedFields' times cleared and the
+// entries in an order that does not depend on them.
 func timeless(t *testing.T, obj runtime.Object) string {
 	t.Helper()
 	obj = obj.DeepCopyObject()
@@ -233,6 +236,12 @@ func timeless(t *testing.T, obj runtime.Object) string {
 	for i := range mf {
 		mf[i].Time = nil
 	}
+	// The field manager orders entries by time (to the second) before their
+	// manager: two runs a moment apart can straddle a second and order them
+	// differently, so the order is the manager's here.
+	slices.SortStableFunc(mf, func(a, b metav1.ManagedFieldsEntry) int {
+		return cmp.Or(cmp.Compare(a.Operation, b.Operation), cmp.Compare(a.Manager, b.Manager), cmp.Compare(a.Subresource, b.Subresource))
+	})
 	acc.SetManagedFields(mf)
 	b, err := json.Marshal(obj)
 	if err != nil {
