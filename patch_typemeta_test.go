@@ -75,6 +75,8 @@ func TestPatchedTypeMetaAsKubeAPIServer(t *testing.T) {
 			code: 422, message: invalid + `no kind "Deployment" is registered for the internal version of group "" in scheme "pkg/runtime/scheme.go:111"`},
 		{name: "merge: an apiVersion that is not a string", path: cm, ctype: merge, body: `{"apiVersion":5}`,
 			code: 422, message: invalid + `couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .apiVersion of type string`},
+		{name: "merge: an unknown field shows json-patch's result", path: cm + "?fieldValidation=Strict", ctype: merge, body: `{"extra":1,"data":{"a":"b"}}`,
+			code: 422, message: invalid + `strict decoding error: unknown field "extra"`},
 		{name: "merge: no kind is the resource's", path: cm, ctype: merge, body: `{"kind":null}`, code: 200},
 		{name: "merge: the core group written with a slash", path: cm, ctype: merge, body: `{"apiVersion":"/v1"}`, code: 200},
 		{name: "JSON patch: a registered kind that does not convert", path: cm, ctype: jsonPatch, body: `[{"op":"replace","path":"/kind","value":"Service"}]`,
