@@ -99,15 +99,11 @@ func wrongVersion(gvk, own schema.GroupVersionKind) error {
 // create's or update's JSON body for a built-in type, own (a subresource's
 // such as a Scale): nil when the body is one of own, else upstream's 400.
 func CheckBodyTypeMeta(data []byte, own schema.GroupVersionKind) error {
-	head, err := interpretTypeHead(data)
+	gvk, err := BodyGVK(data, own)
 	if err != nil {
 		return decodeError(data, nil, own.Kind, err)
 	}
-	gv, err := schema.ParseGroupVersion(head.APIVersion)
-	if err != nil {
-		return decodeError(data, nil, own.Kind, err)
-	}
-	if gvk := withDefaults(gv.WithKind(head.Kind), own); gvk != own {
+	if gvk != own {
 		return typedBodyError(data, gvk, own)
 	}
 	return nil

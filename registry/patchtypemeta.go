@@ -62,13 +62,16 @@ func (r *Resource) PatchedTypeMeta(patched []byte, strategic bool, name string) 
 		}
 		return nil, r.customTypeMetaError(patched, found.APIVersion, gv.WithKind(found.Kind), name)
 	}
-	return PatchedTypeMetaOf(patched, found, name, r.GVK)
+	return PatchedTypeMetaOf(patched, name, r.GVK)
 }
 
 // PatchedTypeMetaOf is PatchedTypeMeta for a JSON or merge patch's result
-// of a built-in type, own, whose apiVersion and kind were read as found:
-// the resource's, or a subresource's (a Scale).
-func PatchedTypeMetaOf(patched []byte, found TypeMeta, name string, own schema.GroupVersionKind) ([]byte, error) {
+// of a built-in type, own: the resource's, or a subresource's (a Scale).
+func PatchedTypeMetaOf(patched []byte, name string, own schema.GroupVersionKind) ([]byte, error) {
+	found, err := interpretTypeHead(patched)
+	if err != nil {
+		return nil, PatchInvalid(patched, err.Error())
+	}
 	gv, err := schema.ParseGroupVersion(found.APIVersion)
 	if err != nil {
 		return nil, PatchInvalid(patched, err.Error())
@@ -106,13 +109,6 @@ func PatchedTypeMetaOf(patched []byte, found TypeMeta, name string, own schema.G
 	}
 	return nil, PatchInvalid(patched, runtime.NewNotRegisteredErrForKind(UpstreamSchemeName, actual).Error())
 }
-
-// TypeMeta is an object's apiVersion and kind as its JSON has them.
-type TypeMeta = typeHead
-
-// ReadTypeMeta reads a JSON object's apiVersion and kind as upstream's JSON
-// serializer does, with its errors.
-func ReadTypeMeta(data []byte) (TypeMeta, error) { return interpretTypeHead(data) }
 
 // customTypeMetaError is upstream's answer to a patched custom resource
 // whose apiVersion (as written, and parsed to gv) or kind is not the

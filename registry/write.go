@@ -224,13 +224,11 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 			return store.Write{}, apierrors.NewInvalid(schema.GroupKind{Group: c.Res.GR.Group, Kind: c.Res.GR.Resource}, name, field.ErrorList{
 				field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update"),
 			})
-		case rv == 0:
-			o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
-		case strconv.FormatUint(rv, 10) != old.Meta.GetResourceVersion():
+		case rv != 0 && strconv.FormatUint(rv, 10) != old.Meta.GetResourceVersion():
 			return store.Write{}, ErrConflict(c.Res.GR, name)
-		default:
-			o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
 		}
+		// Unconditional, or the current revision however written ("007").
+		o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
 		if mode != internalWrite {
 			// Upstream's update runs mutating admission on the object the
 			// client sent, before the strategy prepares it.

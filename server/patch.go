@@ -126,8 +126,8 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 				// Decoded as json-patch's result would be. If decoding finds
 				// anything to report, it is reported from json-patch's result,
 				// whose bytes the messages show.
-				if checked, err := c.Res.PatchedTypeMeta(patched, false, c.Info.Name); err == nil && len(checked) == len(patched) && &checked[0] == &patched[0] {
-					if o, strictErrs, err := decodePatched(patched); err == nil && len(strictErrs) == 0 {
+				if checked, err := c.Res.PatchedTypeMeta(patched, false, c.Info.Name); err == nil {
+					if o, strictErrs, err := decodePatched(checked); err == nil && len(strictErrs) == 0 {
 						decoded = o
 						break
 					}

@@ -143,11 +143,7 @@ func (s *Server) serveScale(c *call) error {
 					return nil, err
 				}
 			case types.JSONPatchType, types.MergePatchType:
-				found, err := registry.ReadTypeMeta(data)
-				if err != nil {
-					return nil, registry.PatchInvalid(data, err.Error())
-				}
-				if data, err = registry.PatchedTypeMetaOf(data, found, c.Info.Name, scaleGVK); err != nil {
+				if data, err = registry.PatchedTypeMetaOf(data, c.Info.Name, scaleGVK); err != nil {
 					return nil, err
 				}
 			}
