@@ -40,9 +40,16 @@ func (s *Registry) prepareCreate(c *Request, o *Object) error {
 		return err
 	}
 	if m.GetName() == "" && m.GetGenerateName() != "" {
-		// Upstream's strategies all use SimpleNameGenerator: five random
-		// characters after the prefix, cut to 58 characters.
-		m.SetName(names.SimpleNameGenerator.GenerateName(m.GetGenerateName()))
+		// The strategy's name generator, as upstream's BeforeCreate: most
+		// add five random characters after the prefix, cut to 58
+		// characters (strategy.Base); an IPAddress's adds nothing.
+		gen := names.SimpleNameGenerator
+		if st, ok := For(c.Res.GR); ok {
+			if ng, ok := st.(names.NameGenerator); ok {
+				gen = ng
+			}
+		}
+		m.SetName(gen.GenerateName(m.GetGenerateName()))
 	}
 	m.SetUID(types.UID(uuid.NewUUID()))
 	m.SetCreationTimestamp(metav1.NewTime(s.now().Truncate(timePrecision)))
