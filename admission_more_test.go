@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 
@@ -47,18 +46,14 @@ func TestAdmissionWebhookReachedThroughService(t *testing.T) {
 	u, _ := url.Parse(hook.URL)
 	_, portStr, _ := net.SplitHostPort(u.Host)
 	port, _ := strconv.Atoi(portStr)
+	// The server is on this machine: an ExternalName Service naming
+	// localhost reaches it, as on kube-apiserver, which refuses loopback
+	// addresses in Endpoints.
+	servicePort := int32(port)
 	if _, err := client.CoreV1().Services("default").Create(ctx, &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "hook"},
-		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intstr.FromInt32(int32(port))}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := client.CoreV1().Endpoints("default").Create(ctx, &corev1.Endpoints{ //nolint:staticcheck // Endpoints are what a selector-less Service has
-		ObjectMeta: metav1.ObjectMeta{Name: "hook"},
-		Subsets: []corev1.EndpointSubset{{
-			Addresses: []corev1.EndpointAddress{{IP: "127.0.0.1"}},
-			Ports:     []corev1.EndpointPort{{Name: "https", Port: int32(port)}},
-		}},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
+			Ports: []corev1.ServicePort{{Name: "https", Port: servicePort}}},
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +62,7 @@ func TestAdmissionWebhookReachedThroughService(t *testing.T) {
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name: "by-service.example.com",
 			ClientConfig: admissionregistrationv1.WebhookClientConfig{
-				Service:  &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "hook", Path: ptr.To("/validate")},
+				Service:  &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "hook", Path: ptr.To("/validate"), Port: &servicePort},
 				CABundle: ca.CertPEM,
 			},
 			Rules:                   []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
@@ -84,13 +79,14 @@ func TestAdmissionWebhookReachedThroughService(t *testing.T) {
 	if want := `admission webhook "by-service.example.com" denied the request: pods must have the label app`; err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %s", err, want)
 	}
-	// The webhook's configuration shows the defaults kube-apiserver sets.
+	// The webhook's configuration shows the defaults kube-apiserver sets
+	// (and the port it was given).
 	got, err := client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, "by-service", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := got.Webhooks[0]
-	if *w.ClientConfig.Service.Port != 443 || *w.FailurePolicy != admissionregistrationv1.Fail || *w.TimeoutSeconds != 10 || *w.MatchPolicy != admissionregistrationv1.Equivalent {
+	if *w.ClientConfig.Service.Port != servicePort || *w.FailurePolicy != admissionregistrationv1.Fail || *w.TimeoutSeconds != 10 || *w.MatchPolicy != admissionregistrationv1.Equivalent {
 		t.Fatalf("webhook defaults: %+v", w)
 	}
 }

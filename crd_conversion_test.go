@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
@@ -226,15 +225,16 @@ func TestCRDConversionWebhookByService(t *testing.T) {
 	_, portStr, _ := net.SplitHostPort(ts.Listener.Addr().String())
 	port, _ := strconv.Atoi(portStr)
 
+	// The server is on this machine: an ExternalName Service naming
+	// localhost reaches it, as on kube-apiserver, which refuses loopback
+	// addresses in Endpoints.
 	svc := &corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: metav1.ObjectMeta{Name: "conv", Namespace: "default"},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intstr.FromInt32(int32(port))}}}}
-	eps := &corev1.Endpoints{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Endpoints"}, ObjectMeta: metav1.ObjectMeta{Name: "conv", Namespace: "default"},
-		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "127.0.0.1"}}, Ports: []corev1.EndpointPort{{Name: "https", Port: int32(port)}}}}}
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost", Ports: []corev1.ServicePort{{Name: "https", Port: int32(port)}}}}
 	crd := conversionCRD(apiextensionsv1.WebhookClientConfig{
-		Service:  &apiextensionsv1.ServiceReference{Namespace: "default", Name: "conv", Path: ptr.To("/convert"), Port: ptr.To(int32(443))},
+		Service:  &apiextensionsv1.ServiceReference{Namespace: "default", Name: "conv", Path: ptr.To("/convert"), Port: ptr.To(int32(port))},
 		CABundle: ca.CertPEM,
 	}, "v1beta1")
-	cp := fakeplane.Start(t, fakeplane.WithObjects(crd, svc, eps))
+	cp := fakeplane.Start(t, fakeplane.WithObjects(crd, svc))
 	ctx := ctxT(t)
 	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
 	v2 := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v2", Resource: "crontabs"}).Namespace("default")

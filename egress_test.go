@@ -28,7 +28,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/server/egressselector"
 	"k8s.io/client-go/dynamic"
@@ -176,23 +175,23 @@ func serviceWebhookCert(t testing.TB, name string) (*tls.Certificate, []byte) {
 	return &cert, ca.CertPEM
 }
 
-// serviceAt creates a Service default/<name> (port 443, "https") whose
-// Endpoints are 127.0.0.1:port, as a webhook's in a cluster.
-func serviceAt(t testing.TB, cs kubernetes.Interface, name, port string) {
+// serviceAt creates a Service default/<name> for a server on this
+// machine at port: an ExternalName Service naming localhost, its port
+// ("https") the server's. kube-apiserver refuses loopback addresses in
+// Endpoints, so this is how a cluster reaches such a server; a reference
+// to the Service names the port, which serviceAt returns.
+func serviceAt(t testing.TB, cs kubernetes.Interface, name, port string) int32 {
 	t.Helper()
 	n, err := strconv.Atoi(port)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := ctxT(t)
-	if _, err := cs.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intstr.FromInt32(int32(n))}}}}, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().Services("default").Create(ctxT(t), &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
+			Ports: []corev1.ServicePort{{Name: "https", Port: int32(n)}}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.CoreV1().Endpoints("default").Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "127.0.0.1"}}, Ports: []corev1.EndpointPort{{Name: "https", Port: int32(n)}}}}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	return int32(n)
 }
 
 func TestEgressSelectionsCarryTheControlPlanesConnections(t *testing.T) {
@@ -236,7 +235,7 @@ func TestEgressSelectionsCarryTheControlPlanesConnections(t *testing.T) {
 			hook := serveWebhookWith(t, allow, cert)
 			hookPort := portOf(t, hook.URL)
 			cs := clientset(t, cp)
-			serviceAt(t, cs, "hook", hookPort)
+			hookServicePort := serviceAt(t, cs, "hook", hookPort)
 			ignore := admissionregistrationv1.Ignore
 			none := admissionregistrationv1.SideEffectClassNone
 			createValidatingWebhook(t, cs, &admissionregistrationv1.ValidatingWebhookConfiguration{
@@ -244,7 +243,7 @@ func TestEgressSelectionsCarryTheControlPlanesConnections(t *testing.T) {
 				Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 					Name: "hook.example.com", SideEffects: &none, FailurePolicy: &ignore, AdmissionReviewVersions: []string{"v1"},
 					ClientConfig: admissionregistrationv1.WebhookClientConfig{CABundle: caPEM,
-						Service: &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "hook", Path: ptr.To("/validate")}},
+						Service: &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "hook", Path: ptr.To("/validate"), Port: &hookServicePort}},
 					Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 						Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}},
 				}},
@@ -267,9 +266,9 @@ func TestEgressSelectionsCarryTheControlPlanesConnections(t *testing.T) {
 			conv.StartTLS()
 			t.Cleanup(conv.Close)
 			convPort := portOf(t, conv.URL)
-			serviceAt(t, cs, "conv", convPort)
+			convServicePort := serviceAt(t, cs, "conv", convPort)
 			convertThroughWebhook(t, cp, convHook, apiextensionsv1.WebhookClientConfig{CABundle: convCA,
-				Service: &apiextensionsv1.ServiceReference{Namespace: "default", Name: "conv", Path: ptr.To("/convert"), Port: ptr.To(int32(443))}})
+				Service: &apiextensionsv1.ServiceReference{Namespace: "default", Name: "conv", Path: ptr.To("/convert"), Port: &convServicePort}})
 
 			proxied := map[string]string{"wardle": portOf(t, ext.Address()), "admission webhook": hookPort, "conversion webhook": convPort}
 			for what, port := range proxied {
@@ -387,9 +386,9 @@ func TestEgressSelectionCarriesTheConversionWebhookOfAStoredCRD(t *testing.T) {
 	if err := cp1.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	serviceAt(t, clientset(t, cp1), "conv", port)
+	servicePort := serviceAt(t, clientset(t, cp1), "conv", port)
 	convertThroughWebhook(t, cp1, hook, apiextensionsv1.WebhookClientConfig{CABundle: caPEM,
-		Service: &apiextensionsv1.ServiceReference{Namespace: "default", Name: "conv", Path: ptr.To("/convert"), Port: ptr.To(int32(443))}})
+		Service: &apiextensionsv1.ServiceReference{Namespace: "default", Name: "conv", Path: ptr.To("/convert"), Port: &servicePort}})
 	if err := cp1.Stop(); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,13 @@ import (
 // Content-Type and body.
 func rawRequest(t *testing.T, cp *fakeplane.ControlPlane, method, path, contentType string, body []byte, header http.Header) (int, string, []byte) {
 	t.Helper()
+	code, h, b := rawExchange(t, cp, method, path, contentType, body, header)
+	return code, h.Get("Content-Type"), b
+}
+
+// rawExchange is rawRequest with the answer's headers.
+func rawExchange(t *testing.T, cp *fakeplane.ControlPlane, method, path, contentType string, body []byte, header http.Header) (int, http.Header, []byte) {
+	t.Helper()
 	hc, err := rest.HTTPClientFor(cp.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +45,7 @@ func rawRequest(t *testing.T, cp *fakeplane.ControlPlane, method, path, contentT
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	return resp.StatusCode, resp.Header, b
 }
 
 // TestErrorsMatchKubeAPIServer sends bad requests and checks the code and

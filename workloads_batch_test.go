@@ -458,7 +458,8 @@ func TestJobTTLAfterFinishedDeletesIt(t *testing.T) {
 
 // Deleting a Job takes its pods with it (background and foreground
 // propagation) or leaves them, without owner or tracking finalizer
-// (orphan).
+// (orphan, and a batch/v1 delete that names no policy, as upstream keeps
+// for old clients).
 func TestJobDeletePropagation(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
@@ -473,6 +474,7 @@ func TestJobDeletePropagation(t *testing.T) {
 		{metav1.DeletePropagationBackground, false, "background"},
 		{metav1.DeletePropagationForeground, false, "foreground"},
 		{metav1.DeletePropagationOrphan, true, "orphan"},
+		{"", true, "no-policy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := ctxT(t)
@@ -483,7 +485,11 @@ func TestJobDeletePropagation(t *testing.T) {
 				j, err := cs.BatchV1().Jobs(ns).Get(ctx, tc.name, metav1.GetOptions{})
 				return err == nil && ptr.Deref(j.Status.Ready, 0) == 2, err
 			})
-			if err := cs.BatchV1().Jobs(ns).Delete(ctx, tc.name, metav1.DeleteOptions{PropagationPolicy: &tc.policy}); err != nil {
+			opts := metav1.DeleteOptions{PropagationPolicy: &tc.policy}
+			if tc.policy == "" {
+				opts.PropagationPolicy = nil
+			}
+			if err := cs.BatchV1().Jobs(ns).Delete(ctx, tc.name, opts); err != nil {
 				t.Fatal(err)
 			}
 			eventuallyT(t, "job gone, pods as the policy says", func(ctx context.Context) (bool, error) {

@@ -21,7 +21,9 @@ import (
 func webPod(name string) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "web"}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+		// A pod with an IP is on a node: the endpoints controller names it
+		// in each address, and Endpoints validation refuses an empty name.
+		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{
 			Name: "web", Image: "nginx",
 			Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
 		}}},
@@ -174,8 +176,9 @@ func TestServiceEndpointsFollowItsPods(t *testing.T) {
 		}
 	}
 
-	// A deleted pod leaves both.
-	if err := cs.CoreV1().Pods(ns).Delete(ctx, "web-ready-2", metav1.DeleteOptions{}); err != nil {
+	// A deleted pod leaves both (at once: the pod is on a node, so a
+	// delete without a grace period would wait for its kubelet).
+	if err := cs.CoreV1().Pods(ns).Delete(ctx, "web-ready-2", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
 		t.Fatal(err)
 	}
 	delete(want, "web-ready-2")

@@ -264,4 +264,20 @@ func TestReplicationControllerKeepsItsReplicas(t *testing.T) {
 	if n := len(controlledPods(t, cp, "legacy", rc.UID)); n != 0 {
 		t.Errorf("%d pods at 0 replicas", n)
 	}
+	// A v1 delete that names no propagation policy orphans the pods, as
+	// upstream keeps for old clients (kubectl names one).
+	mustKubectl(t, cp, "scale", "rc", "legacy", "--replicas=1")
+	waitRC(1)
+	pod := controlledPods(t, cp, "legacy", rc.UID)[0]
+	if err := cs.CoreV1().ReplicationControllers("default").Delete(ctx, "legacy", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitWorkload(t, "the controller gone, its pod orphaned", func() (bool, string) {
+		_, err := cs.CoreV1().ReplicationControllers("default").Get(ctx, "legacy", metav1.GetOptions{})
+		p, perr := cs.CoreV1().Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
+		if perr != nil {
+			return false, perr.Error()
+		}
+		return apierrors.IsNotFound(err) && len(p.OwnerReferences) == 0 && p.DeletionTimestamp == nil, fmt.Sprintf("rc: %v, pod owners %v", err, p.OwnerReferences)
+	})
 }

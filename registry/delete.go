@@ -10,7 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apiserver/pkg/registry/rest"
 
+	"github.com/fakeplane/fakeplane/registry/strategy"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -61,7 +63,7 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 		if err := s.admitDelete(c, stored, opts); err != nil {
 			return store.Write{}, err
 		}
-		if fins, changed := deletionFinalizers(o.Meta.GetFinalizers(), opts); changed {
+		if fins, changed := deletionFinalizers(o.Meta.GetFinalizers(), opts, gcPolicy(c)); changed {
 			o.Meta.SetFinalizers(fins)
 		}
 		marked := s.markForDeletion(c, o)
@@ -171,20 +173,33 @@ func (s *Registry) removeDeleted(c *Request, key string, uid types.UID) (*store.
 var errGone = errors.New("registry: object already gone")
 
 // deletionFinalizers is upstream's deletionFinalizersForGarbageCollection:
-// the orphan or foregroundDeletion finalizer a delete's propagation policy
-// (or the object's own finalizers) calls for. It returns the finalizers and
+// the orphan or foregroundDeletion finalizer that a delete's propagation
+// policy, else the object's own finalizers (the first of the two it has),
+// else the resource's default policy calls for. A resource whose policy
+// is Unsupported (Events) keeps neither. It returns the finalizers and
 // whether they changed.
-func deletionFinalizers(fins []string, opts *metav1.DeleteOptions) ([]string, bool) {
+func deletionFinalizers(fins []string, opts *metav1.DeleteOptions, policy rest.GarbageCollectionPolicy) ([]string, bool) {
 	orphan, foreground := false, false
 	switch {
+	case policy == rest.Unsupported:
 	case opts.OrphanDependents != nil: //nolint:staticcheck // still honoured upstream
 		orphan = *opts.OrphanDependents //nolint:staticcheck
-	case opts.PropagationPolicy != nil:
-		orphan = *opts.PropagationPolicy == metav1.DeletePropagationOrphan
-		foreground = *opts.PropagationPolicy == metav1.DeletePropagationForeground
+	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationOrphan:
+		orphan = true
+	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationForeground:
+		foreground = true
+	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationBackground:
 	default:
-		orphan = slices.Contains(fins, metav1.FinalizerOrphanDependents)
-		foreground = !orphan && slices.Contains(fins, metav1.FinalizerDeleteDependents)
+		decided := false
+		for _, f := range fins {
+			if f == metav1.FinalizerOrphanDependents || f == metav1.FinalizerDeleteDependents {
+				orphan, foreground, decided = f == metav1.FinalizerOrphanDependents, f == metav1.FinalizerDeleteDependents, true
+				break
+			}
+		}
+		if !decided {
+			orphan = policy == rest.OrphanDependents
+		}
 	}
 	var out []string
 	for _, f := range fins {
@@ -202,6 +217,28 @@ func deletionFinalizers(fins []string, opts *metav1.DeleteOptions) ([]string, bo
 		return fins, false
 	}
 	return out, true
+}
+
+// gcPolicy is the request's resource's default garbage collection policy:
+// its strategy's, or upstream's default (delete the dependents).
+func gcPolicy(c *Request) rest.GarbageCollectionPolicy {
+	if st, ok := For(c.Res.GR); ok {
+		if gc, ok := st.(strategy.GarbageCollector); ok {
+			return gc.DefaultGarbageCollectionPolicy(c.Context())
+		}
+	}
+	return rest.DeleteDependents
+}
+
+// DeleteWarnings records the warnings upstream's storage gives a delete or
+// a delete of a collection with opts before it deletes anything (a v1
+// Job's that orphans its pods).
+func (s *Registry) DeleteWarnings(c *Request, opts *metav1.DeleteOptions) {
+	if st, ok := For(c.Res.GR); ok {
+		if dw, ok := st.(strategy.DeleteWarner); ok {
+			addWarnings(c, dw.WarningsOnDelete(c.Context(), opts))
+		}
+	}
 }
 
 func sameSet(a, b []string) bool {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/warning"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/fakeplane/fakeplane/internal/validate"
@@ -74,6 +75,12 @@ func (s *Registry) beforeCreate(c *Request, o *Object) error {
 	}
 	if err := s.validateCreate(c, o); err != nil {
 		return err
+	}
+	if hasStrategy {
+		// Upstream's BeforeCreate records them once the object is valid:
+		// they go with the answer whatever follows (a conflict, a denial
+		// by validating admission).
+		addWarnings(c, st.WarningsOnCreate(c.Context(), o.Obj))
 	}
 	switch obj := o.Obj.(type) {
 	case *corev1.Secret:
@@ -210,7 +217,31 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	if dv, ok := st.(strategy.DeclarativeValidator); ok {
 		errs = dv.ValidateDeclaratively(c.Context(), errs, o.Obj, old.Obj, mode == statusWrite)
 	}
-	return invalid(errs)
+	if err := invalid(errs); err != nil {
+		return err
+	}
+	// Upstream's BeforeUpdate records the warnings of a valid update. The
+	// other subresources' strategies (finalize, approval, ephemeral
+	// containers, resize) have none.
+	switch {
+	case mode == mainWrite && hasStrategy && !finalize && !ephemeral && c.Info.Subresource != "approval" && c.Info.Subresource != "resize":
+		addWarnings(c, st.WarningsOnUpdate(c.Context(), o.Obj, old.Obj))
+	case mode == statusWrite:
+		if sw, ok := st.(strategy.StatusWarner); ok {
+			addWarnings(c, sw.WarningsOnStatusUpdate(c.Context(), o.Obj, old.Obj))
+		}
+	}
+	return nil
+}
+
+// addWarnings records warnings on the request's context, where upstream's
+// strategies put them (warning.AddWarning): the server's recorder sends
+// each once, in a Warning header, with the answer whatever it is. A call
+// made from Go has no recorder, and they are dropped.
+func addWarnings(c *Request, warnings []string) {
+	for _, w := range warnings {
+		warning.AddWarning(c.Context(), "", w)
+	}
 }
 
 // prepareUpdate runs the strategy's preparation of an update (mode is not

@@ -160,9 +160,12 @@ func nameValidator(group, res string) validation.ValidateNameFunc {
 		return validation.ValidateNamespaceName
 	case "/services":
 		return validation.NameIsDNS1035Label
+	case "apps/statefulsets": // a pod's name is the set's, "-" and an ordinal
+		return validation.NameIsDNSLabel
 	case "rbac.authorization.k8s.io/roles", "rbac.authorization.k8s.io/clusterroles",
 		"rbac.authorization.k8s.io/rolebindings", "rbac.authorization.k8s.io/clusterrolebindings",
-		"apiregistration.k8s.io/apiservices": // an APIService is named version.group, "v1." for the core group
+		"apiregistration.k8s.io/apiservices",             // an APIService is named version.group, "v1." for the core group
+		"certificates.k8s.io/certificatesigningrequests": // upstream's own rule checks nothing
 		return func(name string, prefix bool) []string { return path.IsValidPathSegmentName(name) }
 	default:
 		return validation.NameIsDNSSubdomain

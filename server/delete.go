@@ -63,6 +63,7 @@ func (s *Server) delete(c *call) error {
 	if err != nil {
 		return err
 	}
+	s.DeleteWarnings(c.Request, opts)
 	out, deleted, err := s.DeleteObject(c.Request, c.Key(), c.Info.Name, opts)
 	if err != nil {
 		return err
@@ -97,6 +98,7 @@ func (s *Server) deleteCollection(c *call) error {
 	if err != nil {
 		return err
 	}
+	s.DeleteWarnings(c.Request, opts)
 	sel := registry.NewSelection(c.Res, lopts)
 	prefix := ""
 	if c.Namespace != "" {

@@ -31,7 +31,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -279,12 +278,13 @@ func TestKonnectivity(t *testing.T) {
 
 	cs := kubernetes.NewForConfigOrDie(cp.RESTConfig())
 	ctx := t.Context()
+	// The webhook runs on this machine: an ExternalName Service naming
+	// localhost reaches it (kube-apiserver refuses loopback Endpoints), and
+	// the reference names the server's port.
+	servicePort := int32(port)
 	if _, err := cs.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "hook"},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intstr.FromInt32(int32(port))}}}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.CoreV1().Endpoints("default").Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "hook"},
-		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "127.0.0.1"}}, Ports: []corev1.EndpointPort{{Name: "https", Port: int32(port)}}}}}, metav1.CreateOptions{}); err != nil {
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
+			Ports: []corev1.ServicePort{{Name: "https", Port: servicePort}}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	none, fail := admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.Fail
@@ -293,14 +293,14 @@ func TestKonnectivity(t *testing.T) {
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name: "hook.example.com", SideEffects: &none, FailurePolicy: &fail, AdmissionReviewVersions: []string{"v1"},
 			ClientConfig: admissionregistrationv1.WebhookClientConfig{CABundle: ca.CertPEM,
-				Service: &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "hook", Path: ptr.To("/validate")}},
+				Service: &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "hook", Path: ptr.To("/validate"), Port: &servicePort}},
 			Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 				Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}},
 		}},
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	hookAddr := "127.0.0.1:" + portStr
+	hookAddr := "localhost:" + portStr
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		name := "probe-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 		if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {

@@ -12,6 +12,7 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -70,6 +71,33 @@ type FinalizePreparer interface {
 type FinalizeValidator interface {
 	// ValidateFinalizeUpdate validates a write to /finalize.
 	ValidateFinalizeUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
+}
+
+// StatusWarner is implemented by a strategy whose status strategy upstream
+// warns about (a Pod's IPs in a non-standard form): the server adds
+// WarningsOnStatusUpdate's warnings to a valid write to /status, as it adds
+// WarningsOnUpdate's to a write to the resource.
+type StatusWarner interface {
+	// WarningsOnStatusUpdate returns the warnings of a valid write to /status.
+	WarningsOnStatusUpdate(ctx context.Context, obj, old runtime.Object) []string
+}
+
+// GarbageCollector is implemented by a strategy whose resource's deletes
+// do not default to deleting its dependents in the background (upstream's
+// rest.GarbageCollectionDeleteStrategy): v1 Jobs and ReplicationControllers
+// orphan them, and Events take no policy at all.
+type GarbageCollector interface {
+	// DefaultGarbageCollectionPolicy is the policy of a delete that names
+	// none, for the request in ctx (its API version decides for Jobs).
+	DefaultGarbageCollectionPolicy(ctx context.Context) rest.GarbageCollectionPolicy
+}
+
+// DeleteWarner is implemented by a strategy whose deletes upstream warns
+// about (a v1 Job's, which orphans its pods unless told otherwise).
+type DeleteWarner interface {
+	// WarningsOnDelete returns the warnings of a delete or a delete of a
+	// collection with opts, whatever it deletes.
+	WarningsOnDelete(ctx context.Context, opts *metav1.DeleteOptions) []string
 }
 
 // EphemeralContainersStrategy is implemented by the pod strategy: the

@@ -19,9 +19,11 @@ var Strategy = mutatingAdmissionPolicyStrategy{strategy.Base{Generation: true}}
 
 type mutatingAdmissionPolicyStrategy struct{ strategy.Base }
 
-// Validate checks the policy (upstream's ValidateMutatingAdmissionPolicy).
+// Validate checks the policy (upstream's ValidateMutatingAdmissionPolicy)
+// and that the name does not end with the suffix of static configurations.
 func (mutatingAdmissionPolicyStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return admissionregistration.ValidateMutatingPolicy(obj.(*admissionregistrationv1.MutatingAdmissionPolicy), nil)
+	o := obj.(*admissionregistrationv1.MutatingAdmissionPolicy)
+	return append(admissionregistration.ValidateMutatingPolicy(o, nil), admissionregistration.ValidateStaticSuffix(o.Name)...)
 }
 
 // ValidateUpdate checks the new policy against the stored one (upstream's

@@ -20,9 +20,11 @@ var Strategy = mutatingAdmissionPolicyBindingStrategy{strategy.Base{Generation: 
 type mutatingAdmissionPolicyBindingStrategy struct{ strategy.Base }
 
 // Validate checks the binding (upstream's
-// ValidateMutatingAdmissionPolicyBinding).
+// ValidateMutatingAdmissionPolicyBinding) and that the name does not end
+// with the suffix of static configurations.
 func (mutatingAdmissionPolicyBindingStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return admissionregistration.ValidateMutatingPolicyBinding(obj.(*admissionregistrationv1.MutatingAdmissionPolicyBinding))
+	o := obj.(*admissionregistrationv1.MutatingAdmissionPolicyBinding)
+	return append(admissionregistration.ValidateMutatingPolicyBinding(o), admissionregistration.ValidateStaticSuffix(o.Name)...)
 }
 
 // ValidateUpdate checks the new binding as a new one (upstream's

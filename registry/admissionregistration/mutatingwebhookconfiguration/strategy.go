@@ -34,9 +34,12 @@ func (webhookConfigurationStrategy) Default(obj runtime.Object) {
 	}
 }
 
-// Validate checks the webhooks (upstream's ValidateMutatingWebhookConfiguration).
+// Validate checks the webhooks (upstream's ValidateMutatingWebhookConfiguration)
+// and that the name does not end with the suffix of static configurations.
 func (webhookConfigurationStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return admissionregistration.ValidateWebhooks(admissionregistration.FromMutating(obj.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks), nil, false)
+	o := obj.(*admissionregistrationv1.MutatingWebhookConfiguration)
+	errs := admissionregistration.ValidateWebhooks(admissionregistration.FromMutating(o.Webhooks), nil, false)
+	return append(errs, admissionregistration.ValidateStaticSuffix(o.Name)...)
 }
 
 // ValidateUpdate checks the new webhooks as upstream's

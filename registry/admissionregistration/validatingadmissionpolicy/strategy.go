@@ -19,9 +19,11 @@ var Strategy = validatingAdmissionPolicyStrategy{strategy.Base{Generation: true,
 
 type validatingAdmissionPolicyStrategy struct{ strategy.Base }
 
-// Validate checks the policy (upstream's ValidateValidatingAdmissionPolicy).
+// Validate checks the policy (upstream's ValidateValidatingAdmissionPolicy)
+// and that the name does not end with the suffix of static configurations.
 func (validatingAdmissionPolicyStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return admissionregistration.ValidatePolicy(obj.(*admissionregistrationv1.ValidatingAdmissionPolicy), nil)
+	o := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy)
+	return append(admissionregistration.ValidatePolicy(o, nil), admissionregistration.ValidateStaticSuffix(o.Name)...)
 }
 
 // ValidateUpdate checks the new policy against the stored one

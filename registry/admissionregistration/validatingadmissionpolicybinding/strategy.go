@@ -19,9 +19,11 @@ var Strategy = validatingAdmissionPolicyBindingStrategy{strategy.Base{Generation
 
 type validatingAdmissionPolicyBindingStrategy struct{ strategy.Base }
 
-// Validate checks the binding (upstream's ValidateValidatingAdmissionPolicyBinding).
+// Validate checks the binding (upstream's ValidateValidatingAdmissionPolicyBinding)
+// and that the name does not end with the suffix of static configurations.
 func (validatingAdmissionPolicyBindingStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return admissionregistration.ValidatePolicyBinding(obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding))
+	o := obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding)
+	return append(admissionregistration.ValidatePolicyBinding(o), admissionregistration.ValidateStaticSuffix(o.Name)...)
 }
 
 // ValidateUpdate checks the new binding as a create does.

@@ -30,9 +30,12 @@ func (webhookConfigurationStrategy) Default(obj runtime.Object) {
 	}
 }
 
-// Validate checks the webhooks (upstream's ValidateValidatingWebhookConfiguration).
+// Validate checks the webhooks (upstream's ValidateValidatingWebhookConfiguration)
+// and that the name does not end with the suffix of static configurations.
 func (webhookConfigurationStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return admissionregistration.ValidateWebhooks(admissionregistration.FromValidating(obj.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks), nil, false)
+	o := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration)
+	errs := admissionregistration.ValidateWebhooks(admissionregistration.FromValidating(o.Webhooks), nil, false)
+	return append(errs, admissionregistration.ValidateStaticSuffix(o.Name)...)
 }
 
 // ValidateUpdate checks the new webhooks as upstream's

@@ -1,12 +1,13 @@
 // Package endpoints holds the Endpoints strategy: kube-apiserver's
-// pkg/registry/core/endpoint rules (its defaults; the subsets' validation
-// is not reimplemented).
+// pkg/registry/core/endpoint rules: its defaults, the subsets' validation
+// and its warnings.
 package endpoints
 
 import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -30,10 +31,28 @@ func (endpointsStrategy) Default(obj runtime.Object) {
 	}
 }
 
-// Validate checks nothing beyond the metadata.
-func (endpointsStrategy) Validate(context.Context, runtime.Object) field.ErrorList { return nil }
+// Validate checks the subsets (upstream's ValidateEndpointsCreate).
+func (endpointsStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validateSubsets(obj.(*corev1.Endpoints).Subsets, field.NewPath("subsets"))
+}
 
-// ValidateUpdate checks nothing beyond the metadata.
-func (endpointsStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks the subsets as on create, unless the update left
+// them as they were: upstream takes what older versions stored.
+func (endpointsStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	n, o := obj.(*corev1.Endpoints), old.(*corev1.Endpoints)
+	errs := validateSubsets(n.Subsets, field.NewPath("subsets"))
+	if len(errs) > 0 && apiequality.Semantic.DeepEqual(n.Subsets, o.Subsets) {
+		return nil
+	}
+	return errs
+}
+
+// WarningsOnCreate warns about addresses in a non-standard IP form.
+func (endpointsStrategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return warnings(obj.(*corev1.Endpoints))
+}
+
+// WarningsOnUpdate warns about addresses in a non-standard IP form.
+func (endpointsStrategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return warnings(obj.(*corev1.Endpoints))
 }

@@ -11,10 +11,13 @@ import (
 // PrepareForCreate is the TaintNodesByCondition admission plugin, which
 // taints a new node not ready until its kubelet says otherwise, followed at
 // once by the node lifecycle controller's pass (see conditionTaints). The
-// status the client sent is kept. The spec's fields of default-off gates
-// are cleared (dropDisabledSpecFields).
+// status the client sent is kept, less its config: upstream clears it and
+// spec.configSource, whose feature is removed. The spec's fields of
+// default-off gates are cleared (dropDisabledSpecFields).
 func (nodeStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	n := obj.(*corev1.Node)
+	n.Spec.ConfigSource = nil
+	n.Status.Config = nil
 	dropDisabledSpecFields(&n.Spec, nil)
 	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
 	if !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&notReady) }) {
@@ -24,16 +27,24 @@ func (nodeStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 }
 
 // PrepareForUpdate clears the spec's fields of default-off gates the
-// stored node does not use and runs the node lifecycle controller's pass
-// (see conditionTaints).
+// stored node does not use, and spec.configSource unless the stored node
+// has one (as upstream, which keeps it then), and runs the node lifecycle
+// controller's pass (see conditionTaints).
 func (nodeStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	if old.(*corev1.Node).Spec.ConfigSource == nil {
+		obj.(*corev1.Node).Spec.ConfigSource = nil
+	}
 	dropDisabledSpecFields(&obj.(*corev1.Node).Spec, &old.(*corev1.Node).Spec)
 	conditionTaints(obj.(*corev1.Node))
 }
 
-// PrepareForStatusUpdate runs the node lifecycle controller's pass, as
-// PrepareForUpdate does.
-func (nodeStrategy) PrepareForStatusUpdate(_ context.Context, obj, _ runtime.Object) {
+// PrepareForStatusUpdate clears status.config unless the stored node has
+// one, as upstream's node status strategy, and runs the node lifecycle
+// controller's pass, as PrepareForUpdate does.
+func (nodeStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Object) {
+	if old.(*corev1.Node).Status.Config == nil {
+		obj.(*corev1.Node).Status.Config = nil
+	}
 	conditionTaints(obj.(*corev1.Node))
 }
 

@@ -66,7 +66,7 @@ func validateNode(n, old *corev1.Node) field.ErrorList {
 	cidrs := field.NewPath("spec", "podCIDRs")
 	if old == nil && len(n.Spec.PodCIDRs) > 0 {
 		for i, c := range n.Spec.PodCIDRs {
-			errs = append(errs, validation.IsValidCIDRForLegacyField(cidrs.Index(i), c, false, nil)...)
+			errs = append(errs, validate.LegacyCIDR(cidrs.Index(i), c, nil)...)
 		}
 		if len(n.Spec.PodCIDRs) > 1 {
 			dual, err := netutils.IsDualStackCIDRStrings(n.Spec.PodCIDRs)

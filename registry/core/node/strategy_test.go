@@ -23,6 +23,8 @@ func TestNodeStrategy(t *testing.T) {
 			want: []string{`status.capacity.pods: Invalid value: "1500m": must be an integer`, `status.allocatable.pods: Invalid value: "1500m": must be an integer`}},
 		{name: "provider ID changed", old: &corev1.Node{Spec: corev1.NodeSpec{ProviderID: "a"}}, node: &corev1.Node{Spec: corev1.NodeSpec{ProviderID: "b"}},
 			want: []string{"spec.providerID: Invalid value: null: field cannot be modified once set"}},
+		{name: "pod CIDR with host bits (strict validation)", node: &corev1.Node{Spec: corev1.NodeSpec{PodCIDR: "10.0.0.1/24", PodCIDRs: []string{"10.0.0.1/24"}}},
+			want: []string{`spec.podCIDRs[0]: Invalid value: "10.0.0.1/24": must not have bits set beyond the prefix length`}},
 		{name: "status write", status: true, old: &corev1.Node{}, node: &corev1.Node{Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: "InternalIP", Address: "a"}, {Type: "InternalIP", Address: "a"}}}},
 			want: []string{`status.addresses[1]: Duplicate value: {"Type":"InternalIP","Address":"a"}`}},
 	} {

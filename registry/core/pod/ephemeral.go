@@ -36,16 +36,29 @@ func (podStrategy) PrepareForEphemeralContainersUpdate(_ context.Context, obj, o
 }
 
 // ValidateEphemeralContainersUpdate is upstream's
-// ValidatePodEphemeralContainersUpdate less the metadata and the rest of
-// the pod's spec (which the write cannot change): static pods take none,
-// existing ephemeral containers may be neither removed nor changed, and
-// each is validated.
+// ValidatePodEphemeralContainersUpdate less the generic metadata and the
+// rules of the pod's spec that do not read the ephemeral containers
+// (the write changes nothing else, see
+// PrepareForEphemeralContainersUpdate): static pods take none; the
+// annotations the pod API reads are valid and their AppArmor and mirror
+// pod annotations unchanged; each ephemeral container is valid, also
+// with the rules of the whole pod that read it (host process, user
+// namespaces, spec.os); existing ephemeral containers may be neither
+// removed nor changed.
 func (podStrategy) ValidateEphemeralContainersUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	n, o := obj.(*corev1.Pod), old.(*corev1.Pod)
 	if _, ok := o.Annotations[corev1.MirrorPodAnnotationKey]; ok {
 		return field.ErrorList{field.Forbidden(field.NewPath(""), "static pods do not support ephemeral containers")}
 	}
-	errs := validateEphemeralContainers(&n.Spec, field.NewPath("spec", "ephemeralContainers"))
+	opts := updateOptions(o)
+	annotations := field.NewPath("metadata", "annotations")
+	errs := validatePodSpecificAnnotations(n.Annotations, &n.Spec, annotations, opts)
+	errs = append(errs, validateEphemeralContainers(&n.Spec, field.NewPath("spec", "ephemeralContainers"))...)
+	spec := field.NewPath("spec")
+	errs = append(errs, validateWindowsHostProcessPod(&n.Spec, spec)...)
+	errs = append(errs, validateHostUsers(&n.Spec, spec, opts)...)
+	errs = append(errs, validatePodOS(&n.Spec, spec)...)
+	errs = append(errs, validatePodSpecificAnnotationUpdates(n, o, annotations, opts)...)
 	byName := map[string]*corev1.EphemeralContainer{}
 	for i := range n.Spec.EphemeralContainers {
 		byName[n.Spec.EphemeralContainers[i].Name] = &n.Spec.EphemeralContainers[i]

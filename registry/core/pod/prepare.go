@@ -5,8 +5,10 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/warning"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
@@ -14,10 +16,15 @@ import (
 // its QoS class (see podQOS), and, when it has scheduling gates, the
 // condition PodScheduled False SchedulingGated. The server calls it after
 // admission, which may have changed the pod's resources. It first clears
-// the fields of default-off gates (DropDisabledSpecFields).
-func (podStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+// the fields of default-off gates (DropDisabledSpecFields), then copies
+// the deprecated AppArmor annotations into the containers' fields, with
+// their warnings, recorded on ctx (see applyAppArmorVersionSkew).
+func (podStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	p := obj.(*corev1.Pod)
 	DropDisabledSpecFields(&p.Spec, nil)
+	for _, w := range applyAppArmorVersionSkew(p) {
+		warning.AddWarning(ctx, "", w)
+	}
 	// DefaultPodLevelResources (PodLevelResourcesFixDefaulting is on in
 	// v1.37): the defaulted pod-level resources are stored.
 	if res := defaultPodLevelResources(p.Spec.Resources, defaultedContainers(p)); res != nil {
@@ -30,6 +37,55 @@ func (podStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 			Message: schedulingGatedMessage, LastTransitionTime: metav1.Now(),
 		}}
 	}
+}
+
+// applyAppArmorVersionSkew is upstream's pod strategy's
+// applyAppArmorVersionSkew, outside Windows pods: a container with the
+// deprecated AppArmor annotation and no appArmorProfile of its own gets
+// the annotation's profile, unless that profile is invalid or is the
+// pod's. It returns the warnings upstream records then, before validation
+// (so that they come with a 422 too): one for each such container, unless
+// the annotation gives the pod's valid profile.
+func applyAppArmorVersionSkew(pod *corev1.Pod) []string {
+	if pod.Spec.OS != nil && pod.Spec.OS.Name == corev1.Windows {
+		return nil
+	}
+	var podProfile *corev1.AppArmorProfile
+	if pod.Spec.SecurityContext != nil {
+		podProfile = pod.Spec.SecurityContext.AppArmorProfile
+	}
+	var warnings []string
+	apply := func(c *corev1.Container) {
+		key := appArmorContainerAnnotationPrefix + c.Name
+		v, ok := pod.Annotations[key]
+		if !ok || c.SecurityContext != nil && c.SecurityContext.AppArmorProfile != nil {
+			return
+		}
+		profile := appArmorProfileForAnnotation(v)
+		if profile != nil && len(validateAppArmorProfileField(profile, nil)) > 0 {
+			profile = nil
+		}
+		if profile != nil && apiequality.Semantic.DeepEqual(profile, podProfile) {
+			return
+		}
+		if profile != nil {
+			if c.SecurityContext == nil {
+				c.SecurityContext = &corev1.SecurityContext{}
+			}
+			c.SecurityContext.AppArmorProfile = profile
+		}
+		warnings = append(warnings, appArmorAnnotationWarning(nil, key))
+	}
+	for i := range pod.Spec.InitContainers {
+		apply(&pod.Spec.InitContainers[i])
+	}
+	for i := range pod.Spec.Containers {
+		apply(&pod.Spec.Containers[i])
+	}
+	for i := range pod.Spec.EphemeralContainers {
+		apply((*corev1.Container)(&pod.Spec.EphemeralContainers[i].EphemeralContainerCommon))
+	}
+	return warnings
 }
 
 // schedulingGatedMessage is the message of the condition a pod created
@@ -54,11 +110,50 @@ func (podStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) 
 // the owner references, which upstream's pod status strategy does not let a
 // write to /status change, and clears the status fields of default-off
 // gates the stored status does not use (DropDisabledStatusFields).
+//
+// As upstream's, it also keeps what an old or partial client leaves out:
+// the QoS class, the claim statuses left nil, and the observed generations
+// left zero (the status's, and each condition's, matched by type in order).
 func (podStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Object) {
 	p, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
 	keepPriority(p, prev)
 	p.OwnerReferences = prev.OwnerReferences
+	keepOmittedStatus(&p.Status, &prev.Status)
 	DropDisabledStatusFields(&p.Status, &prev.Status)
+}
+
+// keepOmittedStatus is upstream's pod status strategy's backfill of what a
+// write to /status leaves out.
+func keepOmittedStatus(st, prev *corev1.PodStatus) {
+	if st.QOSClass == "" {
+		st.QOSClass = prev.QOSClass
+	}
+	if st.ResourceClaimStatuses == nil {
+		st.ResourceClaimStatuses = prev.ResourceClaimStatuses
+	}
+	if st.ExtendedResourceClaimStatus == nil {
+		st.ExtendedResourceClaimStatus = prev.ExtendedResourceClaimStatus
+	}
+	if st.NodeAllocatableResourceClaimStatuses == nil {
+		st.NodeAllocatableResourceClaimStatuses = prev.NodeAllocatableResourceClaimStatuses
+	}
+	if st.ObservedGeneration == 0 {
+		st.ObservedGeneration = prev.ObservedGeneration
+	}
+	gens := map[corev1.PodConditionType][]int64{}
+	for _, c := range prev.Conditions {
+		gens[c.Type] = append(gens[c.Type], c.ObservedGeneration)
+	}
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		var g int64
+		if l := gens[c.Type]; len(l) > 0 {
+			g, gens[c.Type] = l[0], l[1:]
+		}
+		if c.ObservedGeneration == 0 {
+			c.ObservedGeneration = g
+		}
+	}
 }
 
 // keepPriority is upstream's Priority admission on update: what it set at

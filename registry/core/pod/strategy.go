@@ -40,3 +40,25 @@ func (podStrategy) ValidateStatusUpdate(_ context.Context, obj, old runtime.Obje
 func (podStrategy) Default(obj runtime.Object) {
 	defaultPod(obj.(*corev1.Pod))
 }
+
+// WarningsOnCreate is upstream's: a name that is not a DNS label, then the
+// warnings of the spec and metadata (WarningsForPod). (Those of the
+// deprecated AppArmor annotations come earlier, from PrepareForCreate.)
+func (podStrategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	p := obj.(*corev1.Pod)
+	return append(PodNameWarnings(p.Name), WarningsForPod(p, nil)...)
+}
+
+// WarningsOnUpdate returns none: upstream skips them on a pod's updates,
+// frequent and seldom a person's.
+func (podStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
+
+// WarningsOnStatusUpdate is upstream's pod status strategy's
+// WarningsOnUpdate (see StatusWarnings).
+func (podStrategy) WarningsOnStatusUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return StatusWarnings(obj.(*corev1.Pod))
+}
+
+var _ strategy.StatusWarner = podStrategy{}

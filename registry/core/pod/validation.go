@@ -54,24 +54,48 @@ func ValidateRestartPolicyAlways(t *corev1.PodTemplateSpec, fld *field.Path, kin
 // ports, env, volumes and their mounts, resources, restart and DNS
 // policies, host and service account names.
 
-// validatePod is upstream's ValidatePodCreate less the metadata.
+// validatePod is upstream's ValidatePodCreate less the metadata: the
+// annotations the pod API reads, the spec, then what only a create checks
+// (no ephemeral containers, no node before the scheduling gates are
+// cleared, seccomp and AppArmor annotations that agree with the fields).
 func validatePod(pod *corev1.Pod) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := validatePodSpec(&pod.Spec, &pod.ObjectMeta, spec)
-	if pod.Spec.TerminationGracePeriodSeconds != nil {
-		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*pod.Spec.TerminationGracePeriodSeconds, spec.Child("terminationGracePeriodSeconds"))...)
-	}
+	errs := validatePodMetaAndSpec(pod, podOptions{})
 	if len(pod.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(spec.Child("ephemeralContainers"), "cannot be set on create"))
+	}
+	if pod.Spec.NodeName != "" && len(pod.Spec.SchedulingGates) > 0 {
+		errs = append(errs, field.Forbidden(spec.Child("nodeName"), "cannot be set until all schedulingGates have been cleared"))
+	}
+	errs = append(errs, validateSeccompAnnotationsAndFields(pod.Annotations, &pod.Spec, spec)...)
+	return append(errs, validateAppArmorAnnotationsAndFields(pod.Annotations, &pod.Spec, spec)...)
+}
+
+// validatePodMetaAndSpec is upstream's validatePodMetadataAndSpec less the
+// generic metadata: the annotations the pod API reads, the spec, and a
+// grace period that is not negative.
+func validatePodMetaAndSpec(pod *corev1.Pod, opts podOptions) field.ErrorList {
+	spec := field.NewPath("spec")
+	errs := validatePodSpecificAnnotations(pod.Annotations, &pod.Spec, field.NewPath("metadata", "annotations"), opts)
+	errs = append(errs, validatePodSpec(&pod.Spec, &pod.ObjectMeta, spec, opts)...)
+	if pod.Spec.TerminationGracePeriodSeconds != nil {
+		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*pod.Spec.TerminationGracePeriodSeconds, spec.Child("terminationGracePeriodSeconds"))...)
 	}
 	return errs
 }
 
-// ValidatePodTemplateSpec is upstream's ValidatePodTemplateSpec at fld.
+// ValidatePodTemplateSpec is upstream's ValidatePodTemplateSpec at fld:
+// the labels and annotations (with the rules of a pod's), the spec, the
+// seccomp and AppArmor annotations that must agree with the fields, and no
+// ephemeral containers. It checks a template as a new one (upstream lets
+// an update keep some invalid values the stored template has).
 func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
 	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
-	errs = append(errs, validatePodSpec(&t.Spec, nil, fld.Child("spec"))...)
+	errs = append(errs, validatePodSpecificAnnotations(t.Annotations, &t.Spec, fld.Child("annotations"), podOptions{})...)
+	errs = append(errs, validatePodSpec(&t.Spec, nil, fld.Child("spec"), podOptions{})...)
+	errs = append(errs, validateSeccompAnnotationsAndFields(t.Annotations, &t.Spec, fld.Child("spec"))...)
+	errs = append(errs, validateAppArmorAnnotationsAndFields(t.Annotations, &t.Spec, fld.Child("spec"))...)
 	if len(t.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(fld.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}
@@ -80,7 +104,7 @@ func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, fld *field.Path) field.E
 
 // validatePodSpec is upstream's ValidatePodSpec; meta is the pod's (nil
 // for a template).
-func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path) field.ErrorList {
+func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path, opts podOptions) field.ErrorList {
 	var errs field.ErrorList
 	if s.TerminationGracePeriodSeconds == nil {
 		errs = append(errs, field.Required(fld.Child("terminationGracePeriodSeconds"), ""))
@@ -96,7 +120,11 @@ func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path
 	errs = append(errs, validate.SupportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
 	errs = append(errs, validate.SupportedValue(fld.Child("dnsPolicy"), string(s.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, fld.Child("nodeSelector"))...)
+	errs = append(errs, validatePodSecurityContext(s, fld, opts)...)
+	errs = append(errs, validateShareProcessNamespace(s, fld)...)
 	errs = append(errs, validateSchedulingFields(s, fld)...)
+	errs = append(errs, validateWindowsHostProcessPod(s, fld)...)
+	errs = append(errs, validateHostUsers(s, fld, opts)...)
 	if s.ServiceAccountName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.ServiceAccountName, false) {
 			errs = append(errs, field.Invalid(fld.Child("serviceAccountName"), s.ServiceAccountName, msg))
@@ -121,18 +149,18 @@ func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path
 	if s.Subdomain != "" {
 		errs = append(errs, validate.DNS1123Label(s.Subdomain, fld.Child("subdomain"))...)
 	}
+	if len(s.Tolerations) > 0 {
+		errs = append(errs, validateTolerations(s.Tolerations, fld.Child("tolerations"))...)
+	}
 	if s.PriorityClassName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.PriorityClassName, false) {
 			errs = append(errs, field.Invalid(fld.Child("priorityClassName"), s.PriorityClassName, msg))
 		}
 	}
-	if len(s.Tolerations) > 0 {
-		errs = append(errs, validateTolerations(s.Tolerations, fld.Child("tolerations"))...)
-	}
 	if s.PreemptionPolicy != nil {
 		errs = append(errs, validate.SupportedValue(fld.Child("preemptionPolicy"), string(*s.PreemptionPolicy), "PreemptLowerPriority", "Never")...)
 	}
-	return errs
+	return append(errs, validatePodOS(s, fld)...)
 }
 
 // validateTolerations is upstream's ValidateTolerations.
@@ -522,9 +550,10 @@ func validateEnvFrom(from []corev1.EnvFromSource, fld *field.Path) field.ErrorLi
 	return errs
 }
 
-// validateSecurityContext is the part of upstream's ValidateSecurityContext
-// for Linux containers: user and group IDs, seccomp profile, privilege
-// escalation.
+// validateSecurityContext is upstream's ValidateSecurityContext, in a
+// cluster that allows privileged containers: user and group IDs, proc
+// mount, seccomp profile, privilege escalation, Windows options and
+// AppArmor profile.
 func validateSecurityContext(sc *corev1.SecurityContext, hostUsers bool, fld *field.Path) field.ErrorList {
 	if sc == nil {
 		return nil
@@ -548,25 +577,7 @@ func validateSecurityContext(sc *corev1.SecurityContext, hostUsers bool, fld *fi
 			errs = append(errs, field.Invalid(fld.Child("procMount"), *pm, "`hostUsers` must be false to use `Unmasked`"))
 		}
 	}
-	if sp := sc.SeccompProfile; sp != nil {
-		sf := fld.Child("seccompProfile")
-		switch sp.Type {
-		case corev1.SeccompProfileTypeLocalhost, corev1.SeccompProfileTypeRuntimeDefault, corev1.SeccompProfileTypeUnconfined:
-		case "":
-			errs = append(errs, field.Required(sf.Child("type"), "type is required when seccompProfile is set"))
-		default:
-			errs = append(errs, field.NotSupported(sf.Child("type"), sp.Type, []string{"Localhost", "RuntimeDefault", "Unconfined"}))
-		}
-		if sp.Type == corev1.SeccompProfileTypeLocalhost {
-			if sp.LocalhostProfile == nil {
-				errs = append(errs, field.Required(sf.Child("localhostProfile"), "must be set when seccomp type is Localhost"))
-			} else {
-				errs = append(errs, localDescendingPath(*sp.LocalhostProfile, sf.Child("localhostProfile"))...)
-			}
-		} else if sp.LocalhostProfile != nil {
-			errs = append(errs, field.Invalid(sf.Child("localhostProfile"), validate.InternalValue(sp), "can only be set when seccomp type is Localhost"))
-		}
-	}
+	errs = append(errs, validateSeccompProfileField(sc.SeccompProfile, fld.Child("seccompProfile"))...)
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		if sc.Privileged != nil && *sc.Privileged {
 			errs = append(errs, field.Invalid(fld, validate.InternalValue(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
@@ -579,7 +590,8 @@ func validateSecurityContext(sc *corev1.SecurityContext, hostUsers bool, fld *fi
 			}
 		}
 	}
-	return errs
+	errs = append(errs, validateWindowsOptions(sc.WindowsOptions, fld.Child("windowsOptions"))...)
+	return append(errs, validateAppArmorProfileField(sc.AppArmorProfile, fld.Child("appArmorProfile"))...)
 }
 
 func validateContainerPorts(ports []corev1.ContainerPort, fld *field.Path) field.ErrorList {
@@ -789,14 +801,15 @@ var updatablePodSpecFields = []string{
 }
 
 // validatePodUpdate is upstream's ValidatePodUpdate less the metadata:
-// the new pod must be valid, and only images, activeDeadlineSeconds,
-// added tolerations and removed scheduling gates may change.
+// the new pod must be valid (keeping what upstream lets an update keep of
+// the stored pod, see updateOptions), its AppArmor and mirror pod
+// annotations may not change, and only images, activeDeadlineSeconds,
+// added tolerations and removed scheduling gates may change in the spec.
 func validatePodUpdate(n, p *corev1.Pod) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := validatePodSpec(&n.Spec, &n.ObjectMeta, spec)
-	if n.Spec.TerminationGracePeriodSeconds != nil {
-		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*n.Spec.TerminationGracePeriodSeconds, spec.Child("terminationGracePeriodSeconds"))...)
-	}
+	opts := updateOptions(p)
+	errs := validatePodMetaAndSpec(n, opts)
+	errs = append(errs, validatePodSpecificAnnotationUpdates(n, p, field.NewPath("metadata", "annotations"), opts)...)
 	for _, l := range []struct {
 		n, p []corev1.Container
 		fld  *field.Path
@@ -879,10 +892,11 @@ func onlyRemovedGates(n, p []corev1.PodSchedulingGate) bool {
 }
 
 // validatePodStatusUpdate is the part of upstream's ValidatePodStatusUpdate
-// about the status a client writes: conditions, node names, observed
-// generation, QoS class and pod and host IPs.
+// about the annotations (which a write to /status may change) and the
+// status a client writes: conditions, node names, observed generation,
+// QoS class and pod and host IPs.
 func validatePodStatusUpdate(n, p *corev1.Pod) field.ErrorList {
-	var errs field.ErrorList
+	errs := validatePodSpecificAnnotationUpdates(n, p, field.NewPath("metadata", "annotations"), updateOptions(p))
 	st := field.NewPath("status")
 	for i, c := range n.Status.Conditions {
 		cf := st.Child("conditions").Index(i)

@@ -108,7 +108,7 @@ func validateService(s, old *corev1.Service) field.ErrorList {
 		oldExternal = old.Spec.ExternalIPs
 	}
 	for i, ip := range s.Spec.ExternalIPs {
-		errs = append(errs, validation.IsValidIPForLegacyField(spec.Child("externalIPs").Index(i), ip, false, oldExternal)...)
+		errs = append(errs, validate.LegacyIP(spec.Child("externalIPs").Index(i), ip, oldExternal)...)
 	}
 	switch s.Spec.Type {
 	case "":
@@ -160,7 +160,7 @@ func validateService(s, old *corev1.Service) field.ErrorList {
 			}
 		}
 		for i, v := range s.Spec.LoadBalancerSourceRanges {
-			errs = append(errs, validation.IsValidCIDRForLegacyField(fld.Index(i), strings.TrimSpace(v), false, existing)...)
+			errs = append(errs, validate.LegacyCIDR(fld.Index(i), strings.TrimSpace(v), existing)...)
 		}
 	}
 	if s.Spec.AllocateLoadBalancerNodePorts != nil && s.Spec.Type != corev1.ServiceTypeLoadBalancer {
@@ -303,7 +303,7 @@ func validateClusterIPFields(s, old *corev1.Service) field.ErrorList {
 			}
 			continue
 		}
-		e := validation.IsValidIPForLegacyField(ipsFld.Index(i), ip, false, existing)
+		e := validate.LegacyIP(ipsFld.Index(i), ip, existing)
 		invalid = invalid || len(e) > 0
 		errs = append(errs, e...)
 	}

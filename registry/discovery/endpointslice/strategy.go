@@ -117,7 +117,7 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 					v4 := es.AddressType == discoveryv1.AddressTypeIPv4
 					var ipErrs field.ErrorList
 					if v4 {
-						ipErrs = validation.IsValidIPForLegacyField(ap.Index(j), a, false, nil)
+						ipErrs = validate.LegacyIP(ap.Index(j), a, nil)
 					} else {
 						ipErrs = validation.IsValidIP(ap.Index(j), a)
 					}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
 
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -162,11 +163,11 @@ func validateNetworkPolicyPeer(p *networkingv1.NetworkPolicyPeer, existing []str
 		if b.CIDR == "" {
 			declarative = append(declarative, field.Required(bf.Child("cidr"), ""))
 		} else {
-			errs = append(errs, validation.IsValidCIDRForLegacyField(bf.Child("cidr"), b.CIDR, false, existing)...)
+			errs = append(errs, validate.LegacyCIDR(bf.Child("cidr"), b.CIDR, existing)...)
 			if _, cidr, err := netutils.ParseCIDRSloppy(b.CIDR); err == nil {
 				for i, ex := range b.Except {
 					ef := bf.Child("except").Index(i)
-					errs = append(errs, validation.IsValidCIDRForLegacyField(ef, ex, false, existing)...)
+					errs = append(errs, validate.LegacyCIDR(ef, ex, existing)...)
 					_, exNet, err := netutils.ParseCIDRSloppy(ex)
 					if err != nil {
 						continue
