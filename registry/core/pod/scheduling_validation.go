@@ -185,7 +185,7 @@ func validateDNSConfig(c *corev1.PodDNSConfig, policy corev1.DNSPolicy, fld *fie
 	}
 	for i, ns := range c.Nameservers {
 		// StrictIPCIDRValidation is on (beta) in v1.37.
-		errs = append(errs, validation.IsValidIPForLegacyField(fld.Child("nameservers").Index(i), ns, true, nil)...)
+		errs = append(errs, validate.LegacyIP(fld.Child("nameservers").Index(i), ns, nil)...)
 	}
 	if len(c.Searches) > maxDNSSearchPaths {
 		errs = append(errs, field.Invalid(fld.Child("searches"), c.Searches, fmt.Sprintf("must not have more than %v search paths", maxDNSSearchPaths)))

@@ -949,7 +949,7 @@ func validateStatusIPs(ip string, ips, old []corev1.PodIP, fld *field.Path, host
 		existing[i] = o.IP
 	}
 	for i, p := range ips {
-		errs = append(errs, validation.IsValidIPForLegacyField(fld.Index(i), p.IP, false, existing)...)
+		errs = append(errs, validate.LegacyIP(fld.Index(i), p.IP, existing)...)
 	}
 	if len(ips) > 1 {
 		strs := make([]string, len(ips))

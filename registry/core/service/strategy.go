@@ -108,7 +108,13 @@ func validateService(s, old *corev1.Service) field.ErrorList {
 		oldExternal = old.Spec.ExternalIPs
 	}
 	for i, ip := range s.Spec.ExternalIPs {
-		errs = append(errs, validate.LegacyIP(spec.Child("externalIPs").Index(i), ip, oldExternal)...)
+		idx := spec.Child("externalIPs").Index(i)
+		if ipErrs := validate.LegacyIP(idx, ip, oldExternal); len(ipErrs) > 0 {
+			errs = append(errs, ipErrs...)
+		} else {
+			// Upstream checks them as endpoint IPs, for historical reasons.
+			errs = append(errs, validate.EndpointIP(ip, idx)...)
+		}
 	}
 	switch s.Spec.Type {
 	case "":
@@ -161,6 +167,20 @@ func validateService(s, old *corev1.Service) field.ErrorList {
 		}
 		for i, v := range s.Spec.LoadBalancerSourceRanges {
 			errs = append(errs, validate.LegacyCIDR(fld.Index(i), strings.TrimSpace(v), existing)...)
+		}
+	} else if v, ok := s.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey]; ok {
+		// The annotation the field replaced: checked the same way when it
+		// is new or changed.
+		fld := field.NewPath("metadata", "annotations").Key(corev1.AnnotationLoadBalancerSourceRangesKey)
+		if s.Spec.Type != corev1.ServiceTypeLoadBalancer {
+			errs = append(errs, field.Forbidden(fld, "may only be used when `type` is 'LoadBalancer'"))
+		}
+		if old == nil || old.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey] != v {
+			if v = strings.TrimSpace(v); v != "" {
+				for _, cidr := range strings.Split(v, ",") {
+					errs = append(errs, validate.LegacyCIDR(fld, strings.TrimSpace(cidr), nil)...)
+				}
+			}
 		}
 	}
 	if s.Spec.AllocateLoadBalancerNodePorts != nil && s.Spec.Type != corev1.ServiceTypeLoadBalancer {

@@ -4,7 +4,6 @@ package endpointslice
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -131,7 +130,7 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 					if !v4 && !netutils.IsIPv6String(a) {
 						eerrs = append(eerrs, field.Invalid(ap, a, "must be an IPv6 address"))
 					}
-					eerrs = append(eerrs, validateEndpointIP(a, ap.Index(j))...)
+					eerrs = append(eerrs, validate.EndpointIP(a, ap.Index(j))...)
 				case discoveryv1.AddressTypeFQDN:
 					eerrs = append(eerrs, validation.IsFullyQualifiedDomainName(ap.Index(j), a)...)
 				}
@@ -160,26 +159,4 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 		errs = append(errs, validate.ImmutableField(es.AddressType, old.AddressType, at)...)
 	}
 	return append(errs, declarative...)
-}
-
-// validateEndpointIP is upstream's ValidateEndpointIP.
-func validateEndpointIP(a string, fld *field.Path) field.ErrorList {
-	ip := netutils.ParseIPSloppy(a)
-	if ip == nil {
-		return field.ErrorList{field.Invalid(fld, a, "must be a valid IP address")}
-	}
-	var errs field.ErrorList
-	if ip.IsUnspecified() {
-		errs = append(errs, field.Invalid(fld, a, fmt.Sprintf("may not be unspecified (%v)", a)))
-	}
-	if ip.IsLoopback() {
-		errs = append(errs, field.Invalid(fld, a, "may not be in the loopback range (127.0.0.0/8, ::1/128)"))
-	}
-	if ip.IsLinkLocalUnicast() {
-		errs = append(errs, field.Invalid(fld, a, "may not be in the link-local range (169.254.0.0/16, fe80::/10)"))
-	}
-	if ip.IsLinkLocalMulticast() {
-		errs = append(errs, field.Invalid(fld, a, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"))
-	}
-	return errs
 }
