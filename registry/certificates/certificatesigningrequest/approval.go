@@ -2,14 +2,11 @@ package certificatesigningrequest
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // PrepareForApprovalUpdate keeps everything of the stored request but the
@@ -46,45 +43,38 @@ func populateConditionTimestamps(n, o *certificatesv1.CertificateSigningRequest,
 	}
 }
 
-// validateConditions is upstream's check of a request's conditions: a type
-// and status each, True only for Approved, Denied and Failed, Approved and
-// Denied not together, no type twice.
-func validateConditions(csr *certificatesv1.CertificateSigningRequest) field.ErrorList {
-	fld := field.NewPath("status", "conditions")
-	var errs field.ErrorList
-	seen := map[certificatesv1.RequestConditionType]bool{}
-	var approved, denied bool
-	for i, c := range csr.Status.Conditions {
-		if c.Type == "" {
-			errs = append(errs, field.Required(fld.Index(i).Child("type"), ""))
-		}
-		allowed := []string{string(corev1.ConditionFalse), string(corev1.ConditionTrue), string(corev1.ConditionUnknown)}
-		switch c.Type {
-		case certificatesv1.CertificateApproved, certificatesv1.CertificateDenied, certificatesv1.CertificateFailed:
-			allowed = []string{string(corev1.ConditionTrue)}
-		}
-		switch {
-		case c.Status == "":
-			errs = append(errs, field.Required(fld.Index(i).Child("status"), ""))
-		case !slices.Contains(allowed, string(c.Status)):
-			errs = append(errs, field.NotSupported(fld.Index(i).Child("status"), c.Status, allowed))
-		}
-		switch c.Type {
-		case certificatesv1.CertificateApproved:
-			approved = true
-			if denied {
-				errs = append(errs, field.Invalid(fld, c.Type, "Approved and Denied conditions are mutually exclusive"))
-			}
-		case certificatesv1.CertificateDenied:
-			denied = true
-			if approved {
-				errs = append(errs, field.Invalid(fld, c.Type, "Approved and Denied conditions are mutually exclusive"))
-			}
-		}
-		if seen[c.Type] {
-			errs = append(errs, field.Duplicate(fld.Index(i).Child("type"), c.Type))
-		}
-		seen[c.Type] = true
+// PrepareForStatusUpdate keeps the stored spec and, of the new conditions,
+// the Approved and Denied ones as stored when the write has as many of each
+// type as the stored request (adding or removing one is left for
+// validation to refuse), then fills in the missing timestamps, as
+// upstream's status strategy does.
+func (csrStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Object) {
+	n, o := obj.(*certificatesv1.CertificateSigningRequest), old.(*certificatesv1.CertificateSigningRequest)
+	n.Spec = o.Spec
+	keepConditions(n, o, certificatesv1.CertificateApproved)
+	keepConditions(n, o, certificatesv1.CertificateDenied)
+	populateConditionTimestamps(n, o, metav1.NewTime(time.Now().Truncate(time.Second)))
+}
+
+// keepConditions puts back, in order, the stored conditions of type t in
+// place of the new ones, when there are as many of them.
+func keepConditions(n, o *certificatesv1.CertificateSigningRequest, t certificatesv1.RequestConditionType) {
+	stored, sent := conditionIndices(o, t), conditionIndices(n, t)
+	if len(stored) != len(sent) {
+		return
 	}
-	return errs
+	for i, j := range sent {
+		n.Status.Conditions[j] = o.Status.Conditions[stored[i]]
+	}
+}
+
+// conditionIndices returns where csr's conditions of type t are.
+func conditionIndices(csr *certificatesv1.CertificateSigningRequest, t certificatesv1.RequestConditionType) []int {
+	var at []int
+	for i, c := range csr.Status.Conditions {
+		if c.Type == t {
+			at = append(at, i)
+		}
+	}
+	return at
 }

@@ -1,7 +1,8 @@
 // Package certificatesigningrequest holds the CertificateSigningRequest
 // strategy: kube-apiserver's pkg/registry/certificates/certificates rules,
-// the validation of the spec (validation.go) and of the conditions
-// (approval.go).
+// with its status and approval strategies: the validation of the spec
+// (validation.go), of the status and of updates (status.go), and the
+// preparation of writes to /approval and /status (approval.go).
 package certificatesigningrequest
 
 import (
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -49,14 +51,33 @@ func (csrStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) 
 	n.Status = o.Status
 }
 
-// Validate checks the spec (upstream's ValidateCertificateSigningRequestCreate).
+// Validate checks a new request (upstream's
+// ValidateCertificateSigningRequestCreate less the metadata); its status,
+// cleared by PrepareForCreate, has nothing to check.
 func (csrStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validateSpec(obj.(*certificatesv1.CertificateSigningRequest))
+	return validateRequest(obj.(*certificatesv1.CertificateSigningRequest), checkOptions{})
 }
 
-// ValidateUpdate checks the conditions (which only the approval and status
-// subresources change); the spec, kept from the stored request, was
-// checked when it was created.
-func (csrStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
-	return validateConditions(obj.(*certificatesv1.CertificateSigningRequest))
+// ValidateUpdate checks a write to the request itself, which keeps the
+// stored spec and status (upstream's ValidateCertificateSigningRequestUpdate),
+// or to /approval, which may also set the Approved and Denied conditions
+// (ValidateCertificateSigningRequestApprovalUpdate), then the declarative
+// rules of the conditions.
+func (csrStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	n, o := obj.(*certificatesv1.CertificateSigningRequest), old.(*certificatesv1.CertificateSigningRequest)
+	opts := checkOptionsFor(n, o)
+	if info, ok := genericapirequest.RequestInfoFrom(ctx); ok && info.Subresource == "approval" {
+		opts.approvalConditions = true
+	}
+	return validate.WithDeclarative(ctx, validateRequestUpdate(n, o, opts), declareConditions(&n.Status, &o.Status))
+}
+
+// ValidateStatusUpdate checks a write to /status, which may also set the
+// certificate, once (upstream's ValidateCertificateSigningRequestStatusUpdate),
+// then the declarative rules of the conditions.
+func (csrStrategy) ValidateStatusUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	n, o := obj.(*certificatesv1.CertificateSigningRequest), old.(*certificatesv1.CertificateSigningRequest)
+	opts := checkOptionsFor(n, o)
+	opts.setCertificate = true
+	return validate.WithDeclarative(ctx, validateRequestUpdate(n, o, opts), declareConditions(&n.Status, &o.Status))
 }

@@ -21,11 +21,16 @@ var keyUsages = []string{
 	"server auth", "signing", "timestamping",
 }
 
-// validateSpec is the spec part of upstream's
-// ValidateCertificateSigningRequestCreate: a PEM certificate request with a
-// valid signature, known usages given once each, a signer name other than
-// the legacy one, and an expiration of at least ten minutes.
-func validateSpec(csr *certificatesv1.CertificateSigningRequest) field.ErrorList {
+// legacySignerName is the signer name of requests made through
+// certificates.k8s.io/v1beta1 without one, which v1 refuses.
+const legacySignerName = "kubernetes.io/legacy-unknown"
+
+// validateSpec is the spec part of upstream's validation of a request: a
+// PEM certificate request with a valid signature, known usages given once
+// each, a signer name other than the legacy one, and an expiration of at
+// least ten minutes. opts lets an update keep the unknown or repeated
+// usages and the legacy signer name the stored request has.
+func validateSpec(csr *certificatesv1.CertificateSigningRequest, opts checkOptions) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
 	if err := checkRequest(csr.Spec.Request); err != nil {
@@ -34,19 +39,23 @@ func validateSpec(csr *certificatesv1.CertificateSigningRequest) field.ErrorList
 	if len(csr.Spec.Usages) == 0 {
 		errs = append(errs, field.Required(spec.Child("usages"), ""))
 	}
-	for i, u := range csr.Spec.Usages {
-		if !slices.Contains(keyUsages, string(u)) {
-			errs = append(errs, field.NotSupported(spec.Child("usages").Index(i), u, keyUsages))
+	if !opts.unknownUsages {
+		for i, u := range csr.Spec.Usages {
+			if !slices.Contains(keyUsages, string(u)) {
+				errs = append(errs, field.NotSupported(spec.Child("usages").Index(i), u, keyUsages))
+			}
 		}
 	}
-	seen := map[certificatesv1.KeyUsage]bool{}
-	for i, u := range csr.Spec.Usages {
-		if seen[u] {
-			errs = append(errs, field.Duplicate(spec.Child("usages").Index(i), u))
+	if !opts.duplicateUsages {
+		seen := map[certificatesv1.KeyUsage]bool{}
+		for i, u := range csr.Spec.Usages {
+			if seen[u] {
+				errs = append(errs, field.Duplicate(spec.Child("usages").Index(i), u))
+			}
+			seen[u] = true
 		}
-		seen[u] = true
 	}
-	if csr.Spec.SignerName == "kubernetes.io/legacy-unknown" {
+	if !opts.legacySignerName && csr.Spec.SignerName == legacySignerName {
 		errs = append(errs, field.Invalid(spec.Child("signerName"), csr.Spec.SignerName, "the legacy signerName is not allowed via this API version"))
 	} else {
 		errs = append(errs, validate.SignerName(spec.Child("signerName"), csr.Spec.SignerName)...)

@@ -1,6 +1,7 @@
 // Package persistentvolumeclaim holds the PersistentVolumeClaim strategy:
 // kube-apiserver's pkg/registry/core/persistentvolumeclaim rules, with the
-// claim spec validation StatefulSets' claim templates reuse.
+// claim spec validation StatefulSets' claim templates reuse, and those of
+// its status strategy (status.go).
 package persistentvolumeclaim
 
 import (
@@ -29,9 +30,15 @@ func (claimStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) 
 	return validateUpdate(obj.(*corev1.PersistentVolumeClaim), old.(*corev1.PersistentVolumeClaim))
 }
 
-// Default is upstream's SetDefaults_PersistentVolumeClaimSpec.
+// Default is upstream's SetDefaults_PersistentVolumeClaim (a claim with no
+// phase is Pending, which a write to /status without one also gets) and
+// SetDefaults_PersistentVolumeClaimSpec.
 func (claimStrategy) Default(obj runtime.Object) {
-	DefaultSpec(&obj.(*corev1.PersistentVolumeClaim).Spec)
+	c := obj.(*corev1.PersistentVolumeClaim)
+	if c.Status.Phase == "" {
+		c.Status.Phase = corev1.ClaimPending
+	}
+	DefaultSpec(&c.Spec)
 }
 
 // DefaultSpec is upstream's SetDefaults_PersistentVolumeClaimSpec: the

@@ -39,22 +39,32 @@ var quotaScopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeTerminati
 	corev1.ResourceQuotaScopeBestEffort, corev1.ResourceQuotaScopeNotBestEffort, corev1.ResourceQuotaScopePriorityClass,
 	corev1.ResourceQuotaScopeCrossNamespacePodAffinity, corev1.ResourceQuotaScopeVolumeAttributesClass}
 
+// validateQuotaList checks a list of quota resources (spec.hard,
+// status.hard, status.used), in the order of its sorted names: each name
+// as upstream's ValidateResourceQuotaResourceName (a resource name, and
+// one the quota system knows when it has no domain), each quantity as
+// ValidateResourceQuantityValue.
+func validateQuotaList(l corev1.ResourceList, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range validate.ResourceNames(l) {
+		kf := fld.Key(k)
+		errs = append(errs, validate.ResourceName(k, kf)...)
+		if !strings.Contains(k, "/") && !slices.Contains(standardQuotaResources, k) &&
+			!strings.HasPrefix(k, "hugepages-") && !strings.HasPrefix(k, "requests.hugepages-") {
+			errs = append(errs, field.Invalid(kf, k, "must be a standard resource for quota"))
+		}
+		errs = append(errs, validate.Quantity(k, l[corev1.ResourceName(k)], kf)...)
+	}
+	return errs
+}
+
 // validateResourceQuota is the part of upstream's ValidateResourceQuotaSpec
 // about the hard limits' names and values and the scopes' values and
 // conflicts (not which scope fits which resource, nor the scope selector).
 func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
 	var errs field.ErrorList
 	hard := field.NewPath("spec", "hard")
-	for _, k := range validate.ResourceNames(q.Spec.Hard) {
-		kf := hard.Key(k)
-		nameErrs := validate.ResourceName(k, kf)
-		if !strings.Contains(k, "/") && !slices.Contains(standardQuotaResources, k) &&
-			!strings.HasPrefix(k, "hugepages-") && !strings.HasPrefix(k, "requests.hugepages-") {
-			nameErrs = append(nameErrs, field.Invalid(kf, k, "must be a standard resource for quota"))
-		}
-		errs = append(errs, nameErrs...)
-		errs = append(errs, validate.Quantity(k, q.Spec.Hard[corev1.ResourceName(k)], kf)...)
-	}
+	errs = append(errs, validateQuotaList(q.Spec.Hard, hard)...)
 	if len(q.Spec.Scopes) > 0 {
 		sf := field.NewPath("spec", "scopes")
 		set := map[corev1.ResourceQuotaScope]bool{}
