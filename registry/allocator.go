@@ -316,12 +316,26 @@ func (s *Registry) allocateService(c *Request, svc, old *corev1.Service) error {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
+	headlessWithoutSelector := svc.Spec.ClusterIP == corev1.ClusterIPNone && len(svc.Spec.Selector) == 0
+	if svc.Spec.IPFamilyPolicy == nil {
+		// Upstream's default, and its special case: a headless Service
+		// without a selector (its endpoints written by hand) may take both
+		// families, whatever the cluster's.
+		p := corev1.IPFamilyPolicySingleStack
+		if headlessWithoutSelector {
+			p = corev1.IPFamilyPolicyRequireDualStack
+		}
+		svc.Spec.IPFamilyPolicy = &p
+	}
 	if len(svc.Spec.IPFamilies) == 0 {
 		svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
 	}
-	if svc.Spec.IPFamilyPolicy == nil {
-		p := corev1.IPFamilyPolicySingleStack
-		svc.Spec.IPFamilyPolicy = &p
+	if headlessWithoutSelector && len(svc.Spec.IPFamilies) == 1 && *svc.Spec.IPFamilyPolicy != corev1.IPFamilyPolicySingleStack {
+		other := corev1.IPv6Protocol
+		if svc.Spec.IPFamilies[0] == corev1.IPv6Protocol {
+			other = corev1.IPv4Protocol
+		}
+		svc.Spec.IPFamilies = append(svc.Spec.IPFamilies, other)
 	}
 	r := s.alloc.newReservation(svc.Namespace, svc.Name)
 	c.reservations = append(c.reservations, r)

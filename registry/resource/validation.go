@@ -161,11 +161,33 @@ func declareResourceSlice(ctx context.Context, op operation.Operation, obj, old 
 }
 
 // defaultedResource returns a resource.k8s.io/v1 object with upstream's v1
-// defaults (SetObjectDefaults_*) applied, the object kube-apiserver
-// validates: requests' allocationMode ExactCount with count 1, and
-// tolerations' operator Equal. The object itself is left alone (a copy is
-// defaulted); nil for other types.
+// defaults applied (see ApplyDefaults), the object kube-apiserver
+// validates. The object itself is left alone (a copy is defaulted); nil
+// for other types.
 func defaultedResource(obj runtime.Object) runtime.Object {
+	switch o := obj.(type) {
+	case *resourcev1.ResourceClaim:
+		o = o.DeepCopy()
+		ApplyDefaults(o)
+		return o
+	case *resourcev1.ResourceClaimTemplate:
+		o = o.DeepCopy()
+		ApplyDefaults(o)
+		return o
+	case *resourcev1.DeviceClass, *resourcev1.ResourceSlice, *resourcev1.DeviceTaintRule:
+		// Their only default, a taint's timeAdded (the time of the
+		// write), is not validated: the object itself is validated
+		// (validation changes nothing).
+		return obj
+	}
+	return nil
+}
+
+// ApplyDefaults sets upstream's resource.k8s.io/v1 defaults
+// (SetObjectDefaults_*) of a ResourceClaim or ResourceClaimTemplate, which
+// kube-apiserver stores: requests' allocationMode ExactCount with count 1,
+// and tolerations' operator Equal. Other objects are left alone.
+func ApplyDefaults(obj runtime.Object) {
 	request := func(mode *resourcev1.DeviceAllocationMode, count *int64, tolerations []resourcev1.DeviceToleration) {
 		if *mode == "" {
 			*mode = resourcev1.DeviceAllocationModeExactCount
@@ -189,25 +211,15 @@ func defaultedResource(obj runtime.Object) runtime.Object {
 	}
 	switch o := obj.(type) {
 	case *resourcev1.ResourceClaim:
-		o = o.DeepCopy()
 		claimSpec(&o.Spec)
 		if o.Status.Allocation != nil {
 			for i := range o.Status.Allocation.Devices.Results {
 				defaultTolerations(o.Status.Allocation.Devices.Results[i].Tolerations)
 			}
 		}
-		return o
 	case *resourcev1.ResourceClaimTemplate:
-		o = o.DeepCopy()
 		claimSpec(&o.Spec.Spec)
-		return o
-	case *resourcev1.DeviceClass, *resourcev1.ResourceSlice, *resourcev1.DeviceTaintRule:
-		// Their only default, a taint's timeAdded (the time of the
-		// write), is not validated: the object itself is validated
-		// (validation changes nothing).
-		return obj
 	}
-	return nil
 }
 
 // defaultTolerations gives tolerations without an operator upstream's

@@ -7,6 +7,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -18,10 +19,25 @@ var Strategy = volumeStrategy{strategy.Base{UnconditionalUpdate: true, ReturnDel
 
 type volumeStrategy struct{ strategy.Base }
 
-// PrepareForCreate gives a new volume the Pending phase and no other
-// status, as upstream's PrepareForCreate does.
+// PrepareForCreate gives a new volume the Pending phase, since now, and no
+// other status, as upstream's PrepareForCreate does.
 func (volumeStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*corev1.PersistentVolume).Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
+	now := metav1.Now()
+	obj.(*corev1.PersistentVolume).Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}
+}
+
+// PrepareForStatusUpdate keeps the phase's transition time while the phase
+// stays, and sets it to now when the phase changes and the write did not
+// set a time of its own, as upstream's status strategy does.
+func (volumeStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Object) {
+	n, o := obj.(*corev1.PersistentVolume), old.(*corev1.PersistentVolume)
+	switch {
+	case n.Status.Phase == o.Status.Phase && n.Status.LastPhaseTransitionTime == nil:
+		n.Status.LastPhaseTransitionTime = o.Status.LastPhaseTransitionTime
+	case n.Status.Phase != o.Status.Phase && (n.Status.LastPhaseTransitionTime == nil || n.Status.LastPhaseTransitionTime.Equal(o.Status.LastPhaseTransitionTime)):
+		now := metav1.Now()
+		n.Status.LastPhaseTransitionTime = &now
+	}
 }
 
 // Validate checks the spec (upstream's ValidatePersistentVolume).

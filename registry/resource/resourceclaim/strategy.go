@@ -4,6 +4,8 @@
 package resourceclaim
 
 import (
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/fakeplane/fakeplane/registry/resource"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
@@ -16,3 +18,6 @@ type resourceClaimStrategy struct {
 	resource.Validation
 	resource.StatusValidation
 }
+
+// Default sets upstream's v1 defaults, which kube-apiserver stores.
+func (resourceClaimStrategy) Default(obj runtime.Object) { resource.ApplyDefaults(obj) }

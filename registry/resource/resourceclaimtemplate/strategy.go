@@ -4,6 +4,8 @@
 package resourceclaimtemplate
 
 import (
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/fakeplane/fakeplane/registry/resource"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
@@ -15,3 +17,6 @@ type resourceClaimTemplateStrategy struct {
 	strategy.Base
 	resource.Validation
 }
+
+// Default sets upstream's v1 defaults, which kube-apiserver stores.
+func (resourceClaimTemplateStrategy) Default(obj runtime.Object) { resource.ApplyDefaults(obj) }
