@@ -48,3 +48,17 @@ func EndpointIP(value string, fld *field.Path) field.ErrorList {
 	}
 	return errs
 }
+
+// LoadBalancerHostname is upstream's check of a load balancer ingress
+// point's hostname (Services' and Ingresses' status): a DNS subdomain, and
+// not an IP address.
+func LoadBalancerHostname(fld *field.Path, hostname string) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Subdomain(hostname) {
+		errs = append(errs, field.Invalid(fld, hostname, msg))
+	}
+	if netutils.ParseIPSloppy(hostname) != nil {
+		errs = append(errs, field.Invalid(fld, hostname, "must be a DNS name, not an IP address"))
+	}
+	return errs
+}

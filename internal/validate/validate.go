@@ -91,3 +91,22 @@ func ImmutableData(newImmutable, oldImmutable *bool, kept ...Kept) field.ErrorLi
 	}
 	return errs
 }
+
+// ConditionTypes is upstream's check of a status's condition types (the
+// flowcontrol kinds'): each is required and given once, reported at
+// fld.conditions[i].type.
+func ConditionTypes[T ~string](fld *field.Path, types []T) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[T]bool{}
+	for i, t := range types {
+		p := fld.Child("conditions").Index(i).Child("type")
+		if seen[t] {
+			errs = append(errs, field.Duplicate(p, t))
+		}
+		seen[t] = true
+		if t == "" {
+			errs = append(errs, field.Required(p, ""))
+		}
+	}
+	return errs
+}

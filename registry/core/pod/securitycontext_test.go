@@ -128,6 +128,7 @@ func TestPodSecurityContextValidation(t *testing.T) {
 		{name: "user namespaces share nothing else with the host", pod: securityPod(func(p *corev1.Pod) {
 			p.Spec.HostUsers = ptr.To(false)
 			p.Spec.HostNetwork, p.Spec.HostPID, p.Spec.HostIPC = true, true, true
+			p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "c"}}}}
 			p.Spec.Containers[0].VolumeDevices = []corev1.VolumeDevice{{Name: "v", DevicePath: "/dev/x"}}
 		}), want: []string{
 			"spec.hostNetwork: Forbidden: when `hostUsers` is false",
@@ -199,6 +200,7 @@ func TestPodUpdateKeepsWhatTheStoredPodHas(t *testing.T) {
 		}, want: []string{"spec.hostNetwork: Forbidden: when `hostUsers` is false"}},
 		{name: "volume devices in a user namespace", old: func(p *corev1.Pod) {
 			p.Spec.HostUsers = ptr.To(false)
+			p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "c"}}}}
 			p.Spec.Containers[0].VolumeDevices = []corev1.VolumeDevice{{Name: "v", DevicePath: "/dev/x"}}
 		}, want: []string{"spec.containers[0].volumeDevices: Forbidden: when `hostUsers` is false"}},
 		{name: "a deletion cost that is not a 32-bit integer", old: func(p *corev1.Pod) {

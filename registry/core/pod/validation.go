@@ -78,6 +78,7 @@ func validatePodMetaAndSpec(pod *corev1.Pod, opts podOptions) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := validatePodSpecificAnnotations(pod.Annotations, &pod.Spec, field.NewPath("metadata", "annotations"), opts)
 	errs = append(errs, validatePodSpec(&pod.Spec, &pod.ObjectMeta, spec, opts)...)
+	errs = append(errs, validateTokenProjectionsNeedServiceAccount(&pod.Spec, spec)...)
 	if pod.Spec.TerminationGracePeriodSeconds != nil {
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*pod.Spec.TerminationGracePeriodSeconds, spec.Child("terminationGracePeriodSeconds"))...)
 	}
@@ -117,6 +118,7 @@ func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path
 	errs = append(errs, validateContainers(s.Containers, vols, claims, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("containers"))...)
 	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, claims, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("initContainers"))...)
 	errs = append(errs, validatePodResources(s, claims, fld)...)
+	errs = append(errs, validateHostNetworkPorts(s, meta != nil, fld)...)
 	errs = append(errs, validate.SupportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
 	errs = append(errs, validate.SupportedValue(fld.Child("dnsPolicy"), string(s.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, fld.Child("nodeSelector"))...)
@@ -125,6 +127,7 @@ func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path
 	errs = append(errs, validateSchedulingFields(s, fld)...)
 	errs = append(errs, validateWindowsHostProcessPod(s, fld)...)
 	errs = append(errs, validateHostUsers(s, fld, opts)...)
+	errs = append(errs, validateHostnameOverride(s, fld)...)
 	if s.ServiceAccountName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.ServiceAccountName, false) {
 			errs = append(errs, field.Invalid(fld.Child("serviceAccountName"), s.ServiceAccountName, msg))
@@ -152,13 +155,22 @@ func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path
 	if len(s.Tolerations) > 0 {
 		errs = append(errs, validateTolerations(s.Tolerations, fld.Child("tolerations"))...)
 	}
+	if len(s.HostAliases) > 0 {
+		errs = append(errs, validateHostAliases(s.HostAliases, fld.Child("hostAliases"))...)
+	}
 	if s.PriorityClassName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.PriorityClassName, false) {
 			errs = append(errs, field.Invalid(fld.Child("priorityClassName"), s.PriorityClassName, msg))
 		}
 	}
+	if s.RuntimeClassName != nil {
+		errs = append(errs, validateRuntimeClassName(*s.RuntimeClassName, fld.Child("runtimeClassName"))...)
+	}
 	if s.PreemptionPolicy != nil {
 		errs = append(errs, validate.SupportedValue(fld.Child("preemptionPolicy"), string(*s.PreemptionPolicy), "PreemptLowerPriority", "Never")...)
+	}
+	if s.Overhead != nil {
+		errs = append(errs, validateOverhead(s.Overhead, fld.Child("overhead"))...)
 	}
 	return append(errs, validatePodOS(s, fld)...)
 }
@@ -507,7 +519,8 @@ func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeS
 	errs = append(errs, validateContainerPorts(c.Ports, fld.Child("ports"))...)
 	errs = append(errs, validateEnv(c.Env, fld.Child("env"))...)
 	errs = append(errs, validateEnvFrom(c.EnvFrom, fld.Child("envFrom"))...)
-	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, fld.Child("volumeMounts"))...)
+	errs = append(errs, validateVolumeMounts(c.VolumeMounts, devicePathsByName(c.VolumeDevices), vols, fld.Child("volumeMounts"))...)
+	errs = append(errs, validateVolumeDevices(c.VolumeDevices, mountPathsByName(c.VolumeMounts), vols, fld.Child("volumeDevices"))...)
 	errs = append(errs, validate.SupportedValue(fld.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
 	errs = append(errs, validateResources(&c.Resources, validate.ContainerResourceName, claims, fld.Child("resources"))...)
 	return append(errs, validateSecurityContext(c.SecurityContext, hostUsers, fld.Child("securityContext"))...)
@@ -759,7 +772,7 @@ func validateKeySelector(name, key string, fld *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]corev1.VolumeSource, fld *field.Path) field.ErrorList {
+func validateVolumeMounts(mounts []corev1.VolumeMount, devicePaths map[string]string, vols map[string]corev1.VolumeSource, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	paths := sets.New[string]()
 	for i, m := range mounts {
@@ -777,6 +790,7 @@ func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]corev1.Vo
 			errs = append(errs, field.Invalid(idx.Child("mountPath"), m.MountPath, "must be unique"))
 		}
 		paths.Insert(m.MountPath)
+		errs = append(errs, mountConflictsWithDevices(m, devicePaths, idx)...)
 		// (Upstream reports subPath errors under volumeMounts.subPath.)
 		if m.SubPath != "" {
 			errs = append(errs, localDescendingPath(m.SubPath, fld.Child("subPath"))...)

@@ -5,9 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	netutils "k8s.io/utils/net"
 
 	"github.com/fakeplane/fakeplane/internal/validate"
 )
@@ -55,12 +53,7 @@ func validateLoadBalancerStatus(status, old *corev1.LoadBalancerStatus, typ core
 			errs = append(errs, field.NotSupported(idx.Child("ipMode"), in.IPMode, loadBalancerIPModes))
 		}
 		if in.Hostname != "" {
-			for _, msg := range validation.IsDNS1123Subdomain(in.Hostname) {
-				errs = append(errs, field.Invalid(idx.Child("hostname"), in.Hostname, msg))
-			}
-			if netutils.ParseIPSloppy(in.Hostname) != nil {
-				errs = append(errs, field.Invalid(idx.Child("hostname"), in.Hostname, "must be a DNS name, not an IP address"))
-			}
+			errs = append(errs, validate.LoadBalancerHostname(idx.Child("hostname"), in.Hostname)...)
 		}
 	}
 	return errs

@@ -313,17 +313,9 @@ func nonResourceURLError(u string) string {
 
 // validateStatus checks the conditions: each with a type, no type twice.
 func validateStatus(st *flowcontrolv1.FlowSchemaStatus, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := map[flowcontrolv1.FlowSchemaConditionType]bool{}
+	types := make([]flowcontrolv1.FlowSchemaConditionType, len(st.Conditions))
 	for i, c := range st.Conditions {
-		p := fld.Child("conditions").Index(i)
-		if seen[c.Type] {
-			errs = append(errs, field.Duplicate(p.Child("type"), c.Type))
-		}
-		seen[c.Type] = true
-		if c.Type == "" {
-			errs = append(errs, field.Required(p.Child("type"), ""))
-		}
+		types[i] = c.Type
 	}
-	return errs
+	return validate.ConditionTypes(fld, types)
 }

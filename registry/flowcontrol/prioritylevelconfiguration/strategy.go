@@ -257,19 +257,11 @@ func validateQueuing(q *flowcontrolv1.QueuingConfiguration, fld *field.Path) fie
 
 // validateStatus checks the conditions: each with a type, no type twice.
 func validateStatus(st *flowcontrolv1.PriorityLevelConfigurationStatus, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := map[flowcontrolv1.PriorityLevelConfigurationConditionType]bool{}
+	types := make([]flowcontrolv1.PriorityLevelConfigurationConditionType, len(st.Conditions))
 	for i, c := range st.Conditions {
-		p := fld.Child("conditions").Index(i)
-		if seen[c.Type] {
-			errs = append(errs, field.Duplicate(p.Child("type"), c.Type))
-		}
-		seen[c.Type] = true
-		if c.Type == "" {
-			errs = append(errs, field.Required(p.Child("type"), ""))
-		}
+		types[i] = c.Type
 	}
-	return errs
+	return validate.ConditionTypes(fld, types)
 }
 
 // declareSpec is the spec's declarative validation (the tags of

@@ -5,9 +5,7 @@ import (
 
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	netutils "k8s.io/utils/net"
 
 	"github.com/fakeplane/fakeplane/internal/validate"
 )
@@ -31,12 +29,7 @@ func (ingressStrategy) ValidateStatusUpdate(_ context.Context, obj, old runtime.
 			errs = append(errs, validate.LegacyIP(idx.Child("ip"), in.IP, existing)...)
 		}
 		if in.Hostname != "" {
-			for _, msg := range validation.IsDNS1123Subdomain(in.Hostname) {
-				errs = append(errs, field.Invalid(idx.Child("hostname"), in.Hostname, msg))
-			}
-			if netutils.ParseIPSloppy(in.Hostname) != nil {
-				errs = append(errs, field.Invalid(idx.Child("hostname"), in.Hostname, "must be a DNS name, not an IP address"))
-			}
+			errs = append(errs, validate.LoadBalancerHostname(idx.Child("hostname"), in.Hostname)...)
 		}
 	}
 	return errs
