@@ -15,6 +15,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apiserver/pkg/admission"
 
 	admissionplugins "github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/store"
@@ -193,9 +194,21 @@ func (s *Registry) admitPodServiceAccount(c *Request, pod *corev1.Pod) error {
 	return nil
 }
 
+// admitDefaultTolerationSeconds is the DefaultTolerationSeconds plugin on
+// an update of a pod: as on create, the pod's new spec tolerates not-ready
+// and unreachable nodes for 300 seconds unless it says otherwise.
+func admitDefaultTolerationSeconds(s *Registry, _ *Request, a admission.Attributes) error {
+	pod, ok := a.GetObject().(*corev1.Pod)
+	if !ok {
+		return apierrors.NewBadRequest(fmt.Sprintf("expected *api.Pod but got %T", a.GetObject()))
+	}
+	s.admitPodTolerations(pod)
+	return nil
+}
+
 // admitPodTolerations is the DefaultTolerationSeconds admission plugin: a
-// new pod tolerates not-ready and unreachable nodes for 300 seconds unless
-// it says otherwise.
+// pod tolerates not-ready and unreachable nodes for 300 seconds unless it
+// says otherwise.
 func (s *Registry) admitPodTolerations(pod *corev1.Pod) {
 	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
 		has := false

@@ -33,6 +33,9 @@ var builtinPlugins = []builtinPlugin{
 	// After NodeRestriction, TaintNodesByCondition, AlwaysPullImages and
 	// ImagePolicyWebhook; before PodNodeSelector and Priority.
 	{name: admissionplugins.PodSecurityPluginName, handles: admissionplugins.PodSecurityHandles, validate: validatePodSecurity},
+	// On create it runs with the other pod defaults (admitPod); on update
+	// it adds back the default tolerations a new spec drops.
+	{name: "DefaultTolerationSeconds", handles: handlesOn("", "pods", "", admission.Update), admit: admitDefaultTolerationSeconds},
 	{name: "StorageObjectInUseProtection", handles: handlesStorageProtection, admit: admitStorageProtection},
 	{name: "PersistentVolumeClaimResize", handles: handlesOn("", "persistentvolumeclaims", "", admission.Update), validate: validateClaimResize},
 	{name: "RuntimeClass", handles: handlesOn("", "pods", "", admission.Create), admit: admitRuntimeClass, validate: validateRuntimeClass},

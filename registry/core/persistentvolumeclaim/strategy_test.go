@@ -42,7 +42,38 @@ func TestClaimStrategy(t *testing.T) {
 			c.Spec.VolumeName = "pv1"
 			return c
 		}},
-		{name: "storage class may not change", old: valid, claim: func() *corev1.PersistentVolumeClaim {
+		{name: "unset storage class may be set", old: valid, claim: func() *corev1.PersistentVolumeClaim {
+			c := valid()
+			class := "fast"
+			c.Spec.StorageClassName = &class
+			return c
+		}},
+		{name: "storage class in the beta annotation may move to the field", old: func() *corev1.PersistentVolumeClaim {
+			c := valid()
+			c.Annotations = map[string]string{corev1.BetaStorageClassAnnotation: "a"}
+			return c
+		}, claim: func() *corev1.PersistentVolumeClaim {
+			c := valid()
+			c.Annotations = map[string]string{corev1.BetaStorageClassAnnotation: "a"}
+			class := "a"
+			c.Spec.StorageClassName = &class
+			return c
+		}},
+		{name: "beta storage class annotation is immutable", old: func() *corev1.PersistentVolumeClaim {
+			c := valid()
+			c.Annotations = map[string]string{corev1.BetaStorageClassAnnotation: "a"}
+			return c
+		}, claim: func() *corev1.PersistentVolumeClaim {
+			c := valid()
+			c.Annotations = map[string]string{corev1.BetaStorageClassAnnotation: "b"}
+			return c
+		}, wantErrs: []string{`metadata.annotations.volume.beta.kubernetes.io/storage-class: Invalid value: "b": field is immutable`}},
+		{name: "set storage class may not change", old: func() *corev1.PersistentVolumeClaim {
+			c := valid()
+			class := "slow"
+			c.Spec.StorageClassName = &class
+			return c
+		}, claim: func() *corev1.PersistentVolumeClaim {
 			c := valid()
 			class := "fast"
 			c.Spec.StorageClassName = &class

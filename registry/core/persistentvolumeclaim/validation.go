@@ -91,12 +91,30 @@ func validateDataSource(name, kind string, group *string, fld *field.Path) field
 
 // validateUpdate is upstream's ValidatePersistentVolumeClaimUpdate less
 // the metadata: the spec is immutable but for the volume name (once), the
+// storage class (set once, when unset or only in the beta annotation), the
 // storage request (grown, of a bound claim) and the attributes class.
 func validateUpdate(n, p *corev1.PersistentVolumeClaim) field.ErrorList {
 	errs := ValidateSpec(&n.Spec, field.NewPath("spec"))
 	nc, pc := n.Spec.DeepCopy(), p.Spec.DeepCopy()
 	if p.Spec.VolumeName == "" {
 		pc.VolumeName = nc.VolumeName
+	}
+	oldAnn, oldHasAnn := p.Annotations[corev1.BetaStorageClassAnnotation]
+	newAnn, newHasAnn := n.Annotations[corev1.BetaStorageClassAnnotation]
+	switch {
+	case oldHasAnn && p.Spec.StorageClassName == nil && n.Spec.StorageClassName != nil &&
+		*n.Spec.StorageClassName == oldAnn && (!newHasAnn || newAnn == oldAnn):
+		// The class moves from the beta annotation to the field.
+		nc.StorageClassName = nil
+	default:
+		if newAnn != oldAnn {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations", corev1.BetaStorageClassAnnotation), newAnn, "field is immutable"))
+		}
+		// An unset class may be set once (the retroactive default
+		// StorageClass assignment), to the annotation's if there is one.
+		if p.Spec.StorageClassName == nil && n.Spec.StorageClassName != nil && (!oldHasAnn || *n.Spec.StorageClassName == oldAnn) {
+			nc.StorageClassName = pc.StorageClassName
+		}
 	}
 	if n.Status.Phase == corev1.ClaimBound {
 		if nc.Resources.Requests != nil {

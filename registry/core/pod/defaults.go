@@ -101,7 +101,8 @@ func roundResources(l corev1.ResourceList) {
 func defaultContainer(c *corev1.Container) {
 	if c.ImagePullPolicy == "" {
 		c.ImagePullPolicy = corev1.PullIfNotPresent
-		if tag := imageTag(c.Image); tag == "" || tag == "latest" {
+		// A reference with spaces does not parse: no tag, IfNotPresent.
+		if tag := imageTag(c.Image); !strings.ContainsAny(c.Image, " \t\r\n") && (tag == "" || tag == "latest") {
 			c.ImagePullPolicy = corev1.PullAlways
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"reflect"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -832,8 +834,8 @@ func validatePodUpdate(n, p *corev1.Pod) field.ErrorList {
 			return append(errs, field.Forbidden(l.fld, "pod updates may not add or remove containers"))
 		}
 		for i, c := range l.n {
-			if c.Name != l.p[i].Name {
-				return append(errs, field.Forbidden(l.fld.Index(i).Child("name"), "pod updates may not change container names"))
+			if strings.TrimSpace(c.Image) != c.Image {
+				errs = append(errs, field.Invalid(l.fld.Index(i).Child("image"), c.Image, "must not have leading or trailing whitespace"))
 			}
 		}
 	}
@@ -848,6 +850,8 @@ func validatePodUpdate(n, p *corev1.Pod) field.ErrorList {
 	} else if p.Spec.ActiveDeadlineSeconds != nil {
 		errs = append(errs, field.Invalid(spec.Child("activeDeadlineSeconds"), n.Spec.ActiveDeadlineSeconds, "must not update from a positive integer to nil value"))
 	}
+	errs = append(errs, validateOnlyAddedTolerations(n.Spec.Tolerations, p.Spec.Tolerations, spec.Child("tolerations"))...)
+	errs = append(errs, validateOnlyDeletedGates(n.Spec.SchedulingGates, p.Spec.SchedulingGates, spec.Child("schedulingGates"))...)
 	if apiequality.Semantic.DeepEqual(n.Spec, p.Spec) {
 		return errs
 	}
@@ -859,15 +863,14 @@ func validatePodUpdate(n, p *corev1.Pod) field.ErrorList {
 		m.InitContainers[i].Image = p.Spec.InitContainers[i].Image
 	}
 	m.ActiveDeadlineSeconds = p.Spec.ActiveDeadlineSeconds
-	if onlyAddedTolerations(n.Spec.Tolerations, p.Spec.Tolerations) {
-		m.Tolerations = p.Spec.Tolerations
-	}
-	if onlyRemovedGates(n.Spec.SchedulingGates, p.Spec.SchedulingGates) {
-		m.SchedulingGates = p.Spec.SchedulingGates
-	}
+	m.Tolerations = p.Spec.Tolerations
+	m.SchedulingGates = p.Spec.SchedulingGates
 	if p.Spec.TerminationGracePeriodSeconds != nil && *p.Spec.TerminationGracePeriodSeconds < 0 &&
 		m.TerminationGracePeriodSeconds != nil && *m.TerminationGracePeriodSeconds == 1 {
 		m.TerminationGracePeriodSeconds = p.Spec.TerminationGracePeriodSeconds
+	}
+	if len(p.Spec.SchedulingGates) > 0 {
+		errs = append(errs, relaxGatedPodScheduling(&m, &p.Spec, spec)...)
 	}
 	if !apiequality.Semantic.DeepEqual(m, p.Spec) {
 		d := diff.Diff(validate.InternalValue(p.Spec), validate.InternalValue(m))
@@ -876,33 +879,129 @@ func validatePodUpdate(n, p *corev1.Pod) field.ErrorList {
 	return errs
 }
 
-func onlyAddedTolerations(n, p []corev1.Toleration) bool {
+// relaxGatedPodScheduling checks what a pod that is still gated may change
+// of its node selection (additions to the node selector and to the node
+// affinity's required terms) and copies the old selection into m so that
+// the comparison of the rest of the spec ignores it.
+func relaxGatedPodScheduling(m, p *corev1.PodSpec, spec *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if !apiequality.Semantic.DeepEqual(m.NodeSelector, p.NodeSelector) {
+		for k, v := range p.NodeSelector {
+			if nv, ok := m.NodeSelector[k]; !ok || nv != v {
+				errs = append(errs, field.Invalid(spec.Child("nodeSelector"), m.NodeSelector, "only additions to spec.nodeSelector are allowed (no mutations or deletions)"))
+				break
+			}
+		}
+		m.NodeSelector = p.NodeSelector
+	}
+	var oldNA, newNA *corev1.NodeAffinity
+	if p.Affinity != nil {
+		oldNA = p.Affinity.NodeAffinity
+	}
+	if m.Affinity != nil {
+		newNA = m.Affinity.NodeAffinity
+	}
+	if apiequality.Semantic.DeepEqual(oldNA, newNA) {
+		return errs
+	}
+	errs = append(errs, validateNodeAffinityAdditions(spec.Child("affinity", "nodeAffinity"), newNA, oldNA)...)
+	switch {
+	case m.Affinity == nil && oldNA == nil:
+	case m.Affinity == nil:
+		m.Affinity = &corev1.Affinity{NodeAffinity: oldNA}
+	case p.Affinity == nil && m.Affinity.PodAffinity == nil && m.Affinity.PodAntiAffinity == nil:
+		m.Affinity = nil
+	default:
+		a := *m.Affinity
+		a.NodeAffinity = oldNA
+		m.Affinity = &a
+	}
+	return errs
+}
+
+// validateNodeAffinityAdditions allows a gated pod's required node
+// selector terms to be set when there were none, and else only to gain
+// match expressions and fields.
+func validateNodeAffinityAdditions(fld *field.Path, n, p *corev1.NodeAffinity) field.ErrorList {
+	if p == nil || p.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	termsPath := fld.Child("requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+	oldTerms := p.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	var newTerms []corev1.NodeSelectorTerm
+	if n != nil && n.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		newTerms = n.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	}
+	if len(oldTerms) > 0 && len(oldTerms) != len(newTerms) {
+		return field.ErrorList{field.Invalid(termsPath, validate.InternalValue(newTerms), "no additions/deletions to non-empty NodeSelectorTerms list are allowed")}
+	}
+	var errs field.ErrorList
+	for i := range oldTerms {
+		if !termOnlyAdds(newTerms[i], oldTerms[i]) {
+			errs = append(errs, field.Invalid(termsPath.Index(i), validate.InternalValue(newTerms[i]), "only additions are allowed (no mutations or deletions)"))
+		}
+	}
+	return errs
+}
+
+// termOnlyAdds says whether a node selector term keeps the old one's
+// requirements in front and only appends more.
+func termOnlyAdds(n, p corev1.NodeSelectorTerm) bool {
+	if len(p.MatchExpressions) == 0 && len(p.MatchFields) == 0 && (len(n.MatchExpressions) > 0 || len(n.MatchFields) > 0) {
+		return false
+	}
+	if l := len(p.MatchExpressions); l > 0 && (len(n.MatchExpressions) < l || !apiequality.Semantic.DeepEqual(n.MatchExpressions[:l], p.MatchExpressions)) {
+		return false
+	}
+	if l := len(p.MatchFields); l > 0 && (len(n.MatchFields) < l || !apiequality.Semantic.DeepEqual(n.MatchFields[:l], p.MatchFields)) {
+		return false
+	}
+	return true
+}
+
+// validateOnlyAddedTolerations refuses an update that drops or changes an
+// existing toleration (but for its tolerationSeconds).
+func validateOnlyAddedTolerations(n, p []corev1.Toleration, fld *field.Path) field.ErrorList {
 	for _, old := range p {
 		found := false
 		for _, t := range n {
-			if apiequality.Semantic.DeepEqual(t, old) {
+			o := old
+			o.TolerationSeconds = t.TolerationSeconds
+			if reflect.DeepEqual(o, t) {
 				found = true
 				break
 			}
 		}
 		if !found {
-			return false
+			return field.ErrorList{field.Forbidden(fld, "existing toleration can not be modified except its tolerationSeconds")}
 		}
 	}
-	return true
+	return nil
 }
 
-func onlyRemovedGates(n, p []corev1.PodSchedulingGate) bool {
-	old := sets.New[string]()
+// validateOnlyDeletedGates refuses scheduling gates an update adds, each
+// at its (last) index in the new list.
+func validateOnlyDeletedGates(n, p []corev1.PodSchedulingGate, fld *field.Path) field.ErrorList {
+	if len(n) == 0 {
+		return nil
+	}
+	added := map[string]int{}
+	for i, g := range n {
+		added[g.Name] = i
+	}
 	for _, g := range p {
-		old.Insert(g.Name)
+		delete(added, g.Name)
 	}
-	for _, g := range n {
-		if !old.Has(g.Name) {
-			return false
-		}
+	names := make([]string, 0, len(added))
+	for name := range added {
+		names = append(names, name)
 	}
-	return true
+	sort.Slice(names, func(i, j int) bool { return added[names[i]] < added[names[j]] })
+	var errs field.ErrorList
+	for _, name := range names {
+		errs = append(errs, field.Forbidden(fld.Index(added[name]).Child("name"), fmt.Sprintf("only deletion is allowed, but found new scheduling gate '%s'", name)))
+	}
+	return errs
 }
 
 // validatePodStatusUpdate is the part of upstream's ValidatePodStatusUpdate

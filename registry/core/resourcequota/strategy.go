@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/internal/validate"
@@ -25,9 +26,21 @@ func (resourceQuotaStrategy) Validate(_ context.Context, obj runtime.Object) fie
 	return validateResourceQuota(obj.(*corev1.ResourceQuota))
 }
 
-// ValidateUpdate checks the quota as on create.
-func (s resourceQuotaStrategy) ValidateUpdate(ctx context.Context, obj, _ runtime.Object) field.ErrorList {
-	return s.Validate(ctx, obj)
+// ValidateUpdate checks the quota as on create, and that its set of
+// scopes stays the same (the scope selector may change).
+func (s resourceQuotaStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	q := obj.(*corev1.ResourceQuota)
+	errs := s.Validate(ctx, obj)
+	return append(errs, validateScopesUnchanged(q.Spec.Scopes, old.(*corev1.ResourceQuota).Spec.Scopes)...)
+}
+
+// validateScopesUnchanged refuses an update that changes the set of a
+// quota's scopes (order and repeats do not count).
+func validateScopesUnchanged(n, p []corev1.ResourceQuotaScope) field.ErrorList {
+	if sets.New(n...).Equal(sets.New(p...)) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("spec", "scopes"), n, "field is immutable")}
 }
 
 var standardQuotaResources = []string{"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",

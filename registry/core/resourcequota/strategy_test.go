@@ -33,3 +33,36 @@ func TestResourceQuotaStrategy(t *testing.T) {
 		})
 	}
 }
+
+func TestResourceQuotaScopesImmutable(t *testing.T) {
+	sel := func(scope corev1.ResourceQuotaScope) *corev1.ScopeSelector {
+		return &corev1.ScopeSelector{MatchExpressions: []corev1.ScopedResourceSelectorRequirement{{ScopeName: scope, Operator: corev1.ScopeSelectorOpExists}}}
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new corev1.ResourceQuotaSpec
+		want     []string
+	}{
+		{name: "scopes changed", old: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{"BestEffort"}},
+			new:  corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{"NotBestEffort"}},
+			want: []string{`spec.scopes: Invalid value: ["NotBestEffort"]: field is immutable`}},
+		{name: "scopes removed", old: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{"BestEffort"}},
+			want: []string{`spec.scopes: Invalid value: null: field is immutable`}},
+		{name: "scopes added", new: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{"BestEffort"}},
+			want: []string{`spec.scopes: Invalid value: ["BestEffort"]: field is immutable`}},
+		{name: "same scopes in another order", old: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{"Terminating", "BestEffort"}},
+			new: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{"BestEffort", "Terminating"}}},
+		{name: "scope selector may change", old: corev1.ResourceQuotaSpec{ScopeSelector: sel("BestEffort")},
+			new: corev1.ResourceQuotaSpec{ScopeSelector: sel("NotBestEffort")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, e := range Strategy.ValidateUpdate(context.Background(), &corev1.ResourceQuota{Spec: tc.new}, &corev1.ResourceQuota{Spec: tc.old}) {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}

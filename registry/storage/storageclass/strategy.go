@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apivalidate "k8s.io/apimachinery/pkg/api/validate"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -35,26 +36,27 @@ func (storageClassStrategy) Default(obj runtime.Object) {
 }
 
 // Validate checks a new class's provisioner, parameters and policies.
-func (storageClassStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validateStorageClass(obj.(*storagev1.StorageClass), nil)
+func (storageClassStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	sc := obj.(*storagev1.StorageClass)
+	return validate.WithDeclarative(ctx, validateStorageClass(sc), declareStorageClass(sc, nil))
 }
 
-// ValidateUpdate keeps the provisioner, parameters and policies.
-func (storageClassStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validateStorageClass(obj.(*storagev1.StorageClass), old.(*storagev1.StorageClass))
+// ValidateUpdate checks the class as new and keeps the provisioner,
+// parameters and policies (declarative rules, beta in v1.37, which name
+// no value).
+func (storageClassStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	sc := obj.(*storagev1.StorageClass)
+	return validate.WithDeclarative(ctx, validateStorageClass(sc), declareStorageClass(sc, old.(*storagev1.StorageClass)))
 }
 
-// validateStorageClass is upstream's ValidateStorageClass(Update) less the
-// metadata (allowed topologies not checked).
-func validateStorageClass(sc, old *storagev1.StorageClass) field.ErrorList {
-	if old != nil {
-		var errs field.ErrorList
-		errs = append(errs, validate.ImmutableField(sc.Parameters, old.Parameters, field.NewPath("parameters"))...)
-		errs = append(errs, validate.ImmutableField(sc.Provisioner, old.Provisioner, field.NewPath("provisioner"))...)
-		errs = append(errs, validate.ImmutableField(sc.ReclaimPolicy, old.ReclaimPolicy, field.NewPath("reclaimPolicy"))...)
-		return append(errs, validate.ImmutableField(sc.VolumeBindingMode, old.VolumeBindingMode, field.NewPath("volumeBindingMode"))...)
-	}
+// validateStorageClass is upstream's handwritten ValidateStorageClass less
+// the metadata (allowed topologies not checked). A missing provisioner is
+// left to the declarative rule.
+func validateStorageClass(sc *storagev1.StorageClass) field.ErrorList {
 	errs := ValidateProvisioner(sc.Provisioner, field.NewPath("provisioner"))
+	if sc.Provisioner == "" {
+		errs = errs.MarkCoveredByDeclarative()
+	}
 	errs = append(errs, ValidateParameters(sc.Parameters, true, field.NewPath("parameters"))...)
 	if p := sc.ReclaimPolicy; p != nil && *p != "" && *p != corev1.PersistentVolumeReclaimDelete && *p != corev1.PersistentVolumeReclaimRetain {
 		errs = append(errs, field.NotSupported(field.NewPath("reclaimPolicy"), p, []string{"Delete", "Retain"}))
@@ -63,6 +65,33 @@ func validateStorageClass(sc, old *storagev1.StorageClass) field.ErrorList {
 		errs = append(errs, field.Required(field.NewPath("volumeBindingMode"), ""))
 	} else if *m != storagev1.VolumeBindingImmediate && *m != storagev1.VolumeBindingWaitForFirstConsumer {
 		errs = append(errs, field.NotSupported(field.NewPath("volumeBindingMode"), m, []string{"Immediate", "WaitForFirstConsumer"}))
+	}
+	return errs
+}
+
+// declareStorageClass is upstream's declarative StorageClass rules: the
+// provisioner is required, and on an update (old not nil) the provisioner,
+// parameters, reclaim policy and volume binding mode may not change, in
+// that field order.
+func declareStorageClass(sc, old *storagev1.StorageClass) field.ErrorList {
+	ctx, op := context.Background(), validate.Operation(old != nil)
+	if old == nil {
+		old = &storagev1.StorageClass{}
+	}
+	var errs field.ErrorList
+	if !validate.Unchanged(op, &sc.Provisioner, &old.Provisioner) {
+		fld := field.NewPath("provisioner")
+		errs = append(errs, apivalidate.RequiredValue(ctx, op, fld, &sc.Provisioner, &old.Provisioner).MarkBeta()...)
+		errs = append(errs, apivalidate.Immutable(ctx, op, fld, &sc.Provisioner, &old.Provisioner).MarkBeta()...)
+	}
+	if !validate.Unchanged(op, &sc.Parameters, &old.Parameters) {
+		errs = append(errs, apivalidate.Immutable(ctx, op, field.NewPath("parameters"), sc.Parameters, old.Parameters).MarkBeta()...)
+	}
+	if !validate.Unchanged(op, sc.ReclaimPolicy, old.ReclaimPolicy) {
+		errs = append(errs, apivalidate.Immutable(ctx, op, field.NewPath("reclaimPolicy"), sc.ReclaimPolicy, old.ReclaimPolicy).MarkBeta()...)
+	}
+	if !validate.Unchanged(op, sc.VolumeBindingMode, old.VolumeBindingMode) {
+		errs = append(errs, apivalidate.Immutable(ctx, op, field.NewPath("volumeBindingMode"), sc.VolumeBindingMode, old.VolumeBindingMode).MarkBeta()...)
 	}
 	return errs
 }
