@@ -5,6 +5,7 @@ package registry
 // Priority) and PersistentVolumeClaim (DefaultStorageClass, LimitRanger).
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -168,6 +169,14 @@ func (s *Registry) podServiceAccount(c *Request, ns, name string) (*corev1.Servi
 // pod: the ServiceAccount (default: "default") must exist, and its API
 // access volume is mounted unless automounting is off.
 func (s *Registry) admitPodServiceAccount(c *Request, pod *corev1.Pod) error {
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		// A mirror pod is left as its kubelet wrote it, and may not
+		// reference what only the API gives.
+		if err := mirrorPodReferences(pod); err != nil {
+			return apierrors.NewForbidden(c.Res.GR, pod.Name, err)
+		}
+		return nil
+	}
 	if pod.Spec.ServiceAccountName == "" {
 		pod.Spec.ServiceAccountName = pod.Spec.DeprecatedServiceAccount
 	}
@@ -191,7 +200,82 @@ func (s *Registry) admitPodServiceAccount(c *Request, pod *corev1.Pod) error {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, vol)
 		mountAPIAccess(pod, mount)
 	}
+	if len(pod.Spec.ImagePullSecrets) == 0 && len(sa.ImagePullSecrets) > 0 {
+		pod.Spec.ImagePullSecrets = append([]corev1.LocalObjectReference(nil), sa.ImagePullSecrets...)
+	}
 	return nil
+}
+
+// mirrorPodReferences is the ServiceAccount admission plugin's rule for a
+// mirror pod: no service account, no secret (as upstream's
+// VisitPodSecretNames finds them), no service account token projection.
+func mirrorPodReferences(pod *corev1.Pod) error {
+	if pod.Spec.ServiceAccountName != "" {
+		return errors.New("a mirror pod may not reference service accounts")
+	}
+	if podReferencesSecrets(&pod.Spec) {
+		return errors.New("a mirror pod may not reference secrets")
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.Projected == nil {
+			continue
+		}
+		for _, src := range v.Projected.Sources {
+			if src.ServiceAccountToken != nil {
+				return errors.New("a mirror pod may not use ServiceAccountToken volume projections")
+			}
+		}
+	}
+	return nil
+}
+
+// podReferencesSecrets reports whether a pod spec names a Secret: an image
+// pull secret, a container's env or envFrom, or a volume's secret or
+// secret reference.
+func podReferencesSecrets(spec *corev1.PodSpec) bool {
+	if len(spec.ImagePullSecrets) > 0 {
+		return true
+	}
+	containerRefs := func(env []corev1.EnvVar, from []corev1.EnvFromSource) bool {
+		for _, e := range env {
+			if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+				return true
+			}
+		}
+		for _, f := range from {
+			if f.SecretRef != nil {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
+		if containerRefs(c.Env, c.EnvFrom) {
+			return true
+		}
+	}
+	for _, c := range spec.EphemeralContainers {
+		if containerRefs(c.Env, c.EnvFrom) {
+			return true
+		}
+	}
+	for _, v := range spec.Volumes {
+		switch {
+		case v.Secret != nil, v.AzureFile != nil,
+			v.CephFS != nil && v.CephFS.SecretRef != nil, v.Cinder != nil && v.Cinder.SecretRef != nil,
+			v.FlexVolume != nil && v.FlexVolume.SecretRef != nil, v.RBD != nil && v.RBD.SecretRef != nil,
+			v.ScaleIO != nil && v.ScaleIO.SecretRef != nil, v.ISCSI != nil && v.ISCSI.SecretRef != nil,
+			v.StorageOS != nil && v.StorageOS.SecretRef != nil, v.CSI != nil && v.CSI.NodePublishSecretRef != nil:
+			return true
+		case v.Projected != nil:
+			for _, src := range v.Projected.Sources {
+				if src.Secret != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // admitDefaultTolerationSeconds is the DefaultTolerationSeconds plugin on
