@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,13 +16,10 @@ func (s *Registry) Bind(c *Request, podName string, b *corev1.Binding, dry bool)
 	if b.Name != "" && b.Name != podName {
 		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Binding object"))
 	}
-	if b.Target.Kind != "" && b.Target.Kind != "Node" {
-		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{
-			field.NotSupported(field.NewPath("target", "kind"), b.Target.Kind, []string{"Node", "<empty>"}),
-		})
-	}
-	if b.Target.Name == "" {
-		return apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, field.ErrorList{field.Required(field.NewPath("target", "name"), "")})
+	// Upstream's BindingREST answers its validation errors as a plain
+	// error: a 500 with their text and no reason.
+	if errs := validateBinding(b); len(errs) > 0 {
+		return ErrUnknown(errs.ToAggregate())
 	}
 	// Upstream admits the Binding as a create of pods/binding (or of
 	// bindings).
@@ -83,4 +81,23 @@ func setPodCondition(pod *corev1.Pod, cond corev1.PodCondition) {
 		}
 	}
 	pod.Status.Conditions = append(pod.Status.Conditions, cond)
+}
+
+// validateBinding is upstream's ValidatePodBinding: the target is a Node
+// (or names no kind) and has a node's name.
+func validateBinding(b *corev1.Binding) field.ErrorList {
+	var errs field.ErrorList
+	isNode := b.Target.Kind == "" || b.Target.Kind == "Node"
+	if !isNode {
+		errs = append(errs, field.NotSupported(field.NewPath("target", "kind"), b.Target.Kind, []string{"Node", "<empty>"}))
+	}
+	switch {
+	case b.Target.Name == "":
+		errs = append(errs, field.Required(field.NewPath("target", "name"), ""))
+	case isNode:
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(b.Target.Name, false) {
+			errs = append(errs, field.Invalid(field.NewPath("target", "name"), b.Target.Name, msg))
+		}
+	}
+	return errs
 }

@@ -108,7 +108,7 @@ func (s *Server) servePodLog(c *call) error {
 		RedirectChecker: genericrest.PreventRedirects,
 	}
 	if pod.Spec.NodeName != "" {
-		conn, err := s.kubeletConnectionFor(c.Request.GoCtx, pod.Spec.NodeName)
+		conn, err := s.podKubeletConnection(c.Request.GoCtx, pod.Spec.NodeName)
 		if err != nil {
 			return err
 		}
@@ -267,7 +267,7 @@ func (s *Server) servePodStream(c *call) error {
 	if pod.Spec.NodeName == "" {
 		return apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name))
 	}
-	conn, err := s.kubeletConnectionFor(c.Request.GoCtx, pod.Spec.NodeName)
+	conn, err := s.podKubeletConnection(c.Request.GoCtx, pod.Spec.NodeName)
 	if err != nil {
 		return err
 	}
@@ -364,3 +364,14 @@ func (s *streamResponder) Object(code int, obj runtime.Object) {
 
 // Error implements rest.Responder.
 func (s *streamResponder) Error(err error) { writeError(s.w, s.r, err) }
+
+// podKubeletConnection is kubeletConnectionFor for a pod's log, exec,
+// attach or port-forward: upstream's pod connection lookup answers a
+// missing node as a missing pod of the node's name.
+func (s *Server) podKubeletConnection(ctx context.Context, nodeName string) (*kubeletConnection, error) {
+	conn, err := s.kubeletConnectionFor(ctx, nodeName)
+	if apierrors.IsNotFound(err) {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, nodeName)
+	}
+	return conn, err
+}

@@ -11,8 +11,10 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -21,6 +23,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/fakeplane/fakeplane/auth"
+	"github.com/fakeplane/fakeplane/internal/validate"
 )
 
 // serveVirtual answers the resources that are computed, not stored: the
@@ -53,27 +56,60 @@ func (s *Server) serveVirtual(c *call) error {
 			Status:     authenticationv1.SelfSubjectReviewStatus{UserInfo: userInfoOf(c.User)},
 		}
 	case *authenticationv1.TokenReview:
+		if obj.Spec.Token == "" {
+			// Upstream's TokenReview storage checks this before anything.
+			return apierrors.NewBadRequest("token is required for TokenReview in authentication")
+		}
 		if err := s.reviewToken(c, obj); err != nil {
 			return err
 		}
 		out = obj
 	case *authorizationv1.SubjectAccessReview:
-		if errs := validateSARSpec(obj.Spec, field.NewPath("spec")); len(errs) > 0 {
-			return apierrors.NewInvalid(c.Res.GVK.GroupKind(), "", errs)
+		errs := validateSARSpec(obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes, field.NewPath("spec"))
+		if len(obj.Spec.User) == 0 && len(obj.Spec.Groups) == 0 {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "user"), obj.Spec.User, `at least one of user or group must be specified`))
+		}
+		errs = append(errs, validateReviewMeta(obj.ObjectMeta, false)...)
+		if len(errs) > 0 {
+			return reviewInvalid(errs)
 		}
 		obj.Status = s.reviewAccess(c, specUser(obj.Spec), obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes)
 		out = obj
 	case *authorizationv1.LocalSubjectAccessReview:
-		if obj.Spec.ResourceAttributes == nil || obj.Spec.ResourceAttributes.Namespace != c.Namespace {
+		if obj.Namespace == "" {
+			obj.Namespace = c.Namespace
+		}
+		errs := validateSARSpec(obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes, field.NewPath("spec"))
+		if len(obj.Spec.User) == 0 && len(obj.Spec.Groups) == 0 {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "user"), obj.Spec.User, `at least one of user or group must be specified`))
+		}
+		errs = append(errs, validateReviewMeta(obj.ObjectMeta, true)...)
+		if ra := obj.Spec.ResourceAttributes; ra != nil && ra.Namespace != obj.Namespace {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "resourceAttributes", "namespace"), ra.Namespace, `must match metadata.namespace`))
+		}
+		if obj.Spec.NonResourceAttributes != nil {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "nonResourceAttributes"), validate.InternalValue(obj.Spec.NonResourceAttributes), `disallowed on this kind of request`))
+		}
+		if len(errs) > 0 {
+			return reviewInvalid(errs)
+		}
+		if obj.Namespace != c.Namespace {
 			return apierrors.NewBadRequest(fmt.Sprintf("spec.resourceAttributes.namespace must match namespace: %v", c.Namespace))
 		}
-		obj.Namespace = c.Namespace
 		obj.Status = s.reviewAccess(c, specUser(obj.Spec), obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes)
 		out = obj
 	case *authorizationv1.SelfSubjectAccessReview:
+		errs := validateSARSpec(obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes, field.NewPath("spec"))
+		errs = append(errs, validateReviewMeta(obj.ObjectMeta, false)...)
+		if len(errs) > 0 {
+			return reviewInvalid(errs)
+		}
 		obj.Status = s.reviewAccess(c, c.User, obj.Spec.ResourceAttributes, obj.Spec.NonResourceAttributes)
 		out = obj
 	case *authorizationv1.SelfSubjectRulesReview:
+		if obj.Spec.Namespace == "" {
+			return apierrors.NewBadRequest("no namespace on request")
+		}
 		obj.Status = auth.RulesFor(c.Context(), s.auth.rules, c.User, obj.Spec.Namespace)
 		out = obj
 	default:
@@ -134,19 +170,68 @@ func specUser(spec authorizationv1.SubjectAccessReviewSpec) user.Info {
 	return &user.DefaultInfo{Name: spec.User, UID: spec.UID, Groups: spec.Groups, Extra: extra}
 }
 
-// validateSARSpec applies upstream's SubjectAccessReview spec rules.
-func validateSARSpec(spec authorizationv1.SubjectAccessReviewSpec, p *field.Path) field.ErrorList {
+// validateSARSpec applies upstream's access review spec rules: exactly one
+// of the resource and non-resource attributes (reported at the spec, the
+// value shown in upstream's internal form), and the selectors of the
+// resource attributes.
+func validateSARSpec(ra *authorizationv1.ResourceAttributes, na *authorizationv1.NonResourceAttributes, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if spec.ResourceAttributes != nil && spec.NonResourceAttributes != nil {
-		errs = append(errs, field.Invalid(p.Child("nonResourceAttributes"), spec.NonResourceAttributes, `cannot be specified in combination with resourceAttributes`))
+	if (ra != nil) == (na != nil) {
+		errs = append(errs, field.Invalid(p, validate.InternalValue(na), `exactly one of nonResourceAttributes or resourceAttributes must be specified`))
 	}
-	if spec.ResourceAttributes == nil && spec.NonResourceAttributes == nil {
-		errs = append(errs, field.Invalid(p.Child("resourceAttributes"), spec.NonResourceAttributes, `exactly one of nonResourceAttributes or resourceAttributes must be specified`))
+	if ra == nil {
+		return errs
 	}
-	if len(spec.User) == 0 && len(spec.Groups) == 0 {
-		errs = append(errs, field.Invalid(p.Child("user"), spec.User, `at least one of user or group must be specified`))
+	rp := p.Child("resourceAttributes")
+	if fs := ra.FieldSelector; fs != nil {
+		fp := rp.Child("fieldSelector")
+		errs = append(errs, selectorAttributes(fp, fs.RawSelector, len(fs.Requirements))...)
+		for i, r := range fs.Requirements {
+			errs = append(errs, metav1validation.ValidateFieldSelectorRequirement(r, metav1validation.FieldSelectorValidationOptions{AllowUnknownOperatorInRequirement: true}, fp.Child("requirements").Index(i))...)
+		}
+	}
+	if ls := ra.LabelSelector; ls != nil {
+		lp := rp.Child("labelSelector")
+		errs = append(errs, selectorAttributes(lp, ls.RawSelector, len(ls.Requirements))...)
+		for i, r := range ls.Requirements {
+			errs = append(errs, metav1validation.ValidateLabelSelectorRequirement(r, metav1validation.LabelSelectorValidationOptions{AllowUnknownOperatorInRequirement: true}, lp.Child("requirements").Index(i))...)
+		}
 	}
 	return errs
+}
+
+// selectorAttributes is upstream's rule for a review's field or label
+// selector: a raw selector or requirements, not both.
+func selectorAttributes(fld *field.Path, raw string, requirements int) field.ErrorList {
+	switch {
+	case raw != "" && requirements > 0:
+		return field.ErrorList{field.Invalid(fld.Child("rawSelector"), raw, "may not specified at the same time as requirements")}
+	case raw == "" && requirements == 0:
+		return field.ErrorList{field.Required(fld.Child("requirements"), fmt.Sprintf("when %s is specified, requirements or rawSelector is required", fld))}
+	}
+	return nil
+}
+
+// validateReviewMeta is upstream's rule for an access review's metadata:
+// empty (but for its namespace, for a local review), managed fields aside.
+func validateReviewMeta(m metav1.ObjectMeta, local bool) field.ErrorList {
+	c := m
+	c.ManagedFields = nil
+	msg := "must be empty"
+	if local {
+		c.Namespace = ""
+		msg = "must be empty except for namespace"
+	}
+	if apiequality.Semantic.DeepEqual(metav1.ObjectMeta{}, c) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("metadata"), validate.InternalValue(m), msg)}
+}
+
+// reviewInvalid is upstream's 422 for an access review: the object it
+// decoded has no kind, so the error names the group alone.
+func reviewInvalid(errs field.ErrorList) error {
+	return apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName}, "", errs)
 }
 
 // reviewAccess asks the authorizer about a user and attributes.
@@ -232,7 +317,7 @@ func (s *Server) serveTokenRequest(c *call) error {
 			}
 			uid = string(n.UID)
 		default:
-			return apierrors.NewBadRequest(fmt.Sprintf("cannot bind token to object of type %s", ref.Kind))
+			return apierrors.NewBadRequest(fmt.Sprintf("cannot bind token to object of type %s", schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)))
 		}
 		if ref.UID != "" && string(ref.UID) != uid {
 			return apierrors.NewConflict(schema.GroupResource{Resource: ref.Kind}, ref.Name, fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID))
