@@ -220,11 +220,12 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	if err := invalid(errs); err != nil {
 		return err
 	}
-	// Upstream's BeforeUpdate records the warnings of a valid update. The
-	// other subresources' strategies (finalize, approval, ephemeral
-	// containers, resize) have none.
+	// Upstream's BeforeUpdate records the warnings of a valid update of
+	// the resource, or of its scale (which upstream writes through the
+	// resource's strategy). The other subresources' strategies (finalize,
+	// approval, ephemeral containers, resize) have none.
 	switch {
-	case mode == mainWrite && hasStrategy && !finalize && !ephemeral && c.Info.Subresource != "approval" && c.Info.Subresource != "resize":
+	case mode == mainWrite && hasStrategy && (c.Info.Subresource == "" || c.Info.Subresource == "scale"):
 		addWarnings(c, st.WarningsOnUpdate(c.Context(), o.Obj, old.Obj))
 	case mode == statusWrite:
 		if sw, ok := st.(strategy.StatusWarner); ok {
