@@ -2,13 +2,10 @@ package flowschema
 
 import (
 	"context"
-	"os"
-	"strings"
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 )
@@ -164,25 +161,14 @@ func TestFlowSchemaStatusValidation(t *testing.T) {
 // creates at start (captured from kube-apiserver) pass the validation, the
 // mandatory ones included.
 func TestBootstrapFlowSchemasAreValid(t *testing.T) {
-	b, err := os.ReadFile("../../../fixtures/bootstrap/flowcontrol.yaml")
-	if err != nil {
-		t.Fatal(err)
+	objs := validatetest.BootstrapObjects[flowcontrolv1.FlowSchema](t, "FlowSchema")
+	for i := range objs {
+		fs := &objs[i]
+		Strategy.Default(fs)
+		validatetest.ExpectErrors(t, Strategy.Validate(context.Background(), fs), nil)
+		validatetest.ExpectErrors(t, Strategy.ValidateUpdate(context.Background(), fs, fs), nil)
 	}
-	n := 0
-	for _, doc := range strings.Split(string(b), "\n---\n") {
-		if !strings.Contains(doc, "kind: FlowSchema") {
-			continue
-		}
-		var fs flowcontrolv1.FlowSchema
-		if err := yaml.Unmarshal([]byte(doc), &fs); err != nil {
-			t.Fatal(err)
-		}
-		n++
-		Strategy.Default(&fs)
-		validatetest.ExpectErrors(t, Strategy.Validate(context.Background(), &fs), nil)
-		validatetest.ExpectErrors(t, Strategy.ValidateUpdate(context.Background(), &fs, &fs), nil)
-	}
-	if n != 11 {
-		t.Errorf("%d bootstrap FlowSchemas, want 11", n)
+	if len(objs) != 11 {
+		t.Errorf("%d bootstrap FlowSchemas, want 11", len(objs))
 	}
 }

@@ -2,14 +2,11 @@ package prioritylevelconfiguration
 
 import (
 	"context"
-	"os"
-	"strings"
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 
 	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 )
@@ -198,25 +195,14 @@ func TestPriorityLevelConfigurationStatusValidation(t *testing.T) {
 // fakeplane creates at start (captured from kube-apiserver) pass the
 // validation, the mandatory ones included.
 func TestBootstrapPriorityLevelConfigurationsAreValid(t *testing.T) {
-	b, err := os.ReadFile("../../../fixtures/bootstrap/flowcontrol.yaml")
-	if err != nil {
-		t.Fatal(err)
+	objs := validatetest.BootstrapObjects[flowcontrolv1.PriorityLevelConfiguration](t, "PriorityLevelConfiguration")
+	for i := range objs {
+		pl := &objs[i]
+		Strategy.Default(pl)
+		validatetest.ExpectErrors(t, Strategy.Validate(context.Background(), pl), nil)
+		validatetest.ExpectErrors(t, Strategy.ValidateUpdate(context.Background(), pl, pl), nil)
 	}
-	n := 0
-	for _, doc := range strings.Split(string(b), "\n---\n") {
-		if !strings.Contains(doc, "kind: PriorityLevelConfiguration") {
-			continue
-		}
-		var pl flowcontrolv1.PriorityLevelConfiguration
-		if err := yaml.Unmarshal([]byte(doc), &pl); err != nil {
-			t.Fatal(err)
-		}
-		n++
-		Strategy.Default(&pl)
-		validatetest.ExpectErrors(t, Strategy.Validate(context.Background(), &pl), nil)
-		validatetest.ExpectErrors(t, Strategy.ValidateUpdate(context.Background(), &pl, &pl), nil)
-	}
-	if n != 8 {
-		t.Errorf("%d bootstrap levels, want 8", n)
+	if len(objs) != 8 {
+		t.Errorf("%d bootstrap levels, want 8", len(objs))
 	}
 }
