@@ -55,9 +55,9 @@ type NamespaceLifecycle struct {
 	namespaced NamespacedResourcesFunc
 	log        *slog.Logger
 	user       user.Info
-	// terminating are the namespaces being deleted, by name, with the
-	// number of objects they held at the last pass (-1 before the first).
-	terminating map[string]int
+	// terminating are the namespaces being deleted, by name, with what
+	// the last pass over each found.
+	terminating map[string]*namespaceSeen
 	// idle counts the passes in a row that changed nothing, for the delay
 	// of the next.
 	idle int
@@ -79,7 +79,7 @@ func NewNamespaceLifecycle(reg registry.Interface, namespaced NamespacedResource
 			Name:   serviceaccount.MakeUsername(ns, name),
 			Groups: append(serviceaccount.MakeGroupNames(ns), user.AllAuthenticated),
 		},
-		terminating: map[string]int{},
+		terminating: map[string]*namespaceSeen{},
 	}
 }
 
@@ -90,8 +90,8 @@ func (c *NamespaceLifecycle) Name() string { return "namespace-controller" }
 func (c *NamespaceLifecycle) Resources() []string { return []string{namespacesBucket} }
 
 // Sync implements Controller: every terminating namespace is emptied as far
-// as it can be, and finalized once empty. While some still have content, it
-// returns a Requeue.
+// as it can be, its deletion conditions are written, and it is finalized
+// once empty. While some still have content, it returns a Requeue.
 func (c *NamespaceLifecycle) Sync(ctx context.Context, events []store.Event) error {
 	for _, ev := range events {
 		if ev.Type == store.Deleted || !terminating(ev.Value) {
@@ -99,7 +99,7 @@ func (c *NamespaceLifecycle) Sync(ctx context.Context, events []store.Event) err
 			continue
 		}
 		if _, ok := c.terminating[ev.Key]; !ok {
-			c.terminating[ev.Key] = -1
+			c.terminating[ev.Key] = &namespaceSeen{remaining: -1}
 			c.idle = 0
 		}
 	}
@@ -111,20 +111,29 @@ func (c *NamespaceLifecycle) Sync(ctx context.Context, events []store.Event) err
 		names = append(names, ns)
 	}
 	sort.Strings(names)
-	ctx = apirequest.WithUser(ctx, c.user)
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	resources := c.namespaced()
 	var errs []error
 	changed, waiting := false, false
 	for _, ns := range names {
-		remaining, deleted, err := c.empty(ctx, ns, resources)
+		p := c.empty(ctx, ns, resources)
+		err := errors.Join(p.errs...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("namespace %s: %w", ns, err))
 		}
-		if deleted > 0 || remaining != c.terminating[ns] {
+		seen := c.terminating[ns]
+		if conds := p.conditions(); !slices.Equal(conds, seen.conditions) {
+			if err := c.writeConditions(ctx, ns, conds); err != nil {
+				errs = append(errs, fmt.Errorf("namespace %s: %w", ns, err))
+			} else {
+				seen.conditions = conds
+			}
+		}
+		if p.deleted > 0 || p.remaining != seen.remaining {
 			changed = true
 		}
-		c.terminating[ns] = remaining
-		if remaining > 0 || err != nil {
+		seen.remaining = p.remaining
+		if p.remaining > 0 || err != nil {
 			waiting = true
 			continue
 		}
@@ -150,47 +159,121 @@ func (c *NamespaceLifecycle) Sync(ctx context.Context, events []store.Event) err
 }
 
 // empty deletes the objects of namespace ns that are not marked for
-// deletion yet. It returns how many objects ns held before (those deleted
-// now included: gone or not, the next pass sees) and how many it deleted.
-func (c *NamespaceLifecycle) empty(ctx context.Context, ns string, resources []schema.GroupVersionResource) (remaining, deleted int, err error) {
-	var errs []error
-	bg := metav1.DeletePropagationBackground
-	for _, gvr := range resources {
-		lst, err := c.reg.List(ctx, gvr, ns, metav1.ListOptions{})
-		if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
-			continue // a CRD gone meanwhile, or a resource that cannot be listed
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("list %s: %w", gvr.GroupResource(), err))
-			remaining++
-			continue
-		}
-		items, err := meta.ExtractList(lst)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("list %s: %w", gvr.GroupResource(), err))
-			remaining++
-			continue
-		}
-		for _, it := range items {
-			remaining++
-			m, err := meta.Accessor(it)
-			if err != nil {
-				continue
-			}
-			if m.GetDeletionTimestamp() != nil {
-				continue // waiting for its finalizers
-			}
-			_, err = c.reg.Delete(ctx, gvr, ns, m.GetName(), metav1.DeleteOptions{PropagationPolicy: &bg})
-			switch {
-			case err == nil:
-				deleted++
-			case apierrors.IsNotFound(err):
-			default:
-				errs = append(errs, fmt.Errorf("delete %s %s/%s: %w", gvr.GroupResource(), ns, m.GetName(), err))
-			}
+// deletion yet: its pods first and, once no pod is left, everything else,
+// as kube-controller-manager's namespace deleter does. The pass it returns
+// says what is left.
+func (c *NamespaceLifecycle) empty(ctx context.Context, ns string, resources []schema.GroupVersionResource) *namespacePass {
+	p := &namespacePass{byResource: map[schema.GroupVersionResource]int{}, byFinalizer: map[string]int{}}
+	if slices.Contains(resources, podsGVR) {
+		c.emptyResource(ctx, p, ns, podsGVR)
+		if p.remaining > 0 {
+			// The rest waits for the pods, and the conditions leave out
+			// what remains, as upstream's do.
+			p.partial = true
+			return p
 		}
 	}
-	return remaining, deleted, errors.Join(errs...)
+	for _, gvr := range resources {
+		if gvr != podsGVR {
+			c.emptyResource(ctx, p, ns, gvr)
+		}
+	}
+	return p
+}
+
+// emptyResource deletes the objects of resource gvr in namespace ns, and
+// records in p what is left of them and which finalizers hold them.
+func (c *NamespaceLifecycle) emptyResource(ctx context.Context, p *namespacePass, ns string, gvr schema.GroupVersionResource) {
+	items, err := c.list(ctx, gvr, ns)
+	if err != nil || len(items) == 0 {
+		if err != nil {
+			p.fail(gvr, err)
+		}
+		return
+	}
+	bg := metav1.DeletePropagationBackground
+	deleted := 0
+	for _, m := range items {
+		if m.GetDeletionTimestamp() != nil {
+			continue // waiting for its finalizers or its grace period
+		}
+		_, err := c.reg.Delete(ctx, gvr, ns, m.GetName(), metav1.DeleteOptions{PropagationPolicy: &bg})
+		switch {
+		case err == nil:
+			deleted++
+		case apierrors.IsNotFound(err), apierrors.IsMethodNotSupported(err):
+		default:
+			p.fail(gvr, fmt.Errorf("delete %s %s/%s: %w", gvr.GroupResource(), ns, m.GetName(), err))
+			return
+		}
+	}
+	p.deleted += deleted
+	if deleted > 0 {
+		// What is left now: deletions held by finalizers or a grace period.
+		if items, err = c.list(ctx, gvr, ns); err != nil {
+			p.fail(gvr, err)
+			return
+		}
+	}
+	if len(items) == 0 {
+		return
+	}
+	p.remaining += len(items)
+	p.byResource[gvr] += len(items)
+	held := false
+	for _, m := range items {
+		for _, f := range m.GetFinalizers() {
+			p.byFinalizer[f]++
+			held = true
+		}
+	}
+	if !held && gvr != podsGVR {
+		// Nothing holds them (pods may wait for their grace period).
+		p.deleteErrs = append(p.deleteErrs, fmt.Errorf("unexpected items still remain in namespace: %s for gvr: %v", ns, gvr))
+	}
+}
+
+// list lists the objects of resource gvr in namespace ns: none when the
+// resource cannot be listed or is gone (a CRD deleted meanwhile).
+func (c *NamespaceLifecycle) list(ctx context.Context, gvr schema.GroupVersionResource, ns string) ([]metav1.Object, error) {
+	lst, err := c.reg.List(ctx, gvr, ns, metav1.ListOptions{})
+	if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", gvr.GroupResource(), err)
+	}
+	objs, err := meta.ExtractList(lst)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", gvr.GroupResource(), err)
+	}
+	items := make([]metav1.Object, 0, len(objs))
+	for _, o := range objs {
+		if m, err := meta.Accessor(o); err == nil {
+			items = append(items, m)
+		}
+	}
+	return items, nil
+}
+
+// writeConditions writes conditions into namespace ns's status, through
+// namespaces/status, when they differ from the stored ones.
+func (c *NamespaceLifecycle) writeConditions(ctx context.Context, ns string, conditions []corev1.NamespaceCondition) error {
+	_, err := c.reg.UpdateSubresource(ctx, namespacesGVR, "status", "", ns, func(cur runtime.Object) (runtime.Object, error) {
+		n, ok := cur.(*corev1.Namespace)
+		if !ok {
+			return nil, fmt.Errorf("the registry answered with a %T", cur)
+		}
+		if n.DeletionTimestamp == nil {
+			return n, nil // no longer the namespace being deleted
+		}
+		mergeNamespaceConditions(&n.Status, conditions, metav1.Now())
+		return n, nil
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("write the deletion conditions: %w", err)
+	}
+	return nil
 }
 
 // finalize removes the kubernetes finalizer from namespace ns, through
@@ -208,6 +291,15 @@ func (c *NamespaceLifecycle) finalize(ctx context.Context, ns string) error {
 		return fmt.Errorf("finalize: %w", err)
 	}
 	return nil
+}
+
+// namespaceSeen is what the last pass over a terminating namespace found.
+type namespaceSeen struct {
+	// remaining is the number of objects it held (-1 before the first
+	// pass).
+	remaining int
+	// conditions are the deletion conditions last written.
+	conditions []corev1.NamespaceCondition
 }
 
 // terminating reports whether a stored namespace is being deleted.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,9 +161,21 @@ func TestNamespaceLifecycle(t *testing.T) {
 	if !errors.As(err, &rq) || rq.After != namespaceRecheck {
 		t.Fatalf("Sync = %v, want a Requeue after %v", err, namespaceRecheck)
 	}
-	want := []string{"delete configmaps doomed/a", "delete widgets doomed/w"}
+	want := []string{"delete configmaps doomed/a", "delete widgets doomed/w", "namespaces/status doomed"}
 	if !slices.Equal(reg.writes, want) {
 		t.Fatalf("writes = %v, want %v", reg.writes, want)
+	}
+	// The conditions say what is left and what holds it, as
+	// kube-controller-manager's do.
+	wantConditions := []string{
+		"NamespaceDeletionDiscoveryFailure False ResourcesDiscovered: All resources successfully discovered",
+		"NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions: All legacy kube types successfully parsed",
+		"NamespaceDeletionContentFailure False ContentDeleted: All content successfully deleted, may be waiting on finalization",
+		"NamespaceContentRemaining True SomeResourcesRemain: Some resources are remaining: widgets.example.com has 1 resource instances",
+		"NamespaceFinalizersRemaining True SomeFinalizersRemain: Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances",
+	}
+	if got := conditionLines(reg.namespaces["doomed"]); !slices.Equal(got, wantConditions) {
+		t.Fatalf("conditions =\n%v\nwant\n%v", got, wantConditions)
 	}
 	if _, ok := reg.objects["configmaps"]["kept/b"]; !ok {
 		t.Fatal("an object of another namespace was deleted")
@@ -172,11 +186,11 @@ func TestNamespaceLifecycle(t *testing.T) {
 		}
 	}
 
-	// One object left (fewer than before): soon again. Then nothing
-	// changes: the next look comes later. No object marked for deletion is
-	// deleted again.
+	// One object left, as after the first pass: nothing changes, so each
+	// look comes later than the one before. No object marked for deletion
+	// is deleted again, and the unchanged conditions are not written again.
 	reg.writes = nil
-	for _, after := range []time.Duration{namespaceRecheck, 2 * namespaceRecheck, 4 * namespaceRecheck} {
+	for _, after := range []time.Duration{2 * namespaceRecheck, 4 * namespaceRecheck, 8 * namespaceRecheck} {
 		if err := c.Sync(ctx, nil); !errors.As(err, &rq) || rq.After != after {
 			t.Fatalf("Sync = %v, want a Requeue after %v", err, after)
 		}
@@ -185,14 +199,20 @@ func TestNamespaceLifecycle(t *testing.T) {
 		t.Fatalf("writes = %v", reg.writes)
 	}
 
-	// Once the content is gone, the kubernetes finalizer goes, through
-	// namespaces/finalize; the other finalizer stays.
+	// Once the content is gone, the conditions say so and the kubernetes
+	// finalizer goes, through namespaces/finalize; the other finalizer
+	// stays.
 	delete(reg.objects["widgets"], "doomed/w")
 	if err := c.Sync(ctx, nil); err != nil {
 		t.Fatalf("Sync = %v", err)
 	}
-	if want := []string{"namespaces/finalize doomed"}; !slices.Equal(reg.writes, want) {
+	if want := []string{"namespaces/status doomed", "namespaces/finalize doomed"}; !slices.Equal(reg.writes, want) {
 		t.Fatalf("writes = %v, want %v", reg.writes, want)
+	}
+	wantConditions[3] = "NamespaceContentRemaining False ContentRemoved: All content successfully removed"
+	wantConditions[4] = "NamespaceFinalizersRemaining False ContentHasNoFinalizers: All content-preserving finalizers finished"
+	if got := conditionLines(reg.namespaces["doomed"]); !slices.Equal(got, wantConditions) {
+		t.Fatalf("conditions =\n%v\nwant\n%v", got, wantConditions)
 	}
 	if got := reg.namespaces["doomed"].Spec.Finalizers; !slices.Equal(got, []corev1.FinalizerName{"example.com/other"}) {
 		t.Fatalf("finalizers = %v", got)
@@ -205,5 +225,83 @@ func TestNamespaceLifecycle(t *testing.T) {
 	}
 	if len(reg.writes) != 0 || len(c.terminating) != 0 {
 		t.Fatalf("writes = %v, terminating = %v", reg.writes, c.terminating)
+	}
+}
+
+// conditionLines are a namespace's conditions, one "type status reason:
+// message" line each.
+func conditionLines(ns *corev1.Namespace) []string {
+	var out []string
+	for _, c := range ns.Status.Conditions {
+		out = append(out, fmt.Sprintf("%s %s %s: %s", c.Type, c.Status, c.Reason, c.Message))
+	}
+	return out
+}
+
+func TestNamespaceLifecycleDeletesPodsFirst(t *testing.T) {
+	ctx := context.Background()
+	reg := &nsRegistry{
+		objects:    map[string]map[string]*unstructured.Unstructured{"pods": {}, "configmaps": {}},
+		namespaces: map[string]*corev1.Namespace{},
+	}
+	resources := []schema.GroupVersionResource{{Version: "v1", Resource: "configmaps"}, {Version: "v1", Resource: "pods"}}
+	c := NewNamespaceLifecycle(reg, func() []schema.GroupVersionResource { return resources }, nil)
+	reg.add("pods", "doomed", "p", "example.com/hold")
+	reg.add("configmaps", "doomed", "cm")
+	doomed := terminatingNamespace("doomed", corev1.FinalizerKubernetes)
+	reg.namespaces["doomed"] = doomed.DeepCopy()
+
+	// While a pod remains, nothing else is deleted, and the conditions do
+	// not count what remains (upstream's deleter leaves them out then).
+	var rq *Requeue
+	if err := c.Sync(ctx, []store.Event{namespaceEvent(t, store.Modified, doomed)}); !errors.As(err, &rq) {
+		t.Fatalf("Sync = %v, want a Requeue", err)
+	}
+	if want := []string{"delete pods doomed/p", "namespaces/status doomed"}; !slices.Equal(reg.writes, want) {
+		t.Fatalf("writes = %v, want %v", reg.writes, want)
+	}
+	for _, c := range reg.namespaces["doomed"].Status.Conditions {
+		if c.Status != corev1.ConditionFalse {
+			t.Fatalf("condition %s is %s while pods remain: %s", c.Type, c.Status, c.Message)
+		}
+	}
+
+	// The pod gone, the rest goes and the namespace is finalized.
+	delete(reg.objects["pods"], "doomed/p")
+	reg.writes = nil
+	if err := c.Sync(ctx, nil); err != nil {
+		t.Fatalf("Sync = %v", err)
+	}
+	if want := []string{"delete configmaps doomed/cm", "namespaces/finalize doomed"}; !slices.Equal(reg.writes, want) {
+		t.Fatalf("writes = %v, want %v", reg.writes, want)
+	}
+}
+
+func TestNamespaceConditionsKeepTransitionTimes(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	t1 := metav1.NewTime(t0.Add(time.Minute))
+	held := (&namespacePass{byResource: map[schema.GroupVersionResource]int{{Version: "v1", Resource: "configmaps"}: 2}, byFinalizer: map[string]int{"a/b": 2}}).conditions()
+	var st corev1.NamespaceStatus
+	st.Conditions = append(st.Conditions, corev1.NamespaceCondition{Type: "Other", Status: corev1.ConditionTrue})
+	mergeNamespaceConditions(&st, held, t0)
+	if len(st.Conditions) != 6 || st.Conditions[0].Type != "Other" {
+		t.Fatalf("conditions = %+v", st.Conditions)
+	}
+	if got := st.Conditions[4].Message; got != "Some resources are remaining: configmaps. has 2 resource instances" {
+		t.Fatalf("ContentRemaining message = %q", got)
+	}
+	// A message change without a status change keeps the time; a status
+	// change moves it.
+	fewer := (&namespacePass{byResource: map[schema.GroupVersionResource]int{{Version: "v1", Resource: "configmaps"}: 1}, byFinalizer: map[string]int{"a/b": 1}}).conditions()
+	mergeNamespaceConditions(&st, fewer, t1)
+	if c := st.Conditions[4]; !c.LastTransitionTime.Equal(&t0) || !strings.Contains(c.Message, "has 1 resource") {
+		t.Fatalf("after a message change: %+v", c)
+	}
+	mergeNamespaceConditions(&st, (&namespacePass{}).conditions(), t1)
+	if c := st.Conditions[4]; !c.LastTransitionTime.Equal(&t1) || c.Status != corev1.ConditionFalse {
+		t.Fatalf("after a status change: %+v", c)
+	}
+	if c := st.Conditions[1]; !c.LastTransitionTime.Equal(&t0) {
+		t.Fatalf("an unchanged condition's time moved: %+v", c)
 	}
 }
