@@ -47,9 +47,12 @@ type NamespacedResourcesFunc func() []schema.GroupVersionResource
 // kubernetes finalizer from them (through namespaces/finalize), which
 // deletes a namespace that no other finalizer holds, as
 // kube-controller-manager's namespace controller does. Every object of a
-// terminating namespace is deleted with background propagation; an object
-// already marked for deletion is waited for. It writes as that controller's
-// service account, kube-system/namespace-controller.
+// terminating namespace is deleted with background propagation, its pods
+// first and the rest once no pod is left; an object already marked for
+// deletion is waited for. Each pass writes that controller's five deletion
+// conditions into the namespace's status (what remains, the finalizers
+// that hold it, what failed). It writes as that controller's service
+// account, kube-system/namespace-controller.
 type NamespaceLifecycle struct {
 	reg        registry.Interface
 	namespaced NamespacedResourcesFunc
