@@ -95,3 +95,46 @@ func TestServiceAccountAdmissionOfMirrorPodsAndPullSecrets(t *testing.T) {
 		})
 	}
 }
+
+// TestServiceAccountEnforcesMountableSecrets: a service account annotated
+// kubernetes.io/enforce-mountable-secrets: "true" limits its pods to the
+// secrets it lists. The codes and messages are kube-apiserver v1.37's
+// answers to the same requests (recorded from refplane), including the 500
+// with a bare message that new ephemeral containers get.
+func TestServiceAccountEnforcesMountableSecrets(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	const (
+		sas  = "/api/v1/namespaces/default/serviceaccounts"
+		pods = "/api/v1/namespaces/default/pods"
+	)
+	pod := func(name, sa, spec string) string {
+		return `{"metadata":{"name":"` + name + `"},"spec":{"serviceAccountName":"` + sa + `",` + spec + `}}`
+	}
+	const c = `"containers":[{"name":"c","image":"x"}]`
+	const forbidden = ` is not allowed because service account strict does not reference that secret`
+	const ephemeral = "application/strategic-merge-patch+json"
+	waitForDefaultServiceAccount(t, cp, "default")
+	runWriteCases(t, cp, []writeCase{
+		{"an enforcing service account", "POST", sas, `{"metadata":{"name":"strict","annotations":{"kubernetes.io/enforce-mountable-secrets":"true"}},"secrets":[{"name":"ok"}],"imagePullSecrets":[{"name":"pull-ok"}]}`, 201, ""},
+		{"an annotation that is not a bool enforces nothing", "POST", sas, `{"metadata":{"name":"weird","annotations":{"kubernetes.io/enforce-mountable-secrets":"yes"}}}`, 201, ""},
+		{"a pod without secrets", "POST", pods, pod("p1", "strict", c), 201, ""},
+		{"an unlisted secret volume", "POST", pods, pod("p2", "strict", `"volumes":[{"name":"v","secret":{"secretName":"nope"}}],`+c), 403,
+			`pods "p2" is forbidden: volume with secret.secretName="nope"` + forbidden},
+		{"an unlisted env secret", "POST", pods, pod("p3", "strict", `"volumes":[{"name":"v","secret":{"secretName":"ok"}}],"containers":[{"name":"c","image":"x","env":[{"name":"E","valueFrom":{"secretKeyRef":{"name":"bad","key":"k"}}}]}]`), 403,
+			`pods "p3" is forbidden: container c with envVar E referencing secret.secretName="bad"` + forbidden},
+		{"an init container's envFrom", "POST", pods, pod("p4", "strict", `"initContainers":[{"name":"i","image":"x","envFrom":[{"secretRef":{"name":"bad2"}}]}],`+c), 403,
+			`pods "p4" is forbidden: init container i with envFrom referencing secret.secretName="bad2"` + forbidden},
+		{"an unlisted pull secret", "POST", pods, pod("p5", "strict", `"imagePullSecrets":[{"name":"pull-ok"},{"name":"pull-bad"}],`+c), 403,
+			`pods "p5" is forbidden: imagePullSecrets[1].name="pull-bad" is not allowed because service account strict does not reference that imagePullSecret`},
+		{"not enforced", "POST", pods, pod("p6", "weird", `"volumes":[{"name":"v","secret":{"secretName":"nope"}}],`+c), 201, ""},
+		{"projected secrets are not looked at, env is", "POST", pods, pod("p7", "strict", `"volumes":[{"name":"v","projected":{"sources":[{"secret":{"name":"nope"}}]}}],"containers":[{"name":"c","image":"x","envFrom":[{"secretRef":{"name":"x1"}}],"env":[{"name":"A","valueFrom":{"secretKeyRef":{"name":"x2","key":"k"}}}]}]`), 403,
+			`pods "p7" is forbidden: container c with envVar A referencing secret.secretName="x2"` + forbidden},
+		{"init containers before containers", "POST", pods, pod("p8", "strict", `"containers":[{"name":"c","image":"x","env":[{"name":"A","valueFrom":{"secretKeyRef":{"name":"x2","key":"k"}}}]}],"initContainers":[{"name":"i","image":"x","env":[{"name":"B","valueFrom":{"secretKeyRef":{"name":"x3","key":"k"}}}]}]`), 403,
+			`pods "p8" is forbidden: init container i with envVar B referencing secret.secretName="x3"` + forbidden},
+		{"an unlisted secret in an ephemeral container", "PATCH:" + ephemeral, pods + "/p1/ephemeralcontainers", `{"spec":{"ephemeralContainers":[{"name":"dbg","image":"x","env":[{"name":"A","valueFrom":{"secretKeyRef":{"name":"x2","key":"k"}}}]}]}}`, 500,
+			`ephemeral container dbg with envVar A referencing secret.secretName="x2"` + forbidden},
+		{"a listed one", "PATCH:" + ephemeral, pods + "/p1/ephemeralcontainers", `{"spec":{"ephemeralContainers":[{"name":"dbg2","image":"x","envFrom":[{"secretRef":{"name":"ok"}}]}]}}`, 200, ""},
+		{"the default service account enforces nothing", "POST", pods, pod("p9", "default", `"volumes":[{"name":"v","secret":{"secretName":"nope"}}],`+c), 201, ""},
+	})
+}

@@ -3370,12 +3370,17 @@ type writeCase struct {
 
 // runWriteCases sends each write in order, with "RV" in its body replaced
 // by the resourceVersion of the object last created, and checks the answers.
+// A method is sent as application/json, or as "METHOD:content-type".
 func runWriteCases(t *testing.T, cp *fakeplane.ControlPlane, cases []writeCase) {
 	t.Helper()
 	rv := ""
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, out := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(strings.ReplaceAll(tc.body, `"RV"`, `"`+rv+`"`)), nil)
+			method, ctype, ok := strings.Cut(tc.method, ":")
+			if !ok {
+				ctype = "application/json"
+			}
+			code, _, out := rawRequest(t, cp, method, tc.path, ctype, []byte(strings.ReplaceAll(tc.body, `"RV"`, `"`+rv+`"`)), nil)
 			if code != tc.code {
 				t.Fatalf("code %d, want %d: %s", code, tc.code, out)
 			}

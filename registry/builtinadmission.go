@@ -30,6 +30,9 @@ type builtinPlugin struct {
 // builtinPlugins are the plugins in kube-apiserver's order
 // (pkg/kubeapiserver/options/plugins.go, AllOrderedPlugins).
 var builtinPlugins = []builtinPlugin{
+	// The ServiceAccount plugin's validating half (its mutating half runs
+	// with the other pod defaults, admitPod).
+	{name: "ServiceAccount", handles: handlesMountableSecrets, validate: validateMountableSecrets},
 	// After NodeRestriction, TaintNodesByCondition, AlwaysPullImages and
 	// ImagePolicyWebhook; before PodNodeSelector and Priority.
 	{name: admissionplugins.PodSecurityPluginName, handles: admissionplugins.PodSecurityHandles, validate: validatePodSecurity},
