@@ -93,3 +93,35 @@ func TestStatusWriteValidation(t *testing.T) {
 		{"a quota's status", "PUT", statusQuotas + `/h46-quota/status`, `{"metadata":{"name":"h46-quota"},"status":{"hard":{"pods":"5","requests.hugepages-2Mi":"1Gi"},"used":{"pods":"0","count/foo.example.com":"3"}}}`, 200, ""},
 	})
 }
+
+// TestNodeAnnotationsAndDeclaredFeaturesValidation: a Node's legacy taints
+// and preferAvoidPods annotations, its swap capacity and its declared
+// features are validated on create and on status writes. The codes and
+// messages are kube-apiserver v1.37's answers (recorded from refplane).
+func TestNodeAnnotationsAndDeclaredFeaturesValidation(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	const nodes = "/api/v1/nodes"
+	node := func(name, rest string) string { return `{"metadata":{"name":"` + name + `"` + rest + `}` }
+	const camel = `must start with an UpperCamelCase segment, with subsequent segments separated by '/' (e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters and slashes`
+	runWriteCases(t, cp, []writeCase{
+		{"features named, sorted and unique", "POST", nodes, node("n2", `},"status":{"declaredFeatures":["b","A","A"]}`), 422,
+			`Node "n2" is invalid: [status.declaredFeatures[0]: Invalid value: "b": invalid feature name "b": ` + camel + `, status.declaredFeatures[1]: Invalid value: "A": list must be sorted alphabetically, status.declaredFeatures[2]: Duplicate value: "A"]`},
+		{"subfeatures", "POST", nodes, node("n3", `},"status":{"declaredFeatures":["Zed","Alpha/beta","Alpha/beta"]}`), 422,
+			`Node "n3" is invalid: [status.declaredFeatures[1]: Invalid value: "Alpha/beta": list must be sorted alphabetically, status.declaredFeatures[2]: Duplicate value: "Alpha/beta"]`},
+		{"swap capacity", "POST", nodes, node("n4", `},"status":{"nodeInfo":{"machineID":"","systemUUID":"","bootID":"","kernelVersion":"","osImage":"","containerRuntimeVersion":"","kubeletVersion":"","kubeProxyVersion":"","operatingSystem":"","architecture":"","swap":{"capacity":-5}}}`), 422,
+			`Node "n4" is invalid: metadata.nodeSwapStatus.capacity: Invalid value: -5: must be greater than zero`},
+		{"a taints annotation that is not JSON", "POST", nodes, node("n5", `,"annotations":{"scheduler.alpha.kubernetes.io/taints":"garbage"}}`), 422,
+			`Node "n5" is invalid: metadata.annotations: Invalid value: "scheduler.alpha.kubernetes.io/taints": invalid character 'g' looking for beginning of value`},
+		{"a preferAvoidPods annotation that is not JSON", "POST", nodes, node("n6", `,"annotations":{"scheduler.alpha.kubernetes.io/preferAvoidPods":"garbage"}}`), 422,
+			`Node "n6" is invalid: metadata.annotations.AvoidPods: Invalid value: "scheduler.alpha.kubernetes.io/preferAvoidPods": invalid character 'g' looking for beginning of value`},
+		{"duplicate taints in the annotation", "POST", nodes, node("n7", `,"annotations":{"scheduler.alpha.kubernetes.io/taints":"[{\"key\":\"a\",\"effect\":\"NoSchedule\"},{\"key\":\"a\",\"effect\":\"NoSchedule\"}]"}}`), 422,
+			`Node "n7" is invalid: metadata.annotations.scheduler.alpha.kubernetes.io/taints[1]: Duplicate value: {"Key":"a","Value":"","Effect":"NoSchedule","TimeAdded":null}: taints must be unique by key and effect pair`},
+		{"an avoid entry without a pod signature", "POST", nodes, node("n8", `,"annotations":{"scheduler.alpha.kubernetes.io/preferAvoidPods":"{\"preferAvoidPods\":[{\"podSignature\":{}}]}"}}`), 422,
+			`Node "n8" is invalid: metadata.annotations.scheduler.alpha.kubernetes.io/preferAvoidPods[0].PodSignature: Required value`},
+		{"an avoid entry naming a controller", "POST", nodes, node("n9", `,"annotations":{"scheduler.alpha.kubernetes.io/preferAvoidPods":"{\"preferAvoidPods\":[{\"podSignature\":{\"podController\":{\"apiVersion\":\"v1\",\"kind\":\"ReplicationController\",\"name\":\"x\",\"uid\":\"u\",\"controller\":true}}}]}"}}`), 201, ""},
+		{"a node with a feature", "POST", nodes, node("n10", `},"status":{"declaredFeatures":["A"]}`), 201, ""},
+		{"a status write unsorting them", "PATCH:application/merge-patch+json", nodes + "/n10/status", `{"status":{"declaredFeatures":["B","A"]}}`, 422,
+			`Node "n10" is invalid: status.declaredFeatures[1]: Invalid value: "A": list must be sorted alphabetically`},
+	})
+}

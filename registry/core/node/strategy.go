@@ -52,8 +52,9 @@ func (s nodeStrategy) ValidateStatusUpdate(ctx context.Context, obj, old runtime
 // provider ID. (Upstream reports taints under metadata.taints.)
 func validateNode(n, old *corev1.Node) field.ErrorList {
 	var errs field.ErrorList
+	errs = append(errs, validateNodeAnnotations(n.Annotations)...)
 	if old == nil && len(n.Spec.Taints) > 0 {
-		errs = append(errs, validateNodeTaints(n.Spec.Taints)...)
+		errs = append(errs, validateNodeTaints(n.Spec.Taints, field.NewPath("metadata", "taints"))...)
 	}
 	for _, l := range []struct {
 		list corev1.ResourceList
@@ -63,6 +64,11 @@ func validateNode(n, old *corev1.Node) field.ErrorList {
 			errs = append(errs, validate.Quantity(k, l.list[corev1.ResourceName(k)], field.NewPath("status", l.name, k))...)
 		}
 	}
+	if swap := n.Status.NodeInfo.Swap; swap != nil && swap.Capacity != nil && *swap.Capacity <= 0 {
+		// Upstream's path for it is under metadata.
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "nodeSwapStatus", "capacity"), *swap.Capacity, "must be greater than zero"))
+	}
+	errs = append(errs, validateDeclaredFeatures(n.Status.DeclaredFeatures, field.NewPath("status", "declaredFeatures"))...)
 	cidrs := field.NewPath("spec", "podCIDRs")
 	if old == nil && len(n.Spec.PodCIDRs) > 0 {
 		for i, c := range n.Spec.PodCIDRs {
@@ -106,7 +112,7 @@ func validateNode(n, old *corev1.Node) field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "providerID"), nil, "field cannot be cleared once set"))
 	}
 	if len(n.Spec.Taints) > 0 {
-		errs = append(errs, validateNodeTaints(n.Spec.Taints)...)
+		errs = append(errs, validateNodeTaints(n.Spec.Taints, field.NewPath("metadata", "taints"))...)
 	}
 	if n.Spec.DoNotUseExternalID != old.Spec.DoNotUseExternalID {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "externalID"), "may not be updated"))
@@ -115,9 +121,8 @@ func validateNode(n, old *corev1.Node) field.ErrorList {
 }
 
 // validateNodeTaints is upstream's validateNodeTaints.
-func validateNodeTaints(ts []corev1.Taint) field.ErrorList {
+func validateNodeTaints(ts []corev1.Taint, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	fld := field.NewPath("metadata", "taints")
 	seen := map[corev1.TaintEffect]map[string]bool{}
 	for i, t := range ts {
 		idx := fld.Index(i)
