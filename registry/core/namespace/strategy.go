@@ -5,6 +5,7 @@ package namespace
 
 import (
 	"context"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -38,11 +39,14 @@ func (namespaceStrategy) Default(obj runtime.Object) {
 	}
 }
 
-// PrepareForCreate gives a new namespace the kubernetes finalizer, the
-// Active phase and the kubernetes.io/metadata.name label naming it.
+// PrepareForCreate gives a new namespace the kubernetes finalizer after
+// the ones it names, the Active phase and the kubernetes.io/metadata.name
+// label naming it.
 func (namespaceStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	ns := obj.(*corev1.Namespace)
-	ns.Spec.Finalizers = []corev1.FinalizerName{corev1.FinalizerKubernetes}
+	if !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
+		ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+	}
 	ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
 	labels := ns.GetLabels()
 	if labels == nil {
@@ -72,9 +76,17 @@ func (namespaceStrategy) PrepareForFinalizeUpdate(_ context.Context, obj, old ru
 	obj.(*corev1.Namespace).Status = old.(*corev1.Namespace).Status
 }
 
-// Validate finds nothing: the metadata is validated by the server, and
-// the finalizers are PrepareForCreate's.
-func (namespaceStrategy) Validate(context.Context, runtime.Object) field.ErrorList { return nil }
+// Validate checks the finalizers' names as upstream's ValidateNamespace
+// does: as ValidateFinalizeUpdate, with the path of the list.
+func (namespaceStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	var errs field.ErrorList
+	fld := field.NewPath("spec", "finalizers")
+	for _, f := range obj.(*corev1.Namespace).Spec.Finalizers {
+		errs = append(errs, apivalidation.ValidateFinalizerName(string(f), fld)...)
+		errs = append(errs, strategy.KubeFinalizerErrors(string(f), fld)...)
+	}
+	return errs
+}
 
 // ValidateStatusUpdate checks the phase against the deletion, as
 // upstream's ValidateNamespaceStatusUpdate (its path says "Phase").

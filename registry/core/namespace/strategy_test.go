@@ -16,7 +16,9 @@ func TestPrepareForCreate(t *testing.T) {
 		Status:     corev1.NamespaceStatus{Phase: corev1.NamespaceTerminating},
 	}
 	Strategy.PrepareForCreate(context.Background(), ns)
-	if want := []corev1.FinalizerName{corev1.FinalizerKubernetes}; !reflect.DeepEqual(ns.Spec.Finalizers, want) {
+	// The finalizers named are kept, and kubernetes follows them (as
+	// kube-apiserver v1.37 answers).
+	if want := []corev1.FinalizerName{"mine", corev1.FinalizerKubernetes}; !reflect.DeepEqual(ns.Spec.Finalizers, want) {
 		t.Errorf("finalizers %v, want %v", ns.Spec.Finalizers, want)
 	}
 	if ns.Status.Phase != corev1.NamespaceActive {
@@ -29,6 +31,15 @@ func TestPrepareForCreate(t *testing.T) {
 	Strategy.PrepareForCreate(context.Background(), ns)
 	if ns.Labels[corev1.LabelMetadataName] != "bare" {
 		t.Errorf("labels %v", ns.Labels)
+	}
+	if want := []corev1.FinalizerName{corev1.FinalizerKubernetes}; !reflect.DeepEqual(ns.Spec.Finalizers, want) {
+		t.Errorf("finalizers %v, want %v", ns.Spec.Finalizers, want)
+	}
+	// Named already: not again, in its place.
+	ns = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "named"}, Spec: corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{corev1.FinalizerKubernetes, "a.io/x"}}}
+	Strategy.PrepareForCreate(context.Background(), ns)
+	if want := []corev1.FinalizerName{corev1.FinalizerKubernetes, "a.io/x"}; !reflect.DeepEqual(ns.Spec.Finalizers, want) {
+		t.Errorf("finalizers %v, want %v", ns.Spec.Finalizers, want)
 	}
 }
 

@@ -71,26 +71,102 @@ func validateQuotaList(l corev1.ResourceList, fld *field.Path) field.ErrorList {
 	return errs
 }
 
-// validateResourceQuota is the part of upstream's ValidateResourceQuotaSpec
-// about the hard limits' names and values and the scopes' values and
-// conflicts (not which scope fits which resource, nor the scope selector).
+// validateResourceQuota is upstream's ValidateResourceQuotaSpec: the hard
+// limits' names and values, the scopes (known, fitting each standard
+// resource limited, not conflicting) and the scope selector's
+// expressions.
 func validateResourceQuota(q *corev1.ResourceQuota) field.ErrorList {
 	var errs field.ErrorList
-	hard := field.NewPath("spec", "hard")
-	errs = append(errs, validateQuotaList(q.Spec.Hard, hard)...)
+	spec := field.NewPath("spec")
+	errs = append(errs, validateQuotaList(q.Spec.Hard, spec.Child("hard"))...)
+	hard := validate.ResourceNames(q.Spec.Hard)
+	// scopesFit are the errors of scope sc for the limits it does not fit.
+	scopesFit := func(sc corev1.ResourceQuotaScope, fld *field.Path, value any) field.ErrorList {
+		var errs field.ErrorList
+		for _, k := range hard {
+			if isStandardQuotaResource(k) && !quotaScopeFits(sc, k) {
+				errs = append(errs, field.Invalid(fld, value, "unsupported scope applied to resource"))
+			}
+		}
+		return errs
+	}
+	// conflicting is the error of a set of scopes with both of a pair.
+	conflicting := func(set map[corev1.ResourceQuotaScope]bool, fld *field.Path) field.ErrorList {
+		var errs field.ErrorList
+		if set[corev1.ResourceQuotaScopeBestEffort] && set[corev1.ResourceQuotaScopeNotBestEffort] {
+			errs = append(errs, field.Invalid(fld, q.Spec.Scopes, "conflicting scopes"))
+		}
+		if set[corev1.ResourceQuotaScopeTerminating] && set[corev1.ResourceQuotaScopeNotTerminating] {
+			errs = append(errs, field.Invalid(fld, q.Spec.Scopes, "conflicting scopes"))
+		}
+		return errs
+	}
 	if len(q.Spec.Scopes) > 0 {
-		sf := field.NewPath("spec", "scopes")
+		sf := spec.Child("scopes")
 		set := map[corev1.ResourceQuotaScope]bool{}
 		for _, sc := range q.Spec.Scopes {
 			if !slices.Contains(quotaScopes, sc) {
 				errs = append(errs, field.Invalid(sf, q.Spec.Scopes, "unsupported scope"))
 			}
+			errs = append(errs, scopesFit(sc, sf, q.Spec.Scopes)...)
 			set[sc] = true
 		}
-		if set[corev1.ResourceQuotaScopeBestEffort] && set[corev1.ResourceQuotaScopeNotBestEffort] ||
-			set[corev1.ResourceQuotaScopeTerminating] && set[corev1.ResourceQuotaScopeNotTerminating] {
-			errs = append(errs, field.Invalid(sf, q.Spec.Scopes, "conflicting scopes"))
-		}
+		errs = append(errs, conflicting(set, sf)...)
 	}
-	return errs
+	if q.Spec.ScopeSelector == nil {
+		return errs
+	}
+	sel := spec.Child("scopeSelector")
+	mf := sel.Child("matchExpressions")
+	set := map[corev1.ResourceQuotaScope]bool{}
+	for _, req := range q.Spec.ScopeSelector.MatchExpressions {
+		if !slices.Contains(quotaScopes, req.ScopeName) {
+			errs = append(errs, field.Invalid(mf.Child("scopeName"), req.ScopeName, "unsupported scope"))
+		}
+		errs = append(errs, scopesFit(req.ScopeName, mf, validate.InternalValue(q.Spec.ScopeSelector))...)
+		switch req.ScopeName {
+		case corev1.ResourceQuotaScopeBestEffort, corev1.ResourceQuotaScopeNotBestEffort, corev1.ResourceQuotaScopeTerminating,
+			corev1.ResourceQuotaScopeNotTerminating, corev1.ResourceQuotaScopeCrossNamespacePodAffinity:
+			if req.Operator != corev1.ScopeSelectorOpExists {
+				errs = append(errs, field.Invalid(mf.Child("operator"), req.Operator,
+					"must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"))
+			}
+		}
+		switch req.Operator {
+		case corev1.ScopeSelectorOpIn, corev1.ScopeSelectorOpNotIn:
+			if len(req.Values) == 0 {
+				errs = append(errs, field.Required(mf.Child("values"), "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"))
+			}
+		case corev1.ScopeSelectorOpExists, corev1.ScopeSelectorOpDoesNotExist:
+			if len(req.Values) != 0 {
+				errs = append(errs, field.Invalid(mf.Child("values"), req.Values, "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"))
+			}
+		default:
+			errs = append(errs, field.Invalid(mf.Child("operator"), req.Operator, "not a valid selector operator"))
+		}
+		set[req.ScopeName] = true
+	}
+	return append(errs, conflicting(set, mf)...)
+}
+
+// isStandardQuotaResource is upstream's IsStandardQuotaResourceName.
+func isStandardQuotaResource(k string) bool {
+	return slices.Contains(standardQuotaResources, k) || strings.HasPrefix(k, "hugepages-") || strings.HasPrefix(k, "requests.hugepages-")
+}
+
+// quotaScopeFits is upstream's IsResourceQuotaScopeValidForResource: the
+// pod scopes fit pod counts and compute resources (BestEffort only pod
+// counts), the VolumeAttributesClass scope claims and their storage.
+func quotaScopeFits(sc corev1.ResourceQuotaScope, k string) bool {
+	switch sc {
+	case corev1.ResourceQuotaScopeTerminating, corev1.ResourceQuotaScopeNotTerminating, corev1.ResourceQuotaScopeNotBestEffort,
+		corev1.ResourceQuotaScopePriorityClass, corev1.ResourceQuotaScopeCrossNamespacePodAffinity:
+		return slices.Contains([]string{"pods", "cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"}, k)
+	case corev1.ResourceQuotaScopeBestEffort:
+		return k == "pods"
+	case corev1.ResourceQuotaScopeVolumeAttributesClass:
+		return k == "persistentvolumeclaims" || k == "requests.storage"
+	default:
+		return true
+	}
 }
