@@ -486,7 +486,12 @@ func TestCertificateAdmission(t *testing.T) {
 	}, {
 		name: "changing a signer's trust bundle without attest is refused",
 		do: func() error {
-			return updateBundle("nobody", "example.com:signer:changed", func(b *certificatesv1.ClusterTrustBundle) { b.Spec.TrustBundle += string(cert) })
+			return updateBundle("nobody", "example.com:signer:changed", func(b *certificatesv1.ClusterTrustBundle) {
+				// Another CA: the same one twice is a 422 (duplicate
+				// trust anchor) before admission runs.
+				_, other := certificateMaterial(t)
+				b.Spec.TrustBundle += string(other)
+			})
 		},
 		want: `clustertrustbundles.certificates.k8s.io "example.com:signer:changed" is forbidden: user not permitted to attest for signerName "example.com/signer"`,
 	}, {

@@ -211,7 +211,10 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 		errs = append(errs, st.ValidateUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == statusWrite && hasStrategy:
 		if ss, ok := st.(strategy.StatusStrategy); ok {
-			errs = append(errs, ss.ValidateStatusUpdate(c.Context(), o.Obj, old.Obj)...)
+			// A status strategy may ask the authorizer (a
+			// PodCertificateRequest's signer's "sign" verb).
+			ctx := validate.WithAuthorizer(c.Context(), s.hooks.Authorizer)
+			errs = append(errs, ss.ValidateStatusUpdate(ctx, o.Obj, old.Obj)...)
 		}
 	}
 	if dv, ok := st.(strategy.DeclarativeValidator); ok {

@@ -1,8 +1,9 @@
 // Package clustertrustbundle holds the ClusterTrustBundle strategy: the flags of kube-apiserver's
-// pkg/registry/certificates/clustertrustbundle strategy and storage. Its validation is the
-// object metadata validation the server runs for every resource, with
-// upstream's name rule (NameRule); upstream's rules for the rest of a
-// ClusterTrustBundle are not reimplemented.
+// pkg/registry/certificates/clustertrustbundle strategy and storage, and its
+// validation (upstream's ValidateClusterTrustBundle and
+// ValidateClusterTrustBundleUpdate): the server checks the metadata with
+// upstream's name rule (NameRule), the strategy the signer's name, its
+// immutability and the trust bundle's PEM certificates (validation.go).
 package clustertrustbundle
 
 import (
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -24,27 +26,39 @@ var Strategy = clusterTrustBundleStrategy{strategy.Base{}}
 
 type clusterTrustBundleStrategy struct{ strategy.Base }
 
-// Validate adds nothing to the metadata validation of a new ClusterTrustBundle.
-func (clusterTrustBundleStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
-	return nil
+// Validate checks a new ClusterTrustBundle's signer name and trust bundle.
+func (clusterTrustBundleStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	signer, bundle := specOf(obj)
+	return validateSpec(signer, bundle, true)
 }
 
-// ValidateUpdate adds nothing to the metadata validation of an update.
-func (clusterTrustBundleStrategy) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
-	return nil
+// ValidateUpdate checks an update as a new bundle, less the trust bundle
+// when it is unchanged (upstream does not parse it again), then that the
+// signer's name is unchanged.
+func (clusterTrustBundleStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	signer, bundle := specOf(obj)
+	oldSigner, oldBundle := specOf(old)
+	errs := validateSpec(signer, bundle, bundle != oldBundle)
+	return append(errs, validate.ImmutableField(signer, oldSigner, signerNamePath)...)
+}
+
+// specOf returns the signer's name and trust bundle of a ClusterTrustBundle
+// of any version.
+func specOf(obj runtime.Object) (signerName, trustBundle string) {
+	switch b := obj.(type) {
+	case *certificatesv1.ClusterTrustBundle:
+		return b.Spec.SignerName, b.Spec.TrustBundle
+	case *certificatesv1beta1.ClusterTrustBundle:
+		return b.Spec.SignerName, b.Spec.TrustBundle
+	}
+	return "", ""
 }
 
 // NameRule is upstream's ClusterTrustBundle name rule: a bundle for a
 // signer is named with the signer's name (its "/" as ":") and ":" before
 // a DNS subdomain; one without a signer is a DNS subdomain without ":".
 func (clusterTrustBundleStrategy) NameRule(obj runtime.Object) validation.ValidateNameFunc {
-	var signer string
-	switch b := obj.(type) {
-	case *certificatesv1.ClusterTrustBundle:
-		signer = b.Spec.SignerName
-	case *certificatesv1beta1.ClusterTrustBundle:
-		signer = b.Spec.SignerName
-	}
+	signer, _ := specOf(obj)
 	return func(name string, prefix bool) []string {
 		if signer == "" {
 			if strings.Contains(name, ":") {
