@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 )
 
 // statusOf turns any error into the Status body kube-apiserver would send.
@@ -37,7 +38,32 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(st.Details.RetryAfterSeconds))
 	}
+	if r != nil && !errorAcceptable(r.Header.Get("Accept")) {
+		// kube-apiserver negotiates an error's encoding without the
+		// meta.k8s.io transformations (as=Table, as=PartialObjectMetadata);
+		// when no clause of the Accept header is left it writes indented
+		// JSON without a final newline (responsewriters.WriteRawJSON).
+		b, err := json.MarshalIndent(&st, "", "  ")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", mediaJSON)
+		if w.Header().Get("Cache-Control") == "" {
+			w.Header().Set("Cache-Control", "no-cache, private")
+		}
+		w.WriteHeader(code)
+		_, _ = w.Write(b)
+		return
+	}
 	writeJSONOrYAML(w, r, code, &st)
+}
+
+// errorAcceptable reports whether an Accept header names a media type an
+// error can be encoded in, transformations aside.
+func errorAcceptable(accept string) bool {
+	_, ok := negotiation.NegotiateMediaTypeOptions(accept, resourceSerializers(), negotiation.DefaultEndpointRestrictions)
+	return ok
 }
 
 // writeJSONOrYAML encodes v as YAML when the client asked only for YAML, JSON otherwise.

@@ -9,8 +9,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1beta1validation "k8s.io/apimachinery/pkg/apis/meta/v1beta1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fakeplane/fakeplane/registry/printers"
@@ -18,16 +20,17 @@ import (
 
 // tableFor renders stored objects as a meta.k8s.io Table.
 func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1.Table, error) {
+	opts, err := tableOptions(c)
+	if err != nil {
+		return nil, err
+	}
 	if c.Res.Table != nil {
-		return s.crdTable(c, items, lm)
+		return s.crdTable(c, items, lm, opts)
 	}
 	p := printers.Lookup(c.Res.GR)
-	include := metav1.IncludeMetadata
-	if v := c.r.URL.Query().Get("includeObject"); v != "" {
-		include = metav1.IncludeObjectPolicy(v)
-		if include != metav1.IncludeNone && include != metav1.IncludeMetadata && include != metav1.IncludeObject {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to convert to table: includeObject must be one of None, Metadata, Object"))
-		}
+	include := opts.IncludeObject
+	if include == "" {
+		include = metav1.IncludeMetadata
 	}
 	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/" + c.media.version}, ColumnDefinitions: p.Columns(), Rows: []metav1.TableRow{}}
 	if lm != nil {
@@ -63,6 +66,23 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 	return t, nil
 }
 
+// tableOptions reads a Table request's options from its query and checks
+// them as kube-apiserver does before it converts anything.
+func tableOptions(c *call) (*metav1.TableOptions, error) {
+	opts := &metav1.TableOptions{}
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	switch errs := metav1beta1validation.ValidateTableOptions(opts); len(errs) {
+	case 0:
+		return opts, nil
+	case 1:
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: %v", errs[0].Error()))
+	default:
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: %v", errs))
+	}
+}
+
 // tableCells prints objects' rows, ages counted up to now: the index of
 // the object each row shows and its cells. A list is printed as one (a few
 // resources' list rows depend on all the items).
@@ -85,7 +105,7 @@ func tableCells(p *printers.Printer, objs []*registry.Object, list bool, now tim
 
 // crdTable renders custom resources with upstream's table convertor for the
 // CRD version's additionalPrinterColumns.
-func (s *Server) crdTable(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1.Table, error) {
+func (s *Server) crdTable(c *call, items [][]byte, lm *metav1.ListMeta, opts *metav1.TableOptions) (*metav1.Table, error) {
 	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": c.Res.APIVersion(), "kind": c.Res.ListKind, "metadata": map[string]any{}}}
 	for _, data := range items {
 		o, err := c.Res.DecodeStored(data)
@@ -98,9 +118,8 @@ func (s *Server) crdTable(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 	if lm == nil && len(list.Items) == 1 {
 		obj = &list.Items[0]
 	}
-	opts := &metav1.TableOptions{IncludeObject: metav1.IncludeMetadata}
-	if v := c.r.URL.Query().Get("includeObject"); v != "" {
-		opts.IncludeObject = metav1.IncludeObjectPolicy(v)
+	if opts.IncludeObject == "" {
+		opts.IncludeObject = metav1.IncludeMetadata
 	}
 	t, err := c.Res.Table.ConvertToTable(c.Context(), obj, opts)
 	if err != nil {

@@ -137,19 +137,16 @@ func core() map[string]Printer {
 		},
 		"nodes": {
 			cells: typed(func(n *corev1.Node, now time.Time) []any {
-				var status []string
+				// The last Ready condition counts, as upstream's map of
+				// conditions by type keeps it.
+				status := []string{"Unknown"}
 				for _, c := range n.Status.Conditions {
 					if c.Type == corev1.NodeReady {
+						status[0] = "NotReady"
 						if c.Status == corev1.ConditionTrue {
-							status = append(status, "Ready")
-						} else {
-							status = append(status, "NotReady")
+							status[0] = "Ready"
 						}
-						break
 					}
-				}
-				if len(status) == 0 {
-					status = append(status, "Unknown")
 				}
 				if n.Spec.Unschedulable {
 					status = append(status, "SchedulingDisabled")

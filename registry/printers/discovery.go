@@ -36,13 +36,14 @@ func discovery() map[string]Printer {
 }
 
 // firstThree joins up to three items, saying how many more there are;
-// "<unset>" when there are none.
+// "<unset>" when that prints nothing (no items, or only a port with an
+// empty name).
 func firstThree(items []string) string {
 	if len(items) > 3 {
 		return fmt.Sprintf("%s + %d more...", strings.Join(items[:3], ","), len(items)-3)
 	}
-	if len(items) == 0 {
-		return "<unset>"
+	if s := strings.Join(items, ","); s != "" {
+		return s
 	}
-	return strings.Join(items, ",")
+	return "<unset>"
 }

@@ -39,19 +39,7 @@ func networking() map[string]Printer {
 				if ing.Spec.IngressClassName != nil {
 					class = *ing.Spec.IngressClassName
 				}
-				var hosts []string
-				for _, r := range ing.Spec.Rules {
-					if r.Host != "" && len(hosts) < 3 {
-						hosts = append(hosts, r.Host)
-					}
-				}
-				hostStr := strings.Join(hosts, ",")
-				switch {
-				case len(hosts) == 0:
-					hostStr = "*"
-				case len(ing.Spec.Rules) > 3 && len(hosts) == 3:
-					hostStr = fmt.Sprintf("%s + %d more...", hostStr, len(ing.Spec.Rules)-3)
-				}
+				hostStr := ingressHosts(ing.Spec.Rules)
 				var addrs []string
 				for _, in := range ing.Status.LoadBalancer.Ingress {
 					if in.IP != "" {
@@ -91,4 +79,29 @@ func networking() map[string]Printer {
 			}),
 		},
 	}
+}
+
+// ingressHosts prints up to three of an Ingress's rules' hosts. When a rule
+// follows the third host, it adds how many rules (with a host or not) there
+// are past the first three: upstream's count.
+func ingressHosts(rules []networkingv1.IngressRule) string {
+	var hosts []string
+	more := false
+	for _, r := range rules {
+		if len(hosts) == 3 {
+			more = true
+			break
+		}
+		if r.Host != "" {
+			hosts = append(hosts, r.Host)
+		}
+	}
+	if len(hosts) == 0 {
+		return "*"
+	}
+	s := strings.Join(hosts, ",")
+	if more {
+		return fmt.Sprintf("%s + %d more...", s, len(rules)-3)
+	}
+	return s
 }

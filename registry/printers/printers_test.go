@@ -9,6 +9,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -188,5 +190,90 @@ func TestRecordedColumns(t *testing.T) {
 		if _, err := columnsKey(path); err == nil {
 			t.Errorf("columnsKey(%q) succeeds", path)
 		}
+	}
+}
+
+// TestPrinterBranchesAsV137 prints objects that take the less common
+// branches of the printers; want is what kube-apiserver v1.37.2 printed for
+// the same objects (ages aside), recorded from a live server.
+func TestPrinterBranchesAsV137(t *testing.T) {
+	ingresses := schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}
+	slices := schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
+	nodes := schema.GroupResource{Resource: "nodes"}
+	created := ago(3 * time.Hour)
+	rules := func(hosts ...string) []networkingv1.IngressRule {
+		var out []networkingv1.IngressRule
+		for _, h := range hosts {
+			out = append(out, networkingv1.IngressRule{Host: h})
+		}
+		return out
+	}
+	ing := func(name string, hosts ...string) *networkingv1.Ingress {
+		return &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: created}, Spec: networkingv1.IngressSpec{Rules: rules(hosts...)}}
+	}
+	empty, named := "", "named"
+	port := func(p int32) *int32 { return &p }
+	for _, tc := range []struct {
+		name string
+		gr   schema.GroupResource
+		obj  runtime.Object
+		want []any
+	}{{
+		name: "ingress whose third host is its last rule has no more",
+		gr:   ingresses,
+		obj:  ing("i-hosts-gap", "a.example.com", "", "b.example.com", "c.example.com"),
+		want: []any{"i-hosts-gap", "<none>", "a.example.com,b.example.com,c.example.com", "", "80", "3h"},
+	}, {
+		name: "ingress counts rules without a host past the first three",
+		gr:   ingresses,
+		obj:  ing("i-hosts-trailing", "a.example.com", "b.example.com", "c.example.com", ""),
+		want: []any{"i-hosts-trailing", "<none>", "a.example.com,b.example.com,c.example.com + 1 more...", "", "80", "3h"},
+	}, {
+		name: "ingress with hosts scattered among rules",
+		gr:   ingresses,
+		obj:  ing("i-hosts-many", "", "a.example.com", "", "b.example.com", "c.example.com", "", "d.example.com"),
+		want: []any{"i-hosts-many", "<none>", "a.example.com,b.example.com,c.example.com + 4 more...", "", "80", "3h"},
+	}, {
+		name: "ingress without hosts",
+		gr:   ingresses,
+		obj:  ing("i-nohosts", "", ""),
+		want: []any{"i-nohosts", "<none>", "*", "", "80", "3h"},
+	}, {
+		name: "endpoint slice whose only port has an empty name",
+		gr:   slices,
+		obj: &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "es-fqdn", CreationTimestamp: created}, AddressType: discoveryv1.AddressTypeFQDN,
+			Ports: []discoveryv1.EndpointPort{{Name: &empty}}, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"a.example.com"}}}},
+		want: []any{"es-fqdn", "FQDN", "<unset>", "a.example.com", "3h"},
+	}, {
+		name: "endpoint slice with more than three ports and addresses",
+		gr:   slices,
+		obj: &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "es-many", CreationTimestamp: created}, AddressType: discoveryv1.AddressTypeIPv4,
+			Ports: []discoveryv1.EndpointPort{{Port: port(80)}, {Name: &named}, {Port: port(82)}, {Port: port(83)}, {Name: &empty}},
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}}, {Addresses: []string{"10.0.0.2"}}, {Addresses: []string{"10.0.0.3"}},
+				{Addresses: []string{"10.0.0.4"}}, {Addresses: []string{"10.0.0.5"}}}},
+		want: []any{"es-many", "IPv4", "80,named,82 + 2 more...", "10.0.0.1,10.0.0.2,10.0.0.3 + 2 more...", "3h"},
+	}, {
+		name: "node with two Ready conditions shows the last",
+		gr:   nodes,
+		obj: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "h3-node-dup", CreationTimestamp: created, Labels: map[string]string{"kubernetes.io/role": "", "node-role.kubernetes.io/gpu": "x", "kubernetes.io/role2": "y"}},
+			Spec: corev1.NodeSpec{Unschedulable: true},
+			Status: corev1.NodeStatus{
+				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}, {Type: corev1.NodeMemoryPressure, Status: corev1.ConditionTrue}, {Type: corev1.NodeReady, Status: corev1.ConditionFalse}},
+				Addresses:  []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: "h"}, {Type: corev1.NodeExternalIP, Address: "203.0.113.1"}, {Type: corev1.NodeInternalIP, Address: "10.0.0.1"}, {Type: corev1.NodeInternalIP, Address: "10.0.0.2"}},
+				NodeInfo:   corev1.NodeSystemInfo{OSImage: "Ubuntu", KubeletVersion: "v1.37.2"},
+			}},
+		want: []any{"h3-node-dup", "NotReady,SchedulingDisabled", "gpu", "3h", "v1.37.2", "10.0.0.1", "203.0.113.1", "Ubuntu", "<unknown>", "<unknown>"},
+	}, {
+		name: "node whose Ready condition is Unknown",
+		gr:   nodes,
+		obj: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "h3-node-unknown", CreationTimestamp: created},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionUnknown}}}},
+		want: []any{"h3-node-unknown", "NotReady", "<none>", "3h", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := cellsOf(t, tc.gr, tc.obj); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("cells:\n got %#v\nwant %#v", got, tc.want)
+			}
+		})
 	}
 }
