@@ -328,15 +328,87 @@ func (r *Resource) ReplicasPaths() managedfields.ResourcePathMappings {
 }
 
 // resetFields are the fields a write through sub may not set, which its
-// field manager does not record: status for the main resource of a
-// resource with a status subresource, the rest for /status.
+// field manager does not record, as the strategy's GetResetFields lists them
+// upstream (see resetPaths).
 func (r *Resource) resetFields(sub string) map[fieldpath.APIVersion]*fieldpath.Set {
-	v := fieldpath.APIVersion(r.APIVersion())
-	switch {
-	case sub == "" && r.HasSub("status"):
-		return map[fieldpath.APIVersion]*fieldpath.Set{v: fieldpath.NewSet(fieldpath.MakePathOrDie("status"))}
-	case sub == "status":
-		return map[fieldpath.APIVersion]*fieldpath.Set{v: fieldpath.NewSet(fieldpath.MakePathOrDie("metadata"), fieldpath.MakePathOrDie("spec"))}
+	paths := r.resetPaths(sub)
+	if paths == nil {
+		return nil
+	}
+	return map[fieldpath.APIVersion]*fieldpath.Set{fieldpath.APIVersion(r.APIVersion()): fieldpath.NewSet(paths...)}
+}
+
+// Paths of reset fields.
+var (
+	statusPath = fieldpath.MakePathOrDie("status")
+	specPath   = fieldpath.MakePathOrDie("spec")
+)
+
+// statusResetsOwnFields are the reset fields of the status strategies that
+// list fields of their own.
+var statusResetsOwnFields = map[schema.GroupResource][]fieldpath.Path{
+	{Group: "apps", Resource: "deployments"}: {specPath, fieldpath.MakePathOrDie("metadata", "labels")},
+	{Resource: "pods"}:                       {specPath, fieldpath.MakePathOrDie("metadata", "deletionTimestamp"), fieldpath.MakePathOrDie("metadata", "ownerReferences")},
+	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}: {specPath, fieldpath.MakePathOrDie("status", "conditions")},
+}
+
+// statusResetsMetadata are the built-in resources whose status strategy
+// resets metadata as well as spec; the others' reset spec only.
+var statusResetsMetadata = map[schema.GroupResource]bool{
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}: true,
+	{Group: "apiregistration.k8s.io", Resource: "apiservices"}:                       true,
+	{Group: "certificates.k8s.io", Resource: "podcertificaterequests"}:               true,
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:                 true,
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}: true,
+	{Group: "internal.apiserver.k8s.io", Resource: "storageversions"}:                true,
+	{Group: "lifecycle.k8s.io", Resource: "evictionrequests"}:                        true,
+	{Group: "lifecycle.k8s.io", Resource: "evictions"}:                               true,
+	{Group: "networking.k8s.io", Resource: "servicecidrs"}:                           true,
+	{Group: "resource.k8s.io", Resource: "devicetaintrules"}:                         true,
+	{Group: "resource.k8s.io", Resource: "resourceclaims"}:                           true,
+	{Group: "resource.k8s.io", Resource: "resourcepoolstatusrequests"}:               true,
+	{Group: "scheduling.k8s.io", Resource: "compositepodgroups"}:                     true,
+	{Group: "scheduling.k8s.io", Resource: "podgroups"}:                              true,
+	{Group: "storage.k8s.io", Resource: "csinodes"}:                                  true,
+	{Group: "storage.k8s.io", Resource: "volumeattachments"}:                         true,
+	{Group: "storagemigration.k8s.io", Resource: "storageversionmigrations"}:         true,
+}
+
+// resetPaths lists the reset fields of a write through sub (nil for none),
+// as upstream's strategies do:
+//   - the main resource of a resource with a status subresource resets
+//     status (a CertificateSigningRequest's spec as well);
+//   - /status resets spec, and metadata too for a custom resource and the
+//     resources statusResetsMetaToo lists; a Deployment's, a Pod's and a
+//     CertificateSigningRequest's status strategies have their own lists;
+//   - a CertificateSigningRequest's /approval resets spec and
+//     status.certificate, a Namespace's /finalize status;
+//   - a Pod's /ephemeralcontainers and /resize reset nothing: their
+//     storage lists no reset fields, so their managers record all they set.
+func (r *Resource) resetPaths(sub string) []fieldpath.Path {
+	csr := r.GR == schema.GroupResource{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}
+	switch sub {
+	case "":
+		switch {
+		case csr:
+			return []fieldpath.Path{specPath, statusPath}
+		case r.HasSub("status"):
+			return []fieldpath.Path{statusPath}
+		}
+	case "status":
+		switch {
+		case statusResetsOwnFields[r.GR] != nil:
+			return statusResetsOwnFields[r.GR]
+		case r.CRD != "" && r.GR != apiextensionsv1.Resource("customresourcedefinitions"), statusResetsMetadata[r.GR]:
+			return []fieldpath.Path{fieldpath.MakePathOrDie("metadata"), specPath}
+		}
+		return []fieldpath.Path{specPath}
+	case "approval":
+		if csr {
+			return []fieldpath.Path{specPath, fieldpath.MakePathOrDie("status", "certificate")}
+		}
+	case "finalize":
+		return []fieldpath.Path{statusPath}
 	}
 	return nil
 }
@@ -443,11 +515,12 @@ func ManagerName(fieldManager, userAgent string) string {
 
 // TrackManagedFields records in o's managedFields what the request's
 // manager changed from live (nil on create), as upstream's create, update
-// and patch handlers do before admission. Writes through subresources other
-// than status are not tracked here.
+// and patch handlers do before admission. Writes through subresources that
+// write the object whole are tracked (see tracksManagedFields); scale's are
+// translated by its handler.
 func (c *Request) TrackManagedFields(live runtime.Object, o *Object, fieldManager string) {
 	sub := c.Info.Subresource
-	if sub != "" && sub != "status" {
+	if !tracksManagedFields(sub) {
 		return
 	}
 	fm, err := c.Res.FieldManager(sub)
@@ -464,6 +537,19 @@ func (c *Request) TrackManagedFields(live runtime.Object, o *Object, fieldManage
 	if acc, err := meta.Accessor(out); err == nil {
 		o.Obj, o.Meta = out, acc
 	}
+}
+
+// tracksManagedFields reports whether writes through sub record managed
+// fields of the object they write: the main resource and the subresources
+// whose updates and patches take the whole object (upstream's installer
+// gives each a field manager), not scale (whose handler translates a
+// Scale's) nor those that create other kinds (binding, eviction, token).
+func tracksManagedFields(sub string) bool {
+	switch sub {
+	case "", "status", "approval", "ephemeralcontainers", "resize", "finalize":
+		return true
+	}
+	return false
 }
 
 // trackCreate records manager's create of o through sub with fm, as

@@ -67,16 +67,17 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 	return o, err
 }
 
-// DecodeObjectStrictErrors is DecodeObject that also returns, for a
-// built-in type, the strict decoding errors (duplicate and unknown fields)
-// the same decoding finds, for a caller that words them itself (a patch).
+// DecodeObjectStrictErrors is DecodeObject that also returns the strict
+// decoding errors the same decoding finds (for a built-in type duplicate and
+// unknown fields, for a custom resource the unknown fields its schema
+// prunes), for a caller that words them itself (a patch).
 func (r *Resource) DecodeObjectStrictErrors(data []byte) (*Object, []error, error) {
 	return r.decodeObject(data, metav1.FieldValidationIgnore, true)
 }
 
 // decodeObject decodes as DecodeObjectValidating does; with collect, a
-// built-in type is decoded strictly and its strict errors are returned
-// rather than judged.
+// built-in type is decoded strictly, a custom resource's pruned fields are
+// tracked, and the strict errors are returned rather than judged.
 func (r *Resource) decodeObject(data []byte, directive string, collect bool) (*Object, []error, error) {
 	head, err := interpretTypeHead(data)
 	if err != nil {
@@ -226,11 +227,16 @@ func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, 
 		}
 		u.Object = m
 		if r.schema != nil && directive != "" {
-			unknown, err := r.schema.Decode(u, directive != metav1.FieldValidationIgnore)
+			unknown, err := r.schema.Decode(u, collect || directive != metav1.FieldValidationIgnore)
 			if err != nil {
 				return nil, nil, r.DecodeError(data, &gvk, err)
 			}
-			if len(unknown) > 0 && directive != metav1.FieldValidationIgnore {
+			if collect {
+				// The unknown fields the schema pruned, for the caller.
+				for _, p := range unknown {
+					collected = append(collected, fmt.Errorf("unknown field %q", p))
+				}
+			} else if len(unknown) > 0 && directive != metav1.FieldValidationIgnore {
 				var strictErrs []error
 				for _, p := range unknown {
 					strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", p))

@@ -99,6 +99,10 @@ func (r *Resource) fieldLabelError(label string) error {
 // HasSub reports whether the resource has the named subresource.
 func (r *Resource) HasSub(name string) bool { _, ok := r.subs[name]; return ok }
 
+// HasSchema reports whether the resource is a custom resource whose version
+// has a structural schema, which prunes the fields it does not know.
+func (r *Resource) HasSchema() bool { return r.schema != nil }
+
 // apiVersion is the apiVersion string of the resource's group/version.
 func (r *Resource) APIVersion() string { return r.GVK.GroupVersion().String() }
 

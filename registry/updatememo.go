@@ -75,7 +75,7 @@ func (um *updatedFieldsMemo) put(key string, u *updatedFields) {
 // object the write path read (with its Stored JSON, unchanged).
 func (c *Request) TrackManagedFieldsFrom(old *Object, o *Object, fieldManager string) {
 	sub := c.Info.Subresource
-	if old == nil || old.Stored == nil || sub != "" && sub != "status" {
+	if old == nil || old.Stored == nil || !tracksManagedFields(sub) {
 		c.TrackManagedFields(objOf(old), o, fieldManager)
 		return
 	}

@@ -88,6 +88,27 @@ func (p *applyPatchBody) object() (*unstructured.Unstructured, error) {
 	return patch, nil
 }
 
+// identity returns the patch's metadata.namespace and metadata.name, empty
+// where they are missing or not strings.
+func (p *applyPatchBody) identity() (namespace, name string) {
+	data := p.json
+	if p.plain != nil {
+		data = p.plain
+	}
+	var head struct {
+		Metadata struct {
+			Namespace any `json:"namespace"`
+			Name      any `json:"name"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(data, &head) != nil {
+		return "", ""
+	}
+	namespace, _ = head.Metadata.Namespace.(string)
+	name, _ = head.Metadata.Name.(string)
+	return namespace, name
+}
+
 // Limits of plainJSONObject, well inside YAML's: a key must end within
 // 1024 characters of its start to be read as a key, and nesting is limited
 // to 10000 levels.

@@ -91,9 +91,10 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 			return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(jp)))
 		}
 	}
-	// A built-in type is decoded once, strictly: what it found is reported
-	// below unless fieldValidation is Ignore.
-	checkStrict := c.Res.Typed != nil && wo.fieldValidation != metav1.FieldValidationIgnore
+	// The patched object is decoded once, strictly (a built-in type) or
+	// tracking the fields its schema prunes (a custom resource): what it
+	// found is reported below unless fieldValidation is Ignore.
+	checkStrict := (c.Res.Typed != nil || c.Res.HasSchema()) && wo.fieldValidation != metav1.FieldValidationIgnore
 	decodePatched := func(patched []byte) (*registry.Object, []error, error) {
 		if checkStrict {
 			return c.Res.DecodeObjectStrictErrors(patched)
@@ -159,7 +160,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 			return nil, err
 		}
 		if checkStrict {
-			if pt != types.StrategicMergePatchType {
+			if pt != types.StrategicMergePatchType && c.Res.Typed != nil {
 				// Unknown fields of the patch itself (duplicates vanish once applied).
 				extra, _ := kjson.UnmarshalStrict(body, c.Res.NewObject(), kjson.DisallowDuplicateFields)
 				strictErrs = append(extra, strictErrs...)

@@ -10,8 +10,10 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -77,9 +79,16 @@ func (s *Server) serveScale(c *call) error {
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	scaleGR := schema.GroupResource{Group: "autoscaling", Resource: "scale"}
+	if pt == "" {
+		// An update's body is decoded before the object is read: its
+		// errors come before a 404.
+		if err := checkScaleBody(body, wo); err != nil {
+			return err
+		}
+	}
 	var result *autoscalingv1.Scale
 	var applied *applyPatchBody
+	var warnings []string
 	_, _, err = s.UpdateObject(c.Request, false, wo.dryRun, func(old *registry.Object) (*registry.Object, error) {
 		cur, err := registry.ScaleOf(c.Res, old)
 		if err != nil {
@@ -110,6 +119,9 @@ func (s *Server) serveScale(c *call) error {
 			if !ok {
 				return nil, apierrors.NewInternalError(fmt.Errorf("apply to scale returned %T", out))
 			}
+			if c.Res.CRD != "" && scaleChanged(cur, sc) {
+				return nil, crdScaleApplyError(applied)
+			}
 			want = sc
 		} else {
 			if pt != "" {
@@ -121,7 +133,8 @@ func (s *Server) serveScale(c *call) error {
 						return nil, apierrors.NewBadRequest(err.Error())
 					}
 					if data, err = p.Apply(curJSON); err != nil {
-						return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", scaleGR, "", err.Error(), 0, false)
+						// Worded as the parent's failed JSON patch operations.
+						return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 					}
 				case types.MergePatchType:
 					if data, err = jsonpatch.MergePatch(curJSON, body); err != nil {
@@ -147,11 +160,28 @@ func (s *Server) serveScale(c *call) error {
 					return nil, err
 				}
 			}
+			if pt == types.StrategicMergePatchType {
+				// Upstream converts the merged map, and names the patch's.
+				if err := patchDecodeError(pt, body, data, &autoscalingv1.Scale{}); err != nil {
+					return nil, err
+				}
+			}
 			if err := kjson.UnmarshalCaseSensitivePreserveInts(data, want); err != nil {
 				if pt != "" {
 					return nil, registry.PatchInvalid(data, err.Error())
 				}
 				return nil, apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
+			}
+			warnings = nil
+			if wo.fieldValidation != metav1.FieldValidationIgnore {
+				if strictErrs, err := kjson.UnmarshalStrict(data, &autoscalingv1.Scale{}, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields); err == nil && len(strictErrs) > 0 {
+					if wo.fieldValidation == metav1.FieldValidationStrict {
+						return nil, scaleStrictError(pt, body, data, strictErrs)
+					}
+					for _, e := range strictErrs {
+						warnings = append(warnings, e.Error())
+					}
+				}
 			}
 			want.SetGroupVersionKind(autoscalingv1.SchemeGroupVersion.WithKind("Scale"))
 			if out, ok := fm.UpdateNoErrors(cur, want, registry.ManagerName(wo.fieldManager, c.r.UserAgent())).(*autoscalingv1.Scale); ok {
@@ -198,7 +228,64 @@ func (s *Server) serveScale(c *call) error {
 	if wo.dryRun && result != nil {
 		sc.Spec.Replicas = result.Spec.Replicas
 	}
+	addWarnings(c.w, warnings)
 	return writeEncoded(c, http.StatusOK, sc)
+}
+
+// checkScaleBody checks an update's Scale as upstream's decoder does: its
+// apiVersion and kind, that it decodes, and (fieldValidation Strict) that it
+// has no unknown or duplicate fields.
+func checkScaleBody(body []byte, wo *writeOptions) error {
+	if err := registry.CheckBodyTypeMeta(body, autoscalingv1.SchemeGroupVersion.WithKind("Scale")); err != nil {
+		return err
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &autoscalingv1.Scale{}); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
+	}
+	if wo.fieldValidation == metav1.FieldValidationStrict {
+		if strictErrs, err := kjson.UnmarshalStrict(body, &autoscalingv1.Scale{}, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields); err == nil && len(strictErrs) > 0 {
+			return scaleStrictError("", nil, body, strictErrs)
+		}
+	}
+	return nil
+}
+
+// scaleStrictError is upstream's answer to a Scale, put or patched, with
+// unknown or duplicate fields under fieldValidation=Strict: an update's 400,
+// a patch's 422 on the field "patch" naming the patched Scale (the patch as
+// a Go map for a strategic merge patch).
+func scaleStrictError(pt types.PatchType, body, data []byte, strictErrs []error) error {
+	err := runtime.NewStrictDecodingError(strictErrs)
+	switch pt {
+	case "":
+		return apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
+	case types.StrategicMergePatchType:
+		var pm map[string]any
+		_ = json.Unmarshal(body, &pm)
+		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), fmt.Sprintf("%+v", pm), err.Error())})
+	}
+	return registry.PatchInvalid(data, err.Error())
+}
+
+// scaleChanged reports whether an apply changed a Scale (managed fields
+// aside), as structured-merge-diff compares the live object with the merged
+// one.
+func scaleChanged(live, applied *autoscalingv1.Scale) bool {
+	a, b := *live, *applied
+	a.ManagedFields, b.ManagedFields = nil, nil
+	a.TypeMeta, b.TypeMeta = metav1.TypeMeta{}, metav1.TypeMeta{}
+	return !apiequality.Semantic.DeepEqual(&a, &b)
+}
+
+// crdScaleApplyError is kube-apiserver's answer to an apply that changes the
+// Scale of a custom resource: its scale field manager converts the merged
+// Scale, unstructured, with the custom resource's converter, which knows
+// only the CRD's versions (a no-op apply, which it does not convert,
+// succeeds). The object is named by the patch's namespace and name.
+func crdScaleApplyError(patch *applyPatchBody) error {
+	namespace, name := patch.identity()
+	return registry.ErrUnknown(fmt.Errorf("failed to convert new object (%s/%s; %v) to proper version: request to convert CR to an invalid group/version: %s",
+		namespace, name, autoscalingv1.SchemeGroupVersion.WithKind("Scale"), autoscalingv1.SchemeGroupVersion))
 }
 
 // mediaTypeOf returns the request's Content-Type without parameters.
@@ -235,33 +322,14 @@ func (s *Server) serveBindingBody(c *call, podName string, body []byte) error {
 	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
 }
 
-// serveFinalize serves namespaces/finalize: a PUT that sets spec.finalizers.
+// serveFinalize serves namespaces/finalize: a PUT of the whole namespace,
+// of which the strategy keeps all but the status (upstream's finalize
+// strategy), its writer's fields recorded with subresource "finalize".
 func (s *Server) serveFinalize(c *call) error {
 	if c.Info.Verb != "update" {
 		return c.ErrMethodNotSupported()
 	}
-	body, err := c.objectBody()
-	if err != nil {
-		return err
-	}
-	o, err := c.Res.DecodeObject(body)
-	if err != nil {
-		return err
-	}
-	if err := registry.CheckName(c.Request, o); err != nil {
-		return err
-	}
-	want := o.Obj.(*corev1.Namespace).Spec.Finalizers
-	out, _, err := s.UpdateObject(c.Request, false, false, func(old *registry.Object) (*registry.Object, error) {
-		ns := old.Obj.DeepCopyObject().(*corev1.Namespace)
-		ns.Spec.Finalizers = want
-		ns.ResourceVersion = o.Meta.GetResourceVersion()
-		return &registry.Object{Obj: ns, Meta: ns}, nil
-	})
-	if err != nil {
-		return err
-	}
-	return s.writeObject(c, http.StatusOK, out)
+	return s.update(c, false)
 }
 
 // serveApproval serves a CertificateSigningRequest's approval subresource
