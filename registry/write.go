@@ -58,13 +58,15 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if err := s.admitMutating(c, admission.Create, o, nil, dry); err != nil {
 		return nil, err
 	}
+	// Upstream's RBAC storage checks escalation before its store
+	// prepares and validates the object.
+	if err := s.checkRBACWrite(c, o, nil); err != nil {
+		return nil, err
+	}
 	if err := s.prepareCreate(c, o); err != nil {
 		return nil, err
 	}
 	if err := s.beforeCreate(c, o); err != nil {
-		return nil, err
-	}
-	if err := s.checkRBACWrite(c, o, nil); err != nil {
 		return nil, err
 	}
 	if err := s.validateBuiltinCreate(c, o); err != nil {
@@ -211,7 +213,23 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		if err != nil {
 			return store.Write{}, err
 		}
-		// As upstream's store: the resourceVersion as a number, 0 when
+		if mode != internalWrite {
+			// Upstream's update runs mutating admission on the object the
+			// client sent, before the strategy prepares it.
+			if err := s.runBuiltinPlugins(c, false, admission.Update, o, old, dry); err != nil {
+				return store.Write{}, err
+			}
+			if err := s.admitMutating(c, admission.Update, o, old, dry); err != nil {
+				return store.Write{}, err
+			}
+			// Upstream's RBAC storage checks escalation on the admitted
+			// object, before its store prepares and validates it.
+			if err := s.checkRBACWrite(c, o, old); err != nil {
+				return store.Write{}, err
+			}
+		}
+		// As upstream's store, once admission and the RBAC storage have
+		// the updated object: the resourceVersion as a number, 0 when
 		// empty, and an error that does not parse.
 		var rv uint64
 		if s := o.Meta.GetResourceVersion(); s != "" {
@@ -229,16 +247,6 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		}
 		// Unconditional, or the current revision however written ("007").
 		o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
-		if mode != internalWrite {
-			// Upstream's update runs mutating admission on the object the
-			// client sent, before the strategy prepares it.
-			if err := s.runBuiltinPlugins(c, false, admission.Update, o, old, dry); err != nil {
-				return store.Write{}, err
-			}
-			if err := s.admitMutating(c, admission.Update, o, old, dry); err != nil {
-				return store.Write{}, err
-			}
-		}
 		if statusOnly {
 			o, err = withStatusOf(c.Res, old, o)
 			if err != nil {
@@ -258,11 +266,6 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		}
 		if err := s.beforeUpdate(c, mode, o, old, metaErrs); err != nil {
 			return store.Write{}, err
-		}
-		if mode != internalWrite {
-			if err := s.checkRBACWrite(c, o, old); err != nil {
-				return store.Write{}, err
-			}
 		}
 		// Internal writes (a pod's binding, ...) go to storage as
 		// kube-apiserver's own subresource handlers write them, without the

@@ -41,10 +41,21 @@ func (s *Server) serveVirtual(c *call) error {
 	if c.Info.Verb != "create" {
 		return c.ErrMethodNotSupported()
 	}
-	o, err := c.decodeRequestObject(metav1.FieldValidationIgnore)
+	// Upstream's create handler serves the reviews: it checks the create
+	// options, decodes with their field validation and records the
+	// request's managed fields before the review's storage sees it (so a
+	// review answered with the request's object shows them, and so does a
+	// 422 quoting its metadata).
+	wo, err := parseWriteOptions(c, "")
 	if err != nil {
 		return err
 	}
+	o, err := c.decodeRequestObject(wo.fieldValidation)
+	if err != nil {
+		return err
+	}
+	addWarnings(c.w, o.Warnings)
+	c.TrackManagedFields(nil, o, wo.fieldManager)
 	var out any
 	switch obj := o.Obj.(type) {
 	case *authenticationv1.SelfSubjectReview:
@@ -110,8 +121,11 @@ func (s *Server) serveVirtual(c *call) error {
 		if obj.Spec.Namespace == "" {
 			return apierrors.NewBadRequest("no namespace on request")
 		}
-		obj.Status = auth.RulesFor(c.Context(), s.auth.rules, c.User, obj.Spec.Namespace)
-		out = obj
+		// Upstream answers with a new review holding the status alone.
+		out = &authorizationv1.SelfSubjectRulesReview{
+			TypeMeta: obj.TypeMeta,
+			Status:   auth.RulesFor(c.Context(), s.auth.rules, c.User, obj.Spec.Namespace),
+		}
 	default:
 		return c.ErrMethodNotSupported()
 	}
