@@ -142,7 +142,8 @@ func (g *ServedResources) Generation() uint64 {
 // deprecatedBuiltins are the deprecation warnings kube-apiserver v1.37 sends
 // with every request to a resource of its own.
 var deprecatedBuiltins = map[schema.GroupVersionResource]string{
-	{Version: "v1", Resource: "endpoints"}: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+	{Version: "v1", Resource: "endpoints"}:         "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+	{Version: "v1", Resource: "componentstatuses"}: "v1 ComponentStatus is deprecated in v1.19+",
 }
 
 // withoutStrategy gives the built-in resource without a strategy in package

@@ -52,9 +52,12 @@ func negotiate(accept string) (mediaChoice, bool) {
 // their metadata-only answers do). It is kube-apiserver's negotiation
 // (negotiation.NegotiateMediaTypeOptions: clauses ordered by q-weight, the
 // first one the endpoint can serve wins, an empty header means JSON) with
-// the restrictions of its resource handlers.
-func negotiateFor(accept string, protobufOK bool) (mediaChoice, bool) {
-	return negotiateAmong(accept, resourceSerializers(), resourceRestrictions{protobuf: protobufOK})
+// the restrictions of its resource handlers. tableOK says whether the
+// endpoint converts to a Table: upstream's do where the storage has a
+// table convertor (a resource, its status and scale; not the reviews nor
+// subresources such as log, token, binding or eviction).
+func negotiateFor(accept string, protobufOK, tableOK bool) (mediaChoice, bool) {
+	return negotiateAmong(accept, resourceSerializers(), resourceRestrictions{protobuf: protobufOK, noTable: !tableOK})
 }
 
 // negotiateAmong runs kube-apiserver's negotiation over the given
@@ -95,6 +98,8 @@ func textSerializers() []runtime.SerializerInfo { return resourceSerializers()[:
 // resource's StandardSerializers).
 type resourceRestrictions struct {
 	protobuf bool
+	// noTable refuses the conversion to a Table.
+	noTable bool
 }
 
 // AllowsMediaTypeTransform reports whether the endpoint serves a media type
@@ -108,7 +113,7 @@ func (r resourceRestrictions) AllowsMediaTypeTransform(mimeType, mimeSubType str
 	}
 	switch target.Kind {
 	case "Table":
-		return mimeType == "application" && (mimeSubType == "json" || mimeSubType == "yaml")
+		return !r.noTable && mimeType == "application" && (mimeSubType == "json" || mimeSubType == "yaml")
 	case asPartial, asPartialList:
 		return true
 	}

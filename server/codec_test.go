@@ -86,7 +86,7 @@ func TestNegotiateFor(t *testing.T) {
 		{"nothing served", "text/html", true, false, mediaChoice{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := negotiateFor(tc.accept, tc.protobufOK)
+			got, ok := negotiateFor(tc.accept, tc.protobufOK, true)
 			if ok != tc.ok || got != tc.want {
 				t.Errorf("negotiateFor(%q, %v) = %+v, %v; want %+v, %v", tc.accept, tc.protobufOK, got, ok, tc.want, tc.ok)
 			}
@@ -124,5 +124,21 @@ func TestInternalPackage(t *testing.T) {
 		if got := registry.InternalPackage(group); got != want {
 			t.Errorf("internalPackage(%q) = %q, want %q", group, got, want)
 		}
+	}
+}
+
+// TestNegotiateForEndpointsWithoutTables: a Table is refused where the
+// endpoint has no table convertor (reviews, log, token, binding), and the
+// next clause wins.
+func TestNegotiateForEndpointsWithoutTables(t *testing.T) {
+	const table = "application/json;as=Table;v=v1;g=meta.k8s.io"
+	if _, ok := negotiateFor(table, true, false); ok {
+		t.Errorf("negotiateFor(%q) without tables accepted it", table)
+	}
+	if got, ok := negotiateFor(table+", application/yaml", true, false); !ok || got != (mediaChoice{kind: mediaYAML}) {
+		t.Errorf("negotiateFor without tables = %+v, %v; want YAML", got, ok)
+	}
+	if got, ok := negotiateFor(table, true, true); !ok || got.as != "Table" {
+		t.Errorf("negotiateFor with tables = %+v, %v; want a Table", got, ok)
 	}
 }

@@ -18,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
+
 	"github.com/fakeplane/fakeplane/internal/builtin"
 )
 
@@ -74,6 +76,9 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 			s.writeAggregated(w, r, true)
 			return
 		}
+		if !discoveryAcceptable(w, r, true) {
+			return
+		}
 		addr := s.cfg.ServerAddress
 		writeJSONOrYAML(w, r, http.StatusOK, &metav1.APIVersions{
 			TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
@@ -85,6 +90,9 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 			s.writeAggregated(w, r, false)
 			return
 		}
+		if !discoveryAcceptable(w, r, false) {
+			return
+		}
 		list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}}
 		list.Groups = append(list.Groups, s.withRemoteGroups(s.apiGroups())...)
 		writeJSONOrYAML(w, r, http.StatusOK, list)
@@ -93,6 +101,9 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 	case parts[0] == "apis" && len(parts) == 2:
 		for _, g := range s.withRemoteGroups(s.apiGroups()) {
 			if g.Name == parts[1] {
+				if !discoveryAcceptable(w, r, false) {
+					return
+				}
 				g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
 				writeJSONOrYAML(w, r, http.StatusOK, &g)
 				return
@@ -114,6 +125,23 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 		}
 		writeError(w, r, registry.NotFoundPath())
 	}
+}
+
+// discoveryAcceptable reports whether a discovery document can be
+// written in a media type the Accept header names, and writes
+// kube-apiserver's 406 when not: go-restful's when the document is a
+// route's (restful), else the discovery handler's negotiation's.
+func discoveryAcceptable(w http.ResponseWriter, r *http.Request, restful bool) bool {
+	accept := r.Header.Get("Accept")
+	if restful && !routeAccepts(accept, routeProduces) {
+		writeError(w, r, errRouteNotAcceptable(routeProduces))
+		return false
+	}
+	if _, ok := negotiateAmong(accept, resourceSerializers(), negotiation.DefaultEndpointRestrictions); !ok {
+		writeError(w, r, errNotAcceptable(acceptedMediaTypes))
+		return false
+	}
+	return true
 }
 
 // apiGroups lists the named groups in discovery order.
@@ -167,6 +195,11 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, group
 	}
 	if !found {
 		writeError(w, r, registry.NotFoundPath())
+		return
+	}
+	// A built-in group version is a go-restful route; a CRD's is
+	// apiextensions' handler, which only negotiates.
+	if !discoveryAcceptable(w, r, builtin.PreferredVersion(group) != "") {
 		return
 	}
 	writeJSONOrYAML(w, r, http.StatusOK, list)

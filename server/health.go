@@ -27,6 +27,10 @@ func DefaultVersion() VersionInfo {
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
+	if !routeAccepts(r.Header.Get("Accept"), versionProduces) {
+		writeError(w, r, errRouteNotAcceptable(versionProduces))
+		return
+	}
 	v := s.cfg.Version
 	if v.GitVersion == "" {
 		v = DefaultVersion()

@@ -57,7 +57,6 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		writeError(w, r, registry.NotFoundPath())
 		return
 	}
-	addWarnings(w, res.Warnings)
 	c := &call{Request: &registry.Request{GoCtx: r.Context(), UserAgent: r.UserAgent(), Info: info, Res: res, User: u, Namespace: info.Namespace}, w: w, r: r}
 	if !res.Namespaced {
 		if info.Namespace != "" && !(info.Resource == "namespaces") {
@@ -69,16 +68,31 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 	// A proxy subresource answers what its backend answers, to any of the
 	// methods upstream's proxy takes.
 	proxied := info.Subresource == "proxy" && slices.Contains(proxyMethods, r.Method)
-	media, ok := negotiateFor(r.Header.Get("Accept"), res.Typed != nil)
+	// A method the resource does not serve is refused before the Accept
+	// header is looked at, as go-restful matches a route's method first.
+	if !proxied && !s.VerbAllowed(c.Request) {
+		writeError(w, r, c.ErrMethodNotSupported())
+		return
+	}
+	if res.Typed != nil && !proxied {
+		if produces := resourceRouteProduces(info, r.Method); !routeAccepts(r.Header.Get("Accept"), produces) {
+			writeError(w, r, errRouteNotAcceptable(produces))
+			return
+		}
+	}
+	// The deprecation warning comes from the route's handler: after the
+	// route is matched, before it negotiates.
+	addWarnings(w, res.Warnings)
+	// Upstream's storage converts to a Table for a resource (ComponentStatus
+	// too, not the reviews), its status and its scale.
+	tableOK := (!res.Virtual || res.GR.Resource == "componentstatuses") &&
+		(info.Subresource == "" || info.Subresource == "status" || info.Subresource == "scale")
+	media, ok := negotiateFor(r.Header.Get("Accept"), res.Typed != nil, tableOK)
 	if !ok && !proxied {
 		writeError(w, r, errNotAcceptable(acceptedMediaTypes))
 		return
 	}
 	c.media = media
-	if !proxied && !s.VerbAllowed(c.Request) {
-		writeError(w, r, c.ErrMethodNotSupported())
-		return
-	}
 	var err error
 	switch info.Subresource {
 	case "":

@@ -421,8 +421,6 @@ func (s *Server) serveComponentStatuses(c *call) error {
 		}
 	}
 	names := []string{"etcd-0", "controller-manager", "scheduler"}
-	// kube-apiserver warns of the deprecation on gets as on lists.
-	c.w.Header().Add("Warning", `299 - "v1 ComponentStatus is deprecated in v1.19+"`)
 	switch c.Info.Verb {
 	case "get":
 		for _, n := range names {

@@ -1,0 +1,66 @@
+package server
+
+// kube-apiserver serves built-in resources, /api, /api/v1, the built-in
+// group versions and /version through go-restful routes, which refuse an
+// Accept header naming none of a route's media types before any handler
+// negotiates: 406 with go-restful's own message and empty details.
+
+import (
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+)
+
+// The media types kube-apiserver's routes produce: every route's, the
+// watch streams a collection's GET adds, the text a pod's log adds first.
+var (
+	routeProduces     = []string{mediaJSON, mediaYAML, mediaProtobuf}
+	listRouteProduces = append(append([]string(nil), routeProduces...), mediaJSON+";stream=watch", mediaProtobuf+";stream=watch")
+	logRouteProduces  = append([]string{"text/plain"}, routeProduces...)
+	versionProduces   = []string{mediaJSON}
+)
+
+// routeAccepts is go-restful's match of an Accept header (empty: */*)
+// against a route's media types: a clause's type, its parameters cut off,
+// is */* or one of them. Wildcards such as application/* match nothing.
+func routeAccepts(accept string, produces []string) bool {
+	if accept == "" {
+		return true
+	}
+	for _, clause := range strings.Split(accept, ",") {
+		mt, _, _ := strings.Cut(clause, ";")
+		mt = strings.TrimSpace(mt)
+		if mt == "*/*" {
+			return true
+		}
+		for _, p := range produces {
+			if p == mt {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errRouteNotAcceptable is go-restful's 406, as kube-apiserver sends it.
+func errRouteNotAcceptable(produces []string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusNotAcceptable, Reason: metav1.StatusReasonNotAcceptable,
+		Message: "406: Not Acceptable\n\nAvailable representations: " + strings.Join(produces, ", "), Details: &metav1.StatusDetails{},
+	}}
+}
+
+// resourceRouteProduces are the media types of the route that serves a
+// request to a built-in resource.
+func resourceRouteProduces(info *apirequest.RequestInfo, method string) []string {
+	switch {
+	case info.Subresource == "log":
+		return logRouteProduces
+	case info.Subresource == "" && method == http.MethodGet && (info.Verb == "list" || info.Verb == "watch"):
+		return listRouteProduces
+	}
+	return routeProduces
+}
