@@ -595,9 +595,14 @@ func Default(cfg Config) []Controller {
 	if sel == nil {
 		sel = DefaultSelection
 	}
-	// The CRD finalizer is kube-apiserver's (apiextensions-apiserver's),
-	// not kube-controller-manager's: it always runs.
-	ctrls := []Controller{NewCRDFinalizer(reg, log.With("controller", "crd-finalizer"))}
+	// The CRD finalizer (apiextensions-apiserver's), the FlowSchema status
+	// writer (priority and fairness's) and the default ServiceCIDR's are
+	// kube-apiserver's, not kube-controller-manager's: they always run.
+	ctrls := []Controller{
+		NewCRDFinalizer(reg, log.With("controller", "crd-finalizer")),
+		NewFlowSchemaStatus(reg, cfg.Now, log.With("controller", "priority-and-fairness-config-consumer")),
+		NewDefaultServiceCIDRStatus(reg, cfg.Now, log.With("controller", serviceCIDRManager)),
+	}
 	add := func(name string, ok bool, c func(log *slog.Logger) Controller) {
 		if ok && sel.Enabled(name) {
 			ctrls = append(ctrls, c(log.With("controller", name)))

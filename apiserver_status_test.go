@@ -1,0 +1,106 @@
+package fakeplane_test
+
+import (
+	"testing"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// TestFlowSchemaDanglingConditionAsKubeAPIServer: kube-apiserver's priority
+// and fairness config consumer applies each FlowSchema's Dangling
+// condition to its status, as the field manager
+// api-priority-and-fairness-config-consumer-v1. The reasons, messages and
+// managedFields entry are kube-apiserver v1.37's (recorded from refplane).
+func TestFlowSchemaDanglingConditionAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	fss := cs.FlowcontrolV1().FlowSchemas()
+	for _, fs := range []*flowcontrolv1.FlowSchema{
+		{ObjectMeta: metav1.ObjectMeta{Name: "to-missing"}, Spec: flowcontrolv1.FlowSchemaSpec{PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "later"}, MatchingPrecedence: 500}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "to-global"}, Spec: flowcontrolv1.FlowSchemaSpec{PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "global-default"}, MatchingPrecedence: 501}},
+	} {
+		if _, err := fss.Create(ctx, fs, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	condition := func(name string) (c flowcontrolv1.FlowSchemaCondition, manager string) {
+		fs, err := fss.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range fs.Status.Conditions {
+			if c.Type == flowcontrolv1.FlowSchemaConditionDangling {
+				for _, e := range fs.ManagedFields {
+					if e.Subresource == "status" && e.Operation == metav1.ManagedFieldsOperationApply {
+						manager = e.Manager
+					}
+				}
+				return c, manager
+			}
+		}
+		return flowcontrolv1.FlowSchemaCondition{}, ""
+	}
+	for _, tc := range []struct {
+		name, status, reason, message string
+	}{
+		{"to-missing", "True", "NotFound", `This FlowSchema references the PriorityLevelConfiguration object named "later" but there is no such object`},
+		{"to-global", "False", "Found", `This FlowSchema references the PriorityLevelConfiguration object named "global-default" and it exists`},
+		{"exempt", "False", "Found", `This FlowSchema references the PriorityLevelConfiguration object named "exempt" and it exists`},
+	} {
+		var got flowcontrolv1.FlowSchemaCondition
+		var manager string
+		waitFor(t, func() bool { got, manager = condition(tc.name); return got.Reason == tc.reason })
+		if string(got.Status) != tc.status || got.Message != tc.message || got.LastTransitionTime.IsZero() || manager != "api-priority-and-fairness-config-consumer-v1" {
+			t.Errorf("%s: condition %+v by %q", tc.name, got, manager)
+		}
+	}
+	// The level created, the condition turns.
+	pl := &flowcontrolv1.PriorityLevelConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "later"},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited, Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+			LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
+		}},
+	}
+	if _, err := cs.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, pl, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { c, _ := condition("to-missing"); return c.Reason == "Found" && c.Status == "False" })
+}
+
+// TestDefaultServiceCIDRReadyAsKubeAPIServer: kube-apiserver's default
+// ServiceCIDR controller applies Ready=True to the "kubernetes"
+// ServiceCIDR's status as the field manager
+// kubernetes-service-cidr-controller, without a reason (recorded from
+// refplane).
+func TestDefaultServiceCIDRReadyAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	var sc *networkingv1.ServiceCIDR
+	waitFor(t, func() bool {
+		var err error
+		sc, err = cs.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+		return err == nil && len(sc.Status.Conditions) == 1
+	})
+	c := sc.Status.Conditions[0]
+	if c.Type != "Ready" || c.Status != metav1.ConditionTrue || c.Reason != "" || c.Message != "Kubernetes default Service CIDR is ready" || c.LastTransitionTime.IsZero() {
+		t.Errorf("condition %+v", c)
+	}
+	var entry *metav1.ManagedFieldsEntry
+	for i, e := range sc.ManagedFields {
+		if e.Subresource == "status" {
+			entry = &sc.ManagedFields[i]
+		}
+	}
+	const fields = `{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:status":{},"f:type":{}}}}}`
+	if entry == nil || entry.Manager != "kubernetes-service-cidr-controller" || entry.Operation != metav1.ManagedFieldsOperationApply || string(entry.FieldsV1.Raw) != fields {
+		t.Errorf("status entry %+v", entry)
+	}
+}
