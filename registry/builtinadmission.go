@@ -30,6 +30,9 @@ type builtinPlugin struct {
 // builtinPlugins are the plugins in kube-apiserver's order
 // (pkg/kubeapiserver/options/plugins.go, AllOrderedPlugins).
 var builtinPlugins = []builtinPlugin{
+	// LimitRanger checks a resize (its other halves run with the pod
+	// defaults, admitPod, and validateBuiltinCreate).
+	{name: "LimitRanger", handles: handlesOn("", "pods", "resize", admission.Update), validate: validateResizeLimits},
 	// The ServiceAccount plugin's validating half (its mutating half runs
 	// with the other pod defaults, admitPod).
 	{name: "ServiceAccount", handles: handlesMountableSecrets, validate: validateMountableSecrets},
@@ -48,6 +51,8 @@ var builtinPlugins = []builtinPlugin{
 	{name: "CertificateSubjectRestriction", handles: handlesOn("certificates.k8s.io", "certificatesigningrequests", "", admission.Create), validate: validateCertificateSubjectRestriction},
 	{name: "DefaultIngressClass", handles: handlesOn("networking.k8s.io", "ingresses", "", admission.Create), admit: admitDefaultIngressClass},
 	{name: "PodTopologyLabels", handles: handlesPodTopologyLabels, admit: admitPodTopologyLabels},
+	{name: "NodeDeclaredFeatureValidator", handles: handlesOn("", "pods", "resize", admission.Update), validate: validateResizeNodeFeatures},
+	{name: "PodResizeValidator", handles: handlesOn("", "pods", "resize", admission.Update), validate: validateResizeNode},
 }
 
 // runBuiltinPlugins runs the mutating (validate false) or validating

@@ -202,11 +202,15 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	finalize = finalize && c.Info.Subresource == "finalize"
 	ev, ephemeral := st.(strategy.EphemeralContainersStrategy)
 	ephemeral = ephemeral && c.Info.Subresource == "ephemeralcontainers"
+	rv, resize := st.(strategy.ResizeStrategy)
+	resize = resize && c.Info.Subresource == "resize"
 	switch {
 	case mode == mainWrite && finalize:
 		errs = append(errs, fv.ValidateFinalizeUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == mainWrite && ephemeral:
 		errs = append(errs, ev.ValidateEphemeralContainersUpdate(c.Context(), o.Obj, old.Obj)...)
+	case mode == mainWrite && resize:
+		errs = append(errs, rv.ValidateResizeUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == mainWrite && hasStrategy:
 		errs = append(errs, st.ValidateUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == statusWrite && hasStrategy:
@@ -251,8 +255,10 @@ func addWarnings(c *Request, warnings []string) {
 // prepareUpdate runs the strategy's preparation of an update (mode is not
 // internalWrite): PrepareForUpdate for a write to the main resource,
 // PrepareForFinalizeUpdate for one to /finalize, PrepareForApprovalUpdate
-// for one to /approval and PrepareForStatusUpdate for one to /status, when
-// the strategy has them.
+// for one to /approval, PrepareForEphemeralContainersUpdate and
+// PrepareForResizeUpdate for one to a pod's /ephemeralcontainers and
+// /resize, and PrepareForStatusUpdate for one to /status, when the
+// strategy has them.
 func prepareUpdate(c *Request, st strategy.Strategy, mode writeMode, o, old *Object) {
 	switch {
 	case mode == statusWrite:
@@ -266,6 +272,10 @@ func prepareUpdate(c *Request, st strategy.Strategy, mode writeMode, o, old *Obj
 	case c.Info.Subresource == "ephemeralcontainers":
 		if ep, ok := st.(strategy.EphemeralContainersStrategy); ok {
 			ep.PrepareForEphemeralContainersUpdate(c.Context(), o.Obj, old.Obj)
+		}
+	case c.Info.Subresource == "resize":
+		if rp, ok := st.(strategy.ResizeStrategy); ok {
+			rp.PrepareForResizeUpdate(c.Context(), o.Obj, old.Obj)
 		}
 	case c.Info.Subresource == "approval":
 		if ap, ok := st.(strategy.ApprovalPreparer); ok {

@@ -107,7 +107,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 		err = s.serveEviction(c)
 	case "finalize":
 		err = s.serveFinalize(c)
-	case "approval", "ephemeralcontainers":
+	case "approval", "ephemeralcontainers", "resize":
 		err = s.serveApproval(c)
 	case "token":
 		err = s.serveTokenRequest(c)

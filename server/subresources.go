@@ -333,9 +333,10 @@ func (s *Server) serveFinalize(c *call) error {
 }
 
 // serveApproval serves a CertificateSigningRequest's approval subresource
-// and a pod's ephemeralcontainers: get, update and patch of the whole
-// object, of which the strategy keeps the new status.conditions, or the
-// new spec.ephemeralContainers, only.
+// and a pod's ephemeralcontainers and resize: get, update and patch of the
+// whole object, of which the strategy keeps the new status.conditions, the
+// new spec.ephemeralContainers, or the new resources and resize policies,
+// only.
 func (s *Server) serveApproval(c *call) error {
 	switch c.Info.Verb {
 	case "get":

@@ -111,6 +111,17 @@ type EphemeralContainersStrategy interface {
 	ValidateEphemeralContainersUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
 }
 
+// ResizeStrategy is implemented by the pod strategy: the server calls its
+// methods instead of PrepareForUpdate and ValidateUpdate for a write to
+// pods/resize (upstream's resize strategy).
+type ResizeStrategy interface {
+	// PrepareForResizeUpdate prepares a write to /resize before it is
+	// validated.
+	PrepareForResizeUpdate(ctx context.Context, obj, old runtime.Object)
+	// ValidateResizeUpdate validates it.
+	ValidateResizeUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
+}
+
 // GenerationTracker is implemented by a strategy that says whether its
 // resource's metadata.generation is set at create and incremented with each
 // change outside status (what upstream's PrepareForCreate and

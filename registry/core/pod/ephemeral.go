@@ -104,7 +104,7 @@ func validateEphemeralContainers(s *corev1.PodSpec, fld *field.Path) field.Error
 		ec := &s.EphemeralContainers[i]
 		idx := fld.Index(i)
 		c := corev1.Container(ec.EphemeralContainerCommon)
-		errs = append(errs, validateContainerCommon(&c, vols, podClaimNames(s.ResourceClaims), hostUsers, idx)...)
+		errs = append(errs, validateContainerCommon(&c, vols, podClaimNames(s.ResourceClaims), s.RestartPolicy, hostUsers, idx)...)
 		if all.Has(ec.Name) {
 			errs = append(errs, field.Duplicate(idx.Child("name"), ec.Name))
 		} else {

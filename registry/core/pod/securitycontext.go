@@ -42,6 +42,9 @@ type podOptions struct {
 	// allowUserNamespacesVolumeDevices: the stored pod already has
 	// volume devices with hostUsers false.
 	allowUserNamespacesVolumeDevices bool
+	// allowRestartContainerInitContainers: the stored pod already has a
+	// non-sidecar init container with a RestartContainer resize policy.
+	allowRestartContainerInitContainers bool
 }
 
 // updateOptions are the options of an update of the stored pod old
@@ -56,6 +59,13 @@ func updateOptions(old *corev1.Pod) podOptions {
 			if hostSysctl(s.Name, &old.Spec, nil) != nil {
 				opts.allowHostNamespaceSysctls = true
 				break
+			}
+		}
+	}
+	for _, c := range old.Spec.InitContainers {
+		if c.RestartPolicy == nil || *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+			for _, p := range c.ResizePolicy {
+				opts.allowRestartContainerInitContainers = opts.allowRestartContainerInitContainers || p.RestartPolicy == corev1.RestartContainer
 			}
 		}
 	}

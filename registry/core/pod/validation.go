@@ -117,8 +117,8 @@ func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path
 	claims := podClaimNames(s.ResourceClaims)
 	errs = append(errs, validatePodResourceClaims(s.ResourceClaims, meta, fld.Child("resourceClaims"))...)
 	hostUsers := s.HostUsers == nil || *s.HostUsers
-	errs = append(errs, validateContainers(s.Containers, vols, claims, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("containers"))...)
-	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, claims, s.TerminationGracePeriodSeconds, hostUsers, fld.Child("initContainers"))...)
+	errs = append(errs, validateContainers(s.Containers, vols, claims, s.TerminationGracePeriodSeconds, s.RestartPolicy, hostUsers, fld.Child("containers"))...)
+	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, claims, s.TerminationGracePeriodSeconds, s.RestartPolicy, hostUsers, opts, fld.Child("initContainers"))...)
 	errs = append(errs, validatePodResources(s, claims, fld)...)
 	errs = append(errs, validateHostNetworkPorts(s, meta != nil, fld)...)
 	errs = append(errs, validate.SupportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
@@ -277,7 +277,7 @@ func localDescendingPath(p string, fld *field.Path) field.ErrorList {
 
 // validateContainers is upstream's validateContainers for regular
 // containers.
-func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], grace *int64, hostUsers bool, fld *field.Path) field.ErrorList {
+func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], grace *int64, restart corev1.RestartPolicy, hostUsers bool, fld *field.Path) field.ErrorList {
 	if len(containers) == 0 {
 		return field.ErrorList{field.Required(fld, "")}
 	}
@@ -286,7 +286,7 @@ func validateContainers(containers []corev1.Container, vols map[string]corev1.Vo
 	for i := range containers {
 		c := &containers[i]
 		idx := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, vols, claims, hostUsers, idx)...)
+		errs = append(errs, validateContainerCommon(c, vols, claims, restart, hostUsers, idx)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(idx.Child("name"), c.Name))
 		} else {
@@ -461,7 +461,7 @@ func hostPortConflicts(containers []corev1.Container, fld *field.Path) field.Err
 // validateInitContainers is upstream's validateInitContainers: names are
 // unique across regular and init containers; probes and lifecycle belong
 // to sidecars (restartPolicy Always) only.
-func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], grace *int64, hostUsers bool, fld *field.Path) field.ErrorList {
+func validateInitContainers(containers, regular []corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], grace *int64, restart corev1.RestartPolicy, hostUsers bool, opts podOptions, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for _, c := range regular {
@@ -470,7 +470,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 	for i := range containers {
 		c := &containers[i]
 		idx := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, vols, claims, hostUsers, idx)...)
+		errs = append(errs, validateContainerCommon(c, vols, claims, restart, hostUsers, idx)...)
 		sidecar := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
 		if c.RestartPolicy == nil && len(c.RestartPolicyRules) > 0 {
 			errs = append(errs, field.Required(idx.Child("restartPolicy"), "must specify restartPolicy when restart rules are used"))
@@ -502,12 +502,24 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 				errs = append(errs, field.Forbidden(idx.Child("startupProbe"), msg))
 			}
 		}
+		// Sidecars and init containers may set a resize policy
+		// (InPlacePodVerticalScaling is GA), but only a sidecar may
+		// restart to be resized, unless the stored pod already has one
+		// that does.
+		if !sidecar && !opts.allowRestartContainerInitContainers {
+			for j, p := range c.ResizePolicy {
+				if p.RestartPolicy == corev1.RestartContainer {
+					errs = append(errs, field.Invalid(idx.Child("resizePolicy").Index(j).Child("restartPolicy"), p.RestartPolicy, "must not be set to 'RestartContainer' for non-sidecar initContainers"))
+				}
+			}
+		}
 	}
 	return errs
 }
 
-// validateContainerCommon is upstream's validateContainerCommon.
-func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], hostUsers bool, fld *field.Path) field.ErrorList {
+// validateContainerCommon is upstream's validateContainerCommon; restart
+// is the pod's restartPolicy.
+func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], restart corev1.RestartPolicy, hostUsers bool, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(fld.Child("name"), ""))
@@ -525,6 +537,7 @@ func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeS
 	errs = append(errs, validateVolumeDevices(c.VolumeDevices, mountPathsByName(c.VolumeMounts), vols, fld.Child("volumeDevices"))...)
 	errs = append(errs, validate.SupportedValue(fld.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
 	errs = append(errs, validateResources(&c.Resources, validate.ContainerResourceName, claims, fld.Child("resources"))...)
+	errs = append(errs, validateResizePolicy(c.ResizePolicy, restart, fld.Child("resizePolicy"))...)
 	return append(errs, validateSecurityContext(c.SecurityContext, hostUsers, fld.Child("securityContext"))...)
 }
 
@@ -1031,6 +1044,11 @@ func validatePodStatusUpdate(n, p *corev1.Pod) field.ErrorList {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(nn, false) {
 			errs = append(errs, field.Invalid(st.Child("nominatedNodeName"), nn, msg))
 		}
+	}
+	if nn := n.Status.NominatedNodeName; p.Spec.NodeName != "" && nn != "" && nn != p.Status.NominatedNodeName {
+		// ClearingNominatedNodeNameAfterBinding (on in v1.37): a bound
+		// pod gets no new nomination.
+		errs = append(errs, field.Forbidden(st.Child("nominatedNodeName"), "may not be set on pods that are already bound to a node"))
 	}
 	if n.Status.ObservedGeneration < 0 {
 		errs = append(errs, field.Invalid(st.Child("observedGeneration"), n.Status.ObservedGeneration, "must be a non-negative integer"))
