@@ -116,7 +116,9 @@ func TestResourceQuotaScopes(t *testing.T) {
 
 func TestResourceQuotaHoldsUnderConcurrentCreates(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t, fakeplane.WithControllers())
+	// The resource quota controller alone, so that spec.hard limits at
+	// once (without it, only what a quota's status says does).
+	cp := fakeplane.Start(t, fakeplane.WithControllers("resourcequota-controller"))
 	client := kubernetesClient(t, cp)
 	ctx := context.Background()
 	const limit, writers = 5, 20

@@ -55,6 +55,7 @@ import (
 	"github.com/fakeplane/fakeplane/internal/pki"
 	"github.com/fakeplane/fakeplane/kubelet"
 	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry/core/node"
 	"github.com/fakeplane/fakeplane/scheduler"
 	"github.com/fakeplane/fakeplane/server"
 	"github.com/fakeplane/fakeplane/store"
@@ -300,9 +301,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		ServiceClusterIPRange: cp.serviceRange,
 		// envtest's kube-apiserver runs without it.
 		DisableServiceAccountAdmission: cp.opts.envtestShape,
-		SharedStore:                    shared,
-		DialCluster:                    cp.egress.cluster,
-		Limits:                         cp.opts.limits,
+		// Without kube-controller-manager's resource quota controller,
+		// quotas are kube-apiserver's alone (status-driven).
+		NoResourceQuotaController: !cp.opts.runs(controllers.ResourceQuotaName),
+		SharedStore:               shared,
+		DialCluster:               cp.egress.cluster,
+		Limits:                    cp.opts.limits,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
@@ -422,8 +426,17 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err := makeServingCert(); err != nil {
 		return err
 	}
+	var handler http.Handler = cp.srv
+	if !cp.opts.runs(controllers.NodeLifecycleName) {
+		// Without kube-controller-manager's node lifecycle controller,
+		// the node strategy does not stand in for it: nodes keep the
+		// taints their writers give them.
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			cp.srv.ServeHTTP(w, r.WithContext(node.WithoutLifecycleController(r.Context())))
+		})
+	}
 	cp.httpServer = &http.Server{
-		Handler:           cp.srv,
+		Handler:           handler,
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          log.New(io.Discard, "", 0),
 		TLSConfig: &tls.Config{

@@ -447,6 +447,16 @@ func WithControllers(names ...string) Option {
 	return func(o *options) { o.controllers = append(controllers.Selection{}, names...) }
 }
 
+// runs reports whether the control plane runs the kube-controller-manager
+// controller of canonical name name (see WithControllers).
+func (o *options) runs(name string) bool {
+	sel := o.controllers
+	if sel == nil {
+		sel = controllers.DefaultSelection
+	}
+	return sel.Enabled(name)
+}
+
 // WithEnvtestShape starts the control plane in the shape envtest gives
 // (kube-apiserver alone, with no kube-controller-manager, scheduler or
 // kubelets, and with the ServiceAccount admission plugin off, as envtest

@@ -247,3 +247,108 @@ func QuotaStatus(q *corev1.ResourceQuota, usage corev1.ResourceList) corev1.Reso
 	}
 	return st
 }
+
+// AdmitQuotaByStatus is kube-apiserver's ResourceQuota plugin as it runs
+// without kube-controller-manager's resource quota controller (envtest's
+// shape): a quota limits what its status.hard names (nothing until someone
+// writes its status), charged against its status.used. It refuses what
+// AdmitQuota refuses, with status.hard as the limits and status.used as
+// the usage, and a write a quota tracks while its status.used lacks one
+// of the names of its status.hard that the resource uses ("status unknown
+// for quota"). Otherwise it returns, for each quota the write charges, its
+// status.used with the charge added (upstream's plugin writes it to the
+// quota before the object is stored); nil for the others.
+func AdmitQuotaByStatus(gr schema.GroupResource, obj, old runtime.Object, quotas []corev1.ResourceQuota) ([]corev1.ResourceList, error) {
+	delta := QuotaUsage(gr, obj)
+	if old != nil {
+		delta = quota.RemoveZeros(quota.SubtractWithNonNegativeResult(delta, QuotaUsage(gr, old)))
+	}
+	order := make([]int, len(quotas))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return quotas[order[a]].Name < quotas[order[b]].Name })
+	var charged []int
+	for _, i := range order {
+		q := &quotas[i]
+		var restricted []string
+		for name := range q.Status.Hard {
+			if quotaNameCovers(string(name), gr) {
+				restricted = append(restricted, string(name))
+			}
+		}
+		if len(restricted) == 0 {
+			continue
+		}
+		if in, err := QuotaScopesMatch(q, gr, obj); err != nil {
+			return nil, fmt.Errorf("failed quota: %s: %w", q.Name, err)
+		} else if !in {
+			continue
+		}
+		sort.Strings(restricted)
+		if pod, ok := obj.(*corev1.Pod); ok && old == nil {
+			names := make([]corev1.ResourceName, len(restricted))
+			for j, n := range restricted {
+				names[j] = corev1.ResourceName(n)
+			}
+			if err := podConstraints(pod, names); err != nil {
+				return nil, fmt.Errorf("failed quota: %s: %w", q.Name, err)
+			}
+		}
+		for _, n := range restricted {
+			if _, ok := q.Status.Used[corev1.ResourceName(n)]; !ok {
+				return nil, fmt.Errorf("status unknown for quota: %s, resources: %s", q.Name, strings.Join(restricted, ","))
+			}
+		}
+		charged = append(charged, i)
+	}
+	out := make([]corev1.ResourceList, len(quotas))
+	for _, i := range charged {
+		q := &quotas[i]
+		requested := quota.Mask(delta, quota.ResourceNames(q.Status.Hard))
+		if len(requested) == 0 {
+			continue
+		}
+		newUsage := quota.Add(q.Status.Used, requested)
+		masked := quota.Mask(newUsage, quota.ResourceNames(requested))
+		if ok, exceeded := quota.LessThanOrEqual(masked, q.Status.Hard); !ok {
+			return nil, fmt.Errorf("exceeded quota: %s, requested: %s, used: %s, limited: %s", q.Name,
+				prettyResources(quota.Mask(requested, exceeded)), prettyResources(quota.Mask(q.Status.Used, exceeded)), prettyResources(quota.Mask(q.Status.Hard, exceeded)))
+		}
+		out[i] = newUsage
+	}
+	return out, nil
+}
+
+// quotaNameCovers reports whether kube-apiserver's quota evaluator of
+// resource gr matches the quota resource name (its MatchingResources):
+// the object count count/<resource>[.<group>], and the legacy and compute
+// names each core resource's evaluator knows.
+func quotaNameCovers(name string, gr schema.GroupResource) bool {
+	count := "count/" + gr.Resource
+	if gr.Group != "" {
+		count += "." + gr.Group
+	}
+	if name == count {
+		return true
+	}
+	if gr.Group != "" {
+		return false
+	}
+	switch gr.Resource {
+	case "pods":
+		switch name {
+		case "pods", "cpu", "memory", "ephemeral-storage":
+			return true
+		}
+		return (strings.HasPrefix(name, "requests.") && name != "requests.storage") ||
+			strings.HasPrefix(name, "limits.") || strings.HasPrefix(name, "hugepages-")
+	case "services":
+		return name == "services" || name == "services.loadbalancers" || name == "services.nodeports"
+	case "persistentvolumeclaims":
+		return name == "persistentvolumeclaims" || name == "requests.storage" || strings.Contains(name, ".storageclass.storage.k8s.io/")
+	case "configmaps", "secrets", "replicationcontrollers", "resourcequotas":
+		return name == gr.Resource
+	}
+	return false
+}

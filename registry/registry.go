@@ -35,6 +35,12 @@ type Config struct {
 	// plugin off, as envtest's --disable-admission-plugins=ServiceAccount
 	// does: pods need no ServiceAccount and get no API access volume.
 	DisableServiceAccountAdmission bool
+	// NoResourceQuotaController says kube-controller-manager's resource
+	// quota controller does not run (envtest's shape): a quota's status is
+	// then what clients write to it, and the ResourceQuota admission plugin
+	// limits what its status.hard names and charges its status.used, as
+	// kube-apiserver's alone does.
+	NoResourceQuotaController bool
 	// SharedStore says other control planes write to Store too (an etcd
 	// shared between processes): the views that follow commits are then
 	// fed by ObserveStoreEvent, from the store's watch, with every
@@ -71,6 +77,8 @@ type Hooks struct {
 type Registry struct {
 	// noServiceAccountAdmission is Config.DisableServiceAccountAdmission.
 	noServiceAccountAdmission bool
+	// noQuotaController is Config.NoResourceQuotaController.
+	noQuotaController bool
 	// shared is Config.SharedStore.
 	shared bool
 	store  store.Interface
@@ -100,7 +108,7 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("registry: Config.Store is required")
 	}
-	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), noServiceAccountAdmission: cfg.DisableServiceAccountAdmission, shared: cfg.SharedStore}
+	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), noServiceAccountAdmission: cfg.DisableServiceAccountAdmission, noQuotaController: cfg.NoResourceQuotaController, shared: cfg.SharedStore}
 	if r.log == nil {
 		r.log = slog.Default()
 	}

@@ -4,7 +4,9 @@ package registry
 // quota, and kube-controller-manager's resource quota controller keeps
 // status.used current; here both recompute a namespace's usage from the
 // store, when an object is created and after every commit in a namespace
-// that has quotas.
+// that has quotas. Without the controller (Config.NoResourceQuotaController)
+// the plugin works as kube-apiserver's alone: against each quota's status,
+// which it charges (admitQuotaByStatus).
 
 import (
 	"errors"
@@ -183,8 +185,9 @@ func (s *Registry) namespaceUsages(ns string, quotas []corev1.ResourceQuota, cou
 }
 
 // admitQuota is the ResourceQuota admission plugin on a create of o, or
-// an update of old to o (old nil on a create).
-func (s *Registry) admitQuota(c *Request, o, old *Object) error {
+// an update of old to o (old nil on a create); dry says the write is a
+// dry run.
+func (s *Registry) admitQuota(c *Request, o, old *Object, dry bool) error {
 	if !c.Res.Namespaced || o.Meta.GetNamespace() == "" {
 		return nil
 	}
@@ -194,7 +197,9 @@ func (s *Registry) admitQuota(c *Request, o, old *Object) error {
 	}
 	tracked := false
 	for i := range quotas {
-		tracked = tracked || admissionplugins.QuotaTracks(&quotas[i], c.Res.GR, o.Obj)
+		// Without the controller, what a quota limits is what its status
+		// says: AdmitQuotaByStatus matches quotas itself.
+		tracked = tracked || s.noQuotaController || admissionplugins.QuotaTracks(&quotas[i], c.Res.GR, o.Obj)
 	}
 	if !tracked {
 		return nil
@@ -208,6 +213,9 @@ func (s *Registry) admitQuota(c *Request, o, old *Object) error {
 		if quotas, err = s.resourceQuotas(o.Meta.GetNamespace()); err != nil {
 			return err
 		}
+	}
+	if s.noQuotaController {
+		return s.admitQuotaByStatus(c, o, old, quotas, dry)
 	}
 	used, err := s.namespaceUsages(o.Meta.GetNamespace(), quotas, func(q *corev1.ResourceQuota) bool {
 		return admissionplugins.QuotaTracks(q, c.Res.GR, o.Obj)
@@ -230,9 +238,70 @@ func (s *Registry) admitQuota(c *Request, o, old *Object) error {
 	return nil
 }
 
+// admitQuotaByStatus is kube-apiserver's ResourceQuota admission plugin
+// without the resource quota controller: it checks a write against the
+// quotas' status.hard and status.used and, unless the write is a dry run,
+// writes each charged quota's new status.used before the object is stored,
+// as kube-apiserver's own update of the quota's status (managedFields
+// manager kube-apiserver, subresource status). Nothing gives back what a
+// deleted object used.
+func (s *Registry) admitQuotaByStatus(c *Request, o, old *Object, quotas []corev1.ResourceQuota, dry bool) error {
+	var oldObj runtime.Object
+	if old != nil {
+		oldObj = old.Obj
+	}
+	used, err := admissionplugins.AdmitQuotaByStatus(c.Res.GR, o.Obj, oldObj, quotas)
+	if err != nil {
+		return apierrors.NewForbidden(c.Res.GR, o.Meta.GetName(), err)
+	}
+	if dry {
+		return nil
+	}
+	for i := range quotas {
+		if used[i] == nil || quota.Equals(used[i], quotas[i].Status.Used) {
+			continue
+		}
+		q := &quotas[i]
+		qc := s.internalCall("", "v1", "resourcequotas", q.Namespace, q.Name, "update")
+		qc.Info.Subresource = "status"
+		charged := used[i]
+		_, _, err := s.updateKey(qc, qc.Key(), q.Name, internalWrite, false, func(cur *Object) (*Object, error) {
+			stored := cur.Obj.(*corev1.ResourceQuota)
+			if stored.ResourceVersion != q.ResourceVersion {
+				// Changed since the quotas were read: upstream's update
+				// conflicts and its plugin checks again.
+				return nil, errQuotaChanged
+			}
+			next := stored.DeepCopy()
+			next.Status.Used = charged
+			out := &Object{Obj: next, Meta: next}
+			qc.Res.recordServerWrite("status", stored, out)
+			return out, nil
+		})
+		if errors.Is(err, errQuotaChanged) {
+			fresh, lerr := s.resourceQuotas(o.Meta.GetNamespace())
+			if lerr != nil {
+				return lerr
+			}
+			return s.admitQuotaByStatus(c, o, old, fresh, dry)
+		}
+		if err != nil && !errors.Is(err, store.ErrUnchanged) {
+			return err
+		}
+	}
+	return nil
+}
+
+// errQuotaChanged says a quota changed between admission's read and its
+// charge.
+var errQuotaChanged = errors.New("resource quota changed")
+
 // refreshQuotas brings the status of a namespace's quotas up to date, as
-// the resource quota controller does.
+// the resource quota controller does (nothing without it).
 func (s *Registry) refreshQuotas(ns string) {
+	if s.noQuotaController {
+		return
+	}
 	quotas, err := s.resourceQuotas(ns)
 	if err != nil || len(quotas) == 0 {
 		return

@@ -78,7 +78,7 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if err := s.admitValidating(c, admission.Create, o, nil, dry, nil); err != nil {
 		return nil, err
 	}
-	if err := s.admitQuota(c, o, nil); err != nil {
+	if err := s.admitQuota(c, o, nil, dry); err != nil {
 		return nil, err
 	}
 	key := ObjectKey(o.Meta.GetNamespace(), o.Meta.GetName())
@@ -284,7 +284,7 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		if mode == mainWrite && c.subresource() != "scale" {
 			// ResourceQuota charges what an update adds (a bigger claim,
 			// a Service turned LoadBalancer).
-			if err := s.admitQuota(c, o, old); err != nil {
+			if err := s.admitQuota(c, o, old, dry); err != nil {
 				return store.Write{}, err
 			}
 		}

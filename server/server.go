@@ -54,6 +54,8 @@ type Config struct {
 	// DisableServiceAccountAdmission turns the ServiceAccount admission
 	// plugin off (see registry.Config).
 	DisableServiceAccountAdmission bool
+	// NoResourceQuotaController is registry.Config's.
+	NoResourceQuotaController bool
 	// SharedStore says other processes write to Store too (see
 	// registry.Config.SharedStore).
 	SharedStore bool
@@ -149,7 +151,7 @@ func New(cfg Config) (*Server, error) {
 		s.now = time.Now
 	}
 	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
-		DisableServiceAccountAdmission: cfg.DisableServiceAccountAdmission, SharedStore: cfg.SharedStore})
+		DisableServiceAccountAdmission: cfg.DisableServiceAccountAdmission, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

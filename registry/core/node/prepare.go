@@ -10,11 +10,12 @@ import (
 
 // PrepareForCreate is the TaintNodesByCondition admission plugin, which
 // taints a new node not ready until its kubelet says otherwise, followed at
-// once by the node lifecycle controller's pass (see conditionTaints). The
+// once by the node lifecycle controller's pass (see conditionTaints) unless
+// the control plane runs none (WithoutLifecycleController). The
 // status the client sent is kept, less its config: upstream clears it and
 // spec.configSource, whose feature is removed. The spec's fields of
 // default-off gates are cleared (dropDisabledSpecFields).
-func (nodeStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+func (nodeStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	n := obj.(*corev1.Node)
 	n.Spec.ConfigSource = nil
 	n.Status.Config = nil
@@ -23,29 +24,53 @@ func (nodeStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	if !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&notReady) }) {
 		n.Spec.Taints = append(n.Spec.Taints, notReady)
 	}
-	conditionTaints(n)
+	if lifecycleController(ctx) {
+		conditionTaints(n)
+	}
 }
 
 // PrepareForUpdate clears the spec's fields of default-off gates the
 // stored node does not use, and spec.configSource unless the stored node
 // has one (as upstream, which keeps it then), and runs the node lifecycle
-// controller's pass (see conditionTaints).
-func (nodeStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+// controller's pass (see conditionTaints) unless the control plane runs
+// none.
+func (nodeStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	if old.(*corev1.Node).Spec.ConfigSource == nil {
 		obj.(*corev1.Node).Spec.ConfigSource = nil
 	}
 	dropDisabledSpecFields(&obj.(*corev1.Node).Spec, &old.(*corev1.Node).Spec)
-	conditionTaints(obj.(*corev1.Node))
+	if lifecycleController(ctx) {
+		conditionTaints(obj.(*corev1.Node))
+	}
 }
 
 // PrepareForStatusUpdate clears status.config unless the stored node has
 // one, as upstream's node status strategy, and runs the node lifecycle
 // controller's pass, as PrepareForUpdate does.
-func (nodeStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Object) {
+func (nodeStrategy) PrepareForStatusUpdate(ctx context.Context, obj, old runtime.Object) {
 	if old.(*corev1.Node).Status.Config == nil {
 		obj.(*corev1.Node).Status.Config = nil
 	}
-	conditionTaints(obj.(*corev1.Node))
+	if lifecycleController(ctx) {
+		conditionTaints(obj.(*corev1.Node))
+	}
+}
+
+// noLifecycleKey marks a context (see WithoutLifecycleController).
+type noLifecycleKey struct{}
+
+// WithoutLifecycleController marks ctx as a request to a control plane that
+// runs no node lifecycle controller (envtest's shape): the strategy then
+// keeps the taints a client writes, as kube-apiserver alone does, and only
+// the TaintNodesByCondition plugin taints a new node not ready.
+func WithoutLifecycleController(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noLifecycleKey{}, true)
+}
+
+// lifecycleController reports whether the strategy stands in for the node
+// lifecycle controller in a request of context ctx.
+func lifecycleController(ctx context.Context) bool {
+	return ctx == nil || ctx.Value(noLifecycleKey{}) == nil
 }
 
 // conditionTaints is what kube-controller-manager's node lifecycle
