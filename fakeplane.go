@@ -387,7 +387,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// moment after they are created, as on a cluster). With the embedded
 	// store, their first sync runs inside the bootstrap transaction, their
 	// writes committed with it.
-	awaited := []string{"serviceaccount-controller", "root-ca-certificate-publisher-controller", authTrust.Name()}
+	// So do kube-apiserver's own status writers of the bootstrap FlowSchemas
+	// and the default ServiceCIDR: a client never sees them without their
+	// conditions, and no write of theirs lands after Start.
+	awaited := []string{"serviceaccount-controller", "root-ca-certificate-publisher-controller", authTrust.Name(),
+		"priority-and-fairness-config-consumer", "kubernetes-service-cidr-controller"}
 	var first, rest []controllers.Controller
 	for _, c := range ctrls {
 		if slices.Contains(awaited, c.Name()) {

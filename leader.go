@@ -74,9 +74,16 @@ const (
 )
 
 // isAPIServerController reports whether a controller of controllers.Default
-// is kube-apiserver's own (apiextensions-apiserver's CRD finalizer), which
-// every control plane runs.
-func isAPIServerController(name string) bool { return name == "crd-finalizer" }
+// is kube-apiserver's own (apiextensions-apiserver's CRD finalizer, the
+// FlowSchema and default ServiceCIDR status writers), which every control
+// plane runs.
+func isAPIServerController(name string) bool {
+	switch name {
+	case "crd-finalizer", "priority-and-fairness-config-consumer", "kubernetes-service-cidr-controller":
+		return true
+	}
+	return false
+}
 
 // elector runs a piece of work (the controllers) only while this process
 // holds its Lease, starting it again for each term it wins.

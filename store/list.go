@@ -45,9 +45,11 @@ func (s *Store) List(resource string, opts ListOptions) (*ListResult, error) {
 // Value aliasing bbolt memory (see Visit). The result has no Items.
 func (s *Store) list(resource string, opts ListOptions, visit func(Object) error) (*ListResult, error) {
 	tx, rev, err := s.begin()
-	if err == nil && opts.Revision > 0 && s.historyBehind(rev) {
+	if err == nil && opts.Revision > 0 && opts.Revision < rev && s.historyBehind(rev) {
 		// A list at a past revision reads the history bucket, which must
-		// hold the entries of every commit this transaction sees.
+		// hold the entries of every commit this transaction sees. (One at
+		// the transaction's own revision does not: inside a Bulk write,
+		// whose lock beginWithHistory would wait for, that is every list.)
 		s.endRead(tx)
 		tx, rev, err = s.beginWithHistory()
 	}
