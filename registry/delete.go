@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -42,6 +43,11 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 		}
 		uid = o.Meta.GetUID()
 		if p := opts.Preconditions; p != nil {
+			if _, ok := o.Obj.(*corev1.Namespace); ok {
+				if err := namespacePreconditions(c.Res.GR, name, p, o); err != nil {
+					return store.Write{}, err
+				}
+			}
 			// Upstream's storage precondition check names the kind, not the resource.
 			kindGR := schema.GroupResource{Group: c.Res.Group, Resource: c.Res.Kind}
 			if p.UID != nil && *p.UID != o.Meta.GetUID() {
@@ -58,6 +64,17 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 		if pending {
 			return store.Write{}, store.ErrUnchanged
 		}
+		// A namespace's first delete only marks it, whatever its
+		// finalizers; a later delete removes it once its spec.finalizers
+		// are gone and changes nothing before (upstream's namespace REST
+		// answers the object as it is, without delete admission).
+		firstNamespaceDelete := false
+		if ns, ok := o.Obj.(*corev1.Namespace); ok {
+			firstNamespaceDelete = ns.DeletionTimestamp == nil
+			if !firstNamespaceDelete && len(ns.Spec.Finalizers) > 0 {
+				return store.Write{}, store.ErrUnchanged
+			}
+		}
 		// Upstream's storage runs delete admission on the stored object,
 		// once the preconditions hold.
 		if err := s.admitDelete(c, stored, opts); err != nil {
@@ -66,7 +83,7 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 		if fins, changed := deletionFinalizers(o.Meta.GetFinalizers(), opts, gcPolicy(c)); changed {
 			o.Meta.SetFinalizers(fins)
 		}
-		marked := s.markForDeletion(c, o)
+		marked := s.markForDeletion(c, o) || firstNamespaceDelete
 		finalizing := len(o.Meta.GetFinalizers()) > 0
 		// A dry run of a graceful delete due at once answers as the
 		// removal would; any other graceful delete writes the mark.
@@ -74,9 +91,16 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 			if o.Meta.GetDeletionTimestamp() == nil {
 				now := metav1.NewTime(s.now().Truncate(timePrecision))
 				o.Meta.SetDeletionTimestamp(&now)
-				if c.Res.Resource.Resource != "namespaces" {
+				if !marked {
+					// Upstream's markAsDeleting: due at once, waiting for
+					// finalizers, a tracked generation bumped. (The
+					// namespace and CRD storages mark theirs with the
+					// timestamp alone.)
 					zero := int64(0)
 					o.Meta.SetDeletionGracePeriodSeconds(&zero)
+					if gen := o.Meta.GetGeneration(); gen > 0 {
+						o.Meta.SetGeneration(gen + 1)
+					}
 				}
 			}
 			// A graceful deletion with no time left and nothing to wait
@@ -251,4 +275,16 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// namespacePreconditions is the precondition check of upstream's namespace
+// REST, which runs before its storage's and words its conflicts its own way.
+func namespacePreconditions(gr schema.GroupResource, name string, p *metav1.Preconditions, o *Object) error {
+	if p.UID != nil && *p.UID != o.Meta.GetUID() {
+		return apierrors.NewConflict(gr, name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, o.Meta.GetUID()))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != o.Meta.GetResourceVersion() {
+		return apierrors.NewConflict(gr, name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, o.Meta.GetResourceVersion()))
+	}
+	return nil
 }

@@ -15,6 +15,19 @@ func ErrConflict(gr schema.GroupResource, name string) error {
 	return apierrors.NewConflict(gr, name, errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 }
 
+// errAlreadyExists is the 409 of a create whose name is taken by the stored
+// object existing. As upstream's generic store, it prefixes the message with
+// "object is being deleted: " when that object has a deletionTimestamp (it
+// waits for finalizers or a grace period); reason and details stay those of
+// AlreadyExists.
+func errAlreadyExists(gr schema.GroupResource, name string, existing []byte) error {
+	err := apierrors.NewAlreadyExists(gr, name)
+	if terminating(existing) {
+		err.ErrStatus.Message = "object is being deleted: " + err.ErrStatus.Message
+	}
+	return err
+}
+
 // ErrUnknown is kube-apiserver's answer for an error that is not an API
 // status (its ErrorToAPIStatus): 500 with the error's text and no reason.
 func ErrUnknown(err error) error {

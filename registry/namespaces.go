@@ -19,7 +19,8 @@ import (
 // cluster CA (by controllers.RootCACertPublisher).
 const RootCAConfigMapName = "kube-root-ca.crt"
 
-// terminating reports whether a stored namespace is being deleted.
+// terminating reports whether a stored object (a namespace, or any object
+// holding a name) is being deleted: it has a deletionTimestamp.
 func terminating(data []byte) bool {
 	if !mayNameField(data, "deletiontimestamp") {
 		return false // (most namespaces, checked on every create in them)

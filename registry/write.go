@@ -86,8 +86,8 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		return nil, errRVSetOnCreate()
 	}
 	if dry {
-		if _, err := s.store.Get(c.Res.Bucket, key); err == nil {
-			return nil, apierrors.NewAlreadyExists(c.Res.GR, o.Meta.GetName())
+		if cur, err := s.store.Get(c.Res.Bucket, key); err == nil {
+			return nil, errAlreadyExists(c.Res.GR, o.Meta.GetName(), cur.Value)
 		}
 		b, err := Encode(o.Obj)
 		if err != nil || c.Res.conv == nil {
@@ -113,7 +113,7 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	again := false
 	_, cur, err := s.store.Update(c.Res.Bucket, key, func(cur *store.Object) (store.Write, error) {
 		if cur != nil {
-			return store.Write{}, apierrors.NewAlreadyExists(c.Res.GR, o.Meta.GetName())
+			return store.Write{}, errAlreadyExists(c.Res.GR, o.Meta.GetName(), cur.Value)
 		}
 		if again && c.unallocated != nil {
 			// Called again with the key still absent: another process

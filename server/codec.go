@@ -40,7 +40,7 @@ type mediaChoice struct {
 }
 
 // negotiate picks the response format for an answer that is not a resource
-// (errors, discovery, Table bodies): JSON or YAML, never protobuf, chosen
+// (discovery, Table bodies): JSON or YAML, never protobuf, chosen
 // among the Accept header's clauses by their q-weights as negotiateFor does.
 // An empty header means JSON.
 func negotiate(accept string) (mediaChoice, bool) {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/fakeplane/fakeplane/registry"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
@@ -28,7 +30,13 @@ func statusOf(err error) metav1.Status {
 	return st
 }
 
-// writeError writes err as a Status body with its code.
+// writeError writes err as a Status body with its code, in the encoding
+// kube-apiserver negotiates for errors (responsewriters.ErrorNegotiated):
+// JSON, YAML or protobuf, whichever Accept clause comes first by weight
+// among those naming no meta.k8s.io transformation, for any endpoint
+// (custom resources, whose objects have no protobuf encoding, and
+// non-resource paths such as /version included). Protobuf is the v1 Status
+// in the Kubernetes envelope, as client-go's protobuf clients decode it.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	st := statusOf(err)
 	code := int(st.Code)
@@ -38,32 +46,71 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(st.Details.RetryAfterSeconds))
 	}
-	if r != nil && !errorAcceptable(r.Header.Get("Accept")) {
-		// kube-apiserver negotiates an error's encoding without the
-		// meta.k8s.io transformations (as=Table, as=PartialObjectMetadata);
-		// when no clause of the Accept header is left it writes indented
-		// JSON without a final newline (responsewriters.WriteRawJSON).
-		b, err := json.MarshalIndent(&st, "", "  ")
+	mt := mediaJSON
+	if r != nil {
+		m, ok := errorMediaType(r.Header.Get("Accept"))
+		if !ok {
+			// kube-apiserver negotiates an error's encoding without the
+			// meta.k8s.io transformations (as=Table, as=PartialObjectMetadata);
+			// when no clause of the Accept header is left it writes indented
+			// JSON without a final newline (responsewriters.WriteRawJSON).
+			b, err := json.MarshalIndent(&st, "", "  ")
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("Content-Type", mediaJSON)
+			if w.Header().Get("Cache-Control") == "" {
+				w.Header().Set("Cache-Control", "no-cache, private")
+			}
+			w.WriteHeader(code)
+			_, _ = w.Write(b)
+			return
+		}
+		mt = m
+	}
+	if mt == mediaProtobuf {
+		b, err := statusProtobuf(&st)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		w.Header().Set("Content-Type", mediaJSON)
 		if w.Header().Get("Cache-Control") == "" {
 			w.Header().Set("Cache-Control", "no-cache, private")
 		}
+		w.Header().Set("Content-Type", mediaProtobuf)
 		w.WriteHeader(code)
 		_, _ = w.Write(b)
 		return
 	}
-	writeJSONOrYAML(w, r, code, &st)
+	b, err := json.Marshal(&st)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeBytes(w, r, code, mt, b)
 }
 
-// errorAcceptable reports whether an Accept header names a media type an
-// error can be encoded in, transformations aside.
-func errorAcceptable(accept string) bool {
-	_, ok := negotiation.NegotiateMediaTypeOptions(accept, resourceSerializers(), negotiation.DefaultEndpointRestrictions)
-	return ok
+// errorMediaType is the media type kube-apiserver encodes an error in for
+// an Accept header (an empty one means JSON), false when no clause names
+// one it can encode an error in.
+func errorMediaType(accept string) (string, bool) {
+	opts, ok := negotiation.NegotiateMediaTypeOptions(accept, resourceSerializers(), negotiation.DefaultEndpointRestrictions)
+	if !ok {
+		return "", false
+	}
+	return opts.Accepted.MediaType, true
+}
+
+// statusProtobuf encodes a Status as kube-apiserver's protobuf serializer
+// does: the metav1.Status message in the envelope, typed v1 Status (the
+// group/version of every error body, custom resources' included).
+func statusProtobuf(st *metav1.Status) ([]byte, error) {
+	msg, err := st.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return registry.ProtobufEnvelope("v1", "Status", msg)
 }
 
 // writeJSONOrYAML encodes v as YAML when the client asked only for YAML, JSON otherwise.

@@ -14,13 +14,22 @@ import (
 // VersionInfo is what /version reports.
 type VersionInfo = version.Info
 
-// DefaultVersion is the Kubernetes version fakeplane emulates.
+// EmulatedGitVersion is the kube-apiserver release fakeplane emulates: the
+// release of the k8s.io modules it is built on (go.mod's k8s.io/* v0.37.2).
+const EmulatedGitVersion = "v1.37.2"
+
+// DefaultVersion is the Kubernetes version fakeplane emulates, as
+// kube-apiserver v1.37.2 reports it on /version. GitCommit is what a
+// kube-apiserver built without git metadata reports (component-base's
+// unsubstituted placeholder, as the reference server answers); BuildDate,
+// GoVersion, Compiler and Platform describe this binary, as kube-apiserver's
+// describe its own.
 func DefaultVersion() VersionInfo {
 	return version.Info{
 		Major: "1", Minor: "37",
 		EmulationMajor: "1", EmulationMinor: "37",
 		MinCompatibilityMajor: "1", MinCompatibilityMinor: "36",
-		GitVersion: "v1.37.1", GitCommit: "fakeplane", GitTreeState: "clean",
+		GitVersion: EmulatedGitVersion, GitCommit: "$Format:%H$", GitTreeState: "clean",
 		BuildDate: "2026-11-01T00:00:00Z", GoVersion: runtime.Version(), Compiler: runtime.Compiler,
 		Platform: runtime.GOOS + "/" + runtime.GOARCH,
 	}

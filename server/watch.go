@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -117,7 +118,9 @@ func (e *watchEncoder) protobufFrame(typ string, obj []byte, key string, rev int
 		if err := json.Unmarshal(obj, st); err != nil {
 			return nil, err
 		}
-		st.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("Status"))
+		// An error event's Status is typed v1 Status (metav1's
+		// unversioned registration), as upstream's watch encodes it.
+		st.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Status"})
 		typed = st
 	} else {
 		var err error

@@ -27,6 +27,7 @@ import (
 	"github.com/fakeplane/fakeplane"
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/internal/startgc"
+	"github.com/fakeplane/fakeplane/server"
 	"github.com/fakeplane/fakeplane/store/etcdstore"
 )
 
@@ -59,12 +60,13 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
-// usage is the command's help text, before its flags.
-const usage = `Usage:
+// usage is the command's help text, before its flags. It names the
+// kube-apiserver release fakeplane answers as (its /version).
+var usage = `Usage:
   fakeplane [flags]              serve a Kubernetes control plane on loopback and write an admin kubeconfig
   fakeplane kubeconfig [flags]   write a kubeconfig for another user of a fakeplane started with --data-dir
 
-Run 'fakeplane kubeconfig --help' for the subcommand's flags.
+fakeplane answers as kube-apiserver ` + server.EmulatedGitVersion + `. Run 'fakeplane kubeconfig --help' for the subcommand's flags.
 
 Flags:
 `
