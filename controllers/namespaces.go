@@ -97,7 +97,10 @@ func (c *NamespaceLifecycle) Resources() []string { return []string{namespacesBu
 // once empty. While some still have content, it returns a Requeue.
 func (c *NamespaceLifecycle) Sync(ctx context.Context, events []store.Event) error {
 	for _, ev := range events {
-		if ev.Type == store.Deleted || !terminating(ev.Value) {
+		if ev.Type == store.Deleted || !toEmpty(ev.Value) {
+			// Gone, live, or finalized already (no kubernetes finalizer:
+			// upstream's deleter leaves it alone, Terminating until a
+			// client deletes it again).
 			delete(c.terminating, ev.Key)
 			continue
 		}
@@ -314,4 +317,17 @@ func terminating(data []byte) bool {
 	}
 	_ = json.Unmarshal(data, &ns)
 	return ns.Metadata.DeletionTimestamp != nil
+}
+
+// toEmpty reports whether a stored namespace is being deleted and still
+// holds the kubernetes finalizer, which the namespace controller removes
+// once it has emptied it.
+func toEmpty(data []byte) bool {
+	var ns struct {
+		Spec struct {
+			Finalizers []corev1.FinalizerName `json:"finalizers"`
+		} `json:"spec"`
+	}
+	_ = json.Unmarshal(data, &ns)
+	return terminating(data) && slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
 }

@@ -305,3 +305,25 @@ func TestNamespaceConditionsKeepTransitionTimes(t *testing.T) {
 		t.Fatalf("an unchanged condition's time moved: %+v", c)
 	}
 }
+
+// TestNamespaceLifecycleLeavesFinalizedNamespaces: a terminating namespace
+// without the kubernetes finalizer is not the controller's any more, as
+// upstream's deleter skips it: nothing of it is deleted, no condition is
+// written and it is not finalized (it stays until deleted again).
+func TestNamespaceLifecycleLeavesFinalizedNamespaces(t *testing.T) {
+	reg := &nsRegistry{
+		objects:    map[string]map[string]*unstructured.Unstructured{"configmaps": {}},
+		namespaces: map[string]*corev1.Namespace{},
+	}
+	c := NewNamespaceLifecycle(reg, func() []schema.GroupVersionResource { return []schema.GroupVersionResource{{Version: "v1", Resource: "configmaps"}} }, nil)
+	reg.add("configmaps", "done", "cm")
+	for _, ns := range []*corev1.Namespace{terminatingNamespace("done"), terminatingNamespace("other", "example.com/x")} {
+		reg.namespaces[ns.Name] = ns.DeepCopy()
+		if err := c.Sync(context.Background(), []store.Event{namespaceEvent(t, store.Modified, ns)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(reg.writes) != 0 {
+		t.Fatalf("writes = %v", reg.writes)
+	}
+}
