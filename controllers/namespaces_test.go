@@ -315,7 +315,9 @@ func TestNamespaceLifecycleLeavesFinalizedNamespaces(t *testing.T) {
 		objects:    map[string]map[string]*unstructured.Unstructured{"configmaps": {}},
 		namespaces: map[string]*corev1.Namespace{},
 	}
-	c := NewNamespaceLifecycle(reg, func() []schema.GroupVersionResource { return []schema.GroupVersionResource{{Version: "v1", Resource: "configmaps"}} }, nil)
+	c := NewNamespaceLifecycle(reg, func() []schema.GroupVersionResource {
+		return []schema.GroupVersionResource{{Version: "v1", Resource: "configmaps"}}
+	}, nil)
 	reg.add("configmaps", "done", "cm")
 	for _, ns := range []*corev1.Namespace{terminatingNamespace("done"), terminatingNamespace("other", "example.com/x")} {
 		reg.namespaces[ns.Name] = ns.DeepCopy()
