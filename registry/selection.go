@@ -422,6 +422,11 @@ func listError(err error, opts *metainternalversion.ListOptions, lo store.ListOp
 // the key of its last item.
 func listMeta(sel *Selection, res *store.ListResult, last string) metav1.ListMeta {
 	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
+	if _, single := sel.fields.RequiresExactMatch("metadata.name"); single {
+		// Upstream's store reads the one key a metadata.name selector
+		// names: nothing can follow it, whatever the limit.
+		return lm
+	}
 	if res.More && last != "" {
 		lm.Continue = encodeContinue(res.Revision, last)
 		if sel.Empty() {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"strconv"
+	"strings"
 
 	"github.com/fakeplane/fakeplane/registry"
 
@@ -99,32 +99,29 @@ func (s *Server) deleteCollection(c *call) error {
 		return err
 	}
 	s.DeleteWarnings(c.Request, opts)
-	sel := registry.NewSelection(c.Res, lopts)
-	prefix := ""
-	if c.Namespace != "" {
-		prefix = c.Namespace + "/"
-	}
-	lst, err := s.ListSelected(c.Res, sel, prefix)
+	// As upstream's store: the collection is listed with the request's
+	// list options (resourceVersion, limit and continue included), each
+	// object listed is deleted (one gone meanwhile is skipped), and the
+	// answer is the list as it was listed.
+	lm, stored, items, err := s.ListServed(c.Request, lopts)
 	if err != nil {
-		return apierrors.NewInternalError(err)
+		return err
 	}
-	var items [][]byte
-	for _, it := range lst.Items {
-		o, err := c.Res.DecodeStored(it.Value)
-		if err != nil {
-			return apierrors.NewInternalError(err)
+	for _, it := range stored {
+		name := it.Key
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			name = name[i+1:]
 		}
-		out, _, err := s.DeleteObject(c.Request, it.Key, o.Meta.GetName(), opts)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
+		if _, _, err := s.DeleteObject(c.Request, it.Key, name, opts); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		items = append(items, out)
 	}
 	var buf bytes.Buffer
-	writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, metav1.ListMeta{ResourceVersion: strconv.FormatInt(s.Store().CurrentRevision(), 10)}, items, c.Res.Typed != nil)
-	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
+	writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, lm, items, c.Res.Typed != nil)
+	kind := c.media.kind
+	if kind != mediaYAML {
+		kind = mediaJSON // fakeplane writes its other answers in JSON too
+	}
+	writeBytes(c.w, c.r, http.StatusOK, kind, buf.Bytes())
 	return nil
 }
