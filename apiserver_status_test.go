@@ -1,6 +1,7 @@
 package fakeplane_test
 
 import (
+	"strings"
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -59,6 +60,18 @@ func TestFlowSchemaDanglingConditionAsKubeAPIServer(t *testing.T) {
 		if string(got.Status) != tc.status || got.Message != tc.message || got.LastTransitionTime.IsZero() || manager != "api-priority-and-fairness-config-consumer-v1" {
 			t.Errorf("%s: condition %+v by %q", tc.name, got, manager)
 		}
+	}
+	// The bootstrap FlowSchemas are the config producer's.
+	exempt, err := fss.Get(ctx, "exempt", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var managers []string
+	for _, e := range exempt.ManagedFields {
+		managers = append(managers, e.Manager+"/"+string(e.Operation)+"/"+e.Subresource)
+	}
+	if want := "api-priority-and-fairness-config-consumer-v1/Apply/status api-priority-and-fairness-config-producer-v1/Update/"; strings.Join(managers, " ") != want {
+		t.Errorf("exempt's managers %v, want %s", managers, want)
 	}
 	// The level created, the condition turns.
 	pl := &flowcontrolv1.PriorityLevelConfiguration{

@@ -333,8 +333,31 @@ func (s *Registry) decodeCreated(data []byte, manager string, fields map[string]
 		} else {
 			s.trackCreate(c, o, data, manager)
 		}
+		if own, ok := bootstrapManagers[c.Res.GR.Group]; ok && manager == serverManager {
+			renameManager(o, serverManager, own)
+		}
 	}
 	return c, o, nil
+}
+
+// bootstrapManagers are, by API group, the field managers of the
+// kube-apiserver components that write the group's bootstrap objects in
+// place of serverManager: the priority and fairness config producer writes
+// the mandatory and suggested FlowSchemas and priority levels.
+var bootstrapManagers = map[string]string{
+	"flowcontrol.apiserver.k8s.io": "api-priority-and-fairness-config-producer-v1",
+}
+
+// renameManager gives o's managedFields entries of manager from to manager
+// to.
+func renameManager(o *Object, from, to string) {
+	entries := o.Meta.GetManagedFields()
+	for i := range entries {
+		if entries[i].Manager == from {
+			entries[i].Manager = to
+		}
+	}
+	o.Meta.SetManagedFields(entries)
 }
 
 // createWithFields creates an object given as JSON, as the server itself
