@@ -3,6 +3,7 @@ package fakeplane_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -115,5 +116,24 @@ func TestDefaultServiceCIDRReadyAsKubeAPIServer(t *testing.T) {
 	const fields = `{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:status":{},"f:type":{}}}}}`
 	if entry == nil || entry.Manager != "kubernetes-service-cidr-controller" || entry.Operation != metav1.ManagedFieldsOperationApply || string(entry.FieldsV1.Raw) != fields {
 		t.Errorf("status entry %+v", entry)
+	}
+}
+
+// TestLegacyTokenTrackingConfigMap: kube-apiserver records in kube-system
+// the day (UTC, on the control plane's clock) it began tracking legacy
+// service account tokens, as refplane shows.
+func TestLegacyTokenTrackingConfigMap(t *testing.T) {
+	t.Parallel()
+	day := time.Date(2030, 1, 2, 23, 30, 0, 0, time.FixedZone("x", -2*3600)) // 2030-01-03 in UTC
+	cp := fakeplane.Start(t, fakeplane.WithClock(func() time.Time { return day }))
+	cm, err := clientset(t, cp).CoreV1().ConfigMaps("kube-system").Get(ctxT(t), "kube-apiserver-legacy-service-account-token-tracking", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cm.Data["since"]; got != "2030-01-03" || len(cm.Data) != 1 {
+		t.Errorf("data %v, want since 2030-01-03", cm.Data)
+	}
+	if len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "kube-apiserver" {
+		t.Errorf("managedFields %+v", cm.ManagedFields)
 	}
 }

@@ -503,6 +503,13 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 	if err != nil {
 		return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
+	// kube-apiserver's legacy token tracking controller records the day it
+	// started tracking legacy service account tokens.
+	now := time.Now
+	if cp.opts.clock != nil {
+		now = cp.opts.clock
+	}
+	boot = append(boot, legacyTokenTracking(now()))
 	if cp.opts.nodes > 0 {
 		// A cluster with nodes has a default StorageClass, as kind's has.
 		sc, err := fixtures.StandardStorageClass()
@@ -547,6 +554,14 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 		return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
 	return synced, nil
+}
+
+// legacyTokenTracking is the kube-system ConfigMap in which kube-apiserver
+// records, as "since", the day (UTC) it began tracking legacy service
+// account tokens.
+func legacyTokenTracking(now time.Time) []byte {
+	return []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"kube-apiserver-legacy-service-account-token-tracking","namespace":"kube-system"},"data":{"since":"` +
+		now.UTC().Format("2006-01-02") + `"}}`)
 }
 
 // inBackground runs fn in a goroutine of its own and returns a function
