@@ -34,14 +34,54 @@ const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io"
 // goldenTables is what hack/capture-tables.py recorded from a real v1.37
 // kube-apiserver for the objects of one testdata/tables manifest.
 type goldenTables struct {
-	Now    time.Time `json:"now"`
-	Tables map[string]struct {
-		Columns []metav1.TableColumnDefinition `json:"columns"`
-		Rows    [][]any                        `json:"rows"`
-		// Conditions are the list rows' conditions, when any row has some.
-		Conditions [][]metav1.TableRowCondition `json:"conditions"`
-		Get        map[string][]any             `json:"get"`
-	} `json:"tables"`
+	Now    time.Time              `json:"now"`
+	Tables map[string]goldenTable `json:"tables"`
+}
+
+// goldenTable is one kind's recorded Table: its columns, the rows of its
+// list and of gets of some of its objects.
+type goldenTable struct {
+	Columns []metav1.TableColumnDefinition `json:"columns"`
+	Rows    [][]any                        `json:"rows"`
+	// Conditions are the list rows' conditions, when any row has some.
+	Conditions [][]metav1.TableRowCondition `json:"conditions"`
+	Get        map[string][]any             `json:"get"`
+}
+
+// compareRecordedTable compares the Table of collection coll, listed and
+// then got object by object, with want's rows and row conditions, its
+// cells normalized with cols (nil: the Table's own columns) as of now.
+func compareRecordedTable(t *testing.T, rc *rest.RESTClient, key, coll string, want goldenTable, cols []metav1.TableColumnDefinition, now time.Time) *metav1.Table {
+	t.Helper()
+	got := getTable(t, rc, coll, "tref=1")
+	if cols == nil {
+		cols = got.ColumnDefinitions
+	}
+	var rows [][]any
+	for _, r := range got.Rows {
+		rows = append(rows, normalizeCells(r.Cells, cols, now))
+	}
+	compareRows(t, key+" list", rows, want.Rows)
+	if len(got.Rows) == len(want.Rows) {
+		for i, r := range got.Rows {
+			var wantConds []metav1.TableRowCondition
+			if want.Conditions != nil {
+				wantConds = want.Conditions[i]
+			}
+			if !reflect.DeepEqual(r.Conditions, wantConds) {
+				t.Errorf("%s list row %d conditions: got %+v, want %+v", key, i, r.Conditions, wantConds)
+			}
+		}
+	}
+	for name, wantCells := range want.Get {
+		one := getTable(t, rc, coll+"/"+name, "")
+		if len(one.Rows) != 1 {
+			t.Errorf("%s get %s: %d rows", key, name, len(one.Rows))
+			continue
+		}
+		compareRows(t, key+" get "+name, [][]any{normalizeCells(one.Rows[0].Cells, cols, now)}, [][]any{wantCells})
+	}
+	return got
 }
 
 var (
@@ -98,12 +138,13 @@ func TestBuiltinTables(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The reference rows are of objects as written, which the
-			// workload controllers would change (statuses, pods, bindings).
+			// workload controllers would change (statuses, pods, bindings);
+			// its quotas' usage is the resource quota controller's.
 			cp := fakeplane.Start(t, fakeplane.WithClock(func() time.Time { return golden.Now }), fakeplane.WithControllers("*",
 				"-daemonset-controller", "-statefulset-controller", "-persistentvolume-binder-controller", "-node-lifecycle-controller",
 				"-deployment-controller", "-replicaset-controller", "-replicationcontroller-controller", "-job-controller",
 				"-cronjob-controller", "-endpoints-controller", "-endpointslice-controller", "-disruption-controller",
-				"-resourcequota-controller", "-ttl-after-finished-controller"))
+				"-ttl-after-finished-controller"))
 			objs := createTableObjects(t, cp, manifest)
 			rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
 			if err != nil {
@@ -115,33 +156,9 @@ func TestBuiltinTables(t *testing.T) {
 					t.Errorf("%s: no objects of this kind in %s", key, manifest)
 					continue
 				}
-				got := getTable(t, rc, coll, "tref=1")
+				got := compareRecordedTable(t, rc, key, coll, want, want.Columns, golden.Now)
 				if !reflect.DeepEqual(got.ColumnDefinitions, want.Columns) {
 					t.Errorf("%s columns:\n got %s\nwant %s", key, columnsString(got.ColumnDefinitions), columnsString(want.Columns))
-				}
-				var rows [][]any
-				for _, r := range got.Rows {
-					rows = append(rows, normalizeCells(r.Cells, want.Columns, golden.Now))
-				}
-				compareRows(t, key+" list", rows, want.Rows)
-				if len(got.Rows) == len(want.Rows) {
-					for i, r := range got.Rows {
-						var wantConds []metav1.TableRowCondition
-						if want.Conditions != nil {
-							wantConds = want.Conditions[i]
-						}
-						if !reflect.DeepEqual(r.Conditions, wantConds) {
-							t.Errorf("%s list row %d conditions: got %+v, want %+v", key, i, r.Conditions, wantConds)
-						}
-					}
-				}
-				for name, wantCells := range want.Get {
-					one := getTable(t, rc, coll+"/"+name, "")
-					if len(one.Rows) != 1 {
-						t.Errorf("%s get %s: %d rows", key, name, len(one.Rows))
-						continue
-					}
-					compareRows(t, key+" get "+name, [][]any{normalizeCells(one.Rows[0].Cells, want.Columns, golden.Now)}, [][]any{wantCells})
 				}
 			}
 			for key := range objs.collections {
