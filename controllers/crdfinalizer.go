@@ -99,7 +99,7 @@ func NewCRDFinalizer(reg registry.Interface, log *slog.Logger) *CRDFinalizer {
 	return &CRDFinalizer{
 		reg:          reg,
 		log:          log,
-		user:         &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}},
+		user:         apiserverUser(),
 		now:          time.Now,
 		PollInterval: 200 * time.Millisecond,
 		StartDelay:   crdStartDelay,

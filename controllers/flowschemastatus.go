@@ -11,7 +11,6 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -63,7 +62,7 @@ func NewFlowSchemaStatus(reg registry.Interface, now func() time.Time, log *slog
 	}
 	return &FlowSchemaStatus{
 		reg: reg, log: log, now: now,
-		user:    &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}},
+		user:    apiserverUser(),
 		schemas: map[string]*flowcontrolv1.FlowSchema{},
 		levels:  map[string]bool{},
 	}
@@ -97,8 +96,7 @@ func (c *FlowSchemaStatus) Sync(ctx context.Context, events []store.Event) error
 			c.schemas[ev.Key] = fs
 		}
 	}
-	applier, ok := c.reg.(registry.Applier)
-	if !ok {
+	if _, ok := c.reg.(registry.Applier); !ok {
 		return nil
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), apfConsumerManager)
@@ -109,16 +107,10 @@ func (c *FlowSchemaStatus) Sync(ctx context.Context, events []store.Event) error
 			continue
 		}
 		want.LastTransitionTime = metav1.NewTime(c.now())
-		applied := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": flowcontrolv1.SchemeGroupVersion.String(),
-			"kind":       "FlowSchema",
-			"metadata":   map[string]any{"name": name},
-			"status": map[string]any{"conditions": []any{map[string]any{
-				"type": string(want.Type), "status": string(want.Status), "reason": want.Reason, "message": want.Message,
-				"lastTransitionTime": want.LastTransitionTime.UTC().Format(time.RFC3339),
-			}}},
-		}}
-		out, err := applier.ApplySubresource(ctx, flowSchemasGVR, "status", "", name, applied, true)
+		out, err := applyStatusCondition(ctx, c.reg, flowSchemasGVR, "FlowSchema", name, map[string]any{
+			"type": string(want.Type), "status": string(want.Status), "reason": want.Reason, "message": want.Message,
+			"lastTransitionTime": want.LastTransitionTime.UTC().Format(time.RFC3339),
+		})
 		switch {
 		case apierrors.IsNotFound(err):
 			delete(c.schemas, name) // its deletion is coming

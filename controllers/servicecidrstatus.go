@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -60,7 +59,7 @@ func NewDefaultServiceCIDRStatus(reg registry.Interface, now func() time.Time, l
 		now = time.Now
 	}
 	return &DefaultServiceCIDRStatus{reg: reg, log: log, now: now,
-		user: &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}}}
+		user: apiserverUser()}
 }
 
 // Name implements Controller.
@@ -87,22 +86,18 @@ func (c *DefaultServiceCIDRStatus) Sync(ctx context.Context, events []store.Even
 		ready := apimeta.FindStatusCondition(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady)
 		c.pending = ready == nil || ready.Status == metav1.ConditionUnknown
 	}
-	applier, ok := c.reg.(registry.Applier)
-	if !c.pending || !ok {
+	if !c.pending {
+		return nil
+	}
+	if _, ok := c.reg.(registry.Applier); !ok {
 		return nil
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), serviceCIDRManager)
-	applied := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": networkingv1.SchemeGroupVersion.String(),
-		"kind":       "ServiceCIDR",
-		"metadata":   map[string]any{"name": defaultServiceCIDR},
-		"status": map[string]any{"conditions": []any{map[string]any{
-			"type": networkingv1.ServiceCIDRConditionReady, "status": string(metav1.ConditionTrue),
-			"message":            "Kubernetes default Service CIDR is ready",
-			"lastTransitionTime": c.now().UTC().Format(time.RFC3339),
-		}}},
-	}}
-	_, err := applier.ApplySubresource(ctx, serviceCIDRsGVR, "status", "", defaultServiceCIDR, applied, true)
+	_, err := applyStatusCondition(ctx, c.reg, serviceCIDRsGVR, "ServiceCIDR", defaultServiceCIDR, map[string]any{
+		"type": networkingv1.ServiceCIDRConditionReady, "status": string(metav1.ConditionTrue),
+		"message":            "Kubernetes default Service CIDR is ready",
+		"lastTransitionTime": c.now().UTC().Format(time.RFC3339),
+	})
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
