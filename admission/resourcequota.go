@@ -129,16 +129,7 @@ var podQuotaRequired = map[corev1.ResourceName]struct {
 // in are left out. The error is what follows `<resource> "<name>" is
 // forbidden: ` in upstream's answer.
 func AdmitQuota(gr schema.GroupResource, obj, old runtime.Object, quotas []corev1.ResourceQuota, used []corev1.ResourceList) error {
-	delta := QuotaUsage(gr, obj)
-	if old != nil {
-		delta = quota.SubtractWithNonNegativeResult(delta, QuotaUsage(gr, old))
-		delta = quota.RemoveZeros(delta)
-	}
-	order := make([]int, len(quotas))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool { return quotas[order[a]].Name < quotas[order[b]].Name })
+	delta, order := quotaCharge(gr, obj, old, quotas)
 	// As upstream's checkRequest: first every quota's constraints, then
 	// every quota's limits.
 	var charged []int
@@ -259,15 +250,7 @@ func QuotaStatus(q *corev1.ResourceQuota, usage corev1.ResourceList) corev1.Reso
 // status.used with the charge added (upstream's plugin writes it to the
 // quota before the object is stored); nil for the others.
 func AdmitQuotaByStatus(gr schema.GroupResource, obj, old runtime.Object, quotas []corev1.ResourceQuota) ([]corev1.ResourceList, error) {
-	delta := QuotaUsage(gr, obj)
-	if old != nil {
-		delta = quota.RemoveZeros(quota.SubtractWithNonNegativeResult(delta, QuotaUsage(gr, old)))
-	}
-	order := make([]int, len(quotas))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool { return quotas[order[a]].Name < quotas[order[b]].Name })
+	delta, order := quotaCharge(gr, obj, old, quotas)
 	var charged []int
 	for _, i := range order {
 		q := &quotas[i]
@@ -351,4 +334,20 @@ func quotaNameCovers(name string, gr schema.GroupResource) bool {
 		return name == gr.Resource
 	}
 	return false
+}
+
+// quotaCharge is what a write of obj over old (nil on a create) adds to a
+// quota's usage (nothing it frees), and the order upstream's plugin looks
+// at the quotas in: by name.
+func quotaCharge(gr schema.GroupResource, obj, old runtime.Object, quotas []corev1.ResourceQuota) (corev1.ResourceList, []int) {
+	delta := QuotaUsage(gr, obj)
+	if old != nil {
+		delta = quota.RemoveZeros(quota.SubtractWithNonNegativeResult(delta, QuotaUsage(gr, old)))
+	}
+	order := make([]int, len(quotas))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return quotas[order[a]].Name < quotas[order[b]].Name })
+	return delta, order
 }
