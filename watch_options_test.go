@@ -2,12 +2,15 @@ package fakeplane_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/fakeplane/fakeplane"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // TestListAndWatchOptionsAsKubeAPIServer checks lists and watches whose
@@ -119,4 +122,44 @@ func TestListAndWatchOptionsAsKubeAPIServer(t *testing.T) {
 			t.Errorf("%d %q, want 422 %q", code, st.Message, want)
 		}
 	})
+}
+
+// TestWatchFromAFutureResourceVersion: as kube-apiserver v1.37's watch
+// cache (recorded from refplane), a watch from a resourceVersion the store
+// has not reached opens at once (200, no 504 as a list gets) and delivers
+// only the events after that resourceVersion.
+func TestWatchFromAFutureResourceVersion(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	cms := cs.CoreV1().ConfigMaps("default")
+	l, err := cms.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two writes to come are at or before the watch's resourceVersion.
+	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: strconv.FormatInt(rv+2, 10)})
+	if err != nil {
+		t.Fatalf("watch from rv+2: %v", err)
+	}
+	defer w.Stop()
+	for _, name := range []string{"before-1", "before-2", "after"} {
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case ev := <-w.ResultChan():
+		cm, ok := ev.Object.(*corev1.ConfigMap)
+		if !ok || ev.Type != watch.Added || cm.Name != "after" {
+			t.Fatalf("first event %s %+v, want ADDED after", ev.Type, ev.Object)
+		}
+	case <-ctx.Done():
+		t.Fatal("no event")
+	}
 }

@@ -189,6 +189,9 @@ func (s *Server) watch(c *call) error {
 	var initialKeys []string
 	var initialRevs []int64
 	var from int64
+	// skipThrough is the revision a watch from the future waits for: the
+	// events and bookmarks up to it are not sent.
+	var skipThrough int64
 	var startErr error // answered as the watch's only event
 	switch {
 	case sendInitial || legacyInitial:
@@ -214,12 +217,12 @@ func (s *Server) watch(c *call) error {
 		if err != nil {
 			return err
 		}
-		if rv > s.Store().CurrentRevision() {
-			if err := s.WaitForRevision(c.Context(), rv); err != nil {
-				return err
-			}
-		}
 		from = rv
+		if cur := s.Store().CurrentRevision(); rv > cur {
+			// A revision still to come: as upstream's watch cache, the
+			// watch opens at once and delivers the events after it.
+			from, skipThrough = cur, rv
+		}
 	}
 	wch, err := s.Store().Watch(ctx, c.Res.Bucket, store.WatchOptions{Prefix: prefix, FromRevision: from})
 	if err == nil {
@@ -293,7 +296,7 @@ func (s *Server) watch(c *call) error {
 	// to it has been sent (read the revision first: see store.Watch).
 	bookmark := func() (sent bool, err error) {
 		rv := s.Store().CurrentRevision()
-		if received < wch.Sent() {
+		if received < wch.Sent() || rv < skipThrough {
 			return false, nil
 		}
 		return true, enc.send("BOOKMARK", s.bookmark(c, rv, false))
@@ -322,6 +325,9 @@ func (s *Server) watch(c *call) error {
 				return nil
 			}
 			received = ev.Revision
+			if ev.Revision <= skipThrough {
+				continue
+			}
 			typ := string(ev.Type)
 			obj := ev.Value
 			if !selEmpty {
