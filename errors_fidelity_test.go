@@ -9,11 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane"
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // The expected answers in this file are refplane's: a kube-apiserver v1.37.2
@@ -471,4 +473,28 @@ func sameJSON(t *testing.T, a, b any) bool {
 		t.Fatal(err1, err2)
 	}
 	return string(x) == string(y)
+}
+
+// TestDeleteSuccessStatusInProtobuf: a delete's Success Status is encoded in
+// protobuf when the client asks for it, as kube-apiserver v1.37 encodes it
+// (the same bytes, UID aside, recorded from refplane).
+func TestDeleteSuccessStatusInProtobuf(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	const cms = "/api/v1/namespaces/default/configmaps"
+	if code, _, out := rawRequest(t, cp, "POST", cms, "application/json", []byte(`{"metadata":{"name":"pb"}}`), nil); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, out)
+	}
+	code, ctype, out := rawRequest(t, cp, "DELETE", cms+"/pb", "", nil, http.Header{"Accept": {"application/vnd.kubernetes.protobuf"}})
+	if code != http.StatusOK || ctype != "application/vnd.kubernetes.protobuf" || !strings.HasPrefix(string(out), "k8s\x00") {
+		t.Fatalf("delete: %d %q %q", code, ctype, out)
+	}
+	obj, err := runtime.Decode(registry.ProtobufSerializer(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ok := obj.(*metav1.Status)
+	if !ok || st.Status != metav1.StatusSuccess || st.Details == nil || st.Details.Name != "pb" || st.Details.Kind != "configmaps" || st.Details.UID == "" {
+		t.Errorf("delete answered %#v", obj)
+	}
 }

@@ -186,8 +186,16 @@ func (s *Server) writeObject(c *call, code int, data []byte) error {
 	return nil
 }
 
-// writeEncoded marshals v and writes it in the negotiated format.
+// writeEncoded marshals v and writes it in the negotiated format: a
+// Status in protobuf when protobuf was negotiated (as kube-apiserver
+// answers a delete or an eviction), anything else in JSON or YAML.
 func writeEncoded(c *call, code int, v any) error {
+	if st, ok := v.(*metav1.Status); ok && c.media.kind == mediaProtobuf && c.media.as == "" {
+		if b, err := statusProtobuf(st); err == nil {
+			writeBytes(c.w, c.r, code, mediaProtobuf, b)
+			return nil
+		}
+	}
 	writeJSONOrYAML(c.w, c.r, code, v)
 	return nil
 }
