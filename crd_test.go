@@ -1,6 +1,7 @@
 package fakeplane_test
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -459,4 +460,31 @@ func TestDeprecatedCRDVersionsWarn(t *testing.T) {
 			t.Errorf("%s: warnings %q, want %q", tc.path, got, tc.want)
 		}
 	}
+}
+
+// TestCRDDecodingDefaultsAreTheWritersFields: kube-apiserver defaults a
+// CustomResourceDefinition as it decodes it, before it records the
+// writer's managedFields, so the writer owns spec.conversion's default
+// (recorded from refplane: f:conversion {".", f:strategy}).
+func TestCRDDecodingDefaultsAreTheWritersFields(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	body := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.d.example.com"},"spec":{"group":"d.example.com","names":{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
+	code, _, out := rawRequest(t, cp, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldManager=me", "application/json", []byte(body), nil)
+	var def apiextensionsv1.CustomResourceDefinition
+	if err := json.Unmarshal(out, &def); code != 201 || err != nil {
+		t.Fatalf("create: %d %v %s", code, err, out)
+	}
+	if def.Spec.Conversion == nil || def.Spec.Conversion.Strategy != apiextensionsv1.NoneConverter {
+		t.Errorf("conversion %+v, want the None default", def.Spec.Conversion)
+	}
+	for _, e := range def.ManagedFields {
+		if e.Manager == "me" {
+			if !strings.Contains(string(e.FieldsV1.Raw), `"f:conversion":{".":{},"f:strategy":{}}`) {
+				t.Errorf("the writer's fields lack the conversion default: %s", e.FieldsV1.Raw)
+			}
+			return
+		}
+	}
+	t.Errorf("no entry of the writer in %+v", def.ManagedFields)
 }

@@ -2,8 +2,10 @@ package registry
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/fakeplane/fakeplane/crd"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -29,6 +31,10 @@ func (r *Resource) Defaults(obj runtime.Object) {
 func applyDefaults(obj runtime.Object) {
 	applyMoreDefaults(obj)
 	switch o := obj.(type) {
+	case *apiextensionsv1.CustomResourceDefinition:
+		// Decoding defaults a CRD (spec.conversion and the rest), before
+		// its managedFields are recorded: the writer owns the defaults.
+		crd.Default(o)
 	case *corev1.Secret:
 		// Upstream's conversion to the internal type writes stringData
 		// over data; the type defaults to Opaque.
