@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	k8sstorage "k8s.io/apiserver/pkg/storage"
 
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -184,27 +185,27 @@ type continueToken struct {
 	StartKey        string `json:"start"`
 }
 
-func encodeContinue(rv int64, lastKey string) string {
-	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rv, StartKey: lastKey + "\x00"})
+// encodeContinue is upstream's token for a page that ends at lastKey, a
+// key of a list whose keys start with prefix (the namespace and a slash,
+// or nothing): upstream's start key is relative to the list's key prefix,
+// so it is "/name" in a namespace's list and "/namespace/name" in one of
+// all namespaces.
+func encodeContinue(rv int64, lastKey, prefix string) string {
+	start := "/" + strings.TrimPrefix(lastKey, prefix) + "\x00"
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rv, StartKey: start})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeContinue(tok string) (rv int64, after string, err error) {
-	b, err := base64.RawURLEncoding.DecodeString(tok)
+// decodeContinue reads a continue token of a list whose keys start with
+// prefix (see encodeContinue) and returns the key its page follows.
+func decodeContinue(tok, prefix string) (rv int64, after string, err error) {
+	// Upstream's own decoding: its checks (a start key that climbs out of
+	// the list's prefix among them) and their words.
+	key, rv, err := k8sstorage.DecodeContinue(tok, prefix)
 	if err != nil {
-		return 0, "", fmt.Errorf("continue key is not valid: %v", err)
+		return 0, "", err
 	}
-	var t continueToken
-	if err := json.Unmarshal(b, &t); err != nil {
-		return 0, "", fmt.Errorf("continue key is not valid: %v", err)
-	}
-	if t.APIVersion != "meta.k8s.io/v1" {
-		return 0, "", fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-	}
-	if t.ResourceVersion == 0 {
-		return 0, "", fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-	}
-	return t.ResourceVersion, strings.TrimSuffix(t.StartKey, "\x00"), nil
+	return rv, strings.TrimSuffix(key, "\x00"), nil
 }
 
 // ListServed reads the page of a list that opts selects: its list metadata,
@@ -220,7 +221,7 @@ func (s *Registry) ListServed(c *Request, opts *metainternalversion.ListOptions)
 	if err != nil {
 		return metav1.ListMeta{}, nil, nil, listError(err, opts, lo)
 	}
-	lm := listMeta(sel, res, lastKey(res.Items))
+	lm := listMeta(sel, res, lastKey(res.Items), lo.Prefix)
 	// A batch that fails is converted again object by object, so that the
 	// error names each object that cannot be read, as upstream's does.
 	_ = s.enc.prefetchServed(c.Res, res.Items)
@@ -333,7 +334,7 @@ func (s *Registry) VisitServed(c *Request, opts *metainternalversion.ListOptions
 			return metav1.ListMeta{}, err
 		}
 	}
-	return listMeta(sel, res, last), nil
+	return listMeta(sel, res, last, lo.Prefix), nil
 }
 
 // errStopList ends a visit of a list that found maxReadFailures
@@ -369,7 +370,7 @@ func (s *Registry) listStoreOptions(c *Request, opts *metainternalversion.ListOp
 	}
 	switch {
 	case opts.Continue != "":
-		rv, after, err := decodeContinue(opts.Continue)
+		rv, after, err := decodeContinue(opts.Continue, lo.Prefix)
 		if err != nil {
 			return nil, lo, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
 		}
@@ -408,7 +409,7 @@ func listError(err error, opts *metainternalversion.ListOptions, lo store.ListOp
 		// Upstream's 410 for a compacted continue token carries one
 		// that continues after the same key at the current revision.
 		expired := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
-		expired.ErrStatus.ListMeta.Continue = encodeContinue(-1, lo.StartAfter)
+		expired.ErrStatus.ListMeta.Continue = encodeContinue(-1, lo.StartAfter, lo.Prefix)
 		return expired
 	case errors.As(err, &ce):
 		return ErrExpired(fmt.Sprintf("The resourceVersion for the provided list is too old."))
@@ -419,8 +420,8 @@ func listError(err error, opts *metainternalversion.ListOptions, lo store.ListOp
 }
 
 // listMeta is the list metadata of a page read from the store; last is
-// the key of its last item.
-func listMeta(sel *Selection, res *store.ListResult, last string) metav1.ListMeta {
+// the key of its last item, prefix the list's key prefix.
+func listMeta(sel *Selection, res *store.ListResult, last, prefix string) metav1.ListMeta {
 	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
 	if _, single := sel.fields.RequiresExactMatch("metadata.name"); single {
 		// Upstream's store reads the one key a metadata.name selector
@@ -428,7 +429,7 @@ func listMeta(sel *Selection, res *store.ListResult, last string) metav1.ListMet
 		return lm
 	}
 	if res.More && last != "" {
-		lm.Continue = encodeContinue(res.Revision, last)
+		lm.Continue = encodeContinue(res.Revision, last, prefix)
 		if sel.Empty() {
 			n := res.Remaining
 			lm.RemainingItemCount = &n

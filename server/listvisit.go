@@ -91,12 +91,46 @@ func (s *Server) writeJSONListVisit(c *call, opts *metainternalversion.ListOptio
 	if err != nil {
 		return err
 	}
-	body = append(body, "]}"...)
-	lb.body = body
 	var hb [listHeadRoom]byte
-	head := appendListHead(hb[:0], c.Res.APIVersion(), c.Res.ListKind, &lm)
+	var head []byte
+	if c.Res.CRD == "" {
+		body = append(body, "]}"...)
+		head = appendListHead(hb[:0], c.Res.APIVersion(), c.Res.ListKind, &lm)
+	} else {
+		body = appendUnstructuredListTail(body, c.Res.ListKind, &lm)
+		head = appendUnstructuredListHead(hb[:0], c.Res.APIVersion())
+	}
+	lb.body = body
 	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, prependHead(body, head))
 	return nil
+}
+
+// appendUnstructuredListHead appends the head of a custom resource's JSON
+// list, up to the opening bracket of its items. kube-apiserver encodes
+// such a list as an unstructured map, whose keys come in sorted order:
+// apiVersion, items, kind, metadata.
+func appendUnstructuredListHead(b []byte, apiVersion string) []byte {
+	b = append(b, `{"apiVersion":`...)
+	b = strconv.AppendQuote(b, apiVersion)
+	return append(b, `,"items":[`...)
+}
+
+// appendUnstructuredListTail appends the end of a custom resource's JSON
+// list after its items: the kind and the metadata, whose keys are sorted
+// too, with continue always present (empty on the last page), as upstream's
+// unstructured list carries it.
+func appendUnstructuredListTail(b []byte, kind string, lm *metav1.ListMeta) []byte {
+	b = append(b, `],"kind":`...)
+	b = strconv.AppendQuote(b, kind)
+	b = append(b, `,"metadata":{"continue":`...)
+	b = strconv.AppendQuote(b, lm.Continue)
+	if lm.RemainingItemCount != nil {
+		b = append(b, `,"remainingItemCount":`...)
+		b = strconv.AppendInt(b, *lm.RemainingItemCount, 10)
+	}
+	b = append(b, `,"resourceVersion":`...)
+	b = strconv.AppendQuote(b, lm.ResourceVersion)
+	return append(b, "}}"...)
 }
 
 // prependHead returns head followed by what body holds after its first

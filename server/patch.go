@@ -74,22 +74,30 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 	if pt == types.ApplyYAMLPatchType {
 		return s.apply(c, statusOnly, body, wo)
 	}
+	// Upstream refuses a body that is not JSON before it reads the object.
+	if !json.Valid(body) {
+		return apierrors.NewBadRequest("invalid JSON patch")
+	}
 	dry := wo.dryRun
-	var jp jsonpatch.Patch
-	if pt == types.JSONPatchType {
-		var ops []jsonPatchOp
-		if err := json.Unmarshal(body, &ops); err != nil {
-			// Worded as upstream's handler, whose operation type lives in package handlers.
-			msg := strings.Replace(err.Error(), "server.jsonPatchOp", "handlers.jsonPatchOp", 1)
-			return apierrors.NewBadRequest("error decoding patch: " + msg)
+	var (
+		jp          jsonpatch.Patch
+		patchStrict []error // the patch's own duplicate and unknown fields
+		patchMap    map[string]any
+		decodedOnce bool
+	)
+	// decodePatch decodes the patch as upstream does once it has read the
+	// object (so a missing object is NotFound first).
+	decodePatch := func() error {
+		if decodedOnce {
+			return nil
 		}
-		jp, err = jsonpatch.DecodePatch(body)
+		var err error
+		patchStrict, patchMap, jp, err = decodePatchBody(pt, body, wo.fieldValidation)
 		if err != nil {
-			return apierrors.NewBadRequest(err.Error())
+			return err
 		}
-		if len(jp) > maxJSONPatchOperations {
-			return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(jp)))
-		}
+		decodedOnce = true
+		return nil
 	}
 	// The patched object is decoded once, strictly (a built-in type) or
 	// tracking the fields its schema prunes (a custom resource): what it
@@ -105,6 +113,9 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 	var warnings []string
 	out, _, err := s.UpdateObject(c.Request, statusOnly, dry, func(old *registry.Object) (*registry.Object, error) {
 		warnings = nil
+		if err := decodePatch(); err != nil {
+			return nil, err
+		}
 		var decoded *registry.Object // the patched object, when decoded already
 		cur, err := registry.Encode(old.Obj)
 		if err != nil {
@@ -119,9 +130,6 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 				return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 			}
 		case types.MergePatchType:
-			if !json.Valid(body) {
-				return nil, apierrors.NewBadRequest("invalid JSON patch")
-			}
 			var walked bool
 			if patched, walked = registry.ApplyMergePatch(cur, body); walked {
 				// Decoded as json-patch's result would be. If decoding finds
@@ -159,12 +167,11 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 			}
 			return nil, err
 		}
-		if checkStrict {
-			if pt != types.StrategicMergePatchType && c.Res.Typed != nil {
-				// Unknown fields of the patch itself (duplicates vanish once applied).
-				extra, _ := kjson.UnmarshalStrict(body, c.Res.NewObject(), kjson.DisallowDuplicateFields)
-				strictErrs = append(extra, strictErrs...)
-			}
+		if wo.fieldValidation != metav1.FieldValidationIgnore {
+			// The patch's own strict errors (its duplicate fields, which
+			// vanish once applied, and a JSON patch's unknown operation
+			// fields) come first, as upstream reports them.
+			strictErrs = append(append([]error(nil), patchStrict...), strictErrs...)
 			if len(strictErrs) > 0 {
 				if wo.fieldValidation == metav1.FieldValidationStrict {
 					shown := string(patched)
@@ -175,9 +182,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 						}
 					}
 					if pt == types.StrategicMergePatchType {
-						var pm map[string]any
-						_ = json.Unmarshal(body, &pm)
-						shown = fmt.Sprintf("%+v", pm)
+						shown = fmt.Sprintf("%+v", patchMap)
 					}
 					return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
 						field.Invalid(field.NewPath("patch"), shown, runtime.NewStrictDecodingError(strictErrs).Error()),
@@ -202,6 +207,54 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 	}
 	addWarnings(c.w, warnings)
 	return s.writeObject(c, http.StatusOK, out)
+}
+
+// decodePatchBody decodes a JSON, merge or strategic merge patch as
+// upstream's patch handler does for the field validation directive (empty
+// meaning Warn): unless it is Ignore, strictly, returning the patch's own
+// strict errors (a JSON patch's prefixed "json patch "). It returns the
+// decoded map of a strategic merge patch and the decoded JSON patch, and
+// upstream's error for a patch that does not decode.
+func decodePatchBody(pt types.PatchType, body []byte, directive string) (strict []error, patchMap map[string]any, jp jsonpatch.Patch, err error) {
+	checkStrict := directive != metav1.FieldValidationIgnore
+	switch pt {
+	case types.JSONPatchType:
+		if checkStrict {
+			var ops []jsonPatchOp
+			if strict, err = kjson.UnmarshalStrict(body, &ops); err != nil {
+				// Worded as upstream's handler, whose operation type lives in package handlers.
+				msg := strings.Replace(err.Error(), "server.jsonPatchOp", "handlers.jsonPatchOp", 1)
+				return nil, nil, nil, apierrors.NewBadRequest("error decoding patch: " + msg)
+			}
+			for i, e := range strict {
+				strict[i] = fmt.Errorf("json patch %v", e)
+			}
+		}
+		if jp, err = jsonpatch.DecodePatch(body); err != nil {
+			return nil, nil, nil, apierrors.NewBadRequest(err.Error())
+		}
+		if len(jp) > maxJSONPatchOperations {
+			return nil, nil, nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(jp)))
+		}
+	case types.MergePatchType:
+		if checkStrict {
+			v := map[string]any{}
+			if strict, err = kjson.UnmarshalStrict(body, &v); err != nil {
+				return nil, nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			}
+		}
+	case types.StrategicMergePatchType:
+		patchMap = map[string]any{}
+		if checkStrict {
+			strict, err = kjson.UnmarshalStrict(body, &patchMap)
+		} else {
+			err = kjson.UnmarshalCaseSensitivePreserveInts(body, &patchMap)
+		}
+		if err != nil {
+			return nil, nil, nil, apierrors.NewBadRequest(err.Error())
+		}
+	}
+	return strict, patchMap, jp, nil
 }
 
 // interpretStrategicError words strategic merge patch errors as upstream does.

@@ -24,10 +24,21 @@ var Strategy = nodeStrategy{strategy.Base{UnconditionalUpdate: true, StatusWrite
 type nodeStrategy struct{ strategy.Base }
 
 // Default sets upstream's SetDefaults_NodeStatus: allocatable defaults to
-// capacity.
+// capacity. It also does what upstream's conversion of the spec to the
+// internal type and back does: a spec.podCIDR set and not first in
+// spec.podCIDRs replaces them (it is authoritative, for older clients),
+// and spec.podCIDR is always the first of spec.podCIDRs.
 func (nodeStrategy) Default(obj runtime.Object) {
-	if o := obj.(*corev1.Node); o.Status.Allocatable == nil && o.Status.Capacity != nil {
+	o := obj.(*corev1.Node)
+	if o.Status.Allocatable == nil && o.Status.Capacity != nil {
 		o.Status.Allocatable = o.Status.Capacity.DeepCopy()
+	}
+	if o.Spec.PodCIDR != "" && (len(o.Spec.PodCIDRs) == 0 || o.Spec.PodCIDRs[0] != o.Spec.PodCIDR) {
+		o.Spec.PodCIDRs = []string{o.Spec.PodCIDR}
+	}
+	o.Spec.PodCIDR = ""
+	if len(o.Spec.PodCIDRs) > 0 {
+		o.Spec.PodCIDR = o.Spec.PodCIDRs[0]
 	}
 }
 

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,6 +39,32 @@ func TestNodeStrategy(t *testing.T) {
 				errs = Strategy.ValidateUpdate(context.Background(), tc.node, tc.old)
 			}
 			validatetest.ExpectErrors(t, errs, tc.want)
+		})
+	}
+}
+
+// TestNodeDefaultPodCIDRs checks that Default keeps spec.podCIDR and
+// spec.podCIDRs in step as upstream's v1 conversion round trip does.
+func TestNodeDefaultPodCIDRs(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		podCIDR      string
+		podCIDRs     []string
+		wantPodCIDR  string
+		wantPodCIDRs []string
+	}{
+		{name: "none"},
+		{name: "only podCIDR", podCIDR: "10.0.1.0/24", wantPodCIDR: "10.0.1.0/24", wantPodCIDRs: []string{"10.0.1.0/24"}},
+		{name: "only podCIDRs", podCIDRs: []string{"10.0.2.0/24", "fd00::/64"}, wantPodCIDR: "10.0.2.0/24", wantPodCIDRs: []string{"10.0.2.0/24", "fd00::/64"}},
+		{name: "podCIDR wins when they differ", podCIDR: "10.0.9.0/24", podCIDRs: []string{"10.0.2.0/24", "fd00::/64"}, wantPodCIDR: "10.0.9.0/24", wantPodCIDRs: []string{"10.0.9.0/24"}},
+		{name: "both agree", podCIDR: "10.0.2.0/24", podCIDRs: []string{"10.0.2.0/24", "fd00::/64"}, wantPodCIDR: "10.0.2.0/24", wantPodCIDRs: []string{"10.0.2.0/24", "fd00::/64"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := &corev1.Node{Spec: corev1.NodeSpec{PodCIDR: tc.podCIDR, PodCIDRs: tc.podCIDRs}}
+			Strategy.Default(n)
+			if n.Spec.PodCIDR != tc.wantPodCIDR || !slices.Equal(n.Spec.PodCIDRs, tc.wantPodCIDRs) {
+				t.Errorf("got podCIDR %q podCIDRs %q, want %q %q", n.Spec.PodCIDR, n.Spec.PodCIDRs, tc.wantPodCIDR, tc.wantPodCIDRs)
+			}
 		})
 	}
 }
