@@ -229,6 +229,14 @@ spec: {size: 2}
 		})
 	}
 
+	// A DELETE of the collection answers the list in the same layout.
+	code, _, out := rawRequest(t, cp, "DELETE", "/apis/sweep.example.com/v1/namespaces/default/widgets?dryRun=All", "", nil, nil)
+	if got := mask(string(out)); code != 200 ||
+		!strings.HasPrefix(got, `{"apiVersion":"sweep.example.com/v1","items":[{"apiVersion":"sweep.example.com/v1","kind":"Widget","metadata":{`) ||
+		!strings.HasSuffix(got, `}],"kind":"WidgetList","metadata":{"continue":"","resourceVersion":"RV"}}`) {
+		t.Errorf("delete of the collection: %d %s", code, got)
+	}
+
 	// The continue token's start key is relative to the list's key prefix:
 	// "/name" in a namespace's list, "/namespace/name" in one of all
 	// namespaces (decoded from refplane's tokens).

@@ -116,12 +116,24 @@ func (s *Server) deleteCollection(c *call) error {
 			return err
 		}
 	}
-	var buf bytes.Buffer
-	writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, lm, items, c.Res.Typed != nil)
+	var body []byte
+	if c.Res.CRD == "" {
+		var buf bytes.Buffer
+		writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, lm, items, c.Res.Typed != nil)
+		body = buf.Bytes()
+	} else {
+		// A custom resource's list in its unstructured layout, as a list of
+		// them is written.
+		body = appendUnstructuredListHead(nil, c.Res.APIVersion())
+		for i, it := range items {
+			body = appendListItem(body, i, it, false)
+		}
+		body = appendUnstructuredListTail(body, c.Res.ListKind, &lm)
+	}
 	kind := c.media.kind
 	if kind != mediaYAML {
 		kind = mediaJSON // fakeplane writes its other answers in JSON too
 	}
-	writeBytes(c.w, c.r, http.StatusOK, kind, buf.Bytes())
+	writeBytes(c.w, c.r, http.StatusOK, kind, body)
 	return nil
 }
