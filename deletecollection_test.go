@@ -21,6 +21,7 @@ import (
 func TestDeleteCollectionAnswersTheListedItems(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
+	waitForAPIServerStatusWrites(t, cp) // the revisions below are compared
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
 	const ns = "default"

@@ -131,6 +131,7 @@ func TestListAndWatchOptionsAsKubeAPIServer(t *testing.T) {
 func TestWatchFromAFutureResourceVersion(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
+	waitForAPIServerStatusWrites(t, cp) // the next revisions must be this test's
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
 	cms := cs.CoreV1().ConfigMaps("default")

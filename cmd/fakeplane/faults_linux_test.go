@@ -47,6 +47,19 @@ func TestFullDiskAnswersAsEtcdOutOfSpace(t *testing.T) {
 	p := startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--kubeconfig", kc)
 	client := clientFor(t, readFile(t, kc))
 	ctx := context.Background()
+	// kube-apiserver's own status writers apply the bootstrap FlowSchemas'
+	// and the default ServiceCIDR's conditions a moment after the server
+	// serves: the revisions compared below are taken once they have.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		fs, err1 := client.FlowcontrolV1().FlowSchemas().Get(ctx, "exempt", metav1.GetOptions{})
+		sc, err2 := client.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+		if err1 == nil && err2 == nil && len(fs.Status.Conditions) > 0 && len(sc.Status.Conditions) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the bootstrap status writes did not land: %v %v", err1, err2)
+		}
+	}
 	cms := client.CoreV1().ConfigMaps("default")
 	cm := func(name, v string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": v, "pad": strings.Repeat("x", 64<<10)}}
