@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,19 +17,11 @@ func apiserverUser() user.Info {
 	return &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}}
 }
 
-// errNoApplier is the error of a status apply through a registry that
-// cannot apply.
-var errNoApplier = errors.New("the registry cannot apply")
-
 // applyStatusCondition applies, with force, the one condition to the
 // status of the cluster-scoped object name of gvr (of kind), as the
 // context's field manager: kube-apiserver's own controllers write their
-// conditions so (ApplyStatus). reg must implement registry.Applier.
-func applyStatusCondition(ctx context.Context, reg registry.Interface, gvr schema.GroupVersionResource, kind, name string, condition map[string]any) (runtime.Object, error) {
-	applier, ok := reg.(registry.Applier)
-	if !ok {
-		return nil, errNoApplier
-	}
+// conditions so (ApplyStatus).
+func applyStatusCondition(ctx context.Context, applier registry.Applier, gvr schema.GroupVersionResource, kind, name string, condition map[string]any) (runtime.Object, error) {
 	applied := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": gvr.GroupVersion().String(),
 		"kind":       kind,

@@ -96,7 +96,8 @@ func (c *FlowSchemaStatus) Sync(ctx context.Context, events []store.Event) error
 			c.schemas[ev.Key] = fs
 		}
 	}
-	if _, ok := c.reg.(registry.Applier); !ok {
+	applier, ok := c.reg.(registry.Applier)
+	if !ok {
 		return nil
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), apfConsumerManager)
@@ -107,7 +108,7 @@ func (c *FlowSchemaStatus) Sync(ctx context.Context, events []store.Event) error
 			continue
 		}
 		want.LastTransitionTime = metav1.NewTime(c.now())
-		out, err := applyStatusCondition(ctx, c.reg, flowSchemasGVR, "FlowSchema", name, map[string]any{
+		out, err := applyStatusCondition(ctx, applier, flowSchemasGVR, "FlowSchema", name, map[string]any{
 			"type": string(want.Type), "status": string(want.Status), "reason": want.Reason, "message": want.Message,
 			"lastTransitionTime": want.LastTransitionTime.UTC().Format(time.RFC3339),
 		})

@@ -324,10 +324,13 @@ func terminating(data []byte) bool {
 // once it has emptied it.
 func toEmpty(data []byte) bool {
 	var ns struct {
+		Metadata struct {
+			DeletionTimestamp *string `json:"deletionTimestamp"`
+		} `json:"metadata"`
 		Spec struct {
 			Finalizers []corev1.FinalizerName `json:"finalizers"`
 		} `json:"spec"`
 	}
 	_ = json.Unmarshal(data, &ns)
-	return terminating(data) && slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+	return ns.Metadata.DeletionTimestamp != nil && slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
 }

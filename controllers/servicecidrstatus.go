@@ -89,11 +89,12 @@ func (c *DefaultServiceCIDRStatus) Sync(ctx context.Context, events []store.Even
 	if !c.pending {
 		return nil
 	}
-	if _, ok := c.reg.(registry.Applier); !ok {
+	applier, ok := c.reg.(registry.Applier)
+	if !ok {
 		return nil
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), serviceCIDRManager)
-	_, err := applyStatusCondition(ctx, c.reg, serviceCIDRsGVR, "ServiceCIDR", defaultServiceCIDR, map[string]any{
+	_, err := applyStatusCondition(ctx, applier, serviceCIDRsGVR, "ServiceCIDR", defaultServiceCIDR, map[string]any{
 		"type": networkingv1.ServiceCIDRConditionReady, "status": string(metav1.ConditionTrue),
 		"message":            "Kubernetes default Service CIDR is ready",
 		"lastTransitionTime": c.now().UTC().Format(time.RFC3339),
