@@ -51,9 +51,13 @@ func TestFullDiskAnswersAsEtcdOutOfSpace(t *testing.T) {
 	// and the default ServiceCIDR's conditions a moment after the server
 	// serves: the revisions compared below are taken once they have.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		fs, err1 := client.FlowcontrolV1().FlowSchemas().Get(ctx, "exempt", metav1.GetOptions{})
+		fss, err1 := client.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
 		sc, err2 := client.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
-		if err1 == nil && err2 == nil && len(fs.Status.Conditions) > 0 && len(sc.Status.Conditions) > 0 {
+		done := err1 == nil && err2 == nil && len(fss.Items) > 0 && len(sc.Status.Conditions) > 0
+		for i := 0; done && i < len(fss.Items); i++ {
+			done = len(fss.Items[i].Status.Conditions) > 0 // every FlowSchema's, not one
+		}
+		if done {
 			break
 		}
 		if time.Now().After(deadline) {
