@@ -2,6 +2,7 @@ package fakeplane
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"maps"
@@ -10,14 +11,19 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane/fixtures"
+	"github.com/fakeplane/fakeplane/registry"
 )
 
-var updateBootstrapFields = flag.Bool("update", false, "rewrite fixtures/bootstrap/managedfields.json")
+var updateBootstrapFields = flag.Bool("update", false, "rewrite fixtures/bootstrap/managedfields.json and statuses.json")
 
 // TestBootstrapManagedFieldsArePrecomputed checks that
 // fixtures/bootstrap/managedfields.json holds, for every bootstrap object,
@@ -148,5 +154,167 @@ func TestIPAddressFieldsAreWhatACreateRecords(t *testing.T) {
 				t.Fatalf("stored managedFields %v, a create computes %v", entries, want)
 			}
 		})
+	}
+}
+
+// TestBootstrapStatusesArePrecomputed checks that
+// fixtures/bootstrap/statuses.json holds the statuses, and the managedFields
+// entries, that kube-apiserver's own controllers apply to the bootstrap
+// objects (every FlowSchema's Dangling condition, the default ServiceCIDR's
+// Ready), recorded from a control plane whose bootstrap objects are created
+// without them, so that those controllers write them; and that a control
+// plane created with them stores the same objects as that one, but for
+// uids, resourceVersions and times. With -update it rewrites the file.
+func TestBootstrapStatusesArePrecomputed(t *testing.T) {
+	live := Start(t, func(o *options) { o.noPresetStatuses = true })
+	preset := Start(t)
+	ctx := context.Background()
+	liveClient, presetClient := kubernetes.NewForConfigOrDie(live.RESTConfig()), kubernetes.NewForConfigOrDie(preset.RESTConfig())
+
+	// What the controllers wrote, once they have written it.
+	type written struct {
+		obj    runtime.Object
+		status any
+		meta   *metav1.ObjectMeta
+	}
+	get := func(cs kubernetes.Interface) (map[string]written, error) {
+		out := map[string]written{}
+		fss, err := cs.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for i := range fss.Items {
+			fs := &fss.Items[i]
+			out["flowcontrol.apiserver.k8s.io/v1/FlowSchema//"+fs.Name] = written{fs, &fs.Status, &fs.ObjectMeta}
+		}
+		sc, err := cs.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		out["networking.k8s.io/v1/ServiceCIDR//kubernetes"] = written{sc, &sc.Status, &sc.ObjectMeta}
+		return out, nil
+	}
+	conditions := func(w written) int {
+		switch s := w.status.(type) {
+		case *flowcontrolv1.FlowSchemaStatus:
+			return len(s.Conditions)
+		case *networkingv1.ServiceCIDRStatus:
+			return len(s.Conditions)
+		}
+		return 0
+	}
+	var liveObjs map[string]written
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var err error
+		if liveObjs, err = get(liveClient); err != nil {
+			t.Fatal(err)
+		}
+		done := true
+		for _, w := range liveObjs {
+			done = done && conditions(w) > 0
+		}
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("kube-apiserver's status writers did not write every bootstrap FlowSchema's and the ServiceCIDR's status")
+		}
+	}
+	// Times are the apply's, uids and resourceVersions the store's.
+	placeholder := metav1.NewTime(time.Date(1001, 1, 1, 0, 0, 0, 0, time.UTC))
+	if b, _ := placeholder.MarshalJSON(); string(b) != `"`+registry.PresetTime+`"` {
+		t.Fatalf("placeholder %s, registry.PresetTime %s", b, registry.PresetTime)
+	}
+	mask := func(w written) {
+		switch s := w.status.(type) {
+		case *flowcontrolv1.FlowSchemaStatus:
+			for i := range s.Conditions {
+				s.Conditions[i].LastTransitionTime = placeholder
+			}
+		case *networkingv1.ServiceCIDRStatus:
+			for i := range s.Conditions {
+				s.Conditions[i].LastTransitionTime = placeholder
+			}
+		}
+		w.meta.UID, w.meta.ResourceVersion, w.meta.CreationTimestamp = "", "", metav1.Time{}
+		for i := range w.meta.ManagedFields {
+			w.meta.ManagedFields[i].Time = nil
+		}
+	}
+	want := map[string]fixtures.BootstrapStatus{}
+	for k, w := range liveObjs {
+		mask(w)
+		status, err := json.Marshal(w.status)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fixtures.BootstrapStatus{Status: status}
+		for _, e := range w.meta.ManagedFields {
+			if e.Subresource == "status" {
+				st.ManagedFields = append(st.ManagedFields, e)
+			}
+		}
+		if len(st.ManagedFields) == 0 {
+			t.Fatalf("%s: no managedFields entry of the status's writer in %v", k, w.meta.ManagedFields)
+		}
+		want[k] = st
+	}
+	if *updateBootstrapFields {
+		keys := slices.Sorted(maps.Keys(want))
+		var b bytes.Buffer
+		b.WriteString("{\n")
+		for i, k := range keys {
+			kb, err := json.Marshal(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vb, err := json.Marshal(want[k])
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(kb)
+			b.WriteByte(':')
+			b.Write(vb)
+			if i < len(keys)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString("}\n")
+		if err := os.WriteFile("fixtures/bootstrap/statuses.json", b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := fixtures.BootstrapStatuses()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		for k := range want {
+			if !reflect.DeepEqual(got[k], want[k]) {
+				t.Errorf("%s: precomputed %s %v, written %s %v", k, got[k].Status, got[k].ManagedFields, want[k].Status, want[k].ManagedFields)
+			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("%s: precomputed but not written", k)
+			}
+		}
+		t.Fatal("fixtures/bootstrap/statuses.json is out of date: go test . -run TestBootstrapStatusesArePrecomputed -update")
+	}
+	// Created with them, the objects are the ones the writers made.
+	presetObjs, err := get(presetClient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(presetObjs) != len(liveObjs) {
+		t.Fatalf("%d objects with preset statuses, %d written", len(presetObjs), len(liveObjs))
+	}
+	for k, w := range presetObjs {
+		mask(w)
+		if !reflect.DeepEqual(w.obj, liveObjs[k].obj) {
+			t.Errorf("%s: created with the preset status\n%+v\nwritten by its controller\n%+v", k, w.obj, liveObjs[k].obj)
+		}
 	}
 }

@@ -165,7 +165,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// returns.
 	defer inBackground(func() error {
 		registry.TypesScheme()
-		_, _ = fixtures.BootstrapManagedFields()
+		_, _ = bootstrapPrecomputed()
 		fixtures.WarmBootstrap()
 		admission.WarmPodSecurity()
 		return nil
@@ -520,9 +520,12 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 	}
 	// One transaction for all of them: a commit each would take most of
 	// Start's time.
-	fields, err := fixtures.BootstrapManagedFields()
+	pre, err := bootstrapPrecomputed()
 	if err != nil {
 		return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
+	}
+	if cp.opts.noPresetStatuses {
+		pre = &registry.Precomputed{Fields: pre.Fields}
 	}
 	// Another core decodes them meanwhile, ahead of the creates (in a warm
 	// process they are decoded already), then decodes the built-in types'
@@ -534,7 +537,7 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 	})
 	var synced []controllers.Controller
 	err = cp.store.Bulk(func() error {
-		if err := cp.srv.CreateAll(boot, fields); err != nil {
+		if err := cp.srv.CreateAll(boot, pre); err != nil {
 			return err
 		}
 		if shared {
@@ -555,6 +558,30 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 	}
 	return synced, nil
 }
+
+// bootstrapPrecomputed is what is known beforehand of the bootstrap
+// objects' creates: their managedFields, and the statuses kube-apiserver's
+// own controllers apply to some of them at once (the FlowSchemas' and the
+// default ServiceCIDR's, see controllers.FlowSchemaStatus and
+// controllers.DefaultServiceCIDRStatus). Created with those, the objects
+// need no write of those controllers after a start: their server-side
+// applies would take a start several milliseconds. The caller may keep but
+// not modify it.
+var bootstrapPrecomputed = sync.OnceValues(func() (*registry.Precomputed, error) {
+	fields, err := fixtures.BootstrapManagedFields()
+	if err != nil {
+		return nil, err
+	}
+	statuses, err := fixtures.BootstrapStatuses()
+	if err != nil {
+		return nil, err
+	}
+	pre := &registry.Precomputed{Fields: fields, Statuses: make(map[string]registry.PresetStatus, len(statuses))}
+	for k, st := range statuses {
+		pre.Statuses[k] = registry.PresetStatus(st)
+	}
+	return pre, nil
+})
 
 // legacyTokenTracking is the kube-system ConfigMap in which kube-apiserver
 // records, as "since", the day (UTC) it began tracking legacy service

@@ -40,11 +40,16 @@ type options struct {
 	// extension-apiserver-authentication controller (tests).
 	authTrustResync time.Duration
 	clock           func() time.Time
-	clientCAs       [][]byte
-	crdPaths        []string
-	fixturePaths    []string
-	objects         []runtime.Object
-	serviceRange    string
+	// noPresetStatuses leaves the bootstrap objects without the statuses
+	// kube-apiserver's own controllers apply to them (bootstrapPrecomputed):
+	// those controllers write them after the start (tests that record
+	// them).
+	noPresetStatuses bool
+	clientCAs        [][]byte
+	crdPaths         []string
+	fixturePaths     []string
+	objects          []runtime.Object
+	serviceRange     string
 	// compaction is --etcd-compaction-interval; nil means its default.
 	compaction *time.Duration
 	// etcdServers (--etcd-servers), when set, puts the store in etcd under

@@ -46,7 +46,7 @@ type FlowSchemaStatus struct {
 	user user.Info
 	now  func() time.Time
 	// schemas are the FlowSchemas by name, levels the priority levels.
-	schemas map[string]*flowcontrolv1.FlowSchema
+	schemas map[string]*flowSchemaView
 	levels  map[string]bool
 }
 
@@ -63,7 +63,7 @@ func NewFlowSchemaStatus(reg registry.Interface, now func() time.Time, log *slog
 	return &FlowSchemaStatus{
 		reg: reg, log: log, now: now,
 		user:    apiserverUser(),
-		schemas: map[string]*flowcontrolv1.FlowSchema{},
+		schemas: map[string]*flowSchemaView{},
 		levels:  map[string]bool{},
 	}
 }
@@ -88,8 +88,8 @@ func (c *FlowSchemaStatus) Sync(ctx context.Context, events []store.Event) error
 				delete(c.schemas, ev.Key)
 				continue
 			}
-			fs := &flowcontrolv1.FlowSchema{}
-			if err := json.Unmarshal(ev.Value, fs); err != nil {
+			fs, err := decodeFlowSchemaView(ev.Value)
+			if err != nil {
 				c.log.Warn("undecodable FlowSchema", "name", ev.Key, "err", err)
 				continue
 			}
@@ -119,7 +119,7 @@ func (c *FlowSchemaStatus) Sync(ctx context.Context, events []store.Event) error
 			errs = append(errs, fmt.Errorf("failed to set a status.condition for FlowSchema %s: %w", name, err))
 		default:
 			if got, ok := out.(*flowcontrolv1.FlowSchema); ok {
-				c.schemas[name] = got
+				c.schemas[name] = &flowSchemaView{Level: got.Spec.PriorityLevelConfiguration.Name, Conditions: got.Status.Conditions}
 			}
 		}
 	}
@@ -128,8 +128,8 @@ func (c *FlowSchemaStatus) Sync(ctx context.Context, events []store.Event) error
 
 // dangling is the Dangling condition FlowSchema fs should have, worded as
 // upstream's.
-func (c *FlowSchemaStatus) dangling(fs *flowcontrolv1.FlowSchema) flowcontrolv1.FlowSchemaCondition {
-	pl := fs.Spec.PriorityLevelConfiguration.Name
+func (c *FlowSchemaStatus) dangling(fs *flowSchemaView) flowcontrolv1.FlowSchemaCondition {
+	pl := fs.Level
 	if c.levels[pl] || mandatoryPriorityLevels[pl] {
 		return flowcontrolv1.FlowSchemaCondition{Type: flowcontrolv1.FlowSchemaConditionDangling, Status: flowcontrolv1.ConditionFalse, Reason: "Found",
 			Message: fmt.Sprintf("This FlowSchema references the PriorityLevelConfiguration object named %q and it exists", pl)}
@@ -139,11 +139,42 @@ func (c *FlowSchemaStatus) dangling(fs *flowcontrolv1.FlowSchema) flowcontrolv1.
 }
 
 // danglingCondition is fs's Dangling condition, or nil.
-func danglingCondition(fs *flowcontrolv1.FlowSchema) *flowcontrolv1.FlowSchemaCondition {
-	for i := range fs.Status.Conditions {
-		if fs.Status.Conditions[i].Type == flowcontrolv1.FlowSchemaConditionDangling {
-			return &fs.Status.Conditions[i]
+func danglingCondition(fs *flowSchemaView) *flowcontrolv1.FlowSchemaCondition {
+	for i := range fs.Conditions {
+		if fs.Conditions[i].Type == flowcontrolv1.FlowSchemaConditionDangling {
+			return &fs.Conditions[i]
 		}
 	}
 	return nil
+}
+
+// flowSchemaView is what the controller reads of a FlowSchema: the
+// priority level it references and its status conditions.
+type flowSchemaView struct {
+	Level      string
+	Conditions []flowcontrolv1.FlowSchemaCondition
+}
+
+// decodeFlowSchemaView decodes a stored FlowSchema's view, scanning past
+// the rest (its metadata and rules) without decoding it: the first sync
+// after a start reads every bootstrap FlowSchema.
+func decodeFlowSchemaView(data []byte) (*flowSchemaView, error) {
+	top, err := registry.RawFields(data, "spec", "status")
+	if err != nil {
+		return nil, err
+	}
+	var spec struct {
+		PriorityLevelConfiguration struct {
+			Name string `json:"name"`
+		} `json:"priorityLevelConfiguration"`
+	}
+	var status flowcontrolv1.FlowSchemaStatus
+	for i, into := range []any{&spec, &status} {
+		if top[i] != nil {
+			if err := json.Unmarshal(top[i], into); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &flowSchemaView{Level: spec.PriorityLevelConfiguration.Name, Conditions: status.Conditions}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"time"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -82,7 +84,7 @@ func (s timeSlot) set(t *metav1.Time) {
 
 // createdTimes returns the times of o that its create sets to now: its
 // creationTimestamp, its managedFields entries', and those of the
-// conditions a create sets (a local APIService's).
+// conditions a create sets (a local APIService's, a preset status's).
 func createdTimes(o *Object) []timeSlot {
 	fields := o.Meta.GetManagedFields()
 	slots := make([]timeSlot, 0, 1+len(fields))
@@ -98,9 +100,18 @@ func createdTimes(o *Object) []timeSlot {
 	for i := range fields {
 		slots = append(slots, timeSlot{entry: &fields[i]})
 	}
-	if a, ok := o.Obj.(*apiregistrationv1.APIService); ok {
-		for i := range a.Status.Conditions {
-			slots = append(slots, timeSlot{value: &a.Status.Conditions[i].LastTransitionTime})
+	switch obj := o.Obj.(type) {
+	case *apiregistrationv1.APIService:
+		for i := range obj.Status.Conditions {
+			slots = append(slots, timeSlot{value: &obj.Status.Conditions[i].LastTransitionTime})
+		}
+	case *flowcontrolv1.FlowSchema: // a preset status (Precomputed)
+		for i := range obj.Status.Conditions {
+			slots = append(slots, timeSlot{value: &obj.Status.Conditions[i].LastTransitionTime})
+		}
+	case *networkingv1.ServiceCIDR:
+		for i := range obj.Status.Conditions {
+			slots = append(slots, timeSlot{value: &obj.Status.Conditions[i].LastTransitionTime})
 		}
 	}
 	return slots

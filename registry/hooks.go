@@ -105,6 +105,9 @@ func (s *Registry) beforeCreate(c *Request, o *Object) error {
 		s.crdStatus(obj, metav1.NewTime(s.now().Truncate(timePrecision)))
 		c.Res.recordServerWrite("status", before, o)
 	}
+	if c.presetStatus != nil {
+		return s.setPresetStatus(c, o)
+	}
 	return nil
 }
 

@@ -81,9 +81,10 @@ func (s *Registry) Create(data []byte) error { return s.create(data, "") }
 
 // CreateAll creates many objects (JSON with apiVersion and kind) as the
 // server itself, ignoring AlreadyExists, with the managedFields entry of
-// kube-apiserver's own writes. Bootstrap uses it. fields, when it has an
-// object's entries (keyed as CreatedManagedFields keys them), saves computing them (see
-// fixtures.BootstrapManagedFields); their time is set to now.
+// kube-apiserver's own writes. Bootstrap uses it. pre, when it has an
+// object's managedFields entries, saves computing them (see
+// fixtures.BootstrapManagedFields), and when it has a status for it, the
+// object is created with it (see Precomputed); nil: nothing is known.
 //
 // The documents are decoded on another goroutine, ahead of the creates, so
 // that a start's copies of the memoized objects (see decodedCreates) take
@@ -91,7 +92,7 @@ func (s *Registry) Create(data []byte) error { return s.create(data, "") }
 // served can make a document decode differently once the ones before it
 // are created (a CRD, then an object of its kind): one that did not decode
 // ahead is decoded again in its turn.
-func (s *Registry) CreateAll(docs [][]byte, fields map[string][]metav1.ManagedFieldsEntry) error {
+func (s *Registry) CreateAll(docs [][]byte, pre *Precomputed) error {
 	type decoded struct {
 		c   *Request
 		o   *Object
@@ -103,7 +104,7 @@ func (s *Registry) CreateAll(docs [][]byte, fields map[string][]metav1.ManagedFi
 		defer close(ahead)
 		for _, d := range docs {
 			var x decoded
-			x.c, x.o, x.err = s.decodeCreated(d, serverManager, fields)
+			x.c, x.o, x.err = s.decodeCreated(d, serverManager, pre)
 			select {
 			case ahead <- x:
 			case <-stop:
@@ -119,7 +120,7 @@ func (s *Registry) CreateAll(docs [][]byte, fields map[string][]metav1.ManagedFi
 	for _, d := range docs {
 		x := <-ahead
 		if x.err != nil {
-			x.c, x.o, x.err = s.decodeCreated(d, serverManager, fields)
+			x.c, x.o, x.err = s.decodeCreated(d, serverManager, pre)
 			if x.err != nil {
 				return x.err
 			}
@@ -320,15 +321,22 @@ func (s *Registry) decodeInternal(data []byte) (*Request, *Object, error) {
 }
 
 // decodeCreated decodes an object given as JSON that the server creates as
-// manager (if set) and records its managedFields: the entries fields holds
-// for it, if it holds them.
-func (s *Registry) decodeCreated(data []byte, manager string, fields map[string][]metav1.ManagedFieldsEntry) (*Request, *Object, error) {
+// manager (if set) and records its managedFields: the entries pre holds for
+// it, if it holds them; a status pre holds for it is set as it is created.
+func (s *Registry) decodeCreated(data []byte, manager string, pre *Precomputed) (*Request, *Object, error) {
 	c, o, err := s.decodeAs(data, manager)
 	if err != nil {
 		return nil, nil, err
 	}
+	if pre == nil {
+		pre = &Precomputed{}
+	}
 	if manager != "" {
-		if entries, ok := fields[bootstrapFieldsKey(c, o)]; ok {
+		key := bootstrapFieldsKey(c, o)
+		if st, ok := pre.Statuses[key]; ok {
+			c.presetStatus = &st
+		}
+		if entries, ok := pre.Fields[key]; ok {
 			s.setCreatedFields(o, entries)
 		} else {
 			s.trackCreate(c, o, data, manager)

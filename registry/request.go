@@ -55,6 +55,9 @@ type Request struct {
 	// decoded its object from (nil for every other request): an object
 	// from a document that validated once is not validated again.
 	createMemo *decodedCreate
+	// presetStatus is the status the server's own create gives its object
+	// (see Precomputed.Statuses); nil for every other request.
+	presetStatus *PresetStatus
 	// noResult says the caller does not read the write's answer (the
 	// server's own creates from documents): the write path leaves Result
 	// and ResultProto unset and the protobuf cache unfilled.
