@@ -11,7 +11,13 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"strings"
 	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"sigs.k8s.io/apiserver-network-proxy/konnectivity-client/pkg/client"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apiserver/pkg/apis/apiserver"
@@ -91,13 +97,17 @@ func newEgress(o *options) (egress, error) {
 	if sel == nil {
 		return egress{}, nil
 	}
-	// The same dialers, with their connections tracked.
-	e := egress{conns: &openConns{conns: map[*trackedConn]struct{}{}}}
+	// The same dialers, with their connections tracked; a Konnectivity
+	// server over a Unix socket is dialed by grpcUDSDialer.
+	e := egress{conns: newOpenConns()}
 	dialers := map[egressselector.EgressType]utilnet.DialFunc{}
 	for _, t := range []egressselector.EgressType{egressselector.ControlPlane, egressselector.Etcd, egressselector.Cluster} {
 		d, err := sel.Lookup(t.AsNetworkContext())
 		if err != nil {
 			return egress{}, fmt.Errorf("egress selection %q: %w", t, err)
+		}
+		if uds := grpcUDSName(cfg, t); uds != "" && d != nil {
+			d = e.conns.grpcUDSDialer(uds)
 		}
 		if d != nil {
 			dialers[t] = e.conns.track(d)
@@ -115,30 +125,70 @@ func (e egress) close() {
 	}
 }
 
-// openConns tracks the connections a dialer opened until they are closed.
+// openConns tracks the connections the dialers opened until they are
+// closed, and the dials in flight: at close, the dials are cancelled and
+// awaited, and the connections closed, so that nothing of theirs outlives
+// the control plane.
 type openConns struct {
-	mu    sync.Mutex
-	conns map[*trackedConn]struct{}
+	// ctx is cancelled at close; every dial is made with it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	dials  sync.WaitGroup
+
+	mu     sync.Mutex
+	closed bool
+	conns  map[*trackedConn]struct{}
 }
 
-// track returns dial with its connections tracked.
+// errEgressClosed is the error of a dial once the control plane stopped.
+var errEgressClosed = errors.New("egress: the control plane stopped")
+
+// newOpenConns returns an empty openConns.
+func newOpenConns() *openConns {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &openConns{ctx: ctx, cancel: cancel, conns: map[*trackedConn]struct{}{}}
+}
+
+// track returns dial with its connections tracked, its dials cancelled at
+// close.
 func (o *openConns) track(dial utilnet.DialFunc) utilnet.DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		o.mu.Lock()
+		if o.closed {
+			o.mu.Unlock()
+			return nil, errEgressClosed
+		}
+		o.dials.Add(1)
+		o.mu.Unlock()
+		defer o.dials.Done()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(o.ctx, cancel)()
 		c, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
 		tc := &trackedConn{Conn: c, owner: o}
 		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.closed {
+			_ = c.Close()
+			return nil, errEgressClosed
+		}
 		o.conns[tc] = struct{}{}
-		o.mu.Unlock()
 		return tc, nil
 	}
 }
 
-// closeAll closes every tracked connection, in parallel: closing a
-// Konnectivity connection waits for the server's CLOSE_RSP.
+// closeAll cancels the dials in flight and waits for them, then closes
+// every tracked connection, in parallel: closing a Konnectivity connection
+// waits for the server's CLOSE_RSP.
 func (o *openConns) closeAll() {
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+	o.cancel()
+	o.dials.Wait()
 	o.mu.Lock()
 	conns := make([]*trackedConn, 0, len(o.conns))
 	for c := range o.conns {
@@ -178,4 +228,40 @@ func (c *trackedConn) Close() error {
 // "controlplane".
 func (e egress) webhookWrapper(cp *ControlPlane) webhookutil.AuthenticationInfoResolverWrapper {
 	return webhookutil.NewDefaultAuthenticationInfoResolverWrapper(nil, e.selector, cp.RESTConfig(), tracing.NewNoopTracerProvider())
+}
+
+// grpcUDSName is the Unix socket of the Konnectivity server (GRPC) that
+// cfg's selection of type t dials, or "" when it dials another way.
+func grpcUDSName(cfg *apiserver.EgressSelectorConfiguration, t egressselector.EgressType) string {
+	for _, s := range cfg.EgressSelections {
+		c := s.Connection
+		if strings.EqualFold(s.Name, t.String()) && c.ProxyProtocol == apiserver.ProtocolGRPC && c.Transport != nil && c.Transport.UDS != nil {
+			return c.Transport.UDS.UDSName
+		}
+	}
+	return ""
+}
+
+// grpcUDSDialer dials through the Konnectivity server (GRPC) on the Unix
+// socket uds, as kube-apiserver's egress selector does (a tunnel per
+// connection, a dial of at most 30 s), but with the dial's context:
+// upstream's ignores it, so that a dial in flight when a control plane
+// stops would outlive it. A tunnel ends with its connection, or at close.
+func (o *openConns) grpcUDSDialer(uds string) utilnet.DialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dialCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		tunnel, err := client.CreateSingleUseGrpcTunnelWithContext(dialCtx, o.ctx, uds,
+			grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, "unix", uds)
+			}),
+			grpc.WithBlock(),
+			grpc.WithReturnConnectionError(),
+			grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return nil, err
+		}
+		return tunnel.DialContext(ctx, "tcp", addr)
+	}
 }

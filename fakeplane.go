@@ -388,9 +388,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// store, their first sync runs inside the bootstrap transaction, their
 	// writes committed with it.
 	// (kube-apiserver's own status writers of the bootstrap FlowSchemas and
-	// the default ServiceCIDR are not awaited: as upstream's, their applies
-	// land a moment after the server serves. Awaiting them cost a start
-	// 4-9 ms, most of it building the merge schema their applies need.)
+	// the default ServiceCIDR have nothing to write at start: those objects
+	// are created with the statuses they apply, see bootstrapPrecomputed.)
 	awaited := []string{"serviceaccount-controller", "root-ca-certificate-publisher-controller", authTrust.Name()}
 	var first, rest []controllers.Controller
 	for _, c := range ctrls {
