@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"runtime"
+	"slices"
 
 	"github.com/fakeplane/fakeplane/registry"
 
@@ -73,7 +74,7 @@ var startHooks = []string{
 	"poststarthook/priority-and-fairness-config-producer",
 	"poststarthook/bootstrap-controller",
 	"poststarthook/start-kubernetes-service-cidr-controller",
-	"poststarthook/aggregator-reload-proxy-client-cert",
+	aggregatorProxyCertHook,
 	"poststarthook/start-kube-aggregator-informers",
 	"poststarthook/apiservice-status-local-available-controller",
 	"poststarthook/apiservice-status-remote-available-controller",
@@ -85,19 +86,28 @@ var startHooks = []string{
 	"poststarthook/apiservice-openapiv3-controller",
 }
 
+// aggregatorProxyCertHook is the post-start hook kube-aggregator adds only
+// when it has a proxy client certificate (--proxy-client-cert-file).
+const aggregatorProxyCertHook = "poststarthook/aggregator-reload-proxy-client-cert"
+
 // livezChecks and readyzChecks are the checks each endpoint lists, in order
-// (/healthz lists the /livez ones).
+// (/healthz lists the /livez ones), with a proxy client certificate.
 var (
 	livezChecks  = append([]string{"ping", "log", "loopback-serving-certificate", "etcd"}, startHooks...)
 	readyzChecks = append(append([]string{"ping", "log", "etcd", "etcd-readiness", "informer-sync"}, startHooks...), "shutdown")
 )
 
-// healthChecks returns the checks an endpoint lists.
-func healthChecks(ep string) []string {
+// healthChecks returns the checks an endpoint lists, with or without a
+// proxy client certificate.
+func healthChecks(ep string, proxyClientCert bool) []string {
+	checks := livezChecks
 	if ep == "/readyz" {
-		return readyzChecks
+		checks = readyzChecks
 	}
-	return livezChecks
+	if !proxyClientCert {
+		checks = slices.DeleteFunc(slices.Clone(checks), func(c string) bool { return c == aggregatorProxyCertHook })
+	}
+	return checks
 }
 
 // healthHandlers is a mux for healthz.InstallPathHandler: the handlers of
@@ -113,10 +123,10 @@ func (m healthHandlers) Handle(pattern string, h http.Handler) { m[pattern] = h 
 // endpoint answers "ok" (its checks with ?verbose, less those named by
 // ?exclude=) and each check has its own path. fakeplane's checks always
 // pass.
-func healthMux() healthHandlers {
+func healthMux(proxyClientCert bool) healthHandlers {
 	m := healthHandlers{}
 	for _, ep := range []string{"/healthz", "/livez", "/readyz"} {
-		names := healthChecks(ep)
+		names := healthChecks(ep, proxyClientCert)
 		checks := make([]healthz.HealthChecker, len(names))
 		for i, name := range names {
 			checks[i] = healthz.NamedCheck(name, passingCheck)
@@ -132,7 +142,7 @@ func passingCheck(*http.Request) error { return nil }
 // serveHealth answers /healthz, /livez and /readyz, their ?verbose form and
 // their individual checks; an unknown check is kube-apiserver's 404.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string) {
-	h, ok := healthMux()[path]
+	h, ok := healthMux(s.cfg.ProxyClientCertificate != nil)[path]
 	if !ok {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		writeError(w, r, registry.NotFoundPath())
