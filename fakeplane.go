@@ -103,6 +103,8 @@ type ControlPlane struct {
 	// this process holds their Lease (a store shared with other
 	// processes); nil otherwise.
 	controllerElector *elector
+	// identity renews kube-apiserver's identity Lease.
+	identity *identityLease
 	// feed hands the views the events of a shared store (nil otherwise).
 	feed           *eventFeed
 	admission      *admission.Chain
@@ -399,7 +401,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			rest = append(rest, c)
 		}
 	}
-	synced, err := cp.bootstrap(runCtx, addr.Port, shared, first)
+	identity, err := newIdentityLease(cp.srv.API(), net.JoinHostPort(hostFor(addr.IP), strconv.Itoa(addr.Port)), cp.opts.clock,
+		cp.opts.logger.With("controller", "kube-apiserver-identity-lease"))
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	synced, err := cp.bootstrap(runCtx, addr.Port, shared, first, identity)
 	if err != nil {
 		return err
 	}
@@ -463,6 +470,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// admission configuration.
 	cp.srv.SetAdmission(cp.admission)
 	cp.admission.Serving()
+	cp.identity = identity
+	renew := identityLeaseRenewInterval
+	if cp.opts.identityLeaseRenew > 0 {
+		renew = cp.opts.identityLeaseRenew
+	}
+	identity.start(renew)
 
 	cp.kubeconfigPath = cp.opts.kubeconfigPath
 	if cp.kubeconfigPath == "" {
@@ -492,12 +505,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	return nil
 }
 
-// bootstrap writes the bootstrap objects in one store transaction and, with
-// the embedded store, runs the first sync of the controllers first (those
+// bootstrap writes the bootstrap objects and the identity Lease in one
+// store transaction and, with the embedded store, runs the first sync of the controllers first (those
 // that give namespaces their default objects) in it, so that their writes
 // commit with it. It returns those controllers as SyncOnce returns them, to
 // run once nothing else was written meanwhile (nil with a shared store).
-func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool, first []controllers.Controller) ([]controllers.Controller, error) {
+func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool, first []controllers.Controller, identity *identityLease) ([]controllers.Controller, error) {
 	boot, err := fixtures.Bootstrap(port, cp.serviceRange)
 	if err != nil {
 		return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
@@ -537,6 +550,9 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 	var synced []controllers.Controller
 	err = cp.store.Bulk(func() error {
 		if err := cp.srv.CreateAll(boot, pre); err != nil {
+			return err
+		}
+		if err := identity.ensure(runCtx); err != nil {
 			return err
 		}
 		if shared {
@@ -1015,6 +1031,9 @@ func (cp *ControlPlane) stopLocked() error {
 	}
 	if cp.controllerElector != nil {
 		cp.controllerElector.stop()
+	}
+	if cp.identity != nil {
+		cp.identity.close()
 	}
 	if cp.controllers != nil {
 		cp.controllers.Stop()

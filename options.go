@@ -40,6 +40,9 @@ type options struct {
 	// extension-apiserver-authentication controller (tests).
 	authTrustResync time.Duration
 	clock           func() time.Time
+	// identityLeaseRenew, when set, replaces the 10 s period of the
+	// identity Lease's renewals (tests).
+	identityLeaseRenew time.Duration
 	// noPresetStatuses leaves the bootstrap objects without the statuses
 	// kube-apiserver's own controllers apply to them (bootstrapPrecomputed):
 	// those controllers write them after the start (tests that record
