@@ -23,10 +23,10 @@ import (
 	"github.com/fakeplane/fakeplane/registry"
 )
 
-var updateBootstrapFields = flag.Bool("update", false, "rewrite fixtures/bootstrap/managedfields.json and statuses.json")
+var updateBootstrapFields = flag.Bool("update", false, "rewrite fixtures/bootstrap/managedfields.tsv and statuses.json")
 
 // TestBootstrapManagedFieldsArePrecomputed checks that
-// fixtures/bootstrap/managedfields.json holds, for every bootstrap object,
+// fixtures/bootstrap/managedfields.tsv holds, for every bootstrap object,
 // the managedFields entries a create computes for it, whatever the port and
 // service range (they only change values, not which fields are set); with
 // -update it rewrites the file.
@@ -59,30 +59,11 @@ func TestBootstrapManagedFieldsArePrecomputed(t *testing.T) {
 		t.Fatal("the bootstrap objects' managedFields depend on the port or the service range")
 	}
 	if *updateBootstrapFields {
-		// Compact (FieldsV1 keeps its bytes as they are read), one object
-		// per line.
-		keys := slices.Sorted(maps.Keys(want))
-		var b bytes.Buffer
-		b.WriteString("{\n")
-		for i, k := range keys {
-			kb, err := json.Marshal(k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vb, err := json.Marshal(want[k])
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Write(kb)
-			b.WriteByte(':')
-			b.Write(vb)
-			if i < len(keys)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
+		table, err := fixtures.FormatManagedFieldsTable(want)
+		if err != nil {
+			t.Fatal(err)
 		}
-		b.WriteString("}\n")
-		if err := os.WriteFile("fixtures/bootstrap/managedfields.json", b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile("fixtures/bootstrap/managedfields.tsv", table, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -102,7 +83,7 @@ func TestBootstrapManagedFieldsArePrecomputed(t *testing.T) {
 				t.Errorf("%s: precomputed but not a bootstrap object", k)
 			}
 		}
-		t.Fatal("fixtures/bootstrap/managedfields.json is out of date: go test . -run TestBootstrapManagedFields -update")
+		t.Fatal("fixtures/bootstrap/managedfields.tsv is out of date: go test . -run TestBootstrapManagedFields -update")
 	}
 }
 
