@@ -137,26 +137,3 @@ func TestLegacyTokenTrackingConfigMap(t *testing.T) {
 		t.Errorf("managedFields %+v", cm.ManagedFields)
 	}
 }
-
-// waitForAPIServerStatusWrites waits until kube-apiserver's own status
-// writers have applied the bootstrap FlowSchemas' and the default
-// ServiceCIDR's conditions, which land a moment after Start returns, for a
-// test that compares the revisions of what it writes.
-func waitForAPIServerStatusWrites(t *testing.T, cp *fakeplane.ControlPlane) {
-	t.Helper()
-	cs := clientset(t, cp)
-	ctx := ctxT(t)
-	waitFor(t, func() bool {
-		fss, err := cs.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
-		if err != nil || len(fss.Items) == 0 {
-			return false
-		}
-		for _, fs := range fss.Items {
-			if len(fs.Status.Conditions) == 0 {
-				return false
-			}
-		}
-		sc, err := cs.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
-		return err == nil && len(sc.Status.Conditions) > 0
-	})
-}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,8 +21,8 @@ import (
 // alone: no continue token, whatever the limit.
 func TestDeleteCollectionAnswersTheListedItems(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
-	waitForAPIServerStatusWrites(t, cp) // the revisions below are compared
+	// The revisions below are compared: no identity Lease renewal among them.
+	cp := fakeplane.Start(t, fakeplane.WithIdentityLeaseRenewInterval(time.Hour))
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
 	const ns = "default"

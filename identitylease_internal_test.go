@@ -28,7 +28,7 @@ func TestAPIServerIDIsKubeAPIServers(t *testing.T) {
 // kube-apiserver; it is renewed each period, keeping its holder.
 func TestIdentityLeaseAsKubeAPIServer(t *testing.T) {
 	t.Parallel()
-	cp := Start(t, func(o *options) { o.identityLeaseRenew = 50 * time.Millisecond })
+	cp := Start(t, WithIdentityLeaseRenewInterval(50*time.Millisecond))
 	ctx := context.Background()
 	leases := kubernetes.NewForConfigOrDie(cp.RESTConfig()).CoordinationV1().Leases(metav1.NamespaceSystem)
 	list, err := leases.List(ctx, metav1.ListOptions{LabelSelector: "apiserver.kubernetes.io/identity=kube-apiserver"})

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fakeplane/fakeplane"
 
@@ -130,8 +131,8 @@ func TestListAndWatchOptionsAsKubeAPIServer(t *testing.T) {
 // only the events after that resourceVersion.
 func TestWatchFromAFutureResourceVersion(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
-	waitForAPIServerStatusWrites(t, cp) // the next revisions must be this test's
+	// The next revisions must be this test's: no identity Lease renewal.
+	cp := fakeplane.Start(t, fakeplane.WithIdentityLeaseRenewInterval(time.Hour))
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
 	cms := cs.CoreV1().ConfigMaps("default")

@@ -47,23 +47,6 @@ func TestFullDiskAnswersAsEtcdOutOfSpace(t *testing.T) {
 	p := startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--kubeconfig", kc)
 	client := clientFor(t, readFile(t, kc))
 	ctx := context.Background()
-	// kube-apiserver's own status writers apply the bootstrap FlowSchemas'
-	// and the default ServiceCIDR's conditions a moment after the server
-	// serves: the revisions compared below are taken once they have.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		fss, err1 := client.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
-		sc, err2 := client.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
-		done := err1 == nil && err2 == nil && len(fss.Items) > 0 && len(sc.Status.Conditions) > 0
-		for i := 0; done && i < len(fss.Items); i++ {
-			done = len(fss.Items[i].Status.Conditions) > 0 // every FlowSchema's, not one
-		}
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the bootstrap status writes did not land: %v %v", err1, err2)
-		}
-	}
 	cms := client.CoreV1().ConfigMaps("default")
 	cm := func(name, v string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": v, "pad": strings.Repeat("x", 64<<10)}}
