@@ -860,7 +860,8 @@ type requestHeaderConfig struct {
 // front-proxy client certificate: the user's (WithRequestHeader,
 // WithProxyClientCert), or, given neither, kubeadm's set-up with a
 // front-proxy CA of the control plane's own, kept in pkiDir with a data
-// directory, and a client certificate front-proxy-client it signs.
+// directory, and a client certificate front-proxy-client it signs; in
+// envtest's shape, given neither, none (as envtest's kube-apiserver).
 func (cp *ControlPlane) setUpFrontProxy(pkiDir string) error {
 	if pc := cp.opts.proxyClient; pc != nil {
 		cp.proxyClient = aggregator.ProxyClientCert{CertPEM: pc.certPEM, KeyPEM: pc.keyPEM}
@@ -891,6 +892,11 @@ func (cp *ControlPlane) setUpFrontProxy(pkiDir string) error {
 		return nil
 	}
 	if cp.opts.proxyClient != nil {
+		return nil
+	}
+	if cp.opts.envtestShape {
+		// envtest starts kube-apiserver without a front proxy: no
+		// request-header authentication, no proxy client certificate.
 		return nil
 	}
 	ca, err := pki.LoadCAAs(pkiDir, pki.FrontProxyCAName)

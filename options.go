@@ -471,8 +471,11 @@ func (o *options) runs(name string) bool {
 // starts kube-apiserver): no controllers run, so namespaces get no default
 // ServiceAccount and no kube-root-ca.crt (pods need neither), nothing is
 // garbage-collected, deleted namespaces stay Terminating and workloads
-// create no pods. Tests written for envtest pass unchanged. Options given after it can turn
-// parts back on (WithControllers, WithNodes, WithScheduler).
+// create no pods; nor is there a front proxy (no request-header
+// authentication or proxy client certificate) unless WithRequestHeader or
+// WithProxyClientCert gives one. Tests written for envtest pass unchanged.
+// Options given after it can turn parts back on (WithControllers,
+// WithNodes, WithScheduler).
 func WithEnvtestShape() Option {
 	return func(o *options) {
 		o.controllers = controllers.Selection{}

@@ -2,7 +2,9 @@ package fakeplane_test
 
 import (
 	"context"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -243,4 +245,51 @@ func createNamespace(t *testing.T, cs kubernetes.Interface, prefix string) strin
 // taintsEqual compares taints by key and effect.
 func taintsEqual(a, b []corev1.Taint) bool {
 	return slices.EqualFunc(a, b, func(x, y corev1.Taint) bool { return x.Key == y.Key && x.Effect == y.Effect })
+}
+
+// In envtest's shape kube-apiserver runs without a front proxy (envtest
+// passes no --requestheader-* or --proxy-client-* flags):
+// kube-system/extension-apiserver-authentication holds the client CA alone,
+// and there is no aggregator-reload-proxy-client-cert post-start hook. A
+// default control plane has both, as a kubeadm cluster.
+func TestEnvtestPresetHasNoFrontProxy(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		opts      []fakeplane.Option
+		keys      []string
+		hookCode  int
+		readyHook bool
+	}{
+		{"envtest shape", []fakeplane.Option{fakeplane.WithEnvtestShape()}, []string{"client-ca-file"}, 404, false},
+		{"default", nil, []string{"client-ca-file", "requestheader-allowed-names", "requestheader-client-ca-file",
+			"requestheader-extra-headers-prefix", "requestheader-group-headers", "requestheader-username-headers"}, 200, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cp := fakeplane.Start(t, tc.opts...)
+			cs := clientset(t, cp)
+			ctx := ctxT(t)
+			var keys []string
+			waitFor(t, func() bool {
+				cm, err := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, "extension-apiserver-authentication", metav1.GetOptions{})
+				if err != nil {
+					return false
+				}
+				keys = slices.Sorted(maps.Keys(cm.Data))
+				return true
+			})
+			if !slices.Equal(keys, tc.keys) {
+				t.Errorf("extension-apiserver-authentication keys %v, want %v", keys, tc.keys)
+			}
+			code, _, _ := rawRequest(t, cp, "GET", "/readyz/poststarthook/aggregator-reload-proxy-client-cert", "", nil, nil)
+			if code != tc.hookCode {
+				t.Errorf("GET /readyz/poststarthook/aggregator-reload-proxy-client-cert: %d, want %d", code, tc.hookCode)
+			}
+			_, _, out := rawRequest(t, cp, "GET", "/readyz?verbose", "", nil, nil)
+			if got := strings.Contains(string(out), "aggregator-reload-proxy-client-cert"); got != tc.readyHook {
+				t.Errorf("/readyz?verbose lists the proxy client certificate hook: %v, want %v:\n%s", got, tc.readyHook, out)
+			}
+		})
+	}
 }
