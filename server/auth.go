@@ -100,6 +100,8 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	h = filters.WithWarningRecorder(h)
 	h = filters.WithAuthorization(h, s.auth.authz, codecs)
 	h = withMaxInFlight(h, s.cfg.Limits.MaxRequestsInFlight, s.cfg.Limits.MaxMutatingRequestsInFlight)
+	// Where kube-apiserver's priority and fairness filter classifies.
+	h = s.withFlowSchemaHeaders(h)
 	h = impersonation.WithConstrainedImpersonation(h, s.auth.authz, codecs) // v1.37: ConstrainedImpersonation is on by default (beta)
 	unauthorized := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))

@@ -98,6 +98,8 @@ type Server struct {
 
 	// rbacCache holds the RBAC objects for the authorizer.
 	rbacCache *auth.RBACCache
+	// flows classifies requests to FlowSchemas for the answers' headers.
+	flows *flowClassifier
 	// commitObservers are told of every commit after the RBAC cache, in
 	// the order AddCommitObserver added them.
 	commitObservers []func(bucket, key string, obj runtime.Object, data []byte, deleted bool)
@@ -141,6 +143,7 @@ func New(cfg Config) (*Server, error) {
 		stopping:  make(chan struct{}),
 		metrics:   newAPIMetrics(),
 		rbacCache: auth.NewRBACCache(),
+		flows:     newFlowClassifier(cfg.Store),
 	}
 	s.reqIdle = sync.NewCond(&s.reqMu)
 	if s.log == nil {
@@ -270,11 +273,12 @@ func (s *Server) AddCommitObserver(f func(bucket, key string, obj runtime.Object
 }
 
 // observeCommitViews keeps the views that follow the store in revision order
-// (the RBAC cache, then those AddCommitObserver added) in step with a
+// (the RBAC cache, the FlowSchemas', then those AddCommitObserver added) in step with a
 // commit. The registry calls it as Hooks.CommitObserver, under the store's
 // writer lock, once the write committed.
 func (s *Server) observeCommitViews(bucket, key string, obj runtime.Object, data []byte, deleted bool) {
 	s.rbacCache.Observe(bucket, key, obj, data, deleted)
+	s.flows.observe(bucket, key, obj, data, deleted)
 	for _, f := range s.commitObservers {
 		f(bucket, key, obj, data, deleted)
 	}
