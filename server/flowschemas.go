@@ -10,6 +10,7 @@ package server
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -32,103 +33,127 @@ const (
 	priorityLevelsBucket = "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations"
 )
 
-// flowClassifier matches requests to the stored FlowSchemas. It reads
-// them again, on the next request, after a commit changed a FlowSchema or
-// a priority level.
+// flowClassifier matches requests to the stored FlowSchemas. It follows
+// the commits to FlowSchemas and priority levels (observe), after loading
+// those stored (load).
 type flowClassifier struct {
-	store store.Interface
-	// stale is set when the schemas must be read again.
-	stale atomic.Bool
-	// schemas are the FlowSchemas whose priority level exists, in
-	// matching order: by matchingPrecedence, then by name.
-	schemas atomic.Pointer[[]classifiedSchema]
-	// rebuild serializes the reads of the schemas.
-	rebuild sync.Mutex
+	mu sync.Mutex
+	// schemas are the FlowSchemas by name, levels the priority levels'
+	// UIDs by name.
+	schemas map[string]classifiedSchema
+	levels  map[string]types.UID
+	// ordered are the schemas whose priority level exists, in matching
+	// order (by matchingPrecedence, then by name); nil once a commit
+	// changed either map.
+	ordered atomic.Pointer[[]classifiedSchema]
 }
 
-// classifiedSchema is a FlowSchema and the UID of its priority level.
+// classifiedSchema is what matching reads of a FlowSchema.
 type classifiedSchema struct {
-	fs      *flowcontrolv1.FlowSchema
+	name       string
+	uid        types.UID
+	precedence int32
+	level      string
+	rules      []flowcontrolv1.PolicyRulesWithSubjects
+	// levelID is the UID of its priority level, set in ordered.
 	levelID types.UID
 }
 
-// newFlowClassifier returns a classifier of the FlowSchemas in st.
-func newFlowClassifier(st store.Interface) *flowClassifier {
-	c := &flowClassifier{store: st}
-	c.stale.Store(true)
-	return c
+// newFlowClassifier returns an empty classifier.
+func newFlowClassifier() *flowClassifier {
+	return &flowClassifier{schemas: map[string]classifiedSchema{}, levels: map[string]types.UID{}}
 }
 
-// observe marks the schemas stale after a commit to either bucket.
-func (c *flowClassifier) observe(bucket, _ string, _ runtime.Object, _ []byte, _ bool) {
-	if bucket == flowSchemasBucket || bucket == priorityLevelsBucket {
-		c.stale.Store(true)
+// load adds the FlowSchemas and priority levels stored in st. Call it
+// before the first write that observe is told of.
+func (c *flowClassifier) load(st store.Interface) error {
+	for _, b := range []string{flowSchemasBucket, priorityLevelsBucket} {
+		lst, err := st.List(b, store.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("list %s: %w", b, err)
+		}
+		for _, it := range lst.Items {
+			c.observe(b, it.Key, nil, it.Value, false)
+		}
 	}
+	return nil
 }
 
-// current returns the schemas in matching order, reading them first when
-// they are stale. A FlowSchema whose priority level does not exist is
-// dangling: kube-apiserver does not match requests to it.
+// observe records a committed write to a FlowSchema or a priority level:
+// obj is the object in its Go type when the write path has it, data its
+// stored JSON. It has the signature of registry.Hooks.CommitObserver. A
+// FlowSchema's rules are kept as obj holds them: nothing changes a
+// committed object.
+func (c *flowClassifier) observe(bucket, key string, obj runtime.Object, data []byte, deleted bool) {
+	if bucket != flowSchemasBucket && bucket != priorityLevelsBucket {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	defer c.ordered.Store(nil)
+	if bucket == priorityLevelsBucket {
+		delete(c.levels, key)
+		if deleted {
+			return
+		}
+		pl, ok := obj.(*flowcontrolv1.PriorityLevelConfiguration)
+		if !ok {
+			pl = &flowcontrolv1.PriorityLevelConfiguration{}
+			if json.Unmarshal(data, pl) != nil {
+				return
+			}
+		}
+		c.levels[key] = pl.UID
+		return
+	}
+	delete(c.schemas, key)
+	if deleted {
+		return
+	}
+	fs, ok := obj.(*flowcontrolv1.FlowSchema)
+	if !ok {
+		fs = &flowcontrolv1.FlowSchema{}
+		if json.Unmarshal(data, fs) != nil {
+			return
+		}
+	}
+	precedence := fs.Spec.MatchingPrecedence
+	if precedence == 0 { // as the API defaults it
+		precedence = 1000
+	}
+	c.schemas[key] = classifiedSchema{name: fs.Name, uid: fs.UID, precedence: precedence,
+		level: fs.Spec.PriorityLevelConfiguration.Name, rules: fs.Spec.Rules}
+}
+
+// current returns the schemas in matching order. A FlowSchema whose
+// priority level does not exist is dangling: kube-apiserver does not
+// match requests to it.
 func (c *flowClassifier) current() []classifiedSchema {
-	if !c.stale.Load() {
-		if p := c.schemas.Load(); p != nil {
-			return *p
+	if p := c.ordered.Load(); p != nil {
+		return *p
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ordered := make([]classifiedSchema, 0, len(c.schemas))
+	for _, s := range c.schemas {
+		if id, ok := c.levels[s.level]; ok {
+			s.levelID = id
+			ordered = append(ordered, s)
 		}
 	}
-	c.rebuild.Lock()
-	defer c.rebuild.Unlock()
-	if !c.stale.Swap(false) {
-		if p := c.schemas.Load(); p != nil {
-			return *p
-		}
-	}
-	levels := map[string]types.UID{}
-	if l, err := c.store.List(priorityLevelsBucket, store.ListOptions{}); err == nil {
-		for _, it := range l.Items {
-			var pl flowcontrolv1.PriorityLevelConfiguration
-			if json.Unmarshal(it.Value, &pl) == nil {
-				levels[pl.Name] = pl.UID
-			}
-		}
-	} else {
-		c.stale.Store(true)
-	}
-	var schemas []classifiedSchema
-	if l, err := c.store.List(flowSchemasBucket, store.ListOptions{}); err == nil {
-		for _, it := range l.Items {
-			fs := &flowcontrolv1.FlowSchema{}
-			if json.Unmarshal(it.Value, fs) != nil {
-				continue
-			}
-			if id, ok := levels[fs.Spec.PriorityLevelConfiguration.Name]; ok {
-				schemas = append(schemas, classifiedSchema{fs: fs, levelID: id})
-			}
-		}
-	} else {
-		c.stale.Store(true)
-	}
-	slices.SortFunc(schemas, func(a, b classifiedSchema) int {
-		return cmp.Or(cmp.Compare(precedence(a.fs), precedence(b.fs)), cmp.Compare(a.fs.Name, b.fs.Name))
+	slices.SortFunc(ordered, func(a, b classifiedSchema) int {
+		return cmp.Or(cmp.Compare(a.precedence, b.precedence), cmp.Compare(a.name, b.name))
 	})
-	c.schemas.Store(&schemas)
-	return schemas
-}
-
-// precedence is a FlowSchema's matchingPrecedence (1000 when unset, as
-// the API defaults it).
-func precedence(fs *flowcontrolv1.FlowSchema) int32 {
-	if fs.Spec.MatchingPrecedence == 0 {
-		return 1000
-	}
-	return fs.Spec.MatchingPrecedence
+	c.ordered.Store(&ordered)
+	return ordered
 }
 
 // classify returns the FlowSchema a request of u described by info
 // matches and its priority level's UID; ok is false when none matches.
 func (c *flowClassifier) classify(u user.Info, info *apirequest.RequestInfo) (schema, level types.UID, ok bool) {
 	for _, s := range c.current() {
-		if flowSchemaMatches(s.fs, u, info) {
-			return s.fs.UID, s.levelID, true
+		if flowSchemaMatches(s.rules, u, info) {
+			return s.uid, s.levelID, true
 		}
 	}
 	return "", "", false
@@ -150,12 +175,12 @@ func (s *Server) withFlowSchemaHeaders(h http.Handler) http.Handler {
 	})
 }
 
-// flowSchemaMatches reports whether one of fs's rules matches the request:
-// one of its subjects is the user, and one of its resource rules (for a
-// resource request) or non-resource rules (for another) covers it.
-func flowSchemaMatches(fs *flowcontrolv1.FlowSchema, u user.Info, info *apirequest.RequestInfo) bool {
-	for i := range fs.Spec.Rules {
-		rule := &fs.Spec.Rules[i]
+// flowSchemaMatches reports whether one of a FlowSchema's rules matches the
+// request: one of its subjects is the user, and one of its resource rules
+// (for a resource request) or non-resource rules (for another) covers it.
+func flowSchemaMatches(rules []flowcontrolv1.PolicyRulesWithSubjects, u user.Info, info *apirequest.RequestInfo) bool {
+	for i := range rules {
+		rule := &rules[i]
 		if !slices.ContainsFunc(rule.Subjects, func(s flowcontrolv1.Subject) bool { return subjectIs(s, u) }) {
 			continue
 		}

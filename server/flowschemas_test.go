@@ -72,8 +72,7 @@ func TestFlowSchemaRulesMatchAsKubeAPIServers(t *testing.T) {
 			if tc.nonRes != nil {
 				rule.NonResourceRules = []flowcontrolv1.NonResourcePolicyRule{*tc.nonRes}
 			}
-			fs := &flowcontrolv1.FlowSchema{Spec: flowcontrolv1.FlowSchemaSpec{Rules: []flowcontrolv1.PolicyRulesWithSubjects{rule}}}
-			if got := flowSchemaMatches(fs, tc.u, tc.info); got != tc.want {
+			if got := flowSchemaMatches([]flowcontrolv1.PolicyRulesWithSubjects{rule}, tc.u, tc.info); got != tc.want {
 				t.Errorf("matches: %v, want %v", got, tc.want)
 			}
 		})

@@ -143,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 		stopping:  make(chan struct{}),
 		metrics:   newAPIMetrics(),
 		rbacCache: auth.NewRBACCache(),
-		flows:     newFlowClassifier(cfg.Store),
+		flows:     newFlowClassifier(),
 	}
 	s.reqIdle = sync.NewCond(&s.reqMu)
 	if s.log == nil {
@@ -165,6 +165,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if err := s.rbacCache.Load(cfg.Store); err != nil {
 		return nil, fmt.Errorf("server: load RBAC objects: %w", err)
+	}
+	if err := s.flows.load(cfg.Store); err != nil {
+		return nil, fmt.Errorf("server: load FlowSchemas: %w", err)
 	}
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
