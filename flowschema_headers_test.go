@@ -102,7 +102,7 @@ func TestFlowSchemaClassificationFollowsTheStoredSchemas(t *testing.T) {
 			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "alices"},
 			MatchingPrecedence:         500,
 			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
-				Subjects: []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "alice"}}},
+				Subjects:         []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "alice"}}},
 				NonResourceRules: []flowcontrolv1.NonResourcePolicyRule{{Verbs: []string{"get"}, NonResourceURLs: []string{"/apis/*"}}},
 			}},
 		},
