@@ -155,6 +155,9 @@ var LoadBuiltinPaths = sync.OnceValues(func() (*BuiltinPaths, error) {
 		if err := json.Unmarshal(raw, &bp.item); err != nil {
 			return nil, fmt.Errorf("openapi path %s: %w", path, err)
 		}
+		if bp.owner.Group == "apiregistration.k8s.io" {
+			orderAggregatorGVKs(&bp.item)
+		}
 		p.v2 = append(p.v2, bp)
 	}
 	for key, paths := range doc.V3 {
@@ -230,4 +233,33 @@ func (p *BuiltinPaths) V3(key string, served func(PathOwner) bool) (map[string]j
 		}
 	}
 	return paths, refs
+}
+
+// aggregatorGVK is an x-kubernetes-group-version-kind value written in the
+// order kube-aggregator's own paths (apiregistration.k8s.io's) have it in
+// /openapi/v2: group, version, kind. The other paths' values are maps,
+// written with sorted keys (group, kind, version), as kube-apiserver's are.
+type aggregatorGVK struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// orderAggregatorGVKs gives the operations of one of kube-aggregator's
+// paths their x-kubernetes-group-version-kind in its order.
+func orderAggregatorGVKs(item *spec.PathItem) {
+	const key = "x-kubernetes-group-version-kind"
+	for _, op := range []*spec.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch} {
+		if op == nil {
+			continue
+		}
+		m, ok := op.Extensions[key].(map[string]any)
+		if !ok {
+			continue
+		}
+		g, _ := m["group"].(string)
+		v, _ := m["version"].(string)
+		k, _ := m["kind"].(string)
+		op.Extensions[key] = aggregatorGVK{Group: g, Version: v, Kind: k}
+	}
 }

@@ -138,9 +138,11 @@ func writeBytes(w http.ResponseWriter, r *http.Request, code int, mediaType stri
 		}
 	}
 	// kube-apiserver's JSON encoder ends a body with a newline; its
-	// indenting one (for ?pretty and curl) does not.
-	newline := mediaType == mediaJSON
-	if mediaType == mediaJSON && r != nil && isPretty(r) {
+	// indenting one (for ?pretty and curl) does not. Aggregated discovery
+	// (JSON with parameters) is written by the same encoders.
+	isJSON := mediaType == mediaJSON || strings.HasPrefix(mediaType, mediaJSON+";")
+	newline := isJSON
+	if isJSON && r != nil && isPretty(r) {
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, body, "", "  "); err == nil {
 			body, newline = buf.Bytes(), false

@@ -251,20 +251,27 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 	if !core {
 		list.Items = s.withRemoteDiscovery(list.Items)
 	}
+	// As upstream's: the ETag is the SHA-512 of the list without its kind
+	// and apiVersion, and a 304 is public too.
+	hashed, err := json.Marshal(apidiscoveryv2.APIGroupDiscoveryList{Items: list.Items})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	sum := sha512.Sum512(hashed)
+	etag := strconv.Quote(strings.ToUpper(hex.EncodeToString(sum[:])))
+	w.Header().Set("Etag", etag)
+	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Cache-Control", "public")
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
 	b, err := json.Marshal(list)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	sum := sha512.Sum512(b)
-	etag := strconv.Quote(strings.ToUpper(hex.EncodeToString(sum[:])))
-	w.Header().Set("Vary", "Accept")
-	w.Header().Set("Etag", etag)
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	w.Header().Set("Cache-Control", "public")
 	writeBytes(w, r, http.StatusOK, aggregatedDiscoveryMediaType, b)
 }
 
