@@ -286,8 +286,15 @@ func (s *Server) serveRootPaths(w http.ResponseWriter, r *http.Request) {
 	}
 	paths = append(paths, s.remotePaths()...)
 	paths = append(paths, openIDConfigPath, openIDKeysPath)
-	paths = append(paths, "/healthz", "/healthz/etcd", "/healthz/log", "/healthz/ping", "/livez", "/livez/etcd", "/livez/log", "/livez/ping",
-		"/openapi/v2", "/openapi/v3", "/openapi/v3/", "/readyz", "/readyz/etcd", "/readyz/log", "/readyz/ping", "/readyz/shutdown", "/version")
+	paths = append(paths, "/metrics", "/openapi/v2", "/openapi/v3", "/openapi/v3/", "/version")
+	// Each health endpoint and each of its checks, as upstream's
+	// healthz.InstallPathHandler lists them.
+	for _, ep := range []string{"/healthz", "/livez", "/readyz"} {
+		paths = append(paths, ep)
+		for _, check := range healthChecks(ep, s.cfg.ProxyClientCertificate != nil) {
+			paths = append(paths, ep+"/"+check)
+		}
+	}
 	paths = dedupe(paths)
 	sort.Strings(paths) // as upstream's ListedPathProvider
 	writeJSONOrYAML(w, r, http.StatusOK, map[string][]string{"paths": paths})

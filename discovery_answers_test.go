@@ -2,7 +2,9 @@ package fakeplane_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/fakeplane/fakeplane"
@@ -49,5 +51,35 @@ func TestDiscoveryAndOpenAPIAnswerAsKubeAPIServer(t *testing.T) {
 	code, h, _ = get("/openapi/v2", http.Header{"Accept": {"application/json"}})
 	if code != 200 || h.Get("Etag") != refOpenAPIv2ETag {
 		t.Errorf("GET /openapi/v2: %d, ETag %s; want 200, ETag %s", code, h.Get("Etag"), refOpenAPIv2ETag)
+	}
+}
+
+// TestRootListsEveryPathItServes: GET / lists, as kube-apiserver's does, the
+// discovery and OpenAPI paths, /metrics, /version and each health endpoint
+// with each of its checks (recorded from refplane, which also lists its
+// /flagz, /statusz and /metrics/slis); every path listed answers.
+func TestRootListsEveryPathItServes(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	code, _, body := rawRequest(t, cp, "GET", "/", "", nil, nil)
+	var root struct {
+		Paths []string `json:"paths"`
+	}
+	if err := json.Unmarshal(body, &root); code != 200 || err != nil {
+		t.Fatalf("GET /: %d %v %s", code, err, body)
+	}
+	if !slices.IsSorted(root.Paths) {
+		t.Errorf("the paths are not sorted: %v", root.Paths)
+	}
+	for _, want := range []string{"/metrics", "/version", "/openapi/v2", "/healthz/etcd", "/livez/loopback-serving-certificate",
+		"/readyz/informer-sync", "/readyz/shutdown", "/readyz/poststarthook/rbac/bootstrap-roles", "/livez/autoregister-completion"} {
+		if !slices.Contains(root.Paths, want) {
+			t.Errorf("GET / does not list %s", want)
+		}
+	}
+	for _, p := range root.Paths {
+		if code, _, _ := rawRequest(t, cp, "GET", p, "", nil, nil); code != 200 {
+			t.Errorf("GET %s (listed by GET /): %d", p, code)
+		}
 	}
 }
