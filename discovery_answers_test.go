@@ -83,3 +83,31 @@ func TestRootListsEveryPathItServes(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownDocumentsAnswerAsKubeAPIServer: a path under /openapi/v3/
+// naming no document (an unknown group, a version the group does not
+// serve) is kube-openapi's bare 404; an unknown health check is the mux's
+// plain-text 404. Recorded from refplane.
+func TestUnknownDocumentsAnswerAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	for _, tc := range []struct {
+		path, contentType, body string
+	}{
+		{"/openapi/v3/api/v9", "", ""},
+		{"/openapi/v3/apis/apps/v9", "", ""},
+		{"/openapi/v3/apis/nope/v1", "", ""},
+		{"/openapi/v3/apis/nope", "", ""},
+		{"/openapi/v3/nope", "", ""},
+		{"/healthz/nope", "text/plain; charset=utf-8", "404 page not found\n"},
+		{"/livez/shutdown", "text/plain; charset=utf-8", "404 page not found\n"},
+	} {
+		code, h, body := rawExchange(t, cp, "GET", tc.path, "", nil, nil)
+		if code != 404 || h.Get("Content-Type") != tc.contentType || string(body) != tc.body {
+			t.Errorf("GET %s: %d %q %q, want 404 %q %q", tc.path, code, h.Get("Content-Type"), body, tc.contentType, tc.body)
+		}
+	}
+	if code, _, _ := rawExchange(t, cp, "GET", "/openapi/v3/apis/apps/v1", "", nil, nil); code != 200 {
+		t.Errorf("GET /openapi/v3/apis/apps/v1: %d", code)
+	}
+}

@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/fakeplane/fakeplane/registry"
-
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/server/healthz"
 )
@@ -140,12 +138,12 @@ func healthMux(proxyClientCert bool) healthHandlers {
 func passingCheck(*http.Request) error { return nil }
 
 // serveHealth answers /healthz, /livez and /readyz, their ?verbose form and
-// their individual checks; an unknown check is kube-apiserver's 404.
+// their individual checks; an unknown check is kube-apiserver's mux's 404
+// (plain text).
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string) {
 	h, ok := healthMux(s.cfg.ProxyClientCertificate != nil)[path]
 	if !ok {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		writeError(w, r, registry.NotFoundPath())
+		http.NotFound(w, r) // kube-apiserver's mux: "404 page not found"
 		return
 	}
 	h.ServeHTTP(w, r)

@@ -65,12 +65,12 @@ func TestHealthEndpoints(t *testing.T) {
 		{"a check has its own path", "/livez/ping", false, 200, text, "ok", ""},
 		{"a readyz-only check", "/readyz/shutdown", false, 200, text, "ok", ""},
 		{"a post-start hook", "/healthz/poststarthook/rbac/bootstrap-roles", false, 200, text, "ok", ""},
-		{"a readyz check is not a livez check", "/livez/shutdown", false, 404, "application/json", `"reason":"NotFound"`, nosniff},
-		{"an unknown check is not found", "/healthz/nope", false, 404, "application/json", `"reason":"NotFound"`, nosniff},
+		{"a readyz check is not a livez check", "/livez/shutdown", false, 404, text, "404 page not found", nosniff},
+		{"an unknown check is the mux's plain 404", "/healthz/nope", false, 404, text, "404 page not found", nosniff},
 		// kube-aggregator adds the hook with a proxy client certificate
 		// only (--proxy-client-cert-file).
 		{"the proxy client certificate hook has its path", "/readyz/poststarthook/aggregator-reload-proxy-client-cert", false, 200, text, "ok", ""},
-		{"without a proxy client certificate, no hook", "/readyz/poststarthook/aggregator-reload-proxy-client-cert", true, 404, "application/json", `"reason":"NotFound"`, nosniff},
+		{"without a proxy client certificate, no hook", "/readyz/poststarthook/aggregator-reload-proxy-client-cert", true, 404, text, "404 page not found", nosniff},
 		{"without a proxy client certificate, healthz lists no hook", "/healthz?verbose", true, 200, text, verbose("healthz", withoutProxyCert(livezChecks)), nosniff},
 		{"without a proxy client certificate, readyz lists no hook", "/readyz?verbose", true, 200, text, verbose("readyz", withoutProxyCert(readyzChecks)), nosniff},
 	} {

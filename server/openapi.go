@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fakeplane/fakeplane/internal/builtin"
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/munnerz/goautoneg"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
@@ -207,7 +208,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 			return
 		case len(rest) == 2 && rest[0] == "apis":
 			if _, ok := s.Resources().Preferred(rest[1]); !ok {
-				writeError(w, r, registry.NotFoundPath())
+				openAPIv3NotFound(w)
 				return
 			}
 			s.serveOpenAPIv3Doc(w, r, rel, s.openAPIv3DiscoveryDoc(rel))
@@ -217,15 +218,15 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 		case len(rest) == 3 && rest[0] == "apis":
 			group, version = rest[1], rest[2]
 		default:
-			writeError(w, r, registry.NotFoundPath())
+			openAPIv3NotFound(w)
 			return
 		}
 		if b, ok := s.remoteOpenAPIv3()["apis/"+group+"/"+version]; ok && group != "" {
 			s.serveOpenAPIv3Doc(w, r, rel, b)
 			return
 		}
-		if _, ok := s.Resources().Preferred(group); !ok {
-			writeError(w, r, registry.NotFoundPath())
+		if !slices.Contains(s.servedGroupVersions(), builtin.GroupVersion{Group: group, Version: version}) {
+			openAPIv3NotFound(w)
 			return
 		}
 		s.serveOpenAPIv3Doc(w, r, rel, s.openAPIv3Doc(group, version))
@@ -234,6 +235,12 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path strin
 	default:
 		writeError(w, r, registry.NotFoundPath())
 	}
+}
+
+// openAPIv3NotFound answers a path under /openapi/v3/ that names no
+// document as kube-openapi's handler does: 404, no body.
+func openAPIv3NotFound(w http.ResponseWriter) {
+	w.WriteHeader(http.StatusNotFound)
 }
 
 // openAPIHash is the hash of a document in the /openapi/v3 index, and its
