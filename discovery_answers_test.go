@@ -86,8 +86,9 @@ func TestRootListsEveryPathItServes(t *testing.T) {
 
 // TestUnknownDocumentsAnswerAsKubeAPIServer: a path under /openapi/v3/
 // naming no document (an unknown group, a version the group does not
-// serve) is kube-openapi's bare 404; an unknown health check is the mux's
-// plain-text 404. Recorded from refplane.
+// serve) is kube-openapi's bare 404; an unknown health check, or a health
+// or metrics path with a trailing slash, is the mux's plain-text 404.
+// Recorded from refplane.
 func TestUnknownDocumentsAnswerAsKubeAPIServer(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
@@ -101,6 +102,9 @@ func TestUnknownDocumentsAnswerAsKubeAPIServer(t *testing.T) {
 		{"/openapi/v3/nope", "", ""},
 		{"/healthz/nope", "text/plain; charset=utf-8", "404 page not found\n"},
 		{"/livez/shutdown", "text/plain; charset=utf-8", "404 page not found\n"},
+		{"/healthz/", "text/plain; charset=utf-8", "404 page not found\n"},
+		{"/readyz/ping/", "text/plain; charset=utf-8", "404 page not found\n"},
+		{"/metrics/", "text/plain; charset=utf-8", "404 page not found\n"},
 	} {
 		code, h, body := rawExchange(t, cp, "GET", tc.path, "", nil, nil)
 		if code != 404 || h.Get("Content-Type") != tc.contentType || string(body) != tc.body {

@@ -248,11 +248,17 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 	switch {
 	case path == "/version":
 		s.serveVersion(w, r)
-	case path == "/metrics":
-		s.serveMetrics(w, r)
-	case path == "/healthz" || path == "/livez" || path == "/readyz" ||
+	case path == "/metrics" || path == "/healthz" || path == "/livez" || path == "/readyz" ||
 		strings.HasPrefix(path, "/healthz/") || strings.HasPrefix(path, "/livez/") || strings.HasPrefix(path, "/readyz/"):
-		s.serveHealth(w, r, path)
+		if path != r.URL.Path {
+			// Exact paths in kube-apiserver's mux: /metrics/, /healthz/
+			// and their like are its plain 404.
+			http.NotFound(w, r)
+		} else if path == "/metrics" {
+			s.serveMetrics(w, r)
+		} else {
+			s.serveHealth(w, r, path)
+		}
 	case path == "/api" || path == "/apis" || strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/apis/"):
 		s.serveDiscovery(w, r, path)
 	case path == "/openapi/v2" || path == "/openapi/v3" || strings.HasPrefix(path, "/openapi/v3/"):
