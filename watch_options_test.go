@@ -2,6 +2,7 @@ package fakeplane_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,5 +164,31 @@ func TestWatchFromAFutureResourceVersion(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("no event")
+	}
+}
+
+// TestWatchInYAMLIsNotAcceptable: YAML has no stream serializer, so a
+// watch asking for it (first, or as a Table) is refused with 406 and the
+// stream types, in YAML when YAML was asked for plainly and in JSON for a
+// Table; for a custom resource too. Recorded from refplane.
+func TestWatchInYAMLIsNotAcceptable(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithObjects(subresourceWidgetCRD()))
+	const msg = "only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
+	for _, path := range []string{"/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1", "/apis/h4.example.com/v1/namespaces/default/h4widgets?watch=1&timeoutSeconds=1"} {
+		for _, tc := range []struct{ accept, contentType string }{
+			{"application/yaml", "application/yaml"},
+			{"application/yaml, application/json", "application/yaml"},
+			{"application/yaml;as=Table;v=v1;g=meta.k8s.io", "application/json"},
+		} {
+			code, h, body := rawExchange(t, cp, "GET", path, "", nil, http.Header{"Accept": {tc.accept}})
+			if code != http.StatusNotAcceptable || h.Get("Content-Type") != tc.contentType || !strings.Contains(string(body), "stream=watch") {
+				t.Errorf("GET %s Accept %s: %d %s %s, want 406 %s %q", path, tc.accept, code, h.Get("Content-Type"), body, tc.contentType, msg)
+			}
+		}
+	}
+	code, _, body := rawRequest(t, cp, "GET", "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1", "", nil, http.Header{"Accept": {"application/yaml;as=Table;v=v1;g=meta.k8s.io"}})
+	if code != http.StatusNotAcceptable || !strings.Contains(string(body), `"message": "`+msg+`"`) {
+		t.Errorf("the 406's message: %s, want %q", body, msg)
 	}
 }

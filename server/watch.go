@@ -165,6 +165,11 @@ func (s *Server) watch(c *call) error {
 	if err != nil {
 		return err
 	}
+	if c.media.kind == mediaYAML {
+		// YAML has no stream serializer: upstream's watch negotiates the
+		// stream after the media type and refuses it.
+		return errNotAcceptable([]string{mediaJSON + ";stream=watch", mediaProtobuf + ";stream=watch"})
+	}
 	flusher, ok := c.w.(http.Flusher)
 	if !ok {
 		return apierrors.NewInternalError(errors.New("streaming is not supported by this connection"))
@@ -245,9 +250,6 @@ func (s *Server) watch(c *call) error {
 	c.w.WriteHeader(http.StatusOK)
 	flusher.Flush()
 	enc := &watchEncoder{c: c, s: s, flusher: flusher}
-	if c.media.kind == mediaYAML {
-		c.media.kind = mediaJSON
-	}
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds < 0 {
 		// A timeout that has passed: upstream's watch ends at once.
 		startErr = &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Message: context.DeadlineExceeded.Error(), Reason: metav1.StatusReasonInternalError, Code: http.StatusInternalServerError}}
