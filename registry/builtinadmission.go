@@ -7,7 +7,10 @@ package registry
 // in kube-apiserver's plugin order, before the webhooks and policies.
 
 import (
+	"errors"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 
@@ -30,6 +33,10 @@ type builtinPlugin struct {
 // builtinPlugins are the plugins in kube-apiserver's order
 // (pkg/kubeapiserver/options/plugins.go, AllOrderedPlugins).
 var builtinPlugins = []builtinPlugin{
+	// NamespaceLifecycle refuses to delete the namespaces a cluster cannot
+	// do without (its other half, on writes into a namespace, is
+	// admitNamespace).
+	{name: "NamespaceLifecycle", handles: handlesOn("", "namespaces", "", admission.Delete), admit: admitImmortalNamespaces},
 	// LimitRanger checks a resize (its other halves run with the pod
 	// defaults, admitPod, and validateBuiltinCreate).
 	{name: "LimitRanger", handles: handlesOn("", "pods", "resize", admission.Update), validate: validateResizeLimits},
@@ -111,4 +118,18 @@ func builtinAdmissionErr(a admission.Attributes, err error) error {
 		return err
 	}
 	return admission.NewForbidden(a, err)
+}
+
+// immortalNamespaces are the namespaces NamespaceLifecycle does not let
+// anyone delete.
+var immortalNamespaces = map[string]bool{metav1.NamespaceDefault: true, metav1.NamespaceSystem: true, metav1.NamespacePublic: true}
+
+// admitImmortalNamespaces is NamespaceLifecycle's refusal to delete an
+// immortal namespace: 403 "this namespace may not be deleted", dry run or
+// not.
+func admitImmortalNamespaces(_ *Registry, _ *Request, a admission.Attributes) error {
+	if immortalNamespaces[a.GetName()] {
+		return errors.New("this namespace may not be deleted")
+	}
+	return nil
 }

@@ -94,7 +94,11 @@ func ObjectKey(ns, name string) string {
 
 // ErrMethodNotSupported is the 405 for a verb a resource does not serve:
 // kube-apiserver has no route for it.
-func (c *Request) ErrMethodNotSupported() error {
+func (c *Request) ErrMethodNotSupported() error { return ErrMethodNotAllowed() }
+
+// ErrMethodNotAllowed is go-restful's 405, as kube-apiserver sends it for a
+// method none of its routes for the path takes.
+func ErrMethodNotAllowed() error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
 		Message: "the server does not allow this method on the requested resource",

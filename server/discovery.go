@@ -130,9 +130,13 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 // discoveryAcceptable reports whether a discovery document can be
 // written in a media type the Accept header names, and writes
 // kube-apiserver's 406 when not: go-restful's when the document is a
-// route's (restful), else the discovery handler's negotiation's.
+// route's (restful), else the discovery handler's negotiation's. A route
+// refuses methods other than GET first (405).
 func discoveryAcceptable(w http.ResponseWriter, r *http.Request, restful bool) bool {
 	accept := r.Header.Get("Accept")
+	if restful && !routeMethodAllowed(w, r) {
+		return false
+	}
 	if restful && !routeAccepts(accept, routeProduces) {
 		writeError(w, r, errRouteNotAcceptable(routeProduces))
 		return false

@@ -35,6 +35,9 @@ func DefaultVersion() VersionInfo {
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
+	if !routeMethodAllowed(w, r) {
+		return
+	}
 	if !routeAccepts(r.Header.Get("Accept"), versionProduces) {
 		writeError(w, r, errRouteNotAcceptable(versionProduces))
 		return

@@ -19,6 +19,9 @@ const (
 
 // serveOpenID serves one of the discovery documents.
 func (s *Server) serveOpenID(w http.ResponseWriter, r *http.Request, path string) {
+	if !routeMethodAllowed(w, r) {
+		return
+	}
 	tokens := s.auth.tokens
 	var (
 		body []byte

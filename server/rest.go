@@ -70,7 +70,23 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 	proxied := info.Subresource == "proxy" && slices.Contains(proxyMethods, r.Method)
 	// A method the resource does not serve is refused before the Accept
 	// header is looked at, as go-restful matches a route's method first.
-	if !proxied && !s.VerbAllowed(c.Request) {
+	// Routes a collection does not have: no PUT or PATCH, and on the
+	// all-namespaces path of a namespaced resource only GET (list, watch).
+	// kube-apiserver's go-restful answers 405, apiextensions' handler a
+	// custom resource's all-namespaces path with its mux's plain 404.
+	if !proxied && info.Name == "" && info.Subresource == "" {
+		allNamespaces := res.Namespaced && info.Namespace == ""
+		switch {
+		case res.Typed != nil && (r.Method == http.MethodPut || r.Method == http.MethodPatch || (allNamespaces && r.Method != http.MethodGet)):
+			writeError(w, r, c.ErrMethodNotSupported())
+			return
+		case res.Typed == nil && allNamespaces && r.Method != http.MethodGet && r.Method != http.MethodHead:
+			http.NotFound(w, r)
+			return
+		}
+	}
+	// go-restful has no HEAD routes: a built-in resource refuses it.
+	if !proxied && (!s.VerbAllowed(c.Request) || (r.Method == http.MethodHead && res.Typed != nil)) {
 		writeError(w, r, c.ErrMethodNotSupported())
 		return
 	}

@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // The media types kube-apiserver's routes produce: every route's, the
@@ -63,4 +65,17 @@ func resourceRouteProduces(info *apirequest.RequestInfo, method string) []string
 		return listRouteProduces
 	}
 	return routeProduces
+}
+
+// routeMethodAllowed is go-restful's match of a request's method against
+// the routes of a path that serve GET alone (/version, /api, /api/v1, a
+// built-in group version's discovery, the OpenID documents): any other
+// method, HEAD and OPTIONS included, is refused with 405 before the Accept
+// header is looked at. It writes the 405 and reports false.
+func routeMethodAllowed(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet {
+		return true
+	}
+	writeError(w, r, registry.ErrMethodNotAllowed())
+	return false
 }
