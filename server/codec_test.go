@@ -1,7 +1,11 @@
 package server
 
 import (
+	"encoding/json"
 	"testing"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fakeplane/fakeplane/registry"
 )
@@ -140,5 +144,28 @@ func TestNegotiateForEndpointsWithoutTables(t *testing.T) {
 	}
 	if got, ok := negotiateFor(table, true, true); !ok || got.as != "Table" {
 		t.Errorf("negotiateFor with tables = %+v, %v; want a Table", got, ok)
+	}
+}
+
+// TestWithAggregatedTypeMetaIsTheListsEncoding: an aggregated discovery
+// list encoded without kind and apiVersion, given them in front, is the
+// list's encoding with them, byte for byte.
+func TestWithAggregatedTypeMetaIsTheListsEncoding(t *testing.T) {
+	for _, items := range [][]apidiscoveryv2.APIGroupDiscovery{
+		{},
+		{{ObjectMeta: metav1.ObjectMeta{Name: "apps"}, Versions: []apidiscoveryv2.APIVersionDiscovery{{Version: "v1", Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}}}},
+	} {
+		bare, err := json.Marshal(&apidiscoveryv2.APIGroupDiscoveryList{Items: items})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(&apidiscoveryv2.APIGroupDiscoveryList{
+			TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"}, Items: items})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := withAggregatedTypeMeta(bare); string(got) != string(want) {
+			t.Errorf("got %s, want %s", got, want)
+		}
 	}
 }

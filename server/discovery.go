@@ -23,6 +23,15 @@ import (
 	"github.com/fakeplane/fakeplane/internal/builtin"
 )
 
+// withAggregatedTypeMeta returns the JSON of an aggregated discovery list
+// encoded without kind and apiVersion, with them: they are TypeMeta's
+// fields, which lead the list's, so they go in front of its members. The
+// list is encoded once for its ETag and its answer.
+func withAggregatedTypeMeta(encoded []byte) []byte {
+	const typeMeta = `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2",`
+	return append([]byte(typeMeta), encoded[1:]...)
+}
+
 // aggregatedDiscoveryMediaType is the Content-Type of aggregated discovery (v2).
 const aggregatedDiscoveryMediaType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
@@ -211,9 +220,10 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, group
 
 // writeAggregated answers aggregated discovery for /api (core) or /apis.
 func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bool) {
+	// Without kind and apiVersion: the ETag is the hash of the list so
+	// encoded, as upstream's, and the answer that encoding with them.
 	list := &apidiscoveryv2.APIGroupDiscoveryList{
-		TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
-		Items:    []apidiscoveryv2.APIGroupDiscovery{},
+		Items: []apidiscoveryv2.APIGroupDiscovery{},
 	}
 	idx := map[string]int{}
 	all := s.Resources().All()
@@ -257,7 +267,7 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 	}
 	// As upstream's: the ETag is the SHA-512 of the list without its kind
 	// and apiVersion, and a 304 is public too.
-	hashed, err := json.Marshal(apidiscoveryv2.APIGroupDiscoveryList{Items: list.Items})
+	hashed, err := json.Marshal(list)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -271,12 +281,7 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	b, err := json.Marshal(list)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeBytes(w, r, http.StatusOK, aggregatedDiscoveryMediaType, b)
+	writeBytes(w, r, http.StatusOK, aggregatedDiscoveryMediaType, withAggregatedTypeMeta(hashed))
 }
 
 // serveRootPaths answers "/" with the list of served paths.
