@@ -144,7 +144,8 @@ func passingCheck(*http.Request) error { return nil }
 // their individual checks; an unknown check is kube-apiserver's mux's 404
 // (plain text).
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string) {
-	h, ok := healthMux(s.cfg.ProxyClientCertificate != nil)[path]
+	s.healthOnce.Do(func() { s.health = healthMux(s.cfg.ProxyClientCertificate != nil) })
+	h, ok := s.health[path]
 	if !ok {
 		http.NotFound(w, r) // kube-apiserver's mux: "404 page not found"
 		return

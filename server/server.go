@@ -100,6 +100,9 @@ type Server struct {
 	rbacCache *auth.RBACCache
 	// flows classifies requests to FlowSchemas for the answers' headers.
 	flows *flowClassifier
+	// health holds the health endpoints' handlers, built on first use.
+	healthOnce sync.Once
+	health     healthHandlers
 	// commitObservers are told of every commit after the RBAC cache, in
 	// the order AddCommitObserver added them.
 	commitObservers []func(bucket, key string, obj runtime.Object, data []byte, deleted bool)
