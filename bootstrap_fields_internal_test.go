@@ -222,14 +222,14 @@ func TestBootstrapStatusesArePrecomputed(t *testing.T) {
 			w.meta.ManagedFields[i].Time = nil
 		}
 	}
-	want := map[string]fixtures.BootstrapStatus{}
+	want := map[string]registry.PresetStatus{}
 	for k, w := range liveObjs {
 		mask(w)
 		status, err := json.Marshal(w.status)
 		if err != nil {
 			t.Fatal(err)
 		}
-		st := fixtures.BootstrapStatus{Status: status}
+		st := registry.PresetStatus{Status: status}
 		for _, e := range w.meta.ManagedFields {
 			if e.Subresource == "status" {
 				st.ManagedFields = append(st.ManagedFields, e)
@@ -267,10 +267,11 @@ func TestBootstrapStatusesArePrecomputed(t *testing.T) {
 		}
 		return
 	}
-	got, err := fixtures.BootstrapStatuses()
+	pre, err := bootstrapPrecomputed()
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := pre.Statuses
 	if !reflect.DeepEqual(got, want) {
 		for k := range want {
 			if !reflect.DeepEqual(got[k], want[k]) {

@@ -506,9 +506,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 }
 
 // bootstrap writes the bootstrap objects and the identity Lease in one
-// store transaction and, with the embedded store, runs the first sync of the controllers first (those
-// that give namespaces their default objects) in it, so that their writes
-// commit with it. It returns those controllers as SyncOnce returns them, to
+// store transaction and, with the embedded store, runs the first sync of
+// the controllers first (those that give namespaces their default objects)
+// in it, so that their writes commit with it. It returns those controllers as SyncOnce returns them, to
 // run once nothing else was written meanwhile (nil with a shared store).
 func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool, first []controllers.Controller, identity *identityLease) ([]controllers.Controller, error) {
 	boot, err := fixtures.Bootstrap(port, cp.serviceRange)
@@ -587,13 +587,9 @@ var bootstrapPrecomputed = sync.OnceValues(func() (*registry.Precomputed, error)
 	if err != nil {
 		return nil, err
 	}
-	statuses, err := fixtures.BootstrapStatuses()
-	if err != nil {
-		return nil, err
-	}
-	pre := &registry.Precomputed{Fields: fields, Statuses: make(map[string]registry.PresetStatus, len(statuses))}
-	for k, st := range statuses {
-		pre.Statuses[k] = registry.PresetStatus(st)
+	pre := &registry.Precomputed{Fields: fields}
+	if err := json.Unmarshal(fixtures.BootstrapStatusesJSON(), &pre.Statuses); err != nil {
+		return nil, fmt.Errorf("bootstrap/statuses.json: %w", err)
 	}
 	return pre, nil
 })
