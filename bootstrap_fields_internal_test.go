@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -17,13 +18,14 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane/fixtures"
 	"github.com/fakeplane/fakeplane/registry"
 )
 
-var updateBootstrapFields = flag.Bool("update", false, "rewrite fixtures/bootstrap/managedfields.tsv and statuses.json")
+var updateBootstrapFields = flag.Bool("update", false, "rewrite fixtures/bootstrap/managedfields.tsv, statuses.json and createseeds.bin")
 
 // TestBootstrapManagedFieldsArePrecomputed checks that
 // fixtures/bootstrap/managedfields.tsv holds, for every bootstrap object,
@@ -299,4 +301,113 @@ func TestBootstrapStatusesArePrecomputed(t *testing.T) {
 			t.Errorf("%s: created with the preset status\n%+v\nwritten by its controller\n%+v", k, w.obj, liveObjs[k].obj)
 		}
 	}
+}
+
+// TestBootstrapCreateSeedsArePrecomputed checks that
+// fixtures/bootstrap/createseeds.bin holds what the memo of a control
+// plane's own creates holds once it has created the bootstrap objects,
+// computed from nothing (a memo of its own, unseeded: every document
+// decoded, validated and encoded), for every bootstrap document that is the
+// same at any port and service range; and that a control plane whose memo
+// is seeded with it, and nothing else, stores the same objects as that one,
+// but for uids, resourceVersions and times. With -update it rewrites the
+// file.
+func TestBootstrapCreateSeedsArePrecomputed(t *testing.T) {
+	computed := Start(t, WithNodes(1), WithIdentityLeaseRenewInterval(time.Hour), func(o *options) {
+		o.privateCreateMemo, o.noCreateSeeds = true, true
+	})
+	// The documents that do not depend on the port or the service range.
+	var docs [][]byte
+	for _, start := range []struct {
+		port         int
+		serviceRange string
+	}{{6443, "10.0.0.0/24"}, {40123, "fd00:10:96::/108"}} {
+		boot, err := fixtures.Bootstrap(start.port, netip.MustParsePrefix(start.serviceRange))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if docs == nil {
+			docs = boot
+			continue
+		}
+		docs = slices.DeleteFunc(docs, func(d []byte) bool {
+			return !slices.ContainsFunc(boot, func(b []byte) bool { return bytes.Equal(b, d) })
+		})
+	}
+	sc, err := fixtures.StandardStorageClass()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs = append(docs, sc)
+
+	file, left, err := computed.srv.RecordCreateSeeds(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range left {
+		t.Logf("not seeded (its object does not survive protobuf, or was not memoized): %.120s", d)
+	}
+	seeds, err := registry.ParseCreateSeeds(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seeds.Len() != len(docs)-len(left) || seeds.Len() < len(docs)*9/10 {
+		t.Fatalf("%d of %d bootstrap documents seeded", seeds.Len(), len(docs))
+	}
+	if *updateBootstrapFields {
+		if err := os.WriteFile("fixtures/bootstrap/createseeds.bin", file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(fixtures.BootstrapCreateSeeds(), file) {
+		t.Fatal("fixtures/bootstrap/createseeds.bin is out of date: go test . -run TestBootstrapCreateSeedsArePrecomputed -update")
+	}
+
+	// A memo filled from the seeds alone stores the objects the computed
+	// one stores.
+	seeded := Start(t, WithNodes(1), WithIdentityLeaseRenewInterval(time.Hour), func(o *options) { o.privateCreateMemo = true })
+	stamps := regexp.MustCompile(`"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"`)
+	stored := func(cp *ControlPlane, doc []byte) []byte {
+		t.Helper()
+		var head struct {
+			APIVersion string            `json:"apiVersion"`
+			Kind       string            `json:"kind"`
+			Metadata   metav1.ObjectMeta `json:"metadata"`
+		}
+		if err := json.Unmarshal(doc, &head); err != nil {
+			t.Fatal(err)
+		}
+		res, ok := cp.srv.Resources().ForKind(schema.FromAPIVersionAndKind(head.APIVersion, head.Kind))
+		if !ok {
+			t.Fatalf("no resource for %s %s", head.APIVersion, head.Kind)
+		}
+		ns := head.Metadata.Namespace
+		if res.Namespaced && ns == "" {
+			ns = metav1.NamespaceDefault
+		}
+		obj, err := cp.store.Get(res.Bucket, registry.ObjectKey(ns, head.Metadata.Name))
+		if err != nil {
+			t.Fatalf("%s %s/%s: %v", head.Kind, ns, head.Metadata.Name, err)
+		}
+		var meta struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+		}
+		if err := json.Unmarshal(obj.Value, &meta); err != nil {
+			t.Fatal(err)
+		}
+		masked := bytes.ReplaceAll(obj.Value, []byte(meta.Metadata.UID), []byte("UID"))
+		return stamps.ReplaceAll(masked, []byte(`"TIME"`))
+	}
+	compared := 0
+	for _, d := range docs {
+		if slices.ContainsFunc(left, func(l []byte) bool { return bytes.Equal(l, d) }) {
+			continue
+		}
+		if got, want := stored(seeded, d), stored(computed, d); !bytes.Equal(got, want) {
+			t.Errorf("created from its seed\n%s\ncreated from its document\n%s", got, want)
+		}
+		compared++
+	}
+	t.Logf("%d objects created from their seeds compared", compared)
 }

@@ -306,6 +306,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		// Without kube-controller-manager's resource quota controller,
 		// quotas are kube-apiserver's alone (status-driven).
 		NoResourceQuotaController: !cp.opts.runs(controllers.ResourceQuotaName),
+		PrivateCreateMemo:         cp.opts.privateCreateMemo,
 		SharedStore:               shared,
 		DialCluster:               cp.egress.cluster,
 		Limits:                    cp.opts.limits,
@@ -536,14 +537,21 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 	if err != nil {
 		return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
-	if cp.opts.noPresetStatuses {
-		pre = &registry.Precomputed{Fields: pre.Fields}
+	if cp.opts.noPresetStatuses || cp.opts.noCreateSeeds {
+		p := *pre
+		if cp.opts.noPresetStatuses {
+			p.Statuses = nil
+		}
+		if cp.opts.noCreateSeeds {
+			p.Seeds = nil
+		}
+		pre = &p
 	}
 	// Another core decodes them meanwhile, ahead of the creates (in a warm
 	// process they are decoded already), then decodes the built-in types'
 	// merge schema, which the controllers' first writes need.
 	warmed := inBackground(func() error {
-		cp.srv.WarmCreates(boot)
+		cp.srv.WarmCreates(boot, pre.Seeds)
 		registry.WarmTypeConverter()
 		return nil
 	})
@@ -590,6 +598,9 @@ var bootstrapPrecomputed = sync.OnceValues(func() (*registry.Precomputed, error)
 	pre := &registry.Precomputed{Fields: fields}
 	if err := json.Unmarshal(fixtures.BootstrapStatusesJSON(), &pre.Statuses); err != nil {
 		return nil, fmt.Errorf("bootstrap/statuses.json: %w", err)
+	}
+	if pre.Seeds, err = registry.ParseCreateSeeds(fixtures.BootstrapCreateSeeds()); err != nil {
+		return nil, fmt.Errorf("bootstrap/createseeds.bin: %w", err)
 	}
 	return pre, nil
 })

@@ -48,11 +48,19 @@ type options struct {
 	// those controllers write them after the start (tests that record
 	// them).
 	noPresetStatuses bool
-	clientCAs        [][]byte
-	crdPaths         []string
-	fixturePaths     []string
-	objects          []runtime.Object
-	serviceRange     string
+	// privateCreateMemo gives the registry a memo of the control plane's
+	// own creates of its own, empty (registry.Config's PrivateCreateMemo):
+	// its bootstrap fills it as a cold process's first start fills the
+	// process's. noCreateSeeds leaves the bootstrap's seeds out
+	// (bootstrapPrecomputed), so that it decodes, validates and encodes
+	// every object. Tests that record and check the seeds set them.
+	privateCreateMemo bool
+	noCreateSeeds     bool
+	clientCAs         [][]byte
+	crdPaths          []string
+	fixturePaths      []string
+	objects           []runtime.Object
+	serviceRange      string
 	// compaction is --etcd-compaction-interval; nil means its default.
 	compaction *time.Duration
 	// etcdServers (--etcd-servers), when set, puts the store in etcd under

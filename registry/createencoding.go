@@ -25,7 +25,7 @@ type createdEncoding struct {
 	// object. Its protobuf has every field its JSON has but apiVersion and
 	// kind; it does not tell a nil list from an empty one, which the
 	// objects created from one document, copies of one decoded object
-	// (decodedCreates) through the same steps, do not differ in.
+	// (createMemo) through the same steps, do not differ in.
 	gvk   schema.GroupVersionKind
 	proto []byte
 	// data is that object's JSON.

@@ -127,9 +127,7 @@ func TestCreateAllStoresEachObjectsOwnJSON(t *testing.T) {
 					t.Errorf("create %d stored\n%s\nthe first\n%s", i, norm, first)
 				}
 			}
-			decodedCreates.Lock()
-			e := decodedCreates.m[tt.doc]
-			decodedCreates.Unlock()
+			e := processCreates.lookup([]byte(tt.doc))
 			if e == nil {
 				t.Fatal("the document has no memo")
 			}

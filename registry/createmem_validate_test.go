@@ -61,10 +61,8 @@ func TestCreateAllValidatesADocumentUntilItPasses(t *testing.T) {
 			t.Fatalf("CreateAll %d stored nothing: %v", i, err)
 		}
 	}
-	decodedCreates.Lock()
-	e := decodedCreates.m[string(valid)]
-	bad := decodedCreates.m[string(invalid)]
-	decodedCreates.Unlock()
+	e := processCreates.lookup(valid)
+	bad := processCreates.lookup(invalid)
 	if e == nil || !e.validated.Load() {
 		t.Error("the valid document is not marked validated")
 	}

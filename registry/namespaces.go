@@ -4,13 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 )
@@ -87,7 +83,7 @@ func (s *Registry) Create(data []byte) error { return s.create(data, "") }
 // object is created with it (see Precomputed); nil: nothing is known.
 //
 // The documents are decoded on another goroutine, ahead of the creates, so
-// that a start's copies of the memoized objects (see decodedCreates) take
+// that a start's copies of the memoized objects (see createMemo) take
 // no time on its critical path when a core is free. Only which kinds are
 // served can make a document decode differently once the ones before it
 // are created (a CRD, then an object of its kind): one that did not decode
@@ -172,116 +168,6 @@ func (s *Registry) create(data []byte, manager string) error {
 	return s.createInternal(c, o)
 }
 
-// decodedCreates memoizes, for the whole process, the typed objects the
-// control plane's own creates (the bootstrap objects, at every Start)
-// decode to: decoding their JSON again at each start would be a third of
-// the time it takes to write them. It holds the results of a pure function
-// of the JSON (decoding and defaulting a built-in type), copied out for
-// each use, so every control plane gets what it would decode alone; it is
-// bounded by maxDecodedCreates entries. An entry is in the map from the
-// moment one goroutine starts decoding its document: another that wants the
-// same document waits for that decode instead of doing it again.
-var decodedCreates struct {
-	sync.Mutex
-	m map[string]*decodedCreate
-}
-
-// decodedCreate is an entry of decodedCreates.
-type decodedCreate struct {
-	done chan struct{} // closed once obj is set
-	obj  runtime.Object
-	// obj is nil when the document did not decode to a built-in type (or
-	// did not decode): whoever needs it decodes it again for the error.
-
-	// validated is set once an object decoded from the document passed
-	// validateCreate unchanged by mutating admission: validation is a pure
-	// function of the object, and the objects later starts create from
-	// the document differ from it only in what a create sets and
-	// validation accepts whatever its value (uid, creationTimestamp,
-	// managedFields times), so they are not validated again.
-	validated atomic.Bool
-
-	// encoding is set by the first create from the document whose JSON
-	// can be reused (see encodeCreate).
-	encoding atomic.Pointer[createdEncoding]
-}
-
-// maxDecodedCreates bounds decodedCreates.
-const maxDecodedCreates = 1024
-
-// WarmCreates decodes, into the process's memo of the control plane's own
-// creates, the documents CreateAll is about to create, in order, on another
-// core: started in a goroutine just before CreateAll, it stays ahead of it
-// (decoding a document takes about half the time creating it does), so a
-// cold process's first start decodes nothing on its critical path. It skips
-// a document another goroutine is decoding or has decoded, so nothing is
-// decoded twice.
-func (s *Registry) WarmCreates(docs [][]byte) {
-	for _, d := range docs {
-		if e, claimed := claimDecodedCreate(d); claimed {
-			s.fillDecodedCreate(e, d)
-		}
-	}
-}
-
-// claimDecodedCreate returns the memo entry of data and whether the caller
-// created it, and so must decode data and fill it (fillDecodedCreate). It
-// returns nil, false when the memo is full and has no entry for data.
-func claimDecodedCreate(data []byte) (*decodedCreate, bool) {
-	decodedCreates.Lock()
-	defer decodedCreates.Unlock()
-	if e, ok := decodedCreates.m[string(data)]; ok {
-		return e, false
-	}
-	if decodedCreates.m == nil {
-		decodedCreates.m = map[string]*decodedCreate{}
-	}
-	if len(decodedCreates.m) >= maxDecodedCreates {
-		return nil, false
-	}
-	e := &decodedCreate{done: make(chan struct{})}
-	decodedCreates.m[string(data)] = e
-	return e, true
-}
-
-// fillDecodedCreate decodes data into e, which the caller claimed, and
-// returns what decodeInternal returned.
-func (s *Registry) fillDecodedCreate(e *decodedCreate, data []byte) (*Request, *Object, error) {
-	defer close(e.done)
-	c, o, err := s.decodeInternal(data)
-	if err == nil && c.Res.Typed != nil {
-		e.obj = o.Obj.DeepCopyObject()
-		c.createMemo = e
-	}
-	return c, o, err
-}
-
-// decodeCreate is decodeInternal for the control plane's own creates,
-// through decodedCreates for built-in types.
-func (s *Registry) decodeCreate(data []byte) (*Request, *Object, error) {
-	e, claimed := claimDecodedCreate(data)
-	if claimed {
-		return s.fillDecodedCreate(e, data)
-	}
-	if e != nil {
-		<-e.done
-		if obj := e.obj; obj != nil {
-			gvk := obj.GetObjectKind().GroupVersionKind()
-			if res, found := s.served.ForKind(gvk); found && res.Typed != nil {
-				obj = obj.DeepCopyObject()
-				acc, err := meta.Accessor(obj)
-				if err != nil {
-					return nil, nil, err
-				}
-				c, o := s.internalCreate(res, &Object{Obj: obj, Meta: acc})
-				c.createMemo = e
-				return c, o, nil
-			}
-		}
-	}
-	return s.decodeInternal(data)
-}
-
 // internalCreate is the create request, made by the server itself, of o in
 // res.
 func (s *Registry) internalCreate(res *Resource, o *Object) (*Request, *Object) {
@@ -324,12 +210,12 @@ func (s *Registry) decodeInternal(data []byte) (*Request, *Object, error) {
 // manager (if set) and records its managedFields: the entries pre holds for
 // it, if it holds them; a status pre holds for it is set as it is created.
 func (s *Registry) decodeCreated(data []byte, manager string, pre *Precomputed) (*Request, *Object, error) {
-	c, o, err := s.decodeAs(data, manager)
-	if err != nil {
-		return nil, nil, err
-	}
 	if pre == nil {
 		pre = &Precomputed{}
+	}
+	c, o, err := s.decodeAs(data, manager, pre.Seeds)
+	if err != nil {
+		return nil, nil, err
 	}
 	if manager != "" {
 		key := bootstrapFieldsKey(c, o)
@@ -372,7 +258,7 @@ func renameManager(o *Object, from, to string) {
 // (manager, one of the server's own), with the managedFields entries a
 // create records for it, known beforehand.
 func (s *Registry) createWithFields(data []byte, manager string, entries []metav1.ManagedFieldsEntry) error {
-	c, o, err := s.decodeAs(data, manager)
+	c, o, err := s.decodeAs(data, manager, nil)
 	if err != nil {
 		return err
 	}
@@ -381,10 +267,10 @@ func (s *Registry) createWithFields(data []byte, manager string, entries []metav
 }
 
 // decodeAs decodes an object the server creates as manager: through the
-// process's memo (decodeCreate) for kube-apiserver's own creates.
-func (s *Registry) decodeAs(data []byte, manager string) (*Request, *Object, error) {
+// memo (decodeCreate, with seeds) for kube-apiserver's own creates.
+func (s *Registry) decodeAs(data []byte, manager string, seeds *CreateSeeds) (*Request, *Object, error) {
 	if manager == serverManager {
-		return s.decodeCreate(data)
+		return s.decodeCreate(data, seeds)
 	}
 	return s.decodeInternal(data)
 }

@@ -24,6 +24,9 @@ type Precomputed struct {
 	// condition, the default ServiceCIDR's Ready): the object is created
 	// with it, as if they had applied it.
 	Statuses map[string]PresetStatus
+	// Seeds fill the memo of the control plane's own creates for the
+	// documents they have (see CreateSeeds); nil has none.
+	Seeds *CreateSeeds
 }
 
 // PresetStatus is a status an object is created with, and the

@@ -46,6 +46,12 @@ type Config struct {
 	// fed by ObserveStoreEvent, from the store's watch, with every
 	// process's writes, instead of by this process's write path.
 	SharedStore bool
+	// PrivateCreateMemo gives the registry a memo of the control plane's
+	// own creates of its own, empty, instead of the one every registry of
+	// the process shares (and the bootstrap seeds): what it holds is then
+	// what this registry's creates computed, which is how the seeds are
+	// recorded and checked (RecordCreateSeeds).
+	PrivateCreateMemo bool
 }
 
 // Hooks are what the registry calls in parts of the control plane outside
@@ -81,13 +87,16 @@ type Registry struct {
 	noQuotaController bool
 	// shared is Config.SharedStore.
 	shared bool
-	store  store.Interface
-	log    *slog.Logger
-	now    func() time.Time
-	served *ServedResources
-	enc    *EncCache
-	alloc  *ServiceAllocator
-	hooks  Hooks
+	// creates is the memo of the control plane's own creates: the
+	// process's, or its own with Config.PrivateCreateMemo.
+	creates *createMemo
+	store   store.Interface
+	log     *slog.Logger
+	now     func() time.Time
+	served  *ServedResources
+	enc     *EncCache
+	alloc   *ServiceAllocator
+	hooks   Hooks
 	// admission holds the admission plugins outside the registry
 	// (SetAdmission).
 	admission admissionPointer
@@ -108,7 +117,11 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("registry: Config.Store is required")
 	}
-	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), noServiceAccountAdmission: cfg.DisableServiceAccountAdmission, noQuotaController: cfg.NoResourceQuotaController, shared: cfg.SharedStore}
+	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), noServiceAccountAdmission: cfg.DisableServiceAccountAdmission, noQuotaController: cfg.NoResourceQuotaController, shared: cfg.SharedStore,
+		creates: &processCreates}
+	if cfg.PrivateCreateMemo {
+		r.creates = &createMemo{}
+	}
 	if r.log == nil {
 		r.log = slog.Default()
 	}

@@ -51,7 +51,7 @@ type Request struct {
 	// AllowCreate lets a write to a missing object create it (server-side
 	// apply), whatever the resource's createOnUpdate.
 	AllowCreate bool
-	// createMemo is the decodedCreates entry the server's own create
+	// createMemo is the memo entry (see type createMemo) the server's own create
 	// decoded its object from (nil for every other request): an object
 	// from a document that validated once is not validated again.
 	createMemo *decodedCreate

@@ -56,6 +56,8 @@ type Config struct {
 	DisableServiceAccountAdmission bool
 	// NoResourceQuotaController is registry.Config's.
 	NoResourceQuotaController bool
+	// PrivateCreateMemo is registry.Config's.
+	PrivateCreateMemo bool
 	// SharedStore says other processes write to Store too (see
 	// registry.Config.SharedStore).
 	SharedStore bool
@@ -157,7 +159,8 @@ func New(cfg Config) (*Server, error) {
 		s.now = time.Now
 	}
 	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
-		DisableServiceAccountAdmission: cfg.DisableServiceAccountAdmission, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore})
+		DisableServiceAccountAdmission: cfg.DisableServiceAccountAdmission, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
+		PrivateCreateMemo: cfg.PrivateCreateMemo})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
