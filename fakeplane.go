@@ -547,11 +547,9 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 		}
 		pre = &p
 	}
-	// Another core decodes them meanwhile, ahead of the creates (in a warm
-	// process they are decoded already), then decodes the built-in types'
-	// merge schema, which the controllers' first writes need.
+	// Another core decodes the built-in types' merge schema meanwhile,
+	// which the controllers' first writes need.
 	warmed := inBackground(func() error {
-		cp.srv.WarmCreates(boot, pre.Seeds)
 		registry.WarmTypeConverter()
 		return nil
 	})

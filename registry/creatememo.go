@@ -50,22 +50,6 @@ type decodedCreate struct {
 // maxDecodedCreates bounds a createMemo.
 const maxDecodedCreates = 1024
 
-// WarmCreates decodes, into the memo of the control plane's own creates,
-// the documents CreateAll is about to create, in order, on another core:
-// started in a goroutine just before CreateAll, it stays ahead of it
-// (decoding a document takes about half the time creating it does), so a
-// cold process's first start decodes nothing on its critical path. A
-// document seeds has is not decoded but taken from it (see CreateSeeds). It
-// skips a document another goroutine is decoding or has decoded, so nothing
-// is decoded twice. seeds may be nil.
-func (s *Registry) WarmCreates(docs [][]byte, seeds *CreateSeeds) {
-	for _, d := range docs {
-		if e, claimed := s.creates.claim(d); claimed {
-			s.fill(e, d, seeds)
-		}
-	}
-}
-
 // claim returns the memo entry of data and whether the caller created it,
 // and so must fill it (Registry.fill). It returns nil, false when the memo
 // is full and has no entry for data.
@@ -91,15 +75,6 @@ func (m *createMemo) lookup(data []byte) *decodedCreate {
 	m.Lock()
 	defer m.Unlock()
 	return m.m[string(data)]
-}
-
-// fill fills e, which the caller claimed, for data: from its seed when
-// seeds has one, by decoding data otherwise.
-func (s *Registry) fill(e *decodedCreate, data []byte, seeds *CreateSeeds) {
-	if seed := seeds.lookup(data); seed != nil && s.fillFromSeed(e, seed) {
-		return
-	}
-	_, _, _ = s.fillDecodedCreate(e, data)
 }
 
 // fillDecodedCreate decodes data into e, which the caller claimed, and

@@ -80,11 +80,13 @@ func TestCreateSeedsStandForTheirDocuments(t *testing.T) {
 		t.Fatalf("%d seeds, want %d", seeds.Len(), len(seedDocs))
 	}
 
-	// Warmed from the seeds, the memo holds what only a create would
+	// Decoded through seeds, the memo holds what only a create would
 	// have put there had the documents been decoded.
 	warmed := newPrivateRegistry(t)
-	warmed.WarmCreates(seedDocs, seeds)
 	for _, d := range seedDocs {
+		if _, _, err := warmed.decodeCreate(d, seeds); err != nil {
+			t.Fatal(err)
+		}
 		e := warmed.creates.lookup(d)
 		if e == nil || e.obj == nil || !e.validated.Load() || e.encoding.Load() == nil {
 			t.Fatalf("%s: not filled from its seed", d)
@@ -121,7 +123,9 @@ func TestCreateSeedsLeaveOutWhatProtobufChanges(t *testing.T) {
 	if err := r.CreateAll([][]byte{emptyRules}, nil); err != nil {
 		t.Fatal(err)
 	}
-	r.WarmCreates([][]byte{notCreated}, nil) // decoded, never created
+	if _, _, err := r.decodeCreate(notCreated, nil); err != nil { // decoded, never created
+		t.Fatal(err)
+	}
 	file, left, err := r.RecordCreateSeeds([][]byte{emptyRules, notCreated, []byte(`{"unknown":true}`)})
 	if err != nil {
 		t.Fatal(err)

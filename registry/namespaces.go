@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,39 +83,52 @@ func (s *Registry) Create(data []byte) error { return s.create(data, "") }
 // fixtures.BootstrapManagedFields), and when it has a status for it, the
 // object is created with it (see Precomputed); nil: nothing is known.
 //
-// The documents are decoded on another goroutine, ahead of the creates, so
-// that a start's copies of the memoized objects (see createMemo) take
-// no time on its critical path when a core is free. Only which kinds are
-// served can make a document decode differently once the ones before it
-// are created (a CRD, then an object of its kind): one that did not decode
-// ahead is decoded again in its turn.
+// The documents are decoded (and the memo of the control plane's own
+// creates filled: see createMemo) on another goroutine, ahead of the
+// creates, so that it takes no time on the critical path when a core is
+// free; when that goroutine is not ahead, the creating one decodes the next
+// document itself. Only which kinds are served can make a document decode
+// differently once the ones before it are created (a CRD, then an object of
+// its kind): one that did not decode ahead is decoded again in its turn.
 func (s *Registry) CreateAll(docs [][]byte, pre *Precomputed) error {
 	type decoded struct {
-		c   *Request
-		o   *Object
-		err error
+		c    *Request
+		o    *Object
+		err  error
+		done chan struct{} // closed once the others are set
 	}
-	ahead := make(chan decoded, decodeAhead)
-	stop := make(chan struct{})
+	slots := make([]decoded, len(docs))
+	for i := range slots {
+		slots[i].done = make(chan struct{})
+	}
+	var next atomic.Int64 // the first document no goroutine has taken
+	decodeNext := func() bool {
+		i := int(next.Add(1) - 1)
+		if i >= len(docs) {
+			return false
+		}
+		x := &slots[i]
+		x.c, x.o, x.err = s.decodeCreated(docs[i], serverManager, pre)
+		close(x.done)
+		return true
+	}
+	var stop atomic.Bool
+	decoderDone := make(chan struct{})
 	go func() {
-		defer close(ahead)
-		for _, d := range docs {
-			var x decoded
-			x.c, x.o, x.err = s.decodeCreated(d, serverManager, pre)
-			select {
-			case ahead <- x:
-			case <-stop:
-				return
-			}
+		defer close(decoderDone)
+		for !stop.Load() && decodeNext() {
 		}
 	}()
 	defer func() {
-		close(stop)
-		for range ahead { // closed once the decoder has returned
-		}
+		stop.Store(true)
+		<-decoderDone
 	}()
-	for _, d := range docs {
-		x := <-ahead
+	for i, d := range docs {
+		if int(next.Load()) <= i {
+			decodeNext() // not decoded ahead: i (or the next, if the decoder took i meanwhile)
+		}
+		x := &slots[i]
+		<-x.done
 		if x.err != nil {
 			x.c, x.o, x.err = s.decodeCreated(d, serverManager, pre)
 			if x.err != nil {
@@ -124,13 +138,10 @@ func (s *Registry) CreateAll(docs [][]byte, pre *Precomputed) error {
 		if err := s.createInternal(x.c, x.o); err != nil {
 			return err
 		}
+		slots[i] = decoded{}
 	}
 	return nil
 }
-
-// decodeAhead is how many documents CreateAll's decoder may be ahead of
-// its creates.
-const decodeAhead = 16
 
 // CreatedManagedFields returns the managedFields entries (without their
 // time) that CreateAll records for doc (JSON with apiVersion and kind),
