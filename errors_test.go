@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
 	"github.com/fakeplane/fakeplane"
@@ -358,6 +359,60 @@ func TestFinalizerNamesAsKubeAPIServer(t *testing.T) {
 				if err := json.Unmarshal(out, &st); err != nil || st.Message != tc.message {
 					t.Errorf("message\n got %s\nwant %s", st.Message, tc.message)
 				}
+			}
+		})
+	}
+}
+
+// TestCustomResourceBodiesWithoutTypeAsKubeAPIServer checks that a custom
+// resource's create or update body must name its apiVersion and kind, as
+// kube-apiserver's unstructured decoder requires (a built-in type's body
+// takes the URL's): the code and Status message of each case were recorded
+// from a real v1.37 kube-apiserver (refplane), and nothing is written.
+func TestCustomResourceBodiesWithoutTypeAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
+	foos := createCRD(t, ctx, dyn, foosCRD(t, `{type: object, x-kubernetes-preserve-unknown-fields: true}`))["v1beta1"]
+	if _, err := foos.Create(ctx, foo(t, "v1beta1", "kept", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const path = "/apis/tests.example.com/v1beta1/foos"
+	for _, tc := range []struct {
+		name, method, path, body, message string
+	}{
+		{"an empty object", "POST", path, `{}`,
+			`the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in '{}' ({})`},
+		{"no apiVersion or kind", "POST", path, `{"metadata":{"name":"a"}}`,
+			`the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in '{"metadata":{"name":"a"}}' ({"metadata":{"name":"a"}})`},
+		{"no kind, summarized", "POST", path, `{"apiVersion":"tests.example.com/v1beta1","metadata":{"name":"b"}}`,
+			`the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in '{"apiVersion":"tests.example.com/v1beta1","metadata":{"name":"b"}}' ({"apiVersion":"tests.example.c ...)`},
+		{"no apiVersion", "POST", path, `{"kind":"Foo","metadata":{"name":"c"}}`,
+			`the API version in the data () does not match the expected API version (tests.example.com/v1beta1)`},
+		{"null", "POST", path, `null`,
+			`the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in 'null' (6e756c6c)`},
+		{"an update without a kind", "PUT", path + "/kept", `{"metadata":{"name":"kept"}}`,
+			`the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in '{"metadata":{"name":"kept"}}' ({"metadata":{"name":"kept"}})`},
+		{"an update without an apiVersion", "PUT", path + "/kept", `{"kind":"Foo","metadata":{"name":"kept"}}`,
+			`the API version in the data () does not match the expected API version (tests.example.com/v1beta1)`},
+		{"a status update without a kind", "PUT", path + "/kept/status", `{"metadata":{"name":"kept"}}`,
+			`the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in '{"metadata":{"name":"kept"}}' ({"metadata":{"name":"kept"}})`},
+		{"a status update without an apiVersion", "PUT", path + "/kept/status", `{"kind":"Foo","metadata":{"name":"kept"}}`,
+			`the API version in the data () does not match the expected API version (tests.example.com/v1beta1)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, before := rawRequest(t, cp, "GET", path, "", nil, nil)
+			code, _, out := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(tc.body), nil)
+			var st metav1.Status
+			if err := json.Unmarshal(out, &st); err != nil || st.Kind != "Status" {
+				t.Fatalf("%d, not a Status: %v %s", code, err, out)
+			}
+			if code != 400 || st.Reason != metav1.StatusReasonBadRequest || st.Message != tc.message {
+				t.Errorf("got %d %s %q\nwant 400 BadRequest %q", code, st.Reason, st.Message, tc.message)
+			}
+			if _, _, after := rawRequest(t, cp, "GET", path, "", nil, nil); !bytes.Equal(before, after) {
+				t.Errorf("the request changed the foos:\n%s\n%s", before, after)
 			}
 		})
 	}

@@ -1,9 +1,13 @@
 package fakeplane_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -63,5 +67,85 @@ func TestMethodsWithoutARouteAsKubeAPIServer(t *testing.T) {
 	}
 	if code, _, _ := rawRequest(t, cp, "GET", "/api/v1/namespaces/kube-system", "", nil, nil); code != 200 {
 		t.Errorf("kube-system after the refused deletes: %d", code)
+	}
+}
+
+// TestCustomResourceMethodsAsKubeAPIServer checks how apiextensions' handler
+// answers the methods a custom resource's paths do not serve, unlike a
+// built-in resource's go-restful routes: a 405 naming the verb it made of
+// the method ("" for OPTIONS) and the resource, a PUT on the collection
+// refused for want of a name before its body is read, and a POST on an
+// object's path creating the object its body names, as on the collection.
+// Each answer was recorded from a real v1.37 kube-apiserver (refplane).
+func TestCustomResourceMethodsAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithObjects(subresourceWidgetCRD()))
+	const widgets = "/apis/h4.example.com/v1/namespaces/default/h4widgets"
+	if code, _, b := rawRequest(t, cp, "POST", widgets, "application/json", []byte(`{"apiVersion":"h4.example.com/v1","kind":"H4Widget","metadata":{"name":"w"}}`), nil); code != 201 {
+		t.Fatalf("create w: %d %s", code, b)
+	}
+	notSupported := func(verb string) string {
+		return verb + ` is not supported on resources of kind "h4widgets.h4.example.com"`
+	}
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		reason       metav1.StatusReason
+		message      string
+		details      *metav1.StatusDetails
+	}{
+		{"OPTIONS", widgets, 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
+		{"OPTIONS", widgets + "/w", 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
+		{"OPTIONS", widgets + "/w/status", 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
+		{"OPTIONS", widgets + "/w/scale", 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
+		{"POST", widgets + "/w/status", 405, metav1.StatusReasonMethodNotAllowed, notSupported("create"), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
+		{"POST", widgets + "/w/scale", 405, metav1.StatusReasonMethodNotAllowed, notSupported("create"), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
+		{"DELETE", widgets + "/w/status", 405, metav1.StatusReasonMethodNotAllowed, notSupported("delete"), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
+		{"DELETE", widgets + "/w/scale", 405, metav1.StatusReasonMethodNotAllowed, notSupported("delete"), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
+		{"PUT", widgets, 400, metav1.StatusReasonBadRequest, "name must be provided", nil},
+	} {
+		code, _, body := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(`{"apiVersion":"h4.example.com/v1","kind":"H4Widget","metadata":{"name":"w"}}`), http.Header{"Accept": {"application/json"}})
+		var st metav1.Status
+		if err := json.Unmarshal(body, &st); err != nil {
+			t.Errorf("%s %s: %d, not a Status: %s", tc.method, tc.path, code, body)
+			continue
+		}
+		if code != tc.code || st.Reason != tc.reason || st.Message != tc.message || !reflect.DeepEqual(st.Details, tc.details) {
+			t.Errorf("%s %s: %d %s %q %+v\nwant %d %s %q %+v", tc.method, tc.path, code, st.Reason, st.Message, st.Details, tc.code, tc.reason, tc.message, tc.details)
+		}
+	}
+	// A POST on an object's path creates the object its body names.
+	code, _, body := rawRequest(t, cp, "POST", widgets+"/elsewhere", "application/json", []byte(`{"apiVersion":"h4.example.com/v1","kind":"H4Widget","metadata":{"name":"made"}}`), nil)
+	if code != 201 || !strings.Contains(string(body), `"name":"made"`) {
+		t.Fatalf("POST on another object's path: %d %s, want 201 creating made", code, body)
+	}
+	for name, want := range map[string]int{"made": 200, "elsewhere": 404} {
+		if code, _, _ := rawRequest(t, cp, "GET", widgets+"/"+name, "", nil, nil); code != want {
+			t.Errorf("GET %s: %d, want %d", name, code, want)
+		}
+	}
+	// A path of the other scope is the handler's plain 404, but for a list
+	// or a watch of a namespaced resource across namespaces.
+	foos := foosCRD(t, `{type: object}`)
+	foos.TypeMeta = metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"}
+	scoped := fakeplane.Start(t, fakeplane.WithObjects(subresourceWidgetCRD(), foos))
+	for _, tc := range []struct {
+		method, path string
+		code         int
+	}{
+		{"GET", "/apis/h4.example.com/v1/h4widgets/w", 404},
+		{"DELETE", "/apis/h4.example.com/v1/h4widgets/w", 404},
+		{"GET", "/apis/h4.example.com/v1/h4widgets/w/status", 404},
+		{"POST", "/apis/h4.example.com/v1/h4widgets", 404},
+		{"GET", "/apis/tests.example.com/v1beta1/namespaces/default/foos", 404},
+		{"POST", "/apis/tests.example.com/v1beta1/namespaces/default/foos", 404},
+		{"GET", "/apis/tests.example.com/v1beta1/namespaces/default/foos/kept/status", 404},
+		{"GET", "/apis/h4.example.com/v1/h4widgets", 200},
+		{"GET", "/apis/h4.example.com/v1/h4widgets?watch=1&timeoutSeconds=1", 200},
+	} {
+		code, _, body := rawRequest(t, scoped, tc.method, tc.path, "application/json", []byte(`{}`), nil)
+		if code != tc.code || (code == 404 && string(body) != "404 page not found\n") {
+			t.Errorf("%s %s: %d %.200q, want %d", tc.method, tc.path, code, body, tc.code)
+		}
 	}
 }

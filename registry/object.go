@@ -53,8 +53,9 @@ func (r *Resource) NewObject() runtime.Object {
 }
 
 // DecodeObject parses JSON into the resource's kind, as kube-apiserver's
-// create and update handlers do: a missing apiVersion/kind takes the URL's,
-// a different group/version or kind is a 400, and built-in types drop fields
+// create and update handlers do: for a built-in type a missing
+// apiVersion/kind takes the URL's, for a custom resource it is a 400; a
+// different group/version or kind is a 400, and built-in types drop fields
 // they do not have.
 func (r *Resource) DecodeObject(data []byte) (*Object, error) {
 	return r.DecodeObjectValidating(data, metav1.FieldValidationIgnore)
@@ -188,17 +189,21 @@ func (r *Resource) decodeServerObject(data []byte, head typeHead) (*Object, erro
 // head.
 func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, collect bool) (*Object, []error, error) {
 	gvk := r.GVK
+	if r.Typed == nil && head.Kind == "" {
+		// A custom resource's body is decoded by the unstructured
+		// decoder, which takes nothing from the URL: without a kind it
+		// is not an object at all (and without an apiVersion, one of
+		// the wrong version, below).
+		return nil, nil, r.DecodeError(data, nil, runtime.NewMissingKindErr(string(data)))
+	}
 	if head.APIVersion != "" || head.Kind != "" {
 		gv, err := schema.ParseGroupVersion(head.APIVersion)
 		if err != nil {
 			return nil, nil, r.DecodeError(data, nil, err)
 		}
 		gvk = gv.WithKind(head.Kind)
-		switch {
-		case r.Typed != nil:
+		if r.Typed != nil {
 			gvk = withDefaults(gvk, r.GVK)
-		case head.APIVersion == "":
-			gvk.Group, gvk.Version = r.GVK.Group, r.GVK.Version
 		}
 		if gvk.Kind == "" {
 			gvk.Kind = r.GVK.Kind

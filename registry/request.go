@@ -93,8 +93,16 @@ func ObjectKey(ns, name string) string {
 }
 
 // ErrMethodNotSupported is the 405 for a verb a resource does not serve:
-// kube-apiserver has no route for it.
-func (c *Request) ErrMethodNotSupported() error { return ErrMethodNotAllowed() }
+// for a built-in resource kube-apiserver has no route for it (go-restful's
+// answer); apiextensions' handler answers a custom resource's with the
+// verb it made of the method ("" for one it does not know, e.g. OPTIONS)
+// and the resource.
+func (c *Request) ErrMethodNotSupported() error {
+	if c.Res != nil && c.Res.CRD != "" && c.Info != nil {
+		return apierrors.NewMethodNotSupported(schema.GroupResource{Group: c.Info.APIGroup, Resource: c.Info.Resource}, c.Info.Verb)
+	}
+	return ErrMethodNotAllowed()
+}
 
 // ErrMethodNotAllowed is go-restful's 405, as kube-apiserver sends it for a
 // method none of its routes for the path takes.

@@ -48,6 +48,13 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 			http.NotFound(w, r)
 			return
 		}
+		// A path whose scope is not the CRD's goes to the delegate too:
+		// a cluster-scoped resource's under a namespace, and a namespaced
+		// one's without a namespace, but for a list or watch.
+		if (!res.Namespaced && info.Namespace != "") || (res.Namespaced && info.Namespace == "" && info.Verb != "list" && info.Verb != "watch") {
+			http.NotFound(w, r)
+			return
+		}
 		if info.Subresource != "" && !res.HasSub(info.Subresource) {
 			writeError(w, r, apierrors.NewNotFound(res.GR, info.Name))
 			return
@@ -72,16 +79,18 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 	// header is looked at, as go-restful matches a route's method first.
 	// Routes a collection does not have: no PUT or PATCH, and on the
 	// all-namespaces path of a namespaced resource only GET (list, watch).
-	// kube-apiserver's go-restful answers 405, apiextensions' handler a
-	// custom resource's all-namespaces path with its mux's plain 404.
+	// kube-apiserver's go-restful answers 405 (apiextensions' handler
+	// answered a custom resource's all-namespaces path above).
 	if !proxied && info.Name == "" && info.Subresource == "" {
 		allNamespaces := res.Namespaced && info.Namespace == ""
 		switch {
 		case res.Typed != nil && (r.Method == http.MethodPut || r.Method == http.MethodPatch || (allNamespaces && r.Method != http.MethodGet)):
 			writeError(w, r, c.ErrMethodNotSupported())
 			return
-		case res.Typed == nil && allNamespaces && r.Method != http.MethodGet && r.Method != http.MethodHead:
-			http.NotFound(w, r)
+		case res.Typed == nil && r.Method == http.MethodPut:
+			// apiextensions' update handler asks the URL for the name
+			// before it reads the body.
+			writeError(w, r, apierrors.NewBadRequest("name must be provided"))
 			return
 		}
 	}
@@ -154,7 +163,10 @@ func (s *Server) serveMain(c *call) error {
 	case "watch":
 		return s.watch(c)
 	case "create":
-		if c.Info.Name != "" {
+		if c.Info.Name != "" && c.Res.CRD == "" {
+			// kube-apiserver has no POST route for a named built-in
+			// object; apiextensions' handler creates a custom resource
+			// there as at its collection, named by its body.
 			return c.ErrMethodNotSupported()
 		}
 		return s.create(c)
