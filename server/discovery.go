@@ -295,18 +295,25 @@ func (s *Server) serveRootPaths(w http.ResponseWriter, r *http.Request) {
 	}
 	paths = append(paths, s.remotePaths()...)
 	paths = append(paths, openIDConfigPath, openIDKeysPath)
-	paths = append(paths, "/metrics", "/openapi/v2", "/openapi/v3", "/openapi/v3/", "/version")
-	// Each health endpoint and each of its checks, as upstream's
-	// healthz.InstallPathHandler lists them.
-	for _, ep := range []string{"/healthz", "/livez", "/readyz"} {
-		paths = append(paths, ep)
-		for _, check := range healthChecks(ep, s.cfg.ProxyClientCertificate != nil) {
-			paths = append(paths, ep+"/"+check)
-		}
-	}
+	paths = append(paths, "/openapi/v2", "/openapi/v3", "/openapi/v3/")
+	paths = append(paths, s.debugPaths()...)
 	paths = dedupe(paths)
 	sort.Strings(paths) // as upstream's ListedPathProvider
 	writeJSONOrYAML(w, r, http.StatusOK, map[string][]string{"paths": paths})
+}
+
+// debugPaths are the served paths /statusz lists the folders of: /metrics,
+// /metrics/slis, /statusz, /version, and each health endpoint and each of
+// its checks, as upstream's healthz.InstallPathHandler lists them.
+func (s *Server) debugPaths() []string {
+	paths := []string{"/metrics", "/metrics/slis", "/statusz", "/version"}
+	for _, ep := range healthEndpoints {
+		paths = append(paths, "/"+ep)
+		for _, check := range healthChecks("/"+ep, s.cfg.ProxyClientCertificate != nil) {
+			paths = append(paths, "/"+ep+"/"+check)
+		}
+	}
+	return paths
 }
 
 func dedupe(in []string) []string {

@@ -150,5 +150,21 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string
 		http.NotFound(w, r) // kube-apiserver's mux: "404 page not found"
 		return
 	}
+	if ep := path[1:]; slices.Contains(healthEndpoints, ep) {
+		s.healthSLIsOnce.Do(s.buildHealthSLIs)
+		s.healthSLIs.observe(ep, r)
+	}
 	h.ServeHTTP(w, r)
+}
+
+// buildHealthSLIs builds the counts /metrics/slis answers from.
+func (s *Server) buildHealthSLIs() { s.healthSLIs = newHealthSLIs(s.cfg.ProxyClientCertificate != nil) }
+
+// buildStatusz builds /statusz's handler.
+func (s *Server) buildStatusz() {
+	v := s.cfg.Version
+	if v.GitVersion == "" {
+		v = DefaultVersion()
+	}
+	s.statusz = newStatusz(v, s.debugPaths())
 }

@@ -105,6 +105,13 @@ type Server struct {
 	// health holds the health endpoints' handlers, built on first use.
 	healthOnce sync.Once
 	health     healthHandlers
+	// healthSLIs counts the checks the health endpoints ran, for
+	// /metrics/slis, and statusz answers /statusz; each is built on first
+	// use.
+	healthSLIsOnce sync.Once
+	healthSLIs     *healthSLIs
+	statuszOnce    sync.Once
+	statusz        http.Handler
 	// commitObservers are told of every commit after the RBAC cache, in
 	// the order AddCommitObserver added them.
 	commitObservers []func(bucket, key string, obj runtime.Object, data []byte, deleted bool)
@@ -254,15 +261,22 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 	switch {
 	case path == "/version":
 		s.serveVersion(w, r)
-	case path == "/metrics" || path == "/healthz" || path == "/livez" || path == "/readyz" ||
+	case path == "/metrics" || path == "/metrics/slis" || path == "/statusz" || path == "/healthz" || path == "/livez" || path == "/readyz" ||
 		strings.HasPrefix(path, "/healthz/") || strings.HasPrefix(path, "/livez/") || strings.HasPrefix(path, "/readyz/"):
-		if path != r.URL.Path {
+		switch {
+		case path != r.URL.Path:
 			// Exact paths in kube-apiserver's mux: /metrics/, /healthz/
 			// and their like are its plain 404.
 			http.NotFound(w, r)
-		} else if path == "/metrics" {
+		case path == "/metrics":
 			s.serveMetrics(w, r)
-		} else {
+		case path == "/metrics/slis":
+			s.healthSLIsOnce.Do(s.buildHealthSLIs)
+			s.healthSLIs.serve(w, r)
+		case path == "/statusz":
+			s.statuszOnce.Do(s.buildStatusz)
+			s.statusz.ServeHTTP(w, r)
+		default:
 			s.serveHealth(w, r, path)
 		}
 	case path == "/api" || path == "/apis" || strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/apis/"):
