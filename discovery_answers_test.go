@@ -4,8 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"slices"
 	"testing"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -113,5 +121,107 @@ func TestUnknownDocumentsAnswerAsKubeAPIServer(t *testing.T) {
 	}
 	if code, _, _ := rawExchange(t, cp, "GET", "/openapi/v3/apis/apps/v1", "", nil, nil); code != 200 {
 		t.Errorf("GET /openapi/v3/apis/apps/v1: %d", code)
+	}
+}
+
+// TestDiscoveryInProtobufAndYAMLAsKubeAPIServer: every discovery document
+// is served in protobuf when asked, in the envelope kube-apiserver writes
+// (its apiVersion and kind as its JSON's), and holds what its JSON holds;
+// aggregated discovery is served in protobuf and YAML too, with its
+// parameters in the Content-Type and the JSON's ETag. Recorded from
+// refplane: the bytes of /api's aggregated protobuf, /api/v1's,
+// /apis/apps's and /apis/apps/v1's are its own.
+func TestDiscoveryInProtobufAndYAMLAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	const aggregated = ";g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	for _, tc := range []struct {
+		path, accept, jsonAccept string
+		apiVersion, kind         string
+		obj                      func() interface {
+			runtime.Object
+			Unmarshal([]byte) error
+		}
+	}{
+		{"/api", "application/vnd.kubernetes.protobuf", "application/json", "", "APIVersions",
+			func() interface {
+				runtime.Object
+				Unmarshal([]byte) error
+			} { return &metav1.APIVersions{} }},
+		{"/apis", "application/vnd.kubernetes.protobuf", "application/json", "v1", "APIGroupList",
+			func() interface {
+				runtime.Object
+				Unmarshal([]byte) error
+			} { return &metav1.APIGroupList{} }},
+		{"/api/v1", "application/vnd.kubernetes.protobuf", "application/json", "", "APIResourceList",
+			func() interface {
+				runtime.Object
+				Unmarshal([]byte) error
+			} { return &metav1.APIResourceList{} }},
+		{"/apis/apps", "application/vnd.kubernetes.protobuf", "application/json", "v1", "APIGroup",
+			func() interface {
+				runtime.Object
+				Unmarshal([]byte) error
+			} { return &metav1.APIGroup{} }},
+		{"/apis/apps/v1", "application/vnd.kubernetes.protobuf, */*", "application/json", "v1", "APIResourceList",
+			func() interface {
+				runtime.Object
+				Unmarshal([]byte) error
+			} { return &metav1.APIResourceList{} }},
+		{"/apis", "application/vnd.kubernetes.protobuf" + aggregated, "application/json" + aggregated, "apidiscovery.k8s.io/v2", "APIGroupDiscoveryList",
+			func() interface {
+				runtime.Object
+				Unmarshal([]byte) error
+			} { return &apidiscoveryv2.APIGroupDiscoveryList{} }},
+	} {
+		t.Run(tc.path+" "+tc.accept, func(t *testing.T) {
+			code, h, body := rawExchange(t, cp, "GET", tc.path, "", nil, http.Header{"Accept": {tc.accept}})
+			wantType := "application/vnd.kubernetes.protobuf"
+			if tc.kind == "APIGroupDiscoveryList" {
+				wantType += aggregated
+			}
+			if code != 200 || h.Get("Content-Type") != wantType || !bytes.HasPrefix(body, []byte("k8s\x00")) {
+				t.Fatalf("%d %s %.20q", code, h.Get("Content-Type"), body)
+			}
+			var u runtime.Unknown
+			if err := u.Unmarshal(body[4:]); err != nil {
+				t.Fatal(err)
+			}
+			if u.APIVersion != tc.apiVersion || u.Kind != tc.kind {
+				t.Errorf("envelope %q %q, want %q %q", u.APIVersion, u.Kind, tc.apiVersion, tc.kind)
+			}
+			fromProto := tc.obj()
+			if err := fromProto.Unmarshal(u.Raw); err != nil {
+				t.Fatal(err)
+			}
+			fromProto.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(tc.apiVersion, tc.kind))
+			_, jh, jsonBody := rawExchange(t, cp, "GET", tc.path, "", nil, http.Header{"Accept": {tc.jsonAccept}})
+			fromJSON := tc.obj()
+			if err := json.Unmarshal(jsonBody, fromJSON); err != nil {
+				t.Fatal(err)
+			}
+			if !apiequality.Semantic.DeepEqual(fromProto, fromJSON) {
+				t.Errorf("protobuf holds\n%+v\nJSON holds\n%+v", fromProto, fromJSON)
+			}
+			if e := h.Get("Etag"); e != jh.Get("Etag") {
+				t.Errorf("ETag %s, the JSON's %s", e, jh.Get("Etag"))
+			}
+		})
+	}
+	code, h, body := rawExchange(t, cp, "GET", "/apis", "", nil, http.Header{"Accept": {"application/yaml" + aggregated}})
+	_, jh, jsonBody := rawExchange(t, cp, "GET", "/apis", "", nil, http.Header{"Accept": {"application/json" + aggregated}})
+	fromYAML, err := yaml.YAMLToJSON(body)
+	if err != nil || code != 200 || h.Get("Content-Type") != "application/yaml"+aggregated || h.Get("Etag") != jh.Get("Etag") {
+		t.Fatalf("YAML: %d %s %s %v", code, h.Get("Content-Type"), h.Get("Etag"), err)
+	}
+	var a, b any
+	if err := json.Unmarshal(fromYAML, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(jsonBody, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Error("the YAML aggregated discovery is not the JSON's")
 	}
 }

@@ -98,15 +98,24 @@ func TestNegotiateFor(t *testing.T) {
 	}
 }
 
-func TestWantsAggregated(t *testing.T) {
-	for accept, want := range map[string]bool{
-		"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json": true,
-		"application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList": false,
-		"application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList":             false,
-		"": false,
+// TestAggregatedMediaAsKubeAPIServer checks which Accept headers get
+// aggregated discovery, and in which media type, as refplane answered them.
+func TestAggregatedMediaAsKubeAPIServer(t *testing.T) {
+	for accept, want := range map[string]string{
+		"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json":                     mediaJSON,
+		"application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList":                     mediaJSON,
+		"application/json;q=0.9,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.5":         mediaJSON,
+		"application/vnd.kubernetes.protobuf, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList": mediaJSON,
+		"*/*;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList":                                                   mediaJSON,
+		"application/yaml;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList":                                      mediaYAML,
+		"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer":    mediaProtobuf,
+		"application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList":                                 "",
+		"application/vnd.kubernetes.protobuf":                                                                       "",
+		"":                                                                                                          "",
 	} {
-		if got := wantsAggregated(accept); got != want {
-			t.Errorf("wantsAggregated(%q) = %v, want %v", accept, got, want)
+		got, ok := aggregatedMedia(accept)
+		if got != want || ok != (want != "") {
+			t.Errorf("aggregatedMedia(%q) = %q, %v; want %q", accept, got, ok, want)
 		}
 	}
 }

@@ -6,21 +6,22 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"mime"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/fakeplane/fakeplane/registry"
-
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
+	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/fakeplane/fakeplane/internal/builtin"
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // withAggregatedTypeMeta returns the JSON of an aggregated discovery list
@@ -32,28 +33,48 @@ func withAggregatedTypeMeta(encoded []byte) []byte {
 	return append([]byte(typeMeta), encoded[1:]...)
 }
 
-// aggregatedDiscoveryMediaType is the Content-Type of aggregated discovery (v2).
-const aggregatedDiscoveryMediaType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+// aggregatedDiscoveryParams are the parameters of aggregated discovery's
+// (v2) Content-Type, after its media type.
+const aggregatedDiscoveryParams = ";g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
-// wantsAggregated reports whether the Accept header asks for aggregated
-// discovery before plain JSON.
-func wantsAggregated(accept string) bool {
-	for _, part := range strings.Split(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		if mt != mediaJSON && mt != "*/*" && mt != "application/*" {
-			continue
-		}
-		if params["g"] == "apidiscovery.k8s.io" && params["v"] == "v2" && params["as"] == "APIGroupDiscoveryList" {
-			return true
-		}
-		if len(params) == 0 {
-			return false
-		}
+// aggregatedMedia returns the media type (JSON, YAML or protobuf) in which
+// the Accept header asks for aggregated discovery, if it does: kube-apiserver's
+// discovery wrapper negotiates with upstream's discovery restrictions, and
+// serves aggregated discovery when the clause chosen converts to it (the
+// most specific clause of the highest weight wins, so
+// "application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+// asks for it).
+func aggregatedMedia(accept string) (string, bool) {
+	opts, ok := negotiation.NegotiateMediaTypeOptions(accept, resourceSerializers(), aggregated.DiscoveryEndpointRestrictions)
+	if !ok || !aggregated.IsAggregatedDiscoveryGVK(opts.Convert) {
+		return "", false
 	}
-	return false
+	return opts.Accepted.MediaType, true
+}
+
+// writeDiscoveryDoc answers with a discovery document (its TypeMeta set)
+// in the media type the request negotiated: JSON, YAML or protobuf, as
+// kube-apiserver's discovery handlers write it (the protobuf envelope
+// carries the document's apiVersion and kind as its JSON does).
+func writeDiscoveryDoc(w http.ResponseWriter, r *http.Request, doc interface {
+	runtime.Object
+	Marshal() ([]byte, error)
+}) {
+	if m, ok := negotiateAmong(r.Header.Get("Accept"), resourceSerializers(), negotiation.DefaultEndpointRestrictions); ok && m.kind == mediaProtobuf {
+		raw, err := doc.Marshal()
+		if err == nil {
+			gvk := doc.GetObjectKind().GroupVersionKind()
+			apiVersion, kind := gvk.ToAPIVersionAndKind()
+			raw, err = registry.ProtobufEnvelope(apiVersion, kind, raw)
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeBytes(w, r, http.StatusOK, mediaProtobuf, raw)
+		return
+	}
+	writeJSONOrYAML(w, r, http.StatusOK, doc)
 }
 
 // storageVersionHash is discovery's opaque hash of a resource's storage
@@ -78,25 +99,25 @@ func (s *Server) servedGroupVersions() []builtin.GroupVersion {
 // serveDiscovery answers /api, /apis and their group and version documents.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path string) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	aggregated := wantsAggregated(r.Header.Get("Accept"))
+	aggMedia, agg := aggregatedMedia(r.Header.Get("Accept"))
 	switch {
 	case path == "/api":
-		if aggregated {
-			s.writeAggregated(w, r, true)
+		if agg {
+			s.writeAggregated(w, r, true, aggMedia)
 			return
 		}
 		if !discoveryAcceptable(w, r, true) {
 			return
 		}
 		addr := s.cfg.ServerAddress
-		writeJSONOrYAML(w, r, http.StatusOK, &metav1.APIVersions{
+		writeDiscoveryDoc(w, r, &metav1.APIVersions{
 			TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
 			Versions:                   []string{"v1"},
 			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: addr}},
 		})
 	case path == "/apis":
-		if aggregated {
-			s.writeAggregated(w, r, false)
+		if agg {
+			s.writeAggregated(w, r, false, aggMedia)
 			return
 		}
 		if !discoveryAcceptable(w, r, false) {
@@ -104,7 +125,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 		}
 		list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}}
 		list.Groups = append(list.Groups, s.withRemoteGroups(s.apiGroups())...)
-		writeJSONOrYAML(w, r, http.StatusOK, list)
+		writeDiscoveryDoc(w, r, list)
 	case parts[0] == "api" && len(parts) == 2 && parts[1] == "v1":
 		s.writeResourceList(w, r, "", "v1")
 	case parts[0] == "apis" && len(parts) == 2:
@@ -114,7 +135,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 					return
 				}
 				g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
-				writeJSONOrYAML(w, r, http.StatusOK, &g)
+				writeDiscoveryDoc(w, r, &g)
 				return
 			}
 		}
@@ -215,11 +236,11 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, group
 	if !discoveryAcceptable(w, r, builtin.PreferredVersion(group) != "") {
 		return
 	}
-	writeJSONOrYAML(w, r, http.StatusOK, list)
+	writeDiscoveryDoc(w, r, list)
 }
 
 // writeAggregated answers aggregated discovery for /api (core) or /apis.
-func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bool) {
+func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bool, media string) {
 	// Without kind and apiVersion: the ETag is the hash of the list so
 	// encoded, as upstream's, and the answer that encoding with them.
 	list := &apidiscoveryv2.APIGroupDiscoveryList{
@@ -281,7 +302,26 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	writeBytes(w, r, http.StatusOK, aggregatedDiscoveryMediaType, withAggregatedTypeMeta(hashed))
+	if media == mediaProtobuf {
+		raw, err := list.Marshal()
+		if err == nil {
+			raw, err = registry.ProtobufEnvelope("apidiscovery.k8s.io/v2", "APIGroupDiscoveryList", raw)
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeBytes(w, r, http.StatusOK, mediaProtobuf+aggregatedDiscoveryParams, raw)
+		return
+	}
+	body := withAggregatedTypeMeta(hashed)
+	if media == mediaYAML {
+		if body, err = yaml.JSONToYAML(body); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	writeBytes(w, r, http.StatusOK, media+aggregatedDiscoveryParams, body)
 }
 
 // serveRootPaths answers "/" with the list of served paths.
