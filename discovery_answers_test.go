@@ -124,6 +124,12 @@ func TestUnknownDocumentsAnswerAsKubeAPIServer(t *testing.T) {
 	}
 }
 
+// protoDoc is a discovery document that decodes from protobuf.
+type protoDoc interface {
+	runtime.Object
+	Unmarshal([]byte) error
+}
+
 // TestDiscoveryInProtobufAndYAMLAsKubeAPIServer: every discovery document
 // is served in protobuf when asked, in the envelope kube-apiserver writes
 // (its apiVersion and kind as its JSON's), and holds what its JSON holds;
@@ -138,41 +144,20 @@ func TestDiscoveryInProtobufAndYAMLAsKubeAPIServer(t *testing.T) {
 	for _, tc := range []struct {
 		path, accept, jsonAccept string
 		apiVersion, kind         string
-		obj                      func() interface {
-			runtime.Object
-			Unmarshal([]byte) error
-		}
+		obj                      func() protoDoc
 	}{
 		{"/api", "application/vnd.kubernetes.protobuf", "application/json", "", "APIVersions",
-			func() interface {
-				runtime.Object
-				Unmarshal([]byte) error
-			} { return &metav1.APIVersions{} }},
+			func() protoDoc { return &metav1.APIVersions{} }},
 		{"/apis", "application/vnd.kubernetes.protobuf", "application/json", "v1", "APIGroupList",
-			func() interface {
-				runtime.Object
-				Unmarshal([]byte) error
-			} { return &metav1.APIGroupList{} }},
+			func() protoDoc { return &metav1.APIGroupList{} }},
 		{"/api/v1", "application/vnd.kubernetes.protobuf", "application/json", "", "APIResourceList",
-			func() interface {
-				runtime.Object
-				Unmarshal([]byte) error
-			} { return &metav1.APIResourceList{} }},
+			func() protoDoc { return &metav1.APIResourceList{} }},
 		{"/apis/apps", "application/vnd.kubernetes.protobuf", "application/json", "v1", "APIGroup",
-			func() interface {
-				runtime.Object
-				Unmarshal([]byte) error
-			} { return &metav1.APIGroup{} }},
+			func() protoDoc { return &metav1.APIGroup{} }},
 		{"/apis/apps/v1", "application/vnd.kubernetes.protobuf, */*", "application/json", "v1", "APIResourceList",
-			func() interface {
-				runtime.Object
-				Unmarshal([]byte) error
-			} { return &metav1.APIResourceList{} }},
+			func() protoDoc { return &metav1.APIResourceList{} }},
 		{"/apis", "application/vnd.kubernetes.protobuf" + aggregated, "application/json" + aggregated, "apidiscovery.k8s.io/v2", "APIGroupDiscoveryList",
-			func() interface {
-				runtime.Object
-				Unmarshal([]byte) error
-			} { return &apidiscoveryv2.APIGroupDiscoveryList{} }},
+			func() protoDoc { return &apidiscoveryv2.APIGroupDiscoveryList{} }},
 	} {
 		t.Run(tc.path+" "+tc.accept, func(t *testing.T) {
 			code, h, body := rawExchange(t, cp, "GET", tc.path, "", nil, http.Header{"Accept": {tc.accept}})
