@@ -210,3 +210,45 @@ func TestDiscoveryInProtobufAndYAMLAsKubeAPIServer(t *testing.T) {
 		t.Error("the YAML aggregated discovery is not the JSON's")
 	}
 }
+
+// TestAggregatedDiscoveryNamesCustomResourcesGroupAndVersion: in aggregated
+// discovery, apiextensions names a custom resource's response kind with its
+// group and version, its status's too (the scale's is autoscaling/v1
+// Scale), where a built-in resource's names its kind alone. Recorded from
+// refplane.
+func TestAggregatedDiscoveryNamesCustomResourcesGroupAndVersion(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithObjects(subresourceWidgetCRD()))
+	_, _, body := rawExchange(t, cp, "GET", "/apis", "", nil, http.Header{"Accept": {"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}})
+	var list apidiscoveryv2.APIGroupDiscoveryList
+	if err := json.Unmarshal(body, &list); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]metav1.GroupVersionKind{}
+	for _, g := range list.Items {
+		for _, v := range g.Versions {
+			for _, r := range v.Resources {
+				if r.ResponseKind != nil {
+					kinds[g.Name+"/"+v.Version+"/"+r.Resource] = *r.ResponseKind
+				}
+				for _, sub := range r.Subresources {
+					if sub.ResponseKind != nil {
+						kinds[g.Name+"/"+v.Version+"/"+r.Resource+"/"+sub.Subresource] = *sub.ResponseKind
+					}
+				}
+			}
+		}
+	}
+	for res, want := range map[string]metav1.GroupVersionKind{
+		"h4.example.com/v1/h4widgets":        {Group: "h4.example.com", Version: "v1", Kind: "H4Widget"},
+		"h4.example.com/v1/h4widgets/status": {Group: "h4.example.com", Version: "v1", Kind: "H4Widget"},
+		"h4.example.com/v1/h4widgets/scale":  {Group: "autoscaling", Version: "v1", Kind: "Scale"},
+		"apps/v1/deployments":                {Kind: "Deployment"},
+		"apps/v1/deployments/status":         {Kind: "Deployment"},
+		"apps/v1/deployments/scale":          {Group: "autoscaling", Version: "v1", Kind: "Scale"},
+	} {
+		if got, ok := kinds[res]; !ok || got != want {
+			t.Errorf("%s: responseKind %+v (listed: %v), want %+v", res, got, ok, want)
+		}
+	}
+}

@@ -267,14 +267,22 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 			if res.Namespaced {
 				scope = apidiscoveryv2.ScopeNamespace
 			}
+			// Built-in resources name their kind alone; apiextensions'
+			// discovery names a custom resource's group and version too,
+			// its status's as well.
+			custom := res.CRD != ""
+			rk := &metav1.GroupVersionKind{Kind: res.Kind}
+			if custom {
+				rk.Group, rk.Version = res.Group, res.Version
+			}
 			rd := apidiscoveryv2.APIResourceDiscovery{
-				Resource: res.Resource.Resource, ResponseKind: &metav1.GroupVersionKind{Kind: res.Kind},
+				Resource: res.Resource.Resource, ResponseKind: rk,
 				Scope: scope, SingularResource: res.SingularName, Verbs: res.Verbs,
 				ShortNames: res.ShortNames, Categories: res.Categories,
 			}
 			for _, sub := range res.Subresources {
 				rk := &metav1.GroupVersionKind{Kind: sub.Kind}
-				if sub.Group != res.Group || sub.Version != res.Version {
+				if custom || sub.Group != res.Group || sub.Version != res.Version {
 					rk.Group, rk.Version = sub.Group, sub.Version
 				}
 				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{Subresource: sub.Name, ResponseKind: rk, Verbs: sub.Verbs})
