@@ -1,15 +1,17 @@
 package registry
 
 import (
+	"encoding/json"
 	"strings"
 
-	"encoding/json"
-
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/fakeplane/fakeplane/registry/printers"
 )
 
 // ScaleOf builds the autoscaling/v1 Scale view of a workload.
@@ -120,4 +122,25 @@ func crdScaleOf(sp *apiextensionsv1.CustomResourceSubresourceScale, o *Object, m
 		}
 	}
 	return sc
+}
+
+// ScaleTable converts the resource's Scale to a Table: a built-in
+// resource's with printers.Scale, a custom resource's as apiextensions'
+// scale storage does, with its table convertor over Desired and Available
+// (where the CRD names the replicas paths) and Age.
+func (res *Resource) ScaleTable() (rest.TableConvertor, error) {
+	if res.CRD == "" {
+		return printers.Scale, nil
+	}
+	var cols []apiextensionsv1.CustomResourceColumnDefinition
+	if sp := res.scalePaths; sp != nil {
+		if sp.SpecReplicasPath != "" {
+			cols = append(cols, apiextensionsv1.CustomResourceColumnDefinition{Name: "Desired", Type: "integer", Description: "Number of desired replicas", JSONPath: ".spec.replicas"})
+		}
+		if sp.StatusReplicasPath != "" {
+			cols = append(cols, apiextensionsv1.CustomResourceColumnDefinition{Name: "Available", Type: "integer", Description: "Number of actual replicas", JSONPath: ".status.replicas"})
+		}
+	}
+	cols = append(cols, apiextensionsv1.CustomResourceColumnDefinition{Name: "Age", Type: "date", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"], JSONPath: ".metadata.creationTimestamp"})
+	return tableconvertor.New(cols)
 }

@@ -22,9 +22,20 @@ const (
 	asPartialList = "PartialObjectMetadataList"
 )
 
-// partialJSON turns a served object into a PartialObjectMetadata in JSON,
-// keeping its metadata as stored.
-func partialJSON(version string, data []byte) ([]byte, error) {
+// partialJSON turns a served object into a PartialObjectMetadata in JSON:
+// for a built-in type, its metadata as stored (in ObjectMeta's field
+// order); for a custom resource (custom), whose stored keys are sorted, its
+// metadata through ObjectMeta, as kube-apiserver converts it, so in that
+// order too.
+func partialJSON(version string, data []byte, custom bool) ([]byte, error) {
+	if custom {
+		p, err := partialObject(data)
+		if err != nil {
+			return nil, err
+		}
+		p.TypeMeta = metav1.TypeMeta{Kind: asPartial, APIVersion: "meta.k8s.io/" + version}
+		return json.Marshal(&p)
+	}
 	md, err := registry.RawMetadata(data)
 	if err != nil {
 		return nil, fmt.Errorf("partial object metadata: %w", err)
@@ -109,7 +120,7 @@ func writePartial(c *call, code int, data []byte) error {
 		writeRaw(c.w, code, mediaProtobuf, b)
 		return nil
 	}
-	b, err := partialJSON(c.media.version, data)
+	b, err := partialJSON(c.media.version, data, c.Res.Typed == nil)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
@@ -146,7 +157,7 @@ func writePartialList(c *call, lm metav1.ListMeta, items [][]byte) error {
 	}
 	partial := make([][]byte, len(items))
 	for i, data := range items {
-		b, err := partialJSON(c.media.version, data)
+		b, err := partialJSON(c.media.version, data, c.Res.Typed == nil)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}

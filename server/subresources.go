@@ -7,11 +7,13 @@ import (
 	"net/http"
 
 	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry/printers"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,7 +46,7 @@ func (s *Server) serveScale(c *call) error {
 		if err != nil {
 			return err
 		}
-		return writeEncoded(c, http.StatusOK, sc)
+		return s.writeScale(c, sc)
 	case "update", "patch":
 	default:
 		return c.ErrMethodNotSupported()
@@ -229,7 +231,44 @@ func (s *Server) serveScale(c *call) error {
 		sc.Spec.Replicas = result.Spec.Replicas
 	}
 	addWarnings(c.w, warnings)
-	return writeEncoded(c, http.StatusOK, sc)
+	return s.writeScale(c, sc)
+}
+
+// writeScale answers with a Scale, or its Table when the request asked for
+// one, as kube-apiserver's handlers transform it: each row's object is the
+// Scale's PartialObjectMetadata (includeObject=Metadata, the default), the
+// Scale (Object) or nothing (None).
+func (s *Server) writeScale(c *call, sc *autoscalingv1.Scale) error {
+	if c.media.as != "Table" {
+		return writeEncoded(c, http.StatusOK, sc)
+	}
+	opts, err := tableOptions(c)
+	if err != nil {
+		return err
+	}
+	tc, err := c.Res.ScaleTable()
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	t, err := tc.ConvertToTable(printers.WithClock(c.Context(), s.now), sc, opts)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	t.APIVersion, t.Kind = "meta.k8s.io/"+c.media.version, "Table"
+	sc.APIVersion, sc.Kind = "autoscaling/v1", "Scale"
+	for i := range t.Rows {
+		switch opts.IncludeObject {
+		case metav1.IncludeObject:
+			t.Rows[i].Object = runtime.RawExtension{Object: sc}
+		case metav1.IncludeNone:
+			t.Rows[i].Object = runtime.RawExtension{}
+		default:
+			pom := meta.AsPartialObjectMetadata(sc)
+			pom.APIVersion, pom.Kind = "meta.k8s.io/"+c.media.version, "PartialObjectMetadata"
+			t.Rows[i].Object = runtime.RawExtension{Object: pom}
+		}
+	}
+	return writeEncoded(c, http.StatusOK, t)
 }
 
 // checkScaleBody checks an update's Scale as upstream's decoder does: its

@@ -55,7 +55,7 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 		case metav1.IncludeObject:
 			row.Object = runtime.RawExtension{Raw: items[idx]}
 		case metav1.IncludeMetadata:
-			b, err := partialJSON(c.media.version, items[idx])
+			b, err := partialJSON(c.media.version, items[idx], c.Res.Typed == nil)
 			if err != nil {
 				return nil, apierrors.NewInternalError(err)
 			}

@@ -53,7 +53,7 @@ func (e *watchEncoder) sendObject(typ string, obj []byte, key string, rev int64)
 			}
 			return e.write(frame)
 		}
-		b, err := partialJSON(e.c.media.version, obj)
+		b, err := partialJSON(e.c.media.version, obj, e.c.Res.Typed == nil)
 		if err != nil {
 			return err
 		}
