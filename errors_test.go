@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -413,6 +414,52 @@ func TestCustomResourceBodiesWithoutTypeAsKubeAPIServer(t *testing.T) {
 			}
 			if _, _, after := rawRequest(t, cp, "GET", path, "", nil, nil); !bytes.Equal(before, after) {
 				t.Errorf("the request changed the foos:\n%s\n%s", before, after)
+			}
+		})
+	}
+}
+
+// TestCustomResourceDuplicateFieldsAsKubeAPIServer: a custom resource's
+// body with a field twice is judged as kube-apiserver's unstructured
+// decoder judges it (recorded from refplane): with fieldValidation Strict
+// a 400 naming the duplicates (in the body's order) before the unknown
+// fields, with Warn (and by default) as many warnings, with Ignore nothing.
+func TestCustomResourceDuplicateFieldsAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	createCRD(t, ctx, dynamic.NewForConfigOrDie(cp.RESTConfig()), foosCRD(t, `{type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}}}`))
+	body := func(name string) []byte {
+		return []byte(`{"apiVersion":"tests.example.com/v1beta1","kind":"Foo","metadata":{"name":"` + name + `"},"spec":{"size":1,"extra":5,"size":2},"zzz":1}`)
+	}
+	want := []string{`duplicate field "spec.size"`, `unknown field "spec.extra"`, `unknown field "zzz"`}
+	for _, tc := range []struct {
+		query    string
+		code     int
+		warnings []string
+	}{
+		{"?fieldValidation=Strict", 400, nil},
+		{"?fieldValidation=Warn", 201, want},
+		{"", 201, want},
+		{"?fieldValidation=Ignore", 201, nil},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			code, h, out := rawExchange(t, cp, "POST", "/apis/tests.example.com/v1beta1/foos"+tc.query, "application/json", body("dup"+strings.TrimPrefix(strings.ToLower(tc.query), "?fieldvalidation=")), nil)
+			if code != tc.code {
+				t.Fatalf("%d %s", code, out)
+			}
+			var got []string
+			for _, w := range h.Values("Warning") {
+				got = append(got, strings.TrimSuffix(strings.TrimPrefix(w, `299 - "`), `"`))
+			}
+			for i := range got {
+				got[i] = strings.ReplaceAll(got[i], `\"`, `"`)
+			}
+			if !slices.Equal(got, tc.warnings) {
+				t.Errorf("warnings %q, want %q", got, tc.warnings)
+			}
+			if code == 400 && !strings.Contains(string(out), `"message":"Foo in version \"v1beta1\" cannot be handled as a Foo: strict decoding error: duplicate field \"spec.size\", unknown field \"spec.extra\", unknown field \"zzz\""`) {
+				t.Errorf("message: %s", out)
 			}
 		})
 	}

@@ -223,8 +223,18 @@ func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, 
 	var warnings []string
 	var collected []error
 	if u, ok := obj.(*unstructured.Unstructured); ok {
+		// Judged as upstream's unstructured decoder judges them: a
+		// duplicate field first (in the body's order), then the unknown
+		// fields the schema prunes.
+		judged := collect || (directive != "" && directive != metav1.FieldValidationIgnore)
 		var m map[string]any
-		if err := utiljson.Unmarshal(data, &m); err != nil {
+		var strictErrs []error
+		if judged {
+			var err error
+			if strictErrs, err = kjson.UnmarshalStrict(data, &m, kjson.DisallowDuplicateFields); err != nil {
+				return nil, nil, r.DecodeError(data, &gvk, err)
+			}
+		} else if err := utiljson.Unmarshal(data, &m); err != nil {
 			return nil, nil, r.DecodeError(data, &gvk, err)
 		}
 		if m == nil {
@@ -232,26 +242,24 @@ func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, 
 		}
 		u.Object = m
 		if r.schema != nil && directive != "" {
-			unknown, err := r.schema.Decode(u, collect || directive != metav1.FieldValidationIgnore)
+			unknown, err := r.schema.Decode(u, judged)
 			if err != nil {
 				return nil, nil, r.DecodeError(data, &gvk, err)
 			}
-			if collect {
-				// The unknown fields the schema pruned, for the caller.
-				for _, p := range unknown {
-					collected = append(collected, fmt.Errorf("unknown field %q", p))
-				}
-			} else if len(unknown) > 0 && directive != metav1.FieldValidationIgnore {
-				var strictErrs []error
-				for _, p := range unknown {
-					strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", p))
-				}
-				if directive == metav1.FieldValidationStrict {
-					return nil, nil, r.DecodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
-				}
-				for _, e := range strictErrs {
-					warnings = append(warnings, e.Error())
-				}
+			for _, p := range unknown {
+				strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", p))
+			}
+		}
+		switch {
+		case collect:
+			// For the caller (a patch), which words them itself.
+			collected = strictErrs
+		case !judged || len(strictErrs) == 0:
+		case directive == metav1.FieldValidationStrict:
+			return nil, nil, r.DecodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
+		default:
+			for _, e := range strictErrs {
+				warnings = append(warnings, e.Error())
 			}
 		}
 	} else if collect {
