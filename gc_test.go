@@ -202,13 +202,18 @@ func TestClusterIPsAreIPAddressObjects(t *testing.T) {
 		addr.Labels["ipaddress.kubernetes.io/ip-family"] != "IPv4" {
 		t.Fatalf("%s: %v %+v", svc.Spec.ClusterIP, err, addr)
 	}
-	// An IPAddress object reserves its address.
-	if _, err := cs.NetworkingV1().IPAddresses().Create(ctx, &networkingv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Name: "10.0.0.77"},
+	// An IPAddress object reserves its address (one the Service was not
+	// given: its address is random).
+	reserved := "10.0.0.77"
+	if svc.Spec.ClusterIP == reserved {
+		reserved = "10.0.0.78"
+	}
+	if _, err := cs.NetworkingV1().IPAddresses().Create(ctx, &networkingv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Name: reserved},
 		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "gateways", Group: "example.com", Name: "g"}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = cs.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "taken"},
-		Spec: corev1.ServiceSpec{ClusterIP: "10.0.0.77", Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
+		Spec: corev1.ServiceSpec{ClusterIP: reserved, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
 	if !apierrors.IsInvalid(err) {
 		t.Errorf("service on a reserved address: %v", err)
 	}
