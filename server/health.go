@@ -42,12 +42,8 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errRouteNotAcceptable(versionProduces))
 		return
 	}
-	v := s.cfg.Version
-	if v.GitVersion == "" {
-		v = DefaultVersion()
-	}
 	// Always indented, without a trailing newline, as upstream writes it.
-	b, _ := json.MarshalIndent(v, "", "  ")
+	b, _ := json.MarshalIndent(s.version(), "", "  ")
 	writeRaw(w, http.StatusOK, mediaJSON, b)
 }
 
@@ -111,21 +107,21 @@ func healthChecks(ep string, proxyClientCert bool) []string {
 	return checks
 }
 
-// healthHandlers is a mux for healthz.InstallPathHandler: the handlers of
-// the health endpoints by exact path, as kube-apiserver's PathRecorderMux
-// matches them.
-type healthHandlers map[string]http.Handler
+// pathHandlers is a mux for upstream's installers (healthz.InstallPathHandler,
+// statusz.Install): the handlers they install by exact path, as
+// kube-apiserver's PathRecorderMux matches them.
+type pathHandlers map[string]http.Handler
 
 // Handle registers the handler of one path.
-func (m healthHandlers) Handle(pattern string, h http.Handler) { m[pattern] = h }
+func (m pathHandlers) Handle(pattern string, h http.Handler) { m[pattern] = h }
 
 // healthMux builds the /healthz, /livez and /readyz handlers with
 // k8s.io/apiserver's healthz package, as kube-apiserver installs them: each
 // endpoint answers "ok" (its checks with ?verbose, less those named by
 // ?exclude=) and each check has its own path. fakeplane's checks always
 // pass.
-func healthMux(proxyClientCert bool) healthHandlers {
-	m := healthHandlers{}
+func healthMux(proxyClientCert bool) pathHandlers {
+	m := pathHandlers{}
 	for _, ep := range []string{"/healthz", "/livez", "/readyz"} {
 		names := healthChecks(ep, proxyClientCert)
 		checks := make([]healthz.HealthChecker, len(names))
@@ -161,10 +157,4 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string
 func (s *Server) buildHealthSLIs() { s.healthSLIs = newHealthSLIs(s.cfg.ProxyClientCertificate != nil) }
 
 // buildStatusz builds /statusz's handler.
-func (s *Server) buildStatusz() {
-	v := s.cfg.Version
-	if v.GitVersion == "" {
-		v = DefaultVersion()
-	}
-	s.statusz = newStatusz(v, s.debugPaths())
-}
+func (s *Server) buildStatusz() { s.statusz = newStatusz(s.version(), s.debugPaths()) }

@@ -104,7 +104,7 @@ type Server struct {
 	flows *flowClassifier
 	// health holds the health endpoints' handlers, built on first use.
 	healthOnce sync.Once
-	health     healthHandlers
+	health     pathHandlers
 	// healthSLIs counts the checks the health endpoints ran, for
 	// /metrics/slis, and statusz answers /statusz; each is built on first
 	// use.

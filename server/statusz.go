@@ -14,14 +14,8 @@ import (
 // start time is the process's, as upstream's (one control plane per process
 // for the command; in a test process, the process's start).
 func newStatusz(v VersionInfo, paths []string) http.Handler {
-	m := statuszMux{}
+	m := pathHandlers{}
 	ev := compatibility.NewEffectiveVersionFromString(strings.TrimPrefix(v.GitVersion, "v"), "", "")
 	statusz.Install(m, "apiserver", statusz.NewRegistry(ev, statusz.WithListedPaths(paths)))
 	return m[statusz.DefaultStatuszPath]
 }
-
-// statuszMux receives the handler statusz.Install installs.
-type statuszMux map[string]http.Handler
-
-// Handle records h for pattern.
-func (m statuszMux) Handle(pattern string, h http.Handler) { m[pattern] = h }
