@@ -52,29 +52,33 @@ func aggregatedMedia(accept string) (string, bool) {
 	return opts.Accepted.MediaType, true
 }
 
-// writeDiscoveryDoc answers with a discovery document (its TypeMeta set)
-// in the media type the request negotiated: JSON, YAML or protobuf, as
-// kube-apiserver's discovery handlers write it (the protobuf envelope
-// carries the document's apiVersion and kind as its JSON does).
-func writeDiscoveryDoc(w http.ResponseWriter, r *http.Request, doc interface {
+// writeDiscoveryDoc answers with a discovery document (its TypeMeta set),
+// or with kube-apiserver's 405 or 406 when the request cannot have it (see
+// discoveryAcceptable), in the media type the request negotiated: JSON,
+// YAML or protobuf, as kube-apiserver's discovery handlers write it (the
+// protobuf envelope carries the document's apiVersion and kind as its JSON
+// does).
+func writeDiscoveryDoc(w http.ResponseWriter, r *http.Request, restful bool, doc interface {
 	runtime.Object
-	Marshal() ([]byte, error)
+	protoMessage
 }) {
-	if m, ok := negotiateAmong(r.Header.Get("Accept"), resourceSerializers(), negotiation.DefaultEndpointRestrictions); ok && m.kind == mediaProtobuf {
-		raw, err := doc.Marshal()
-		if err == nil {
-			gvk := doc.GetObjectKind().GroupVersionKind()
-			apiVersion, kind := gvk.ToAPIVersionAndKind()
-			raw, err = registry.ProtobufEnvelope(apiVersion, kind, raw)
-		}
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		writeBytes(w, r, http.StatusOK, mediaProtobuf, raw)
+	media, ok := discoveryAcceptable(w, r, restful)
+	if !ok {
 		return
 	}
-	writeJSONOrYAML(w, r, http.StatusOK, doc)
+	var b []byte
+	var err error
+	if media.kind == mediaProtobuf {
+		apiVersion, kind := doc.GetObjectKind().GroupVersionKind().ToAPIVersionAndKind()
+		b, err = protobufDoc(apiVersion, kind, doc)
+	} else {
+		b, err = json.Marshal(doc)
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeBytes(w, r, http.StatusOK, media.kind, b)
 }
 
 // storageVersionHash is discovery's opaque hash of a resource's storage
@@ -106,11 +110,8 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 			s.writeAggregated(w, r, true, aggMedia)
 			return
 		}
-		if !discoveryAcceptable(w, r, true) {
-			return
-		}
 		addr := s.cfg.ServerAddress
-		writeDiscoveryDoc(w, r, &metav1.APIVersions{
+		writeDiscoveryDoc(w, r, true, &metav1.APIVersions{
 			TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
 			Versions:                   []string{"v1"},
 			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: addr}},
@@ -120,22 +121,16 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 			s.writeAggregated(w, r, false, aggMedia)
 			return
 		}
-		if !discoveryAcceptable(w, r, false) {
-			return
-		}
 		list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}}
 		list.Groups = append(list.Groups, s.withRemoteGroups(s.apiGroups())...)
-		writeDiscoveryDoc(w, r, list)
+		writeDiscoveryDoc(w, r, false, list)
 	case parts[0] == "api" && len(parts) == 2 && parts[1] == "v1":
 		s.writeResourceList(w, r, "", "v1")
 	case parts[0] == "apis" && len(parts) == 2:
 		for _, g := range s.withRemoteGroups(s.apiGroups()) {
 			if g.Name == parts[1] {
-				if !discoveryAcceptable(w, r, false) {
-					return
-				}
 				g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
-				writeDiscoveryDoc(w, r, &g)
+				writeDiscoveryDoc(w, r, false, &g)
 				return
 			}
 		}
@@ -157,25 +152,25 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 	}
 }
 
-// discoveryAcceptable reports whether a discovery document can be
-// written in a media type the Accept header names, and writes
-// kube-apiserver's 406 when not: go-restful's when the document is a
-// route's (restful), else the discovery handler's negotiation's. A route
-// refuses methods other than GET first (405).
-func discoveryAcceptable(w http.ResponseWriter, r *http.Request, restful bool) bool {
+// discoveryAcceptable returns the media type a discovery document is
+// written in, negotiated from the Accept header, and writes
+// kube-apiserver's 406 when there is none: go-restful's when the document
+// is a route's (restful), else the discovery handler's negotiation's. A
+// route refuses methods other than GET first (405).
+func discoveryAcceptable(w http.ResponseWriter, r *http.Request, restful bool) (mediaChoice, bool) {
 	accept := r.Header.Get("Accept")
 	if restful && !routeMethodAllowed(w, r) {
-		return false
+		return mediaChoice{}, false
 	}
 	if restful && !routeAccepts(accept, routeProduces) {
 		writeError(w, r, errRouteNotAcceptable(routeProduces))
-		return false
+		return mediaChoice{}, false
 	}
-	if _, ok := negotiateAmong(accept, resourceSerializers(), negotiation.DefaultEndpointRestrictions); !ok {
+	media, ok := negotiateAmong(accept, resourceSerializers(), negotiation.DefaultEndpointRestrictions)
+	if !ok {
 		writeError(w, r, errNotAcceptable(acceptedMediaTypes))
-		return false
 	}
-	return true
+	return media, ok
 }
 
 // apiGroups lists the named groups in discovery order.
@@ -233,10 +228,7 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, group
 	}
 	// A built-in group version is a go-restful route; a CRD's is
 	// apiextensions' handler, which only negotiates.
-	if !discoveryAcceptable(w, r, builtin.PreferredVersion(group) != "") {
-		return
-	}
-	writeDiscoveryDoc(w, r, list)
+	writeDiscoveryDoc(w, r, builtin.PreferredVersion(group) != "", list)
 }
 
 // writeAggregated answers aggregated discovery for /api (core) or /apis.
@@ -311,10 +303,7 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 		return
 	}
 	if media == mediaProtobuf {
-		raw, err := list.Marshal()
-		if err == nil {
-			raw, err = registry.ProtobufEnvelope("apidiscovery.k8s.io/v2", "APIGroupDiscoveryList", raw)
-		}
+		raw, err := protobufDoc("apidiscovery.k8s.io/v2", "APIGroupDiscoveryList", list)
 		if err != nil {
 			writeError(w, r, err)
 			return

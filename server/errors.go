@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/fakeplane/fakeplane/registry"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
@@ -106,11 +104,7 @@ func errorMediaType(accept string) (string, bool) {
 // does: the metav1.Status message in the envelope, typed v1 Status (the
 // group/version of every error body, custom resources' included).
 func statusProtobuf(st *metav1.Status) ([]byte, error) {
-	msg, err := st.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	return registry.ProtobufEnvelope("v1", "Status", msg)
+	return protobufDoc("v1", "Status", st)
 }
 
 // writeJSONOrYAML encodes v as YAML when the client asked only for YAML, JSON otherwise.

@@ -68,11 +68,7 @@ func partialProtobuf(version string, data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg, err := p.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	return registry.ProtobufEnvelope("meta.k8s.io/"+version, asPartial, msg)
+	return protobufDoc("meta.k8s.io/"+version, asPartial, &p)
 }
 
 // internalTypeName names the Go type kube-apiserver holds for a resource
@@ -144,11 +140,7 @@ func writePartialList(c *call, lm metav1.ListMeta, items [][]byte) error {
 			p.TypeMeta = metav1.TypeMeta{APIVersion: apiVersion, Kind: asPartial}
 			list.Items[i] = p
 		}
-		msg, err := list.Marshal()
-		if err != nil {
-			return apierrors.NewInternalError(err)
-		}
-		b, err := registry.ProtobufEnvelope(apiVersion, asPartialList, msg)
+		b, err := protobufDoc(apiVersion, asPartialList, list)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}

@@ -91,6 +91,18 @@ func protobufWatchFrameMsg(typ, apiVersion, kind string, msg []byte) ([]byte, er
 	return registry.AppendProtobufEnvelopeTail(out), nil
 }
 
+// protoMessage is a Go API type's generated protobuf encoder.
+type protoMessage interface{ Marshal() ([]byte, error) }
+
+// protobufDoc encodes m in the protobuf envelope, as apiVersion and kind.
+func protobufDoc(apiVersion, kind string, m protoMessage) ([]byte, error) {
+	msg, err := m.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return registry.ProtobufEnvelope(apiVersion, kind, msg)
+}
+
 // writeRaw writes an encoded body as is.
 func writeRaw(w http.ResponseWriter, code int, mediaType string, body []byte) {
 	w.Header().Set("Content-Type", mediaType)
