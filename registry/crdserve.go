@@ -262,6 +262,7 @@ func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 		}
 		if v.Subresources != nil && v.Subresources.Scale != nil {
 			r.scalePaths = v.Subresources.Scale.DeepCopy()
+			r.scaleTable = crdScaleTable(r.scalePaths)
 		}
 		if warning, deprecated := crd.DeprecationWarning(def.Spec, v); deprecated {
 			r.Warnings = []string{warning}

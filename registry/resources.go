@@ -73,6 +73,9 @@ type Resource struct {
 	scalePaths *apiextensionsv1.CustomResourceSubresourceScale
 	// Table renders a CRD version's additionalPrinterColumns.
 	Table rest.TableConvertor
+	// scaleTable renders a CRD version's Scale (see ScaleTable); nil for
+	// built-ins and versions without a scale subresource.
+	scaleTable rest.TableConvertor
 	// Warnings are sent with every request (a deprecated CRD version's).
 	Warnings []string
 	// managed holds the field managers tracking managedFields and merging

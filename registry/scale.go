@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -125,22 +126,34 @@ func crdScaleOf(sp *apiextensionsv1.CustomResourceSubresourceScale, o *Object, m
 }
 
 // ScaleTable converts the resource's Scale to a Table: a built-in
-// resource's with printers.Scale, a custom resource's as apiextensions'
-// scale storage does, with its table convertor over Desired and Available
-// (where the CRD names the replicas paths) and Age.
+// resource's with printers.Scale, a custom resource's with the convertor
+// built as its CRD was served (crdScaleTable).
 func (res *Resource) ScaleTable() (rest.TableConvertor, error) {
 	if res.CRD == "" {
 		return printers.Scale, nil
 	}
+	if res.scaleTable == nil {
+		return nil, fmt.Errorf("%s has no scale table", res.GR)
+	}
+	return res.scaleTable, nil
+}
+
+// crdScaleTable is a CRD version's Scale convertor, as apiextensions' scale
+// storage builds it: its table convertor over Desired and Available (where
+// the CRD names the replicas paths) and Age. Nil if the convertor cannot be
+// built (it always can: its paths are fixed).
+func crdScaleTable(sp *apiextensionsv1.CustomResourceSubresourceScale) rest.TableConvertor {
 	var cols []apiextensionsv1.CustomResourceColumnDefinition
-	if sp := res.scalePaths; sp != nil {
-		if sp.SpecReplicasPath != "" {
-			cols = append(cols, apiextensionsv1.CustomResourceColumnDefinition{Name: "Desired", Type: "integer", Description: "Number of desired replicas", JSONPath: ".spec.replicas"})
-		}
-		if sp.StatusReplicasPath != "" {
-			cols = append(cols, apiextensionsv1.CustomResourceColumnDefinition{Name: "Available", Type: "integer", Description: "Number of actual replicas", JSONPath: ".status.replicas"})
-		}
+	if sp.SpecReplicasPath != "" {
+		cols = append(cols, apiextensionsv1.CustomResourceColumnDefinition{Name: "Desired", Type: "integer", Description: "Number of desired replicas", JSONPath: ".spec.replicas"})
+	}
+	if sp.StatusReplicasPath != "" {
+		cols = append(cols, apiextensionsv1.CustomResourceColumnDefinition{Name: "Available", Type: "integer", Description: "Number of actual replicas", JSONPath: ".status.replicas"})
 	}
 	cols = append(cols, apiextensionsv1.CustomResourceColumnDefinition{Name: "Age", Type: "date", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"], JSONPath: ".metadata.creationTimestamp"})
-	return tableconvertor.New(cols)
+	tc, err := tableconvertor.New(cols)
+	if err != nil {
+		return nil
+	}
+	return tc
 }
