@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -51,15 +50,8 @@ func (s *Server) tableFor(c *call, items [][]byte, lm *metav1.ListMeta) (*metav1
 	order, cells := tableCells(p, objs, lm != nil, s.now())
 	for i, idx := range order {
 		row := metav1.TableRow{Cells: cells[i], Conditions: p.Conditions(objs[idx].Obj)}
-		switch include {
-		case metav1.IncludeObject:
-			row.Object = runtime.RawExtension{Raw: items[idx]}
-		case metav1.IncludeMetadata:
-			b, err := partialJSON(c.media.version, items[idx], c.Res.Typed == nil)
-			if err != nil {
-				return nil, apierrors.NewInternalError(err)
-			}
-			row.Object = runtime.RawExtension{Raw: b}
+		if row.Object, err = tableRowObject(c, include, items[idx]); err != nil {
+			return nil, err
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -130,29 +122,28 @@ func (s *Server) crdTable(c *call, items [][]byte, lm *metav1.ListMeta, opts *me
 		t.ResourceVersion, t.Continue, t.RemainingItemCount = lm.ResourceVersion, lm.Continue, lm.RemainingItemCount
 	}
 	for i := range t.Rows {
-		switch opts.IncludeObject {
-		case metav1.IncludeMetadata:
-			u := &list.Items[i]
-			pom := metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/" + c.media.version}}
-			pom.ObjectMeta = metaOf(u)
-			b, _ := json.Marshal(&pom)
-			t.Rows[i].Object = runtime.RawExtension{Raw: b}
-		case metav1.IncludeObject:
-			t.Rows[i].Object = runtime.RawExtension{Raw: items[i]}
-		default:
-			t.Rows[i].Object = runtime.RawExtension{}
+		if t.Rows[i].Object, err = tableRowObject(c, opts.IncludeObject, items[i]); err != nil {
+			return nil, err
 		}
 	}
 	return t, nil
 }
 
-// metaOf extracts the ObjectMeta of an unstructured object.
-func metaOf(u *unstructured.Unstructured) metav1.ObjectMeta {
-	var m metav1.ObjectMeta
-	if md, ok := u.Object["metadata"].(map[string]any); ok {
-		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(md, &m)
+// tableRowObject is the object of the Table row of a stored object, as the
+// request's includeObject asks: the object (Object), its
+// PartialObjectMetadata (Metadata), or none (None).
+func tableRowObject(c *call, include metav1.IncludeObjectPolicy, item []byte) (runtime.RawExtension, error) {
+	switch include {
+	case metav1.IncludeObject:
+		return runtime.RawExtension{Raw: item}, nil
+	case metav1.IncludeMetadata:
+		b, err := partialJSON(c.media.version, item, c.Res.Typed == nil)
+		if err != nil {
+			return runtime.RawExtension{}, apierrors.NewInternalError(err)
+		}
+		return runtime.RawExtension{Raw: b}, nil
 	}
-	return m
+	return runtime.RawExtension{}, nil
 }
 
 // protoUnmarshaler is a built-in type's generated protobuf decoder.
