@@ -509,8 +509,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 // bootstrap writes the bootstrap objects and the identity Lease in one
 // store transaction and, with the embedded store, runs the first sync of
 // the controllers first (those that give namespaces their default objects)
-// in it, so that their writes commit with it. It returns those controllers as SyncOnce returns them, to
-// run once nothing else was written meanwhile (nil with a shared store).
+// in it, so that their writes commit with it. It returns those controllers
+// as SyncOnce returns them, to run once nothing else was written meanwhile
+// (nil with a shared store).
 func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool, first []controllers.Controller, identity *identityLease) ([]controllers.Controller, error) {
 	boot, err := fixtures.Bootstrap(port, cp.serviceRange)
 	if err != nil {

@@ -84,6 +84,7 @@ func TestCustomResourceMethodsAsKubeAPIServer(t *testing.T) {
 	if code, _, b := rawRequest(t, cp, "POST", widgets, "application/json", []byte(`{"apiVersion":"h4.example.com/v1","kind":"H4Widget","metadata":{"name":"w"}}`), nil); code != 201 {
 		t.Fatalf("create w: %d %s", code, b)
 	}
+	widgetDetails := &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}
 	notSupported := func(verb string) string {
 		return verb + ` is not supported on resources of kind "h4widgets.h4.example.com"`
 	}
@@ -94,14 +95,14 @@ func TestCustomResourceMethodsAsKubeAPIServer(t *testing.T) {
 		message      string
 		details      *metav1.StatusDetails
 	}{
-		{"OPTIONS", widgets, 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
-		{"OPTIONS", widgets + "/w", 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
-		{"OPTIONS", widgets + "/w/status", 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
-		{"OPTIONS", widgets + "/w/scale", 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
-		{"POST", widgets + "/w/status", 405, metav1.StatusReasonMethodNotAllowed, notSupported("create"), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
-		{"POST", widgets + "/w/scale", 405, metav1.StatusReasonMethodNotAllowed, notSupported("create"), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
-		{"DELETE", widgets + "/w/status", 405, metav1.StatusReasonMethodNotAllowed, notSupported("delete"), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
-		{"DELETE", widgets + "/w/scale", 405, metav1.StatusReasonMethodNotAllowed, notSupported("delete"), &metav1.StatusDetails{Group: "h4.example.com", Kind: "h4widgets"}},
+		{"OPTIONS", widgets, 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), widgetDetails},
+		{"OPTIONS", widgets + "/w", 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), widgetDetails},
+		{"OPTIONS", widgets + "/w/status", 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), widgetDetails},
+		{"OPTIONS", widgets + "/w/scale", 405, metav1.StatusReasonMethodNotAllowed, notSupported(""), widgetDetails},
+		{"POST", widgets + "/w/status", 405, metav1.StatusReasonMethodNotAllowed, notSupported("create"), widgetDetails},
+		{"POST", widgets + "/w/scale", 405, metav1.StatusReasonMethodNotAllowed, notSupported("create"), widgetDetails},
+		{"DELETE", widgets + "/w/status", 405, metav1.StatusReasonMethodNotAllowed, notSupported("delete"), widgetDetails},
+		{"DELETE", widgets + "/w/scale", 405, metav1.StatusReasonMethodNotAllowed, notSupported("delete"), widgetDetails},
 		{"PUT", widgets, 400, metav1.StatusReasonBadRequest, "name must be provided", nil},
 	} {
 		code, _, body := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(`{"apiVersion":"h4.example.com/v1","kind":"H4Widget","metadata":{"name":"w"}}`), http.Header{"Accept": {"application/json"}})
