@@ -152,12 +152,15 @@ func writeBytes(w http.ResponseWriter, r *http.Request, code int, mediaType stri
 	if w.Header().Get("Cache-Control") == "" {
 		w.Header().Set("Cache-Control", "no-cache, private")
 	}
-	w.WriteHeader(code)
-	_, _ = w.Write(body)
+	var tail []byte
 	if newline {
-		_, _ = w.Write([]byte{'\n'})
+		tail = newlineTail
 	}
+	writeCompressible(w, r, code, body, tail)
 }
+
+// newlineTail is the newline kube-apiserver's JSON encoder ends a body with.
+var newlineTail = []byte{'\n'}
 
 // readBody reads a request body up to MaxRequestBodyBytes and turns it into
 // JSON according to its Content-Type. allowed lists the accepted types for

@@ -77,8 +77,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 			w.Header().Set("Cache-Control", "no-cache, private")
 		}
 		w.Header().Set("Content-Type", mediaProtobuf)
-		w.WriteHeader(code)
-		_, _ = w.Write(b)
+		writeCompressible(w, r, code, b, nil)
 		return
 	}
 	b, err := json.Marshal(&st)

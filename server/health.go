@@ -44,7 +44,7 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	}
 	// Always indented, without a trailing newline, as upstream writes it.
 	b, _ := json.MarshalIndent(s.version(), "", "  ")
-	writeRaw(w, http.StatusOK, mediaJSON, b)
+	writeRaw(w, nil, http.StatusOK, mediaJSON, b)
 }
 
 // startHooks are the post-start hooks (and autoregister-completion) that

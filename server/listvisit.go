@@ -64,7 +64,7 @@ func (s *Server) writeProtobufListVisit(c *call, opts *metainternalversion.ListO
 		return apierrors.NewInternalError(err)
 	}
 	lb.body = b
-	writeRaw(c.w, http.StatusOK, mediaProtobuf, b)
+	writeRaw(c.w, c.r, http.StatusOK, mediaProtobuf, b)
 	return nil
 }
 

@@ -113,7 +113,7 @@ func writePartial(c *call, code int, data []byte) error {
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
-		writeRaw(c.w, code, mediaProtobuf, b)
+		writeRaw(c.w, c.r, code, mediaProtobuf, b)
 		return nil
 	}
 	b, err := partialJSON(c.media.version, data, c.Res.Typed == nil)
@@ -144,7 +144,7 @@ func writePartialList(c *call, lm metav1.ListMeta, items [][]byte) error {
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
-		writeRaw(c.w, http.StatusOK, mediaProtobuf, b)
+		writeRaw(c.w, c.r, http.StatusOK, mediaProtobuf, b)
 		return nil
 	}
 	partial := make([][]byte, len(items))

@@ -38,7 +38,7 @@ func (s *Server) writeProtobufObject(c *call, code int, data []byte) error {
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
-		writeRaw(c.w, code, mediaProtobuf, b)
+		writeRaw(c.w, c.r, code, mediaProtobuf, b)
 		return nil
 	}
 	if obj == nil || obj.GetObjectKind().GroupVersionKind() != c.Res.GVK {
@@ -51,7 +51,7 @@ func (s *Server) writeProtobufObject(c *call, code int, data []byte) error {
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	writeRaw(c.w, code, mediaProtobuf, b)
+	writeRaw(c.w, c.r, code, mediaProtobuf, b)
 	return nil
 }
 
@@ -103,12 +103,12 @@ func protobufDoc(apiVersion, kind string, m protoMessage) ([]byte, error) {
 	return registry.ProtobufEnvelope(apiVersion, kind, msg)
 }
 
-// writeRaw writes an encoded body as is.
-func writeRaw(w http.ResponseWriter, code int, mediaType string, body []byte) {
+// writeRaw writes an encoded body as is, gzipped as writeCompressible
+// decides for r (nil for never).
+func writeRaw(w http.ResponseWriter, r *http.Request, code int, mediaType string, body []byte) {
 	w.Header().Set("Content-Type", mediaType)
 	w.Header().Set("Cache-Control", "no-cache, private")
-	w.WriteHeader(code)
-	_, _ = w.Write(body)
+	writeCompressible(w, r, code, body, nil)
 }
 
 // decodeRequestObject reads the request body as an object of the resource:
