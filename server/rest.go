@@ -94,8 +94,11 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 			return
 		}
 	}
-	// go-restful has no HEAD routes: a built-in resource refuses it.
-	if !proxied && (!s.VerbAllowed(c.Request) || (r.Method == http.MethodHead && res.Typed != nil)) {
+	// go-restful has no HEAD routes: a built-in resource refuses it. A
+	// watch of a resource that lists but cannot watch (componentstatuses)
+	// takes the list route, whose handler refuses it.
+	if !proxied && (!s.VerbAllowed(c.Request) || (r.Method == http.MethodHead && res.Typed != nil)) &&
+		!(res.Virtual && info.Verb == "watch" && info.Subresource == "" && slices.Contains(res.Verbs, "list")) {
 		writeError(w, r, c.ErrMethodNotSupported())
 		return
 	}
@@ -238,14 +241,22 @@ func writeListJSON(buf *bytes.Buffer, apiVersion, kind string, lm metav1.ListMet
 	buf.WriteString(strconv.Quote(kind))
 	buf.WriteString(`,"apiVersion":`)
 	buf.WriteString(strconv.Quote(apiVersion))
-	buf.WriteString(`,"metadata":{"resourceVersion":`)
-	buf.WriteString(strconv.Quote(lm.ResourceVersion))
+	// ListMeta's fields, each omitted when empty (a computed list, such
+	// as componentstatuses', has none).
+	buf.WriteString(`,"metadata":{`)
+	sep := ""
+	if lm.ResourceVersion != "" {
+		buf.WriteString(`"resourceVersion":`)
+		buf.WriteString(strconv.Quote(lm.ResourceVersion))
+		sep = ","
+	}
 	if lm.Continue != "" {
-		buf.WriteString(`,"continue":`)
+		buf.WriteString(sep + `"continue":`)
 		buf.WriteString(strconv.Quote(lm.Continue))
+		sep = ","
 	}
 	if lm.RemainingItemCount != nil {
-		buf.WriteString(`,"remainingItemCount":`)
+		buf.WriteString(sep + `"remainingItemCount":`)
 		buf.WriteString(strconv.FormatInt(*lm.RemainingItemCount, 10))
 	}
 	buf.WriteString(`},"items":[`)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/fakeplane/fakeplane/registry"
@@ -411,42 +412,80 @@ func (s *Server) serveBindingsCollection(c *call) error {
 	return s.serveBindingBody(c, o.Meta.GetName(), b)
 }
 
-// serveComponentStatuses answers get/list of the deprecated componentstatuses.
-func (s *Server) serveComponentStatuses(c *call) error {
-	item := func(name string) map[string]any {
-		return map[string]any{
-			"kind": "ComponentStatus", "apiVersion": "v1",
-			"metadata":   map[string]any{"name": name},
-			"conditions": []any{map[string]any{"type": "Healthy", "status": "True", "message": "ok"}},
-		}
+// componentStatusNames are the components kube-apiserver reports in
+// componentstatuses, in the order a list usually has them (upstream's
+// order is whichever health check answers first; etcd's is the slowest).
+var componentStatusNames = []string{"controller-manager", "scheduler", "etcd-0"}
+
+// componentStatus is a component's ComponentStatus: healthy, with its
+// /healthz answer "ok", as kube-apiserver reports a running component.
+func componentStatus(name string) corev1.ComponentStatus {
+	return corev1.ComponentStatus{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Conditions: []corev1.ComponentCondition{{Type: corev1.ComponentHealthy, Status: corev1.ConditionTrue, Message: "ok"}},
 	}
-	names := []string{"etcd-0", "controller-manager", "scheduler"}
+}
+
+// serveComponentStatuses answers get and list of the deprecated
+// componentstatuses as upstream's storage does: typed objects, a list
+// filtered by its label and field selectors (metadata.name and
+// metadata.namespace) and without paging, a NotFound naming the singular
+// "componentstatus", and no watch.
+func (s *Server) serveComponentStatuses(c *call) error {
 	switch c.Info.Verb {
 	case "get":
-		for _, n := range names {
-			if n == c.Info.Name {
-				b, _ := json.Marshal(item(n))
-				return s.writeObject(c, http.StatusOK, b)
-			}
+		if !slices.Contains(componentStatusNames, c.Info.Name) {
+			return apierrors.NewNotFound(schema.GroupResource{Resource: "componentstatus"}, c.Info.Name)
 		}
-		return apierrors.NewNotFound(c.Res.GR, c.Info.Name)
+		cs := componentStatus(c.Info.Name)
+		cs.TypeMeta = metav1.TypeMeta{Kind: "ComponentStatus", APIVersion: "v1"}
+		b, err := json.Marshal(&cs)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		return s.writeObject(c, http.StatusOK, b)
 	case "list":
-		var items []any
-		for _, n := range names {
-			items = append(items, item(n))
+		opts, err := s.listOptions(c)
+		if err != nil {
+			return err
 		}
-		if c.media.as == "Table" {
-			raw := make([][]byte, len(items))
-			for i, it := range items {
-				raw[i], _ = json.Marshal(it)
+		sel := registry.NewSelection(c.Res, opts)
+		list := corev1.ComponentStatusList{TypeMeta: metav1.TypeMeta{Kind: "ComponentStatusList", APIVersion: "v1"}, Items: []corev1.ComponentStatus{}}
+		var raw [][]byte
+		for _, name := range componentStatusNames {
+			cs := componentStatus(name)
+			cs.TypeMeta = metav1.TypeMeta{Kind: "ComponentStatus", APIVersion: "v1"}
+			b, err := json.Marshal(&cs)
+			if err != nil {
+				return apierrors.NewInternalError(err)
 			}
+			if !sel.Matches(b) {
+				continue
+			}
+			raw = append(raw, b)
+			list.Items = append(list.Items, componentStatus(name))
+		}
+		switch {
+		case c.media.as == "Table":
 			t, err := s.tableFor(c, raw, &metav1.ListMeta{})
 			if err != nil {
 				return err
 			}
 			return writeEncoded(c, http.StatusOK, t)
+		case c.media.as == asPartial || c.media.as == asPartialList:
+			return writePartialList(c, metav1.ListMeta{}, raw)
+		case c.media.kind == mediaProtobuf:
+			b, err := protobufDoc("v1", "ComponentStatusList", &list)
+			if err != nil {
+				return apierrors.NewInternalError(err)
+			}
+			writeRaw(c.w, c.r, http.StatusOK, mediaProtobuf, b)
+			return nil
 		}
-		return writeEncoded(c, http.StatusOK, map[string]any{"kind": "ComponentStatusList", "apiVersion": "v1", "metadata": map[string]any{}, "items": items})
+		return writeEncoded(c, http.StatusOK, &list)
+	case "watch":
+		// The list route took it; upstream's storage cannot watch.
+		return apierrors.NewMethodNotSupported(c.Res.GR, "watch")
 	}
 	return c.ErrMethodNotSupported()
 }
