@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"time"
@@ -21,8 +22,26 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// bookmarkInterval is how often a watch that allows bookmarks gets one.
-const bookmarkInterval = 10 * time.Second
+// bookmarkInterval is how often a watch that allows bookmarks gets one:
+// kube-apiserver's watch cache sends them about every minute
+// (defaultBookmarkFrequency).
+const bookmarkInterval = time.Minute
+
+// minRequestTimeout is kube-apiserver's --min-request-timeout default: a
+// watch that names no timeout ends after a random time between it and
+// twice it.
+const minRequestTimeout = 1800 * time.Second
+
+// watchTimeout is how long a watch runs, as kube-apiserver's list handler
+// decides it: timeoutSeconds when given and not 0, otherwise a random time
+// in [minRequestTimeout, 2*minRequestTimeout), so that watches started
+// together do not all end together.
+func watchTimeout(timeoutSeconds *int64) time.Duration {
+	if timeoutSeconds != nil && *timeoutSeconds != 0 {
+		return time.Duration(*timeoutSeconds) * time.Second
+	}
+	return time.Duration(float64(minRequestTimeout) * (rand.Float64() + 1))
+}
 
 // watchEncoder writes watch events as a JSON stream.
 type watchEncoder struct {
@@ -176,12 +195,9 @@ func (s *Server) watch(c *call) error {
 	}
 	sel := registry.NewSelection(c.Res, opts)
 	matches := s.FilterFor(c.Res, sel)
-	ctx, cancel := context.WithCancel(c.r.Context())
+	timeout := watchTimeout(opts.TimeoutSeconds)
+	ctx, cancel := context.WithTimeout(c.r.Context(), timeout)
 	defer cancel()
-	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(*opts.TimeoutSeconds)*time.Second)
-		defer cancel()
-	}
 	prefix := ""
 	if c.Namespace != "" {
 		prefix = c.Namespace + "/"
@@ -278,11 +294,11 @@ func (s *Server) watch(c *call) error {
 		t := time.NewTicker(bookmarkInterval)
 		defer t.Stop()
 		tick = t.C
-		// As kube-apiserver's watch cache, a watch with a timeout also
-		// gets a bookmark 2s before it ends, so that the client resumes
-		// from as recent a revision as it can.
-		if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
-			pt := time.NewTimer(time.Duration(*opts.TimeoutSeconds)*time.Second - 2*time.Second)
+		// As kube-apiserver's watch cache, a watch also gets a bookmark 2s
+		// before it ends, so that the client resumes from as recent a
+		// revision as it can; one shorter than 2s gets none.
+		if timeout >= 2*time.Second {
+			pt := time.NewTimer(timeout - 2*time.Second)
 			defer pt.Stop()
 			preTimeout = pt.C
 		}
