@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -106,6 +107,8 @@ func TestErrorsMatchKubeAPIServer(t *testing.T) {
 			code: 422, reason: metav1.StatusReasonInvalid, message: ` "" is invalid: patch: Invalid value: "map[data:map[a:b] extra:1]": strict decoding error: unknown field "extra"`},
 		{name: "strategic merge patch whose result does not decode", method: "PATCH", path: cms + "/jp", ctype: "application/strategic-merge-patch+json", body: `{"data":"notamap"}`,
 			code: 422, reason: metav1.StatusReasonInvalid, message: ` "" is invalid: patch: Invalid value: "map[data:notamap]": cannot restore map from string`},
+		{name: "strategic merge patch with an unknown directive", method: "PATCH", path: cms + "/jp", ctype: "application/strategic-merge-patch+json", body: `{"data":{"b":"x"},"$patch":"bogus"}`,
+			code: 500, reason: "", message: `unknown patch type: bogus in map: map[$patch:bogus data:map[b:x]]`},
 		{name: "bad write options", method: "POST", path: cms + "?fieldValidation=Bogus&dryRun=x", ctype: "application/json", body: `{"metadata":{"name":"fvb"}}`,
 			code: 422, reason: metav1.StatusReasonInvalid, message: `CreateOptions.meta.k8s.io "" is invalid: [dryRun: Unsupported value: ["x"]: supported values: "All", fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"]`},
 		{name: "POST to an object", method: "POST", path: cms + "/jp", ctype: "application/json", body: `{}`,
@@ -233,6 +236,96 @@ func TestFieldValidationWarns(t *testing.T) {
 	want = []string{`299 - "duplicate field \"data.k\""`}
 	if resp.StatusCode != 409 || strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("create of an existing object: code %d warnings %q, want 409 and %q", resp.StatusCode, got, want)
+	}
+}
+
+// TestPatchWarningsComeWithFailures checks that a patch's unknown-field
+// warnings come with the answer when the patched object is then refused
+// (recorded from kube-apiserver v1.37 with curl): a merge, strategic, apply
+// or scale patch whose result fails validation answers 422 with the warning.
+func TestPatchWarningsComeWithFailures(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cms := "/api/v1/namespaces/default/configmaps"
+	if code, _, b := rawRequest(t, cp, "POST", cms, "application/json", []byte(`{"metadata":{"name":"pw"}}`), nil); code != 201 {
+		t.Fatalf("create: %d %s", code, b)
+	}
+	deploy := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"pw"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}}`
+	if code, _, b := rawRequest(t, cp, "POST", "/apis/apps/v1/namespaces/default/deployments", "application/json", []byte(deploy), nil); code != 201 {
+		t.Fatalf("create: %d %s", code, b)
+	}
+	for _, tc := range []struct {
+		name, path, ctype, body, warning string
+		code                             int
+	}{
+		{"merge patch", cms + "/pw", "application/merge-patch+json", `{"metadata":{"labels":{"a b":"c"}},"bogus":1}`, `unknown field \"bogus\"`, 422},
+		{"strategic merge patch", cms + "/pw", "application/strategic-merge-patch+json", `{"metadata":{"labels":{"a b":"c"}},"bogus":1}`, `unknown field \"bogus\"`, 422},
+		// An apply's unknown field is a 500 on kube-apiserver too; its
+		// duplicate keys are warnings, worded without the YAML decoder's
+		// heading.
+		{"apply patch", cms + "/pw?fieldManager=m", "application/apply-patch+yaml", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"pw","labels":{"a b":"c"}},"data":{"k":"1","k":"2"}}`, `line 1: key \"k\" already set in map`, 422},
+		{"apply patch that creates", cms + "/pw2?fieldManager=m", "application/apply-patch+yaml", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"pw2","labels":{"a b":"c"}},"data":{"k":"1","k":"2"}}`, `line 1: key \"k\" already set in map`, 422},
+		{"scale patch", "/apis/apps/v1/namespaces/default/deployments/pw/scale", "application/merge-patch+json", `{"spec":{"replicas":-1},"bogus":1}`, `unknown field \"bogus\"`, 422},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, hdr, b := rawExchange(t, cp, "PATCH", tc.path, tc.ctype, []byte(tc.body), nil)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d: %s", code, tc.code, b)
+			}
+			if got, want := hdr.Values("Warning"), []string{`299 - "` + tc.warning + `"`}; strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("warnings %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestYAMLDuplicateKeysAsKubeAPIServer checks a YAML body's duplicate keys
+// (recorded from kube-apiserver v1.37 with curl): its YAML decoder reports
+// them before the unknown fields, a warning per key with fieldValidation=Warn
+// (the default), all in the 400's strict decoding error with Strict, none
+// with Ignore; an update reports them as a create does.
+func TestYAMLDuplicateKeysAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cms := "/api/v1/namespaces/default/configmaps"
+	body := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y1\n  bogus: 1\ndata:\n  k: \"1\"\n  k: \"2\"\n  j: \"1\"\n  j: \"3\"\n"
+	warned := []string{`line 8: key "k" already set in map`, `line 10: key "j" already set in map`, `unknown field "metadata.bogus"`}
+	for _, tc := range []struct {
+		name, method, path string
+		code               int
+		warnings           []string
+		message            string
+	}{
+		{"create, Warn", "POST", cms + "?dryRun=All", 201, warned, ""},
+		{"create, Strict", "POST", cms + "?fieldValidation=Strict", 400, nil,
+			"ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  line 8: key \"k\" already set in map\n  line 10: key \"j\" already set in map, unknown field \"metadata.bogus\""},
+		{"create, Ignore", "POST", cms + "?dryRun=All&fieldValidation=Ignore", 201, nil, ""},
+		{"update, Warn", "PUT", cms + "/y1", 200, warned, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.method == "PUT" {
+				if code, _, b := rawRequest(t, cp, "POST", cms, "application/json", []byte(`{"metadata":{"name":"y1"}}`), nil); code != 201 {
+					t.Fatalf("create: %d %s", code, b)
+				}
+			}
+			code, hdr, b := rawExchange(t, cp, tc.method, tc.path, "application/yaml", []byte(body), nil)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d: %s", code, tc.code, b)
+			}
+			var want []string
+			for _, w := range tc.warnings {
+				want = append(want, "299 - "+strconv.Quote(w))
+			}
+			if got := hdr.Values("Warning"); strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("warnings %q, want %q", got, want)
+			}
+			if tc.message != "" {
+				var st metav1.Status
+				if err := json.Unmarshal(b, &st); err != nil || st.Message != tc.message {
+					t.Fatalf("message %q (%v), want %q", st.Message, err, tc.message)
+				}
+			}
+		})
 	}
 }
 

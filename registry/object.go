@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -64,7 +65,16 @@ func (r *Resource) DecodeObject(data []byte) (*Object, error) {
 // DecodeObjectValidating is decodeObject with a fieldValidation directive:
 // Strict turns unknown and duplicate fields into a 400, Warn into warnings.
 func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Object, error) {
-	o, _, err := r.decodeObject(data, directive, false)
+	o, _, err := r.decodeObject(data, directive, false, nil)
+	return o, err
+}
+
+// DecodeObjectValidatingAfter is DecodeObjectValidating for a body whose
+// conversion to JSON found strict errors of its own (a YAML body's
+// duplicate keys, which the conversion drops): they are judged with the
+// decoding's, first, as upstream's YAML decoder reports them.
+func (r *Resource) DecodeObjectValidatingAfter(data []byte, directive string, bodyErrs []error) (*Object, error) {
+	o, _, err := r.decodeObject(data, directive, false, bodyErrs)
 	return o, err
 }
 
@@ -73,18 +83,19 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 // unknown fields, for a custom resource the unknown fields its schema
 // prunes), for a caller that words them itself (a patch).
 func (r *Resource) DecodeObjectStrictErrors(data []byte) (*Object, []error, error) {
-	return r.decodeObject(data, metav1.FieldValidationIgnore, true)
+	return r.decodeObject(data, metav1.FieldValidationIgnore, true, nil)
 }
 
 // decodeObject decodes as DecodeObjectValidating does; with collect, a
 // built-in type is decoded strictly, a custom resource's pruned fields are
-// tracked, and the strict errors are returned rather than judged.
-func (r *Resource) decodeObject(data []byte, directive string, collect bool) (*Object, []error, error) {
+// tracked, and the strict errors are returned rather than judged. bodyErrs
+// are strict errors found before decoding, judged first (not collected).
+func (r *Resource) decodeObject(data []byte, directive string, collect bool, bodyErrs []error) (*Object, []error, error) {
 	head, err := interpretTypeHead(data)
 	if err != nil {
 		return nil, nil, r.DecodeError(data, nil, err)
 	}
-	return r.decodeObjectAs(data, head, directive, collect)
+	return r.decodeObjectAs(data, head, directive, collect, bodyErrs)
 }
 
 // wrongVersion is upstream's answer to a body of another apiVersion that
@@ -181,13 +192,13 @@ func withDefaults(gvk, def schema.GroupVersionKind) schema.GroupVersionKind {
 // decodeServerObject is DecodeObject for the server's own JSON (bootstrap
 // objects, fixtures), whose apiVersion and kind the caller has read.
 func (r *Resource) decodeServerObject(data []byte, head typeHead) (*Object, error) {
-	o, _, err := r.decodeObjectAs(data, head, metav1.FieldValidationIgnore, false)
+	o, _, err := r.decodeObjectAs(data, head, metav1.FieldValidationIgnore, false, nil)
 	return o, err
 }
 
 // decodeObjectAs is decodeObject for data whose apiVersion and kind are
 // head.
-func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, collect bool) (*Object, []error, error) {
+func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, collect bool, bodyErrs []error) (*Object, []error, error) {
 	gvk := r.GVK
 	if r.Typed == nil && head.Kind == "" {
 		// A custom resource's body is decoded by the unstructured
@@ -230,10 +241,14 @@ func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, 
 		var m map[string]any
 		var strictErrs []error
 		if judged {
-			var err error
-			if strictErrs, err = kjson.UnmarshalStrict(data, &m, kjson.DisallowDuplicateFields); err != nil {
+			decodeErrs, err := kjson.UnmarshalStrict(data, &m, kjson.DisallowDuplicateFields)
+			if err != nil {
 				return nil, nil, r.DecodeError(data, &gvk, err)
 			}
+			if !collect {
+				strictErrs = append(strictErrs, bodyErrs...)
+			}
+			strictErrs = append(strictErrs, decodeErrs...)
 		} else if err := utiljson.Unmarshal(data, &m); err != nil {
 			return nil, nil, r.DecodeError(data, &gvk, err)
 		}
@@ -258,9 +273,7 @@ func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, 
 		case directive == metav1.FieldValidationStrict:
 			return nil, nil, r.DecodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
 		default:
-			for _, e := range strictErrs {
-				warnings = append(warnings, e.Error())
-			}
+			warnings = StrictDecodingWarnings(strictErrs...)
 		}
 	} else if collect {
 		var err error
@@ -272,17 +285,15 @@ func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, 
 			return nil, nil, r.DecodeError(data, &gvk, err)
 		}
 	} else {
-		strictErrs, err := kjson.UnmarshalStrict(data, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+		decodeErrs, err := kjson.UnmarshalStrict(data, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
 		if err != nil {
 			return nil, nil, r.DecodeError(data, &gvk, err)
 		}
-		if len(strictErrs) > 0 {
+		if strictErrs := append(slices.Clip(bodyErrs), decodeErrs...); len(strictErrs) > 0 {
 			if directive == metav1.FieldValidationStrict {
 				return nil, nil, r.DecodeError(data, &gvk, runtime.NewStrictDecodingError(strictErrs))
 			}
-			for _, e := range strictErrs {
-				warnings = append(warnings, e.Error())
-			}
+			warnings = StrictDecodingWarnings(strictErrs...)
 		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(r.GVK)
@@ -457,3 +468,26 @@ var ProtobufSerializer = sync.OnceValue(func() *protobuf.Serializer {
 // objectMetaDocs are ObjectMeta's field descriptions, which upstream's
 // generated columns (a CRD's Age) carry.
 var objectMetaDocs = metav1.ObjectMeta{}.SwaggerDoc()
+
+// StrictDecodingWarnings words strict decoding errors as kube-apiserver's
+// handlers record them as warnings (addStrictDecodingWarnings): a YAML
+// decoder's error is a warning per violation, without its "yaml: unmarshal
+// errors:" heading; any other error is one warning, as it is.
+func StrictDecodingWarnings(errs ...error) []string {
+	var out []string
+	for _, err := range errs {
+		msg := err.Error()
+		rest, ok := strings.CutPrefix(msg, "yaml: unmarshal errors:\n")
+		if !ok {
+			rest, ok = strings.CutPrefix(msg, "error converting YAML to JSON: yaml: unmarshal errors:\n")
+		}
+		if !ok {
+			out = append(out, msg)
+			continue
+		}
+		for _, line := range strings.Split(rest, "\n") {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
+}

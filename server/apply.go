@@ -39,7 +39,7 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 				if wo.fieldValidation == metav1.FieldValidationStrict {
 					return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
 				}
-				warnings = append(warnings, err.Error())
+				warnings = append(warnings, registry.StrictDecodingWarnings(err)...)
 			}
 		}
 		acc, err := meta.Accessor(out)
@@ -60,6 +60,9 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 		live := c.Res.NewObject()
 		live.GetObjectKind().SetGroupVersionKind(c.Res.GVK)
 		o, err := applyTo(live)
+		// The patch's warnings go with the answer whatever it is, as
+		// upstream records them while applying.
+		addWarnings(c.w, warnings)
 		if err != nil {
 			return err
 		}
@@ -73,13 +76,12 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 		if err != nil {
 			return err
 		}
-		addWarnings(c.w, warnings)
 		return s.writeObject(c, http.StatusCreated, data)
 	}
+	addWarnings(c.w, warnings)
 	if err != nil {
 		return err
 	}
-	addWarnings(c.w, warnings)
 	return s.writeObject(c, http.StatusOK, out)
 }
 

@@ -234,6 +234,20 @@ func yamlToJSON(data []byte) ([]byte, error) {
 	return j, nil
 }
 
+// yamlStrictErrors is upstream's strict look at a YAML body (its YAML
+// serializer's second, strict conversion): the duplicate keys the
+// conversion to JSON dropped, as one error, for a directive that judges
+// them; nil for any other body.
+func yamlStrictErrors(r *http.Request, raw []byte, directive string) []error {
+	if directive == metav1.FieldValidationIgnore || mediaTypeOf(r) != mediaYAML {
+		return nil
+	}
+	if _, err := yaml.YAMLToJSONStrict(raw); err != nil {
+		return []error{err}
+	}
+	return nil
+}
+
 // isPretty reports whether a response should be indented.
 func isPretty(r *http.Request) bool {
 	if v := r.URL.Query().Get("pretty"); v != "" {

@@ -188,9 +188,7 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 						field.Invalid(field.NewPath("patch"), shown, runtime.NewStrictDecodingError(strictErrs).Error()),
 					})
 				}
-				for _, e := range strictErrs {
-					warnings = append(warnings, e.Error())
-				}
+				warnings = append(warnings, registry.StrictDecodingWarnings(strictErrs...)...)
 			}
 		}
 		if err := registry.URLNameError(o.Meta.GetName(), c.Info.Name); err != nil {
@@ -199,13 +197,15 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		c.TrackManagedFieldsFrom(old, o, wo.fieldManager)
 		return o, nil
 	})
+	// The patch's warnings go with the answer whatever it is (a 422 from
+	// validation too), as upstream records them while patching.
+	addWarnings(c.w, warnings)
 	if errors.Is(err, registry.ErrCreateInstead) {
 		return apierrors.NewNotFound(c.Res.GR, c.Info.Name)
 	}
 	if err != nil {
 		return err
 	}
-	addWarnings(c.w, warnings)
 	return s.writeObject(c, http.StatusOK, out)
 }
 
@@ -257,17 +257,21 @@ func decodePatchBody(pt types.PatchType, body []byte, directive string) (strict 
 	return strict, patchMap, jp, nil
 }
 
-// interpretStrategicError words strategic merge patch errors as upstream does.
+// interpretStrategicError words strategic merge patch errors as upstream
+// does (its interpretStrategicMergePatchError): the patch format errors it
+// names exactly are 400 or 422; any other, such as an unknown "$patch"
+// directive, reaches the client as an unconverted error, 500 without a
+// reason.
 func interpretStrategicError(err error) error {
-	switch {
-	case errors.Is(err, mergepatch.ErrBadJSONDoc), errors.Is(err, mergepatch.ErrBadPatchFormatForPrimitiveList),
-		errors.Is(err, mergepatch.ErrBadPatchFormatForRetainKeys), errors.Is(err, mergepatch.ErrBadPatchFormatForSetElementOrderList),
-		errors.Is(err, mergepatch.ErrUnsupportedStrategicMergePatchFormat):
+	switch err {
+	case mergepatch.ErrBadJSONDoc, mergepatch.ErrBadPatchFormatForPrimitiveList,
+		mergepatch.ErrBadPatchFormatForRetainKeys, mergepatch.ErrBadPatchFormatForSetElementOrderList,
+		mergepatch.ErrUnsupportedStrategicMergePatchFormat:
 		return apierrors.NewBadRequest(err.Error())
-	case errors.Is(err, mergepatch.ErrNoListOfLists), errors.Is(err, mergepatch.ErrPatchContentNotMatchRetainKeys):
+	case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
 		return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 	}
-	return apierrors.NewBadRequest(err.Error())
+	return registry.ErrUnknown(err)
 }
 
 // patchDecodeError is upstream's answer for a patch whose result does not

@@ -116,11 +116,15 @@ func writeRaw(w http.ResponseWriter, r *http.Request, code int, mediaType string
 // decodeObjectValidating.
 func (c *call) decodeRequestObject(directive string) (*registry.Object, error) {
 	if c.Res.Typed == nil || mediaTypeOf(c.r) != mediaProtobuf {
-		data, err := c.objectBody()
+		raw, err := readBody(c.r)
 		if err != nil {
 			return nil, err
 		}
-		return c.Res.DecodeObjectValidating(data, directive)
+		data, err := bodyToJSONFor(c.r, raw, c.Res.Kind)
+		if err != nil {
+			return nil, err
+		}
+		return c.Res.DecodeObjectValidatingAfter(data, directive, yamlStrictErrors(c.r, raw, directive))
 	}
 	data, err := readBody(c.r)
 	if err != nil {

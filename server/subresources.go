@@ -180,9 +180,7 @@ func (s *Server) serveScale(c *call) error {
 					if wo.fieldValidation == metav1.FieldValidationStrict {
 						return nil, scaleStrictError(pt, body, data, strictErrs)
 					}
-					for _, e := range strictErrs {
-						warnings = append(warnings, e.Error())
-					}
+					warnings = append(warnings, registry.StrictDecodingWarnings(strictErrs...)...)
 				}
 			}
 			want.SetGroupVersionKind(autoscalingv1.SchemeGroupVersion.WithKind("Scale"))
@@ -216,6 +214,9 @@ func (s *Server) serveScale(c *call) error {
 		result = want
 		return next, nil
 	})
+	// The warnings go with the answer whatever it is, as upstream records
+	// them while patching.
+	addWarnings(c.w, warnings)
 	if err != nil {
 		return err
 	}
@@ -230,7 +231,6 @@ func (s *Server) serveScale(c *call) error {
 	if wo.dryRun && result != nil {
 		sc.Spec.Replicas = result.Spec.Replicas
 	}
-	addWarnings(c.w, warnings)
 	return s.writeScale(c, sc)
 }
 
