@@ -155,6 +155,12 @@ func URLNameError(objName, urlName string) error {
 	return nil
 }
 
+// EnsureRequestNamespace is upstream's create handler check of a body's
+// namespace against the URL's (EnsureObjectNamespaceMatchesRequestNamespace):
+// filled in when empty, cleared for a cluster-scoped resource, a 400 when
+// it names another namespace.
+func EnsureRequestNamespace(c *Request, m metav1.Object) error { return setNamespace(c, m) }
+
 // setNamespace fills in or checks the namespace of an object against the URL.
 func setNamespace(c *Request, m metav1.Object) error {
 	if !c.Res.Namespaced {

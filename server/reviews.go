@@ -56,6 +56,9 @@ func (s *Server) serveVirtual(c *call) error {
 		return err
 	}
 	addWarnings(c.w, o.Warnings)
+	if err := registry.EnsureRequestNamespace(c.Request, o.Meta); err != nil {
+		return err
+	}
 	c.TrackManagedFields(nil, o, wo.fieldManager)
 	var out any
 	switch obj := o.Obj.(type) {
@@ -288,20 +291,37 @@ func (s *Server) serveTokenRequest(c *call) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("TokenRequest in version \"v1\" cannot be handled as a TokenRequest: %v", err))
 	}
 	gk := schema.GroupKind{Group: "authentication.k8s.io", Kind: "TokenRequest"}
-	if tr.Spec.ExpirationSeconds == nil {
-		hour := int64(3600)
-		tr.Spec.ExpirationSeconds = &hour
+	// In upstream's order: the create handler's namespace check, then
+	// TokenREST's name check, its service account lookup and UID check,
+	// and only then the request's validation.
+	if tr.Namespace != "" && tr.Namespace != c.Namespace {
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
-	if *tr.Spec.ExpirationSeconds < 600 {
-		return apierrors.NewInvalid(gk, "", field.ErrorList{field.Invalid(field.NewPath("spec", "expirationSeconds"), *tr.Spec.ExpirationSeconds, "may not specify a duration less than 10 minutes")})
-	}
-	if *tr.Spec.ExpirationSeconds > 1<<32 {
-		return apierrors.NewInvalid(gk, "", field.ErrorList{field.TooLong(field.NewPath("spec", "expirationSeconds"), *tr.Spec.ExpirationSeconds, 1<<32)})
+	if tr.Name != "" && tr.Name != c.Info.Name {
+		return apierrors.NewInvalid(gk, c.Info.Name, field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), tr.Name, "must match the service account name if specified")})
 	}
 	getter := s.ServiceAccounts()
 	sa, err := getter.ServiceAccount(c.Namespace, c.Info.Name)
 	if err != nil {
 		return err
+	}
+	if tr.UID != "" && tr.UID != sa.UID {
+		return apierrors.NewConflict(schema.GroupResource{Group: gk.Group, Resource: gk.Kind}, c.Info.Name,
+			fmt.Errorf("the UID in the token request (%s) does not match the UID of the service account (%s)", tr.UID, sa.UID))
+	}
+	if tr.Spec.ExpirationSeconds == nil {
+		hour := int64(3600)
+		tr.Spec.ExpirationSeconds = &hour
+	}
+	var errs field.ErrorList
+	if *tr.Spec.ExpirationSeconds < 600 {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "expirationSeconds"), *tr.Spec.ExpirationSeconds, "may not specify a duration less than 10 minutes"))
+	}
+	if *tr.Spec.ExpirationSeconds > 1<<32 {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "expirationSeconds"), *tr.Spec.ExpirationSeconds, "may not specify a duration larger than 2^32 seconds"))
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(gk, "", errs)
 	}
 	var bound *auth.BoundObject
 	if ref := tr.Spec.BoundObjectRef; ref != nil {
