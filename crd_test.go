@@ -1,6 +1,7 @@
 package fakeplane_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -315,7 +316,7 @@ func TestCRDDefaultsOnReadAndNamespaceDeletion(t *testing.T) {
 	v0 := versions[0].(map[string]any)
 	_ = unstructured.SetNestedField(v0, map[string]any{"type": "string"}, append(props, "image")...)
 	_ = unstructured.SetNestedField(crd.Object, versions, "spec", "versions")
-	created, err := crds.Create(ctx, crd, metav1.CreateOptions{})
+	created, err := createEstablishedCRD(ctx, crds, crd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,4 +488,81 @@ func TestCRDDecodingDefaultsAreTheWritersFields(t *testing.T) {
 		}
 	}
 	t.Errorf("no entry of the writer in %+v", def.ManagedFields)
+}
+
+// createEstablishedCRD creates a CRD and reads it back: the create answers
+// it as created, before the naming and establishing controllers' status
+// writes, whose resourceVersion an update must name.
+func createEstablishedCRD(ctx context.Context, crds dynamic.NamespaceableResourceInterface, def *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if _, err := crds.Create(ctx, def, metav1.CreateOptions{}); err != nil {
+		return nil, err
+	}
+	return crds.Get(ctx, def.GetName(), metav1.GetOptions{})
+}
+
+// TestCRDCreateThenEstablishedAsKubeAPIServer checks a CRD's create as
+// kube-apiserver answers it (recorded from v1.37 with a watch): the create
+// answers the CRD as the strategy left it (no conditions, empty accepted
+// names, its stored version), and a watch then sees the naming
+// controller's write (NamesAccepted, Established=False "Installing") and
+// the establishing controller's (Established=True), each with
+// kube-apiserver's status entry in managedFields. fakeplane makes both
+// writes before the create answers, so a client finds it established.
+func TestCRDCreateThenEstablishedAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	crds := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	w, err := crds.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=crontabs.stable.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	// state is a CRD's status in short: its conditions, accepted plural,
+	// stored versions and the managers of its managedFields.
+	state := func(u *unstructured.Unstructured) string {
+		var def apiextensionsv1.CustomResourceDefinition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &def); err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		for _, c := range def.Status.Conditions {
+			parts = append(parts, string(c.Type)+"="+string(c.Status)+"/"+c.Reason)
+		}
+		parts = append(parts, "plural="+def.Status.AcceptedNames.Plural, "stored="+strings.Join(def.Status.StoredVersions, ","))
+		for _, m := range def.ManagedFields {
+			parts = append(parts, "manager="+m.Manager+"/"+m.Subresource)
+		}
+		return strings.Join(parts, " ")
+	}
+	created, err := crds.Create(ctx, crontabCRD(), metav1.CreateOptions{FieldManager: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := state(created), "plural= stored=v1 manager=test/"; got != want {
+		t.Errorf("create answered %q, want %q", got, want)
+	}
+	got, err := crds.Get(ctx, "crontabs.stable.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	established := "NamesAccepted=True/NoConflicts Established=True/InitialNamesAccepted plural=crontabs stored=v1 manager=kube-apiserver/status manager=test/"
+	if s := state(got); s != established {
+		t.Errorf("after the create: %q, want %q", s, established)
+	}
+	want := []string{
+		"ADDED plural= stored=v1 manager=test/",
+		"MODIFIED NamesAccepted=True/NoConflicts Established=False/Installing plural=crontabs stored=v1 manager=kube-apiserver/status manager=test/",
+		"MODIFIED " + established,
+	}
+	for i, w1 := range want {
+		select {
+		case ev := <-w.ResultChan():
+			if s := string(ev.Type) + " " + state(ev.Object.(*unstructured.Unstructured)); s != w1 {
+				t.Fatalf("event %d: %q, want %q", i, s, w1)
+			}
+		case <-ctx.Done():
+			t.Fatalf("no event %d (%s)", i, w1)
+		}
+	}
 }

@@ -83,7 +83,7 @@ func TestCRDStorageVersionMigration(t *testing.T) {
 	v1beta1 := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1beta1", Resource: "crontabs"}).Namespace("default")
 	v1 := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}).Namespace("default")
 
-	created, err := crds.Create(ctx, upgradeCRD(t, "v1beta1", false, "v1beta1"), metav1.CreateOptions{})
+	created, err := createEstablishedCRD(ctx, crds, upgradeCRD(t, "v1beta1", false, "v1beta1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestCRDStoredVersionsOnlyGrowOnUpdate(t *testing.T) {
 	cp := fakeplane.Start(t)
 	ctx := ctxT(t)
 	crds := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(crdsGVR)
-	created, err := crds.Create(ctx, upgradeCRD(t, "v1", false, "v1", "v2"), metav1.CreateOptions{})
+	created, err := createEstablishedCRD(ctx, crds, upgradeCRD(t, "v1", false, "v1", "v2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestCRDNoOpUpdateRewritesWhatReadingChanges(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
 	crds := dyn.Resource(crdsGVR)
 	crontabs := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}).Namespace("default")
-	created, err := crds.Create(ctx, upgradeCRD(t, "v1", false, "v1"), metav1.CreateOptions{})
+	created, err := createEstablishedCRD(ctx, crds, upgradeCRD(t, "v1", false, "v1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestCRDObjectsInADroppedVersionCannotBeRead(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
 	crds := dyn.Resource(crdsGVR)
 	v1 := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}).Namespace("default")
-	created, err := crds.Create(ctx, upgradeCRD(t, "v1beta1", false, "v1beta1", "v1"), metav1.CreateOptions{})
+	created, err := createEstablishedCRD(ctx, crds, upgradeCRD(t, "v1beta1", false, "v1beta1", "v1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestCRDDefaultsOnReadUseTheStoredVersionsSchema(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
 	crds := dyn.Resource(crdsGVR)
 	v2 := dyn.Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v2", Resource: "crontabs"}).Namespace("default")
-	created, err := crds.Create(ctx, upgradeCRD(t, "v1", false, "v1", "v2"), metav1.CreateOptions{})
+	created, err := createEstablishedCRD(ctx, crds, upgradeCRD(t, "v1", false, "v1", "v2"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,14 +11,19 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
-// SetStatus sets in def's status what upstream's naming and establishing
-// controllers set: the accepted names (see AcceptNames; known are the CRDs
-// the cluster has, def's earlier self included) and the NamesAccepted and
-// Established conditions. The stored versions are the strategy's
-// (RecordStorageVersion), which a client may change through /status. A CRD whose names are not all accepted is not established
-// until they are; once established it stays so. now is given to the
-// conditions that change, but upstream's apihelpers.SetCRDCondition, which
-// sets them, stamps its own time.Now() as lastTransitionTime.
+// SetStatus sets in def's status the next step of upstream's naming and
+// establishing controllers: the accepted names (see AcceptNames; known are
+// the CRDs the cluster has, def's earlier self included) and the
+// NamesAccepted and Established conditions. The stored versions are the
+// strategy's (RecordStorageVersion), which a client may change through
+// /status. A CRD whose names are not all accepted is not established until
+// they are. Once they are, the naming controller's write marks it
+// Established=False "Installing", and the establishing controller's next
+// write Established=True; once established it stays so. So a new CRD takes
+// two calls (two writes, as on kube-apiserver) to be established. now is
+// given to the conditions that change, but upstream's
+// apihelpers.SetCRDCondition, which sets them, stamps its own time.Now() as
+// lastTransitionTime.
 func SetStatus(def *apiextensionsv1.CustomResourceDefinition, known []*apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
 	names, namesCond := AcceptNames(def, known)
 	def.Status.AcceptedNames = names
@@ -29,8 +34,14 @@ func SetStatus(def *apiextensionsv1.CustomResourceDefinition, known []*apiextens
 		established = *old
 	}
 	if established.Status != apiextensionsv1.ConditionTrue && namesCond.Status == apiextensionsv1.ConditionTrue {
-		established = apiextensionsv1.CustomResourceDefinitionCondition{
-			Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue, Reason: "InitialNamesAccepted", Message: "the initial names have been accepted",
+		if established.Reason == "Installing" {
+			established = apiextensionsv1.CustomResourceDefinitionCondition{
+				Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue, Reason: "InitialNamesAccepted", Message: "the initial names have been accepted",
+			}
+		} else {
+			established = apiextensionsv1.CustomResourceDefinitionCondition{
+				Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionFalse, Reason: "Installing", Message: "the initial names have been accepted",
+			}
 		}
 	}
 	for _, cond := range []apiextensionsv1.CustomResourceDefinitionCondition{namesCond, established} {

@@ -135,11 +135,20 @@ func TestSetStatus(t *testing.T) {
 		names       cond
 		established cond
 	}{{
-		name: "a new CRD is established at once",
+		name: "a new CRD is named, and installing",
 		before: func() (*apiextensionsv1.CustomResourceDefinition, []*apiextensionsv1.CustomResourceDefinition) {
 			return widgets(apiextensionsv1.CustomResourceDefinitionNames{}), nil
 		},
 		names:       cond{apiextensionsv1.ConditionTrue, "NoConflicts", false},
+		established: cond{apiextensionsv1.ConditionFalse, "Installing", false},
+	}, {
+		name: "an installing CRD is established next",
+		before: func() (*apiextensionsv1.CustomResourceDefinition, []*apiextensionsv1.CustomResourceDefinition) {
+			def := widgets(apiextensionsv1.CustomResourceDefinitionNames{})
+			SetStatus(def, nil, t0)
+			return def, []*apiextensionsv1.CustomResourceDefinition{def.DeepCopy()}
+		},
+		names:       cond{apiextensionsv1.ConditionTrue, "NoConflicts", true},
 		established: cond{apiextensionsv1.ConditionTrue, "InitialNamesAccepted", false},
 	}, {
 		name: "a CRD whose names are taken waits",
@@ -155,6 +164,7 @@ func TestSetStatus(t *testing.T) {
 		before: func() (*apiextensionsv1.CustomResourceDefinition, []*apiextensionsv1.CustomResourceDefinition) {
 			def := widgets(apiextensionsv1.CustomResourceDefinitionNames{})
 			SetStatus(def, nil, t0)
+			SetStatus(def, []*apiextensionsv1.CustomResourceDefinition{def.DeepCopy()}, t0)
 			def.Spec.Names.Kind = "Gadget" // taken by now
 			return def, []*apiextensionsv1.CustomResourceDefinition{
 				def.DeepCopy(),

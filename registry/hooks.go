@@ -99,11 +99,18 @@ func (s *Registry) beforeCreate(c *Request, o *Object) error {
 		if err := s.validateCRD(c, o, nil); err != nil {
 			return err
 		}
-		// What upstream's naming and establishing controllers set right
-		// after the create is set with it.
-		before := obj.DeepCopy()
-		s.crdStatus(obj, metav1.NewTime(s.now().Truncate(timePrecision)))
-		c.Res.recordServerWrite("status", before, o)
+		// A client's CRD is created as upstream's strategy leaves it (no
+		// status but the stored versions); the naming and establishing
+		// controllers' writes follow it at once (syncCRD, before the
+		// create answers). The control plane's own creates (bootstrap,
+		// fixtures), which nobody watches, are created established.
+		if c.noResult {
+			before := obj.DeepCopy()
+			now := metav1.NewTime(s.now().Truncate(timePrecision))
+			s.crdStatus(obj, now) // named: Established=False, Installing
+			s.crdStatus(obj, now) // established
+			c.Res.recordServerWrite("status", before, o)
+		}
 	}
 	if c.presetStatus != nil {
 		return s.setPresetStatus(c, o)
