@@ -90,6 +90,15 @@ func TestRootListsEveryPathItServes(t *testing.T) {
 			t.Errorf("GET %s (listed by GET /): %d", p, code)
 		}
 	}
+	// Written raw, as upstream's index handler writes it: indented JSON
+	// without a final newline, whatever the Accept header or the method.
+	want, _ := json.MarshalIndent(root, "", "  ")
+	for _, tc := range []struct{ method, accept string }{{"GET", ""}, {"GET", "application/yaml"}, {"GET", "application/vnd.kubernetes.protobuf"}, {"POST", "text/html"}} {
+		code, ctype, body := rawRequest(t, cp, tc.method, "/", "", nil, http.Header{"Accept": {tc.accept}})
+		if code != 200 || ctype != "application/json" || string(body) != string(want) {
+			t.Errorf("%s / (Accept %q): %d %s\n%s\nwant 200 application/json\n%s", tc.method, tc.accept, code, ctype, body, want)
+		}
+	}
 }
 
 // TestUnknownDocumentsAnswerAsKubeAPIServer: a path under /openapi/v3/

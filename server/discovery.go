@@ -336,7 +336,14 @@ func (s *Server) serveRootPaths(w http.ResponseWriter, r *http.Request) {
 	paths = append(paths, s.debugPaths()...)
 	paths = dedupe(paths)
 	sort.Strings(paths) // as upstream's ListedPathProvider
-	writeJSONOrYAML(w, r, http.StatusOK, map[string][]string{"paths": paths})
+	// Upstream's index handler writes it raw (WriteRawJSON): indented JSON
+	// without a final newline, whatever the Accept header asks for.
+	b, err := json.MarshalIndent(metav1.RootPaths{Paths: paths}, "", "  ")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeRaw(w, nil, http.StatusOK, mediaJSON, b)
 }
 
 // debugPaths are the served paths /statusz lists the folders of: /metrics,
