@@ -193,6 +193,27 @@ func (a *ServiceAllocator) reserve(r *reservation, items ...string) (string, boo
 	return "", true
 }
 
+// inRange reports whether ip is an address of the range a Service may
+// hold: in the CIDR, and neither its network nor its broadcast address.
+func (a *ServiceAllocator) inRange(ip string) bool {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil || !a.cidr.Contains(addr) {
+		return false
+	}
+	network := a.cidr.Masked().Addr()
+	size := uint32(1) << (32 - a.cidr.Bits())
+	off := binary.BigEndian.Uint32(addr.AsSlice()) - binary.BigEndian.Uint32(network.AsSlice())
+	return off != 0 && off != size-1
+}
+
+// taken reports whether item is held or reserved by another holder than
+// holder (without reserving it).
+func (a *ServiceAllocator) taken(item, holder string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.takenBy(item, holder)
+}
+
 // pickIP reserves a free address of the range for r.
 func (a *ServiceAllocator) pickIP(r *reservation) (string, bool) {
 	base := binary.BigEndian.Uint32(a.cidr.Masked().Addr().AsSlice())
@@ -349,6 +370,14 @@ func (s *Registry) allocateService(c *Request, svc, old *corev1.Service) error {
 	case corev1.ClusterIPNone:
 		svc.Spec.ClusterIPs = []string{corev1.ClusterIPNone}
 	case "":
+		if c.dryRun {
+			// Upstream's dry-run allocator does not look for a free
+			// address: it answers the range's network address.
+			ip := s.alloc.cidr.Masked().Addr().String()
+			svc.Spec.ClusterIP = ip
+			svc.Spec.ClusterIPs = []string{ip}
+			break
+		}
 		ip, ok := s.alloc.pickIP(r)
 		if !ok {
 			return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
@@ -356,10 +385,28 @@ func (s *Registry) allocateService(c *Request, svc, old *corev1.Service) error {
 		svc.Spec.ClusterIP = ip
 		svc.Spec.ClusterIPs = []string{ip}
 	default:
-		if _, ok := s.alloc.reserve(r, ipItem(svc.Spec.ClusterIP)); !ok {
+		ipErr := func(msg string) error {
 			return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{
-				field.Invalid(field.NewPath("spec", "clusterIPs"), []string{svc.Spec.ClusterIP}, fmt.Sprintf("failed to allocate IP %s: provided IP is already allocated", svc.Spec.ClusterIP)),
+				field.Invalid(field.NewPath("spec", "clusterIPs"), []string{svc.Spec.ClusterIP}, fmt.Sprintf("failed to allocate IP %s: %s", svc.Spec.ClusterIP, msg)),
 			})
+		}
+		_, parseErr := netip.ParseAddr(svc.Spec.ClusterIP)
+		switch {
+		case parseErr != nil:
+			// Not an address: validation words it.
+		case !s.alloc.inRange(svc.Spec.ClusterIP) && c.dryRun:
+			// The dry-run allocator checks the range alone.
+			return ipErr(fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", svc.Spec.ClusterIP, s.alloc.cidr.Masked()))
+		case !s.alloc.inRange(svc.Spec.ClusterIP):
+			// No ServiceCIDR's allocator takes it (upstream's
+			// MetaAllocator, for the network and broadcast addresses too).
+			return ipErr("the provided network does not match the current range")
+		}
+		// A dry run does not look at who holds it.
+		if parseErr == nil && !c.dryRun {
+			if _, ok := s.alloc.reserve(r, ipItem(svc.Spec.ClusterIP)); !ok {
+				return ipErr("provided IP is already allocated")
+			}
 		}
 		if len(svc.Spec.ClusterIPs) == 0 {
 			svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
@@ -373,7 +420,24 @@ ports:
 	invalid := func(fld *field.Path, port int32, msg string) error {
 		return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(fld, port, msg)})
 	}
+	// dryRunLast is the highest port a dry run has claimed: upstream's
+	// dry-run port allocation answers the next number after it (from
+	// 32769), in the range or not, and checks a port asked for only
+	// against the ports held and claimed.
+	dryRunLast := int32(32768)
 	claim := func(fld *field.Path, port *int32) error {
+		if c.dryRun {
+			if *port == 0 {
+				*port = dryRunLast + 1
+			} else if claimed[*port] || s.alloc.taken(portItem(*port), r.holder) {
+				return invalid(fld, *port, "provided port is already allocated")
+			}
+			if len(claimed) == 0 || *port > dryRunLast {
+				dryRunLast = *port
+			}
+			claimed[*port] = true
+			return nil
+		}
 		if *port != 0 {
 			if *port < nodePortMin || *port > nodePortMax {
 				return invalid(fld, *port, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))

@@ -58,6 +58,9 @@ type Request struct {
 	// presetStatus is the status the server's own create gives its object
 	// (see Precomputed.Statuses); nil for every other request.
 	presetStatus *PresetStatus
+	// dryRun says the write is not committed (dryRun=All): allocation
+	// answers as upstream's dry-run allocators do.
+	dryRun bool
 	// noResult says the caller does not read the write's answer (the
 	// server's own creates from documents): the write path leaves Result
 	// and ResultProto unset and the protobuf cache unfilled.

@@ -35,6 +35,7 @@ func (d *dryRunResult) Error() string { return "dry run" }
 // the stored bytes.
 func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error) {
 	defer c.releaseReservations()
+	c.dryRun = dry
 	// Mutating admission sees the object as the client sent it (before the
 	// server sets uid, creationTimestamp and a generated name), as
 	// upstream's create handler admits it before the storage's BeforeCreate.
@@ -189,6 +190,7 @@ func (s *Registry) UpdateObject(c *Request, statusOnly, dry bool, mutate func(ol
 // updateKey applies a change to the object at key inside one store write.
 func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry bool, mutate func(old *Object) (*Object, error)) (data []byte, created bool, err error) {
 	defer c.releaseReservations()
+	c.dryRun = dry
 	statusOnly := mode == statusWrite
 	var deletedAnswer []byte
 	var committed *Object
