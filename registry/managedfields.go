@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
@@ -29,6 +30,8 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/fakeplane/fakeplane/registry/apps/daemonset"
 )
 
 // builtinTypeConverter knows the merge schema (list types, map keys) of
@@ -519,6 +522,7 @@ func ManagerName(fieldManager, userAgent string) string {
 // write the object whole are tracked (see tracksManagedFields); scale's are
 // translated by its handler.
 func (c *Request) TrackManagedFields(live runtime.Object, o *Object, fieldManager string) {
+	asConvertedForFieldManager(o)
 	sub := c.Info.Subresource
 	if !tracksManagedFields(sub) {
 		return
@@ -536,6 +540,19 @@ func (c *Request) TrackManagedFields(live runtime.Object, o *Object, fieldManage
 	out := fm.UpdateNoErrors(live, o.Obj, manager)
 	if acc, err := meta.Accessor(out); err == nil {
 		o.Obj, o.Meta = out, acc
+	}
+}
+
+// asConvertedForFieldManager gives o what upstream's field manager sees of
+// it: the object converted from the internal version, whose conversion to
+// apps/v1 writes a DaemonSet's template generation annotation, "0" when
+// the client sent none (so the writer owns it, as on kube-apiserver). The
+// strategy sets its value afterwards.
+func asConvertedForFieldManager(o *Object) {
+	if ds, ok := o.Obj.(*appsv1.DaemonSet); ok {
+		if _, has := ds.Annotations[daemonset.TemplateGenerationAnnotation]; !has {
+			daemonset.SetTemplateGeneration(ds, 0)
+		}
 	}
 }
 

@@ -74,6 +74,7 @@ func (um *updatedFieldsMemo) put(key string, u *updatedFields) {
 // TrackManagedFieldsFrom is TrackManagedFields for an update of old, the
 // object the write path read (with its Stored JSON, unchanged).
 func (c *Request) TrackManagedFieldsFrom(old *Object, o *Object, fieldManager string) {
+	asConvertedForFieldManager(o)
 	sub := c.Info.Subresource
 	if old == nil || old.Stored == nil || !tracksManagedFields(sub) {
 		c.TrackManagedFields(objOf(old), o, fieldManager)
