@@ -6,6 +6,7 @@ import (
 	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -135,5 +136,27 @@ func TestLegacyTokenTrackingConfigMap(t *testing.T) {
 	}
 	if len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "kube-apiserver" {
 		t.Errorf("managedFields %+v", cm.ManagedFields)
+	}
+}
+
+// TestKubernetesServiceAsKubeAPIServer: the kubernetes Service's create by
+// kube-apiserver records its address and IP family policy, not the address
+// list and families allocation fills in after it (recorded from refplane).
+func TestKubernetesServiceAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	svc, err := clientset(t, cp).CoreV1().Services("default").Get(ctxT(t), "kubernetes", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(svc.ManagedFields) != 1 {
+		t.Fatalf("managedFields %+v", svc.ManagedFields)
+	}
+	const fields = `{"f:metadata":{"f:labels":{".":{},"f:component":{},"f:provider":{}}},"f:spec":{"f:clusterIP":{},"f:internalTrafficPolicy":{},"f:ipFamilyPolicy":{},"f:ports":{".":{},"k:{\"port\":443,\"protocol\":\"TCP\"}":{".":{},"f:name":{},"f:port":{},"f:protocol":{},"f:targetPort":{}}},"f:sessionAffinity":{},"f:type":{}}}`
+	if e := svc.ManagedFields[0]; e.Manager != "kube-apiserver" || e.Operation != metav1.ManagedFieldsOperationUpdate || string(e.FieldsV1.Raw) != fields {
+		t.Errorf("managedFields entry %s %s %s, want kube-apiserver Update %s", e.Manager, e.Operation, e.FieldsV1.Raw, fields)
+	}
+	if svc.Spec.ClusterIP != "10.0.0.1" || len(svc.Spec.ClusterIPs) != 1 || svc.Spec.ClusterIPs[0] != "10.0.0.1" || len(svc.Spec.IPFamilies) != 1 || svc.Spec.IPFamilies[0] != corev1.IPv4Protocol {
+		t.Errorf("spec %+v", svc.Spec)
 	}
 }

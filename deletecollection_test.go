@@ -2,12 +2,15 @@ package fakeplane_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -76,4 +79,58 @@ func deletionMark(t *metav1.Time) string {
 		return " (deleting)"
 	}
 	return ""
+}
+
+// TestDeleteCollectionAnswersAsAList checks that a DELETE of a collection
+// answers the list of what it deleted negotiated as a list is (recorded
+// from kube-apiserver v1.37): a Table with the resource's columns, a
+// PartialObjectMetadataList, or protobuf through client-go.
+func TestDeleteCollectionAnswersAsAList(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cms := "/api/v1/namespaces/default/configmaps"
+	for _, name := range []string{"a", "b"} {
+		if code, _, b := rawRequest(t, cp, "POST", cms, "application/json", []byte(`{"metadata":{"name":"`+name+`","labels":{"del":"x"}},"data":{"k":"v"}}`), nil); code != 201 {
+			t.Fatalf("create: %d %s", code, b)
+		}
+	}
+	for _, tc := range []struct{ accept, kind string }{
+		{"application/json;as=Table;v=v1;g=meta.k8s.io", "Table"},
+		{"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io", "PartialObjectMetadataList"},
+		{"application/yaml", ""},
+	} {
+		code, ctype, out := rawRequest(t, cp, "DELETE", cms+"?labelSelector=del%3Dx&dryRun=All", "", nil, http.Header{"Accept": {tc.accept}})
+		if code != 200 {
+			t.Fatalf("%s: %d %s", tc.accept, code, out)
+		}
+		if tc.kind == "" {
+			if ctype != "application/yaml" || !strings.HasPrefix(string(out), "apiVersion: v1\nitems:") {
+				t.Errorf("YAML: %s %s", ctype, out)
+			}
+			continue
+		}
+		var got struct {
+			Kind  string            `json:"kind"`
+			Rows  []json.RawMessage `json:"rows"`
+			Items []json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil || got.Kind != tc.kind || len(got.Rows)+len(got.Items) != 2 {
+			t.Errorf("%s: %v %s", tc.accept, err, out)
+		}
+	}
+	cfg := cp.RESTConfig()
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	res := cs.CoreV1().RESTClient().Delete().Namespace("default").Resource("configmaps").Param("labelSelector", "del=x").Do(ctxT(t))
+	var ctype string
+	res.ContentType(&ctype)
+	obj, err := res.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, ok := obj.(*corev1.ConfigMapList)
+	if ctype != "application/vnd.kubernetes.protobuf" || !ok || len(list.Items) != 2 || list.Items[0].Data["k"] != "v" {
+		t.Errorf("protobuf answer %s: %T %+v", ctype, obj, obj)
+	}
 }

@@ -67,6 +67,16 @@ func (s *Registry) beforeCreate(c *Request, o *Object) error {
 			if err := s.allocateServiceIP(c, obj); err != nil {
 				return err
 			}
+		} else {
+			// The control plane's own Service (kubernetes) names its
+			// address, which the bootstrap's IPAddress holds: allocation
+			// only completes its spec, as upstream's does.
+			if len(obj.Spec.ClusterIPs) == 0 {
+				obj.Spec.ClusterIPs = []string{obj.Spec.ClusterIP}
+			}
+			if len(obj.Spec.IPFamilies) == 0 {
+				obj.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+			}
 		}
 	}
 	dropDisabledFields(o.Obj, nil)
