@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
