@@ -109,6 +109,8 @@ func TestErrorsMatchKubeAPIServer(t *testing.T) {
 			code: 422, reason: metav1.StatusReasonInvalid, message: ` "" is invalid: patch: Invalid value: "map[data:notamap]": cannot restore map from string`},
 		{name: "strategic merge patch with an unknown directive", method: "PATCH", path: cms + "/jp", ctype: "application/strategic-merge-patch+json", body: `{"data":{"b":"x"},"$patch":"bogus"}`,
 			code: 500, reason: "", message: `unknown patch type: bogus in map: map[$patch:bogus data:map[b:x]]`},
+		{name: "strategic merge patch of a list element without its merge key", method: "PATCH", path: "/apis/apps/v1/namespaces/default/deployments/d?dryRun=All", ctype: "application/strategic-merge-patch+json", body: `{"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}}`,
+			code: 500, reason: "", message: `map: map[image:x] does not contain declared merge key: name`},
 		{name: "bad write options", method: "POST", path: cms + "?fieldValidation=Bogus&dryRun=x", ctype: "application/json", body: `{"metadata":{"name":"fvb"}}`,
 			code: 422, reason: metav1.StatusReasonInvalid, message: `CreateOptions.meta.k8s.io "" is invalid: [dryRun: Unsupported value: ["x"]: supported values: "All", fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"]`},
 		{name: "POST to an object", method: "POST", path: cms + "/jp", ctype: "application/json", body: `{}`,

@@ -218,6 +218,23 @@ var upstream500 = []string{
 	"resourceVersion: Invalid value: ",
 	// A patch that leaves a custom resource without an apiVersion.
 	"Internal error occurred: Object 'apiVersion' is missing in 'object has no apiVersion field'",
+	// Strategic merge patch errors upstream's patch handler does not
+	// interpret (interpretStrategicMergePatchError): the library's bare
+	// errors, which it answers as 500s.
+	"unknown patch type: ",
+	"list element types are not identical: ",
+	"map: ",
+	"value for key ",
+	"cannot find merge key `",
+	"cannot merge lists without merge key for ",
+	"expected a ",
+	"invalid element type in merging list:",
+	"invalid value for special key: ",
+	"merging lists cannot yet be specified in the patch",
+	"The order in patch list:",
+	"unexpected patch strategy: ",
+	"unknown type: ",
+	"fail to find unknown prefix ",
 }
 
 // isUpstream500 says whether a 500's message is one kube-apiserver gives.
