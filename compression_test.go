@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -31,35 +30,25 @@ type rawAnswer struct {
 	body     []byte
 }
 
-// getRaw sends a GET with the given headers through a client that does not
-// add or undo compression itself (an Accept-Encoding set by the caller
-// turns off Go's transparent decompression).
-func getRaw(t *testing.T, client *http.Client, url string, headers map[string]string) rawAnswer {
+// getRaw sends a GET with the given headers (rawExchange: an
+// Accept-Encoding set by the caller turns off Go's transparent
+// decompression) and decompresses a gzipped answer.
+func getRaw(t *testing.T, cp *fakeplane.ControlPlane, path string, headers map[string]string) rawAnswer {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := http.Header{}
 	for k, v := range headers {
-		req.Header.Set(k, v)
+		h.Set(k, v)
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := rawAnswer{code: resp.StatusCode, encoding: resp.Header.Get("Content-Encoding"), vary: resp.Header.Values("Vary"), body: body}
+	code, hdr, body := rawExchange(t, cp, http.MethodGet, path, "", nil, h)
+	a := rawAnswer{code: code, encoding: hdr.Get("Content-Encoding"), vary: hdr.Values("Vary"), body: body}
 	if a.encoding == "gzip" {
 		zr, err := gzip.NewReader(bytes.NewReader(body))
 		if err != nil {
-			t.Fatalf("GET %s: Content-Encoding gzip, but: %v", url, err)
+			t.Fatalf("GET %s: Content-Encoding gzip, but: %v", path, err)
 		}
-		if a.body, err = io.ReadAll(zr); err != nil {
-			t.Fatalf("GET %s: gzip body: %v", url, err)
+		var rerr error
+		if a.body, rerr = io.ReadAll(zr); rerr != nil {
+			t.Fatalf("GET %s: gzip body: %v", path, rerr)
 		}
 	}
 	return a
@@ -76,11 +65,6 @@ func TestLargeAnswersGzippedAsKubeAPIServer(t *testing.T) {
 	cp := fakeplane.Start(t)
 	ctx := context.Background()
 	cs := kubernetes.NewForConfigOrDie(cp.RESTConfig())
-	client, err := rest.HTTPClientFor(cp.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := cp.RESTConfig().Host
 
 	// One ConfigMap whose JSON answer is exactly the threshold, then one
 	// byte more.
@@ -89,36 +73,36 @@ func TestLargeAnswersGzippedAsKubeAPIServer(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	objURL := host + "/api/v1/namespaces/default/configmaps/edge"
+	objPath := "/api/v1/namespaces/default/configmaps/edge"
 	resize := func(size int) {
 		t.Helper()
 		cur, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "edge", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		plain := getRaw(t, client, objURL, map[string]string{"Accept-Encoding": "identity"})
+		plain := getRaw(t, cp, objPath, map[string]string{"Accept-Encoding": "identity"})
 		cur.Data["v"] = strings.Repeat("y", len(cur.Data["v"])+size-len(plain.body))
 		if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		// The resourceVersion's length may have changed with the update.
-		if got := getRaw(t, client, objURL, map[string]string{"Accept-Encoding": "identity"}); len(got.body) != size {
+		if got := getRaw(t, cp, objPath, map[string]string{"Accept-Encoding": "identity"}); len(got.body) != size {
 			cur.Data["v"] = strings.Repeat("y", len(cur.Data["v"])+size-len(got.body))
 			if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if got := getRaw(t, client, objURL, map[string]string{"Accept-Encoding": "identity"}); len(got.body) != size {
+		if got := getRaw(t, cp, objPath, map[string]string{"Accept-Encoding": "identity"}); len(got.body) != size {
 			t.Fatalf("answer of %d bytes, want %d", len(got.body), size)
 		}
 	}
 	gz := map[string]string{"Accept-Encoding": "gzip"}
 	resize(gzipThreshold)
-	if a := getRaw(t, client, objURL, gz); a.encoding != "" || len(a.vary) != 0 {
+	if a := getRaw(t, cp, objPath, gz); a.encoding != "" || len(a.vary) != 0 {
 		t.Fatalf("an answer of exactly 128 KiB: Content-Encoding %q, Vary %q; want neither", a.encoding, a.vary)
 	}
 	resize(gzipThreshold + 1)
-	if a := getRaw(t, client, objURL, gz); a.encoding != "gzip" || fmt.Sprint(a.vary) != "[Accept-Encoding]" || len(a.body) != gzipThreshold+1 {
+	if a := getRaw(t, cp, objPath, gz); a.encoding != "gzip" || fmt.Sprint(a.vary) != "[Accept-Encoding]" || len(a.body) != gzipThreshold+1 {
 		t.Fatalf("an answer of 128 KiB and a byte: Content-Encoding %q, Vary %q, %d bytes; want gzip, [Accept-Encoding], %d", a.encoding, a.vary, len(a.body), gzipThreshold+1)
 	}
 
@@ -134,7 +118,7 @@ func TestLargeAnswersGzippedAsKubeAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	list := host + "/api/v1/namespaces/big/configmaps"
+	list := "/api/v1/namespaces/big/configmaps"
 	for _, tc := range []struct {
 		name     string
 		path     string
@@ -153,10 +137,10 @@ func TestLargeAnswersGzippedAsKubeAPIServer(t *testing.T) {
 		{"GZIP in capitals", list, map[string]string{"Accept-Encoding": "GZIP"}, false, `{"kind":"ConfigMapList"`},
 		{"identity", list, map[string]string{"Accept-Encoding": "identity"}, false, `{"kind":"ConfigMapList"`},
 		{"a page under the threshold", list + "?limit=20", gz, false, `{"kind":"ConfigMapList"`},
-		{"version", host + "/version", gz, false, "{\n"},
+		{"version", "/version", gz, false, "{\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := getRaw(t, client, tc.path, tc.headers)
+			a := getRaw(t, cp, tc.path, tc.headers)
 			if a.code != http.StatusOK {
 				t.Fatalf("GET %s: %d %s", tc.path, a.code, a.body)
 			}
