@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -116,51 +115,5 @@ func (s *Server) deleteCollection(c *call) error {
 			return err
 		}
 	}
-	// The answer is the list, negotiated as a list's: a Table, metadata,
-	// protobuf, JSON or YAML.
-	switch {
-	case c.media.as == "Table":
-		t, err := s.tableFor(c, items, &lm)
-		if err != nil {
-			return err
-		}
-		return writeEncoded(c, http.StatusOK, t)
-	case c.media.as == asPartial || c.media.as == asPartialList:
-		return writePartialList(c, lm, items)
-	case c.media.kind == mediaProtobuf && c.Res.Typed != nil:
-		msgs := make([][]byte, len(items))
-		for i, it := range stored {
-			msg, err := s.Encodings().ProtoOf(c.Res, it.Key, it.Revision, items[i])
-			if err != nil {
-				return apierrors.NewInternalError(err)
-			}
-			msgs[i] = msg
-		}
-		b, err := registry.AppendProtobufListEnvelope(nil, c.Res.APIVersion(), c.Res.ListKind, &lm, msgs)
-		if err != nil {
-			return apierrors.NewInternalError(err)
-		}
-		writeRaw(c.w, c.r, http.StatusOK, mediaProtobuf, b)
-		return nil
-	}
-	var body []byte
-	if c.Res.CRD == "" {
-		var buf bytes.Buffer
-		writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, lm, items, c.Res.Typed != nil)
-		body = buf.Bytes()
-	} else {
-		// A custom resource's list in its unstructured layout, as a list of
-		// them is written.
-		body = appendUnstructuredListHead(nil, c.Res.APIVersion())
-		for i, it := range items {
-			body = appendListItem(body, i, it, false)
-		}
-		body = appendUnstructuredListTail(body, c.Res.ListKind, &lm)
-	}
-	kind := c.media.kind
-	if kind != mediaYAML {
-		kind = mediaJSON
-	}
-	writeBytes(c.w, c.r, http.StatusOK, kind, body)
-	return nil
+	return s.writeListed(c, lm, stored, items)
 }
