@@ -195,9 +195,8 @@ func (a *ServiceAllocator) reserve(r *reservation, items ...string) (string, boo
 
 // inRange reports whether ip is an address of the range a Service may
 // hold: in the CIDR, and neither its network nor its broadcast address.
-func (a *ServiceAllocator) inRange(ip string) bool {
-	addr, err := netip.ParseAddr(ip)
-	if err != nil || !a.cidr.Contains(addr) {
+func (a *ServiceAllocator) inRange(addr netip.Addr) bool {
+	if !a.cidr.Contains(addr) {
 		return false
 	}
 	network := a.cidr.Masked().Addr()
@@ -390,20 +389,18 @@ func (s *Registry) allocateService(c *Request, svc, old *corev1.Service) error {
 				field.Invalid(field.NewPath("spec", "clusterIPs"), []string{svc.Spec.ClusterIP}, fmt.Sprintf("failed to allocate IP %s: %s", svc.Spec.ClusterIP, msg)),
 			})
 		}
-		_, parseErr := netip.ParseAddr(svc.Spec.ClusterIP)
-		switch {
+		addr, parseErr := netip.ParseAddr(svc.Spec.ClusterIP)
+		switch inRange := parseErr == nil && s.alloc.inRange(addr); {
 		case parseErr != nil:
 			// Not an address: validation words it.
-		case !s.alloc.inRange(svc.Spec.ClusterIP) && c.dryRun:
+		case !inRange && c.dryRun:
 			// The dry-run allocator checks the range alone.
 			return ipErr(fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", svc.Spec.ClusterIP, s.alloc.cidr.Masked()))
-		case !s.alloc.inRange(svc.Spec.ClusterIP):
+		case !inRange:
 			// No ServiceCIDR's allocator takes it (upstream's
 			// MetaAllocator, for the network and broadcast addresses too).
 			return ipErr("the provided network does not match the current range")
-		}
-		// A dry run does not look at who holds it.
-		if parseErr == nil && !c.dryRun {
+		case !c.dryRun: // a dry run does not look at who holds it
 			if _, ok := s.alloc.reserve(r, ipItem(svc.Spec.ClusterIP)); !ok {
 				return ipErr("provided IP is already allocated")
 			}

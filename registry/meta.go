@@ -36,7 +36,7 @@ func rvSetOnCreate(rv string) bool {
 // validates its ObjectMeta, as upstream's BeforeCreate does.
 func (s *Registry) prepareCreate(c *Request, o *Object) error {
 	m := o.Meta
-	if err := setNamespace(c, m); err != nil {
+	if err := EnsureRequestNamespace(c, m); err != nil {
 		return err
 	}
 	if m.GetName() == "" && m.GetGenerateName() != "" {
@@ -112,7 +112,7 @@ func nameRule(c *Request, o *Object) validation.ValidateNameFunc {
 // those of the rest of the object (see validateUpdate).
 func (s *Registry) prepareUpdate(c *Request, o, old *Object) (field.ErrorList, error) {
 	m, om := o.Meta, old.Meta
-	if err := setNamespace(c, m); err != nil {
+	if err := EnsureRequestNamespace(c, m); err != nil {
 		return nil, err
 	}
 	if m.GetUID() == "" {
@@ -159,10 +159,7 @@ func URLNameError(objName, urlName string) error {
 // namespace against the URL's (EnsureObjectNamespaceMatchesRequestNamespace):
 // filled in when empty, cleared for a cluster-scoped resource, a 400 when
 // it names another namespace.
-func EnsureRequestNamespace(c *Request, m metav1.Object) error { return setNamespace(c, m) }
-
-// setNamespace fills in or checks the namespace of an object against the URL.
-func setNamespace(c *Request, m metav1.Object) error {
+func EnsureRequestNamespace(c *Request, m metav1.Object) error {
 	if !c.Res.Namespaced {
 		m.SetNamespace("")
 		return nil

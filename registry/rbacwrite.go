@@ -16,7 +16,7 @@ func (s *Registry) checkRBACWrite(c *Request, o, old *Object) error {
 	}
 	// Upstream's handler refuses an object of another namespace than the
 	// request's before its storage sees it.
-	if err := setNamespace(c, o.Meta); err != nil {
+	if err := EnsureRequestNamespace(c, o.Meta); err != nil {
 		return err
 	}
 	// The request's namespace, as upstream's storage takes it from the

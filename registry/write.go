@@ -39,7 +39,7 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	// Mutating admission sees the object as the client sent it (before the
 	// server sets uid, creationTimestamp and a generated name), as
 	// upstream's create handler admits it before the storage's BeforeCreate.
-	if err := setNamespace(c, o.Meta); err != nil {
+	if err := EnsureRequestNamespace(c, o.Meta); err != nil {
 		return nil, err
 	}
 	if c.Res.CRD != "" && s.served.crdTerminating(c.Res.CRD) {
