@@ -441,6 +441,7 @@ var componentStatusNames = []string{"controller-manager", "scheduler", "etcd-0"}
 // /healthz answer "ok", as kube-apiserver reports a running component.
 func componentStatus(name string) corev1.ComponentStatus {
 	return corev1.ComponentStatus{
+		TypeMeta:   metav1.TypeMeta{Kind: "ComponentStatus", APIVersion: "v1"},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Conditions: []corev1.ComponentCondition{{Type: corev1.ComponentHealthy, Status: corev1.ConditionTrue, Message: "ok"}},
 	}
@@ -458,7 +459,6 @@ func (s *Server) serveComponentStatuses(c *call) error {
 			return apierrors.NewNotFound(schema.GroupResource{Resource: "componentstatus"}, c.Info.Name)
 		}
 		cs := componentStatus(c.Info.Name)
-		cs.TypeMeta = metav1.TypeMeta{Kind: "ComponentStatus", APIVersion: "v1"}
 		b, err := json.Marshal(&cs)
 		if err != nil {
 			return apierrors.NewInternalError(err)
@@ -474,7 +474,6 @@ func (s *Server) serveComponentStatuses(c *call) error {
 		var raw [][]byte
 		for _, name := range componentStatusNames {
 			cs := componentStatus(name)
-			cs.TypeMeta = metav1.TypeMeta{Kind: "ComponentStatus", APIVersion: "v1"}
 			b, err := json.Marshal(&cs)
 			if err != nil {
 				return apierrors.NewInternalError(err)
@@ -483,7 +482,8 @@ func (s *Server) serveComponentStatuses(c *call) error {
 				continue
 			}
 			raw = append(raw, b)
-			list.Items = append(list.Items, componentStatus(name))
+			cs.TypeMeta = metav1.TypeMeta{} // a typed list's items carry none
+			list.Items = append(list.Items, cs)
 		}
 		switch {
 		case c.media.as == "Table":
