@@ -234,18 +234,21 @@ func yamlToJSON(data []byte) ([]byte, error) {
 	return j, nil
 }
 
-// yamlStrictErrors is upstream's strict look at a YAML body (its YAML
-// serializer's second, strict conversion): the duplicate keys the
-// conversion to JSON dropped, as one error, for a directive that judges
-// them; nil for any other body.
-func yamlStrictErrors(r *http.Request, raw []byte, directive string) []error {
-	if directive == metav1.FieldValidationIgnore || mediaTypeOf(r) != mediaYAML {
-		return nil
+// yamlToJSONStrict converts a YAML body to JSON as upstream's YAML
+// serializer does when it judges strict errors: strictly first, and when
+// that finds errors (duplicate keys, which the plain conversion drops),
+// plainly, returning the strict conversion's error to be judged with the
+// decoding's. A body that is not YAML gets yamlToJSON's 400.
+func yamlToJSONStrict(raw []byte) ([]byte, []error, error) {
+	j, strictErr := yaml.YAMLToJSONStrict(raw)
+	if strictErr == nil {
+		return j, nil, nil
 	}
-	if _, err := yaml.YAMLToJSONStrict(raw); err != nil {
-		return []error{err}
+	j, err := yamlToJSON(raw)
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil
+	return j, []error{strictErr}, nil
 }
 
 // isPretty reports whether a response should be indented.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -120,11 +121,17 @@ func (c *call) decodeRequestObject(directive string) (*registry.Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		data, err := bodyToJSONFor(c.r, raw, c.Res.Kind)
+		var data []byte
+		var bodyErrs []error
+		if directive != metav1.FieldValidationIgnore && mediaTypeOf(c.r) == mediaYAML {
+			data, bodyErrs, err = yamlToJSONStrict(raw)
+		} else {
+			data, err = bodyToJSONFor(c.r, raw, c.Res.Kind)
+		}
 		if err != nil {
 			return nil, err
 		}
-		return c.Res.DecodeObjectValidatingAfter(data, directive, yamlStrictErrors(c.r, raw, directive))
+		return c.Res.DecodeObjectValidatingAfter(data, directive, bodyErrs)
 	}
 	data, err := readBody(c.r)
 	if err != nil {
