@@ -2,6 +2,7 @@ package fakeplane_test
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"regexp"
 	"runtime"
@@ -14,8 +15,7 @@ import (
 
 // TestStatuszAsKubeAPIServer checks /statusz against kube-apiserver v1.37's
 // (recorded from refplane): the text page, its structured form, and the 406
-// for a plain JSON Accept. (kube-apiserver also lists /flagz, which
-// fakeplane does not serve.)
+// for a plain JSON Accept.
 func TestStatuszAsKubeAPIServer(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
@@ -27,7 +27,7 @@ func TestStatuszAsKubeAPIServer(t *testing.T) {
 	page := regexp.MustCompile(`^\napiserver statusz\nWarning: This endpoint is not meant to be machine parseable, has no formatting compatibility guarantees and is for debugging purposes only\.\n\n` +
 		`Started` + d + `[A-Z][a-z]{2} [A-Z][a-z]{2} +[0-9]+ [0-9:]{8} [A-Z+0-9-]+ [0-9]{4}\nUp` + d + `[0-9]+ hr [0-9]{2} min [0-9]{2} sec\n` +
 		`Go version` + d + regexp.QuoteMeta(runtime.Version()) + `\nBinary version` + d + `1\.37\.2\nEmulation version` + d + `1\.37\n` +
-		`Paths` + d + `/healthz /livez /metrics /readyz /statusz /version\n$`)
+		`Paths` + d + `/flagz /healthz /livez /metrics /readyz /statusz /version\n$`)
 	if code != 200 || ctype != "text/plain; charset=utf-8" || !page.Match(body) {
 		t.Errorf("text: %d %s\n%q", code, ctype, body)
 	}
@@ -47,13 +47,62 @@ func TestStatuszAsKubeAPIServer(t *testing.T) {
 	}
 	if st.Kind != "Statusz" || st.APIVersion != "config.k8s.io/v1beta1" || st.Metadata.Name != "apiserver" || st.StartTime == "" ||
 		st.GoVersion != runtime.Version() || st.BinaryVersion != "1.37.2" || st.EmulationVersion != "1.37" ||
-		!slices.Equal(st.Paths, []string{"/healthz", "/livez", "/metrics", "/readyz", "/statusz", "/version"}) {
+		!slices.Equal(st.Paths, []string{"/flagz", "/healthz", "/livez", "/metrics", "/readyz", "/statusz", "/version"}) {
 		t.Errorf("structured: %+v", st)
 	}
 
 	code, _, body = rawRequest(t, cp, "GET", "/statusz", "", nil, http.Header{"Accept": {"application/json"}})
 	if code != 406 || !strings.Contains(string(body), `"message":"only the following media types are accepted: application/json, application/yaml, text/plain"`) {
 		t.Errorf("plain JSON: %d %s", code, body)
+	}
+}
+
+// TestFlagzAsKubeAPIServer checks /flagz against kube-apiserver v1.37's
+// (recorded from refplane): the text page lists the flags sorted by name,
+// the structured forms (v1beta1, and v1alpha1 with its deprecation warning)
+// hold them by name, a plain JSON Accept is a 406; a control plane started
+// without WithFlagz lists none.
+func TestFlagzAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	flags := map[string]string{"service-cluster-ip-range": "10.0.0.0/24", "anonymous-auth": "true", "authorization-mode": "[RBAC]"}
+	cp := fakeplane.Start(t, fakeplane.WithFlagz(flags))
+	const head = "\napiserver flagz\nWarning: This endpoint is not meant to be machine parseable, has no formatting compatibility guarantees and is for debugging purposes only.\n"
+	// Upstream picks one of four delimiters at random, to keep scripts
+	// from parsing the page.
+	d := `(:|: |=| )`
+	page := regexp.MustCompile(`^` + regexp.QuoteMeta(head) + `anonymous-auth` + d + `true\nauthorization-mode` + d + `\[RBAC\]\nservice-cluster-ip-range` + d + `10\.0\.0\.0/24\n$`)
+	code, ctype, body := rawRequest(t, cp, "GET", "/flagz", "", nil, nil)
+	if code != 200 || ctype != "text/plain; charset=utf-8" || !page.Match(body) {
+		t.Errorf("text: %d %s\n%q", code, ctype, body)
+	}
+
+	for _, tc := range []struct{ version, warning string }{
+		{"v1beta1", ""},
+		{"v1alpha1", `299 - "This version of the flagz endpoint is deprecated. Please use a newer version."`},
+	} {
+		accept := "application/json;g=config.k8s.io;v=" + tc.version + ";as=Flagz"
+		code, h, body := rawExchange(t, cp, "GET", "/flagz", "", nil, http.Header{"Accept": {accept}})
+		var got struct {
+			Kind, APIVersion string
+			Metadata         struct{ Name string }
+			Flags            map[string]string
+		}
+		if err := json.Unmarshal(body, &got); err != nil || code != 200 || h.Get("Content-Type") != accept || h.Get("Warning") != tc.warning {
+			t.Fatalf("%s: %d %s %q %v\n%s", tc.version, code, h.Get("Content-Type"), h.Get("Warning"), err, body)
+		}
+		if got.Kind != "Flagz" || got.APIVersion != "config.k8s.io/"+tc.version || got.Metadata.Name != "apiserver" || !maps.Equal(got.Flags, flags) {
+			t.Errorf("%s: %+v", tc.version, got)
+		}
+	}
+
+	code, _, body = rawRequest(t, cp, "GET", "/flagz", "", nil, http.Header{"Accept": {"application/json"}})
+	if code != 406 || !strings.Contains(string(body), `"message":"only the following media types are accepted: application/json, application/yaml, text/plain"`) {
+		t.Errorf("plain JSON: %d %s", code, body)
+	}
+
+	none := fakeplane.Start(t)
+	if code, _, body := rawRequest(t, none, "GET", "/flagz", "", nil, nil); code != 200 || string(body) != head {
+		t.Errorf("without flags: %d %q", code, body)
 	}
 }
 

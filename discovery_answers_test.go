@@ -63,9 +63,9 @@ func TestDiscoveryAndOpenAPIAnswerAsKubeAPIServer(t *testing.T) {
 }
 
 // TestRootListsEveryPathItServes: GET / lists, as kube-apiserver's does, the
-// discovery and OpenAPI paths, /metrics, /version and each health endpoint
-// with each of its checks (recorded from refplane, which also lists its
-// /flagz, /statusz and /metrics/slis); every path listed answers.
+// discovery and OpenAPI paths, /flagz, /metrics, /metrics/slis, /statusz,
+// /version and each health endpoint with each of its checks (recorded from
+// refplane); every path listed answers.
 func TestRootListsEveryPathItServes(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
@@ -79,7 +79,7 @@ func TestRootListsEveryPathItServes(t *testing.T) {
 	if !slices.IsSorted(root.Paths) {
 		t.Errorf("the paths are not sorted: %v", root.Paths)
 	}
-	for _, want := range []string{"/metrics", "/version", "/openapi/v2", "/healthz/etcd", "/livez/loopback-serving-certificate",
+	for _, want := range []string{"/flagz", "/metrics", "/metrics/slis", "/statusz", "/version", "/openapi/v2", "/healthz/etcd", "/livez/loopback-serving-certificate",
 		"/readyz/informer-sync", "/readyz/shutdown", "/readyz/poststarthook/rbac/bootstrap-roles", "/livez/autoregister-completion"} {
 		if !slices.Contains(root.Paths, want) {
 			t.Errorf("GET / does not list %s", want)

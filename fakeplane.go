@@ -310,6 +310,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		SharedStore:               shared,
 		DialCluster:               cp.egress.cluster,
 		Limits:                    cp.opts.limits,
+		Flags:                     cp.opts.flags,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)

@@ -104,6 +104,8 @@ type options struct {
 	podGracePeriods bool
 	// limits are WithRequestTimeout's and WithMaxRequestsInFlight's.
 	limits server.LimitsConfig
+	// flags are WithFlagz's.
+	flags map[string]string
 	// envtestShape is WithEnvtestShape's.
 	envtestShape bool
 	// egressConfigFile and egressConfig are WithEgressSelectorConfigFile's
@@ -162,6 +164,11 @@ const (
 // WithAuthorizationMode chooses AuthorizationRBAC (the default, with the
 // bootstrap policy of a fresh cluster) or AuthorizationAlwaysAllow.
 func WithAuthorizationMode(mode string) Option { return func(o *options) { o.authzMode = mode } }
+
+// WithFlagz has /flagz list these command-line flags, name to value, as
+// kube-apiserver's /flagz lists its own (the fakeplane command gives its
+// flags); without it, /flagz lists none.
+func WithFlagz(flags map[string]string) Option { return func(o *options) { o.flags = flags } }
 
 // WithToken adds a static bearer token for a user (like a line of
 // kube-apiserver's --token-auth-file).

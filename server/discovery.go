@@ -346,11 +346,11 @@ func (s *Server) serveRootPaths(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, nil, http.StatusOK, mediaJSON, b)
 }
 
-// debugPaths are the served paths /statusz lists the folders of: /metrics,
-// /metrics/slis, /statusz, /version, and each health endpoint and each of
+// debugPaths are the served paths /statusz lists the folders of: /flagz,
+// /metrics, /metrics/slis, /statusz, /version, and each health endpoint and each of
 // its checks, as upstream's healthz.InstallPathHandler lists them.
 func (s *Server) debugPaths() []string {
-	paths := []string{"/metrics", "/metrics/slis", "/statusz", "/version"}
+	paths := []string{"/flagz", "/metrics", "/metrics/slis", "/statusz", "/version"}
 	for _, ep := range healthEndpoints {
 		paths = append(paths, "/"+ep)
 		for _, check := range healthChecks("/"+ep, s.cfg.ProxyClientCertificate != nil) {

@@ -73,6 +73,9 @@ type Config struct {
 	ProxyClientCertificate *tls.Certificate
 	// Limits are kube-apiserver's request timeout and in-flight limits.
 	Limits LimitsConfig
+	// Flags are the command-line flags /flagz lists, by name (the
+	// fakeplane command's); none when nil.
+	Flags map[string]string
 }
 
 // Server serves the Kubernetes API from a store.
@@ -106,12 +109,14 @@ type Server struct {
 	healthOnce sync.Once
 	health     pathHandlers
 	// healthSLIs counts the checks the health endpoints ran, for
-	// /metrics/slis, and statusz answers /statusz; each is built on first
-	// use.
+	// /metrics/slis, statusz answers /statusz and flagz /flagz; each is
+	// built on first use.
 	healthSLIsOnce sync.Once
 	healthSLIs     *healthSLIs
 	statuszOnce    sync.Once
 	statusz        http.Handler
+	flagzOnce      sync.Once
+	flagz          http.Handler
 	// commitObservers are told of every commit after the RBAC cache, in
 	// the order AddCommitObserver added them.
 	commitObservers []func(bucket, key string, obj runtime.Object, data []byte, deleted bool)
@@ -261,7 +266,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 	switch {
 	case path == "/version":
 		s.serveVersion(w, r)
-	case path == "/metrics" || path == "/metrics/slis" || path == "/statusz" || path == "/healthz" || path == "/livez" || path == "/readyz" ||
+	case path == "/metrics" || path == "/metrics/slis" || path == "/statusz" || path == "/flagz" || path == "/healthz" || path == "/livez" || path == "/readyz" ||
 		strings.HasPrefix(path, "/healthz/") || strings.HasPrefix(path, "/livez/") || strings.HasPrefix(path, "/readyz/"):
 		switch {
 		case path != r.URL.Path:
@@ -276,6 +281,9 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 		case path == "/statusz":
 			s.statuszOnce.Do(s.buildStatusz)
 			s.statusz.ServeHTTP(w, r)
+		case path == "/flagz":
+			s.flagzOnce.Do(func() { s.flagz = newFlagz(s.cfg.Flags) })
+			s.flagz.ServeHTTP(w, r)
 		default:
 			s.serveHealth(w, r, path)
 		}

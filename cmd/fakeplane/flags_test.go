@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/fakeplane/fakeplane/internal/pki"
 )
@@ -54,5 +59,55 @@ func TestFrontProxyFlagsAreChecked(t *testing.T) {
 				t.Errorf("%v, want an error with %q (usage error: %v)", err, tc.want, tc.usage)
 			}
 		})
+	}
+}
+
+// TestFlagzListsTheCommandsFlags: the command's /flagz lists every flag,
+// given or default, as kube-apiserver's lists its own: values as pflag
+// prints them, lists in brackets.
+func TestFlagzListsTheCommandsFlags(t *testing.T) {
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "admin.kubeconfig")
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", kc, "--requestheader-allowed-names", "front-proxy-client, other",
+		"--fixtures", a, "--fixtures", b, "--request-timeout", "90s", "--anonymous-auth=false")
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := cs.Discovery().RESTClient().Get().AbsPath("/flagz").SetHeader("Accept", "application/json;g=config.k8s.io;v=v1beta1;as=Flagz").DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Flags map[string]string }
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatalf("%v\n%s", err, body)
+	}
+	for name, want := range map[string]string{
+		"anonymous-auth":                  "false",
+		"authorization-mode":              "[RBAC]",
+		"etcd-servers":                    "[]",
+		"fixtures":                        "[" + a + "," + b + "]",
+		"kubeconfig":                      kc,
+		"kubelet-preferred-address-types": "[InternalIP,ExternalIP,Hostname]",
+		"max-requests-inflight":           "400",
+		"request-timeout":                 "1m30s",
+		"requestheader-allowed-names":     "[front-proxy-client,other]",
+		"requestheader-username-headers":  "[X-Remote-User]",
+		"service-cluster-ip-range":        "10.0.0.0/24",
+		"token-auth-file":                 "",
+	} {
+		if v, ok := got.Flags[name]; !ok || v != want {
+			t.Errorf("--%s: %q (listed %v), want %q", name, v, ok, want)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -192,7 +193,8 @@ func run(args []string) error {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	opts := []fakeplane.Option{fakeplane.WithListenAddress(*listen), fakeplane.WithKubeconfigPath(path), fakeplane.WithLogger(logger)}
+	opts := []fakeplane.Option{fakeplane.WithListenAddress(*listen), fakeplane.WithKubeconfigPath(path), fakeplane.WithLogger(logger),
+		fakeplane.WithFlagz(flagzValues(fs))}
 	opts = append(opts, kubeletOpts...)
 	if *dataDir != "" {
 		opts = append(opts, fakeplane.WithDataDir(*dataDir))
@@ -364,6 +366,27 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// listFlags are the comma-separated flags whose kube-apiserver namesakes
+// are lists: /flagz shows their values in brackets, as pflag's string
+// slices show theirs.
+var listFlags = []string{"authorization-mode", "etcd-servers", "kubelet-preferred-address-types",
+	"requestheader-allowed-names", "requestheader-extra-headers-prefix", "requestheader-group-headers",
+	"requestheader-uid-headers", "requestheader-username-headers"}
+
+// flagzValues are the values /flagz lists: every flag's, given or default,
+// lists (listFlags, the repeatable flags) as "[a,b]".
+func flagzValues(fs *flag.FlagSet) map[string]string {
+	values := map[string]string{}
+	fs.VisitAll(func(f *flag.Flag) {
+		v := f.Value.String()
+		if _, repeatable := f.Value.(*multiFlag); repeatable || slices.Contains(listFlags, f.Name) {
+			v = "[" + strings.Join(splitList(v), ",") + "]"
+		}
+		values[f.Name] = v
+	})
+	return values
+}
 
 // flagSet reports whether the flag name was given on the command line.
 func flagSet(fs *flag.FlagSet, name string) bool {
