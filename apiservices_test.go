@@ -1,13 +1,18 @@
 package fakeplane_test
 
 import (
+	"encoding/json"
+	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
@@ -202,5 +207,96 @@ func TestAPIServiceValidation(t *testing.T) {
 	ok.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: "Maybe"}}
 	if _, err := ag.UpdateStatus(ctx, ok, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `status.conditions[0].status: Unsupported value: "Maybe": supported values: "True", "False", "Unknown"`) {
 		t.Errorf("status update with an unknown condition status: %v", err)
+	}
+}
+
+// TestLocalAPIServicesNothingServesAsKubeAPIServer: a local APIService (no
+// service) for a group/version nothing serves is listed by the legacy
+// /apis, its group document and "/", as kube-aggregator lists every
+// APIService, but not by aggregated discovery; its version document is
+// the mux's plain 404, as is any version a CRD group does not serve (a
+// built-in group's is a Status). Recorded from refplane.
+func TestLocalAPIServicesNothingServesAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	ctx := ctxT(t)
+	crds := dynamic.NewForConfigOrDie(cp.RESTConfig()).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	if _, err := createEstablishedCRD(ctx, crds, crontabCRD()); err != nil {
+		t.Fatal(err)
+	}
+	ag := apiregistrationclient.NewForConfigOrDie(cp.RESTConfig()).ApiregistrationV1().APIServices()
+	for _, as := range []*apiregistrationv1.APIService{
+		{ObjectMeta: metav1.ObjectMeta{Name: "v2.stable.example.com"}, Spec: apiregistrationv1.APIServiceSpec{Group: "stable.example.com", Version: "v2", GroupPriorityMinimum: 1000, VersionPriority: 200}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "v1.foo.example.com"}, Spec: apiregistrationv1.APIServiceSpec{Group: "foo.example.com", Version: "v1", GroupPriorityMinimum: 1000, VersionPriority: 15}},
+	} {
+		if _, err := ag.Create(ctx, as, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	group := func(name string, versions ...string) metav1.APIGroup {
+		g := metav1.APIGroup{Name: name}
+		for _, v := range versions {
+			g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: name + "/" + v, Version: v})
+		}
+		g.PreferredVersion = g.Versions[0]
+		return g
+	}
+	var list metav1.APIGroupList
+	if code, _, body := rawRequest(t, cp, "GET", "/apis", "", nil, http.Header{"Accept": {"application/json"}}); code != 200 || json.Unmarshal(body, &list) != nil || len(list.Groups) < 2 {
+		t.Fatalf("GET /apis: %d %s", code, body)
+	}
+	if got, want := list.Groups[len(list.Groups)-2:], []metav1.APIGroup{group("foo.example.com", "v1"), group("stable.example.com", "v2", "v1")}; !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("GET /apis ends with %+v, want %+v", got, want)
+	}
+	for name, want := range map[string]metav1.APIGroup{"foo.example.com": group("foo.example.com", "v1"), "stable.example.com": group("stable.example.com", "v2", "v1")} {
+		var got metav1.APIGroup
+		if code, _, body := rawRequest(t, cp, "GET", "/apis/"+name, "", nil, nil); code != 200 || json.Unmarshal(body, &got) != nil {
+			t.Errorf("GET /apis/%s: %d %s", name, code, body)
+		} else if got.Kind != "APIGroup" || !equality.Semantic.DeepEqual(got.Versions, want.Versions) || got.PreferredVersion != want.PreferredVersion {
+			t.Errorf("GET /apis/%s: %+v, want %+v", name, got, want)
+		}
+	}
+	for _, tc := range []struct{ path, contentType, body string }{
+		{"/apis/foo.example.com/v1", "text/plain; charset=utf-8", "404 page not found\n"},
+		{"/apis/stable.example.com/v2", "text/plain; charset=utf-8", "404 page not found\n"},
+		{"/apis/stable.example.com/v3", "text/plain; charset=utf-8", "404 page not found\n"},
+		{"/apis/stable.example.com/v2/crontabs", "text/plain; charset=utf-8", "404 page not found\n"},
+		{"/apis/apps/v9", "application/json", `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}` + "\n"},
+	} {
+		if code, ctype, body := rawRequest(t, cp, "GET", tc.path, "", nil, nil); code != 404 || ctype != tc.contentType || string(body) != tc.body {
+			t.Errorf("GET %s: %d %s %q, want 404 %s %q", tc.path, code, ctype, body, tc.contentType, tc.body)
+		}
+	}
+	var root struct{ Paths []string }
+	if code, _, body := rawRequest(t, cp, "GET", "/", "", nil, nil); code != 200 || json.Unmarshal(body, &root) != nil {
+		t.Fatalf("GET /: %d %s", code, body)
+	}
+	for _, p := range []string{"/apis/foo.example.com", "/apis/foo.example.com/v1", "/apis/stable.example.com/v2"} {
+		if !slices.Contains(root.Paths, p) {
+			t.Errorf("GET / does not list %s", p)
+		}
+	}
+
+	// Aggregated discovery lists what is served.
+	groups, _, err := discovery.NewDiscoveryClientForConfigOrDie(cp.RESTConfig()).ServerGroupsAndResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups {
+		switch g.Name {
+		case "foo.example.com":
+			t.Errorf("aggregated discovery lists %+v", g)
+		case "stable.example.com":
+			if len(g.Versions) != 1 || g.Versions[0].Version != "v1" {
+				t.Errorf("aggregated discovery: %+v", g)
+			}
+		}
+	}
+
+	if err := ag.Delete(ctx, "v1.foo.example.com", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, body := rawRequest(t, cp, "GET", "/apis/foo.example.com", "", nil, nil); code != 404 {
+		t.Errorf("GET /apis/foo.example.com after its APIService's deletion: %d %s", code, body)
 	}
 }

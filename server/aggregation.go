@@ -64,14 +64,13 @@ type groupOrder struct {
 // groupPriorityMinimum (highest first) then name, and within a group by
 // versionPriority then kube-aware version order; apiregistration.k8s.io
 // comes first. local lists the groups and versions served locally, in
-// their own order; groups no APIService names (yet) follow. ok is false
-// when there is no remote APIService: the local order stands.
-func (s *Server) mergedGroupOrder(local []groupOrder) (out []groupOrder, ok bool) {
+// their own order; groups no APIService names (yet) follow. The legacy
+// /apis (and its group documents) also lists the versions of local
+// APIServices that nothing serves, as kube-aggregator's lists every
+// APIService; aggregated discovery does not. ok is false when no
+// APIService is to be merged: the local order stands.
+func (s *Server) mergedGroupOrder(local []groupOrder, legacy bool) (out []groupOrder, ok bool) {
 	if s.aggregator == nil {
-		return nil, false
-	}
-	all := s.aggregator.APIServices()
-	if !slices.ContainsFunc(all, func(as *apiregistrationv1.APIService) bool { return as.Spec.Service != nil }) {
 		return nil, false
 	}
 	localIdx := map[string]int{}
@@ -81,6 +80,12 @@ func (s *Server) mergedGroupOrder(local []groupOrder) (out []groupOrder, ok bool
 	served := func(group, v string) bool {
 		i, ok := localIdx[group]
 		return ok && slices.Contains(local[i].versions, v)
+	}
+	all := s.aggregator.APIServices()
+	if !slices.ContainsFunc(all, func(as *apiregistrationv1.APIService) bool {
+		return as.Spec.Service != nil || legacy && as.Spec.Group != "" && !served(as.Spec.Group, as.Spec.Version)
+	}) {
+		return nil, false
 	}
 	done := map[string]bool{}
 	if len(local) > 0 && local[0].name == apiregistrationv1.GroupName {
@@ -98,8 +103,8 @@ func (s *Server) mergedGroupOrder(local []groupOrder) (out []groupOrder, ok bool
 			switch {
 			case as.Spec.Service != nil:
 				g.remote[v] = true
-			case !served(name, v):
-				continue // a local APIService nobody serves yet
+			case !legacy && !served(name, v):
+				continue // a local APIService nobody serves
 			}
 			g.versions = append(g.versions, v)
 		}
@@ -137,10 +142,10 @@ func localGroupOrder(groups []metav1.APIGroup) []groupOrder {
 	return out
 }
 
-// withRemoteGroups merges the remote APIServices' groups into the local
-// /apis groups.
+// withRemoteGroups merges the APIServices' groups into the local /apis
+// groups: the remote ones' and the local ones' that nothing serves.
 func (s *Server) withRemoteGroups(local []metav1.APIGroup) []metav1.APIGroup {
-	order, ok := s.mergedGroupOrder(localGroupOrder(local))
+	order, ok := s.mergedGroupOrder(localGroupOrder(local), true)
 	if !ok {
 		return local
 	}
@@ -171,7 +176,7 @@ func (s *Server) withRemoteDiscovery(local []apidiscoveryv2.APIGroupDiscovery) [
 		lo = append(lo, o)
 		byName[g.Name] = g
 	}
-	order, ok := s.mergedGroupOrder(lo)
+	order, ok := s.mergedGroupOrder(lo, false)
 	if !ok {
 		return local
 	}
@@ -195,15 +200,16 @@ func (s *Server) withRemoteDiscovery(local []apidiscoveryv2.APIGroupDiscovery) [
 	return out
 }
 
-// remotePaths are the paths the aggregator serves for remote APIServices,
-// which "/" lists: /apis/<group> and /apis/<group>/<version>.
-func (s *Server) remotePaths() []string {
+// apiServicePaths are the paths kube-aggregator registers for APIServices,
+// remote or local, which "/" lists: /apis/<group> and
+// /apis/<group>/<version> (the legacy v1 is /api's, listed already).
+func (s *Server) apiServicePaths() []string {
 	if s.aggregator == nil {
 		return nil
 	}
 	var out []string
 	for _, as := range s.aggregator.APIServices() {
-		if as.Spec.Service != nil && as.Spec.Group != "" {
+		if as.Spec.Group != "" {
 			out = append(out, "/apis/"+as.Spec.Group, "/apis/"+as.Spec.Group+"/"+as.Spec.Version)
 		}
 	}

@@ -222,13 +222,19 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, group
 			list.APIResources = append(list.APIResources, ar)
 		}
 	}
+	// A built-in group version is a go-restful route; a CRD's is
+	// apiextensions' handler, which only negotiates and hands a version
+	// no CRD serves to the mux's plain 404.
+	restful := builtin.PreferredVersion(group) != ""
 	if !found {
+		if !restful {
+			http.NotFound(w, r)
+			return
+		}
 		writeError(w, r, registry.NotFoundPath())
 		return
 	}
-	// A built-in group version is a go-restful route; a CRD's is
-	// apiextensions' handler, which only negotiates.
-	writeDiscoveryDoc(w, r, builtin.PreferredVersion(group) != "", list)
+	writeDiscoveryDoc(w, r, restful, list)
 }
 
 // writeAggregated answers aggregated discovery for /api (core) or /apis.
@@ -330,7 +336,7 @@ func (s *Server) serveRootPaths(w http.ResponseWriter, r *http.Request) {
 		}
 		paths = append(paths, "/apis/"+gv.Group, "/apis/"+gv.String())
 	}
-	paths = append(paths, s.remotePaths()...)
+	paths = append(paths, s.apiServicePaths()...)
 	paths = append(paths, openIDConfigPath, openIDKeysPath)
 	paths = append(paths, "/openapi/v2", "/openapi/v3", "/openapi/v3/")
 	paths = append(paths, s.debugPaths()...)
