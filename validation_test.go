@@ -196,6 +196,8 @@ func typedOpsFor(t *testing.T, cs kubernetes.Interface, ns string, obj runtime.O
 		return opsOf(cs.ResourceV1().ResourceClaimTemplates(ns))
 	case "ResourceSlice":
 		return opsOf(cs.ResourceV1().ResourceSlices())
+	case "StorageVersionMigration":
+		return opsOf(cs.StoragemigrationV1().StorageVersionMigrations())
 	default:
 		t.Fatalf("no typed client for kind %q", kind)
 		return typedOps{}
@@ -2638,6 +2640,54 @@ status:
 	})
 }
 
+// TestStorageVersionMigrationValidation checks the StorageVersionMigration
+// strategy's rules (recorded from refplane): the resource to migrate, an
+// immutable spec (reported as upstream's internal spec, in JSON), and the
+// status's resource version and conditions.
+func TestStorageVersionMigrationValidation(t *testing.T) {
+	const valid = `
+apiVersion: storagemigration.k8s.io/v1
+kind: StorageVersionMigration
+metadata: {name: val-svm3}
+spec:
+  resource: {group: apps, resource: deployments}`
+	runValidationCases(t, []validationCase{
+		{name: "resource required and group a subdomain",
+			obj: `
+apiVersion: storagemigration.k8s.io/v1
+kind: StorageVersionMigration
+metadata: {name: val-svm1}
+spec:
+  resource: {group: Bad Group}`,
+			want: "StorageVersionMigration.storagemigration.k8s.io \"val-svm1\" is invalid: [spec.resource.resource: Required value: resource is required to be set, spec.resource.group: Invalid value: \"Bad Group\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]"},
+		{name: "resource a DNS-1035 label",
+			obj: `
+apiVersion: storagemigration.k8s.io/v1
+kind: StorageVersionMigration
+metadata: {name: val-svm2}
+spec:
+  resource: {resource: 1deployments}`,
+			want: "StorageVersionMigration.storagemigration.k8s.io \"val-svm2\" is invalid: spec.resource.resource: Invalid value: \"1deployments\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"},
+		{name: "spec immutable", before: valid,
+			obj: `
+apiVersion: storagemigration.k8s.io/v1
+kind: StorageVersionMigration
+metadata: {name: val-svm3}
+spec:
+  resource: {group: apps, resource: statefulsets}`,
+			want: "StorageVersionMigration.storagemigration.k8s.io \"val-svm3\" is invalid: spec: Invalid value: {\"Resource\":{\"group\":\"apps\",\"resource\":\"statefulsets\"}}: field is immutable"},
+		{name: "status resource version and conditions", before: valid, status: true,
+			obj: valid + `
+status:
+  resourceVersion: abc
+  conditions:
+  - {type: Succeeded, status: "True", reason: "x", message: "", lastTransitionTime: "2026-01-01T00:00:00Z"}
+  - {type: Failed, status: "True", reason: "y", message: "", lastTransitionTime: "2026-01-01T00:00:00Z"}
+  - {type: "bad type!", status: Maybe, reason: "", message: "", lastTransitionTime: "2026-01-01T00:00:00Z"}`,
+			want: "StorageVersionMigration.storagemigration.k8s.io \"val-svm3\" is invalid: [status.resourceVersion: Invalid value: \"abc\": resource version is not well formed: abc, status.conditions[2].type: Invalid value: \"bad type!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), status.conditions[2].status: Unsupported value: \"Maybe\": supported values: \"False\", \"True\", \"Unknown\", status.conditions[2].reason: Required value, status.conditions: Invalid value: [{\"type\":\"Succeeded\",\"status\":\"True\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\",\"reason\":\"x\",\"message\":\"\"},{\"type\":\"Failed\",\"status\":\"True\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\",\"reason\":\"y\",\"message\":\"\"},{\"type\":\"bad type!\",\"status\":\"Maybe\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\",\"reason\":\"\",\"message\":\"\"}]: Both success and failed conditions cannot be true at the same time]"},
+	})
+}
+
 // TestResourceAPIValidObjects creates (and updates the status of) valid
 // resource.k8s.io/v1 objects of each kind: none may be rejected.
 func TestResourceAPIValidObjects(t *testing.T) {
@@ -2753,6 +2803,62 @@ spec:
 // TestResourceClaimAllocationOnce sets a claim's allocation through its
 // status and then changes it: kube-apiserver v1.37's declarative rule
 // keeps an allocation as it was set (it may only be cleared).
+// TestDeviceTaintTimeAddedAsKubeAPIServer: a taint without timeAdded, in a
+// DeviceTaintRule or a ResourceSlice's device, gets the time of the write
+// (to the second) as upstream's defaulting gives it, owned by the writer in
+// managedFields; a DeviceTaintRule whose effect changes while its timeAdded
+// does not gets a new one; one given is kept. Recorded from refplane.
+func TestDeviceTaintTimeAddedAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	recent := func(tm *metav1.Time) bool {
+		return tm != nil && tm.Time.Equal(tm.Time.Truncate(time.Second)) && time.Since(tm.Time) < time.Minute && time.Until(tm.Time) < time.Second
+	}
+	past := metav1.NewTime(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+
+	rules := cs.ResourceV1().DeviceTaintRules()
+	rule, err := rules.Create(ctx, &resourcev1.DeviceTaintRule{ObjectMeta: metav1.ObjectMeta{Name: "dtr"},
+		Spec: resourcev1.DeviceTaintRuleSpec{Taint: resourcev1.DeviceTaint{Key: "example.com/t", Effect: resourcev1.DeviceTaintEffectNoSchedule}}},
+		metav1.CreateOptions{FieldManager: "writer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !recent(rule.Spec.Taint.TimeAdded) {
+		t.Errorf("created without timeAdded: %v", rule.Spec.Taint.TimeAdded)
+	}
+	if mf := rule.ManagedFields; len(mf) != 1 || !strings.Contains(string(mf[0].FieldsV1.Raw), `"f:timeAdded":{}`) {
+		t.Errorf("the writer does not own timeAdded: %+v", mf)
+	}
+	for _, tc := range []struct {
+		name, patch string
+		want        func(*metav1.Time) bool
+	}{
+		{"value changed, time kept", `{"spec":{"taint":{"value":"v","timeAdded":"2025-01-01T00:00:00Z"}}}`, func(tm *metav1.Time) bool { return tm.Equal(&past) }},
+		{"effect changed, time left", `{"spec":{"taint":{"effect":"NoExecute"}}}`, recent},
+		{"effect and time changed", `{"spec":{"taint":{"effect":"None","timeAdded":"2025-01-01T00:00:00Z"}}}`, func(tm *metav1.Time) bool { return tm.Equal(&past) }},
+	} {
+		rule, err := rules.Patch(ctx, "dtr", types.MergePatchType, []byte(tc.patch), metav1.PatchOptions{})
+		if err != nil || !tc.want(rule.Spec.Taint.TimeAdded) {
+			t.Errorf("%s: %v, timeAdded %v", tc.name, err, rule.Spec.Taint.TimeAdded)
+		}
+	}
+
+	slice, err := cs.ResourceV1().ResourceSlices().Create(ctx, &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "rs"},
+		Spec: resourcev1.ResourceSliceSpec{Driver: "gpu.example.com", Pool: resourcev1.ResourcePool{Name: "p", ResourceSliceCount: 1}, AllNodes: ptr.To(true),
+			Devices: []resourcev1.Device{{Name: "d0", Taints: []resourcev1.DeviceTaint{
+				{Key: "example.com/t", Effect: resourcev1.DeviceTaintEffectNoSchedule},
+				{Key: "example.com/u", Effect: resourcev1.DeviceTaintEffectNoExecute, TimeAdded: &past},
+			}}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if taints := slice.Spec.Devices[0].Taints; !recent(taints[0].TimeAdded) || !taints[1].TimeAdded.Equal(&past) {
+		t.Errorf("slice taints: %+v", taints)
+	}
+}
+
 func TestResourceClaimAllocationOnce(t *testing.T) {
 	cp := fakeplane.Start(t)
 	cs := clientset(t, cp)

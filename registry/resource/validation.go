@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -175,18 +176,21 @@ func defaultedResource(obj runtime.Object) runtime.Object {
 		ApplyDefaults(o)
 		return o
 	case *resourcev1.DeviceClass, *resourcev1.ResourceSlice, *resourcev1.DeviceTaintRule:
-		// Their only default, a taint's timeAdded (the time of the
-		// write), is not validated: the object itself is validated
-		// (validation changes nothing).
+		// No defaults (a DeviceClass) or only a taint's timeAdded, the
+		// time of the write, which their strategies set when they are
+		// decoded: the object itself is validated (validation changes
+		// nothing).
 		return obj
 	}
 	return nil
 }
 
 // ApplyDefaults sets upstream's resource.k8s.io/v1 defaults
-// (SetObjectDefaults_*) of a ResourceClaim or ResourceClaimTemplate, which
-// kube-apiserver stores: requests' allocationMode ExactCount with count 1,
-// and tolerations' operator Equal. Other objects are left alone.
+// (SetObjectDefaults_*) of a ResourceClaim, ResourceClaimTemplate,
+// ResourceSlice or DeviceTaintRule, which kube-apiserver stores: requests'
+// allocationMode ExactCount with count 1, tolerations' operator Equal, and
+// taints' timeAdded the current time, to the second. Other objects are left
+// alone.
 func ApplyDefaults(obj runtime.Object) {
 	request := func(mode *resourcev1.DeviceAllocationMode, count *int64, tolerations []resourcev1.DeviceToleration) {
 		if *mode == "" {
@@ -219,6 +223,23 @@ func ApplyDefaults(obj runtime.Object) {
 		}
 	case *resourcev1.ResourceClaimTemplate:
 		claimSpec(&o.Spec.Spec)
+	case *resourcev1.ResourceSlice:
+		for i := range o.Spec.Devices {
+			for j := range o.Spec.Devices[i].Taints {
+				defaultTimeAdded(&o.Spec.Devices[i].Taints[j])
+			}
+		}
+	case *resourcev1.DeviceTaintRule:
+		defaultTimeAdded(&o.Spec.Taint)
+	}
+}
+
+// defaultTimeAdded gives a taint without a timeAdded the current time,
+// truncated to the second as upstream's default does (upstream reads the
+// system clock, not a control plane's).
+func defaultTimeAdded(t *resourcev1.DeviceTaint) {
+	if t.TimeAdded == nil {
+		t.TimeAdded = &metav1.Time{Time: time.Now().Truncate(time.Second)}
 	}
 }
 

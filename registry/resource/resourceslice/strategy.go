@@ -4,6 +4,8 @@
 package resourceslice
 
 import (
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/fakeplane/fakeplane/registry/resource"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
@@ -15,3 +17,6 @@ type resourceSliceStrategy struct {
 	strategy.Base
 	resource.Validation
 }
+
+// Default sets upstream's defaults: the devices' taints' timeAdded.
+func (resourceSliceStrategy) Default(obj runtime.Object) { resource.ApplyDefaults(obj) }
