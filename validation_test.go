@@ -3517,8 +3517,23 @@ func TestRuntimeClassAndControllerRevisionValidation(t *testing.T) {
 		{"a handler is a DNS label", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"Bad_H"}`, 422, `RuntimeClass.node.k8s.io "rc1" is invalid: handler: Invalid value: "Bad_H": ` + label},
 		{"a node selector's keys are label keys", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"h","scheduling":{"nodeSelector":{"bad key":"v"}}}`, 422,
 			`RuntimeClass.node.k8s.io "rc1" is invalid: scheduling.nodeSelector: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
-		{"a valid runtime class", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"h"}`, 201, ""},
+		{"an overhead is a container's limits", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"h","overhead":{"podFixed":{"pods":"1"}}}`, 422,
+			`RuntimeClass.node.k8s.io "rc1" is invalid: overhead.limits[pods]: Invalid value: "pods": must be a standard resource for containers`},
+		{"tolerations are a pod's, none repeated", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"h","scheduling":{"tolerations":[` +
+			`{"key":"a","operator":"Exists","value":"x"},{"key":"b","operator":"Equal","value":"y","effect":"NoExecute","tolerationSeconds":5},` +
+			`{"key":"b","operator":"Equal","value":"y","effect":"NoExecute","tolerationSeconds":10},{"key":"bad key!","operator":"Bogus","effect":"Never"},` +
+			`{"operator":"Equal","value":"z"},{"key":"c","effect":"NoSchedule","tolerationSeconds":3}]}}`, 422,
+			`RuntimeClass.node.k8s.io "rc1" is invalid: [scheduling.tolerations[0].operator: Invalid value: "x": value must be empty when ` + "`operator`" + ` is 'Exists', ` +
+				`scheduling.tolerations[3].key: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), ` +
+				`scheduling.tolerations[3].operator: Unsupported value: "Bogus": supported values: "Equal", "Exists", ` +
+				`scheduling.tolerations[3].effect: Unsupported value: "Never": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute", ` +
+				`scheduling.tolerations[4].operator: Invalid value: "Equal": operator must be Exists when ` + "`key`" + ` is empty, which means "match all values and all keys", ` +
+				`scheduling.tolerations[5].effect: Invalid value: "NoSchedule": effect must be 'NoExecute' when ` + "`tolerationSeconds`" + ` is set, ` +
+				`scheduling.tolerations[2]: Duplicate value: {"Key":"b","Operator":"Equal","Value":"y","Effect":"NoExecute","TolerationSeconds":10}]`},
+		{"a valid runtime class", "POST", rcs, `{"metadata":{"name":"rc1"},"handler":"h","overhead":{"podFixed":{"cpu":"100m"}},"scheduling":{"tolerations":[{"key":"a","operator":"Exists"}]}}`, 201, ""},
 		{"a handler does not change", "PUT", rcs + "/rc1", `{"metadata":{"name":"rc1","resourceVersion":"RV"},"handler":"h2"}`, 422, `RuntimeClass.node.k8s.io "rc1" is invalid: handler: Invalid value: null: field is immutable`},
+		{"an update is checked as a create", "PUT", rcs + "/rc1", `{"metadata":{"name":"rc1","resourceVersion":"RV"},"handler":"h","overhead":{"podFixed":{"cpu":"-100m"}}}`, 422,
+			`RuntimeClass.node.k8s.io "rc1" is invalid: overhead.limits[cpu]: Invalid value: "-100m": must be greater than or equal to 0`},
 		{"a revision needs data", "POST", crs, `{"metadata":{"name":"cr1"}}`, 422, `ControllerRevision.apps "cr1" is invalid: data: Required value: data is mandatory`},
 		{"null data is none", "POST", crs, `{"metadata":{"name":"cr1"},"data":null}`, 422, `ControllerRevision.apps "cr1" is invalid: data: Required value: data is mandatory`},
 		{"data is an object", "POST", crs, `{"metadata":{"name":"cr1"},"data":[1]}`, 422, `ControllerRevision.apps "cr1" is invalid: data: Required value: data must be a valid JSON object`},

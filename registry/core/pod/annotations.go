@@ -63,7 +63,7 @@ func validateTolerationsAnnotation(v string, fld *field.Path) field.ErrorList {
 		ts[i] = corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,
 			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds}
 	}
-	return validateTolerations(ts, fld.Child(tolerationsAnnotation))
+	return ValidateTolerations(ts, fld.Child(tolerationsAnnotation))
 }
 
 // validateSeccompAnnotations is upstream's ValidateSeccompPodAnnotations:

@@ -159,9 +159,10 @@ func validateRuntimeClassName(name string, fld *field.Path) field.ErrorList {
 	return errs
 }
 
-// validateOverhead is upstream's validateOverhead: the overhead is checked
-// as a container's limits, so its errors are under overhead.limits.
-func validateOverhead(overhead corev1.ResourceList, fld *field.Path) field.ErrorList {
+// ValidateOverhead is upstream's validateOverhead (of a pod or a
+// RuntimeClass): the overhead is checked as a container's limits, so its
+// errors are under overhead.limits.
+func ValidateOverhead(overhead corev1.ResourceList, fld *field.Path) field.ErrorList {
 	return validateResources(&corev1.ResourceRequirements{Limits: overhead}, validate.ContainerResourceName, nil, fld)
 }
 

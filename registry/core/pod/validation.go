@@ -155,7 +155,7 @@ func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path
 		errs = append(errs, validate.DNS1123Label(s.Subdomain, fld.Child("subdomain"))...)
 	}
 	if len(s.Tolerations) > 0 {
-		errs = append(errs, validateTolerations(s.Tolerations, fld.Child("tolerations"))...)
+		errs = append(errs, ValidateTolerations(s.Tolerations, fld.Child("tolerations"))...)
 	}
 	if len(s.HostAliases) > 0 {
 		errs = append(errs, validateHostAliases(s.HostAliases, fld.Child("hostAliases"))...)
@@ -172,13 +172,14 @@ func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path
 		errs = append(errs, validate.SupportedValue(fld.Child("preemptionPolicy"), string(*s.PreemptionPolicy), "PreemptLowerPriority", "Never")...)
 	}
 	if s.Overhead != nil {
-		errs = append(errs, validateOverhead(s.Overhead, fld.Child("overhead"))...)
+		errs = append(errs, ValidateOverhead(s.Overhead, fld.Child("overhead"))...)
 	}
 	return append(errs, validatePodOS(s, fld)...)
 }
 
-// validateTolerations is upstream's ValidateTolerations.
-func validateTolerations(ts []corev1.Toleration, fld *field.Path) field.ErrorList {
+// ValidateTolerations is upstream's ValidateTolerations (for pods,
+// their templates and RuntimeClasses).
+func ValidateTolerations(ts []corev1.Toleration, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range ts {
 		idx := fld.Index(i)

@@ -1,19 +1,20 @@
 // Package runtimeclass holds the RuntimeClass strategy: the flags of kube-apiserver's
 // pkg/registry/node/runtimeclass strategy and storage, and the rules of its
-// validation for the handler (required, a DNS label, unchanged by updates)
-// and the scheduling node selector. The overhead and the scheduling
-// tolerations are not checked.
+// validation for the handler (required, a DNS label, unchanged by updates),
+// the overhead and the scheduling node selector and tolerations.
 package runtimeclass
 
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/fakeplane/fakeplane/registry/core/pod"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -22,7 +23,8 @@ var Strategy = runtimeClassStrategy{strategy.Base{CreateOnUpdate: true}}
 
 type runtimeClassStrategy struct{ strategy.Base }
 
-// Validate checks a new RuntimeClass's handler and scheduling node selector.
+// Validate checks a new RuntimeClass's handler, overhead (as a container's
+// limits) and scheduling: node selector, tolerations, none repeated.
 func (runtimeClassStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	rc := obj.(*nodev1.RuntimeClass)
 	var errs field.ErrorList
@@ -34,17 +36,52 @@ func (runtimeClassStrategy) Validate(_ context.Context, obj runtime.Object) fiel
 			errs = append(errs, field.Invalid(fld, rc.Handler, msg))
 		}
 	}
-	if rc.Scheduling != nil && rc.Scheduling.NodeSelector != nil {
-		errs = append(errs, metav1validation.ValidateLabels(rc.Scheduling.NodeSelector, field.NewPath("scheduling", "nodeSelector"))...)
+	if rc.Overhead != nil {
+		errs = append(errs, pod.ValidateOverhead(rc.Overhead.PodFixed, field.NewPath("overhead"))...)
+	}
+	if s := rc.Scheduling; s != nil {
+		if s.NodeSelector != nil {
+			errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, field.NewPath("scheduling", "nodeSelector"))...)
+		}
+		errs = append(errs, validateTolerations(s.Tolerations, field.NewPath("scheduling", "tolerations"))...)
 	}
 	return errs
 }
 
-// ValidateUpdate checks that an update keeps the handler. Upstream's error
-// comes from its declarative validation, which names no value.
-func (runtimeClassStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	if obj.(*nodev1.RuntimeClass).Handler != old.(*nodev1.RuntimeClass).Handler {
-		return field.ErrorList{field.Invalid(field.NewPath("handler"), nil, "field is immutable")}
+// validateTolerations is upstream's RuntimeClass validateTolerations: a
+// pod's rules, and no two tolerations with one key, operator, value and
+// effect.
+func validateTolerations(ts []corev1.Toleration, fld *field.Path) field.ErrorList {
+	errs := pod.ValidateTolerations(ts, fld)
+	seen := map[corev1.Toleration]bool{}
+	for i, t := range ts {
+		key := corev1.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect}
+		if seen[key] {
+			errs = append(errs, field.Duplicate(fld.Index(i), internalToleration(t)))
+			continue
+		}
+		seen[key] = true
 	}
-	return nil
+	return errs
+}
+
+// internalToleration is a toleration as upstream's internal type encodes
+// in an error (its fields have no JSON names).
+type internalToleration struct {
+	Key               string
+	Operator          corev1.TolerationOperator
+	Value             string
+	Effect            corev1.TaintEffect
+	TolerationSeconds *int64
+}
+
+// ValidateUpdate checks the RuntimeClass as on create, and that an update
+// keeps the handler (upstream's error for that comes from its declarative
+// validation, which names no value).
+func (s runtimeClassStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	errs := s.Validate(ctx, obj)
+	if obj.(*nodev1.RuntimeClass).Handler != old.(*nodev1.RuntimeClass).Handler {
+		errs = append(errs, field.Invalid(field.NewPath("handler"), nil, "field is immutable"))
+	}
+	return errs
 }
