@@ -1961,6 +1961,18 @@ apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: val-sc2}`,
 			want: "StorageClass.storage.k8s.io \"val-sc2\" is invalid: provisioner: Required value"},
+		{name: "storage class allowed topologies", obj: `
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: val-sc3}
+provisioner: example.com/p
+allowedTopologies:
+- matchLabelExpressions: [{key: zone, values: [a, a]}, {key: "bad key!", values: []}, {key: zone, values: [b]}]
+- {}
+- matchLabelExpressions: [{key: rack, values: [r1, r2]}]
+- matchLabelExpressions: [{key: rack, values: [r2, r1]}]
+- {}`,
+			want: "StorageClass.storage.k8s.io \"val-sc3\" is invalid: [allowedTopologies[0].matchLabelExpressions[0].values[1]: Duplicate value: \"a\", allowedTopologies[0].matchLabelExpressions[1].values: Required value, allowedTopologies[0].matchLabelExpressions[1].key: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), allowedTopologies[0].matchLabelExpressions[2].key: Duplicate value: \"zone\", allowedTopologies[1].matchLabelExpressions: Duplicate value: \"\", allowedTopologies[3].matchLabelExpressions: Duplicate value: \"\", allowedTopologies[4].matchLabelExpressions: Duplicate value: \"\"]"},
 	})
 }
 

@@ -8,8 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apivalidate "k8s.io/apimachinery/pkg/api/validate"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -50,8 +53,7 @@ func (storageClassStrategy) ValidateUpdate(ctx context.Context, obj, old runtime
 }
 
 // validateStorageClass is upstream's handwritten ValidateStorageClass less
-// the metadata (allowed topologies not checked). A missing provisioner is
-// left to the declarative rule.
+// the metadata. A missing provisioner is left to the declarative rule.
 func validateStorageClass(sc *storagev1.StorageClass) field.ErrorList {
 	errs := ValidateProvisioner(sc.Provisioner, field.NewPath("provisioner"))
 	if sc.Provisioner == "" {
@@ -65,6 +67,47 @@ func validateStorageClass(sc *storagev1.StorageClass) field.ErrorList {
 		errs = append(errs, field.Required(field.NewPath("volumeBindingMode"), ""))
 	} else if *m != storagev1.VolumeBindingImmediate && *m != storagev1.VolumeBindingWaitForFirstConsumer {
 		errs = append(errs, field.NotSupported(field.NewPath("volumeBindingMode"), m, []string{"Immediate", "WaitForFirstConsumer"}))
+	}
+	return append(errs, validateAllowedTopologies(sc.AllowedTopologies, field.NewPath("allowedTopologies"))...)
+}
+
+// validateAllowedTopologies is upstream's: each term's expressions have a
+// label key, values, none repeated, and no key twice; a term whose keys and
+// values repeat an earlier term's is a Duplicate. As upstream's, the terms
+// are compared with a list that starts with one nil entry per term, and
+// equality.Semantic takes nil and empty alike, so a term without
+// expressions is always a Duplicate (reported once: identical errors are
+// merged).
+func validateAllowedTopologies(terms []corev1.TopologySelectorTerm, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := make([]map[string]sets.Set[string], len(terms))
+	for i, term := range terms {
+		exprs := fld.Index(i).Child("matchLabelExpressions")
+		keys := map[string]sets.Set[string]{}
+		for j, rq := range term.MatchLabelExpressions {
+			values := exprs.Index(j).Child("values")
+			if len(rq.Values) == 0 {
+				errs = append(errs, field.Required(values, ""))
+			}
+			set := sets.New[string]()
+			for k, v := range rq.Values {
+				if set.Has(v) {
+					errs = append(errs, field.Duplicate(values.Index(k), v))
+				}
+				set.Insert(v)
+			}
+			errs = append(errs, metav1validation.ValidateLabelName(rq.Key, exprs.Index(j).Child("key"))...)
+			if _, ok := keys[rq.Key]; ok {
+				errs = append(errs, field.Duplicate(exprs.Index(j).Child("key"), rq.Key))
+			}
+			keys[rq.Key] = set
+		}
+		for _, earlier := range seen {
+			if equality.Semantic.DeepEqual(keys, earlier) {
+				errs = append(errs, field.Duplicate(exprs, ""))
+			}
+		}
+		seen = append(seen, keys)
 	}
 	return errs
 }
