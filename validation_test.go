@@ -1990,6 +1990,19 @@ endpoints:
   nodeName: "Bad_Node"
   hostname: "Bad.Host"`,
 			want: "EndpointSlice.discovery.k8s.io \"es1\" is invalid: [ports[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"SCTP\", \"TCP\", \"UDP\", ports[1].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), ports[1].name: Duplicate value: \"Bad_Name\", endpoints[1].addresses[0]: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128), endpoints[1].addresses[1]: Invalid value: \"1.2.3\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), endpoints[1].addresses: Invalid value: \"::1\": must be an IPv4 address, endpoints[1].addresses[2]: Invalid value: \"::1\": may not be in the loopback range (127.0.0.0/8, ::1/128), endpoints[1].nodeName: Invalid value: \"Bad_Node\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), endpoints[1].hostname: Invalid value: \"Bad.Host\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), endpoints[0].addresses: Required value]"},
+		{name: "topology hints", obj: `
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: es-hints}
+addressType: IPv4
+endpoints:
+- addresses: ["10.1.2.3"]
+  hints: {forZones: [{name: z1}, {name: z1}, {name: "bad zone!"}], forNodes: [{name: n1}, {name: Bad_Node}, {name: n1}]}
+- addresses: ["10.1.2.4"]
+  hints: {forZones: [{name: a}, {name: b}, {name: c}, {name: d}, {name: e}, {name: f}, {name: g}, {name: h}, {name: i}], forNodes: [{name: Bad}]}
+- addresses: ["10.1.2.5"]
+  hints: {forNodes: [{name: a}, {name: b}, {name: c}, {name: d}, {name: e}, {name: f}, {name: g}, {name: h}, {name: i}]}`,
+			want: "EndpointSlice.discovery.k8s.io \"es-hints\" is invalid: [endpoints[0].hints.forZones[1].name: Duplicate value: \"z1\", endpoints[0].hints.forZones[2].name: Invalid value: \"bad zone!\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), endpoints[0].hints.forNodes[1].name: Invalid value: \"Bad_Node\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), endpoints[0].hints.forNodes[2].name: Duplicate value: \"n1\", endpoints[1].hints.forZones: Too many: 9: must have at most 8 items, endpoints[2].hints.forNodes: Too many: 9: must have at most 8 items]"},
 		{name: "unknown address type", obj: `
 apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice

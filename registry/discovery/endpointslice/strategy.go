@@ -52,7 +52,7 @@ func (endpointSliceStrategy) ValidateUpdate(_ context.Context, obj, old runtime.
 }
 
 // validateEndpointSlice is upstream's ValidateEndpointSlice(Update) less
-// the metadata (topology hints not checked). Errors of endpoints kept
+// the metadata. Errors of endpoints kept
 // unchanged by an update are not reported, as upstream does.
 func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 	// Upstream checks the address type and the addresses' count
@@ -148,6 +148,9 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 			if e.Hostname != nil {
 				eerrs = append(eerrs, validate.DNS1123Label(*e.Hostname, idx.Child("hostname"))...)
 			}
+			if e.Hints != nil {
+				eerrs = append(eerrs, validateHints(e.Hints, idx.Child("hints"))...)
+			}
 		}
 	}
 	if old != nil && apiequality.Semantic.DeepEqual(old.Endpoints, es.Endpoints) {
@@ -159,4 +162,48 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 		errs = append(errs, validate.ImmutableField(es.AddressType, old.AddressType, at)...)
 	}
 	return append(errs, declarative...)
+}
+
+// maxHints is how many zones, and how many nodes, an endpoint's hints may
+// name.
+const maxHints = 8
+
+// validateHints is upstream's: at most 8 zones, each a label value, none
+// twice, then at most 8 nodes, each a node name, none twice (too many zones
+// and the nodes are not checked).
+func validateHints(h *discoveryv1.EndpointHints, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	zones := fld.Child("forZones")
+	if len(h.ForZones) > maxHints {
+		return append(errs, field.TooMany(zones, len(h.ForZones), maxHints))
+	}
+	var seen []string
+	for i, z := range h.ForZones {
+		name := zones.Index(i).Child("name")
+		if slices.Contains(seen, z.Name) {
+			errs = append(errs, field.Duplicate(name, z.Name))
+		} else {
+			seen = append(seen, z.Name)
+		}
+		for _, msg := range validation.IsValidLabelValue(z.Name) {
+			errs = append(errs, field.Invalid(name, z.Name, msg))
+		}
+	}
+	nodes := fld.Child("forNodes")
+	if len(h.ForNodes) > maxHints {
+		return append(errs, field.TooMany(nodes, len(h.ForNodes), maxHints))
+	}
+	seen = seen[:0]
+	for i, n := range h.ForNodes {
+		name := nodes.Index(i).Child("name")
+		if slices.Contains(seen, n.Name) {
+			errs = append(errs, field.Duplicate(name, n.Name))
+		} else {
+			seen = append(seen, n.Name)
+		}
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(n.Name, false) {
+			errs = append(errs, field.Invalid(name, n.Name, msg))
+		}
+	}
+	return errs
 }
