@@ -56,10 +56,11 @@ func (s *Registry) prepareCreate(c *Request, o *Object) error {
 	m.SetDeletionTimestamp(nil)
 	m.SetDeletionGracePeriodSeconds(nil)
 	m.SetSelfLink("")
+	// A resource whose strategy tracks generations starts at 1; another
+	// keeps the generation the client sent, as upstream's BeforeCreate
+	// leaves it (a negative one fails validation).
 	if c.Res.generation {
 		m.SetGeneration(1)
-	} else {
-		m.SetGeneration(0)
 	}
 	// The metadata is validated with the rest of the object, after
 	// admission (see validateCreate), as upstream's BeforeCreate does.

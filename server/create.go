@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+
+	"k8s.io/apiserver/pkg/registry/rest"
 )
 
 // create answers POST on a collection.
@@ -17,6 +19,10 @@ func (s *Server) create(c *call) error {
 	// The decoder's warnings go with the answer whatever it is, as upstream
 	// records them while decoding.
 	addWarnings(c.w, o.Warnings)
+	// As upstream's create handler, the system fields a client sent
+	// (uid, creationTimestamp, deletionTimestamp and its grace period)
+	// are wiped before admission and the field manager see the object.
+	rest.WipeObjectMetaSystemFields(o.Meta)
 	c.TrackManagedFields(nil, o, wo.fieldManager)
 	out, err := s.CreateObject(c.Request, o, wo.dryRun)
 	if err != nil {
