@@ -120,8 +120,15 @@ func (s *Registry) prepareUpdate(c *Request, o, old *Object) (field.ErrorList, e
 		m.SetUID(om.GetUID())
 	}
 	m.SetCreationTimestamp(om.GetCreationTimestamp())
-	m.SetDeletionTimestamp(om.GetDeletionTimestamp())
-	m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
+	// An update can neither remove nor change a deletion timestamp or
+	// grace period; one that sets them on an object not being deleted (or
+	// changes the grace period) fails validation, as upstream's.
+	if ts := om.GetDeletionTimestamp(); ts != nil {
+		m.SetDeletionTimestamp(ts)
+	}
+	if g := om.GetDeletionGracePeriodSeconds(); g != nil && m.GetDeletionGracePeriodSeconds() == nil {
+		m.SetDeletionGracePeriodSeconds(g)
+	}
 	m.SetSelfLink("")
 	if m.GetName() == "" {
 		m.SetName(om.GetName())

@@ -59,6 +59,7 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	if err := s.admitMutating(c, admission.Create, o, nil, dry); err != nil {
 		return nil, err
 	}
+	DedupOwnerReferences(c, o.Meta, true)
 	// Upstream's RBAC storage checks escalation before its store
 	// prepares and validates the object.
 	if err := s.checkRBACWrite(c, o, nil); err != nil {
@@ -224,6 +225,7 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 			if err := s.admitMutating(c, admission.Update, o, old, dry); err != nil {
 				return store.Write{}, err
 			}
+			DedupOwnerReferences(c, o.Meta, true)
 			// Upstream's RBAC storage checks escalation on the admitted
 			// object, before its store prepares and validates it.
 			if err := s.checkRBACWrite(c, o, old); err != nil {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // create answers POST on a collection.
@@ -23,6 +25,7 @@ func (s *Server) create(c *call) error {
 	// (uid, creationTimestamp, deletionTimestamp and its grace period)
 	// are wiped before admission and the field manager see the object.
 	rest.WipeObjectMetaSystemFields(o.Meta)
+	registry.DedupOwnerReferences(c.Request, o.Meta, false)
 	c.TrackManagedFields(nil, o, wo.fieldManager)
 	out, err := s.CreateObject(c.Request, o, wo.dryRun)
 	if err != nil {

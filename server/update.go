@@ -22,6 +22,7 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	}
 	dry := wo.dryRun
 	addWarnings(c.w, o.Warnings)
+	registry.DedupOwnerReferences(c.Request, o.Meta, false)
 	code := http.StatusOK
 	out, created, err := s.UpdateObject(c.Request, statusOnly, dry, func(old *registry.Object) (*registry.Object, error) {
 		if uid := o.Meta.GetUID(); uid != "" && uid != old.Meta.GetUID() {
