@@ -1,7 +1,13 @@
 package fakeplane_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -43,6 +49,10 @@ func TestSubresourcesAndReviewsAsKubeAPIServer(t *testing.T) {
 		{`a token request's namespace is the URL's`, "POST", `/api/v1/namespaces/default/serviceaccounts/nosa/token`, `{"metadata":{"namespace":"other"},"spec":{"expirationSeconds":100}}`, 400, `the namespace of the provided object does not match the namespace sent on the request`},
 		{`a token request's UID is its service account's`, "POST", `/api/v1/namespaces/default/serviceaccounts/default/token`, `{"metadata":{"uid":"123"},"spec":{"expirationSeconds":100}}`, 409, ""}, // the message names the service account's UID
 		{`a token request's long expiration`, "POST", `/api/v1/namespaces/default/serviceaccounts/default/token`, `{"spec":{"expirationSeconds":5000000000}}`, 422, `TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 5000000000: may not specify a duration larger than 2^32 seconds`},
+		{`a token bound to a secret without a name`, "POST", `/api/v1/namespaces/default/serviceaccounts/default/token`, `{"spec":{"boundObjectRef":{"kind":"Secret","apiVersion":"v1"}}}`, 400, `Name parameter required.`},
+		{`a token bound to a pod of an unparsable apiVersion (the core group's)`, "POST", `/api/v1/namespaces/default/serviceaccounts/default/token`, `{"spec":{"boundObjectRef":{"kind":"Pod","apiVersion":"a/b/c","name":"nope"}}}`, 404, `pods "nope" not found`},
+		{`a token request's create options are checked`, "POST", `/api/v1/namespaces/default/serviceaccounts/default/token?fieldManager=` + strings.Repeat("a", 130), `{"spec":{}}`, 422, `CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes`},
+		{`a token request is decoded strictly when asked`, "POST", `/api/v1/namespaces/default/serviceaccounts/default/token?fieldValidation=Strict`, `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{},"bogus":1}`, 400, `TokenRequest in version "v1" cannot be handled as a TokenRequest: strict decoding error: unknown field "bogus"`},
 		{`a token review of a bad token`, "POST", `/apis/authentication.k8s.io/v1/tokenreviews`, `{"spec":{"token":"nope"}}`, 201, ``},
 		{`a token review needs a token`, "POST", `/apis/authentication.k8s.io/v1/tokenreviews`, `{"spec":{}}`, 400, `token is required for TokenReview in authentication`},
 		{`an access review needs attributes and a user`, "POST", `/apis/authorization.k8s.io/v1/subjectaccessreviews`, `{"spec":{}}`, 422, `.authorization.k8s.io "" is invalid: [spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified, spec.user: Invalid value: "": at least one of user or group must be specified]`},
@@ -54,4 +64,38 @@ func TestSubresourcesAndReviewsAsKubeAPIServer(t *testing.T) {
 		{`a rules review needs a namespace`, "POST", `/apis/authorization.k8s.io/v1/selfsubjectrulesreviews`, `{"spec":{}}`, 400, `no namespace on request`},
 		{`a self subject review`, "POST", `/apis/authentication.k8s.io/v1/selfsubjectreviews`, `{}`, 201, ``},
 	})
+}
+
+// TestTokenRequestAnswerAsKubeAPIServer: a TokenRequest is answered as
+// upstream's create handler and TokenREST leave it (recorded from
+// refplane): the request's metadata, with the service account's name,
+// namespace and UID, the time of the request, and the managedFields the
+// field manager recorded for the token subresource (what the client set,
+// and the defaulted expiration); an unknown field is a warning.
+func TestTokenRequestAnswerAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	sa, err := cs.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "tr"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, h, body := rawExchange(t, cp, "POST", "/api/v1/namespaces/default/serviceaccounts/tr/token?fieldManager=fm", "application/json",
+		[]byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","metadata":{"labels":{"a":"b"}},"spec":{"audiences":["x"]},"bogus":1}`), nil)
+	var tr authenticationv1.TokenRequest
+	if err := json.Unmarshal(body, &tr); code != 201 || err != nil {
+		t.Fatalf("%d %v %s", code, err, body)
+	}
+	if w := h.Get("Warning"); w != `299 - "unknown field \"bogus\""` {
+		t.Errorf("warning %q", w)
+	}
+	m := tr.ObjectMeta
+	if m.Name != "tr" || m.Namespace != "default" || m.UID != sa.UID || m.Labels["a"] != "b" || m.CreationTimestamp.IsZero() || tr.Status.Token == "" {
+		t.Errorf("metadata %+v", m)
+	}
+	if mf := m.ManagedFields; len(mf) != 1 || mf[0].Manager != "fm" || mf[0].Operation != metav1.ManagedFieldsOperationUpdate || mf[0].APIVersion != "authentication.k8s.io/v1" ||
+		mf[0].Subresource != "token" || string(mf[0].FieldsV1.Raw) != `{"f:metadata":{"f:labels":{".":{},"f:a":{}}},"f:spec":{"f:audiences":{},"f:expirationSeconds":{}}}` {
+		t.Errorf("managedFields %+v", mf)
+	}
 }

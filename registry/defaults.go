@@ -1,6 +1,7 @@
 package registry
 
 import (
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,6 +36,12 @@ func applyDefaults(obj runtime.Object) {
 		// Decoding defaults a CRD (spec.conversion and the rest), before
 		// its managedFields are recorded: the writer owns the defaults.
 		crd.Default(o)
+	case *authenticationv1.TokenRequest:
+		// SetDefaults_TokenRequestSpec: an hour.
+		if o.Spec.ExpirationSeconds == nil {
+			hour := int64(3600)
+			o.Spec.ExpirationSeconds = &hour
+		}
 	case *corev1.Secret:
 		// Upstream's conversion to the internal type writes stringData
 		// over data; the type defaults to Opaque.

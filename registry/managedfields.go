@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
@@ -31,6 +32,7 @@ import (
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
+	"github.com/fakeplane/fakeplane/internal/builtin"
 	"github.com/fakeplane/fakeplane/registry/apps/daemonset"
 )
 
@@ -259,9 +261,10 @@ func (r *Resource) FieldManager(sub string) (*managedfields.FieldManager, error)
 	if fm := fms.bySub[key]; fm != nil {
 		return fm, nil
 	}
-	if sub == "scale" {
-		fm, err := managedfields.NewDefaultFieldManager(managedFieldsStripper{builtinTypeConverter()}, scaleConvertor, scaleConvertor, scaleConvertor,
-			scaleResource.GVK, scaleResource.GVK.GroupVersion(), sub, nil)
+	if k, ok := subresourceKinds[sub]; ok {
+		conv := &objectConvertor{res: k}
+		fm, err := managedfields.NewDefaultFieldManager(managedFieldsStripper{builtinTypeConverter()}, conv, conv, conv,
+			k.GVK, k.GVK.GroupVersion(), sub, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -301,8 +304,18 @@ var scaleResource = &Resource{
 	Typed: func() runtime.Object { return &autoscalingv1.Scale{} },
 }
 
-// scaleConvertor is the object convertor of Scale field managers.
-var scaleConvertor = &objectConvertor{res: scaleResource}
+// TokenRequests describes authentication.k8s.io/v1 TokenRequest, the
+// kind a service account's token subresource creates: its body is decoded,
+// defaulted and given managedFields as one.
+var TokenRequests = &Resource{
+	Resource: builtin.Resource{Group: authenticationv1.GroupName, Version: "v1", Kind: "TokenRequest"},
+	GVK:      authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"),
+	Typed:    func() runtime.Object { return &authenticationv1.TokenRequest{} },
+}
+
+// subresourceKinds are the subresources whose objects are of a kind of
+// their own, by name, for their field managers.
+var subresourceKinds = map[string]*Resource{"scale": scaleResource, "token": TokenRequests}
 
 // ReplicasPaths maps each version of a scalable resource to its replicas
 // field, for translating managed fields between it and its Scale.
@@ -563,7 +576,7 @@ func asConvertedForFieldManager(o *Object) {
 // Scale's) nor those that create other kinds (binding, eviction, token).
 func tracksManagedFields(sub string) bool {
 	switch sub {
-	case "", "status", "approval", "ephemeralcontainers", "resize", "finalize":
+	case "", "status", "approval", "ephemeralcontainers", "resize", "finalize", "token":
 		return true
 	}
 	return false
@@ -583,8 +596,12 @@ func (r *Resource) trackCreate(fm *managedfields.FieldManager, sub string, o *Ob
 			}
 		}
 	}
-	live := r.NewObject()
-	live.GetObjectKind().SetGroupVersionKind(r.GVK)
+	kind := r
+	if k, ok := subresourceKinds[sub]; ok {
+		kind = k // a TokenRequest is created through a service account
+	}
+	live := kind.NewObject()
+	live.GetObjectKind().SetGroupVersionKind(kind.GVK)
 	out := fm.UpdateNoErrors(live, o.Obj, manager)
 	acc, err := meta.Accessor(out)
 	if err != nil {

@@ -116,7 +116,14 @@ func writeRaw(w http.ResponseWriter, r *http.Request, code int, mediaType string
 // protobuf straight into the Go type, JSON and YAML through
 // decodeObjectValidating.
 func (c *call) decodeRequestObject(directive string) (*registry.Object, error) {
-	if c.Res.Typed == nil || mediaTypeOf(c.r) != mediaProtobuf {
+	return c.decodeRequestObjectAs(c.Res, directive)
+}
+
+// decodeRequestObjectAs is decodeRequestObject for a body of res's kind
+// (a subresource's, such as a TokenRequest) rather than the request's
+// resource's.
+func (c *call) decodeRequestObjectAs(res *registry.Resource, directive string) (*registry.Object, error) {
+	if res.Typed == nil || mediaTypeOf(c.r) != mediaProtobuf {
 		raw, err := readBody(c.r)
 		if err != nil {
 			return nil, err
@@ -126,29 +133,29 @@ func (c *call) decodeRequestObject(directive string) (*registry.Object, error) {
 		if directive != metav1.FieldValidationIgnore && mediaTypeOf(c.r) == mediaYAML {
 			data, bodyErrs, err = yamlToJSONStrict(raw)
 		} else {
-			data, err = bodyToJSONFor(c.r, raw, c.Res.Kind)
+			data, err = bodyToJSONFor(c.r, raw, res.Kind)
 		}
 		if err != nil {
 			return nil, err
 		}
-		return c.Res.DecodeObjectValidatingAfter(data, directive, bodyErrs)
+		return res.DecodeObjectValidatingAfter(data, directive, bodyErrs)
 	}
 	data, err := readBody(c.r)
 	if err != nil {
 		return nil, err
 	}
-	obj, gvk, err := registry.ProtobufSerializer().Decode(data, nil, c.Res.Typed())
+	obj, gvk, err := registry.ProtobufSerializer().Decode(data, nil, res.Typed())
 	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", c.Res.Kind, err, registry.Summarize(data, 30)))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", res.Kind, err, registry.Summarize(data, 30)))
 	}
-	if gvk.GroupVersion() != c.Res.GVK.GroupVersion() {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), c.Res.GVK.GroupVersion().String()))
+	if gvk.GroupVersion() != res.GVK.GroupVersion() {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), res.GVK.GroupVersion().String()))
 	}
-	if gvk.Kind != c.Res.Kind {
-		return nil, c.Res.DecodeError(data, gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, registry.InternalPackage(c.Res.Group), c.Res.Kind))
+	if gvk.Kind != res.Kind {
+		return nil, res.DecodeError(data, gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, registry.InternalPackage(res.Group), res.Kind))
 	}
-	obj.GetObjectKind().SetGroupVersionKind(c.Res.GVK)
-	c.Res.Defaults(obj)
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK)
+	res.Defaults(obj)
 	acc, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())

@@ -282,14 +282,19 @@ func (s *Server) serveTokenRequest(c *call) error {
 	if c.Info.Verb != "create" {
 		return c.ErrMethodNotSupported()
 	}
-	body, err := c.objectBody()
+	// Upstream's create handler: the create options are checked, the body
+	// decoded (and defaulted) with their field validation, and the field
+	// manager records the request before TokenREST sees it.
+	wo, err := parseWriteOptions(c, "")
 	if err != nil {
 		return err
 	}
-	tr := &authenticationv1.TokenRequest{}
-	if err := registry.JSONUnmarshal(body, tr); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("TokenRequest in version \"v1\" cannot be handled as a TokenRequest: %v", err))
+	o, err := c.decodeRequestObjectAs(registry.TokenRequests, wo.fieldValidation)
+	if err != nil {
+		return err
 	}
+	addWarnings(c.w, o.Warnings)
+	tr := o.Obj.(*authenticationv1.TokenRequest)
 	gk := schema.GroupKind{Group: "authentication.k8s.io", Kind: "TokenRequest"}
 	// In upstream's order: the create handler's namespace check, then
 	// TokenREST's name check, its service account lookup and UID check,
@@ -297,6 +302,8 @@ func (s *Server) serveTokenRequest(c *call) error {
 	if tr.Namespace != "" && tr.Namespace != c.Namespace {
 		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
+	c.TrackManagedFields(nil, o, wo.fieldManager)
+	tr = o.Obj.(*authenticationv1.TokenRequest)
 	if tr.Name != "" && tr.Name != c.Info.Name {
 		return apierrors.NewInvalid(gk, c.Info.Name, field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), tr.Name, "must match the service account name if specified")})
 	}
@@ -308,10 +315,6 @@ func (s *Server) serveTokenRequest(c *call) error {
 	if tr.UID != "" && tr.UID != sa.UID {
 		return apierrors.NewConflict(schema.GroupResource{Group: gk.Group, Resource: gk.Kind}, c.Info.Name,
 			fmt.Errorf("the UID in the token request (%s) does not match the UID of the service account (%s)", tr.UID, sa.UID))
-	}
-	if tr.Spec.ExpirationSeconds == nil {
-		hour := int64(3600)
-		tr.Spec.ExpirationSeconds = &hour
 	}
 	var errs field.ErrorList
 	if *tr.Spec.ExpirationSeconds < 600 {
@@ -327,7 +330,17 @@ func (s *Server) serveTokenRequest(c *call) error {
 	if ref := tr.Spec.BoundObjectRef; ref != nil {
 		bound = &auth.BoundObject{Kind: ref.Kind, Name: ref.Name, UID: ref.UID}
 		var uid string
-		switch ref.Kind {
+		kind := ref.Kind
+		if schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).Group != "" {
+			kind = "" // only the core group's kinds bind
+		}
+		if kind == "Pod" || kind == "Secret" || kind == "Node" {
+			if ref.Name == "" {
+				// The storage's answer to a get without a name.
+				return apierrors.NewBadRequest("Name parameter required.")
+			}
+		}
+		switch kind {
 		case "Pod":
 			pod, err := getter.Pod(c.Namespace, ref.Name)
 			if err != nil {
@@ -367,10 +380,11 @@ func (s *Server) serveTokenRequest(c *call) error {
 	// TokenRequest, its audiences defaulted, as upstream's TokenREST.
 	tr.Spec.Audiences = audiences
 	tr.Name, tr.Namespace = sa.Name, sa.Namespace
-	dry, err := isDryRun(c)
-	if err != nil {
-		return err
+	if tr.UID == "" {
+		tr.UID = sa.UID
 	}
+	tr.CreationTimestamp = metav1.NewTime(s.now().Truncate(time.Second))
+	dry := wo.dryRun
 	if err := s.AdmitCreate(c.Request, tr, tokenRequestKind, c.Info.Name, dry); err != nil {
 		return err
 	}
@@ -382,8 +396,10 @@ func (s *Server) serveTokenRequest(c *call) error {
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
+	// The answer is the request as TokenREST leaves it: its metadata (the
+	// service account's name, namespace and UID where it gave none), the
+	// time of the request, its audiences defaulted, and the token.
 	tr.TypeMeta = metav1.TypeMeta{APIVersion: "authentication.k8s.io/v1", Kind: "TokenRequest"}
-	tr.ObjectMeta = metav1.ObjectMeta{Name: sa.Name, Namespace: sa.Namespace, CreationTimestamp: metav1.NewTime(s.now().Truncate(time.Second))}
 	tr.Spec.Audiences = audiences
 	tr.Status = authenticationv1.TokenRequestStatus{Token: token, ExpirationTimestamp: metav1.NewTime(exp)}
 	return writeEncoded(c, http.StatusCreated, tr)
