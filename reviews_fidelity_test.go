@@ -28,10 +28,17 @@ func TestSubresourcesAndReviewsAsKubeAPIServer(t *testing.T) {
 		{`a binding needs a node's name (a 500, as upstream's)`, "POST", `/api/v1/namespaces/default/pods/p/binding`, `{"metadata":{"name":"p"},"target":{"kind":"Node","name":""}}`, 500, `target.name: Required value`},
 		{`the binding's name is the pod's`, "POST", `/api/v1/namespaces/default/pods/p/binding`, `{"metadata":{"name":"other"},"target":{"kind":"Node","name":"n1"}}`, 400, `name in URL does not match name in Binding object`},
 		{`a binding's target is a node`, "POST", `/api/v1/namespaces/default/pods/p/binding`, `{"metadata":{"name":"p"},"target":{"kind":"Pod","name":"n1"}}`, 500, `target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>"`},
+		{`a binding is decoded strictly when asked`, "POST", `/api/v1/namespaces/default/pods/p/binding?fieldValidation=Strict`, `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"bogus":1,"target":{"kind":"Node","name":"n1"}}`, 400, `Binding in version "v1" cannot be handled as a Binding: strict decoding error: unknown field "bogus"`},
+		{`a binding's create options are checked first`, "POST", `/api/v1/namespaces/default/pods/p/binding?fieldManager=` + strings.Repeat("a", 130), `{"metadata":{"name":"other"},"target":{"kind":"Node","name":"n1"}}`, 422, `CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes`},
 		{`a pod is bound`, "POST", `/api/v1/namespaces/default/pods/p/binding`, `{"metadata":{"name":"p"},"target":{"kind":"Node","name":"n1"}}`, 201, ``},
 		{`once`, "POST", `/api/v1/namespaces/default/pods/p/binding`, `{"metadata":{"name":"p"},"target":{"kind":"Node","name":"n2"}}`, 409, `Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n1"`},
 		{`an eviction's name is the pod's`, "POST", `/api/v1/namespaces/default/pods/p/eviction`, `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"other"}}`, 400, `name in URL does not match name in Eviction object`},
 		{`an eviction's delete options are validated`, "POST", `/api/v1/namespaces/default/pods/p/eviction`, `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},"deleteOptions":{"gracePeriodSeconds":-1}}`, 201, ``},
+		{`an eviction is decoded strictly when asked`, "POST", `/api/v1/namespaces/default/pods/p/eviction?fieldValidation=Strict`, `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},"bogus":1}`, 400, `Eviction in version "v1" cannot be handled as a Eviction: strict decoding error: unknown field "bogus"`},
+		{`an eviction's create options are checked`, "POST", `/api/v1/namespaces/default/pods/p/eviction?dryRun=Bogus`, `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"}}`, 422, `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Bogus"]: supported values: "All"`},
+		{`an eviction of policy/v1beta1`, "POST", `/api/v1/namespaces/default/pods/p/eviction?dryRun=All`, `{"apiVersion":"policy/v1beta1","kind":"Eviction","metadata":{"name":"p"}}`, 201, ``},
+		{`an eviction of no known version`, "POST", `/api/v1/namespaces/default/pods/p/eviction?dryRun=All`, `{"apiVersion":"v1","kind":"Eviction","metadata":{"name":"p"}}`, 400, `Eviction in version "v1" cannot be handled as a Eviction: no kind "Eviction" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111"`},
+		{`a binding is no eviction`, "POST", `/api/v1/namespaces/default/pods/p/eviction?dryRun=All`, `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"}}`, 400, `Binding in version "v1" cannot be handled as a Eviction: converting (v1.Binding) to (policy.Eviction): unknown conversion`},
 		{`evicting a missing pod`, "POST", `/api/v1/namespaces/default/pods/nosuch/eviction`, `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"nosuch"}}`, 404, `pods "nosuch" not found`},
 		{`an eviction's preconditions`, "POST", `/api/v1/namespaces/default/pods/p/eviction`, `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},"deleteOptions":{"preconditions":{"uid":"nope"}}}`, 409, ""}, // the message names the pod's UID
 		{`a dry-run eviction`, "POST", `/api/v1/namespaces/default/pods/p/eviction`, `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},"deleteOptions":{"dryRun":["All"]}}`, 201, ``},
@@ -97,5 +104,27 @@ func TestTokenRequestAnswerAsKubeAPIServer(t *testing.T) {
 	if mf := m.ManagedFields; len(mf) != 1 || mf[0].Manager != "fm" || mf[0].Operation != metav1.ManagedFieldsOperationUpdate || mf[0].APIVersion != "authentication.k8s.io/v1" ||
 		mf[0].Subresource != "token" || string(mf[0].FieldsV1.Raw) != `{"f:metadata":{"f:labels":{".":{},"f:a":{}}},"f:spec":{"f:audiences":{},"f:expirationSeconds":{}}}` {
 		t.Errorf("managedFields %+v", mf)
+	}
+}
+
+// TestSubresourceCreatesWarnAsKubeAPIServer: an eviction's, a binding's
+// and a token request's unknown fields are warnings, as the create handler
+// that decodes them words them (recorded from refplane).
+func TestSubresourceCreatesWarnAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	waitForDefaultServiceAccount(t, cp, "default")
+	if code, _, body := rawRequest(t, cp, "POST", "/api/v1/namespaces/default/pods", "application/json", []byte(`{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}}`), nil); code != 201 {
+		t.Fatalf("%d %s", code, body)
+	}
+	for _, tc := range []struct{ path, body string }{
+		{"/api/v1/namespaces/default/pods/p/eviction?dryRun=All", `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},"bogus":1}`},
+		{"/api/v1/namespaces/default/pods/p/binding", `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"bogus":1,"target":{"kind":"Node","name":"n1"}}`},
+		{"/api/v1/namespaces/default/serviceaccounts/default/token", `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{},"bogus":1}`},
+	} {
+		code, h, body := rawExchange(t, cp, "POST", tc.path, "application/json", []byte(tc.body), nil)
+		if code != 201 || h.Get("Warning") != `299 - "unknown field \"bogus\""` {
+			t.Errorf("POST %s: %d, warning %q\n%s", tc.path, code, h.Get("Warning"), body)
+		}
 	}
 }

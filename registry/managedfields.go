@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	appsv1 "k8s.io/api/apps/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	openapibuilder "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
@@ -32,7 +31,6 @@ import (
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
-	"github.com/fakeplane/fakeplane/internal/builtin"
 	"github.com/fakeplane/fakeplane/registry/apps/daemonset"
 )
 
@@ -296,26 +294,6 @@ func (fms *fieldManagers) set(key string, fm *managedfields.FieldManager) {
 	}
 	fms.bySub[key] = fm
 }
-
-// scaleResource describes autoscaling/v1 Scale, the kind the scale
-// subresource of every resource reads and writes.
-var scaleResource = &Resource{
-	GVK:   autoscalingv1.SchemeGroupVersion.WithKind("Scale"),
-	Typed: func() runtime.Object { return &autoscalingv1.Scale{} },
-}
-
-// TokenRequests describes authentication.k8s.io/v1 TokenRequest, the
-// kind a service account's token subresource creates: its body is decoded,
-// defaulted and given managedFields as one.
-var TokenRequests = &Resource{
-	Resource: builtin.Resource{Group: authenticationv1.GroupName, Version: "v1", Kind: "TokenRequest"},
-	GVK:      authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"),
-	Typed:    func() runtime.Object { return &authenticationv1.TokenRequest{} },
-}
-
-// subresourceKinds are the subresources whose objects are of a kind of
-// their own, by name, for their field managers.
-var subresourceKinds = map[string]*Resource{"scale": scaleResource, "token": TokenRequests}
 
 // ReplicasPaths maps each version of a scalable resource to its replicas
 // field, for translating managed fields between it and its Scale.

@@ -8,13 +8,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	policyv1beta1 "k8s.io/api/policy/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/fakeplane/fakeplane/registry"
 )
@@ -43,27 +43,27 @@ func (s *Server) serveEviction(c *call) error {
 	if c.Info.Verb != "create" {
 		return c.ErrMethodNotSupported()
 	}
-	body, err := c.objectBody()
+	// The create handler's steps: the create options checked, the body
+	// decoded with their field validation (a policy/v1beta1 Eviction as
+	// well, as upstream's EvictionREST accepts it).
+	wo, err := parseWriteOptions(c, "")
 	if err != nil {
 		return err
 	}
-	var ev policyv1.Eviction
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &ev); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("Eviction in version \"v1\" cannot be handled as a Eviction: %v", err))
+	ev, err := c.decodeEviction(wo.fieldValidation)
+	if err != nil {
+		return err
 	}
 	if ev.Name != "" && ev.Name != c.Info.Name {
 		return apierrors.NewBadRequest("name in URL does not match name in Eviction object")
 	}
-	dry, err := isDryRun(c)
-	if err != nil {
-		return err
-	}
+	dry := wo.dryRun
 	// Admission sees a CREATE of pods/eviction with the Eviction; the
 	// pod's condition and deletion that follow are not admitted again.
 	if ev.Namespace == "" {
 		ev.Namespace = c.Namespace
 	}
-	if err := s.AdmitCreate(c.Request, &ev, evictionKind, c.Info.Name, dry || ev.DeleteOptions != nil && len(ev.DeleteOptions.DryRun) > 0); err != nil {
+	if err := s.AdmitCreate(c.Request, ev, evictionKind, c.Info.Name, dry || ev.DeleteOptions != nil && len(ev.DeleteOptions.DryRun) > 0); err != nil {
 		return err
 	}
 	opts := ev.DeleteOptions
@@ -262,4 +262,27 @@ func setDisruptionTarget(p *corev1.Pod, now time.Time) {
 		}
 	}
 	p.Status.Conditions = append(p.Status.Conditions, cond)
+}
+
+// decodeEviction decodes the request's Eviction, policy/v1 or v1beta1 (the
+// same fields), with the field validation directive.
+func (c *call) decodeEviction(directive string) (*policyv1.Eviction, error) {
+	raw, err := readBody(c.r)
+	if err != nil {
+		return nil, err
+	}
+	o, err := c.decodeBodyAs(registry.Evictions, directive, raw)
+	if err != nil {
+		if gvk, gerr := registry.BodyGVK(raw, registry.Evictions.GVK); gerr == nil && gvk == registry.EvictionsV1beta1.GVK {
+			if o, err = c.decodeBodyAs(registry.EvictionsV1beta1, directive, raw); err == nil {
+				old := o.Obj.(*policyv1beta1.Eviction)
+				o.Obj = &policyv1.Eviction{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "Eviction"}, ObjectMeta: old.ObjectMeta, DeleteOptions: old.DeleteOptions}
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	addWarnings(c.w, o.Warnings)
+	return o.Obj.(*policyv1.Eviction), nil
 }

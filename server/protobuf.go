@@ -123,13 +123,19 @@ func (c *call) decodeRequestObject(directive string) (*registry.Object, error) {
 // (a subresource's, such as a TokenRequest) rather than the request's
 // resource's.
 func (c *call) decodeRequestObjectAs(res *registry.Resource, directive string) (*registry.Object, error) {
+	raw, err := readBody(c.r)
+	if err != nil {
+		return nil, err
+	}
+	return c.decodeBodyAs(res, directive, raw)
+}
+
+// decodeBodyAs is decodeRequestObjectAs for a body already read.
+func (c *call) decodeBodyAs(res *registry.Resource, directive string, raw []byte) (*registry.Object, error) {
 	if res.Typed == nil || mediaTypeOf(c.r) != mediaProtobuf {
-		raw, err := readBody(c.r)
-		if err != nil {
-			return nil, err
-		}
 		var data []byte
 		var bodyErrs []error
+		var err error
 		if directive != metav1.FieldValidationIgnore && mediaTypeOf(c.r) == mediaYAML {
 			data, bodyErrs, err = yamlToJSONStrict(raw)
 		} else {
@@ -140,19 +146,15 @@ func (c *call) decodeRequestObjectAs(res *registry.Resource, directive string) (
 		}
 		return res.DecodeObjectValidatingAfter(data, directive, bodyErrs)
 	}
-	data, err := readBody(c.r)
+	obj, gvk, err := registry.ProtobufSerializer().Decode(raw, nil, res.Typed())
 	if err != nil {
-		return nil, err
-	}
-	obj, gvk, err := registry.ProtobufSerializer().Decode(data, nil, res.Typed())
-	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", res.Kind, err, registry.Summarize(data, 30)))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", res.Kind, err, registry.Summarize(raw, 30)))
 	}
 	if gvk.GroupVersion() != res.GVK.GroupVersion() {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion().String(), res.GVK.GroupVersion().String()))
 	}
 	if gvk.Kind != res.Kind {
-		return nil, res.DecodeError(data, gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, registry.InternalPackage(res.Group), res.Kind))
+		return nil, res.DecodeError(raw, gvk, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, registry.InternalPackage(res.Group), res.Kind))
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK)
 	res.Defaults(obj)

@@ -433,19 +433,7 @@ func (s *Server) issueTokenSecret(sec *corev1.Secret) {
 
 // serveBindingsCollection answers POST /api/v1/namespaces/{ns}/bindings.
 func (s *Server) serveBindingsCollection(c *call) error {
-	data, err := c.objectBody()
-	if err != nil {
-		return err
-	}
-	o, err := c.Res.DecodeObject(data)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(o.Obj)
-	if err != nil {
-		return err
-	}
-	return s.serveBindingBody(c, o.Meta.GetName(), b)
+	return s.serveBindingAs(c, c.Res, func(o *registry.Object) string { return o.Meta.GetName() })
 }
 
 // componentStatusNames are the components kube-apiserver reports in

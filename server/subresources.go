@@ -338,24 +338,24 @@ func (s *Server) serveBinding(c *call) error {
 	if c.Info.Verb != "create" {
 		return c.ErrMethodNotSupported()
 	}
-	body, err := c.objectBody()
-	if err != nil {
-		return err
-	}
-	return s.serveBindingBody(c, c.Info.Name, body)
+	return s.serveBindingAs(c, registry.Bindings, func(*registry.Object) string { return c.Info.Name })
 }
 
-// serveBindingBody decodes a Binding and binds the pod it names.
-func (s *Server) serveBindingBody(c *call, podName string, body []byte) error {
-	var b corev1.Binding
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &b); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("Binding in version \"v1\" cannot be handled as a Binding: %v", err))
-	}
-	dry, err := isDryRun(c)
+// serveBindingAs decodes a Binding as res (the binding subresource's kind,
+// or the bindings collection's resource) and binds the pod podName names,
+// through the create handler's steps: the create options checked, the body
+// decoded with their field validation.
+func (s *Server) serveBindingAs(c *call, res *registry.Resource, podName func(*registry.Object) string) error {
+	wo, err := parseWriteOptions(c, "")
 	if err != nil {
 		return err
 	}
-	if err := s.Bind(c.Request, podName, &b, dry); err != nil {
+	o, err := c.decodeRequestObjectAs(res, wo.fieldValidation)
+	if err != nil {
+		return err
+	}
+	addWarnings(c.w, o.Warnings)
+	if err := s.Bind(c.Request, podName(o), o.Obj.(*corev1.Binding), wo.dryRun); err != nil {
 		return err
 	}
 	return writeEncoded(c, http.StatusCreated, successStatus(http.StatusCreated))
