@@ -658,6 +658,11 @@ func TestFieldSelectors(t *testing.T) {
 	if want := `"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"`; !apierrors.IsBadRequest(err) || err.Error() != want {
 		t.Errorf("configmaps support only metadata fields: %v, want 400 %s", err, want)
 	}
+	// ResourceSlice's conversion names its kind (recorded from refplane).
+	_, err = cs.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.allNodes=true"})
+	if want := `field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.allNodes`; !apierrors.IsBadRequest(err) || err.Error() != want {
+		t.Errorf("resource slices: %v, want 400 %s", err, want)
+	}
 }
 
 func TestManyInstances(t *testing.T) {

@@ -96,6 +96,11 @@ func (r *Resource) fieldLabelError(label string) error {
 	if r.defaultFieldLabels {
 		return fmt.Errorf("%q is not a known field selector: only %q, %q", label, "metadata.name", "metadata.namespace")
 	}
+	if st, ok := For(r.GR); ok {
+		if fr, ok := st.(strategy.FieldLabelRefuser); ok {
+			return fr.FieldLabelError(label)
+		}
+	}
 	return fmt.Errorf("field label not supported: %s", label)
 }
 

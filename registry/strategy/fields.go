@@ -13,6 +13,14 @@ type FieldLabeler interface {
 	ConvertFieldLabel(label string) (string, bool)
 }
 
+// FieldLabelRefuser is implemented by a FieldLabeler whose conversion
+// function words its refusal of a label its own way (ResourceSlice's names
+// its kind); others say "field label not supported: <label>".
+type FieldLabelRefuser interface {
+	// FieldLabelError is the refusal of an unsupported label.
+	FieldLabelError(label string) error
+}
+
 // ConvertMetaFieldLabel is the field label conversion of a resource
 // without one of its own (runtime.DefaultMetaV1FieldSelectorConversion):
 // metadata.name and metadata.namespace only, whatever the resource's scope.
