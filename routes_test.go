@@ -150,3 +150,37 @@ func TestCustomResourceMethodsAsKubeAPIServer(t *testing.T) {
 		}
 	}
 }
+
+// TestPathsWithoutARouteAsKubeAPIServer: paths a built-in resource has no
+// go-restful route for are the generic 404 Status, as on kube-apiserver
+// (recorded from refplane): a namespaced object named without its
+// namespace, a cluster-scoped resource under a namespace (but a namespace
+// itself, its status and finalize), parts after a subresource (but a
+// proxy's), and the legacy /proxy/ paths.
+func TestPathsWithoutARouteAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	const notFound = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}` + "\n"
+	for _, tc := range []struct {
+		method, path string
+		code         int
+	}{
+		{"GET", "/api/v1/pods/x", 404},
+		{"PUT", "/api/v1/configmaps/x", 404},
+		{"DELETE", "/api/v1/secrets/x", 404},
+		{"GET", "/api/v1/namespaces/default/nodes", 404},
+		{"GET", "/api/v1/namespaces/default/namespaces", 404},
+		{"GET", "/api/v1/namespaces/default/namespaces/default", 404},
+		{"GET", "/api/v1/namespaces/default/status/x", 404},
+		{"GET", "/api/v1/namespaces/default/pods/x/status/extra", 404},
+		{"GET", "/api/v1/proxy/nodes/n1", 404},
+		{"GET", "/api/v1/namespaces/default", 200},
+		{"GET", "/api/v1/namespaces/default/status", 200},
+		{"GET", "/api/v1/pods", 200},
+	} {
+		code, _, body := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(`{}`), http.Header{"Accept": {"application/json"}})
+		if code != tc.code || code == 404 && string(body) != notFound {
+			t.Errorf("%s %s: %d %.200s, want %d", tc.method, tc.path, code, body, tc.code)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"slices"
+	"strings"
 	"strconv"
 
 	"github.com/fakeplane/fakeplane/registry"
@@ -60,16 +61,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 			return
 		}
 	}
-	if !ok || (info.Subresource != "" && !res.HasSub(info.Subresource)) {
+	if !ok || (info.Subresource != "" && !res.HasSub(info.Subresource)) || !builtinRouteExists(r, info, res) {
 		writeError(w, r, registry.NotFoundPath())
 		return
 	}
 	c := &call{Request: &registry.Request{GoCtx: r.Context(), UserAgent: r.UserAgent(), Info: info, Res: res, User: u, Namespace: info.Namespace}, w: w, r: r}
 	if !res.Namespaced {
-		if info.Namespace != "" && !(info.Resource == "namespaces") {
-			writeError(w, r, registry.NotFoundPath())
-			return
-		}
 		c.Namespace = ""
 	}
 	// A proxy subresource answers what its backend answers, to any of the
@@ -308,4 +305,29 @@ func skipStringField(data []byte, prefix string) ([]byte, bool) {
 		return nil, false
 	}
 	return data[len(prefix)+end+1:], true
+}
+
+// builtinRouteExists reports whether kube-apiserver's go-restful has a
+// route for a request to a built-in resource: a cluster-scoped resource is
+// not under a namespace (but a namespace itself, and its status and
+// finalize); a namespaced one is named only under its namespace (without
+// one, only its collection lists and watches); a subresource path ends at
+// the subresource, but a proxy's; and the legacy /proxy/ verb paths are
+// gone.
+func builtinRouteExists(r *http.Request, info *apirequest.RequestInfo, res *registry.Resource) bool {
+	switch {
+	case info.Verb == "proxy":
+		return false
+	case !res.Namespaced && info.Namespace != "":
+		if info.Resource != "namespaces" || info.Name != info.Namespace {
+			return false
+		}
+		rest, _ := strings.CutPrefix(r.URL.Path, "/api/v1/namespaces/"+info.Namespace)
+		return rest == "" || rest == "/"+info.Subresource
+	case res.Namespaced && info.Namespace == "" && info.Name != "":
+		return false
+	case info.Subresource != "" && info.Subresource != "proxy" && len(info.Parts) > 3:
+		return false
+	}
+	return true
 }
