@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 
 	"github.com/fakeplane/fakeplane/registry"
 
