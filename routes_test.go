@@ -156,10 +156,11 @@ func TestCustomResourceMethodsAsKubeAPIServer(t *testing.T) {
 // (recorded from refplane): a namespaced object named without its
 // namespace, a cluster-scoped resource under a namespace (but a namespace
 // itself, its status and finalize), parts after a subresource (but a
-// proxy's), and the legacy /proxy/ paths.
+// proxy's), and the legacy /proxy/ paths. apiextensions' handler refuses
+// a custom resource's /proxy/ path as a verb it does not serve.
 func TestPathsWithoutARouteAsKubeAPIServer(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
+	cp := fakeplane.Start(t, fakeplane.WithObjects(subresourceWidgetCRD()))
 	const notFound = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}` + "\n"
 	for _, tc := range []struct {
 		method, path string
@@ -182,5 +183,9 @@ func TestPathsWithoutARouteAsKubeAPIServer(t *testing.T) {
 		if code != tc.code || code == 404 && string(body) != notFound {
 			t.Errorf("%s %s: %d %.200s, want %d", tc.method, tc.path, code, body, tc.code)
 		}
+	}
+	const crProxy = `"message":"proxy is not supported on resources of kind \"h4widgets.h4.example.com\"","reason":"MethodNotAllowed"`
+	if code, _, body := rawRequest(t, cp, "GET", "/apis/h4.example.com/v1/proxy/namespaces/default/h4widgets/x", "", nil, nil); code != 405 || !strings.Contains(string(body), crProxy) {
+		t.Errorf("a custom resource's proxy path: %d %s", code, body)
 	}
 }

@@ -61,7 +61,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 			return
 		}
 	}
-	if !ok || (info.Subresource != "" && !res.HasSub(info.Subresource)) || !builtinRouteExists(r, info, res) {
+	if !ok || (info.Subresource != "" && !res.HasSub(info.Subresource)) || (res.CRD == "" && !builtinRouteExists(r, info, res)) {
 		writeError(w, r, registry.NotFoundPath())
 		return
 	}
