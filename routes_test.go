@@ -178,6 +178,9 @@ func TestPathsWithoutARouteAsKubeAPIServer(t *testing.T) {
 		{"GET", "/api/v1/namespaces/default", 200},
 		{"GET", "/api/v1/namespaces/default/status", 200},
 		{"GET", "/api/v1/pods", 200},
+		{"GET", "/api/v1/pods?fieldSelector=metadata.name%3Dx", 200},
+		{"GET", "/api/v1/pods?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3Dx", 200},
+		{"DELETE", "/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dx", 200},
 	} {
 		code, _, body := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(`{}`), http.Header{"Accept": {"application/json"}})
 		if code != tc.code || code == 404 && string(body) != notFound {

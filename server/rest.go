@@ -324,7 +324,8 @@ func builtinRouteExists(r *http.Request, info *apirequest.RequestInfo, res *regi
 		}
 		rest, _ := strings.CutPrefix(r.URL.Path, "/api/v1/namespaces/"+info.Namespace)
 		return rest == "" || rest == "/"+info.Subresource
-	case res.Namespaced && info.Namespace == "" && info.Name != "":
+	case res.Namespaced && info.Namespace == "" && len(info.Parts) > 1:
+		// (A list's Name may come from a metadata.name field selector.)
 		return false
 	case info.Subresource != "" && info.Subresource != "proxy" && len(info.Parts) > 3:
 		return false
