@@ -260,12 +260,3 @@ func isPretty(r *http.Request) bool {
 	ua := r.UserAgent()
 	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
 }
-
-// objectBody reads the request body (an object) and returns it as JSON.
-func (c *call) objectBody() ([]byte, error) {
-	data, err := readBody(c.r)
-	if err != nil {
-		return nil, err
-	}
-	return bodyToJSONFor(c.r, data, c.Res.Kind)
-}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -74,15 +73,4 @@ func addWarnings(w http.ResponseWriter, warnings []string) {
 	for _, msg := range warnings {
 		w.Header().Add("Warning", "299 - "+strconv.Quote(strings.ToValidUTF8(msg, "")))
 	}
-}
-
-// isDryRun reports whether the request asked for dryRun=All.
-func isDryRun(c *call) (bool, error) {
-	vals := c.r.URL.Query()["dryRun"]
-	for _, v := range vals {
-		if v != "All" {
-			return false, apierrors.NewBadRequest(fmt.Sprintf("Invalid dry run value: %q; supported values: %q", v, "All"))
-		}
-	}
-	return len(vals) > 0, nil
 }
