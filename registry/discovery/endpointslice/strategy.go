@@ -172,38 +172,37 @@ const maxHints = 8
 // twice, then at most 8 nodes, each a node name, none twice (too many zones
 // and the nodes are not checked).
 func validateHints(h *discoveryv1.EndpointHints, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	zones := fld.Child("forZones")
-	if len(h.ForZones) > maxHints {
-		return append(errs, field.TooMany(zones, len(h.ForZones), maxHints))
-	}
-	var seen []string
+	zones := make([]string, len(h.ForZones))
 	for i, z := range h.ForZones {
-		name := zones.Index(i).Child("name")
-		if slices.Contains(seen, z.Name) {
-			errs = append(errs, field.Duplicate(name, z.Name))
-		} else {
-			seen = append(seen, z.Name)
-		}
-		for _, msg := range validation.IsValidLabelValue(z.Name) {
-			errs = append(errs, field.Invalid(name, z.Name, msg))
-		}
+		zones[i] = z.Name
 	}
-	nodes := fld.Child("forNodes")
-	if len(h.ForNodes) > maxHints {
-		return append(errs, field.TooMany(nodes, len(h.ForNodes), maxHints))
+	errs, ok := validateHintNames(zones, fld.Child("forZones"), validation.IsValidLabelValue)
+	if !ok {
+		return errs
 	}
-	seen = seen[:0]
+	nodes := make([]string, len(h.ForNodes))
 	for i, n := range h.ForNodes {
-		name := nodes.Index(i).Child("name")
-		if slices.Contains(seen, n.Name) {
-			errs = append(errs, field.Duplicate(name, n.Name))
-		} else {
-			seen = append(seen, n.Name)
+		nodes[i] = n.Name
+	}
+	more, _ := validateHintNames(nodes, fld.Child("forNodes"), func(n string) []string { return apimachineryvalidation.NameIsDNSSubdomain(n, false) })
+	return append(errs, more...)
+}
+
+// validateHintNames checks one list of hint names: at most maxHints (else
+// that is the only error, and ok is false), none twice, each as check has
+// it.
+func validateHintNames(names []string, fld *field.Path, check func(string) []string) (errs field.ErrorList, ok bool) {
+	if len(names) > maxHints {
+		return field.ErrorList{field.TooMany(fld, len(names), maxHints)}, false
+	}
+	for i, n := range names {
+		name := fld.Index(i).Child("name")
+		if slices.Contains(names[:i], n) {
+			errs = append(errs, field.Duplicate(name, n))
 		}
-		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(n.Name, false) {
-			errs = append(errs, field.Invalid(name, n.Name, msg))
+		for _, msg := range check(n) {
+			errs = append(errs, field.Invalid(name, n, msg))
 		}
 	}
-	return errs
+	return errs, true
 }
