@@ -7,7 +7,9 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -106,6 +108,18 @@ func TestTokenRequestAnswerAsKubeAPIServer(t *testing.T) {
 		mf[0].Subresource != "token" || string(mf[0].FieldsV1.Raw) != `{"f:metadata":{"f:labels":{".":{},"f:a":{}}},"f:spec":{"f:audiences":{},"f:expirationSeconds":{}}}` {
 		t.Errorf("managedFields %+v", mf)
 	}
+
+	// A kubelet asks in protobuf.
+	cfg := cp.RESTConfig()
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	pb, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pb.CoreV1().ServiceAccounts("default").CreateToken(ctx, "tr", &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{"y"}}}, metav1.CreateOptions{})
+	if err != nil || got.Status.Token == "" || got.UID != sa.UID || len(got.ManagedFields) != 1 || *got.Spec.ExpirationSeconds != 3600 {
+		t.Errorf("protobuf: %v %+v", err, got)
+	}
 }
 
 // TestSubresourceCreatesWarnAsKubeAPIServer: an eviction's, a binding's
@@ -127,5 +141,26 @@ func TestSubresourceCreatesWarnAsKubeAPIServer(t *testing.T) {
 		if code != 201 || h.Get("Warning") != `299 - "unknown field \"bogus\""` {
 			t.Errorf("POST %s: %d, warning %q\n%s", tc.path, code, h.Get("Warning"), body)
 		}
+	}
+
+	// Controllers and the scheduler send them in protobuf.
+	cfg := cp.RESTConfig()
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	pb, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	if err := pb.PolicyV1().Evictions("default").Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}, DeleteOptions: &metav1.DeleteOptions{DryRun: []string{"All"}}}); err != nil {
+		t.Errorf("protobuf eviction: %v", err)
+	}
+	if _, err := pb.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "q"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pb.CoreV1().Pods("default").Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "q"}, Target: corev1.ObjectReference{Kind: "Node", Name: "n9"}}, metav1.CreateOptions{}); err != nil {
+		t.Errorf("protobuf binding: %v", err)
+	}
+	if q, err := pb.CoreV1().Pods("default").Get(ctx, "q", metav1.GetOptions{}); err != nil || q.Spec.NodeName != "n9" {
+		t.Errorf("bound pod: %v %q", err, q.Spec.NodeName)
 	}
 }
