@@ -2,6 +2,7 @@ package fakeplane_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -172,5 +173,12 @@ func TestDaemonSetRunsOnePodPerEligibleNode(t *testing.T) {
 	}
 	if len(revs.Items) != 2 {
 		t.Errorf("%d revisions, want 2", len(revs.Items))
+	}
+	// Upstream's snapshot gives a revision the DaemonSet's annotations (as
+	// they were when it was taken) and the controller-revision-hash label.
+	for _, r := range revs.Items {
+		if r.Annotations["deprecated.daemonset.template.generation"] != strconv.FormatInt(r.Revision, 10) || r.Labels["controller-revision-hash"] == "" {
+			t.Errorf("revision %s (%d): annotations %v, labels %v", r.Name, r.Revision, r.Annotations, r.Labels)
+		}
 	}
 }

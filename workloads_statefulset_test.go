@@ -135,8 +135,14 @@ func TestStatefulSetCreatesPodsInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the update revision: %v", err)
 	}
-	if rev.Revision != 1 || metav1.GetControllerOf(rev).Name != "web" || rev.Labels["controller-revision-hash"] == "" {
+	// Upstream's controller history labels a StatefulSet's revisions
+	// controller.kubernetes.io/hash (its pods carry controller-revision-hash).
+	if rev.Revision != 1 || metav1.GetControllerOf(rev).Name != "web" || rev.Labels["controller.kubernetes.io/hash"] == "" || rev.Labels["controller-revision-hash"] != "" {
 		t.Errorf("revision %s: number %d, labels %v, want revision 1 of web", rev.Name, rev.Revision, rev.Labels)
+	}
+	// Its pods have the generateName upstream's GetPodFromTemplate gives them.
+	if pod, err := cs.CoreV1().Pods("default").Get(ctx, "web-0", metav1.GetOptions{}); err != nil || pod.GenerateName != "web-" || pod.Labels["controller-revision-hash"] != rev.Name {
+		t.Errorf("web-0: %v, generateName %q, labels %v", err, pod.GenerateName, pod.Labels)
 	}
 }
 

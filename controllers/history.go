@@ -57,16 +57,21 @@ func revisionHash(data []byte, collisionCount *int32) string {
 	return rand.SafeEncodeString(fmt.Sprint(h.Sum32()))
 }
 
+// controllerRevisionHashLabel is the label upstream's controller history
+// (a StatefulSet's revisions) gives the hash; a DaemonSet's revisions carry
+// it as controller-revision-hash, as their pods do.
+const controllerRevisionHashLabel = "controller.kubernetes.io/hash"
+
 // newControllerRevision is the revision number revision of owner's
 // template, named <owner>-<hash> and labelled with the template's labels
-// and the hash. A StatefulSet's hash is revisionHash of the data, a
-// DaemonSet's the pod template hash.
-func newControllerRevision(owner metav1.Object, kind schema.GroupVersionKind, templateLabels map[string]string, data []byte, revision int64, hash string) *appsv1.ControllerRevision {
+// and the hash (under hashLabel). A StatefulSet's hash is revisionHash of
+// the data, a DaemonSet's the pod template hash.
+func newControllerRevision(owner metav1.Object, kind schema.GroupVersionKind, templateLabels map[string]string, data []byte, revision int64, hash, hashLabel string) *appsv1.ControllerRevision {
 	labels := make(map[string]string, len(templateLabels)+1)
 	for k, v := range templateLabels {
 		labels[k] = v
 	}
-	labels[appsv1.ControllerRevisionHashLabelKey] = hash
+	labels[hashLabel] = hash
 	prefix := owner.GetName()
 	if len(prefix) > 223 {
 		prefix = prefix[:223]

@@ -266,7 +266,7 @@ func (c *StatefulSet) updateRevision(ctx context.Context, set *appsv1.StatefulSe
 		return cr, out, nil
 	}
 	for range 10 {
-		cr := newControllerRevision(set, statefulSetKind, set.Spec.Template.Labels, data, next, revisionHash(data, collision))
+		cr := newControllerRevision(set, statefulSetKind, set.Spec.Template.Labels, data, next, revisionHash(data, collision), controllerRevisionHashLabel)
 		for k, v := range set.Annotations {
 			if cr.Annotations == nil {
 				cr.Annotations = map[string]string{}
@@ -451,7 +451,9 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 	name := set.Name + "-" + strconv.Itoa(ord)
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:            name,
+			Name: name,
+			// As upstream's GetPodFromTemplate leaves it, under the name.
+			GenerateName:    set.Name + "-",
 			Namespace:       set.Namespace,
 			Labels:          copyStringMap(tmpl.Labels),
 			Annotations:     copyStringMap(tmpl.Annotations),
