@@ -146,3 +146,36 @@ func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 		return slices.Contains(taintKeys(n), "node.kubernetes.io/unschedulable:NoSchedule")
 	})
 }
+
+// TestTTLControllerAnnotatesNodes: kube-controller-manager's ttl-controller
+// gives every node node.alpha.kubernetes.io/ttl, "0" in a cluster of up to
+// 100 nodes, as its own Update (recorded from refplane with KCM and kwok),
+// and puts it back when a client removes it.
+func TestTTLControllerAnnotatesNodes(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	ttlOwned := func(n *corev1.Node) bool {
+		for _, f := range n.ManagedFields {
+			if f.Manager == "kube-controller-manager" && f.Operation == metav1.ManagedFieldsOperationUpdate && string(f.FieldsV1.Raw) == `{"f:metadata":{"f:annotations":{"f:node.alpha.kubernetes.io/ttl":{}}}}` {
+				return true
+			}
+		}
+		return false
+	}
+	var node *corev1.Node
+	waitFor(t, func() bool {
+		n, err := cs.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{})
+		node = n
+		return err == nil && n.Annotations[corev1.ObjectTTLAnnotationKey] == "0" && ttlOwned(n)
+	})
+	delete(node.Annotations, corev1.ObjectTTLAnnotationKey)
+	if _, err := cs.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		n, err := cs.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{})
+		return err == nil && n.Annotations[corev1.ObjectTTLAnnotationKey] == "0"
+	})
+}

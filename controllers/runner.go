@@ -634,5 +634,6 @@ func Default(cfg Config) []Controller {
 	add(PVCProtectionName, true, func(l *slog.Logger) Controller { return NewPVCProtection(reg, l) })
 	add(PVProtectionName, true, func(l *slog.Logger) Controller { return NewPVProtection(reg, l) })
 	add(VACProtectionName, true, func(l *slog.Logger) Controller { return NewVACProtection(reg, l) })
+	add(TTLName, true, func(l *slog.Logger) Controller { return NewTTL(reg, l) })
 	return ctrls
 }

@@ -34,6 +34,7 @@ const (
 	ServiceAccountName             = "serviceaccount-controller"
 	StatefulSetName                = "statefulset-controller"
 	TTLAfterFinishedName           = "ttl-after-finished-controller"
+	TTLName                        = "ttl-controller"
 )
 
 // aliases maps the older names kube-controller-manager still accepts to
@@ -61,6 +62,7 @@ var aliases = map[string]string{
 	"serviceaccount":          ServiceAccountName,
 	"statefulset":             StatefulSetName,
 	"ttl-after-finished":      TTLAfterFinishedName,
+	"ttl":                     TTLName,
 }
 
 // KnownNames are the controllers a Selection can name, canonical names
@@ -73,7 +75,7 @@ func KnownNames() []string {
 		NodeLifecycleName, PersistentVolumeBinderName, PodGarbageCollectorName, ReplicaSetName,
 		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
-		VACProtectionName, PolicyStatusName,
+		VACProtectionName, PolicyStatusName, TTLName,
 	}
 }
 
@@ -85,7 +87,7 @@ var otherNames = []string{
 	"serviceaccount-token-controller", "endpointslice-mirroring-controller",
 	"horizontal-pod-autoscaler-controller", "certificatesigningrequest-signing-controller",
 	"certificatesigningrequest-approving-controller", "certificatesigningrequest-cleaner-controller",
-	"podcertificaterequest-cleaner-controller", "ttl-controller", "bootstrap-signer-controller",
+	"podcertificaterequest-cleaner-controller", "bootstrap-signer-controller",
 	"token-cleaner-controller", "node-ipam-controller", "taint-eviction-controller",
 	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
 	"persistentvolume-expander-controller", "podgroup-protection-controller",
@@ -96,7 +98,7 @@ var otherNames = []string{
 	"service-cidr-controller", "storage-version-migrator-controller", "selinux-warning-controller",
 	"csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", "tokencleaner", "nodeipam",
 	"attachdetach", "persistentvolume-expander", "ephemeral-volume", "endpointslicemirroring",
-	"horizontalpodautoscaling", "ttl",
+	"horizontalpodautoscaling",
 	"legacy-service-account-token-cleaner", "storage-version-gc", "resource-claim-controller",
 	"serviceaccount-token",
 }
