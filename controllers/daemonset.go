@@ -464,8 +464,6 @@ func (c *DaemonSet) currentRevision(ctx context.Context, ds *appsv1.DaemonSet, r
 	// Named by the pod template's hash, as a Deployment's ReplicaSets are.
 	hash := podTemplateHash(&ds.Spec.Template, ds.Status.CollisionCount)
 	cr := newControllerRevision(ds, daemonSetKind, ds.Spec.Template.Labels, data, next, hash, appsv1.ControllerRevisionHashLabelKey)
-	// Upstream's snapshot gives the revision the DaemonSet's annotations.
-	cr.Annotations = copyStringMap(ds.Annotations)
 	got, err := c.reg.Create(ctx, controllerRevisionsGVR, cr)
 	if apierrors.IsAlreadyExists(err) {
 		existing, gerr := c.reg.Get(ctx, controllerRevisionsGVR, cr.Namespace, cr.Name)

@@ -63,9 +63,11 @@ func revisionHash(data []byte, collisionCount *int32) string {
 const controllerRevisionHashLabel = "controller.kubernetes.io/hash"
 
 // newControllerRevision is the revision number revision of owner's
-// template, named <owner>-<hash> and labelled with the template's labels
-// and the hash (under hashLabel). A StatefulSet's hash is revisionHash of
-// the data, a DaemonSet's the pod template hash.
+// template, named <owner>-<hash>, labelled with the template's labels and
+// the hash (under hashLabel) and annotated with owner's annotations, as
+// upstream's StatefulSet and DaemonSet controllers make them. A
+// StatefulSet's hash is revisionHash of the data, a DaemonSet's the pod
+// template hash.
 func newControllerRevision(owner metav1.Object, kind schema.GroupVersionKind, templateLabels map[string]string, data []byte, revision int64, hash, hashLabel string) *appsv1.ControllerRevision {
 	labels := make(map[string]string, len(templateLabels)+1)
 	for k, v := range templateLabels {
@@ -81,6 +83,7 @@ func newControllerRevision(owner metav1.Object, kind schema.GroupVersionKind, te
 			Name:            prefix + "-" + hash,
 			Namespace:       owner.GetNamespace(),
 			Labels:          labels,
+			Annotations:     copyStringMap(owner.GetAnnotations()),
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(owner, kind)},
 		},
 		Data:     runtime.RawExtension{Raw: data},

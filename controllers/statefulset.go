@@ -267,12 +267,6 @@ func (c *StatefulSet) updateRevision(ctx context.Context, set *appsv1.StatefulSe
 	}
 	for range 10 {
 		cr := newControllerRevision(set, statefulSetKind, set.Spec.Template.Labels, data, next, revisionHash(data, collision), controllerRevisionHashLabel)
-		for k, v := range set.Annotations {
-			if cr.Annotations == nil {
-				cr.Annotations = map[string]string{}
-			}
-			cr.Annotations[k] = v
-		}
 		got, err := c.reg.Create(ctx, controllerRevisionsGVR, cr)
 		if apierrors.IsAlreadyExists(err) {
 			existing, gerr := c.reg.Get(ctx, controllerRevisionsGVR, cr.Namespace, cr.Name)

@@ -550,8 +550,9 @@ func asConvertedForFieldManager(o *Object) {
 // tracksManagedFields reports whether writes through sub record managed
 // fields of the object they write: the main resource and the subresources
 // whose updates and patches take the whole object (upstream's installer
-// gives each a field manager), not scale (whose handler translates a
-// Scale's) nor those that create other kinds (binding, eviction, token).
+// gives each a field manager), and a TokenRequest's create (whose answer
+// shows them); not scale (whose handler translates a Scale's) nor binding
+// and eviction (whose answer is a Status).
 func tracksManagedFields(sub string) bool {
 	switch sub {
 	case "", "status", "approval", "ephemeralcontainers", "resize", "finalize", "token":

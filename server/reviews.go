@@ -294,16 +294,15 @@ func (s *Server) serveTokenRequest(c *call) error {
 		return err
 	}
 	addWarnings(c.w, o.Warnings)
-	tr := o.Obj.(*authenticationv1.TokenRequest)
 	gk := schema.GroupKind{Group: "authentication.k8s.io", Kind: "TokenRequest"}
 	// In upstream's order: the create handler's namespace check, then
 	// TokenREST's name check, its service account lookup and UID check,
 	// and only then the request's validation.
-	if tr.Namespace != "" && tr.Namespace != c.Namespace {
-		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	if err := registry.EnsureRequestNamespace(c.Request, o.Meta); err != nil {
+		return err
 	}
 	c.TrackManagedFields(nil, o, wo.fieldManager)
-	tr = o.Obj.(*authenticationv1.TokenRequest)
+	tr := o.Obj.(*authenticationv1.TokenRequest)
 	if tr.Name != "" && tr.Name != c.Info.Name {
 		return apierrors.NewInvalid(gk, c.Info.Name, field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), tr.Name, "must match the service account name if specified")})
 	}
