@@ -1,12 +1,14 @@
 package fakeplane_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -120,6 +122,69 @@ func TestNotAcceptableAsKubeAPIServer(t *testing.T) {
 			}
 			if (st.Details != nil) != tc.details {
 				t.Errorf("details %+v, want present %v", st.Details, tc.details)
+			}
+		})
+	}
+}
+
+// TestDiscoveryRoutesRefuseContentTypesAsKubeAPIServer: the go-restful
+// routes of /api, /api/v1, a built-in group version, kube-aggregator's own
+// group and /version consume only their media types (/version JSON alone),
+// so a GET naming another Content-Type is go-restful's 415, after a method
+// the route lacks (405) and before an Accept it cannot produce (406); /api
+// chooses its route before it serves aggregated discovery. The documents
+// kube-aggregator and apiextensions serve with handlers of their own (/apis,
+// other groups, a custom resource's group version) take any. The codes are
+// kube-apiserver v1.37's answers to the same requests (recorded from refplane).
+func TestDiscoveryRoutesRefuseContentTypesAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	createCRD(t, context.Background(), dynamic.NewForConfigOrDie(cp.RESTConfig()), foosCRD(t, "type: object"))
+	const aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	for _, tc := range []struct {
+		name, method, path, contentType, accept string
+		code                                    int
+	}{
+		{"/api refuses text", "GET", "/api", "text/plain", "", 415},
+		{"/api takes JSON", "GET", "/api", "application/json", "", 200},
+		{"/api takes protobuf", "GET", "/api", "application/vnd.kubernetes.protobuf", "", 200},
+		{"/api takes a list naming one it consumes", "GET", "/api", "text/plain, application/yaml", "", 200},
+		{"/api ignores parameters", "GET", "/api", "text/plain;x=application/json", "", 415},
+		{"/api refuses text for aggregated discovery", "GET", "/api", "text/plain", aggregated, 415},
+		{"/api refuses a POST for aggregated discovery", "POST", "/api", "", aggregated, 405},
+		{"the method comes first", "POST", "/api", "text/plain", "", 405},
+		{"the Content-Type comes before the Accept", "GET", "/api", "text/plain", "text/html", 415},
+		{"/api/v1", "GET", "/api/v1", "text/plain", "", 415},
+		{"a built-in group version", "GET", "/apis/apps/v1", "text/plain", "", 415},
+		{"apiextensions' group version", "GET", "/apis/apiextensions.k8s.io/v1", "text/plain", "", 415},
+		{"kube-aggregator's own group", "GET", "/apis/apiregistration.k8s.io", "text/plain", "", 415},
+		{"kube-aggregator's own group refuses a POST", "POST", "/apis/apiregistration.k8s.io", "", "", 405},
+		{"another group takes any", "GET", "/apis/apps", "text/plain", "", 200},
+		{"another group answers a POST", "POST", "/apis/apps", "", "", 200},
+		{"/apis takes any", "GET", "/apis", "text/plain", aggregated, 200},
+		{"a custom resource's group version takes any", "GET", "/apis/tests.example.com/v1beta1", "text/plain", "", 200},
+		{"/version takes JSON", "GET", "/version", "application/json", "", 200},
+		{"/version refuses YAML", "GET", "/version", "application/yaml", "", 415},
+		{"a list takes any", "GET", "/api/v1/namespaces/default/configmaps", "text/plain", "", 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			if tc.accept != "" {
+				h.Set("Accept", tc.accept)
+			}
+			code, _, out := rawExchange(t, cp, tc.method, tc.path, tc.contentType, nil, h)
+			if code != tc.code {
+				t.Fatalf("%s %s with Content-Type %q: %d, want %d: %s", tc.method, tc.path, tc.contentType, code, tc.code, out)
+			}
+			if code != 415 {
+				return
+			}
+			var st metav1.Status
+			if err := json.Unmarshal(out, &st); err != nil {
+				t.Fatalf("not a Status: %v: %s", err, out)
+			}
+			if st.Reason != metav1.StatusReasonUnsupportedMediaType || st.Message != "415: Unsupported Media Type" || st.Details == nil {
+				t.Errorf("got %+v, want go-restful's 415", st)
 			}
 		})
 	}

@@ -33,6 +33,10 @@ func withAggregatedTypeMeta(encoded []byte) []byte {
 	return append([]byte(typeMeta), encoded[1:]...)
 }
 
+// apiregistrationGroup is kube-aggregator's own group, whose discovery is
+// a go-restful route of kube-aggregator's server.
+const apiregistrationGroup = "apiregistration.k8s.io"
+
 // aggregatedDiscoveryParams are the parameters of aggregated discovery's
 // (v2) Content-Type, after its media type.
 const aggregatedDiscoveryParams = ";g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -107,7 +111,11 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 	switch {
 	case path == "/api":
 		if agg {
-			s.writeAggregated(w, r, true, aggMedia)
+			// The route chooses before its handler serves aggregated
+			// discovery.
+			if routeMatches(w, r, discoveryRouteConsumes, routeProduces) {
+				s.writeAggregated(w, r, true, aggMedia)
+			}
 			return
 		}
 		addr := s.cfg.ServerAddress
@@ -130,7 +138,9 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 		for _, g := range s.withRemoteGroups(s.apiGroups()) {
 			if g.Name == parts[1] {
 				g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
-				writeDiscoveryDoc(w, r, false, &g)
+				// kube-aggregator answers every group's document but
+				// its own, which is a go-restful route of its server.
+				writeDiscoveryDoc(w, r, g.Name == apiregistrationGroup, &g)
 				return
 			}
 		}
@@ -158,15 +168,10 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, path str
 // is a route's (restful), else the discovery handler's negotiation's. A
 // route refuses methods other than GET first (405).
 func discoveryAcceptable(w http.ResponseWriter, r *http.Request, restful bool) (mediaChoice, bool) {
-	accept := r.Header.Get("Accept")
-	if restful && !routeMethodAllowed(w, r) {
+	if restful && !routeMatches(w, r, discoveryRouteConsumes, routeProduces) {
 		return mediaChoice{}, false
 	}
-	if restful && !routeAccepts(accept, routeProduces) {
-		writeError(w, r, errRouteNotAcceptable(routeProduces))
-		return mediaChoice{}, false
-	}
-	media, ok := negotiateAmong(accept, resourceSerializers(), negotiation.DefaultEndpointRestrictions)
+	media, ok := negotiateAmong(r.Header.Get("Accept"), resourceSerializers(), negotiation.DefaultEndpointRestrictions)
 	if !ok {
 		writeError(w, r, errNotAcceptable(acceptedMediaTypes))
 	}

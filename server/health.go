@@ -35,11 +35,7 @@ func DefaultVersion() VersionInfo {
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
-	if !routeMethodAllowed(w, r) {
-		return
-	}
-	if !routeAccepts(r.Header.Get("Accept"), versionProduces) {
-		writeError(w, r, errRouteNotAcceptable(versionProduces))
+	if !routeMatches(w, r, versionConsumes, versionProduces) {
 		return
 	}
 	// Always indented, without a trailing newline, as upstream writes it.

@@ -7,6 +7,7 @@ package server
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,6 +25,50 @@ var (
 	logRouteProduces  = append([]string{"text/plain"}, routeProduces...)
 	versionProduces   = []string{mediaJSON}
 )
+
+// The media types kube-apiserver's discovery routes (/api, /api/v1, a
+// built-in group version's and kube-aggregator's own group's documents)
+// and /version consume: a GET naming another Content-Type is refused.
+var (
+	discoveryRouteConsumes = routeProduces
+	versionConsumes        = []string{mediaJSON}
+)
+
+// routeConsumesContentType is go-restful's match of a GET's Content-Type
+// (none: any) against a route's consumed media types: one of its
+// comma-separated types, parameters cut off, is */* or one of them.
+func routeConsumesContentType(contentType string, consumes []string) bool {
+	if contentType == "" {
+		return true
+	}
+	for _, mt := range strings.Split(contentType, ",") {
+		mt, _, _ = strings.Cut(mt, ";")
+		mt = strings.TrimSpace(mt)
+		if mt == "*/*" || slices.Contains(consumes, mt) {
+			return true
+		}
+	}
+	return false
+}
+
+// routeMatches is go-restful's choice of a GET-only route, in its order:
+// the method (405), the Content-Type (415, see routeConsumesContentType),
+// then the Accept header (406, see routeAccepts). It writes the refusal
+// and reports false.
+func routeMatches(w http.ResponseWriter, r *http.Request, consumes, produces []string) bool {
+	if !routeMethodAllowed(w, r) {
+		return false
+	}
+	if !routeConsumesContentType(r.Header.Get("Content-Type"), consumes) {
+		writeError(w, r, errRouteUnsupportedMediaType())
+		return false
+	}
+	if !routeAccepts(r.Header.Get("Accept"), produces) {
+		writeError(w, r, errRouteNotAcceptable(produces))
+		return false
+	}
+	return true
+}
 
 // routeAccepts is go-restful's match of an Accept header (empty: */*)
 // against a route's media types: a clause's type, its parameters cut off,
