@@ -466,6 +466,9 @@ func TestFinalizerNamesAsKubeAPIServer(t *testing.T) {
 // takes the URL's): the code and Status message of each case were recorded
 // from a real v1.37 kube-apiserver (refplane), and nothing is written.
 func TestCustomResourceBodiesWithoutTypeAsKubeAPIServer(t *testing.T) {
+	// yamlBody in a case's path sends its body as YAML (and stands for the
+	// query's "?").
+	const yamlBody = "?yaml"
 	t.Parallel()
 	cp := fakeplane.Start(t)
 	ctx := ctxT(t)
@@ -496,10 +499,21 @@ func TestCustomResourceBodiesWithoutTypeAsKubeAPIServer(t *testing.T) {
 			`the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in '{"metadata":{"name":"kept"}}' ({"metadata":{"name":"kept"}})`},
 		{"a status update without an apiVersion", "PUT", path + "/kept/status", `{"kind":"Foo","metadata":{"name":"kept"}}`,
 			`the API version in the data () does not match the expected API version (tests.example.com/v1beta1)`},
+		// A YAML body is quoted as it was sent, not as the JSON it becomes.
+		{"YAML without a kind", "POST", path + yamlBody, "metadata:\n  name: y\n",
+			"the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in 'metadata:\n  name: y\n' (6d657461646174613a0a20206e616d653a20790a)"},
+		{"YAML without a kind, strictly", "POST", path + yamlBody + "&fieldValidation=Strict", "apiVersion: tests.example.com/v1beta1\nmetadata:\n  name: y\n  name: z\n",
+			"the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in 'apiVersion: tests.example.com/v1beta1\nmetadata:\n  name: y\n  name: z\n' (61706956657273696f6e3a2074657374732e6578616d706c652e636f6d2f ...)"},
+		{"a YAML update without a kind", "PUT", path + "/kept" + yamlBody, "{}\n",
+			"the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in '{}\n' ({}\n)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, before := rawRequest(t, cp, "GET", path, "", nil, nil)
-			code, _, out := rawRequest(t, cp, tc.method, tc.path, "application/json", []byte(tc.body), nil)
+			p, ctype := tc.path, "application/json"
+			if i := strings.Index(p, yamlBody); i >= 0 {
+				p, ctype = p[:i]+"?"+p[i+len(yamlBody):], "application/yaml"
+			}
+			code, _, out := rawRequest(t, cp, tc.method, p, ctype, []byte(tc.body), nil)
 			var st metav1.Status
 			if err := json.Unmarshal(out, &st); err != nil || st.Kind != "Status" {
 				t.Fatalf("%d, not a Status: %v %s", code, err, out)

@@ -115,6 +115,20 @@ func TestCustomResourceMethodsAsKubeAPIServer(t *testing.T) {
 			t.Errorf("%s %s: %d %s %q %+v\nwant %d %s %q %+v", tc.method, tc.path, code, st.Reason, st.Message, st.Details, tc.code, tc.reason, tc.message, tc.details)
 		}
 	}
+	// A PATCH on the collection is refused for want of a name once the
+	// handler knows the patch type: a type it does not take is a 415 first.
+	for ct, want := range map[string]string{
+		"application/merge-patch+json": "name must be provided",
+		"application/json-patch+json":  "name must be provided",
+		"application/apply-patch+yaml": "name must be provided",
+		"text/plain":                   "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+	} {
+		code, _, body := rawRequest(t, cp, "PATCH", widgets+"?fieldManager=m", ct, []byte(`{}`), http.Header{"Accept": {"application/json"}})
+		var st metav1.Status
+		if err := json.Unmarshal(body, &st); err != nil || st.Message != want || (code != 400 && code != 415) {
+			t.Errorf("PATCH %s as %s: %d %s, want %q", widgets, ct, code, body, want)
+		}
+	}
 	// A POST on an object's path creates the object its body names.
 	code, _, body := rawRequest(t, cp, "POST", widgets+"/elsewhere", "application/json", []byte(`{"apiVersion":"h4.example.com/v1","kind":"H4Widget","metadata":{"name":"made"}}`), nil)
 	if code != 201 || !strings.Contains(string(body), `"name":"made"`) {

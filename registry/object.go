@@ -69,11 +69,18 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 	return o, err
 }
 
-// DecodeObjectValidatingAfter is DecodeObjectValidating for a body whose
-// conversion to JSON found strict errors of its own (a YAML body's
-// duplicate keys, which the conversion drops): they are judged with the
-// decoding's, first, as upstream's YAML decoder reports them.
-func (r *Resource) DecodeObjectValidatingAfter(data []byte, directive string, bodyErrs []error) (*Object, error) {
+// DecodeObjectValidatingAfter is DecodeObjectValidating for data converted
+// to JSON from original, the body as sent (a YAML one), whose conversion
+// found strict errors of its own (duplicate keys, which the conversion
+// drops): they are judged with the decoding's, first, as upstream's YAML
+// decoder reports them. A custom resource without a kind is refused
+// quoting original, as upstream's decoder quotes what it was given.
+func (r *Resource) DecodeObjectValidatingAfter(data, original []byte, directive string, bodyErrs []error) (*Object, error) {
+	if r.Typed == nil {
+		if head, err := interpretTypeHead(data); err == nil && head.Kind == "" {
+			return nil, r.DecodeError(original, nil, runtime.NewMissingKindErr(string(original)))
+		}
+	}
 	o, _, err := r.decodeObject(data, directive, false, bodyErrs)
 	return o, err
 }

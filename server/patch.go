@@ -63,6 +63,12 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		}
 		return errUnsupportedMediaType(patchTypes(c.Res))
 	}
+	if c.Info.Name == "" {
+		// A custom resource's collection (a built-in one has no PATCH
+		// route): apiextensions' patch handler asks the URL for the name
+		// once it knows the patch type.
+		return apierrors.NewBadRequest("name must be provided")
+	}
 	body, err := readBody(c.r)
 	if err != nil {
 		return err

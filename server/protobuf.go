@@ -144,7 +144,7 @@ func (c *call) decodeBodyAs(res *registry.Resource, directive string, raw []byte
 		if err != nil {
 			return nil, err
 		}
-		return res.DecodeObjectValidatingAfter(data, directive, bodyErrs)
+		return res.DecodeObjectValidatingAfter(data, raw, directive, bodyErrs)
 	}
 	obj, gvk, err := registry.ProtobufSerializer().Decode(raw, nil, res.Typed())
 	if err != nil {
