@@ -16,11 +16,10 @@
 package fakeplane
 
 import (
-	"encoding/json"
-
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,12 +37,12 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -355,6 +354,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Log:                 cp.opts.logger,
 		Now:                 cp.opts.clock,
 		Controllers:         cp.opts.controllers,
+		KindResources:       kindResources(cp.srv.Registry),
+		HPASyncPeriod:       cp.opts.hpaSyncPeriod,
 	}
 	ctrls := controllers.Default(ctrlCfg)
 	if shared {
@@ -1229,4 +1230,16 @@ func objectJSON(obj runtime.Object) ([]byte, error) {
 		obj.GetObjectKind().SetGroupVersionKind(gvks[0])
 	}
 	return json.Marshal(obj)
+}
+
+// kindResources resolves a kind of a group to the resources serving it,
+// for the HorizontalPodAutoscaler controller's scale targets.
+func kindResources(reg *registry.Registry) controllers.KindResourcesFunc {
+	return func(gk schema.GroupKind) []schema.GroupVersionResource {
+		var out []schema.GroupVersionResource
+		for _, r := range reg.Resources().ForGroupKind(gk) {
+			out = append(out, schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource.Resource})
+		}
+		return out
+	}
 }

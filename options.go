@@ -100,6 +100,8 @@ type options struct {
 	webhooks *WebhookInstallOptions
 	// controllers are WithControllers' (nil: every controller).
 	controllers controllers.Selection
+	// hpaSyncPeriod is WithHorizontalPodAutoscalerSyncPeriod's.
+	hpaSyncPeriod time.Duration
 	// podGracePeriods is WithPodGracePeriods'.
 	podGracePeriods bool
 	// limits are WithRequestTimeout's and WithMaxRequestsInFlight's.
@@ -468,6 +470,16 @@ func WithSchedulerConfigFile(path string) Option {
 // kube-controller-manager controller has makes Start fail.
 func WithControllers(names ...string) Option {
 	return func(o *options) { o.controllers = append(controllers.Selection{}, names...) }
+}
+
+// WithHorizontalPodAutoscalerSyncPeriod sets how often the
+// horizontal-pod-autoscaler-controller reconciles each
+// HorizontalPodAutoscaler, as kube-controller-manager's
+// --horizontal-pod-autoscaler-sync-period does (default 15 s). A
+// HorizontalPodAutoscaler is also reconciled when it is created and when
+// its spec changes.
+func WithHorizontalPodAutoscalerSyncPeriod(d time.Duration) Option {
+	return func(o *options) { o.hpaSyncPeriod = d }
 }
 
 // runs reports whether the control plane runs the kube-controller-manager

@@ -582,6 +582,12 @@ type Config struct {
 	// Controllers selects the controllers that run, as
 	// kube-controller-manager's --controllers (nil: DefaultSelection).
 	Controllers Selection
+	// KindResources resolves the kinds HorizontalPodAutoscalers target
+	// (nil: none resolves).
+	KindResources KindResourcesFunc
+	// HPASyncPeriod is how often each HorizontalPodAutoscaler is
+	// reconciled (0: DefaultHPASyncPeriod).
+	HPASyncPeriod time.Duration
 }
 
 // Default returns the controllers of this package a control plane runs, as
@@ -635,5 +641,8 @@ func Default(cfg Config) []Controller {
 	add(PVProtectionName, true, func(l *slog.Logger) Controller { return NewPVProtection(reg, l) })
 	add(VACProtectionName, true, func(l *slog.Logger) Controller { return NewVACProtection(reg, l) })
 	add(TTLName, true, func(l *slog.Logger) Controller { return NewTTL(reg, l) })
+	add(HorizontalPodAutoscalerName, true, func(l *slog.Logger) Controller {
+		return NewHorizontalPodAutoscaler(reg, cfg.KindResources, cfg.HPASyncPeriod, cfg.Now, l)
+	})
 	return ctrls
 }

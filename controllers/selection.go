@@ -8,21 +8,22 @@ import (
 // Names of the kube-controller-manager controllers fakeplane runs, as
 // kube-controller-manager's --controllers spells them.
 const (
-	ClusterRoleAggregationName = "clusterrole-aggregation-controller"
-	CronJobName                = "cronjob-controller"
-	DaemonSetName              = "daemonset-controller"
-	DeploymentName             = "deployment-controller"
-	DisruptionName             = "disruption-controller"
-	EndpointsName              = "endpoints-controller"
-	EndpointSliceName          = "endpointslice-controller"
-	GarbageCollectorName       = "garbage-collector-controller"
-	JobName                    = "job-controller"
-	NamespaceName              = "namespace-controller"
-	NodeLifecycleName          = "node-lifecycle-controller"
-	PersistentVolumeBinderName = "persistentvolume-binder-controller"
-	PVCProtectionName          = "persistentvolumeclaim-protection-controller"
-	PVProtectionName           = "persistentvolume-protection-controller"
-	VACProtectionName          = "volumeattributesclass-protection-controller"
+	ClusterRoleAggregationName  = "clusterrole-aggregation-controller"
+	CronJobName                 = "cronjob-controller"
+	DaemonSetName               = "daemonset-controller"
+	DeploymentName              = "deployment-controller"
+	DisruptionName              = "disruption-controller"
+	EndpointsName               = "endpoints-controller"
+	EndpointSliceName           = "endpointslice-controller"
+	GarbageCollectorName        = "garbage-collector-controller"
+	HorizontalPodAutoscalerName = "horizontal-pod-autoscaler-controller"
+	JobName                     = "job-controller"
+	NamespaceName               = "namespace-controller"
+	NodeLifecycleName           = "node-lifecycle-controller"
+	PersistentVolumeBinderName  = "persistentvolume-binder-controller"
+	PVCProtectionName           = "persistentvolumeclaim-protection-controller"
+	PVProtectionName            = "persistentvolume-protection-controller"
+	VACProtectionName           = "volumeattributesclass-protection-controller"
 	// PolicyStatusName is the ValidatingAdmissionPolicy type-checking
 	// status controller, which package admission runs.
 	PolicyStatusName               = "validatingadmissionpolicy-status-controller"
@@ -40,29 +41,30 @@ const (
 // aliases maps the older names kube-controller-manager still accepts to
 // the canonical ones.
 var aliases = map[string]string{
-	"clusterrole-aggregation": ClusterRoleAggregationName,
-	"cronjob":                 CronJobName,
-	"daemonset":               DaemonSetName,
-	"deployment":              DeploymentName,
-	"disruption":              DisruptionName,
-	"endpoint":                EndpointsName,
-	"endpointslice":           EndpointSliceName,
-	"garbagecollector":        GarbageCollectorName,
-	"job":                     JobName,
-	"namespace":               NamespaceName,
-	"nodelifecycle":           NodeLifecycleName,
-	"persistentvolume-binder": PersistentVolumeBinderName,
-	"pvc-protection":          PVCProtectionName,
-	"pv-protection":           PVProtectionName,
-	"podgc":                   PodGarbageCollectorName,
-	"replicaset":              ReplicaSetName,
-	"replicationcontroller":   ReplicationControllerName,
-	"resourcequota":           ResourceQuotaName,
-	"root-ca-cert-publisher":  RootCACertificatePublisherName,
-	"serviceaccount":          ServiceAccountName,
-	"statefulset":             StatefulSetName,
-	"ttl-after-finished":      TTLAfterFinishedName,
-	"ttl":                     TTLName,
+	"clusterrole-aggregation":  ClusterRoleAggregationName,
+	"cronjob":                  CronJobName,
+	"daemonset":                DaemonSetName,
+	"deployment":               DeploymentName,
+	"disruption":               DisruptionName,
+	"endpoint":                 EndpointsName,
+	"endpointslice":            EndpointSliceName,
+	"garbagecollector":         GarbageCollectorName,
+	"horizontalpodautoscaling": HorizontalPodAutoscalerName,
+	"job":                      JobName,
+	"namespace":                NamespaceName,
+	"nodelifecycle":            NodeLifecycleName,
+	"persistentvolume-binder":  PersistentVolumeBinderName,
+	"pvc-protection":           PVCProtectionName,
+	"pv-protection":            PVProtectionName,
+	"podgc":                    PodGarbageCollectorName,
+	"replicaset":               ReplicaSetName,
+	"replicationcontroller":    ReplicationControllerName,
+	"resourcequota":            ResourceQuotaName,
+	"root-ca-cert-publisher":   RootCACertificatePublisherName,
+	"serviceaccount":           ServiceAccountName,
+	"statefulset":              StatefulSetName,
+	"ttl-after-finished":       TTLAfterFinishedName,
+	"ttl":                      TTLName,
 }
 
 // KnownNames are the controllers a Selection can name, canonical names
@@ -75,7 +77,7 @@ func KnownNames() []string {
 		NodeLifecycleName, PersistentVolumeBinderName, PodGarbageCollectorName, ReplicaSetName,
 		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
-		VACProtectionName, PolicyStatusName, TTLName,
+		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName,
 	}
 }
 
@@ -85,7 +87,7 @@ func KnownNames() []string {
 // names them.
 var otherNames = []string{
 	"serviceaccount-token-controller", "endpointslice-mirroring-controller",
-	"horizontal-pod-autoscaler-controller", "certificatesigningrequest-signing-controller",
+	"certificatesigningrequest-signing-controller",
 	"certificatesigningrequest-approving-controller", "certificatesigningrequest-cleaner-controller",
 	"podcertificaterequest-cleaner-controller", "bootstrap-signer-controller",
 	"token-cleaner-controller", "node-ipam-controller", "taint-eviction-controller",
@@ -98,7 +100,6 @@ var otherNames = []string{
 	"service-cidr-controller", "storage-version-migrator-controller", "selinux-warning-controller",
 	"csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", "tokencleaner", "nodeipam",
 	"attachdetach", "persistentvolume-expander", "ephemeral-volume", "endpointslicemirroring",
-	"horizontalpodautoscaling",
 	"legacy-service-account-token-cleaner", "storage-version-gc", "resource-claim-controller",
 	"serviceaccount-token",
 }

@@ -52,7 +52,10 @@ type Interface interface {
 	Update(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, tryUpdate UpdateFunc) (runtime.Object, error)
 	// UpdateSubresource is Update through a subresource of gvr, as a PUT to
 	// it is: "status" writes the status alone, "finalize" (namespaces) the
-	// spec.finalizers alone. Other subresources fail with MethodNotSupported.
+	// spec.finalizers alone, "scale" the replicas of a workload (tryUpdate
+	// is handed and returns an *autoscalingv1.Scale, which is returned as
+	// written; a resource without the subresource is a 404). Other
+	// subresources fail with MethodNotSupported.
 	UpdateSubresource(ctx context.Context, gvr schema.GroupVersionResource, subresource, namespace, name string, tryUpdate UpdateFunc) (runtime.Object, error)
 	// Delete deletes the object, or marks it for deletion while finalizers
 	// hold it, as a DELETE with opts does. It returns the object's last

@@ -60,6 +60,10 @@ func (g goAPI) newSubresourceCall(ctx context.Context, gvr schema.GroupVersionRe
 		IsResourceRequest: true, Verb: verb, APIGroup: gvr.Group, APIVersion: gvr.Version,
 		Resource: gvr.Resource, Subresource: sub, Namespace: ns, Name: name,
 	}}
+	if sub == "scale" && !res.HasSub(sub) {
+		// No route serves the path (a Role's scale).
+		return nil, NotFoundPath()
+	}
 	if res.Virtual || sub != "" && !res.HasSub(sub) || !g.s.VerbAllowed(c) {
 		return nil, c.ErrMethodNotSupported()
 	}
@@ -213,6 +217,8 @@ func (g goAPI) update(ctx context.Context, gvr schema.GroupVersionResource, sub,
 	}
 	mode := mainWrite
 	switch sub {
+	case "scale":
+		return g.updateScale(c, name, tryUpdate)
 	case "", "finalize":
 		// finalize is a main write that the namespace rules let change
 		// spec.finalizers and nothing else, as serveFinalize's.

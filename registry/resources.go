@@ -359,6 +359,22 @@ func (g *ServedResources) Preferred(group string) (string, bool) {
 	return "", false
 }
 
+// ForGroupKind lists the resources serving a kind of a group in any of
+// its versions, in discovery's order of the group's versions (the
+// preferred first), as a REST mapper's RESTMappings of the group and kind.
+func (g *ServedResources) ForGroupKind(gk schema.GroupKind) []*Resource {
+	var out []*Resource
+	for _, gv := range g.GroupVersions() {
+		if gv.Group != gk.Group {
+			continue
+		}
+		if r, ok := g.ForKind(schema.GroupVersionKind{Group: gk.Group, Version: gv.Version, Kind: gk.Kind}); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // ForKind finds the resource serving a group/version/kind (the main
 // resource, not a subresource).
 func (g *ServedResources) ForKind(gvk schema.GroupVersionKind) (*Resource, bool) {

@@ -22,7 +22,6 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 )
 
@@ -92,15 +91,11 @@ func (s *Server) serveScale(c *call) error {
 	var applied *applyPatchBody
 	var warnings []string
 	_, _, err = s.UpdateObject(c.Request, false, wo.dryRun, func(old *registry.Object) (*registry.Object, error) {
-		cur, err := registry.ScaleOf(c.Res, old)
-		if err != nil {
-			return nil, err
-		}
 		// The parent's managers of spec.replicas own the Scale's, as upstream's
 		// scale handler translates them.
-		handler := managedfields.NewScaleHandler(old.Meta.GetManagedFields(), c.Res.GVK.GroupVersion(), c.Res.ReplicasPaths())
-		if cur.ManagedFields, err = handler.ToSubresource(); err != nil {
-			return nil, apierrors.NewInternalError(err)
+		cur, handler, err := registry.CurrentScale(c.Res, old)
+		if err != nil {
+			return nil, err
 		}
 		want := &autoscalingv1.Scale{}
 		data := body
@@ -188,29 +183,10 @@ func (s *Server) serveScale(c *call) error {
 				want = out
 			}
 		}
-		if want.Name != "" && want.Name != c.Info.Name {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", want.Name, c.Info.Name))
-		}
-		if want.Spec.Replicas < 0 {
-			return nil, apierrors.NewInvalid(schema.GroupKind{Group: "autoscaling", Kind: "Scale"}, c.Info.Name, field.ErrorList{
-				field.Invalid(field.NewPath("spec", "replicas"), want.Spec.Replicas, "must be greater than or equal to 0"),
-			})
-		}
-		if want.ResourceVersion != "" && want.ResourceVersion != old.Meta.GetResourceVersion() {
-			return nil, registry.ErrConflict(c.Res.GR, c.Info.Name)
-		}
-		next, err := c.Res.DecodeStored(registry.MustEncode(old.Obj))
+		next, err := registry.ScaledObject(c.Res, old, want, c.Info.Name, handler)
 		if err != nil {
 			return nil, err
 		}
-		if err := registry.SetReplicas(c.Res, next, want.Spec.Replicas); err != nil {
-			return nil, err
-		}
-		parentFields, err := handler.ToParent(want.ManagedFields)
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		next.Meta.SetManagedFields(parentFields)
 		result = want
 		return next, nil
 	})
