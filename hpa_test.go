@@ -70,9 +70,12 @@ func TestHorizontalPodAutoscalerDefaults(t *testing.T) {
 // targetCPUUtilizationPercentage and its other metrics in the
 // autoscaling.alpha.kubernetes.io/metrics annotation, and a v1 update keeps
 // them.
+//
+// The horizontal-pod-autoscaler-controller is off: it would write the
+// autoscalers' status meanwhile.
 func TestHorizontalPodAutoscalersShareStorage(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
+	cp := fakeplane.Start(t, fakeplane.WithControllers("*", "-horizontal-pod-autoscaler-controller"))
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
 	q := resource.MustParse("10")

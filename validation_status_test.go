@@ -33,11 +33,12 @@ const (
 // CertificateSigningRequests (with the declarative rule of v1.37, beta, on
 // Approved and Denied), against the answers of a real v1.37 kube-apiserver:
 // every code and message was recorded with refplane, sending the same
-// requests. The disruption and volume binder controllers, which would write
-// the budget's and the claim's status meanwhile, are off.
+// requests. The disruption, volume binder and autoscaler controllers, which
+// would write the budget's, the claim's and the autoscaler's status
+// meanwhile, are off.
 func TestStatusWriteValidation(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t, fakeplane.WithControllers("*", "-disruption-controller", "-persistentvolume-binder-controller"))
+	cp := fakeplane.Start(t, fakeplane.WithControllers("*", "-disruption-controller", "-persistentvolume-binder-controller", "-horizontal-pod-autoscaler-controller"))
 	runWriteCases(t, cp, []writeCase{
 		{"a namespace for the objects", "POST", `/api/v1/namespaces`, `{"metadata":{"name":"h46"}}`, 201, ""},
 		{"a claim", "POST", statusClaims, `{"metadata":{"name":"h46-claim"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`, 201, ""},

@@ -2,7 +2,8 @@
 // (or folder) per controller: what kube-controller-manager does (the
 // workload controllers: Deployment, ReplicaSet, ReplicationController,
 // StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished; Endpoints and
-// EndpointSlice; PersistentVolumeBinder, Disruption, NodeLifecycle;
+// EndpointSlice; PersistentVolumeBinder, Disruption, NodeLifecycle,
+// HorizontalPodAutoscaler (without metrics APIs), TTL;
 // ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
 // RootCACertPublisher, the garbage collector), under upstream's names and
 // chosen as its --controllers chooses them (Selection), and what
