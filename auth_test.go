@@ -526,25 +526,93 @@ func TestBootstrapPolicyAndAggregation(t *testing.T) {
 	}
 }
 
+// TestLegacyServiceAccountTokenSecret: kube-controller-manager's token
+// controller fills a kubernetes.io/service-account-token Secret after its
+// create (whose answer has no token) with a token that authenticates as its
+// ServiceAccount, the CA and the namespace, as its own update; deletes a
+// token Secret whose ServiceAccount does not exist, and a ServiceAccount's
+// token Secrets with it; and takes a deleted token Secret out of its
+// ServiceAccount's secrets. Each answer was recorded from refplane with its
+// kube-controller-manager.
 func TestLegacyServiceAccountTokenSecret(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
 	ctx := ctxT(t)
 	admin := clientset(t, cp)
-	_, err := admin.CoreV1().Secrets("default").Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "default-token", Annotations: map[string]string{corev1.ServiceAccountNameKey: "default"}},
-		Type:       corev1.SecretTypeServiceAccountToken,
-	}, metav1.CreateOptions{})
+	waitForDefaultServiceAccount(t, cp, "default")
+	tokenSecret := func(name, account string) *corev1.Secret {
+		return &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{corev1.ServiceAccountNameKey: account}},
+			Type:       corev1.SecretTypeServiceAccountToken,
+		}
+	}
+	created, err := admin.CoreV1().Secrets("default").Create(ctx, tokenSecret("default-token", "default"), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec, _ := admin.CoreV1().Secrets("default").Get(ctx, "default-token", metav1.GetOptions{})
-	if len(sec.Data["token"]) == 0 || len(sec.Data["ca.crt"]) == 0 || string(sec.Data["namespace"]) != "default" {
-		t.Fatalf("token secret not filled: %v", sec.Data)
+	if len(created.Data) != 0 || created.Annotations[corev1.ServiceAccountUIDKey] != "" {
+		t.Errorf("the create's answer has %v %v; the controller fills it afterwards", created.Data, created.Annotations)
+	}
+	var sec *corev1.Secret
+	eventuallyT(t, "the token", func(ctx context.Context) (bool, error) {
+		sec, err = admin.CoreV1().Secrets("default").Get(ctx, "default-token", metav1.GetOptions{})
+		return err == nil && len(sec.Data["token"]) > 0, err
+	})
+	sa, err := admin.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sec.Data["ca.crt"]) == 0 || string(sec.Data["namespace"]) != "default" || sec.Annotations[corev1.ServiceAccountUIDKey] != string(sa.UID) {
+		t.Fatalf("token secret not filled: %v %v", sec.Data, sec.Annotations)
+	}
+	var kcm bool
+	for _, m := range sec.ManagedFields {
+		kcm = kcm || m.Manager == "kube-controller-manager" && m.Operation == metav1.ManagedFieldsOperationUpdate
+	}
+	if !kcm || sec.ResourceVersion == created.ResourceVersion {
+		t.Errorf("the token was not kube-controller-manager's update: %+v", sec.ManagedFields)
 	}
 	tr, err := admin.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: string(sec.Data["token"])}}, metav1.CreateOptions{})
 	if err != nil || !tr.Status.Authenticated || tr.Status.User.Username != "system:serviceaccount:default:default" {
 		t.Errorf("legacy token review: %v %+v", err, tr.Status)
+	}
+
+	gone := func(name string) func(ctx context.Context) (bool, error) {
+		return func(ctx context.Context) (bool, error) {
+			_, err := admin.CoreV1().Secrets("default").Get(ctx, name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		}
+	}
+	// A token of a ServiceAccount that does not exist is deleted.
+	if _, err := admin.CoreV1().Secrets("default").Create(ctx, tokenSecret("nobody-token", "nobody"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the token of no ServiceAccount deleted", gone("nobody-token"))
+	// A ServiceAccount's tokens go with it; one deleted before leaves its
+	// secrets.
+	if _, err := admin.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{
+		ObjectMeta: metav1.ObjectMeta{Name: "robot"}, Secrets: []corev1.ObjectReference{{Name: "robot-token"}, {Name: "robot-old"}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"robot-token", "robot-old"} {
+		if _, err := admin.CoreV1().Secrets("default").Create(ctx, tokenSecret(name, "robot"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := admin.CoreV1().Secrets("default").Delete(ctx, "robot-old", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the deleted token out of the ServiceAccount's secrets", func(ctx context.Context) (bool, error) {
+		sa, err := admin.CoreV1().ServiceAccounts("default").Get(ctx, "robot", metav1.GetOptions{})
+		return err == nil && len(sa.Secrets) == 1 && sa.Secrets[0].Name == "robot-token", err
+	})
+	if err := admin.CoreV1().ServiceAccounts("default").Delete(ctx, "robot", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the ServiceAccount's token deleted with it", gone("robot-token"))
+	if _, err := admin.CoreV1().Secrets("default").Get(ctx, "default-token", metav1.GetOptions{}); err != nil {
+		t.Errorf("another ServiceAccount's token: %v", err)
 	}
 }
 

@@ -355,6 +355,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Now:                 cp.opts.clock,
 		Controllers:         cp.opts.controllers,
 		KindResources:       kindResources(cp.srv.Registry),
+		LegacyToken:         legacyTokens(cp.srv),
 		HPASyncPeriod:       cp.opts.hpaSyncPeriod,
 	}
 	ctrls := controllers.Default(ctrlCfg)
@@ -1242,4 +1243,13 @@ func kindResources(reg *registry.Registry) controllers.KindResourcesFunc {
 		}
 		return out
 	}
+}
+
+// legacyTokens signs the tokens of service account token Secrets, for the
+// token controller (nil: the server has no service account tokens).
+func legacyTokens(srv *server.Server) controllers.LegacyTokenFunc {
+	if t := srv.ServiceAccountTokens(); t != nil {
+		return t.IssueLegacy
+	}
+	return nil
 }

@@ -5,6 +5,7 @@
 // EndpointSlice; PersistentVolumeBinder, Disruption, NodeLifecycle,
 // HorizontalPodAutoscaler (without metrics APIs), TTL;
 // ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
+// ServiceAccountTokens,
 // RootCACertPublisher, the garbage collector), under upstream's names and
 // chosen as its --controllers chooses them (Selection), and what
 // kube-apiserver runs inside itself (CRDFinalizer). The aggregation layer's loops (the CRD

@@ -585,6 +585,9 @@ type Config struct {
 	// KindResources resolves the kinds HorizontalPodAutoscalers target
 	// (nil: none resolves).
 	KindResources KindResourcesFunc
+	// LegacyToken signs the tokens of kubernetes.io/service-account-token
+	// Secrets (nil: the token controller does not run).
+	LegacyToken LegacyTokenFunc
 	// HPASyncPeriod is how often each HorizontalPodAutoscaler is
 	// reconciled (0: DefaultHPASyncPeriod).
 	HPASyncPeriod time.Duration
@@ -641,6 +644,9 @@ func Default(cfg Config) []Controller {
 	add(PVProtectionName, true, func(l *slog.Logger) Controller { return NewPVProtection(reg, l) })
 	add(VACProtectionName, true, func(l *slog.Logger) Controller { return NewVACProtection(reg, l) })
 	add(TTLName, true, func(l *slog.Logger) Controller { return NewTTL(reg, l) })
+	add(ServiceAccountTokenName, cfg.LegacyToken != nil, func(l *slog.Logger) Controller {
+		return NewServiceAccountTokens(reg, cfg.RootCA, cfg.LegacyToken, l)
+	})
 	add(HorizontalPodAutoscalerName, true, func(l *slog.Logger) Controller {
 		return NewHorizontalPodAutoscaler(reg, cfg.KindResources, cfg.HPASyncPeriod, cfg.Now, l)
 	})

@@ -33,6 +33,7 @@ const (
 	ResourceQuotaName              = "resourcequota-controller"
 	RootCACertificatePublisherName = "root-ca-certificate-publisher-controller"
 	ServiceAccountName             = "serviceaccount-controller"
+	ServiceAccountTokenName        = "serviceaccount-token-controller"
 	StatefulSetName                = "statefulset-controller"
 	TTLAfterFinishedName           = "ttl-after-finished-controller"
 	TTLName                        = "ttl-controller"
@@ -62,6 +63,7 @@ var aliases = map[string]string{
 	"resourcequota":            ResourceQuotaName,
 	"root-ca-cert-publisher":   RootCACertificatePublisherName,
 	"serviceaccount":           ServiceAccountName,
+	"serviceaccount-token":     ServiceAccountTokenName,
 	"statefulset":              StatefulSetName,
 	"ttl-after-finished":       TTLAfterFinishedName,
 	"ttl":                      TTLName,
@@ -77,7 +79,7 @@ func KnownNames() []string {
 		NodeLifecycleName, PersistentVolumeBinderName, PodGarbageCollectorName, ReplicaSetName,
 		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
-		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName,
+		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName,
 	}
 }
 
@@ -86,7 +88,7 @@ func KnownNames() []string {
 // Selection accepts them, as a flag copied from a cluster's manifest
 // names them.
 var otherNames = []string{
-	"serviceaccount-token-controller", "endpointslice-mirroring-controller",
+	"endpointslice-mirroring-controller",
 	"certificatesigningrequest-signing-controller",
 	"certificatesigningrequest-approving-controller", "certificatesigningrequest-cleaner-controller",
 	"podcertificaterequest-cleaner-controller", "bootstrap-signer-controller",
@@ -101,7 +103,6 @@ var otherNames = []string{
 	"csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", "tokencleaner", "nodeipam",
 	"attachdetach", "persistentvolume-expander", "ephemeral-volume", "endpointslicemirroring",
 	"legacy-service-account-token-cleaner", "storage-version-gc", "resource-claim-controller",
-	"serviceaccount-token",
 }
 
 // Selection is kube-controller-manager's --controllers: a list of

@@ -93,8 +93,6 @@ func (s *Registry) beforeCreate(c *Request, o *Object) error {
 		addWarnings(c, st.WarningsOnCreate(c.Context(), o.Obj))
 	}
 	switch obj := o.Obj.(type) {
-	case *corev1.Secret:
-		s.fillServiceAccountTokenSecret(obj)
 	case *apiregistrationv1.APIService:
 		if obj.Spec.Service == nil {
 			// kube-aggregator's availability controller: a local

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -65,9 +64,6 @@ type Hooks struct {
 	// stored bytes: views that must follow the store (the RBAC cache, the
 	// garbage collector's owner index) keep up through it.
 	CommitObserver func(bucket, key string, obj runtime.Object, data []byte, deleted bool)
-	// TokenSecretFiller issues the token of a new
-	// kubernetes.io/service-account-token Secret.
-	TokenSecretFiller func(sec *corev1.Secret)
 	// Authorizer is the server's authorizer, which the certificate
 	// admission plugins (CertificateApproval, CertificateSigning,
 	// ClusterTrustBundleAttest) ask about verbs on signers. Nil skips

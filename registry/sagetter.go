@@ -45,13 +45,3 @@ func (g saGetter) Node(name string) (*corev1.Node, error) {
 // the store, for token authentication and admission.
 func (s *Registry) ServiceAccounts() saGetter { return saGetter{s} }
 
-// fillServiceAccountTokenSecret gives a new kubernetes.io/service-account-token
-// Secret its token, CA and namespace (through the tokenSecretFiller hook
-// that authentication sets), as kube-controller-manager's token controller
-// does.
-func (s *Registry) fillServiceAccountTokenSecret(sec *corev1.Secret) {
-	if sec.Type != corev1.SecretTypeServiceAccountToken || s.hooks.TokenSecretFiller == nil {
-		return
-	}
-	s.hooks.TokenSecretFiller(sec)
-}

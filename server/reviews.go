@@ -404,31 +404,6 @@ func (s *Server) serveTokenRequest(c *call) error {
 	return writeEncoded(c, http.StatusCreated, tr)
 }
 
-// issueTokenSecret gives a new kubernetes.io/service-account-token Secret
-// its token, CA and namespace, as kube-controller-manager's token
-// controller does. The write path calls it (fillServiceAccountTokenSecret).
-func (s *Server) issueTokenSecret(sec *corev1.Secret) {
-	if s.auth.tokens == nil {
-		return
-	}
-	name := sec.Annotations[corev1.ServiceAccountNameKey]
-	sa, err := s.ServiceAccounts().ServiceAccount(sec.Namespace, name)
-	if err != nil {
-		return
-	}
-	sec.Annotations[corev1.ServiceAccountUIDKey] = string(sa.UID)
-	token, err := s.auth.tokens.IssueLegacy(sa, sec)
-	if err != nil {
-		s.log.Warn("service account token secret", "secret", sec.Name, "err", err)
-		return
-	}
-	if sec.Data == nil {
-		sec.Data = map[string][]byte{}
-	}
-	sec.Data[corev1.ServiceAccountTokenKey] = []byte(token)
-	sec.Data[corev1.ServiceAccountRootCAKey] = s.cfg.RootCAPEM
-	sec.Data[corev1.ServiceAccountNamespaceKey] = []byte(sec.Namespace)
-}
 
 // serveBindingsCollection answers POST /api/v1/namespaces/{ns}/bindings.
 func (s *Server) serveBindingsCollection(c *call) error {

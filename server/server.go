@@ -190,7 +190,7 @@ func New(cfg Config) (*Server, error) {
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	hooks := registry.Hooks{CommitObserver: s.observeCommitViews, TokenSecretFiller: s.issueTokenSecret, Authorizer: s.auth.authz}
+	hooks := registry.Hooks{CommitObserver: s.observeCommitViews, Authorizer: s.auth.authz}
 	if s.auth.rbac != nil {
 		hooks.RBACWriteCheck = func(ctx context.Context, gr schema.GroupResource, w auth.RBACWrite) error {
 			return s.auth.rbac.ForStorage(gr).CheckRBACWrite(ctx, s.auth.authz, w)
