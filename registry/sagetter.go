@@ -44,4 +44,3 @@ func (g saGetter) Node(name string) (*corev1.Node, error) {
 // ServiceAccounts reads service accounts, their secrets, pods and nodes from
 // the store, for token authentication and admission.
 func (s *Registry) ServiceAccounts() saGetter { return saGetter{s} }
-

@@ -404,7 +404,6 @@ func (s *Server) serveTokenRequest(c *call) error {
 	return writeEncoded(c, http.StatusCreated, tr)
 }
 
-
 // serveBindingsCollection answers POST /api/v1/namespaces/{ns}/bindings.
 func (s *Server) serveBindingsCollection(c *call) error {
 	return s.serveBindingAs(c, c.Res, func(o *registry.Object) string { return o.Meta.GetName() })
