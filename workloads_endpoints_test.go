@@ -2,8 +2,11 @@ package fakeplane_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -282,4 +285,142 @@ func awaitEndpointsMarker(t *testing.T, cs kubernetes.Interface, ns string) {
 		_, ep, sl := readEndpointState(t, cs, ns, "marker")
 		return ep != nil && len(sl) == 1, nil
 	})
+}
+
+// TestEndpointsOfAServiceWithoutSelectorAreMirrored: kube-controller-manager's
+// endpointslice-mirroring-controller mirrors the Endpoints a client writes
+// for a Service without a selector into EndpointSlices, one per address
+// type and port set, and takes them away with the Service, when the
+// Endpoints are marked skip-mirror, and when the Endpoints go. The slices
+// are those refplane's kube-controller-manager made of the same objects
+// (names aside, its endpoints' order being random).
+func TestEndpointsOfAServiceWithoutSelectorAreMirrored(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	ns := newBatchNamespace(t, cs, "mirror")
+	for _, name := range []string{"ext", "ext2"} {
+		if _, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "a", Port: 80}}},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	udp, dns := corev1.ProtocolUDP, "dns"
+	ep, err := cs.CoreV1().Endpoints(ns).Create(ctx, &corev1.Endpoints{
+		ObjectMeta: metav1.ObjectMeta{Name: "ext", Labels: map[string]string{"l": "v"},
+			Annotations: map[string]string{"a": "b", corev1.LastAppliedConfigAnnotation: "{}"}},
+		Subsets: []corev1.EndpointSubset{{
+			Addresses: []corev1.EndpointAddress{
+				{IP: "10.0.0.1", Hostname: "h1", NodeName: ptr.To("node-0"), TargetRef: &corev1.ObjectReference{Kind: "Pod", Name: "p1", Namespace: ns}},
+				{IP: "fd00::2"},
+			},
+			NotReadyAddresses: []corev1.EndpointAddress{{IP: "10.0.0.2"}},
+			Ports:             []corev1.EndpointPort{{Name: "a", Port: 8080}, {Name: "b", Port: 5353, Protocol: udp, AppProtocol: &dns}},
+		}, {
+			Addresses: []corev1.EndpointAddress{{IP: "10.0.0.3"}},
+			Ports:     []corev1.EndpointPort{{Name: "a", Port: 9090}},
+		}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// summary renders a slice as refplane's answer was compared.
+	summary := func(s discoveryv1.EndpointSlice) string {
+		var eps []string
+		for _, e := range s.Endpoints {
+			x := fmt.Sprintf("%s ready=%v", strings.Join(e.Addresses, ","), *e.Conditions.Ready)
+			if e.Hostname != nil {
+				x += " hostname=" + *e.Hostname
+			}
+			if e.NodeName != nil {
+				x += " node=" + *e.NodeName
+			}
+			if e.TargetRef != nil {
+				x += " target=" + e.TargetRef.Kind + "/" + e.TargetRef.Name
+			}
+			eps = append(eps, x)
+		}
+		sort.Strings(eps)
+		var ports []string
+		for _, p := range s.Ports {
+			x := fmt.Sprintf("%s:%d/%s", *p.Name, *p.Port, *p.Protocol)
+			if p.AppProtocol != nil {
+				x += "(" + *p.AppProtocol + ")"
+			}
+			ports = append(ports, x)
+		}
+		return fmt.Sprintf("%s [%s] {%s}", s.AddressType, strings.Join(ports, " "), strings.Join(eps, "; "))
+	}
+	mirrors := func() []discoveryv1.EndpointSlice {
+		var out []discoveryv1.EndpointSlice
+		for _, s := range slicesOf(t, cs, ns, "ext") {
+			if s.Labels[discoveryv1.LabelManagedBy] == "endpointslicemirroring-controller.k8s.io" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	await := func(what string, want ...string) []discoveryv1.EndpointSlice {
+		t.Helper()
+		sort.Strings(want)
+		var got []discoveryv1.EndpointSlice
+		eventuallyT(t, what, func(context.Context) (bool, error) {
+			got = mirrors()
+			var sums []string
+			for _, s := range got {
+				sums = append(sums, summary(s))
+			}
+			sort.Strings(sums)
+			return strings.Join(sums, "\n") == strings.Join(want, "\n"), nil
+		})
+		return got
+	}
+	first := await("the mirrored slices",
+		"IPv4 [a:8080/TCP b:5353/UDP(dns)] {10.0.0.1 ready=true hostname=h1 node=node-0 target=Pod/p1; 10.0.0.2 ready=false}",
+		"IPv6 [a:8080/TCP b:5353/UDP(dns)] {fd00::2 ready=true}",
+		"IPv4 [a:9090/TCP] {10.0.0.3 ready=true}")
+	for _, s := range first {
+		owner := metav1.GetControllerOf(&s)
+		if !strings.HasPrefix(s.Name, "ext-") || s.GenerateName != "ext-" || s.Labels["l"] != "v" || len(s.Labels) != 3 ||
+			len(s.Annotations) != 1 || s.Annotations["a"] != "b" || owner == nil || owner.Kind != "Endpoints" || owner.UID != ep.UID ||
+			len(s.ManagedFields) != 1 || s.ManagedFields[0].Manager != "kube-controller-manager" {
+			t.Errorf("slice %s: generateName %q labels %v annotations %v owner %+v managedFields %+v", s.Name, s.GenerateName, s.Labels, s.Annotations, owner, s.ManagedFields)
+		}
+	}
+	// A new port set: the new slice takes the name of one that goes.
+	ep.Subsets = []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1"}, {IP: "10.0.0.4"}}, Ports: []corev1.EndpointPort{{Name: "a", Port: 8080}}}}
+	if ep, err = cs.CoreV1().Endpoints(ns).Update(ctx, ep, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	now := await("the slices of the new subsets", "IPv4 [a:8080/TCP] {10.0.0.1 ready=true; 10.0.0.4 ready=true}")
+	if !slices.ContainsFunc(first, func(s discoveryv1.EndpointSlice) bool { return s.Name == now[0].Name && s.AddressType == discoveryv1.AddressTypeIPv4 }) {
+		t.Errorf("the new slice %s did not take an old IPv4 slice's name", now[0].Name)
+	}
+	// Marked skip-mirror, they go; unmarked, they come back.
+	ep.Labels[discoveryv1.LabelSkipMirror] = "true"
+	if ep, err = cs.CoreV1().Endpoints(ns).Update(ctx, ep, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	await("no slices while skip-mirror")
+	delete(ep.Labels, discoveryv1.LabelSkipMirror)
+	if _, err = cs.CoreV1().Endpoints(ns).Update(ctx, ep, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	await("the slices back", "IPv4 [a:8080/TCP] {10.0.0.1 ready=true; 10.0.0.4 ready=true}")
+	// Without their Service they go.
+	if err := cs.CoreV1().Services(ns).Delete(ctx, "ext", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	await("no slices without the service")
+	// Endpoints without addresses have no slices at all.
+	if _, err := cs.CoreV1().Endpoints(ns).Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "ext2"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitEndpointsMarker(t, cs, ns)
+	if sl := slicesOf(t, cs, ns, "ext2"); len(sl) != 0 {
+		t.Errorf("empty Endpoints mirrored into %d slices", len(sl))
+	}
 }

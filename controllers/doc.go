@@ -1,8 +1,8 @@
 // Package controllers runs the control loops of a control plane, one file
 // (or folder) per controller: what kube-controller-manager does (the
 // workload controllers: Deployment, ReplicaSet, ReplicationController,
-// StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished; Endpoints and
-// EndpointSlice; PersistentVolumeBinder, Disruption, NodeLifecycle,
+// StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished; Endpoints,
+// EndpointSlice and EndpointSliceMirroring; PersistentVolumeBinder, Disruption, NodeLifecycle,
 // HorizontalPodAutoscaler (without metrics APIs), TTL;
 // ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
 // ServiceAccountTokens,

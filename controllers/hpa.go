@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sort"
 	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -138,11 +137,7 @@ func (c *HorizontalPodAutoscaler) Sync(ctx context.Context, events []store.Event
 			e.hpa = hpa
 		}
 	}
-	keys := make([]string, 0, len(c.hpas))
-	for k := range c.hpas {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(c.hpas)
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	var soonest time.Time
 	for _, k := range keys {
@@ -405,12 +400,7 @@ func (c *HorizontalPodAutoscaler) checkSelector(ctx context.Context, e *hpaEntry
 	}
 	pods := list.(*corev1.PodList).Items
 	var selecting []string
-	keys := make([]string, 0, len(c.hpas))
-	for k := range c.hpas {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(c.hpas) {
 		o := c.hpas[k]
 		if o.hpa.Namespace != hpa.Namespace || o.selector == nil {
 			continue

@@ -633,6 +633,7 @@ func Default(cfg Config) []Controller {
 	add(JobName, true, func(l *slog.Logger) Controller { return NewJob(reg, cfg.Now, l) })
 	add(EndpointsName, true, func(l *slog.Logger) Controller { return NewEndpoints(reg, l) })
 	add(EndpointSliceName, true, func(l *slog.Logger) Controller { return NewEndpointSlice(reg, l) })
+	add(EndpointSliceMirroringName, true, func(l *slog.Logger) Controller { return NewEndpointSliceMirroring(reg, l) })
 	add(CronJobName, true, func(l *slog.Logger) Controller { return NewCronJob(reg, cfg.Now, l) })
 	add(TTLAfterFinishedName, true, func(l *slog.Logger) Controller { return NewTTLAfterFinished(reg, cfg.Now, l) })
 	add(StatefulSetName, true, func(l *slog.Logger) Controller { return NewStatefulSet(reg, cfg.Now, l) })

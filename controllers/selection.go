@@ -15,6 +15,7 @@ const (
 	DisruptionName              = "disruption-controller"
 	EndpointsName               = "endpoints-controller"
 	EndpointSliceName           = "endpointslice-controller"
+	EndpointSliceMirroringName  = "endpointslice-mirroring-controller"
 	GarbageCollectorName        = "garbage-collector-controller"
 	HorizontalPodAutoscalerName = "horizontal-pod-autoscaler-controller"
 	JobName                     = "job-controller"
@@ -49,6 +50,7 @@ var aliases = map[string]string{
 	"disruption":               DisruptionName,
 	"endpoint":                 EndpointsName,
 	"endpointslice":            EndpointSliceName,
+	"endpointslicemirroring":   EndpointSliceMirroringName,
 	"garbagecollector":         GarbageCollectorName,
 	"horizontalpodautoscaling": HorizontalPodAutoscalerName,
 	"job":                      JobName,
@@ -79,7 +81,7 @@ func KnownNames() []string {
 		NodeLifecycleName, PersistentVolumeBinderName, PodGarbageCollectorName, ReplicaSetName,
 		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
-		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName,
+		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName, EndpointSliceMirroringName,
 	}
 }
 
@@ -88,7 +90,6 @@ func KnownNames() []string {
 // Selection accepts them, as a flag copied from a cluster's manifest
 // names them.
 var otherNames = []string{
-	"endpointslice-mirroring-controller",
 	"certificatesigningrequest-signing-controller",
 	"certificatesigningrequest-approving-controller", "certificatesigningrequest-cleaner-controller",
 	"podcertificaterequest-cleaner-controller", "bootstrap-signer-controller",
@@ -101,7 +102,7 @@ var otherNames = []string{
 
 	"service-cidr-controller", "storage-version-migrator-controller", "selinux-warning-controller",
 	"csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", "tokencleaner", "nodeipam",
-	"attachdetach", "persistentvolume-expander", "ephemeral-volume", "endpointslicemirroring",
+	"attachdetach", "persistentvolume-expander", "ephemeral-volume",
 	"legacy-service-account-token-cleaner", "storage-version-gc", "resource-claim-controller",
 }
 

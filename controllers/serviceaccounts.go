@@ -150,7 +150,7 @@ func splitKey(key string) (ns, name string) {
 }
 
 // sortedKeys returns the keys of m in order.
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -113,12 +113,7 @@ func (c *ServiceAccountTokens) Sync(ctx context.Context, events []store.Event) e
 			c.secrets[ev.Key], c.dirty[ev.Key] = sec, true
 		}
 	}
-	keys := make([]string, 0, len(c.dirty))
-	for k := range c.dirty {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(c.dirty) {
 		sec, ok := c.secrets[k]
 		if !ok {
 			delete(c.dirty, k)
