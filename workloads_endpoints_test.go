@@ -396,7 +396,9 @@ func TestEndpointsOfAServiceWithoutSelectorAreMirrored(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := await("the slices of the new subsets", "IPv4 [a:8080/TCP] {10.0.0.1 ready=true; 10.0.0.4 ready=true}")
-	if !slices.ContainsFunc(first, func(s discoveryv1.EndpointSlice) bool { return s.Name == now[0].Name && s.AddressType == discoveryv1.AddressTypeIPv4 }) {
+	if !slices.ContainsFunc(first, func(s discoveryv1.EndpointSlice) bool {
+		return s.Name == now[0].Name && s.AddressType == discoveryv1.AddressTypeIPv4
+	}) {
 		t.Errorf("the new slice %s did not take an old IPv4 slice's name", now[0].Name)
 	}
 	// Marked skip-mirror, they go; unmarked, they come back.

@@ -2,14 +2,14 @@
 // (or folder) per controller: what kube-controller-manager does (the
 // workload controllers: Deployment, ReplicaSet, ReplicationController,
 // StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished; Endpoints,
-// EndpointSlice and EndpointSliceMirroring; PersistentVolumeBinder, Disruption, NodeLifecycle,
-// HorizontalPodAutoscaler (without metrics APIs), TTL;
-// ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
-// ServiceAccountTokens,
-// RootCACertPublisher, the garbage collector), under upstream's names and
-// chosen as its --controllers chooses them (Selection), and what
-// kube-apiserver runs inside itself (CRDFinalizer). The aggregation layer's loops (the CRD
-// autoregistration, ...) live in package aggregator, which implements
+// EndpointSlice and EndpointSliceMirroring; PersistentVolumeBinder,
+// Disruption, NodeLifecycle, HorizontalPodAutoscaler (without metrics
+// APIs), TTL; ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
+// ServiceAccountTokens, RootCACertPublisher, the garbage collector), under
+// upstream's names and chosen as its --controllers chooses them
+// (Selection), and what kube-apiserver runs inside itself (CRDFinalizer).
+// The aggregation layer's loops (the CRD autoregistration, ...) live in
+// package aggregator, which implements
 // Controller; the root package runs them all with Start.
 //
 // A controller is fed the committed changes of the store buckets it cares
