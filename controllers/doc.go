@@ -9,8 +9,8 @@
 // upstream's names and chosen as its --controllers chooses them
 // (Selection), and what kube-apiserver runs inside itself (CRDFinalizer).
 // The aggregation layer's loops (the CRD autoregistration, ...) live in
-// package aggregator, which implements
-// Controller; the root package runs them all with Start.
+// package aggregator, which implements Controller; the root package runs
+// them all with Start.
 //
 // A controller is fed the committed changes of the store buckets it cares
 // about, as store.Event values in revision order: first the objects present
