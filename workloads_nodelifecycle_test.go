@@ -9,6 +9,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -178,4 +179,115 @@ func TestTTLControllerAnnotatesNodes(t *testing.T) {
 		n, err := cs.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{})
 		return err == nil && n.Annotations[corev1.ObjectTTLAnnotationKey] == "0"
 	})
+}
+
+// TestNoExecuteTaintsEvictPodsAsKubeControllerManager: kube-controller-manager's
+// taint-eviction-controller deletes the pods of a node tainted NoExecute
+// that do not tolerate the taint at once, and those that tolerate it for a
+// while when that time is up, marking each with the DisruptionTarget
+// condition and an event first; a deletion still waiting when the taint
+// goes is called off with an event, and a pod that tolerates the taint
+// forever stays. The events, conditions and outcomes are those refplane's
+// kube-controller-manager gave the same pods.
+func TestNoExecuteTaintsEvictPodsAsKubeControllerManager(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	pod := func(name string, tolerations ...corev1.Toleration) {
+		t.Helper()
+		if _, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       corev1.PodSpec{NodeName: "node-0", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}, Tolerations: tolerations},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tolerate := func(seconds *int64) corev1.Toleration {
+		return corev1.Toleration{Key: "t", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}
+	}
+	pod("at-once")
+	pod("after-a-second", tolerate(ptr.To[int64](1)))
+	pod("after-a-minute", tolerate(ptr.To[int64](60)))
+	pod("forever", tolerate(nil))
+	// The DisruptionTarget condition comes before the delete.
+	w, err := cs.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=at-once"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	taint := func(on bool) {
+		t.Helper()
+		n, err := cs.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == "t" })
+		if on {
+			n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "t", Value: "v", Effect: corev1.TaintEffectNoExecute})
+		}
+		if _, err := cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	taint(true)
+	var marked *corev1.Pod
+	for ev := range w.ResultChan() {
+		p, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			continue
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.DisruptionTarget && marked == nil {
+				if p.DeletionTimestamp != nil {
+					t.Errorf("the condition came with the delete: %+v", p.ObjectMeta)
+				}
+				marked = p.DeepCopy()
+				if c.Status != corev1.ConditionTrue || c.Reason != "DeletionByTaintManager" || c.Message != "Taint manager: deleting due to NoExecute taint" || c.ObservedGeneration != p.Generation {
+					t.Errorf("condition %+v", c)
+				}
+			}
+		}
+		if p.DeletionTimestamp != nil {
+			break
+		}
+	}
+	if marked == nil {
+		t.Fatal("no DisruptionTarget condition before the delete")
+	}
+	gone := func(name string) func(ctx context.Context) (bool, error) {
+		return func(ctx context.Context) (bool, error) {
+			_, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		}
+	}
+	eventuallyT(t, "at-once deleted", gone("at-once"))
+	eventuallyT(t, "after-a-second deleted", gone("after-a-second"))
+	taint(false)
+	events := func(name string) []string {
+		var out []string
+		for _, e := range eventsFor(t, cs, "default", "Pod", name) {
+			if e.Reason == "TaintManagerEviction" && e.Source.Component == "taint-eviction-controller" {
+				out = append(out, e.Message)
+			}
+		}
+		return out
+	}
+	eventuallyT(t, "the called-off deletion's event", func(context.Context) (bool, error) {
+		return slices.Equal(events("after-a-minute"), []string{"Cancelling deletion of Pod default/after-a-minute"}), nil
+	})
+	for name, want := range map[string][]string{
+		"at-once":        {"Marking for deletion Pod default/at-once"},
+		"after-a-second": {"Marking for deletion Pod default/after-a-second"},
+		"forever":        nil,
+	} {
+		if got := events(name); !slices.Equal(got, want) {
+			t.Errorf("%s's events %q, want %q", name, got, want)
+		}
+	}
+	for _, name := range []string{"after-a-minute", "forever"} {
+		if p, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{}); err != nil || p.DeletionTimestamp != nil {
+			t.Errorf("%s: %v %v", name, err, p.DeletionTimestamp)
+		}
+	}
 }

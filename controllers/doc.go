@@ -3,7 +3,7 @@
 // workload controllers: Deployment, ReplicaSet, ReplicationController,
 // StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished; Endpoints,
 // EndpointSlice and EndpointSliceMirroring; PersistentVolumeBinder,
-// Disruption, NodeLifecycle, HorizontalPodAutoscaler (without metrics
+// Disruption, NodeLifecycle, TaintEviction, HorizontalPodAutoscaler (without metrics
 // APIs), TTL; ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
 // ServiceAccountTokens, RootCACertPublisher, the garbage collector), under
 // upstream's names and chosen as its --controllers chooses them

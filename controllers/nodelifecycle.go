@@ -52,8 +52,10 @@ var nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 // kube-apiserver gives it once it is Ready, or at once if it has no Ready
 // condition yet.
 //
-// Not built: evictions (the taint-eviction controller), zone disruption
-// rates, and marking the pods of an unreachable node not ready.
+// The pods of a node with NoExecute taints are evicted by TaintEviction.
+//
+// Not built: zone disruption rates, and marking the pods of an unreachable
+// node not ready.
 type NodeLifecycle struct {
 	reg  registry.Interface
 	log  *slog.Logger

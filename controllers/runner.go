@@ -640,6 +640,7 @@ func Default(cfg Config) []Controller {
 	add(DaemonSetName, true, func(l *slog.Logger) Controller { return NewDaemonSet(reg, cfg.Now, l) })
 	add(DisruptionName, true, func(l *slog.Logger) Controller { return NewDisruption(reg, cfg.Now, l) })
 	add(NodeLifecycleName, true, func(l *slog.Logger) Controller { return NewNodeLifecycle(reg, cfg.Now, l) })
+	add(TaintEvictionName, true, func(l *slog.Logger) Controller { return NewTaintEviction(reg, cfg.Now, l) })
 	add(PersistentVolumeBinderName, true, func(l *slog.Logger) Controller { return NewPersistentVolumeBinder(reg, cfg.Now, l) })
 	add(PVCProtectionName, true, func(l *slog.Logger) Controller { return NewPVCProtection(reg, l) })
 	add(PVProtectionName, true, func(l *slog.Logger) Controller { return NewPVProtection(reg, l) })

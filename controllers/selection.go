@@ -36,6 +36,7 @@ const (
 	ServiceAccountName             = "serviceaccount-controller"
 	ServiceAccountTokenName        = "serviceaccount-token-controller"
 	StatefulSetName                = "statefulset-controller"
+	TaintEvictionName              = "taint-eviction-controller"
 	TTLAfterFinishedName           = "ttl-after-finished-controller"
 	TTLName                        = "ttl-controller"
 )
@@ -82,6 +83,7 @@ func KnownNames() []string {
 		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
 		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName, EndpointSliceMirroringName,
+		TaintEvictionName,
 	}
 }
 
@@ -93,7 +95,7 @@ var otherNames = []string{
 	"certificatesigningrequest-signing-controller",
 	"certificatesigningrequest-approving-controller", "certificatesigningrequest-cleaner-controller",
 	"podcertificaterequest-cleaner-controller", "bootstrap-signer-controller",
-	"token-cleaner-controller", "node-ipam-controller", "taint-eviction-controller",
+	"token-cleaner-controller", "node-ipam-controller",
 	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
 	"persistentvolume-expander-controller", "podgroup-protection-controller",
 	"kube-apiserver-serving-clustertrustbundle-publisher-controller", "ephemeral-volume-controller",
