@@ -138,13 +138,15 @@ func TestBuiltinTables(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The reference rows are of objects as written, which the
-			// workload controllers would change (statuses, pods, bindings);
-			// its quotas' usage is the resource quota controller's.
+			// workload controllers would change (statuses, pods, bindings,
+			// mirrors, claims, tokens); its quotas' usage is the resource
+			// quota controller's.
 			cp := fakeplane.Start(t, fakeplane.WithClock(func() time.Time { return golden.Now }), fakeplane.WithControllers("*",
 				"-daemonset-controller", "-statefulset-controller", "-persistentvolume-binder-controller", "-node-lifecycle-controller",
 				"-deployment-controller", "-replicaset-controller", "-replicationcontroller-controller", "-job-controller",
 				"-cronjob-controller", "-endpoints-controller", "-endpointslice-controller", "-disruption-controller",
-				"-ttl-after-finished-controller"))
+				"-ttl-after-finished-controller", "-horizontal-pod-autoscaler-controller", "-endpointslice-mirroring-controller",
+				"-taint-eviction-controller", "-ephemeral-volume-controller", "-serviceaccount-token-controller"))
 			objs := createTableObjects(t, cp, manifest)
 			rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
 			if err != nil {

@@ -160,3 +160,68 @@ func TestPersistentVolumeClaimsBind(t *testing.T) {
 		t.Error("the Delete volume of a deleted claim stayed")
 	}
 }
+
+// TestGenericEphemeralVolumesGetTheirClaims: kube-controller-manager's
+// ephemeral-volume-controller gives each generic ephemeral volume of a pod
+// its claim, <pod>-<volume>, made from the volume's template and owned by
+// the pod, which the garbage collector deletes with it; a claim of that
+// name the pod does not own is a FailedBinding event. The claim is the one
+// refplane's kube-controller-manager made of the same pod.
+func TestGenericEphemeralVolumesGetTheirClaims(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	ephemeralPod := func(name string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "c", Image: "nginx"}},
+				Volumes: []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
+					VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{
+						ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"x": "yes"}, Annotations: map[string]string{"a": "b"}},
+						Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+							Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
+					},
+				}}}},
+			},
+		}
+	}
+	pod, err := cs.CoreV1().Pods("default").Create(ctx, ephemeralPod("eph"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claim *corev1.PersistentVolumeClaim
+	eventuallyT(t, "the ephemeral volume's claim", func(ctx context.Context) (bool, error) {
+		claim, err = cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, "eph-scratch", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	owner := metav1.GetControllerOf(claim)
+	if owner == nil || owner.Kind != "Pod" || owner.Name != "eph" || owner.UID != pod.UID || owner.BlockOwnerDeletion == nil || !*owner.BlockOwnerDeletion ||
+		claim.Labels["x"] != "yes" || claim.Annotations["a"] != "b" || claim.Spec.Resources.Requests.Storage().String() != "1Gi" ||
+		*claim.Spec.VolumeMode != corev1.PersistentVolumeFilesystem || claim.ManagedFields[0].Manager != "kube-controller-manager" {
+		t.Errorf("claim %+v", claim)
+	}
+	// A claim of that name the pod does not own.
+	if _, err := cs.CoreV1().PersistentVolumeClaims("default").Create(ctx, &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "other-scratch"},
+		Spec:       claim.Spec,
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, ephemeralPod("other"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the FailedBinding event", func(context.Context) (bool, error) {
+		return hasEvent(eventsFor(t, cs, "default", "Pod", "other"), "FailedBinding", "ephemeral_volume",
+			"ephemeral volume scratch: PVC default/other-scratch was not created for pod default/other (pod is not owner)"), nil
+	})
+	// The claim goes with its pod.
+	if err := cs.CoreV1().Pods("default").Delete(ctx, "eph", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the claim deleted with its pod", func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, "eph-scratch", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+}

@@ -643,6 +643,7 @@ func Default(cfg Config) []Controller {
 	add(TaintEvictionName, true, func(l *slog.Logger) Controller { return NewTaintEviction(reg, cfg.Now, l) })
 	add(PersistentVolumeBinderName, true, func(l *slog.Logger) Controller { return NewPersistentVolumeBinder(reg, cfg.Now, l) })
 	add(PVCProtectionName, true, func(l *slog.Logger) Controller { return NewPVCProtection(reg, l) })
+	add(EphemeralVolumeName, true, func(l *slog.Logger) Controller { return NewEphemeralVolume(reg, l) })
 	add(PVProtectionName, true, func(l *slog.Logger) Controller { return NewPVProtection(reg, l) })
 	add(VACProtectionName, true, func(l *slog.Logger) Controller { return NewVACProtection(reg, l) })
 	add(TTLName, true, func(l *slog.Logger) Controller { return NewTTL(reg, l) })

@@ -16,6 +16,7 @@ const (
 	EndpointsName               = "endpoints-controller"
 	EndpointSliceName           = "endpointslice-controller"
 	EndpointSliceMirroringName  = "endpointslice-mirroring-controller"
+	EphemeralVolumeName         = "ephemeral-volume-controller"
 	GarbageCollectorName        = "garbage-collector-controller"
 	HorizontalPodAutoscalerName = "horizontal-pod-autoscaler-controller"
 	JobName                     = "job-controller"
@@ -52,6 +53,7 @@ var aliases = map[string]string{
 	"endpoint":                 EndpointsName,
 	"endpointslice":            EndpointSliceName,
 	"endpointslicemirroring":   EndpointSliceMirroringName,
+	"ephemeral-volume":         EphemeralVolumeName,
 	"garbagecollector":         GarbageCollectorName,
 	"horizontalpodautoscaling": HorizontalPodAutoscalerName,
 	"job":                      JobName,
@@ -83,7 +85,7 @@ func KnownNames() []string {
 		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
 		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName, EndpointSliceMirroringName,
-		TaintEvictionName,
+		TaintEvictionName, EphemeralVolumeName,
 	}
 }
 
@@ -98,13 +100,13 @@ var otherNames = []string{
 	"token-cleaner-controller", "node-ipam-controller",
 	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
 	"persistentvolume-expander-controller", "podgroup-protection-controller",
-	"kube-apiserver-serving-clustertrustbundle-publisher-controller", "ephemeral-volume-controller",
+	"kube-apiserver-serving-clustertrustbundle-publisher-controller",
 	"storageversion-garbage-collector-controller", "resourceclaim-controller",
 	"resourcepoolstatusrequest-controller", "legacy-serviceaccount-token-cleaner-controller",
 
 	"service-cidr-controller", "storage-version-migrator-controller", "selinux-warning-controller",
 	"csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", "tokencleaner", "nodeipam",
-	"attachdetach", "persistentvolume-expander", "ephemeral-volume",
+	"attachdetach", "persistentvolume-expander",
 	"legacy-service-account-token-cleaner", "storage-version-gc", "resource-claim-controller",
 }
 
