@@ -3,8 +3,9 @@
 // workload controllers: Deployment, ReplicaSet, ReplicationController,
 // StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished; Endpoints,
 // EndpointSlice and EndpointSliceMirroring; PersistentVolumeBinder,
-// Disruption, NodeLifecycle, TaintEviction, HorizontalPodAutoscaler (without metrics
-// APIs), TTL; ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
+// EphemeralVolume, Disruption, NodeLifecycle, TaintEviction,
+// HorizontalPodAutoscaler (without metrics APIs), TTL;
+// ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
 // ServiceAccountTokens, RootCACertPublisher, the garbage collector), under
 // upstream's names and chosen as its --controllers chooses them
 // (Selection), and what kube-apiserver runs inside itself (CRDFinalizer).
