@@ -1,6 +1,8 @@
 package fakeplane_test
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fakeplane/fakeplane"
@@ -92,10 +96,11 @@ func TestFlowSchemaDanglingConditionAsKubeAPIServer(t *testing.T) {
 // ServiceCIDR controller applies Ready=True to the "kubernetes"
 // ServiceCIDR's status as the field manager
 // kubernetes-service-cidr-controller, without a reason (recorded from
-// refplane).
+// refplane). kube-controller-manager's service-cidr-controller, which
+// would apply its own message over it, is off.
 func TestDefaultServiceCIDRReadyAsKubeAPIServer(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
+	cp := fakeplane.Start(t, fakeplane.WithControllers("*", "-service-cidr-controller"))
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
 	var sc *networkingv1.ServiceCIDR
@@ -159,4 +164,68 @@ func TestKubernetesServiceAsKubeAPIServer(t *testing.T) {
 	if svc.Spec.ClusterIP != "10.0.0.1" || len(svc.Spec.ClusterIPs) != 1 || svc.Spec.ClusterIPs[0] != "10.0.0.1" || len(svc.Spec.IPFamilies) != 1 || svc.Spec.IPFamilies[0] != corev1.IPv4Protocol {
 		t.Errorf("spec %+v", svc.Spec)
 	}
+}
+
+// TestServiceCIDRsAsKubeControllerManager: kube-controller-manager's
+// service-cidr-controller gives every ServiceCIDR, the default one too, its
+// finalizer and applies its Ready condition ("Kubernetes Service CIDR is
+// ready", over kube-apiserver's on the default one), as the field managers
+// kube-controller-manager and service-cidr-controller; a deleted
+// ServiceCIDR that an allocated address depends on alone is Ready=False,
+// Terminating, and goes ten seconds after its deletion once nothing does.
+// The objects are those refplane's kube-controller-manager wrote.
+func TestServiceCIDRsAsKubeControllerManager(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.NetworkingV1().ServiceCIDRs().Create(ctx, &networkingv1.ServiceCIDR{
+		ObjectMeta: metav1.ObjectMeta{Name: "extra"}, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.200.0.0/24"}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ready := func(name, status, reason, message string) {
+		t.Helper()
+		var sc *networkingv1.ServiceCIDR
+		waitFor(t, func() bool {
+			var err error
+			sc, err = cs.NetworkingV1().ServiceCIDRs().Get(ctx, name, metav1.GetOptions{})
+			c := apimeta.FindStatusCondition(sc.Status.Conditions, "Ready")
+			return err == nil && c != nil && string(c.Status) == status && c.Reason == reason && c.Message == message
+		})
+		if !slices.Equal(sc.Finalizers, []string{"networking.k8s.io/service-cidr-finalizer"}) {
+			t.Errorf("%s: finalizers %v", name, sc.Finalizers)
+		}
+		managers := map[string]string{}
+		for _, e := range sc.ManagedFields {
+			managers[e.Manager+"/"+string(e.Operation)+"/"+e.Subresource] = string(e.FieldsV1.Raw)
+		}
+		if got := managers["service-cidr-controller/Apply/status"]; got != `{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}}` {
+			t.Errorf("%s: the controller's status entry %s", name, got)
+		}
+		if got := managers["kube-controller-manager/Update/"]; got != `{"f:metadata":{"f:finalizers":{".":{},"v:\"networking.k8s.io/service-cidr-finalizer\"":{}}}}` {
+			t.Errorf("%s: the finalizer's entry %s", name, got)
+		}
+	}
+	ready("kubernetes", "True", "", "Kubernetes Service CIDR is ready")
+	ready("extra", "True", "", "Kubernetes Service CIDR is ready")
+	// An address allocated in it, and in no other, holds its deletion.
+	if _, err := cs.NetworkingV1().IPAddresses().Create(ctx, &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{Name: "10.200.0.5", Labels: map[string]string{
+			"ipaddress.kubernetes.io/ip-family": "IPv4", "ipaddress.kubernetes.io/managed-by": "ipallocator.k8s.io"}},
+		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "x"}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.NetworkingV1().ServiceCIDRs().Delete(ctx, "extra", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ready("extra", "False", "Terminating", "There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR")
+	if err := cs.NetworkingV1().IPAddresses().Delete(ctx, "10.200.0.5", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the ServiceCIDR gone", func(ctx context.Context) (bool, error) {
+		_, err := cs.NetworkingV1().ServiceCIDRs().Get(ctx, "extra", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
 }

@@ -148,9 +148,14 @@ func TestIPAddressFieldsAreWhatACreateRecords(t *testing.T) {
 // without them, so that those controllers write them; and that a control
 // plane created with them stores the same objects as that one, but for
 // uids, resourceVersions and times. With -update it rewrites the file.
+// (kube-controller-manager's service-cidr-controller then applies its
+// Ready condition, as on a cluster: TestServiceCIDRsAsKubeControllerManager.)
 func TestBootstrapStatusesArePrecomputed(t *testing.T) {
-	live := Start(t, func(o *options) { o.noPresetStatuses = true })
-	preset := Start(t)
+	// kube-controller-manager's service-cidr-controller, which applies its
+	// own Ready condition after kube-apiserver's, is off in both.
+	noKCMServiceCIDRs := WithControllers("*", "-service-cidr-controller")
+	live := Start(t, noKCMServiceCIDRs, func(o *options) { o.noPresetStatuses = true })
+	preset := Start(t, noKCMServiceCIDRs)
 	ctx := context.Background()
 	liveClient, presetClient := kubernetes.NewForConfigOrDie(live.RESTConfig()), kubernetes.NewForConfigOrDie(preset.RESTConfig())
 

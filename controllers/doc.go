@@ -4,7 +4,7 @@
 // StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished; Endpoints,
 // EndpointSlice and EndpointSliceMirroring; PersistentVolumeBinder,
 // EphemeralVolume, Disruption, NodeLifecycle, TaintEviction,
-// HorizontalPodAutoscaler (without metrics APIs), TTL;
+// HorizontalPodAutoscaler (without metrics APIs), TTL, ServiceCIDRs;
 // ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
 // ServiceAccountTokens, RootCACertPublisher, the garbage collector), under
 // upstream's names and chosen as its --controllers chooses them

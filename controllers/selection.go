@@ -36,6 +36,7 @@ const (
 	RootCACertificatePublisherName = "root-ca-certificate-publisher-controller"
 	ServiceAccountName             = "serviceaccount-controller"
 	ServiceAccountTokenName        = "serviceaccount-token-controller"
+	ServiceCIDRName                = "service-cidr-controller"
 	StatefulSetName                = "statefulset-controller"
 	TaintEvictionName              = "taint-eviction-controller"
 	TTLAfterFinishedName           = "ttl-after-finished-controller"
@@ -85,7 +86,7 @@ func KnownNames() []string {
 		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
 		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName, EndpointSliceMirroringName,
-		TaintEvictionName, EphemeralVolumeName,
+		TaintEvictionName, EphemeralVolumeName, ServiceCIDRName,
 	}
 }
 
@@ -104,7 +105,7 @@ var otherNames = []string{
 	"storageversion-garbage-collector-controller", "resourceclaim-controller",
 	"resourcepoolstatusrequest-controller", "legacy-serviceaccount-token-cleaner-controller",
 
-	"service-cidr-controller", "storage-version-migrator-controller", "selinux-warning-controller",
+	"storage-version-migrator-controller", "selinux-warning-controller",
 	"csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", "tokencleaner", "nodeipam",
 	"attachdetach", "persistentvolume-expander",
 	"legacy-service-account-token-cleaner", "storage-version-gc", "resource-claim-controller",
