@@ -2,6 +2,7 @@ package fakeplane_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -209,19 +210,41 @@ func TestServiceCIDRsAsKubeControllerManager(t *testing.T) {
 	}
 	ready("kubernetes", "True", "", "Kubernetes Service CIDR is ready")
 	ready("extra", "True", "", "Kubernetes Service CIDR is ready")
-	// An address allocated in it, and in no other, holds its deletion.
-	if _, err := cs.NetworkingV1().IPAddresses().Create(ctx, &networkingv1.IPAddress{
-		ObjectMeta: metav1.ObjectMeta{Name: "10.200.0.5", Labels: map[string]string{
-			"ipaddress.kubernetes.io/ip-family": "IPv4", "ipaddress.kubernetes.io/managed-by": "ipallocator.k8s.io"}},
-		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "x"}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	// Services take addresses from it, asked for or not (kube-apiserver's
+	// allocator picks a ready range at random).
+	svc := func(name, ip string) (*corev1.Service, error) {
+		return cs.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: corev1.ServiceSpec{ClusterIP: ip, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
 	}
+	if s, err := svc("in-extra", "10.200.0.5"); err != nil || s.Spec.ClusterIP != "10.200.0.5" {
+		t.Fatalf("a Service in the new range: %v %v", err, s)
+	}
+	fromExtra := false
+	for i := 0; i < 64 && !fromExtra; i++ {
+		s, err := svc(fmt.Sprintf("any-%d", i), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromExtra = strings.HasPrefix(s.Spec.ClusterIP, "10.200.0.")
+	}
+	if !fromExtra {
+		t.Error("64 Services, none from the new range")
+	}
+	for i := 0; i < 64; i++ {
+		if err := cs.CoreV1().Services("default").Delete(ctx, fmt.Sprintf("any-%d", i), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+	}
+	// An address allocated in it, and in no other, holds its deletion;
+	// while it is deleted, it takes no more.
 	if err := cs.NetworkingV1().ServiceCIDRs().Delete(ctx, "extra", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ready("extra", "False", "Terminating", "There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR")
-	if err := cs.NetworkingV1().IPAddresses().Delete(ctx, "10.200.0.5", metav1.DeleteOptions{}); err != nil {
+	if _, err := svc("late", "10.200.0.9"); err == nil || !strings.Contains(err.Error(), "failed to allocate IP 10.200.0.9: the provided network does not match the current range") {
+		t.Errorf("a Service in a deleted range: %v", err)
+	}
+	if err := cs.CoreV1().Services("default").Delete(ctx, "in-extra", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventuallyT(t, "the ServiceCIDR gone", func(ctx context.Context) (bool, error) {

@@ -3,13 +3,16 @@ package registry
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -57,6 +60,11 @@ type ServiceAllocator struct {
 	cidr netip.Prefix
 
 	mu sync.Mutex
+	// extra are the IPv4 ranges of the other ServiceCIDRs, by name, and
+	// whether each ServiceCIDR is ready (its Ready condition true, not
+	// being deleted): kube-apiserver allocates from every ready one, as
+	// from the default range.
+	extra map[string]serviceCIDRRanges
 	// held maps an address ("ip:10.0.0.5") or a node port ("port:30001") to
 	// the committed Service ("ns/name") or IPAddress ("ipaddress/ip") that
 	// holds it.
@@ -67,6 +75,16 @@ type ServiceAllocator struct {
 	pending map[string]*reservation
 }
 
+// serviceCIDRRanges are the IPv4 ranges of a ServiceCIDR other than the
+// default one.
+type serviceCIDRRanges struct {
+	prefixes []netip.Prefix
+	ready    bool
+}
+
+// serviceCIDRsBucket is the store bucket of ServiceCIDRs.
+const serviceCIDRsBucket = "networking.k8s.io/servicecidrs"
+
 // reservation is what one write attempt reserved for one Service.
 type reservation struct {
 	a      *ServiceAllocator
@@ -75,7 +93,8 @@ type reservation struct {
 }
 
 func newServiceAllocator(cidr netip.Prefix) *ServiceAllocator {
-	return &ServiceAllocator{cidr: cidr, held: map[string]string{}, holds: map[string]map[string]bool{}, pending: map[string]*reservation{}}
+	return &ServiceAllocator{cidr: cidr, held: map[string]string{}, holds: map[string]map[string]bool{}, pending: map[string]*reservation{},
+		extra: map[string]serviceCIDRRanges{}}
 }
 
 func ipItem(ip string) string              { return "ip:" + ip }
@@ -95,7 +114,18 @@ func (a *ServiceAllocator) Load(st store.Interface) error {
 		}
 		a.setHeld(serviceHolder(svc.Namespace, svc.Name), serviceItems(&svc))
 	}
-	addrs, err := st.List(ipAddressesBucket, store.ListOptions{})
+	cidrs, err := st.List(serviceCIDRsBucket, store.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, it := range cidrs.Items {
+		var sc networkingv1.ServiceCIDR
+		if err := JSONUnmarshal(it.Value, &sc); err != nil {
+			return fmt.Errorf("servicecidr %s: %w", it.Key, err)
+		}
+		a.commitServiceCIDR(&sc, false)
+	}
+		addrs, err := st.List(ipAddressesBucket, store.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -193,16 +223,60 @@ func (a *ServiceAllocator) reserve(r *reservation, items ...string) (string, boo
 	return "", true
 }
 
-// inRange reports whether ip is an address of the range a Service may
-// hold: in the CIDR, and neither its network nor its broadcast address.
+// inRange reports whether ip is an address a Service may hold: in the
+// default range or a ready ServiceCIDR's, and neither the network nor the
+// broadcast address of that range (upstream's PrefixContainsIP).
 func (a *ServiceAllocator) inRange(addr netip.Addr) bool {
-	if !a.cidr.Contains(addr) {
+	if hostOf(a.cidr, addr) {
+		return true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, r := range a.extra {
+		if r.ready && slices.ContainsFunc(r.prefixes, func(p netip.Prefix) bool { return hostOf(p, addr) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostOf reports whether addr is in p and neither its network nor its
+// broadcast address.
+func hostOf(p netip.Prefix, addr netip.Addr) bool {
+	if !p.Contains(addr) {
 		return false
 	}
-	network := a.cidr.Masked().Addr()
-	size := uint32(1) << (32 - a.cidr.Bits())
+	network := p.Masked().Addr()
+	size := uint32(1) << (32 - p.Bits())
 	off := binary.BigEndian.Uint32(addr.AsSlice()) - binary.BigEndian.Uint32(network.AsSlice())
 	return off != 0 && off != size-1
+}
+
+// commitServiceCIDR records a committed ServiceCIDR write (from the
+// Committed hook, under the store's writer lock, and at Load).
+func (a *ServiceAllocator) commitServiceCIDR(sc *networkingv1.ServiceCIDR, deleted bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if deleted {
+		delete(a.extra, sc.Name)
+		return
+	}
+	var r serviceCIDRRanges
+	for _, s := range sc.Spec.CIDRs {
+		p, err := netip.ParsePrefix(s)
+		if err != nil || !p.Addr().Is4() || p.Masked() == a.cidr.Masked() {
+			continue
+		}
+		r.prefixes = append(r.prefixes, p.Masked())
+	}
+	r.ready = sc.DeletionTimestamp == nil && slices.ContainsFunc(sc.Status.Conditions, func(c metav1.Condition) bool {
+		return c.Type == networkingv1.ServiceCIDRConditionReady && c.Status == metav1.ConditionTrue
+	})
+	if len(r.prefixes) == 0 {
+		delete(a.extra, sc.Name)
+		return
+	}
+	a.extra[sc.Name] = r
 }
 
 // taken reports whether item is held or reserved by another holder than
@@ -213,13 +287,40 @@ func (a *ServiceAllocator) taken(item, holder string) bool {
 	return a.takenBy(item, holder)
 }
 
-// pickIP reserves a free address of the range for r.
+// pickIP reserves a free address for r, from the default range or a
+// ready ServiceCIDR's, the ranges tried in a random order (upstream's
+// MetaAllocator ranges over a map of them).
 func (a *ServiceAllocator) pickIP(r *reservation) (string, bool) {
-	base := binary.BigEndian.Uint32(a.cidr.Masked().Addr().AsSlice())
-	size := uint32(1) << (32 - a.cidr.Bits())
+	ranges := []netip.Prefix{a.cidr}
+	a.mu.Lock()
+	for _, name := range slices.Sorted(maps.Keys(a.extra)) {
+		if e := a.extra[name]; e.ready {
+			ranges = append(ranges, e.prefixes...)
+		}
+	}
+	a.mu.Unlock()
+	rand.Shuffle(len(ranges), func(i, j int) { ranges[i], ranges[j] = ranges[j], ranges[i] })
+	for _, p := range ranges {
+		if ip, ok := a.pickIPIn(r, p); ok {
+			return ip, true
+		}
+	}
+	return "", false
+}
+
+// pickIPIn reserves a free address of range p for r.
+func (a *ServiceAllocator) pickIPIn(r *reservation, p netip.Prefix) (string, bool) {
+	base := binary.BigEndian.Uint32(p.Masked().Addr().AsSlice())
+	size := uint32(1) << (32 - p.Bits())
 	// Network and broadcast addresses are never handed out, nor the first
-	// host address (the kubernetes Service's).
+	// host address of the default range (the kubernetes Service's).
 	first, count := uint32(2), size-3
+	if p != a.cidr {
+		first, count = 1, size-2
+	}
+	if size < 4 {
+		return "", false
+	}
 	start := first + rand.Uint32N(count)
 	for i := range count {
 		off := first + (start-first+i)%count

@@ -598,6 +598,8 @@ func (s *Registry) observeView(bucket, key string, o runtime.Object, data []byte
 		s.alloc.recordService(obj.Namespace, obj.Name, svc)
 	case *networkingv1.IPAddress:
 		s.alloc.commitIPAddress(obj, deleted)
+	case *networkingv1.ServiceCIDR:
+		s.alloc.commitServiceCIDR(obj, deleted)
 	}
 	if s.hooks.CommitObserver != nil {
 		s.hooks.CommitObserver(bucket, key, o, data, deleted)
