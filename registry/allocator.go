@@ -125,7 +125,7 @@ func (a *ServiceAllocator) Load(st store.Interface) error {
 		}
 		a.commitServiceCIDR(&sc, false)
 	}
-		addrs, err := st.List(ipAddressesBucket, store.ListOptions{})
+	addrs, err := st.List(ipAddressesBucket, store.ListOptions{})
 	if err != nil {
 		return err
 	}
