@@ -1,8 +1,13 @@
 package fakeplane_test
 
 import (
+	"context"
+	"crypto/sha256"
+	"crypto/x509/pkix"
+	"fmt"
 	"testing"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -178,4 +183,58 @@ func TestDeletedCRDTakesItsCustomResources(t *testing.T) {
 	if err != nil || len(l.Items) != 0 {
 		t.Errorf("recreated CRD: %v, %d objects", err, len(l.Items))
 	}
+}
+
+// TestClusterTrustBundlePublisherAsKubeControllerManager: kube-controller-manager
+// publishes the CA of kube-apiserver's serving certificate as the
+// ClusterTrustBundle of signer kubernetes.io/kube-apiserver-serving, named
+// after the signer and the hash of the bundle (as refplane's names its
+// own), sets it back when it is changed, makes it again when it is deleted,
+// and deletes other bundles of that signer.
+func TestClusterTrustBundlePublisherAsKubeControllerManager(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	const signer = "kubernetes.io/kube-apiserver-serving"
+	ca := cp.RESTConfig().TLSClientConfig.CAData
+	sum := sha256.Sum256(ca)
+	name := fmt.Sprintf("kubernetes.io:kube-apiserver-serving:%x", sum[:12])
+	published := func() (*certificatesv1.ClusterTrustBundle, error) {
+		return cs.CertificatesV1().ClusterTrustBundles().Get(ctx, name, metav1.GetOptions{})
+	}
+	var b *certificatesv1.ClusterTrustBundle
+	eventuallyT(t, "the published bundle", func(context.Context) (bool, error) {
+		var err error
+		b, err = published()
+		return err == nil, nil
+	})
+	if b.Spec.SignerName != signer || b.Spec.TrustBundle != string(ca) || len(b.ManagedFields) != 1 || b.ManagedFields[0].Manager != "kube-controller-manager" {
+		t.Errorf("bundle %+v", b)
+	}
+	// Changed, it is set back; deleted, it is made again.
+	otherCA, _ := newTestCA(t, pkix.Name{CommonName: "other"})
+	other, err := cs.CertificatesV1().ClusterTrustBundles().Create(ctx, &certificatesv1.ClusterTrustBundle{
+		ObjectMeta: metav1.ObjectMeta{Name: "kubernetes.io:kube-apiserver-serving:other"},
+		Spec:       certificatesv1.ClusterTrustBundleSpec{SignerName: signer, TrustBundle: certPEM(otherCA.Raw)},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Spec.TrustBundle = other.Spec.TrustBundle + string(ca)
+	if _, err := cs.CertificatesV1().ClusterTrustBundles().Update(ctx, b, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the bundle set back and the other one deleted", func(ctx context.Context) (bool, error) {
+		b, err := published()
+		_, otherErr := cs.CertificatesV1().ClusterTrustBundles().Get(ctx, other.Name, metav1.GetOptions{})
+		return err == nil && b.Spec.TrustBundle == string(ca) && apierrors.IsNotFound(otherErr), nil
+	})
+	if err := cs.CertificatesV1().ClusterTrustBundles().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the bundle made again", func(context.Context) (bool, error) {
+		b, err := published()
+		return err == nil && b.Spec.TrustBundle == string(ca), nil
+	})
 }

@@ -6,7 +6,8 @@
 // EphemeralVolume, Disruption, NodeLifecycle, TaintEviction,
 // HorizontalPodAutoscaler (without metrics APIs), TTL, ServiceCIDRs;
 // ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
-// ServiceAccountTokens, RootCACertPublisher, the garbage collector), under
+// ServiceAccountTokens, RootCACertPublisher, ClusterTrustBundlePublisher,
+// the garbage collector), under
 // upstream's names and chosen as its --controllers chooses them
 // (Selection), and what kube-apiserver runs inside itself (CRDFinalizer).
 // The aggregation layer's loops (the CRD autoregistration, ...) live in

@@ -622,6 +622,9 @@ func Default(cfg Config) []Controller {
 	add(RootCACertificatePublisherName, cfg.RootCA != nil, func(l *slog.Logger) Controller {
 		return NewRootCACertPublisher(reg, cfg.RootCA, l)
 	})
+	add(ClusterTrustBundlePublisherName, cfg.RootCA != nil, func(l *slog.Logger) Controller {
+		return NewClusterTrustBundlePublisher(reg, cfg.RootCA, l)
+	})
 	add(NamespaceName, cfg.NamespacedResources != nil, func(l *slog.Logger) Controller {
 		return NewNamespaceLifecycle(reg, cfg.NamespacedResources, l)
 	})

@@ -8,24 +8,26 @@ import (
 // Names of the kube-controller-manager controllers fakeplane runs, as
 // kube-controller-manager's --controllers spells them.
 const (
-	ClusterRoleAggregationName  = "clusterrole-aggregation-controller"
-	CronJobName                 = "cronjob-controller"
-	DaemonSetName               = "daemonset-controller"
-	DeploymentName              = "deployment-controller"
-	DisruptionName              = "disruption-controller"
-	EndpointsName               = "endpoints-controller"
-	EndpointSliceName           = "endpointslice-controller"
-	EndpointSliceMirroringName  = "endpointslice-mirroring-controller"
-	EphemeralVolumeName         = "ephemeral-volume-controller"
-	GarbageCollectorName        = "garbage-collector-controller"
-	HorizontalPodAutoscalerName = "horizontal-pod-autoscaler-controller"
-	JobName                     = "job-controller"
-	NamespaceName               = "namespace-controller"
-	NodeLifecycleName           = "node-lifecycle-controller"
-	PersistentVolumeBinderName  = "persistentvolume-binder-controller"
-	PVCProtectionName           = "persistentvolumeclaim-protection-controller"
-	PVProtectionName            = "persistentvolume-protection-controller"
-	VACProtectionName           = "volumeattributesclass-protection-controller"
+	ClusterRoleAggregationName = "clusterrole-aggregation-controller"
+	// ClusterTrustBundlePublisherName publishes kube-apiserver's serving CA.
+	ClusterTrustBundlePublisherName = "kube-apiserver-serving-clustertrustbundle-publisher-controller"
+	CronJobName                     = "cronjob-controller"
+	DaemonSetName                   = "daemonset-controller"
+	DeploymentName                  = "deployment-controller"
+	DisruptionName                  = "disruption-controller"
+	EndpointsName                   = "endpoints-controller"
+	EndpointSliceName               = "endpointslice-controller"
+	EndpointSliceMirroringName      = "endpointslice-mirroring-controller"
+	EphemeralVolumeName             = "ephemeral-volume-controller"
+	GarbageCollectorName            = "garbage-collector-controller"
+	HorizontalPodAutoscalerName     = "horizontal-pod-autoscaler-controller"
+	JobName                         = "job-controller"
+	NamespaceName                   = "namespace-controller"
+	NodeLifecycleName               = "node-lifecycle-controller"
+	PersistentVolumeBinderName      = "persistentvolume-binder-controller"
+	PVCProtectionName               = "persistentvolumeclaim-protection-controller"
+	PVProtectionName                = "persistentvolume-protection-controller"
+	VACProtectionName               = "volumeattributesclass-protection-controller"
 	// PolicyStatusName is the ValidatingAdmissionPolicy type-checking
 	// status controller, which package admission runs.
 	PolicyStatusName               = "validatingadmissionpolicy-status-controller"
@@ -86,7 +88,7 @@ func KnownNames() []string {
 		ReplicationControllerName, ResourceQuotaName, RootCACertificatePublisherName,
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
 		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName, EndpointSliceMirroringName,
-		TaintEvictionName, EphemeralVolumeName, ServiceCIDRName,
+		TaintEvictionName, EphemeralVolumeName, ServiceCIDRName, ClusterTrustBundlePublisherName,
 	}
 }
 
@@ -101,7 +103,6 @@ var otherNames = []string{
 	"token-cleaner-controller", "node-ipam-controller",
 	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
 	"persistentvolume-expander-controller", "podgroup-protection-controller",
-	"kube-apiserver-serving-clustertrustbundle-publisher-controller",
 	"storageversion-garbage-collector-controller", "resourceclaim-controller",
 	"resourcepoolstatusrequest-controller", "legacy-serviceaccount-token-cleaner-controller",
 
