@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
@@ -81,16 +82,25 @@ func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 	}
 	// The not-ready taint kube-apiserver gives a new node goes: it has no
 	// Ready condition yet.
-	silent = waitNode(t, cs, "node-0", "untainted", func(n *corev1.Node) bool { return len(n.Spec.Taints) == 0 })
+	waitNode(t, cs, "node-0", "untainted", func(n *corev1.Node) bool { return len(n.Spec.Taints) == 0 })
 	beat := metav1.NewTime(clock.Now())
-	for _, typ := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, corev1.NodeReady} {
-		st := corev1.ConditionFalse
-		if typ == corev1.NodeReady {
-			st = corev1.ConditionTrue
+	// (The ttl controller annotates the node meanwhile: a conflict is
+	// retried on the node as it then is.)
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		silent, err = cs.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{})
+		if err != nil {
+			return err
 		}
-		silent.Status.Conditions = append(silent.Status.Conditions, corev1.NodeCondition{Type: typ, Status: st, LastHeartbeatTime: beat, LastTransitionTime: beat})
-	}
-	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, silent, metav1.UpdateOptions{}); err != nil {
+		for _, typ := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, corev1.NodeReady} {
+			st := corev1.ConditionFalse
+			if typ == corev1.NodeReady {
+				st = corev1.ConditionTrue
+			}
+			silent.Status.Conditions = append(silent.Status.Conditions, corev1.NodeCondition{Type: typ, Status: st, LastHeartbeatTime: beat, LastTransitionTime: beat})
+		}
+		_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, silent, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	renew := metav1.NewMicroTime(clock.Now())
