@@ -64,7 +64,7 @@ func (c *EphemeralVolume) Sync(ctx context.Context, events []store.Event) error 
 	for _, ev := range events {
 		switch ev.Resource {
 		case podsBucket:
-			pod, err := decodeEvent[corev1.Pod](ev)
+			pod, err := decodePodVolumes(ev)
 			if err != nil || ev.Type == store.Deleted || pod.DeletionTimestamp != nil || !hasEphemeralVolume(pod) {
 				delete(c.pods, ev.Key)
 				delete(c.dirty, ev.Key)
@@ -96,6 +96,21 @@ func (c *EphemeralVolume) Sync(ctx context.Context, events []store.Event) error 
 		delete(c.dirty, key)
 	}
 	return errors.Join(errs...)
+}
+
+// decodePodVolumes decodes the metadata and the volumes of the pod an
+// event carries, all the controller looks at: it is fed every pod write.
+func decodePodVolumes(ev store.Event) (*corev1.Pod, error) {
+	p, err := decodeEvent[struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+		Spec     struct {
+			Volumes []corev1.Volume `json:"volumes"`
+		} `json:"spec"`
+	}](ev)
+	if err != nil {
+		return nil, err
+	}
+	return &corev1.Pod{ObjectMeta: p.Metadata, Spec: corev1.PodSpec{Volumes: p.Spec.Volumes}}, nil
 }
 
 // hasEphemeralVolume reports whether a pod has a generic ephemeral volume.

@@ -175,11 +175,22 @@ func (c *TaintEviction) podChanged(ctx context.Context, ev store.Event, now time
 		delete(c.evictions, ev.Key)
 		return
 	}
-	pod, err := decodeEvent[corev1.Pod](ev)
+	// Only the fields the controller looks at are decoded: it is fed
+	// every pod write.
+	pod, err := decodeEvent[struct {
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+		Spec struct {
+			NodeName    string              `json:"nodeName"`
+			Tolerations []corev1.Toleration `json:"tolerations"`
+		} `json:"spec"`
+	}](ev)
 	if err != nil {
 		return
 	}
-	cur := &taintedPod{namespace: pod.Namespace, name: pod.Name, node: pod.Spec.NodeName, tolerations: pod.Spec.Tolerations}
+	cur := &taintedPod{namespace: pod.Metadata.Namespace, name: pod.Metadata.Name, node: pod.Spec.NodeName, tolerations: pod.Spec.Tolerations}
 	if old != nil && old.node == cur.node && apiequality.Semantic.DeepEqual(old.tolerations, cur.tolerations) {
 		return
 	}
