@@ -193,26 +193,23 @@ func (c *ServiceCIDRs) canDelete(cidr *networkingv1.ServiceCIDR) bool {
 
 // containing lists the ServiceCIDRs one of whose ranges holds addr.
 func (c *ServiceCIDRs) containing(addr netip.Addr) []string {
-	var out []string
-	for _, name := range sortedKeys(c.cidrs) {
-		if slices.ContainsFunc(c.cidrs[name].Spec.CIDRs, func(s string) bool {
-			p, err := netip.ParsePrefix(s)
-			return err == nil && p.Contains(addr)
-		}) {
-			out = append(out, name)
-		}
-	}
-	return out
+	return c.withRange(func(p netip.Prefix) bool { return p.Contains(addr) })
 }
 
 // containingPrefix lists the ServiceCIDRs one of whose ranges holds all of
 // prefix.
 func (c *ServiceCIDRs) containingPrefix(prefix netip.Prefix) []string {
+	return c.withRange(func(p netip.Prefix) bool { return p.Bits() <= prefix.Bits() && p.Contains(prefix.Addr()) })
+}
+
+// withRange lists, in order, the ServiceCIDRs one of whose ranges is as
+// wanted.
+func (c *ServiceCIDRs) withRange(wanted func(netip.Prefix) bool) []string {
 	var out []string
 	for _, name := range sortedKeys(c.cidrs) {
 		if slices.ContainsFunc(c.cidrs[name].Spec.CIDRs, func(s string) bool {
 			p, err := netip.ParsePrefix(s)
-			return err == nil && p.Bits() <= prefix.Bits() && p.Contains(prefix.Addr())
+			return err == nil && wanted(p)
 		}) {
 			out = append(out, name)
 		}

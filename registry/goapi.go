@@ -255,15 +255,23 @@ func (g goAPI) update(ctx context.Context, gvr schema.GroupVersionResource, sub,
 		}
 		return o, nil
 	})
-	switch {
-	case err != nil && callerErr != nil:
-		return nil, callerErr
-	case errors.Is(err, ErrCreateInstead):
-		return nil, apierrors.NewNotFound(c.Res.GR, name)
-	case err != nil:
+	if err := updateError(c, name, err, callerErr); err != nil {
 		return nil, err
 	}
 	return g.result(c, out)
+}
+
+// updateError is what an update through the Go API returns for the error
+// of its write: the caller's tryUpdate's as it is, NotFound for a missing
+// object, or the write's.
+func updateError(c *Request, name string, err, callerErr error) error {
+	switch {
+	case err != nil && callerErr != nil:
+		return callerErr
+	case errors.Is(err, ErrCreateInstead):
+		return apierrors.NewNotFound(c.Res.GR, name)
+	}
+	return err
 }
 
 // Delete implements registry.Interface.

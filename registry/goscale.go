@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -99,12 +98,7 @@ func (g goAPI) updateScale(c *Request, name string, tryUpdate UpdateFunc) (runti
 		}
 		return ScaledObject(c.Res, old, want, name, handler)
 	})
-	switch {
-	case err != nil && callerErr != nil:
-		return nil, callerErr
-	case errors.Is(err, ErrCreateInstead):
-		return nil, apierrors.NewNotFound(c.Res.GR, name)
-	case err != nil:
+	if err := updateError(c, name, err, callerErr); err != nil {
 		return nil, err
 	}
 	cur, err := g.s.GetObject(c)
