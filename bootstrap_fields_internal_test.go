@@ -416,3 +416,70 @@ func TestBootstrapCreateSeedsArePrecomputed(t *testing.T) {
 	}
 	t.Logf("%d objects created from their seeds compared", compared)
 }
+
+// TestKCMDefaultServiceCIDRPresetAsWritten checks kcmDefaultServiceCIDR:
+// the default ServiceCIDR a control plane whose bootstrap objects are
+// created without preset statuses has once kube-apiserver's and
+// kube-controller-manager's controllers have written it is the one a
+// control plane creates with the preset, but for times and kube-apiserver's
+// managedFields entry, which is refplane's (there kube-controller-manager
+// applies its condition seconds after kube-apiserver).
+func TestKCMDefaultServiceCIDRPresetAsWritten(t *testing.T) {
+	live := Start(t, func(o *options) { o.noPresetStatuses = true })
+	preset := Start(t)
+	ctx := context.Background()
+	get := func(cp *ControlPlane) (*networkingv1.ServiceCIDR, error) {
+		return kubernetes.NewForConfigOrDie(cp.RESTConfig()).NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+	}
+	var written *networkingv1.ServiceCIDR
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var err error
+		written, err = get(live)
+		if err == nil && len(written.Finalizers) == 1 && len(written.Status.Conditions) == 1 && written.Status.Conditions[0].Message == "Kubernetes Service CIDR is ready" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kube-controller-manager's controller did not write the default ServiceCIDR: %v %+v", err, written)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	made, err := get(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(made.Finalizers, written.Finalizers) {
+		t.Errorf("finalizers %v, written %v", made.Finalizers, written.Finalizers)
+	}
+	strip := func(cs []metav1.Condition) []metav1.Condition {
+		out := slices.Clone(cs)
+		for i := range out {
+			out[i].LastTransitionTime = metav1.Time{}
+		}
+		return out
+	}
+	if !reflect.DeepEqual(strip(made.Status.Conditions), strip(written.Status.Conditions)) {
+		t.Errorf("conditions %+v, written %+v", made.Status.Conditions, written.Status.Conditions)
+	}
+	entries := func(sc *networkingv1.ServiceCIDR) map[string]string {
+		out := map[string]string{}
+		for _, e := range sc.ManagedFields {
+			out[e.Manager+"/"+string(e.Operation)+"/"+e.Subresource] = string(e.FieldsV1.Raw)
+		}
+		return out
+	}
+	got, want := entries(made), entries(written)
+	// kube-apiserver's entry: refplane's, where kube-controller-manager
+	// applies its condition later; in one process the two controllers
+	// start together, and kube-apiserver's may not write at all (the
+	// condition is Ready already) or share the time.
+	const apiserver = "kubernetes-service-cidr-controller/Apply/status"
+	if g := got[apiserver]; g != `{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:status":{},"f:type":{}}}}}` {
+		t.Errorf("kube-apiserver's entry %s", g)
+	}
+	delete(got, apiserver)
+	delete(want, apiserver)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("managedFields\n got %v\nwant %v", got, want)
+	}
+}

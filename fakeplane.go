@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"log"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -551,6 +552,12 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 		}
 		pre = &p
 	}
+	if !cp.opts.noPresetStatuses && cp.opts.runs(controllers.ServiceCIDRName) {
+		p := *pre
+		p.Statuses = maps.Clone(p.Statuses)
+		p.Statuses[defaultServiceCIDRKey] = kcmDefaultServiceCIDR
+		pre = &p
+	}
 	// Another core decodes the built-in types' merge schema meanwhile,
 	// which the controllers' first writes need.
 	warmed := inBackground(func() error {
@@ -606,6 +613,35 @@ var bootstrapPrecomputed = sync.OnceValues(func() (*registry.Precomputed, error)
 	}
 	return pre, nil
 })
+
+// defaultServiceCIDRKey is the default ServiceCIDR's key in
+// registry.Precomputed.
+const defaultServiceCIDRKey = "networking.k8s.io/v1/ServiceCIDR//kubernetes"
+
+// kcmDefaultServiceCIDR is the default ServiceCIDR's preset status when
+// kube-controller-manager's service-cidr-controller runs: after
+// kube-apiserver's Ready condition, that controller adds its finalizer and
+// applies its own Ready condition with force (its message, a reason, a
+// later time), which leaves kube-apiserver's entry the condition's status
+// and type (as refplane's default ServiceCIDR has them). Created so, the
+// default ServiceCIDR needs none of that controller's two writes after a
+// start, about a millisecond of a start's CPU.
+var kcmDefaultServiceCIDR = registry.PresetStatus{
+	Status: json.RawMessage(`{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"` + registry.PresetTime +
+		`","reason":"","message":"Kubernetes Service CIDR is ready"}]}`),
+	Finalizers: []string{"networking.k8s.io/service-cidr-finalizer"},
+	ManagedFields: []metav1.ManagedFieldsEntry{
+		{Manager: "kubernetes-service-cidr-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "networking.k8s.io/v1",
+			FieldsType: "FieldsV1", Subresource: "status",
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:status":{},"f:type":{}}}}}`)}},
+		{Manager: "service-cidr-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "networking.k8s.io/v1",
+			FieldsType: "FieldsV1", Subresource: "status",
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}}`)}},
+		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "networking.k8s.io/v1",
+			FieldsType: "FieldsV1",
+			FieldsV1:   &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:finalizers":{".":{},"v:\"networking.k8s.io/service-cidr-finalizer\"":{}}}}`)}},
+	},
+}
 
 // legacyTokenTracking is the kube-system ConfigMap in which kube-apiserver
 // records, as "since", the day (UTC) it began tracking legacy service

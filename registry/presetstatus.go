@@ -37,6 +37,9 @@ type PresetStatus struct {
 	Status json.RawMessage `json:"status"`
 	// ManagedFields are the controller's entries, without their time.
 	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields"`
+	// Finalizers are finalizers the controllers add at once (none in the
+	// recorded statuses).
+	Finalizers []string `json:"finalizers,omitempty"`
 }
 
 // PresetTime stands in a PresetStatus for the time of the create: of the
@@ -65,6 +68,11 @@ func (s *Registry) setPresetStatus(c *Request, o *Object) error {
 	data := bytes.ReplaceAll(p.Status, []byte(`"`+PresetTime+`"`), nowJSON)
 	if err := json.Unmarshal(data, status.Addr().Interface()); err != nil {
 		return fmt.Errorf("the preset status of %s: %w", c.Res.GVK, err)
+	}
+	for _, f := range p.Finalizers {
+		if !slices.Contains(o.Meta.GetFinalizers(), f) {
+			o.Meta.SetFinalizers(append(o.Meta.GetFinalizers(), f))
+		}
 	}
 	entries := o.Meta.GetManagedFields()
 	for i := range p.ManagedFields {
