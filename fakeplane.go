@@ -552,6 +552,23 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 		}
 		pre = &p
 	}
+	if !shared && cp.opts.runs(controllers.ClusterTrustBundlePublisherName) {
+		// The bundle kube-controller-manager's publisher publishes at
+		// once, created as it creates it: no write of its after a start.
+		b := controllers.KubeAPIServerServingBundle(cp.ca.CertPEM)
+		doc, err := json.Marshal(b)
+		if err != nil {
+			return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
+		}
+		boot = append(boot, doc)
+		p := *pre
+		p.Fields = maps.Clone(p.Fields)
+		p.Fields["certificates.k8s.io/v1/ClusterTrustBundle//"+b.Name] = []metav1.ManagedFieldsEntry{{
+			Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "certificates.k8s.io/v1",
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:signerName":{},"f:trustBundle":{}}}`)},
+		}}
+		pre = &p
+	}
 	if !cp.opts.noPresetStatuses && cp.opts.runs(controllers.ServiceCIDRName) {
 		p := *pre
 		p.Statuses = maps.Clone(p.Statuses)

@@ -56,12 +56,22 @@ func NewClusterTrustBundlePublisher(reg registry.Interface, rootCA []byte, log *
 	if log == nil {
 		log = slog.Default()
 	}
-	sum := sha256.Sum256(rootCA)
 	return &ClusterTrustBundlePublisher{
 		reg: reg, log: log, user: controllerUser("kube-apiserver-serving-clustertrustbundle-publisher"),
 		bundle: string(rootCA),
-		name:   fmt.Sprintf("%s:%x", strings.ReplaceAll(kubeAPIServerServingSigner, "/", ":"), sum[:12]),
+		name:   KubeAPIServerServingBundle(rootCA).Name,
 		signed: map[string]string{},
+	}
+}
+
+// KubeAPIServerServingBundle is the ClusterTrustBundle the publisher
+// publishes of rootCA.
+func KubeAPIServerServingBundle(rootCA []byte) *certificatesv1.ClusterTrustBundle {
+	sum := sha256.Sum256(rootCA)
+	return &certificatesv1.ClusterTrustBundle{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "certificates.k8s.io/v1", Kind: "ClusterTrustBundle"},
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s:%x", strings.ReplaceAll(kubeAPIServerServingSigner, "/", ":"), sum[:12])},
+		Spec:       certificatesv1.ClusterTrustBundleSpec{SignerName: kubeAPIServerServingSigner, TrustBundle: string(rootCA)},
 	}
 }
 
@@ -94,10 +104,7 @@ func (c *ClusterTrustBundlePublisher) Sync(ctx context.Context, events []store.E
 	var err error
 	switch have, ok := c.signed[c.name]; {
 	case !ok:
-		_, err = c.reg.Create(ctx, clusterTrustBundlesGVR, &certificatesv1.ClusterTrustBundle{
-			ObjectMeta: metav1.ObjectMeta{Name: c.name},
-			Spec:       certificatesv1.ClusterTrustBundleSpec{SignerName: kubeAPIServerServingSigner, TrustBundle: c.bundle},
-		})
+		_, err = c.reg.Create(ctx, clusterTrustBundlesGVR, KubeAPIServerServingBundle([]byte(c.bundle)))
 		if apierrors.IsAlreadyExists(err) {
 			err = nil
 		}
