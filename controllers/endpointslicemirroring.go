@@ -135,8 +135,21 @@ func (c *EndpointSliceMirroring) observeSlice(ev store.Event) {
 		delete(c.sliceService, ev.Key)
 		c.dirty[old] = true
 	}
+	if ev.Type == store.Deleted {
+		return
+	}
+	// The endpointslice controller's slices, most of them, are told from
+	// their labels alone.
+	head, err := decodeEvent[struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}](ev)
+	if err != nil || head.Metadata.Labels[discoveryv1.LabelManagedBy] != endpointSliceMirroringName {
+		return
+	}
 	slice, err := decodeEvent[discoveryv1.EndpointSlice](ev)
-	if err != nil || ev.Type == store.Deleted || slice.Labels[discoveryv1.LabelManagedBy] != endpointSliceMirroringName {
+	if err != nil {
 		return
 	}
 	svc := slice.Labels[discoveryv1.LabelServiceName]
