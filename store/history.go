@@ -564,7 +564,3 @@ func (s *Store) beginWithHistory() (*bolt.Tx, int64, error) {
 	}
 	return s.beginLocked()
 }
-
-// historyBehind reports whether the file's history lacks entries of commits
-// a read transaction at rev sees.
-func (s *Store) historyBehind(rev int64) bool { return s.pendingHist.through.Load() < rev }
