@@ -3,7 +3,6 @@ package registry
 import (
 	"encoding/binary"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"net/netip"
 	"slices"
@@ -293,8 +292,8 @@ func (a *ServiceAllocator) taken(item, holder string) bool {
 func (a *ServiceAllocator) pickIP(r *reservation) (string, bool) {
 	ranges := []netip.Prefix{a.cidr}
 	a.mu.Lock()
-	for _, name := range slices.Sorted(maps.Keys(a.extra)) {
-		if e := a.extra[name]; e.ready {
+	for _, e := range a.extra {
+		if e.ready {
 			ranges = append(ranges, e.prefixes...)
 		}
 	}

@@ -76,12 +76,14 @@ func (r *Resource) DecodeObjectValidating(data []byte, directive string) (*Objec
 // decoder reports them. A custom resource without a kind is refused
 // quoting original, as upstream's decoder quotes what it was given.
 func (r *Resource) DecodeObjectValidatingAfter(data, original []byte, directive string, bodyErrs []error) (*Object, error) {
-	if r.Typed == nil {
-		if head, err := interpretTypeHead(data); err == nil && head.Kind == "" {
-			return nil, r.DecodeError(original, nil, runtime.NewMissingKindErr(string(original)))
-		}
+	head, err := interpretTypeHead(data)
+	if err != nil {
+		return nil, r.DecodeError(data, nil, err)
 	}
-	o, _, err := r.decodeObject(data, directive, false, bodyErrs)
+	if err := r.missingKind(head, original); err != nil {
+		return nil, err
+	}
+	o, _, err := r.decodeObjectAs(data, head, directive, false, bodyErrs)
 	return o, err
 }
 
@@ -203,16 +205,23 @@ func (r *Resource) decodeServerObject(data []byte, head typeHead) (*Object, erro
 	return o, err
 }
 
+// missingKind refuses a custom resource's body without a kind, quoting
+// body: the unstructured decoder takes nothing from the URL, so without a
+// kind it is not an object at all (and without an apiVersion, one of the
+// wrong version, which decodeObjectAs tells).
+func (r *Resource) missingKind(head typeHead, body []byte) error {
+	if r.Typed == nil && head.Kind == "" {
+		return r.DecodeError(body, nil, runtime.NewMissingKindErr(string(body)))
+	}
+	return nil
+}
+
 // decodeObjectAs is decodeObject for data whose apiVersion and kind are
 // head.
 func (r *Resource) decodeObjectAs(data []byte, head typeHead, directive string, collect bool, bodyErrs []error) (*Object, []error, error) {
 	gvk := r.GVK
-	if r.Typed == nil && head.Kind == "" {
-		// A custom resource's body is decoded by the unstructured
-		// decoder, which takes nothing from the URL: without a kind it
-		// is not an object at all (and without an apiVersion, one of
-		// the wrong version, below).
-		return nil, nil, r.DecodeError(data, nil, runtime.NewMissingKindErr(string(data)))
+	if err := r.missingKind(head, data); err != nil {
+		return nil, nil, err
 	}
 	if head.APIVersion != "" || head.Kind != "" {
 		gv, err := schema.ParseGroupVersion(head.APIVersion)
