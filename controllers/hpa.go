@@ -159,9 +159,6 @@ func (c *HorizontalPodAutoscaler) Sync(ctx context.Context, events []store.Event
 	return &Requeue{After: max(time.Until(soonest), 0)}
 }
 
-// errReadOnly aborts the scale write a read of the scale goes through.
-var errReadOnly = errors.New("read only")
-
 // reconcile is upstream's reconcileAutoscaler without metrics.
 func (c *HorizontalPodAutoscaler) reconcile(ctx context.Context, e *hpaEntry) {
 	hpa := e.hpa.DeepCopy()
@@ -251,14 +248,14 @@ func (c *HorizontalPodAutoscaler) scale(ctx context.Context, hpa *autoscalingv2.
 	if len(gvrs) == 0 {
 		return nil, schema.GroupVersionResource{}, &apimeta.NoKindMatchError{GroupKind: gk}
 	}
+	scales, ok := c.reg.(registry.ScaleGetter)
+	if !ok {
+		return nil, schema.GroupVersionResource{}, errors.New("no scale subresource to read")
+	}
 	var first error
 	for _, gvr := range gvrs {
-		var sc *autoscalingv1.Scale
-		_, err := c.reg.UpdateSubresource(ctx, gvr, "scale", hpa.Namespace, target.Name, func(cur runtime.Object) (runtime.Object, error) {
-			sc = cur.(*autoscalingv1.Scale)
-			return nil, errReadOnly
-		})
-		if errors.Is(err, errReadOnly) {
+		sc, err := scales.GetScale(ctx, gvr, hpa.Namespace, target.Name)
+		if err == nil {
 			return sc, gvr, nil
 		}
 		if first == nil {

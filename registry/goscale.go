@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -60,6 +61,28 @@ func ScaledObject(res *Resource, old *Object, want *autoscalingv1.Scale, name st
 	}
 	next.Meta.SetManagedFields(parentFields)
 	return next, nil
+}
+
+// ScaleGetter reads the scale subresource of a workload, as a GET of it
+// does (a resource without the subresource is a 404); the Go API
+// implements it.
+type ScaleGetter interface {
+	GetScale(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (*autoscalingv1.Scale, error)
+}
+
+var _ ScaleGetter = goAPI{}
+
+// GetScale implements ScaleGetter.
+func (g goAPI) GetScale(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (*autoscalingv1.Scale, error) {
+	c, err := g.newSubresourceCall(ctx, gvr, "scale", namespace, name, "get")
+	if err != nil {
+		return nil, err
+	}
+	o, err := g.s.GetObject(c)
+	if err != nil {
+		return nil, err
+	}
+	return ScaleOf(c.Res, o)
 }
 
 // updateScale is UpdateSubresource of "scale", as a PUT of a Scale to it
