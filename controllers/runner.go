@@ -94,6 +94,10 @@ type Runner struct {
 	// synced has, by controller name, a channel closed once the
 	// controller's first Sync returned.
 	synced map[string]chan struct{}
+	// starting is held by the controller whose first list and Sync run,
+	// for turnHold at most (see firstTurn).
+	starting chan struct{}
+	turnHold time.Duration
 }
 
 // Start runs each controller in a goroutine of its own, fed by the watches
@@ -104,7 +108,7 @@ func Start(ctx context.Context, st store.Interface, log *slog.Logger, ctrls ...C
 		log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Runner{ctx: ctx, cancel: cancel, st: st, log: log, synced: make(map[string]chan struct{}, len(ctrls))}
+	r := &Runner{ctx: ctx, cancel: cancel, st: st, log: log, synced: make(map[string]chan struct{}, len(ctrls)), starting: make(chan struct{}, 1), turnHold: firstTurnHold}
 	r.Add(ctrls...)
 	return r
 }
@@ -124,7 +128,7 @@ func (r *Runner) Add(ctrls ...Controller) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			run(r.ctx, r.st, r.log.With("controller", c.Name()), c, synced)
+			run(r.ctx, r.st, r.log.With("controller", c.Name()), c, synced, r.firstTurn)
 		}()
 	}
 }
@@ -201,12 +205,14 @@ type syncedController struct {
 // run is one controller's goroutine: list and watch, then Sync each batch
 // of changes, retrying a failed Sync with a growing backoff. synced is
 // closed once the first Sync returned.
-func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller, synced chan struct{}) {
+func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller, synced chan struct{}, turn func(context.Context) func()) {
 	first := true
+	done := func() {}
 	defer func() {
 		if first {
 			close(synced)
 		}
+		done()
 	}()
 	var f *feed
 	if s, ok := c.(*syncedController); ok {
@@ -220,6 +226,9 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 		}
 	} else {
 		f = feedFor(st, c)
+	}
+	if first {
+		done = turn(ctx)
 	}
 	defer f.close()
 	var (
@@ -274,6 +283,7 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 		if first {
 			first = false
 			close(synced)
+			done()
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -301,6 +311,31 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 			retry.Stop()
 			retry = nil
 		}
+	}
+}
+
+// firstTurnHold bounds how long one controller's first list and Sync keep
+// the others from starting theirs.
+const firstTurnHold = 5 * time.Millisecond
+
+// firstTurn waits until no other controller of r runs its first list and
+// Sync, or r.turnHold passed since one began, and returns the call that
+// ends the caller's turn (idempotent). The controllers of a start take
+// their first turns one after another, so that a start's dozens of lists
+// and first Syncs take one core, not all of them, while the server answers
+// its first requests.
+func (r *Runner) firstTurn(ctx context.Context) func() {
+	select {
+	case r.starting <- struct{}{}:
+	case <-ctx.Done():
+		return func() {}
+	}
+	var once sync.Once
+	release := func() { once.Do(func() { <-r.starting }) }
+	t := time.AfterFunc(r.turnHold, release)
+	return func() {
+		t.Stop()
+		release()
 	}
 }
 

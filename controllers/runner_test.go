@@ -452,3 +452,78 @@ func TestRunnerAdd(t *testing.T) {
 		t.Errorf("a controller added after Stop was synced %d times", len(late.calls))
 	}
 }
+
+// turnTaker is a controller whose first Sync reports when it begins and
+// waits for release (nil: does not wait).
+type turnTaker struct {
+	name    string
+	began   chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newTurnTaker(name string, release chan struct{}) *turnTaker {
+	return &turnTaker{name: name, began: make(chan struct{}), release: release}
+}
+
+func (c *turnTaker) Name() string        { return c.name }
+func (c *turnTaker) Resources() []string { return []string{"a"} }
+
+func (c *turnTaker) Sync(ctx context.Context, _ []store.Event) error {
+	first := false
+	c.once.Do(func() { first = true; close(c.began) })
+	if first && c.release != nil {
+		select {
+		case <-c.release:
+		case <-ctx.Done():
+		}
+	}
+	return nil
+}
+
+// TestControllersTakeTurnsAtTheirFirstSync checks that the controllers of a
+// runner list and run their first Sync one after another, and that one
+// whose first Sync does not return holds the others back for turnHold
+// alone.
+func TestControllersTakeTurnsAtTheirFirstSync(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	t.Run("one after another", func(t *testing.T) {
+		st := openStore(t)
+		put(t, st, "a", "a1", "1")
+		r := Start(context.Background(), st, nil)
+		defer r.Stop()
+		r.turnHold = time.Hour
+		release := make(chan struct{})
+		first, second := newTurnTaker("first", release), newTurnTaker("second", nil)
+		r.Add(first)
+		<-first.began
+		r.Add(second)
+		// While the first one's Sync runs, the second does not begin
+		// its own.
+		select {
+		case <-second.began:
+			t.Fatal("the second controller's first Sync began during the first one's")
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(release)
+		if err := r.WaitForFirstSync(ctx, "first", "second"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("a first Sync that does not return holds the others back for a while", func(t *testing.T) {
+		st := openStore(t)
+		put(t, st, "a", "a1", "1")
+		r := Start(context.Background(), st, nil)
+		defer r.Stop()
+		r.turnHold = time.Millisecond
+		stuck := newTurnTaker("stuck", make(chan struct{})) // released by Stop
+		r.Add(stuck)
+		<-stuck.began
+		next := newTurnTaker("next", nil)
+		r.Add(next)
+		if err := r.WaitForFirstSync(ctx, "next"); err != nil {
+			t.Fatalf("the next controller waited for a first Sync that does not return: %v", err)
+		}
+	})
+}
