@@ -141,6 +141,12 @@ func TestProxySubresources(t *testing.T) {
 		l, _ := client.DiscoveryV1().EndpointSlices("default").List(ctx, metav1.ListOptions{})
 		t.Fatalf("the Service's EndpointSlice: %v (slices %+v)", err, l.Items)
 	}
+	// A node without addresses: upstream's kubelet connection finds none
+	// of the preferred types, and its hostname label does not stand in.
+	bare := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bare", Labels: map[string]string{corev1.LabelHostname: "bare"}}}
+	if _, err := client.CoreV1().Nodes().Create(ctx, bare, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	ns := "/api/v1/namespaces/default/"
 	for _, tc := range []struct {
 		name, method, path string
@@ -166,6 +172,12 @@ func TestProxySubresources(t *testing.T) {
 		{"a link-local pod IP", "GET", ns + "pods/linklocal/proxy/", 400, "address not allowed"},
 		{"a malformed name", "GET", ns + "pods/a:b:c:d/proxy/", 400, `invalid pod request "a:b:c:d"`},
 		{"an unknown node", "GET", "/api/v1/nodes/nope/proxy/healthz", 404, `nodes "nope" not found`},
+		{"a node without addresses", "GET", "/api/v1/nodes/bare/proxy/healthz", 500, "no preferred addresses found; known addresses: []"},
+		// Ports that are not numbers: kube-apiserver's proxy panics on
+		// the location it cannot parse (the stream is reset); fakeplane
+		// answers as for a backend it cannot reach.
+		{"a pod port by name", "GET", ns + "pods/backend:http/proxy/", 503, `error trying to reach service: parse "//` + ip + `:http/": invalid port ":http" after host`},
+		{"a node port that is not a number", "GET", "/api/v1/nodes/node-0:abc/proxy/", 503, `error trying to reach service: parse "//127.0.0.1:abc/": invalid port ":abc" after host`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := proxyGet(t, client, tc.method, tc.path)

@@ -14,6 +14,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // KubeletClientConfig is how the server reaches nodes' kubelets, as
@@ -116,7 +118,7 @@ func (s *Server) kubeletConnectionFor(ctx context.Context, nodeName string) (*ku
 	}
 	host, err := preferredNodeAddress(node, s.kubeletAddressTypes())
 	if err != nil {
-		return nil, err
+		return nil, registry.ErrUnknown(err)
 	}
 	port := int(node.Status.DaemonEndpoints.KubeletEndpoint.Port)
 	if port <= 0 {
@@ -141,18 +143,13 @@ func (s *Server) kubeletAddressTypes() []corev1.NodeAddressType {
 }
 
 // preferredNodeAddress is upstream's nodeutil.GetPreferredNodeAddress: the
-// first address of the first preferred type the node has; the
-// kubernetes.io/hostname label stands in for a missing Hostname address.
+// first address of the first preferred type the node has. A node without
+// one is an error (a 500 to the client), whatever its labels say.
 func preferredNodeAddress(node *corev1.Node, types []corev1.NodeAddressType) (string, error) {
 	for _, t := range types {
 		for _, a := range node.Status.Addresses {
 			if a.Type == t {
 				return a.Address, nil
-			}
-		}
-		if t == corev1.NodeHostName {
-			if h, ok := node.Labels[corev1.LabelHostname]; ok {
-				return h, nil
 			}
 		}
 	}

@@ -116,6 +116,13 @@ func (s *Server) serveProxy(c *call) error {
 		return err
 	}
 	location.Path = utilnet.JoinPreservingTrailingSlash(location.Path, proxySubpath(c))
+	if _, err := url.Parse(location.String()); err != nil {
+		// A port that is not a number ("pod:web", "node:abc"): upstream's
+		// proxy handler dereferences the failed parse of the location and
+		// its panic resets the stream; fakeplane answers as for a backend
+		// it cannot reach.
+		return apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: %v", err))
+	}
 	h := proxy.NewUpgradeAwareHandler(location, transport, true, false, proxy.NewErrorResponder(&streamResponder{w: c.w, r: c.r}))
 	h.ServeHTTP(c.w, c.r)
 	return nil
