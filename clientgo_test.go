@@ -663,6 +663,11 @@ func TestFieldSelectors(t *testing.T) {
 	if want := `field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.allNodes`; !apierrors.IsBadRequest(err) || err.Error() != want {
 		t.Errorf("resource slices: %v, want 400 %s", err, want)
 	}
+	// So does Job's, quoting the label (recorded from refplane).
+	_, err = cs.BatchV1().Jobs("default").List(ctx, metav1.ListOptions{FieldSelector: "status.phase=Running"})
+	if want := `field label "status.phase" not supported for Job`; !apierrors.IsBadRequest(err) || err.Error() != want {
+		t.Errorf("jobs: %v, want 400 %s", err, want)
+	}
 }
 
 func TestManyInstances(t *testing.T) {
