@@ -2,9 +2,11 @@ package fakeplane_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -41,7 +43,31 @@ func TestServiceAllocationAsKubeAPIServer(t *testing.T) {
 			`Service "a" is invalid: spec.ports[0].nodePort: Invalid value: 30050: provided port is already allocated`},
 		{"a dry run's node port it picked", "POST", svcs + "?dryRun=All", svc("a", `{"type":"NodePort","ports":[{"port":80},{"port":81},{"port":82,"nodePort":32770}]}`), 422,
 			`Service "a" is invalid: spec.ports[2].nodePort: Invalid value: 32770: provided port is already allocated`},
+		// The cluster is single-stack IPv4: dual-stack and IPv6 are
+		// refused before allocation (and before validation, which then
+		// does not report the bad port), unless the Service is headless
+		// without a selector.
+		{"dual-stack required", "POST", svcs, svc("a", `{"ipFamilyPolicy":"RequireDualStack","selector":{"a":"b"},"ports":[{"port":0}]}`), 422,
+			`Service "a" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services`},
+		{"an IPv6 family", "POST", svcs, svc("a", `{"ipFamilyPolicy":"PreferDualStack","ipFamilies":["IPv6","IPv4"],"selector":{"a":"b"},"ports":[{"port":80}]}`), 422,
+			`Service "a" is invalid: spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster`},
+		{"an IPv6 address", "POST", svcs, svc("a", `{"clusterIP":"fd00::10","selector":{"a":"b"},"ports":[{"port":80}]}`), 422,
+			`Service "a" is invalid: spec.clusterIPs[0]: Invalid value: ["fd00::10"]: IPv6 is not configured on this cluster`},
+		{"two addresses, single-stack", "POST", svcs, svc("a", `{"clusterIP":"10.0.0.88","clusterIPs":["10.0.0.88","fd00::10"],"ports":[{"port":80}]}`), 422,
+			`Service "a" is invalid: [spec.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified, spec.clusterIPs[1]: Invalid value: ["10.0.0.88","fd00::10"]: IPv6 is not configured on this cluster]`},
+		{"clusterIPs not matching clusterIP, before the ports", "POST", svcs, svc("a", `{"clusterIP":"10.0.0.90","clusterIPs":["10.0.0.91"],"ports":[{"port":0}]}`), 422,
+			`Service "a" is invalid: spec.clusterIPs: Invalid value: ["10.0.0.91"]: first value must match ` + "`clusterIP`"},
+		{"headless without a selector, dual-stack", "POST", svcs, svc("hl", `{"clusterIP":"None","ipFamilies":["IPv6"],"ports":[{"port":80}]}`), 201, ""},
+		{"headless with a selector, dual-stack", "POST", svcs, svc("a", `{"clusterIP":"None","ipFamilyPolicy":"RequireDualStack","selector":{"a":"b"},"ports":[{"port":80}]}`), 422,
+			`Service "a" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services`},
 	})
+	hl, err := clientset(t, cp).CoreV1().Services("default").Get(ctxT(t), "hl", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%v %v", hl.Spec.IPFamilies, *hl.Spec.IPFamilyPolicy); got != "[IPv6 IPv4] RequireDualStack" {
+		t.Errorf("a headless Service without a selector asking for IPv6: families and policy %s, want [IPv6 IPv4] RequireDualStack", got)
+	}
 
 	for _, tc := range []struct {
 		name, spec string

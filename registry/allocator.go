@@ -447,6 +447,11 @@ func (s *Registry) allocateService(c *Request, svc, old *corev1.Service) error {
 		}
 		svc.Spec.IPFamilyPolicy = &p
 	}
+	if old == nil {
+		if err := checkCreateIPFamilies(svc, headlessWithoutSelector); err != nil {
+			return err
+		}
+	}
 	if len(svc.Spec.IPFamilies) == 0 {
 		svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
 	}
@@ -598,6 +603,65 @@ func (s *Registry) heldByOld(old *corev1.Service, p int32) bool {
 		}
 	}
 	return false
+}
+
+// checkCreateIPFamilies is upstream's initIPFamilyFields for a new Service
+// (its policy defaulted) on a cluster of one IPv4 range, as fakeplane's
+// is: the clusterIP fields must agree before anything is allocated (the
+// storage checks them before validation, which then does not run), and
+// the Service may not ask for dual-stack or for IPv6, unless it is headless
+// without a selector. clusterIPs is filled in from clusterIP, and the
+// families from clusterIPs.
+func checkCreateIPFamilies(svc *corev1.Service, headlessWithoutSelector bool) error {
+	invalid := func(errs field.ErrorList) error {
+		if len(errs) == 0 {
+			return nil
+		}
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, errs)
+	}
+	// A client that sets clusterIP alone (an old one) means clusterIPs too.
+	if svc.Spec.ClusterIP != "" && len(svc.Spec.ClusterIPs) == 0 {
+		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
+	}
+	if errs := service.ValidateClusterIPFields(svc, nil); len(errs) > 0 {
+		return invalid(errs)
+	}
+	spec := field.NewPath("spec")
+	policy := *svc.Spec.IPFamilyPolicy
+	var errs field.ErrorList
+	if policy == corev1.IPFamilyPolicySingleStack {
+		if len(svc.Spec.ClusterIPs) == 2 {
+			errs = append(errs, field.Invalid(spec.Child("ipFamilyPolicy"), policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"))
+		}
+		if len(svc.Spec.IPFamilies) == 2 {
+			errs = append(errs, field.Invalid(spec.Child("ipFamilyPolicy"), policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"))
+		}
+	}
+	for i, ip := range svc.Spec.ClusterIPs {
+		if ip == corev1.ClusterIPNone {
+			break
+		}
+		if i < len(svc.Spec.IPFamilies) {
+			continue
+		}
+		if addr, err := netip.ParseAddr(ip); err == nil && addr.Is4() {
+			svc.Spec.IPFamilies = append(svc.Spec.IPFamilies, corev1.IPv4Protocol)
+		} else {
+			errs = append(errs, field.Invalid(spec.Child("clusterIPs").Index(i), svc.Spec.ClusterIPs, "IPv6 is not configured on this cluster"))
+		}
+	}
+	if len(errs) > 0 || headlessWithoutSelector {
+		return invalid(errs)
+	}
+	if policy == corev1.IPFamilyPolicyRequireDualStack {
+		errs = append(errs, field.Invalid(spec.Child("ipFamilyPolicy"), policy, "this cluster is not configured for dual-stack services"))
+	}
+	for i, f := range svc.Spec.IPFamilies {
+		if f != corev1.IPv4Protocol {
+			errs = append(errs, field.Invalid(spec.Child("ipFamilies").Index(i), f, "not configured on this cluster"))
+		}
+	}
+	return invalid(errs)
 }
 
 // The node port range of kube-apiserver's default --service-node-port-range.

@@ -102,7 +102,7 @@ func validateService(s, old *corev1.Service) field.ErrorList {
 	default:
 		errs = append(errs, field.NotSupported(spec.Child("sessionAffinity"), s.Spec.SessionAffinity, []string{"ClientIP", "None"}))
 	}
-	errs = append(errs, validateClusterIPFields(s, old)...)
+	errs = append(errs, ValidateClusterIPFields(s, old)...)
 	var oldExternal []string
 	if old != nil {
 		oldExternal = old.Spec.ExternalIPs
@@ -280,8 +280,10 @@ func validateClientIPAffinity(c *corev1.SessionAffinityConfig, fld *field.Path) 
 	return nil
 }
 
-// validateClusterIPFields is upstream's ValidateServiceClusterIPsRelatedFields.
-func validateClusterIPFields(s, old *corev1.Service) field.ErrorList {
+// ValidateClusterIPFields is upstream's ValidateServiceClusterIPsRelatedFields: the
+// agreement of a Service's clusterIP, clusterIPs, ipFamilies and
+// ipFamilyPolicy, which its storage checks before allocating.
+func ValidateClusterIPFields(s, old *corev1.Service) field.ErrorList {
 	if s.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
