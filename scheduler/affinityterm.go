@@ -102,3 +102,35 @@ func hasAffinity(pod *corev1.Pod) bool {
 	a := pod.Spec.Affinity
 	return a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil)
 }
+
+// matchesByNamespaceName reports whether the term selects pod when the
+// pod's namespace is known by name only, as kube-scheduler's queueing hints
+// match terms: a namespace selector then matches as it would a namespace
+// without labels (an empty selector, every namespace).
+func (t *affinityTerm) matchesByNamespaceName(pod *corev1.Pod) bool {
+	if !t.namespaces.Has(pod.Namespace) && (t.nsSelector == nil || !t.nsSelector.Matches(labels.Set(nil))) {
+		return false
+	}
+	return t.selector.Matches(labels.Set(pod.Labels))
+}
+
+// allMatchByName reports whether pod matches every term (false without
+// terms).
+func allMatchByName(terms []*affinityTerm, pod *corev1.Pod) bool {
+	for _, t := range terms {
+		if !t.matchesByNamespaceName(pod) {
+			return false
+		}
+	}
+	return len(terms) > 0
+}
+
+// anyMatchByName reports whether pod matches one of the terms.
+func anyMatchByName(terms []*affinityTerm, pod *corev1.Pod) bool {
+	for _, t := range terms {
+		if t.matchesByNamespaceName(pod) {
+			return true
+		}
+	}
+	return false
+}

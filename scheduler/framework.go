@@ -98,6 +98,9 @@ type profile struct {
 	preScore                 []preScorePlugin
 	score                    []weightedScore
 	preemption               *defaultPreemption
+	// hints are the enabled plugins' registered events and queueing
+	// hints, by plugin name.
+	hints map[string][]eventHint
 }
 
 // newPlugin makes a plugin of a name with its (defaulted) args.
@@ -267,6 +270,12 @@ func newProfile(cfg configv1.KubeSchedulerProfile, h *handle) (*profile, error) 
 	for _, e := range slices.Concat(ps.QueueSort.Enabled, ps.Reserve.Enabled, ps.Permit.Enabled, ps.PreBind.Enabled, ps.Bind.Enabled, ps.PostBind.Enabled) {
 		if _, err := get(e.Name); err != nil {
 			return nil, err
+		}
+	}
+	pr.hints = map[string][]eventHint{}
+	for n, p := range plugins {
+		if h, ok := p.(queueingHinter); ok {
+			pr.hints[n] = h.eventsToRegister()
 		}
 	}
 	return pr, nil

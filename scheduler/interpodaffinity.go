@@ -215,3 +215,73 @@ func (p *interPodAffinity) NormalizeScore(state *cycleState, _ *corev1.Pod, scor
 		scores[i] = int64(f)
 	}
 }
+
+// eventsToRegister implements queueingHinter: an assigned pod that comes,
+// goes or changes labels, the pod's own labels, and a node that comes or
+// changes labels (kube-scheduler's InterPodAffinity registrations).
+func (p *interPodAffinity) eventsToRegister() []eventHint {
+	return []eventHint{
+		{resource: resAssignedPod, actions: actAdd | actUpdatePodLabel | actDelete, hint: p.afterAssignedPodChange},
+		// Another pod's anti-affinity may not select the new labels.
+		{resource: resTargetPod, actions: actUpdatePodLabel},
+		{resource: resNode, actions: actAdd | actUpdateNodeLabel, hint: p.afterNodeChange},
+	}
+}
+
+// afterAssignedPodChange: a placed pod that starts matching all the pod's
+// required affinity terms (added, or relabelled), that stops matching one
+// of its anti-affinity terms, or that goes while matching one of them or
+// while its own anti-affinity selects the pod.
+func (p *interPodAffinity) afterAssignedPodChange(pod *corev1.Pod, e clusterEvent) bool {
+	old, cur := eventPods(e)
+	if (cur != nil && !placed(cur)) || (old != nil && !placed(old)) {
+		return false
+	}
+	terms := termsOf(pod)
+	switch {
+	case old != nil && cur != nil:
+		return (!allMatchByName(terms.requiredAffinity, old) && allMatchByName(terms.requiredAffinity, cur)) ||
+			(anyMatchByName(terms.requiredAnti, old) && !anyMatchByName(terms.requiredAnti, cur))
+	case cur != nil:
+		return allMatchByName(terms.requiredAffinity, cur)
+	case old != nil:
+		return anyMatchByName(terms.requiredAnti, old) || anyMatchByName(termsOf(old).requiredAnti, pod)
+	}
+	return true
+}
+
+// afterNodeChange: for an affinity term, a new node with its topology key,
+// or a node that gains the key or moves to another domain; for an
+// anti-affinity term, any new node, or a node that loses the key or moves
+// to another domain.
+func (p *interPodAffinity) afterNodeChange(pod *corev1.Pod, e clusterEvent) bool {
+	old, cur := eventNodes(e)
+	if cur == nil {
+		return true
+	}
+	terms := termsOf(pod)
+	for _, t := range terms.requiredAffinity {
+		v, has := cur.Labels[t.topologyKey]
+		if old == nil {
+			if has {
+				return true
+			}
+			continue
+		}
+		ov, oldHas := old.Labels[t.topologyKey]
+		if has && (!oldHas || ov != v) {
+			return true
+		}
+	}
+	for _, t := range terms.requiredAnti {
+		if old == nil {
+			return true
+		}
+		v, has := cur.Labels[t.topologyKey]
+		ov, oldHas := old.Labels[t.topologyKey]
+		if oldHas && (!has || ov != v) {
+			return true
+		}
+	}
+	return false
+}

@@ -133,3 +133,33 @@ func (p *nodeAffinityPlugin) Score(_ *cycleState, pod *corev1.Pod, n *nodeInfo) 
 func (p *nodeAffinityPlugin) NormalizeScore(_ *cycleState, _ *corev1.Pod, scores []int64) {
 	defaultNormalizeScore(maxNodeScore, false, scores)
 }
+
+// eventsToRegister implements queueingHinter: a node that comes or changes
+// labels (kube-scheduler's NodeAffinity registration).
+func (p *nodeAffinityPlugin) eventsToRegister() []eventHint {
+	return []eventHint{{resource: resNode, actions: actAdd | actUpdateNodeLabel, hint: p.afterNodeChange}}
+}
+
+// afterNodeChange: a node that matches the profile's added affinity and
+// the pod's node selector and required affinity, and is new or did not
+// match them before.
+func (p *nodeAffinityPlugin) afterNodeChange(pod *corev1.Pod, e clusterEvent) bool {
+	old, cur := eventNodes(e)
+	if cur == nil {
+		return true
+	}
+	if p.added != nil && !p.added.Match(cur) {
+		return false
+	}
+	required := nodeaffinity.GetRequiredNodeAffinity(pod)
+	if ok, err := required.Match(cur); err != nil {
+		return true
+	} else if !ok {
+		return false
+	}
+	if old == nil {
+		return true
+	}
+	was, err := required.Match(old)
+	return err != nil || !was
+}

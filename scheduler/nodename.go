@@ -18,3 +18,9 @@ func (nodeName) Filter(_ *cycleState, pod *corev1.Pod, n *nodeInfo) *status {
 	}
 	return nil
 }
+
+// eventsToRegister implements queueingHinter: a new node, always
+// (kube-scheduler's NodeName registration has no hint).
+func (nodeName) eventsToRegister() []eventHint {
+	return []eventHint{{resource: resNode, actions: actAdd}}
+}

@@ -36,3 +36,35 @@ func portConflicts(used map[hostPort]bool, want hostPort) bool {
 	}
 	return used[want] || used[hostPort{ip: "0.0.0.0", protocol: want.protocol, port: want.port}]
 }
+
+// eventsToRegister implements queueingHinter: an assigned pod that goes,
+// and a new node (kube-scheduler's NodePorts registrations; ports are
+// immutable, so pod updates do not count).
+func (nodePorts) eventsToRegister() []eventHint {
+	return []eventHint{
+		{resource: resAssignedPod, actions: actDelete, hint: afterPortHolderDelete},
+		{resource: resNode, actions: actAdd},
+	}
+}
+
+// afterPortHolderDelete: a placed pod goes that held a host port the pod
+// asks for.
+func afterPortHolderDelete(pod *corev1.Pod, e clusterEvent) bool {
+	old, _ := eventPods(e)
+	if old == nil {
+		return true
+	}
+	if !placed(old) {
+		return false
+	}
+	held := map[hostPort]bool{}
+	for _, hp := range podHostPorts(old) {
+		held[hp] = true
+	}
+	for _, want := range podHostPorts(pod) {
+		if portConflicts(held, want) {
+			return true
+		}
+	}
+	return false
+}

@@ -189,3 +189,81 @@ func (p *nodeResourcesFit) shapeScore(u int64) int64 {
 	}
 	return int64(p.shape[len(p.shape)-1].Score) * scale
 }
+
+// eventsToRegister implements queueingHinter: an assigned pod that goes or
+// is scaled down, the pod's own scale-down (in-place resize is GA), and a
+// node that comes or changes allocatable (kube-scheduler's NodeResourcesFit
+// registrations; those for DRA extended resources and deferred resizes are
+// left out, as this scheduler has neither).
+func (p *nodeResourcesFit) eventsToRegister() []eventHint {
+	return []eventHint{
+		{resource: resAssignedPod, actions: actDelete, hint: afterAssignedPodDelete},
+		{resource: resNode, actions: actAdd | actUpdateNodeAllocatable, hint: p.afterNodeChange},
+		{resource: resAssignedPod, actions: actUpdatePodScaleDown, hint: p.afterAssignedPodScaleDown},
+		{resource: resTargetPod, actions: actUpdatePodScaleDown},
+	}
+}
+
+// afterAssignedPodDelete: any placed pod that goes may free room.
+func afterAssignedPodDelete(_ *corev1.Pod, e clusterEvent) bool {
+	old, _ := eventPods(e)
+	return old == nil || placed(old)
+}
+
+// afterAssignedPodScaleDown: a bound pod whose requests went down for a
+// resource the pod asks for.
+func (p *nodeResourcesFit) afterAssignedPodScaleDown(pod *corev1.Pod, e clusterEvent) bool {
+	old, cur := eventPods(e)
+	if old == nil || cur == nil {
+		return true
+	}
+	if cur.Spec.NodeName == "" {
+		return false
+	}
+	was, now := resourcesOf(eventRequests(old)), resourcesOf(eventRequests(cur))
+	want := resourcesOf(eventRequests(pod))
+	if (want.milliCPU > 0 && was.milliCPU > now.milliCPU) || (want.memory > 0 && was.memory > now.memory) ||
+		(want.ephemeralStorage > 0 && was.ephemeralStorage > now.ephemeralStorage) {
+		return true
+	}
+	for name, q := range want.scalar {
+		if q > 0 && was.scalar[name] > now.scalar[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// afterNodeChange: a node the pod fits when empty, new, or with more of a
+// resource the pod asks for (or room for more pods) than before.
+func (p *nodeResourcesFit) afterNodeChange(pod *corev1.Pod, e clusterEvent) bool {
+	old, cur := eventNodes(e)
+	if cur == nil {
+		return true
+	}
+	req := newPodInfo(pod).requests
+	empty := &nodeInfo{}
+	empty.setNode(cur)
+	if reasons, _ := insufficient(req, empty); len(reasons) > 0 {
+		return false
+	}
+	if old == nil {
+		return true
+	}
+	before := &nodeInfo{}
+	before.setNode(old)
+	if empty.allowedPods > before.allowedPods {
+		return true
+	}
+	a, b := empty.allocatable, before.allocatable
+	if (req.milliCPU > 0 && a.milliCPU > b.milliCPU) || (req.memory > 0 && a.memory > b.memory) ||
+		(req.ephemeralStorage > 0 && a.ephemeralStorage > b.ephemeralStorage) {
+		return true
+	}
+	for name, q := range req.scalar {
+		if q > 0 && a.scalar[name] > b.scalar[name] {
+			return true
+		}
+	}
+	return false
+}

@@ -30,3 +30,33 @@ func (nodeUnschedulable) Filter(_ *cycleState, pod *corev1.Pod, n *nodeInfo) *st
 	}
 	return newStatus(unresolvable, errReasonUnschedulable)
 }
+
+// eventsToRegister implements queueingHinter: a node that comes or changes
+// taints (which includes being uncordoned), and new tolerations of the pod
+// (kube-scheduler's NodeUnschedulable registrations).
+func (nodeUnschedulable) eventsToRegister() []eventHint {
+	return []eventHint{
+		{resource: resNode, actions: actAdd | actUpdateNodeTaint, hint: afterUncordon},
+		{resource: resTargetPod, actions: actUpdatePodToleration, hint: afterUnschedulableToleration},
+	}
+}
+
+// afterUncordon: a new schedulable node, or a node that stops being
+// unschedulable.
+func afterUncordon(_ *corev1.Pod, e clusterEvent) bool {
+	old, cur := eventNodes(e)
+	if cur == nil {
+		return true
+	}
+	return !cur.Spec.Unschedulable && (old == nil || old.Spec.Unschedulable)
+}
+
+// afterUnschedulableToleration: the pod now tolerates
+// node.kubernetes.io/unschedulable:NoSchedule.
+func afterUnschedulableToleration(_ *corev1.Pod, e clusterEvent) bool {
+	_, cur := eventPods(e)
+	if cur == nil {
+		return true
+	}
+	return corev1helpers.TolerationsTolerateTaint(klog.Background(), cur.Spec.Tolerations, &unschedulableTaint, true)
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -335,3 +336,114 @@ func (p *podTopologySpread) NormalizeScore(state *cycleState, _ *corev1.Pod, sco
 // feasibleKey is where the cycle keeps the feasible nodes, in the order of
 // the scores NormalizeScore gets.
 const feasibleKey = "feasible"
+
+// eventsToRegister implements queueingHinter: an assigned pod that comes,
+// goes or changes labels, the pod's own labels and tolerations, and a node
+// that comes, goes, or changes labels or taints (kube-scheduler's
+// PodTopologySpread registrations).
+func (p *podTopologySpread) eventsToRegister() []eventHint {
+	return []eventHint{
+		{resource: resAssignedPod, actions: actAdd | actUpdatePodLabel | actDelete, hint: p.afterAssignedPodChange},
+		{resource: resTargetPod, actions: actUpdatePodToleration | actUpdatePodLabel, hint: p.afterTargetPodChange},
+		{resource: resNode, actions: actAdd | actDelete | actUpdateNodeLabel | actUpdateNodeTaint, hint: p.afterNodeChange},
+	}
+}
+
+// afterTargetPodChange: new tolerations when a constraint honors taints,
+// or labels that change whether a constraint's selector matches the pod.
+func (p *podTopologySpread) afterTargetPodChange(pod *corev1.Pod, e clusterEvent) bool {
+	old, cur := eventPods(e)
+	if old == nil || cur == nil {
+		return true
+	}
+	cs, _ := p.constraints(pod, corev1.DoNotSchedule)
+	if !equality.Semantic.DeepEqual(old.Spec.Tolerations, cur.Spec.Tolerations) {
+		for _, c := range cs {
+			if c.honorTaints {
+				return true
+			}
+		}
+	}
+	return selectorMatchChanged(cs, old, cur)
+}
+
+// selectorMatchChanged reports whether a label change makes a constraint's
+// selector match the pod where it did not, or the reverse.
+func selectorMatchChanged(cs []spreadConstraint, old, cur *corev1.Pod) bool {
+	if equality.Semantic.DeepEqual(old.Labels, cur.Labels) {
+		return false
+	}
+	for _, c := range cs {
+		if c.selector.Matches(labels.Set(old.Labels)) != c.selector.Matches(labels.Set(cur.Labels)) {
+			return true
+		}
+	}
+	return false
+}
+
+// afterAssignedPodChange: a placed pod of the pod's namespace that a
+// constraint's selector matches comes or goes, or whose labels change
+// whether it matches.
+func (p *podTopologySpread) afterAssignedPodChange(pod *corev1.Pod, e clusterEvent) bool {
+	old, cur := eventPods(e)
+	involved := func(o *corev1.Pod) bool { return placed(o) && o.Namespace == pod.Namespace }
+	if (cur != nil && !involved(cur)) || (old != nil && !involved(old)) {
+		return false
+	}
+	cs, _ := p.constraints(pod, corev1.DoNotSchedule)
+	switch {
+	case old != nil && cur != nil:
+		return selectorMatchChanged(cs, old, cur)
+	case cur != nil:
+		return anySelectorMatches(cs, cur)
+	case old != nil:
+		return anySelectorMatches(cs, old)
+	}
+	return true
+}
+
+// anySelectorMatches reports whether a constraint's selector matches pod.
+func anySelectorMatches(cs []spreadConstraint, pod *corev1.Pod) bool {
+	for _, c := range cs {
+		if c.selector.Matches(labels.Set(pod.Labels)) {
+			return true
+		}
+	}
+	return false
+}
+
+// afterNodeChange: a node that comes or goes with every constraint's
+// topology key; one that gains or loses one of the keys; or one that has
+// them all and changes a key's value or its taints.
+func (p *podTopologySpread) afterNodeChange(pod *corev1.Pod, e clusterEvent) bool {
+	old, cur := eventNodes(e)
+	cs, _ := p.constraints(pod, corev1.DoNotSchedule)
+	hasKeys := func(n *corev1.Node) bool {
+		for _, c := range cs {
+			if _, ok := n.Labels[c.topologyKey]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case old != nil && cur != nil:
+		if hasKeys(old) != hasKeys(cur) {
+			return true
+		}
+		if !hasKeys(cur) {
+			return false
+		}
+		for _, c := range cs {
+			if old.Labels[c.topologyKey] != cur.Labels[c.topologyKey] {
+				return true
+			}
+		}
+		return !equality.Semantic.DeepEqual(old.Spec.Taints, cur.Spec.Taints)
+	case cur != nil:
+		return hasKeys(cur)
+	case old != nil:
+		return hasKeys(old)
+	}
+	return true
+}

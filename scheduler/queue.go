@@ -23,34 +23,11 @@ type queuedPod struct {
 	lastAttempt time.Time
 	// gated: a PreEnqueue plugin holds the pod back.
 	gated bool
-	// rejectors are the plugins that rejected the pod in its last attempt;
-	// nil after an error, when any cluster change may help.
+	// rejectors are the plugins that rejected the pod in its last attempt
+	// (or the PreEnqueue plugin that gates it); empty after an error.
 	rejectors sets.Set[string]
 	index     int
 }
-
-// clusterEvent is a change in the cluster and the plugins whose decision
-// it may change (nil: all of them), kube-scheduler's cluster events and
-// queueing hints in the small.
-type clusterEvent struct {
-	name    string
-	plugins sets.Set[string]
-}
-
-// helps reports whether the event may make a pod its rejectors turned
-// down schedulable.
-func (e clusterEvent) helps(rejectors sets.Set[string]) bool {
-	return e.plugins == nil || rejectors == nil || e.plugins.HasAny(rejectors.UnsortedList()...)
-}
-
-// The cluster events the scheduler reacts to.
-var (
-	eventNodeAdd           = clusterEvent{name: "NodeAdd"}
-	eventAssignedPodAdd    = clusterEvent{name: "AssignedPodAdd", plugins: sets.New(InterPodAffinity, PodTopologySpread)}
-	eventAssignedPodDelete = clusterEvent{name: "AssignedPodDelete", plugins: sets.New(NodeResourcesFit, NodePorts, InterPodAffinity, PodTopologySpread)}
-	eventBindingFailed     = clusterEvent{name: "BindingFailed"}
-	eventVolumeChange      = clusterEvent{name: "VolumeChange", plugins: sets.New(VolumeBinding)}
-)
 
 // maxEventLog bounds the events kept for pods in flight; past it, every
 // failed pod backs off as if a change had helped.
@@ -59,8 +36,9 @@ const maxEventLog = 10000
 // podQueue is kube-scheduler's scheduling queue, simplified: an active
 // heap in PrioritySort order (higher priority, then earlier), pods backing
 // off after a failed attempt, and unschedulable pods that wait for a
-// cluster change that may help them (or five minutes at most, as
-// kube-scheduler's).
+// cluster event that may help them (or five minutes at most, as
+// kube-scheduler's). Which events may help a pod, its rejector plugins'
+// queueing hints decide.
 type podQueue struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -71,15 +49,20 @@ type podQueue struct {
 	unsched  map[types.UID]*queuedPod
 	gated    map[types.UID]*queuedPod
 	inFlight map[types.UID]bool
-	// events are the cluster changes since the oldest pod in flight
-	// popped; a pod that fails while a change that may help it happened
+	// events are the cluster events since the oldest pod in flight
+	// popped; a pod that fails while an event that may help it happened
 	// during its attempt backs off instead of waiting.
 	events        []clusterEvent
 	eventsDropped bool
 	eventsAtPop   map[types.UID]int
 	initial, maxB time.Duration
-	preEnqueue    func(*corev1.Pod) bool
-	now           func() time.Time
+	// preEnqueue returns the PreEnqueue plugin that holds a pod back ("":
+	// none does).
+	preEnqueue func(*corev1.Pod) string
+	// hints are, per profile (scheduler name), each plugin's registered
+	// events and queueing hints.
+	hints map[string]map[string][]eventHint
+	now   func() time.Time
 }
 
 // maxUnschedulableWait is how long an unschedulable pod waits for a
@@ -87,14 +70,65 @@ type podQueue struct {
 // podMaxInUnschedulablePodsDuration).
 const maxUnschedulableWait = 5 * time.Minute
 
-func newPodQueue(initial, maxBackoff time.Duration, preEnqueue func(*corev1.Pod) bool) *podQueue {
+func newPodQueue(initial, maxBackoff time.Duration, preEnqueue func(*corev1.Pod) string, hints map[string]map[string][]eventHint) *podQueue {
 	q := &podQueue{
 		pods: map[types.UID]*queuedPod{}, backoff: map[types.UID]*queuedPod{}, unsched: map[types.UID]*queuedPod{},
 		gated: map[types.UID]*queuedPod{}, inFlight: map[types.UID]bool{}, eventsAtPop: map[types.UID]int{},
-		initial: initial, maxB: maxBackoff, preEnqueue: preEnqueue, now: time.Now,
+		initial: initial, maxB: maxBackoff, preEnqueue: preEnqueue, hints: hints, now: time.Now,
 	}
 	q.cond = sync.NewCond(&q.mu)
 	return q
+}
+
+// worthRequeuing reports whether an event may make a pod schedulable, as
+// kube-scheduler's isPodWorthRequeuing: a pod without rejector plugins
+// (after an error) always; else when one of its rejectors registered the
+// event and that registration's hint says Queue.
+func (q *podQueue) worthRequeuing(qp *queuedPod, e clusterEvent) bool {
+	if len(qp.rejectors) == 0 {
+		return true
+	}
+	byPlugin, ok := q.hints[qp.pod.Spec.SchedulerName]
+	if !ok {
+		return true
+	}
+	for pl := range qp.rejectors {
+		for _, h := range byPlugin[pl] {
+			if h.matches(e) && (h.hint == nil || h.hint(qp.pod, e)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// interesting reports whether a plugin of some profile registered the
+// event (kube-scheduler's isEventOfInterest): no pod waits for the others,
+// such as a bound pod's status updates, so they are not even kept for the
+// pods in flight.
+func (q *podQueue) interesting(e clusterEvent) bool {
+	for _, byPlugin := range q.hints {
+		for _, hs := range byPlugin {
+			for _, h := range hs {
+				if h.matches(e) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// logEventLocked keeps an event for the pods in flight.
+func (q *podQueue) logEventLocked(e clusterEvent) {
+	if len(q.inFlight) == 0 {
+		return
+	}
+	if len(q.events) < maxEventLog {
+		q.events = append(q.events, e)
+	} else {
+		q.eventsDropped = true
+	}
 }
 
 // activeHeap orders pods by priority, then by when they were added.
@@ -128,8 +162,14 @@ func (q *podQueue) toActiveLocked(qp *queuedPod) {
 	delete(q.backoff, qp.pod.UID)
 	delete(q.unsched, qp.pod.UID)
 	delete(q.gated, qp.pod.UID)
-	if !q.preEnqueue(qp.pod) {
+	if gate := q.preEnqueue(qp.pod); gate != "" {
 		qp.gated = true
+		// As kube-scheduler, the gating plugin counts among the pod's
+		// rejectors: its hints decide when an update frees the pod.
+		if qp.rejectors == nil {
+			qp.rejectors = sets.New[string]()
+		}
+		qp.rejectors.Insert(gate)
 		q.gated[qp.pod.UID] = qp
 		return
 	}
@@ -144,6 +184,10 @@ func (q *podQueue) toActiveLocked(qp *queuedPod) {
 func (q *podQueue) Add(pod *corev1.Pod) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.addLocked(pod)
+}
+
+func (q *podQueue) addLocked(pod *corev1.Pod) {
 	if qp, ok := q.pods[pod.UID]; ok {
 		qp.pod = pod
 		return
@@ -156,16 +200,27 @@ func (q *podQueue) Add(pod *corev1.Pod) {
 	q.toActiveLocked(qp)
 }
 
-// Update replaces a pending pod's object; a pod waiting (gated,
-// unschedulable or backing off) whose spec changed is tried again.
-func (q *podQueue) Update(pod *corev1.Pod, specChanged bool) {
+// Update replaces a pending pod's object (old is the one before). A pod in
+// flight keeps the update's events for when its attempt ends; a gated or
+// unschedulable pod is tried again when its rejectors' hints say an event
+// of the update (its labels, tolerations, requests or gates changed) may
+// make it schedulable.
+func (q *podQueue) Update(old, pod *corev1.Pod) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	qp, ok := q.pods[pod.UID]
 	if !ok {
-		q.mu.Unlock()
-		q.Add(pod)
-		q.mu.Lock()
+		q.addLocked(pod)
+		return
+	}
+	events := podUpdateEvents(old, pod)
+	if q.inFlight[pod.UID] {
+		// Its attempt may have used the old pod: its events are checked
+		// when the attempt ends.
+		qp.pod = pod
+		for _, e := range events {
+			q.logEventLocked(e)
+		}
 		return
 	}
 	qp.pod = pod
@@ -173,18 +228,21 @@ func (q *podQueue) Update(pod *corev1.Pod, specChanged bool) {
 		heap.Fix(&q.active, qp.index)
 		return
 	}
-	if !specChanged {
-		return
+	if q.gated[pod.UID] == nil && q.unsched[pod.UID] == nil {
+		return // backing off: it is tried soon anyway
 	}
-	if q.inFlight[pod.UID] {
-		// Its attempt may have used the old spec: retry it soon.
-		if len(q.events) < maxEventLog {
-			q.events = append(q.events, clusterEvent{name: "UnscheduledPodUpdate"})
+	for _, e := range events {
+		if !q.worthRequeuing(qp, e) {
+			continue
+		}
+		if qp.gated {
+			q.toActiveLocked(qp)
+		} else {
+			delete(q.unsched, pod.UID)
+			q.backoff[pod.UID] = qp
+			q.flushBackoffLocked()
 		}
 		return
-	}
-	if q.gated[pod.UID] != nil || q.unsched[pod.UID] != nil {
-		q.toActiveLocked(qp)
 	}
 }
 
@@ -221,23 +279,23 @@ func (q *podQueue) Pop() *queuedPod {
 	return qp
 }
 
-// Done ends a pod's attempt: a bound (or gone) pod leaves the queue; one
-// that failed (rejected by the plugins in rejectors, nil for an error)
-// backs off when a change that may help it happened during the attempt, or
-// else waits for one.
+// Done ends a pod's attempt: a bound (or gone) pod leaves the queue. One
+// that failed (rejected by the plugins in rejectors, none after an error)
+// backs off when it has no rejectors or when an event that happened during
+// the attempt may help it (its rejectors' hints say so), or else waits for
+// one.
 func (q *podQueue) Done(qp *queuedPod, failed bool, rejectors sets.Set[string]) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	uid := qp.pod.UID
 	delete(q.inFlight, uid)
-	helped := q.eventsDropped
-	for _, e := range q.events[q.eventsAtPop[uid]:] {
-		helped = helped || e.helps(rejectors)
-	}
+	since := q.events[q.eventsAtPop[uid]:]
 	delete(q.eventsAtPop, uid)
-	if len(q.inFlight) == 0 {
-		q.events, q.eventsDropped = nil, false
-	}
+	defer func() {
+		if len(q.inFlight) == 0 {
+			q.events, q.eventsDropped = nil, false
+		}
+	}()
 	cur, ok := q.pods[uid]
 	if !ok {
 		return
@@ -249,6 +307,13 @@ func (q *podQueue) Done(qp *queuedPod, failed bool, rejectors sets.Set[string]) 
 	cur.attempts++
 	cur.lastAttempt = q.now()
 	cur.rejectors = rejectors
+	helped := len(rejectors) == 0 || q.eventsDropped
+	for _, e := range since {
+		if helped {
+			break
+		}
+		helped = q.worthRequeuing(cur, e)
+	}
 	if helped {
 		q.backoff[uid] = cur
 	} else {
@@ -265,20 +330,18 @@ func (q *podQueue) backoffFor(qp *queuedPod) time.Duration {
 	return min(d, q.maxB)
 }
 
-// Move moves the unschedulable pods a cluster change may help to the
-// active queue (or to backoff while their backoff lasts).
+// Move moves the unschedulable pods an event may help (their rejectors'
+// hints say so) to the active queue, or to backoff while their backoff
+// lasts; pods in flight see the event when their attempt ends.
 func (q *podQueue) Move(e clusterEvent) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.inFlight) > 0 {
-		if len(q.events) < maxEventLog {
-			q.events = append(q.events, e)
-		} else {
-			q.eventsDropped = true
-		}
+	if !q.interesting(e) {
+		return
 	}
+	q.logEventLocked(e)
 	for uid, qp := range q.unsched {
-		if e.helps(qp.rejectors) {
+		if (e.only == nil || e.only(qp.pod)) && q.worthRequeuing(qp, e) {
 			delete(q.unsched, uid)
 			q.backoff[uid] = qp
 		}

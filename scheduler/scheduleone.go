@@ -31,11 +31,15 @@ type fitError struct {
 	// "Preemption is not helpful for scheduling").
 	absent        *status
 	postFilterMsg string
+	// narrowedBy are the PreFilter plugins that narrowed the nodes worth
+	// filtering; kube-scheduler counts them among the rejectors.
+	narrowedBy sets.Set[string]
 }
 
 // rejectors names the plugins that turned the pod down.
 func (f *fitError) rejectors() sets.Set[string] {
 	out := sets.New[string]()
+	out.Insert(f.narrowedBy.UnsortedList()...)
 	for _, st := range f.statuses {
 		out.Insert(st.plugin)
 	}
@@ -154,6 +158,7 @@ func (s *Scheduler) schedulePod(prof *profile, state *cycleState, pod *corev1.Po
 		}
 		fe.absent = newStatus(unresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(pf.plugins)))
 		fe.absent.plugin = sets.List(pf.plugins)[0]
+		fe.narrowedBy = pf.plugins
 		nodes = kept
 		if len(nodes) == 0 {
 			return "", fe
@@ -339,8 +344,12 @@ func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, prof *profile, pod 
 			s.queue.Done(qp, true, nil)
 			return
 		}
+		// As kube-scheduler, forgetting the assumed pod frees its node for
+		// the others first.
+		assumed := pod.DeepCopy()
+		assumed.Spec.NodeName = host
+		s.queue.Move(clusterEvent{resource: resAssignedPod, action: actDelete, oldObj: assumed})
 		s.fail(ctx, qp, prof, pod, corev1.PodReasonSchedulerError, fmt.Sprintf("binding rejected: running Bind plugin %q: %v", DefaultBinder, err), nil, nil)
-		s.queue.Move(eventBindingFailed)
 		return
 	}
 	s.queue.Done(qp, false, nil)

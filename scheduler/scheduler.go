@@ -7,14 +7,12 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"reflect"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -24,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 )
@@ -114,7 +113,11 @@ func New(client kubernetes.Interface, cfg *Configuration, opts Options) (*Schedu
 		}
 		s.profiles[p.name] = p
 	}
-	s.queue = newPodQueue(time.Duration(*cfg.PodInitialBackoffSeconds)*time.Second, time.Duration(*cfg.PodMaxBackoffSeconds)*time.Second, s.preEnqueue)
+	hints := map[string]map[string][]eventHint{}
+	for name, p := range s.profiles {
+		hints[name] = p.hints
+	}
+	s.queue = newPodQueue(time.Duration(*cfg.PodInitialBackoffSeconds)*time.Second, time.Duration(*cfg.PodMaxBackoffSeconds)*time.Second, s.preEnqueue, hints)
 	return s, nil
 }
 
@@ -127,18 +130,19 @@ func (s *Scheduler) ProfileNames() []string {
 	return out
 }
 
-// preEnqueue runs the pod's profile's PreEnqueue plugins.
-func (s *Scheduler) preEnqueue(pod *corev1.Pod) bool {
+// preEnqueue runs the pod's profile's PreEnqueue plugins and returns the
+// one that holds the pod back ("" when all let it through).
+func (s *Scheduler) preEnqueue(pod *corev1.Pod) string {
 	p := s.profiles[pod.Spec.SchedulerName]
 	if p == nil {
-		return false
+		return "unknown profile"
 	}
 	for _, pl := range p.preEnqueue {
 		if !pl.PreEnqueue(pod).ok() {
-			return false
+			return pl.Name()
 		}
 	}
-	return true
+	return ""
 }
 
 // responsible reports whether one of the profiles schedules pod.
@@ -201,13 +205,17 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	storageClasses := factory.Storage().V1().StorageClasses()
 	s.handle.claims, s.handle.volumes, s.handle.storageClasses = claims.Lister(), volumes.Lister(), storageClasses.Lister()
 	// A claim, volume or class that appears or changes may help pods
-	// VolumeBinding turned down.
-	volumeChange := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { s.queue.Move(eventVolumeChange) },
-		UpdateFunc: func(_, _ any) { s.queue.Move(eventVolumeChange) },
-	}
-	for _, inf := range []cache.SharedIndexInformer{claims.Informer(), volumes.Informer(), storageClasses.Informer()} {
-		_, _ = inf.AddEventHandler(volumeChange)
+	// VolumeBinding turned down (as kube-scheduler, their deletions are no
+	// events: no plugin registers them).
+	for res, inf := range map[eventResource]cache.SharedIndexInformer{
+		resPersistentVolumeClaim: claims.Informer(), resPersistentVolume: volumes.Informer(), resStorageClass: storageClasses.Informer(),
+	} {
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) { s.queue.Move(clusterEvent{resource: res, action: actAdd, newObj: obj}) },
+			UpdateFunc: func(old, obj any) {
+				s.queue.Move(clusterEvent{resource: res, action: actUpdate, oldObj: old, newObj: obj})
+			},
+		})
 	}
 	synced := []cache.InformerSynced{services.Informer().HasSynced, rcs.Informer().HasSynced, replicaSets.Informer().HasSynced, statefulSets.Informer().HasSynced,
 		claims.Informer().HasSynced, volumes.Informer().HasSynced, storageClasses.Informer().HasSynced}
@@ -218,10 +226,13 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		DeleteFunc: func(obj any) { s.onPodDelete(obj) },
 	})
 	_, _ = nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { s.cache.setNode(obj.(*corev1.Node)); s.queue.Move(eventNodeAdd) },
+		AddFunc: func(obj any) {
+			s.cache.setNode(obj.(*corev1.Node))
+			s.queue.Move(clusterEvent{resource: resNode, action: actAdd, newObj: obj})
+		},
 		UpdateFunc: func(old, obj any) {
 			s.cache.setNode(obj.(*corev1.Node))
-			if e, ok := nodeUpdateEvent(old.(*corev1.Node), obj.(*corev1.Node)); ok {
+			for _, e := range nodeUpdateEvents(old.(*corev1.Node), obj.(*corev1.Node)) {
 				s.queue.Move(e)
 			}
 		},
@@ -230,6 +241,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 				obj = d.Obj
 			}
 			if n, ok := obj.(*corev1.Node); ok {
+				s.queue.Move(clusterEvent{resource: resNode, action: actDelete, oldObj: n})
 				s.cache.deleteNode(n.Name)
 			}
 		},
@@ -315,12 +327,12 @@ func (s *Scheduler) loop(ctx context.Context) {
 	}
 }
 
-// onPodAdd files a new pod: a bound one in the cache, a pending one of
-// ours in the queue.
+// onPodAdd files a new pod: a bound one in the cache (an event for the
+// pending pods), a pending one of ours in the queue.
 func (s *Scheduler) onPodAdd(pod *corev1.Pod) {
 	if pod.Spec.NodeName != "" {
 		s.cache.setPod(pod)
-		s.queue.Move(eventAssignedPodAdd)
+		s.queue.Move(clusterEvent{resource: resAssignedPod, action: actAdd, newObj: pod})
 		return
 	}
 	if s.responsible(pod) {
@@ -328,23 +340,40 @@ func (s *Scheduler) onPodAdd(pod *corev1.Pod) {
 	}
 }
 
+// onPodUpdate follows a pod as kube-scheduler's updatePod: a bound pod's
+// update is classified into events; a binding is an assigned pod's
+// addition; a pending pod's update goes to the queue, whose hints decide.
 func (s *Scheduler) onPodUpdate(old, pod *corev1.Pod) {
-	if pod.Spec.NodeName != "" {
-		if old.Spec.NodeName == "" {
-			s.queue.Delete(pod.UID)
-		}
+	switch {
+	case old.Spec.NodeName != "":
 		s.cache.setPod(pod)
-		if old.Spec.NodeName == "" || !reflect.DeepEqual(old.Labels, pod.Labels) {
-			s.queue.Move(eventAssignedPodAdd)
+		for _, e := range podUpdateEvents(old, pod) {
+			s.queue.Move(e)
 		}
-		return
-	}
-	if s.responsible(pod) {
-		specChanged := !reflect.DeepEqual(old.Spec, pod.Spec) || !reflect.DeepEqual(old.Labels, pod.Labels)
-		s.queue.Update(pod, specChanged)
+	case pod.Spec.NodeName != "":
+		s.queue.Delete(pod.UID)
+		s.cache.setPod(pod)
+		s.queue.Move(clusterEvent{resource: resAssignedPod, action: actAdd, newObj: pod})
+	case s.responsible(old):
+		if old.ResourceVersion == pod.ResourceVersion {
+			return
+		}
+		if _, assumed := s.cache.nodeOf(pod.UID); assumed {
+			return // being bound: its binding decides
+		}
+		s.queue.Update(old, pod)
+		if nn := old.Status.NominatedNodeName; nn != "" && nn != pod.Status.NominatedNodeName {
+			// The pod no longer holds room on its nominated node, as
+			// kube-scheduler treats it: pods of no higher priority may
+			// fit there now.
+			s.queue.Move(clusterEvent{resource: resAssignedPod, action: actDelete, oldObj: old, only: upToPriority(old)})
+		}
 	}
 }
 
+// onPodDelete forgets a pod: a bound or assumed one frees its node (an
+// event), a pending one leaves the queue, and a pending one nominated to a
+// node frees the room it held there for pods of no higher priority.
 func (s *Scheduler) onPodDelete(obj any) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
@@ -354,32 +383,28 @@ func (s *Scheduler) onPodDelete(obj any) {
 		return
 	}
 	s.queue.Delete(pod.UID)
-	if _, cached := s.cache.nodeOf(pod.UID); cached {
+	if node, cached := s.cache.nodeOf(pod.UID); cached {
 		s.cache.removePod(pod)
-		s.queue.Move(eventAssignedPodDelete)
+		gone := pod
+		if gone.Spec.NodeName == "" {
+			// An assumed pod: the event carries it as placed.
+			gone = pod.DeepCopy()
+			gone.Spec.NodeName = node
+		}
+		s.queue.Move(clusterEvent{resource: resAssignedPod, action: actDelete, oldObj: gone})
+		return
 	}
+	if pod.Spec.NodeName == "" && pod.Status.NominatedNodeName != "" {
+		s.queue.Move(clusterEvent{resource: resAssignedPod, action: actDelete, oldObj: pod, only: upToPriority(pod)})
+	}
+}
+
+// upToPriority selects the pods of at most pod's priority.
+func upToPriority(pod *corev1.Pod) func(*corev1.Pod) bool {
+	prio := corev1helpers.PodPriority(pod)
+	return func(p *corev1.Pod) bool { return corev1helpers.PodPriority(p) <= prio }
 }
 
 // errNoNodesAvailable is kube-scheduler's error for a cluster without
 // nodes.
 var errNoNodesAvailable = errors.New("no nodes available to schedule pods")
-
-// nodeUpdateEvent classifies a node update by what changed, for the
-// plugins that decide on it; an update that changes none (a heartbeat) is
-// no event.
-func nodeUpdateEvent(old, node *corev1.Node) (clusterEvent, bool) {
-	plugins := sets.New[string]()
-	if !reflect.DeepEqual(old.Labels, node.Labels) {
-		plugins.Insert(NodeAffinity, PodTopologySpread, InterPodAffinity)
-	}
-	if !reflect.DeepEqual(old.Spec.Taints, node.Spec.Taints) || old.Spec.Unschedulable != node.Spec.Unschedulable {
-		plugins.Insert(TaintToleration, NodeUnschedulable, PodTopologySpread)
-	}
-	if !reflect.DeepEqual(old.Status.Allocatable, node.Status.Allocatable) {
-		plugins.Insert(NodeResourcesFit, NodeResourcesBalancedAllocation)
-	}
-	if plugins.Len() == 0 {
-		return clusterEvent{}, false
-	}
-	return clusterEvent{name: "NodeUpdate", plugins: plugins}, true
-}

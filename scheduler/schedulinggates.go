@@ -23,3 +23,9 @@ func (schedulingGates) PreEnqueue(pod *corev1.Pod) *status {
 	}
 	return newStatus(unresolvable, fmt.Sprintf("waiting for scheduling gates: %v", gates))
 }
+
+// eventsToRegister implements queueingHinter: the removal of the pod's
+// last scheduling gate (kube-scheduler's SchedulingGates registration).
+func (schedulingGates) eventsToRegister() []eventHint {
+	return []eventHint{{resource: resTargetPod, actions: actUpdatePodSchedulingGatesEliminated}}
+}

@@ -74,3 +74,29 @@ func defaultNormalizeScore(maxScore int64, reverse bool, scores []int64) {
 		scores[i] = s
 	}
 }
+
+// eventsToRegister implements queueingHinter: a node that comes or changes
+// taints, and new tolerations of the pod (kube-scheduler's TaintToleration
+// registrations).
+func (taintToleration) eventsToRegister() []eventHint {
+	return []eventHint{
+		{resource: resNode, actions: actAdd | actUpdateNodeTaint, hint: afterTaintChange},
+		{resource: resTargetPod, actions: actUpdatePodToleration},
+	}
+}
+
+// afterTaintChange: a node whose NoSchedule and NoExecute taints the pod
+// all tolerates, new or where it did not before.
+func afterTaintChange(pod *corev1.Pod, e clusterEvent) bool {
+	old, cur := eventNodes(e)
+	if cur == nil {
+		return true
+	}
+	untolerated := func(n *corev1.Node) bool {
+		_, u := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations, func(t *corev1.Taint) bool {
+			return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+		}, true)
+		return u
+	}
+	return (old == nil || untolerated(old)) && !untolerated(cur)
+}

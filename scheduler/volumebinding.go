@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -127,6 +128,54 @@ func (p *volumeBinding) waitsForFirstConsumer(claim *corev1.PersistentVolumeClai
 func ownedBy(refs []metav1.OwnerReference, pod *corev1.Pod) bool {
 	for _, r := range refs {
 		if r.UID == pod.UID && r.Controller != nil && *r.Controller {
+			return true
+		}
+	}
+	return false
+}
+
+// eventsToRegister implements queueingHinter with kube-scheduler's
+// VolumeBinding registrations for the objects this scheduler watches: a
+// StorageClass that comes or changes allowed topologies, a claim of the pod
+// that comes or changes, any PersistentVolume that comes or changes, and a
+// node that comes or changes labels. Upstream's CSINode, CSIDriver and
+// CSIStorageCapacity registrations are left out: this scheduler does not
+// watch those objects (simulated nodes have no CSI drivers).
+func (p *volumeBinding) eventsToRegister() []eventHint {
+	return []eventHint{
+		{resource: resStorageClass, actions: actAdd | actUpdate, hint: afterStorageClassChange},
+		{resource: resPersistentVolumeClaim, actions: actAdd | actUpdate, hint: afterClaimChange},
+		{resource: resPersistentVolume, actions: actAdd | actUpdate},
+		{resource: resNode, actions: actAdd | actUpdateNodeLabel},
+	}
+}
+
+// afterStorageClassChange: a new class, or one whose allowed topologies
+// changed (the binding mode is immutable).
+func afterStorageClassChange(_ *corev1.Pod, e clusterEvent) bool {
+	old, _ := e.oldObj.(*storagev1.StorageClass)
+	cur, _ := e.newObj.(*storagev1.StorageClass)
+	if old == nil || cur == nil {
+		return true
+	}
+	return !equality.Semantic.DeepEqual(old.AllowedTopologies, cur.AllowedTopologies)
+}
+
+// afterClaimChange: a claim of the pod (or of one of its generic ephemeral
+// volumes) that comes or changes.
+func afterClaimChange(pod *corev1.Pod, e clusterEvent) bool {
+	claim, _ := e.newObj.(*corev1.PersistentVolumeClaim)
+	if claim == nil {
+		return true
+	}
+	if claim.Namespace != pod.Namespace {
+		return false
+	}
+	for _, vol := range pod.Spec.Volumes {
+		switch {
+		case vol.PersistentVolumeClaim != nil && vol.PersistentVolumeClaim.ClaimName == claim.Name:
+			return true
+		case vol.Ephemeral != nil && pod.Name+"-"+vol.Name == claim.Name:
 			return true
 		}
 	}
