@@ -77,6 +77,66 @@ func TestGarbageCollectionBackground(t *testing.T) {
 	}
 }
 
+// TestGarbageCollectorReportsOwnersInOtherNamespaces checks the warning
+// kube-controller-manager's garbage collector records (recorded from
+// refplane) for an owner reference naming an object of another namespace:
+// a namespaced dependent's is collected as an orphan, a cluster-scoped
+// one's is left alone; both get an OwnerRefInvalidNamespace event, the
+// cluster-scoped one's in the default namespace.
+func TestGarbageCollectorReportsOwnersInOtherNamespaces(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	for _, ns := range []string{"gc-here", "gc-there"} {
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owner, err := cs.CoreV1().ConfigMaps("gc-there").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID}
+	if _, err := cs.CoreV1().ConfigMaps("gc-here").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "child", OwnerReferences: []metav1.OwnerReference{ref}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	role, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "gc-child", OwnerReferences: []metav1.OwnerReference{ref}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := func(ns string) func() bool {
+		return func() bool {
+			l, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=OwnerRefInvalidNamespace"})
+			return err == nil && len(l.Items) == 1
+		}
+	}
+	waitFor(t, events("gc-here"))
+	waitFor(t, events("default"))
+	for _, tc := range []struct{ ns, kind, apiVersion, name, childNS string }{
+		{"gc-here", "ConfigMap", "v1", "child", "gc-here"},
+		{"default", "ClusterRole", "rbac.authorization.k8s.io/v1", "gc-child", ""},
+	} {
+		l, err := cs.CoreV1().Events(tc.ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=OwnerRefInvalidNamespace"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := l.Items[0]
+		want := `ownerRef [v1/ConfigMap, namespace: ` + tc.childNS + `, name: owner, uid: ` + string(owner.UID) + `] does not exist in namespace "` + tc.childNS + `"`
+		if ev.Message != want || ev.Type != corev1.EventTypeWarning || ev.Source.Component != "garbage-collector-controller" ||
+			ev.InvolvedObject.Kind != tc.kind || ev.InvolvedObject.APIVersion != tc.apiVersion || ev.InvolvedObject.Name != tc.name || ev.InvolvedObject.Namespace != tc.childNS {
+			t.Errorf("event in %s: %s %s %q from %s about %+v, want Warning %q from garbage-collector-controller about the %s %s", tc.ns, ev.Type, ev.Reason, ev.Message, ev.Source.Component, ev.InvolvedObject, want, tc.kind, tc.name)
+		}
+	}
+	waitFor(t, func() bool {
+		_, err := cs.CoreV1().ConfigMaps("gc-here").Get(ctx, "child", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	if got, err := cs.RbacV1().ClusterRoles().Get(ctx, "gc-child", metav1.GetOptions{}); err != nil || got.UID != role.UID {
+		t.Errorf("the cluster-scoped dependent: %v, want it left alone", err)
+	}
+}
+
 func TestGarbageCollectionForeground(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,10 +30,13 @@ type ObjectRef struct {
 }
 
 // GCWork is one piece of the garbage collector's work: check a dependent's
-// owners, or (Owner) an owner's deletion finalizers.
+// owners, or (Owner) an owner's deletion finalizers. OwnersChanged says a
+// dependent's owner references are new or changed: the collector then
+// also reports those naming an owner in another namespace.
 type GCWork struct {
-	Object ObjectRef
-	Owner  bool
+	Object        ObjectRef
+	Owner         bool
+	OwnersChanged bool
 }
 
 // OwnerIndex is the garbage collector's view of ownerReferences: an index
@@ -52,6 +56,12 @@ type OwnerIndex interface {
 	// OwnerOf locates the owner that an ownerReference of an object in
 	// namespace ns names; false if none can be.
 	OwnerOf(ns string, ref metav1.OwnerReference) (ObjectRef, bool)
+	// NamespacedResourceOf returns the served resource of an
+	// ownerReference's kind when that kind is namespaced; false for a
+	// cluster-scoped or unknown kind.
+	NamespacedResourceOf(ref metav1.OwnerReference) (schema.GroupVersionResource, bool)
+	// KindOf returns the kind a served resource holds.
+	KindOf(gvr schema.GroupVersionResource) string
 }
 
 // GarbageCollector does what kube-controller-manager's garbage collector
@@ -67,6 +77,7 @@ type GarbageCollector struct {
 	index OwnerIndex
 	log   *slog.Logger
 	user  user.Info
+	rec   *Recorder
 }
 
 // NewGarbageCollector returns the garbage collector, taking its work from
@@ -76,7 +87,7 @@ func NewGarbageCollector(reg registry.Interface, index OwnerIndex, log *slog.Log
 	if log == nil {
 		log = slog.Default()
 	}
-	return &GarbageCollector{
+	gc := &GarbageCollector{
 		reg:   reg,
 		index: index,
 		log:   log,
@@ -85,6 +96,8 @@ func NewGarbageCollector(reg registry.Interface, index OwnerIndex, log *slog.Log
 			Groups: append(serviceaccount.MakeGroupNames(ns), user.AllAuthenticated),
 		},
 	}
+	gc.rec = NewRecorder(reg, gc.Name(), gc.user, nil, log)
+	return gc
 }
 
 // Name implements Controller.
@@ -109,7 +122,7 @@ func (gc *GarbageCollector) Sync(ctx context.Context, _ []store.Event) error {
 		if w.Owner {
 			gc.owner(ctx, w.Object)
 		} else {
-			gc.dependent(ctx, w.Object)
+			gc.dependent(ctx, w.Object, w.OwnersChanged)
 		}
 	}
 	return nil
@@ -158,11 +171,16 @@ func (gc *GarbageCollector) stateOf(ctx context.Context, ns string, o metav1.Own
 }
 
 // dependent deletes an object whose owners are all gone, or drops its
-// references to owners that are gone while others remain.
-func (gc *GarbageCollector) dependent(ctx context.Context, ref ObjectRef) {
+// references to owners that are gone while others remain. When its owner
+// references are new or changed, those that name an owner of another
+// namespace are reported first.
+func (gc *GarbageCollector) dependent(ctx context.Context, ref ObjectRef, ownersChanged bool) {
 	m, err := gc.get(ctx, ref)
 	if err != nil || len(m.GetOwnerReferences()) == 0 || m.GetDeletionTimestamp() != nil {
 		return
+	}
+	if ownersChanged {
+		gc.reportOwnersInOtherNamespaces(ctx, ref, m)
 	}
 	var solid, gone []types.UID
 	waiting := false
@@ -276,4 +294,48 @@ func (gc *GarbageCollector) blocks(ctx context.Context, d ObjectRef, owner types
 		}
 	}
 	return false
+}
+
+// reportOwnersInOtherNamespaces records kube-controller-manager's
+// OwnerRefInvalidNamespace warning on a dependent for each owner reference
+// naming a namespaced object that exists, but in another namespace than
+// the dependent's (a cluster-scoped dependent's: any), as upstream's graph
+// builder reports an observed owner whose namespace does not match. Such
+// an owner is absent for the dependent (see stateOf).
+func (gc *GarbageCollector) reportOwnersInOtherNamespaces(ctx context.Context, ref ObjectRef, m metav1.Object) {
+	for _, o := range m.GetOwnerReferences() {
+		res, ok := gc.index.NamespacedResourceOf(o)
+		if !ok {
+			continue
+		}
+		if m.GetNamespace() != "" {
+			if here, err := gc.get(ctx, ObjectRef{Resource: res, Namespace: m.GetNamespace(), Name: o.Name}); err == nil && here.GetUID() == o.UID {
+				continue
+			}
+		}
+		if !gc.existsElsewhere(ctx, res, m.GetNamespace(), o.UID) {
+			continue
+		}
+		gv := ref.Resource.GroupVersion()
+		involved := corev1.ObjectReference{Kind: gc.index.KindOf(ref.Resource), APIVersion: gv.String(), Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()}
+		gc.rec.Eventf(ctx, involved, corev1.EventTypeWarning, "OwnerRefInvalidNamespace", "ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
+			o.APIVersion, o.Kind, m.GetNamespace(), o.Name, o.UID, m.GetNamespace())
+	}
+}
+
+// existsElsewhere reports whether an object of res with the UID exists in
+// another namespace than ns.
+func (gc *GarbageCollector) existsElsewhere(ctx context.Context, res schema.GroupVersionResource, ns string, uid types.UID) bool {
+	lst, err := gc.reg.List(ctx, res, "", metav1.ListOptions{})
+	if err != nil {
+		return false
+	}
+	found := false
+	_ = meta.EachListItem(lst, func(obj runtime.Object) error {
+		if m, err := meta.Accessor(obj); err == nil && m.GetUID() == uid && m.GetNamespace() != ns {
+			found = true
+		}
+		return nil
+	})
+	return found
 }

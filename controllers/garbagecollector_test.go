@@ -118,6 +118,12 @@ func (w *gcWorld) OwnerOf(_ string, ref metav1.OwnerReference) (ObjectRef, bool)
 	return w.ref(ref.Name), true
 }
 
+func (w *gcWorld) NamespacedResourceOf(ref metav1.OwnerReference) (schema.GroupVersionResource, bool) {
+	return widgetsGVR, ref.Kind == "Widget"
+}
+
+func (w *gcWorld) KindOf(schema.GroupVersionResource) string { return "Widget" }
+
 func (w *gcWorld) ref(name string) ObjectRef {
 	return ObjectRef{Resource: widgetsGVR, Namespace: "ns", Name: name}
 }

@@ -43,11 +43,12 @@ var _ OwnerIndex = (*Owners)(nil)
 // storedRef locates a stored object: its store bucket and key.
 type storedRef struct{ bucket, key string }
 
-// ownerWork is one piece of work: check a dependent's owners, or an owner's
-// deletion finalizers.
+// ownerWork is one piece of work: check a dependent's owners (changed: its
+// owner references are new or changed), or an owner's deletion finalizers.
 type ownerWork struct {
-	ref   storedRef
-	owner bool
+	ref     storedRef
+	owner   bool
+	changed bool
 }
 
 // NewOwners returns an empty owner index over the objects reg stores. Call
@@ -220,7 +221,7 @@ func (x *Owners) Observe(bucket, key string, obj runtime.Object, data []byte, de
 		return
 	}
 	if x.index(ref, ownerUIDs(m.OwnerReferences)) && len(m.OwnerReferences) > 0 {
-		x.enqueue(ownerWork{ref: ref})
+		x.enqueue(ownerWork{ref: ref, changed: true})
 	}
 	if m.DeletionTimestamp != nil && (slices.Contains(m.Finalizers, metav1.FinalizerOrphanDependents) || slices.Contains(m.Finalizers, metav1.FinalizerDeleteDependents)) {
 		x.enqueue(ownerWork{ref: ref, owner: true})
@@ -309,7 +310,7 @@ func (x *Owners) Next() (GCWork, bool) {
 			return GCWork{}, false
 		}
 		if ref, ok := x.objectRef(it.ref); ok {
-			return GCWork{Object: ref, Owner: it.owner}, true
+			return GCWork{Object: ref, Owner: it.owner, OwnersChanged: it.changed}, true
 		}
 	}
 }
@@ -319,7 +320,7 @@ func (x *Owners) Enqueue(work ...GCWork) {
 	items := make([]ownerWork, 0, len(work))
 	for _, w := range work {
 		if ref, ok := x.storedRef(w.Object); ok {
-			items = append(items, ownerWork{ref: ref, owner: w.Owner})
+			items = append(items, ownerWork{ref: ref, owner: w.Owner, changed: w.OwnersChanged})
 		}
 	}
 	x.enqueue(items...)
@@ -347,4 +348,25 @@ func (x *Owners) OwnerOf(ns string, o metav1.OwnerReference) (ObjectRef, bool) {
 		return ObjectRef{}, false
 	}
 	return x.objectRef(ref)
+}
+
+// NamespacedResourceOf implements OwnerIndex.
+func (x *Owners) NamespacedResourceOf(o metav1.OwnerReference) (schema.GroupVersionResource, bool) {
+	gv, err := schema.ParseGroupVersion(o.APIVersion)
+	if err != nil {
+		return schema.GroupVersionResource{}, false
+	}
+	res, ok := x.reg.Resources().ForKind(gv.WithKind(o.Kind))
+	if !ok || !res.Namespaced {
+		return schema.GroupVersionResource{}, false
+	}
+	return schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource.Resource}, true
+}
+
+// KindOf implements OwnerIndex.
+func (x *Owners) KindOf(gvr schema.GroupVersionResource) string {
+	if res, ok := x.reg.Resources().Lookup(gvr.Group, gvr.Version, gvr.Resource); ok {
+		return res.GVK.Kind
+	}
+	return ""
 }

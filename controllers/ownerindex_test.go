@@ -107,7 +107,7 @@ func TestOwnersIndexDependentsAndQueueThemAsTheyCommit(t *testing.T) {
 	if got := w.owners.DependentsOf(owner.UID); !slices.Equal(got, []ObjectRef{cmRef("child")}) {
 		t.Fatalf("DependentsOf(owner) = %v", got)
 	}
-	if work := w.drain(); !slices.Equal(work, []GCWork{{Object: cmRef("child")}}) {
+	if work := w.drain(); !slices.Equal(work, []GCWork{{Object: cmRef("child"), OwnersChanged: true}}) {
 		t.Fatalf("work = %v, want the new dependent checked", work)
 	}
 
@@ -192,7 +192,7 @@ func TestOwnersLoadIndexesAStoreFromAnEarlierRun(t *testing.T) {
 	for it, ok := owners.Next(); ok; it, ok = owners.Next() {
 		work = append(work, it)
 	}
-	want := []GCWork{{Object: cmRef("child")}, {Object: cmRef("deleting"), Owner: true}}
+	want := []GCWork{{Object: cmRef("child"), OwnersChanged: true}, {Object: cmRef("deleting"), Owner: true}}
 	if !slices.Equal(work, want) {
 		t.Fatalf("work after Load = %v, want %v", work, want)
 	}
