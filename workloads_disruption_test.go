@@ -96,3 +96,63 @@ func TestPodDisruptionBudgetStatus(t *testing.T) {
 }
 
 func ptrIntStr(v intstr.IntOrString) *intstr.IntOrString { return &v }
+
+// TestAPodInTwoDisruptionBudgetsCountsForOne checks kube-controller-manager's
+// disruption controller with a pod two budgets select (recorded from
+// refplane): the pod counts for one of them alone (upstream picks one
+// arbitrarily; fakeplane the first by name) and gets a
+// MultiplePodDisruptionBudgets warning naming it; the other budget, synced
+// before the pod came, is not synced again for it.
+func TestAPodInTwoDisruptionBudgetsCountsForOne(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}
+	for _, pdb := range []*policyv1.PodDisruptionBudget{
+		{ObjectMeta: metav1.ObjectMeta{Name: "pdb-a"}, Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptrIntStr(intstr.FromInt32(1)), Selector: sel}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "pdb-b"}, Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptrIntStr(intstr.FromInt32(1)), Selector: sel}},
+	} {
+		if _, err := cs.PolicyV1().PodDisruptionBudgets("default").Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitWorkload(t, "first status of "+pdb.Name, func() (bool, string) {
+			got, err := cs.PolicyV1().PodDisruptionBudgets("default").Get(ctx, pdb.Name, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			return got.Status.ObservedGeneration == 1, fmt.Sprintf("%+v", got.Status)
+		})
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "px", Labels: map[string]string{"app": "x"}}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitWorkload(t, "the warning on the pod", func() (bool, string) {
+		l, err := cs.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=px,reason=MultiplePodDisruptionBudgets"})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, ev := range l.Items {
+			want := `Pod "default"/"px" matches multiple PodDisruptionBudgets.  Chose "pdb-a" arbitrarily.`
+			if ev.Message != want || ev.Type != corev1.EventTypeWarning || ev.Source.Component != "controllermanager" {
+				t.Errorf("event %s %q from %s, want Warning %q from controllermanager", ev.Type, ev.Message, ev.Source.Component, want)
+			}
+		}
+		return len(l.Items) == 1, fmt.Sprint(len(l.Items), " events")
+	})
+	waitWorkload(t, "pdb-a counting the pod", func() (bool, string) {
+		got, err := cs.PolicyV1().PodDisruptionBudgets("default").Get(ctx, "pdb-a", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return got.Status.ExpectedPods == 1, fmt.Sprintf("%+v", got.Status)
+	})
+	b, err := cs.PolicyV1().PodDisruptionBudgets("default").Get(ctx, "pdb-b", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Status.ExpectedPods != 0 || b.Status.CurrentHealthy != 0 {
+		t.Errorf("pdb-b's status %+v, want it as synced before the pod (expected 0, healthy 0)", b.Status)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -98,22 +99,35 @@ func (c *Disruption) Resources() []string {
 	return []string{pdbsBucket, podsBucket, disruptionReplicaSetsBucket, disruptionDeploymentsBucket, disruptionReplicationsBucket, statefulSetsBucket}
 }
 
-// Sync implements Controller.
+// Sync implements Controller. As upstream's, a budget is synced when it
+// changes, and when a pod it selects is added, changes or goes, if it is
+// the pod's budget: a pod that several budgets select is the first one's
+// (by name here; upstream's choice is arbitrary) and gets a
+// MultiplePodDisruptionBudgets warning. Changes to the pods' controllers
+// are read at the next sync, as upstream's listers are.
 func (c *Disruption) Sync(ctx context.Context, events []store.Event) error {
-	touched := map[string]bool{} // namespaces with changes
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	for _, ev := range events {
-		ns, _ := splitKey(ev.Key)
-		touched[ns] = true
 		if err := c.observe(ev); err != nil {
 			c.log.Warn("skipped", "err", err)
+			continue
+		}
+		switch ev.Resource {
+		case pdbsBucket:
+			if ev.Type != store.Deleted {
+				c.dirty[ev.Key] = true
+			}
+		case podsBucket:
+			pod, err := decodeEvent[corev1.Pod](ev)
+			if err != nil {
+				c.log.Warn("skipped", "err", err)
+				continue
+			}
+			if key, ok := c.pdbForPod(ctx, pod); ok {
+				c.dirty[key] = true
+			}
 		}
 	}
-	for key, pdb := range c.pdbs {
-		if touched[pdb.Namespace] {
-			c.dirty[key] = true
-		}
-	}
-	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	return syncKeys(ctx, "poddisruptionbudget", c.dirty, c.pdbs, func(ctx context.Context, pdb *policyv1.PodDisruptionBudget) (time.Duration, error) {
 		return 0, c.sync(ctx, pdb)
 	})
@@ -181,6 +195,33 @@ func (c *Disruption) observe(ev store.Event) error {
 	c.scales[s.uid] = s
 	c.uidOf[ev.Resource+"|"+ev.Key] = s.uid
 	return nil
+}
+
+// pdbForPod returns the key of the budget a pod is counted by: the first
+// by name of those of its namespace whose selector matches its labels (an
+// empty selector matches every pod, an invalid one none); false if none
+// does. A pod that several match gets upstream's warning.
+func (c *Disruption) pdbForPod(ctx context.Context, pod *corev1.Pod) (string, bool) {
+	var keys []string
+	for key, pdb := range c.pdbs {
+		if pdb.Namespace != pod.Namespace {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		keys = append(keys, key)
+	}
+	if len(keys) == 0 {
+		return "", false
+	}
+	slices.Sort(keys)
+	if len(keys) > 1 {
+		c.rec.Eventf(ctx, EventRef("v1", "Pod", pod), corev1.EventTypeWarning, "MultiplePodDisruptionBudgets",
+			"Pod %q/%q matches multiple PodDisruptionBudgets.  Chose %q arbitrarily.", pod.Namespace, pod.Name, c.pdbs[keys[0]].Name)
+	}
+	return keys[0], true
 }
 
 // replicasOr1 is spec.replicas, defaulted to 1.
