@@ -488,12 +488,18 @@ func (c *turnTaker) Sync(ctx context.Context, _ []store.Event) error {
 func TestControllersTakeTurnsAtTheirFirstSync(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	t.Run("one after another", func(t *testing.T) {
+	// runner starts an empty runner over a store with one object, whose
+	// turns are held for hold at most.
+	runner := func(t *testing.T, hold time.Duration) *Runner {
 		st := openStore(t)
 		put(t, st, "a", "a1", "1")
 		r := Start(context.Background(), st, nil)
-		defer r.Stop()
-		r.turnHold = time.Hour
+		t.Cleanup(r.Stop)
+		r.turnHold = hold
+		return r
+	}
+	t.Run("one after another", func(t *testing.T) {
+		r := runner(t, time.Hour)
 		release := make(chan struct{})
 		first, second := newTurnTaker("first", release), newTurnTaker("second", nil)
 		r.Add(first)
@@ -512,11 +518,7 @@ func TestControllersTakeTurnsAtTheirFirstSync(t *testing.T) {
 		}
 	})
 	t.Run("a first Sync that does not return holds the others back for a while", func(t *testing.T) {
-		st := openStore(t)
-		put(t, st, "a", "a1", "1")
-		r := Start(context.Background(), st, nil)
-		defer r.Stop()
-		r.turnHold = time.Millisecond
+		r := runner(t, time.Millisecond)
 		stuck := newTurnTaker("stuck", make(chan struct{})) // released by Stop
 		r.Add(stuck)
 		<-stuck.began

@@ -221,13 +221,18 @@ func (p *nodeResourcesFit) afterAssignedPodScaleDown(pod *corev1.Pod, e clusterE
 		return false
 	}
 	was, now := resourcesOf(eventRequests(old)), resourcesOf(eventRequests(cur))
-	want := resourcesOf(eventRequests(pod))
-	if (want.milliCPU > 0 && was.milliCPU > now.milliCPU) || (want.memory > 0 && was.memory > now.memory) ||
-		(want.ephemeralStorage > 0 && was.ephemeralStorage > now.ephemeralStorage) {
+	return moreOfWhatIsAsked(resourcesOf(eventRequests(pod)), was, now)
+}
+
+// moreOfWhatIsAsked reports whether more holds more than less of a
+// resource that want asks for.
+func moreOfWhatIsAsked(want, more, less resources) bool {
+	if (want.milliCPU > 0 && more.milliCPU > less.milliCPU) || (want.memory > 0 && more.memory > less.memory) ||
+		(want.ephemeralStorage > 0 && more.ephemeralStorage > less.ephemeralStorage) {
 		return true
 	}
 	for name, q := range want.scalar {
-		if q > 0 && was.scalar[name] > now.scalar[name] {
+		if q > 0 && more.scalar[name] > less.scalar[name] {
 			return true
 		}
 	}
@@ -255,15 +260,5 @@ func (p *nodeResourcesFit) afterNodeChange(pod *corev1.Pod, e clusterEvent) bool
 	if empty.allowedPods > before.allowedPods {
 		return true
 	}
-	a, b := empty.allocatable, before.allocatable
-	if (req.milliCPU > 0 && a.milliCPU > b.milliCPU) || (req.memory > 0 && a.memory > b.memory) ||
-		(req.ephemeralStorage > 0 && a.ephemeralStorage > b.ephemeralStorage) {
-		return true
-	}
-	for name, q := range req.scalar {
-		if q > 0 && a.scalar[name] > b.scalar[name] {
-			return true
-		}
-	}
-	return false
+	return moreOfWhatIsAsked(req, empty.allocatable, before.allocatable)
 }
