@@ -11,10 +11,14 @@ import (
 	"strconv"
 	"time"
 
+	"golang.org/x/net/websocket"
+	"k8s.io/streaming/pkg/httpstream/wsstream"
+
 	"github.com/fakeplane/fakeplane/registry"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -43,12 +47,14 @@ func watchTimeout(timeoutSeconds *int64) time.Duration {
 	return time.Duration(float64(minRequestTimeout) * (rand.Float64() + 1))
 }
 
-// watchEncoder writes watch events as a JSON stream.
+// watchEncoder writes watch events as a JSON or protobuf stream.
 type watchEncoder struct {
-	c       *call
-	s       *Server
-	flusher http.Flusher
-	buf     bytes.Buffer
+	c *call
+	s *Server
+	// emit sends one encoded event (a protobuf one with its length
+	// prefix) and flushes it.
+	emit func([]byte) error
+	buf  bytes.Buffer
 	// tableHeadersSent: a Table watch has sent its first event, the only
 	// one whose Table carries the column definitions, as upstream's.
 	tableHeadersSent bool
@@ -108,13 +114,28 @@ func (e *watchEncoder) sendObject(typ string, obj []byte, key string, rev int64)
 	return e.write(e.buf.Bytes())
 }
 
-// write sends one encoded event and flushes it to the client.
-func (e *watchEncoder) write(b []byte) error {
-	if _, err := e.c.w.Write(b); err != nil {
-		return err
+// write sends one encoded event to the client.
+func (e *watchEncoder) write(b []byte) error { return e.emit(b) }
+
+// httpEmitter writes each event to the response and flushes it.
+func httpEmitter(w http.ResponseWriter, flusher http.Flusher) func([]byte) error {
+	return func(b []byte) error {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		flusher.Flush()
+		return nil
 	}
-	e.flusher.Flush()
-	return nil
+}
+
+// websocketEmitter sends each event as a message of its own, as
+// kube-apiserver's watch over a WebSocket does: a text message for JSON,
+// a binary one for protobuf, without the stream's length prefix.
+func websocketEmitter(ws *websocket.Conn, protobuf bool) func([]byte) error {
+	if protobuf {
+		return func(b []byte) error { return websocket.Message.Send(ws, b[4:]) }
+	}
+	return func(b []byte) error { return websocket.Message.Send(ws, string(b)) }
 }
 
 // protobufFrame encodes one event for a protobuf watch stream, from the
@@ -194,7 +215,6 @@ func (s *Server) watch(c *call) error {
 		return apierrors.NewInternalError(errors.New("streaming is not supported by this connection"))
 	}
 	sel := registry.NewSelection(c.Res, opts)
-	matches := s.FilterFor(c.Res, sel)
 	timeout := watchTimeout(opts.TimeoutSeconds)
 	ctx, cancel := context.WithTimeout(c.r.Context(), timeout)
 	defer cancel()
@@ -256,6 +276,35 @@ func (s *Server) watch(c *call) error {
 		startErr = registry.ErrExpired(fmt.Sprintf("too old resource version: %d (%d)", ce.Requested, ce.Oldest))
 	}
 
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds < 0 {
+		// A timeout that has passed: upstream's watch ends at once.
+		startErr = &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Message: context.DeadlineExceeded.Error(), Reason: metav1.StatusReasonInternalError, Code: http.StatusInternalServerError}}
+	}
+	st := &watchStart{opts: opts, sel: sel, timeout: timeout, wch: wch, startErr: startErr,
+		initial: initial, initialKeys: initialKeys, initialRevs: initialRevs, from: from, skipThrough: skipThrough, withInitial: sendInitial || legacyInitial}
+	stream := func(ctx context.Context, enc *watchEncoder) { s.streamWatch(ctx, c, enc, st) }
+	if wsstream.IsWebSocketRequest(c.r) {
+		// As kube-apiserver's watch: the events go over the WebSocket
+		// (golang.org/x/net/websocket's handshake, which wants an
+		// Origin), until the watch ends or the client closes it.
+		websocket.Handler(func(ws *websocket.Conn) {
+			ctx, cancel := context.WithCancel(ctx)
+			readerDone := make(chan struct{})
+			go func() {
+				defer close(readerDone)
+				// The client sends nothing; its close ends the watch.
+				wsstream.IgnoreReceives(ws, 0)
+				cancel()
+			}()
+			defer func() {
+				cancel()
+				_ = ws.Close()
+				<-readerDone
+			}()
+			stream(ctx, &watchEncoder{c: c, s: s, emit: websocketEmitter(ws, c.media.kind == mediaProtobuf)})
+		}).ServeHTTP(c.w, c.r)
+		return nil
+	}
 	ct := c.media.kind
 	if ct == mediaProtobuf {
 		ct += ";stream=watch"
@@ -265,28 +314,55 @@ func (s *Server) watch(c *call) error {
 	c.w.Header().Set("Transfer-Encoding", "chunked")
 	c.w.WriteHeader(http.StatusOK)
 	flusher.Flush()
-	enc := &watchEncoder{c: c, s: s, flusher: flusher}
-	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds < 0 {
-		// A timeout that has passed: upstream's watch ends at once.
-		startErr = &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Message: context.DeadlineExceeded.Error(), Reason: metav1.StatusReasonInternalError, Code: http.StatusInternalServerError}}
-	}
+	stream(ctx, &watchEncoder{c: c, s: s, emit: httpEmitter(c.w, flusher)})
+	return nil
+}
+
+// watchStart is what a watch found as it started: its options and
+// selection, how long it runs, the store's watch (nil if it could not
+// start: startErr says why), the initial events and the revision the
+// changes are sent from (those through skipThrough are not).
+type watchStart struct {
+	opts              *metainternalversion.ListOptions
+	sel               *registry.Selection
+	timeout           time.Duration
+	wch               store.Watcher
+	startErr          error
+	initial           [][]byte
+	initialKeys       []string
+	initialRevs       []int64
+	from, skipThrough int64
+	// withInitial: the initial events were asked for, or given by
+	// default (no resourceVersion, or 0).
+	withInitial bool
+}
+
+// streamWatch sends a watch's events through enc until ctx is done, the
+// server stops or the store's watch ends: startErr alone if the watch
+// could not start, else the initial events (with their bookmark when
+// asked for), then the changes from revision from (those through
+// skipThrough skipped) that the selection matches, with bookmarks.
+func (s *Server) streamWatch(ctx context.Context, c *call, enc *watchEncoder, st *watchStart) {
+	opts, sel, timeout, wch, startErr, initial := st.opts, st.sel, st.timeout, st.wch, st.startErr, st.initial
+	from, skipThrough := st.from, st.skipThrough
+	matches := s.FilterFor(c.Res, sel)
 	if startErr != nil {
 		st := statusOf(startErr)
 		b, _ := json.Marshal(&st)
 		_ = enc.send("ERROR", b)
-		return nil
+		return
 	}
 	for i, obj := range initial {
-		if err := enc.sendObject("ADDED", obj, initialKeys[i], initialRevs[i]); err != nil {
-			return nil
+		if err := enc.sendObject("ADDED", obj, st.initialKeys[i], st.initialRevs[i]); err != nil {
+			return
 		}
 	}
 	// As upstream's watch cache, a watch with initial events that allows
 	// bookmarks gets one marking their end, whether it asked for them
 	// (sendInitialEvents) or had them by default (no resourceVersion, or 0).
-	if (sendInitial || legacyInitial) && opts.AllowWatchBookmarks {
+	if st.withInitial && opts.AllowWatchBookmarks {
 		if err := enc.send("BOOKMARK", s.bookmark(c, from, true)); err != nil {
-			return nil
+			return
 		}
 	}
 	var tick, preTimeout <-chan time.Time
@@ -323,24 +399,24 @@ func (s *Server) watch(c *call) error {
 		if bookmarkDue {
 			sent, err := bookmark()
 			if err != nil {
-				return nil
+				return
 			}
 			bookmarkDue = !sent
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-s.stopping:
-			return nil
+			return
 		case <-tick:
 			if _, err := bookmark(); err != nil {
-				return nil
+				return
 			}
 		case <-preTimeout:
 			bookmarkDue = true
 		case ev, ok := <-events:
 			if !ok {
-				return nil
+				return
 			}
 			received = ev.Revision
 			if ev.Revision <= skipThrough {
@@ -379,10 +455,10 @@ func (s *Server) watch(c *call) error {
 				st := statusOf(registry.ErrStorageDecode(c.Res, ev.Key, ev.Revision, err))
 				b, _ := json.Marshal(&st)
 				_ = enc.send("ERROR", b)
-				return nil
+				return
 			}
 			if err := enc.sendObject(typ, served, ev.Key, rev); err != nil {
-				return nil
+				return
 			}
 		}
 	}
