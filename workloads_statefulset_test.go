@@ -3,6 +3,7 @@ package fakeplane_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -258,4 +260,69 @@ func TestStatefulSetRollingUpdateAndScaleDown(t *testing.T) {
 	if len(pvcs.Items) != 3 {
 		t.Errorf("%d claims after scaling down, want the 3 retained", len(pvcs.Items))
 	}
+}
+
+// TestStatefulSetMaxUnavailableReplacesPodsTogether checks a rolling update
+// with maxUnavailable (on by default in kube-controller-manager v1.37): a
+// Parallel set of 4 with maxUnavailable 2 replaces its two highest pods at
+// once, and no more while those are not available.
+func TestStatefulSetMaxUnavailableReplacesPodsTogether(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	var holdNew atomic.Bool
+	startTestKubelet(t, cp, func(p *corev1.Pod) bool { return holdNew.Load() && p.Spec.Containers[0].Image == "nginx:1.28" })
+	set := webStatefulSet(4, appsv1.ParallelPodManagement)
+	set.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{MaxUnavailable: ptr.To(intstr.FromInt32(2))}}
+	if _, err := cs.AppsV1().StatefulSets("default").Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	first := waitStatefulSet(t, cs, "default", "web", "4 ready", func(s *appsv1.StatefulSet) bool { return s.Status.ReadyReplicas == 4 })
+	holdNew.Store(true)
+	set = first.DeepCopy()
+	set.Spec.Template.Spec.Containers[0].Image = "nginx:1.28"
+	if _, err := cs.AppsV1().StatefulSets("default").Update(ctx, set, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	images := func() map[string]string {
+		out := map[string]string{}
+		l, err := cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range l.Items {
+			if p.DeletionTimestamp == nil {
+				out[p.Name] = p.Spec.Containers[0].Image
+			}
+		}
+		return out
+	}
+	want := map[string]string{"web-0": "nginx:1.27", "web-1": "nginx:1.27", "web-2": "nginx:1.28", "web-3": "nginx:1.28"}
+	waitWorkload(t, "web-3 and web-2 replaced together", func() (bool, string) {
+		got := images()
+		return fmt.Sprint(got) == fmt.Sprint(want), fmt.Sprint(got)
+	})
+	// While they are not available, the budget is spent: web-1 and web-0
+	// stay.
+	waitStatefulSet(t, cs, "default", "web", "the new pods seen", func(s *appsv1.StatefulSet) bool {
+		return s.Status.UpdatedReplicas == 2 && s.Status.CurrentReplicas == 2
+	})
+	if got := images(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pods %v while the new ones are not ready, want %v", got, want)
+	}
+	holdNew.Store(false)
+	for _, name := range []string{"web-2", "web-3"} {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := readyPod(ctx, cs, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitStatefulSet(t, cs, "default", "web", "all updated", func(s *appsv1.StatefulSet) bool {
+		return s.Status.UpdatedReplicas == 4 && s.Status.ReadyReplicas == 4 && s.Status.CurrentRevision == s.Status.UpdateRevision
+	})
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
@@ -401,21 +402,81 @@ func (c *StatefulSet) act(ctx context.Context, set *appsv1.StatefulSet, pods map
 	if set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
 		return nil
 	}
-	// A rolling update: the highest pod not at the update revision goes
-	// first, once every replica is available.
-	partition := 0
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		partition = int(*ru.Partition)
+	return c.rollingUpdate(ctx, set, pods, start, end, monotonic, update, status, now)
+}
+
+// rollingUpdate deletes the pods of the set's replicas (ordinals start to
+// end) not at the update revision, from the highest ordinal down to the
+// partition, as upstream's controller with maxUnavailable (on by default
+// since v1.37) does: no more than maxUnavailable (default 1) replicas are
+// unavailable at once, missing or terminating ones counted; with Parallel
+// management, pods that are unavailable already are replaced first. Each
+// deletion is taken off status.currentReplicas at once, as upstream's.
+func (c *StatefulSet) rollingUpdate(ctx context.Context, set *appsv1.StatefulSet, pods map[int]*corev1.Pod, start, end int, monotonic bool,
+	update *appsv1.ControllerRevision, status *appsv1.StatefulSetStatus, now time.Time) error {
+	partition, maxUnavailable := 0, 1
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		if ru.Partition != nil {
+			partition = int(*ru.Partition)
+		}
+		n, err := intstr.GetScaledValueFromIntOrPercent(intstr.ValueOrDefault(ru.MaxUnavailable, intstr.FromInt32(1)), end-start, false)
+		if err != nil {
+			return err
+		}
+		maxUnavailable = max(n, 1)
 	}
+	outdated := func(p *corev1.Pod) bool {
+		return p != nil && p.Labels[appsv1.StatefulSetRevisionLabel] != update.Name && p.DeletionTimestamp == nil
+	}
+	unavailable := func(p *corev1.Pod) bool {
+		return p == nil || p.DeletionTimestamp != nil || !statefulPodAvailable(p, set.Spec.MinReadySeconds, now)
+	}
+	down, downOutdated := 0, 0
 	for ord := start; ord < end; ord++ {
-		if p := pods[ord]; p == nil || p.DeletionTimestamp != nil || !statefulPodAvailable(p, set.Spec.MinReadySeconds, now) {
-			return nil
+		if unavailable(pods[ord]) {
+			down++
+			if !monotonic && outdated(pods[ord]) {
+				downOutdated++
+			}
 		}
 	}
-	for ord := end - 1; ord >= start+partition; ord-- {
-		pod := pods[ord]
-		if pod.Labels[appsv1.StatefulSetRevisionLabel] != update.Name {
-			return c.deletePod(ctx, set, pod)
+	if down >= maxUnavailable && downOutdated == 0 {
+		return nil
+	}
+	remove := func(p *corev1.Pod) error {
+		if err := c.deletePod(ctx, set, p); err != nil {
+			return err
+		}
+		status.CurrentReplicas--
+		return nil
+	}
+	budget := maxUnavailable - down
+	if !monotonic {
+		// Those unavailable already first, then available ones within
+		// the budget.
+		for ord := end - 1; ord >= start+partition; ord-- {
+			if p := pods[ord]; outdated(p) && unavailable(p) {
+				if err := remove(p); err != nil {
+					return err
+				}
+			}
+		}
+		for ord := end - 1; ord >= start+partition && budget > 0; ord-- {
+			if p := pods[ord]; outdated(p) && !unavailable(p) {
+				if err := remove(p); err != nil {
+					return err
+				}
+				budget--
+			}
+		}
+		return nil
+	}
+	for ord := end - 1; ord >= start+partition && budget > 0; ord-- {
+		if p := pods[ord]; outdated(p) {
+			if err := remove(p); err != nil {
+				return err
+			}
+			budget--
 		}
 	}
 	return nil
