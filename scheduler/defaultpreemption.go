@@ -3,11 +3,14 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
@@ -22,15 +25,20 @@ const (
 // defaultPreemption is the PostFilter plugin: when no node fits, it looks
 // for a node where deleting lower-priority pods makes room, nominates the
 // pod there and deletes those victims (the DefaultPreemption plugin).
-// PodDisruptionBudgets are not consulted.
+// Victims whose eviction a PodDisruptionBudget does not allow are spared
+// first, and nodes needing fewer such evictions are preferred.
 type defaultPreemption struct{}
 
 func (*defaultPreemption) Name() string { return DefaultPreemption }
 
 // candidate is a node where preemption makes the pod fit.
 type candidate struct {
-	node    string
+	node string
+	// victims are ordered most important first.
 	victims []*corev1.Pod
+	// pdbViolations counts the victims whose eviction a
+	// PodDisruptionBudget does not allow.
+	pdbViolations int
 }
 
 // preempt runs preemption for a pod no node fits; it returns PostFilter's
@@ -92,17 +100,18 @@ func (s *Scheduler) evaluatePreemption(prof *profile, pod *corev1.Pod, nodes []*
 	statuses := map[string]*status{}
 	var candidates []candidate
 	if fe.preFilterMsg == "" {
+		pdbs := s.disruptionBudgets()
 		for _, n := range nodes {
 			st := fe.statuses[n.node.Name]
 			if st == nil || st.code != unschedulable {
 				continue
 			}
-			victims, vst := s.selectVictims(prof, pod, nodes, n)
+			victims, violations, vst := s.selectVictims(prof, pod, nodes, n, pdbs)
 			if !vst.ok() {
 				statuses[n.node.Name] = vst
 				continue
 			}
-			candidates = append(candidates, candidate{node: n.node.Name, victims: victims})
+			candidates = append(candidates, candidate{node: n.node.Name, victims: victims, pdbViolations: violations})
 		}
 	}
 	if len(candidates) == 0 {
@@ -124,11 +133,28 @@ func isPreemptedByScheduler(pod *corev1.Pod) bool {
 	return false
 }
 
+// disruptionBudgets lists the PodDisruptionBudgets preemption weighs:
+// none without the scheduler's informer (as in unit tests).
+func (s *Scheduler) disruptionBudgets() []*policyv1.PodDisruptionBudget {
+	if s.handle.pdbs == nil {
+		return nil
+	}
+	pdbs, err := s.handle.pdbs.List(labels.Everything())
+	if err != nil {
+		s.log.Warn("scheduler: list PodDisruptionBudgets for preemption", "err", fmt.Errorf("listing from the informer cache: %w", err))
+		return nil
+	}
+	return pdbs
+}
+
 // selectVictims removes every lower-priority pod from the node; if the
-// pod then fits, it puts back as many as it can, most important first, and
-// returns the rest. Filters run on a snapshot with the node changed, so
-// that affinity and spread counts see the removal.
-func (s *Scheduler) selectVictims(prof *profile, pod *corev1.Pod, nodes []*nodeInfo, target *nodeInfo) ([]*corev1.Pod, *status) {
+// pod then fits, it puts back as many as it can and returns the rest (most
+// important first) with how many of them a PodDisruptionBudget protects.
+// As kube-scheduler, the pods whose eviction would violate a budget are
+// put back first, then the others, each group most important first.
+// Filters run on a snapshot with the node changed, so that affinity and
+// spread counts see the removal.
+func (s *Scheduler) selectVictims(prof *profile, pod *corev1.Pod, nodes []*nodeInfo, target *nodeInfo, pdbs []*policyv1.PodDisruptionBudget) ([]*corev1.Pod, int, *status) {
 	prio := corev1helpers.PodPriority(pod)
 	n := target.clone()
 	var potential []*corev1.Pod
@@ -139,7 +165,7 @@ func (s *Scheduler) selectVictims(prof *profile, pod *corev1.Pod, nodes []*nodeI
 		}
 	}
 	if len(potential) == 0 {
-		return nil, newStatus(unresolvable, msgNoVictims)
+		return nil, 0, newStatus(unresolvable, msgNoVictims)
 	}
 	fits := func() *status {
 		snap := make([]*nodeInfo, len(nodes))
@@ -160,18 +186,82 @@ func (s *Scheduler) selectVictims(prof *profile, pod *corev1.Pod, nodes []*nodeI
 		return s.filterWithNominated(prof, st, pod, n, nominated[n.node.Name])
 	}
 	if st := fits(); !st.ok() {
-		return nil, st
+		return nil, 0, st
 	}
 	sort.SliceStable(potential, func(i, j int) bool { return moreImportant(potential[i], potential[j]) })
+	protected, unprotected := splitByDisruptionBudgets(potential, pdbs)
 	var victims []*corev1.Pod
-	for _, p := range potential {
+	// reprieve puts p back on the node if the pod still fits, and
+	// reports whether it did.
+	reprieve := func(p *corev1.Pod) bool {
 		n.addPod(newPodInfo(p))
-		if !fits().ok() {
-			n.removePod(p)
-			victims = append(victims, p)
+		if fits().ok() {
+			return true
+		}
+		n.removePod(p)
+		victims = append(victims, p)
+		return false
+	}
+	violations := 0
+	for _, p := range protected {
+		if !reprieve(p) {
+			violations++
 		}
 	}
-	return victims, nil
+	for _, p := range unprotected {
+		reprieve(p)
+	}
+	if len(protected) > 0 && len(unprotected) > 0 {
+		sort.SliceStable(victims, func(i, j int) bool { return moreImportant(victims[i], victims[j]) })
+	}
+	return victims, violations, nil
+}
+
+// splitByDisruptionBudgets sorts pods (in order) into those whose eviction
+// would violate a PodDisruptionBudget and the others, as kube-scheduler
+// counts: each budget allows status.disruptionsAllowed evictions of the
+// pods its selector matches in its namespace, used up by the pods in the
+// order given; pods already in its status.disruptedPods use none; a pod
+// violates once one of its budgets has none left (later budgets are then
+// not charged). A budget with an empty or invalid selector matches no pod.
+func splitByDisruptionBudgets(pods []*corev1.Pod, pdbs []*policyv1.PodDisruptionBudget) (violating, others []*corev1.Pod) {
+	if len(pdbs) == 0 {
+		return nil, pods
+	}
+	left := make([]int32, len(pdbs))
+	selectors := make([]labels.Selector, len(pdbs))
+	for i, b := range pdbs {
+		left[i] = b.Status.DisruptionsAllowed
+		if sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector); err == nil && !sel.Empty() {
+			selectors[i] = sel
+		}
+	}
+	violates := func(p *corev1.Pod) bool {
+		if len(p.Labels) == 0 {
+			return false
+		}
+		for i, b := range pdbs {
+			if b.Namespace != p.Namespace || selectors[i] == nil || !selectors[i].Matches(labels.Set(p.Labels)) {
+				continue
+			}
+			if _, disrupted := b.Status.DisruptedPods[p.Name]; disrupted {
+				continue
+			}
+			left[i]--
+			if left[i] < 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range pods {
+		if violates(p) {
+			violating = append(violating, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	return violating, others
 }
 
 // moreImportant orders victims: higher priority, then longer running.
@@ -190,10 +280,11 @@ func startTime(p *corev1.Pod) *metav1.Time {
 	return &p.CreationTimestamp
 }
 
-// pickCandidate chooses among candidates as kube-scheduler does (without
-// PodDisruptionBudgets): the lowest highest-victim priority, then the
-// lowest sum of victim priorities, then the fewest victims, then the
-// latest start of the highest-priority victims, then the first.
+// pickCandidate chooses among candidates as kube-scheduler does: the
+// fewest PodDisruptionBudget violations, then the lowest highest-victim
+// priority, then the lowest sum of victim priorities, then the fewest
+// victims, then the latest start of the highest-priority victims, then
+// the first.
 func pickCandidate(cs []candidate) candidate {
 	best := 0
 	for i := 1; i < len(cs); i++ {
@@ -205,6 +296,9 @@ func pickCandidate(cs []candidate) candidate {
 }
 
 func betterCandidate(a, b candidate) bool {
+	if a.pdbViolations != b.pdbViolations {
+		return a.pdbViolations < b.pdbViolations
+	}
 	ha, hb := highestPriority(a.victims), highestPriority(b.victims)
 	if ha != hb {
 		return ha < hb
@@ -228,12 +322,13 @@ func highestPriority(v []*corev1.Pod) int32 {
 	return h
 }
 
-// prioritySum sums victims' priorities shifted to be non-negative, as
-// kube-scheduler does.
+// prioritySum sums victims' priorities shifted by MaxInt32+1 to be
+// non-negative, as kube-scheduler does (so that more victims of a negative
+// priority never sum lower than fewer).
 func prioritySum(v []*corev1.Pod) int64 {
 	var sum int64
 	for _, p := range v {
-		sum += int64(corev1helpers.PodPriority(p)) + int64(1<<31) + 1
+		sum += int64(corev1helpers.PodPriority(p)) + math.MaxInt32 + 1
 	}
 	return sum
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
@@ -80,6 +81,9 @@ type handle struct {
 	claims         corelisters.PersistentVolumeClaimLister
 	volumes        corelisters.PersistentVolumeLister
 	storageClasses storagelisters.StorageClassLister
+	// pdbs are the PodDisruptionBudgets DefaultPreemption weighs (nil
+	// when no profile enables it).
+	pdbs policylisters.PodDisruptionBudgetLister
 }
 
 // weightedScore is a score plugin with its weight.

@@ -219,6 +219,17 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	}
 	synced := []cache.InformerSynced{services.Informer().HasSynced, rcs.Informer().HasSynced, replicaSets.Informer().HasSynced, statefulSets.Informer().HasSynced,
 		claims.Informer().HasSynced, volumes.Informer().HasSynced, storageClasses.Informer().HasSynced}
+	// As kube-scheduler, PodDisruptionBudgets are watched when a profile
+	// enables DefaultPreemption (they are no cluster event: nothing is
+	// retried when one changes).
+	for _, p := range s.profiles {
+		if p.preemption != nil {
+			pdbs := factory.Policy().V1().PodDisruptionBudgets()
+			s.handle.pdbs = pdbs.Lister()
+			synced = append(synced, pdbs.Informer().HasSynced)
+			break
+		}
+	}
 	s.podsList = podInformer.Lister()
 	_, _ = pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { s.onPodAdd(obj.(*corev1.Pod)) },
