@@ -372,7 +372,9 @@ func (s *Scheduler) actuate(ctx context.Context, prof *profile, pod *corev1.Pod,
 			}
 			continue
 		}
-		rec.Eventf(v, pod, corev1.EventTypeNormal, "Preempted", "Preempting", "Preempted by pod %v on node %v", pod.UID, c.node)
+		// Without a related object: kube-scheduler names the preemptor
+		// with a type its scheme does not know, and its recorder drops it.
+		rec.Eventf(v, nil, corev1.EventTypeNormal, "Preempted", "Preempting", "Preempted by pod %v on node %v", pod.UID, c.node)
 	}
 	prio := corev1helpers.PodPriority(pod)
 	for _, p := range s.queue.nominatedTo(c.node) {
