@@ -93,7 +93,8 @@ func (oi jobIntervals) has(ix int) bool {
 	return false
 }
 
-// String is the status.completedIndexes form.
+// String is the status.completedIndexes form, as upstream writes it:
+// ranges of three or more as "first-last", two in a row as "first,last".
 func (oi jobIntervals) String() string {
 	var b strings.Builder
 	for i, iv := range oi {
@@ -101,7 +102,10 @@ func (oi jobIntervals) String() string {
 			b.WriteByte(',')
 		}
 		b.WriteString(strconv.Itoa(iv.first))
-		if iv.last > iv.first {
+		switch {
+		case iv.last == iv.first+1:
+			fmt.Fprintf(&b, ",%d", iv.last)
+		case iv.last > iv.first:
 			fmt.Fprintf(&b, "-%d", iv.last)
 		}
 	}

@@ -69,7 +69,8 @@ func TestJobIntervals(t *testing.T) {
 		{"empty", "", 5, nil, "", 0},
 		{"merges adjacent", "1,3-4", 10, []int{2}, "1-4", 4},
 		{"keeps below completions", "0-9", 5, nil, "0-4", 5},
-		{"adds in order", "5", 10, []int{0, 9, 1}, "0-1,5,9", 4},
+		{"adds in order, two in a row written as upstream writes them", "5", 10, []int{0, 9, 1}, "0,1,5,9", 4},
+		{"three in a row are a range", "0,1", 10, []int{2}, "0-2", 3},
 		{"skips garbage", "x,2,4-3", 10, nil, "2", 1},
 	}
 	for _, tc := range tests {
