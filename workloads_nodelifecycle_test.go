@@ -113,6 +113,17 @@ func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 	if _, err := cs.CoreV1().Nodes().Create(ctx, bare, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// A pod of node-0's, running and ready, that tolerates its taints.
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p0"}, Spec: corev1.PodSpec{NodeName: "node-0", Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
+		Tolerations: []corev1.Toleration{{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}}}}
+	if pod, err = cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod.Status.Phase = corev1.PodRunning
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: beat}, {Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: beat}}
+	if _, err := cs.CoreV1().Pods("default").UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	// Within the grace period, the node is healthy and untainted.
 	clock.Advance(30 * time.Second)
 	renew = metav1.NewMicroTime(clock.Now())
@@ -142,6 +153,35 @@ func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 			t.Errorf("node-0 %s: %+v, want Unknown: NodeStatusUnknown", typ, c)
 		}
 	}
+	// As kube-controller-manager's (recorded from refplane): node-0, which
+	// was Ready, has a NodeNotReady event and its pod is not ready, with a
+	// NodeNotReady warning; the ContainersReady condition stays.
+	waitFor(t, func() bool {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, "p0", metav1.GetOptions{})
+		return err == nil && len(p.Status.Conditions) == 2 && p.Status.Conditions[0].Status == corev1.ConditionFalse && p.Status.Conditions[1].Status == corev1.ConditionTrue
+	})
+	nodeEvents := func() []string {
+		// (A node's events are in the default namespace, as the pod's.)
+		l, err := cs.CoreV1().Events("default").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range l.Items {
+			if e.Source.Component == "node-controller" {
+				out = append(out, e.InvolvedObject.Kind+" "+e.InvolvedObject.Name+" "+e.Type+" "+e.Reason+": "+e.Message)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := []string{
+		"Node bare Normal RegisteredNode: Node bare event: Registered Node bare in Controller",
+		"Node node-0 Normal NodeNotReady: Node node-0 status is now: NodeNotReady",
+		"Node node-0 Normal RegisteredNode: Node node-0 event: Registered Node node-0 in Controller",
+		"Pod p0 Warning NodeNotReady: Node is not ready",
+	}
+	waitFor(t, func() bool { return slices.Equal(nodeEvents(), want) })
 	n = waitNode(t, cs, "bare", "never posted", func(n *corev1.Node) bool {
 		return nodeCondition(n, corev1.NodeReady).Status == corev1.ConditionUnknown && len(n.Spec.Taints) == 2
 	})
@@ -155,6 +195,12 @@ func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 	}
 	waitNode(t, cs, "bare", "cordoned", func(n *corev1.Node) bool {
 		return slices.Contains(taintKeys(n), "node.kubernetes.io/unschedulable:NoSchedule")
+	})
+	if err := cs.CoreV1().Nodes().Delete(ctx, "bare", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		return slices.Contains(nodeEvents(), "Node bare Normal RemovingNode: Node bare event: Removing Node bare from Controller")
 	})
 }
 

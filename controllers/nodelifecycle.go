@@ -53,13 +53,17 @@ var nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 // condition yet.
 //
 // The pods of a node with NoExecute taints are evicted by TaintEviction.
+// When the controller turns a Ready node's conditions Unknown, the node
+// gets a NodeNotReady event and its pods their Ready condition False, each
+// with a NodeNotReady warning; a node it sees first gets RegisteredNode,
+// one that goes RemovingNode, as upstream's records them.
 //
-// Not built: zone disruption rates, and marking the pods of an unreachable
-// node not ready.
+// Not built: zone disruption rates.
 type NodeLifecycle struct {
 	reg  registry.Interface
 	log  *slog.Logger
 	user user.Info
+	rec  *Recorder
 	now  func() time.Time
 	// nodes and leases are what the controller was fed, by name.
 	nodes  map[string]*corev1.Node
@@ -76,7 +80,8 @@ func NewNodeLifecycle(reg registry.Interface, now func() time.Time, log *slog.Lo
 	if now == nil {
 		now = time.Now
 	}
-	return &NodeLifecycle{reg: reg, log: log, now: now, user: controllerUser("node-controller"),
+	u := controllerUser("node-controller")
+	return &NodeLifecycle{reg: reg, log: log, now: now, user: u, rec: NewRecorder(reg, "node-controller", u, now, log),
 		nodes: map[string]*corev1.Node{}, leases: map[string]time.Time{}}
 }
 
@@ -97,17 +102,25 @@ func (c *NodeLifecycle) Wants(resource, key string) bool {
 
 // Sync implements Controller.
 func (c *NodeLifecycle) Sync(ctx context.Context, events []store.Event) error {
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	for _, ev := range events {
 		switch ev.Resource {
 		case nodesBucket:
-			if ev.Type == store.Deleted {
-				delete(c.nodes, ev.Key)
-				continue
-			}
 			node, err := decodeEvent[corev1.Node](ev)
 			if err != nil {
 				c.log.Warn("skipped", "err", err)
 				continue
+			}
+			_, known := c.nodes[ev.Key]
+			if ev.Type == store.Deleted {
+				delete(c.nodes, ev.Key)
+				if known {
+					c.nodeEvent(ctx, node, "RemovingNode", fmt.Sprintf("Removing Node %v from Controller", node.Name))
+				}
+				continue
+			}
+			if !known {
+				c.nodeEvent(ctx, node, "RegisteredNode", fmt.Sprintf("Registered Node %v in Controller", node.Name))
 			}
 			c.nodes[ev.Key] = node
 		case leasesBucket:
@@ -126,7 +139,6 @@ func (c *NodeLifecycle) Sync(ctx context.Context, events []store.Event) error {
 			}
 		}
 	}
-	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	now := c.now()
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(c.nodes)) {
@@ -158,9 +170,63 @@ func (c *NodeLifecycle) nodeHeartbeat(node *corev1.Node) time.Time {
 	return beat
 }
 
+// nodeEvent records an event about a node as upstream's RecordNodeEvent
+// words it.
+func (c *NodeLifecycle) nodeEvent(ctx context.Context, node *corev1.Node, reason, event string) {
+	ref := corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}
+	c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, reason, "Node %s event: %s", node.Name, event)
+}
+
+// nodeReady reports whether the node's Ready condition is True.
+func nodeReady(node *corev1.Node) bool {
+	for _, cond := range node.Status.Conditions {
+		if cond.Type == corev1.NodeReady {
+			return cond.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// markPodsNotReady turns the Ready condition of the node's pods False, with
+// a NodeNotReady warning each, as upstream's MarkPodsNotReady does when it
+// marks their node Unknown.
+func (c *NodeLifecycle) markPodsNotReady(ctx context.Context, node string, now time.Time) error {
+	lst, err := c.reg.List(ctx, podsGVR, "", metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		return fmt.Errorf("pods of node %s: %w", node, err)
+	}
+	var errs []error
+	for i := range lst.(*corev1.PodList).Items {
+		pod := &lst.(*corev1.PodList).Items[i]
+		ready := slices.IndexFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.PodReady })
+		if ready < 0 || pod.Status.Conditions[ready].Status == corev1.ConditionFalse {
+			continue
+		}
+		_, err := c.reg.UpdateSubresource(ctx, podsGVR, "status", pod.Namespace, pod.Name, func(cur runtime.Object) (runtime.Object, error) {
+			p := cur.(*corev1.Pod)
+			for j := range p.Status.Conditions {
+				if p.Status.Conditions[j].Type == corev1.PodReady && p.Status.Conditions[j].Status != corev1.ConditionFalse {
+					p.Status.Conditions[j].Status = corev1.ConditionFalse
+					p.Status.Conditions[j].LastTransitionTime = metav1.NewTime(now)
+				}
+			}
+			return p, nil
+		})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("mark pod %s/%s not ready: %w", pod.Namespace, pod.Name, err))
+		}
+		c.rec.Eventf(ctx, EventRef("v1", "Pod", pod), corev1.EventTypeWarning, "NodeNotReady", "Node is not ready")
+	}
+	return errors.Join(errs...)
+}
+
 // syncNode marks a silent node Unknown and sets the taints of its state.
 func (c *NodeLifecycle) syncNode(ctx context.Context, node *corev1.Node, now time.Time) error {
 	if now.Sub(c.nodeHeartbeat(node)) > NodeMonitorGracePeriod && !nodeConditionsUnknown(node) {
+		wasReady := nodeReady(node)
 		got, err := c.reg.UpdateSubresource(ctx, nodesGVR, "status", "", node.Name, func(cur runtime.Object) (runtime.Object, error) {
 			n := cur.(*corev1.Node)
 			if now.Sub(c.nodeHeartbeat(n)) <= NodeMonitorGracePeriod {
@@ -177,6 +243,13 @@ func (c *NodeLifecycle) syncNode(ctx context.Context, node *corev1.Node, now tim
 		}
 		node = got.(*corev1.Node)
 		c.nodes[node.Name] = node
+		if wasReady && nodeConditionsUnknown(node) {
+			c.rec.Eventf(ctx, corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}, corev1.EventTypeNormal,
+				"NodeNotReady", "Node %s status is now: %s", node.Name, "NodeNotReady")
+			if err := c.markPodsNotReady(ctx, node.Name, now); err != nil {
+				return err
+			}
+		}
 	}
 	want := nodeStateTaints(node)
 	if slices.EqualFunc(nodeOwnTaints(node.Spec.Taints), want, sameTaint) {
