@@ -252,23 +252,30 @@ func (c *NodeLifecycle) syncNode(ctx context.Context, node *corev1.Node, now tim
 		}
 	}
 	want := nodeStateTaints(node)
+	sortTaints(want)
 	if slices.EqualFunc(nodeOwnTaints(node.Spec.Taints), want, sameTaint) {
 		return nil
 	}
 	got, err := c.reg.Update(ctx, nodesGVR, "", node.Name, func(cur runtime.Object) (runtime.Object, error) {
 		n := cur.(*corev1.Node)
+		// The taints that stay keep their place; new ones are appended,
+		// with the time they were added, the NoSchedule ones first, as
+		// upstream's two tainting passes add them.
+		want := nodeStateTaints(n)
 		var taints []corev1.Taint
 		for _, t := range n.Spec.Taints {
-			if !nodeOwnTaint(t) {
+			if !nodeOwnTaint(t) || slices.ContainsFunc(want, func(w corev1.Taint) bool { return sameTaint(w, t) }) {
 				taints = append(taints, t)
 			}
 		}
 		stamp := metav1.NewTime(now)
-		for _, t := range nodeStateTaints(n) {
-			if t.Effect == corev1.TaintEffectNoExecute {
-				t.TimeAdded = &stamp
+		for _, effect := range []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute} {
+			for _, t := range want {
+				if t.Effect == effect && !slices.ContainsFunc(taints, func(have corev1.Taint) bool { return sameTaint(have, t) }) {
+					t.TimeAdded = &stamp
+					taints = append(taints, t)
+				}
 			}
-			taints = append(taints, t)
 		}
 		n.Spec.Taints = taints
 		return n, nil
@@ -335,8 +342,8 @@ func nodeOwnTaint(t corev1.Taint) bool {
 	return false
 }
 
-// nodeOwnTaints are the taints of taints the controller owns, in the order
-// nodeStateTaints gives them.
+// nodeOwnTaints are the taints of taints the controller owns, sorted (see
+// sortTaints).
 func nodeOwnTaints(taints []corev1.Taint) []corev1.Taint {
 	var out []corev1.Taint
 	for _, t := range taints {
@@ -348,7 +355,9 @@ func nodeOwnTaints(taints []corev1.Taint) []corev1.Taint {
 	return out
 }
 
-// nodeStateTaints are the taints node's state calls for, sorted.
+// nodeStateTaints are the taints node's state calls for, in the order
+// upstream adds them: its conditions', in the order of its conditions, then
+// the unschedulable one.
 func nodeStateTaints(node *corev1.Node) []corev1.Taint {
 	var out []corev1.Taint
 	for _, cond := range node.Status.Conditions {
@@ -364,7 +373,6 @@ func nodeStateTaints(node *corev1.Node) []corev1.Taint {
 	if node.Spec.Unschedulable {
 		out = append(out, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
 	}
-	sortTaints(out)
 	return out
 }
 

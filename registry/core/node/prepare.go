@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -74,7 +75,8 @@ func lifecycleController(ctx context.Context) bool {
 }
 
 // conditionTaints is what kube-controller-manager's node lifecycle
-// controller keeps on a node: a NoSchedule taint for a Ready condition
+// controller keeps on a node (the taints it adds stamped with the time):
+// a NoSchedule taint for a Ready condition
 // False (not-ready) or Unknown (unreachable), none when it is True, and
 // the unschedulable taint while spec.unschedulable is set. A node without
 // a Ready condition keeps what it has.
@@ -101,7 +103,9 @@ func conditionTaints(n *corev1.Node) {
 	}
 	for _, k := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, corev1.TaintNodeUnschedulable} {
 		if want[k] && !has[k] {
-			taints = append(taints, corev1.Taint{Key: k, Effect: corev1.TaintEffectNoSchedule})
+			// With the time it is added, as the controller's taint swap
+			// stamps every taint it adds.
+			taints = append(taints, corev1.Taint{Key: k, Effect: corev1.TaintEffectNoSchedule, TimeAdded: new(metav1.Now())})
 		}
 	}
 	n.Spec.Taints = taints
