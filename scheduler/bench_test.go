@@ -27,17 +27,11 @@ func BenchmarkSchedulingCycleWithSpreadAndAffinity(b *testing.B) {
 // benchmarkSchedulingCycle schedules pod, b.N times, in the default profile
 // of a scheduler whose cache holds 100 nodes in 3 zones and 1,000 pods.
 func benchmarkSchedulingCycle(b *testing.B, pod *corev1.Pod) {
-	cfg, err := NewConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := New(nil, cfg, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	var nodes []*corev1.Node
 	for i := 0; i < 100; i++ {
-		s.cache.setNode(testNode(fmt.Sprintf("n%d", i), 32, 110, zone(fmt.Sprintf("z%d", i%3))))
+		nodes = append(nodes, testNode(fmt.Sprintf("n%d", i), 32, 110, zone(fmt.Sprintf("z%d", i%3))))
 	}
+	s := offlineScheduler(b, nodes)
 	for i := 0; i < 1000; i++ {
 		s.cache.setPod(testPod("100m", on(fmt.Sprintf("n%d", i%100)), labelled("app", fmt.Sprintf("a%d", i%10))))
 	}

@@ -66,17 +66,7 @@ type preemptionCase struct {
 // candidate preemption chooses, with the budgets in the scheduler's lister.
 func choosePreemption(t *testing.T, tc preemptionCase) (candidate, bool) {
 	t.Helper()
-	cfg, err := NewConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(nil, cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range tc.nodes {
-		s.cache.setNode(n)
-	}
+	s := offlineScheduler(t, tc.nodes)
 	for _, p := range tc.existing {
 		s.cache.setPod(p)
 	}

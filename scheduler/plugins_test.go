@@ -97,17 +97,7 @@ func decide(t *testing.T, tc scheduleCase) (string, string) {
 	if prof.SchedulerName == nil {
 		prof.SchedulerName = ptr.To(DefaultSchedulerName)
 	}
-	cfg, err := NewConfig(prof)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(nil, cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range tc.nodes {
-		s.cache.setNode(n)
-	}
+	s := offlineScheduler(t, tc.nodes, prof)
 	svcs := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	for _, svc := range tc.services {
 		_ = svcs.Add(svc)
