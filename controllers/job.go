@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
@@ -41,9 +42,15 @@ const jobControllerManagedBy = "kubernetes.io/job-controller"
 // sets the status counters and the SuccessCriteriaMet/Complete,
 // FailureTarget/Failed and Suspended conditions, with the events upstream
 // records. It honours parallelism, completions, backoffLimit,
-// activeDeadlineSeconds, suspend, podFailurePolicy, successPolicy and
-// podReplacementPolicy; backoffLimitPerIndex is not run. It writes as
-// kube-system/job-controller.
+// activeDeadlineSeconds, suspend, podFailurePolicy, successPolicy,
+// podReplacementPolicy, and, for Indexed Jobs, backoffLimitPerIndex and
+// maxFailedIndexes: it counts the failures of each index in the
+// batch.kubernetes.io/job-index-failure-count (and
+// job-index-ignored-failure-count) annotations of its pods, replaces a
+// failed pod after the index's own backoff, lists the indexes that failed
+// once more than allowed (or by a FailIndex rule) in status.failedIndexes,
+// and fails the Job with MaxFailedIndexesExceeded or, at the end,
+// FailedIndexes. It writes as kube-system/job-controller.
 type Job struct {
 	reg  registry.Interface
 	log  *slog.Logger
@@ -362,15 +369,20 @@ func (c *Job) removeFinalizer(ctx context.Context, p *corev1.Pod) error {
 
 // jobSync is the state one sync of a Job works on (upstream's syncJobCtx).
 type jobSync struct {
-	job                   *batchv1.Job
-	pods, active          []*corev1.Pod
-	ready, terminating    int32
-	succeeded, failed     int32
-	uncountedSucceeded    map[types.UID]bool
-	uncountedFailed       map[types.UID]bool
-	finished              *batchv1.JobCondition
-	prevSucceededIndexes  jobIntervals
-	succeededIndexes      jobIntervals
+	job                  *batchv1.Job
+	pods, active         []*corev1.Pod
+	ready, terminating   int32
+	succeeded, failed    int32
+	uncountedSucceeded   map[types.UID]bool
+	uncountedFailed      map[types.UID]bool
+	finished             *batchv1.JobCondition
+	prevSucceededIndexes jobIntervals
+	succeededIndexes     jobIntervals
+	// failedIndexes is status.failedIndexes to be, nil without
+	// backoffLimitPerIndex; toReplace has by index the failed pod whose
+	// finalizer stays until its replacement exists.
+	failedIndexes         *jobIntervals
+	toReplace             map[int]*corev1.Pod
 	backoff               jobBackoff
 	newSucceeded, newFail []*corev1.Pod
 }
@@ -487,6 +499,21 @@ func (c *Job) syncJob(ctx context.Context, key string) error {
 		}
 		s.succeededIndexes = s.prevSucceededIndexes.with(ixs)
 		s.succeeded = int32(s.succeededIndexes.total())
+		if jobHasBackoffLimitPerIndex(job) {
+			failed := jobFailedIndexes(job, s.pods, completions)
+			s.failedIndexes = &failed
+			if s.finished == nil {
+				switch {
+				case job.Spec.MaxFailedIndexes != nil && failed.total() > int(*job.Spec.MaxFailedIndexes):
+					cond := jobNewCondition(batchv1.JobFailureTarget, corev1.ConditionTrue, batchv1.JobReasonMaxFailedIndexesExceeded, "Job has exceeded the specified maximal number of failed indexes", now)
+					s.finished = &cond
+				case failed.total() > 0 && failed.total()+s.succeededIndexes.total() >= completions:
+					cond := jobNewCondition(batchv1.JobFailureTarget, corev1.ConditionTrue, batchv1.JobReasonFailedIndexes, "Job has failed indexes", now)
+					s.finished = &cond
+				}
+			}
+			s.toReplace = jobPodsToReplace(job, s.pods, s.active, s.succeededIndexes, failed, completions)
+		}
 		if s.finished == nil {
 			if msg, met := jobMatchSuccessPolicy(job.Spec.SuccessPolicy, *job.Spec.Completions, s.succeededIndexes); met {
 				cond := jobNewCondition(batchv1.JobSuccessCriteriaMet, corev1.ConditionTrue, batchv1.JobReasonSuccessPolicy, msg, now)
@@ -645,7 +672,8 @@ func (c *Job) manageJob(ctx context.Context, key string, s *jobSync, indexed boo
 	if diff <= 0 {
 		return active, nil
 	}
-	if rem := s.backoff.remaining(now); rem > 0 {
+	perIndex := indexed && jobHasBackoffLimitPerIndex(job)
+	if rem := s.backoff.remaining(now); rem > 0 && !perIndex {
 		c.wake.after(key, now, rem)
 		return active, nil
 	}
@@ -668,15 +696,50 @@ func (c *Job) manageJob(ctx context.Context, key string, s *jobSync, indexed boo
 				}
 			}
 		}
+		if s.failedIndexes != nil {
+			taken = append(taken, s.failedIndexes.indexes()...)
+		}
 		indexes = jobFirstPendingIndexes(s.succeededIndexes.with(taken), int(diff), completions)
+		if perIndex {
+			var wait time.Duration
+			if indexes, wait = jobIndexesPastBackoff(indexes, s.toReplace, now); wait > 0 {
+				c.wake.after(key, now, wait)
+				return active, nil
+			}
+		}
 	}
 	for _, ix := range indexes {
-		if err := c.createPod(ctx, job, ix); err != nil {
+		pod := jobPodFromTemplate(job, ix)
+		if perIndex {
+			jobSetIndexFailureCounts(pod, job, s.toReplace[ix])
+		}
+		if err := c.createPod(ctx, job, pod); err != nil {
 			return active, err
 		}
 		active++
 	}
 	return active, nil
+}
+
+// jobIndexesPastBackoff keeps the indexes whose own backoff (that of the
+// failed pod they replace, in toReplace) passed. When none did, it returns
+// the shortest wait instead, as upstream's
+// getPodCreationInfoForIndependentIndexes.
+func jobIndexesPastBackoff(indexes []int, toReplace map[int]*corev1.Pod, now time.Time) ([]int, time.Duration) {
+	var ready []int
+	var wait time.Duration
+	for _, ix := range indexes {
+		switch d := jobIndexBackoff(toReplace[ix], now); {
+		case d == 0:
+			ready = append(ready, ix)
+		case wait == 0 || d < wait:
+			wait = d
+		}
+	}
+	if len(ready) > 0 {
+		return ready, 0
+	}
+	return nil, wait
 }
 
 // jobDuplicateIndexPods are the active pods of an Indexed Job to delete:
@@ -711,9 +774,9 @@ func sortedInts[V any](m map[int]V) []int {
 	return out
 }
 
-// createPod creates a pod of the Job, with upstream's events.
-func (c *Job) createPod(ctx context.Context, job *batchv1.Job, index int) error {
-	out, err := c.reg.Create(ctx, podsGVR, jobPodFromTemplate(job, index))
+// createPod creates pod, a pod of the Job, recording upstream's events.
+func (c *Job) createPod(ctx context.Context, job *batchv1.Job, pod *corev1.Pod) error {
+	out, err := c.reg.Create(ctx, podsGVR, pod)
 	if err != nil {
 		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 			return nil
@@ -721,7 +784,7 @@ func (c *Job) createPod(ctx context.Context, job *batchv1.Job, index int) error 
 		c.rec.Eventf(ctx, jobRef(job), corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
 		return fmt.Errorf("create pod: %w", err)
 	}
-	pod := out.(*corev1.Pod)
+	pod = out.(*corev1.Pod)
 	key := pod.Namespace + "/" + pod.Name
 	c.pods.put(key, pod, pod.ResourceVersion)
 	c.indexPod(key, nil, pod)
@@ -796,6 +859,9 @@ func (c *Job) trackStatus(ctx context.Context, key string, s *jobSync, flush boo
 		if !(job.DeletionTimestamp != nil || s.finished != nil || p.Status.Phase == corev1.PodSucceeded || failed) {
 			continue
 		}
+		if job.DeletionTimestamp == nil && s.finished == nil && p.Status.Phase != corev1.PodSucceeded && s.awaitsReplacement(p) {
+			continue
+		}
 		rmFinalizer = append(rmFinalizer, p)
 		ix := jobPodIndex(p)
 		switch {
@@ -829,6 +895,14 @@ func (c *Job) trackStatus(ctx context.Context, key string, s *jobSync, flush boo
 			job.Status.CompletedIndexes = str
 		}
 		job.Status.Succeeded = int32(s.succeededIndexes.total())
+		var failedIndexes *string
+		if s.failedIndexes != nil {
+			failedIndexes = ptr.To(s.failedIndexes.String())
+		}
+		if !ptr.Equal(job.Status.FailedIndexes, failedIndexes) {
+			flush = true
+			job.Status.FailedIndexes = failedIndexes
+		}
 	}
 	// The interim conditions go first; the final ones once the finalizers
 	// are off.
@@ -903,6 +977,17 @@ func (c *Job) trackStatus(ctx context.Context, key string, s *jobSync, flush boo
 		delete(c.backoff, key)
 	}
 	return nil
+}
+
+// awaitsReplacement reports whether p is the failed pod whose finalizer
+// stays until its index has a replacement pod.
+func (s *jobSync) awaitsReplacement(p *corev1.Pod) bool {
+	ix := jobPodIndex(p)
+	if ix == jobUnknownIndex {
+		return false
+	}
+	r, ok := s.toReplace[ix]
+	return ok && r.UID == p.UID
 }
 
 // jobCountUncounted moves the uncounted pods whose finalizer is off to

@@ -2,9 +2,11 @@ package controllers
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -166,4 +168,146 @@ func jobMatchSuccessPolicy(sp *batchv1.SuccessPolicy, completions int32, succeed
 		}
 	}
 	return "", false
+}
+
+// indexes lists the indexes of the set in increasing order.
+func (oi jobIntervals) indexes() []int {
+	out := make([]int, 0, oi.total())
+	for _, iv := range oi {
+		for i := iv.first; i <= iv.last; i++ {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// jobHasBackoffLimitPerIndex reports whether the Job limits the failures
+// of each index (spec.backoffLimitPerIndex) rather than of the whole Job.
+func jobHasBackoffLimitPerIndex(j *batchv1.Job) bool {
+	return j.Spec.BackoffLimitPerIndex != nil
+}
+
+// jobIndexFailureCounts reads a pod's batch.kubernetes.io/job-index-failure-count
+// and job-index-ignored-failure-count annotations: the failures of its index
+// before it that counted, and those a podFailurePolicy Ignore rule matched. A
+// missing, unparsable, negative or too large value reads as 0, as upstream.
+func jobIndexFailureCounts(p *corev1.Pod) (counted, ignored int32) {
+	read := func(key string) int32 {
+		v, ok := p.Annotations[key]
+		if !ok {
+			return 0
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > math.MaxInt32 {
+			return 0
+		}
+		return int32(n)
+	}
+	return read(batchv1.JobIndexFailureCountAnnotation), read(batchv1.JobIndexIgnoredFailureCountAnnotation)
+}
+
+// jobIndexFailed reports whether a pod's failure fails its index: a
+// podFailurePolicy FailIndex rule matched it, or it counts and its index
+// had failed backoffLimitPerIndex times before it.
+func jobIndexFailed(job *batchv1.Job, p *corev1.Pod) bool {
+	if !jobPodFailed(p, job) {
+		return false
+	}
+	_, count, action := jobMatchPodFailurePolicy(job.Spec.PodFailurePolicy, p)
+	if action != nil && *action == batchv1.PodFailurePolicyActionFailIndex {
+		return true
+	}
+	counted, _ := jobIndexFailureCounts(p)
+	return count && counted >= *job.Spec.BackoffLimitPerIndex
+}
+
+// jobFailedIndexes is the status.failedIndexes of a Job with
+// backoffLimitPerIndex: those the status lists, and the indexes of the
+// pods not counted yet (those with the tracking finalizer) whose failure
+// fails their index.
+func jobFailedIndexes(job *batchv1.Job, pods []*corev1.Pod, completions int) jobIntervals {
+	var prev jobIntervals
+	if job.Status.FailedIndexes != nil {
+		prev = parseJobIntervals(*job.Status.FailedIndexes, completions)
+	}
+	var failed []int
+	for _, p := range pods {
+		if ix := jobPodIndex(p); ix != jobUnknownIndex && ix < completions && jobHasTrackingFinalizer(p) && jobIndexFailed(job, p) {
+			failed = append(failed, ix)
+		}
+	}
+	return prev.with(failed)
+}
+
+// jobPodsToReplace are, by index, the failed pods whose tracking finalizer
+// (so their deletion) waits until a replacement of their index exists, so
+// that it can carry on the index's failure counts: for each index neither
+// succeeded, failed nor running, its last failed pod (the one of the
+// highest counts, and then the latest to finish).
+func jobPodsToReplace(job *batchv1.Job, pods, active []*corev1.Pod, succeeded, failed jobIntervals, completions int) map[int]*corev1.Pod {
+	running := map[int]bool{}
+	for _, p := range active {
+		if ix := jobPodIndex(p); ix != jobUnknownIndex {
+			running[ix] = true
+		}
+	}
+	out := map[int]*corev1.Pod{}
+	for _, p := range pods {
+		ix := jobPodIndex(p)
+		if !jobHasTrackingFinalizer(p) || ix == jobUnknownIndex || ix >= completions || !jobPodFailed(p, job) ||
+			succeeded.has(ix) || failed.has(ix) || running[ix] {
+			continue
+		}
+		last, ok := out[ix]
+		if !ok {
+			out[ix] = p
+			continue
+		}
+		lc, li := jobIndexFailureCounts(last)
+		pc, pi := jobIndexFailureCounts(p)
+		if lc+li <= pc+pi && !jobPodFinishedTime(p).Before(jobPodFinishedTime(last)) {
+			out[ix] = p
+		}
+	}
+	return out
+}
+
+// jobNextIndexFailureCounts are the failure counts the replacement of a
+// failed pod of an index starts with (0 and 0 for an index's first pod):
+// the failed pod's, plus its own failure, as ignored when a podFailurePolicy
+// Ignore rule matched it.
+func jobNextIndexFailureCounts(job *batchv1.Job, replaced *corev1.Pod) (counted, ignored int32) {
+	if replaced == nil {
+		return 0, 0
+	}
+	counted, ignored = jobIndexFailureCounts(replaced)
+	if _, count, _ := jobMatchPodFailurePolicy(job.Spec.PodFailurePolicy, replaced); count {
+		counted++
+	} else {
+		ignored++
+	}
+	return counted, ignored
+}
+
+// jobSetIndexFailureCounts gives a new pod of a Job with
+// backoffLimitPerIndex the failure counts of its index, replacing the
+// failed pod replaced (nil: none): the failure-count annotation always, the
+// ignored one when not 0.
+func jobSetIndexFailureCounts(pod *corev1.Pod, job *batchv1.Job, replaced *corev1.Pod) {
+	counted, ignored := jobNextIndexFailureCounts(job, replaced)
+	pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(counted))
+	if ignored > 0 {
+		pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(int(ignored))
+	}
+}
+
+// jobIndexBackoff is how long an index waits before its replacement pod is
+// created: the Job's pod failure backoff for the failures of the index so
+// far (those the failed pod carries, and its own), from when it finished.
+func jobIndexBackoff(replaced *corev1.Pod, now time.Time) time.Duration {
+	if replaced == nil {
+		return 0
+	}
+	counted, ignored := jobIndexFailureCounts(replaced)
+	return jobBackoff{failures: counted + ignored + 1, lastFailure: jobPodFinishedTime(replaced)}.remaining(now)
 }
