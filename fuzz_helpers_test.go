@@ -69,7 +69,10 @@ func (p panicCounter) WithGroup(string) slog.Handler { return p }
 func startFuzzPlane(f *testing.F) *fuzzPlane {
 	f.Helper()
 	n := &atomic.Int64{}
-	cp := fakeplane.Start(f, fakeplane.WithControllers(), fakeplane.WithLogger(slog.New(panicCounter{n})))
+	// No controllers, and no identity Lease renewal (every 10 s by
+	// default) during a run: a refused request must leave the store's
+	// revision where it was, and nothing else may move it.
+	cp := fakeplane.Start(f, fakeplane.WithControllers(), fakeplane.WithIdentityLeaseRenewInterval(time.Hour), fakeplane.WithLogger(slog.New(panicCounter{n})))
 	hc, err := rest.HTTPClientFor(cp.RESTConfig())
 	if err != nil {
 		f.Fatal(err)
