@@ -147,6 +147,11 @@ func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 	n := waitNode(t, cs, "node-0", "unreachable", func(n *corev1.Node) bool {
 		return slices.Equal(taintKeys(n), []string{"node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/unreachable:NoSchedule"})
 	})
+	// As refplane's: the NoSchedule taint first, then the NoExecute one,
+	// each with the time it was added.
+	if ts := n.Spec.Taints; ts[0].Effect != corev1.TaintEffectNoSchedule || ts[1].Effect != corev1.TaintEffectNoExecute || ts[0].TimeAdded == nil || ts[1].TimeAdded == nil {
+		t.Errorf("node-0's taints %+v, want unreachable NoSchedule then NoExecute, both with timeAdded", ts)
+	}
 	for _, typ := range []corev1.NodeConditionType{corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure} {
 		c := nodeCondition(n, typ)
 		if c.Status != corev1.ConditionUnknown || c.Reason != "NodeStatusUnknown" || c.Message != "Kubelet stopped posting node status." {
