@@ -173,19 +173,20 @@ func (gc *GarbageCollector) stateOf(ctx context.Context, ns string, o metav1.Own
 // dependent deletes an object whose owners are all gone, or drops its
 // references to owners that are gone while others remain. When its owner
 // references are new or changed, those that name an owner of another
-// namespace are reported first.
+// namespace are reported.
 func (gc *GarbageCollector) dependent(ctx context.Context, ref ObjectRef, ownersChanged bool) {
 	m, err := gc.get(ctx, ref)
 	if err != nil || len(m.GetOwnerReferences()) == 0 || m.GetDeletionTimestamp() != nil {
 		return
 	}
-	if ownersChanged {
-		gc.reportOwnersInOtherNamespaces(ctx, ref, m)
-	}
 	var solid, gone []types.UID
 	waiting := false
 	for _, o := range m.GetOwnerReferences() {
-		switch gc.stateOf(ctx, m.GetNamespace(), o) {
+		state := gc.stateOf(ctx, m.GetNamespace(), o)
+		if ownersChanged {
+			gc.reportOwnerInOtherNamespace(ctx, ref, m, o, state)
+		}
+		switch state {
 		case ownerSolid:
 			solid = append(solid, o.UID)
 		case ownerAbsent:
@@ -296,31 +297,26 @@ func (gc *GarbageCollector) blocks(ctx context.Context, d ObjectRef, owner types
 	return false
 }
 
-// reportOwnersInOtherNamespaces records kube-controller-manager's
-// OwnerRefInvalidNamespace warning on a dependent for each owner reference
-// naming a namespaced object that exists, but in another namespace than
-// the dependent's (a cluster-scoped dependent's: any), as upstream's graph
-// builder reports an observed owner whose namespace does not match. Such
-// an owner is absent for the dependent (see stateOf).
-func (gc *GarbageCollector) reportOwnersInOtherNamespaces(ctx context.Context, ref ObjectRef, m metav1.Object) {
-	for _, o := range m.GetOwnerReferences() {
-		res, ok := gc.index.NamespacedResourceOf(o)
-		if !ok {
-			continue
-		}
-		if m.GetNamespace() != "" {
-			if here, err := gc.get(ctx, ObjectRef{Resource: res, Namespace: m.GetNamespace(), Name: o.Name}); err == nil && here.GetUID() == o.UID {
-				continue
-			}
-		}
-		if !gc.existsElsewhere(ctx, res, m.GetNamespace(), o.UID) {
-			continue
-		}
-		gv := ref.Resource.GroupVersion()
-		involved := corev1.ObjectReference{Kind: gc.index.KindOf(ref.Resource), APIVersion: gv.String(), Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()}
-		gc.rec.Eventf(ctx, involved, corev1.EventTypeWarning, "OwnerRefInvalidNamespace", "ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
-			o.APIVersion, o.Kind, m.GetNamespace(), o.Name, o.UID, m.GetNamespace())
+// reportOwnerInOtherNamespace records kube-controller-manager's
+// OwnerRefInvalidNamespace warning on a dependent whose owner reference o
+// names a namespaced object that exists, but in another namespace than the
+// dependent's, as upstream's graph builder reports an observed owner whose
+// namespace does not match. state is o's as stateOf found it: an owner of
+// the dependent's own namespace is solid or waiting, and a cluster-scoped
+// dependent's namespaced owner is solid, as left alone (such an owner is
+// then looked for in every namespace).
+func (gc *GarbageCollector) reportOwnerInOtherNamespace(ctx context.Context, ref ObjectRef, m metav1.Object, o metav1.OwnerReference, state ownerState) {
+	if state != ownerAbsent && m.GetNamespace() != "" {
+		return
 	}
+	res, ok := gc.index.NamespacedResourceOf(o)
+	if !ok || !gc.existsElsewhere(ctx, res, m.GetNamespace(), o.UID) {
+		return
+	}
+	gv := ref.Resource.GroupVersion()
+	involved := corev1.ObjectReference{Kind: gc.index.KindOf(ref.Resource), APIVersion: gv.String(), Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()}
+	gc.rec.Eventf(ctx, involved, corev1.EventTypeWarning, "OwnerRefInvalidNamespace", "ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
+		o.APIVersion, o.Kind, m.GetNamespace(), o.Name, o.UID, m.GetNamespace())
 }
 
 // existsElsewhere reports whether an object of res with the UID exists in

@@ -173,18 +173,13 @@ func (c *NodeLifecycle) nodeHeartbeat(node *corev1.Node) time.Time {
 // nodeEvent records an event about a node as upstream's RecordNodeEvent
 // words it.
 func (c *NodeLifecycle) nodeEvent(ctx context.Context, node *corev1.Node, reason, event string) {
-	ref := corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}
-	c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, reason, "Node %s event: %s", node.Name, event)
+	c.rec.Eventf(ctx, nodeRef(node), corev1.EventTypeNormal, reason, "Node %s event: %s", node.Name, event)
 }
 
-// nodeReady reports whether the node's Ready condition is True.
-func nodeReady(node *corev1.Node) bool {
-	for _, cond := range node.Status.Conditions {
-		if cond.Type == corev1.NodeReady {
-			return cond.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+// nodeRef is the reference upstream's node events give a node (without
+// its resourceVersion).
+func nodeRef(node *corev1.Node) corev1.ObjectReference {
+	return corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}
 }
 
 // markPodsNotReady turns the Ready condition of the node's pods False, with
@@ -195,9 +190,10 @@ func (c *NodeLifecycle) markPodsNotReady(ctx context.Context, node string, now t
 	if err != nil {
 		return fmt.Errorf("pods of node %s: %w", node, err)
 	}
+	pods := lst.(*corev1.PodList).Items
 	var errs []error
-	for i := range lst.(*corev1.PodList).Items {
-		pod := &lst.(*corev1.PodList).Items[i]
+	for i := range pods {
+		pod := &pods[i]
 		ready := slices.IndexFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.PodReady })
 		if ready < 0 || pod.Status.Conditions[ready].Status == corev1.ConditionFalse {
 			continue
@@ -225,8 +221,8 @@ func (c *NodeLifecycle) markPodsNotReady(ctx context.Context, node string, now t
 
 // syncNode marks a silent node Unknown and sets the taints of its state.
 func (c *NodeLifecycle) syncNode(ctx context.Context, node *corev1.Node, now time.Time) error {
-	if now.Sub(c.nodeHeartbeat(node)) > NodeMonitorGracePeriod && !nodeConditionsUnknown(node) {
-		wasReady := nodeReady(node)
+	if now.Sub(c.nodeHeartbeat(node)) > NodeMonitorGracePeriod && nodeReadyStatus(node) != corev1.ConditionUnknown {
+		wasReady := nodeReadyStatus(node) == corev1.ConditionTrue
 		got, err := c.reg.UpdateSubresource(ctx, nodesGVR, "status", "", node.Name, func(cur runtime.Object) (runtime.Object, error) {
 			n := cur.(*corev1.Node)
 			if now.Sub(c.nodeHeartbeat(n)) <= NodeMonitorGracePeriod {
@@ -243,9 +239,8 @@ func (c *NodeLifecycle) syncNode(ctx context.Context, node *corev1.Node, now tim
 		}
 		node = got.(*corev1.Node)
 		c.nodes[node.Name] = node
-		if wasReady && nodeConditionsUnknown(node) {
-			c.rec.Eventf(ctx, corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}, corev1.EventTypeNormal,
-				"NodeNotReady", "Node %s status is now: %s", node.Name, "NodeNotReady")
+		if wasReady && nodeReadyStatus(node) == corev1.ConditionUnknown {
+			c.rec.Eventf(ctx, nodeRef(node), corev1.EventTypeNormal, "NodeNotReady", "Node %s status is now: %s", node.Name, "NodeNotReady")
 			if err := c.markPodsNotReady(ctx, node.Name, now); err != nil {
 				return err
 			}
@@ -290,15 +285,15 @@ func (c *NodeLifecycle) syncNode(ctx context.Context, node *corev1.Node, now tim
 	return nil
 }
 
-// nodeConditionsUnknown reports whether the node's Ready condition is
-// Unknown already.
-func nodeConditionsUnknown(node *corev1.Node) bool {
+// nodeReadyStatus is the status of the node's Ready condition ("" without
+// one).
+func nodeReadyStatus(node *corev1.Node) corev1.ConditionStatus {
 	for _, cond := range node.Status.Conditions {
 		if cond.Type == corev1.NodeReady {
-			return cond.Status == corev1.ConditionUnknown
+			return cond.Status
 		}
 	}
-	return false
+	return ""
 }
 
 // markNodeUnknown sets the conditions a kubelet reports to Unknown.
