@@ -118,10 +118,13 @@ func (c *Disruption) Sync(ctx context.Context, events []store.Event) error {
 				c.dirty[ev.Key] = true
 			}
 		case podsBucket:
-			pod, err := decodeEvent[corev1.Pod](ev)
-			if err != nil {
-				c.log.Warn("skipped", "err", err)
-				continue
+			pod := c.pods[ev.Key] // as observe decoded it
+			if ev.Type == store.Deleted {
+				var err error
+				if pod, err = decodeEvent[corev1.Pod](ev); err != nil {
+					c.log.Warn("skipped", "err", err)
+					continue
+				}
 			}
 			if key, ok := c.pdbForPod(ctx, pod); ok {
 				c.dirty[key] = true
