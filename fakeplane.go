@@ -358,6 +358,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		KindResources:       kindResources(cp.srv.Registry),
 		LegacyToken:         legacyTokens(cp.srv),
 		HPASyncPeriod:       cp.opts.hpaSyncPeriod,
+		// As kubeadm's kube-controller-manager, the signer signs with the
+		// cluster CA, so a kube-apiserver-client certificate it issues
+		// authenticates its user here.
+		CSRSigningCA:       &controllers.CSRSigningCA{Cert: cp.ca.Cert, Key: cp.ca.Key},
+		CSRSigningDuration: cp.opts.csrSigningDuration,
+		Authorizer:         cp.srv.Authorizer(),
 	}
 	ctrls := controllers.Default(ctrlCfg)
 	if shared {

@@ -102,6 +102,8 @@ type options struct {
 	controllers controllers.Selection
 	// hpaSyncPeriod is WithHorizontalPodAutoscalerSyncPeriod's.
 	hpaSyncPeriod time.Duration
+	// csrSigningDuration is WithClusterSigningDuration's.
+	csrSigningDuration time.Duration
 	// podGracePeriods is WithPodGracePeriods'.
 	podGracePeriods bool
 	// limits are WithRequestTimeout's and WithMaxRequestsInFlight's.
@@ -480,6 +482,14 @@ func WithControllers(names ...string) Option {
 // its spec changes.
 func WithHorizontalPodAutoscalerSyncPeriod(d time.Duration) Option {
 	return func(o *options) { o.hpaSyncPeriod = d }
+}
+
+// WithClusterSigningDuration sets the longest certificate the
+// certificatesigningrequest-signing-controller issues, as
+// kube-controller-manager's --cluster-signing-duration does (default a
+// year); a request's spec.expirationSeconds asks for less.
+func WithClusterSigningDuration(d time.Duration) Option {
+	return func(o *options) { o.csrSigningDuration = d }
 }
 
 // runs reports whether the control plane runs the kube-controller-manager

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
 )
@@ -626,6 +628,16 @@ type Config struct {
 	// HPASyncPeriod is how often each HorizontalPodAutoscaler is
 	// reconciled (0: DefaultHPASyncPeriod).
 	HPASyncPeriod time.Duration
+	// CSRSigningCA signs the CertificateSigningRequests of the kubernetes.io
+	// signers once they are approved (nil: the signing controller does not
+	// run, as kube-controller-manager's without --cluster-signing-cert-file).
+	CSRSigningCA *CSRSigningCA
+	// CSRSigningDuration is the longest certificate it issues, as
+	// --cluster-signing-duration (0: DefaultCSRSigningDuration).
+	CSRSigningDuration time.Duration
+	// Authorizer answers the approving controller's questions about
+	// requesters (nil: that controller does not run).
+	Authorizer authorizer.Authorizer
 }
 
 // Default returns the controllers of this package a control plane runs, as
@@ -692,5 +704,10 @@ func Default(cfg Config) []Controller {
 	add(HorizontalPodAutoscalerName, true, func(l *slog.Logger) Controller {
 		return NewHorizontalPodAutoscaler(reg, cfg.KindResources, cfg.HPASyncPeriod, cfg.Now, l)
 	})
+	add(CSRApprovingName, cfg.Authorizer != nil, func(l *slog.Logger) Controller { return NewCSRApproving(reg, cfg.Authorizer, l) })
+	add(CSRSigningName, cfg.CSRSigningCA != nil, func(l *slog.Logger) Controller {
+		return NewCSRSigning(reg, *cfg.CSRSigningCA, cfg.CSRSigningDuration, cfg.Now, l)
+	})
+	add(CSRCleanerName, true, func(l *slog.Logger) Controller { return NewCSRCleaner(reg, cfg.Now, l) })
 	return ctrls
 }

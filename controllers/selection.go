@@ -12,6 +12,9 @@ const (
 	// ClusterTrustBundlePublisherName publishes kube-apiserver's serving CA.
 	ClusterTrustBundlePublisherName = "kube-apiserver-serving-clustertrustbundle-publisher-controller"
 	CronJobName                     = "cronjob-controller"
+	CSRApprovingName                = "certificatesigningrequest-approving-controller"
+	CSRCleanerName                  = "certificatesigningrequest-cleaner-controller"
+	CSRSigningName                  = "certificatesigningrequest-signing-controller"
 	DaemonSetName                   = "daemonset-controller"
 	DeploymentName                  = "deployment-controller"
 	DisruptionName                  = "disruption-controller"
@@ -50,6 +53,9 @@ const (
 var aliases = map[string]string{
 	"clusterrole-aggregation":  ClusterRoleAggregationName,
 	"cronjob":                  CronJobName,
+	"csrapproving":             CSRApprovingName,
+	"csrcleaner":               CSRCleanerName,
+	"csrsigning":               CSRSigningName,
 	"daemonset":                DaemonSetName,
 	"deployment":               DeploymentName,
 	"disruption":               DisruptionName,
@@ -89,6 +95,7 @@ func KnownNames() []string {
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
 		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName, EndpointSliceMirroringName,
 		TaintEvictionName, EphemeralVolumeName, ServiceCIDRName, ClusterTrustBundlePublisherName,
+		CSRSigningName, CSRApprovingName, CSRCleanerName,
 	}
 }
 
@@ -97,8 +104,6 @@ func KnownNames() []string {
 // Selection accepts them, as a flag copied from a cluster's manifest
 // names them.
 var otherNames = []string{
-	"certificatesigningrequest-signing-controller",
-	"certificatesigningrequest-approving-controller", "certificatesigningrequest-cleaner-controller",
 	"podcertificaterequest-cleaner-controller", "bootstrap-signer-controller",
 	"token-cleaner-controller", "node-ipam-controller",
 	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
@@ -107,7 +112,7 @@ var otherNames = []string{
 	"resourcepoolstatusrequest-controller", "legacy-serviceaccount-token-cleaner-controller",
 
 	"storage-version-migrator-controller", "selinux-warning-controller",
-	"csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", "tokencleaner", "nodeipam",
+	"bootstrapsigner", "tokencleaner", "nodeipam",
 	"attachdetach", "persistentvolume-expander",
 	"legacy-service-account-token-cleaner", "storage-version-gc", "resource-claim-controller",
 }

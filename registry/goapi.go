@@ -60,6 +60,11 @@ func (g goAPI) newSubresourceCall(ctx context.Context, gvr schema.GroupVersionRe
 		IsResourceRequest: true, Verb: verb, APIGroup: gvr.Group, APIVersion: gvr.Version,
 		Resource: gvr.Resource, Subresource: sub, Namespace: ns, Name: name,
 	}}
+	if sub == "approval" {
+		// The strategy reads the subresource of an approval from the
+		// context, as kube-apiserver's registry does.
+		c.GoCtx = apirequest.WithRequestInfo(ctx, c.Info)
+	}
 	if sub == "scale" && !res.HasSub(sub) {
 		// No route serves the path (a Role's scale).
 		return nil, NotFoundPath()
@@ -219,9 +224,11 @@ func (g goAPI) update(ctx context.Context, gvr schema.GroupVersionResource, sub,
 	switch sub {
 	case "scale":
 		return g.updateScale(c, name, tryUpdate)
-	case "", "finalize":
-		// finalize is a main write that the namespace rules let change
-		// spec.finalizers and nothing else, as serveFinalize's.
+	case "", "finalize", "approval":
+		// finalize and approval are main writes that their rules let
+		// change spec.finalizers (namespaces), or the Approved and Denied
+		// conditions (CertificateSigningRequests), and nothing else, as
+		// serveFinalize's and serveApproval's.
 	case "status":
 		mode = statusWrite
 	default:
