@@ -71,6 +71,9 @@ func defaultPlugins() *configv1.Plugins {
 		{Name: VolumeZone},
 		{Name: PodTopologySpread, Weight: w(2)},
 		{Name: InterPodAffinity, Weight: w(2)},
+		// DynamicResourceAllocation (GA) puts it before DefaultPreemption,
+		// so that its PostFilter deallocates an idle claim first.
+		{Name: DynamicResources, Weight: w(2)},
 		{Name: DefaultPreemption},
 		{Name: NodeResourcesBalancedAllocation, Weight: w(1)},
 		{Name: ImageLocality, Weight: w(1)},

@@ -28,7 +28,7 @@ func TestLoadConfigAppliesKubeSchedulerDefaults(t *testing.T) {
 	for _, p := range cfg.Profiles[0].Plugins.MultiPoint.Enabled {
 		names = append(names, p.Name)
 	}
-	if got := strings.Join(names, ","); got != "SchedulingGates,PrioritySort,NodeName,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder" {
+	if got := strings.Join(names, ","); got != "SchedulingGates,PrioritySort,NodeName,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder" {
 		t.Errorf("multiPoint plugins %s", got)
 	}
 	args := map[string]any{}

@@ -45,16 +45,6 @@ type candidate struct {
 // message ("preemption: ...") and the node to nominate (nil: leave the
 // nomination alone; "": clear it).
 func (s *Scheduler) preempt(ctx context.Context, prof *profile, _ *cycleState, pod *corev1.Pod, nodes []*nodeInfo, fe *fitError) (string, *string) {
-	if fe.preFilterMsg != "" {
-		// kube-scheduler v1.37 runs DynamicResources' PostFilter before
-		// DefaultPreemption's. When a PreFilter plugin ahead of it
-		// rejected the pod, its state was never written: that PostFilter
-		// fails with "not found", which ends the PostFilter phase before
-		// preemption is tried (a real kube-scheduler against refplane
-		// reports `... persistentvolumeclaim "missing" not found. not
-		// found`).
-		return "not found", nil
-	}
 	best, msg, nominate := s.evaluatePreemption(prof, pod, nodes, fe)
 	if best == nil {
 		return msg, nominate

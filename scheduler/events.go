@@ -23,6 +23,9 @@ const (
 	resPersistentVolume      eventResource = "PersistentVolume"
 	resPersistentVolumeClaim eventResource = "PersistentVolumeClaim"
 	resStorageClass          eventResource = "storage.k8s.io/StorageClass"
+	resResourceClaim         eventResource = "resource.k8s.io/ResourceClaim"
+	resResourceSlice         eventResource = "resource.k8s.io/ResourceSlice"
+	resDeviceClass           eventResource = "resource.k8s.io/DeviceClass"
 )
 
 // actionType is what happened to the object, a bit each, as kube-scheduler's

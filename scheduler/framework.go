@@ -10,7 +10,9 @@ import (
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	policylisters "k8s.io/client-go/listers/policy/v1"
+	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
+	dracel "k8s.io/dynamic-resource-allocation/cel"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 )
@@ -84,6 +86,13 @@ type handle struct {
 	// pdbs are the PodDisruptionBudgets DefaultPreemption weighs (nil
 	// when no profile enables it).
 	pdbs policylisters.PodDisruptionBudgetLister
+	// draClaims, draSlices and draClasses are DynamicResources' claims,
+	// ResourceSlices and DeviceClasses, draCEL its compiled selectors (nil
+	// when no profile enables it).
+	draClaims  *draClaims
+	draSlices  resourcelisters.ResourceSliceLister
+	draClasses resourcelisters.DeviceClassLister
+	draCEL     *dracel.Cache
 }
 
 // weightedScore is a score plugin with its weight.
@@ -102,6 +111,11 @@ type profile struct {
 	preScore                 []preScorePlugin
 	score                    []weightedScore
 	preemption               *defaultPreemption
+	// dra is DynamicResources when the profile enables it (its Reserve,
+	// PreBind and Unreserve), draPostFilter whether its PostFilter runs
+	// (before DefaultPreemption's, as in upstream's default order).
+	dra           *dynamicResources
+	draPostFilter bool
 	// hints are the enabled plugins' registered events and queueing
 	// hints, by plugin name.
 	hints map[string][]eventHint
@@ -135,6 +149,8 @@ func newPlugin(name string, args any, h *handle) (plugin, error) {
 		return newInterPodAffinity(argsOf[configv1.InterPodAffinityArgs](args), h), nil
 	case DefaultPreemption:
 		return &defaultPreemption{}, nil
+	case DynamicResources:
+		return &dynamicResources{h: h}, nil
 	case VolumeBinding:
 		return &volumeBinding{h: h}, nil
 	case VolumeRestrictions, NodeVolumeLimits, VolumeZone, ImageLocality, DefaultBinder:
@@ -206,6 +222,9 @@ func newProfile(cfg configv1.KubeSchedulerProfile, h *handle) (*profile, error) 
 			if ok {
 				pr.preFilter = append(pr.preFilter, x)
 			}
+			if d, isDRA := p.(*dynamicResources); isDRA {
+				pr.dra = d
+			}
 			return ok
 		}, "PreFilter"},
 		{ps.Filter, func(p plugin, _ int32) bool {
@@ -216,6 +235,10 @@ func newProfile(cfg configv1.KubeSchedulerProfile, h *handle) (*profile, error) 
 			return ok
 		}, "Filter"},
 		{ps.PostFilter, func(p plugin, _ int32) bool {
+			if _, ok := p.(*dynamicResources); ok {
+				pr.draPostFilter = true
+				return true
+			}
 			x, ok := p.(*defaultPreemption)
 			if ok {
 				pr.preemption = x

@@ -120,8 +120,7 @@ func decide(t *testing.T, tc scheduleCase) (string, string) {
 		if c, found := s.preemptionCandidate(p, tc.pod, nodes, fe); found {
 			return "", "preempt-on:" + c.node
 		}
-		msg, _ := s.preempt(context.Background(), p, state, tc.pod, nodes, fe)
-		fe.postFilterMsg = msg
+		s.postFilter(context.Background(), p, state, tc.pod, nodes, fe)
 	}
 	return "", fe.Error()
 }

@@ -346,6 +346,17 @@ func (q *podQueue) Move(e clusterEvent) {
 			q.backoff[uid] = qp
 		}
 	}
+	// A pod a PreEnqueue plugin holds back is asked again when the
+	// plugin's hints say the event may free it (a ResourceClaim created).
+	var ungate []*queuedPod
+	for _, qp := range q.gated {
+		if (e.only == nil || e.only(qp.pod)) && q.worthRequeuing(qp, e) {
+			ungate = append(ungate, qp)
+		}
+	}
+	for _, qp := range ungate {
+		q.toActiveLocked(qp)
+	}
 	q.flushBackoffLocked()
 }
 

@@ -112,14 +112,15 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 	state := newCycleState(nodes)
 	host, fe := s.schedulePod(prof, state, pod, nodes)
 	if fe != nil {
-		var nominate *string
-		if prof.preemption != nil {
-			msg, node := s.preempt(ctx, prof, state, pod, nodes, fe)
-			fe.postFilterMsg = msg
-			nominate = node
-		}
+		nominate := s.postFilter(ctx, prof, state, pod, nodes, fe)
 		s.fail(ctx, qp, prof, pod, corev1.PodReasonUnschedulable, fe.Error(), nominate, fe.rejectors())
 		return
+	}
+	if prof.dra != nil {
+		if err := prof.dra.reserve(state, host); err != nil {
+			s.fail(ctx, qp, prof, pod, corev1.PodReasonSchedulerError, fmt.Sprintf("running Reserve plugin %q: %v", DynamicResources, err), nil, nil)
+			return
+		}
 	}
 	// Assume the pod on the node, so that the next cycles account for it
 	// while the binding is under way.
@@ -129,8 +130,33 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 	s.binding.Add(1)
 	go func() {
 		defer s.binding.Done()
-		s.bind(ctx, qp, prof, pod, host)
+		s.bind(ctx, qp, prof, state, pod, host)
 	}()
+}
+
+// postFilter runs the PostFilter plugins for a pod no node fits, in
+// kube-scheduler's default order (DynamicResources, then
+// DefaultPreemption), and sets fe's PostFilter message to their reasons
+// joined, as kube-scheduler's framework joins them. It returns the node
+// preemption nominates (nil: leave the nomination alone; "": clear it).
+func (s *Scheduler) postFilter(ctx context.Context, prof *profile, state *cycleState, pod *corev1.Pod, nodes []*nodeInfo, fe *fitError) *string {
+	var nominate *string
+	var reasons []string
+	ended := false
+	if prof.draPostFilter {
+		var msg string
+		msg, ended = prof.dra.postFilter(ctx, s.client, state, pod)
+		if msg != "" {
+			reasons = append(reasons, msg)
+		}
+	}
+	if !ended && prof.preemption != nil {
+		msg, node := s.preempt(ctx, prof, state, pod, nodes, fe)
+		reasons = append(reasons, msg)
+		nominate = node
+	}
+	fe.postFilterMsg = strings.Join(reasons, ", ")
+	return nominate
 }
 
 // schedulePod finds the nodes that fit and picks the best scored one; it
@@ -332,7 +358,19 @@ func (s *Scheduler) fail(ctx context.Context, qp *queuedPod, prof *profile, pod 
 
 // bind binds the pod through pods/binding and records Scheduled; a failed
 // binding forgets the assumed pod and retries it.
-func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, prof *profile, pod *corev1.Pod, host string) {
+func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, prof *profile, state *cycleState, pod *corev1.Pod, host string) {
+	if prof.dra != nil {
+		if err := prof.dra.preBind(ctx, s.client, state, pod); err != nil {
+			s.cache.removePod(pod)
+			prof.dra.unreserve(ctx, s.client, state, pod)
+			if ctx.Err() != nil {
+				s.queue.Done(qp, true, nil)
+				return
+			}
+			s.fail(ctx, qp, prof, pod, corev1.PodReasonSchedulerError, fmt.Sprintf("running PreBind plugin %q: %v", DynamicResources, err), nil, nil)
+			return
+		}
+	}
 	b := &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: host},
@@ -340,6 +378,9 @@ func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, prof *profile, pod 
 	err := s.client.CoreV1().Pods(pod.Namespace).Bind(ctx, b, metav1.CreateOptions{})
 	if err != nil {
 		s.cache.removePod(pod)
+		if prof.dra != nil {
+			prof.dra.unreserve(ctx, s.client, state, pod)
+		}
 		if ctx.Err() != nil {
 			s.queue.Done(qp, true, nil)
 			return

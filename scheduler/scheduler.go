@@ -230,6 +230,14 @@ func (s *Scheduler) Start(ctx context.Context) error {
 			break
 		}
 	}
+	// As kube-scheduler, the DRA objects are watched when a profile
+	// enables DynamicResources.
+	for _, p := range s.profiles {
+		if p.dra != nil {
+			synced = append(synced, s.watchDRA(factory)...)
+			break
+		}
+	}
 	s.podsList = podInformer.Lister()
 	_, _ = pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { s.onPodAdd(obj.(*corev1.Pod)) },
