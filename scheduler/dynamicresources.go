@@ -11,8 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -320,7 +320,9 @@ func (p *dynamicResources) PreFilter(state *cycleState, pod *corev1.Pod) *status
 }
 
 // deviceClasses is the informer's lister as the allocator lists classes.
-type deviceClasses struct{ resourcelisters.DeviceClassLister }
+type deviceClasses struct {
+	resourcelisters.DeviceClassLister
+}
 
 // List returns every DeviceClass.
 func (l deviceClasses) List() ([]*resourceapi.DeviceClass, error) {
