@@ -187,3 +187,39 @@ func TestSchedulerPrefersAClaimsFirstAvailableDevice(t *testing.T) {
 		t.Errorf("allocation %+v, want gpu/h100 on gpu-1", a)
 	}
 }
+
+// TestSchedulerHonoursDeviceTaintRules: a DeviceTaintRule's NoSchedule
+// taint keeps its devices from claims that do not tolerate it, as
+// kube-scheduler's ResourceSlice tracker applies the rules.
+func TestSchedulerHonoursDeviceTaintRules(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	ctx := ctxT(t)
+	cs := clientset(t, cp)
+	draSetUp(t, cs)
+	driver := "gpu.example.com"
+	if _, err := cs.ResourceV1().DeviceTaintRules().Create(ctx, &resourcev1.DeviceTaintRule{ObjectMeta: metav1.ObjectMeta{Name: "maintenance"},
+		Spec: resourcev1.DeviceTaintRuleSpec{DeviceSelector: &resourcev1.DeviceTaintSelector{Driver: &driver},
+			Taint: resourcev1.DeviceTaint{Key: "example.com/maintenance", Effect: resourcev1.DeviceTaintEffectNoSchedule}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	claims := cs.ResourceV1().ResourceClaims("default")
+	if _, err := claims.Create(ctx, gpuClaim("intolerant", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tolerant := gpuClaim("tolerant", "")
+	tolerant.Spec.Devices.Requests[0].Exactly.Tolerations = []resourcev1.DeviceToleration{{Key: "example.com/maintenance", Operator: resourcev1.DeviceTolerationOpExists}}
+	if _, err := claims.Create(ctx, tolerant, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"intolerant", "tolerant"} {
+		if _, err := cs.CoreV1().Pods("default").Create(ctx, claimPod(name, name), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitPod(t, cs, "tolerant", func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
+	ev := waitEvent(t, cs, "intolerant", "FailedScheduling")
+	if want := "0/1 nodes are available: 1 cannot allocate all claims. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."; ev.Note != want {
+		t.Errorf("a tainted device: %q, want %q", ev.Note, want)
+	}
+}

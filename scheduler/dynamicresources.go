@@ -25,6 +25,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/dynamic-resource-allocation/structured"
 )
 
@@ -304,7 +305,7 @@ func (p *dynamicResources) PreFilter(state *cycleState, pod *corev1.Pod) *status
 		if err != nil {
 			return newStatus(unresolvable, err.Error())
 		}
-		slices, err := p.h.draSlices.List(labels.Everything())
+		slices, err := p.h.draSlices.ListPatchedResourceSlices()
 		if err != nil {
 			return newStatus(unresolvable, err.Error())
 		}
@@ -642,15 +643,26 @@ func newDRACELCache() *dracel.Cache {
 	return dracel.NewCache(draCELCache, dracel.Features{EnableConsumableCapacity: draFeatures.ConsumableCapacity})
 }
 
-// watchDRA sets up the informers of ResourceClaims, ResourceSlices and
-// DeviceClasses: their listers for the plugin, and their changes as
-// cluster events. It returns their HasSynced.
-func (s *Scheduler) watchDRA(factory informers.SharedInformerFactory) []cache.InformerSynced {
+// watchDRA sets up the informers of ResourceClaims, ResourceSlices (through
+// upstream's tracker, which applies DeviceTaintRules to their devices) and
+// DeviceClasses: their listers for the plugin, and their changes as cluster
+// events. It returns their HasSynced.
+func (s *Scheduler) watchDRA(ctx context.Context, factory informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
 	claims := factory.Resource().V1().ResourceClaims()
-	slices := factory.Resource().V1().ResourceSlices()
 	classes := factory.Resource().V1().DeviceClasses()
+	slices, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
+		EnableDeviceTaintRules:   true,
+		EnableConsumableCapacity: draFeatures.ConsumableCapacity,
+		SliceInformer:            factory.Resource().V1().ResourceSlices(),
+		TaintInformer:            factory.Resource().V1().DeviceTaintRules(),
+		KubeClient:               s.client,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: resource slice tracker: %w", err)
+	}
+	s.draSlices = slices
 	s.handle.draClaims = newDRAClaims(claims.Lister())
-	s.handle.draSlices, s.handle.draClasses = slices.Lister(), classes.Lister()
+	s.handle.draSlices, s.handle.draClasses = slices, classes.Lister()
 	s.handle.draCEL = newDRACELCache()
 	tracker := s.handle.draClaims
 	_, _ = claims.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -676,13 +688,21 @@ func (s *Scheduler) watchDRA(factory informers.SharedInformerFactory) []cache.In
 			}
 		},
 	})
-	for res, inf := range map[eventResource]cache.SharedIndexInformer{resResourceSlice: slices.Informer(), resDeviceClass: classes.Informer()} {
-		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	for res, add := range map[eventResource]func(cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error){
+		resResourceSlice: slices.AddEventHandler, resDeviceClass: classes.Informer().AddEventHandler,
+	} {
+		_, _ = add(cache.ResourceEventHandlerFuncs{
 			AddFunc: func(obj any) { s.queue.Move(clusterEvent{resource: res, action: actAdd, newObj: obj}) },
 			UpdateFunc: func(old, obj any) {
 				s.queue.Move(clusterEvent{resource: res, action: actUpdate, oldObj: old, newObj: obj})
 			},
 		})
 	}
-	return []cache.InformerSynced{claims.Informer().HasSynced, slices.Informer().HasSynced, classes.Informer().HasSynced}
+	return []cache.InformerSynced{claims.Informer().HasSynced, slices.HasSynced, classes.Informer().HasSynced}, nil
+}
+
+// patchedSlices lists the ResourceSlices with the DeviceTaintRules'
+// taints on their devices.
+type patchedSlices interface {
+	ListPatchedResourceSlices() ([]*resourceapi.ResourceSlice, error)
 }

@@ -90,7 +90,7 @@ type handle struct {
 	// ResourceSlices and DeviceClasses, draCEL its compiled selectors (nil
 	// when no profile enables it).
 	draClaims  *draClaims
-	draSlices  resourcelisters.ResourceSliceLister
+	draSlices  patchedSlices
 	draClasses resourcelisters.DeviceClassLister
 	draCEL     *dracel.Cache
 }

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 )
@@ -49,6 +50,9 @@ type Scheduler struct {
 	cache    *nodeCache
 	handle   *handle
 	podsList corelisters.PodLister
+	// draSlices is upstream's ResourceSlice tracker when a profile
+	// enables DynamicResources (stopped by Stop).
+	draSlices *resourceslicetracker.Tracker
 
 	// eventsV1 records the profiles' events (events.k8s.io/v1), legacy
 	// the leader election's (core/v1), as kube-scheduler's broadcaster
@@ -234,7 +238,13 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	// enables DynamicResources.
 	for _, p := range s.profiles {
 		if p.dra != nil {
-			synced = append(synced, s.watchDRA(factory)...)
+			draSynced, err := s.watchDRA(runCtx, factory)
+			if err != nil {
+				cancel()
+				cancelEvents()
+				return err
+			}
+			synced = append(synced, draSynced...)
 			break
 		}
 	}
@@ -313,6 +323,9 @@ func (s *Scheduler) Stop() {
 		s.queue.Close()
 		s.wg.Wait()
 		s.binding.Wait()
+		if s.draSlices != nil {
+			s.draSlices.Stop()
+		}
 		if s.eventsV1 != nil {
 			s.eventsV1.Shutdown()
 			s.legacy.Shutdown()
