@@ -3,6 +3,7 @@ package fakeplane_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,6 +80,15 @@ func TestSchedulerAllocatesResourceClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	pod := waitPod(t, cs, "uses-h100", bound)
+	// Nominated to its node before its claims were written (the binding
+	// then cleared it), as kube-scheduler's NominatedNodeNameForExpectation.
+	nominated := false
+	for _, mf := range pod.ManagedFields {
+		nominated = nominated || mf.Manager == "kube-scheduler" && mf.Subresource == "status" && strings.Contains(string(mf.FieldsV1.Raw), `"f:nominatedNodeName"`)
+	}
+	if !nominated || pod.Status.NominatedNodeName != "" {
+		t.Errorf("nominatedNodeName %q, kube-scheduler's fields nominate it: %v; want it nominated, then cleared by the binding", pod.Status.NominatedNodeName, nominated)
+	}
 	claim, err := claims.Get(ctx, "h100", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

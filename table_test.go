@@ -146,7 +146,7 @@ func TestBuiltinTables(t *testing.T) {
 				"-deployment-controller", "-replicaset-controller", "-replicationcontroller-controller", "-job-controller",
 				"-cronjob-controller", "-endpoints-controller", "-endpointslice-controller", "-disruption-controller",
 				"-ttl-after-finished-controller", "-horizontal-pod-autoscaler-controller", "-endpointslice-mirroring-controller",
-				"-taint-eviction-controller", "-ephemeral-volume-controller", "-serviceaccount-token-controller"))
+				"-taint-eviction-controller", "-ephemeral-volume-controller", "-serviceaccount-token-controller", "-resourceclaim-controller"))
 			objs := createTableObjects(t, cp, manifest)
 			rc, err := rest.UnversionedRESTClientFor(tableRESTConfig(cp))
 			if err != nil {

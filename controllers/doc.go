@@ -3,7 +3,8 @@
 // workload controllers: Deployment, ReplicaSet, ReplicationController,
 // StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished; Endpoints,
 // EndpointSlice and EndpointSliceMirroring; PersistentVolumeBinder,
-// EphemeralVolume, Disruption, NodeLifecycle, TaintEviction,
+// EphemeralVolume, ResourceClaims (Dynamic Resource Allocation),
+// Disruption, NodeLifecycle, TaintEviction,
 // HorizontalPodAutoscaler (without metrics APIs), TTL, ServiceCIDRs;
 // ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
 // ServiceAccountTokens, RootCACertPublisher, ClusterTrustBundlePublisher,

@@ -37,6 +37,7 @@ const (
 	PodGarbageCollectorName        = "pod-garbage-collector-controller"
 	ReplicaSetName                 = "replicaset-controller"
 	ReplicationControllerName      = "replicationcontroller-controller"
+	ResourceClaimName              = "resourceclaim-controller"
 	ResourceQuotaName              = "resourcequota-controller"
 	RootCACertificatePublisherName = "root-ca-certificate-publisher-controller"
 	ServiceAccountName             = "serviceaccount-controller"
@@ -51,36 +52,37 @@ const (
 // aliases maps the older names kube-controller-manager still accepts to
 // the canonical ones.
 var aliases = map[string]string{
-	"clusterrole-aggregation":  ClusterRoleAggregationName,
-	"cronjob":                  CronJobName,
-	"csrapproving":             CSRApprovingName,
-	"csrcleaner":               CSRCleanerName,
-	"csrsigning":               CSRSigningName,
-	"daemonset":                DaemonSetName,
-	"deployment":               DeploymentName,
-	"disruption":               DisruptionName,
-	"endpoint":                 EndpointsName,
-	"endpointslice":            EndpointSliceName,
-	"endpointslicemirroring":   EndpointSliceMirroringName,
-	"ephemeral-volume":         EphemeralVolumeName,
-	"garbagecollector":         GarbageCollectorName,
-	"horizontalpodautoscaling": HorizontalPodAutoscalerName,
-	"job":                      JobName,
-	"namespace":                NamespaceName,
-	"nodelifecycle":            NodeLifecycleName,
-	"persistentvolume-binder":  PersistentVolumeBinderName,
-	"pvc-protection":           PVCProtectionName,
-	"pv-protection":            PVProtectionName,
-	"podgc":                    PodGarbageCollectorName,
-	"replicaset":               ReplicaSetName,
-	"replicationcontroller":    ReplicationControllerName,
-	"resourcequota":            ResourceQuotaName,
-	"root-ca-cert-publisher":   RootCACertificatePublisherName,
-	"serviceaccount":           ServiceAccountName,
-	"serviceaccount-token":     ServiceAccountTokenName,
-	"statefulset":              StatefulSetName,
-	"ttl-after-finished":       TTLAfterFinishedName,
-	"ttl":                      TTLName,
+	"clusterrole-aggregation":   ClusterRoleAggregationName,
+	"cronjob":                   CronJobName,
+	"csrapproving":              CSRApprovingName,
+	"csrcleaner":                CSRCleanerName,
+	"csrsigning":                CSRSigningName,
+	"daemonset":                 DaemonSetName,
+	"deployment":                DeploymentName,
+	"disruption":                DisruptionName,
+	"endpoint":                  EndpointsName,
+	"endpointslice":             EndpointSliceName,
+	"endpointslicemirroring":    EndpointSliceMirroringName,
+	"ephemeral-volume":          EphemeralVolumeName,
+	"garbagecollector":          GarbageCollectorName,
+	"horizontalpodautoscaling":  HorizontalPodAutoscalerName,
+	"job":                       JobName,
+	"namespace":                 NamespaceName,
+	"nodelifecycle":             NodeLifecycleName,
+	"persistentvolume-binder":   PersistentVolumeBinderName,
+	"pvc-protection":            PVCProtectionName,
+	"pv-protection":             PVProtectionName,
+	"podgc":                     PodGarbageCollectorName,
+	"replicaset":                ReplicaSetName,
+	"replicationcontroller":     ReplicationControllerName,
+	"resourcequota":             ResourceQuotaName,
+	"root-ca-cert-publisher":    RootCACertificatePublisherName,
+	"serviceaccount":            ServiceAccountName,
+	"serviceaccount-token":      ServiceAccountTokenName,
+	"statefulset":               StatefulSetName,
+	"ttl-after-finished":        TTLAfterFinishedName,
+	"ttl":                       TTLName,
+	"resource-claim-controller": ResourceClaimName,
 }
 
 // KnownNames are the controllers a Selection can name, canonical names
@@ -95,7 +97,7 @@ func KnownNames() []string {
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
 		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName, EndpointSliceMirroringName,
 		TaintEvictionName, EphemeralVolumeName, ServiceCIDRName, ClusterTrustBundlePublisherName,
-		CSRSigningName, CSRApprovingName, CSRCleanerName,
+		CSRSigningName, CSRApprovingName, CSRCleanerName, ResourceClaimName,
 	}
 }
 
@@ -108,13 +110,13 @@ var otherNames = []string{
 	"token-cleaner-controller", "node-ipam-controller",
 	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
 	"persistentvolume-expander-controller", "podgroup-protection-controller",
-	"storageversion-garbage-collector-controller", "resourceclaim-controller",
+	"storageversion-garbage-collector-controller",
 	"resourcepoolstatusrequest-controller", "legacy-serviceaccount-token-cleaner-controller",
 
 	"storage-version-migrator-controller", "selinux-warning-controller",
 	"bootstrapsigner", "tokencleaner", "nodeipam",
 	"attachdetach", "persistentvolume-expander",
-	"legacy-service-account-token-cleaner", "storage-version-gc", "resource-claim-controller",
+	"legacy-service-account-token-cleaner", "storage-version-gc",
 }
 
 // Selection is kube-controller-manager's --controllers: a list of

@@ -516,6 +516,13 @@ func (p *dynamicResources) unreserve(ctx context.Context, client kubernetes.Inte
 	}
 }
 
+// hasClaims reports whether the cycle found claims of the pod: then
+// PreBind has work (upstream's PreBindPreFlight succeeds).
+func (p *dynamicResources) hasClaims(state *cycleState) bool {
+	s, _ := state.data[draStateKey].(*draState)
+	return s != nil && len(s.claims) > 0
+}
+
 // preBind writes each claim not yet reserved for the pod: the
 // delete-protection finalizer and the allocation for the claims Reserve
 // allocated, and the pod among those it is reserved for.

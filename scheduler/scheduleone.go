@@ -359,6 +359,16 @@ func (s *Scheduler) fail(ctx context.Context, qp *queuedPod, prof *profile, pod 
 // bind binds the pod through pods/binding and records Scheduled; a failed
 // binding forgets the assumed pod and retries it.
 func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, prof *profile, state *cycleState, pod *corev1.Pod, host string) {
+	if prof.dra != nil && prof.dra.hasClaims(state) && pod.Status.NominatedNodeName != host {
+		// NominatedNodeNameForExpectation (beta, on in v1.37): a pod whose
+		// PreBind has work to do (its claims to write) is nominated to its
+		// node first, for the components that watch pending pods; the
+		// binding clears it. A failure does not stop the binding.
+		nominate := host
+		if err := s.patchStatus(ctx, pod, nil, &nominate); err != nil && ctx.Err() == nil {
+			s.log.Warn("scheduler: nominate pod in the binding cycle", "pod", pod.Namespace+"/"+pod.Name, "err", err)
+		}
+	}
 	if prof.dra != nil {
 		if err := prof.dra.preBind(ctx, s.client, state, pod); err != nil {
 			s.cache.removePod(pod)
