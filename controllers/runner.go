@@ -710,5 +710,6 @@ func Default(cfg Config) []Controller {
 		return NewCSRSigning(reg, *cfg.CSRSigningCA, cfg.CSRSigningDuration, cfg.Now, l)
 	})
 	add(CSRCleanerName, true, func(l *slog.Logger) Controller { return NewCSRCleaner(reg, cfg.Now, l) })
+	add(PCRCleanerName, true, func(l *slog.Logger) Controller { return NewPCRCleaner(reg, cfg.Now, l) })
 	return ctrls
 }

@@ -35,6 +35,7 @@ const (
 	// status controller, which package admission runs.
 	PolicyStatusName               = "validatingadmissionpolicy-status-controller"
 	PodGarbageCollectorName        = "pod-garbage-collector-controller"
+	PCRCleanerName                 = "podcertificaterequest-cleaner-controller"
 	ReplicaSetName                 = "replicaset-controller"
 	ReplicationControllerName      = "replicationcontroller-controller"
 	ResourceClaimName              = "resourceclaim-controller"
@@ -97,7 +98,7 @@ func KnownNames() []string {
 		ServiceAccountName, StatefulSetName, TTLAfterFinishedName, PVCProtectionName, PVProtectionName,
 		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName, EndpointSliceMirroringName,
 		TaintEvictionName, EphemeralVolumeName, ServiceCIDRName, ClusterTrustBundlePublisherName,
-		CSRSigningName, CSRApprovingName, CSRCleanerName, ResourceClaimName,
+		CSRSigningName, CSRApprovingName, CSRCleanerName, ResourceClaimName, PCRCleanerName,
 	}
 }
 
@@ -106,7 +107,7 @@ func KnownNames() []string {
 // Selection accepts them, as a flag copied from a cluster's manifest
 // names them.
 var otherNames = []string{
-	"podcertificaterequest-cleaner-controller", "bootstrap-signer-controller",
+	"bootstrap-signer-controller",
 	"token-cleaner-controller", "node-ipam-controller",
 	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
 	"persistentvolume-expander-controller", "podgroup-protection-controller",
