@@ -1,16 +1,23 @@
 package controllers
 
 import (
+	"context"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/store"
 )
 
 // csrsBucket is the store bucket of CertificateSigningRequests.
@@ -26,6 +33,41 @@ const legacyUnknownSignerName = "kubernetes.io/legacy-unknown"
 // csrUser is the service account kube-controller-manager's three
 // CertificateSigningRequest controllers act as.
 const csrUser = "certificate-controller"
+
+// syncCSRs is the Sync of the signer and the approver: it remembers in
+// pending the requests among events that wants accepts (forgetting the
+// others), then hands each remembered name to handle, in name order, as
+// user under the field manager kube-controller-manager, and forgets those
+// handle handled.
+func syncCSRs(ctx context.Context, log *slog.Logger, u user.Info, pending map[string]bool, events []store.Event,
+	wants func(*certificatesv1.CertificateSigningRequest) bool, handle func(ctx context.Context, name string) error) error {
+	for _, ev := range events {
+		if ev.Type == store.Deleted {
+			delete(pending, ev.Key)
+			continue
+		}
+		csr, err := decodeEvent[certificatesv1.CertificateSigningRequest](ev)
+		if err != nil {
+			log.Warn("undecodable CertificateSigningRequest", "err", err)
+			continue
+		}
+		if wants(csr) {
+			pending[ev.Key] = true
+		} else {
+			delete(pending, ev.Key)
+		}
+	}
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, u), "kube-controller-manager")
+	var errs []error
+	for _, name := range sortedKeys(pending) {
+		if err := handle(ctx, name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		delete(pending, name)
+	}
+	return errors.Join(errs...)
+}
 
 // hasTrueCondition reports whether csr has a condition of type t whose
 // status is True.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
@@ -92,37 +90,7 @@ func (c *CSRApproving) Resources() []string { return []string{csrsBucket} }
 
 // Sync implements Controller.
 func (c *CSRApproving) Sync(ctx context.Context, events []store.Event) error {
-	for _, ev := range events {
-		if ev.Type == store.Deleted {
-			delete(c.pending, ev.Key)
-			continue
-		}
-		csr, err := decodeEvent[certificatesv1.CertificateSigningRequest](ev)
-		if err != nil {
-			c.log.Warn("undecodable CertificateSigningRequest", "err", err)
-			continue
-		}
-		if undecided(csr) {
-			c.pending[ev.Key] = true
-		} else {
-			delete(c.pending, ev.Key)
-		}
-	}
-	names := make([]string, 0, len(c.pending))
-	for name := range c.pending {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
-	var errs []error
-	for _, name := range names {
-		if err := c.handle(ctx, name); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		delete(c.pending, name)
-	}
-	return errors.Join(errs...)
+	return syncCSRs(ctx, c.log, c.user, c.pending, events, undecided, c.handle)
 }
 
 // undecided reports whether csr is neither issued, approved nor denied.

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"encoding/pem"
@@ -24,10 +25,9 @@ import (
 // issued, denied or failed request goes an hour after its condition, a
 // pending one (or an approved one never issued) after a day.
 const (
-	CSRCleanerInterval      = time.Hour
-	csrDecidedExpiration    = time.Hour
-	csrUndecidedExpiration  = 24 * time.Hour
-	csrCleanerMinimumPeriod = time.Millisecond
+	CSRCleanerInterval     = time.Hour
+	csrDecidedExpiration   = time.Hour
+	csrUndecidedExpiration = 24 * time.Hour
 )
 
 // CSRCleaner deletes the CertificateSigningRequests that are done with, as
@@ -45,9 +45,25 @@ type CSRCleaner struct {
 	// Interval is the time between two looks (0: CSRCleanerInterval).
 	Interval time.Duration
 	// csrs are the requests by name.
-	csrs map[string]*certificatesv1.CertificateSigningRequest
-	// next is when the next look is due (zero: at the first Sync).
+	csrs  map[string]*certificatesv1.CertificateSigningRequest
+	looks lookTimer
+}
+
+// lookTimer spaces a periodic cleaner's looks, the first at its first
+// Sync.
+type lookTimer struct {
+	// next is when the next look is due (zero: now).
 	next time.Time
+}
+
+// wait returns the Requeue that waits for the next look when none is due
+// at now; otherwise it schedules the next one interval on and returns nil.
+func (l *lookTimer) wait(now time.Time, interval time.Duration) *Requeue {
+	if now.Before(l.next) {
+		return &Requeue{After: max(l.next.Sub(now), time.Millisecond)}
+	}
+	l.next = now.Add(interval)
+	return nil
 }
 
 // NewCSRCleaner returns the cleaner, reading the time from now (nil:
@@ -82,15 +98,11 @@ func (c *CSRCleaner) Sync(ctx context.Context, events []store.Event) error {
 		}
 		c.csrs[ev.Key] = csr
 	}
-	interval := c.Interval
-	if interval <= 0 {
-		interval = CSRCleanerInterval
-	}
+	interval := cmp.Or(c.Interval, CSRCleanerInterval)
 	now := c.now()
-	if now.Before(c.next) {
-		return &Requeue{After: max(c.next.Sub(now), csrCleanerMinimumPeriod)}
+	if r := c.looks.wait(now, interval); r != nil {
+		return r
 	}
-	c.next = now.Add(interval)
 	var errs []error
 	names := make([]string, 0, len(c.csrs))
 	for name, csr := range c.csrs {

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"math/big"
 	"slices"
-	"sort"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -20,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authentication/user"
-	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
@@ -90,37 +88,7 @@ func (c *CSRSigning) Resources() []string { return []string{csrsBucket} }
 
 // Sync implements Controller.
 func (c *CSRSigning) Sync(ctx context.Context, events []store.Event) error {
-	for _, ev := range events {
-		if ev.Type == store.Deleted {
-			delete(c.pending, ev.Key)
-			continue
-		}
-		csr, err := decodeEvent[certificatesv1.CertificateSigningRequest](ev)
-		if err != nil {
-			c.log.Warn("undecodable CertificateSigningRequest", "err", err)
-			continue
-		}
-		if c.wants(csr) {
-			c.pending[ev.Key] = true
-		} else {
-			delete(c.pending, ev.Key)
-		}
-	}
-	names := make([]string, 0, len(c.pending))
-	for name := range c.pending {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
-	var errs []error
-	for _, name := range names {
-		if err := c.handle(ctx, name); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		delete(c.pending, name)
-	}
-	return errors.Join(errs...)
+	return syncCSRs(ctx, c.log, c.user, c.pending, events, c.wants, c.handle)
 }
 
 // wants reports whether csr waits for this signer: approved, neither failed

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,8 +47,7 @@ type PCRCleaner struct {
 	Interval time.Duration
 	// created are the requests' creation times and UIDs, by store key.
 	created map[string]pcrMeta
-	// next is when the next look is due (zero: at the first Sync).
-	next time.Time
+	looks   lookTimer
 }
 
 // pcrMeta is what the cleaner keeps of a request.
@@ -92,15 +92,11 @@ func (c *PCRCleaner) Sync(ctx context.Context, events []store.Event) error {
 		m := obj.Metadata
 		c.created[ev.Key] = pcrMeta{namespace: m.Namespace, name: m.Name, uid: m.UID, created: m.CreationTimestamp.Time}
 	}
-	interval := c.Interval
-	if interval <= 0 {
-		interval = PCRCleanerInterval
-	}
+	interval := cmp.Or(c.Interval, PCRCleanerInterval)
 	now := c.now()
-	if now.Before(c.next) {
-		return &Requeue{After: max(c.next.Sub(now), time.Millisecond)}
+	if r := c.looks.wait(now, interval); r != nil {
+		return r
 	}
-	c.next = now.Add(interval)
 	var old []string
 	for key, m := range c.created {
 		if !now.Before(m.created.Add(pcrExpiration)) {
