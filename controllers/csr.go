@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -85,16 +84,6 @@ func approvedOrDenied(csr *certificatesv1.CertificateSigningRequest) (approved, 
 		denied = denied || c.Type == certificatesv1.CertificateDenied
 	}
 	return approved, denied
-}
-
-// parseCSR decodes the PEM CERTIFICATE REQUEST of a request's
-// spec.request.
-func parseCSR(pemBytes []byte) (*x509.CertificateRequest, error) {
-	block, _ := pem.Decode(pemBytes)
-	if block == nil || block.Type != "CERTIFICATE REQUEST" {
-		return nil, errors.New("PEM block type must be CERTIFICATE REQUEST")
-	}
-	return x509.ParseCertificateRequest(block.Bytes)
 }
 
 // The reasons a request is no kubelet's, in upstream's words.

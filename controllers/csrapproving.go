@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry/certificates/certificatesigningrequest"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -107,7 +108,7 @@ func (c *CSRApproving) handle(ctx context.Context, name string) error {
 		if !undecided(csr) {
 			return nil, errNoChange
 		}
-		parsed, err := parseCSR(csr.Spec.Request)
+		parsed, err := certificatesigningrequest.ParseRequest(csr.Spec.Request)
 		if err != nil {
 			return nil, fmt.Errorf("unable to parse csr %q: %w", csr.Name, err)
 		}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/registry/certificates/certificatesigningrequest"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -112,7 +113,7 @@ func (c *CSRSigning) handle(ctx context.Context, name string) error {
 		if !c.wants(csr) {
 			return nil, errNoChange
 		}
-		req, err := parseCSR(csr.Spec.Request)
+		req, err := certificatesigningrequest.ParseRequest(csr.Spec.Request)
 		if err != nil {
 			return nil, fmt.Errorf("unable to parse csr %q: %w", csr.Name, err)
 		}

@@ -67,15 +67,21 @@ func validateSpec(csr *certificatesv1.CertificateSigningRequest, opts checkOptio
 }
 
 // checkRequest parses a PEM certificate request and checks its signature,
-// with upstream's errors (certificates.ParseCSR).
+// with upstream's errors.
 func checkRequest(data []byte) error {
-	block, _ := pem.Decode(data)
-	if block == nil || block.Type != "CERTIFICATE REQUEST" {
-		return errors.New("PEM block type must be CERTIFICATE REQUEST")
-	}
-	req, err := x509.ParseCertificateRequest(block.Bytes)
+	req, err := ParseRequest(data)
 	if err != nil {
 		return err
 	}
 	return req.CheckSignature()
+}
+
+// ParseRequest parses the PEM CERTIFICATE REQUEST of a request's
+// spec.request, with upstream's errors (certificates.ParseCSR).
+func ParseRequest(data []byte) (*x509.CertificateRequest, error) {
+	block, _ := pem.Decode(data)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return nil, errors.New("PEM block type must be CERTIFICATE REQUEST")
+	}
+	return x509.ParseCertificateRequest(block.Bytes)
 }
