@@ -309,12 +309,22 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 			return store.Write{}, &dryRunResult{data: b}
 		}
 		del := o.Meta.GetDeletionTimestamp() != nil && !hasFinalizers(o)
+		written := o
 		if del {
-			// The answer shows the object as it was last stored, with its
-			// finalizers gone; the DELETED event carries the new revision.
+			// The answer shows the update (its finalizers gone) at the
+			// revision it replaced. As kube-apiserver's store, the update
+			// is not stored: the object is deleted as it was last stored,
+			// and the DELETED event carries that state (finalizers and
+			// all) at the deletion's revision.
 			deletedAnswer = b
+			if written, err = c.Res.DecodeStored(curServed); err != nil {
+				return store.Write{}, err
+			}
+			if bare, _, err = encodeWithAndWithoutRV(written); err != nil {
+				return store.Write{}, err
+			}
 		}
-		w, err := s.storageWriteEncoded(c.Res, key, o, del, bare)
+		w, err := s.storageWriteEncoded(c.Res, key, written, del, bare)
 		if err != nil {
 			return store.Write{}, err
 		}
