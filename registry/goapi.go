@@ -60,11 +60,6 @@ func (g goAPI) newSubresourceCall(ctx context.Context, gvr schema.GroupVersionRe
 		IsResourceRequest: true, Verb: verb, APIGroup: gvr.Group, APIVersion: gvr.Version,
 		Resource: gvr.Resource, Subresource: sub, Namespace: ns, Name: name,
 	}}
-	if sub == "approval" {
-		// The strategy reads the subresource of an approval from the
-		// context, as kube-apiserver's registry does.
-		c.GoCtx = apirequest.WithRequestInfo(ctx, c.Info)
-	}
 	if sub == "scale" && !res.HasSub(sub) {
 		// No route serves the path (a Role's scale).
 		return nil, NotFoundPath()

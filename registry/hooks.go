@@ -218,6 +218,8 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	errs := metaErrs
 	fv, finalize := st.(strategy.FinalizeValidator)
 	finalize = finalize && c.Info.Subresource == "finalize"
+	av, approval := st.(strategy.ApprovalValidator)
+	approval = approval && c.Info.Subresource == "approval"
 	ev, ephemeral := st.(strategy.EphemeralContainersStrategy)
 	ephemeral = ephemeral && c.Info.Subresource == "ephemeralcontainers"
 	rv, resize := st.(strategy.ResizeStrategy)
@@ -225,6 +227,8 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	switch {
 	case mode == mainWrite && finalize:
 		errs = append(errs, fv.ValidateFinalizeUpdate(c.Context(), o.Obj, old.Obj)...)
+	case mode == mainWrite && approval:
+		errs = append(errs, av.ValidateApprovalUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == mainWrite && ephemeral:
 		errs = append(errs, ev.ValidateEphemeralContainersUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == mainWrite && resize:

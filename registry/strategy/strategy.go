@@ -54,6 +54,16 @@ type ApprovalPreparer interface {
 	PrepareForApprovalUpdate(ctx context.Context, obj, old runtime.Object)
 }
 
+// ApprovalValidator is implemented by a strategy whose resource has an
+// approval subresource with rules of its own (a CertificateSigningRequest's
+// Approved and Denied conditions): the server calls ValidateApprovalUpdate
+// instead of ValidateUpdate for a write to it, as upstream's approval
+// strategy's ValidateUpdate.
+type ApprovalValidator interface {
+	// ValidateApprovalUpdate validates a write to /approval.
+	ValidateApprovalUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
+}
+
 // FinalizePreparer is implemented by a strategy whose resource has a
 // finalize subresource (a Namespace's): the server calls
 // PrepareForFinalizeUpdate instead of PrepareForUpdate for a write to it, as

@@ -18,7 +18,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/internal/validate/validatetest"
 )
@@ -153,8 +152,7 @@ func TestStatusAndApprovalValidation(t *testing.T) {
 			case "status":
 				errs = Strategy.ValidateStatusUpdate(ctx, n, tc.old)
 			case "approval":
-				ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{Subresource: "approval"})
-				fallthrough
+				errs = Strategy.ValidateApprovalUpdate(ctx, n, tc.old)
 			default:
 				errs = Strategy.ValidateUpdate(ctx, n, tc.old)
 			}

@@ -60,15 +60,25 @@ func (csrStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorLi
 
 // ValidateUpdate checks a write to the request itself, which keeps the
 // stored spec and status (upstream's ValidateCertificateSigningRequestUpdate),
-// or to /approval, which may also set the Approved and Denied conditions
-// (ValidateCertificateSigningRequestApprovalUpdate), then the declarative
-// rules of the conditions.
+// then the declarative rules of the conditions.
 func (csrStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateUpdate(ctx, obj, old, false)
+}
+
+// ValidateApprovalUpdate checks a write to /approval, which may also set
+// the Approved and Denied conditions (upstream's
+// ValidateCertificateSigningRequestApprovalUpdate), then the declarative
+// rules of the conditions.
+func (csrStrategy) ValidateApprovalUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateUpdate(ctx, obj, old, true)
+}
+
+// validateUpdate checks a write to the request or, with approval, to
+// /approval.
+func validateUpdate(ctx context.Context, obj, old runtime.Object, approval bool) field.ErrorList {
 	n, o := obj.(*certificatesv1.CertificateSigningRequest), old.(*certificatesv1.CertificateSigningRequest)
 	opts := checkOptionsFor(n, o)
-	if info, ok := genericapirequest.RequestInfoFrom(ctx); ok && info.Subresource == "approval" {
-		opts.approvalConditions = true
-	}
+	opts.approvalConditions = approval
 	return validate.WithDeclarative(ctx, validateRequestUpdate(n, o, opts), declareConditions(&n.Status, &o.Status))
 }
 
