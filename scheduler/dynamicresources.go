@@ -74,10 +74,16 @@ func (c *draClaims) get(namespace, name string) (*resourceapi.ResourceClaim, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.latestLocked(claim), nil
+}
+
+// latestLocked returns the claim as PreBind wrote it when the informer's
+// copy is older, else the informer's copy. c.mu is held.
+func (c *draClaims) latestLocked(claim *resourceapi.ResourceClaim) *resourceapi.ResourceClaim {
 	if a := c.assumed[claim.UID]; a != nil && newerThan(a, claim) {
-		return a, nil
+		return a
 	}
-	return claim, nil
+	return claim
 }
 
 // observed drops an assumed claim once the informer has it (or a later
@@ -145,9 +151,7 @@ func (c *draClaims) allocatedState() (*structured.AllocatedState, error) {
 		}
 	}
 	for _, claim := range claims {
-		if a := c.assumed[claim.UID]; a != nil && newerThan(a, claim) {
-			claim = a
-		}
+		claim = c.latestLocked(claim)
 		if c.inFlight[claim.UID] == nil {
 			add(claim)
 		}
