@@ -125,37 +125,34 @@ func (c *CSRCleaner) Sync(ctx context.Context, events []store.Event) error {
 	return &Requeue{After: interval}
 }
 
-// csrDone says why csr is done with at now, or "" when it is not, with
-// upstream's tests in its order.
+// csrDone says why csr is done with at now, or "" when it is not: upstream's
+// tests (pending, issued, expired, approved but not issued, denied, failed
+// for too long), which delete the same requests in any order.
 func csrDone(csr *certificatesv1.CertificateSigningRequest, now time.Time) string {
 	issued := len(csr.Status.Certificate) > 0
 	older := func(t metav1.Time, d time.Duration) bool { return !t.IsZero() && now.Sub(t.Time) > d }
-	for _, cond := range csr.Status.Conditions {
-		if issued && cond.Type == certificatesv1.CertificateApproved && older(cond.LastUpdateTime, csrDecidedExpiration) {
-			return "issued more than an hour ago"
-		}
-	}
-	for _, cond := range csr.Status.Conditions {
-		if cond.Type == certificatesv1.CertificateDenied && older(cond.LastUpdateTime, csrDecidedExpiration) {
-			return "denied more than an hour ago"
-		}
-	}
-	for _, cond := range csr.Status.Conditions {
-		if cond.Type == certificatesv1.CertificateFailed && older(cond.LastUpdateTime, csrDecidedExpiration) {
-			return "failed more than an hour ago"
-		}
-	}
 	if len(csr.Status.Conditions) == 0 && older(csr.CreationTimestamp, csrUndecidedExpiration) {
 		return "pending for more than a day"
 	}
 	for _, cond := range csr.Status.Conditions {
-		if issued && cond.Type == certificatesv1.CertificateApproved && certificateExpired(csr.Status.Certificate, now) {
-			return "its certificate has expired"
-		}
-	}
-	for _, cond := range csr.Status.Conditions {
-		if !issued && cond.Type == certificatesv1.CertificateApproved && older(cond.LastUpdateTime, csrUndecidedExpiration) {
-			return "approved but not issued for more than a day"
+		switch cond.Type {
+		case certificatesv1.CertificateApproved:
+			switch {
+			case issued && older(cond.LastUpdateTime, csrDecidedExpiration):
+				return "issued more than an hour ago"
+			case issued && certificateExpired(csr.Status.Certificate, now):
+				return "its certificate has expired"
+			case !issued && older(cond.LastUpdateTime, csrUndecidedExpiration):
+				return "approved but not issued for more than a day"
+			}
+		case certificatesv1.CertificateDenied:
+			if older(cond.LastUpdateTime, csrDecidedExpiration) {
+				return "denied more than an hour ago"
+			}
+		case certificatesv1.CertificateFailed:
+			if older(cond.LastUpdateTime, csrDecidedExpiration) {
+				return "failed more than an hour ago"
+			}
 		}
 	}
 	return ""
