@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,7 +47,16 @@ func TestEgressDialInFlightEndsAtClose(t *testing.T) {
 	}()
 
 	o := newOpenConns()
-	dial := o.track(o.grpcUDSDialer(sock))
+	// innerEnded is set when the Konnectivity dial itself returns, inside
+	// track: before track counts the dial done, so before closeAll may
+	// return (the goroutine below reports the dial's error only later).
+	var innerEnded atomic.Bool
+	konnectivity := o.grpcUDSDialer(sock)
+	dial := o.track(func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := konnectivity(ctx, network, addr)
+		innerEnded.Store(true)
+		return c, err
+	})
 	dialed := make(chan error, 1)
 	go func() {
 		c, err := dial(context.Background(), "tcp", "10.0.0.1:443")
@@ -67,13 +77,16 @@ func TestEgressDialInFlightEndsAtClose(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("closing the egress did not end the dial in flight")
 	}
+	if !innerEnded.Load() {
+		t.Fatal("closing the egress returned before the dial in flight ended")
+	}
 	select {
 	case err := <-dialed:
 		if err == nil {
 			t.Fatal("a dial through a silent Konnectivity server succeeded")
 		}
-	default:
-		t.Fatal("closing the egress returned before the dial in flight ended")
+	case <-time.After(20 * time.Second):
+		t.Fatal("the dial in flight did not return")
 	}
 	if _, err := dial(context.Background(), "tcp", "10.0.0.1:443"); !errors.Is(err, errEgressClosed) {
 		t.Fatalf("a dial after the close: %v, want %v", err, errEgressClosed)
