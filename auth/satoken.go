@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	apiserverserviceaccount "k8s.io/apiserver/pkg/authentication/serviceaccount"
 	authenticationtokenjwt "k8s.io/apiserver/pkg/authentication/token/jwt"
+	"k8s.io/apiserver/pkg/warning"
 )
 
 const (
@@ -108,6 +110,9 @@ type ServiceAccountTokens struct {
 	DisableExtendedExpiration bool
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Log receives what cannot be told to a client (a failed write of a
+	// Secret's LegacyTokenLastUsedLabel); slog.Default when nil.
+	Log *slog.Logger
 
 	once  sync.Once
 	kid   string
@@ -452,7 +457,7 @@ func (t *ServiceAccountTokens) AuthenticateToken(ctx context.Context, token stri
 		if err := json.Unmarshal(tok.payload, &private); err != nil {
 			return nil, false, utilerrors.NewAggregate([]error{err})
 		}
-		sa, err = t.validateLegacy(token, &public, &private)
+		sa, err = t.validateLegacy(ctx, token, &public, &private)
 	} else {
 		var private struct {
 			Kubernetes k8sClaims `json:"kubernetes.io"`
@@ -558,7 +563,13 @@ func (t *ServiceAccountTokens) validateBound(public *publicClaims, private *k8sC
 
 // validateLegacy checks a Secret-based token as kube-apiserver's legacy
 // validator does with --service-account-lookup (the default).
-func (t *ServiceAccountTokens) validateLegacy(token string, public *publicClaims, private *legacyClaims) (*apiserverserviceaccount.ServiceAccountInfo, error) {
+//
+// Like kube-apiserver's, it records each day a token is used (or refused
+// for its LegacyTokenInvalidSinceLabel) in the Secret's
+// LegacyTokenLastUsedLabel, when the Getter is a SecretLabeler, and warns
+// the client when the token is one its ServiceAccount lists in secrets
+// (auto-generated).
+func (t *ServiceAccountTokens) validateLegacy(ctx context.Context, token string, public *publicClaims, private *legacyClaims) (*apiserverserviceaccount.ServiceAccountInfo, error) {
 	switch {
 	case public.Subject == "":
 		return nil, errors.New("sub claim is missing")
@@ -596,14 +607,57 @@ func (t *ServiceAccountTokens) validateLegacy(token string, public *publicClaims
 		return nil, fmt.Errorf("ServiceAccount UID (%s) does not match claim (%s)", serviceAccount.UID, private.ServiceAccountUID)
 	}
 	if invalidSince := secret.Labels[LegacyTokenInvalidSinceLabel]; invalidSince != "" {
+		t.recordLegacyTokenUse(ctx, secret)
 		return nil, fmt.Errorf("the token in secret %s/%s for service account %s/%s has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '%s' label from the secret to temporarily allow use of this token", ns, private.SecretName, ns, name, LegacyTokenInvalidSinceLabel)
 	}
+	for _, ref := range serviceAccount.Secrets {
+		if ref.Name == secret.Name {
+			warning.AddWarning(ctx, "", "Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens.")
+			break
+		}
+	}
+	t.recordLegacyTokenUse(ctx, secret)
 	return &apiserverserviceaccount.ServiceAccountInfo{
 		Namespace: private.Namespace,
 		Name:      private.ServiceAccountName,
 		UID:       private.ServiceAccountUID,
 	}, nil
 }
+
+// recordLegacyTokenUse sets secret's LegacyTokenLastUsedLabel to today
+// (UTC) unless it already says today or tomorrow, as kube-apiserver's
+// legacy token validator does; a failure only goes to the log, as there.
+func (t *ServiceAccountTokens) recordLegacyTokenUse(ctx context.Context, secret *corev1.Secret) {
+	labeler, ok := t.Getter.(SecretLabeler)
+	if !ok {
+		return
+	}
+	now := t.now().UTC()
+	today, tomorrow := now.Format(time.DateOnly), now.AddDate(0, 0, 1).Format(time.DateOnly)
+	if last := secret.Labels[LegacyTokenLastUsedLabel]; last == today || last == tomorrow {
+		return
+	}
+	if err := labeler.LabelSecret(ctx, secret.Namespace, secret.Name, secret.UID, LegacyTokenLastUsedLabel, today); err != nil {
+		log := t.Log
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Error("label legacy service account token with its last-used date", "secret", secret.Namespace+"/"+secret.Name, "err", err)
+	}
+}
+
+// SecretLabeler is implemented by a Getter that can also write a label on
+// a Secret, as kube-apiserver's loopback client patches token Secrets.
+type SecretLabeler interface {
+	// LabelSecret sets the label key to value on the Secret ns/name,
+	// provided its UID is still uid.
+	LabelSecret(ctx context.Context, ns, name string, uid types.UID, key, value string) error
+}
+
+// LegacyTokenLastUsedLabel on a token Secret is the last day (UTC,
+// 2006-01-02) its legacy token authenticated, which kube-apiserver keeps
+// and kube-controller-manager's legacy token cleaner reads.
+const LegacyTokenLastUsedLabel = "kubernetes.io/legacy-token-last-used"
 
 // LegacyTokenInvalidSinceLabel on a token Secret makes kube-apiserver
 // reject the legacy token it holds.

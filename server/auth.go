@@ -64,11 +64,12 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	if mode == "" {
 		mode = auth.ModeRBAC
 	}
-	tokens, err := auth.NewServiceAccountTokens(cfg.ServiceAccountKey, s.ServiceAccounts())
+	tokens, err := auth.NewServiceAccountTokens(cfg.ServiceAccountKey, tokenObjects{s.ServiceAccounts(), s.API()})
 	if err != nil {
 		return nil, fmt.Errorf("service account tokens: %w", err)
 	}
 	tokens.Now = s.now
+	tokens.Log = s.log
 	rbac := auth.NewRBACAuthorizer(s.rbacCache)
 	authz, rules, err := auth.NewAuthorizer(mode, rbac)
 	if err != nil {
@@ -95,9 +96,6 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	}
 	codecs := serializer.NewCodecFactory(registry.TypesScheme()).WithoutConversion()
 	var h http.Handler = http.HandlerFunc(s.serveAuthorized)
-	// Admission webhooks and policies add their warnings through the
-	// request's context.
-	h = filters.WithWarningRecorder(h)
 	h = filters.WithAuthorization(h, s.auth.authz, codecs)
 	h = withMaxInFlight(h, s.cfg.Limits.MaxRequestsInFlight, s.cfg.Limits.MaxMutatingRequestsInFlight)
 	// Where kube-apiserver's priority and fairness filter classifies.
@@ -107,6 +105,10 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 		writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
 	})
 	h = filters.WithAuthentication(h, s.auth.authn, unauthorized, s.auth.audience, nil)
+	// Admission webhooks and policies, and the service-account token
+	// authenticator (a legacy token auto-generated for its ServiceAccount),
+	// add their warnings through the request's context.
+	h = filters.WithWarningRecorder(h)
 	h = s.withMetrics(h)
 	// The timeout filter serves in a goroutine that may outlive its answer:
 	// Drain (and so Stop) waits for it too.
