@@ -361,9 +361,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		// As kubeadm's kube-controller-manager, the signer signs with the
 		// cluster CA, so a kube-apiserver-client certificate it issues
 		// authenticates its user here.
-		CSRSigningCA:       &controllers.CSRSigningCA{Cert: cp.ca.Cert, Key: cp.ca.Key},
-		CSRSigningDuration: cp.opts.csrSigningDuration,
-		Authorizer:         cp.srv.Authorizer(),
+		CSRSigningCA:             &controllers.CSRSigningCA{Cert: cp.ca.Cert, Key: cp.ca.Key},
+		CSRSigningDuration:       cp.opts.csrSigningDuration,
+		Authorizer:               cp.srv.Authorizer(),
+		LegacyTokenCleanUpPeriod: cp.opts.legacyTokenCleanUpPeriod,
 	}
 	ctrls := controllers.Default(ctrlCfg)
 	if shared {

@@ -104,6 +104,8 @@ type options struct {
 	hpaSyncPeriod time.Duration
 	// csrSigningDuration is WithClusterSigningDuration's.
 	csrSigningDuration time.Duration
+	// legacyTokenCleanUpPeriod is WithLegacyServiceAccountTokenCleanUpPeriod's.
+	legacyTokenCleanUpPeriod time.Duration
 	// podGracePeriods is WithPodGracePeriods'.
 	podGracePeriods bool
 	// limits are WithRequestTimeout's and WithMaxRequestsInFlight's.
@@ -490,6 +492,16 @@ func WithHorizontalPodAutoscalerSyncPeriod(d time.Duration) Option {
 // year); a request's spec.expirationSeconds asks for less.
 func WithClusterSigningDuration(d time.Duration) Option {
 	return func(o *options) { o.csrSigningDuration = d }
+}
+
+// WithLegacyServiceAccountTokenCleanUpPeriod sets how long an
+// auto-generated service-account token Secret goes unused before the
+// legacy-serviceaccount-token-cleaner-controller marks it invalid, and then
+// stays invalid before it is deleted, as kube-controller-manager's
+// --legacy-service-account-token-clean-up-period does (default a year).
+// With WithClock, a test can move past it.
+func WithLegacyServiceAccountTokenCleanUpPeriod(d time.Duration) Option {
+	return func(o *options) { o.legacyTokenCleanUpPeriod = d }
 }
 
 // runs reports whether the control plane runs the kube-controller-manager

@@ -638,6 +638,12 @@ type Config struct {
 	// Authorizer answers the approving controller's questions about
 	// requesters (nil: that controller does not run).
 	Authorizer authorizer.Authorizer
+	// LegacyTokenCleanUpPeriod is how long an auto-generated token Secret
+	// goes unused before the legacy token cleaner marks it invalid, and
+	// then stays invalid before it deletes it, as
+	// --legacy-service-account-token-clean-up-period (0:
+	// DefaultLegacyTokenCleanUpPeriod).
+	LegacyTokenCleanUpPeriod time.Duration
 }
 
 // Default returns the controllers of this package a control plane runs, as
@@ -711,5 +717,10 @@ func Default(cfg Config) []Controller {
 	})
 	add(CSRCleanerName, true, func(l *slog.Logger) Controller { return NewCSRCleaner(reg, cfg.Now, l) })
 	add(PCRCleanerName, true, func(l *slog.Logger) Controller { return NewPCRCleaner(reg, cfg.Now, l) })
+	add(LegacyTokenCleanerName, true, func(l *slog.Logger) Controller {
+		c := NewLegacyTokenCleaner(reg, cfg.Now, l)
+		c.CleanUpPeriod = cfg.LegacyTokenCleanUpPeriod
+		return c
+	})
 	return ctrls
 }

@@ -25,6 +25,7 @@ const (
 	GarbageCollectorName            = "garbage-collector-controller"
 	HorizontalPodAutoscalerName     = "horizontal-pod-autoscaler-controller"
 	JobName                         = "job-controller"
+	LegacyTokenCleanerName          = "legacy-serviceaccount-token-cleaner-controller"
 	NamespaceName                   = "namespace-controller"
 	NodeLifecycleName               = "node-lifecycle-controller"
 	PersistentVolumeBinderName      = "persistentvolume-binder-controller"
@@ -53,37 +54,38 @@ const (
 // aliases maps the older names kube-controller-manager still accepts to
 // the canonical ones.
 var aliases = map[string]string{
-	"clusterrole-aggregation":   ClusterRoleAggregationName,
-	"cronjob":                   CronJobName,
-	"csrapproving":              CSRApprovingName,
-	"csrcleaner":                CSRCleanerName,
-	"csrsigning":                CSRSigningName,
-	"daemonset":                 DaemonSetName,
-	"deployment":                DeploymentName,
-	"disruption":                DisruptionName,
-	"endpoint":                  EndpointsName,
-	"endpointslice":             EndpointSliceName,
-	"endpointslicemirroring":    EndpointSliceMirroringName,
-	"ephemeral-volume":          EphemeralVolumeName,
-	"garbagecollector":          GarbageCollectorName,
-	"horizontalpodautoscaling":  HorizontalPodAutoscalerName,
-	"job":                       JobName,
-	"namespace":                 NamespaceName,
-	"nodelifecycle":             NodeLifecycleName,
-	"persistentvolume-binder":   PersistentVolumeBinderName,
-	"pvc-protection":            PVCProtectionName,
-	"pv-protection":             PVProtectionName,
-	"podgc":                     PodGarbageCollectorName,
-	"replicaset":                ReplicaSetName,
-	"replicationcontroller":     ReplicationControllerName,
-	"resourcequota":             ResourceQuotaName,
-	"root-ca-cert-publisher":    RootCACertificatePublisherName,
-	"serviceaccount":            ServiceAccountName,
-	"serviceaccount-token":      ServiceAccountTokenName,
-	"statefulset":               StatefulSetName,
-	"ttl-after-finished":        TTLAfterFinishedName,
-	"ttl":                       TTLName,
-	"resource-claim-controller": ResourceClaimName,
+	"clusterrole-aggregation":              ClusterRoleAggregationName,
+	"cronjob":                              CronJobName,
+	"csrapproving":                         CSRApprovingName,
+	"csrcleaner":                           CSRCleanerName,
+	"csrsigning":                           CSRSigningName,
+	"daemonset":                            DaemonSetName,
+	"deployment":                           DeploymentName,
+	"disruption":                           DisruptionName,
+	"endpoint":                             EndpointsName,
+	"endpointslice":                        EndpointSliceName,
+	"endpointslicemirroring":               EndpointSliceMirroringName,
+	"ephemeral-volume":                     EphemeralVolumeName,
+	"garbagecollector":                     GarbageCollectorName,
+	"horizontalpodautoscaling":             HorizontalPodAutoscalerName,
+	"job":                                  JobName,
+	"legacy-service-account-token-cleaner": LegacyTokenCleanerName,
+	"namespace":                            NamespaceName,
+	"nodelifecycle":                        NodeLifecycleName,
+	"persistentvolume-binder":              PersistentVolumeBinderName,
+	"pvc-protection":                       PVCProtectionName,
+	"pv-protection":                        PVProtectionName,
+	"podgc":                                PodGarbageCollectorName,
+	"replicaset":                           ReplicaSetName,
+	"replicationcontroller":                ReplicationControllerName,
+	"resourcequota":                        ResourceQuotaName,
+	"root-ca-cert-publisher":               RootCACertificatePublisherName,
+	"serviceaccount":                       ServiceAccountName,
+	"serviceaccount-token":                 ServiceAccountTokenName,
+	"statefulset":                          StatefulSetName,
+	"ttl-after-finished":                   TTLAfterFinishedName,
+	"ttl":                                  TTLName,
+	"resource-claim-controller":            ResourceClaimName,
 }
 
 // KnownNames are the controllers a Selection can name, canonical names
@@ -99,6 +101,7 @@ func KnownNames() []string {
 		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName, EndpointSliceMirroringName,
 		TaintEvictionName, EphemeralVolumeName, ServiceCIDRName, ClusterTrustBundlePublisherName,
 		CSRSigningName, CSRApprovingName, CSRCleanerName, ResourceClaimName, PCRCleanerName,
+		LegacyTokenCleanerName,
 	}
 }
 
@@ -112,12 +115,12 @@ var otherNames = []string{
 	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
 	"persistentvolume-expander-controller", "podgroup-protection-controller",
 	"storageversion-garbage-collector-controller",
-	"resourcepoolstatusrequest-controller", "legacy-serviceaccount-token-cleaner-controller",
+	"resourcepoolstatusrequest-controller",
 
 	"storage-version-migrator-controller", "selinux-warning-controller",
 	"bootstrapsigner", "tokencleaner", "nodeipam",
 	"attachdetach", "persistentvolume-expander",
-	"legacy-service-account-token-cleaner", "storage-version-gc",
+	"storage-version-gc",
 }
 
 // Selection is kube-controller-manager's --controllers: a list of

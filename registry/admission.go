@@ -19,6 +19,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 
 	admissionplugins "github.com/fakeplane/fakeplane/admission"
+	"github.com/fakeplane/fakeplane/registry/core/pod"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -209,14 +210,14 @@ func (s *Registry) admitPodServiceAccount(c *Request, pod *corev1.Pod) error {
 // mirrorPodReferences is the ServiceAccount admission plugin's rule for a
 // mirror pod: no service account, no secret (as upstream's
 // VisitPodSecretNames finds them), no service account token projection.
-func mirrorPodReferences(pod *corev1.Pod) error {
-	if pod.Spec.ServiceAccountName != "" {
+func mirrorPodReferences(p *corev1.Pod) error {
+	if p.Spec.ServiceAccountName != "" {
 		return errors.New("a mirror pod may not reference service accounts")
 	}
-	if podReferencesSecrets(&pod.Spec) {
+	if len(pod.SecretNames(&p.Spec)) > 0 {
 		return errors.New("a mirror pod may not reference secrets")
 	}
-	for _, v := range pod.Spec.Volumes {
+	for _, v := range p.Spec.Volumes {
 		if v.Projected == nil {
 			continue
 		}
@@ -227,55 +228,6 @@ func mirrorPodReferences(pod *corev1.Pod) error {
 		}
 	}
 	return nil
-}
-
-// podReferencesSecrets reports whether a pod spec names a Secret: an image
-// pull secret, a container's env or envFrom, or a volume's secret or
-// secret reference.
-func podReferencesSecrets(spec *corev1.PodSpec) bool {
-	if len(spec.ImagePullSecrets) > 0 {
-		return true
-	}
-	containerRefs := func(env []corev1.EnvVar, from []corev1.EnvFromSource) bool {
-		for _, e := range env {
-			if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
-				return true
-			}
-		}
-		for _, f := range from {
-			if f.SecretRef != nil {
-				return true
-			}
-		}
-		return false
-	}
-	for _, c := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
-		if containerRefs(c.Env, c.EnvFrom) {
-			return true
-		}
-	}
-	for _, c := range spec.EphemeralContainers {
-		if containerRefs(c.Env, c.EnvFrom) {
-			return true
-		}
-	}
-	for _, v := range spec.Volumes {
-		switch {
-		case v.Secret != nil, v.AzureFile != nil,
-			v.CephFS != nil && v.CephFS.SecretRef != nil, v.Cinder != nil && v.Cinder.SecretRef != nil,
-			v.FlexVolume != nil && v.FlexVolume.SecretRef != nil, v.RBD != nil && v.RBD.SecretRef != nil,
-			v.ScaleIO != nil && v.ScaleIO.SecretRef != nil, v.ISCSI != nil && v.ISCSI.SecretRef != nil,
-			v.StorageOS != nil && v.StorageOS.SecretRef != nil, v.CSI != nil && v.CSI.NodePublishSecretRef != nil:
-			return true
-		case v.Projected != nil:
-			for _, src := range v.Projected.Sources {
-				if src.Secret != nil {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // admitDefaultTolerationSeconds is the DefaultTolerationSeconds plugin on

@@ -132,6 +132,7 @@ func run(args []string) error {
 	fs.Var(&kubeletConfigs, "kubelet-config", "configure the simulated nodes' kubelet API (logs, exec, attach, port-forward) with the kwok ClusterLogs/Logs, ClusterExec/Exec, ClusterAttach/Attach, ClusterPortForward/PortForward (kwok.x-k8s.io/v1alpha1) in this YAML file (repeatable)")
 	ctrls := fs.String("controllers", "*", "the controllers to run, as kube-controller-manager's --controllers: '*' for all, 'name' to turn one on, '-name' to turn one off (upstream's names, e.g. deployment-controller); empty for none")
 	signingDuration := fs.Duration("cluster-signing-duration", controllers.DefaultCSRSigningDuration, "the longest certificate the certificatesigningrequest-signing-controller issues, as kube-controller-manager's flag")
+	legacyTokenCleanUp := fs.Duration("legacy-service-account-token-clean-up-period", controllers.DefaultLegacyTokenCleanUpPeriod, "how long an auto-generated service account token goes unused before the legacy-serviceaccount-token-cleaner-controller marks it invalid, and stays invalid before it is deleted, as kube-controller-manager's flag")
 	hpaSyncPeriod := fs.Duration("horizontal-pod-autoscaler-sync-period", controllers.DefaultHPASyncPeriod, "how often the horizontal-pod-autoscaler-controller reconciles each HorizontalPodAutoscaler, as kube-controller-manager's flag")
 	preset := fs.String("preset", "cluster", "cluster (the controllers --controllers selects) or envtest (kube-apiserver alone, as envtest runs it: no controllers, nodes or scheduler)")
 	egressConfig := fs.String("egress-selector-config-file", "", "an EgressSelectorConfiguration (apiserver.k8s.io/v1beta1), as kube-apiserver's: the connections toward the cluster (selection cluster) and to webhooks by URL (controlplane) go through the Konnectivity server or HTTP CONNECT proxy it names")
@@ -206,6 +207,10 @@ func run(args []string) error {
 		return usageError{fmt.Errorf("--cluster-signing-duration must be positive, not %v (see --help)", *signingDuration)}
 	}
 	opts = append(opts, fakeplane.WithClusterSigningDuration(*signingDuration))
+	if *legacyTokenCleanUp <= 0 {
+		return usageError{fmt.Errorf("--legacy-service-account-token-clean-up-period must be positive, not %v (see --help)", *legacyTokenCleanUp)}
+	}
+	opts = append(opts, fakeplane.WithLegacyServiceAccountTokenCleanUpPeriod(*legacyTokenCleanUp))
 	if *dataDir != "" {
 		opts = append(opts, fakeplane.WithDataDir(*dataDir))
 	}
