@@ -498,3 +498,72 @@ func TestDeleteSuccessStatusInProtobuf(t *testing.T) {
 		t.Errorf("delete answered %#v", obj)
 	}
 }
+
+// TestUndecodableBodiesAreWordedAsKubeAPIServer: a body that does not decode
+// is a 400 whose message is kube-apiserver's. An object's names the kind it
+// should have been and the body's start; delete options' is the decoder's
+// error alone; every failure of a custom resource's Scale gets the error of
+// upstream's typer, which does not know the Scale kind.
+func TestUndecodableBodiesAreWordedAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := startErrorFidelity(t)
+	mustStatus(t, cp, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+		`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"h6-scalers.h6.example.com"},"spec":{"group":"h6.example.com","scope":"Namespaced","names":{"plural":"h6-scalers","singular":"h6-scaler","kind":"H6Scaler","listKind":"H6ScalerList"},"versions":[{"name":"v1","served":true,"storage":true,"subresources":{"scale":{"specReplicasPath":".spec.replicas","statusReplicasPath":".status.replicas"}},"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`, 201)
+	waitFor(t, func() bool {
+		code, _, _ := rawRequest(t, cp, "GET", "/apis/h6.example.com/v1/namespaces/h6-a/h6-scalers", "", nil, nil)
+		return code == http.StatusOK
+	})
+	mustStatus(t, cp, "POST", "/apis/h6.example.com/v1/namespaces/h6-a/h6-scalers", `{"apiVersion":"h6.example.com/v1","kind":"H6Scaler","metadata":{"name":"x"},"spec":{"replicas":1}}`, 201)
+	const (
+		yamlCT        = "application/yaml"
+		badYAML       = "metadata: {name: [}"
+		badYAMLStart  = "6d657461646174613a207b6e616d653a205b7d" // as upstream's summarizeData prints it
+		shortBadYAML  = "a: ["
+		notRegistered = `no kind is registered for the type v1.Scale in scheme "pkg/runtime/scheme.go:111"`
+	)
+	const ns = "/api/v1/namespaces/h6-a"
+	const scaler = "/apis/h6.example.com/v1/namespaces/h6-a/h6-scalers/x/scale"
+	tests := []struct {
+		name, method, path, contentType, body, want string
+	}{
+		{"a create's YAML", "POST", ns + "/configmaps", yamlCT, badYAML,
+			"the object provided is unrecognized (must be of type ConfigMap): yaml: did not find expected node content (" + badYAMLStart + ")"},
+		{"a strict create's YAML", "POST", ns + "/configmaps?fieldValidation=Strict", yamlCT, badYAML,
+			"the object provided is unrecognized (must be of type ConfigMap): yaml: did not find expected node content (" + badYAMLStart + ")"},
+		{"an update's YAML", "PUT", ns + "/configmaps/x", yamlCT, badYAML,
+			"the object provided is unrecognized (must be of type ConfigMap): yaml: did not find expected node content (" + badYAMLStart + ")"},
+		{"a custom resource's YAML", "POST", "/apis/h6.example.com/v1/namespaces/h6-a/h6-widgets", yamlCT, badYAML,
+			"the object provided is unrecognized (must be of type H6Widget): yaml: did not find expected node content (" + badYAMLStart + ")"},
+		{"delete options' YAML", "DELETE", ns + "/configmaps/x", yamlCT, shortBadYAML, "yaml: line 1: did not find expected node content"},
+		{"a delete collection's YAML", "DELETE", ns + "/configmaps", yamlCT, shortBadYAML, "yaml: line 1: did not find expected node content"},
+		{"an eviction's YAML", "POST", ns + "/pods/x/eviction", yamlCT, shortBadYAML,
+			"the object provided is unrecognized (must be of type Eviction): yaml: line 1: did not find expected node content (613a205b)"},
+		{"a token request's YAML", "POST", ns + "/serviceaccounts/default/token", yamlCT, shortBadYAML,
+			"the object provided is unrecognized (must be of type TokenRequest): yaml: line 1: did not find expected node content (613a205b)"},
+		{"a pod status's YAML", "PUT", ns + "/pods/x/status", yamlCT, shortBadYAML,
+			"the object provided is unrecognized (must be of type Pod): yaml: line 1: did not find expected node content (613a205b)"},
+		{"a review's YAML", "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", yamlCT, shortBadYAML,
+			"the object provided is unrecognized (must be of type SelfSubjectAccessReview): yaml: line 1: did not find expected node content (613a205b)"},
+		{"a built-in Scale's YAML", "PUT", "/apis/apps/v1/namespaces/h6-a/deployments/x/scale", yamlCT, shortBadYAML,
+			"the object provided is unrecognized (must be of type Scale): yaml: line 1: did not find expected node content (613a205b)"},
+		{"a custom resource's Scale's YAML", "PUT", scaler, yamlCT, shortBadYAML, notRegistered},
+		{"a custom resource's Scale's JSON", "PUT", scaler, "application/json", `{"a":`, notRegistered},
+		{"a custom resource's Scale's field types", "PUT", scaler, "application/json", `{"spec":{"replicas":"x"}}`, notRegistered},
+		{"a custom resource's Scale's kind", "PUT", scaler, "application/json", `{"apiVersion":"autoscaling/v1","kind":"Foo","metadata":{"name":"x"},"spec":{"replicas":2}}`, notRegistered},
+		{"a custom resource's Scale's version", "PUT", scaler, "application/json", `{"apiVersion":"autoscaling/v2","kind":"Scale","metadata":{"name":"x"},"spec":{"replicas":2}}`, notRegistered},
+		{"a custom resource's Scale's unknown field, strictly", "PUT", scaler + "?fieldValidation=Strict", "application/json",
+			`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"x"},"spec":{"replicas":2},"bogus":1}`, notRegistered},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, body := rawRequest(t, cp, tt.method, tt.path, tt.contentType, []byte(tt.body), nil)
+			var st metav1.Status
+			if err := json.Unmarshal(body, &st); err != nil {
+				t.Fatalf("%d %s: %v", code, body, err)
+			}
+			if code != http.StatusBadRequest || st.Reason != metav1.StatusReasonBadRequest || st.Message != tt.want {
+				t.Errorf("got %d %s %q\nwant 400 BadRequest %q", code, st.Reason, st.Message, tt.want)
+			}
+		})
+	}
+}

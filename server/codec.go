@@ -200,7 +200,7 @@ func bodyToJSONFor(r *http.Request, data []byte, kind string) ([]byte, error) {
 	case mediaJSON, "*/*":
 		return data, nil
 	case mediaYAML:
-		return yamlToJSON(data)
+		return yamlToJSON(data, kind)
 	case mediaProtobuf:
 		return protobufToJSON(data, kind)
 	default:
@@ -225,11 +225,18 @@ func protobufToJSON(data []byte, kind string) ([]byte, error) {
 	return b, nil
 }
 
-// yamlToJSON converts one YAML document to JSON with kube-apiserver's error wording.
-func yamlToJSON(data []byte) ([]byte, error) {
+// yamlToJSON converts one YAML document, a body of the given kind ("" when
+// not known), to JSON. A body that is not YAML is a 400 worded as
+// kube-apiserver's: the kind it should have been and the body's start
+// (transformDecodeError) when known, the YAML error alone otherwise (delete
+// options).
+func yamlToJSON(data []byte, kind string) ([]byte, error) {
 	j, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("error converting YAML to JSON: %v", err))
+		if kind != "" {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, registry.Summarize(data, 30)))
+		}
+		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	return j, nil
 }
@@ -238,13 +245,13 @@ func yamlToJSON(data []byte) ([]byte, error) {
 // serializer does when it judges strict errors: strictly first, and when
 // that finds errors (duplicate keys, which the plain conversion drops),
 // plainly, returning the strict conversion's error to be judged with the
-// decoding's. A body that is not YAML gets yamlToJSON's 400.
-func yamlToJSONStrict(raw []byte) ([]byte, []error, error) {
+// decoding's. A body that is not YAML gets yamlToJSON's 400 for kind.
+func yamlToJSONStrict(raw []byte, kind string) ([]byte, []error, error) {
 	j, strictErr := yaml.YAMLToJSONStrict(raw)
 	if strictErr == nil {
 		return j, nil, nil
 	}
-	j, err := yamlToJSON(raw)
+	j, err := yamlToJSON(raw, kind)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -137,7 +137,7 @@ func (c *call) decodeBodyAs(res *registry.Resource, directive string, raw []byte
 		var bodyErrs []error
 		var err error
 		if directive != metav1.FieldValidationIgnore && mediaTypeOf(c.r) == mediaYAML {
-			data, bodyErrs, err = yamlToJSONStrict(raw)
+			data, bodyErrs, err = yamlToJSONStrict(raw, res.Kind)
 		} else {
 			data, err = bodyToJSONFor(c.r, raw, res.Kind)
 		}

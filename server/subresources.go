@@ -55,11 +55,7 @@ func (s *Server) serveScale(c *call) error {
 		return err
 	}
 	var pt types.PatchType
-	if c.Info.Verb == "update" {
-		if body, err = bodyToJSON(c.r, body); err != nil {
-			return err
-		}
-	} else {
+	if c.Info.Verb != "update" {
 		pt = types.PatchType(mediaTypeOf(c.r))
 		// As the parent's patch: custom resources take no strategic merge
 		// patch, on their scale either.
@@ -83,7 +79,17 @@ func (s *Server) serveScale(c *call) error {
 	if pt == "" {
 		// An update's body is decoded before the object is read: its
 		// errors come before a 404.
-		if err := checkScaleBody(body, wo); err != nil {
+		body, err = bodyToJSONFor(c.r, body, "Scale")
+		if err == nil {
+			err = checkScaleBody(body, wo)
+		}
+		if err != nil && c.Res.CRD != "" {
+			// Upstream words every decoding failure of a custom resource's
+			// Scale with the error of its typer, which does not know the
+			// Scale kind (transformDecodeError).
+			return apierrors.NewBadRequest(fmt.Sprintf("no kind is registered for the type v1.Scale in scheme %q", registry.UpstreamSchemeName))
+		}
+		if err != nil {
 			return err
 		}
 	}
