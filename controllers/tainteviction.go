@@ -67,7 +67,9 @@ func NewTaintEviction(reg registry.Interface, now func() time.Time, log *slog.Lo
 	if now == nil {
 		now = time.Now
 	}
-	u := controllerUser("taint-eviction-controller")
+	// Upstream's taint eviction controller has the node lifecycle
+	// controller's client.
+	u := controllerUser("node-controller")
 	return &TaintEviction{
 		reg: reg, log: log, user: u, now: now,
 		rec:       NewRecorder(reg, TaintEvictionName, u, now, log),
