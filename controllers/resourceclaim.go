@@ -85,10 +85,14 @@ const (
 //     being deleted that nothing uses; a generated claim nothing uses whose
 //     pod is done or replaced is deleted.
 //
+// The claim the scheduler makes for a pod's extended resources backed by
+// DRA (DRAExtendedResource), which the pod's
+// status.extendedResourceClaimStatus names, is released and deleted the
+// same way when the pod is done or gone.
+//
 // It writes as kube-system/resource-claim-controller, under field manager
 // kube-controller-manager. PodGroup claims (DRAWorkloadResourceClaims, off
-// by default) and extended-resource claims (DRAExtendedResource, which
-// fakeplane's scheduler does not create) are not handled.
+// by default) are not handled.
 type ResourceClaims struct {
 	reg  registry.Interface
 	log  *slog.Logger
@@ -98,7 +102,8 @@ type ResourceClaims struct {
 	// clock, as upstream's work queue and caches, not the control plane's
 	// (which a test may stop).
 	clock func() time.Time
-	// pods are the pods with spec.resourceClaims, by store key.
+	// pods are the pods with spec.resourceClaims or
+	// status.extendedResourceClaimStatus, by store key.
 	pods map[string]*corev1.Pod
 	// claims and templates are the ResourceClaims and the
 	// ResourceClaimTemplates by store key.
@@ -263,18 +268,23 @@ type claimPod struct {
 		ResourceClaims []corev1.PodResourceClaim `json:"resourceClaims"`
 	} `json:"spec"`
 	Status struct {
-		Phase                 corev1.PodPhase                 `json:"phase"`
-		ResourceClaimStatuses []corev1.PodResourceClaimStatus `json:"resourceClaimStatuses"`
+		Phase                       corev1.PodPhase                        `json:"phase"`
+		ResourceClaimStatuses       []corev1.PodResourceClaimStatus        `json:"resourceClaimStatuses"`
+		ExtendedResourceClaimStatus *corev1.PodExtendedResourceClaimStatus `json:"extendedResourceClaimStatus"`
 	} `json:"status"`
 }
 
 // resourceClaimsField is in the JSON of every pod with spec.resourceClaims
-// (immutable): the other pods are not decoded.
-var resourceClaimsField = []byte(`"resourceClaims"`)
+// (immutable), extendedResourceClaimField in that of every pod whose
+// extended resources have a claim: the other pods are not decoded.
+var (
+	resourceClaimsField        = []byte(`"resourceClaims"`)
+	extendedResourceClaimField = []byte(`"extendedResourceClaimStatus"`)
+)
 
 // observePod records a pod event, as upstream's pod event handlers.
 func (c *ResourceClaims) observePod(ev store.Event) error {
-	if !bytes.Contains(ev.Value, resourceClaimsField) {
+	if !bytes.Contains(ev.Value, resourceClaimsField) && !bytes.Contains(ev.Value, extendedResourceClaimField) {
 		delete(c.pods, ev.Key)
 		return nil
 	}
@@ -285,7 +295,8 @@ func (c *ResourceClaims) observePod(ev store.Event) error {
 	pod := &corev1.Pod{ObjectMeta: p.Metadata}
 	pod.Spec.NodeName, pod.Spec.ResourceClaims = p.Spec.NodeName, p.Spec.ResourceClaims
 	pod.Status.Phase, pod.Status.ResourceClaimStatuses = p.Status.Phase, p.Status.ResourceClaimStatuses
-	if len(pod.Spec.ResourceClaims) == 0 {
+	pod.Status.ExtendedResourceClaimStatus = p.Status.ExtendedResourceClaimStatus
+	if len(pod.Spec.ResourceClaims) == 0 && pod.Status.ExtendedResourceClaimStatus == nil {
 		delete(c.pods, ev.Key)
 		return nil
 	}
@@ -389,8 +400,9 @@ func podUses(pod *corev1.Pod, claims, templates map[string]bool) bool {
 }
 
 // enqueuePod is upstream's: the claims of a pod that no longer needs them
-// are synced (their reservations may go), and the pod is synced unless it
-// is gone.
+// (those of spec.resourceClaims and its extended resources' claim) are
+// synced (their reservations may go), and the pod is synced unless it is
+// gone.
 func (c *ResourceClaims) enqueuePod(key string, pod *corev1.Pod, deleted bool) {
 	if deleted {
 		c.deleted.Add(pod.UID, nil)

@@ -159,6 +159,25 @@ func rcOwnedBy(claim *resourcev1.ResourceClaim, pod *corev1.Pod, podClaim string
 	return claim
 }
 
+// rcExtended records in the pod's status the claim of its extended
+// resources, as the scheduler does.
+func rcExtended(pod *corev1.Pod, claim string) *corev1.Pod {
+	pod.Spec.Containers = []corev1.Container{{Name: "c", Image: "pause"}}
+	pod.Status.ExtendedResourceClaimStatus = &corev1.PodExtendedResourceClaimStatus{
+		RequestMappings:   []corev1.ContainerExtendedResourceRequest{{ContainerName: "c", ResourceName: "example.com/gpu", RequestName: "container-0-request-0"}},
+		ResourceClaimName: claim,
+	}
+	return pod
+}
+
+// rcExtendedFor makes the claim the one the scheduler makes for the pod's
+// extended resources.
+func rcExtendedFor(claim *resourcev1.ResourceClaim, pod *corev1.Pod) *resourcev1.ResourceClaim {
+	claim.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID, Controller: ptr.To(true)}}
+	claim.Annotations = map[string]string{resourcev1.ExtendedResourceClaimAnnotation: "true"}
+	return claim
+}
+
 func rcBound(pod *corev1.Pod) *corev1.Pod {
 	pod.Spec.NodeName = "node-0"
 	return pod
@@ -599,6 +618,29 @@ func TestResourceClaimReleasesClaims(t *testing.T) {
 	}, {
 		name:  "the generated claim of a pod that is gone is the garbage collector's",
 		world: rcWorld{claims: []*resourcev1.ResourceClaim{rcOwnedBy(rcClaim("p-gpu-x"), rcPod("p", "u1"), "gpu")}},
+	}, {
+		name: "the extended-resource claim of a succeeded pod is released and deleted",
+		world: rcWorld{
+			pods:   []*corev1.Pod{rcPhase(rcBound(rcExtended(rcPod("p", "u1"), "p-extended-resources-x")), corev1.PodSucceeded)},
+			claims: []*resourcev1.ResourceClaim{rcReservedFor(rcAllocated(rcExtendedFor(rcClaim("p-extended-resources-x"), rcPod("p", "u1")), true), rcPod("p", "u1"))},
+		},
+		want: []string{"update p-extended-resources-x status", "update p-extended-resources-x", "delete p-extended-resources-x"},
+	}, {
+		name: "the extended-resource claim of a running pod stays",
+		world: rcWorld{
+			pods:   []*corev1.Pod{rcBound(rcExtended(rcPod("p", "u1"), "p-extended-resources-x"))},
+			claims: []*resourcev1.ResourceClaim{rcReservedFor(rcAllocated(rcExtendedFor(rcClaim("p-extended-resources-x"), rcPod("p", "u1")), true), rcPod("p", "u1"))},
+		},
+	}, {
+		name: "a deleted pod's extended-resource claim is released (the garbage collector deletes it)",
+		world: rcWorld{
+			pods:   []*corev1.Pod{rcBound(rcExtended(rcPod("p", "u1"), "p-extended-resources-x"))},
+			claims: []*resourcev1.ResourceClaim{rcReservedFor(rcAllocated(rcExtendedFor(rcClaim("p-extended-resources-x"), rcPod("p", "u1")), true), rcPod("p", "u1"))},
+		},
+		then: func(t *testing.T) []store.Event {
+			return []store.Event{objectEvent(t, store.Deleted, podsBucket, rcBound(rcExtended(rcPod("p", "u1"), "p-extended-resources-x")))}
+		},
+		want: []string{"update p-extended-resources-x status", "update p-extended-resources-x"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

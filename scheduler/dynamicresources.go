@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/dynamic-resource-allocation/structured"
@@ -150,9 +151,18 @@ func (c *draClaims) allocatedState() (*structured.AllocatedState, error) {
 			state.AllocatedDevices.Insert(id)
 		}
 	}
+	listed := sets.New[types.UID]()
 	for _, claim := range claims {
+		listed.Insert(claim.UID)
 		claim = c.latestLocked(claim)
 		if c.inFlight[claim.UID] == nil {
+			add(claim)
+		}
+	}
+	// A claim PreBind created (an extended-resource claim) that the
+	// informer has not delivered yet.
+	for uid, claim := range c.assumed {
+		if !listed.Has(uid) && c.inFlight[uid] == nil {
 			add(claim)
 		}
 	}
@@ -191,6 +201,9 @@ type draState struct {
 	// allocations are Reserve's allocation of each claim to allocate,
 	// by claim index.
 	allocations map[int]*resourceapi.AllocationResult
+	// ext is the claim of the pod's extended resources backed by DRA,
+	// last in claims (nil: none).
+	ext *draExtended
 }
 
 // toAllocate returns the indexes of the claims without an allocation.
@@ -257,12 +270,21 @@ func (p *dynamicResources) PreEnqueue(pod *corev1.Pod) *status {
 func (p *dynamicResources) PreFilter(state *cycleState, pod *corev1.Pod) *status {
 	s := &draState{}
 	state.data[draStateKey] = s
-	if len(pod.Spec.ResourceClaims) == 0 || !p.watching() {
+	if !p.watching() {
 		return nil
 	}
 	var claims []*resourceapi.ResourceClaim
 	if err := p.foreachClaim(pod, func(c *resourceapi.ResourceClaim) { claims = append(claims, c) }); err != nil {
 		return newStatus(unresolvable, err.Error())
+	}
+	extClaim, ext, err := p.preFilterExtended(pod)
+	if err != nil {
+		return newStatus(unresolvable, err.Error())
+	}
+	if extClaim != nil {
+		ext.index = len(claims)
+		claims = append(claims, extClaim)
+		s.ext = ext
 	}
 	if len(claims) == 0 {
 		return nil
@@ -286,6 +308,11 @@ func (p *dynamicResources) PreFilter(state *cycleState, pod *corev1.Pod) *status
 		toAllocate++
 		if p.h.draClaims.pending(claim.UID) {
 			return newStatus(unresolvable, fmt.Sprintf("resource claim %s/%s is in the process of being allocated", claim.Namespace, claim.Name))
+		}
+		if ext != nil && i == ext.index {
+			// Its requests are the node's, made in Filter; one left
+			// from an earlier cycle fails there.
+			continue
 		}
 		for _, req := range claim.Spec.Devices.Requests {
 			switch {
@@ -347,9 +374,17 @@ func (p *dynamicResources) checkDeviceClass(class, request string) *status {
 
 // Filter accepts a node where every allocated claim is available and the
 // others can be allocated.
-func (p *dynamicResources) Filter(state *cycleState, _ *corev1.Pod, n *nodeInfo) *status {
+func (p *dynamicResources) Filter(state *cycleState, pod *corev1.Pod, n *nodeInfo) *status {
 	s, _ := state.data[draStateKey].(*draState)
 	if s == nil || len(s.claims) == 0 {
+		return nil
+	}
+	nodeExt, st := p.filterExtended(s, pod, n)
+	if st != nil {
+		return st
+	}
+	if nodeExt == nil && s.numUserClaims() == 0 {
+		// Only extended resources, all advertised by the node.
 		return nil
 	}
 	var unavailable []int
@@ -363,6 +398,9 @@ func (p *dynamicResources) Filter(state *cycleState, _ *corev1.Pod, n *nodeInfo)
 		claims := make([]*resourceapi.ResourceClaim, len(idx))
 		for j, i := range idx {
 			claims[j] = s.claims[i]
+			if nodeExt != nil && s.ext != nil && i == s.ext.index {
+				claims[j] = nodeExt.claim
+			}
 		}
 		result, err := s.allocator.Allocate(context.Background(), n.node, claims)
 		switch {
@@ -374,6 +412,9 @@ func (p *dynamicResources) Filter(state *cycleState, _ *corev1.Pod, n *nodeInfo)
 			return newStatus(unresolvable, "cannot allocate all claims")
 		}
 		s.nodeAllocations[n.node.Name] = result
+		if s.ext != nil {
+			s.ext.nodes[n.node.Name] = nodeExt
+		}
 	}
 	if len(unavailable) > 0 {
 		if s.unavailable == nil {
@@ -457,8 +498,15 @@ func (p *dynamicResources) postFilter(ctx context.Context, client kubernetes.Int
 	if len(s.claims) == 0 {
 		return "", false
 	}
+	ext := s.extendedClaim()
 	for _, i := range sets.List(s.unavailable) {
 		claim := s.claims[i]
+		if claim == ext {
+			if ext.Name != extendedClaimInMemName {
+				break
+			}
+			continue
+		}
 		if r := claim.Status.ReservedFor; len(r) == 0 || len(r) == 1 && r[0].UID == pod.UID {
 			claim = claim.DeepCopy()
 			claim.Status.ReservedFor, claim.Status.Allocation, claim.Status.Devices = nil, nil, nil
@@ -467,6 +515,14 @@ func (p *dynamicResources) postFilter(ctx context.Context, client kubernetes.Int
 			}
 			return "deallocation of ResourceClaim completed", false
 		}
+	}
+	if ext != nil && ext.Name != extendedClaimInMemName {
+		// Made in an earlier cycle, whose allocation may no longer
+		// hold: deleted, for the next attempt to make it anew.
+		if err := deleteClaim(ctx, client, ext); err != nil {
+			return err.Error(), true
+		}
+		return reasonClaimDeleted, false
 	}
 	return "", false
 }
@@ -480,6 +536,11 @@ func (p *dynamicResources) reserve(state *cycleState, node string) error {
 	}
 	results := s.nodeAllocations[node]
 	idx := s.toAllocate()
+	if len(results) == 0 && !slices.ContainsFunc(idx, func(i int) bool { return s.ext == nil || i != s.ext.index }) {
+		// Only the extended-resource claim, which the node's own
+		// resources serve: nothing to allocate.
+		return nil
+	}
 	if len(results) != len(idx) {
 		return fmt.Errorf("internal error, have %d allocations, %d claims to allocate", len(results), len(idx))
 	}
@@ -488,7 +549,13 @@ func (p *dynamicResources) reserve(state *cycleState, node string) error {
 	defer p.h.draClaims.mu.Unlock()
 	for j, i := range idx {
 		s.allocations[i] = &results[j]
-		claim := s.claims[i].DeepCopy()
+		claim := s.claims[i]
+		if s.ext != nil && i == s.ext.index {
+			if nc := s.ext.nodes[node]; nc != nil {
+				claim = nc.claim
+			}
+		}
+		claim = claim.DeepCopy()
 		if !slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
 			claim.Finalizers = append(claim.Finalizers, resourceapi.Finalizer)
 		}
@@ -510,7 +577,7 @@ func (p *dynamicResources) unreserve(ctx context.Context, client kubernetes.Inte
 		delete(p.h.draClaims.inFlight, claim.UID)
 	}
 	p.h.draClaims.mu.Unlock()
-	for _, claim := range s.claims {
+	for _, claim := range s.claims[:s.numUserClaims()] {
 		cur, err := p.h.draClaims.get(claim.Namespace, claim.Name)
 		if err != nil || cur.UID != claim.UID || cur.Status.Allocation == nil || !resourceclaim.IsReservedForPod(pod, cur, false) {
 			continue
@@ -518,6 +585,7 @@ func (p *dynamicResources) unreserve(ctx context.Context, client kubernetes.Inte
 		patch := fmt.Sprintf(`{"metadata":{"uid":%q},"status":{"reservedFor":[{"$patch":"delete","uid":%q}]}}`, cur.UID, pod.UID)
 		_, _ = client.ResourceV1().ResourceClaims(cur.Namespace).Patch(ctx, cur.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
 	}
+	p.unreserveExtended(ctx, client, s)
 }
 
 // hasClaims reports whether the cycle found claims of the pod: then
@@ -530,7 +598,7 @@ func (p *dynamicResources) hasClaims(state *cycleState) bool {
 // preBind writes each claim not yet reserved for the pod: the
 // delete-protection finalizer and the allocation for the claims Reserve
 // allocated, and the pod among those it is reserved for.
-func (p *dynamicResources) preBind(ctx context.Context, client kubernetes.Interface, state *cycleState, pod *corev1.Pod) error {
+func (p *dynamicResources) preBind(ctx context.Context, client kubernetes.Interface, state *cycleState, pod *corev1.Pod, node string) error {
 	s, _ := state.data[draStateKey].(*draState)
 	if s == nil {
 		return nil
@@ -539,14 +607,25 @@ func (p *dynamicResources) preBind(ctx context.Context, client kubernetes.Interf
 		if resourceclaim.IsReservedForPod(pod, claim, false) {
 			continue
 		}
-		updated, err := p.bindClaim(ctx, client, claim, s.allocations[i], pod)
+		var updated *resourceapi.ResourceClaim
+		var err error
+		if s.ext != nil && i == s.ext.index {
+			updated, err = p.bindExtendedClaim(ctx, client, s, pod, node)
+		} else {
+			updated, err = p.bindClaim(ctx, client, claim, s.allocations[i], pod)
+		}
 		if err != nil {
 			return err
 		}
 		s.claims[i] = updated
 		p.h.draClaims.mu.Lock()
 		delete(p.h.draClaims.inFlight, updated.UID)
-		p.h.draClaims.assumed[updated.UID] = updated
+		if s.ext != nil && i == s.ext.index {
+			delete(p.h.draClaims.inFlight, s.ext.initialUID)
+		}
+		if updated.Name != extendedClaimInMemName {
+			p.h.draClaims.assumed[updated.UID] = updated
+		}
 		p.h.draClaims.mu.Unlock()
 	}
 	return nil
@@ -699,17 +778,23 @@ func (s *Scheduler) watchDRA(ctx context.Context, factory informers.SharedInform
 			}
 		},
 	})
-	for res, add := range map[eventResource]func(cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error){
-		resResourceSlice: slices.AddEventHandler, resDeviceClass: classes.Informer().AddEventHandler,
-	} {
-		_, _ = add(cache.ResourceEventHandlerFuncs{
+	moves := func(res eventResource) cache.ResourceEventHandler {
+		return cache.ResourceEventHandlerFuncs{
 			AddFunc: func(obj any) { s.queue.Move(clusterEvent{resource: res, action: actAdd, newObj: obj}) },
 			UpdateFunc: func(old, obj any) {
 				s.queue.Move(clusterEvent{resource: res, action: actUpdate, oldObj: old, newObj: obj})
 			},
-		})
+		}
 	}
-	return []cache.InformerSynced{claims.Informer().HasSynced, slices.HasSynced, classes.Informer().HasSynced}, nil
+	_, _ = slices.AddEventHandler(moves(resResourceSlice))
+	// As kube-scheduler, a DeviceClass event updates the extended
+	// resources' mapping before it moves pods.
+	s.handle.draExtended = extendedresourcecache.NewExtendedResourceCache(s.logger, moves(resDeviceClass))
+	mapped, err := classes.Informer().AddEventHandler(s.handle.draExtended)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: device class handler: %w", err)
+	}
+	return []cache.InformerSynced{claims.Informer().HasSynced, slices.HasSynced, classes.Informer().HasSynced, mapped.HasSynced}, nil
 }
 
 // patchedSlices lists the ResourceSlices with the DeviceTaintRules'

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 )
@@ -93,6 +95,12 @@ type handle struct {
 	draSlices  patchedSlices
 	draClasses resourcelisters.DeviceClassLister
 	draCEL     *dracel.Cache
+	// draExtended maps extended resource names to the DeviceClasses that
+	// back them (DRAExtendedResource), for DynamicResources and
+	// NodeResourcesFit.
+	draExtended *extendedresourcecache.ExtendedResourceCache
+	// log receives what plugins report besides their statuses.
+	log *slog.Logger
 }
 
 // weightedScore is a score plugin with its weight.
@@ -140,7 +148,7 @@ func newPlugin(name string, args any, h *handle) (plugin, error) {
 	case NodePorts:
 		return nodePorts{}, nil
 	case NodeResourcesFit:
-		return newNodeResourcesFit(argsOf[configv1.NodeResourcesFitArgs](args)), nil
+		return newNodeResourcesFit(argsOf[configv1.NodeResourcesFitArgs](args), h), nil
 	case NodeResourcesBalancedAllocation:
 		return newBalancedAllocation(argsOf[configv1.NodeResourcesBalancedAllocationArgs](args)), nil
 	case PodTopologySpread:

@@ -6,7 +6,10 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
 )
 
 // errReasonTooManyPods is kube-scheduler's reason for a node at its pod
@@ -19,16 +22,20 @@ const maxCustomPriorityScore = 10
 
 // nodeResourcesFit rejects nodes whose allocatable minus the requests of
 // the pods on them cannot hold the pod's requests (pod-level resources when
-// set), or that hold their pod capacity already; and scores nodes by the
-// profile's scoring strategy (the NodeResourcesFit plugin).
+// set), or that hold their pod capacity already, leaving to DRA the
+// extended resources a DeviceClass backs on nodes that do not advertise
+// them; and scores nodes by the profile's scoring strategy (the
+// NodeResourcesFit plugin).
 type nodeResourcesFit struct {
 	strategy  configv1.ScoringStrategyType
 	resources []configv1.ResourceSpec
 	shape     []configv1.UtilizationShapePoint
+	// h gives the DeviceClasses of extended resources (nil in unit tests).
+	h *handle
 }
 
-func newNodeResourcesFit(args *configv1.NodeResourcesFitArgs) *nodeResourcesFit {
-	p := &nodeResourcesFit{strategy: args.ScoringStrategy.Type, resources: args.ScoringStrategy.Resources}
+func newNodeResourcesFit(args *configv1.NodeResourcesFitArgs, h *handle) *nodeResourcesFit {
+	p := &nodeResourcesFit{strategy: args.ScoringStrategy.Type, resources: args.ScoringStrategy.Resources, h: h}
 	if r := args.ScoringStrategy.RequestedToCapacityRatio; r != nil {
 		p.shape = r.Shape
 	}
@@ -52,9 +59,11 @@ func cyclePodInfo(state *cycleState, pod *corev1.Pod) *podInfo {
 
 // insufficient lists the reasons a node cannot hold the pod, in
 // kube-scheduler's order: pods, cpu, memory, ephemeral-storage, then other
-// resources; unresolvable is set when the pod asks for more of a resource
-// than the node has at all (preemption cannot help).
-func insufficient(req resources, n *nodeInfo) (reasons []string, unresolvable bool) {
+// resources (but those classes map to a DeviceClass and the node does not
+// advertise: DynamicResources checks them); unresolvable is set when the
+// pod asks for more of a resource than the node has at all (preemption
+// cannot help).
+func insufficient(req resources, n *nodeInfo, classes deviceClassResolver) (reasons []string, unresolvable bool) {
 	if int64(len(n.pods))+1 > n.allowedPods {
 		reasons = append(reasons, errReasonTooManyPods)
 	}
@@ -77,6 +86,9 @@ func insufficient(req resources, n *nodeInfo) (reasons []string, unresolvable bo
 	slices.Sort(names)
 	for _, name := range names {
 		q := req.scalar[name]
+		if q > 0 && delegatedToDRA(name, n, classes) {
+			continue
+		}
 		if q > 0 && q > n.allocatable.scalar[name]-n.requested.scalar[name] {
 			reasons = append(reasons, fmt.Sprintf("Insufficient %v", name))
 			unresolvable = unresolvable || q > n.allocatable.scalar[name]
@@ -87,7 +99,7 @@ func insufficient(req resources, n *nodeInfo) (reasons []string, unresolvable bo
 
 // Filter implements filterPlugin.
 func (p *nodeResourcesFit) Filter(state *cycleState, pod *corev1.Pod, n *nodeInfo) *status {
-	reasons, unresolvableReq := insufficient(cyclePodInfo(state, pod).requests, n)
+	reasons, unresolvableReq := insufficient(cyclePodInfo(state, pod).requests, n, p.h.classResolver())
 	if len(reasons) == 0 {
 		return nil
 	}
@@ -191,14 +203,16 @@ func (p *nodeResourcesFit) shapeScore(u int64) int64 {
 }
 
 // eventsToRegister implements queueingHinter: an assigned pod that goes or
-// is scaled down, the pod's own scale-down (in-place resize is GA), and a
-// node that comes or changes allocatable (kube-scheduler's NodeResourcesFit
-// registrations; those for DRA extended resources and deferred resizes are
-// left out, as this scheduler has neither).
+// is scaled down, the pod's own scale-down (in-place resize is GA), a node
+// that comes or changes allocatable, and a DeviceClass that comes or
+// changes its extended resource name (kube-scheduler's NodeResourcesFit
+// registrations; those for deferred resizes are left out, as this
+// scheduler has none).
 func (p *nodeResourcesFit) eventsToRegister() []eventHint {
 	return []eventHint{
 		{resource: resAssignedPod, actions: actDelete, hint: afterAssignedPodDelete},
 		{resource: resNode, actions: actAdd | actUpdateNodeAllocatable, hint: p.afterNodeChange},
+		{resource: resDeviceClass, actions: actAdd | actUpdate, hint: afterDeviceClassChange},
 		{resource: resAssignedPod, actions: actUpdatePodScaleDown, hint: p.afterAssignedPodScaleDown},
 		{resource: resTargetPod, actions: actUpdatePodScaleDown},
 	}
@@ -249,7 +263,8 @@ func (p *nodeResourcesFit) afterNodeChange(pod *corev1.Pod, e clusterEvent) bool
 	req := newPodInfo(pod).requests
 	empty := &nodeInfo{}
 	empty.setNode(cur)
-	if reasons, _ := insufficient(req, empty); len(reasons) > 0 {
+	classes := p.h.classResolver()
+	if reasons, _ := insufficient(req, empty, classes); len(reasons) > 0 {
 		return false
 	}
 	if old == nil {
@@ -260,5 +275,44 @@ func (p *nodeResourcesFit) afterNodeChange(pod *corev1.Pod, e clusterEvent) bool
 	if empty.allowedPods > before.allowedPods {
 		return true
 	}
-	return moreOfWhatIsAsked(req, empty.allocatable, before.allocatable)
+	if moreOfWhatIsAsked(req, empty.allocatable, before.allocatable) {
+		return true
+	}
+	// A resource DRA may provide on the node: DynamicResources decides.
+	for name, q := range req.scalar {
+		if q > 0 && delegatedToDRA(name, empty, classes) {
+			return true
+		}
+	}
+	return false
+}
+
+// afterDeviceClassChange: a DeviceClass that comes backing (implicitly or
+// by its extendedResourceName) a resource the pod asks for, or that
+// changes its extendedResourceName to one.
+func afterDeviceClassChange(pod *corev1.Pod, e clusterEvent) bool {
+	old, _ := e.oldObj.(*resourceapi.DeviceClass)
+	cur, _ := e.newObj.(*resourceapi.DeviceClass)
+	if cur == nil {
+		return true
+	}
+	var reqs corev1.ResourceList
+	if old != nil {
+		if ptr.Deref(old.Spec.ExtendedResourceName, "") == ptr.Deref(cur.Spec.ExtendedResourceName, "") {
+			return false
+		}
+	} else {
+		reqs = resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		if _, ok := reqs[corev1.ResourceName(resourceapi.ResourceDeviceClassPrefix+cur.Name)]; ok {
+			return true
+		}
+	}
+	if cur.Spec.ExtendedResourceName == nil {
+		return false
+	}
+	if reqs == nil {
+		reqs = resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	}
+	_, ok := reqs[corev1.ResourceName(*cur.Spec.ExtendedResourceName)]
+	return ok
 }

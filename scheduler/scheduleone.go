@@ -370,7 +370,7 @@ func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, prof *profile, stat
 		}
 	}
 	if prof.dra != nil {
-		if err := prof.dra.preBind(ctx, s.client, state, pod); err != nil {
+		if err := prof.dra.preBind(ctx, s.client, state, pod, host); err != nil {
 			s.cache.removePod(pod)
 			prof.dra.unreserve(ctx, s.client, state, pod)
 			if ctx.Err() != nil {

@@ -103,7 +103,7 @@ func New(client kubernetes.Interface, cfg *Configuration, opts Options) (*Schedu
 	}
 	s := &Scheduler{
 		cfg: cfg, client: client, log: opts.Log, identity: opts.Identity,
-		profiles: map[string]*profile{}, cache: newNodeCache(), handle: &handle{},
+		profiles: map[string]*profile{}, cache: newNodeCache(), handle: &handle{log: opts.Log},
 		recorders: map[string]events.EventRecorder{}, rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		leading: make(chan struct{}),
 	}
