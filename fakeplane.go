@@ -42,6 +42,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiserverconfig "k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -50,6 +52,7 @@ import (
 
 	"github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/aggregator"
+	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/fixtures"
 	"github.com/fakeplane/fakeplane/internal/pki"
@@ -263,7 +266,17 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	cp.clientCAPEM = clientCAPEM
 	rh := cp.requestHeader
+	var authnConfig *apiserverconfig.AuthenticationConfiguration
+	if path := cp.opts.authnConfigFile; path != "" {
+		if authnConfig, err = auth.LoadAuthenticationConfiguration(path); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+		if authnConfig.Anonymous != nil && cp.opts.noAnonymous {
+			return fmt.Errorf("fakeplane: %w", field.Forbidden(field.NewPath("anonymous"), "--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file"))
+		}
+	}
 	authCfg := server.AuthConfig{
+		Authentication:    authnConfig,
 		ClientCA:          clientCAs,
 		Tokens:            cp.opts.tokens,
 		Anonymous:         !cp.opts.noAnonymous,
@@ -535,6 +548,16 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 		now = cp.opts.clock
 	}
 	boot = append(boot, legacyTokenTracking(now()))
+	// kube-controller-manager's client builder creates the account of
+	// each controller it starts (with --use-service-account-credentials);
+	// here they come with the bootstrap, not in writes after a start.
+	sel := cp.opts.controllers
+	if sel == nil {
+		sel = controllers.DefaultSelection
+	}
+	for _, name := range controllers.ControllerServiceAccountNames(sel) {
+		boot = append(boot, []byte(`{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"`+name+`","namespace":"kube-system"}}`))
+	}
 	if cp.opts.nodes > 0 {
 		// A cluster with nodes has a default StorageClass, as kind's has.
 		sc, err := fixtures.StandardStorageClass()

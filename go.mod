@@ -45,6 +45,12 @@ require (
 require k8s.io/dynamic-resource-allocation v0.37.2
 
 require (
+	github.com/coreos/go-oidc v2.5.0+incompatible // indirect
+	github.com/pquerna/cachecontrol v0.1.0 // indirect
+	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
+)
+
+require (
 	cel.dev/expr v0.25.1 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/NYTimes/gziphandler v1.1.1 // indirect

@@ -34,8 +34,10 @@ type options struct {
 	authzMode      string
 	tokens         []auth.StaticToken
 	noAnonymous    bool
-	requestHeader  *RequestHeader
-	proxyClient    *proxyClientFiles
+	// authnConfigFile is WithAuthenticationConfigFile's.
+	authnConfigFile string
+	requestHeader   *RequestHeader
+	proxyClient     *proxyClientFiles
 	// authTrustResync, when set, replaces the one-minute period of the
 	// extension-apiserver-authentication controller (tests).
 	authTrustResync time.Duration
@@ -191,6 +193,18 @@ type StaticToken = auth.StaticToken
 // WithTokens adds static bearer tokens.
 func WithTokens(tokens ...StaticToken) Option {
 	return func(o *options) { o.tokens = append(o.tokens, tokens...) }
+}
+
+// WithAuthenticationConfigFile authenticates requests as the
+// AuthenticationConfiguration (apiserver.config.k8s.io/v1) in the file at
+// path says, as kube-apiserver's --authentication-config: its JWT
+// authenticators (OIDC issuers, with claim mappings, validation rules and
+// CEL expressions) verify bearer tokens after the service-account tokens,
+// and its anonymous section, when set, says who may be anonymous and where
+// (it may not be combined with WithoutAnonymous). The file is read and
+// validated once, at start.
+func WithAuthenticationConfigFile(path string) Option {
+	return func(o *options) { o.authnConfigFile = path }
 }
 
 // WithoutAnonymous answers requests without credentials 401 instead of

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/uuid"
+	apiserverconfig "k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/group"
 	"k8s.io/apiserver/pkg/authentication/request/anonymous"
@@ -64,6 +65,10 @@ type AuthenticatorConfig struct {
 	Tokens []StaticToken
 	// ServiceAccounts verifies service-account bearer tokens.
 	ServiceAccounts *ServiceAccountTokens
+	// JWT verifies the tokens of the JWT authenticators of an
+	// --authentication-config (NewJWTAuthenticator), after the
+	// service-account tokens, as kube-apiserver orders them.
+	JWT authenticator.Token
 	// APIAudiences are the audiences of the API server (--api-audiences);
 	// when empty, those of ServiceAccounts.
 	APIAudiences []string
@@ -71,6 +76,9 @@ type AuthenticatorConfig struct {
 	// Anonymous authenticates requests without credentials as
 	// system:anonymous in group system:unauthenticated.
 	Anonymous bool
+	// AnonymousConditions, when not empty, limit Anonymous to the paths
+	// they name (an --authentication-config's anonymous.conditions).
+	AnonymousConditions []apiserverconfig.AnonymousAuthCondition
 
 	// LoopbackToken is the privileged loopback bearer token kube-apiserver
 	// accepts in front of everything else (user system:apiserver, groups
@@ -127,6 +135,9 @@ func NewAuthenticator(cfg AuthenticatorConfig) authenticator.Request {
 	if cfg.ServiceAccounts != nil {
 		tokenAuthenticators = append(tokenAuthenticators, cfg.ServiceAccounts)
 	}
+	if cfg.JWT != nil {
+		tokenAuthenticators = append(tokenAuthenticators, cfg.JWT)
+	}
 	if len(tokenAuthenticators) > 0 {
 		tokenAuth := tokenunion.New(tokenAuthenticators...)
 		authenticators = append(authenticators, bearertoken.New(tokenAuth), &websocketProtocolAuthenticator{auth: tokenAuth})
@@ -135,13 +146,13 @@ func NewAuthenticator(cfg AuthenticatorConfig) authenticator.Request {
 	var chain authenticator.Request
 	switch {
 	case len(authenticators) == 0 && cfg.Anonymous:
-		chain = anonymous.NewAuthenticator(nil)
+		chain = anonymous.NewAuthenticator(cfg.AnonymousConditions)
 	case len(authenticators) == 0:
 		chain = authenticator.RequestFunc(func(*http.Request) (*authenticator.Response, bool, error) { return nil, false, nil })
 	default:
 		chain = group.NewAuthenticatedGroupAdder(union.New(authenticators...))
 		if cfg.Anonymous {
-			chain = union.NewFailOnError(chain, anonymous.NewAuthenticator(nil))
+			chain = union.NewFailOnError(chain, anonymous.NewAuthenticator(cfg.AnonymousConditions))
 		}
 	}
 

@@ -156,6 +156,11 @@ func (t *ServiceAccountTokens) issuer() string {
 	return DefaultIssuer
 }
 
+// Issuers returns the issuers of the bound tokens t verifies
+// (kube-apiserver's --service-account-issuer): those no JWT authenticator
+// may claim.
+func (t *ServiceAccountTokens) Issuers() []string { return []string{t.issuer()} }
+
 // Audiences returns the API server's audiences: APIAudiences, or [Issuer]
 // when that is empty.
 func (t *ServiceAccountTokens) Audiences() authenticator.Audiences {

@@ -670,9 +670,6 @@ func Default(cfg Config) []Controller {
 			ctrls = append(ctrls, c(log.With("controller", name)))
 		}
 	}
-	if accounts := ControllerServiceAccountNames(sel); len(accounts) > 0 {
-		ctrls = append(ctrls, NewControllerServiceAccounts(reg, accounts, log.With("controller", ControllerServiceAccountsName)))
-	}
 	add(ClusterRoleAggregationName, true, func(l *slog.Logger) Controller { return NewClusterRoleAggregation(reg, l) })
 	add(ServiceAccountName, true, func(l *slog.Logger) Controller { return NewServiceAccount(reg, l) })
 	add(RootCACertificatePublisherName, cfg.RootCA != nil, func(l *slog.Logger) Controller {

@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	apiserverconfig "k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/endpoints/filters"
@@ -44,6 +45,11 @@ type AuthConfig struct {
 	AuthorizationMode string
 	// ServiceAccountKey signs service-account tokens; nil generates one.
 	ServiceAccountKey *ecdsa.PrivateKey
+	// Authentication is an --authentication-config: its JWT authenticators
+	// verify bearer tokens after the service-account tokens, and its
+	// anonymous section, when set, replaces Anonymous. It is validated as
+	// kube-apiserver validates it.
+	Authentication *apiserverconfig.AuthenticationConfiguration
 }
 
 // authState is the server's authentication and authorization machinery.
@@ -70,6 +76,19 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	}
 	tokens.Now = s.now
 	tokens.Log = s.log
+	var jwt authenticator.Token
+	anonymous, anonymousConditions := cfg.Anonymous, []apiserverconfig.AnonymousAuthCondition(nil)
+	if a := cfg.Authentication; a != nil {
+		if err := auth.ValidateAuthenticationConfiguration(a, tokens.Issuers()); err != nil {
+			return nil, err
+		}
+		if jwt, err = auth.NewJWTAuthenticator(s.life, a, tokens.Audiences(), tokens.Issuers()); err != nil {
+			return nil, fmt.Errorf("jwt authenticators: %w", err)
+		}
+		if a.Anonymous != nil {
+			anonymous, anonymousConditions = a.Anonymous.Enabled, a.Anonymous.Conditions
+		}
+	}
 	rbac := auth.NewRBACAuthorizer(s.rbacCache)
 	authz, rules, err := auth.NewAuthorizer(mode, rbac)
 	if err != nil {
@@ -86,7 +105,9 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 			RequestHeaderExtraHeaderPrefixes: cfg.RequestHeaderExtraHeaderPrefixes,
 			Tokens:                           cfg.Tokens,
 			ServiceAccounts:                  tokens,
-			Anonymous:                        cfg.Anonymous,
+			JWT:                              jwt,
+			Anonymous:                        anonymous,
+			AnonymousConditions:              anonymousConditions,
 		}),
 		authz:    authz,
 		rules:    rules,

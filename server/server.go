@@ -96,6 +96,10 @@ type Server struct {
 	// stopping is closed by Close; long-running requests (watches) end on it.
 	stopping  chan struct{}
 	closeOnce sync.Once
+	// life is the server's lifetime, which Close ends: the JWT
+	// authenticators fetch their issuers' keys until then.
+	life    context.Context
+	endLife context.CancelFunc
 	// requests counts the requests being served; Drain waits for them.
 	reqMu    sync.Mutex
 	reqIdle  *sync.Cond
@@ -163,6 +167,7 @@ func New(cfg Config) (*Server, error) {
 		flows:     newFlowClassifier(),
 	}
 	s.reqIdle = sync.NewCond(&s.reqMu)
+	s.life, s.endLife = context.WithCancel(context.Background())
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -188,6 +193,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: load FlowSchemas: %w", err)
 	}
 	if s.handler, err = s.setupAuth(cfg.Auth); err != nil {
+		s.endLife()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	hooks := registry.Hooks{CommitObserver: s.observeCommitViews, Authorizer: s.auth.authz}
@@ -203,7 +209,10 @@ func New(cfg Config) (*Server, error) {
 // Close ends open watches. The server starts no goroutine of its own: the
 // control plane's controllers run in package controllers.
 func (s *Server) Close() {
-	s.closeOnce.Do(func() { close(s.stopping) })
+	s.closeOnce.Do(func() {
+		close(s.stopping)
+		s.endLife()
+	})
 }
 
 // Drain waits until no request is being served. Call it after the HTTP

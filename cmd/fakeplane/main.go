@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/fakeplane/fakeplane"
+	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/internal/startgc"
 	"github.com/fakeplane/fakeplane/server"
@@ -105,6 +106,7 @@ func run(args []string) error {
 	verbose := fs.Bool("v", false, "log requests' errors and controller messages to stderr")
 	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "RBAC or AlwaysAllow")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
+	authnConfig := fs.String("authentication-config", "", "an AuthenticationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: JWT authenticators (OIDC issuers) for bearer tokens, and who may be anonymous")
 	tokenFile := fs.String("token-auth-file", "", "CSV of static bearer tokens: token,user,uid,\"group1,group2\"")
 	clientCA := fs.String("client-ca-file", "", "also accept client certificates signed by the CAs in this PEM file")
 	rhCA := fs.String("requestheader-client-ca-file", "", "trust X-Remote-* headers from client certificates signed by this CA (default: a front-proxy CA of fakeplane's own, kept in --data-dir, with allowed name front-proxy-client)")
@@ -239,6 +241,20 @@ func run(args []string) error {
 	}
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
+	}
+	if *authnConfig != "" {
+		if flagSet(fs, "anonymous-auth") {
+			// As kube-apiserver: the flag, even true, excludes the file's
+			// anonymous section.
+			cfg, err := auth.LoadAuthenticationConfiguration(*authnConfig)
+			if err != nil {
+				return err
+			}
+			if cfg.Anonymous != nil {
+				return errors.New(`anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file`)
+			}
+		}
+		opts = append(opts, fakeplane.WithAuthenticationConfigFile(*authnConfig))
 	}
 	if *egressConfig != "" {
 		opts = append(opts, fakeplane.WithEgressSelectorConfigFile(*egressConfig))

@@ -1,25 +1,6 @@
 package controllers
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"log/slog"
-	"slices"
-
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apiserver/pkg/authentication/user"
-	apirequest "k8s.io/apiserver/pkg/endpoints/request"
-
-	"github.com/fakeplane/fakeplane/registry"
-	"github.com/fakeplane/fakeplane/store"
-)
-
-// ControllerServiceAccountsName names the ControllerServiceAccounts
-// controller in logs; it is not a kube-controller-manager controller.
-const ControllerServiceAccountsName = "controller-service-accounts"
+import "slices"
 
 // controllerAccounts maps kube-controller-manager's controllers (canonical
 // names) to the kube-system ServiceAccount whose credentials each one's
@@ -75,7 +56,8 @@ var controllerAccounts = map[string]string{
 // ControllerServiceAccountNames returns, sorted, the kube-system
 // ServiceAccounts kube-controller-manager with
 // --use-service-account-credentials (kubeadm's and kind's) creates for the
-// controllers sel runs.
+// controllers sel runs. They carry nothing but their names; tokens for
+// them are requested, not stored.
 func ControllerServiceAccountNames(sel Selection) []string {
 	var names []string
 	for controller, account := range controllerAccounts {
@@ -85,70 +67,4 @@ func ControllerServiceAccountNames(sel Selection) []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// ControllerServiceAccounts creates the kube-system ServiceAccounts of the
-// controllers a control plane runs that are missing, once, as
-// kube-controller-manager's client builder does for each controller it
-// starts with --use-service-account-credentials. They carry nothing but
-// their names; tokens for them are requested, not stored.
-type ControllerServiceAccounts struct {
-	reg   registry.Interface
-	log   *slog.Logger
-	names []string
-	done  bool
-}
-
-// NewControllerServiceAccounts returns the controller that creates the
-// ServiceAccounts names in kube-system, through reg, logging to log (nil:
-// slog.Default()).
-func NewControllerServiceAccounts(reg registry.Interface, names []string, log *slog.Logger) *ControllerServiceAccounts {
-	if log == nil {
-		log = slog.Default()
-	}
-	return &ControllerServiceAccounts{reg: reg, log: log, names: names}
-}
-
-// Name implements Controller.
-func (c *ControllerServiceAccounts) Name() string { return ControllerServiceAccountsName }
-
-// Resources implements Controller: it needs no feed, its one Sync lists
-// what it needs.
-func (c *ControllerServiceAccounts) Resources() []string { return nil }
-
-// Sync implements Controller: the first call creates the missing accounts.
-func (c *ControllerServiceAccounts) Sync(ctx context.Context, _ []store.Event) error {
-	if c.done {
-		return nil
-	}
-	// As kube-controller-manager's own credentials.
-	u := &user.DefaultInfo{Name: "system:kube-controller-manager", Groups: []string{user.AllAuthenticated}}
-	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, u), "kube-controller-manager")
-	obj, err := c.reg.List(ctx, serviceAccountsGVR, metav1.NamespaceSystem, metav1.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("list kube-system service accounts: %w", err)
-	}
-	list, ok := obj.(*corev1.ServiceAccountList)
-	if !ok {
-		return fmt.Errorf("list kube-system service accounts: a %T", obj)
-	}
-	have := map[string]bool{}
-	for _, sa := range list.Items {
-		have[sa.Name] = true
-	}
-	var errs []error
-	for _, name := range c.names {
-		if have[name] {
-			continue
-		}
-		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: name}}
-		if _, err := c.reg.Create(ctx, serviceAccountsGVR, sa); err != nil && !apierrors.IsAlreadyExists(err) {
-			errs = append(errs, fmt.Errorf("create service account kube-system/%s: %w", name, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	c.done = true
-	return nil
 }
