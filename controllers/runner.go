@@ -701,6 +701,7 @@ func Default(cfg Config) []Controller {
 	add(PVCProtectionName, true, func(l *slog.Logger) Controller { return NewPVCProtection(reg, l) })
 	add(EphemeralVolumeName, true, func(l *slog.Logger) Controller { return NewEphemeralVolume(reg, l) })
 	add(ResourceClaimName, true, func(l *slog.Logger) Controller { return NewResourceClaims(reg, cfg.Now, l) })
+	add(DeviceTaintEvictionName, true, func(l *slog.Logger) Controller { return NewDeviceTaintEviction(reg, cfg.Now, l) })
 	add(PVProtectionName, true, func(l *slog.Logger) Controller { return NewPVProtection(reg, l) })
 	add(VACProtectionName, true, func(l *slog.Logger) Controller { return NewVACProtection(reg, l) })
 	add(TTLName, true, func(l *slog.Logger) Controller { return NewTTL(reg, l) })

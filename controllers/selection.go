@@ -17,6 +17,7 @@ const (
 	CSRSigningName                  = "certificatesigningrequest-signing-controller"
 	DaemonSetName                   = "daemonset-controller"
 	DeploymentName                  = "deployment-controller"
+	DeviceTaintEvictionName         = "device-taint-eviction-controller"
 	DisruptionName                  = "disruption-controller"
 	EndpointsName                   = "endpoints-controller"
 	EndpointSliceName               = "endpointslice-controller"
@@ -101,7 +102,7 @@ func KnownNames() []string {
 		VACProtectionName, PolicyStatusName, TTLName, HorizontalPodAutoscalerName, ServiceAccountTokenName, EndpointSliceMirroringName,
 		TaintEvictionName, EphemeralVolumeName, ServiceCIDRName, ClusterTrustBundlePublisherName,
 		CSRSigningName, CSRApprovingName, CSRCleanerName, ResourceClaimName, PCRCleanerName,
-		LegacyTokenCleanerName,
+		LegacyTokenCleanerName, DeviceTaintEvictionName,
 	}
 }
 
@@ -112,7 +113,7 @@ func KnownNames() []string {
 var otherNames = []string{
 	"bootstrap-signer-controller",
 	"token-cleaner-controller", "node-ipam-controller",
-	"device-taint-eviction-controller", "persistentvolume-attach-detach-controller",
+	"persistentvolume-attach-detach-controller",
 	"persistentvolume-expander-controller", "podgroup-protection-controller",
 	"storageversion-garbage-collector-controller",
 	"resourcepoolstatusrequest-controller",
