@@ -31,6 +31,8 @@ func (cp *ControlPlane) setUpAdmission() error {
 		Authorizer:                        cp.srv.Authorizer(),
 		Logger:                            cp.opts.logger.With("component", "admission"),
 		NoPolicyStatus:                    !policyStatusEnabled(cp.opts.controllers),
+		MutatingWebhookConfig:             cp.admissionConfig.MutatingWebhook,
+		ValidatingWebhookConfig:           cp.admissionConfig.ValidatingWebhook,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)

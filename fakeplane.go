@@ -109,18 +109,21 @@ type ControlPlane struct {
 	// identity renews kube-apiserver's identity Lease.
 	identity *identityLease
 	// feed hands the views the events of a shared store (nil otherwise).
-	feed           *eventFeed
-	admission      *admission.Chain
-	webhookServing *WebhookServing
-	httpServer     *http.Server
-	listener       net.Listener
-	url            string
-	kubeconfigPath string
-	tmpDir         string
-	cancel         context.CancelFunc
-	serveDone      chan struct{}
-	nodes          *kubelet.Simulator
-	scheduler      *scheduler.Scheduler
+	feed      *eventFeed
+	admission *admission.Chain
+	// admissionConfig is what WithAdmissionControlConfigFile's file
+	// configures (zero: nothing).
+	admissionConfig admission.PluginConfig
+	webhookServing  *WebhookServing
+	httpServer      *http.Server
+	listener        net.Listener
+	url             string
+	kubeconfigPath  string
+	tmpDir          string
+	cancel          context.CancelFunc
+	serveDone       chan struct{}
+	nodes           *kubelet.Simulator
+	scheduler       *scheduler.Scheduler
 }
 
 // New prepares a control plane; nothing listens until Start.
@@ -303,7 +306,15 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 		proxyCert = &c
 	}
+	if path := cp.opts.admissionConfigFile; path != "" {
+		ac, err := admission.ReadPluginConfig(path)
+		if err != nil {
+			return fmt.Errorf("fakeplane: admission-control-config-file: %w", err)
+		}
+		cp.admissionConfig = *ac
+	}
 	cp.srv, err = server.New(server.Config{
+		PodSecurity:            cp.admissionConfig.PodSecurity,
 		Kubelet:                kubeletClient,
 		ProxyClientCertificate: proxyCert,
 		Store:                  cp.store,

@@ -36,8 +36,10 @@ type options struct {
 	noAnonymous    bool
 	// authnConfigFile is WithAuthenticationConfigFile's.
 	authnConfigFile string
-	requestHeader   *RequestHeader
-	proxyClient     *proxyClientFiles
+	// admissionConfigFile is WithAdmissionControlConfigFile's.
+	admissionConfigFile string
+	requestHeader       *RequestHeader
+	proxyClient         *proxyClientFiles
 	// authTrustResync, when set, replaces the one-minute period of the
 	// extension-apiserver-authentication controller (tests).
 	authTrustResync time.Duration
@@ -205,6 +207,18 @@ func WithTokens(tokens ...StaticToken) Option {
 // validated once, at start.
 func WithAuthenticationConfigFile(path string) Option {
 	return func(o *options) { o.authnConfigFile = path }
+}
+
+// WithAdmissionControlConfigFile configures admission plugins with the
+// AdmissionConfiguration (apiserver.config.k8s.io/v1) in the file at path,
+// as kube-apiserver's --admission-control-config-file: PodSecurity's
+// defaults and exemptions (a PodSecurityConfiguration), and the
+// credentials the admission webhooks present to webhook servers (a
+// WebhookAdmission's kubeConfigFile). The configuration of another plugin
+// kube-apiserver runs by default (ResourceQuota) is refused. The file is
+// read once, at start.
+func WithAdmissionControlConfigFile(path string) Option {
+	return func(o *options) { o.admissionConfigFile = path }
 }
 
 // WithoutAnonymous answers requests without credentials 401 instead of

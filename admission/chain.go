@@ -1,9 +1,11 @@
 package admission
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -45,6 +47,11 @@ type Config struct {
 	Authorizer authorizer.Authorizer
 	// Logger receives the chain's own messages; nil means slog.Default().
 	Logger *slog.Logger
+	// MutatingWebhookConfig and ValidatingWebhookConfig configure the
+	// webhook plugins as an --admission-control-config-file does (see
+	// PluginConfig): a WebhookAdmission whose kubeConfigFile gives the
+	// credentials to present to webhook servers. Nil means none.
+	MutatingWebhookConfig, ValidatingWebhookConfig []byte
 	// NoPolicyStatus leaves ValidatingAdmissionPolicies' status alone, as
 	// a kube-apiserver without kube-controller-manager (whose
 	// validatingadmissionpolicy-status-controller writes it) does.
@@ -248,11 +255,11 @@ func (c *Chain) startLocked() error {
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client.Discovery()))
 	c.factory = informers.NewSharedInformerFactory(client, informerResync)
 
-	mw, err := mutatingwebhook.NewMutatingWebhook(nil)
+	mw, err := mutatingwebhook.NewMutatingWebhook(configReader(c.cfg.MutatingWebhookConfig))
 	if err != nil {
 		return fmt.Errorf("admission: %s: %w", mutatingwebhook.PluginName, err)
 	}
-	vw, err := validatingwebhook.NewValidatingAdmissionWebhook(nil)
+	vw, err := validatingwebhook.NewValidatingAdmissionWebhook(configReader(c.cfg.ValidatingWebhookConfig))
 	if err != nil {
 		return fmt.Errorf("admission: %s: %w", validatingwebhook.PluginName, err)
 	}
@@ -361,4 +368,13 @@ func (c *Chain) Stop() {
 			c.factory.Shutdown()
 		}
 	})
+}
+
+// configReader is a plugin's configuration as its factory takes it: nil
+// when there is none.
+func configReader(b []byte) io.Reader {
+	if b == nil {
+		return nil
+	}
+	return bytes.NewReader(b)
 }

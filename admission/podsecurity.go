@@ -75,17 +75,22 @@ type podSecurityShared struct {
 }
 
 // NewPodSecurity builds the plugin over a control plane's namespaces and
-// pods. metrics records its decisions; nil records nothing.
-func NewPodSecurity(namespaces psadmission.NamespaceGetter, pods psadmission.PodLister, metrics psmetrics.Recorder) (*PodSecurity, error) {
+// pods, with cfg (nil: kube-apiserver's default configuration; see
+// ReadPluginConfig). metrics records its decisions; nil records nothing. A
+// configuration upstream's plugin refuses is refused with its error.
+func NewPodSecurity(namespaces psadmission.NamespaceGetter, pods psadmission.PodLister, metrics psmetrics.Recorder, cfg *psconfig.PodSecurityConfiguration) (*PodSecurity, error) {
 	shared, err := podSecurityDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if cfg == nil {
+		cfg = shared.config
 	}
 	if metrics == nil {
 		metrics = noPodSecurityMetrics{}
 	}
 	d := &psadmission.Admission{
-		Configuration:    shared.config,
+		Configuration:    cfg,
 		Evaluator:        shared.evaluator,
 		Metrics:          metrics,
 		PodSpecExtractor: psadmission.DefaultPodSpecExtractor{},

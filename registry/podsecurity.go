@@ -29,7 +29,7 @@ type podSecurityPlugin struct {
 func (s *Registry) podSecurity() (*admissionplugins.PodSecurity, error) {
 	p := &s.podSecurityPlugin
 	p.once.Do(func() {
-		p.plugin, p.err = admissionplugins.NewPodSecurity(podSecurityNamespaces{s}, podSecurityPods{s}, nil)
+		p.plugin, p.err = admissionplugins.NewPodSecurity(podSecurityNamespaces{s}, podSecurityPods{s}, nil, s.podSecurityConfig)
 	})
 	return p.plugin, p.err
 }

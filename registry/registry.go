@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	psconfig "k8s.io/pod-security-admission/admission/api"
 
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/crd"
@@ -51,6 +52,10 @@ type Config struct {
 	// what this registry's creates computed, which is how the seeds are
 	// recorded and checked (RecordCreateSeeds).
 	PrivateCreateMemo bool
+	// PodSecurity configures the PodSecurity admission plugin (defaults
+	// and exemptions) as an --admission-control-config-file does; nil
+	// means kube-apiserver's default configuration.
+	PodSecurity *psconfig.PodSecurityConfiguration
 }
 
 // Hooks are what the registry calls in parts of the control plane outside
@@ -77,6 +82,8 @@ type Hooks struct {
 // optimistic commit, and the views that follow commits. Package server
 // serves it over HTTP; Go callers use it through Interface (Registry.API).
 type Registry struct {
+	// podSecurityConfig is Config.PodSecurity.
+	podSecurityConfig *psconfig.PodSecurityConfiguration
 	// noServiceAccountAdmission is Config.DisableServiceAccountAdmission.
 	noServiceAccountAdmission bool
 	// noQuotaController is Config.NoResourceQuotaController.
@@ -113,7 +120,7 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("registry: Config.Store is required")
 	}
-	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), noServiceAccountAdmission: cfg.DisableServiceAccountAdmission, noQuotaController: cfg.NoResourceQuotaController, shared: cfg.SharedStore,
+	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), noServiceAccountAdmission: cfg.DisableServiceAccountAdmission, podSecurityConfig: cfg.PodSecurity, noQuotaController: cfg.NoResourceQuotaController, shared: cfg.SharedStore,
 		creates: &processCreates}
 	if cfg.PrivateCreateMemo {
 		r.creates = &createMemo{}

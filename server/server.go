@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/klog/v2"
+	psconfig "k8s.io/pod-security-admission/admission/api"
 
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/registry"
@@ -51,6 +52,9 @@ type Config struct {
 	// --service-cluster-ip-range); the zero value means
 	// DefaultServiceClusterIPRange.
 	ServiceClusterIPRange netip.Prefix
+	// PodSecurity configures the PodSecurity admission plugin, as an
+	// --admission-control-config-file does (nil: the default).
+	PodSecurity *psconfig.PodSecurityConfiguration
 	// DisableServiceAccountAdmission turns the ServiceAccount admission
 	// plugin off (see registry.Config).
 	DisableServiceAccountAdmission bool
@@ -177,7 +181,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
 		DisableServiceAccountAdmission: cfg.DisableServiceAccountAdmission, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
-		PrivateCreateMemo: cfg.PrivateCreateMemo})
+		PrivateCreateMemo: cfg.PrivateCreateMemo, PodSecurity: cfg.PodSecurity})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -106,6 +106,7 @@ func run(args []string) error {
 	verbose := fs.Bool("v", false, "log requests' errors and controller messages to stderr")
 	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "RBAC or AlwaysAllow")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
+	admissionConfig := fs.String("admission-control-config-file", "", "an AdmissionConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: PodSecurity's defaults and exemptions, the admission webhooks' kubeConfigFile")
 	authnConfig := fs.String("authentication-config", "", "an AuthenticationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: JWT authenticators (OIDC issuers) for bearer tokens, and who may be anonymous")
 	tokenFile := fs.String("token-auth-file", "", "CSV of static bearer tokens: token,user,uid,\"group1,group2\"")
 	clientCA := fs.String("client-ca-file", "", "also accept client certificates signed by the CAs in this PEM file")
@@ -241,6 +242,9 @@ func run(args []string) error {
 	}
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
+	}
+	if *admissionConfig != "" {
+		opts = append(opts, fakeplane.WithAdmissionControlConfigFile(*admissionConfig))
 	}
 	if *authnConfig != "" {
 		if flagSet(fs, "anonymous-auth") {
