@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	resourceclient "k8s.io/client-go/kubernetes/typed/resource/v1"
 	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
@@ -635,29 +636,19 @@ func (p *dynamicResources) preBind(ctx context.Context, client kubernetes.Interf
 // again, as upstream's.
 func (p *dynamicResources) bindClaim(ctx context.Context, client kubernetes.Interface, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult, pod *corev1.Pod) (*resourceapi.ResourceClaim, error) {
 	claims := client.ResourceV1().ResourceClaims(claim.Namespace)
-	claim = claim.DeepCopy()
-	refresh := false
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if refresh {
-			cur, err := claims.Get(ctx, claim.Name, metav1.GetOptions{})
-			if err != nil {
-				return fmt.Errorf("get updated claim %s/%s after conflict: %w", claim.Namespace, claim.Name, err)
-			}
-			claim = cur
-		}
-		refresh = true
+	return updateClaimRetrying(ctx, claims, claim, "get updated claim %s/%s after conflict: %w", func(claim *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
 		if claim.DeletionTimestamp != nil {
-			return fmt.Errorf("claim %s/%s got deleted in the meantime", claim.Namespace, claim.Name)
+			return nil, fmt.Errorf("claim %s/%s got deleted in the meantime", claim.Namespace, claim.Name)
 		}
 		if allocation != nil {
 			if claim.Status.Allocation != nil {
-				return fmt.Errorf("claim %s/%s got allocated elsewhere in the meantime", claim.Namespace, claim.Name)
+				return nil, fmt.Errorf("claim %s/%s got allocated elsewhere in the meantime", claim.Namespace, claim.Name)
 			}
 			if !slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
 				claim.Finalizers = append(claim.Finalizers, resourceapi.Finalizer)
 				cur, err := claims.Update(ctx, claim, metav1.UpdateOptions{})
 				if err != nil {
-					return fmt.Errorf("add finalizer to claim %s/%s: %w", claim.Namespace, claim.Name, err)
+					return nil, fmt.Errorf("add finalizer to claim %s/%s: %w", claim.Namespace, claim.Name, err)
 				}
 				claim = cur
 			}
@@ -665,7 +656,7 @@ func (p *dynamicResources) bindClaim(ctx context.Context, client kubernetes.Inte
 		}
 		claim.Status.ReservedFor = append(claim.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID})
 		if claim.Status.Allocation == nil {
-			return fmt.Errorf("claim %s/%s got deallocated elsewhere in the meantime", claim.Namespace, claim.Name)
+			return nil, fmt.Errorf("claim %s/%s got deallocated elsewhere in the meantime", claim.Namespace, claim.Name)
 		}
 		if claim.Status.Allocation.AllocationTimestamp == nil {
 			claim.Status.Allocation.AllocationTimestamp = &metav1.Time{Time: time.Now()}
@@ -673,14 +664,40 @@ func (p *dynamicResources) bindClaim(ctx context.Context, client kubernetes.Inte
 		cur, err := claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{})
 		if err != nil {
 			if allocation != nil {
-				return fmt.Errorf("add allocation and reservation to claim %s/%s: %w", claim.Namespace, claim.Name, err)
+				return nil, fmt.Errorf("add allocation and reservation to claim %s/%s: %w", claim.Namespace, claim.Name, err)
 			}
-			return fmt.Errorf("add reservation to claim %s/%s: %w", claim.Namespace, claim.Name, err)
+			return nil, fmt.Errorf("add reservation to claim %s/%s: %w", claim.Namespace, claim.Name, err)
 		}
-		claim = cur
-		return nil
+		return cur, nil
 	})
-	return claim, err
+}
+
+// updateClaimRetrying calls change with a copy of claim, and after each
+// conflict again with the claim read anew (a failed read is worded by
+// getErr, a format of the claim's namespace, name and the error), as
+// upstream's retries; it returns what change returned last.
+func updateClaimRetrying(ctx context.Context, claims resourceclient.ResourceClaimInterface, claim *resourceapi.ResourceClaim, getErr string,
+	change func(*resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error)) (*resourceapi.ResourceClaim, error) {
+	cur := claim.DeepCopy()
+	var updated *resourceapi.ResourceClaim
+	refresh := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if refresh {
+			got, err := claims.Get(ctx, cur.Name, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf(getErr, cur.Namespace, cur.Name, err)
+			}
+			cur = got
+		}
+		refresh = true
+		var err error
+		updated, err = change(cur)
+		return err
+	})
+	if err != nil {
+		return cur, err
+	}
+	return updated, nil
 }
 
 // eventsToRegister implements queueingHinter: upstream's registrations. A

@@ -460,26 +460,16 @@ func (p *dynamicResources) unreserveExtended(ctx context.Context, client kuberne
 // upstream's), retrying on conflicts with the claim read again.
 func deleteClaim(ctx context.Context, client kubernetes.Interface, claim *resourceapi.ResourceClaim) error {
 	claims := client.ResourceV1().ResourceClaims(claim.Namespace)
-	claim = claim.DeepCopy()
-	refresh := false
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if refresh {
-			cur, err := claims.Get(ctx, claim.Name, metav1.GetOptions{})
-			if err != nil {
-				return fmt.Errorf("get resourceclaim %s/%s: %w", claim.Namespace, claim.Name, err)
-			}
-			claim = cur
-		}
-		refresh = true
+	if _, err := updateClaimRetrying(ctx, claims, claim, "get resourceclaim %s/%s: %w", func(claim *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
 		if i := slices.Index(claim.Finalizers, resourceapi.Finalizer); i >= 0 {
 			claim.Finalizers = slices.Delete(claim.Finalizers, i, i+1)
 		}
-		if _, err := claims.Update(ctx, claim, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update resourceclaim %s/%s: %w", claim.Namespace, claim.Name, err)
+		cur, err := claims.Update(ctx, claim, metav1.UpdateOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("update resourceclaim %s/%s: %w", claim.Namespace, claim.Name, err)
 		}
-		return nil
-	})
-	if err != nil {
+		return cur, nil
+	}); err != nil {
 		return err
 	}
 	if err := claims.Delete(ctx, claim.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
