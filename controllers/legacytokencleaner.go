@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -277,21 +276,7 @@ func (c *LegacyTokenCleaner) podSecrets(ctx context.Context, namespace string) (
 // with day, provided its UID is still tok's, as upstream's merge patch
 // does.
 func (c *LegacyTokenCleaner) markInvalid(ctx context.Context, tok legacyToken, day string) error {
-	_, err := c.reg.Update(ctx, secretsGVR, tok.namespace, tok.name, func(cur runtime.Object) (runtime.Object, error) {
-		sec, ok := cur.(*corev1.Secret)
-		if !ok {
-			return nil, fmt.Errorf("secret %s/%s is a %T", tok.namespace, tok.name, cur)
-		}
-		if sec.UID != tok.uid {
-			return nil, apierrors.NewConflict(corev1.Resource("secrets"), tok.name,
-				fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", tok.uid, sec.UID))
-		}
-		if sec.Labels == nil {
-			sec.Labels = map[string]string{}
-		}
-		sec.Labels[auth.LegacyTokenInvalidSinceLabel] = day
-		return sec, nil
-	})
+	err := registry.SetLabel(ctx, c.reg, secretsGVR, tok.namespace, tok.name, tok.uid, auth.LegacyTokenInvalidSinceLabel, day)
 	if err != nil {
 		return fmt.Errorf("label legacy service account token %s/%s invalid: %w", tok.namespace, tok.name, err)
 	}

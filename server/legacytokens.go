@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -40,22 +38,7 @@ var _ auth.SecretLabeler = tokenObjects{}
 func (o tokenObjects) LabelSecret(_ context.Context, ns, name string, uid types.UID, key, value string) error {
 	u := &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}}
 	ctx := registry.WithFieldManager(apirequest.WithUser(context.Background(), u), "kube-apiserver")
-	gvr := corev1.SchemeGroupVersion.WithResource("secrets")
-	_, err := o.api.Update(ctx, gvr, ns, name, func(cur runtime.Object) (runtime.Object, error) {
-		secret, ok := cur.(*corev1.Secret)
-		if !ok {
-			return nil, fmt.Errorf("secret %s/%s is a %T", ns, name, cur)
-		}
-		if secret.UID != uid {
-			return nil, apierrors.NewConflict(corev1.Resource("secrets"), name,
-				fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, secret.UID))
-		}
-		if secret.Labels == nil {
-			secret.Labels = map[string]string{}
-		}
-		secret.Labels[key] = value
-		return secret, nil
-	})
+	err := registry.SetLabel(ctx, o.api, corev1.SchemeGroupVersion.WithResource("secrets"), ns, name, uid, key, value)
 	if err != nil {
 		return fmt.Errorf("label secret %s/%s: %w", ns, name, err)
 	}
