@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/fixtures"
 	"github.com/fakeplane/fakeplane/registry"
 )
@@ -344,6 +345,7 @@ func TestBootstrapCreateSeedsArePrecomputed(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs = append(docs, sc)
+	docs = append(docs, controllerAccountDocs(controllers.DefaultSelection)...)
 
 	file, left, err := computed.srv.RecordCreateSeeds(docs)
 	if err != nil {

@@ -566,9 +566,7 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 	if sel == nil {
 		sel = controllers.DefaultSelection
 	}
-	for _, name := range controllers.ControllerServiceAccountNames(sel) {
-		boot = append(boot, []byte(`{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"`+name+`","namespace":"kube-system"}}`))
-	}
+	boot = append(boot, controllerAccountDocs(sel)...)
 	if cp.opts.nodes > 0 {
 		// A cluster with nodes has a default StorageClass, as kind's has.
 		sc, err := fixtures.StandardStorageClass()
@@ -699,6 +697,19 @@ var kcmDefaultServiceCIDR = registry.PresetStatus{
 			FieldsType: "FieldsV1",
 			FieldsV1:   &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:finalizers":{".":{},"v:\"networking.k8s.io/service-cidr-finalizer\"":{}}}}`)}},
 	},
+}
+
+// controllerAccountDocs are the documents of the kube-system
+// ServiceAccounts of the controllers sel runs (see
+// controllers.ControllerServiceAccountNames); the bootstrap's create seeds
+// hold those of every controller.
+func controllerAccountDocs(sel controllers.Selection) [][]byte {
+	names := controllers.ControllerServiceAccountNames(sel)
+	docs := make([][]byte, len(names))
+	for i, name := range names {
+		docs[i] = []byte(`{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"` + name + `","namespace":"kube-system"}}`)
+	}
+	return docs
 }
 
 // legacyTokenTracking is the kube-system ConfigMap in which kube-apiserver
