@@ -26,6 +26,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/fakeplane/fakeplane"
+	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/internal/pki"
 )
 
@@ -180,6 +181,14 @@ func TestServiceAccountTokens(t *testing.T) {
 	if err := admin.CoreV1().ServiceAccounts("default").Delete(ctx, "ctl", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// As on kube-apiserver (recorded on refplane: 200 for ten seconds,
+	// then 401), its success is remembered for ten seconds.
+	if st := review(cfg2.BearerToken); !st.Authenticated {
+		t.Errorf("token of a just deleted service account, remembered: %+v", st)
+	}
+	mu.Lock()
+	now = now.Add(auth.TokenSuccessCacheTTL)
+	mu.Unlock()
 	if st := review(cfg2.BearerToken); st.Authenticated {
 		t.Errorf("token of a deleted service account accepted: %+v", st)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -80,6 +81,10 @@ type AuthenticatorConfig struct {
 	// they name (an --authentication-config's anonymous.conditions).
 	AnonymousConditions []apiserverconfig.AnonymousAuthCondition
 
+	// Now is the clock of the bearer tokens' cache (see
+	// TokenSuccessCacheTTL); time.Now when nil.
+	Now func() time.Time
+
 	// LoopbackToken is the privileged loopback bearer token kube-apiserver
 	// accepts in front of everything else (user system:apiserver, groups
 	// system:authenticated and system:masters). A random one nobody knows
@@ -139,7 +144,9 @@ func NewAuthenticator(cfg AuthenticatorConfig) authenticator.Request {
 		tokenAuthenticators = append(tokenAuthenticators, cfg.JWT)
 	}
 	if len(tokenAuthenticators) > 0 {
-		tokenAuth := tokenunion.New(tokenAuthenticators...)
+		// kube-apiserver remembers a token's success for
+		// TokenSuccessCacheTTL.
+		tokenAuth := authenticator.Token(newTokenCache(tokenunion.New(tokenAuthenticators...), TokenSuccessCacheTTL, cfg.Now))
 		authenticators = append(authenticators, bearertoken.New(tokenAuth), &websocketProtocolAuthenticator{auth: tokenAuth})
 	}
 

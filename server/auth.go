@@ -108,6 +108,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 			JWT:                              jwt,
 			Anonymous:                        anonymous,
 			AnonymousConditions:              anonymousConditions,
+			Now:                              s.now,
 		}),
 		authz:    authz,
 		rules:    rules,
