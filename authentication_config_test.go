@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane"
+	"github.com/fakeplane/fakeplane/auth"
 )
 
 // oidcIssuer is an OpenID Connect provider for tests: an HTTPS server with
@@ -236,4 +237,99 @@ func TestAuthenticationConfigErrorsAsKubeAPIServer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOIDCFlagsAuthenticateAsKubeAPIServer: kube-apiserver's --oidc-* flags
+// (WithOIDC) make one JWT authenticator: the user name is the claim
+// prefixed by the issuer URL and "#" by default (not for "email", nor with
+// the prefix "-"), groups are prefixed, required claims are required.
+func TestOIDCFlagsAuthenticateAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	iss := newOIDCIssuer(t)
+	caFile := writeTestFile(t, "oidc-ca.pem", iss.caPEM())
+	tests := []struct {
+		name     string
+		flags    auth.OIDCFlags
+		claims   map[string]any
+		wantUser string
+		wantErr  bool
+	}{
+		{name: "the default prefix is the issuer's",
+			flags:    auth.OIDCFlags{GroupsClaim: "groups", GroupsPrefix: "oidc:", RequiredClaims: map[string]string{"tenant": "blue"}},
+			claims:   map[string]any{"sub": "alice", "tenant": "blue", "groups": []string{"devs"}},
+			wantUser: iss.srv.URL + "#alice"},
+		{name: "a required claim missing",
+			flags:   auth.OIDCFlags{RequiredClaims: map[string]string{"tenant": "blue"}},
+			claims:  map[string]any{"sub": "alice", "tenant": "red"},
+			wantErr: true},
+		{name: "no prefix for email",
+			flags:    auth.OIDCFlags{UsernameClaim: "email"},
+			claims:   map[string]any{"sub": "alice", "email": "alice@example.com", "email_verified": true},
+			wantUser: "alice@example.com"},
+		{name: "the prefix '-' is none",
+			flags:    auth.OIDCFlags{UsernamePrefix: "-"},
+			claims:   map[string]any{"sub": "alice"},
+			wantUser: "alice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := tt.flags
+			f.IssuerURL, f.ClientID, f.CAFile = iss.srv.URL, "fakeplane-test", caFile
+			cp := fakeplane.Start(t, fakeplane.WithOIDC(f))
+			claims := map[string]any{"aud": "fakeplane-test"}
+			for k, v := range tt.claims {
+				claims[k] = v
+			}
+			client := func(claims map[string]any) kubernetes.Interface {
+				cfg := cp.RESTConfig()
+				cfg.CertData, cfg.KeyData, cfg.BearerToken = nil, nil, iss.token(t, claims)
+				return kubernetes.NewForConfigOrDie(cfg)
+			}
+			// The authenticator fetches the issuer's keys in the background:
+			// a good token is refused until then.
+			good := client(map[string]any{"aud": "fakeplane-test", "sub": "ready", "tenant": "blue", "email": "ready@example.com", "email_verified": true})
+			eventuallyT(t, "the issuer's keys", func(ctx context.Context) (bool, error) {
+				_, err := good.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+				return err == nil, nil
+			})
+			got, err := client(claims).AuthenticationV1().SelfSubjectReviews().Create(ctxT(t), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+			if tt.wantErr {
+				if !apierrors.IsUnauthorized(err) {
+					t.Errorf("want 401, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status.UserInfo.Username != tt.wantUser {
+				t.Errorf("user %+v, want %s", got.Status.UserInfo, tt.wantUser)
+			}
+			if tt.flags.GroupsClaim != "" && !slices.Contains(got.Status.UserInfo.Groups, "oidc:devs") {
+				t.Errorf("groups %v", got.Status.UserInfo.Groups)
+			}
+		})
+	}
+	t.Run("flags kube-apiserver refuses", func(t *testing.T) {
+		for _, c := range []struct {
+			opts []fakeplane.Option
+			want string
+		}{
+			{[]fakeplane.Option{fakeplane.WithOIDC(auth.OIDCFlags{IssuerURL: iss.srv.URL})}, "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set"},
+			{[]fakeplane.Option{fakeplane.WithOIDC(auth.OIDCFlags{IssuerURL: iss.srv.URL, ClientID: "c"}),
+				fakeplane.WithAuthenticationConfigFile(writeAuthenticationConfig(t, "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n"))},
+				"authentication-config file and oidc-* flags are mutually exclusive"},
+		} {
+			cp, err := fakeplane.New(c.opts...)
+			if err == nil {
+				if err = cp.Start(ctxT(t)); err == nil {
+					cp.Stop()
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want %s", err, c.want)
+			}
+		}
+	})
 }

@@ -270,6 +270,19 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	cp.clientCAPEM = clientCAPEM
 	rh := cp.requestHeader
 	var authnConfig *apiserverconfig.AuthenticationConfiguration
+	var jwtSigningAlgs []string
+	if f := cp.opts.oidc; f != nil {
+		if cp.opts.authnConfigFile != "" {
+			return errors.New("fakeplane: authentication-config file and oidc-* flags are mutually exclusive")
+		}
+		if authnConfig, err = f.AuthenticationConfiguration(); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+		jwtSigningAlgs = f.SigningAlgs
+		if len(jwtSigningAlgs) == 0 {
+			jwtSigningAlgs = []string{"RS256"}
+		}
+	}
 	if path := cp.opts.authnConfigFile; path != "" {
 		if authnConfig, err = auth.LoadAuthenticationConfiguration(path); err != nil {
 			return fmt.Errorf("fakeplane: %w", err)
@@ -280,6 +293,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	authCfg := server.AuthConfig{
 		Authentication:    authnConfig,
+		JWTSigningAlgs:    jwtSigningAlgs,
 		ClientCA:          clientCAs,
 		Tokens:            cp.opts.tokens,
 		Anonymous:         !cp.opts.noAnonymous,

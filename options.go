@@ -36,6 +36,8 @@ type options struct {
 	noAnonymous    bool
 	// authnConfigFile is WithAuthenticationConfigFile's.
 	authnConfigFile string
+	// oidc is WithOIDC's.
+	oidc *auth.OIDCFlags
 	// admissionConfigFile is WithAdmissionControlConfigFile's.
 	admissionConfigFile string
 	requestHeader       *RequestHeader
@@ -207,6 +209,16 @@ func WithTokens(tokens ...StaticToken) Option {
 // validated once, at start.
 func WithAuthenticationConfigFile(path string) Option {
 	return func(o *options) { o.authnConfigFile = path }
+}
+
+// WithOIDC authenticates the tokens of one OpenID Connect issuer, as
+// kube-apiserver's --oidc-* flags do (the older way to configure what
+// WithAuthenticationConfigFile configures; the two are exclusive): the
+// issuer URL and client ID are required, the user name is the "sub" claim
+// prefixed by the issuer URL and "#" unless said otherwise, and only RS256
+// signatures are accepted unless SigningAlgs says otherwise.
+func WithOIDC(flags auth.OIDCFlags) Option {
+	return func(o *options) { o.oidc = &flags }
 }
 
 // WithAdmissionControlConfigFile configures admission plugins with the

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -65,15 +67,18 @@ func ValidateAuthenticationConfiguration(cfg *apiserverconfig.AuthenticationConf
 }
 
 // NewJWTAuthenticator returns the token authenticator of cfg's JWT
-// authenticators, built as kube-apiserver builds them from an
-// --authentication-config: upstream's OIDC authenticator for each (every
-// signing algorithm it knows allowed, the certificate authority given
-// inline, the service-account issuers disallowed), the first to recognise
+// authenticators, built as kube-apiserver builds them: upstream's OIDC
+// authenticator for each (the signing algorithms signingAlgs, or every one
+// it knows when empty, as for an --authentication-config; the certificate
+// authority given inline, the service-account issuers disallowed), the first to recognise
 // a token deciding (an error is final), audience-agnostic towards the API
 // audiences. Each fetches its issuer's discovery document and keys in the
 // background until ctx ends; a token it cannot check yet is refused. It
 // returns nil when cfg has no JWT authenticator.
-func NewJWTAuthenticator(ctx context.Context, cfg *apiserverconfig.AuthenticationConfiguration, apiAudiences authenticator.Audiences, serviceAccountIssuers []string) (authenticator.Token, error) {
+func NewJWTAuthenticator(ctx context.Context, cfg *apiserverconfig.AuthenticationConfiguration, signingAlgs []string, apiAudiences authenticator.Audiences, serviceAccountIssuers []string) (authenticator.Token, error) {
+	if len(signingAlgs) == 0 {
+		signingAlgs = oidc.AllValidSigningAlgorithms()
+	}
 	if cfg == nil || len(cfg.JWT) == 0 {
 		return nil, nil
 	}
@@ -92,7 +97,7 @@ func NewJWTAuthenticator(ctx context.Context, cfg *apiserverconfig.Authenticatio
 		t, err := oidc.New(ctx, oidc.Options{
 			JWTAuthenticator:     jwt,
 			CAContentProvider:    ca,
-			SupportedSigningAlgs: oidc.AllValidSigningAlgorithms(),
+			SupportedSigningAlgs: signingAlgs,
 			DisallowedIssuers:    serviceAccountIssuers,
 		})
 		if err != nil {
@@ -105,4 +110,66 @@ func NewJWTAuthenticator(ctx context.Context, cfg *apiserverconfig.Authenticatio
 		return nil, utilerrors.NewAggregate(errs)
 	}
 	return authenticator.WrapAudienceAgnosticToken(apiAudiences, tokenunion.NewFailOnError(tokens...)), nil
+}
+
+// OIDCFlags are kube-apiserver's --oidc-* flags, the older way to configure
+// one JWT authenticator.
+type OIDCFlags struct {
+	// IssuerURL (--oidc-issuer-url) and ClientID (--oidc-client-id, the
+	// audience) are required together.
+	IssuerURL, ClientID string
+	// CAFile (--oidc-ca-file) holds the CA that verifies the issuer; the
+	// host's roots when empty.
+	CAFile string
+	// UsernameClaim (--oidc-username-claim) is the claim of the user name
+	// ("sub" when empty); UsernamePrefix (--oidc-username-prefix) its
+	// prefix: when empty, the issuer URL and "#" for a claim other than
+	// "email", and "-" for none.
+	UsernameClaim, UsernamePrefix string
+	// GroupsClaim (--oidc-groups-claim) and GroupsPrefix
+	// (--oidc-groups-prefix) map the groups.
+	GroupsClaim, GroupsPrefix string
+	// RequiredClaims (--oidc-required-claim) must have these values.
+	RequiredClaims map[string]string
+	// SigningAlgs (--oidc-signing-algs) are the accepted algorithms
+	// (RS256 when empty).
+	SigningAlgs []string
+}
+
+// AuthenticationConfiguration is the configuration kube-apiserver makes
+// of the flags, with its errors: one JWT authenticator.
+func (f OIDCFlags) AuthenticationConfiguration() (*apiserverconfig.AuthenticationConfiguration, error) {
+	if f.IssuerURL == "" || f.ClientID == "" {
+		return nil, errors.New("oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set")
+	}
+	claim := f.UsernameClaim
+	if claim == "" {
+		claim = "sub"
+	}
+	prefix := f.UsernamePrefix
+	switch {
+	case prefix == "" && claim != "email":
+		prefix = f.IssuerURL + "#"
+	case prefix == "-":
+		prefix = ""
+	}
+	jwt := apiserverconfig.JWTAuthenticator{
+		Issuer:        apiserverconfig.Issuer{URL: f.IssuerURL, Audiences: []string{f.ClientID}},
+		ClaimMappings: apiserverconfig.ClaimMappings{Username: apiserverconfig.PrefixedClaimOrExpression{Prefix: &prefix, Claim: claim}},
+	}
+	if f.GroupsClaim != "" {
+		groupsPrefix := f.GroupsPrefix
+		jwt.ClaimMappings.Groups = apiserverconfig.PrefixedClaimOrExpression{Prefix: &groupsPrefix, Claim: f.GroupsClaim}
+	}
+	if f.CAFile != "" {
+		ca, err := os.ReadFile(f.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		jwt.Issuer.CertificateAuthority = string(ca)
+	}
+	for _, k := range slices.Sorted(maps.Keys(f.RequiredClaims)) {
+		jwt.ClaimValidationRules = append(jwt.ClaimValidationRules, apiserverconfig.ClaimValidationRule{Claim: k, RequiredValue: f.RequiredClaims[k]})
+	}
+	return &apiserverconfig.AuthenticationConfiguration{JWT: []apiserverconfig.JWTAuthenticator{jwt}}, nil
 }

@@ -50,6 +50,9 @@ type AuthConfig struct {
 	// anonymous section, when set, replaces Anonymous. It is validated as
 	// kube-apiserver validates it.
 	Authentication *apiserverconfig.AuthenticationConfiguration
+	// JWTSigningAlgs are the signing algorithms its JWT authenticators
+	// accept (--oidc-signing-algs); every one upstream knows when empty.
+	JWTSigningAlgs []string
 }
 
 // authState is the server's authentication and authorization machinery.
@@ -82,7 +85,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 		if err := auth.ValidateAuthenticationConfiguration(a, tokens.Issuers()); err != nil {
 			return nil, err
 		}
-		if jwt, err = auth.NewJWTAuthenticator(s.life, a, tokens.Audiences(), tokens.Issuers()); err != nil {
+		if jwt, err = auth.NewJWTAuthenticator(s.life, a, cfg.JWTSigningAlgs, tokens.Audiences(), tokens.Issuers()); err != nil {
 			return nil, fmt.Errorf("jwt authenticators: %w", err)
 		}
 		if a.Anonymous != nil {

@@ -107,6 +107,17 @@ func run(args []string) error {
 	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "RBAC or AlwaysAllow")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
 	admissionConfig := fs.String("admission-control-config-file", "", "an AdmissionConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: PodSecurity's defaults and exemptions, the admission webhooks' kubeConfigFile")
+	var oidc auth.OIDCFlags
+	var oidcRequired multiFlag
+	fs.StringVar(&oidc.IssuerURL, "oidc-issuer-url", "", "the URL of the OpenID issuer whose ID tokens authenticate (https only), as kube-apiserver's")
+	fs.StringVar(&oidc.ClientID, "oidc-client-id", "", "the client ID the ID tokens must be for; required with --oidc-issuer-url")
+	fs.StringVar(&oidc.CAFile, "oidc-ca-file", "", "the CA that verifies the OpenID issuer (default: the host's roots)")
+	fs.StringVar(&oidc.UsernameClaim, "oidc-username-claim", "sub", "the ID token claim of the user name")
+	fs.StringVar(&oidc.UsernamePrefix, "oidc-username-prefix", "", "prefix of the user names (default: the issuer URL and '#', unless the claim is 'email'; '-' for none)")
+	fs.StringVar(&oidc.GroupsClaim, "oidc-groups-claim", "", "the ID token claim of the groups")
+	fs.StringVar(&oidc.GroupsPrefix, "oidc-groups-prefix", "", "prefix of the groups")
+	oidcAlgs := fs.String("oidc-signing-algs", "RS256", "the accepted signing algorithms, comma-separated")
+	fs.Var(&oidcRequired, "oidc-required-claim", "a key=value claim the ID token must have (repeatable)")
 	authnConfig := fs.String("authentication-config", "", "an AuthenticationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: JWT authenticators (OIDC issuers) for bearer tokens, and who may be anonymous")
 	tokenFile := fs.String("token-auth-file", "", "CSV of static bearer tokens: token,user,uid,\"group1,group2\"")
 	clientCA := fs.String("client-ca-file", "", "also accept client certificates signed by the CAs in this PEM file")
@@ -242,6 +253,19 @@ func run(args []string) error {
 	}
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
+	}
+	oidcSet := false
+	fs.Visit(func(f *flag.Flag) { oidcSet = oidcSet || strings.HasPrefix(f.Name, "oidc-") })
+	if oidcSet {
+		oidc.SigningAlgs = strings.Split(*oidcAlgs, ",")
+		for _, kv := range oidcRequired {
+			k, v, _ := strings.Cut(kv, "=")
+			if oidc.RequiredClaims == nil {
+				oidc.RequiredClaims = map[string]string{}
+			}
+			oidc.RequiredClaims[k] = v
+		}
+		opts = append(opts, fakeplane.WithOIDC(oidc))
 	}
 	if *admissionConfig != "" {
 		opts = append(opts, fakeplane.WithAdmissionControlConfigFile(*admissionConfig))
@@ -405,7 +429,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // listFlags are the comma-separated flags whose kube-apiserver namesakes
 // are lists: /flagz shows their values in brackets, as pflag's string
 // slices show theirs.
-var listFlags = []string{"authorization-mode", "etcd-servers", "kubelet-preferred-address-types",
+var listFlags = []string{"authorization-mode", "etcd-servers", "kubelet-preferred-address-types", "oidc-signing-algs",
 	"requestheader-allowed-names", "requestheader-extra-headers-prefix", "requestheader-group-headers",
 	"requestheader-uid-headers", "requestheader-username-headers"}
 
