@@ -269,6 +269,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	cp.clientCAPEM = clientCAPEM
 	rh := cp.requestHeader
+	if err := auth.ValidateServiceAccountFlags(cp.opts.saIssuers, cp.opts.saJWKSURI, cp.opts.saMaxExpiration); err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
 	var authnConfig *apiserverconfig.AuthenticationConfiguration
 	var jwtSigningAlgs []string
 	if f := cp.opts.oidc; f != nil {
@@ -292,12 +295,17 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 	}
 	authCfg := server.AuthConfig{
-		Authentication:    authnConfig,
-		JWTSigningAlgs:    jwtSigningAlgs,
-		ClientCA:          clientCAs,
-		Tokens:            cp.opts.tokens,
-		Anonymous:         !cp.opts.noAnonymous,
-		AuthorizationMode: cp.opts.authzMode,
+		Authentication: authnConfig,
+		JWTSigningAlgs: jwtSigningAlgs,
+
+		ServiceAccountIssuers:            cp.opts.saIssuers,
+		APIAudiences:                     cp.opts.apiAudiences,
+		ServiceAccountJWKSURI:            cp.opts.saJWKSURI,
+		ServiceAccountMaxTokenExpiration: cp.opts.saMaxExpiration,
+		ClientCA:                         clientCAs,
+		Tokens:                           cp.opts.tokens,
+		Anonymous:                        !cp.opts.noAnonymous,
+		AuthorizationMode:                cp.opts.authzMode,
 
 		RequestHeaderCA:                  rh.pool,
 		RequestHeaderAllowedNames:        rh.allowedNames,

@@ -38,6 +38,13 @@ type options struct {
 	authnConfigFile string
 	// oidc is WithOIDC's.
 	oidc *auth.OIDCFlags
+	// saIssuers, apiAudiences, saJWKSURI and saMaxExpiration are
+	// WithServiceAccountIssuers', WithAPIAudiences',
+	// WithServiceAccountJWKSURI's and
+	// WithServiceAccountMaxTokenExpiration's.
+	saIssuers, apiAudiences []string
+	saJWKSURI               string
+	saMaxExpiration         time.Duration
 	// admissionConfigFile is WithAdmissionControlConfigFile's.
 	admissionConfigFile string
 	requestHeader       *RequestHeader
@@ -209,6 +216,37 @@ func WithTokens(tokens ...StaticToken) Option {
 // validated once, at start.
 func WithAuthenticationConfigFile(path string) Option {
 	return func(o *options) { o.authnConfigFile = path }
+}
+
+// WithServiceAccountIssuers sets the issuers of service-account tokens, as
+// kube-apiserver's --service-account-issuer: the first is the "iss" of
+// the tokens issued and of the discovery document, every one is accepted
+// (to move from one issuer to another). The default is
+// https://kubernetes.default.svc.cluster.local.
+func WithServiceAccountIssuers(issuers ...string) Option {
+	return func(o *options) { o.saIssuers = issuers }
+}
+
+// WithAPIAudiences sets the API server's audiences, as kube-apiserver's
+// --api-audiences: the audiences of tokens requested without any, and
+// those a token must have one of. The default is the issuers.
+func WithAPIAudiences(audiences ...string) Option {
+	return func(o *options) { o.apiAudiences = audiences }
+}
+
+// WithServiceAccountJWKSURI sets the key set's URL the service-account
+// issuer's discovery document names (--service-account-jwks-uri), an
+// https URL; the default is the server's own /openid/v1/jwks.
+func WithServiceAccountJWKSURI(uri string) Option {
+	return func(o *options) { o.saJWKSURI = uri }
+}
+
+// WithServiceAccountMaxTokenExpiration shortens the TokenRequests that ask
+// for longer, with kube-apiserver's warning
+// (--service-account-max-token-expiration; between an hour and 2^32
+// seconds). The default is no limit.
+func WithServiceAccountMaxTokenExpiration(d time.Duration) Option {
+	return func(o *options) { o.saMaxExpiration = d }
 }
 
 // WithOIDC authenticates the tokens of one OpenID Connect issuer, as

@@ -11,6 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -98,6 +101,9 @@ type ServiceAccountTokens struct {
 	Key *ecdsa.PrivateKey
 	// Issuer is the "iss" of bound tokens; DefaultIssuer when empty.
 	Issuer string
+	// ExtraIssuers are the other issuers whose bound tokens are accepted
+	// (kube-apiserver's --service-account-issuer after the first).
+	ExtraIssuers []string
 	// APIAudiences are the audiences the API server itself accepts
 	// (--api-audiences); [Issuer] when empty. TokenRequests without
 	// audiences get these.
@@ -159,15 +165,17 @@ func (t *ServiceAccountTokens) issuer() string {
 // Issuers returns the issuers of the bound tokens t verifies
 // (kube-apiserver's --service-account-issuer): those no JWT authenticator
 // may claim.
-func (t *ServiceAccountTokens) Issuers() []string { return []string{t.issuer()} }
+func (t *ServiceAccountTokens) Issuers() []string {
+	return append([]string{t.issuer()}, t.ExtraIssuers...)
+}
 
-// Audiences returns the API server's audiences: APIAudiences, or [Issuer]
-// when that is empty.
+// Audiences returns the API server's audiences: APIAudiences, or the
+// issuers when that is empty, as kube-apiserver's --api-audiences.
 func (t *ServiceAccountTokens) Audiences() authenticator.Audiences {
 	if len(t.APIAudiences) > 0 {
 		return authenticator.Audiences(t.APIAudiences)
 	}
-	return authenticator.Audiences{t.issuer()}
+	return authenticator.Audiences(t.Issuers())
 }
 
 // PublicKey returns the key that verifies issued tokens.
@@ -412,9 +420,9 @@ func (t *ServiceAccountTokens) AuthenticateToken(ctx context.Context, token stri
 		return nil, false, nil
 	}
 	legacy := false
-	switch iss {
-	case t.issuer():
-	case LegacyIssuer:
+	switch {
+	case iss == t.issuer() || slices.Contains(t.ExtraIssuers, iss):
+	case iss == LegacyIssuer:
 		legacy = true
 	default:
 		return nil, false, nil
@@ -667,3 +675,42 @@ const LegacyTokenLastUsedLabel = "kubernetes.io/legacy-token-last-used"
 // LegacyTokenInvalidSinceLabel on a token Secret makes kube-apiserver
 // reject the legacy token it holds.
 const LegacyTokenInvalidSinceLabel = "kubernetes.io/legacy-token-invalid-since"
+
+// ValidateServiceAccountFlags checks kube-apiserver's service-account
+// flags as it does, with its errors: the issuers (--service-account-issuer:
+// not empty, URLs when they contain ':', not repeated), the key set's URI
+// (--service-account-jwks-uri: an https URL) and the longest token
+// (--service-account-max-token-expiration: 0, or between an hour and 2^32
+// seconds).
+func ValidateServiceAccountFlags(issuers []string, jwksURI string, maxExpiration time.Duration) error {
+	var errs []error
+	seen := map[string]bool{}
+	for _, issuer := range issuers {
+		if strings.Contains(issuer, ":") {
+			if _, err := url.Parse(issuer); err != nil {
+				errs = append(errs, fmt.Errorf("service-account-issuer %q contained a ':' but was not a valid URL: %v", issuer, err))
+				continue
+			}
+		}
+		if issuer == "" {
+			errs = append(errs, errors.New("service-account-issuer should not be an empty string"))
+			continue
+		}
+		if seen[issuer] {
+			errs = append(errs, fmt.Errorf("service-account-issuer %q is already specified", issuer))
+			continue
+		}
+		seen[issuer] = true
+	}
+	if jwksURI != "" {
+		if u, err := url.Parse(jwksURI); err != nil {
+			errs = append(errs, fmt.Errorf("service-account-jwks-uri must be a valid URL: %v", err))
+		} else if u.Scheme != "https" {
+			errs = append(errs, fmt.Errorf("service-account-jwks-uri requires https scheme, parsed as: %v", u.String()))
+		}
+	}
+	if maxExpiration != 0 && (maxExpiration < time.Hour || maxExpiration > time.Duration(1<<32)*time.Second) {
+		errs = append(errs, errors.New("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"))
+	}
+	return utilerrors.NewAggregate(errs)
+}

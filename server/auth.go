@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/fakeplane/fakeplane/registry"
 
@@ -45,6 +46,19 @@ type AuthConfig struct {
 	AuthorizationMode string
 	// ServiceAccountKey signs service-account tokens; nil generates one.
 	ServiceAccountKey *ecdsa.PrivateKey
+	// ServiceAccountIssuers are the issuers of service-account tokens
+	// (--service-account-issuer): the first issues them, every one is
+	// accepted; auth.DefaultIssuer when empty.
+	ServiceAccountIssuers []string
+	// APIAudiences are the API server's audiences (--api-audiences); the
+	// issuers when empty.
+	APIAudiences []string
+	// ServiceAccountJWKSURI is the key set's URL the discovery document
+	// names (--service-account-jwks-uri); the server's own when empty.
+	ServiceAccountJWKSURI string
+	// ServiceAccountMaxTokenExpiration shortens longer TokenRequests, with
+	// a warning (--service-account-max-token-expiration); 0 for no limit.
+	ServiceAccountMaxTokenExpiration time.Duration
 	// Authentication is an --authentication-config: its JWT authenticators
 	// verify bearer tokens after the service-account tokens, and its
 	// anonymous section, when set, replaces Anonymous. It is validated as
@@ -79,6 +93,10 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	}
 	tokens.Now = s.now
 	tokens.Log = s.log
+	if len(cfg.ServiceAccountIssuers) > 0 {
+		tokens.Issuer, tokens.ExtraIssuers = cfg.ServiceAccountIssuers[0], cfg.ServiceAccountIssuers[1:]
+	}
+	tokens.APIAudiences = cfg.APIAudiences
 	var jwt authenticator.Token
 	anonymous, anonymousConditions := cfg.Anonymous, []apiserverconfig.AnonymousAuthCondition(nil)
 	if a := cfg.Authentication; a != nil {

@@ -31,7 +31,11 @@ func (s *Server) serveOpenID(w http.ResponseWriter, r *http.Request, path string
 	if path == openIDConfigPath {
 		// The key set is named by the address the server is reached at,
 		// as kube-apiserver's default --service-account-jwks-uri.
-		body, err = tokens.OpenIDConfiguration("https://" + s.cfg.ServerAddress + openIDKeysPath)
+		uri := s.cfg.Auth.ServiceAccountJWKSURI
+		if uri == "" {
+			uri = "https://" + s.cfg.ServerAddress + openIDKeysPath
+		}
+		body, err = tokens.OpenIDConfiguration(uri)
 	} else {
 		body, err = tokens.JWKS()
 		contentType = "application/jwk-set+json"

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/warning"
 
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/internal/validate"
@@ -390,6 +391,10 @@ func (s *Server) serveTokenRequest(c *call) error {
 	audiences = tr.Spec.Audiences
 	if tr.Spec.ExpirationSeconds == nil || *tr.Spec.ExpirationSeconds < 600 {
 		return apierrors.NewInvalid(gk, "", field.ErrorList{field.Invalid(field.NewPath("spec", "expirationSeconds"), tr.Spec.ExpirationSeconds, "may not specify a duration less than 10 minutes")})
+	}
+	if maxSeconds := int64(s.cfg.Auth.ServiceAccountMaxTokenExpiration / time.Second); maxSeconds > 0 && *tr.Spec.ExpirationSeconds > maxSeconds {
+		warning.AddWarning(c.r.Context(), "", fmt.Sprintf("requested expiration of %d seconds shortened to %d seconds", *tr.Spec.ExpirationSeconds, maxSeconds))
+		tr.Spec.ExpirationSeconds = &maxSeconds
 	}
 	token, exp, err := s.auth.tokens.Issue(sa, audiences, *tr.Spec.ExpirationSeconds, bound)
 	if err != nil {

@@ -107,6 +107,11 @@ func run(args []string) error {
 	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "RBAC or AlwaysAllow")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
 	admissionConfig := fs.String("admission-control-config-file", "", "an AdmissionConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: PodSecurity's defaults and exemptions, the admission webhooks' kubeConfigFile")
+	var saIssuers multiFlag
+	fs.Var(&saIssuers, "service-account-issuer", "the issuer of service-account tokens, as kube-apiserver's: the first issues them, every one is accepted (repeatable; default https://kubernetes.default.svc.cluster.local)")
+	apiAudiences := fs.String("api-audiences", "", "the API server's audiences, comma-separated (default: the service-account issuers)")
+	saJWKSURI := fs.String("service-account-jwks-uri", "", "the key set's https URL the service-account issuer's discovery document names (default: this server's /openid/v1/jwks)")
+	saMaxExpiration := fs.Duration("service-account-max-token-expiration", 0, "the longest service-account token a TokenRequest gets (between 1h and 2^32s; 0: no limit)")
 	var oidc auth.OIDCFlags
 	var oidcRequired multiFlag
 	fs.StringVar(&oidc.IssuerURL, "oidc-issuer-url", "", "the URL of the OpenID issuer whose ID tokens authenticate (https only), as kube-apiserver's")
@@ -253,6 +258,18 @@ func run(args []string) error {
 	}
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
+	}
+	if len(saIssuers) > 0 {
+		opts = append(opts, fakeplane.WithServiceAccountIssuers(saIssuers...))
+	}
+	if *apiAudiences != "" {
+		opts = append(opts, fakeplane.WithAPIAudiences(strings.Split(*apiAudiences, ",")...))
+	}
+	if *saJWKSURI != "" {
+		opts = append(opts, fakeplane.WithServiceAccountJWKSURI(*saJWKSURI))
+	}
+	if *saMaxExpiration != 0 {
+		opts = append(opts, fakeplane.WithServiceAccountMaxTokenExpiration(*saMaxExpiration))
 	}
 	oidcSet := false
 	fs.Visit(func(f *flag.Flag) { oidcSet = oidcSet || strings.HasPrefix(f.Name, "oidc-") })
@@ -429,7 +446,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // listFlags are the comma-separated flags whose kube-apiserver namesakes
 // are lists: /flagz shows their values in brackets, as pflag's string
 // slices show theirs.
-var listFlags = []string{"authorization-mode", "etcd-servers", "kubelet-preferred-address-types", "oidc-signing-algs",
+var listFlags = []string{"api-audiences", "authorization-mode", "etcd-servers", "kubelet-preferred-address-types", "oidc-signing-algs",
 	"requestheader-allowed-names", "requestheader-extra-headers-prefix", "requestheader-group-headers",
 	"requestheader-uid-headers", "requestheader-username-headers"}
 
