@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -649,6 +651,37 @@ func TestRBACBindingsStoredBeforeADataDirRestartStillAuthorize(t *testing.T) {
 	}
 	if _, err := alice.CoreV1().ConfigMaps("kube-system").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
 		t.Fatalf("alice in another namespace after the restart: want 403, got %v", err)
+	}
+}
+
+// The service-account tokens a control plane with a data directory issued
+// still log in after a restart, as kube-apiserver's with kubeadm's sa.key:
+// the key is kept in pki/sa.key (0600), its public half in pki/sa.pub.
+func TestServiceAccountTokensSurviveADataDirRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := ctxT(t)
+	cp1, stop1 := startInDataDir(t, dir)
+	waitForDefaultServiceAccount(t, cp1, "default")
+	tr, err := clientset(t, cp1).CoreV1().ServiceAccounts("default").CreateToken(ctx, "default", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop1()
+	fi, err := os.Stat(filepath.Join(dir, "pki", "sa.key"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("pki/sa.key: %v %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pki", "sa.pub")); err != nil {
+		t.Error(err)
+	}
+
+	cp2, _ := startInDataDir(t, dir)
+	cfg := cp2.RESTConfig()
+	cfg.CertData, cfg.KeyData, cfg.BearerToken = nil, nil, tr.Status.Token
+	ssr, err := kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil || ssr.Status.UserInfo.Username != "system:serviceaccount:default:default" {
+		t.Errorf("a token issued before the restart: %v %+v", err, ssr)
 	}
 }
 

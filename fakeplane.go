@@ -17,6 +17,7 @@ package fakeplane
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -82,6 +83,9 @@ type ControlPlane struct {
 
 	ca    *pki.CA
 	admin pki.KeyPair
+	// saKey signs service-account tokens: the one kept in --data-dir, or
+	// nil for one made afresh.
+	saKey *ecdsa.PrivateKey
 	// requestHeader is the effective request-header authentication; its
 	// pool is nil when there is none.
 	requestHeader requestHeaderConfig
@@ -295,8 +299,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 	}
 	authCfg := server.AuthConfig{
-		Authentication: authnConfig,
-		JWTSigningAlgs: jwtSigningAlgs,
+		ServiceAccountKey: cp.saKey,
+		Authentication:    authnConfig,
+		JWTSigningAlgs:    jwtSigningAlgs,
 
 		ServiceAccountIssuers:            cp.opts.saIssuers,
 		APIAudiences:                     cp.opts.apiAudiences,
@@ -972,6 +977,12 @@ func (cp *ControlPlane) loadOrCreatePKI(dataDir string) (err error) {
 		}
 	default:
 		return fmt.Errorf("fakeplane: load CA: %w", err)
+	}
+	if cp.opts.dataDir != "" {
+		// The tokens issued before a restart verify after it.
+		if cp.saKey, err = pki.LoadOrCreateServiceAccountKey(pkiDir); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
 	}
 	if cp.admin, err = cp.ca.NewClientCert(AdminUser, AdminGroup); err != nil {
 		return fmt.Errorf("fakeplane: admin certificate: %w", err)

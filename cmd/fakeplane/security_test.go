@@ -94,7 +94,7 @@ func TestSecurityCLIWritesPrivateFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"pki/ca.key", "pki/front-proxy-ca.key", "fakeplane.db", "server-url"} {
+	for _, want := range []string{"pki/ca.key", "pki/front-proxy-ca.key", "pki/sa.key", "pki/sa.pub", "fakeplane.db", "server-url"} {
 		found := false
 		for _, f := range files {
 			found = found || f == want

@@ -233,3 +233,54 @@ func LoadCAAs(dir, name string) (*CA, error) {
 	}
 	return &CA{Cert: cert, Key: signer, CertPEM: certPEM}, nil
 }
+
+// ServiceAccountKeyName is kubeadm's name of the service-account signing
+// key in a PKI directory: sa.key, with its public half in sa.pub.
+const ServiceAccountKeyName = "sa"
+
+// LoadOrCreateServiceAccountKey reads the service-account signing key
+// (ECDSA P-256) kept in dir as sa.key, or makes one and writes it there
+// with its public half as sa.pub (both 0600), so that the tokens a control plane issued
+// still verify after a restart, as kube-apiserver's with kubeadm's sa.key.
+func LoadOrCreateServiceAccountKey(dir string) (*ecdsa.PrivateKey, error) {
+	path := filepath.Join(dir, ServiceAccountKeyName+".key")
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		b, _ := pem.Decode(data)
+		if b == nil {
+			return nil, fmt.Errorf("%s is not PEM", path)
+		}
+		key, err := x509.ParsePKCS8PrivateKey(b.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", path, err)
+		}
+		ec, ok := key.(*ecdsa.PrivateKey)
+		if !ok || ec.Curve != elliptic.P256() {
+			return nil, fmt.Errorf("%s is not an ECDSA P-256 key", path)
+		}
+		return ec, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generate service account key: %w", err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("marshal service account key: %w", err)
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return nil, fmt.Errorf("marshal service account public key: %w", err)
+	}
+	if err := WriteSecretFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})); err != nil {
+		return nil, err
+	}
+	// 0600, as kubeadm writes it.
+	if err := WriteSecretFile(filepath.Join(dir, ServiceAccountKeyName+".pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub})); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
