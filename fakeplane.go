@@ -17,7 +17,7 @@ package fakeplane
 
 import (
 	"context"
-	"crypto/ecdsa"
+	"crypto"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -50,6 +50,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/keyutil"
 
 	"github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/aggregator"
@@ -83,9 +84,9 @@ type ControlPlane struct {
 
 	ca    *pki.CA
 	admin pki.KeyPair
-	// saKey signs service-account tokens: the one kept in --data-dir, or
-	// nil for one made afresh.
-	saKey *ecdsa.PrivateKey
+	// saKey signs service-account tokens: WithServiceAccountSigningKeyFile's,
+	// the one kept in --data-dir, or nil for one made afresh.
+	saKey crypto.Signer
 	// requestHeader is the effective request-header authentication; its
 	// pool is nil when there is none.
 	requestHeader requestHeaderConfig
@@ -298,10 +299,21 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			return fmt.Errorf("fakeplane: %w", field.Forbidden(field.NewPath("anonymous"), "--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file"))
 		}
 	}
+	var saVerifyKeys []crypto.PublicKey
+	for _, f := range cp.opts.saKeyFiles {
+		keys, err := keyutil.PublicKeysFromFile(f)
+		if err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+		for _, k := range keys {
+			saVerifyKeys = append(saVerifyKeys, k)
+		}
+	}
 	authCfg := server.AuthConfig{
-		ServiceAccountKey: cp.saKey,
-		Authentication:    authnConfig,
-		JWTSigningAlgs:    jwtSigningAlgs,
+		ServiceAccountKey:        cp.saKey,
+		ServiceAccountVerifyKeys: saVerifyKeys,
+		Authentication:           authnConfig,
+		JWTSigningAlgs:           jwtSigningAlgs,
 
 		ServiceAccountIssuers:            cp.opts.saIssuers,
 		APIAudiences:                     cp.opts.apiAudiences,
@@ -978,7 +990,18 @@ func (cp *ControlPlane) loadOrCreatePKI(dataDir string) (err error) {
 	default:
 		return fmt.Errorf("fakeplane: load CA: %w", err)
 	}
-	if cp.opts.dataDir != "" {
+	switch {
+	case cp.opts.saSigningKeyFile != "":
+		key, err := keyutil.PrivateKeyFromFile(cp.opts.saSigningKeyFile)
+		if err != nil {
+			return fmt.Errorf("fakeplane: failed to parse service-account-issuer-key-file: %w", err)
+		}
+		signer, ok := key.(crypto.Signer)
+		if !ok {
+			return fmt.Errorf("fakeplane: failed to build token generator: %T is not a signer", key)
+		}
+		cp.saKey = signer
+	case cp.opts.dataDir != "":
 		// The tokens issued before a restart verify after it.
 		if cp.saKey, err = pki.LoadOrCreateServiceAccountKey(pkiDir); err != nil {
 			return fmt.Errorf("fakeplane: %w", err)

@@ -45,6 +45,10 @@ type options struct {
 	saIssuers, apiAudiences []string
 	saJWKSURI               string
 	saMaxExpiration         time.Duration
+	// saSigningKeyFile and saKeyFiles are
+	// WithServiceAccountSigningKeyFile's and WithServiceAccountKeyFiles'.
+	saSigningKeyFile string
+	saKeyFiles       []string
 	// admissionConfigFile is WithAdmissionControlConfigFile's.
 	admissionConfigFile string
 	requestHeader       *RequestHeader
@@ -225,6 +229,24 @@ func WithAuthenticationConfigFile(path string) Option {
 // https://kubernetes.default.svc.cluster.local.
 func WithServiceAccountIssuers(issuers ...string) Option {
 	return func(o *options) { o.saIssuers = issuers }
+}
+
+// WithServiceAccountSigningKeyFile signs service-account tokens with the
+// private key (PEM: RSA, signing RS256, or ECDSA P-256, P-384 or P-521) in
+// the file at path, as kube-apiserver's --service-account-signing-key-file
+// (kubeadm's sa.key). Without it a control plane makes an ECDSA P-256 key,
+// kept in WithDataDir's pki/sa.key.
+func WithServiceAccountSigningKeyFile(path string) Option {
+	return func(o *options) { o.saSigningKeyFile = path }
+}
+
+// WithServiceAccountKeyFiles verifies service-account tokens with the
+// public keys (or the public halves of the private keys) in the PEM files
+// at paths, instead of the signing key alone, and publishes them at
+// /openid/v1/jwks, as kube-apiserver's --service-account-key-file (list
+// the signing key's too, as kubeadm lists sa.pub).
+func WithServiceAccountKeyFiles(paths ...string) Option {
+	return func(o *options) { o.saKeyFiles = append(o.saKeyFiles, paths...) }
 }
 
 // WithAPIAudiences sets the API server's audiences, as kube-apiserver's

@@ -3,8 +3,11 @@ package auth
 import (
 	"crypto"
 	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
+	_ "crypto/sha512" // SHA-384 and SHA-512 for ES384 and ES512
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -36,22 +39,72 @@ func keyIDFromPublicKey(pub crypto.PublicKey) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
 }
 
-// signES256 returns the compact serialization of payload signed with key.
-func signES256(key *ecdsa.PrivateKey, kid string, payload []byte) (string, error) {
-	hdr, err := json.Marshal(jwsHeader{Alg: "ES256", Kid: kid})
+// jwsAlgorithm is the JWS algorithm kube-apiserver signs with a key of
+// pub's kind: RS256 for RSA, ES256, ES384 or ES512 by the ECDSA curve.
+func jwsAlgorithm(pub crypto.PublicKey) (string, error) {
+	switch k := pub.(type) {
+	case *rsa.PublicKey:
+		return "RS256", nil
+	case *ecdsa.PublicKey:
+		switch k.Curve {
+		case elliptic.P256():
+			return "ES256", nil
+		case elliptic.P384():
+			return "ES384", nil
+		case elliptic.P521():
+			return "ES512", nil
+		}
+		return "", errors.New("unknown private key curve, must be 256, 384, or 521")
+	}
+	return "", errors.New("unknown public key type, must be *rsa.PublicKey, *ecdsa.PublicKey, or jose.OpaqueSigner")
+}
+
+// jwsHash is the hash of alg's signatures, and an ECDSA signature's half
+// size in bytes (0 for RSA).
+func jwsHash(alg string) (crypto.Hash, int) {
+	switch alg {
+	case "ES384":
+		return crypto.SHA384, 48
+	case "ES512":
+		return crypto.SHA512, 66
+	case "RS256":
+		return crypto.SHA256, 0
+	}
+	return crypto.SHA256, 32
+}
+
+// signJWS returns the compact serialization of payload signed with key (an
+// *rsa.PrivateKey or *ecdsa.PrivateKey), with kid.
+func signJWS(key crypto.Signer, kid string, payload []byte) (string, error) {
+	alg, err := jwsAlgorithm(key.Public())
+	if err != nil {
+		return "", err
+	}
+	hdr, err := json.Marshal(jwsHeader{Alg: alg, Kid: kid})
 	if err != nil {
 		return "", err
 	}
 	signingInput := base64.RawURLEncoding.EncodeToString(hdr) + "." + base64.RawURLEncoding.EncodeToString(payload)
-	digest := sha256.Sum256([]byte(signingInput))
-	r, s, err := ecdsa.Sign(rand.Reader, key, digest[:])
-	if err != nil {
-		return "", err
+	hash, half := jwsHash(alg)
+	h := hash.New()
+	h.Write([]byte(signingInput))
+	digest := h.Sum(nil)
+	var sig []byte
+	switch k := key.(type) {
+	case *ecdsa.PrivateKey:
+		r, s, err := ecdsa.Sign(rand.Reader, k, digest)
+		if err != nil {
+			return "", err
+		}
+		// JWS ECDSA signatures are R || S, each left-padded.
+		sig = make([]byte, 2*half)
+		r.FillBytes(sig[:half])
+		s.FillBytes(sig[half:])
+	default:
+		if sig, err = key.Sign(rand.Reader, digest, hash); err != nil {
+			return "", err
+		}
 	}
-	// JWS ES256 signatures are R || S, each left-padded to 32 bytes.
-	sig := make([]byte, 64)
-	r.FillBytes(sig[:32])
-	s.FillBytes(sig[32:])
 	return signingInput + "." + base64.RawURLEncoding.EncodeToString(sig), nil
 }
 
@@ -92,16 +145,31 @@ func parseJWS(token string) (*parsedJWS, error) {
 	return &parsedJWS{header: hdr, payload: payload, signature: sig, signingInput: parts[0] + "." + parts[1]}, nil
 }
 
-// verifyES256 checks the signature of t against pub.
-func (t *parsedJWS) verifyES256(pub *ecdsa.PublicKey) error {
-	if t.header.Alg != "ES256" || len(t.signature) != 64 {
+// verify checks the signature of t against pub, which must be of the
+// kind the header's algorithm names.
+func (t *parsedJWS) verify(pub crypto.PublicKey) error {
+	alg, err := jwsAlgorithm(pub)
+	if err != nil || t.header.Alg != alg {
 		return errCryptoFailure
 	}
-	digest := sha256.Sum256([]byte(t.signingInput))
-	r := new(big.Int).SetBytes(t.signature[:32])
-	s := new(big.Int).SetBytes(t.signature[32:])
-	if !ecdsa.Verify(pub, digest[:], r, s) {
-		return errCryptoFailure
+	hash, half := jwsHash(alg)
+	h := hash.New()
+	h.Write([]byte(t.signingInput))
+	digest := h.Sum(nil)
+	switch k := pub.(type) {
+	case *ecdsa.PublicKey:
+		if len(t.signature) != 2*half {
+			return errCryptoFailure
+		}
+		r := new(big.Int).SetBytes(t.signature[:half])
+		s := new(big.Int).SetBytes(t.signature[half:])
+		if !ecdsa.Verify(k, digest, r, s) {
+			return errCryptoFailure
+		}
+	case *rsa.PublicKey:
+		if rsa.VerifyPKCS1v15(k, hash, digest, t.signature) != nil {
+			return errCryptoFailure
+		}
 	}
 	return nil
 }

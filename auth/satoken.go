@@ -2,15 +2,18 @@ package auth
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"net/url"
 	"slices"
 	"strings"
@@ -92,13 +95,20 @@ type BoundObject struct {
 }
 
 // ServiceAccountTokens issues and verifies service-account tokens the way
-// kube-apiserver does with an ECDSA P-256 signing key
-// (--service-account-signing-key-file). It is an authenticator.Token for
+// kube-apiserver does with its signing key
+// (--service-account-signing-key-file: RSA, RS256, or ECDSA P-256, P-384 or
+// P-521) and its verification keys (--service-account-key-file). It is an authenticator.Token for
 // both bound tokens (iss Issuer) and legacy Secret-based tokens (iss
 // LegacyIssuer). The fields must not change after first use.
 type ServiceAccountTokens struct {
-	// Key signs tokens; its public half verifies them.
-	Key *ecdsa.PrivateKey
+	// Key signs tokens (an *rsa.PrivateKey or *ecdsa.PrivateKey); its
+	// public half verifies them.
+	Key crypto.Signer
+	// VerifyKeys, when set, are the keys that verify tokens instead of
+	// Key's public half (kube-apiserver's --service-account-key-file, which
+	// lists the signing key's public half too, and those of earlier keys or
+	// other API servers); the key set served at /openid/v1/jwks lists them.
+	VerifyKeys []crypto.PublicKey
 	// Issuer is the "iss" of bound tokens; DefaultIssuer when empty.
 	Issuer string
 	// ExtraIssuers are the other issuers whose bound tokens are accepted
@@ -128,18 +138,18 @@ type ServiceAccountTokens struct {
 var _ authenticator.Token = (*ServiceAccountTokens)(nil)
 
 // NewServiceAccountTokens returns ServiceAccountTokens signing with key (a
-// new P-256 key when nil) and looking objects up with getter, with the
-// default issuer and audiences.
-func NewServiceAccountTokens(key *ecdsa.PrivateKey, getter Getter) (*ServiceAccountTokens, error) {
+// new ECDSA P-256 key when nil) and looking objects up with getter, with
+// the default issuer and audiences.
+func NewServiceAccountTokens(key crypto.Signer, getter Getter) (*ServiceAccountTokens, error) {
 	if key == nil {
-		var err error
-		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		if err != nil {
 			return nil, fmt.Errorf("generate service account signing key: %w", err)
 		}
+		key = k
 	}
-	if key.Curve != elliptic.P256() {
-		return nil, errors.New("service account signing key must be ECDSA P-256")
+	if _, err := jwsAlgorithm(key.Public()); err != nil {
+		return nil, fmt.Errorf("failed to build token generator: %w", err)
 	}
 	t := &ServiceAccountTokens{Key: key, Getter: getter}
 	if _, err := t.KeyID(); err != nil {
@@ -179,8 +189,29 @@ func (t *ServiceAccountTokens) Audiences() authenticator.Audiences {
 }
 
 // PublicKey returns the key that verifies issued tokens.
-func (t *ServiceAccountTokens) PublicKey() *ecdsa.PublicKey {
-	return &t.Key.PublicKey
+func (t *ServiceAccountTokens) PublicKey() crypto.PublicKey {
+	return t.Key.Public()
+}
+
+// publicKeys are the keys that verify tokens, each once, with their key
+// ids: VerifyKeys, or Key's public half when there are none.
+func (t *ServiceAccountTokens) publicKeys() ([]crypto.PublicKey, []string, error) {
+	keys := t.VerifyKeys
+	if len(keys) == 0 {
+		keys = []crypto.PublicKey{t.PublicKey()}
+	}
+	var out []crypto.PublicKey
+	var kids []string
+	for _, k := range keys {
+		kid, err := keyIDFromPublicKey(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !slices.Contains(kids, kid) {
+			out, kids = append(out, k), append(kids, kid)
+		}
+	}
+	return out, kids, nil
 }
 
 // KeyID returns the "kid" header of issued tokens, derived from the public
@@ -191,49 +222,73 @@ func (t *ServiceAccountTokens) KeyID() (string, error) {
 			t.kidEr = errors.New("no service account signing key")
 			return
 		}
-		t.kid, t.kidEr = keyIDFromPublicKey(&t.Key.PublicKey)
+		t.kid, t.kidEr = keyIDFromPublicKey(t.Key.Public())
 	})
 	return t.kid, t.kidEr
 }
 
 // JWKS returns the JSON Web Key Set kube-apiserver serves at
-// /openid/v1/jwks for the public key.
+// /openid/v1/jwks for the public keys, as go-jose writes them.
 func (t *ServiceAccountTokens) JWKS() ([]byte, error) {
-	kid, err := t.KeyID()
+	keys, kids, err := t.publicKeys()
 	if err != nil {
 		return nil, err
-	}
-	pub := t.PublicKey()
-	coord := func(b []byte) string {
-		out := make([]byte, 32)
-		copy(out[32-len(b):], b)
-		return base64.RawURLEncoding.EncodeToString(out)
 	}
 	type jwk struct {
 		Use string `json:"use"`
 		Kty string `json:"kty"`
 		Kid string `json:"kid"`
-		Crv string `json:"crv"`
+		Crv string `json:"crv,omitempty"`
 		Alg string `json:"alg"`
-		X   string `json:"x"`
-		Y   string `json:"y"`
+		N   string `json:"n,omitempty"`
+		E   string `json:"e,omitempty"`
+		X   string `json:"x,omitempty"`
+		Y   string `json:"y,omitempty"`
+	}
+	b64 := base64.RawURLEncoding.EncodeToString
+	set := make([]jwk, 0, len(keys))
+	for i, k := range keys {
+		alg, err := jwsAlgorithm(k)
+		if err != nil {
+			return nil, err
+		}
+		switch k := k.(type) {
+		case *ecdsa.PublicKey:
+			size := (k.Curve.Params().BitSize + 7) / 8
+			coord := func(v *big.Int) string { return b64(v.FillBytes(make([]byte, size))) }
+			set = append(set, jwk{Use: "sig", Kty: "EC", Kid: kids[i], Crv: k.Curve.Params().Name, Alg: alg, X: coord(k.X), Y: coord(k.Y)})
+		case *rsa.PublicKey:
+			set = append(set, jwk{Use: "sig", Kty: "RSA", Kid: kids[i], Alg: alg, N: b64(k.N.Bytes()), E: b64(big.NewInt(int64(k.E)).Bytes())})
+		}
 	}
 	return json.Marshal(struct {
 		Keys []jwk `json:"keys"`
-	}{Keys: []jwk{{Use: "sig", Kty: "EC", Kid: kid, Crv: "P-256", Alg: "ES256", X: coord(pub.X.Bytes()), Y: coord(pub.Y.Bytes())}}})
+	}{Keys: set})
 }
 
 // OpenIDConfiguration returns the discovery document kube-apiserver serves
 // at /.well-known/openid-configuration, pointing at jwksURI (for example
 // "https://127.0.0.1:6443/openid/v1/jwks").
 func (t *ServiceAccountTokens) OpenIDConfiguration(jwksURI string) ([]byte, error) {
+	keys, _, err := t.publicKeys()
+	if err != nil {
+		return nil, err
+	}
+	algs := sets.New[string]()
+	for _, k := range keys {
+		alg, err := jwsAlgorithm(k)
+		if err != nil {
+			return nil, err
+		}
+		algs.Insert(alg)
+	}
 	return json.Marshal(struct {
 		Issuer        string   `json:"issuer"`
 		JWKSURI       string   `json:"jwks_uri"`
 		ResponseTypes []string `json:"response_types_supported"`
 		SubjectTypes  []string `json:"subject_types_supported"`
 		SigningAlgs   []string `json:"id_token_signing_alg_values_supported"`
-	}{t.issuer(), jwksURI, []string{"id_token"}, []string{"public"}, []string{"ES256"}})
+	}{t.issuer(), jwksURI, []string{"id_token"}, []string{"public"}, sets.List(algs)})
 }
 
 // ref names an object in the private claims.
@@ -405,7 +460,7 @@ func (t *ServiceAccountTokens) sign(claims any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return signES256(t.Key, kid, payload)
+	return signJWS(t.Key, kid, payload)
 }
 
 // AuthenticateToken verifies a service-account token as kube-apiserver's
@@ -431,15 +486,31 @@ func (t *ServiceAccountTokens) AuthenticateToken(ctx context.Context, token stri
 	if err != nil {
 		return nil, false, nil
 	}
-	kid, err := t.KeyID()
+	// As upstream's: the keys of the token's kid (all when it names
+	// none), each tried until one verifies it.
+	keys, kids, err := t.publicKeys()
 	if err != nil {
 		return nil, false, err
 	}
-	if tok.header.Kid != "" && tok.header.Kid != kid {
+	var verifyErrs []error
+	verified, tried := false, false
+	for i, k := range keys {
+		if tok.header.Kid != "" && tok.header.Kid != kids[i] {
+			continue
+		}
+		tried = true
+		if err := tok.verify(k); err != nil {
+			verifyErrs = append(verifyErrs, err)
+			continue
+		}
+		verified = true
+		break
+	}
+	if !tried {
 		return nil, false, errors.New("invalid signature, no keys found")
 	}
-	if err := tok.verifyES256(t.PublicKey()); err != nil {
-		return nil, false, utilerrors.NewAggregate([]error{err})
+	if !verified {
+		return nil, false, utilerrors.NewAggregate(verifyErrs)
 	}
 	var public publicClaims
 	if err := json.Unmarshal(tok.payload, &public); err != nil {

@@ -595,7 +595,7 @@ func TestJWKSVerifiesIssuedTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := parsed.verifyES256(pub); err != nil {
+	if err := parsed.verify(pub); err != nil {
 		t.Fatalf("token does not verify with the published key: %v", err)
 	}
 	cfg, _ := tokens.OpenIDConfiguration("https://127.0.0.1:6443/openid/v1/jwks")

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"crypto/ecdsa"
+	"crypto"
 	"crypto/x509"
 	"fmt"
 	"net/http"
@@ -44,8 +44,13 @@ type AuthConfig struct {
 	// AuthorizationMode is "RBAC" (the default) or "AlwaysAllow"
 	// (--authorization-mode).
 	AuthorizationMode string
-	// ServiceAccountKey signs service-account tokens; nil generates one.
-	ServiceAccountKey *ecdsa.PrivateKey
+	// ServiceAccountKey signs service-account tokens (an *rsa.PrivateKey or
+	// *ecdsa.PrivateKey); nil generates one.
+	ServiceAccountKey crypto.Signer
+	// ServiceAccountVerifyKeys, when set, verify service-account tokens
+	// instead of ServiceAccountKey's public half
+	// (--service-account-key-file).
+	ServiceAccountVerifyKeys []crypto.PublicKey
 	// ServiceAccountIssuers are the issuers of service-account tokens
 	// (--service-account-issuer): the first issues them, every one is
 	// accepted; auth.DefaultIssuer when empty.
@@ -93,6 +98,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	}
 	tokens.Now = s.now
 	tokens.Log = s.log
+	tokens.VerifyKeys = cfg.ServiceAccountVerifyKeys
 	if len(cfg.ServiceAccountIssuers) > 0 {
 		tokens.Issuer, tokens.ExtraIssuers = cfg.ServiceAccountIssuers[0], cfg.ServiceAccountIssuers[1:]
 	}

@@ -107,6 +107,9 @@ func run(args []string) error {
 	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "RBAC or AlwaysAllow")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
 	admissionConfig := fs.String("admission-control-config-file", "", "an AdmissionConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: PodSecurity's defaults and exemptions, the admission webhooks' kubeConfigFile")
+	saSigningKey := fs.String("service-account-signing-key-file", "", "the PEM private key (RSA or ECDSA) that signs service-account tokens, as kube-apiserver's (default: one made at start, kept in --data-dir's pki/sa.key)")
+	var saKeyFiles multiFlag
+	fs.Var(&saKeyFiles, "service-account-key-file", "a PEM file of public (or private) keys that verify service-account tokens instead of the signing key alone (repeatable)")
 	var saIssuers multiFlag
 	fs.Var(&saIssuers, "service-account-issuer", "the issuer of service-account tokens, as kube-apiserver's: the first issues them, every one is accepted (repeatable; default https://kubernetes.default.svc.cluster.local)")
 	apiAudiences := fs.String("api-audiences", "", "the API server's audiences, comma-separated (default: the service-account issuers)")
@@ -258,6 +261,12 @@ func run(args []string) error {
 	}
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
+	}
+	if *saSigningKey != "" {
+		opts = append(opts, fakeplane.WithServiceAccountSigningKeyFile(*saSigningKey))
+	}
+	if len(saKeyFiles) > 0 {
+		opts = append(opts, fakeplane.WithServiceAccountKeyFiles(saKeyFiles...))
 	}
 	if len(saIssuers) > 0 {
 		opts = append(opts, fakeplane.WithServiceAccountIssuers(saIssuers...))
