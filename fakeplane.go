@@ -299,6 +299,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			return fmt.Errorf("fakeplane: %w", field.Forbidden(field.NewPath("anonymous"), "--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file"))
 		}
 	}
+	var tokenWebhook TokenWebhook
+	if cp.opts.tokenWebhook != nil {
+		tokenWebhook = *cp.opts.tokenWebhook
+	}
 	var saVerifyKeys []crypto.PublicKey
 	for _, f := range cp.opts.saKeyFiles {
 		keys, err := keyutil.PublicKeysFromFile(f)
@@ -311,6 +315,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	authCfg := server.AuthConfig{
 		ServiceAccountKey:        cp.saKey,
+		TokenWebhookConfigFile:   tokenWebhook.ConfigFile,
+		TokenWebhookVersion:      tokenWebhook.Version,
+		TokenWebhookCacheTTL:     tokenWebhook.CacheTTL,
 		ServiceAccountVerifyKeys: saVerifyKeys,
 		Authentication:           authnConfig,
 		JWTSigningAlgs:           jwtSigningAlgs,

@@ -38,6 +38,8 @@ type options struct {
 	authnConfigFile string
 	// oidc is WithOIDC's.
 	oidc *auth.OIDCFlags
+	// tokenWebhook is WithAuthenticationTokenWebhook's.
+	tokenWebhook *TokenWebhook
 	// saIssuers, apiAudiences, saJWKSURI and saMaxExpiration are
 	// WithServiceAccountIssuers', WithAPIAudiences',
 	// WithServiceAccountJWKSURI's and
@@ -269,6 +271,29 @@ func WithServiceAccountJWKSURI(uri string) Option {
 // seconds). The default is no limit.
 func WithServiceAccountMaxTokenExpiration(d time.Duration) Option {
 	return func(o *options) { o.saMaxExpiration = d }
+}
+
+// TokenWebhook is a TokenReview webhook that authenticates bearer tokens,
+// as kube-apiserver's --authentication-token-webhook-* flags configure it.
+type TokenWebhook struct {
+	// ConfigFile is a kubeconfig whose cluster is the webhook and whose
+	// user the credentials presented to it
+	// (--authentication-token-webhook-config-file).
+	ConfigFile string
+	// Version is the TokenReview version sent, "v1" (the default) or
+	// "v1beta1" (--authentication-token-webhook-version).
+	Version string
+	// CacheTTL is how long its answers are kept (2m when 0;
+	// --authentication-token-webhook-cache-ttl).
+	CacheTTL time.Duration
+}
+
+// WithAuthenticationTokenWebhook asks the webhook w about the bearer tokens
+// no other authenticator knows, last, as kube-apiserver does with
+// --authentication-token-webhook-config-file: upstream's webhook
+// authenticator, its answers kept for w.CacheTTL.
+func WithAuthenticationTokenWebhook(w TokenWebhook) Option {
+	return func(o *options) { o.tokenWebhook = &w }
 }
 
 // WithOIDC authenticates the tokens of one OpenID Connect issuer, as

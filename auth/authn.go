@@ -70,6 +70,9 @@ type AuthenticatorConfig struct {
 	// --authentication-config (NewJWTAuthenticator), after the
 	// service-account tokens, as kube-apiserver orders them.
 	JWT authenticator.Token
+	// Webhook verifies bearer tokens with a TokenReview webhook
+	// (NewTokenWebhook), last, as kube-apiserver orders it.
+	Webhook authenticator.Token
 	// APIAudiences are the audiences of the API server (--api-audiences);
 	// when empty, those of ServiceAccounts.
 	APIAudiences []string
@@ -142,6 +145,9 @@ func NewAuthenticator(cfg AuthenticatorConfig) authenticator.Request {
 	}
 	if cfg.JWT != nil {
 		tokenAuthenticators = append(tokenAuthenticators, cfg.JWT)
+	}
+	if cfg.Webhook != nil {
+		tokenAuthenticators = append(tokenAuthenticators, cfg.Webhook)
 	}
 	if len(tokenAuthenticators) > 0 {
 		// kube-apiserver remembers a token's success for

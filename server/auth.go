@@ -69,6 +69,13 @@ type AuthConfig struct {
 	// anonymous section, when set, replaces Anonymous. It is validated as
 	// kube-apiserver validates it.
 	Authentication *apiserverconfig.AuthenticationConfiguration
+	// TokenWebhookConfigFile, TokenWebhookVersion and TokenWebhookCacheTTL
+	// set up a TokenReview webhook that verifies bearer tokens last
+	// (--authentication-token-webhook-config-file, -version, -cache-ttl;
+	// see auth.NewTokenWebhook); none when the file is empty.
+	TokenWebhookConfigFile string
+	TokenWebhookVersion    string
+	TokenWebhookCacheTTL   time.Duration
 	// JWTSigningAlgs are the signing algorithms its JWT authenticators
 	// accept (--oidc-signing-algs); every one upstream knows when empty.
 	JWTSigningAlgs []string
@@ -117,6 +124,12 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 		}
 	}
 	rbac := auth.NewRBACAuthorizer(s.rbacCache)
+	var tokenWebhook authenticator.Token
+	if cfg.TokenWebhookConfigFile != "" {
+		if tokenWebhook, err = auth.NewTokenWebhook(cfg.TokenWebhookConfigFile, cfg.TokenWebhookVersion, cfg.TokenWebhookCacheTTL, tokens.Audiences()); err != nil {
+			return nil, err
+		}
+	}
 	authz, rules, err := auth.NewAuthorizer(mode, rbac)
 	if err != nil {
 		return nil, err
@@ -133,6 +146,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 			Tokens:                           cfg.Tokens,
 			ServiceAccounts:                  tokens,
 			JWT:                              jwt,
+			Webhook:                          tokenWebhook,
 			Anonymous:                        anonymous,
 			AnonymousConditions:              anonymousConditions,
 			Now:                              s.now,

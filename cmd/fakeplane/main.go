@@ -115,6 +115,10 @@ func run(args []string) error {
 	apiAudiences := fs.String("api-audiences", "", "the API server's audiences, comma-separated (default: the service-account issuers)")
 	saJWKSURI := fs.String("service-account-jwks-uri", "", "the key set's https URL the service-account issuer's discovery document names (default: this server's /openid/v1/jwks)")
 	saMaxExpiration := fs.Duration("service-account-max-token-expiration", 0, "the longest service-account token a TokenRequest gets (between 1h and 2^32s; 0: no limit)")
+	var tokenWebhook fakeplane.TokenWebhook
+	fs.StringVar(&tokenWebhook.ConfigFile, "authentication-token-webhook-config-file", "", "a kubeconfig naming a TokenReview webhook that authenticates bearer tokens, as kube-apiserver's")
+	fs.StringVar(&tokenWebhook.Version, "authentication-token-webhook-version", "v1", "the TokenReview version sent to the webhook: v1 or v1beta1")
+	fs.DurationVar(&tokenWebhook.CacheTTL, "authentication-token-webhook-cache-ttl", auth.DefaultTokenWebhookCacheTTL, "how long the webhook's answers are kept")
 	var oidc auth.OIDCFlags
 	var oidcRequired multiFlag
 	fs.StringVar(&oidc.IssuerURL, "oidc-issuer-url", "", "the URL of the OpenID issuer whose ID tokens authenticate (https only), as kube-apiserver's")
@@ -279,6 +283,9 @@ func run(args []string) error {
 	}
 	if *saMaxExpiration != 0 {
 		opts = append(opts, fakeplane.WithServiceAccountMaxTokenExpiration(*saMaxExpiration))
+	}
+	if tokenWebhook.ConfigFile != "" {
+		opts = append(opts, fakeplane.WithAuthenticationTokenWebhook(tokenWebhook))
 	}
 	oidcSet := false
 	fs.Visit(func(f *flag.Flag) { oidcSet = oidcSet || strings.HasPrefix(f.Name, "oidc-") })

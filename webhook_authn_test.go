@@ -1,0 +1,98 @@
+package fakeplane_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// TestAuthenticationTokenWebhook: a TokenReview webhook
+// (--authentication-token-webhook-config-file) authenticates the bearer
+// tokens the control plane does not know, with upstream's webhook
+// authenticator: the user it answers, a refusal as 401, its answers kept
+// (one review per token), the credentials of its kubeconfig presented.
+func TestAuthenticationTokenWebhook(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var reviews []authenticationv1.TokenReview
+	var authz []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var tr authenticationv1.TokenReview
+		if err := json.NewDecoder(r.Body).Decode(&tr); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		reviews = append(reviews, tr)
+		authz = append(authz, r.Header.Get("Authorization"))
+		mu.Unlock()
+		if tr.Spec.Token == "alice-token" {
+			tr.Status = authenticationv1.TokenReviewStatus{Authenticated: true, User: authenticationv1.UserInfo{
+				Username: "alice", UID: "a1", Groups: []string{"devs"}, Extra: map[string]authenticationv1.ExtraValue{"example.com/team": {"blue"}}}}
+		} else {
+			tr.Status = authenticationv1.TokenReviewStatus{Error: "unknown token"}
+		}
+		_ = json.NewEncoder(w).Encode(tr)
+	}))
+	t.Cleanup(srv.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	kubeconfig := writeTestFile(t, "webhook.kubeconfig", fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: webhook
+  cluster: {server: %q, certificate-authority-data: %q}
+users:
+- name: apiserver
+  user: {token: webhook-credential}
+contexts:
+- name: webhook
+  context: {cluster: webhook, user: apiserver}
+current-context: webhook
+`, srv.URL, base64.StdEncoding.EncodeToString(ca)))
+	cp := fakeplane.Start(t, fakeplane.WithAuthenticationTokenWebhook(fakeplane.TokenWebhook{ConfigFile: kubeconfig}))
+	ctx := ctxT(t)
+	as := func(token string) kubernetes.Interface {
+		cfg := cp.RESTConfig()
+		cfg.CertData, cfg.KeyData, cfg.BearerToken = nil, nil, token
+		return kubernetes.NewForConfigOrDie(cfg)
+	}
+	for i := range 3 {
+		ssr, err := as("alice-token").AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		u := ssr.Status.UserInfo
+		if u.Username != "alice" || u.UID != "a1" || !slices.Equal(u.Groups, []string{"devs", "system:authenticated"}) || !slices.Equal(u.Extra["example.com/team"], authenticationv1.ExtraValue{"blue"}) {
+			t.Errorf("request %d: user %+v", i, u)
+		}
+	}
+	if _, err := as("mallory-token").CoreV1().Namespaces().List(ctx, metav1.ListOptions{}); !apierrors.IsUnauthorized(err) {
+		t.Errorf("a token the webhook refuses: want 401, got %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reviews) != 2 || reviews[0].Spec.Token != "alice-token" || reviews[1].Spec.Token != "mallory-token" {
+		t.Errorf("the webhook reviewed %+v, want alice's token once (its answer kept), then mallory's", reviews)
+	}
+	if len(reviews) > 0 && reviews[0].APIVersion != "authentication.k8s.io/v1" {
+		t.Errorf("review version %q", reviews[0].APIVersion)
+	}
+	for _, a := range authz {
+		if a != "Bearer webhook-credential" {
+			t.Errorf("the webhook was called with Authorization %q", a)
+		}
+	}
+}
