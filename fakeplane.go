@@ -299,6 +299,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			return fmt.Errorf("fakeplane: %w", field.Forbidden(field.NewPath("anonymous"), "--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file"))
 		}
 	}
+	var authzWebhook AuthorizationWebhookConfig
+	if cp.opts.authzWebhook != nil {
+		authzWebhook = *cp.opts.authzWebhook
+	}
 	var tokenWebhook TokenWebhook
 	if cp.opts.tokenWebhook != nil {
 		tokenWebhook = *cp.opts.tokenWebhook
@@ -314,13 +318,17 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 	}
 	authCfg := server.AuthConfig{
-		ServiceAccountKey:        cp.saKey,
-		TokenWebhookConfigFile:   tokenWebhook.ConfigFile,
-		TokenWebhookVersion:      tokenWebhook.Version,
-		TokenWebhookCacheTTL:     tokenWebhook.CacheTTL,
-		ServiceAccountVerifyKeys: saVerifyKeys,
-		Authentication:           authnConfig,
-		JWTSigningAlgs:           jwtSigningAlgs,
+		ServiceAccountKey:                        cp.saKey,
+		AuthorizationWebhookConfigFile:           authzWebhook.ConfigFile,
+		AuthorizationWebhookVersion:              authzWebhook.Version,
+		AuthorizationWebhookCacheAuthorizedTTL:   authzWebhook.CacheAuthorizedTTL,
+		AuthorizationWebhookCacheUnauthorizedTTL: authzWebhook.CacheUnauthorizedTTL,
+		TokenWebhookConfigFile:                   tokenWebhook.ConfigFile,
+		TokenWebhookVersion:                      tokenWebhook.Version,
+		TokenWebhookCacheTTL:                     tokenWebhook.CacheTTL,
+		ServiceAccountVerifyKeys:                 saVerifyKeys,
+		Authentication:                           authnConfig,
+		JWTSigningAlgs:                           jwtSigningAlgs,
 
 		ServiceAccountIssuers:            cp.opts.saIssuers,
 		APIAudiences:                     cp.opts.apiAudiences,

@@ -38,6 +38,8 @@ type options struct {
 	authnConfigFile string
 	// oidc is WithOIDC's.
 	oidc *auth.OIDCFlags
+	// authzWebhook is WithAuthorizationWebhook's.
+	authzWebhook *AuthorizationWebhookConfig
 	// tokenWebhook is WithAuthenticationTokenWebhook's.
 	tokenWebhook *TokenWebhook
 	// saIssuers, apiAudiences, saJWKSURI and saMaxExpiration are
@@ -184,11 +186,40 @@ type proxyClientFiles struct{ certPEM, keyPEM []byte }
 const (
 	AuthorizationRBAC        = auth.ModeRBAC
 	AuthorizationAlwaysAllow = auth.ModeAlwaysAllow
+	AuthorizationAlwaysDeny  = auth.ModeAlwaysDeny
+	AuthorizationWebhook     = auth.ModeWebhook
 )
 
-// WithAuthorizationMode chooses AuthorizationRBAC (the default, with the
-// bootstrap policy of a fresh cluster) or AuthorizationAlwaysAllow.
+// WithAuthorizationMode chooses the authorizers, a comma-separated list as
+// kube-apiserver's --authorization-mode: AuthorizationRBAC (the default,
+// with the bootstrap policy of a fresh cluster), AuthorizationAlwaysAllow,
+// AuthorizationAlwaysDeny, AuthorizationWebhook (with
+// WithAuthorizationWebhook), asked in that order after system:masters.
 func WithAuthorizationMode(mode string) Option { return func(o *options) { o.authzMode = mode } }
+
+// AuthorizationWebhookConfig is the SubjectAccessReview webhook of
+// AuthorizationWebhook mode, as kube-apiserver's --authorization-webhook-*
+// flags configure it.
+type AuthorizationWebhookConfig struct {
+	// ConfigFile is a kubeconfig whose cluster is the webhook and whose
+	// user the credentials presented to it
+	// (--authorization-webhook-config-file).
+	ConfigFile string
+	// Version is the SubjectAccessReview version sent, "v1beta1" (the
+	// default) or "v1" (--authorization-webhook-version).
+	Version string
+	// CacheAuthorizedTTL and CacheUnauthorizedTTL are how long its allowals
+	// and denials are kept (nil: 5m and 30s; 0: not kept;
+	// --authorization-webhook-cache-authorized-ttl, -unauthorized-ttl).
+	CacheAuthorizedTTL, CacheUnauthorizedTTL *time.Duration
+}
+
+// WithAuthorizationWebhook sets up the webhook of AuthorizationWebhook mode:
+// upstream's webhook authorizer, asked with a 30 s timeout, no opinion when
+// it fails.
+func WithAuthorizationWebhook(w AuthorizationWebhookConfig) Option {
+	return func(o *options) { o.authzWebhook = &w }
+}
 
 // WithFlagz has /flagz list these command-line flags, name to value, as
 // kube-apiserver's /flagz lists its own (the fakeplane command gives its

@@ -20,16 +20,17 @@ const (
 
 // NewAuthorizer returns the authorizer and rule resolver kube-apiserver
 // builds for --authorization-mode=mode, a comma-separated list of
-// "AlwaysAllow", "AlwaysDeny" and "RBAC" (rbac must be set for RBAC). As in
+// "AlwaysAllow", "AlwaysDeny", "RBAC" (rbac must be set for RBAC) and
+// "Webhook" (webhook must be set: NewAuthorizationWebhook). As in
 // kube-apiserver, members of system:masters are allowed everything before
 // the modes are consulted, and a denial's reason joins each mode's reason
 // prefixed by its lower-cased name ("rbac: RBAC: ..."). The rule resolver
 // (for SelfSubjectRulesReview) unions the modes' rules.
 //
 // (Written with k8s.io/apiserver's authorization/union; the built-in
-// authorizers are re-implemented here because authorizerfactory drags in
-// the webhook authorizer's dependencies.)
-func NewAuthorizer(mode string, rbac *RBACAuthorizer) (authorizer.Authorizer, authorizer.RuleResolver, error) {
+// authorizers are re-implemented here, as authorizerfactory's are
+// kube-apiserver's own.)
+func NewAuthorizer(mode string, rbac *RBACAuthorizer, webhook AuthorizationWebhook) (authorizer.Authorizer, authorizer.RuleResolver, error) {
 	named := []union.NamedAuthorizer{{
 		AuthorizerName: "kubernetes.io/system-privileged-group",
 		Authorizer:     privilegedGroups{user.SystemPrivilegedGroup},
@@ -49,6 +50,11 @@ func NewAuthorizer(mode string, rbac *RBACAuthorizer) (authorizer.Authorizer, au
 				return nil, nil, errors.New("authorization mode RBAC needs an RBAC authorizer")
 			}
 			a, rr = rbac, rbac
+		case ModeWebhook:
+			if webhook == nil {
+				return nil, nil, errors.New("authorization-mode Webhook's authorization config file not passed")
+			}
+			a, rr = webhook, webhook
 		case "":
 			return nil, nil, errors.New("at least one authorization mode must be passed")
 		default:

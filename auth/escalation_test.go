@@ -57,7 +57,7 @@ func TestConfirmNoEscalationMessage(t *testing.T) {
 
 func TestCheckRBACWrite(t *testing.T) {
 	rbac := NewRBACAuthorizer(escalationFixture())
-	authz, _, err := NewAuthorizer("RBAC", rbac)
+	authz, _, err := NewAuthorizer("RBAC", rbac, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -283,7 +283,7 @@ func TestNewAuthorizerModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			authz, _, err := NewAuthorizer(tt.mode, rbac)
+			authz, _, err := NewAuthorizer(tt.mode, rbac, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,11 +300,11 @@ func TestNewAuthorizerModes(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"", "Node", "Webhook"} {
-		if _, _, err := NewAuthorizer(bad, rbac); err == nil {
+		if _, _, err := NewAuthorizer(bad, rbac, nil); err == nil {
 			t.Errorf("mode %q accepted", bad)
 		}
 	}
-	if _, _, err := NewAuthorizer("RBAC", nil); err == nil {
+	if _, _, err := NewAuthorizer("RBAC", nil, nil); err == nil {
 		t.Error("RBAC mode without an RBAC authorizer accepted")
 	}
 }
@@ -314,7 +314,7 @@ func TestRulesForSelfSubjectRulesReview(t *testing.T) {
 	bob := &user.DefaultInfo{Name: "bob", Groups: l(user.AllAuthenticated)}
 	carol := &user.DefaultInfo{Name: "carol", Groups: l(user.AllAuthenticated)}
 
-	_, resolver, err := NewAuthorizer("RBAC", rbac)
+	_, resolver, err := NewAuthorizer("RBAC", rbac, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestRulesForSelfSubjectRulesReview(t *testing.T) {
 		t.Errorf("evaluationError = %q, want %q", got.EvaluationError, want)
 	}
 
-	_, allowAll, _ := NewAuthorizer("AlwaysAllow", nil)
+	_, allowAll, _ := NewAuthorizer("AlwaysAllow", nil, nil)
 	got = RulesFor(context.Background(), allowAll, carol, "x")
 	if len(got.ResourceRules) != 1 || !reflect.DeepEqual(got.ResourceRules[0].Resources, l("*")) || len(got.NonResourceRules) != 1 {
 		t.Errorf("AlwaysAllow rules = %+v", got)
@@ -388,11 +388,11 @@ func BenchmarkRBACAuthorize(b *testing.B) {
 	denied := resourceAttrs(target, "delete", "apps", "deployments", "", "bench", "x")
 
 	rbac := NewRBACAuthorizer(src)
-	rbacMode, _, err := NewAuthorizer("RBAC", rbac)
+	rbacMode, _, err := NewAuthorizer("RBAC", rbac, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	alwaysAllow, _, _ := NewAuthorizer("AlwaysAllow", nil)
+	alwaysAllow, _, _ := NewAuthorizer("AlwaysAllow", nil, nil)
 	ctx := context.Background()
 	run := func(b *testing.B, a authorizer.Authorizer, attrs authorizer.Attributes, want authorizer.Decision) {
 		b.ReportAllocs()

@@ -3,8 +3,11 @@ package server
 import (
 	"crypto"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/fakeplane/fakeplane/registry"
@@ -41,9 +44,16 @@ type AuthConfig struct {
 	// Anonymous lets requests without credentials in as system:anonymous
 	// (--anonymous-auth); they then get what RBAC grants that user.
 	Anonymous bool
-	// AuthorizationMode is "RBAC" (the default) or "AlwaysAllow"
-	// (--authorization-mode).
+	// AuthorizationMode is a comma-separated list of "RBAC" (the default),
+	// "AlwaysAllow", "AlwaysDeny" and "Webhook" (--authorization-mode).
 	AuthorizationMode string
+	// AuthorizationWebhookConfigFile is the kubeconfig of mode Webhook's
+	// SubjectAccessReview webhook (--authorization-webhook-config-file),
+	// AuthorizationWebhookVersion the version it is sent ("v1beta1" when
+	// empty), and the TTLs how long its answers are kept (nil: 5m and 30s).
+	AuthorizationWebhookConfigFile                                                   string
+	AuthorizationWebhookVersion                                                      string
+	AuthorizationWebhookCacheAuthorizedTTL, AuthorizationWebhookCacheUnauthorizedTTL *time.Duration
 	// ServiceAccountKey signs service-account tokens (an *rsa.PrivateKey or
 	// *ecdsa.PrivateKey); nil generates one.
 	ServiceAccountKey crypto.Signer
@@ -130,7 +140,26 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	authz, rules, err := auth.NewAuthorizer(mode, rbac)
+	var authzWebhook auth.AuthorizationWebhook
+	if cfg.AuthorizationWebhookConfigFile != "" {
+		if !slices.ContainsFunc(strings.Split(mode, ","), func(m string) bool { return strings.TrimSpace(m) == auth.ModeWebhook }) {
+			return nil, errors.New("cannot specify --authorization-webhook-config-file without mode Webhook")
+		}
+		version, authorizedTTL, unauthorizedTTL := cfg.AuthorizationWebhookVersion, auth.DefaultAuthorizationWebhookAuthorizedTTL, auth.DefaultAuthorizationWebhookUnauthorizedTTL
+		if version == "" {
+			version = auth.DefaultAuthorizationWebhookVersion
+		}
+		if cfg.AuthorizationWebhookCacheAuthorizedTTL != nil {
+			authorizedTTL = *cfg.AuthorizationWebhookCacheAuthorizedTTL
+		}
+		if cfg.AuthorizationWebhookCacheUnauthorizedTTL != nil {
+			unauthorizedTTL = *cfg.AuthorizationWebhookCacheUnauthorizedTTL
+		}
+		if authzWebhook, err = auth.NewAuthorizationWebhook(cfg.AuthorizationWebhookConfigFile, version, authorizedTTL, unauthorizedTTL); err != nil {
+			return nil, err
+		}
+	}
+	authz, rules, err := auth.NewAuthorizer(mode, rbac, authzWebhook)
 	if err != nil {
 		return nil, err
 	}

@@ -104,7 +104,12 @@ func run(args []string) error {
 	kubeconfig := fs.String("kubeconfig", "fakeplane.kubeconfig", "where to write the admin kubeconfig")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
 	verbose := fs.Bool("v", false, "log requests' errors and controller messages to stderr")
-	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "RBAC or AlwaysAllow")
+	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "the authorizers, comma-separated, asked in order: RBAC, AlwaysAllow, AlwaysDeny, Webhook")
+	var authzWebhook fakeplane.AuthorizationWebhookConfig
+	fs.StringVar(&authzWebhook.ConfigFile, "authorization-webhook-config-file", "", "a kubeconfig naming the SubjectAccessReview webhook of mode Webhook, as kube-apiserver's")
+	fs.StringVar(&authzWebhook.Version, "authorization-webhook-version", auth.DefaultAuthorizationWebhookVersion, "the SubjectAccessReview version sent to the webhook: v1beta1 or v1")
+	authzAllowedTTL := fs.Duration("authorization-webhook-cache-authorized-ttl", auth.DefaultAuthorizationWebhookAuthorizedTTL, "how long the webhook's allowals are kept")
+	authzDeniedTTL := fs.Duration("authorization-webhook-cache-unauthorized-ttl", auth.DefaultAuthorizationWebhookUnauthorizedTTL, "how long the webhook's denials are kept")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
 	admissionConfig := fs.String("admission-control-config-file", "", "an AdmissionConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: PodSecurity's defaults and exemptions, the admission webhooks' kubeConfigFile")
 	saSigningKey := fs.String("service-account-signing-key-file", "", "the PEM private key (RSA or ECDSA) that signs service-account tokens, as kube-apiserver's (default: one made at start, kept in --data-dir's pki/sa.key)")
@@ -283,6 +288,10 @@ func run(args []string) error {
 	}
 	if *saMaxExpiration != 0 {
 		opts = append(opts, fakeplane.WithServiceAccountMaxTokenExpiration(*saMaxExpiration))
+	}
+	if authzWebhook.ConfigFile != "" {
+		authzWebhook.CacheAuthorizedTTL, authzWebhook.CacheUnauthorizedTTL = authzAllowedTTL, authzDeniedTTL
+		opts = append(opts, fakeplane.WithAuthorizationWebhook(authzWebhook))
 	}
 	if tokenWebhook.ConfigFile != "" {
 		opts = append(opts, fakeplane.WithAuthenticationTokenWebhook(tokenWebhook))
