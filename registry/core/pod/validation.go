@@ -1018,10 +1018,13 @@ func validateOnlyDeletedGates(n, p []corev1.PodSchedulingGate, fld *field.Path) 
 	return errs
 }
 
-// validatePodStatusUpdate is the part of upstream's ValidatePodStatusUpdate
-// about the annotations (which a write to /status may change) and the
-// status a client writes: conditions, node names, observed generation,
-// QoS class and pod and host IPs.
+// validatePodStatusUpdate is upstream's ValidatePodStatusUpdate less the
+// metadata, in its order: the annotations (which a write to /status may
+// change), then the status a client writes: conditions, node names,
+// observed generation, QoS class, the containers' state transitions, the
+// claim statuses, pod and host IPs, the containers' users and allocated
+// resources (see statusvalidation.go). The status fields of the gates off
+// by default are dropped before (DropDisabledStatusFields).
 func validatePodStatusUpdate(n, p *corev1.Pod) field.ErrorList {
 	errs := validatePodSpecificAnnotationUpdates(n, p, field.NewPath("metadata", "annotations"), updateOptions(p))
 	st := field.NewPath("status")
@@ -1055,6 +1058,14 @@ func validatePodStatusUpdate(n, p *corev1.Pod) field.ErrorList {
 		errs = append(errs, field.Invalid(st.Child("observedGeneration"), n.Status.ObservedGeneration, "must be a non-negative integer"))
 	}
 	errs = append(errs, validate.ImmutableField(n.Status.QOSClass, p.Status.QOSClass, st.Child("qosClass"))...)
+	// Upstream checks the transitions against the old pod's spec (the
+	// new one's too: a write to /status keeps the stored spec).
+	spec := &p.Spec
+	errs = append(errs, validateContainerStateTransition(n.Status.ContainerStatuses, p.Status.ContainerStatuses, st.Child("containerStatuses"), spec, spec.Containers)...)
+	errs = append(errs, validateContainerStateTransition(n.Status.InitContainerStatuses, p.Status.InitContainerStatuses, st.Child("initContainerStatuses"), spec, spec.InitContainers)...)
+	errs = append(errs, validateEphemeralContainerStateTransition(n.Status.EphemeralContainerStatuses, p.Status.EphemeralContainerStatuses, st.Child("ephemeralContainerStatuses"))...)
+	errs = append(errs, validatePodResourceClaimStatuses(n.Status.ResourceClaimStatuses, n.Spec.ResourceClaims, st.Child("resourceClaimStatuses"))...)
+	errs = append(errs, validatePodExtendedResourceClaimStatus(n.Status.ExtendedResourceClaimStatus, &n.Spec, st.Child("extendedResourceClaimStatus"))...)
 	errs = append(errs, validateStatusIPs(n.Status.PodIP, n.Status.PodIPs, p.Status.PodIPs, st.Child("podIPs"), false)...)
 	if len(n.Status.HostIPs) > 0 {
 		hostIPs := make([]corev1.PodIP, len(n.Status.HostIPs))
@@ -1067,6 +1078,12 @@ func validatePodStatusUpdate(n, p *corev1.Pod) field.ErrorList {
 		}
 		errs = append(errs, validateStatusIPs(n.Status.HostIP, hostIPs, oldHostIPs, st.Child("hostIPs"), true)...)
 	}
+	errs = append(errs, validateContainerStatusUsers(n.Status.ContainerStatuses, st.Child("containerStatuses"), n.Spec.OS)...)
+	errs = append(errs, validateContainerStatusUsers(n.Status.InitContainerStatuses, st.Child("initContainerStatuses"), n.Spec.OS)...)
+	errs = append(errs, validateContainerStatusUsers(n.Status.EphemeralContainerStatuses, st.Child("ephemeralContainerStatuses"), n.Spec.OS)...)
+	errs = append(errs, validateContainerStatusAllocatedResourcesStatus(n.Status.ContainerStatuses, st.Child("containerStatuses"), n.Spec.Containers, &n.Status)...)
+	errs = append(errs, validateContainerStatusAllocatedResourcesStatus(n.Status.InitContainerStatuses, st.Child("initContainerStatuses"), n.Spec.InitContainers, &n.Status)...)
+	errs = append(errs, validateContainerStatusNoAllocatedResourcesStatus(n.Status.EphemeralContainerStatuses, st.Child("ephemeralContainerStatuses"))...)
 	return errs
 }
 
