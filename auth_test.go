@@ -692,11 +692,9 @@ func TestServiceAccountTokensSurviveADataDirRestart(t *testing.T) {
 // still recorded.
 func TestLegacyTokenUseIsLabelledAndWarnedAsByKubeAPIServer(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	now := time.Date(2026, 3, 4, 22, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	later := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
-	cp := fakeplane.Start(t, fakeplane.WithClock(clock))
+	clock := &testClock{t: time.Date(2026, 3, 4, 22, 0, 0, 0, time.UTC)}
+	later := clock.Advance
+	cp := fakeplane.Start(t, fakeplane.WithClock(clock.Now))
 	ctx := ctxT(t)
 	admin := clientset(t, cp)
 	if _, err := admin.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "lt"}}, metav1.CreateOptions{}); err != nil {

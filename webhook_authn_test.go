@@ -19,6 +19,27 @@ import (
 	"github.com/fakeplane/fakeplane"
 )
 
+// webhookKubeconfig writes the kubeconfig kube-apiserver reads a webhook's
+// address from: srv, trusted by its certificate, with user (YAML) as the
+// credentials presented to it.
+func webhookKubeconfig(t *testing.T, srv *httptest.Server, user string) string {
+	t.Helper()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	return writeTestFile(t, "webhook.kubeconfig", fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: webhook
+  cluster: {server: %q, certificate-authority-data: %q}
+users:
+- name: apiserver
+  user: %s
+contexts:
+- name: webhook
+  context: {cluster: webhook, user: apiserver}
+current-context: webhook
+`, srv.URL, base64.StdEncoding.EncodeToString(ca), user))
+}
+
 // TestAuthenticationTokenWebhook: a TokenReview webhook
 // (--authentication-token-webhook-config-file) authenticates the bearer
 // tokens the control plane does not know, with upstream's webhook
@@ -48,20 +69,7 @@ func TestAuthenticationTokenWebhook(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(tr)
 	}))
 	t.Cleanup(srv.Close)
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	kubeconfig := writeTestFile(t, "webhook.kubeconfig", fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: webhook
-  cluster: {server: %q, certificate-authority-data: %q}
-users:
-- name: apiserver
-  user: {token: webhook-credential}
-contexts:
-- name: webhook
-  context: {cluster: webhook, user: apiserver}
-current-context: webhook
-`, srv.URL, base64.StdEncoding.EncodeToString(ca)))
+	kubeconfig := webhookKubeconfig(t, srv, "{token: webhook-credential}")
 	cp := fakeplane.Start(t, fakeplane.WithAuthenticationTokenWebhook(fakeplane.TokenWebhook{ConfigFile: kubeconfig}))
 	ctx := ctxT(t)
 	as := func(token string) kubernetes.Interface {
@@ -129,20 +137,7 @@ func TestAuthorizationWebhook(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": sar["apiVersion"], "kind": "SubjectAccessReview", "status": status})
 	}))
 	t.Cleanup(srv.Close)
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	kubeconfig := writeTestFile(t, "authz.kubeconfig", fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: webhook
-  cluster: {server: %q, certificate-authority-data: %q}
-users:
-- name: apiserver
-  user: {}
-contexts:
-- name: webhook
-  context: {cluster: webhook, user: apiserver}
-current-context: webhook
-`, srv.URL, base64.StdEncoding.EncodeToString(ca)))
+	kubeconfig := webhookKubeconfig(t, srv, "{}")
 	cp := fakeplane.Start(t, fakeplane.WithAuthorizationMode("RBAC,Webhook"),
 		fakeplane.WithAuthorizationWebhook(fakeplane.AuthorizationWebhookConfig{ConfigFile: kubeconfig}))
 	ctx := ctxT(t)
