@@ -154,7 +154,7 @@ func TestAuthorizationWebhook(t *testing.T) {
 		want string
 	}{
 		{func() error { _, err := alice.CoreV1().Secrets("default").List(ctx, metav1.ListOptions{}); return err },
-			`secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "default": webhook: the webhook says no`},
+			`secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "default": default: the webhook says no`},
 		{func() error { _, err := alice.CoreV1().Pods("default").List(ctx, metav1.ListOptions{}); return err },
 			`pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default": pods are off limits`},
 	} {

@@ -60,7 +60,13 @@ func NewAuthorizer(mode string, rbac *RBACAuthorizer, webhook AuthorizationWebho
 		default:
 			return nil, nil, fmt.Errorf("unknown authorization mode %q", m)
 		}
-		named = append(named, union.NamedAuthorizer{AuthorizerName: strings.ToLower(m), Authorizer: a})
+		// Named as kube-apiserver names the authorizers it makes of its
+		// modes: the webhook "default", the others their mode in lower case.
+		name := strings.ToLower(m)
+		if m == ModeWebhook {
+			name = "default"
+		}
+		named = append(named, union.NamedAuthorizer{AuthorizerName: name, Authorizer: a})
 		resolvers = append(resolvers, rr)
 	}
 	authz, err := union.New(named...)

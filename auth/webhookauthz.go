@@ -32,8 +32,8 @@ type AuthorizationWebhook interface {
 // mode Webhook from --authorization-webhook-config-file (a kubeconfig
 // naming the webhook), --authorization-webhook-version and the cache TTLs
 // (0 keeps no answers of that kind): upstream's webhook authorizer, named
-// "webhook", asked with a 30 s timeout and upstream's retry backoff, no
-// opinion when it fails.
+// "default" as kube-apiserver names it, asked with a 30 s timeout and
+// upstream's retry backoff, no opinion when it fails.
 func NewAuthorizationWebhook(kubeconfigFile, version string, authorizedTTL, unauthorizedTTL time.Duration) (AuthorizationWebhook, error) {
 	cfg, err := webhookutil.LoadKubeconfig(kubeconfigFile, nil)
 	if err != nil {
@@ -41,7 +41,7 @@ func NewAuthorizationWebhook(kubeconfigFile, version string, authorizedTTL, unau
 	}
 	cfg.Timeout = 30 * time.Second
 	w, err := webhook.New(cfg, version, authorizedTTL, unauthorizedTTL, webhookutil.DefaultRetryBackoffWithInitialDelay(500*time.Millisecond),
-		authorizer.DecisionNoOpinion, nil, "webhook", webhookmetrics.NoopAuthorizerMetrics{}, authorizationcel.NewDefaultCompiler())
+		authorizer.DecisionNoOpinion, nil, "default", webhookmetrics.NoopAuthorizerMetrics{}, authorizationcel.NewDefaultCompiler())
 	if err != nil {
 		return nil, fmt.Errorf("authorization webhook: %w", err)
 	}
