@@ -311,8 +311,8 @@ type TokenWebhook struct {
 	// user the credentials presented to it
 	// (--authentication-token-webhook-config-file).
 	ConfigFile string
-	// Version is the TokenReview version sent, "v1" (the default) or
-	// "v1beta1" (--authentication-token-webhook-version).
+	// Version is the TokenReview version sent, "v1beta1" (the default, as
+	// kube-apiserver's) or "v1" (--authentication-token-webhook-version).
 	Version string
 	// CacheTTL is how long its answers are kept (2m when 0;
 	// --authentication-token-webhook-cache-ttl).

@@ -18,13 +18,13 @@ const DefaultTokenWebhookCacheTTL = 2 * time.Minute
 // webhook, built as kube-apiserver builds it from
 // --authentication-token-webhook-config-file (a kubeconfig naming the
 // webhook), --authentication-token-webhook-version ("v1" or "v1beta1";
-// "v1" when empty) and --authentication-token-webhook-cache-ttl (both its
+// "v1beta1", kube-apiserver's default, when empty) and --authentication-token-webhook-cache-ttl (both its
 // answers, successes and failures, kept that long; DefaultTokenWebhookCacheTTL
 // when 0): upstream's webhook authenticator, retried with upstream's
 // backoff, asked for apiAudiences when a request names none.
 func NewTokenWebhook(kubeconfigFile, version string, cacheTTL time.Duration, apiAudiences authenticator.Audiences) (authenticator.Token, error) {
 	if version == "" {
-		version = "v1"
+		version = "v1beta1"
 	}
 	if cacheTTL == 0 {
 		cacheTTL = DefaultTokenWebhookCacheTTL

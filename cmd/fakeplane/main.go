@@ -122,7 +122,7 @@ func run(args []string) error {
 	saMaxExpiration := fs.Duration("service-account-max-token-expiration", 0, "the longest service-account token a TokenRequest gets (between 1h and 2^32s; 0: no limit)")
 	var tokenWebhook fakeplane.TokenWebhook
 	fs.StringVar(&tokenWebhook.ConfigFile, "authentication-token-webhook-config-file", "", "a kubeconfig naming a TokenReview webhook that authenticates bearer tokens, as kube-apiserver's")
-	fs.StringVar(&tokenWebhook.Version, "authentication-token-webhook-version", "v1", "the TokenReview version sent to the webhook: v1 or v1beta1")
+	fs.StringVar(&tokenWebhook.Version, "authentication-token-webhook-version", "v1beta1", "the TokenReview version sent to the webhook: v1beta1 or v1")
 	fs.DurationVar(&tokenWebhook.CacheTTL, "authentication-token-webhook-cache-ttl", auth.DefaultTokenWebhookCacheTTL, "how long the webhook's answers are kept")
 	var oidc auth.OIDCFlags
 	var oidcRequired multiFlag
