@@ -43,8 +43,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiserverconfig "k8s.io/apiserver/pkg/apis/apiserver"
+	"k8s.io/apiserver/pkg/server/egressselector"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -99,6 +101,10 @@ type ControlPlane struct {
 	proxy *aggregator.Proxy
 	// egress holds the egress selections' dialers (egress.go).
 	egress egress
+	// authWebhookConns are the connections of the authentication and
+	// authorization webhooks when no "controlplane" egress selection
+	// carries them, closed at Stop.
+	authWebhookConns *openConns
 
 	mu           sync.Mutex
 	started      bool
@@ -217,6 +223,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// Before the deferred stop, which closes the store.
 	defer openBolt()
 
+	// As kube-apiserver completes its options: the longest
+	// service-account token, then the signing key.
+	if cp.saKey, err = auth.CompleteServiceAccountFlags(cp.opts.saMaxExpiration, cp.opts.saSigningKeyFile); err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
 	if err := cp.loadOrCreatePKI(dataDir); err != nil {
 		return err
 	}
@@ -274,8 +285,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	cp.clientCAPEM = clientCAPEM
 	rh := cp.requestHeader
-	if err := auth.ValidateServiceAccountFlags(cp.opts.saIssuers, cp.opts.saJWKSURI, cp.opts.saMaxExpiration); err != nil {
+	if err := auth.ValidateServiceAccountFlags(cp.opts.saIssuers, cp.opts.saJWKSURI); err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
+	}
+	for _, w := range auth.ServiceAccountExpirationWarnings(!cp.opts.saNoExtendExpiration, cp.opts.saMaxExpiration) {
+		cp.opts.logger.Warn(w)
 	}
 	var authnConfig *apiserverconfig.AuthenticationConfiguration
 	var jwtSigningAlgs []string
@@ -299,13 +313,25 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			return fmt.Errorf("fakeplane: %w", field.Forbidden(field.NewPath("anonymous"), "--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file"))
 		}
 	}
-	var authzWebhook AuthorizationWebhookConfig
-	if cp.opts.authzWebhook != nil {
-		authzWebhook = *cp.opts.authzWebhook
+	authzOpts := auth.AuthorizationOptions{Modes: auth.SplitAuthorizationModes(cp.opts.authzMode), ConfigFile: cp.opts.authzConfigFile,
+		LegacyFlagsSet: cp.opts.authzModeSet || cp.opts.authzWebhook != nil}
+	if w := cp.opts.authzWebhook; w != nil {
+		authzOpts.WebhookConfigFile, authzOpts.WebhookVersion = w.ConfigFile, w.Version
+		authzOpts.WebhookCacheAuthorizedTTL, authzOpts.WebhookCacheUnauthorizedTTL = w.CacheAuthorizedTTL, w.CacheUnauthorizedTTL
+	}
+	authzConfig, err := authzOpts.Configuration()
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
 	}
 	var tokenWebhook TokenWebhook
 	if cp.opts.tokenWebhook != nil {
 		tokenWebhook = *cp.opts.tokenWebhook
+	}
+	webhookDial, err := cp.authWebhookDialer(tokenWebhook.ConfigFile != "" || slices.ContainsFunc(authzConfig.Authorizers, func(a apiserverconfig.AuthorizerConfiguration) bool {
+		return a.Type == apiserverconfig.TypeWebhook
+	}))
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
 	}
 	var saVerifyKeys []crypto.PublicKey
 	for _, f := range cp.opts.saKeyFiles {
@@ -318,17 +344,15 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 	}
 	authCfg := server.AuthConfig{
-		ServiceAccountKey:                        cp.saKey,
-		AuthorizationWebhookConfigFile:           authzWebhook.ConfigFile,
-		AuthorizationWebhookVersion:              authzWebhook.Version,
-		AuthorizationWebhookCacheAuthorizedTTL:   authzWebhook.CacheAuthorizedTTL,
-		AuthorizationWebhookCacheUnauthorizedTTL: authzWebhook.CacheUnauthorizedTTL,
-		TokenWebhookConfigFile:                   tokenWebhook.ConfigFile,
-		TokenWebhookVersion:                      tokenWebhook.Version,
-		TokenWebhookCacheTTL:                     tokenWebhook.CacheTTL,
-		ServiceAccountVerifyKeys:                 saVerifyKeys,
-		Authentication:                           authnConfig,
-		JWTSigningAlgs:                           jwtSigningAlgs,
+		ServiceAccountKey:        cp.saKey,
+		Authorization:            authzConfig,
+		WebhookDial:              webhookDial,
+		TokenWebhookConfigFile:   tokenWebhook.ConfigFile,
+		TokenWebhookVersion:      tokenWebhook.Version,
+		TokenWebhookCacheTTL:     tokenWebhook.CacheTTL,
+		ServiceAccountVerifyKeys: saVerifyKeys,
+		Authentication:           authnConfig,
+		JWTSigningAlgs:           jwtSigningAlgs,
 
 		ServiceAccountIssuers:            cp.opts.saIssuers,
 		APIAudiences:                     cp.opts.apiAudiences,
@@ -337,7 +361,6 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		ClientCA:                         clientCAs,
 		Tokens:                           cp.opts.tokens,
 		Anonymous:                        !cp.opts.noAnonymous,
-		AuthorizationMode:                cp.opts.authzMode,
 
 		RequestHeaderCA:                  rh.pool,
 		RequestHeaderAllowedNames:        rh.allowedNames,
@@ -345,6 +368,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		RequestHeaderUIDHeaders:          rh.uidHeaders,
 		RequestHeaderGroupHeaders:        rh.groupHeaders,
 		RequestHeaderExtraHeaderPrefixes: rh.extraHeaderPrefixes,
+
+		ServiceAccountDisableExtendedExpiration: cp.opts.saNoExtendExpiration,
 	}
 	kubeletClient, err := cp.kubeletClientConfig()
 	if err != nil {
@@ -1006,16 +1031,8 @@ func (cp *ControlPlane) loadOrCreatePKI(dataDir string) (err error) {
 		return fmt.Errorf("fakeplane: load CA: %w", err)
 	}
 	switch {
-	case cp.opts.saSigningKeyFile != "":
-		key, err := keyutil.PrivateKeyFromFile(cp.opts.saSigningKeyFile)
-		if err != nil {
-			return fmt.Errorf("fakeplane: failed to parse service-account-issuer-key-file: %w", err)
-		}
-		signer, ok := key.(crypto.Signer)
-		if !ok {
-			return fmt.Errorf("fakeplane: failed to build token generator: %T is not a signer", key)
-		}
-		cp.saKey = signer
+	case cp.saKey != nil:
+		// WithServiceAccountSigningKeyFile's, read as Start began.
 	case cp.opts.dataDir != "":
 		// The tokens issued before a restart verify after it.
 		if cp.saKey, err = pki.LoadOrCreateServiceAccountKey(pkiDir); err != nil {
@@ -1253,6 +1270,9 @@ func (cp *ControlPlane) stopLocked() error {
 		cp.proxy.Close()
 	}
 	cp.egress.close()
+	if cp.authWebhookConns != nil {
+		cp.authWebhookConns.closeAll()
+	}
 	if cp.store != nil {
 		if err := cp.store.Close(); err != nil {
 			errs = append(errs, err)
@@ -1428,4 +1448,23 @@ func legacyTokens(srv *server.Server) controllers.LegacyTokenFunc {
 		return t.IssueLegacy
 	}
 	return nil
+}
+
+// authWebhookDialer is the dialer of the authentication and authorization
+// webhooks, as kube-apiserver's: the "controlplane" egress selection's, or,
+// without one, a direct dialer (when needed) whose connections close at
+// Stop, so that none outlives the control plane.
+func (cp *ControlPlane) authWebhookDialer(needed bool) (utilnet.DialFunc, error) {
+	if !needed {
+		return nil, nil
+	}
+	if cp.egress.selector != nil {
+		d, err := cp.egress.selector.Lookup(egressselector.ControlPlane.AsNetworkContext())
+		if err != nil || d != nil {
+			return d, err
+		}
+	}
+	cp.authWebhookConns = newOpenConns()
+	direct := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	return cp.authWebhookConns.track(direct.DialContext), nil
 }

@@ -42,12 +42,14 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require k8s.io/dynamic-resource-allocation v0.37.2
+require (
+	gopkg.in/go-jose/go-jose.v2 v2.6.3
+	k8s.io/dynamic-resource-allocation v0.37.2
+)
 
 require (
 	github.com/coreos/go-oidc v2.5.0+incompatible // indirect
 	github.com/pquerna/cachecontrol v0.1.0 // indirect
-	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
 )
 
 require (
@@ -124,9 +126,9 @@ require (
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/crypto v0.54.0 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
-	golang.org/x/net v0.57.0 // indirect
+	golang.org/x/net v0.57.0
 	golang.org/x/oauth2 v0.36.0 // indirect
-	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/sync v0.22.0
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.40.0 // indirect

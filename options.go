@@ -38,8 +38,14 @@ type options struct {
 	authnConfigFile string
 	// oidc is WithOIDC's.
 	oidc *auth.OIDCFlags
+	// authzModeSet says WithAuthorizationMode was given (it excludes
+	// WithAuthorizationConfigFile, as --authorization-mode excludes
+	// --authorization-config).
+	authzModeSet bool
 	// authzWebhook is WithAuthorizationWebhook's.
 	authzWebhook *AuthorizationWebhookConfig
+	// authzConfigFile is WithAuthorizationConfigFile's.
+	authzConfigFile string
 	// tokenWebhook is WithAuthenticationTokenWebhook's.
 	tokenWebhook *TokenWebhook
 	// saIssuers, apiAudiences, saJWKSURI and saMaxExpiration are
@@ -49,6 +55,8 @@ type options struct {
 	saIssuers, apiAudiences []string
 	saJWKSURI               string
 	saMaxExpiration         time.Duration
+	// saNoExtendExpiration is WithServiceAccountExtendTokenExpiration(false)'s.
+	saNoExtendExpiration bool
 	// saSigningKeyFile and saKeyFiles are
 	// WithServiceAccountSigningKeyFile's and WithServiceAccountKeyFiles'.
 	saSigningKeyFile string
@@ -194,8 +202,14 @@ const (
 // kube-apiserver's --authorization-mode: AuthorizationRBAC (the default,
 // with the bootstrap policy of a fresh cluster), AuthorizationAlwaysAllow,
 // AuthorizationAlwaysDeny, AuthorizationWebhook (with
-// WithAuthorizationWebhook), asked in that order after system:masters.
-func WithAuthorizationMode(mode string) Option { return func(o *options) { o.authzMode = mode } }
+// WithAuthorizationWebhook), asked in the list's order after
+// system:masters, each once; kube-apiserver's Node and ABAC make Start
+// fail (fakeplane has neither). Start fails with kube-apiserver's errors
+// for a mode it does not know, one given twice, Webhook without its
+// kubeconfig, and with WithAuthorizationConfigFile.
+func WithAuthorizationMode(mode string) Option {
+	return func(o *options) { o.authzMode, o.authzModeSet = mode, true }
+}
 
 // AuthorizationWebhookConfig is the SubjectAccessReview webhook of
 // AuthorizationWebhook mode, as kube-apiserver's --authorization-webhook-*
@@ -209,16 +223,39 @@ type AuthorizationWebhookConfig struct {
 	// default) or "v1" (--authorization-webhook-version).
 	Version string
 	// CacheAuthorizedTTL and CacheUnauthorizedTTL are how long its allowals
-	// and denials are kept (nil: 5m and 30s; 0: not kept;
+	// and its other answers are kept (nil: 5m and 30s; 0: not kept;
 	// --authorization-webhook-cache-authorized-ttl, -unauthorized-ttl).
 	CacheAuthorizedTTL, CacheUnauthorizedTTL *time.Duration
 }
 
-// WithAuthorizationWebhook sets up the webhook of AuthorizationWebhook mode:
-// upstream's webhook authorizer, asked with a 30 s timeout, no opinion when
-// it fails.
+// WithAuthorizationWebhook sets up the webhook of AuthorizationWebhook mode
+// as kube-apiserver does from its --authorization-webhook-* flags:
+// upstream's webhook authorizer, named "default" (the prefix of its reasons
+// in a denial that no authorizer decided), asked with a 30 s timeout and
+// kube-apiserver's retry backoff, no opinion when the call fails, through
+// the "controlplane" egress selection (WithEgressSelectorConfigFile). Like
+// the flags, it excludes WithAuthorizationConfigFile, and a ConfigFile
+// without mode Webhook makes Start fail.
 func WithAuthorizationWebhook(w AuthorizationWebhookConfig) Option {
 	return func(o *options) { o.authzWebhook = &w }
+}
+
+// WithAuthorizationConfigFile builds the authorizers from the
+// AuthorizationConfiguration (apiserver.config.k8s.io/v1) in the file at
+// path, as kube-apiserver's --authorization-config: authorizers of type
+// RBAC, AlwaysAllow, AlwaysDeny (each once, named after its type in lower
+// case) and Webhook (any number, each named: a kubeConfigFile connection,
+// timeout, failurePolicy, subjectAccessReviewVersion, CEL matchConditions
+// with matchConditionSubjectAccessReviewVersion, cached answers and their
+// TTLs), asked in the file's order after system:masters. The file is
+// decoded strictly and validated as kube-apiserver validates it, with its
+// errors; Node, ABAC and a connection of type InClusterConfig make Start
+// fail (fakeplane has no Node or ABAC authorizer; kube-apiserver v1.37
+// crashes on InClusterConfig). It may not be combined with
+// WithAuthorizationMode or WithAuthorizationWebhook. The file is read once,
+// at start (kube-apiserver also reloads it when it changes).
+func WithAuthorizationConfigFile(path string) Option {
+	return func(o *options) { o.authzConfigFile = path }
 }
 
 // WithFlagz has /flagz list these command-line flags, name to value, as
@@ -304,6 +341,16 @@ func WithServiceAccountMaxTokenExpiration(d time.Duration) Option {
 	return func(o *options) { o.saMaxExpiration = d }
 }
 
+// WithServiceAccountExtendTokenExpiration says whether the pod-bound tokens
+// kubelets request for an hour and 7 seconds (the ServiceAccount admission
+// plugin's projected volumes) are valid for a year instead, as
+// kube-apiserver's --service-account-extend-token-expiration (default
+// true; such a token's claims say when it was due to expire in
+// kubernetes.io.warnafter). With false they expire when asked.
+func WithServiceAccountExtendTokenExpiration(extend bool) Option {
+	return func(o *options) { o.saNoExtendExpiration = !extend }
+}
+
 // TokenWebhook is a TokenReview webhook that authenticates bearer tokens,
 // as kube-apiserver's --authentication-token-webhook-* flags configure it.
 type TokenWebhook struct {
@@ -311,18 +358,22 @@ type TokenWebhook struct {
 	// user the credentials presented to it
 	// (--authentication-token-webhook-config-file).
 	ConfigFile string
-	// Version is the TokenReview version sent, "v1beta1" (the default, as
-	// kube-apiserver's) or "v1" (--authentication-token-webhook-version).
+	// Version is the TokenReview version sent, "v1beta1" (the default) or
+	// "v1" (--authentication-token-webhook-version).
 	Version string
-	// CacheTTL is how long its answers are kept (2m when 0;
+	// CacheTTL is how long its answers are kept, the users it gives and
+	// its refusals without an error (nil: 2m; 0: not kept;
 	// --authentication-token-webhook-cache-ttl).
-	CacheTTL time.Duration
+	CacheTTL *time.Duration
 }
 
 // WithAuthenticationTokenWebhook asks the webhook w about the bearer tokens
-// no other authenticator knows, last, as kube-apiserver does with
+// no other authenticator knows, last (after static, service-account and
+// JWT tokens), as kube-apiserver does with
 // --authentication-token-webhook-config-file: upstream's webhook
-// authenticator, its answers kept for w.CacheTTL.
+// authenticator with kube-apiserver's retry backoff, through the
+// "controlplane" egress selection (WithEgressSelectorConfigFile), its
+// answers kept for w.CacheTTL.
 func WithAuthenticationTokenWebhook(w TokenWebhook) Option {
 	return func(o *options) { o.tokenWebhook = &w }
 }

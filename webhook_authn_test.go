@@ -95,7 +95,6 @@ func TestAuthenticationTokenWebhook(t *testing.T) {
 	if len(reviews) != 2 || reviews[0].Spec.Token != "alice-token" || reviews[1].Spec.Token != "mallory-token" {
 		t.Errorf("the webhook reviewed %+v, want alice's token once (its answer kept), then mallory's", reviews)
 	}
-	// kube-apiserver's default version.
 	if len(reviews) > 0 && reviews[0].APIVersion != "authentication.k8s.io/v1beta1" {
 		t.Errorf("review version %q", reviews[0].APIVersion)
 	}

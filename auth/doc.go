@@ -2,9 +2,12 @@
 // request-authenticator chain kube-apiserver builds (request-header proxy,
 // client certificates, static and service-account bearer tokens, anonymous),
 // the issuing and verifying of service-account tokens (bound tokens from the
-// TokenRequest API and legacy Secret-based tokens), and an RBAC authorizer
-// with the escalation checks, the cluster-role aggregation and the rules
-// review that kube-apiserver and kube-controller-manager perform.
+// TokenRequest API and legacy Secret-based tokens), the TokenReview
+// webhook authenticator, the authorizer chain kube-apiserver builds from
+// --authorization-mode or an AuthorizationConfiguration (with
+// SubjectAccessReview webhooks), and an RBAC authorizer with the escalation
+// checks, the cluster-role aggregation and the rules review that
+// kube-apiserver and kube-controller-manager perform.
 //
 // The behaviour follows kube-apiserver v1.37 (k8s.io/kubernetes
 // plugin/pkg/auth/authorizer/rbac, pkg/registry/rbac, pkg/serviceaccount,

@@ -57,7 +57,7 @@ func TestConfirmNoEscalationMessage(t *testing.T) {
 
 func TestCheckRBACWrite(t *testing.T) {
 	rbac := NewRBACAuthorizer(escalationFixture())
-	authz, _, err := NewAuthorizer("RBAC", rbac, nil)
+	authz, _, err := newModeAuthorizer("RBAC", rbac)
 	if err != nil {
 		t.Fatal(err)
 	}

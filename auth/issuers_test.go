@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 )
@@ -50,19 +49,20 @@ func TestValidateServiceAccountFlagsAsKubeAPIServer(t *testing.T) {
 		name    string
 		issuers []string
 		jwks    string
-		max     time.Duration
 		want    string
 	}{
-		{name: "fine", issuers: []string{"https://a", "b"}, jwks: "https://a/keys", max: 2 * time.Hour},
-		{name: "repeated issuer", issuers: []string{"https://a", "https://a"}, want: `service-account-issuer "https://a" is already specified`},
-		{name: "empty issuer", issuers: []string{""}, want: "service-account-issuer should not be an empty string"},
-		{name: "a URL that does not parse", issuers: []string{"http://[::1"}, want: `service-account-issuer "http://[::1" contained a ':' but was not a valid URL: parse "http://[::1": missing ']' in host`},
-		{name: "jwks over http", jwks: "http://a/keys", want: "service-account-jwks-uri requires https scheme, parsed as: http://a/keys"},
-		{name: "too short a maximum", max: 30 * time.Minute, want: "the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"},
+		{name: "https issuers, a non-URL issuer and an https key set are fine", issuers: []string{"https://a", "b"}, jwks: "https://a/keys"},
+		{name: "a repeated issuer", issuers: []string{"https://a", "https://a"}, want: `service-account-issuer "https://a" is already specified`},
+		{name: "an empty issuer", issuers: []string{""}, want: "service-account-issuer should not be an empty string"},
+		{name: "an issuer with ':' that does not parse", issuers: []string{"http://[::1"}, want: `service-account-issuer "http://[::1" contained a ':' but was not a valid URL: parse "http://[::1": missing ']' in host`},
+		{name: "a key set over http", jwks: "http://a/keys", want: "service-account-jwks-uri requires https scheme, parsed as: http://a/keys"},
+		{name: "a key set URI that does not parse", jwks: "https://[::1", want: `service-account-jwks-uri must be a valid URL: parse "https://[::1": missing ']' in host`},
+		{name: "every error together", issuers: []string{"", "https://a", "https://a"}, jwks: "http://a/keys",
+			want: `[service-account-issuer should not be an empty string, service-account-issuer "https://a" is already specified, service-account-jwks-uri requires https scheme, parsed as: http://a/keys]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ValidateServiceAccountFlags(tt.issuers, tt.jwks, tt.max)
+			err := ValidateServiceAccountFlags(tt.issuers, tt.jwks)
 			if got := ""; err != nil {
 				got = err.Error()
 				if got != tt.want {

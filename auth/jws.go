@@ -59,6 +59,24 @@ func jwsAlgorithm(pub crypto.PublicKey) (string, error) {
 	return "", errors.New("unknown public key type, must be *rsa.PublicKey, *ecdsa.PublicKey, or jose.OpaqueSigner")
 }
 
+// SigningKey returns key (as keyutil.PrivateKeyFromFile parses
+// --service-account-signing-key-file) as the signer of service-account
+// tokens, or the error kube-apiserver gives when its token generator cannot
+// sign with it: a key neither RSA nor ECDSA, or an ECDSA key on a curve
+// other than P-256, P-384 and P-521.
+func SigningKey(key any) (crypto.Signer, error) {
+	switch k := key.(type) {
+	case *rsa.PrivateKey:
+		return k, nil
+	case *ecdsa.PrivateKey:
+		if _, err := jwsAlgorithm(k.Public()); err != nil {
+			return nil, fmt.Errorf("failed to build token generator: could not generate signer for ECDSA keypair: %w", err)
+		}
+		return k, nil
+	}
+	return nil, fmt.Errorf("failed to build token generator: unknown private key type %T, must be *rsa.PrivateKey, *ecdsa.PrivateKey, or jose.OpaqueSigner", key)
+}
+
 // jwsHash is the hash of alg's signatures, and an ECDSA signature's half
 // size in bytes (0 for RSA).
 func jwsHash(alg string) (crypto.Hash, int) {

@@ -283,7 +283,7 @@ func TestNewAuthorizerModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			authz, _, err := NewAuthorizer(tt.mode, rbac, nil)
+			authz, _, err := newModeAuthorizer(tt.mode, rbac)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,12 +299,12 @@ func TestNewAuthorizerModes(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "Node", "Webhook"} {
-		if _, _, err := NewAuthorizer(bad, rbac, nil); err == nil {
+	for _, bad := range []string{"Node", "ABAC", "Webhook", "Foo", "RBAC,RBAC", " RBAC"} {
+		if _, _, err := newModeAuthorizer(bad, rbac); err == nil {
 			t.Errorf("mode %q accepted", bad)
 		}
 	}
-	if _, _, err := NewAuthorizer("RBAC", nil, nil); err == nil {
+	if _, _, err := newModeAuthorizer("RBAC", nil); err == nil {
 		t.Error("RBAC mode without an RBAC authorizer accepted")
 	}
 }
@@ -314,7 +314,7 @@ func TestRulesForSelfSubjectRulesReview(t *testing.T) {
 	bob := &user.DefaultInfo{Name: "bob", Groups: l(user.AllAuthenticated)}
 	carol := &user.DefaultInfo{Name: "carol", Groups: l(user.AllAuthenticated)}
 
-	_, resolver, err := NewAuthorizer("RBAC", rbac, nil)
+	_, resolver, err := newModeAuthorizer("RBAC", rbac)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestRulesForSelfSubjectRulesReview(t *testing.T) {
 		t.Errorf("evaluationError = %q, want %q", got.EvaluationError, want)
 	}
 
-	_, allowAll, _ := NewAuthorizer("AlwaysAllow", nil, nil)
+	_, allowAll, _ := newModeAuthorizer("AlwaysAllow", nil)
 	got = RulesFor(context.Background(), allowAll, carol, "x")
 	if len(got.ResourceRules) != 1 || !reflect.DeepEqual(got.ResourceRules[0].Resources, l("*")) || len(got.NonResourceRules) != 1 {
 		t.Errorf("AlwaysAllow rules = %+v", got)
@@ -388,11 +388,11 @@ func BenchmarkRBACAuthorize(b *testing.B) {
 	denied := resourceAttrs(target, "delete", "apps", "deployments", "", "bench", "x")
 
 	rbac := NewRBACAuthorizer(src)
-	rbacMode, _, err := NewAuthorizer("RBAC", rbac, nil)
+	rbacMode, _, err := newModeAuthorizer("RBAC", rbac)
 	if err != nil {
 		b.Fatal(err)
 	}
-	alwaysAllow, _, _ := NewAuthorizer("AlwaysAllow", nil, nil)
+	alwaysAllow, _, _ := newModeAuthorizer("AlwaysAllow", nil)
 	ctx := context.Background()
 	run := func(b *testing.B, a authorizer.Authorizer, attrs authorizer.Attributes, want authorizer.Decision) {
 		b.ReportAllocs()

@@ -6,17 +6,12 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/rsa"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
-	"net/url"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -137,9 +132,10 @@ type ServiceAccountTokens struct {
 
 var _ authenticator.Token = (*ServiceAccountTokens)(nil)
 
-// NewServiceAccountTokens returns ServiceAccountTokens signing with key (a
-// new ECDSA P-256 key when nil) and looking objects up with getter, with
-// the default issuer and audiences.
+// NewServiceAccountTokens returns ServiceAccountTokens signing with key (an
+// *rsa.PrivateKey or *ecdsa.PrivateKey, see SigningKey; a new ECDSA P-256
+// key when nil) and looking objects up with getter, with the default issuer
+// and audiences.
 func NewServiceAccountTokens(key crypto.Signer, getter Getter) (*ServiceAccountTokens, error) {
 	if key == nil {
 		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -148,8 +144,8 @@ func NewServiceAccountTokens(key crypto.Signer, getter Getter) (*ServiceAccountT
 		}
 		key = k
 	}
-	if _, err := jwsAlgorithm(key.Public()); err != nil {
-		return nil, fmt.Errorf("failed to build token generator: %w", err)
+	if _, err := SigningKey(key); err != nil {
+		return nil, err
 	}
 	t := &ServiceAccountTokens{Key: key, Getter: getter}
 	if _, err := t.KeyID(); err != nil {
@@ -193,25 +189,23 @@ func (t *ServiceAccountTokens) PublicKey() crypto.PublicKey {
 	return t.Key.Public()
 }
 
-// publicKeys are the keys that verify tokens, each once, with their key
-// ids: VerifyKeys, or Key's public half when there are none.
+// publicKeys are the keys that verify tokens, with their key ids:
+// VerifyKeys, or Key's public half when there are none. A key listed twice
+// is there twice, as in kube-apiserver's static key set.
 func (t *ServiceAccountTokens) publicKeys() ([]crypto.PublicKey, []string, error) {
 	keys := t.VerifyKeys
 	if len(keys) == 0 {
 		keys = []crypto.PublicKey{t.PublicKey()}
 	}
-	var out []crypto.PublicKey
-	var kids []string
-	for _, k := range keys {
+	kids := make([]string, len(keys))
+	for i, k := range keys {
 		kid, err := keyIDFromPublicKey(k)
 		if err != nil {
 			return nil, nil, err
 		}
-		if !slices.Contains(kids, kid) {
-			out, kids = append(out, k), append(kids, kid)
-		}
+		kids[i] = kid
 	}
-	return out, kids, nil
+	return keys, kids, nil
 }
 
 // KeyID returns the "kid" header of issued tokens, derived from the public
@@ -225,70 +219,6 @@ func (t *ServiceAccountTokens) KeyID() (string, error) {
 		t.kid, t.kidEr = keyIDFromPublicKey(t.Key.Public())
 	})
 	return t.kid, t.kidEr
-}
-
-// JWKS returns the JSON Web Key Set kube-apiserver serves at
-// /openid/v1/jwks for the public keys, as go-jose writes them.
-func (t *ServiceAccountTokens) JWKS() ([]byte, error) {
-	keys, kids, err := t.publicKeys()
-	if err != nil {
-		return nil, err
-	}
-	type jwk struct {
-		Use string `json:"use"`
-		Kty string `json:"kty"`
-		Kid string `json:"kid"`
-		Crv string `json:"crv,omitempty"`
-		Alg string `json:"alg"`
-		N   string `json:"n,omitempty"`
-		E   string `json:"e,omitempty"`
-		X   string `json:"x,omitempty"`
-		Y   string `json:"y,omitempty"`
-	}
-	b64 := base64.RawURLEncoding.EncodeToString
-	set := make([]jwk, 0, len(keys))
-	for i, k := range keys {
-		alg, err := jwsAlgorithm(k)
-		if err != nil {
-			return nil, err
-		}
-		switch k := k.(type) {
-		case *ecdsa.PublicKey:
-			size := (k.Curve.Params().BitSize + 7) / 8
-			coord := func(v *big.Int) string { return b64(v.FillBytes(make([]byte, size))) }
-			set = append(set, jwk{Use: "sig", Kty: "EC", Kid: kids[i], Crv: k.Curve.Params().Name, Alg: alg, X: coord(k.X), Y: coord(k.Y)})
-		case *rsa.PublicKey:
-			set = append(set, jwk{Use: "sig", Kty: "RSA", Kid: kids[i], Alg: alg, N: b64(k.N.Bytes()), E: b64(big.NewInt(int64(k.E)).Bytes())})
-		}
-	}
-	return json.Marshal(struct {
-		Keys []jwk `json:"keys"`
-	}{Keys: set})
-}
-
-// OpenIDConfiguration returns the discovery document kube-apiserver serves
-// at /.well-known/openid-configuration, pointing at jwksURI (for example
-// "https://127.0.0.1:6443/openid/v1/jwks").
-func (t *ServiceAccountTokens) OpenIDConfiguration(jwksURI string) ([]byte, error) {
-	keys, _, err := t.publicKeys()
-	if err != nil {
-		return nil, err
-	}
-	algs := sets.New[string]()
-	for _, k := range keys {
-		alg, err := jwsAlgorithm(k)
-		if err != nil {
-			return nil, err
-		}
-		algs.Insert(alg)
-	}
-	return json.Marshal(struct {
-		Issuer        string   `json:"issuer"`
-		JWKSURI       string   `json:"jwks_uri"`
-		ResponseTypes []string `json:"response_types_supported"`
-		SubjectTypes  []string `json:"subject_types_supported"`
-		SigningAlgs   []string `json:"id_token_signing_alg_values_supported"`
-	}{t.issuer(), jwksURI, []string{"id_token"}, []string{"public"}, sets.List(algs)})
 }
 
 // ref names an object in the private claims.
@@ -746,42 +676,3 @@ const LegacyTokenLastUsedLabel = "kubernetes.io/legacy-token-last-used"
 // LegacyTokenInvalidSinceLabel on a token Secret makes kube-apiserver
 // reject the legacy token it holds.
 const LegacyTokenInvalidSinceLabel = "kubernetes.io/legacy-token-invalid-since"
-
-// ValidateServiceAccountFlags checks kube-apiserver's service-account
-// flags as it does, with its errors: the issuers (--service-account-issuer:
-// not empty, URLs when they contain ':', not repeated), the key set's URI
-// (--service-account-jwks-uri: an https URL) and the longest token
-// (--service-account-max-token-expiration: 0, or between an hour and 2^32
-// seconds).
-func ValidateServiceAccountFlags(issuers []string, jwksURI string, maxExpiration time.Duration) error {
-	var errs []error
-	seen := map[string]bool{}
-	for _, issuer := range issuers {
-		if strings.Contains(issuer, ":") {
-			if _, err := url.Parse(issuer); err != nil {
-				errs = append(errs, fmt.Errorf("service-account-issuer %q contained a ':' but was not a valid URL: %v", issuer, err))
-				continue
-			}
-		}
-		if issuer == "" {
-			errs = append(errs, errors.New("service-account-issuer should not be an empty string"))
-			continue
-		}
-		if seen[issuer] {
-			errs = append(errs, fmt.Errorf("service-account-issuer %q is already specified", issuer))
-			continue
-		}
-		seen[issuer] = true
-	}
-	if jwksURI != "" {
-		if u, err := url.Parse(jwksURI); err != nil {
-			errs = append(errs, fmt.Errorf("service-account-jwks-uri must be a valid URL: %v", err))
-		} else if u.Scheme != "https" {
-			errs = append(errs, fmt.Errorf("service-account-jwks-uri requires https scheme, parsed as: %v", u.String()))
-		}
-	}
-	if maxExpiration != 0 && (maxExpiration < time.Hour || maxExpiration > time.Duration(1<<32)*time.Second) {
-		errs = append(errs, errors.New("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"))
-	}
-	return utilerrors.NewAggregate(errs)
-}

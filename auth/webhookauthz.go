@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	apiserverconfig "k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	authorizationcel "k8s.io/apiserver/pkg/authorization/cel"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
@@ -11,39 +14,59 @@ import (
 	webhookmetrics "k8s.io/apiserver/plugin/pkg/authorizer/webhook/metrics"
 )
 
-// ModeWebhook is the authorization mode of a SubjectAccessReview webhook.
-const ModeWebhook = "Webhook"
-
-// The defaults of kube-apiserver's --authorization-webhook-* flags.
-const (
-	DefaultAuthorizationWebhookVersion         = "v1beta1"
-	DefaultAuthorizationWebhookAuthorizedTTL   = 5 * time.Minute
-	DefaultAuthorizationWebhookUnauthorizedTTL = 30 * time.Second
-)
-
-// AuthorizationWebhook is the SubjectAccessReview webhook of
-// --authorization-mode=...,Webhook.
-type AuthorizationWebhook interface {
-	authorizer.Authorizer
-	authorizer.RuleResolver
-}
-
-// NewAuthorizationWebhook returns the authorizer kube-apiserver builds for
-// mode Webhook from --authorization-webhook-config-file (a kubeconfig
-// naming the webhook), --authorization-webhook-version and the cache TTLs
-// (0 keeps no answers of that kind): upstream's webhook authorizer, named
-// "default" as kube-apiserver names it, asked with a 30 s timeout and
-// upstream's retry backoff, no opinion when it fails.
-func NewAuthorizationWebhook(kubeconfigFile, version string, authorizedTTL, unauthorizedTTL time.Duration) (AuthorizationWebhook, error) {
-	cfg, err := webhookutil.LoadKubeconfig(kubeconfigFile, nil)
-	if err != nil {
-		return nil, fmt.Errorf("authorization webhook: %w", err)
+// NewAuthorizationWebhook returns the SubjectAccessReview webhook authorizer
+// kube-apiserver builds for an authorizer of type Webhook named name
+// (pkg/kubeapiserver/authorizer): upstream's webhook authorizer, its
+// kubeconfig's client dialing with dial (kube-apiserver's "controlplane"
+// egress selection; nil dials directly), asked with cfg's timeout (the
+// kubeconfig's when 0) and kube-apiserver's retry backoff (500 ms, ×1.5,
+// five tries), deciding cfg's failure policy when the call fails, skipped
+// (no opinion) when its match conditions, compiled with compiler, do not
+// hold, its answers kept as cfg says. A nil compiler is
+// authorizationcel.NewDefaultCompiler().
+//
+// A connectionInfo of type InClusterConfig is an error: kube-apiserver
+// v1.37 reads the kubeConfigFile that type leaves unset and crashes at
+// start.
+func NewAuthorizationWebhook(name string, cfg *apiserverconfig.WebhookConfiguration, dial utilnet.DialFunc, compiler authorizationcel.Compiler) (*webhook.WebhookAuthorizer, error) {
+	if cfg.ConnectionInfo.Type != apiserverconfig.AuthorizationWebhookConnectionInfoTypeKubeConfigFile || cfg.ConnectionInfo.KubeConfigFile == nil {
+		return nil, fmt.Errorf("authorization webhook %q: connectionInfo type %q is not supported: kube-apiserver v1.37 reads a kubeConfigFile for every webhook authorizer (and crashes at start without one)", name, cfg.ConnectionInfo.Type)
 	}
-	cfg.Timeout = 30 * time.Second
-	w, err := webhook.New(cfg, version, authorizedTTL, unauthorizedTTL, webhookutil.DefaultRetryBackoffWithInitialDelay(500*time.Millisecond),
-		authorizer.DecisionNoOpinion, nil, "default", webhookmetrics.NoopAuthorizerMetrics{}, authorizationcel.NewDefaultCompiler())
+	clientConfig, err := webhookutil.LoadKubeconfig(*cfg.ConnectionInfo.KubeConfigFile, dial)
 	if err != nil {
-		return nil, fmt.Errorf("authorization webhook: %w", err)
+		return nil, fmt.Errorf("authorization webhook %q: %w", name, err)
+	}
+	if cfg.Timeout.Duration != 0 {
+		clientConfig.Timeout = cfg.Timeout.Duration
+	}
+	var decisionOnError authorizer.Decision
+	switch cfg.FailurePolicy {
+	case apiserverconfig.FailurePolicyNoOpinion:
+		decisionOnError = authorizer.DecisionNoOpinion
+	case apiserverconfig.FailurePolicyDeny:
+		decisionOnError = authorizer.DecisionDeny
+	default:
+		return nil, fmt.Errorf("unknown failurePolicy %q", cfg.FailurePolicy)
+	}
+	authorizedTTL, unauthorizedTTL := cfg.AuthorizedTTL.Duration, cfg.UnauthorizedTTL.Duration
+	if !cfg.CacheAuthorizedRequests {
+		authorizedTTL = 0
+	}
+	if !cfg.CacheUnauthorizedRequests {
+		unauthorizedTTL = 0
+	}
+	if compiler == nil {
+		compiler = authorizationcel.NewDefaultCompiler()
+	}
+	// kube-apiserver reports the webhook's metrics to its global registry,
+	// which fakeplane's /metrics does not serve: none are kept.
+	w, err := webhook.New(clientConfig, cfg.SubjectAccessReviewVersion, authorizedTTL, unauthorizedTTL, *webhook.DefaultRetryBackoff(),
+		decisionOnError, cfg.MatchConditions, name, webhookmetrics.NoopAuthorizerMetrics{}, compiler)
+	if err != nil {
+		return nil, err
 	}
 	return w, nil
 }
+
+// durationOf is d as a metav1.Duration.
+func durationOf(d time.Duration) metav1.Duration { return metav1.Duration{Duration: d} }

@@ -3,17 +3,15 @@ package server
 import (
 	"crypto"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/fakeplane/fakeplane/registry"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	apiserverconfig "k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -44,16 +42,15 @@ type AuthConfig struct {
 	// Anonymous lets requests without credentials in as system:anonymous
 	// (--anonymous-auth); they then get what RBAC grants that user.
 	Anonymous bool
-	// AuthorizationMode is a comma-separated list of "RBAC" (the default),
-	// "AlwaysAllow", "AlwaysDeny" and "Webhook" (--authorization-mode).
-	AuthorizationMode string
-	// AuthorizationWebhookConfigFile is the kubeconfig of mode Webhook's
-	// SubjectAccessReview webhook (--authorization-webhook-config-file),
-	// AuthorizationWebhookVersion the version it is sent ("v1beta1" when
-	// empty), and the TTLs how long its answers are kept (nil: 5m and 30s).
-	AuthorizationWebhookConfigFile                                                   string
-	AuthorizationWebhookVersion                                                      string
-	AuthorizationWebhookCacheAuthorizedTTL, AuthorizationWebhookCacheUnauthorizedTTL *time.Duration
+	// Authorization is the authorizer chain: the AuthorizationConfiguration
+	// kube-apiserver builds from --authorization-mode and
+	// --authorization-webhook-*, or reads from --authorization-config (see
+	// auth.AuthorizationOptions); nil is RBAC alone.
+	Authorization *apiserverconfig.AuthorizationConfiguration
+	// WebhookDial dials the authentication and authorization webhooks
+	// (kube-apiserver's "controlplane" egress selection); nil dials
+	// directly.
+	WebhookDial utilnet.DialFunc
 	// ServiceAccountKey signs service-account tokens (an *rsa.PrivateKey or
 	// *ecdsa.PrivateKey); nil generates one.
 	ServiceAccountKey crypto.Signer
@@ -74,6 +71,11 @@ type AuthConfig struct {
 	// ServiceAccountMaxTokenExpiration shortens longer TokenRequests, with
 	// a warning (--service-account-max-token-expiration); 0 for no limit.
 	ServiceAccountMaxTokenExpiration time.Duration
+	// ServiceAccountDisableExtendedExpiration turns off the one-year
+	// lifetime of the pod-bound tokens kubelets request for
+	// auth.WarnOnlyBoundTokenExpirationSeconds
+	// (--service-account-extend-token-expiration=false).
+	ServiceAccountDisableExtendedExpiration bool
 	// Authentication is an --authentication-config: its JWT authenticators
 	// verify bearer tokens after the service-account tokens, and its
 	// anonymous section, when set, replaces Anonymous. It is validated as
@@ -82,10 +84,11 @@ type AuthConfig struct {
 	// TokenWebhookConfigFile, TokenWebhookVersion and TokenWebhookCacheTTL
 	// set up a TokenReview webhook that verifies bearer tokens last
 	// (--authentication-token-webhook-config-file, -version, -cache-ttl;
-	// see auth.NewTokenWebhook); none when the file is empty.
+	// see auth.NewTokenWebhook; a nil TTL is
+	// auth.DefaultTokenWebhookCacheTTL); none when the file is empty.
 	TokenWebhookConfigFile string
 	TokenWebhookVersion    string
-	TokenWebhookCacheTTL   time.Duration
+	TokenWebhookCacheTTL   *time.Duration
 	// JWTSigningAlgs are the signing algorithms its JWT authenticators
 	// accept (--oidc-signing-algs); every one upstream knows when empty.
 	JWTSigningAlgs []string
@@ -99,16 +102,15 @@ type authState struct {
 	rbac     *auth.RBACAuthorizer
 	tokens   *auth.ServiceAccountTokens
 	audience authenticator.Audiences
+	// openID are the service-account issuer's discovery documents; nil
+	// when kube-apiserver would not serve them (see setupOpenID).
+	openID *auth.OpenIDMetadata
 }
 
 // setupAuth builds the authenticators, authorizers and the filter chain
 // kube-apiserver puts in front of its handlers: request info,
 // authentication, impersonation, authorization.
 func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
-	mode := cfg.AuthorizationMode
-	if mode == "" {
-		mode = auth.ModeRBAC
-	}
 	tokens, err := auth.NewServiceAccountTokens(cfg.ServiceAccountKey, tokenObjects{s.ServiceAccounts(), s.API()})
 	if err != nil {
 		return nil, fmt.Errorf("service account tokens: %w", err)
@@ -120,6 +122,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 		tokens.Issuer, tokens.ExtraIssuers = cfg.ServiceAccountIssuers[0], cfg.ServiceAccountIssuers[1:]
 	}
 	tokens.APIAudiences = cfg.APIAudiences
+	tokens.DisableExtendedExpiration = cfg.ServiceAccountDisableExtendedExpiration
 	var jwt authenticator.Token
 	anonymous, anonymousConditions := cfg.Anonymous, []apiserverconfig.AnonymousAuthCondition(nil)
 	if a := cfg.Authentication; a != nil {
@@ -136,30 +139,24 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	rbac := auth.NewRBACAuthorizer(s.rbacCache)
 	var tokenWebhook authenticator.Token
 	if cfg.TokenWebhookConfigFile != "" {
-		if tokenWebhook, err = auth.NewTokenWebhook(cfg.TokenWebhookConfigFile, cfg.TokenWebhookVersion, cfg.TokenWebhookCacheTTL, tokens.Audiences()); err != nil {
+		ttl := auth.DefaultTokenWebhookCacheTTL
+		if cfg.TokenWebhookCacheTTL != nil {
+			ttl = *cfg.TokenWebhookCacheTTL
+		}
+		if ttl > 0 && ttl < auth.TokenSuccessCacheTTL {
+			// kube-apiserver's warning.
+			s.log.Warn("the webhook cache ttl is shorter than the overall cache ttl for successful token authentication attempts",
+				"webhookCacheTTL", ttl, "tokenSuccessCacheTTL", auth.TokenSuccessCacheTTL)
+		}
+		if tokenWebhook, err = auth.NewTokenWebhook(s.life, cfg.TokenWebhookConfigFile, cfg.TokenWebhookVersion, ttl, tokens.Audiences(), cfg.WebhookDial); err != nil {
 			return nil, err
 		}
 	}
-	var authzWebhook auth.AuthorizationWebhook
-	if cfg.AuthorizationWebhookConfigFile != "" {
-		if !slices.ContainsFunc(strings.Split(mode, ","), func(m string) bool { return strings.TrimSpace(m) == auth.ModeWebhook }) {
-			return nil, errors.New("cannot specify --authorization-webhook-config-file without mode Webhook")
-		}
-		version, authorizedTTL, unauthorizedTTL := cfg.AuthorizationWebhookVersion, auth.DefaultAuthorizationWebhookAuthorizedTTL, auth.DefaultAuthorizationWebhookUnauthorizedTTL
-		if version == "" {
-			version = auth.DefaultAuthorizationWebhookVersion
-		}
-		if cfg.AuthorizationWebhookCacheAuthorizedTTL != nil {
-			authorizedTTL = *cfg.AuthorizationWebhookCacheAuthorizedTTL
-		}
-		if cfg.AuthorizationWebhookCacheUnauthorizedTTL != nil {
-			unauthorizedTTL = *cfg.AuthorizationWebhookCacheUnauthorizedTTL
-		}
-		if authzWebhook, err = auth.NewAuthorizationWebhook(cfg.AuthorizationWebhookConfigFile, version, authorizedTTL, unauthorizedTTL); err != nil {
-			return nil, err
-		}
+	authzConfig := cfg.Authorization
+	if authzConfig == nil {
+		authzConfig = &apiserverconfig.AuthorizationConfiguration{Authorizers: []apiserverconfig.AuthorizerConfiguration{{Type: auth.ModeRBAC, Name: "rbac"}}}
 	}
-	authz, rules, err := auth.NewAuthorizer(mode, rbac, authzWebhook)
+	authz, rules, err := auth.NewAuthorizer(authzConfig, rbac, cfg.WebhookDial)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +183,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 		tokens:   tokens,
 		audience: tokens.Audiences(),
 	}
+	s.auth.openID = s.setupOpenID(tokens, cfg.ServiceAccountJWKSURI)
 	codecs := serializer.NewCodecFactory(registry.TypesScheme()).WithoutConversion()
 	var h http.Handler = http.HandlerFunc(s.serveAuthorized)
 	h = filters.WithAuthorization(h, s.auth.authz, codecs)

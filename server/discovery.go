@@ -342,7 +342,9 @@ func (s *Server) serveRootPaths(w http.ResponseWriter, r *http.Request) {
 		paths = append(paths, "/apis/"+gv.Group, "/apis/"+gv.String())
 	}
 	paths = append(paths, s.apiServicePaths()...)
-	paths = append(paths, openIDConfigPath, openIDKeysPath)
+	if s.auth.openID != nil {
+		paths = append(paths, openIDConfigPath, openIDKeysPath)
+	}
 	paths = append(paths, "/openapi/v2", "/openapi/v3", "/openapi/v3/")
 	paths = append(paths, s.debugPaths()...)
 	paths = dedupe(paths)

@@ -104,12 +104,13 @@ func run(args []string) error {
 	kubeconfig := fs.String("kubeconfig", "fakeplane.kubeconfig", "where to write the admin kubeconfig")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
 	verbose := fs.Bool("v", false, "log requests' errors and controller messages to stderr")
-	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "the authorizers, comma-separated, asked in order: RBAC, AlwaysAllow, AlwaysDeny, Webhook")
+	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "the authorizers, comma-separated, asked in order: RBAC, AlwaysAllow, AlwaysDeny, Webhook (exclusive with --authorization-config)")
 	var authzWebhook fakeplane.AuthorizationWebhookConfig
 	fs.StringVar(&authzWebhook.ConfigFile, "authorization-webhook-config-file", "", "a kubeconfig naming the SubjectAccessReview webhook of mode Webhook, as kube-apiserver's")
 	fs.StringVar(&authzWebhook.Version, "authorization-webhook-version", auth.DefaultAuthorizationWebhookVersion, "the SubjectAccessReview version sent to the webhook: v1beta1 or v1")
-	authzAllowedTTL := fs.Duration("authorization-webhook-cache-authorized-ttl", auth.DefaultAuthorizationWebhookAuthorizedTTL, "how long the webhook's allowals are kept")
-	authzDeniedTTL := fs.Duration("authorization-webhook-cache-unauthorized-ttl", auth.DefaultAuthorizationWebhookUnauthorizedTTL, "how long the webhook's denials are kept")
+	authzAllowedTTL := fs.Duration("authorization-webhook-cache-authorized-ttl", auth.DefaultAuthorizationWebhookAuthorizedTTL, "how long the webhook's allowals are kept (0: not kept)")
+	authzDeniedTTL := fs.Duration("authorization-webhook-cache-unauthorized-ttl", auth.DefaultAuthorizationWebhookUnauthorizedTTL, "how long the webhook's other answers are kept (0: not kept)")
+	authzConfig := fs.String("authorization-config", "", "an AuthorizationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: the authorizers (RBAC, AlwaysAllow, AlwaysDeny, Webhook) in order; exclusive with --authorization-mode and --authorization-webhook-*; read once, at start")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
 	admissionConfig := fs.String("admission-control-config-file", "", "an AdmissionConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: PodSecurity's defaults and exemptions, the admission webhooks' kubeConfigFile")
 	saSigningKey := fs.String("service-account-signing-key-file", "", "the PEM private key (RSA or ECDSA) that signs service-account tokens, as kube-apiserver's (default: one made at start, kept in --data-dir's pki/sa.key)")
@@ -117,13 +118,15 @@ func run(args []string) error {
 	fs.Var(&saKeyFiles, "service-account-key-file", "a PEM file of public (or private) keys that verify service-account tokens instead of the signing key alone (repeatable)")
 	var saIssuers multiFlag
 	fs.Var(&saIssuers, "service-account-issuer", "the issuer of service-account tokens, as kube-apiserver's: the first issues them, every one is accepted (repeatable; default https://kubernetes.default.svc.cluster.local)")
-	apiAudiences := fs.String("api-audiences", "", "the API server's audiences, comma-separated (default: the service-account issuers)")
+	var apiAudiences multiFlag
+	fs.Var(&apiAudiences, "api-audiences", "the API server's audiences, comma-separated (repeatable; default: the service-account issuers)")
 	saJWKSURI := fs.String("service-account-jwks-uri", "", "the key set's https URL the service-account issuer's discovery document names (default: this server's /openid/v1/jwks)")
 	saMaxExpiration := fs.Duration("service-account-max-token-expiration", 0, "the longest service-account token a TokenRequest gets (between 1h and 2^32s; 0: no limit)")
+	saExtendExpiration := fs.Bool("service-account-extend-token-expiration", true, "give the pod-bound tokens kubelets request for 3607s a year's validity, as kube-apiserver's (ignoring --service-account-max-token-expiration)")
 	var tokenWebhook fakeplane.TokenWebhook
 	fs.StringVar(&tokenWebhook.ConfigFile, "authentication-token-webhook-config-file", "", "a kubeconfig naming a TokenReview webhook that authenticates bearer tokens, as kube-apiserver's")
-	fs.StringVar(&tokenWebhook.Version, "authentication-token-webhook-version", "v1beta1", "the TokenReview version sent to the webhook: v1beta1 or v1")
-	fs.DurationVar(&tokenWebhook.CacheTTL, "authentication-token-webhook-cache-ttl", auth.DefaultTokenWebhookCacheTTL, "how long the webhook's answers are kept")
+	fs.StringVar(&tokenWebhook.Version, "authentication-token-webhook-version", auth.DefaultTokenWebhookVersion, "the TokenReview version sent to the webhook: v1beta1 or v1")
+	tokenWebhookTTL := fs.Duration("authentication-token-webhook-cache-ttl", auth.DefaultTokenWebhookCacheTTL, "how long the webhook's answers are kept (0: not kept)")
 	var oidc auth.OIDCFlags
 	var oidcRequired multiFlag
 	fs.StringVar(&oidc.IssuerURL, "oidc-issuer-url", "", "the URL of the OpenID issuer whose ID tokens authenticate (https only), as kube-apiserver's")
@@ -245,7 +248,10 @@ func run(args []string) error {
 	if *dataDir != "" {
 		opts = append(opts, fakeplane.WithDataDir(*dataDir))
 	}
-	opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode), fakeplane.WithFixtures(fixtureDirs...),
+	if flagSet(fs, "authorization-mode") {
+		opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode))
+	}
+	opts = append(opts, fakeplane.WithFixtures(fixtureDirs...),
 		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithCompactionInterval(*compaction),
 		fakeplane.WithRequestTimeout(*requestTimeout), fakeplane.WithMaxRequestsInFlight(noLimit(*maxInFlight), noLimit(*maxMutatingInFlight)))
 	if servers := splitList(*etcdServers); len(servers) > 0 {
@@ -280,8 +286,8 @@ func run(args []string) error {
 	if len(saIssuers) > 0 {
 		opts = append(opts, fakeplane.WithServiceAccountIssuers(saIssuers...))
 	}
-	if *apiAudiences != "" {
-		opts = append(opts, fakeplane.WithAPIAudiences(strings.Split(*apiAudiences, ",")...))
+	if auds := splitList(strings.Join(apiAudiences, ",")); len(auds) > 0 {
+		opts = append(opts, fakeplane.WithAPIAudiences(auds...))
 	}
 	if *saJWKSURI != "" {
 		opts = append(opts, fakeplane.WithServiceAccountJWKSURI(*saJWKSURI))
@@ -289,11 +295,21 @@ func run(args []string) error {
 	if *saMaxExpiration != 0 {
 		opts = append(opts, fakeplane.WithServiceAccountMaxTokenExpiration(*saMaxExpiration))
 	}
-	if authzWebhook.ConfigFile != "" {
+	if !*saExtendExpiration {
+		opts = append(opts, fakeplane.WithServiceAccountExtendTokenExpiration(false))
+	}
+	// As kube-apiserver: any of these flags given, even at its default,
+	// excludes --authorization-config.
+	if slices.ContainsFunc([]string{"authorization-webhook-config-file", "authorization-webhook-version",
+		"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"}, func(name string) bool { return flagSet(fs, name) }) {
 		authzWebhook.CacheAuthorizedTTL, authzWebhook.CacheUnauthorizedTTL = authzAllowedTTL, authzDeniedTTL
 		opts = append(opts, fakeplane.WithAuthorizationWebhook(authzWebhook))
 	}
+	if *authzConfig != "" {
+		opts = append(opts, fakeplane.WithAuthorizationConfigFile(*authzConfig))
+	}
 	if tokenWebhook.ConfigFile != "" {
+		tokenWebhook.CacheTTL = tokenWebhookTTL
 		opts = append(opts, fakeplane.WithAuthenticationTokenWebhook(tokenWebhook))
 	}
 	oidcSet := false
