@@ -128,6 +128,12 @@ type ServiceAccountTokens struct {
 	once  sync.Once
 	kid   string
 	kidEr error
+	// keys are publicKeys' answer, computed once: every token's
+	// verification asks for it.
+	keysOnce sync.Once
+	keys     []crypto.PublicKey
+	kids     []string
+	keysErr  error
 }
 
 var _ authenticator.Token = (*ServiceAccountTokens)(nil)
@@ -193,19 +199,23 @@ func (t *ServiceAccountTokens) PublicKey() crypto.PublicKey {
 // VerifyKeys, or Key's public half when there are none. A key listed twice
 // is there twice, as in kube-apiserver's static key set.
 func (t *ServiceAccountTokens) publicKeys() ([]crypto.PublicKey, []string, error) {
-	keys := t.VerifyKeys
-	if len(keys) == 0 {
-		keys = []crypto.PublicKey{t.PublicKey()}
-	}
-	kids := make([]string, len(keys))
-	for i, k := range keys {
-		kid, err := keyIDFromPublicKey(k)
-		if err != nil {
-			return nil, nil, err
+	t.keysOnce.Do(func() {
+		keys := t.VerifyKeys
+		if len(keys) == 0 {
+			keys = []crypto.PublicKey{t.PublicKey()}
 		}
-		kids[i] = kid
-	}
-	return keys, kids, nil
+		kids := make([]string, len(keys))
+		for i, k := range keys {
+			kid, err := keyIDFromPublicKey(k)
+			if err != nil {
+				t.keysErr = err
+				return
+			}
+			kids[i] = kid
+		}
+		t.keys, t.kids = keys, kids
+	})
+	return t.keys, t.kids, t.keysErr
 }
 
 // KeyID returns the "kid" header of issued tokens, derived from the public
