@@ -30,7 +30,7 @@ func (cp *ControlPlane) setUpAdmission() error {
 		AuthenticationInfoResolverWrapper: cp.egress.webhookWrapper(cp),
 		Authorizer:                        cp.srv.Authorizer(),
 		Logger:                            cp.opts.logger.With("component", "admission"),
-		NoPolicyStatus:                    !policyStatusEnabled(cp.opts.controllers),
+		NoPolicyStatus:                    !cp.opts.runs(controllers.PolicyStatusName),
 		MutatingWebhookConfig:             cp.admissionConfig.MutatingWebhook,
 		ValidatingWebhookConfig:           cp.admissionConfig.ValidatingWebhook,
 	})
@@ -59,13 +59,4 @@ func (cp *ControlPlane) setUpAdmission() error {
 		}
 	})
 	return nil
-}
-
-// policyStatusEnabled reports whether the controller selection runs the
-// ValidatingAdmissionPolicy status controller (nil: the default, all).
-func policyStatusEnabled(sel controllers.Selection) bool {
-	if sel == nil {
-		sel = controllers.DefaultSelection
-	}
-	return sel.Enabled(controllers.PolicyStatusName)
 }

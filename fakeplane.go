@@ -641,11 +641,7 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 	// kube-controller-manager's client builder creates the account of
 	// each controller it starts (with --use-service-account-credentials);
 	// here they come with the bootstrap, not in writes after a start.
-	sel := cp.opts.controllers
-	if sel == nil {
-		sel = controllers.DefaultSelection
-	}
-	boot = append(boot, controllerAccountDocs(sel)...)
+	boot = append(boot, controllerAccountDocs(cp.opts.selection())...)
 	if cp.opts.nodes > 0 {
 		// A cluster with nodes has a default StorageClass, as kind's has.
 		sc, err := fixtures.StandardStorageClass()

@@ -713,12 +713,15 @@ func WithLegacyServiceAccountTokenCleanUpPeriod(d time.Duration) Option {
 
 // runs reports whether the control plane runs the kube-controller-manager
 // controller of canonical name name (see WithControllers).
-func (o *options) runs(name string) bool {
-	sel := o.controllers
-	if sel == nil {
-		sel = controllers.DefaultSelection
+func (o *options) runs(name string) bool { return o.selection().Enabled(name) }
+
+// selection is WithControllers' selection, or the default (every
+// controller) when none was given.
+func (o *options) selection() controllers.Selection {
+	if o.controllers == nil {
+		return controllers.DefaultSelection
 	}
-	return sel.Enabled(name)
+	return o.controllers
 }
 
 // WithEnvtestShape starts the control plane in the shape envtest gives
