@@ -31,6 +31,7 @@ func (cp *ControlPlane) setUpAdmission() error {
 		Authorizer:                        cp.srv.Authorizer(),
 		Logger:                            cp.opts.logger.With("component", "admission"),
 		NoPolicyStatus:                    !cp.opts.runs(controllers.PolicyStatusName),
+		Plugins:                           cp.admissionPlugins,
 		MutatingWebhookConfig:             cp.admissionConfig.MutatingWebhook,
 		ValidatingWebhookConfig:           cp.admissionConfig.ValidatingWebhook,
 	})

@@ -125,16 +125,18 @@ type ControlPlane struct {
 	// admissionConfig is what WithAdmissionControlConfigFile's file
 	// configures (zero: nothing).
 	admissionConfig admission.PluginConfig
-	webhookServing  *WebhookServing
-	httpServer      *http.Server
-	listener        net.Listener
-	url             string
-	kubeconfigPath  string
-	tmpDir          string
-	cancel          context.CancelFunc
-	serveDone       chan struct{}
-	nodes           *kubelet.Simulator
-	scheduler       *scheduler.Scheduler
+	// admissionPlugins are the admission plugins that run.
+	admissionPlugins admission.Plugins
+	webhookServing   *WebhookServing
+	httpServer       *http.Server
+	listener         net.Listener
+	url              string
+	kubeconfigPath   string
+	tmpDir           string
+	cancel           context.CancelFunc
+	serveDone        chan struct{}
+	nodes            *kubelet.Simulator
+	scheduler        *scheduler.Scheduler
 }
 
 // New prepares a control plane; nothing listens until Start.
@@ -385,8 +387,13 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 		proxyCert = &c
 	}
+	plugins, err := cp.opts.admissionPlugins()
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	cp.admissionPlugins = plugins
 	if path := cp.opts.admissionConfigFile; path != "" {
-		ac, err := admission.ReadPluginConfig(path)
+		ac, err := admission.ReadPluginConfig(path, plugins)
 		if err != nil {
 			return fmt.Errorf("fakeplane: admission-control-config-file: %w", err)
 		}
@@ -404,8 +411,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Now:                    cp.opts.clock,
 
 		ServiceClusterIPRange: cp.serviceRange,
-		// envtest's kube-apiserver runs without it.
-		DisableServiceAccountAdmission: cp.opts.envtestShape,
+		AdmissionPlugins:      plugins,
 		// Without kube-controller-manager's resource quota controller,
 		// quotas are kube-apiserver's alone (status-driven).
 		NoResourceQuotaController: !cp.opts.runs(controllers.ResourceQuotaName),

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 
+	"github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/kubelet"
@@ -63,8 +64,12 @@ type options struct {
 	saKeyFiles       []string
 	// admissionConfigFile is WithAdmissionControlConfigFile's.
 	admissionConfigFile string
-	requestHeader       *RequestHeader
-	proxyClient         *proxyClientFiles
+	// enablePlugins, disablePlugins and onlyPlugins are
+	// WithEnableAdmissionPlugins', WithDisableAdmissionPlugins' and
+	// WithAdmissionControl's names.
+	enablePlugins, disablePlugins, onlyPlugins []string
+	requestHeader                              *RequestHeader
+	proxyClient                                *proxyClientFiles
 	// authTrustResync, when set, replaces the one-minute period of the
 	// extension-apiserver-authentication controller (tests).
 	authTrustResync time.Duration
@@ -400,6 +405,38 @@ func WithAdmissionControlConfigFile(path string) Option {
 	return func(o *options) { o.admissionConfigFile = path }
 }
 
+// WithEnableAdmissionPlugins runs the named admission plugins besides
+// those kube-apiserver runs by default, as its --enable-admission-plugins:
+// of the plugins off by default, AlwaysAdmit, AlwaysDeny, AlwaysPullImages,
+// DenyServiceExternalIPs, ExtendedResourceToleration,
+// LimitPodHardAntiAffinityTopology, NamespaceAutoProvision,
+// NamespaceExists, PodNodeSelector and PodTolerationRestriction (the last
+// two configured by WithAdmissionControlConfigFile). The order of the names
+// does not matter: plugins run in kube-apiserver's order. An unknown name,
+// or one also disabled, fails the start with kube-apiserver's error; so
+// does a plugin fakeplane does not have (EventRateLimit,
+// ImagePolicyWebhook, NodeRestriction, OwnerReferencesPermissionEnforcement).
+// Repeated options add up.
+func WithEnableAdmissionPlugins(names ...string) Option {
+	return func(o *options) { o.enablePlugins = append(o.enablePlugins, names...) }
+}
+
+// WithDisableAdmissionPlugins turns off admission plugins kube-apiserver
+// runs by default, as its --disable-admission-plugins (for example
+// ServiceAccount, which WithEnvtestShape turns off as envtest does, or
+// PodSecurity, ResourceQuota, the webhooks and policies). Repeated options
+// add up.
+func WithDisableAdmissionPlugins(names ...string) Option {
+	return func(o *options) { o.disablePlugins = append(o.disablePlugins, names...) }
+}
+
+// WithAdmissionControl runs exactly the named admission plugins, as
+// kube-apiserver's deprecated --admission-control; it cannot be combined
+// with WithEnableAdmissionPlugins or WithDisableAdmissionPlugins.
+func WithAdmissionControl(names ...string) Option {
+	return func(o *options) { o.onlyPlugins = append(o.onlyPlugins, names...) }
+}
+
 // WithoutAnonymous answers requests without credentials 401 instead of
 // treating them as system:anonymous (--anonymous-auth=false).
 func WithoutAnonymous() Option { return func(o *options) { o.noAnonymous = true } }
@@ -722,6 +759,17 @@ func (o *options) selection() controllers.Selection {
 		return controllers.DefaultSelection
 	}
 	return o.controllers
+}
+
+// admissionPlugins is the admission plugin selection the options make:
+// their names, and with WithEnvtestShape the ServiceAccount plugin off
+// unless they enable it (envtest's --disable-admission-plugins).
+func (o *options) admissionPlugins() (admission.Plugins, error) {
+	disable := o.disablePlugins
+	if o.envtestShape && len(o.onlyPlugins) == 0 && !slices.Contains(o.enablePlugins, "ServiceAccount") && !slices.Contains(disable, "ServiceAccount") {
+		disable = append(slices.Clip(disable), "ServiceAccount")
+	}
+	return admission.NewPlugins(o.enablePlugins, disable, o.onlyPlugins)
 }
 
 // WithEnvtestShape starts the control plane in the shape envtest gives

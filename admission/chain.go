@@ -52,6 +52,10 @@ type Config struct {
 	// PluginConfig): a WebhookAdmission whose kubeConfigFile gives the
 	// credentials to present to webhook servers. Nil means none.
 	MutatingWebhookConfig, ValidatingWebhookConfig []byte
+	// Plugins selects which of the chain's four plugins run (the zero
+	// value: all four, kube-apiserver's default). A chain none of whose
+	// plugins run never starts.
+	Plugins Plugins
 	// NoPolicyStatus leaves ValidatingAdmissionPolicies' status alone, as
 	// a kube-apiserver without kube-controller-manager (whose
 	// validatingadmissionpolicy-status-controller writes it) does.
@@ -115,9 +119,25 @@ func New(cfg Config) (*Chain, error) {
 // admitted. It does not block (the registry calls it under the store's
 // writer lock).
 func (c *Chain) Configured() {
+	if !c.anyPlugin() {
+		return
+	}
 	c.configured.Store(true)
 	c.kick()
 }
+
+// anyPlugin reports whether any of the chain's plugins is selected.
+func (c *Chain) anyPlugin() bool {
+	for _, name := range chainPlugins {
+		if c.cfg.Plugins.Enabled(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// chainPlugins are the plugins a Chain runs, in kube-apiserver's order.
+var chainPlugins = []string{mutatingpolicy.PluginName, mutatingwebhook.PluginName, validatingpolicy.PluginName, validatingwebhook.PluginName}
 
 // Active reports whether the chain has anything to do: whether an
 // admission configuration was ever stored.
@@ -319,8 +339,23 @@ func (c *Chain) startLocked() error {
 			return fmt.Errorf("admission: %s: %w", name, err)
 		}
 	}
-	c.mutating = []admission.MutationInterface{mp, mw}
-	c.validating = []admission.ValidationInterface{vp, vw}
+	// The plugins not selected are built all the same (their informers
+	// feed the policy status controller, kube-controller-manager's) but
+	// not called.
+	c.mutating, c.validating = nil, nil
+	for _, p := range []struct {
+		name string
+		m    admission.MutationInterface
+		v    admission.ValidationInterface
+	}{{name: mutatingpolicy.PluginName, m: mp}, {name: mutatingwebhook.PluginName, m: mw}, {name: validatingpolicy.PluginName, v: vp}, {name: validatingwebhook.PluginName, v: vw}} {
+		switch {
+		case !c.cfg.Plugins.Enabled(p.name):
+		case p.m != nil:
+			c.mutating = append(c.mutating, p.m)
+		default:
+			c.validating = append(c.validating, p.v)
+		}
+	}
 	status := newPolicyStatusController(c.factory, client, mapper, c.log)
 	c.factory.Start(c.stop)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)

@@ -31,29 +31,31 @@ type PluginConfig struct {
 	MutatingWebhook, ValidatingWebhook []byte
 }
 
-// configurablePlugins are the plugins of kube-apiserver's default list that
-// read a configuration; a file that configures one fakeplane cannot honour
-// is refused rather than ignored. The plugins that are off by default
-// (EventRateLimit, ImagePolicyWebhook, PodNodeSelector, ...) never read
-// theirs in kube-apiserver either, and are ignored here as there.
+// configurablePlugins are the plugins that read a configuration; a file
+// that configures one fakeplane cannot honour (ResourceQuota's) is refused
+// rather than ignored. As in kube-apiserver, only the configurations of
+// the plugins that run are read.
 var configurablePlugins = []string{PodSecurityPluginName, "ResourceQuota", "ValidatingAdmissionWebhook", "MutatingAdmissionWebhook"}
 
 // ReadPluginConfig reads an AdmissionConfiguration (apiserver.config.k8s.io v1 or
 // v1alpha1, or a legacy plugin file) from path, as kube-apiserver reads its
-// --admission-control-config-file, with its errors. A plugin's
-// configuration may be inline or in a file its path names (relative to the
-// file's directory).
-func ReadPluginConfig(path string) (*PluginConfig, error) {
+// --admission-control-config-file, with its errors, for the plugins of
+// selected. A plugin's configuration may be inline or in a file its path
+// names (relative to the file's directory).
+func ReadPluginConfig(path string, selected Plugins) (*PluginConfig, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(apiserverconfig.AddToScheme(scheme))
 	utilruntime.Must(apiserverconfigv1alpha1.AddToScheme(scheme))
 	utilruntime.Must(apiserverconfigv1.AddToScheme(scheme))
-	provider, err := k8sadmission.ReadAdmissionConfiguration(configurablePlugins, path, scheme)
+	provider, err := k8sadmission.ReadAdmissionConfiguration(selected.Names(), path, scheme)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read plugin config: %w", err)
 	}
 	cfg := &PluginConfig{}
 	for _, name := range configurablePlugins {
+		if !selected.Enabled(name) {
+			continue
+		}
 		r, err := provider.ConfigFor(name)
 		if err != nil {
 			return nil, fmt.Errorf("failed to read plugin config: %w", err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,18 +30,22 @@ import (
 func (s *Registry) admitBuiltinCreate(c *Request, o *Object) error {
 	switch obj := o.Obj.(type) {
 	case *corev1.Pod:
-		ranges, err := s.limitRanges(obj.Namespace)
-		if err != nil {
-			return err
+		if s.plugins.Enabled("LimitRanger") {
+			ranges, err := s.limitRanges(obj.Namespace)
+			if err != nil {
+				return err
+			}
+			admissionplugins.DefaultPodResources(obj, ranges)
 		}
-		admissionplugins.DefaultPodResources(obj, ranges)
 		return s.admitPod(c, obj)
 	case *corev1.PersistentVolumeClaim:
-		classes, err := s.storageClasses()
-		if err != nil {
-			return err
+		if s.plugins.Enabled("DefaultStorageClass") {
+			classes, err := s.storageClasses()
+			if err != nil {
+				return err
+			}
+			admissionplugins.DefaultStorageClass(obj, classes)
 		}
-		admissionplugins.DefaultStorageClass(obj, classes)
 	}
 	return nil
 }
@@ -48,6 +53,9 @@ func (s *Registry) admitBuiltinCreate(c *Request, o *Object) error {
 // validateBuiltinCreate runs the built-in validating admission plugins on
 // a new object (LimitRanger), before the webhooks and policies.
 func (s *Registry) validateBuiltinCreate(c *Request, o *Object) error {
+	if !s.plugins.Enabled("LimitRanger") {
+		return nil
+	}
 	var err error
 	switch obj := o.Obj.(type) {
 	case *corev1.Pod:
@@ -127,12 +135,17 @@ func kubeAPIAccessVolume() (corev1.Volume, corev1.VolumeMount) {
 // the ServiceAccount (which must exist) and its API access volume, the
 // default not-ready/unreachable tolerations, and the priority.
 func (s *Registry) admitPod(c *Request, pod *corev1.Pod) error {
-	if !s.noServiceAccountAdmission {
+	if s.plugins.Enabled("ServiceAccount") {
 		if err := s.admitPodServiceAccount(c, pod); err != nil {
 			return err
 		}
 	}
-	s.admitPodTolerations(pod)
+	if s.plugins.Enabled("DefaultTolerationSeconds") {
+		s.admitPodTolerations(pod)
+	}
+	if !s.plugins.Enabled("Priority") {
+		return nil
+	}
 	return s.admitPodPriority(c, pod)
 }
 
@@ -330,5 +343,65 @@ func (s *Registry) admitPodPriority(c *Request, pod *corev1.Pod) error {
 		return apierrors.NewForbidden(c.Res.GR, pod.Name, fmt.Errorf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name", *pod.Spec.PreemptionPolicy, policy))
 	}
 	pod.Spec.PreemptionPolicy = &policy
+	return nil
+}
+
+// admitPodPriorityUpdate is the Priority plugin on an update of a pod: a
+// new spec without a priority or preemption policy keeps the stored pod's
+// (which the plugin computed on create).
+func admitPodPriorityUpdate(_ *Registry, _ *Request, a admission.Attributes) error {
+	pod, ok := a.GetObject().(*corev1.Pod)
+	old, oldOK := a.GetOldObject().(*corev1.Pod)
+	if !ok || !oldOK {
+		return apierrors.NewBadRequest("resource was marked with kind Pod but was unable to be converted")
+	}
+	if pod.Spec.Priority == nil && old.Spec.Priority != nil {
+		pod.Spec.Priority = old.Spec.Priority
+	}
+	if pod.Spec.PreemptionPolicy == nil && old.Spec.PreemptionPolicy != nil {
+		pod.Spec.PreemptionPolicy = old.Spec.PreemptionPolicy
+	}
+	return nil
+}
+
+// validateDefaultPriorityClass is the Priority plugin on a write of a
+// PriorityClass: a class may not become the global default while another
+// one is (the lowest-valued default, should several exist).
+func validateDefaultPriorityClass(s *Registry, _ *Request, a admission.Attributes) error {
+	pc, ok := a.GetObject().(*schedulingv1.PriorityClass)
+	if !ok {
+		return apierrors.NewBadRequest("resource was marked with kind PriorityClass but was unable to be converted")
+	}
+	if !pc.GlobalDefault {
+		return nil
+	}
+	classes, err := listTyped[schedulingv1.PriorityClass](s, "scheduling.k8s.io", "priorityclasses", "")
+	if err != nil {
+		return fmt.Errorf("failed to get default priority class: %v", err)
+	}
+	var def *schedulingv1.PriorityClass
+	for i := range classes {
+		if classes[i].GlobalDefault && (def == nil || classes[i].Value < def.Value) {
+			def = &classes[i]
+		}
+	}
+	if def != nil && (a.GetOperation() == admission.Create || def.Name != pc.Name) {
+		return admission.NewForbidden(a, fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", def.Name))
+	}
+	return nil
+}
+
+// admitNodeNotReadyTaint is the TaintNodesByCondition plugin on a new
+// node: it is tainted not ready (NoSchedule) until its kubelet reports
+// Ready and the node lifecycle controller lifts the taint.
+func admitNodeNotReadyTaint(_ *Registry, _ *Request, a admission.Attributes) error {
+	n, ok := a.GetObject().(*corev1.Node)
+	if !ok {
+		return admission.NewForbidden(a, fmt.Errorf("unexpected type %T", a.GetObject()))
+	}
+	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	if !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&notReady) }) {
+		n.Spec.Taints = append(n.Spec.Taints, notReady)
+	}
 	return nil
 }

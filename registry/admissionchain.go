@@ -6,6 +6,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync/atomic"
@@ -169,6 +170,32 @@ func operationOptions(c *Request, op admission.Operation, dry bool, del *metav1.
 // a create). What they change is in o afterwards; a custom resource is
 // pruned and defaulted again, as upstream does after a mutating webhook.
 func (s *Registry) admitMutating(c *Request, op admission.Operation, o, old *Object, dry bool) error {
+	if err := s.admitMutatingChain(c, op, o, old, dry); err != nil {
+		return err
+	}
+	return s.denyAll(c, func() (admission.Attributes, error) {
+		t, err := targetOf(c, o, old)
+		return admissionAttributes(c, op, t, nil, dry), err
+	})
+}
+
+// denyAll is the AlwaysDeny plugin, last of the mutating plugins: when it
+// runs it refuses every write of a client (attrs builds the attributes of
+// its error); the control plane's own writes pass (Request.internal).
+func (s *Registry) denyAll(c *Request, attrs func() (admission.Attributes, error)) error {
+	if !s.plugins.Enabled("AlwaysDeny") || c.unadmitted() || c.internal {
+		return nil
+	}
+	a, err := attrs()
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	return admission.NewForbidden(a, errors.New("admission control is denying all modifications"))
+}
+
+// admitMutatingChain is admitMutating's call of the admission chain
+// (policies and webhooks).
+func (s *Registry) admitMutatingChain(c *Request, op admission.Operation, o, old *Object, dry bool) error {
 	a := s.admissionOf()
 	if a == nil || !a.Handles(op) || c.unadmitted() {
 		return nil
@@ -198,7 +225,7 @@ func (s *Registry) admitMutating(c *Request, op admission.Operation, o, old *Obj
 	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
 		c.Res.schema.Admit(u)
 	}
-	if pod, ok := o.Obj.(*corev1.Pod); ok && op == admission.Create && c.subresource() == "" {
+	if pod, ok := o.Obj.(*corev1.Pod); ok && op == admission.Create && c.subresource() == "" && s.plugins.Enabled("ServiceAccount") {
 		readmitPod(pod)
 	}
 	return nil
@@ -237,7 +264,10 @@ func (s *Registry) admitDelete(c *Request, old *Object, opts *metav1.DeleteOptio
 	}
 	a := s.admissionOf()
 	if a == nil || !a.Handles(admission.Delete) {
-		return nil
+		a = nil
+		if !s.plugins.Enabled("AlwaysDeny") {
+			return nil
+		}
 	}
 	dry := opts != nil && len(opts.DryRun) > 0
 	t, err := targetOf(c, nil, old)
@@ -249,8 +279,16 @@ func (s *Registry) admitDelete(c *Request, old *Object, opts *metav1.DeleteOptio
 	}
 	attrs := admissionAttributes(c, admission.Delete, t, operationOptions(c, admission.Delete, dry, opts), dry)
 	objs := admissionObjects{s: s, res: c.Res, kind: t.kind}
-	if err := a.Admit(c.Context(), attrs, objs); err != nil {
-		return admissionErr(err)
+	if a != nil {
+		if err := a.Admit(c.Context(), attrs, objs); err != nil {
+			return admissionErr(err)
+		}
+	}
+	if err := s.denyAll(c, func() (admission.Attributes, error) { return attrs, nil }); err != nil {
+		return err
+	}
+	if a == nil {
+		return nil
 	}
 	if err := a.Validate(c.Context(), attrs, objs); err != nil {
 		return admissionErr(err)
@@ -314,13 +352,18 @@ func (s *Registry) admitSubresource(c *Request, op admission.Operation, obj runt
 		}
 	}
 	a := s.admissionOf()
+	if a != nil {
+		if err := a.Admit(c.Context(), attrs, admissionObjects{s: s, res: c.Res, kind: kind}); err != nil {
+			return admissionErr(err)
+		}
+	}
+	if err := s.denyAll(c, func() (admission.Attributes, error) { return attrs, nil }); err != nil {
+		return err
+	}
 	if a == nil {
 		return nil
 	}
 	objs := admissionObjects{s: s, res: c.Res, kind: kind}
-	if err := a.Admit(c.Context(), attrs, objs); err != nil {
-		return admissionErr(err)
-	}
 	if err := a.Validate(c.Context(), attrs, objs); err != nil {
 		return admissionErr(err)
 	}

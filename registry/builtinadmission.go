@@ -43,9 +43,15 @@ var builtinPlugins = []builtinPlugin{
 	// The ServiceAccount plugin's validating half (its mutating half runs
 	// with the other pod defaults, admitPod).
 	{name: "ServiceAccount", handles: handlesMountableSecrets, validate: validateMountableSecrets},
-	// After NodeRestriction, TaintNodesByCondition, AlwaysPullImages and
-	// ImagePolicyWebhook; before PodNodeSelector and Priority.
+	// TaintNodesByCondition taints a new node not ready.
+	{name: "TaintNodesByCondition", handles: handlesOn("", "nodes", "", admission.Create), admit: admitNodeNotReadyTaint},
+	// After AlwaysPullImages and ImagePolicyWebhook; before PodNodeSelector.
 	{name: admissionplugins.PodSecurityPluginName, handles: admissionplugins.PodSecurityHandles, validate: validatePodSecurity},
+	// Priority keeps a pod's priority on update (on create it runs with
+	// the other pod defaults, admitPod) and allows one default
+	// PriorityClass.
+	{name: "Priority", handles: handlesOn("", "pods", "", admission.Update), admit: admitPodPriorityUpdate},
+	{name: "Priority", handles: handlesOn("scheduling.k8s.io", "priorityclasses", "", admission.Create, admission.Update), validate: validateDefaultPriorityClass},
 	// On create it runs with the other pod defaults (admitPod); on update
 	// it adds back the default tolerations a new spec drops.
 	{name: "DefaultTolerationSeconds", handles: handlesOn("", "pods", "", admission.Update), admit: admitDefaultTolerationSeconds},
@@ -94,7 +100,7 @@ func (s *Registry) runBuiltin(c *Request, validate bool, op admission.Operation,
 		if validate {
 			f = p.validate
 		}
-		if f == nil || !p.handles(op, gr, sub) {
+		if f == nil || !s.builtinOn[i] || !p.handles(op, gr, sub) {
 			continue
 		}
 		if attrs == nil {

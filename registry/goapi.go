@@ -56,7 +56,7 @@ func (g goAPI) newSubresourceCall(ctx context.Context, gvr schema.GroupVersionRe
 	if !res.Namespaced {
 		ns = ""
 	}
-	c := &Request{Res: res, Namespace: ns, User: u, GoCtx: ctx, Info: &apirequest.RequestInfo{
+	c := &Request{Res: res, Namespace: ns, User: u, GoCtx: ctx, internal: true, Info: &apirequest.RequestInfo{
 		IsResourceRequest: true, Verb: verb, APIGroup: gvr.Group, APIVersion: gvr.Version,
 		Resource: gvr.Resource, Subresource: sub, Namespace: ns, Name: name,
 	}}

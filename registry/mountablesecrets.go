@@ -31,9 +31,6 @@ func handlesMountableSecrets(op admission.Operation, gr schema.GroupResource, su
 // secrets. A new pod is refused with 403 Forbidden; new ephemeral
 // containers with upstream's bare error, which clients get as a 500.
 func validateMountableSecrets(s *Registry, c *Request, a admission.Attributes) error {
-	if s.noServiceAccountAdmission {
-		return nil
-	}
 	pod, ok := a.GetObject().(*corev1.Pod)
 	if !ok {
 		return nil

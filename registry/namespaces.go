@@ -292,7 +292,7 @@ func (s *Registry) createInternal(c *Request, o *Object) error {
 	// Nobody reads the answer: the object's protobuf is encoded when a
 	// client first asks for it, not for every bootstrap object at every
 	// start.
-	c.noResult = true
+	c.noResult, c.internal = true, true
 	_, err := s.CreateObject(c, o, false)
 	if apierrors.IsAlreadyExists(err) {
 		return nil

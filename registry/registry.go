@@ -13,6 +13,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	psconfig "k8s.io/pod-security-admission/admission/api"
 
+	admissionplugins "github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/crd"
 	"github.com/fakeplane/fakeplane/store"
@@ -31,10 +32,11 @@ type Config struct {
 	// --service-cluster-ip-range); the zero value means
 	// DefaultServiceClusterIPRange.
 	ServiceClusterIPRange netip.Prefix
-	// DisableServiceAccountAdmission turns the ServiceAccount admission
-	// plugin off, as envtest's --disable-admission-plugins=ServiceAccount
-	// does: pods need no ServiceAccount and get no API access volume.
-	DisableServiceAccountAdmission bool
+	// AdmissionPlugins are the compiled-in admission plugins that run
+	// (kube-apiserver's --enable-admission-plugins and
+	// --disable-admission-plugins); the zero value is kube-apiserver's
+	// default selection.
+	AdmissionPlugins admissionplugins.Plugins
 	// NoResourceQuotaController says kube-controller-manager's resource
 	// quota controller does not run (envtest's shape): a quota's status is
 	// then what clients write to it, and the ResourceQuota admission plugin
@@ -84,8 +86,10 @@ type Hooks struct {
 type Registry struct {
 	// podSecurityConfig is Config.PodSecurity.
 	podSecurityConfig *psconfig.PodSecurityConfiguration
-	// noServiceAccountAdmission is Config.DisableServiceAccountAdmission.
-	noServiceAccountAdmission bool
+	// plugins is Config.AdmissionPlugins; builtinOn says, for each of
+	// builtinPlugins, whether it is among them.
+	plugins   admissionplugins.Plugins
+	builtinOn []bool
 	// noQuotaController is Config.NoResourceQuotaController.
 	noQuotaController bool
 	// shared is Config.SharedStore.
@@ -120,10 +124,14 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("registry: Config.Store is required")
 	}
-	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), noServiceAccountAdmission: cfg.DisableServiceAccountAdmission, podSecurityConfig: cfg.PodSecurity, noQuotaController: cfg.NoResourceQuotaController, shared: cfg.SharedStore,
+	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), plugins: cfg.AdmissionPlugins, podSecurityConfig: cfg.PodSecurity, noQuotaController: cfg.NoResourceQuotaController, shared: cfg.SharedStore,
 		creates: &processCreates}
 	if cfg.PrivateCreateMemo {
 		r.creates = &createMemo{}
+	}
+	r.builtinOn = make([]bool, len(builtinPlugins))
+	for i, p := range builtinPlugins {
+		r.builtinOn[i] = r.plugins.Enabled(p.name)
 	}
 	if r.log == nil {
 		r.log = slog.Default()

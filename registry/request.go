@@ -65,6 +65,12 @@ type Request struct {
 	// server's own creates from documents): the write path leaves Result
 	// and ResultProto unset and the protobuf cache unfilled.
 	noResult bool
+	// internal marks the control plane's own writes: its creates from
+	// documents (the bootstrap objects) and the calls of its loops and
+	// controllers through Registry.API. AlwaysDeny lets them through,
+	// where kube-apiserver's post-start hooks, refused, would keep it from
+	// ever becoming ready.
+	internal bool
 }
 
 // ctx is the request's context, with its user in it (upstream's strategies

@@ -188,7 +188,7 @@ func (s *Registry) namespaceUsages(ns string, quotas []corev1.ResourceQuota, cou
 // an update of old to o (old nil on a create); dry says the write is a
 // dry run.
 func (s *Registry) admitQuota(c *Request, o, old *Object, dry bool) error {
-	if !c.Res.Namespaced || o.Meta.GetNamespace() == "" {
+	if !c.Res.Namespaced || o.Meta.GetNamespace() == "" || !s.plugins.Enabled("ResourceQuota") {
 		return nil
 	}
 	quotas, err := s.resourceQuotas(o.Meta.GetNamespace())

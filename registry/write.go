@@ -46,7 +46,7 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		return nil, errCRDTerminating(c, o.Meta.GetName())
 	}
 	if c.Res.Namespaced {
-		if err := s.admitNamespace(c, o); err != nil {
+		if err := s.admitNamespaceCreate(c, o, dry); err != nil {
 			return nil, err
 		}
 	}
@@ -70,6 +70,11 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 	}
 	if err := s.beforeCreate(c, o); err != nil {
 		return nil, err
+	}
+	if c.Res.Namespaced && s.plugins.Enabled("NamespaceExists") {
+		if err := s.namespaceExists(o.Meta.GetNamespace()); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.validateBuiltinCreate(c, o); err != nil {
 		return nil, err

@@ -22,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 	psconfig "k8s.io/pod-security-admission/admission/api"
 
+	"github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
@@ -55,9 +56,9 @@ type Config struct {
 	// PodSecurity configures the PodSecurity admission plugin, as an
 	// --admission-control-config-file does (nil: the default).
 	PodSecurity *psconfig.PodSecurityConfiguration
-	// DisableServiceAccountAdmission turns the ServiceAccount admission
-	// plugin off (see registry.Config).
-	DisableServiceAccountAdmission bool
+	// AdmissionPlugins are the compiled-in admission plugins that run
+	// (see registry.Config).
+	AdmissionPlugins admission.Plugins
 	// NoResourceQuotaController is registry.Config's.
 	NoResourceQuotaController bool
 	// PrivateCreateMemo is registry.Config's.
@@ -180,7 +181,7 @@ func New(cfg Config) (*Server, error) {
 		s.now = time.Now
 	}
 	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
-		DisableServiceAccountAdmission: cfg.DisableServiceAccountAdmission, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
+		AdmissionPlugins: cfg.AdmissionPlugins, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
 		PrivateCreateMemo: cfg.PrivateCreateMemo, PodSecurity: cfg.PodSecurity})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

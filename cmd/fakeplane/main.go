@@ -113,6 +113,10 @@ func run(args []string) error {
 	authzConfig := fs.String("authorization-config", "", "an AuthorizationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: the authorizers (RBAC, AlwaysAllow, AlwaysDeny, Webhook) in order; exclusive with --authorization-mode and --authorization-webhook-*; read once, at start")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
 	admissionConfig := fs.String("admission-control-config-file", "", "an AdmissionConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: PodSecurity's defaults and exemptions, the admission webhooks' kubeConfigFile")
+	var enablePlugins, disablePlugins, admissionControl multiFlag
+	fs.Var(&enablePlugins, "enable-admission-plugins", "admission plugins to run besides the default ones, comma-separated (repeatable; order does not matter)")
+	fs.Var(&disablePlugins, "disable-admission-plugins", "default admission plugins not to run, comma-separated (repeatable)")
+	fs.Var(&admissionControl, "admission-control", "the admission plugins to run, and no others, comma-separated (deprecated: use --enable-admission-plugins or --disable-admission-plugins)")
 	saSigningKey := fs.String("service-account-signing-key-file", "", "the PEM private key (RSA or ECDSA) that signs service-account tokens, as kube-apiserver's (default: one made at start, kept in --data-dir's pki/sa.key)")
 	var saKeyFiles multiFlag
 	fs.Var(&saKeyFiles, "service-account-key-file", "a PEM file of public (or private) keys that verify service-account tokens instead of the signing key alone (repeatable)")
@@ -324,6 +328,16 @@ func run(args []string) error {
 			oidc.RequiredClaims[k] = v
 		}
 		opts = append(opts, fakeplane.WithOIDC(oidc))
+	}
+	if len(admissionControl) > 0 {
+		fmt.Fprintln(os.Stderr, "Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.")
+		opts = append(opts, fakeplane.WithAdmissionControl(splitList(strings.Join(admissionControl, ","))...))
+	}
+	if len(enablePlugins) > 0 {
+		opts = append(opts, fakeplane.WithEnableAdmissionPlugins(splitList(strings.Join(enablePlugins, ","))...))
+	}
+	if len(disablePlugins) > 0 {
+		opts = append(opts, fakeplane.WithDisableAdmissionPlugins(splitList(strings.Join(disablePlugins, ","))...))
 	}
 	if *admissionConfig != "" {
 		opts = append(opts, fakeplane.WithAdmissionControlConfigFile(*admissionConfig))

@@ -2,18 +2,17 @@ package node
 
 import (
 	"context"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// PrepareForCreate is the TaintNodesByCondition admission plugin, which
-// taints a new node not ready until its kubelet says otherwise, followed at
-// once by the node lifecycle controller's pass (see conditionTaints) unless
-// the control plane runs none (WithoutLifecycleController). The
-// status the client sent is kept, less its config: upstream clears it and
+// PrepareForCreate runs the node lifecycle controller's pass (see
+// conditionTaints) on a new node, which the TaintNodesByCondition
+// admission plugin tainted not ready, unless the control plane runs no
+// such controller (WithoutLifecycleController). The status the client
+// sent is kept, less its config: upstream clears it and
 // spec.configSource, whose feature is removed. The spec's fields of
 // default-off gates are cleared (dropDisabledSpecFields).
 func (nodeStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
@@ -21,10 +20,6 @@ func (nodeStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	n.Spec.ConfigSource = nil
 	n.Status.Config = nil
 	dropDisabledSpecFields(&n.Spec, nil)
-	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
-	if !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&notReady) }) {
-		n.Spec.Taints = append(n.Spec.Taints, notReady)
-	}
 	if lifecycleController(ctx) {
 		conditionTaints(n)
 	}

@@ -15,17 +15,19 @@ func taintKeys(n *corev1.Node) []string {
 	return keys
 }
 
-func TestPrepareForCreateTaintsNotReady(t *testing.T) {
+// The not-ready taint of a new node is TaintNodesByCondition's (an
+// admission plugin); the strategy runs the lifecycle controller's pass.
+func TestPrepareForCreateFollowsConditions(t *testing.T) {
 	n := &corev1.Node{Status: corev1.NodeStatus{Phase: corev1.NodeRunning}}
 	Strategy.PrepareForCreate(context.Background(), n)
-	if got := taintKeys(n); len(got) != 1 || got[0] != corev1.TaintNodeNotReady+":NoSchedule" {
-		t.Errorf("taints %v, want the not-ready NoSchedule taint", got)
+	if got := taintKeys(n); len(got) != 0 {
+		t.Errorf("taints %v, want none (the admission plugin adds the not-ready one)", got)
 	}
 	if n.Status.Phase != corev1.NodeRunning {
 		t.Errorf("the status sent was not kept: %+v", n.Status)
 	}
 	// A ready node loses the taint at once; an unschedulable one gets its own.
-	n = &corev1.Node{Spec: corev1.NodeSpec{Unschedulable: true}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	n = &corev1.Node{Spec: corev1.NodeSpec{Unschedulable: true, Taints: []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
 	Strategy.PrepareForCreate(context.Background(), n)
 	if got := taintKeys(n); len(got) != 1 || got[0] != corev1.TaintNodeUnschedulable+":NoSchedule" {
 		t.Errorf("ready unschedulable node: taints %v", got)
