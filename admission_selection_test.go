@@ -2,6 +2,9 @@ package fakeplane_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,4 +309,102 @@ func TestAdmissionTaintNodesByConditionDisabled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// optInPluginsConfig is an AdmissionConfiguration for PodNodeSelector
+// (in a file of the legacy format) and PodTolerationRestriction (inline).
+const optInPluginsConfig = `apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: PodNodeSelector
+  path: podnodeselector.yaml
+- name: PodTolerationRestriction
+  configuration:
+    apiVersion: podtolerationrestriction.admission.k8s.io/v1alpha1
+    kind: Configuration
+    default:
+    - key: cluster-default
+      operator: Exists
+      effect: NoSchedule
+`
+
+// TestAdmissionOptInPlugins: the off-by-default plugins that
+// WithEnableAdmissionPlugins turns on change and refuse pods and
+// Services as kube-apiserver's do (recorded from kube-apiserver v1.37.2
+// with the same plugins and configuration).
+func TestAdmissionOptInPlugins(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "admission.yaml"), []byte(optInPluginsConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "podnodeselector.yaml"), []byte("podNodeSelectorPluginConfig:\n  clusterDefaultNodeSelector: env=dev\n  restricted: env=prod\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cp := fakeplane.Start(t, fakeplane.WithEnvtestShape(), fakeplane.WithAdmissionControlConfigFile(filepath.Join(dir, "admission.yaml")),
+		fakeplane.WithEnableAdmissionPlugins("AlwaysPullImages", "DenyServiceExternalIPs", "LimitPodHardAntiAffinityTopology", "ExtendedResourceToleration", "PodNodeSelector", "PodTolerationRestriction"))
+	client := kubernetesClient(t, cp)
+	ctx := ctxT(t)
+	for _, ns := range []*corev1.Namespace{
+		{ObjectMeta: metav1.ObjectMeta{Name: "restricted"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "tol", Annotations: map[string]string{
+			"scheduler.alpha.kubernetes.io/tolerationsWhitelist": `[{"key":"allowed","operator":"Exists"}]`,
+			"scheduler.alpha.kubernetes.io/defaultTolerations":   `[{"key":"allowed","operator":"Exists"}]`}}},
+	} {
+		if _, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Mutated: pull policy, the cluster's node selector and default
+	// toleration, the extended resource's toleration.
+	p := selectionPod("default", "p1")
+	p.Spec.Containers[0].ImagePullPolicy = corev1.PullNever
+	p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse("1")}
+	got, err := client.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pol := got.Spec.Containers[0].ImagePullPolicy; pol != corev1.PullAlways {
+		t.Errorf("imagePullPolicy %q, want Always", pol)
+	}
+	if got.Spec.NodeSelector["env"] != "dev" || len(got.Spec.NodeSelector) != 1 {
+		t.Errorf("nodeSelector %v, want env=dev", got.Spec.NodeSelector)
+	}
+	var keys []string
+	for _, tol := range got.Spec.Tolerations {
+		keys = append(keys, tol.Key+"/"+string(tol.Operator)+"/"+string(tol.Effect))
+	}
+	if want := []string{"node.kubernetes.io/not-ready/Exists/NoExecute", "node.kubernetes.io/unreachable/Exists/NoExecute",
+		"cluster-default/Exists/NoSchedule", "example.com/gpu/Exists/NoSchedule"}; !slices.Equal(keys, want) {
+		t.Errorf("tolerations %v, want %v", keys, want)
+	}
+
+	// Refused, with kube-apiserver's codes and messages.
+	conflicting := selectionPod("restricted", "p2")
+	conflicting.Spec.NodeSelector = map[string]string{"env": "dev"}
+	antiAffinity := selectionPod("default", "p3")
+	antiAffinity.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}, TopologyKey: "topology.kubernetes.io/zone"}}}}
+	notWhitelisted := selectionPod("tol", "p4")
+	notWhitelisted.Spec.Tolerations = []corev1.Toleration{{Key: "forbidden", Operator: corev1.TolerationOpExists}}
+	for _, tc := range []struct {
+		name string
+		pod  *corev1.Pod
+		code int32
+		want string
+	}{
+		{"node selector outside the namespace's whitelist", conflicting, 403, `pods "p2" is forbidden: pod node label selector labels conflict with its namespace whitelist`},
+		{"anti-affinity across zones", antiAffinity, 403, `pods "p3" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed`},
+		{"toleration outside the namespace's whitelist", notWhitelisted, 500, `pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist`},
+	} {
+		_, err := client.CoreV1().Pods(tc.pod.Namespace).Create(ctx, tc.pod, metav1.CreateOptions{})
+		var status apierrors.APIStatus
+		if !errors.As(err, &status) || status.Status().Code != tc.code || status.Status().Message != tc.want {
+			t.Errorf("%s: %v, want %d %s", tc.name, err, tc.code, tc.want)
+		}
+	}
+	_, err = client.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s1"}, Spec: corev1.ServiceSpec{
+		Ports: []corev1.ServicePort{{Port: 80}}, ExternalIPs: []string{"1.2.3.4"}}}, metav1.CreateOptions{})
+	wantAdmission(t, "service with external IPs", err, `services "s1" is forbidden: Use of external IPs is denied by admission control`)
 }

@@ -410,8 +410,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Auth:                   authCfg,
 		Now:                    cp.opts.clock,
 
-		ServiceClusterIPRange: cp.serviceRange,
-		AdmissionPlugins:      plugins,
+		ServiceClusterIPRange:    cp.serviceRange,
+		AdmissionPlugins:         plugins,
+		PodNodeSelector:          cp.admissionConfig.PodNodeSelector,
+		PodTolerationRestriction: cp.admissionConfig.PodTolerationRestriction,
 		// Without kube-controller-manager's resource quota controller,
 		// quotas are kube-apiserver's alone (status-driven).
 		NoResourceQuotaController: !cp.opts.runs(controllers.ResourceQuotaName),

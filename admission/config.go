@@ -29,13 +29,19 @@ type PluginConfig struct {
 	// configurations (a WebhookAdmission naming a kubeConfigFile), as
 	// read (nil: none).
 	MutatingWebhook, ValidatingWebhook []byte
+	// PodNodeSelector and PodTolerationRestriction configure those
+	// plugins when they run (nil: their defaults, no cluster-wide
+	// selector or tolerations).
+	PodNodeSelector          *PodNodeSelectorConfig
+	PodTolerationRestriction *PodTolerationRestrictionConfig
 }
 
 // configurablePlugins are the plugins that read a configuration; a file
 // that configures one fakeplane cannot honour (ResourceQuota's) is refused
 // rather than ignored. As in kube-apiserver, only the configurations of
 // the plugins that run are read.
-var configurablePlugins = []string{PodSecurityPluginName, "ResourceQuota", "ValidatingAdmissionWebhook", "MutatingAdmissionWebhook"}
+var configurablePlugins = []string{PodSecurityPluginName, "ResourceQuota", "ValidatingAdmissionWebhook", "MutatingAdmissionWebhook",
+	PodNodeSelectorPluginName, PodTolerationRestrictionPluginName}
 
 // ReadPluginConfig reads an AdmissionConfiguration (apiserver.config.k8s.io v1 or
 // v1alpha1, or a legacy plugin file) from path, as kube-apiserver reads its
@@ -91,6 +97,12 @@ func ReadPluginConfig(path string, selected Plugins) (*PluginConfig, error) {
 				cfg.MutatingWebhook = b
 			} else {
 				cfg.ValidatingWebhook = b
+			}
+		case PodNodeSelectorPluginName:
+			cfg.PodNodeSelector = LoadPodNodeSelectorConfig(r)
+		case PodTolerationRestrictionPluginName:
+			if cfg.PodTolerationRestriction, err = LoadPodTolerationRestrictionConfig(r); err != nil {
+				return nil, fmt.Errorf("couldn't init admission plugin %q: %w", name, err)
 			}
 		default:
 			return nil, fmt.Errorf("admission plugin %q: fakeplane does not take its configuration", name)

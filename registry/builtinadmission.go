@@ -37,6 +37,7 @@ var builtinPlugins = []builtinPlugin{
 	// do without (its other half, on writes into a namespace, is
 	// admitNamespace).
 	{name: "NamespaceLifecycle", handles: handlesOn("", "namespaces", "", admission.Delete), admit: admitImmortalNamespaces},
+	{name: "LimitPodHardAntiAffinityTopology", handles: handlesOn("", "pods", "", admission.Create, admission.Update), validate: optin(admissionplugins.LimitPodHardAntiAffinityTopologyValidate)},
 	// LimitRanger checks a resize (its other halves run with the pod
 	// defaults, admitPod, and validateBuiltinCreate).
 	{name: "LimitRanger", handles: handlesOn("", "pods", "resize", admission.Update), validate: validateResizeLimits},
@@ -45,8 +46,12 @@ var builtinPlugins = []builtinPlugin{
 	{name: "ServiceAccount", handles: handlesMountableSecrets, validate: validateMountableSecrets},
 	// TaintNodesByCondition taints a new node not ready.
 	{name: "TaintNodesByCondition", handles: handlesOn("", "nodes", "", admission.Create), admit: admitNodeNotReadyTaint},
-	// After AlwaysPullImages and ImagePolicyWebhook; before PodNodeSelector.
+	{name: "AlwaysPullImages", handles: handlesOn("", "pods", "", admission.Create, admission.Update),
+		admit: optin(admissionplugins.AlwaysPullImagesAdmit), validate: optin(admissionplugins.AlwaysPullImagesValidate)},
+	// After ImagePolicyWebhook (not built).
 	{name: admissionplugins.PodSecurityPluginName, handles: admissionplugins.PodSecurityHandles, validate: validatePodSecurity},
+	{name: "PodNodeSelector", handles: handlesOn("", "pods", "", admission.Create),
+		admit: optinWithNamespace(admitPodNodeSelector), validate: optinWithNamespace(validatePodNodeSelector)},
 	// Priority keeps a pod's priority on update (on create it runs with
 	// the other pod defaults, admitPod) and allows one default
 	// PriorityClass.
@@ -55,6 +60,10 @@ var builtinPlugins = []builtinPlugin{
 	// On create it runs with the other pod defaults (admitPod); on update
 	// it adds back the default tolerations a new spec drops.
 	{name: "DefaultTolerationSeconds", handles: handlesOn("", "pods", "", admission.Update), admit: admitDefaultTolerationSeconds},
+	{name: "PodTolerationRestriction", handles: handlesOn("", "pods", "", admission.Create, admission.Update),
+		admit: optinWithNamespace(admitPodTolerationRestriction), validate: optinWithNamespace(validatePodTolerationRestriction)},
+	// After EventRateLimit (not built).
+	{name: "ExtendedResourceToleration", handles: handlesOn("", "pods", "", admission.Create, admission.Update), admit: optin(admissionplugins.ExtendedResourceTolerationAdmit)},
 	{name: "StorageObjectInUseProtection", handles: handlesStorageProtection, admit: admitStorageProtection},
 	{name: "PersistentVolumeClaimResize", handles: handlesOn("", "persistentvolumeclaims", "", admission.Update), validate: validateClaimResize},
 	{name: "RuntimeClass", handles: handlesOn("", "pods", "", admission.Create), admit: admitRuntimeClass, validate: validateRuntimeClass},
@@ -63,6 +72,7 @@ var builtinPlugins = []builtinPlugin{
 	{name: "ClusterTrustBundleAttest", handles: handlesOn("certificates.k8s.io", "clustertrustbundles", "", admission.Create, admission.Update), validate: validateClusterTrustBundleAttest},
 	{name: "CertificateSubjectRestriction", handles: handlesOn("certificates.k8s.io", "certificatesigningrequests", "", admission.Create), validate: validateCertificateSubjectRestriction},
 	{name: "DefaultIngressClass", handles: handlesOn("networking.k8s.io", "ingresses", "", admission.Create), admit: admitDefaultIngressClass},
+	{name: "DenyServiceExternalIPs", handles: handlesOn("", "services", "", admission.Create, admission.Update), validate: optin(admissionplugins.DenyServiceExternalIPsValidate)},
 	{name: "PodTopologyLabels", handles: handlesPodTopologyLabels, admit: admitPodTopologyLabels},
 	{name: "NodeDeclaredFeatureValidator", handles: handlesOn("", "pods", "resize", admission.Update), validate: validateResizeNodeFeatures},
 	{name: "PodResizeValidator", handles: handlesOn("", "pods", "resize", admission.Update), validate: validateResizeNode},

@@ -37,6 +37,11 @@ type Config struct {
 	// --disable-admission-plugins); the zero value is kube-apiserver's
 	// default selection.
 	AdmissionPlugins admissionplugins.Plugins
+	// PodNodeSelector and PodTolerationRestriction configure those
+	// admission plugins, as an --admission-control-config-file does (nil:
+	// their defaults).
+	PodNodeSelector          *admissionplugins.PodNodeSelectorConfig
+	PodTolerationRestriction *admissionplugins.PodTolerationRestrictionConfig
 	// NoResourceQuotaController says kube-controller-manager's resource
 	// quota controller does not run (envtest's shape): a quota's status is
 	// then what clients write to it, and the ResourceQuota admission plugin
@@ -90,6 +95,9 @@ type Registry struct {
 	// builtinPlugins, whether it is among them.
 	plugins   admissionplugins.Plugins
 	builtinOn []bool
+	// podNodeSelector and podTolerationRestriction are Config's.
+	podNodeSelector          *admissionplugins.PodNodeSelectorConfig
+	podTolerationRestriction *admissionplugins.PodTolerationRestrictionConfig
 	// noQuotaController is Config.NoResourceQuotaController.
 	noQuotaController bool
 	// shared is Config.SharedStore.
@@ -124,7 +132,8 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("registry: Config.Store is required")
 	}
-	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), plugins: cfg.AdmissionPlugins, podSecurityConfig: cfg.PodSecurity, noQuotaController: cfg.NoResourceQuotaController, shared: cfg.SharedStore,
+	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), plugins: cfg.AdmissionPlugins,
+		podNodeSelector: cfg.PodNodeSelector, podTolerationRestriction: cfg.PodTolerationRestriction, podSecurityConfig: cfg.PodSecurity, noQuotaController: cfg.NoResourceQuotaController, shared: cfg.SharedStore,
 		creates: &processCreates}
 	if cfg.PrivateCreateMemo {
 		r.creates = &createMemo{}

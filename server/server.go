@@ -59,6 +59,10 @@ type Config struct {
 	// AdmissionPlugins are the compiled-in admission plugins that run
 	// (see registry.Config).
 	AdmissionPlugins admission.Plugins
+	// PodNodeSelector and PodTolerationRestriction configure those
+	// admission plugins (see registry.Config).
+	PodNodeSelector          *admission.PodNodeSelectorConfig
+	PodTolerationRestriction *admission.PodTolerationRestrictionConfig
 	// NoResourceQuotaController is registry.Config's.
 	NoResourceQuotaController bool
 	// PrivateCreateMemo is registry.Config's.
@@ -181,7 +185,8 @@ func New(cfg Config) (*Server, error) {
 		s.now = time.Now
 	}
 	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
-		AdmissionPlugins: cfg.AdmissionPlugins, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
+		AdmissionPlugins: cfg.AdmissionPlugins,
+		PodNodeSelector:  cfg.PodNodeSelector, PodTolerationRestriction: cfg.PodTolerationRestriction, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
 		PrivateCreateMemo: cfg.PrivateCreateMemo, PodSecurity: cfg.PodSecurity})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

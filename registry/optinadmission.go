@@ -1,0 +1,88 @@
+package registry
+
+// The off-by-default admission plugins of kube-apiserver that
+// --enable-admission-plugins turns on (their logic is package admission's
+// Optin functions, which check the operation and resource themselves):
+// each an entry of builtinPlugins, in kube-apiserver's order there.
+
+import (
+	"errors"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/admission"
+
+	admissionplugins "github.com/fakeplane/fakeplane/admission"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// optin adapts an opt-in plugin's function to a builtinPlugin's: an error
+// that is not an API status reaches the client as kube-apiserver answers
+// such an error from admission, a 500 with its text (not wrapped as a
+// 403, as builtinAdmissionErr wraps the other plugins' errors).
+func optin(f func(admission.Attributes) error) func(*Registry, *Request, admission.Attributes) error {
+	return func(_ *Registry, _ *Request, a admission.Attributes) error {
+		return plainAdmissionErr(f(a))
+	}
+}
+
+// optinWithNamespace is optin for a plugin that reads the request's
+// namespace (nil when it does not exist).
+func optinWithNamespace(f func(*Registry, admission.Attributes, *corev1.Namespace) error) func(*Registry, *Request, admission.Attributes) error {
+	return func(s *Registry, _ *Request, a admission.Attributes) error {
+		ns, err := s.namespaceObject(a.GetNamespace())
+		if err != nil {
+			return err
+		}
+		return plainAdmissionErr(f(s, a, ns))
+	}
+}
+
+// plainAdmissionErr is err as kube-apiserver answers an admission error
+// that is not an API status: 500, no reason, its text as the message.
+func plainAdmissionErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500, Message: err.Error()}}
+}
+
+// namespaceObject reads namespace name, nil when it does not exist.
+func (s *Registry) namespaceObject(name string) (*corev1.Namespace, error) {
+	cur, err := s.store.Get(namespacesBucket, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	ns := &corev1.Namespace{}
+	if err := JSONUnmarshal(cur.Value, ns); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return ns, nil
+}
+
+// admitPodNodeSelector and validatePodNodeSelector are PodNodeSelector,
+// with its configuration.
+func admitPodNodeSelector(s *Registry, a admission.Attributes, ns *corev1.Namespace) error {
+	return admissionplugins.PodNodeSelectorAdmit(a, s.podNodeSelector, ns)
+}
+
+func validatePodNodeSelector(s *Registry, a admission.Attributes, ns *corev1.Namespace) error {
+	return admissionplugins.PodNodeSelectorValidate(a, s.podNodeSelector, ns)
+}
+
+// admitPodTolerationRestriction and validatePodTolerationRestriction are
+// PodTolerationRestriction, with its configuration.
+func admitPodTolerationRestriction(s *Registry, a admission.Attributes, ns *corev1.Namespace) error {
+	return admissionplugins.PodTolerationRestrictionAdmit(a, s.podTolerationRestriction, ns)
+}
+
+func validatePodTolerationRestriction(s *Registry, a admission.Attributes, ns *corev1.Namespace) error {
+	return admissionplugins.PodTolerationRestrictionValidate(a, s.podTolerationRestriction, ns)
+}
