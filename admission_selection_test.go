@@ -408,3 +408,23 @@ func TestAdmissionOptInPlugins(t *testing.T) {
 		Ports: []corev1.ServicePort{{Port: 80}}, ExternalIPs: []string{"1.2.3.4"}}}, metav1.CreateOptions{})
 	wantAdmission(t, "service with external IPs", err, `services "s1" is forbidden: Use of external IPs is denied by admission control`)
 }
+
+// TestAdmissionDefaultTolerationSeconds: the tolerations
+// DefaultTolerationSeconds adds last as long as the options say.
+func TestAdmissionDefaultTolerationSeconds(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithEnvtestShape(), fakeplane.WithDefaultTolerationSeconds(60, 120))
+	got, err := kubernetesClient(t, cp).CoreV1().Pods("default").Create(ctxT(t), selectionPod("default", "p"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seconds := map[string]int64{}
+	for _, tol := range got.Spec.Tolerations {
+		if tol.TolerationSeconds != nil {
+			seconds[tol.Key] = *tol.TolerationSeconds
+		}
+	}
+	if seconds[corev1.TaintNodeNotReady] != 60 || seconds[corev1.TaintNodeUnreachable] != 120 || len(seconds) != 2 {
+		t.Errorf("toleration seconds %v, want not-ready 60, unreachable 120", seconds)
+	}
+}

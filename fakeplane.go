@@ -414,6 +414,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		AdmissionPlugins:         plugins,
 		PodNodeSelector:          cp.admissionConfig.PodNodeSelector,
 		PodTolerationRestriction: cp.admissionConfig.PodTolerationRestriction,
+		TolerationSeconds:        cp.opts.tolerationSeconds,
 		// Without kube-controller-manager's resource quota controller,
 		// quotas are kube-apiserver's alone (status-driven).
 		NoResourceQuotaController: !cp.opts.runs(controllers.ResourceQuotaName),

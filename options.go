@@ -15,6 +15,7 @@ import (
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/kubelet"
+	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/scheduler"
 	"github.com/fakeplane/fakeplane/server"
 )
@@ -68,8 +69,10 @@ type options struct {
 	// WithEnableAdmissionPlugins', WithDisableAdmissionPlugins' and
 	// WithAdmissionControl's names.
 	enablePlugins, disablePlugins, onlyPlugins []string
-	requestHeader                              *RequestHeader
-	proxyClient                                *proxyClientFiles
+	// tolerationSeconds is WithDefaultTolerationSeconds'.
+	tolerationSeconds *registry.TolerationSeconds
+	requestHeader     *RequestHeader
+	proxyClient       *proxyClientFiles
 	// authTrustResync, when set, replaces the one-minute period of the
 	// extension-apiserver-authentication controller (tests).
 	authTrustResync time.Duration
@@ -428,6 +431,17 @@ func WithEnableAdmissionPlugins(names ...string) Option {
 // add up.
 func WithDisableAdmissionPlugins(names ...string) Option {
 	return func(o *options) { o.disablePlugins = append(o.disablePlugins, names...) }
+}
+
+// WithDefaultTolerationSeconds sets how long the DefaultTolerationSeconds
+// admission plugin lets new pods stay on a node that is not ready or is
+// unreachable, in seconds, as kube-apiserver's
+// --default-not-ready-toleration-seconds and
+// --default-unreachable-toleration-seconds (default 300 each).
+func WithDefaultTolerationSeconds(notReady, unreachable int64) Option {
+	return func(o *options) {
+		o.tolerationSeconds = &registry.TolerationSeconds{NotReady: notReady, Unreachable: unreachable}
+	}
 }
 
 // WithAdmissionControl runs exactly the named admission plugins, as

@@ -267,11 +267,25 @@ func (s *Registry) admitPodTolerations(pod *corev1.Pod) {
 			}
 		}
 		if !has {
-			secs := int64(300)
+			secs := s.tolerationSeconds.NotReady
+			if key == corev1.TaintNodeUnreachable {
+				secs = s.tolerationSeconds.Unreachable
+			}
 			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs})
 		}
 	}
 }
+
+// TolerationSeconds are how long the DefaultTolerationSeconds admission
+// plugin lets pods stay on a not-ready or unreachable node
+// (kube-apiserver's --default-not-ready-toleration-seconds and
+// --default-unreachable-toleration-seconds).
+type TolerationSeconds struct {
+	NotReady, Unreachable int64
+}
+
+// DefaultTolerationSeconds are kube-apiserver's defaults: 300 s each.
+var DefaultTolerationSeconds = TolerationSeconds{NotReady: 300, Unreachable: 300}
 
 // mountAPIAccess mounts the API access volume into every container that
 // does not mount something at its path.

@@ -42,6 +42,9 @@ type Config struct {
 	// their defaults).
 	PodNodeSelector          *admissionplugins.PodNodeSelectorConfig
 	PodTolerationRestriction *admissionplugins.PodTolerationRestrictionConfig
+	// TolerationSeconds are DefaultTolerationSeconds' (nil: its
+	// defaults, 300 s each).
+	TolerationSeconds *TolerationSeconds
 	// NoResourceQuotaController says kube-controller-manager's resource
 	// quota controller does not run (envtest's shape): a quota's status is
 	// then what clients write to it, and the ResourceQuota admission plugin
@@ -98,6 +101,8 @@ type Registry struct {
 	// podNodeSelector and podTolerationRestriction are Config's.
 	podNodeSelector          *admissionplugins.PodNodeSelectorConfig
 	podTolerationRestriction *admissionplugins.PodTolerationRestrictionConfig
+	// tolerationSeconds is Config.TolerationSeconds, or the default.
+	tolerationSeconds TolerationSeconds
 	// noQuotaController is Config.NoResourceQuotaController.
 	noQuotaController bool
 	// shared is Config.SharedStore.
@@ -137,6 +142,10 @@ func New(cfg Config) (*Registry, error) {
 		creates: &processCreates}
 	if cfg.PrivateCreateMemo {
 		r.creates = &createMemo{}
+	}
+	r.tolerationSeconds = DefaultTolerationSeconds
+	if cfg.TolerationSeconds != nil {
+		r.tolerationSeconds = *cfg.TolerationSeconds
 	}
 	r.builtinOn = make([]bool, len(builtinPlugins))
 	for i, p := range builtinPlugins {

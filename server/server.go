@@ -63,6 +63,8 @@ type Config struct {
 	// admission plugins (see registry.Config).
 	PodNodeSelector          *admission.PodNodeSelectorConfig
 	PodTolerationRestriction *admission.PodTolerationRestrictionConfig
+	// TolerationSeconds is registry.Config's.
+	TolerationSeconds *registry.TolerationSeconds
 	// NoResourceQuotaController is registry.Config's.
 	NoResourceQuotaController bool
 	// PrivateCreateMemo is registry.Config's.
@@ -186,7 +188,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
 		AdmissionPlugins: cfg.AdmissionPlugins,
-		PodNodeSelector:  cfg.PodNodeSelector, PodTolerationRestriction: cfg.PodTolerationRestriction, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
+		PodNodeSelector:  cfg.PodNodeSelector, PodTolerationRestriction: cfg.PodTolerationRestriction, TolerationSeconds: cfg.TolerationSeconds, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
 		PrivateCreateMemo: cfg.PrivateCreateMemo, PodSecurity: cfg.PodSecurity})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

@@ -117,6 +117,8 @@ func run(args []string) error {
 	fs.Var(&enablePlugins, "enable-admission-plugins", "admission plugins to run besides the default ones, comma-separated (repeatable; order does not matter)")
 	fs.Var(&disablePlugins, "disable-admission-plugins", "default admission plugins not to run, comma-separated (repeatable)")
 	fs.Var(&admissionControl, "admission-control", "the admission plugins to run, and no others, comma-separated (deprecated: use --enable-admission-plugins or --disable-admission-plugins)")
+	notReadySeconds := fs.Int64("default-not-ready-toleration-seconds", 300, "the tolerationSeconds of the not-ready:NoExecute toleration DefaultTolerationSeconds adds to pods without one")
+	unreachableSeconds := fs.Int64("default-unreachable-toleration-seconds", 300, "the tolerationSeconds of the unreachable:NoExecute toleration DefaultTolerationSeconds adds to pods without one")
 	saSigningKey := fs.String("service-account-signing-key-file", "", "the PEM private key (RSA or ECDSA) that signs service-account tokens, as kube-apiserver's (default: one made at start, kept in --data-dir's pki/sa.key)")
 	var saKeyFiles multiFlag
 	fs.Var(&saKeyFiles, "service-account-key-file", "a PEM file of public (or private) keys that verify service-account tokens instead of the signing key alone (repeatable)")
@@ -328,6 +330,9 @@ func run(args []string) error {
 			oidc.RequiredClaims[k] = v
 		}
 		opts = append(opts, fakeplane.WithOIDC(oidc))
+	}
+	if flagSet(fs, "default-not-ready-toleration-seconds") || flagSet(fs, "default-unreachable-toleration-seconds") {
+		opts = append(opts, fakeplane.WithDefaultTolerationSeconds(*notReadySeconds, *unreachableSeconds))
 	}
 	if len(admissionControl) > 0 {
 		fmt.Fprintln(os.Stderr, "Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.")
