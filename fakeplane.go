@@ -101,6 +101,8 @@ type ControlPlane struct {
 	proxy *aggregator.Proxy
 	// egress holds the egress selections' dialers (egress.go).
 	egress egress
+	// audit is the audit policy and backends, nil when nothing is audited.
+	audit *auditing
 	// authWebhookConns are the connections of the authentication and
 	// authorization webhooks when no "controlplane" egress selection
 	// carries them, closed at Stop.
@@ -392,7 +394,13 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 		cp.admissionConfig = *ac
 	}
+	if a := cp.opts.audit; a != nil {
+		if cp.audit, err = cp.newAuditing(*a); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+	}
 	cp.srv, err = server.New(server.Config{
+		Audit:                  cp.audit.serverConfig(),
 		PodSecurity:            cp.admissionConfig.PodSecurity,
 		Kubelet:                kubeletClient,
 		ProxyClientCertificate: proxyCert,
@@ -1265,6 +1273,12 @@ func (cp *ControlPlane) stopLocked() error {
 	if cp.proxy != nil {
 		cp.proxy.Close()
 	}
+	// No request is served any more: the audit backends write what they
+	// hold, and the log file closes.
+	if err := cp.audit.close(); err != nil {
+		errs = append(errs, err)
+	}
+	cp.audit = nil
 	cp.egress.close()
 	if cp.authWebhookConns != nil {
 		cp.authWebhookConns.closeAll()

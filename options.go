@@ -63,8 +63,10 @@ type options struct {
 	saKeyFiles       []string
 	// admissionConfigFile is WithAdmissionControlConfigFile's.
 	admissionConfigFile string
-	requestHeader       *RequestHeader
-	proxyClient         *proxyClientFiles
+	// audit is WithAudit's.
+	audit         *AuditOptions
+	requestHeader *RequestHeader
+	proxyClient   *proxyClientFiles
 	// authTrustResync, when set, replaces the one-minute period of the
 	// extension-apiserver-authentication controller (tests).
 	authTrustResync time.Duration

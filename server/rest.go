@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -207,6 +208,7 @@ func (s *Server) writeObject(c *call, code int, data []byte) error {
 		}
 		return writeEncoded(c, code, t)
 	}
+	auditResponseJSON(c.r, data)
 	if c.media.kind == mediaProtobuf {
 		return s.writeProtobufObject(c, code, data)
 	}
@@ -218,6 +220,13 @@ func (s *Server) writeObject(c *call, code int, data []byte) error {
 // Status in protobuf when protobuf was negotiated (as kube-apiserver
 // answers a delete or an eviction), anything else in JSON or YAML.
 func writeEncoded(c *call, code int, v any) error {
+	if st, ok := v.(*metav1.Status); ok {
+		auditResponseStatus(c.r, st)
+	} else if auditWantsResponse(c.r) {
+		if b, err := json.Marshal(v); err == nil {
+			auditResponseJSON(c.r, b)
+		}
+	}
 	if st, ok := v.(*metav1.Status); ok && c.media.kind == mediaProtobuf && c.media.as == "" {
 		if b, err := statusProtobuf(st); err == nil {
 			writeBytes(c.w, c.r, code, mediaProtobuf, b)
