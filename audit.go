@@ -132,10 +132,10 @@ type AuditWebhookOptions struct {
 // WithAudit turns on audit logging, as kube-apiserver's --audit-* flags:
 // the policy in PolicyFile decides which requests are audited, at which
 // level (Metadata, Request, RequestResponse) and stages, and the events
-// are written to the log and sent to the webhook configured. Start fails
-// with kube-apiserver's errors for a policy that does not load or
-// validate and for options it refuses (an unknown format, mode or version,
-// negative sizes). Every backend is stopped, and its last events written,
+// are written to the log and sent to the webhook configured. New fails
+// with kube-apiserver's errors for options it refuses (an unknown format,
+// mode or version, negative sizes), Start for a policy that does not load
+// or validate. Every backend is stopped, and its last events written,
 // at Stop, which also closes the log file.
 func WithAudit(a AuditOptions) Option {
 	return func(o *options) { o.audit = &a }

@@ -151,6 +151,11 @@ func New(opts ...Option) (*ControlPlane, error) {
 	if err := o.controllers.Validate(); err != nil {
 		return nil, fmt.Errorf("fakeplane: controllers: %w", err)
 	}
+	if o.audit != nil {
+		if err := o.audit.withDefaults().validate(); err != nil {
+			return nil, fmt.Errorf("fakeplane: %w", err)
+		}
+	}
 	cp := &ControlPlane{opts: o, serviceRange: registry.DefaultServiceClusterIPRange}
 	if o.serviceRange != "" {
 		r, err := registry.ParseServiceClusterIPRange(o.serviceRange)
