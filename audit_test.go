@@ -4,20 +4,30 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/goleak"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+	pluginbuffered "k8s.io/apiserver/plugin/pkg/audit/buffered"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -267,5 +277,253 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// auditWebhook is an HTTPS audit webhook for tests: it keeps the
+// EventLists it receives, and a kubeconfig naming it.
+type auditWebhook struct {
+	srv        *httptest.Server
+	kubeconfig string
+	mu         sync.Mutex
+	lists      []auditv1.EventList
+}
+
+func newAuditWebhook(t *testing.T) *auditWebhook {
+	t.Helper()
+	h := &auditWebhook{}
+	h.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var l auditv1.EventList
+		if err := json.NewDecoder(r.Body).Decode(&l); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		h.mu.Lock()
+		h.lists = append(h.lists, l)
+		h.mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(h.srv.Close)
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: h.srv.Certificate().Raw})
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["audit"] = &clientcmdapi.Cluster{Server: h.srv.URL, CertificateAuthorityData: caPEM}
+	kc.AuthInfos["apiserver"] = &clientcmdapi.AuthInfo{Token: "audit-token"}
+	kc.Contexts["audit"] = &clientcmdapi.Context{Cluster: "audit", AuthInfo: "apiserver"}
+	kc.CurrentContext = "audit"
+	h.kubeconfig = filepath.Join(t.TempDir(), "audit-webhook.kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, h.kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// events are the events received with the audit ID id, in order.
+func (h *auditWebhook) events(id types.UID) (lists int, events []auditv1.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, l := range h.lists {
+		if l.Kind != "EventList" || l.APIVersion != "audit.k8s.io/v1" {
+			continue
+		}
+		lists++
+		for _, ev := range l.Items {
+			if ev.AuditID == id {
+				events = append(events, ev)
+			}
+		}
+	}
+	return lists, events
+}
+
+func TestAuditWebhookReceivesEventLists(t *testing.T) {
+	policy := writeAuditPolicy(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n")
+	for _, tc := range []struct {
+		name  string
+		mode  string
+		batch *pluginbuffered.BatchConfig
+	}{
+		{"in batch mode, with the batches left sent at Stop", fakeplane.AuditModeBatch,
+			&pluginbuffered.BatchConfig{BufferSize: 100, MaxBatchSize: 400, MaxBatchWait: time.Hour, ThrottleEnable: false, AsyncDelegate: true}},
+		{"in blocking mode, one event a call", fakeplane.AuditModeBlocking, nil},
+		{"in blocking-strict mode", fakeplane.AuditModeBlockingStrict, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := newAuditWebhook(t)
+			cp := fakeplane.Start(t, fakeplane.WithAudit(fakeplane.AuditOptions{PolicyFile: policy,
+				Webhook: fakeplane.AuditWebhookOptions{ConfigFile: hook.kubeconfig, Mode: tc.mode, Batch: tc.batch}}))
+			c, err := kubernetes.NewForConfig(withAuditID(cp.RESTConfig(), "webhook-get"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.CoreV1().Namespaces().Get(context.Background(), "default", metav1.GetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := cp.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			lists, events := hook.events("webhook-get")
+			var stages []auditv1.Stage
+			for _, ev := range events {
+				stages = append(stages, ev.Stage)
+				if ev.Verb != "get" || ev.Level != auditv1.LevelMetadata || ev.ObjectRef == nil || ev.ObjectRef.Name != "default" {
+					t.Errorf("event %+v", ev)
+				}
+			}
+			if want := []auditv1.Stage{auditv1.StageRequestReceived, auditv1.StageResponseComplete}; !slices.Equal(stages, want) {
+				t.Errorf("stages %v, want %v", stages, want)
+			}
+			if tc.mode == fakeplane.AuditModeBatch && lists != 1 {
+				t.Errorf("%d EventLists, want the one batch sent at Stop", lists)
+			}
+		})
+	}
+}
+
+func TestAuditIDHeaderIsTheClientsOrANewOne(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		audited bool
+	}{{"without auditing", false}, {"with auditing, as its events' auditID", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []fakeplane.Option
+			logPath := filepath.Join(t.TempDir(), "audit.log")
+			if tc.audited {
+				opts = append(opts, fakeplane.WithAudit(fakeplane.AuditOptions{
+					PolicyFile: writeAuditPolicy(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  omitStages: [RequestReceived]\n"),
+					Log:        fakeplane.AuditLogOptions{Path: logPath},
+				}))
+			}
+			cp := fakeplane.Start(t, opts...)
+			hc, err := rest.HTTPClientFor(cp.RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			get := func(id string) string {
+				req, err := http.NewRequest(http.MethodGet, cp.URL()+"/api/v1/namespaces/default", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if id != "" {
+					req.Header.Set("Audit-ID", id)
+				}
+				resp, err := hc.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				return resp.Header.Get("Audit-Id")
+			}
+			if got := get("my-own-id"); got != "my-own-id" {
+				t.Errorf("Audit-Id %q, want the client's my-own-id", got)
+			}
+			fresh := get("")
+			if _, err := uuid.Parse(fresh); err != nil {
+				t.Errorf("Audit-Id %q without the client's: %v", fresh, err)
+			}
+			if !tc.audited {
+				return
+			}
+			if err := cp.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			var ids []types.UID
+			for _, ev := range readAuditLog(t, logPath) {
+				if ev.RequestURI == "/api/v1/namespaces/default" {
+					ids = append(ids, ev.AuditID)
+				}
+			}
+			if want := []types.UID{"my-own-id", types.UID(fresh)}; !slices.Equal(ids, want) {
+				t.Errorf("events' auditIDs %v, want %v", ids, want)
+			}
+		})
+	}
+}
+
+func TestAuditLogLegacyFormatIsOneLineOfText(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	cp := fakeplane.Start(t, fakeplane.WithAudit(fakeplane.AuditOptions{
+		PolicyFile: writeAuditPolicy(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  omitStages: [RequestReceived]\n"),
+		Log:        fakeplane.AuditLogOptions{Path: logPath, Format: fakeplane.AuditLogFormatLegacy},
+	}))
+	c, err := kubernetes.NewForConfig(withAuditID(cp.RESTConfig(), "legacy-get"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CoreV1().Namespaces().Get(context.Background(), "kube-system", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, `id="legacy-get"`) {
+			line = l
+		}
+	}
+	for _, want := range []string{` AUDIT: id="legacy-get" stage="ResponseComplete" `, ` method="get" user="` + fakeplane.AdminUser + `" `,
+		` namespace="kube-system" uri="/api/v1/namespaces/kube-system" response="200"`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("legacy line %q lacks %q", line, want)
+		}
+	}
+}
+
+func TestAuditStopLeavesNoGoroutineAndClosesTheLog(t *testing.T) {
+	// Not parallel: goleak compares with the goroutines from before the test.
+	hook := newAuditWebhook(t)
+	before := goleak.IgnoreCurrent()
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	cp, err := fakeplane.New(fakeplane.WithKubeconfigPath(filepath.Join(t.TempDir(), "kc")), fakeplane.WithAudit(fakeplane.AuditOptions{
+		PolicyFile: writeAuditPolicy(t, auditTestPolicy),
+		Log:        fakeplane.AuditLogOptions{Path: logPath, Mode: fakeplane.AuditModeBatch},
+		Webhook:    fakeplane.AuditWebhookOptions{ConfigFile: hook.kubeconfig},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := kubernetes.NewForConfigOrDie(withAuditID(cp.RESTConfig(), "leak-create"))
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "leak"}}
+	if _, err := c.CoreV1().ConfigMaps("default").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	opts := append([]goleak.Option{before,
+		// The test's own webhook server.
+		goleak.IgnoreAnyFunction("net/http.(*conn).serve"),
+		goleak.IgnoreAnyFunction("net/http/httptest.(*Server).goServe.func1"),
+	}, goroutinesOutsideFakeplane...)
+	if err := goleak.Find(opts...); err != nil {
+		t.Errorf("goroutines outlived Stop: %v", err)
+	}
+	// Both backends got the create's events before Stop returned.
+	var stages []auditv1.Stage
+	for _, ev := range readAuditLog(t, logPath) {
+		if ev.AuditID == "leak-create" {
+			stages = append(stages, ev.Stage)
+		}
+	}
+	if len(stages) != 2 {
+		t.Errorf("log: create's stages %v, want RequestReceived and ResponseComplete", stages)
+	}
+	if _, events := hook.events("leak-create"); len(events) != 2 {
+		t.Errorf("webhook: create's events %v, want 2", events)
+	}
+	// The log file is closed: /proc/self/fd names it no more.
+	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
+		for _, fd := range fds {
+			if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == logPath {
+				t.Errorf("the audit log is still open (fd %s)", fd.Name())
+			}
+		}
 	}
 }
