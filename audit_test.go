@@ -34,8 +34,8 @@ import (
 
 // auditTestPolicy audits configmaps' writes at RequestResponse (without
 // managedFields), their reads at Metadata without the RequestReceived
-// stage, secrets at Request, endpoints not at all, and the rest at
-// Metadata.
+// stage, secrets at Request, pods and namespaces at Metadata without
+// RequestReceived, endpoints not at all, and the rest at Metadata.
 const auditTestPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 rules:
@@ -50,6 +50,9 @@ rules:
   resources: [{group: "", resources: ["configmaps"]}]
 - level: Request
   resources: [{group: "", resources: ["secrets"]}]
+- level: Metadata
+  omitStages: ["RequestReceived"]
+  resources: [{group: "", resources: ["pods", "namespaces"]}]
 - level: Metadata
 `
 
@@ -133,6 +136,8 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 		decision      string // authorization.k8s.io/decision
 		requestObject bool
 		response      bool
+		impersonated  string
+		annotations   map[string]string
 	}
 	tests := []struct {
 		name string
@@ -205,6 +210,29 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 		want: want{stages: []auditv1.Stage{auditv1.StageResponseStarted}, level: auditv1.LevelMetadata, verb: "get", code: 401,
 			objectRef: &auditv1.ObjectReference{Resource: "namespaces", Namespace: "default", Name: "default", APIVersion: "v1"}},
 	}, {
+		name: "impersonation records the impersonated user",
+		do: func(t *testing.T, id string) {
+			cfg := rest.CopyConfig(cp.RESTConfig())
+			cfg.Impersonate = rest.ImpersonationConfig{UserName: "bob"}
+			if _, err := client(t, cfg, id).CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{}); !apierrors.IsForbidden(err) {
+				t.Fatalf("get as bob: %v, want Forbidden", err)
+			}
+		},
+		want: want{stages: []auditv1.Stage{auditv1.StageResponseComplete}, level: auditv1.LevelMetadata, verb: "get", user: fakeplane.AdminUser,
+			impersonated: "bob", code: 403, decision: "forbid",
+			objectRef: &auditv1.ObjectReference{Resource: "namespaces", Namespace: "default", Name: "default", APIVersion: "v1"}},
+	}, {
+		name: "pod create carries PodSecurity's annotation",
+		do: func(t *testing.T, id string) {
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+			if _, err := client(t, cp.RESTConfig(), id).CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want: want{stages: []auditv1.Stage{auditv1.StageResponseComplete}, level: auditv1.LevelMetadata, verb: "create", user: fakeplane.AdminUser,
+			code: 201, decision: "allow", annotations: map[string]string{"pod-security.kubernetes.io/enforce-policy": "privileged:latest"},
+			objectRef: &auditv1.ObjectReference{Resource: "pods", Namespace: "default", Name: "p", APIVersion: "v1"}},
+	}, {
 		name: "None rule audits nothing",
 		do: func(t *testing.T, id string) {
 			if _, err := client(t, cp.RESTConfig(), id).CoreV1().Endpoints("default").List(ctx, metav1.ListOptions{}); err != nil {
@@ -262,6 +290,14 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 				}
 				if d := ev.Annotations["authorization.k8s.io/decision"]; d != tc.want.decision {
 					t.Errorf("%s: decision %q, want %q", ev.Stage, d, tc.want.decision)
+				}
+				for k, v := range tc.want.annotations {
+					if got, ok := ev.Annotations[k]; !ok || got != v {
+						t.Errorf("%s: annotation %s %q, want %q", ev.Stage, k, got, v)
+					}
+				}
+				if got := ev.ImpersonatedUser; (got == nil && tc.want.impersonated != "") || (got != nil && got.Username != tc.want.impersonated) {
+					t.Errorf("%s: impersonatedUser %+v, want %q", ev.Stage, got, tc.want.impersonated)
 				}
 				if (ev.RequestObject != nil) != tc.want.requestObject {
 					t.Errorf("%s: requestObject %v", ev.Stage, ev.RequestObject)

@@ -11,6 +11,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"sync"
 
@@ -118,16 +119,24 @@ func auditResponseJSON(r *http.Request, data []byte) {
 	var gv schema.GroupVersion // an Unknown is written as it is
 	if bytes.Contains(data, []byte(`"managedFields"`)) {
 		// Upstream's LogResponseObject drops them from an object or a
-		// list's items, which an Unknown hides: decode it.
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(data); err == nil {
-			gv = u.GroupVersionKind().GroupVersion()
-			if u.IsList() {
-				if l, err := u.ToList(); err == nil {
-					obj = l
+		// list's items, which an Unknown hides: decode it, into its Go
+		// type when it is a built-in kind (encoded back in its fields'
+		// order, as upstream encodes it), else as unstructured.
+		var tm metav1.TypeMeta
+		if err := json.Unmarshal(data, &tm); err == nil {
+			gvk := tm.GroupVersionKind()
+			gv = gvk.GroupVersion()
+			if typed, err := registry.TypesScheme().New(gvk); err == nil {
+				if json.Unmarshal(data, typed) == nil {
+					obj = typed
 				}
-			} else {
+			} else if u := (&unstructured.Unstructured{}); u.UnmarshalJSON(data) == nil {
 				obj = u
+				if u.IsList() {
+					if l, err := u.ToList(); err == nil {
+						obj = l
+					}
+				}
 			}
 		}
 	}
