@@ -233,6 +233,16 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 			code: 201, decision: "allow", annotations: map[string]string{"pod-security.kubernetes.io/enforce-policy": "privileged:latest"},
 			objectRef: &auditv1.ObjectReference{Resource: "pods", Namespace: "default", Name: "p", APIVersion: "v1"}},
 	}, {
+		name: "a deprecated version is annotated",
+		do: func(t *testing.T, id string) {
+			if _, err := client(t, cp.RESTConfig(), id).CoreV1().ComponentStatuses().List(ctx, metav1.ListOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want: want{stages: []auditv1.Stage{auditv1.StageRequestReceived, auditv1.StageResponseComplete}, level: auditv1.LevelMetadata, verb: "list",
+			user: fakeplane.AdminUser, code: 200, decision: "allow", annotations: map[string]string{"k8s.io/deprecated": "true"},
+			objectRef: &auditv1.ObjectReference{Resource: "componentstatuses", APIVersion: "v1"}},
+	}, {
 		name: "None rule audits nothing",
 		do: func(t *testing.T, id string) {
 			if _, err := client(t, cp.RESTConfig(), id).CoreV1().Endpoints("default").List(ctx, metav1.ListOptions{}); err != nil {

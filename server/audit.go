@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	auditinternal "k8s.io/apiserver/pkg/apis/audit"
 	"k8s.io/apiserver/pkg/audit"
+	"k8s.io/apiserver/pkg/endpoints/deprecation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/fakeplane/fakeplane/registry"
@@ -155,3 +156,29 @@ func auditResponseStatus(r *http.Request, st *metav1.Status) {
 	}
 	audit.LogResponseObject(r.Context(), st, schema.GroupVersion{Version: "v1"}, auditSerializer())
 }
+
+// auditDeprecation adds upstream's k8s.io/deprecated annotation to the
+// event of a request to a deprecated version (a built-in prerelease
+// version past its deprecation, with k8s.io/removed-release when it has
+// one, or a CRD version marked deprecated).
+func auditDeprecation(r *http.Request, res *registry.Resource) {
+	switch {
+	case res.CRD != "":
+		if len(res.Warnings) > 0 { // only a deprecated version's
+			audit.AddAuditAnnotation(r.Context(), "k8s.io/deprecated", "true")
+		}
+	case res.Typed != nil:
+		obj := res.Typed()
+		obj.GetObjectKind().SetGroupVersionKind(res.GVK)
+		if !deprecation.IsDeprecated(obj, emulatedMajor, emulatedMinor) {
+			return
+		}
+		audit.AddAuditAnnotation(r.Context(), "k8s.io/deprecated", "true")
+		if removed := deprecation.RemovedRelease(obj); removed != "" {
+			audit.AddAuditAnnotation(r.Context(), "k8s.io/removed-release", removed)
+		}
+	}
+}
+
+// emulatedMajor and emulatedMinor are the release fakeplane answers as.
+const emulatedMajor, emulatedMinor = 1, 37

@@ -12,6 +12,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
@@ -109,6 +110,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 	// The deprecation warning comes from the route's handler: after the
 	// route is matched, before it negotiates.
 	addWarnings(w, res.Warnings)
+	if audit.AuditContextFrom(r.Context()) != nil {
+		// As upstream's route instrumentation, once the handler is done.
+		defer auditDeprecation(r, res)
+	}
 	// Upstream's storage converts to a Table for a resource (ComponentStatus
 	// too, not the reviews), its status and its scale.
 	tableOK := (!res.Virtual || res.GR.Resource == "componentstatuses") &&
