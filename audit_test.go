@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,8 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/goleak"
 
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,6 +31,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -570,6 +574,76 @@ func TestAuditStopLeavesNoGoroutineAndClosesTheLog(t *testing.T) {
 			if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == logPath {
 				t.Errorf("the audit log is still open (fd %s)", fd.Name())
 			}
+		}
+	}
+}
+
+func TestAuditRecordsAdmissionWebhooksAnnotations(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	cp := fakeplane.Start(t, fakeplane.WithAudit(fakeplane.AuditOptions{
+		PolicyFile: writeAuditPolicy(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  omitStages: [RequestReceived]\n"),
+		Log:        fakeplane.AuditLogOptions{Path: logPath},
+	}))
+	admin := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	hook := serveWebhook(t, func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		return &admissionv1.AdmissionResponse{Allowed: true, AuditAnnotations: map[string]string{"checked": "yes"}}
+	})
+	reviewed := func() error {
+		n := len(hook.Reviews())
+		if _, err := admin.CoreV1().Pods("default").Create(context.Background(), testPod("probe", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+			return err
+		}
+		if len(hook.Reviews()) == n {
+			return errors.New("not reviewed yet")
+		}
+		return nil
+	}
+	createMutatingWebhook(t, admin, &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "audit-mutate"},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name: "audit-mutate.example.com", ClientConfig: urlWebhookConfig(hook, "/"),
+			Rules:       []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
+			SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone), AdmissionReviewVersions: []string{"v1"},
+		}},
+	}, reviewed)
+	createValidatingWebhook(t, admin, &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "audit-validate"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name: "audit-validate.example.com", ClientConfig: urlWebhookConfig(hook, "/"),
+			Rules:       []admissionregistrationv1.RuleWithOperations{podRule(admissionregistrationv1.Create)},
+			SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone), AdmissionReviewVersions: []string{"v1"},
+		}},
+	}, func() error {
+		// Both configurations review: two more reviews a create.
+		n := len(hook.Reviews())
+		if err := reviewed(); err != nil {
+			return err
+		}
+		if len(hook.Reviews()) < n+2 {
+			return errors.New("the validating webhook is not in force yet")
+		}
+		return nil
+	})
+	c := kubernetes.NewForConfigOrDie(withAuditID(cp.RESTConfig(), "admission-create"))
+	if _, err := c.CoreV1().Pods("default").Create(context.Background(), testPod("audited", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]string
+	for _, ev := range readAuditLog(t, logPath) {
+		if ev.AuditID == "admission-create" {
+			got = ev.Annotations
+		}
+	}
+	for k, v := range map[string]string{
+		"audit-mutate.example.com/checked":                  "yes",
+		"audit-validate.example.com/checked":                "yes",
+		"mutation.webhook.admission.k8s.io/round_0_index_0": `{"configuration":"audit-mutate","webhook":"audit-mutate.example.com","mutated":false}`,
+	} {
+		if got[k] != v {
+			t.Errorf("annotation %s = %q, want %q (all: %v)", k, got[k], v, got)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 )
 
@@ -63,6 +64,21 @@ func (s *Registry) admissionOf() Admission {
 		return nil
 	}
 	return h.a
+}
+
+// admissionFor is admissionOf for request c: when c is audited, the
+// annotations the plugins add to its attributes (webhooks' and policies')
+// are recorded in its audit event after each call, as upstream's
+// admission.WithAudit records them.
+func (s *Registry) admissionFor(c *Request) Admission {
+	a := s.admissionOf()
+	if ctx := c.Context(); a == nil || ctx == nil || audit.AuditContextFrom(ctx) == nil {
+		return a
+	}
+	if w, ok := admission.WithAudit(a).(Admission); ok {
+		return w
+	}
+	return a
 }
 
 // admissionTarget is what an admission call sees of a write: the object
@@ -169,7 +185,7 @@ func operationOptions(c *Request, op admission.Operation, dry bool, del *metav1.
 // a create). What they change is in o afterwards; a custom resource is
 // pruned and defaulted again, as upstream does after a mutating webhook.
 func (s *Registry) admitMutating(c *Request, op admission.Operation, o, old *Object, dry bool) error {
-	a := s.admissionOf()
+	a := s.admissionFor(c)
 	if a == nil || !a.Handles(op) || c.unadmitted() {
 		return nil
 	}
@@ -207,7 +223,7 @@ func (s *Registry) admitMutating(c *Request, op admission.Operation, o, old *Obj
 // admitValidating runs the validating plugins on a write of o (nil on a
 // delete) over old (nil on a create).
 func (s *Registry) admitValidating(c *Request, op admission.Operation, o, old *Object, dry bool, del *metav1.DeleteOptions) error {
-	a := s.admissionOf()
+	a := s.admissionFor(c)
 	if a == nil || !a.Handles(op) || c.unadmitted() {
 		return nil
 	}
@@ -235,7 +251,7 @@ func (s *Registry) admitDelete(c *Request, old *Object, opts *metav1.DeleteOptio
 			return err
 		}
 	}
-	a := s.admissionOf()
+	a := s.admissionFor(c)
 	if a == nil || !a.Handles(admission.Delete) {
 		return nil
 	}
@@ -313,7 +329,7 @@ func (s *Registry) admitSubresource(c *Request, op admission.Operation, obj runt
 			return err
 		}
 	}
-	a := s.admissionOf()
+	a := s.admissionFor(c)
 	if a == nil {
 		return nil
 	}
