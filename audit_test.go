@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	pluginbuffered "k8s.io/apiserver/plugin/pkg/audit/buffered"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -142,6 +143,9 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 		response      bool
 		impersonated  string
 		annotations   map[string]string
+		// status is responseStatus.status; requestContains is in the
+		// requestObject.
+		status, requestContains string
 	}
 	tests := []struct {
 		name string
@@ -169,6 +173,29 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 		want: want{stages: []auditv1.Stage{auditv1.StageRequestReceived, auditv1.StageResponseComplete}, level: auditv1.LevelRequestResponse,
 			verb: "patch", user: fakeplane.AdminUser, code: 200, decision: "allow", requestObject: true, response: true,
 			objectRef: &auditv1.ObjectReference{Resource: "configmaps", Namespace: "default", Name: "cm1", APIVersion: "v1"}},
+	}, {
+		name: "server-side apply records the applied configuration as JSON",
+		do: func(t *testing.T, id string) {
+			cm := corev1ac.ConfigMap("cm2", "default").WithData(map[string]string{"a": "b"})
+			if _, err := client(t, cp.RESTConfig(), id).CoreV1().ConfigMaps("default").Apply(ctx, cm, metav1.ApplyOptions{FieldManager: "test"}); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want: want{stages: []auditv1.Stage{auditv1.StageRequestReceived, auditv1.StageResponseComplete}, level: auditv1.LevelRequestResponse,
+			verb: "patch", user: fakeplane.AdminUser, code: 201, decision: "allow", requestObject: true, response: true,
+			requestContains: `"data":{"a":"b"}`,
+			objectRef:       &auditv1.ObjectReference{Resource: "configmaps", Namespace: "default", Name: "cm2", APIVersion: "v1"}},
+	}, {
+		name: "delete records its options and the Status it answers",
+		do: func(t *testing.T, id string) {
+			if err := client(t, cp.RESTConfig(), id).CoreV1().ConfigMaps("default").Delete(ctx, "cm2", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want: want{stages: []auditv1.Stage{auditv1.StageRequestReceived, auditv1.StageResponseComplete}, level: auditv1.LevelRequestResponse,
+			verb: "delete", user: fakeplane.AdminUser, code: 200, status: metav1.StatusSuccess, decision: "allow", requestObject: true, response: true,
+			requestContains: `"kind":"DeleteOptions"`,
+			objectRef:       &auditv1.ObjectReference{Resource: "configmaps", Namespace: "default", Name: "cm2", APIVersion: "v1"}},
 	}, {
 		name: "get at Metadata omits RequestReceived and the objects",
 		do: func(t *testing.T, id string) {
@@ -316,8 +343,11 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 				if (ev.RequestObject != nil) != tc.want.requestObject {
 					t.Errorf("%s: requestObject %v", ev.Stage, ev.RequestObject)
 				}
-				if ev.ResponseStatus == nil || ev.ResponseStatus.Code != tc.want.code {
-					t.Errorf("%s: responseStatus %+v, want code %d", ev.Stage, ev.ResponseStatus, tc.want.code)
+				if ev.ResponseStatus == nil || ev.ResponseStatus.Code != tc.want.code || (tc.want.status != "" && ev.ResponseStatus.Status != tc.want.status) {
+					t.Errorf("%s: responseStatus %+v, want code %d, status %q", ev.Stage, ev.ResponseStatus, tc.want.code, tc.want.status)
+				}
+				if ev.RequestObject != nil && !strings.Contains(string(ev.RequestObject.Raw), tc.want.requestContains) {
+					t.Errorf("%s: requestObject %s lacks %s", ev.Stage, ev.RequestObject.Raw, tc.want.requestContains)
 				}
 				if (ev.ResponseObject != nil) != (tc.want.response && ev.Stage == auditv1.StageResponseComplete) {
 					t.Errorf("%s: responseObject %v", ev.Stage, ev.ResponseObject)
