@@ -47,6 +47,9 @@ rules:
 - level: None
   resources: [{group: "", resources: ["endpoints"]}]
 - level: RequestResponse
+  omitStages: ["RequestReceived"]
+  nonResourceURLs: ["/apis/apps"]
+- level: RequestResponse
   omitManagedFields: true
   verbs: ["create", "update", "patch", "delete"]
   resources: [{group: "", resources: ["configmaps"]}]
@@ -145,7 +148,7 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 		annotations   map[string]string
 		// status is responseStatus.status; requestContains is in the
 		// requestObject.
-		status, requestContains string
+		status, requestContains, responseContains string
 	}
 	tests := []struct {
 		name string
@@ -274,6 +277,15 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 			user: fakeplane.AdminUser, code: 200, decision: "allow", annotations: map[string]string{"k8s.io/deprecated": "true"},
 			objectRef: &auditv1.ObjectReference{Resource: "componentstatuses", APIVersion: "v1"}},
 	}, {
+		name: "a discovery document is a response object",
+		do: func(t *testing.T, id string) {
+			if err := client(t, cp.RESTConfig(), id).Discovery().RESTClient().Get().AbsPath("/apis/apps").Do(ctx).Error(); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want: want{stages: []auditv1.Stage{auditv1.StageResponseComplete}, level: auditv1.LevelRequestResponse, verb: "get",
+			user: fakeplane.AdminUser, code: 200, decision: "allow", response: true, responseContains: `"kind":"APIGroup"`},
+	}, {
 		name: "None rule audits nothing",
 		do: func(t *testing.T, id string) {
 			if _, err := client(t, cp.RESTConfig(), id).CoreV1().Endpoints("default").List(ctx, metav1.ListOptions{}); err != nil {
@@ -320,12 +332,16 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 					// Before the request is authorized and its body read:
 					// no decision, no request object, the objectRef of its
 					// path (a create's has no name yet).
-					if len(ev.Annotations) > 0 || ev.RequestObject != nil || ev.ObjectRef == nil || ev.ObjectRef.Resource != tc.want.objectRef.Resource {
+					if len(ev.Annotations) > 0 || ev.RequestObject != nil || (tc.want.objectRef != nil && (ev.ObjectRef == nil || ev.ObjectRef.Resource != tc.want.objectRef.Resource)) {
 						t.Errorf("%s: annotations %v requestObject %v objectRef %+v", ev.Stage, ev.Annotations, ev.RequestObject, ev.ObjectRef)
 					}
 					continue
 				}
-				if ref := ev.ObjectRef; ref == nil || ref.Resource != tc.want.objectRef.Resource || ref.Namespace != tc.want.objectRef.Namespace ||
+				if tc.want.objectRef == nil {
+					if ev.ObjectRef != nil {
+						t.Errorf("%s: objectRef %+v of a non-resource request", ev.Stage, ev.ObjectRef)
+					}
+				} else if ref := ev.ObjectRef; ref == nil || ref.Resource != tc.want.objectRef.Resource || ref.Namespace != tc.want.objectRef.Namespace ||
 					ref.Name != tc.want.objectRef.Name || ref.APIVersion != tc.want.objectRef.APIVersion || ref.APIGroup != tc.want.objectRef.APIGroup {
 					t.Errorf("%s: objectRef %+v, want %+v", ev.Stage, ref, tc.want.objectRef)
 				}
@@ -345,6 +361,9 @@ func TestAuditLogRecordsRequestsByPolicy(t *testing.T) {
 				}
 				if ev.ResponseStatus == nil || ev.ResponseStatus.Code != tc.want.code || (tc.want.status != "" && ev.ResponseStatus.Status != tc.want.status) {
 					t.Errorf("%s: responseStatus %+v, want code %d, status %q", ev.Stage, ev.ResponseStatus, tc.want.code, tc.want.status)
+				}
+				if ev.ResponseObject != nil && !strings.Contains(string(ev.ResponseObject.Raw), tc.want.responseContains) {
+					t.Errorf("%s: responseObject %s lacks %s", ev.Stage, ev.ResponseObject.Raw, tc.want.responseContains)
 				}
 				if ev.RequestObject != nil && !strings.Contains(string(ev.RequestObject.Raw), tc.want.requestContains) {
 					t.Errorf("%s: requestObject %s lacks %s", ev.Stage, ev.RequestObject.Raw, tc.want.requestContains)
