@@ -696,3 +696,19 @@ func TestAuditRecordsAdmissionWebhooksAnnotations(t *testing.T) {
 		}
 	}
 }
+
+func TestAuditWithoutPolicyRecordsNothing(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "logs", "audit.log")
+	cp := fakeplane.Start(t, fakeplane.WithAudit(fakeplane.AuditOptions{Log: fakeplane.AuditLogOptions{Path: logPath}}))
+	if _, err := kubernetes.NewForConfigOrDie(cp.RESTConfig()).CoreV1().Namespaces().Get(context.Background(), "default", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	// As kube-apiserver: the file is made, and nothing written to it.
+	fi, err := os.Stat(logPath)
+	if err != nil || fi.Size() != 0 || fi.Mode().Perm() != 0o600 {
+		t.Errorf("audit log without a policy: %v %v", fi, err)
+	}
+}
