@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 	"go.uber.org/goleak"
+	"golang.org/x/net/websocket"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -710,5 +712,44 @@ func TestAuditWithoutPolicyRecordsNothing(t *testing.T) {
 	fi, err := os.Stat(logPath)
 	if err != nil || fi.Size() != 0 || fi.Mode().Perm() != 0o600 {
 		t.Errorf("audit log without a policy: %v %v", fi, err)
+	}
+}
+
+func TestAuditWebSocketWatchIsRecordedAsSwitchingProtocols(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	cp := fakeplane.Start(t, fakeplane.WithAudit(fakeplane.AuditOptions{
+		PolicyFile: writeAuditPolicy(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  omitStages: [RequestReceived]\n"),
+		Log:        fakeplane.AuditLogOptions{Path: logPath},
+	}))
+	tlsCfg, err := rest.TLSConfigFor(cp.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsCfg.NextProtos = []string{"http/1.1"}
+	cfg, err := websocket.NewConfig(strings.Replace(cp.URL(), "https://", "wss://", 1)+"/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1", "http://localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TlsConfig = tlsCfg
+	cfg.Header.Set("Audit-ID", "websocket-watch")
+	ws, err := websocket.DialConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for websocket.Message.Receive(ws, &msg) == nil {
+	}
+	ws.Close()
+	if err := cp.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range readAuditLog(t, logPath) {
+		if ev.AuditID == "websocket-watch" && ev.ResponseStatus != nil {
+			got = append(got, string(ev.Stage)+" "+strconv.Itoa(int(ev.ResponseStatus.Code)))
+		}
+	}
+	if want := []string{"ResponseStarted 101", "ResponseComplete 101"}; !slices.Equal(got, want) {
+		t.Errorf("events %v, want %v", got, want)
 	}
 }
