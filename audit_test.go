@@ -753,3 +753,50 @@ func TestAuditWebSocketWatchIsRecordedAsSwitchingProtocols(t *testing.T) {
 		t.Errorf("events %v, want %v", got, want)
 	}
 }
+
+func TestAuditIDReachesTheExtensionServer(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		audited bool
+		// clientID is the Audit-ID the client sends ("" for none).
+		clientID string
+	}{
+		{"without auditing", false, ""},
+		{"without auditing, the client's", false, "client-id"},
+		{"with auditing", true, ""},
+		{"with auditing, the client's", true, "client-id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []fakeplane.Option
+			if tc.audited {
+				opts = append(opts, fakeplane.WithAudit(fakeplane.AuditOptions{
+					PolicyFile: writeAuditPolicy(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"),
+					Log:        fakeplane.AuditLogOptions{Path: filepath.Join(t.TempDir(), "audit.log")},
+				}))
+			}
+			cp, ext := startWardle(t, opts...)
+			hc, err := rest.HTTPClientFor(cp.RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, err := http.NewRequest(http.MethodGet, cp.URL()+"/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.clientID != "" {
+				req.Header.Set("Audit-ID", tc.clientID)
+			}
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			// As kube-apiserver's proxy: the extension server is given the
+			// request's audit ID, the one the answer names.
+			id := resp.Header.Get("Audit-Id")
+			if got := ext.LastHeaders().Get("Audit-Id"); resp.StatusCode != http.StatusOK || id == "" || got != id || (tc.clientID != "" && id != tc.clientID) {
+				t.Errorf("%d with Audit-Id %q; the extension server was given %q", resp.StatusCode, id, got)
+			}
+		})
+	}
+}
