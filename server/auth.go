@@ -191,7 +191,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	// Where kube-apiserver's priority and fairness filter classifies.
 	h = s.withFlowSchemaHeaders(h)
 	h = impersonation.WithConstrainedImpersonation(h, s.auth.authz, codecs) // v1.37: ConstrainedImpersonation is on by default (beta)
-	// Each filter below is the request itself when nothing is audited.
+	// When nothing is audited, each audit filter is the handler it wraps.
 	policy, sink := s.cfg.Audit.Policy, s.cfg.Audit.Sink
 	if !s.cfg.Audit.enabled() {
 		policy, sink = nil, nil
