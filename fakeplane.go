@@ -101,6 +101,8 @@ type ControlPlane struct {
 	proxy *aggregator.Proxy
 	// egress holds the egress selections' dialers (egress.go).
 	egress egress
+	// audit is the audit policy and backends, nil when nothing is audited.
+	audit *auditing
 	// authWebhookConns are the connections of the authentication and
 	// authorization webhooks when no "controlplane" egress selection
 	// carries them, closed at Stop.
@@ -150,6 +152,11 @@ func New(opts ...Option) (*ControlPlane, error) {
 	}
 	if err := o.controllers.Validate(); err != nil {
 		return nil, fmt.Errorf("fakeplane: controllers: %w", err)
+	}
+	if o.audit != nil {
+		if err := o.audit.withDefaults().validate(); err != nil {
+			return nil, fmt.Errorf("fakeplane: %w", err)
+		}
 	}
 	cp := &ControlPlane{opts: o, serviceRange: registry.DefaultServiceClusterIPRange}
 	if o.serviceRange != "" {
@@ -399,7 +406,13 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 		cp.admissionConfig = *ac
 	}
+	if a := cp.opts.audit; a != nil {
+		if cp.audit, err = cp.newAuditing(*a); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+	}
 	cp.srv, err = server.New(server.Config{
+		Audit:                  cp.audit.serverConfig(),
 		PodSecurity:            cp.admissionConfig.PodSecurity,
 		Kubelet:                kubeletClient,
 		ProxyClientCertificate: proxyCert,
@@ -1274,6 +1287,12 @@ func (cp *ControlPlane) stopLocked() error {
 	if cp.proxy != nil {
 		cp.proxy.Close()
 	}
+	// No request is served any more: the audit backends write what they
+	// hold, and the log file closes.
+	if err := cp.audit.close(); err != nil {
+		errs = append(errs, err)
+	}
+	cp.audit = nil
 	cp.egress.close()
 	if cp.authWebhookConns != nil {
 		cp.authWebhookConns.closeAll()

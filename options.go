@@ -71,8 +71,10 @@ type options struct {
 	enablePlugins, disablePlugins, onlyPlugins []string
 	// tolerationSeconds is WithDefaultTolerationSeconds'.
 	tolerationSeconds *registry.TolerationSeconds
-	requestHeader     *RequestHeader
-	proxyClient       *proxyClientFiles
+	// audit is WithAudit's.
+	audit         *AuditOptions
+	requestHeader *RequestHeader
+	proxyClient   *proxyClientFiles
 	// authTrustResync, when set, replaces the one-minute period of the
 	// extension-apiserver-authentication controller (tests).
 	authTrustResync time.Duration

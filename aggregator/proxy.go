@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/proxy"
+	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 	apiserverproxy "k8s.io/apiserver/pkg/util/proxy"
@@ -287,6 +288,14 @@ func (b *backend) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	location := &url.URL{Scheme: "https", Host: rloc.Host, Path: req.URL.Path, RawQuery: req.URL.Query().Encode()}
 	newReq, cancel := apiserverproxy.NewRequestForProxy(location, req)
 	defer cancel()
+	if _, audited := audit.AuditIDFrom(req.Context()); !audited {
+		// kube-apiserver always has an audit ID, which the request carries
+		// to the extension server; unaudited, the control plane's is the
+		// answer's Audit-Id.
+		if id := w.Header().Get("Audit-Id"); id != "" {
+			newReq.Header.Set("Audit-ID", id)
+		}
+	}
 	// The headers go on the request itself for upgrades too: an upgrade
 	// dials directly and does not pass a round tripper. RemoteRequestHeaderUID
 	// is on by default in v1.37, so the UID goes along.

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 )
 
@@ -64,6 +65,21 @@ func (s *Registry) admissionOf() Admission {
 		return nil
 	}
 	return h.a
+}
+
+// admissionFor is admissionOf for request c: when c is audited, the
+// annotations the plugins add to its attributes (webhooks' and policies')
+// are recorded in its audit event after each call, as upstream's
+// admission.WithAudit records them.
+func (s *Registry) admissionFor(c *Request) Admission {
+	a := s.admissionOf()
+	if ctx := c.Context(); a == nil || ctx == nil || audit.AuditContextFrom(ctx) == nil {
+		return a
+	}
+	if w, ok := admission.WithAudit(a).(Admission); ok {
+		return w
+	}
+	return a
 }
 
 // admissionTarget is what an admission call sees of a write: the object
@@ -196,7 +212,7 @@ func (s *Registry) denyAll(c *Request, attrs func() (admission.Attributes, error
 // admitMutatingChain is admitMutating's call of the admission chain
 // (policies and webhooks).
 func (s *Registry) admitMutatingChain(c *Request, op admission.Operation, o, old *Object, dry bool) error {
-	a := s.admissionOf()
+	a := s.admissionFor(c)
 	if a == nil || !a.Handles(op) || c.unadmitted() {
 		return nil
 	}
@@ -234,7 +250,7 @@ func (s *Registry) admitMutatingChain(c *Request, op admission.Operation, o, old
 // admitValidating runs the validating plugins on a write of o (nil on a
 // delete) over old (nil on a create).
 func (s *Registry) admitValidating(c *Request, op admission.Operation, o, old *Object, dry bool, del *metav1.DeleteOptions) error {
-	a := s.admissionOf()
+	a := s.admissionFor(c)
 	if a == nil || !a.Handles(op) || c.unadmitted() {
 		return nil
 	}
@@ -262,7 +278,7 @@ func (s *Registry) admitDelete(c *Request, old *Object, opts *metav1.DeleteOptio
 			return err
 		}
 	}
-	a := s.admissionOf()
+	a := s.admissionFor(c)
 	if a == nil || !a.Handles(admission.Delete) {
 		a = nil
 		if !s.plugins.Enabled("AlwaysDeny") {
@@ -351,7 +367,7 @@ func (s *Registry) admitSubresource(c *Request, op admission.Operation, obj runt
 			return err
 		}
 	}
-	a := s.admissionOf()
+	a := s.admissionFor(c)
 	if a != nil {
 		if err := a.Admit(c.Context(), attrs, admissionObjects{s: s, res: c.Res, kind: kind}); err != nil {
 			return admissionErr(err)

@@ -191,9 +191,16 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	// Where kube-apiserver's priority and fairness filter classifies.
 	h = s.withFlowSchemaHeaders(h)
 	h = impersonation.WithConstrainedImpersonation(h, s.auth.authz, codecs) // v1.37: ConstrainedImpersonation is on by default (beta)
-	unauthorized := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// When nothing is audited, each audit filter is the handler it wraps.
+	policy, sink := s.cfg.Audit.Policy, s.cfg.Audit.Sink
+	if !s.cfg.Audit.enabled() {
+		policy, sink = nil, nil
+	}
+	h = filters.WithAudit(h, sink, policy, longRunning)
+	var unauthorized http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apierrors.NewUnauthorized("Unauthorized"))
 	})
+	unauthorized = filters.WithFailedAuthenticationAudit(unauthorized, sink, policy)
 	h = filters.WithAuthentication(h, s.auth.authn, unauthorized, s.auth.audience, nil)
 	// Admission webhooks and policies, and the service-account token
 	// authenticator (a legacy token auto-generated for its ServiceAccount),
@@ -202,10 +209,16 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	h = s.withMetrics(h)
 	// The timeout filter serves in a goroutine that may outlive its answer:
 	// Drain (and so Stop) waits for it too.
-	h = withRequestTimeout(s.counted(h), s.cfg.Limits.RequestTimeout, codecs)
+	h = withRequestTimeout(s.counted(h), s.cfg.Limits.RequestTimeout, codecs, sink, policy)
 	// Every answer says not to cache it, unless its handler says otherwise.
 	h = filters.WithCacheControl(h)
 	h = filters.WithRequestInfo(h, s.infos)
+	if s.cfg.Audit.enabled() {
+		// Outermost, as in kube-apiserver's chain: the time an event says
+		// the request came, and its audit context and Audit-ID.
+		h = filters.WithRequestReceivedTimestamp(h)
+		h = filters.WithAuditInit(h)
+	}
 	return h, nil
 }
 

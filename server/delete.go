@@ -47,6 +47,14 @@ func deleteOptions(c *call) (*metav1.DeleteOptions, error) {
 		if err := json.Unmarshal(data, opts); err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
+		if auditWantsRequest(c.r) {
+			// As upstream: the options decoded from the body, in its version.
+			logged := *opts
+			logged.TypeMeta = metav1.TypeMeta{Kind: "DeleteOptions", APIVersion: gvk.GroupVersion().String()}
+			if b, err := json.Marshal(&logged); err == nil {
+				auditRequestJSON(c.r, b)
+			}
+		}
 	} else if err := metainternalversionscheme.ParameterCodec.DecodeParameters(c.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}

@@ -75,8 +75,14 @@ func writeDiscoveryDoc(w http.ResponseWriter, r *http.Request, restful bool, doc
 	if media.kind == mediaProtobuf {
 		apiVersion, kind := doc.GetObjectKind().GroupVersionKind().ToAPIVersionAndKind()
 		b, err = protobufDoc(apiVersion, kind, doc)
+		if err == nil && auditWantsResponse(r) {
+			if j, err := json.Marshal(doc); err == nil {
+				auditResponseJSON(r, j)
+			}
+		}
 	} else {
 		b, err = json.Marshal(doc)
+		auditResponseJSON(r, b)
 	}
 	if err != nil {
 		writeError(w, r, err)
@@ -312,6 +318,10 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, core bo
 	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
 		return
+	}
+	// As upstream's handler, once the ETag did not match.
+	if auditWantsResponse(r) {
+		auditResponseJSON(r, withAggregatedTypeMeta(hashed))
 	}
 	if media == mediaProtobuf {
 		raw, err := protobufDoc("apidiscovery.k8s.io/v2", "APIGroupDiscoveryList", list)

@@ -67,6 +67,8 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		mt = m
 	}
+	// As upstream's ErrorNegotiated, once an encoding is negotiated.
+	auditResponseStatus(r, &st)
 	if mt == mediaProtobuf {
 		b, err := statusProtobuf(&st)
 		if err != nil {

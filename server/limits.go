@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/filters"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -44,12 +45,15 @@ var longRunning = genericfilters.BasicLongRunningRequestCheck(sets.NewString("wa
 // withRequestTimeout is kube-apiserver's pair of filters: a deadline on
 // the request's context (the client's timeout, at most the server's) and
 // a 504 once it passes.
-func withRequestTimeout(h http.Handler, timeout time.Duration, codecs runtime.NegotiatedSerializer) http.Handler {
+//
+// A request refused for its timeout is audited by sink and policy (none
+// when nil), as kube-apiserver audits it.
+func withRequestTimeout(h http.Handler, timeout time.Duration, codecs runtime.NegotiatedSerializer, sink audit.Sink, policy audit.PolicyRuleEvaluator) http.Handler {
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
 	h = genericfilters.WithTimeoutForNonLongRunningRequests(withGrownStack(h), longRunning)
-	return filters.WithRequestDeadline(h, nil, nil, longRunning, codecs, timeout)
+	return filters.WithRequestDeadline(h, sink, policy, longRunning, codecs, timeout)
 }
 
 // withMaxInFlight is kube-apiserver's max-in-flight limit (its

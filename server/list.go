@@ -28,7 +28,8 @@ func (s *Server) list(c *call) error {
 	if err != nil {
 		return err
 	}
-	if c.media.as == "" {
+	// A list whose answer is audited is made whole, to be recorded.
+	if c.media.as == "" && !auditWantsResponse(c.r) {
 		if c.media.kind == mediaProtobuf {
 			return s.writeProtobufListVisit(c, opts)
 		}
@@ -66,6 +67,11 @@ func (s *Server) writeListed(c *call, lm metav1.ListMeta, stored []store.Object,
 			}
 			msgs[i] = msg
 		}
+		if auditWantsResponse(c.r) {
+			var buf bytes.Buffer
+			writeListJSON(&buf, c.Res.APIVersion(), c.Res.ListKind, lm, items, true)
+			auditResponseJSON(c.r, buf.Bytes())
+		}
 		b, err := registry.AppendProtobufListEnvelope(nil, c.Res.APIVersion(), c.Res.ListKind, &lm, msgs)
 		if err != nil {
 			return apierrors.NewInternalError(err)
@@ -91,6 +97,7 @@ func (s *Server) writeListed(c *call, lm metav1.ListMeta, stored []store.Object,
 	if kind != mediaYAML {
 		kind = mediaJSON
 	}
+	auditResponseJSON(c.r, body)
 	writeBytes(c.w, c.r, http.StatusOK, kind, body)
 	return nil
 }

@@ -109,6 +109,11 @@ func writePartial(c *call, code int, data []byte) error {
 		return c.errPartialNotAList()
 	}
 	if c.media.kind == mediaProtobuf {
+		if auditWantsResponse(c.r) {
+			if j, err := partialJSON(c.media.version, data, c.Res.Typed == nil); err == nil {
+				auditResponseJSON(c.r, j)
+			}
+		}
 		b, err := partialProtobuf(c.media.version, data)
 		if err != nil {
 			return apierrors.NewInternalError(err)
@@ -120,6 +125,7 @@ func writePartial(c *call, code int, data []byte) error {
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
+	auditResponseJSON(c.r, b)
 	writeBytes(c.w, c.r, code, c.media.kind, b)
 	return nil
 }
@@ -140,6 +146,12 @@ func writePartialList(c *call, lm metav1.ListMeta, items [][]byte) error {
 			p.TypeMeta = metav1.TypeMeta{APIVersion: apiVersion, Kind: asPartial}
 			list.Items[i] = p
 		}
+		if auditWantsResponse(c.r) {
+			list.TypeMeta = metav1.TypeMeta{APIVersion: apiVersion, Kind: asPartialList}
+			if j, err := json.Marshal(list); err == nil {
+				auditResponseJSON(c.r, j)
+			}
+		}
 		b, err := protobufDoc(apiVersion, asPartialList, list)
 		if err != nil {
 			return apierrors.NewInternalError(err)
@@ -157,6 +169,7 @@ func writePartialList(c *call, lm metav1.ListMeta, items [][]byte) error {
 	}
 	var buf bytes.Buffer
 	writeListJSON(&buf, apiVersion, asPartialList, lm, partial, false)
+	auditResponseJSON(c.r, buf.Bytes())
 	writeBytes(c.w, c.r, http.StatusOK, c.media.kind, buf.Bytes())
 	return nil
 }

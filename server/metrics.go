@@ -178,6 +178,16 @@ func (w *statusRecorder) Flush() {
 	}
 }
 
+// CloseNotify implements http.CloseNotifier: upstream's filters inside
+// (the audit filter's response writer) keep Flush only for a writer that
+// has both, as net/http's have.
+func (w *statusRecorder) CloseNotify() <-chan bool {
+	if cn, ok := w.ResponseWriter.(http.CloseNotifier); ok { //nolint:staticcheck // upstream's filters require it
+		return cn.CloseNotify()
+	}
+	return nil
+}
+
 // Hijack implements http.Hijacker.
 func (w *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return http.NewResponseController(w.ResponseWriter).Hijack()

@@ -78,12 +78,14 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 		return err
 	}
 	if pt == types.ApplyYAMLPatchType {
+		auditRequestYAML(c.r, body)
 		return s.apply(c, statusOnly, body, wo)
 	}
 	// Upstream refuses a body that is not JSON before it reads the object.
 	if !json.Valid(body) {
 		return apierrors.NewBadRequest("invalid JSON patch")
 	}
+	auditRequestJSON(c.r, body)
 	dry := wo.dryRun
 	var (
 		jp          jsonpatch.Patch

@@ -144,7 +144,11 @@ func (c *call) decodeBodyAs(res *registry.Resource, directive string, raw []byte
 		if err != nil {
 			return nil, err
 		}
-		return res.DecodeObjectValidatingAfter(data, raw, directive, bodyErrs)
+		o, err := res.DecodeObjectValidatingAfter(data, raw, directive, bodyErrs)
+		if err == nil {
+			auditRequestObject(c, res, o.Obj)
+		}
+		return o, err
 	}
 	obj, gvk, err := registry.ProtobufSerializer().Decode(raw, nil, res.Typed())
 	if err != nil {
@@ -162,5 +166,6 @@ func (c *call) decodeBodyAs(res *registry.Resource, directive string, raw []byte
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
+	auditRequestObject(c, res, obj)
 	return &registry.Object{Obj: obj, Meta: acc}, nil
 }

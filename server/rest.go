@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
@@ -108,6 +110,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *api
 	// The deprecation warning comes from the route's handler: after the
 	// route is matched, before it negotiates.
 	addWarnings(w, res.Warnings)
+	if audit.AuditContextFrom(r.Context()) != nil {
+		// As upstream's route instrumentation, once the handler is done.
+		defer auditDeprecation(r, res)
+	}
 	// Upstream's storage converts to a Table for a resource (ComponentStatus
 	// too, not the reviews), its status and its scale.
 	tableOK := (!res.Virtual || res.GR.Resource == "componentstatuses") &&
@@ -207,6 +213,7 @@ func (s *Server) writeObject(c *call, code int, data []byte) error {
 		}
 		return writeEncoded(c, code, t)
 	}
+	auditResponseJSON(c.r, data)
 	if c.media.kind == mediaProtobuf {
 		return s.writeProtobufObject(c, code, data)
 	}
@@ -218,6 +225,13 @@ func (s *Server) writeObject(c *call, code int, data []byte) error {
 // Status in protobuf when protobuf was negotiated (as kube-apiserver
 // answers a delete or an eviction), anything else in JSON or YAML.
 func writeEncoded(c *call, code int, v any) error {
+	if st, ok := v.(*metav1.Status); ok {
+		auditResponseStatus(c.r, st)
+	} else if auditWantsResponse(c.r) {
+		if b, err := json.Marshal(v); err == nil {
+			auditResponseJSON(c.r, b)
+		}
+	}
 	if st, ok := v.(*metav1.Status); ok && c.media.kind == mediaProtobuf && c.media.as == "" {
 		if b, err := statusProtobuf(st); err == nil {
 			writeBytes(c.w, c.r, code, mediaProtobuf, b)

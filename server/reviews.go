@@ -477,6 +477,11 @@ func (s *Server) serveComponentStatuses(c *call) error {
 		case c.media.as == asPartial || c.media.as == asPartialList:
 			return writePartialList(c, metav1.ListMeta{}, raw)
 		case c.media.kind == mediaProtobuf:
+			if auditWantsResponse(c.r) {
+				if j, err := json.Marshal(&list); err == nil {
+					auditResponseJSON(c.r, j)
+				}
+			}
 			b, err := protobufDoc("v1", "ComponentStatusList", &list)
 			if err != nil {
 				return apierrors.NewInternalError(err)

@@ -87,6 +87,8 @@ type Config struct {
 	// Flags are the command-line flags /flagz lists, by name (the
 	// fakeplane command's); none when nil.
 	Flags map[string]string
+	// Audit configures auditing; the zero value audits nothing.
+	Audit AuditConfig
 }
 
 // Server serves the Kubernetes API from a store.
@@ -250,7 +252,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "This request caused apiserver to panic. Look in the logs for details.", http.StatusInternalServerError)
 		}
 	}()
-	w.Header().Set("Audit-Id", string(uuid.NewUUID()))
+	if !s.cfg.Audit.enabled() {
+		// As upstream's WithAuditInit, which the chain starts with when
+		// requests are audited: the client's Audit-ID, else a new one.
+		id := r.Header.Get("Audit-Id")
+		if id == "" {
+			id = string(uuid.NewUUID())
+		}
+		w.Header().Set("Audit-Id", id)
+	}
 	s.handler.ServeHTTP(w, r.WithContext(klog.NewContext(r.Context(), s.logr)))
 }
 

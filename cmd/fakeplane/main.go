@@ -24,6 +24,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	pluginbuffered "k8s.io/apiserver/plugin/pkg/audit/buffered"
+	plugintruncate "k8s.io/apiserver/plugin/pkg/audit/truncate"
 
 	"github.com/fakeplane/fakeplane"
 	"github.com/fakeplane/fakeplane/auth"
@@ -180,6 +182,7 @@ func run(args []string) error {
 	kubeletKey := fs.String("kubelet-client-key", "", "private key of --kubelet-client-certificate")
 	kubeletCA := fs.String("kubelet-certificate-authority", "", "CA file kubelets' serving certificates are verified against (default: not verified, as kube-apiserver)")
 	kubeletTypes := fs.String("kubelet-preferred-address-types", "InternalIP,ExternalIP,Hostname", "comma-separated node address types tried, in order, to reach a kubelet (kubeadm's order)")
+	auditOpts := auditFlags(fs)
 	if err := parseFlags(fs, usage, args); err != nil {
 		return err
 	}
@@ -364,6 +367,9 @@ func run(args []string) error {
 	if *egressConfig != "" {
 		opts = append(opts, fakeplane.WithEgressSelectorConfigFile(*egressConfig))
 	}
+	if a := auditOpts(); a.PolicyFile != "" || a.Log.Path != "" || a.Webhook.ConfigFile != "" {
+		opts = append(opts, fakeplane.WithAudit(a))
+	}
 	if *tokenFile != "" {
 		toks, err := readTokenFile(*tokenFile)
 		if err != nil {
@@ -424,6 +430,59 @@ func run(args []string) error {
 	}
 	fmt.Printf("fakeplane stopped serving %s\n", cp.URL())
 	return nil
+}
+
+// auditFlags defines kube-apiserver's --audit-* flags on fs, with its
+// defaults; the function it returns gives their options once fs is parsed.
+func auditFlags(fs *flag.FlagSet) func() fakeplane.AuditOptions {
+	var a fakeplane.AuditOptions
+	fs.StringVar(&a.PolicyFile, "audit-policy-file", "", "an audit Policy (audit.k8s.io/v1) file, as kube-apiserver's: the level and stages each request is audited at; without it nothing is audited")
+	fs.StringVar(&a.Log.Path, "audit-log-path", "", "append audit events to this file ('-' for standard output)")
+	fs.StringVar(&a.Log.Format, "audit-log-format", fakeplane.AuditLogFormatJSON, "the format of audit log lines: json or legacy (one line of text)")
+	maxAge := fs.Int("audit-log-maxage", 366, "the number of days rotated audit log files are kept (0: any age)")
+	maxBackups := fs.Int("audit-log-maxbackup", 100, "the number of rotated audit log files kept (0: any number)")
+	maxSize := fs.Int("audit-log-maxsize", 100, "the size in megabytes at which the audit log file is rotated (0: never)")
+	fs.BoolVar(&a.Log.Compress, "audit-log-compress", false, "gzip the rotated audit log files")
+	fs.StringVar(&a.Log.Version, "audit-log-version", "audit.k8s.io/v1", "the API version audit events are written in")
+	logBatch, logTruncate := auditBackendFlags(fs, "log", fakeplane.AuditModeBlocking, fakeplane.DefaultAuditLogBatchConfig(), &a.Log.Mode)
+	fs.StringVar(&a.Webhook.ConfigFile, "audit-webhook-config-file", "", "a kubeconfig naming the webhook audit events are sent to, as EventLists, and the credentials presented to it")
+	fs.DurationVar(&a.Webhook.InitialBackoff, "audit-webhook-initial-backoff", 10*time.Second, "how long the first retry of a failed audit webhook call waits")
+	fs.StringVar(&a.Webhook.Version, "audit-webhook-version", "audit.k8s.io/v1", "the API version audit events are sent to the webhook in")
+	webhookBatch, webhookTruncate := auditBackendFlags(fs, "webhook", fakeplane.AuditModeBatch, fakeplane.DefaultAuditWebhookBatchConfig(), &a.Webhook.Mode)
+	return func() fakeplane.AuditOptions {
+		a.Log.MaxAge, a.Log.MaxBackups, a.Log.MaxSize = maxAge, maxBackups, maxSize
+		a.Log.Batch, a.Log.Truncate = logBatch(), logTruncate()
+		a.Webhook.Batch, a.Webhook.Truncate = webhookBatch(), webhookTruncate()
+		return a
+	}
+}
+
+// auditBackendFlags defines the --audit-<backend>-mode, -batch-* and
+// -truncate-* flags of an audit backend, with its defaults; the functions
+// it returns give the batch configuration and the truncation (nil when
+// off) once fs is parsed.
+func auditBackendFlags(fs *flag.FlagSet, backend, mode string, batch pluginbuffered.BatchConfig, modeVar *string) (func() *pluginbuffered.BatchConfig, func() *plugintruncate.Config) {
+	name := func(s string) string { return "audit-" + backend + "-" + s }
+	fs.StringVar(modeVar, name("mode"), mode, "how audit events reach the "+backend+": blocking (each before the request goes on), batch (buffered, written apart) or blocking-strict (blocking, and a request whose first event fails is refused)")
+	fs.IntVar(&batch.BufferSize, name("batch-buffer-size"), batch.BufferSize, "in batch mode, how many events are buffered")
+	fs.IntVar(&batch.MaxBatchSize, name("batch-max-size"), batch.MaxBatchSize, "in batch mode, the most events in a batch")
+	fs.DurationVar(&batch.MaxBatchWait, name("batch-max-wait"), batch.MaxBatchWait, "in batch mode, how long a batch short of its maximum size waits")
+	fs.BoolVar(&batch.ThrottleEnable, name("batch-throttle-enable"), batch.ThrottleEnable, "in batch mode, throttle the batches")
+	qps := fs.Float64("audit-"+backend+"-batch-throttle-qps", float64(batch.ThrottleQPS), "in batch mode, the most batches a second, on average")
+	fs.IntVar(&batch.ThrottleBurst, name("batch-throttle-burst"), batch.ThrottleBurst, "in batch mode, the most batches sent at once when the QPS was not used")
+	truncate := fakeplane.DefaultAuditTruncateConfig()
+	enabled := fs.Bool(name("truncate-enabled"), false, "truncate audit events and batches")
+	fs.Int64Var(&truncate.MaxBatchSize, name("truncate-max-batch-size"), truncate.MaxBatchSize, "the largest batch in bytes; a larger one is split")
+	fs.Int64Var(&truncate.MaxEventSize, name("truncate-max-event-size"), truncate.MaxEventSize, "the largest event in bytes; a larger one loses its request and response objects, or is dropped")
+	return func() *pluginbuffered.BatchConfig {
+			batch.ThrottleQPS = float32(*qps)
+			return &batch
+		}, func() *plugintruncate.Config {
+			if !*enabled {
+				return nil
+			}
+			return &truncate
+		}
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.
