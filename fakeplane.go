@@ -336,9 +336,14 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if cp.opts.tokenWebhook != nil {
 		tokenWebhook = *cp.opts.tokenWebhook
 	}
+	plugins, err := cp.opts.admissionPlugins()
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	cp.admissionPlugins = plugins
 	webhookDial, err := cp.authWebhookDialer(tokenWebhook.ConfigFile != "" || slices.ContainsFunc(authzConfig.Authorizers, func(a apiserverconfig.AuthorizerConfiguration) bool {
 		return a.Type == apiserverconfig.TypeWebhook
-	}))
+	}) || plugins.Enabled(admission.ImagePolicyWebhookPluginName))
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
@@ -394,17 +399,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 		proxyCert = &c
 	}
-	plugins, err := cp.opts.admissionPlugins()
+	eventRateLimit, imagePolicy, err := cp.readAdmissionConfig(plugins, webhookDial)
 	if err != nil {
-		return fmt.Errorf("fakeplane: %w", err)
-	}
-	cp.admissionPlugins = plugins
-	if path := cp.opts.admissionConfigFile; path != "" {
-		ac, err := admission.ReadPluginConfig(path, plugins)
-		if err != nil {
-			return fmt.Errorf("fakeplane: admission-control-config-file: %w", err)
-		}
-		cp.admissionConfig = *ac
+		return err
 	}
 	if a := cp.opts.audit; a != nil {
 		if cp.audit, err = cp.newAuditing(*a); err != nil {
@@ -428,6 +425,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		PodNodeSelector:          cp.admissionConfig.PodNodeSelector,
 		PodTolerationRestriction: cp.admissionConfig.PodTolerationRestriction,
 		TolerationSeconds:        cp.opts.tolerationSeconds,
+		EventRateLimit:           eventRateLimit,
+		ImagePolicyWebhook:       imagePolicy,
 		// Without kube-controller-manager's resource quota controller,
 		// quotas are kube-apiserver's alone (status-driven).
 		NoResourceQuotaController: !cp.opts.runs(controllers.ResourceQuotaName),
@@ -1491,4 +1490,36 @@ func (cp *ControlPlane) authWebhookDialer(needed bool) (utilnet.DialFunc, error)
 	cp.authWebhookConns = newOpenConns()
 	direct := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	return cp.authWebhookConns.track(direct.DialContext), nil
+}
+
+// readAdmissionConfig reads WithAdmissionControlConfigFile's file for the
+// admission plugins that run (when there is one, or a plugin needs a
+// configuration) into cp.admissionConfig, and builds the plugins that
+// keep state: EventRateLimit's buckets and ImagePolicyWebhook's backend
+// (dialed with dial), nil when they do not run.
+func (cp *ControlPlane) readAdmissionConfig(plugins admission.Plugins, dial utilnet.DialFunc) (*admission.EventRateLimit, *admission.ImagePolicyWebhook, error) {
+	path := cp.opts.admissionConfigFile
+	needed := plugins.Enabled(admission.EventRateLimitPluginName) || plugins.Enabled(admission.ImagePolicyWebhookPluginName)
+	if path == "" && !needed {
+		return nil, nil, nil
+	}
+	ac, err := admission.ReadPluginConfig(path, plugins)
+	if err != nil {
+		if path != "" {
+			return nil, nil, fmt.Errorf("fakeplane: admission-control-config-file: %w", err)
+		}
+		return nil, nil, fmt.Errorf("fakeplane: %w", err)
+	}
+	cp.admissionConfig = *ac
+	var limit *admission.EventRateLimit
+	if ac.EventRateLimit != nil {
+		limit = admission.NewEventRateLimit(ac.EventRateLimit, cp.opts.clock)
+	}
+	var images *admission.ImagePolicyWebhook
+	if ac.ImagePolicyWebhook != nil {
+		if images, err = admission.NewImagePolicyWebhook(ac.ImagePolicyWebhook, cp.opts.clock, dial); err != nil {
+			return nil, nil, fmt.Errorf("fakeplane: couldn't init admission plugin %q: %w", admission.ImagePolicyWebhookPluginName, err)
+		}
+	}
+	return limit, images, nil
 }

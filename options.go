@@ -412,15 +412,13 @@ func WithAdmissionControlConfigFile(path string) Option {
 
 // WithEnableAdmissionPlugins runs the named admission plugins besides
 // those kube-apiserver runs by default, as its --enable-admission-plugins:
-// of the plugins off by default, AlwaysAdmit, AlwaysDeny, AlwaysPullImages,
-// DenyServiceExternalIPs, ExtendedResourceToleration,
-// LimitPodHardAntiAffinityTopology, NamespaceAutoProvision,
-// NamespaceExists, PodNodeSelector and PodTolerationRestriction (the last
-// two configured by WithAdmissionControlConfigFile). The order of the names
-// does not matter: plugins run in kube-apiserver's order. An unknown name,
-// or one also disabled, fails the start with kube-apiserver's error; so
-// does a plugin fakeplane does not have (EventRateLimit,
-// ImagePolicyWebhook, NodeRestriction, OwnerReferencesPermissionEnforcement).
+// of the plugins off by default, every one but NodeRestriction (whose
+// start fails: the Node authorizer it pairs with is not built), those that
+// read a configuration (EventRateLimit, ImagePolicyWebhook,
+// PodNodeSelector, PodTolerationRestriction) configured by
+// WithAdmissionControlConfigFile. The order of the names does not matter:
+// plugins run in kube-apiserver's order. An unknown name, or one also
+// disabled, fails the start with kube-apiserver's error.
 // Repeated options add up.
 func WithEnableAdmissionPlugins(names ...string) Option {
 	return func(o *options) { o.enablePlugins = append(o.enablePlugins, names...) }

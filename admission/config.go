@@ -34,6 +34,10 @@ type PluginConfig struct {
 	// selector or tolerations).
 	PodNodeSelector          *PodNodeSelectorConfig
 	PodTolerationRestriction *PodTolerationRestrictionConfig
+	// EventRateLimit and ImagePolicyWebhook configure those plugins,
+	// which cannot run without a configuration.
+	EventRateLimit     *EventRateLimitConfig
+	ImagePolicyWebhook *ImagePolicyWebhookConfig
 }
 
 // configurablePlugins are the plugins that read a configuration; a file
@@ -41,13 +45,14 @@ type PluginConfig struct {
 // rather than ignored. As in kube-apiserver, only the configurations of
 // the plugins that run are read.
 var configurablePlugins = []string{PodSecurityPluginName, "ResourceQuota", "ValidatingAdmissionWebhook", "MutatingAdmissionWebhook",
-	PodNodeSelectorPluginName, PodTolerationRestrictionPluginName}
+	PodNodeSelectorPluginName, PodTolerationRestrictionPluginName, EventRateLimitPluginName, ImagePolicyWebhookPluginName}
 
 // ReadPluginConfig reads an AdmissionConfiguration (apiserver.config.k8s.io v1 or
 // v1alpha1, or a legacy plugin file) from path, as kube-apiserver reads its
 // --admission-control-config-file, with its errors, for the plugins of
 // selected. A plugin's configuration may be inline or in a file its path
-// names (relative to the file's directory).
+// names (relative to the file's directory). An empty path reads nothing:
+// the plugins that need a configuration fail as without one.
 func ReadPluginConfig(path string, selected Plugins) (*PluginConfig, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(apiserverconfig.AddToScheme(scheme))
@@ -65,6 +70,18 @@ func ReadPluginConfig(path string, selected Plugins) (*PluginConfig, error) {
 		r, err := provider.ConfigFor(name)
 		if err != nil {
 			return nil, fmt.Errorf("failed to read plugin config: %w", err)
+		}
+		switch name {
+		case EventRateLimitPluginName:
+			if cfg.EventRateLimit, err = LoadEventRateLimitConfig(r); err != nil {
+				return nil, fmt.Errorf("couldn't init admission plugin %q: %w", name, err)
+			}
+			continue
+		case ImagePolicyWebhookPluginName:
+			if cfg.ImagePolicyWebhook, err = LoadImagePolicyWebhookConfig(r); err != nil {
+				return nil, fmt.Errorf("couldn't init admission plugin %q: %w", name, err)
+			}
+			continue
 		}
 		if r == nil {
 			continue

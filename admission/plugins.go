@@ -71,10 +71,7 @@ var defaultOnPlugins = map[string]bool{
 // fakeplane does not run: enabling one is refused at start rather than
 // ignored.
 var unbuiltPlugins = map[string]string{
-	"ImagePolicyWebhook":                   "it calls an image review backend fakeplane does not configure",
-	"EventRateLimit":                       "its rate limits are not built",
-	"NodeRestriction":                      "the node authorizer it pairs with is not built",
-	"OwnerReferencesPermissionEnforcement": "it is not built",
+	"NodeRestriction": "the node authorizer it pairs with is not built",
 }
 
 // Plugins is a selection of admission plugins, as kube-apiserver's

@@ -48,7 +48,7 @@ var builtinPlugins = []builtinPlugin{
 	{name: "TaintNodesByCondition", handles: handlesOn("", "nodes", "", admission.Create), admit: admitNodeNotReadyTaint},
 	{name: "AlwaysPullImages", handles: handlesOn("", "pods", "", admission.Create, admission.Update),
 		admit: optin(admissionplugins.AlwaysPullImagesAdmit), validate: optin(admissionplugins.AlwaysPullImagesValidate)},
-	// After ImagePolicyWebhook (not built).
+	{name: "ImagePolicyWebhook", handles: handlesImagePolicy, validate: validateImagePolicy},
 	{name: admissionplugins.PodSecurityPluginName, handles: admissionplugins.PodSecurityHandles, validate: validatePodSecurity},
 	{name: "PodNodeSelector", handles: handlesOn("", "pods", "", admission.Create),
 		admit: optinWithNamespace(admitPodNodeSelector), validate: optinWithNamespace(validatePodNodeSelector)},
@@ -62,9 +62,10 @@ var builtinPlugins = []builtinPlugin{
 	{name: "DefaultTolerationSeconds", handles: handlesOn("", "pods", "", admission.Update), admit: admitDefaultTolerationSeconds},
 	{name: "PodTolerationRestriction", handles: handlesOn("", "pods", "", admission.Create, admission.Update),
 		admit: optinWithNamespace(admitPodTolerationRestriction), validate: optinWithNamespace(validatePodTolerationRestriction)},
-	// After EventRateLimit (not built).
+	{name: "EventRateLimit", handles: handlesOn("", "events", "", admission.Create, admission.Update), validate: validateEventRateLimit},
 	{name: "ExtendedResourceToleration", handles: handlesOn("", "pods", "", admission.Create, admission.Update), admit: optin(admissionplugins.ExtendedResourceTolerationAdmit)},
 	{name: "StorageObjectInUseProtection", handles: handlesStorageProtection, admit: admitStorageProtection},
+	{name: "OwnerReferencesPermissionEnforcement", handles: handlesWrites, validate: validateOwnerReferences},
 	{name: "PersistentVolumeClaimResize", handles: handlesOn("", "persistentvolumeclaims", "", admission.Update), validate: validateClaimResize},
 	{name: "RuntimeClass", handles: handlesOn("", "pods", "", admission.Create), admit: admitRuntimeClass, validate: validateRuntimeClass},
 	{name: "CertificateApproval", handles: handlesOn("certificates.k8s.io", "certificatesigningrequests", "approval", admission.Update), validate: validateCertificateApproval},
@@ -148,4 +149,15 @@ func admitImmortalNamespaces(_ *Registry, _ *Request, a admission.Attributes) er
 		return errors.New("this namespace may not be deleted")
 	}
 	return nil
+}
+
+// handlesImagePolicy says ImagePolicyWebhook looks at writes of pods and
+// of their ephemeral containers.
+func handlesImagePolicy(op admission.Operation, gr schema.GroupResource, sub string) bool {
+	return (op == admission.Create || op == admission.Update) && gr.Group == "" && gr.Resource == "pods" && (sub == "" || sub == "ephemeralcontainers")
+}
+
+// handlesWrites says a plugin looks at every create and update.
+func handlesWrites(op admission.Operation, _ schema.GroupResource, _ string) bool {
+	return op == admission.Create || op == admission.Update
 }

@@ -6,11 +6,15 @@ package registry
 // each an entry of builtinPlugins, in kube-apiserver's order there.
 
 import (
+	"context"
 	"errors"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 
 	admissionplugins "github.com/fakeplane/fakeplane/admission"
@@ -85,4 +89,58 @@ func admitPodTolerationRestriction(s *Registry, a admission.Attributes, ns *core
 
 func validatePodTolerationRestriction(s *Registry, a admission.Attributes, ns *corev1.Namespace) error {
 	return admissionplugins.PodTolerationRestrictionValidate(a, s.podTolerationRestriction, ns)
+}
+
+// validateOwnerReferences is OwnerReferencesPermissionEnforcement: who
+// sets ownerReferences must be allowed to delete the object, and to update
+// the owner's finalizers to block its deletion.
+func validateOwnerReferences(s *Registry, c *Request, a admission.Attributes) error {
+	if s.hooks.Authorizer == nil {
+		return nil
+	}
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return plainAdmissionErr(admissionplugins.OwnerReferencesPermissionEnforcementValidate(ctx, a, s.hooks.Authorizer, s.restMappings))
+}
+
+// restMappings are the REST mappings of a kind among the served resources
+// (of the versions given, or all), as a discovery REST mapper's.
+func (s *Registry) restMappings(gk schema.GroupKind, versions ...string) ([]*meta.RESTMapping, error) {
+	var out []*meta.RESTMapping
+	for _, r := range s.served.ForGroupKind(gk) {
+		if len(versions) > 0 && !slices.Contains(versions, r.GVK.Version) {
+			continue
+		}
+		scope := meta.RESTScopeRoot
+		if r.Namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		out = append(out, &meta.RESTMapping{Resource: r.GVK.GroupVersion().WithResource(r.Resource.Resource), GroupVersionKind: r.GVK, Scope: scope})
+	}
+	if len(out) == 0 {
+		return nil, &meta.NoKindMatchError{GroupKind: gk, SearchedVersions: versions}
+	}
+	return out, nil
+}
+
+// validateEventRateLimit is EventRateLimit, with its buckets.
+func validateEventRateLimit(s *Registry, _ *Request, a admission.Attributes) error {
+	if s.eventRateLimit == nil {
+		return nil
+	}
+	return plainAdmissionErr(s.eventRateLimit.Validate(a))
+}
+
+// validateImagePolicy is ImagePolicyWebhook, with its backend.
+func validateImagePolicy(s *Registry, c *Request, a admission.Attributes) error {
+	if s.imagePolicy == nil {
+		return nil
+	}
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return plainAdmissionErr(s.imagePolicy.Validate(ctx, a))
 }

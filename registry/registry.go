@@ -42,6 +42,10 @@ type Config struct {
 	// their defaults).
 	PodNodeSelector          *admissionplugins.PodNodeSelectorConfig
 	PodTolerationRestriction *admissionplugins.PodTolerationRestrictionConfig
+	// EventRateLimit and ImagePolicyWebhook are those plugins, when they
+	// run.
+	EventRateLimit     *admissionplugins.EventRateLimit
+	ImagePolicyWebhook *admissionplugins.ImagePolicyWebhook
 	// TolerationSeconds are DefaultTolerationSeconds' (nil: its
 	// defaults, 300 s each).
 	TolerationSeconds *TolerationSeconds
@@ -101,6 +105,10 @@ type Registry struct {
 	// podNodeSelector and podTolerationRestriction are Config's.
 	podNodeSelector          *admissionplugins.PodNodeSelectorConfig
 	podTolerationRestriction *admissionplugins.PodTolerationRestrictionConfig
+	// eventRateLimit and imagePolicy are Config's EventRateLimit and
+	// ImagePolicyWebhook.
+	eventRateLimit *admissionplugins.EventRateLimit
+	imagePolicy    *admissionplugins.ImagePolicyWebhook
 	// tolerationSeconds is Config.TolerationSeconds, or the default.
 	tolerationSeconds TolerationSeconds
 	// noQuotaController is Config.NoResourceQuotaController.
@@ -143,6 +151,7 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.PrivateCreateMemo {
 		r.creates = &createMemo{}
 	}
+	r.eventRateLimit, r.imagePolicy = cfg.EventRateLimit, cfg.ImagePolicyWebhook
 	r.tolerationSeconds = DefaultTolerationSeconds
 	if cfg.TolerationSeconds != nil {
 		r.tolerationSeconds = *cfg.TolerationSeconds

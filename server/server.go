@@ -63,6 +63,9 @@ type Config struct {
 	// admission plugins (see registry.Config).
 	PodNodeSelector          *admission.PodNodeSelectorConfig
 	PodTolerationRestriction *admission.PodTolerationRestrictionConfig
+	// EventRateLimit and ImagePolicyWebhook are registry.Config's.
+	EventRateLimit     *admission.EventRateLimit
+	ImagePolicyWebhook *admission.ImagePolicyWebhook
 	// TolerationSeconds is registry.Config's.
 	TolerationSeconds *registry.TolerationSeconds
 	// NoResourceQuotaController is registry.Config's.
@@ -190,7 +193,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
 		AdmissionPlugins: cfg.AdmissionPlugins,
-		PodNodeSelector:  cfg.PodNodeSelector, PodTolerationRestriction: cfg.PodTolerationRestriction, TolerationSeconds: cfg.TolerationSeconds, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
+		PodNodeSelector:  cfg.PodNodeSelector, PodTolerationRestriction: cfg.PodTolerationRestriction, TolerationSeconds: cfg.TolerationSeconds,
+		EventRateLimit: cfg.EventRateLimit, ImagePolicyWebhook: cfg.ImagePolicyWebhook, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
 		PrivateCreateMemo: cfg.PrivateCreateMemo, PodSecurity: cfg.PodSecurity})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
