@@ -43,6 +43,7 @@ require (
 )
 
 require (
+	github.com/klauspost/compress v1.19.0
 	gopkg.in/go-jose/go-jose.v2 v2.6.3
 	k8s.io/dynamic-resource-allocation v0.37.2
 )

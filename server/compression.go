@@ -1,9 +1,10 @@
 package server
 
 import (
-	"compress/gzip"
 	"net/http"
+	"sync"
 
+	"github.com/klauspost/compress/gzip"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/features"
 )
@@ -14,10 +15,19 @@ import (
 // single ConfigMap is not.
 const gzipThresholdBytes = 128 * 1024
 
-// gzipWriters are level-1 gzip writers, kube-apiserver's own pool
-// constructor, so compressed bodies are the bytes it sends. A pool holds no
-// state between uses (a writer is Reset to each response).
-var gzipWriters = responsewriters.NewGzipWriterPoolOrDie()
+// gzipWriters are gzip writers at kube-apiserver's level (1, BestSpeed),
+// klauspost/compress's rather than the standard library's: they compress a
+// list of 10,000 ConfigMaps in half the time (BenchmarkGzipListBody). The
+// compressed bytes differ from kube-apiserver's, what they decompress to
+// does not. A pool holds no state between uses (a writer is Reset to each
+// response).
+var gzipWriters = sync.Pool{New: func() any {
+	w, err := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	if err != nil {
+		panic(err) // BestSpeed is a valid level
+	}
+	return w
+}}
 
 // writeCompressible writes a response's status and body (body, then tail)
 // as kube-apiserver writes an encoded object: gzipped, with

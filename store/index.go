@@ -322,6 +322,7 @@ type indexIter struct {
 	c      *bolt.Cursor // on the resource's index bucket, at the chunk being read
 	objs   *bolt.Bucket
 	oc     *bolt.Cursor // on objs, reused for every value read (a Get makes a cursor each)
+	placed bool         // oc is at the last object read
 	head   []byte       // term + "\x00": the start of the term's chunks' entry keys
 	prefix []byte
 	chunk  []byte // the keys of the current chunk not yet walked; nil once past the range
@@ -396,7 +397,7 @@ func (it *indexIter) next() (key, val []byte, rev int64, ok bool) {
 			return nil, nil, 0, false
 		}
 		it.steps++
-		k, v := it.oc.Seek(key)
+		k, v := it.objectAt(key)
 		if v == nil || !bytes.Equal(k, key) {
 			// Written in the same transactions as the objects, the index
 			// cannot name a missing key; were it to, skip it.
@@ -405,6 +406,32 @@ func (it *indexIter) next() (key, val []byte, rev int64, ok bool) {
 		rev, val = decodeValue(v)
 		return key, val, rev, true
 	}
+}
+
+// nearSteps is how many objects objectAt steps over before it seeks.
+const nearSteps = 4
+
+// objectAt moves the object cursor to key (or the first key after it):
+// by stepping when key is among the next few objects, as it is when a
+// selection takes most of them (a cursor's Next costs a fraction of a
+// Seek, which searches the tree from its root), else by seeking.
+func (it *indexIter) objectAt(key []byte) ([]byte, []byte) {
+	if it.placed {
+		for range nearSteps {
+			k, v := it.oc.Next()
+			if k == nil {
+				break
+			}
+			if c := bytes.Compare(k, key); c >= 0 {
+				if c == 0 {
+					return k, v
+				}
+				break
+			}
+		}
+	}
+	it.placed = true
+	return it.oc.Seek(key)
 }
 
 // moreAfter reports whether the resource has any key in the prefix after
