@@ -39,6 +39,17 @@ func StoredIndexTerms(_ string, value []byte) []string {
 	return LabelIndexTerms(o.Metadata.Labels)
 }
 
+// indexedExactly reports whether the objects with IndexTerm's label value
+// are exactly those sel selects: its one requirement is that value, and it
+// selects no fields.
+func (sel *Selection) indexedExactly() bool {
+	if !sel.fields.Empty() {
+		return false
+	}
+	reqs, _ := sel.labels.Requirements()
+	return len(reqs) == 1 && sel.IndexTerm() != ""
+}
+
 // IndexTerm returns a store index term (store.ListOptions.Index) that every
 // object sel selects has, or "" if its label selector requires no single
 // label value: the first requirement "key=value", "key==value" or

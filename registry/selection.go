@@ -366,7 +366,7 @@ func (s *Registry) listStoreOptions(c *Request, opts *metainternalversion.ListOp
 	}
 	if !sel.Empty() {
 		lo.Filter = s.filterForIn(c.Res, sel, later)
-		lo.Index = sel.IndexTerm()
+		lo.Index, lo.IndexExact = sel.IndexTerm(), sel.indexedExactly()
 	}
 	switch {
 	case opts.Continue != "":
@@ -506,7 +506,7 @@ func (s *Registry) FilterFor(res *Resource, sel *Selection) func(store.Object) b
 func (s *Registry) ListSelected(res *Resource, sel *Selection, prefix string) (*store.ListResult, error) {
 	var later []pendingEntry
 	defer func() { s.enc.adopt(later) }()
-	return s.store.List(res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.filterForIn(res, sel, &later), Index: sel.IndexTerm()})
+	return s.store.List(res.Bucket, store.ListOptions{Prefix: prefix, Filter: s.filterForIn(res, sel, &later), Index: sel.IndexTerm(), IndexExact: sel.indexedExactly()})
 }
 
 // filterForIn is FilterFor for a filter that runs inside a store read when

@@ -175,6 +175,10 @@ type ListOptions struct {
 	// with it. It never changes the items; with it Remaining is not
 	// computed (0). A hint: a backend without an index ignores it.
 	Index string
+	// IndexExact says the items with Index are exactly those Filter
+	// accepts: a backend that reads through its index need not call
+	// Filter (one that does not still does).
+	IndexExact bool
 }
 
 // ListResult is one page of a list.

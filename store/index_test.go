@@ -136,6 +136,11 @@ func testIndexedListsMatchFullWalks(t *testing.T, s *Store, pad string) {
 			if got, _ := listKeys(t, s, "r", opts); !slices.Equal(got, want) {
 				t.Fatalf("write %d, term %s at revision %d: indexed %v, walked %v", i, term, opts.Revision, got, want)
 			}
+			// Exact or not, a walk filters.
+			opts.IndexExact = true
+			if got, _ := listKeys(t, s, "r", opts); !slices.Equal(got, want) {
+				t.Fatalf("write %d, term %s at revision %d, exact: indexed %v, walked %v", i, term, opts.Revision, got, want)
+			}
 		}
 		for _, term := range []string{"a", "a-term-longer-than-every-key-after-it", "bbb", "bb", "c", "d", "l:long=term", "l:long=terms", "l:lon"} {
 			for _, prefix := range []string{"", "ns1/"} {
@@ -148,6 +153,13 @@ func testIndexedListsMatchFullWalks(t *testing.T, s *Store, pad string) {
 						got, gotMore := listKeys(t, s, "r", opts)
 						if !slices.Equal(got, want) || gotMore != wantMore {
 							t.Fatalf("write %d, term %s, prefix %q, limit %d, page %d: indexed %v more=%v, walked %v more=%v", i, term, prefix, limit, page, got, gotMore, want, wantMore)
+						}
+						// An exact index answers the same without the filter.
+						calls := 0
+						opts.IndexExact, opts.Filter = true, func(o Object) bool { calls++; return hasTerm(term)(o) }
+						got, gotMore = listKeys(t, s, "r", opts)
+						if !slices.Equal(got, want) || gotMore != wantMore || calls != 0 {
+							t.Fatalf("write %d, term %s, prefix %q, limit %d, page %d, exact: indexed %v more=%v (%d filter calls), walked %v more=%v", i, term, prefix, limit, page, got, gotMore, calls, want, wantMore)
 						}
 						if !wantMore || len(want) == 0 {
 							break

@@ -277,7 +277,7 @@ func (s *Store) listIndexed(tx *bolt.Tx, resource string, opts ListOptions, res 
 			return nil
 		}
 		obj := Object{Key: string(key), Value: val, Revision: r}
-		if opts.Filter != nil && !opts.Filter(obj) {
+		if opts.Filter != nil && !opts.IndexExact && !opts.Filter(obj) {
 			continue
 		}
 		if err := visit(obj); err != nil {
