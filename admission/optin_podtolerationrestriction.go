@@ -16,7 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	k8sadmission "k8s.io/apiserver/pkg/admission"
-	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/fakeplane/fakeplane/internal/qos"
 )
 
 // PodTolerationRestrictionPluginName is the name of upstream's
@@ -141,7 +142,7 @@ func PodTolerationRestrictionAdmit(a k8sadmission.Attributes, cfg *PodToleration
 		}
 		extra = append(extra, ts...)
 	}
-	if podQOSClass(pod) != corev1.PodQOSBestEffort {
+	if qos.PodClass(pod) != corev1.PodQOSBestEffort {
 		extra = append(extra, corev1.Toleration{Key: corev1.TaintNodeMemoryPressure, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	}
 	if len(extra) > 0 {
@@ -223,60 +224,6 @@ func podTolerationRestrictionAnnotation(a k8sadmission.Attributes, ns *corev1.Na
 		ts = []corev1.Toleration{}
 	}
 	return ts, nil
-}
-
-// podQOSClass is upstream's qos.GetPodQOS: the pod's status.qosClass when
-// set, else the class computed from its pod-level resources when they set
-// cpu, memory or hugepages, else from its init and regular containers'.
-func podQOSClass(pod *corev1.Pod) corev1.PodQOSClass {
-	if pod.Status.QOSClass != "" {
-		return pod.Status.QOSClass
-	}
-	if resourcehelper.IsPodLevelResourcesSet(pod) {
-		return requirementsQOS(pod.Spec.Resources)
-	}
-	var qos corev1.PodQOSClass
-	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for i := range list {
-			c := requirementsQOS(&list[i].Resources)
-			switch {
-			case c == corev1.PodQOSBurstable:
-				return c
-			case qos == "":
-				qos = c
-			case qos != c:
-				return corev1.PodQOSBurstable
-			}
-		}
-	}
-	if qos == "" {
-		return corev1.PodQOSBestEffort
-	}
-	return qos
-}
-
-// requirementsQOS classifies one set of requirements by cpu and memory.
-func requirementsQOS(r *corev1.ResourceRequirements) corev1.PodQOSClass {
-	if len(r.Requests) == 0 && len(r.Limits) == 0 {
-		return corev1.PodQOSBestEffort
-	}
-	var qos corev1.PodQOSClass
-	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-		req, lim := r.Requests[name], r.Limits[name]
-		shape := corev1.PodQOSGuaranteed
-		switch {
-		case !req.Equal(lim):
-			return corev1.PodQOSBurstable
-		case req.IsZero():
-			shape = corev1.PodQOSBestEffort
-		}
-		if qos == "" {
-			qos = shape
-		} else if qos != shape {
-			return corev1.PodQOSBurstable
-		}
-	}
-	return qos
 }
 
 // validateOptinTolerations is upstream's ValidateTolerations with default

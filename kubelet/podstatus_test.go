@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/fakeplane/fakeplane/internal/qos"
 )
 
 func pendingPod(mutate func(*corev1.Pod)) *corev1.Pod {
@@ -216,7 +218,7 @@ func TestQOSClassAsUpstreamComputesIt(t *testing.T) {
 		{"pod-level resources decide when set", corev1.PodSpec{Resources: &corev1.ResourceRequirements{Requests: rl("2", "2Gi"), Limits: rl("2", "2Gi")}, Containers: []corev1.Container{ctr(nil, nil)}}, corev1.PodQOSGuaranteed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := computeQOSClass(&corev1.Pod{Spec: tc.spec}); got != tc.want {
+			if got := qos.Compute(&corev1.Pod{Spec: tc.spec}); got != tc.want {
 				t.Errorf("QoS %s, want %s", got, tc.want)
 			}
 			stored := &corev1.Pod{Spec: tc.spec, Status: corev1.PodStatus{QOSClass: "Stored"}}

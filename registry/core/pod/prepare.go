@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/warning"
 	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/fakeplane/fakeplane/internal/qos"
 )
 
 // PrepareForCreate gives a new pod upstream's initial status: Pending, with
@@ -176,51 +178,12 @@ func keepPriority(p, prev *corev1.Pod) {
 // and limits are filled in from the containers' and the pod's limits.
 func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
 	ctrs := defaultedContainers(pod)
-	// requirementsQOS is upstream's: BestEffort without requests and
-	// limits, else the shape common to cpu and memory (Burstable when a
-	// request differs from its limit or the two disagree).
-	requirementsQOS := func(r *corev1.ResourceRequirements) corev1.PodQOSClass {
-		if len(r.Requests) == 0 && len(r.Limits) == 0 {
-			return corev1.PodQOSBestEffort
-		}
-		var qos corev1.PodQOSClass
-		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-			req, lim := r.Requests[name], r.Limits[name]
-			shape := corev1.PodQOSGuaranteed
-			switch {
-			case !req.Equal(lim):
-				return corev1.PodQOSBurstable
-			case req.IsZero():
-				shape = corev1.PodQOSBestEffort
-			}
-			if qos == "" {
-				qos = shape
-			} else if qos != shape {
-				return corev1.PodQOSBurstable
-			}
-		}
-		return qos
-	}
 	if res := defaultPodLevelResources(pod.Spec.Resources, ctrs); res != nil {
 		if resourcehelper.IsPodLevelResourcesSet(&corev1.Pod{Spec: corev1.PodSpec{Resources: res}}) {
-			return requirementsQOS(res)
+			return qos.Requirements(res)
 		}
 	}
-	var qos corev1.PodQOSClass
-	for _, c := range append(append([]corev1.Container{}, ctrs.Spec.InitContainers...), ctrs.Spec.Containers...) {
-		switch shape := requirementsQOS(&c.Resources); {
-		case shape == corev1.PodQOSBurstable:
-			return shape
-		case qos == "":
-			qos = shape
-		case qos != shape:
-			return corev1.PodQOSBurstable
-		}
-	}
-	if qos == "" {
-		return corev1.PodQOSBestEffort
-	}
-	return qos
+	return qos.Containers(ctrs.Spec.InitContainers, ctrs.Spec.Containers)
 }
 
 // defaultedContainers is the pod's containers with their resources as
