@@ -4,20 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	k8sadmission "k8s.io/apiserver/pkg/admission"
 
 	"github.com/fakeplane/fakeplane/internal/qos"
+	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
 // PodTolerationRestrictionPluginName is the name of upstream's
@@ -100,7 +98,7 @@ func LoadPodTolerationRestrictionConfig(r io.Reader) (*PodTolerationRestrictionC
 		return nil, fmt.Errorf("unexpected type: %T", obj)
 	}
 	fld := field.NewPath("podtolerationrestriction")
-	errs := append(validateOptinTolerations(cfg.Default, fld.Child("default")), validateOptinTolerations(cfg.Whitelist, fld.Child("whitelist"))...)
+	errs := append(pod.ValidateTolerations(cfg.Default, fld.Child("default")), pod.ValidateTolerations(cfg.Whitelist, fld.Child("whitelist"))...)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("invalid config: %v", errs)
 	}
@@ -226,43 +224,3 @@ func podTolerationRestrictionAnnotation(a k8sadmission.Attributes, ns *corev1.Na
 	return ts, nil
 }
 
-// validateOptinTolerations is upstream's ValidateTolerations with default
-// options (no Lt or Gt operators), as PodTolerationRestriction's
-// configuration is validated.
-func validateOptinTolerations(ts []corev1.Toleration, fld *field.Path) field.ErrorList {
-	errs := field.ErrorList{}
-	for i, t := range ts {
-		idx := fld.Index(i)
-		if t.Key != "" {
-			errs = append(errs, metav1validation.ValidateLabelName(t.Key, idx.Child("key"))...)
-		}
-		if t.Key == "" && t.Operator != corev1.TolerationOpExists {
-			errs = append(errs, field.Invalid(idx.Child("operator"), t.Operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
-		}
-		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
-			errs = append(errs, field.Invalid(idx.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
-		}
-		switch t.Operator {
-		case corev1.TolerationOpEqual, "":
-			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
-				errs = append(errs, field.Invalid(idx.Child("operator"), t.Value, strings.Join(msgs, ";")))
-			}
-		case corev1.TolerationOpExists:
-			if t.Value != "" {
-				errs = append(errs, field.Invalid(idx.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
-			}
-		case corev1.TolerationOpLt, corev1.TolerationOpGt:
-			errs = append(errs, field.NotSupported(idx.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists, corev1.TolerationOpLt, corev1.TolerationOpGt}))
-		default:
-			errs = append(errs, field.NotSupported(idx.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
-		}
-		if t.Effect != "" {
-			switch t.Effect {
-			case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
-			default:
-				errs = append(errs, field.NotSupported(idx.Child("effect"), t.Effect, []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}))
-			}
-		}
-	}
-	return errs
-}
