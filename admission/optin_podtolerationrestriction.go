@@ -223,4 +223,3 @@ func podTolerationRestrictionAnnotation(a k8sadmission.Attributes, ns *corev1.Na
 	}
 	return ts, nil
 }
-
