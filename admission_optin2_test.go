@@ -185,3 +185,53 @@ plugins:
 		t.Errorf("%d reviews, want 2", n)
 	}
 }
+
+// TestAdmissionNodeRestriction: a node (system:node:<name> in
+// system:nodes) may create only mirror pods, write only its own Node and
+// not set node-restriction labels; other users are left alone (answers
+// recorded from kube-apiserver v1.37.2, the node given cluster-admin so
+// that only admission refuses).
+func TestAdmissionNodeRestriction(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithEnvtestShape(), fakeplane.WithEnableAdmissionPlugins("NodeRestriction"))
+	admin := kubernetesClient(t, cp)
+	ctx := ctxT(t)
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "nodes-admin"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "Group", Name: "system:nodes"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	n1 := userClient(t, cp, "system:node:n1", "system:nodes")
+	_, err := n1.CoreV1().Pods("default").Create(ctx, selectionPod("default", "p6"), metav1.CreateOptions{})
+	wantAdmission(t, "a pod that is not a mirror pod", err, `pods "p6" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "n1" can only create mirror pods`)
+	n2, err := admin.CoreV1().Nodes().Get(ctx, "n2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n2.Labels = map[string]string{"a": "b"}
+	_, err = n1.CoreV1().Nodes().Update(ctx, n2, metav1.UpdateOptions{})
+	wantAdmission(t, "another node", err, `nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"`)
+	_, err = userClient(t, cp, "system:node:n3", "system:nodes").CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3",
+		Labels: map[string]string{"node-restriction.kubernetes.io/pool": "a", "kubernetes.io/hostname": "n3"}}}, metav1.CreateOptions{})
+	wantAdmission(t, "a node-restriction label", err, `nodes "n3" is forbidden: node "n3" is not allowed to set the following labels: node-restriction.kubernetes.io/pool`)
+	own, err := n1.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{"kubernetes.io/hostname": "n1"}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("its own node: %v", err)
+	}
+	if len(own.Spec.Taints) != 1 || own.Spec.Taints[0].Key != corev1.TaintNodeNotReady {
+		t.Errorf("its own node's taints %v, want the not-ready one", own.Spec.Taints)
+	}
+	if err := n1.CoreV1().Pods("default").Delete(ctx, "nothere", metav1.DeleteOptions{}); !apierrors.IsNotFound(err) || err.Error() != `pods "nothere" not found` {
+		t.Errorf("delete of a missing pod: %v, want 404", err)
+	}
+	if _, err := n1.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{}); err != nil {
+		t.Errorf("a ConfigMap, which the plugin leaves alone: %v", err)
+	}
+	// Other users are left alone.
+	if _, err := admin.CoreV1().Pods("default").Create(ctx, selectionPod("default", "p7"), metav1.CreateOptions{}); err != nil {
+		t.Errorf("the admin's pod: %v", err)
+	}
+}

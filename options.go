@@ -412,9 +412,9 @@ func WithAdmissionControlConfigFile(path string) Option {
 
 // WithEnableAdmissionPlugins runs the named admission plugins besides
 // those kube-apiserver runs by default, as its --enable-admission-plugins:
-// of the plugins off by default, every one but NodeRestriction (whose
-// start fails: the Node authorizer it pairs with is not built), those that
-// read a configuration (EventRateLimit, ImagePolicyWebhook,
+// of the plugins off by default, every one (NodeRestriction without the
+// Node authorizer, which fakeplane does not have: nodes need RBAC), those
+// that read a configuration (EventRateLimit, ImagePolicyWebhook,
 // PodNodeSelector, PodTolerationRestriction) configured by
 // WithAdmissionControlConfigFile. The order of the names does not matter:
 // plugins run in kube-apiserver's order. An unknown name, or one also

@@ -67,13 +67,6 @@ var defaultOnPlugins = map[string]bool{
 	"NodeDeclaredFeatureValidator": true, "PodResizeValidator": true,
 }
 
-// unbuiltPlugins are the off-by-default plugins of kube-apiserver that
-// fakeplane does not run: enabling one is refused at start rather than
-// ignored.
-var unbuiltPlugins = map[string]string{
-	"NodeRestriction": "the node authorizer it pairs with is not built",
-}
-
 // Plugins is a selection of admission plugins, as kube-apiserver's
 // --enable-admission-plugins, --disable-admission-plugins and the
 // deprecated --admission-control make it. The zero value is
@@ -88,8 +81,7 @@ type Plugins struct {
 // --enable-admission-plugins (enable), --disable-admission-plugins
 // (disable) and the deprecated --admission-control (only), with
 // kube-apiserver's errors (aggregated as it prints them): unknown names, a name both enabled and
-// disabled, --admission-control with either of the others. A plugin that
-// kube-apiserver has and fakeplane does not run is refused too.
+// disabled, --admission-control with either of the others.
 func NewPlugins(enable, disable, only []string) (Plugins, error) {
 	var errs []error
 	if len(only) > 0 && (len(enable) > 0 || len(disable) > 0) {
@@ -123,11 +115,6 @@ func NewPlugins(enable, disable, only []string) (Plugins, error) {
 	}
 	if len(errs) > 0 {
 		return Plugins{}, utilerrors.NewAggregate(errs)
-	}
-	for _, name := range p.Names() {
-		if why, ok := unbuiltPlugins[name]; ok {
-			return Plugins{}, fmt.Errorf("admission plugin %q is not supported by fakeplane: %s", name, why)
-		}
 	}
 	return p, nil
 }

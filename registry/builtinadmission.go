@@ -44,6 +44,7 @@ var builtinPlugins = []builtinPlugin{
 	// The ServiceAccount plugin's validating half (its mutating half runs
 	// with the other pod defaults, admitPod).
 	{name: "ServiceAccount", handles: handlesMountableSecrets, validate: validateMountableSecrets},
+	{name: "NodeRestriction", handles: handlesNodeRestriction, admit: admitNodeRestriction},
 	// TaintNodesByCondition taints a new node not ready.
 	{name: "TaintNodesByCondition", handles: handlesOn("", "nodes", "", admission.Create), admit: admitNodeNotReadyTaint},
 	{name: "AlwaysPullImages", handles: handlesOn("", "pods", "", admission.Create, admission.Update),
@@ -160,4 +161,10 @@ func handlesImagePolicy(op admission.Operation, gr schema.GroupResource, sub str
 // handlesWrites says a plugin looks at every create and update.
 func handlesWrites(op admission.Operation, _ schema.GroupResource, _ string) bool {
 	return op == admission.Create || op == admission.Update
+}
+
+// handlesNodeRestriction says NodeRestriction looks at every create,
+// update and delete (it leaves what users other than nodes do alone).
+func handlesNodeRestriction(op admission.Operation, _ schema.GroupResource, _ string) bool {
+	return op == admission.Create || op == admission.Update || op == admission.Delete
 }

@@ -11,11 +11,13 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	admissionplugins "github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/store"
@@ -143,4 +145,49 @@ func validateImagePolicy(s *Registry, c *Request, a admission.Attributes) error 
 		ctx = context.Background()
 	}
 	return plainAdmissionErr(s.imagePolicy.Validate(ctx, a))
+}
+
+// admitNodeRestriction is NodeRestriction: what a node (a user
+// system:node:<name> in system:nodes) may write, reading the objects it
+// asks about from the store.
+func admitNodeRestriction(s *Registry, c *Request, a admission.Attributes) error {
+	if _, isNode := admissionplugins.NodeRestrictionNodeIdentity(a.GetUserInfo()); !isNode {
+		return nil
+	}
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var authz authorizer.UnconditionalAuthorizer
+	if s.hooks.Authorizer != nil {
+		authz = s.hooks.Authorizer
+	}
+	return plainAdmissionErr(admissionplugins.NodeRestrictionAdmit(ctx, a, admissionplugins.NodeRestrictionLookups{
+		Pod: func(ns, name string) (*corev1.Pod, error) { return storedOrNil[corev1.Pod](s, "", "pods", ns, name) },
+		Node: func(name string) (*corev1.Node, error) {
+			return storedOrNil[corev1.Node](s, "", "nodes", "", name)
+		},
+		ServiceAccount: func(ns, name string) (*corev1.ServiceAccount, error) {
+			return storedOrNil[corev1.ServiceAccount](s, "", "serviceaccounts", ns, name)
+		},
+		PVC: func(ns, name string) (*corev1.PersistentVolumeClaim, error) {
+			return storedOrNil[corev1.PersistentVolumeClaim](s, "", "persistentvolumeclaims", ns, name)
+		},
+		PV: func(name string) (*corev1.PersistentVolume, error) {
+			return storedOrNil[corev1.PersistentVolume](s, "", "persistentvolumes", "", name)
+		},
+		CSIDriver: func(name string) (*storagev1.CSIDriver, error) {
+			return storedOrNil[storagev1.CSIDriver](s, "storage.k8s.io", "csidrivers", "", name)
+		},
+		Authorizer: authz,
+	}))
+}
+
+// storedOrNil is getTyped with a missing object answered nil.
+func storedOrNil[T any](s *Registry, group, resource, ns, name string) (*T, error) {
+	v, err := getTyped[T](s, group, resource, ns, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return v, err
 }
