@@ -2,7 +2,6 @@ package admission
 
 import (
 	"net/http"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -78,18 +77,7 @@ limits:
 			} else {
 				got, err = LoadEventRateLimitConfig(strings.NewReader(*tc.in))
 			}
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("error %v, want %s", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("got %+v, want %+v", got, tc.want)
-			}
+			checkLoaded(t, got, err, tc.want, tc.wantErr)
 		})
 	}
 }

@@ -55,18 +55,7 @@ func TestOptin2ImagePolicyWebhookConfigLoadsAndNormalizes(t *testing.T) {
 				r = strings.NewReader(*tc.in)
 			}
 			got, err := LoadImagePolicyWebhookConfig(r)
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("error %v, want %s", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("got %+v, want %+v", got, tc.want)
-			}
+			checkLoaded(t, got, err, tc.want, tc.wantErr)
 		})
 	}
 }

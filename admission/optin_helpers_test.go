@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -84,4 +85,22 @@ func optinTestPod(name string, mutate func(*corev1.Pod)) *corev1.Pod {
 		mutate(p)
 	}
 	return p
+}
+
+// checkLoaded checks what a configuration loader answered: the error
+// wantErr when it is set, else a configuration equal to want.
+func checkLoaded[T any](t *testing.T, got T, err error, want T, wantErr string) {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || err.Error() != wantErr {
+			t.Fatalf("error %v, want %s", err, wantErr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
 }

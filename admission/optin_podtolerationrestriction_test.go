@@ -64,18 +64,7 @@ whitelist:
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := LoadPodTolerationRestrictionConfig(strings.NewReader(tc.in))
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("error %v, want %s", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("got %+v, want %+v", got, tc.want)
-			}
+			checkLoaded(t, got, err, tc.want, tc.wantErr)
 		})
 	}
 	if got, err := LoadPodTolerationRestrictionConfig(nil); err != nil || got == nil || got.Default != nil || got.Whitelist != nil {
