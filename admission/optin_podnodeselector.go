@@ -96,7 +96,10 @@ func PodNodeSelectorAdmit(a k8sadmission.Attributes, cfg *PodNodeSelectorConfig,
 		return podNodeSelectorConflict(a, pod)
 	}
 	pod.Spec.NodeSelector = labels.Merge(nsSelector, pod.Spec.NodeSelector)
-	return PodNodeSelectorValidate(a, cfg, ns)
+	// Upstream's Admit validates the merged pod, which cannot conflict
+	// with the namespace's selector it now holds: the whitelist is what
+	// is left to check.
+	return podNodeSelectorWhitelisted(a, cfg, pod)
 }
 
 // PodNodeSelectorValidate is the validating half of upstream's
@@ -121,6 +124,13 @@ func PodNodeSelectorValidate(a k8sadmission.Attributes, cfg *PodNodeSelectorConf
 	if labels.Conflicts(nsSelector, labels.Set(pod.Spec.NodeSelector)) {
 		return podNodeSelectorConflict(a, pod)
 	}
+	return podNodeSelectorWhitelisted(a, cfg, pod)
+}
+
+// podNodeSelectorWhitelisted refuses a pod whose nodeSelector has a label
+// its namespace's whitelist in cfg (when there is one) does not have with
+// the same value.
+func podNodeSelectorWhitelisted(a k8sadmission.Attributes, cfg *PodNodeSelectorConfig, pod *corev1.Pod) error {
 	var whitelist string
 	if cfg != nil {
 		whitelist = cfg.PodNodeSelectorPluginConfig[a.GetNamespace()]
