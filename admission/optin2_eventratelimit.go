@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	k8sadmission "k8s.io/apiserver/pkg/admission"
@@ -83,11 +82,7 @@ func (c *EventRateLimitConfig) DeepCopyObject() runtime.Object {
 }
 
 // eventRateLimitCodecs decode the configuration.
-var eventRateLimitCodecs = func() serializer.CodecFactory {
-	s := runtime.NewScheme()
-	s.AddKnownTypeWithName(EventRateLimitConfigGroupVersion.WithKind("Configuration"), &EventRateLimitConfig{})
-	return serializer.NewCodecFactory(s)
-}()
+var eventRateLimitCodecs = pluginConfigCodecs(EventRateLimitConfigGroupVersion, &EventRateLimitConfig{})
 
 // LoadEventRateLimitConfig reads EventRateLimit's configuration as upstream
 // does from the plugin's part of --admission-control-config-file and
@@ -104,17 +99,9 @@ var eventRateLimitCodecs = func() serializer.CodecFactory {
 func LoadEventRateLimitConfig(r io.Reader) (*EventRateLimitConfig, error) {
 	cfg := &EventRateLimitConfig{}
 	if r != nil {
-		data, err := io.ReadAll(r)
-		if err != nil {
+		var err error
+		if cfg, err = decodePluginConfig[*EventRateLimitConfig](r, eventRateLimitCodecs); err != nil {
 			return nil, err
-		}
-		obj, err := runtime.Decode(eventRateLimitCodecs.UniversalDeserializer(), data)
-		if err != nil {
-			return nil, err
-		}
-		var ok bool
-		if cfg, ok = obj.(*EventRateLimitConfig); !ok {
-			return nil, fmt.Errorf("unexpected type: %T", obj)
 		}
 		cfg.TypeMeta = metav1.TypeMeta{}
 	}

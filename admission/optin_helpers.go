@@ -1,8 +1,13 @@
 package admission
 
 import (
+	"fmt"
+	"io"
+
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	k8sadmission "k8s.io/apiserver/pkg/admission"
 )
@@ -63,4 +68,32 @@ func optinVisitContainers(spec *corev1.PodSpec, f func(c *corev1.Container, path
 			return
 		}
 	}
+}
+
+// pluginConfigCodecs are the codecs of a plugin's configuration: obj, the
+// kind Configuration of gv.
+func pluginConfigCodecs(gv schema.GroupVersion, obj runtime.Object) serializer.CodecFactory {
+	s := runtime.NewScheme()
+	s.AddKnownTypeWithName(gv.WithKind("Configuration"), obj)
+	return serializer.NewCodecFactory(s)
+}
+
+// decodePluginConfig reads a plugin's configuration from r (YAML or JSON)
+// with codecs: the decoder's error as it is, or upstream's "unexpected
+// type" for another kind.
+func decodePluginConfig[T runtime.Object](r io.Reader, codecs serializer.CodecFactory) (T, error) {
+	var zero T
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return zero, err
+	}
+	obj, err := runtime.Decode(codecs.UniversalDeserializer(), data)
+	if err != nil {
+		return zero, err
+	}
+	cfg, ok := obj.(T)
+	if !ok {
+		return zero, fmt.Errorf("unexpected type: %T", obj)
+	}
+	return cfg, nil
 }

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	k8sadmission "k8s.io/apiserver/pkg/admission"
 
@@ -67,11 +66,7 @@ func (c *PodTolerationRestrictionConfig) DeepCopyObject() runtime.Object {
 }
 
 // podTolerationRestrictionCodecs decode the configuration.
-var podTolerationRestrictionCodecs = func() serializer.CodecFactory {
-	s := runtime.NewScheme()
-	s.AddKnownTypeWithName(PodTolerationRestrictionConfigGroupVersion.WithKind("Configuration"), &PodTolerationRestrictionConfig{})
-	return serializer.NewCodecFactory(s)
-}()
+var podTolerationRestrictionCodecs = pluginConfigCodecs(PodTolerationRestrictionConfigGroupVersion, &PodTolerationRestrictionConfig{})
 
 // LoadPodTolerationRestrictionConfig reads PodTolerationRestriction's
 // configuration as upstream does from the plugin's part of
@@ -85,17 +80,9 @@ func LoadPodTolerationRestrictionConfig(r io.Reader) (*PodTolerationRestrictionC
 	if r == nil {
 		return &PodTolerationRestrictionConfig{}, nil
 	}
-	data, err := io.ReadAll(r)
+	cfg, err := decodePluginConfig[*PodTolerationRestrictionConfig](r, podTolerationRestrictionCodecs)
 	if err != nil {
 		return nil, err
-	}
-	obj, err := runtime.Decode(podTolerationRestrictionCodecs.UniversalDeserializer(), data)
-	if err != nil {
-		return nil, err
-	}
-	cfg, ok := obj.(*PodTolerationRestrictionConfig)
-	if !ok {
-		return nil, fmt.Errorf("unexpected type: %T", obj)
 	}
 	fld := field.NewPath("podtolerationrestriction")
 	errs := append(pod.ValidateTolerations(cfg.Default, fld.Child("default")), pod.ValidateTolerations(cfg.Whitelist, fld.Child("whitelist"))...)
