@@ -100,10 +100,7 @@ func validateOwnerReferences(s *Registry, c *Request, a admission.Attributes) er
 	if s.hooks.Authorizer == nil {
 		return nil
 	}
-	ctx := c.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := c.contextOrBackground()
 	return plainAdmissionErr(admissionplugins.OwnerReferencesPermissionEnforcementValidate(ctx, a, s.hooks.Authorizer, s.restMappings))
 }
 
@@ -140,10 +137,7 @@ func validateImagePolicy(s *Registry, c *Request, a admission.Attributes) error 
 	if s.imagePolicy == nil {
 		return nil
 	}
-	ctx := c.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := c.contextOrBackground()
 	return plainAdmissionErr(s.imagePolicy.Validate(ctx, a))
 }
 
@@ -154,10 +148,7 @@ func admitNodeRestriction(s *Registry, c *Request, a admission.Attributes) error
 	if _, isNode := admissionplugins.NodeRestrictionNodeIdentity(a.GetUserInfo()); !isNode {
 		return nil
 	}
-	ctx := c.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := c.contextOrBackground()
 	var authz authorizer.UnconditionalAuthorizer
 	if s.hooks.Authorizer != nil {
 		authz = s.hooks.Authorizer
@@ -190,4 +181,13 @@ func storedOrNil[T any](s *Registry, group, resource, ns, name string) (*T, erro
 		return nil, nil
 	}
 	return v, err
+}
+
+// contextOrBackground is the request's context, or the background one for
+// a request made without (what the plugins' authorizer calls need).
+func (c *Request) contextOrBackground() context.Context {
+	if ctx := c.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
 }
