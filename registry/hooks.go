@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/fakeplane/fakeplane/internal/validate"
 	"github.com/fakeplane/fakeplane/registry/strategy"
-	"github.com/fakeplane/fakeplane/store"
 )
 
 // namespacesBucket is where namespaces are stored.
@@ -27,12 +25,9 @@ const namespacesBucket = "/namespaces"
 // o in its namespace: the namespace must exist and not be terminating.
 func (s *Registry) admitNamespace(c *Request, o *Object) error {
 	ns := o.Meta.GetNamespace()
-	cur, err := s.store.Get(namespacesBucket, ns)
-	if errors.Is(err, store.ErrNotFound) {
-		return apierrors.NewNotFound(schemaNamespaces, ns)
-	}
+	cur, err := s.storedNamespace(ns)
 	if err != nil {
-		return apierrors.NewInternalError(err)
+		return err
 	}
 	if terminating(cur.Value) {
 		err := apierrors.NewForbidden(c.Res.GR, o.Meta.GetName(), fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))

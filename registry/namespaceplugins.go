@@ -34,17 +34,17 @@ func (s *Registry) admitNamespaceCreate(c *Request, o *Object, dry bool) error {
 	return s.admitNamespace(c, o)
 }
 
-// namespaceExists is the NamespaceExists plugin's check: the namespace
-// must exist (terminating or not).
-func (s *Registry) namespaceExists(ns string) error {
-	_, err := s.store.Get(namespacesBucket, ns)
+// storedNamespace reads namespace ns as stored: a 404 when it does not
+// exist, as NamespaceLifecycle and NamespaceExists answer.
+func (s *Registry) storedNamespace(ns string) (*store.Object, error) {
+	cur, err := s.store.Get(namespacesBucket, ns)
 	if errors.Is(err, store.ErrNotFound) {
-		return apierrors.NewNotFound(schemaNamespaces, ns)
+		return nil, apierrors.NewNotFound(schemaNamespaces, ns)
 	}
 	if err != nil {
-		return apierrors.NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
-	return nil
+	return cur, nil
 }
 
 // provisionNamespace is the NamespaceAutoProvision plugin: a create in

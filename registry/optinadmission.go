@@ -59,12 +59,12 @@ func plainAdmissionErr(err error) error {
 
 // namespaceObject reads namespace name, nil when it does not exist.
 func (s *Registry) namespaceObject(name string) (*corev1.Namespace, error) {
-	cur, err := s.store.Get(namespacesBucket, name)
-	if errors.Is(err, store.ErrNotFound) {
+	cur, err := s.storedNamespace(name)
+	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, err
 	}
 	ns := &corev1.Namespace{}
 	if err := JSONUnmarshal(cur.Value, ns); err != nil {

@@ -72,7 +72,8 @@ func (s *Registry) CreateObject(c *Request, o *Object, dry bool) ([]byte, error)
 		return nil, err
 	}
 	if c.Res.Namespaced && s.plugins.Enabled("NamespaceExists") {
-		if err := s.namespaceExists(o.Meta.GetNamespace()); err != nil {
+		// NamespaceExists: the namespace must exist, terminating or not.
+		if _, err := s.storedNamespace(o.Meta.GetNamespace()); err != nil {
 			return nil, err
 		}
 	}
