@@ -44,13 +44,23 @@ require (
 
 require (
 	github.com/klauspost/compress v1.19.0
+	go.etcd.io/etcd/server/v3 v3.7.0
 	gopkg.in/go-jose/go-jose.v2 v2.6.3
 	k8s.io/dynamic-resource-allocation v0.37.2
 )
 
 require (
 	github.com/coreos/go-oidc v2.5.0+incompatible // indirect
+	github.com/dustin/go-humanize v1.0.1 // indirect
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
+	github.com/jonboulle/clockwork v0.5.0 // indirect
 	github.com/pquerna/cachecontrol v0.1.0 // indirect
+	github.com/sirupsen/logrus v1.9.4 // indirect
+	github.com/soheilhy/cmux v0.1.5 // indirect
+	github.com/tmc/grpc-websocket-proxy v0.0.0-20220101234140-673ab2c3ae75 // indirect
+	github.com/xiang90/probing v0.0.0-20221125231312-a49e3df8f510 // indirect
+	go.etcd.io/etcd/pkg/v3 v3.7.0 // indirect
+	go.etcd.io/raft/v3 v3.7.0 // indirect
 )
 
 require (

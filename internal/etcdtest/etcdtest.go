@@ -1,16 +1,17 @@
-// Package etcdtest starts an etcd server for tests: the etcd binary on
-// PATH, or the one refplane keeps at $HOME/.cache/refplane/bin/etcd, on
-// loopback with random free ports and a temporary data directory. A test
-// that needs etcd is skipped when neither is there.
+// Package etcdtest starts an etcd server for tests, on loopback with random
+// free ports and a temporary data directory, stopped at the test's cleanup.
+// It runs the etcd binary on PATH, or the one refplane keeps at
+// $HOME/.cache/refplane/bin/etcd, when there is one, and otherwise etcd in
+// the test's own process (go.etcd.io/etcd/server/v3/embed), so that no test
+// goes without etcd. $FAKEPLANE_ETCD_BINARY overrides the lookup: the path
+// of the binary to run, or "none" for etcd in process.
 package etcdtest
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,16 +19,27 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/fakeplane/fakeplane/internal/syncbuf"
 )
 
 // startTimeout bounds how long Start waits for etcd to answer.
 const startTimeout = 30 * time.Second
 
+// BinaryEnv is the environment variable that overrides where Binary looks:
+// the path of an etcd binary, or "none" to run etcd in process even when a
+// binary is there.
+const BinaryEnv = "FAKEPLANE_ETCD_BINARY"
+
 // Binary returns the path of the etcd binary to run, or an error saying
-// where it looked.
+// where it looked: $FAKEPLANE_ETCD_BINARY when set, else etcd on PATH, else
+// $HOME/.cache/refplane/bin/etcd.
 func Binary() (string, error) {
+	switch p := os.Getenv(BinaryEnv); p {
+	case "":
+	case "none":
+		return "", fmt.Errorf("%s=none", BinaryEnv)
+	default:
+		return p, nil
+	}
 	if p, err := exec.LookPath("etcd"); err == nil {
 		return p, nil
 	}
@@ -45,114 +57,60 @@ func Binary() (string, error) {
 type Server struct {
 	// Endpoints are its client URLs.
 	Endpoints []string
-	cmd       *exec.Cmd
-	done      chan struct{}
-	output    *syncbuf.Buffer
+	// stop stops etcd and returns once it has stopped.
+	stop func()
 }
 
-// Start starts an etcd server for t, stopped at cleanup, or skips t when
-// there is no etcd binary: what the test checks is not run without one.
+// Start starts an etcd server for t, stopped at cleanup: the binary Binary
+// finds, or etcd in this process when there is none.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := Binary()
-	if err != nil {
-		t.Skipf("etcd binary not found: %v; skipping %s, which runs against etcd", err, t.Name())
+	if bin, err := Binary(); err == nil {
+		return startRetrying(t, bin, func(t testing.TB) (*Server, error) { return startBinary(t, bin) })
 	}
+	return startRetrying(t, "in process", startInProcess)
+}
+
+// startRetrying starts etcd with run, which says how in failures, retrying
+// a failed start, and stops it at t's cleanup.
+func startRetrying(t testing.TB, how string, run func(testing.TB) (*Server, error)) *Server {
+	t.Helper()
 	var lastErr error
 	for range 3 { // a port picked free may be taken before etcd binds it
-		srv, err := start(t, bin)
+		srv, err := run(t)
 		if err == nil {
+			t.Cleanup(srv.stop)
+			t.Logf("etcd (%s) at %s", how, strings.Join(srv.Endpoints, ","))
 			return srv
 		}
 		lastErr = err
 	}
-	t.Fatalf("start etcd: %v", lastErr)
+	t.Fatalf("start etcd (%s): %v", how, lastErr)
 	return nil
 }
 
-// start runs one attempt of Start.
-func start(t testing.TB, bin string) (*Server, error) {
-	client, err := freePort()
+// loopbackURLs returns a client and a peer URL on loopback ports that were
+// free a moment ago.
+func loopbackURLs() (client, peer url.URL, err error) {
+	c, err := freePort()
 	if err != nil {
-		return nil, err
+		return url.URL{}, url.URL{}, err
 	}
-	peer, err := freePort()
+	p, err := freePort()
 	if err != nil {
-		return nil, err
+		return url.URL{}, url.URL{}, err
 	}
-	clientURL := "http://127.0.0.1:" + strconv.Itoa(client)
-	peerURL := "http://127.0.0.1:" + strconv.Itoa(peer)
-	dir := t.TempDir()
-	out := &syncbuf.Buffer{}
-	cmd := exec.Command(bin,
-		"--name", "etcdtest",
-		"--data-dir", filepath.Join(dir, "data"),
-		"--listen-client-urls", clientURL,
-		"--advertise-client-urls", clientURL,
-		"--listen-peer-urls", peerURL,
-		"--initial-advertise-peer-urls", peerURL,
-		"--initial-cluster", "etcdtest="+peerURL,
-		"--unsafe-no-fsync",
-		"--log-level", "error",
-	)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("run %s: %w", bin, err)
+	at := func(port int) url.URL {
+		return url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
 	}
-	s := &Server{Endpoints: []string{clientURL}, cmd: cmd, done: make(chan struct{}), output: out}
-	go func() {
-		cmd.Wait()
-		close(s.done)
-	}()
-	if err := s.waitHealthy(clientURL); err != nil {
-		s.stop()
-		return nil, fmt.Errorf("%w; etcd's output:\n%s", err, out.String())
-	}
-	t.Cleanup(s.stop)
-	return s, nil
-}
-
-// waitHealthy polls etcd's /health until it answers healthy.
-func (s *Server) waitHealthy(url string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			var body bytes.Buffer
-			body.ReadFrom(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK && bytes.Contains(body.Bytes(), []byte(`"health":"true"`)) {
-				return nil
-			}
-		}
-		select {
-		case <-s.done:
-			return errors.New("etcd exited")
-		case <-ctx.Done():
-			return fmt.Errorf("etcd at %s not healthy after %v", url, startTimeout)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-// stop kills etcd and waits for it to exit.
-func (s *Server) stop() {
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	s.cmd.Process.Kill()
-	<-s.done
+	return at(c), at(p), nil
 }
 
 // freePort returns a loopback TCP port that was free a moment ago.
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("pick a free port: %w", err)
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
