@@ -5,6 +5,9 @@
 // the test's own process (go.etcd.io/etcd/server/v3/embed), so that no test
 // goes without etcd. $FAKEPLANE_ETCD_BINARY overrides the lookup: the path
 // of the binary to run, or "none" for etcd in process.
+//
+// Main is etcd's command line run in the calling process, for a test binary
+// that must stand in for the etcd binary of another program (envtest).
 package etcdtest
 
 import (

@@ -2,15 +2,26 @@ package etcdtest
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
+
+	"github.com/fakeplane/fakeplane/internal/syncbuf"
 )
 
-// TestMain fails the package when a goroutine is left after the tests.
+// TestMain runs etcd instead of the tests when asked (TestMainIsEtcd's
+// child), and fails the package when a goroutine is left after them.
 func TestMain(m *testing.M) {
+	MainIfAsked()
 	goleak.VerifyTestMain(m)
 }
 
@@ -61,4 +72,93 @@ func TestInProcessLeavesNoGoroutine(t *testing.T) {
 	if err := goleak.Find(before); err != nil {
 		t.Fatalf("etcd in process left goroutines once stopped: %v", err)
 	}
+}
+
+// TestMainIsEtcd runs this test binary as etcd (Main, through TestMain),
+// as envtest runs an etcd binary: --help lists --unsafe-no-fsync (envtest
+// checks for it), etcd started with envtest's flags serves a put and a
+// get, and SIGTERM stops it as it stops the etcd binary.
+func TestMainIsEtcd(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), MainEnv+"=1")
+
+	help := exec.Command(exe, "--help")
+	help.Env = env
+	out, err := help.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--unsafe-no-fsync") {
+		t.Fatalf("etcd --help: %v; its output does not list --unsafe-no-fsync:\n%s", err, out)
+	}
+
+	var (
+		cmd       *exec.Cmd
+		done      chan struct{}
+		clientURL string
+		lastErr   error
+		output    = &syncbuf.Buffer{}
+	)
+	for range 3 { // a port picked free may be taken before etcd binds it
+		cmd, done, clientURL, lastErr = runMain(t, exe, env, output)
+		if lastErr == nil {
+			break
+		}
+	}
+	if lastErr != nil {
+		t.Fatalf("run %s as etcd: %v; its output:\n%s", exe, lastErr, output)
+	}
+	putGet(t, []string{clientURL})
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("SIGTERM etcd: %v", err)
+	}
+	<-done
+	st := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !(st.Exited() && st.ExitStatus() == 0) && !(st.Signaled() && st.Signal() == syscall.SIGTERM) {
+		t.Fatalf("etcd ended with %v on SIGTERM, want exit 0 or SIGTERM re-raised; its output:\n%s", cmd.ProcessState, output)
+	}
+	if !strings.Contains(output.String(), "received signal; shutting down") {
+		t.Fatalf("etcd did not shut down on SIGTERM; its output:\n%s", output)
+	}
+}
+
+// runMain starts exe as etcd with envtest's flags, killed at t's cleanup
+// unless stopped before, and waits until it is healthy at clientURL; done
+// is closed when it has exited.
+func runMain(t *testing.T, exe string, env []string, output *syncbuf.Buffer) (cmd *exec.Cmd, done chan struct{}, clientURL string, err error) {
+	client, peer, err := loopbackURLs()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	clientURL, peerURL := client.String(), peer.String()
+	cmd = exec.Command(exe,
+		"--data-dir="+filepath.Join(t.TempDir(), "data"),
+		"--listen-peer-urls="+peerURL,
+		"--initial-advertise-peer-urls="+peerURL,
+		"--initial-cluster=default="+peerURL,
+		"--unsafe-no-fsync=true",
+		"--advertise-client-urls="+clientURL,
+		"--listen-client-urls="+clientURL,
+	)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = output, output
+	if err := cmd.Start(); err != nil {
+		return nil, nil, "", fmt.Errorf("start: %w", err)
+	}
+	done = make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+	})
+	if err := waitHealthy(clientURL, done); err != nil {
+		cmd.Process.Kill()
+		<-done
+		return nil, nil, "", errors.Join(err, fmt.Errorf("etcd ended with %v", cmd.ProcessState))
+	}
+	return cmd, done, clientURL, nil
 }
