@@ -31,7 +31,6 @@ func startInProcess(t testing.TB) (*Server, error) {
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.UnsafeNoFsync = true
-	cfg.LogLevel = "error"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(zapcore.NewCore(
 		zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), zapcore.AddSync(out), zap.ErrorLevel)))
 	e, err := embed.StartEtcd(cfg)

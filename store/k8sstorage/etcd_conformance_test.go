@@ -11,8 +11,9 @@ import (
 )
 
 // The suites run against the adapter over the etcd store as well
-// (store/etcdstore), when an etcd binary is there: each fixture's store
-// under a prefix of its own in one etcd server per test.
+// (store/etcdstore), on etcdtest's etcd (in process when there is no etcd
+// binary): each fixture's store under a prefix of its own in one etcd
+// server per test.
 
 // openEtcd returns an openStore of etcd stores on srv.
 func openEtcd(srv *etcdtest.Server) openStore {
