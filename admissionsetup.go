@@ -24,7 +24,7 @@ var admissionConfigResources = []string{
 // stored admission configuration (one kept in a data directory counts).
 func (cp *ControlPlane) setUpAdmission() error {
 	chain, err := admission.New(admission.Config{
-		Loopback:        cp.RESTConfig(),
+		Loopback:        cp.loopbackConfig(),
 		ServiceResolver: cp.srv.ServiceResolver(),
 		// Webhooks are called through the egress selections.
 		AuthenticationInfoResolverWrapper: cp.egress.webhookWrapper(cp),

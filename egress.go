@@ -227,7 +227,7 @@ func (c *trackedConn) Close() error {
 // through the "cluster" selection, one given as a URL through
 // "controlplane".
 func (e egress) webhookWrapper(cp *ControlPlane) webhookutil.AuthenticationInfoResolverWrapper {
-	return webhookutil.NewDefaultAuthenticationInfoResolverWrapper(nil, e.selector, cp.RESTConfig(), tracing.NewNoopTracerProvider())
+	return webhookutil.NewDefaultAuthenticationInfoResolverWrapper(nil, e.selector, cp.loopbackConfig(), tracing.NewNoopTracerProvider())
 }
 
 // grpcUDSName is the Unix socket of the Konnectivity server (GRPC) that

@@ -135,10 +135,16 @@ type ControlPlane struct {
 	url              string
 	kubeconfigPath   string
 	tmpDir           string
-	cancel           context.CancelFunc
-	serveDone        chan struct{}
-	nodes            *kubelet.Simulator
-	scheduler        *scheduler.Scheduler
+	// servingTrustPEM is what clients outside the control plane trust
+	// (the cluster CA, or WithSecureServing's certificate file), and
+	// loopbackServerName the server name its own clients ask for (set
+	// when that is not the cluster CA).
+	servingTrustPEM    []byte
+	loopbackServerName string
+	cancel             context.CancelFunc
+	serveDone          chan struct{}
+	nodes              *kubelet.Simulator
+	scheduler          *scheduler.Scheduler
 }
 
 // New prepares a control plane; nothing listens until Start.
@@ -152,6 +158,9 @@ func New(opts ...Option) (*ControlPlane, error) {
 	}
 	if err := o.controllers.Validate(); err != nil {
 		return nil, fmt.Errorf("fakeplane: controllers: %w", err)
+	}
+	if err := validateSecureServing(o.serving); err != nil {
+		return nil, err
 	}
 	if o.audit != nil {
 		if err := o.audit.withDefaults().validate(); err != nil {
@@ -264,21 +273,31 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	cp.url = "https://" + net.JoinHostPort(hostFor(addr.IP), strconv.Itoa(addr.Port))
 	// The admin kubeconfig is encoded, and the serving certificate made,
 	// on another core meanwhile: they are needed once the server serves.
+	serving, certDir, err := cp.givenServingCertificate()
+	if err != nil {
+		return err
+	}
+	cp.servingTrustPEM = serving.trustPEM
+	cp.loopbackServerName = ""
+	if serving.given != nil {
+		cp.loopbackServerName = loopbackServerName
+	}
 	var kubeconfig []byte
 	encodeKubeconfig := inBackground(func() (err error) {
 		kubeconfig, err = cp.kubeconfigBytes(AdminUser, cp.admin)
 		return err
 	})
 	defer encodeKubeconfig()
-	var tlsCert tls.Certificate
 	makeServingCert := inBackground(func() error {
-		serving, err := cp.ca.NewServingCert("kube-apiserver", []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-			[]net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, net.IP(registry.FirstServiceIP(cp.serviceRange).AsSlice()), addr.IP})
+		own, err := cp.ca.NewServingCert("kube-apiserver", servingHosts(), servingIPs(net.IP(registry.FirstServiceIP(cp.serviceRange).AsSlice()), addr.IP))
 		if err == nil {
-			tlsCert, err = serving.TLSCertificate()
+			serving.own, err = own.TLSCertificate()
 		}
 		if err != nil {
 			return fmt.Errorf("fakeplane: serving certificate: %w", err)
+		}
+		if certDir != "" {
+			return writeServingPair(certDir, append(append(own.CertPEM, '\n'), cp.ca.CertPEM...), own.KeyPEM)
 		}
 		return nil
 	})
@@ -430,6 +449,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		// Without kube-controller-manager's resource quota controller,
 		// quotas are kube-apiserver's alone (status-driven).
 		NoResourceQuotaController: !cp.opts.runs(controllers.ResourceQuotaName),
+		DisallowPrivileged:        cp.opts.disallowPrivileged,
 		PrivateCreateMemo:         cp.opts.privateCreateMemo,
 		SharedStore:               shared,
 		DialCluster:               cp.egress.cluster,
@@ -572,6 +592,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err := makeServingCert(); err != nil {
 		return err
 	}
+	tlsConfig, err := serving.tlsConfig(cp.opts.serving)
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
 	var handler http.Handler = cp.srv
 	if !cp.opts.runs(controllers.NodeLifecycleName) {
 		// Without kube-controller-manager's node lifecycle controller,
@@ -585,13 +609,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Handler:           handler,
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          log.New(io.Discard, "", 0),
-		TLSConfig: &tls.Config{
-			Certificates: []tls.Certificate{tlsCert},
-			// As kube-apiserver: ask for a certificate and let the
-			// authenticators verify it (client CA or front-proxy CA).
-			ClientAuth: tls.RequestClientCert,
-			MinVersion: tls.VersionTLS12,
-		},
+		TLSConfig:         tlsConfig,
 	}
 	cp.serveDone = make(chan struct{})
 	go func() {
@@ -948,7 +966,7 @@ func (cp *ControlPlane) startNodesAndScheduler(ctx context.Context) error {
 			return err
 		}
 		cp.nodes = kubelet.New(kubelet.Config{
-			Client:              kubernetes.NewForConfigOrDie(cp.RESTConfig()),
+			Client:              kubernetes.NewForConfigOrDie(cp.loopbackConfig()),
 			Nodes:               cp.opts.nodes,
 			RenewInterval:       cp.opts.nodeLeaseRenew,
 			Now:                 cp.opts.clock,
@@ -1190,7 +1208,7 @@ func (cp *ControlPlane) writeKubeconfig(path, user string, kp pki.KeyPair) error
 // certificate kp, for this control plane.
 func (cp *ControlPlane) kubeconfigBytes(user string, kp pki.KeyPair) ([]byte, error) {
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["fakeplane"] = &clientcmdapi.Cluster{Server: cp.url, CertificateAuthorityData: cp.ca.CertPEM}
+	cfg.Clusters["fakeplane"] = &clientcmdapi.Cluster{Server: cp.url, CertificateAuthorityData: cp.servingTrustPEM}
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: kp.CertPEM, ClientKeyData: kp.KeyPEM}
 	cfg.Contexts["fakeplane"] = &clientcmdapi.Context{Cluster: "fakeplane", AuthInfo: user, Namespace: "default"}
 	cfg.CurrentContext = "fakeplane"
@@ -1318,14 +1336,17 @@ func (cp *ControlPlane) KubeconfigPath() string { return cp.kubeconfigPath }
 // RESTConfig returns a fresh client configuration for the admin user
 // (system:masters).
 func (cp *ControlPlane) RESTConfig() *rest.Config {
-	return cp.configFor(cp.admin)
+	return cp.userConfig(cp.admin)
 }
 
-func (cp *ControlPlane) configFor(kp pki.KeyPair) *rest.Config {
+// userConfig is a client configuration for a user outside the control
+// plane, authenticated by kp: it trusts the serving certificate (the
+// cluster CA, or WithSecureServing's files).
+func (cp *ControlPlane) userConfig(kp pki.KeyPair) *rest.Config {
 	return &rest.Config{
 		Host: cp.url,
 		TLSClientConfig: rest.TLSClientConfig{
-			CAData:   cp.ca.CertPEM,
+			CAData:   cp.servingTrustPEM,
 			CertData: kp.CertPEM,
 			KeyData:  kp.KeyPEM,
 		},
@@ -1333,6 +1354,20 @@ func (cp *ControlPlane) configFor(kp pki.KeyPair) *rest.Config {
 		Burst: 0,
 	}
 }
+
+// configFor is a client configuration for the control plane's own
+// components (controllers, scheduler, admission plugins), authenticated
+// by kp: it trusts the cluster CA and, when the server is given another
+// certificate, asks for the one the CA signs by its server name.
+func (cp *ControlPlane) configFor(kp pki.KeyPair) *rest.Config {
+	cfg := cp.userConfig(kp)
+	cfg.TLSClientConfig.CAData = cp.ca.CertPEM
+	cfg.TLSClientConfig.ServerName = cp.loopbackServerName
+	return cfg
+}
+
+// loopbackConfig is configFor the admin user.
+func (cp *ControlPlane) loopbackConfig() *rest.Config { return cp.configFor(cp.admin) }
 
 // AddUser returns a client configuration for a user with the given groups,
 // authenticated by a client certificate the control plane's CA signs (CN
@@ -1342,7 +1377,7 @@ func (cp *ControlPlane) AddUser(name string, groups ...string) (*rest.Config, er
 	if err != nil {
 		return nil, fmt.Errorf("fakeplane: client certificate for %q: %w", name, err)
 	}
-	return cp.configFor(kp), nil
+	return cp.userConfig(kp), nil
 }
 
 // WriteKubeconfig writes a kubeconfig for a user with the given groups.
@@ -1370,7 +1405,7 @@ func (cp *ControlPlane) ServiceAccountConfig(ns, name string) (*rest.Config, err
 	}
 	return &rest.Config{
 		Host:            cp.url,
-		TLSClientConfig: rest.TLSClientConfig{CAData: cp.ca.CertPEM},
+		TLSClientConfig: rest.TLSClientConfig{CAData: cp.servingTrustPEM},
 		BearerToken:     tr.Status.Token,
 		QPS:             -1,
 	}, nil
@@ -1378,6 +1413,9 @@ func (cp *ControlPlane) ServiceAccountConfig(ns, name string) (*rest.Config, err
 
 // WriteUserKubeconfig writes a kubeconfig for a user of the control plane
 // whose data directory is dataDir (it holds the CA and the server's URL).
+// The kubeconfig trusts the cluster CA: a control plane serving the
+// certificate of WithSecureServing's files needs the user's kubeconfig to
+// trust that instead.
 func WriteUserKubeconfig(dataDir, path, userName string, groups ...string) error {
 	ca, err := pki.LoadCA(filepath.Join(dataDir, "pki"))
 	if err != nil {
@@ -1391,7 +1429,7 @@ func WriteUserKubeconfig(dataDir, path, userName string, groups ...string) error
 	if err != nil {
 		return fmt.Errorf("fakeplane: client certificate for %q: %w", userName, err)
 	}
-	cp := &ControlPlane{ca: ca, url: string(url)}
+	cp := &ControlPlane{ca: ca, url: string(url), servingTrustPEM: ca.CertPEM}
 	return cp.writeKubeconfig(path, userName, kp)
 }
 

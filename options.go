@@ -71,6 +71,10 @@ type options struct {
 	enablePlugins, disablePlugins, onlyPlugins []string
 	// tolerationSeconds is WithDefaultTolerationSeconds'.
 	tolerationSeconds *registry.TolerationSeconds
+	// disallowPrivileged is WithAllowPrivileged(false)'s.
+	disallowPrivileged bool
+	// serving is WithSecureServing's.
+	serving SecureServing
 	// audit is WithAudit's.
 	audit         *AuditOptions
 	requestHeader *RequestHeader
@@ -803,4 +807,12 @@ func WithEnvtestShape() Option {
 		o.envtestShape = true
 		o.nodes, o.withScheduler, o.schedulerConfig, o.schedulerConfigFile = 0, false, nil, ""
 	}
+}
+
+// WithAllowPrivileged(false) refuses privileged containers and Windows host
+// process containers in pods and pod templates, as kube-apiserver's
+// --allow-privileged=false does (with its 422). fakeplane allows them by
+// default, as kubeadm's clusters and envtest run kube-apiserver.
+func WithAllowPrivileged(allow bool) Option {
+	return func(o *options) { o.disallowPrivileged = !allow }
 }

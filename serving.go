@@ -1,0 +1,234 @@
+package fakeplane
+
+import (
+	"crypto/tls"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+
+	certutil "k8s.io/client-go/util/cert"
+	cliflag "k8s.io/component-base/cli/flag"
+
+	"github.com/fakeplane/fakeplane/internal/pki"
+)
+
+// SecureServing is how the control plane serves HTTPS, as kube-apiserver's
+// serving flags set it. Its zero value serves a certificate the cluster CA
+// signs, kept nowhere but in memory, with TLS 1.2 or later and Go's cipher
+// suites.
+type SecureServing struct {
+	// CertFile and KeyFile are --tls-cert-file and
+	// --tls-private-key-file: the serving certificate (with its chain,
+	// if any, after it) and its key, served to every client. Both or
+	// neither. The kubeconfig the control plane writes, and RESTConfig,
+	// trust the certificates in CertFile.
+	CertFile, KeyFile string
+	// CertDir is --cert-dir, read when CertFile and KeyFile are not set:
+	// its apiserver.crt and apiserver.key are served when both are
+	// there (as CertFile and KeyFile would be); otherwise the serving
+	// certificate the cluster CA signs is written there, followed by the
+	// CA, as kube-apiserver writes the self-signed pair it makes.
+	CertDir string
+	// MinTLSVersion is --tls-min-version: VersionTLS12 (the default) or
+	// VersionTLS13.
+	MinTLSVersion string
+	// CipherSuites is --tls-cipher-suites: the names of the TLS 1.2
+	// cipher suites offered (default: Go's).
+	CipherSuites []string
+}
+
+// WithSecureServing serves HTTPS as s says: the serving certificate and
+// key files, the directory for them, and the TLS version and cipher
+// suites. New refuses what kube-apiserver refuses (one of the files
+// without the other, unknown versions or suites); Start, files that do not
+// load.
+func WithSecureServing(s SecureServing) Option {
+	return func(o *options) { o.serving = s }
+}
+
+// servingPairName is the name kube-apiserver gives the serving pair it
+// keeps in --cert-dir (apiserver.crt, apiserver.key).
+const servingPairName = "apiserver"
+
+// loopbackServerName is the TLS server name the control plane's own
+// clients ask for when the serving certificate is not the cluster CA's:
+// they are served the one it signs, as kube-apiserver's loopback clients
+// are served its apiserver-loopback-client certificate.
+const loopbackServerName = "apiserver-loopback-client"
+
+// validateSecureServing checks s as kube-apiserver checks its flags.
+func validateSecureServing(s SecureServing) error {
+	if (s.CertFile == "") != (s.KeyFile == "") {
+		return errors.New("fakeplane: missing filename for serving cert")
+	}
+	minVersion, err := tlsVersion(s.MinTLSVersion)
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	suites, err := cliflag.TLSCipherSuites(s.CipherSuites)
+	if err != nil {
+		return fmt.Errorf("fakeplane: %w", err)
+	}
+	// HTTP/2 is served, and it needs one of these below TLS 1.3:
+	// kube-apiserver refuses to start without, as http2.ConfigureServer
+	// refuses.
+	if len(suites) > 0 && minVersion < tls.VersionTLS13 &&
+		!slices.Contains(suites, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256) && !slices.Contains(suites, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) {
+		return errors.New("fakeplane: error configuring http2: http2: TLSConfig.CipherSuites is missing an HTTP/2-required AES_128_GCM_SHA256 cipher (need at least one of TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)")
+	}
+	return nil
+}
+
+// tlsVersion is --tls-min-version's value: TLS 1.2 unless set.
+func tlsVersion(name string) (uint16, error) {
+	if name == "" {
+		return tls.VersionTLS12, nil
+	}
+	return cliflag.TLSVersion(name)
+}
+
+// servingTLS is what the server presents: the certificate the cluster CA
+// signs and, when the options give one, the certificate from files that
+// every other client gets.
+type servingTLS struct {
+	// own is the certificate the cluster CA signs.
+	own tls.Certificate
+	// given is the certificate from --tls-cert-file (or --cert-dir);
+	// nil when the cluster CA's is served to everyone.
+	given *tls.Certificate
+	// trustPEM is what clients outside the control plane trust: the
+	// cluster CA, or the certificates of the given file.
+	trustPEM []byte
+}
+
+// givenServingCertificate reads the serving certificate the options name
+// in files (--tls-cert-file, or --cert-dir's pair), before the server
+// serves. Without one, it says where in --cert-dir the cluster CA's is to
+// be written (writeDir), if anywhere, and the certificate is the cluster
+// CA's.
+func (cp *ControlPlane) givenServingCertificate() (s servingTLS, writeDir string, err error) {
+	o := cp.opts.serving
+	s.trustPEM = cp.ca.CertPEM
+	certFile, keyFile := o.CertFile, o.KeyFile
+	if certFile == "" && o.CertDir != "" {
+		certFile, keyFile = servingPairFiles(o.CertDir)
+		readable, err := certutil.CanReadCertAndKey(certFile, keyFile)
+		if err != nil {
+			return servingTLS{}, "", fmt.Errorf("fakeplane: cert-dir: %w", err)
+		}
+		if !readable {
+			return s, o.CertDir, nil
+		}
+	}
+	if certFile == "" {
+		return s, "", nil
+	}
+	given, certPEM, err := loadServingPair(certFile, keyFile)
+	if err != nil {
+		return servingTLS{}, "", err
+	}
+	s.given, s.trustPEM = &given, certPEM
+	return s, "", nil
+}
+
+// servingPairFiles are the serving pair's files in a --cert-dir.
+func servingPairFiles(dir string) (certFile, keyFile string) {
+	return filepath.Join(dir, servingPairName+".crt"), filepath.Join(dir, servingPairName+".key")
+}
+
+// loadServingPair reads a serving certificate and its key as
+// kube-apiserver does, and returns the PEM of the certificates alone.
+func loadServingPair(certFile, keyFile string) (tls.Certificate, []byte, error) {
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("fakeplane: tls-cert-file: %w", err)
+	}
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("fakeplane: tls-private-key-file: %w", err)
+	}
+	if len(certPEM) == 0 || len(keyPEM) == 0 {
+		return tls.Certificate{}, nil, fmt.Errorf("fakeplane: missing content for serving cert %q", "serving-cert::"+certFile+"::"+keyFile)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("fakeplane: serving cert %s and key %s: %w", certFile, keyFile, err)
+	}
+	var certs []byte
+	for rest := certPEM; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		}
+		if b.Type == "CERTIFICATE" {
+			certs = append(certs, pem.EncodeToMemory(b)...)
+		}
+	}
+	return pair, certs, nil
+}
+
+// writeServingPair writes the serving pair to --cert-dir as kube-apiserver
+// writes its self-signed one: the directory made if missing, the key
+// private.
+func writeServingPair(dir string, certPEM, keyPEM []byte) error {
+	certFile, keyFile := servingPairFiles(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("fakeplane: cert-dir: %w", err)
+	}
+	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
+		return fmt.Errorf("fakeplane: cert-dir: %w", err)
+	}
+	if err := pki.WriteSecretFile(keyFile, keyPEM); err != nil {
+		return fmt.Errorf("fakeplane: cert-dir: %w", err)
+	}
+	return nil
+}
+
+// tlsConfig is the server's TLS configuration: the given certificate for
+// every client but the control plane's own (which ask for
+// loopbackServerName), the TLS versions and cipher suites of the options,
+// and a client certificate asked for, as kube-apiserver does, for the
+// authenticators to verify (client CA or front-proxy CA).
+func (s servingTLS) tlsConfig(o SecureServing) (*tls.Config, error) {
+	minVersion, err := tlsVersion(o.MinTLSVersion)
+	if err != nil {
+		return nil, err
+	}
+	suites, err := cliflag.TLSCipherSuites(o.CipherSuites)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &tls.Config{
+		Certificates: []tls.Certificate{s.own},
+		ClientAuth:   tls.RequestClientCert,
+		MinVersion:   minVersion,
+		CipherSuites: suites,
+	}
+	if given := s.given; given != nil {
+		own := s.own
+		cfg.Certificates = nil
+		cfg.GetCertificate = func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+			if hello.ServerName == loopbackServerName {
+				return &own, nil
+			}
+			return given, nil
+		}
+	}
+	return cfg, nil
+}
+
+// servingHosts and servingIPs are the names and addresses the cluster CA's
+// serving certificate is for: kube-apiserver's service names, loopback,
+// the first service IP and the address served on.
+func servingHosts() []string {
+	return []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", loopbackServerName}
+}
+
+// servingIPs: see servingHosts.
+func servingIPs(serviceIP, listenIP net.IP) []net.IP {
+	return []net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, serviceIP, listenIP}
+}
