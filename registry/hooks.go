@@ -15,6 +15,7 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/fakeplane/fakeplane/internal/validate"
+	"github.com/fakeplane/fakeplane/registry/core/pod"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -155,6 +156,7 @@ func (s *Registry) validateCreateOnce(c *Request, o *Object) error {
 	}
 	if st, ok := For(c.Res.GR); ok {
 		errs = append(errs, st.Validate(c.Context(), o.Obj)...)
+		errs = append(errs, s.clusterPolicyErrors(o.Obj)...)
 		if dv, ok := st.(strategy.DeclarativeValidator); ok {
 			errs = dv.ValidateDeclaratively(c.Context(), errs, o.Obj, nil, false)
 		}
@@ -226,10 +228,12 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 		errs = append(errs, av.ValidateApprovalUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == mainWrite && ephemeral:
 		errs = append(errs, ev.ValidateEphemeralContainersUpdate(c.Context(), o.Obj, old.Obj)...)
+		errs = append(errs, s.clusterPolicyErrors(o.Obj)...)
 	case mode == mainWrite && resize:
 		errs = append(errs, rv.ValidateResizeUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == mainWrite && hasStrategy:
 		errs = append(errs, st.ValidateUpdate(c.Context(), o.Obj, old.Obj)...)
+		errs = append(errs, s.clusterPolicyErrors(o.Obj)...)
 	case mode == statusWrite && hasStrategy:
 		if ss, ok := st.(strategy.StatusStrategy); ok {
 			// A status strategy may ask the authorizer (a
@@ -328,4 +332,14 @@ func resetStatus(obj runtime.Object) {
 		return
 	}
 	strategy.ResetStatus(obj)
+}
+
+// clusterPolicyErrors are the errors of kube-apiserver's pod validation
+// under --allow-privileged=false (Config.DisallowPrivileged) for an object
+// with a pod spec; none when privileged containers are allowed.
+func (s *Registry) clusterPolicyErrors(obj runtime.Object) field.ErrorList {
+	if !s.disallowPrivileged {
+		return nil
+	}
+	return pod.DisallowedByClusterPolicy(obj)
 }

@@ -55,6 +55,10 @@ type Config struct {
 	// limits what its status.hard names and charges its status.used, as
 	// kube-apiserver's alone does.
 	NoResourceQuotaController bool
+	// DisallowPrivileged is kube-apiserver's --allow-privileged=false:
+	// privileged and host process containers are refused in pods and pod
+	// templates.
+	DisallowPrivileged bool
 	// SharedStore says other control planes write to Store too (an etcd
 	// shared between processes): the views that follow commits are then
 	// fed by ObserveStoreEvent, from the store's watch, with every
@@ -111,6 +115,8 @@ type Registry struct {
 	imagePolicy    *admissionplugins.ImagePolicyWebhook
 	// tolerationSeconds is Config.TolerationSeconds, or the default.
 	tolerationSeconds TolerationSeconds
+	// disallowPrivileged is Config.DisallowPrivileged.
+	disallowPrivileged bool
 	// noQuotaController is Config.NoResourceQuotaController.
 	noQuotaController bool
 	// shared is Config.SharedStore.
@@ -146,7 +152,7 @@ func New(cfg Config) (*Registry, error) {
 		return nil, fmt.Errorf("registry: Config.Store is required")
 	}
 	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), plugins: cfg.AdmissionPlugins,
-		podNodeSelector: cfg.PodNodeSelector, podTolerationRestriction: cfg.PodTolerationRestriction, podSecurityConfig: cfg.PodSecurity, noQuotaController: cfg.NoResourceQuotaController, shared: cfg.SharedStore,
+		podNodeSelector: cfg.PodNodeSelector, podTolerationRestriction: cfg.PodTolerationRestriction, podSecurityConfig: cfg.PodSecurity, noQuotaController: cfg.NoResourceQuotaController, disallowPrivileged: cfg.DisallowPrivileged, shared: cfg.SharedStore,
 		creates: &processCreates}
 	if cfg.PrivateCreateMemo {
 		r.creates = &createMemo{}

@@ -70,6 +70,8 @@ type Config struct {
 	TolerationSeconds *registry.TolerationSeconds
 	// NoResourceQuotaController is registry.Config's.
 	NoResourceQuotaController bool
+	// DisallowPrivileged is registry.Config's.
+	DisallowPrivileged bool
 	// PrivateCreateMemo is registry.Config's.
 	PrivateCreateMemo bool
 	// SharedStore says other processes write to Store too (see
@@ -194,7 +196,7 @@ func New(cfg Config) (*Server, error) {
 	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
 		AdmissionPlugins: cfg.AdmissionPlugins,
 		PodNodeSelector:  cfg.PodNodeSelector, PodTolerationRestriction: cfg.PodTolerationRestriction, TolerationSeconds: cfg.TolerationSeconds,
-		EventRateLimit: cfg.EventRateLimit, ImagePolicyWebhook: cfg.ImagePolicyWebhook, NoResourceQuotaController: cfg.NoResourceQuotaController, SharedStore: cfg.SharedStore,
+		EventRateLimit: cfg.EventRateLimit, ImagePolicyWebhook: cfg.ImagePolicyWebhook, NoResourceQuotaController: cfg.NoResourceQuotaController, DisallowPrivileged: cfg.DisallowPrivileged, SharedStore: cfg.SharedStore,
 		PrivateCreateMemo: cfg.PrivateCreateMemo, PodSecurity: cfg.PodSecurity})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
