@@ -64,6 +64,10 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
+// kubeAPIServerName is the name under which the command runs as
+// kube-apiserver alone.
+const kubeAPIServerName = "kube-apiserver"
+
 // usage is the command's help text, before its flags. It names the
 // kube-apiserver release fakeplane answers as (its /version).
 var usage = `Usage:
@@ -71,6 +75,8 @@ var usage = `Usage:
   fakeplane kubeconfig [flags]   write a kubeconfig for another user of a fakeplane started with --data-dir
 
 fakeplane answers as kube-apiserver ` + server.EmulatedGitVersion + `. Run 'fakeplane kubeconfig --help' for the subcommand's flags.
+Run under the name kube-apiserver (a link in envtest's KUBEBUILDER_ASSETS), it is kube-apiserver alone
+(--preset envtest) and writes its kubeconfig in its data directory unless --kubeconfig is given.
 
 Flags:
 `
@@ -101,9 +107,20 @@ func run(args []string) error {
 		startgc.Restore()
 		return runKubeconfig(args[1:])
 	}
+	// Run as kube-apiserver (a link of that name, as envtest's
+	// KUBEBUILDER_ASSETS hold), the command is kube-apiserver alone
+	// (--preset envtest) and writes no kubeconfig but in its data
+	// directory unless --kubeconfig says where.
+	asAPIServer := filepath.Base(os.Args[0]) == kubeAPIServerName
+	defaultPreset, defaultKubeconfig := "cluster", "fakeplane.kubeconfig"
+	if asAPIServer {
+		defaultPreset, defaultKubeconfig = "envtest", ""
+	}
 	fs := flag.NewFlagSet("fakeplane", flag.ContinueOnError)
-	listen := fs.String("listen", fakeplane.DefaultListenAddress, "host:port to serve HTTPS on (port 0 lets the kernel pick)")
-	kubeconfig := fs.String("kubeconfig", "fakeplane.kubeconfig", "where to write the admin kubeconfig")
+	listen := fs.String("listen", fakeplane.DefaultListenAddress, "host:port to serve HTTPS on (port 0 lets the kernel pick); or --bind-address and --secure-port")
+	kubeconfig := fs.String("kubeconfig", defaultKubeconfig, "where to write the admin kubeconfig (run as kube-apiserver: in the data directory unless given)")
+	serving := servingFlags(fs)
+	allowPrivileged := fs.Bool("allow-privileged", true, "allow containers to request privileged mode, as kube-apiserver's (default true, as kubeadm and envtest run it)")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
 	verbose := fs.Bool("v", false, "log requests' errors and controller messages to stderr")
 	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "the authorizers, comma-separated, asked in order: RBAC, AlwaysAllow, AlwaysDeny, Webhook (exclusive with --authorization-config)")
@@ -176,7 +193,7 @@ func run(args []string) error {
 	signingDuration := fs.Duration("cluster-signing-duration", controllers.DefaultCSRSigningDuration, "the longest certificate the certificatesigningrequest-signing-controller issues, as kube-controller-manager's flag")
 	legacyTokenCleanUp := fs.Duration("legacy-service-account-token-clean-up-period", controllers.DefaultLegacyTokenCleanUpPeriod, "how long an auto-generated service account token goes unused before the legacy-serviceaccount-token-cleaner-controller marks it invalid, and stays invalid before it is deleted, as kube-controller-manager's flag")
 	hpaSyncPeriod := fs.Duration("horizontal-pod-autoscaler-sync-period", controllers.DefaultHPASyncPeriod, "how often the horizontal-pod-autoscaler-controller reconciles each HorizontalPodAutoscaler, as kube-controller-manager's flag")
-	preset := fs.String("preset", "cluster", "cluster (the controllers --controllers selects) or envtest (kube-apiserver alone, as envtest runs it: no controllers, nodes or scheduler)")
+	preset := fs.String("preset", defaultPreset, "cluster (the controllers --controllers selects) or envtest (kube-apiserver alone, as envtest runs it: no controllers, nodes or scheduler)")
 	egressConfig := fs.String("egress-selector-config-file", "", "an EgressSelectorConfiguration (apiserver.k8s.io/v1beta1), as kube-apiserver's: the connections toward the cluster (selection cluster) and to webhooks by URL (controlplane) go through the Konnectivity server or HTTP CONNECT proxy it names")
 	kubeletCert := fs.String("kubelet-client-certificate", "", "client certificate presented to kubelets (with --kubelet-client-key; default: one the cluster CA signs for kube-apiserver-kubelet-client)")
 	kubeletKey := fs.String("kubelet-client-key", "", "private key of --kubelet-client-certificate")
@@ -223,24 +240,36 @@ func run(args []string) error {
 	if *nodes < 0 {
 		return usageError{fmt.Errorf("--nodes must be 0 or more, not %d", *nodes)}
 	}
-	path, err := filepath.Abs(*kubeconfig)
+	listenAddr, err := serving.listenAddress(*listen)
 	if err != nil {
 		return err
 	}
-	// Two instances started in one directory would overwrite one kubeconfig:
-	// the second is refused while the first runs.
-	unlock, err := lockKubeconfig(path)
-	if err != nil {
-		return err
+	var path string
+	if *kubeconfig != "" {
+		if path, err = filepath.Abs(*kubeconfig); err != nil {
+			return err
+		}
+		// Two instances started in one directory would overwrite one
+		// kubeconfig: the second is refused while the first runs.
+		unlock, err := lockKubeconfig(path)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 	}
-	defer unlock()
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	opts := []fakeplane.Option{fakeplane.WithListenAddress(*listen), fakeplane.WithKubeconfigPath(path), fakeplane.WithLogger(logger),
+	opts := []fakeplane.Option{fakeplane.WithListenAddress(listenAddr), fakeplane.WithKubeconfigPath(path), fakeplane.WithLogger(logger),
 		fakeplane.WithFlagz(flagzValues(fs))}
+	if o := serving.option(); o != nil {
+		opts = append(opts, o)
+	}
+	if !*allowPrivileged {
+		opts = append(opts, fakeplane.WithAllowPrivileged(false))
+	}
 	opts = append(opts, kubeletOpts...)
 	if *hpaSyncPeriod <= 0 {
 		return usageError{fmt.Errorf("--horizontal-pod-autoscaler-sync-period must be positive, not %v (see --help)", *hpaSyncPeriod)}
@@ -423,7 +452,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("fakeplane is serving %s; use it with: export KUBECONFIG=%s\n", cp.URL(), path)
+	fmt.Printf("fakeplane is serving %s; use it with: export KUBECONFIG=%s\n", cp.URL(), cp.KubeconfigPath())
 	<-ctx.Done()
 	if err := cp.Stop(); err != nil {
 		return err

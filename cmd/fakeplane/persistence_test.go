@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/fakeplane/fakeplane/internal/etcdtest"
 	"github.com/fakeplane/fakeplane/internal/syncbuf"
 )
 
@@ -33,6 +34,11 @@ const runMainEnv = "FAKEPLANE_TEST_RUN_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {
+		if filepath.Base(os.Args[0]) == "etcd" {
+			// Linked as envtest's etcd (envtestAssets).
+			etcdtest.Main(os.Args)
+			os.Exit(0)
+		}
 		os.Exit(exitCode(run(os.Args[1:]), os.Stderr))
 	}
 	os.Exit(m.Run())

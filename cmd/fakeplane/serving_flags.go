@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// servingFlagValues are kube-apiserver's serving flags: where to listen
+// (--bind-address, --secure-port: fakeplane's --listen in two parts) and
+// what to serve there (--cert-dir, --tls-*).
+type servingFlagValues struct {
+	fs            *flag.FlagSet
+	bindAddress   *string
+	securePort    *int
+	certDir       *string
+	certFile      *string
+	keyFile       *string
+	minTLSVersion *string
+	cipherSuites  multiFlag
+}
+
+// servingFlags defines the serving flags on fs.
+func servingFlags(fs *flag.FlagSet) *servingFlagValues {
+	v := &servingFlagValues{fs: fs}
+	v.bindAddress = fs.String("bind-address", "127.0.0.1", "the IP address to listen on for --secure-port, as kube-apiserver's (0.0.0.0 or :: for every interface); with --secure-port, instead of --listen")
+	v.securePort = fs.Int("secure-port", 6443, "the port to serve HTTPS on, as kube-apiserver's; with --bind-address, instead of --listen")
+	v.certDir = fs.String("cert-dir", "", "the directory of the serving pair apiserver.crt and apiserver.key, as kube-apiserver's: served when both are there, otherwise the serving certificate the cluster CA signs is written there, followed by the CA (default: none written)")
+	v.certFile = fs.String("tls-cert-file", "", "the serving certificate, the chain after it if any (with --tls-private-key-file; default: one the cluster CA signs); the kubeconfig written trusts the certificates in this file")
+	v.keyFile = fs.String("tls-private-key-file", "", "the private key of --tls-cert-file")
+	v.minTLSVersion = fs.String("tls-min-version", "", "the lowest TLS version served: VersionTLS12 or VersionTLS13 (default VersionTLS12)")
+	fs.Var(&v.cipherSuites, "tls-cipher-suites", "the TLS 1.2 cipher suites offered, comma-separated IANA names, as kube-apiserver's (default: Go's)")
+	return v
+}
+
+// listenAddress is the host:port to listen on: --listen's, or
+// --bind-address and --secure-port's when either is given (they exclude
+// --listen). The port is checked as kube-apiserver checks it.
+func (v *servingFlagValues) listenAddress(listen string) (string, error) {
+	bind, port := flagSet(v.fs, "bind-address"), flagSet(v.fs, "secure-port")
+	if !bind && !port {
+		return listen, nil
+	}
+	if flagSet(v.fs, "listen") {
+		return "", usageError{errors.New("--listen goes with neither --bind-address nor --secure-port, which set the address in two parts (see --help)")}
+	}
+	ip := net.ParseIP(*v.bindAddress)
+	if ip == nil {
+		return "", usageError{fmt.Errorf("invalid argument %q for \"--bind-address\" flag: failed to parse IP: %q", *v.bindAddress, *v.bindAddress)}
+	}
+	if p := *v.securePort; p < 1 || p > 65535 {
+		return "", usageError{fmt.Errorf("--secure-port %v must be between 1 and 65535, inclusive. It cannot be turned off with 0", p)}
+	}
+	return net.JoinHostPort(ip.String(), strconv.Itoa(*v.securePort)), nil
+}
+
+// option is WithSecureServing of the flags' values, nil when none is set.
+func (v *servingFlagValues) option() fakeplane.Option {
+	s := fakeplane.SecureServing{CertFile: *v.certFile, KeyFile: *v.keyFile, CertDir: *v.certDir, MinTLSVersion: *v.minTLSVersion,
+		CipherSuites: splitList(strings.Join(v.cipherSuites, ","))}
+	if s.CertFile == "" && s.KeyFile == "" && s.CertDir == "" && s.MinTLSVersion == "" && len(s.CipherSuites) == 0 {
+		return nil
+	}
+	return fakeplane.WithSecureServing(s)
+}
