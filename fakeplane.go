@@ -139,6 +139,9 @@ type ControlPlane struct {
 	// (the cluster CA, or WithSecureServing's certificate file), and
 	// loopbackServerName the server name its own clients ask for (set
 	// when that is not the cluster CA).
+	// nodePorts is WithServiceNodePortRange's (zero: kube-apiserver's
+	// default).
+	nodePorts          utilnet.PortRange
 	servingTrustPEM    []byte
 	loopbackServerName string
 	cancel             context.CancelFunc
@@ -174,6 +177,11 @@ func New(opts ...Option) (*ControlPlane, error) {
 			return nil, fmt.Errorf("fakeplane: %w", err)
 		}
 		cp.serviceRange = r
+	}
+	if o.nodePortRange != "" {
+		if err := cp.nodePorts.Set(o.nodePortRange); err != nil {
+			return nil, fmt.Errorf("fakeplane: service-node-port-range %q: %w", o.nodePortRange, err)
+		}
 	}
 	return cp, nil
 }
@@ -440,6 +448,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Now:                    cp.opts.clock,
 
 		ServiceClusterIPRange:    cp.serviceRange,
+		ServiceNodePortRange:     cp.nodePorts,
 		AdmissionPlugins:         plugins,
 		PodNodeSelector:          cp.admissionConfig.PodNodeSelector,
 		PodTolerationRestriction: cp.admissionConfig.PodTolerationRestriction,

@@ -71,6 +71,8 @@ type options struct {
 	enablePlugins, disablePlugins, onlyPlugins []string
 	// tolerationSeconds is WithDefaultTolerationSeconds'.
 	tolerationSeconds *registry.TolerationSeconds
+	// nodePortRange is WithServiceNodePortRange's.
+	nodePortRange string
 	// disallowPrivileged is WithAllowPrivileged(false)'s.
 	disallowPrivileged bool
 	// serving is WithSecureServing's.
@@ -553,6 +555,13 @@ func WithObjects(objs ...runtime.Object) Option {
 // address.
 func WithServiceClusterIPRange(cidr string) Option {
 	return func(o *options) { o.serviceRange = cidr }
+}
+
+// WithServiceNodePortRange sets the range node ports come from, as
+// kube-apiserver's --service-node-port-range (default 30000-32767):
+// "low-high" or "base+size". New refuses one that does not parse.
+func WithServiceNodePortRange(r string) Option {
+	return func(o *options) { o.nodePortRange = r }
 }
 
 // WithRequestTimeout bounds the requests that are not long-running (all

@@ -1,12 +1,16 @@
 package fakeplane_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -92,5 +96,52 @@ func TestServiceAllocationAsKubeAPIServer(t *testing.T) {
 				t.Errorf("clusterIP %s, node ports %v; want %s, %v", got.Spec.ClusterIP, ports, tc.clusterIP, tc.nodePorts)
 			}
 		})
+	}
+}
+
+// TestServiceNodePortRangeAsKubeAPIServer allocates node ports from a
+// --service-node-port-range of two ports, as a real v1.37 kube-apiserver
+// (refplane, restarted with --service-node-port-range=31000-31001)
+// answered: the range is used up, a port outside it is refused with the
+// range in the message, and a dry run answers its placeholder ports.
+func TestServiceNodePortRangeAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithServiceNodePortRange("31000-31001"))
+	svcs := "/api/v1/namespaces/default/services"
+	nodePort := func(name, ports string) string {
+		return `{"apiVersion":"v1","kind":"Service","metadata":{"name":"` + name + `"},"spec":{"type":"NodePort","ports":` + ports + `}}`
+	}
+	runWriteCases(t, cp, []writeCase{
+		{"a port outside the range", "POST", svcs, nodePort("np-f", `[{"port":80,"nodePort":30000}]`), 422,
+			`Service "np-f" is invalid: spec.ports[0].nodePort: Invalid value: 30000: provided port is not in the valid range. The range of valid ports is 31000-31001`},
+		{"the first port", "POST", svcs, nodePort("np-a", `[{"port":80}]`), 201, ""},
+		{"the second port", "POST", svcs, nodePort("np-b", `[{"port":80}]`), 201, ""},
+		{"none left", "POST", svcs, nodePort("np-c", `[{"port":80}]`), 500, "Internal error occurred: failed to allocate a nodePort: range is full"},
+		{"a dry run outside the range", "POST", svcs + "?dryRun=All", nodePort("np-d", `[{"port":80,"nodePort":30000}]`), 201, ""},
+	})
+	client := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	ctx := context.Background()
+	var got []int32
+	for _, name := range []string{"np-a", "np-b"} {
+		s, err := client.CoreV1().Services("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s.Spec.Ports[0].NodePort)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []int32{31000, 31001}) {
+		t.Errorf("node ports %v, want 31000 and 31001", got)
+	}
+	dry, err := client.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "np-e"}, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort,
+		Ports: []corev1.ServicePort{{Name: "a", Port: 80}, {Name: "b", Port: 81, NodePort: 31005}, {Name: "c", Port: 82}}}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []int32{dry.Spec.Ports[0].NodePort, dry.Spec.Ports[1].NodePort, dry.Spec.Ports[2].NodePort}; !slices.Equal(got, []int32{32769, 31005, 32770}) {
+		t.Errorf("dry run's node ports %v, want kube-apiserver's 32769, 31005, 32770", got)
+	}
+	if _, err := fakeplane.New(fakeplane.WithServiceNodePortRange("31001-31000")); err == nil || !strings.Contains(err.Error(), "service-node-port-range") {
+		t.Errorf("New with an inverted range: %v", err)
 	}
 }

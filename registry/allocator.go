@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/registry/core/service"
@@ -57,6 +58,8 @@ func FirstServiceIP(p netip.Prefix) netip.Addr { return p.Masked().Addr().Next()
 // Services hold changes in revision order. A write that fails releases what it reserved (release).
 type ServiceAllocator struct {
 	cidr netip.Prefix
+	// nodePorts is the node port range (--service-node-port-range).
+	nodePorts utilnet.PortRange
 
 	mu sync.Mutex
 	// extra are the IPv4 ranges of the other ServiceCIDRs, by name, and
@@ -91,8 +94,8 @@ type reservation struct {
 	items  []string
 }
 
-func newServiceAllocator(cidr netip.Prefix) *ServiceAllocator {
-	return &ServiceAllocator{cidr: cidr, held: map[string]string{}, holds: map[string]map[string]bool{}, pending: map[string]*reservation{},
+func newServiceAllocator(cidr netip.Prefix, nodePorts utilnet.PortRange) *ServiceAllocator {
+	return &ServiceAllocator{cidr: cidr, nodePorts: nodePorts, held: map[string]string{}, holds: map[string]map[string]bool{}, pending: map[string]*reservation{},
 		extra: map[string]serviceCIDRRanges{}}
 }
 
@@ -335,10 +338,10 @@ func (a *ServiceAllocator) pickIPIn(r *reservation, p netip.Prefix) (string, boo
 
 // pickPort reserves a free node port of the range for r.
 func (a *ServiceAllocator) pickPort(r *reservation) (int32, bool) {
-	count := int32(nodePortMax - nodePortMin + 1)
+	count := int32(a.nodePorts.Size)
 	start := rand.Int32N(count)
 	for i := range count {
-		p := nodePortMin + (start+i)%count
+		p := int32(a.nodePorts.Base) + (start+i)%count
 		if _, ok := a.reserve(r, portItem(p)); ok {
 			return p, true
 		}
@@ -524,8 +527,9 @@ ports:
 	}
 	// dryRunLast is the highest port a dry run has claimed: upstream's
 	// dry-run port allocation answers the next number after it (from
-	// 32769), in the range or not, and checks a port asked for only
-	// against the ports held and claimed.
+	// 32769, whatever the range), in the range or not, and checks a port
+	// asked for only against the ports held and claimed.
+	nodePorts := s.alloc.nodePorts
 	dryRunLast := int32(32768)
 	claim := func(fld *field.Path, port *int32) error {
 		if c.dryRun {
@@ -541,8 +545,8 @@ ports:
 			return nil
 		}
 		if *port != 0 {
-			if *port < nodePortMin || *port > nodePortMax {
-				return invalid(fld, *port, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
+			if !nodePorts.Contains(int(*port)) {
+				return invalid(fld, *port, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePorts.Base, nodePorts.Base+nodePorts.Size-1))
 			}
 			if _, ok := s.alloc.reserve(r, portItem(*port)); !ok || claimed[*port] {
 				return invalid(fld, *port, "provided port is already allocated")
@@ -664,11 +668,11 @@ func checkCreateIPFamilies(svc *corev1.Service, headlessWithoutSelector bool) er
 	return invalid(errs)
 }
 
-// The node port range of kube-apiserver's default --service-node-port-range.
-const (
-	nodePortMin = 30000
-	nodePortMax = 32767
-)
+// defaultServiceNodePortRange is kube-apiserver's default
+// --service-node-port-range, 30000-32767.
+func defaultServiceNodePortRange() utilnet.PortRange {
+	return utilnet.PortRange{Base: 30000, Size: 2768}
+}
 
 // keepAllocatedServiceFields carries what was allocated at create into a
 // Service update that omits it, as upstream's service storage does.

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	psconfig "k8s.io/pod-security-admission/admission/api"
 
@@ -32,6 +33,10 @@ type Config struct {
 	// --service-cluster-ip-range); the zero value means
 	// DefaultServiceClusterIPRange.
 	ServiceClusterIPRange netip.Prefix
+	// ServiceNodePortRange is where node ports come from
+	// (--service-node-port-range); the zero value means kube-apiserver's
+	// default, 30000-32767.
+	ServiceNodePortRange utilnet.PortRange
 	// AdmissionPlugins are the compiled-in admission plugins that run
 	// (kube-apiserver's --enable-admission-plugins and
 	// --disable-admission-plugins); the zero value is kube-apiserver's
@@ -176,7 +181,11 @@ func New(cfg Config) (*Registry, error) {
 	if !ipRange.IsValid() {
 		ipRange = DefaultServiceClusterIPRange
 	}
-	r.alloc = newServiceAllocator(ipRange)
+	nodePorts := cfg.ServiceNodePortRange
+	if nodePorts.Size == 0 {
+		nodePorts = defaultServiceNodePortRange()
+	}
+	r.alloc = newServiceAllocator(ipRange, nodePorts)
 	if err := r.alloc.Load(r.store); err != nil {
 		return nil, fmt.Errorf("registry: load allocated ClusterIPs and node ports: %w", err)
 	}

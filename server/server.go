@@ -16,6 +16,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -53,6 +54,8 @@ type Config struct {
 	// --service-cluster-ip-range); the zero value means
 	// DefaultServiceClusterIPRange.
 	ServiceClusterIPRange netip.Prefix
+	// ServiceNodePortRange is registry.Config's.
+	ServiceNodePortRange utilnet.PortRange
 	// PodSecurity configures the PodSecurity admission plugin, as an
 	// --admission-control-config-file does (nil: the default).
 	PodSecurity *psconfig.PodSecurityConfiguration
@@ -193,7 +196,7 @@ func New(cfg Config) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange,
+	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange,
 		AdmissionPlugins: cfg.AdmissionPlugins,
 		PodNodeSelector:  cfg.PodNodeSelector, PodTolerationRestriction: cfg.PodTolerationRestriction, TolerationSeconds: cfg.TolerationSeconds,
 		EventRateLimit: cfg.EventRateLimit, ImagePolicyWebhook: cfg.ImagePolicyWebhook, NoResourceQuotaController: cfg.NoResourceQuotaController, DisallowPrivileged: cfg.DisallowPrivileged, SharedStore: cfg.SharedStore,

@@ -181,6 +181,7 @@ func run(args []string) error {
 	requestTimeout := fs.Duration("request-timeout", time.Minute, "how long a request that is not long-running (a watch, proxy, exec, attach, port-forward or log) may take before it is answered 504")
 	maxInFlight := fs.Int("max-requests-inflight", 400, "how many read-only requests may be served at once (long-running ones and system:masters aside) before more are answered 429; 0 or less for no limit")
 	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", 200, "how many mutating requests may be served at once (system:masters aside) before more are answered 429; 0 or less for no limit")
+	nodePortRange := fs.String("service-node-port-range", "30000-32767", "the range node ports are allocated from, as kube-apiserver's: low-high or base+size")
 	serviceRange := fs.String("service-cluster-ip-range", "10.0.0.0/24", "the CIDR ClusterIPs are allocated from; the kubernetes Service gets its first address")
 	fs.Var(&fixtureDirs, "fixtures", "load the objects in this YAML file or directory at start, CRDs first (repeatable)")
 	nodes := fs.Int("nodes", 0, "create this many simulated Ready nodes (node-0, node-1, ...) with Leases, and run the built-in scheduler")
@@ -290,7 +291,7 @@ func run(args []string) error {
 		opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode))
 	}
 	opts = append(opts, fakeplane.WithFixtures(fixtureDirs...),
-		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithCompactionInterval(*compaction),
+		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithServiceNodePortRange(*nodePortRange), fakeplane.WithCompactionInterval(*compaction),
 		fakeplane.WithRequestTimeout(*requestTimeout), fakeplane.WithMaxRequestsInFlight(noLimit(*maxInFlight), noLimit(*maxMutatingInFlight)))
 	if servers := splitList(*etcdServers); len(servers) > 0 {
 		opts = append(opts, fakeplane.WithEtcdServers(servers), fakeplane.WithEtcdPrefix(*etcdPrefix))
