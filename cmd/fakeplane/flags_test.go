@@ -111,3 +111,22 @@ func TestFlagzListsTheCommandsFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestVerbosityFlag checks that -v is a switch that also takes
+// kube-apiserver's --v=N.
+func TestVerbosityFlag(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  verbosity
+		ok    bool
+	}{
+		{"true", 1, true}, {"false", 0, true}, {"0", 0, true}, {"1", 1, true}, {"4", 4, true},
+		{"x", 0, false}, {"-1", 0, false},
+	} {
+		var v verbosity
+		err := v.Set(tc.value)
+		if (err == nil) != tc.ok || v != tc.want {
+			t.Errorf("-v=%s: %d, %v; want %d (ok %v)", tc.value, v, err, tc.want, tc.ok)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -122,7 +123,8 @@ func run(args []string) error {
 	serving := servingFlags(fs)
 	allowPrivileged := fs.Bool("allow-privileged", true, "allow containers to request privileged mode, as kube-apiserver's (default true, as kubeadm and envtest run it)")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
-	verbose := fs.Bool("v", false, "log requests' errors and controller messages to stderr")
+	var verbose verbosity
+	fs.Var(&verbose, "v", "log requests' errors and controller messages to stderr: -v, or kube-apiserver's --v=N with N of 1 or more")
 	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "the authorizers, comma-separated, asked in order: RBAC, AlwaysAllow, AlwaysDeny, Webhook (exclusive with --authorization-config)")
 	var authzWebhook fakeplane.AuthorizationWebhookConfig
 	fs.StringVar(&authzWebhook.ConfigFile, "authorization-webhook-config-file", "", "a kubeconfig naming the SubjectAccessReview webhook of mode Webhook, as kube-apiserver's")
@@ -259,7 +261,7 @@ func run(args []string) error {
 		defer unlock()
 	}
 	level := slog.LevelWarn
-	if *verbose {
+	if verbose > 0 {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
@@ -627,4 +629,30 @@ func noLimit(n int) int {
 		return -1
 	}
 	return n
+}
+
+// verbosity is -v: a switch (-v, -v=false) that also takes
+// kube-apiserver's log level (--v=2), 0 being quiet.
+type verbosity int
+
+func (v *verbosity) String() string { return strconv.Itoa(int(*v)) }
+
+// IsBoolFlag lets -v stand alone.
+func (v *verbosity) IsBoolFlag() bool { return true }
+
+// Set takes a boolean or a level of 0 or more.
+func (v *verbosity) Set(s string) error {
+	if b, err := strconv.ParseBool(s); err == nil && s != "0" && s != "1" {
+		*v = 0
+		if b {
+			*v = 1
+		}
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want true, false or a level of 0 or more, not %q", s)
+	}
+	*v = verbosity(n)
+	return nil
 }
