@@ -8,3 +8,10 @@ import "time"
 func WithIdentityLeaseRenewInterval(d time.Duration) Option {
 	return func(o *options) { o.identityLeaseRenew = d }
 }
+
+// WithKubernetesEndpointsInterval reconciles the kubernetes Service's
+// endpoints every d instead of every 10 s (tests that watch them come
+// back).
+func WithKubernetesEndpointsInterval(d time.Duration) Option {
+	return func(o *options) { o.kubernetesEndpointsInterval = d }
+}

@@ -16,6 +16,7 @@
 package fakeplane
 
 import (
+	"cmp"
 	"context"
 	"crypto"
 	"crypto/tls"
@@ -121,6 +122,9 @@ type ControlPlane struct {
 	controllerElector *elector
 	// identity renews kube-apiserver's identity Lease.
 	identity *identityLease
+	// endpoints keeps the kubernetes Service's endpoints (nil when they
+	// are not kept).
+	endpoints *kubernetesEndpoints
 	// feed hands the views the events of a shared store (nil otherwise).
 	feed      *eventFeed
 	admission *admission.Chain
@@ -164,6 +168,12 @@ func New(opts ...Option) (*ControlPlane, error) {
 	}
 	if err := validateSecureServing(o.serving); err != nil {
 		return nil, err
+	}
+	if err := validateEndpointReconcilerType(o.endpointReconciler); err != nil {
+		return nil, fmt.Errorf("fakeplane: %w", err)
+	}
+	if ip := o.advertiseAddress; ip != nil && ip.To4() == nil && o.endpointReconciler != EndpointReconcilerNone {
+		return nil, fmt.Errorf("fakeplane: service IP family %q must match public address family %q", cmp.Or(o.serviceRange, registry.DefaultServiceClusterIPRange.String()), ip)
 	}
 	if o.audit != nil {
 		if err := o.audit.withDefaults().validate(); err != nil {
@@ -571,7 +581,13 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
-	synced, err := cp.bootstrap(runCtx, addr.Port, shared, first, identity)
+	var endpoints *kubernetesEndpoints
+	if cp.opts.endpointReconciler != EndpointReconcilerNone {
+		if ip := advertiseAddress(cp.opts.advertiseAddress, addr.IP); ip != nil {
+			endpoints = &kubernetesEndpoints{reg: cp.srv.API(), ip: ip, port: int32(addr.Port), log: cp.opts.logger.With("controller", "kubernetes-service-endpoints")}
+		}
+	}
+	synced, err := cp.bootstrap(runCtx, addr.Port, shared, first, identity, endpoints)
 	if err != nil {
 		return err
 	}
@@ -639,6 +655,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		renew = cp.opts.identityLeaseRenew
 	}
 	identity.start(renew)
+	if endpoints != nil && !shared {
+		// Servers sharing a store would take turns: each keeps its own
+		// port there only as it starts.
+		cp.endpoints = endpoints
+		endpoints.start(cmp.Or(cp.opts.kubernetesEndpointsInterval, kubernetesEndpointsInterval))
+	}
 
 	cp.kubeconfigPath = cp.opts.kubeconfigPath
 	if cp.kubeconfigPath == "" {
@@ -674,7 +696,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 // in it, so that their writes commit with it. It returns those controllers
 // as SyncOnce returns them, to run once nothing else was written meanwhile
 // (nil with a shared store).
-func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool, first []controllers.Controller, identity *identityLease) ([]controllers.Controller, error) {
+func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool, first []controllers.Controller, identity *identityLease, endpoints *kubernetesEndpoints) ([]controllers.Controller, error) {
 	boot, err := fixtures.Bootstrap(port, cp.serviceRange)
 	if err != nil {
 		return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
@@ -750,6 +772,11 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 		}
 		if err := identity.ensure(runCtx); err != nil {
 			return err
+		}
+		if endpoints != nil {
+			if err := endpoints.ensure(runCtx); err != nil {
+				return err
+			}
 		}
 		if shared {
 			return nil
@@ -1283,6 +1310,9 @@ func (cp *ControlPlane) stopLocked() error {
 	}
 	if cp.controllerElector != nil {
 		cp.controllerElector.stop()
+	}
+	if cp.endpoints != nil {
+		cp.endpoints.close()
 	}
 	if cp.identity != nil {
 		cp.identity.close()

@@ -90,7 +90,11 @@ func newIdentityLease(reg registry.Interface, peerAddr string, now func() time.T
 }
 
 // context is ctx as kube-apiserver's loopback client writes.
-func (l *identityLease) context(ctx context.Context) context.Context {
+func (l *identityLease) context(ctx context.Context) context.Context { return asKubeAPIServer(ctx) }
+
+// asKubeAPIServer is ctx as kube-apiserver's loopback client writes: as
+// system:apiserver, field manager kube-apiserver.
+func asKubeAPIServer(ctx context.Context) context.Context {
 	u := &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}}
 	return registry.WithFieldManager(apirequest.WithUser(ctx, u), "kube-apiserver")
 }

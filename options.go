@@ -71,6 +71,10 @@ type options struct {
 	enablePlugins, disablePlugins, onlyPlugins []string
 	// tolerationSeconds is WithDefaultTolerationSeconds'.
 	tolerationSeconds *registry.TolerationSeconds
+	// advertiseAddress and endpointReconciler are WithAdvertiseAddress'
+	// and WithEndpointReconcilerType's.
+	advertiseAddress   net.IP
+	endpointReconciler string
 	// nodePortRange is WithServiceNodePortRange's.
 	nodePortRange string
 	// disallowPrivileged is WithAllowPrivileged(false)'s.
@@ -88,6 +92,9 @@ type options struct {
 	// identityLeaseRenew, when set, replaces the 10 s period of the
 	// identity Lease's renewals (tests).
 	identityLeaseRenew time.Duration
+	// kubernetesEndpointsInterval, when set, replaces the 10 s period of
+	// the kubernetes Service's endpoint reconciler (tests).
+	kubernetesEndpointsInterval time.Duration
 	// noPresetStatuses leaves the bootstrap objects without the statuses
 	// kube-apiserver's own controllers apply to them (bootstrapPrecomputed):
 	// those controllers write them after the start (tests that record
@@ -824,4 +831,22 @@ func WithEnvtestShape() Option {
 // default, as kubeadm's clusters and envtest run kube-apiserver.
 func WithAllowPrivileged(allow bool) Option {
 	return func(o *options) { o.disallowPrivileged = !allow }
+}
+
+// WithAdvertiseAddress sets the address the control plane advertises, as
+// kube-apiserver's --advertise-address: the default/kubernetes Endpoints
+// and EndpointSlice name it and the port served on. The default is
+// kube-apiserver's: the host's default address when the control plane
+// listens on a loopback or unspecified address (as it does by default),
+// the address listened on otherwise. A loopback address, or a host without
+// a default route, leaves them unwritten, as kube-apiserver's reconciler
+// cannot write them (Endpoints refuse loopback addresses).
+func WithAdvertiseAddress(ip net.IP) Option { return func(o *options) { o.advertiseAddress = ip } }
+
+// WithEndpointReconcilerType is kube-apiserver's --endpoint-reconciler-type:
+// EndpointReconcilerLease (the default) and EndpointReconcilerMasterCount
+// keep the kubernetes Service's endpoints, EndpointReconcilerNone leaves
+// them alone. New refuses other types with kube-apiserver's error.
+func WithEndpointReconcilerType(t string) Option {
+	return func(o *options) { o.endpointReconciler = t }
 }

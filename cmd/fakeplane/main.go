@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -121,6 +122,8 @@ func run(args []string) error {
 	listen := fs.String("listen", fakeplane.DefaultListenAddress, "host:port to serve HTTPS on (port 0 lets the kernel pick); or --bind-address and --secure-port")
 	kubeconfig := fs.String("kubeconfig", defaultKubeconfig, "where to write the admin kubeconfig (run as kube-apiserver: in the data directory unless given)")
 	serving := servingFlags(fs)
+	advertise := fs.String("advertise-address", "", "the IP address the kubernetes Service's Endpoints and EndpointSlice name, as kube-apiserver's (default: the host's default address when listening on loopback or every interface, else the one listened on)")
+	endpointReconciler := fs.String("endpoint-reconciler-type", fakeplane.EndpointReconcilerLease, "lease (keep the kubernetes Service's endpoints), master-count (the same, for one server) or none, as kube-apiserver's")
 	allowPrivileged := fs.Bool("allow-privileged", true, "allow containers to request privileged mode, as kube-apiserver's (default true, as kubeadm and envtest run it)")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
 	var verbose verbosity
@@ -270,6 +273,14 @@ func run(args []string) error {
 	if o := serving.option(); o != nil {
 		opts = append(opts, o)
 	}
+	if *advertise != "" {
+		ip := net.ParseIP(*advertise)
+		if ip == nil {
+			return usageError{fmt.Errorf("invalid argument %q for \"--advertise-address\" flag: failed to parse IP: %q", *advertise, *advertise)}
+		}
+		opts = append(opts, fakeplane.WithAdvertiseAddress(ip))
+	}
+	opts = append(opts, fakeplane.WithEndpointReconcilerType(*endpointReconciler))
 	if !*allowPrivileged {
 		opts = append(opts, fakeplane.WithAllowPrivileged(false))
 	}

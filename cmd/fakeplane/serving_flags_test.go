@@ -33,6 +33,7 @@ func TestServingFlagsAreChecked(t *testing.T) {
 		{"port 0", []string{"--secure-port", "0"}, "--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0"},
 		{"port out of range", []string{"--secure-port", "70000"}, "--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0"},
 		{"not an IP", []string{"--bind-address", "localhost"}, `invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"`},
+		{"an advertise address that is not an IP", []string{"--advertise-address", "x"}, `invalid argument "x" for "--advertise-address" flag: failed to parse IP: "x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := run(append([]string{"--kubeconfig", filepath.Join(t.TempDir(), "k")}, tc.args...))
@@ -57,7 +58,7 @@ func TestServingFlags(t *testing.T) {
 	dir := t.TempDir()
 	kubeconfig, certDir := filepath.Join(dir, "kubeconfig"), filepath.Join(dir, "certs")
 	p := startFakeplane(t, nil, "--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(port), "--cert-dir", certDir,
-		"--tls-min-version", "VersionTLS13", "--allow-privileged=false", "--kubeconfig", kubeconfig)
+		"--tls-min-version", "VersionTLS13", "--allow-privileged=false", "--advertise-address", "192.0.2.77", "--kubeconfig", kubeconfig)
 	if want := "https://127.0.0.1:" + strconv.Itoa(port); p.url != want {
 		t.Errorf("serving %s, want %s", p.url, want)
 	}
@@ -81,5 +82,12 @@ func TestServingFlags(t *testing.T) {
 	_, err = client.CoreV1().Pods("kube-system").Create(context.Background(), pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	if want := `Pod "p" is invalid: spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy`; !apierrors.IsInvalid(err) || err.Error() != want {
 		t.Errorf("privileged pod: %v, want %q", err, want)
+	}
+	ep, err := client.CoreV1().Endpoints("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
+	if err != nil || len(ep.Subsets) != 1 || len(ep.Subsets[0].Addresses) != 1 || ep.Subsets[0].Addresses[0].IP != "192.0.2.77" || ep.Subsets[0].Ports[0].Port != int32(port) {
+		t.Errorf("kubernetes Endpoints %+v (%v), want 192.0.2.77:%d", ep, err, port)
+	}
+	if code, stderr := runToExit(t, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2"), "--endpoint-reconciler-type", "foo"); code != 1 || stderr != "fakeplane: Reconciler not implemented: foo\n" {
+		t.Errorf("--endpoint-reconciler-type foo: exit %d, %q", code, stderr)
 	}
 }

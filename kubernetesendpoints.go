@@ -1,0 +1,214 @@
+package fakeplane
+
+// kube-apiserver's endpoint reconciler (--endpoint-reconciler-type lease,
+// its default): the default/kubernetes Endpoints and EndpointSlice name the
+// server's advertise address and secure port, written as it starts and
+// every 10 s after, when they differ.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/utils/ptr"
+
+	"github.com/fakeplane/fakeplane/registry"
+)
+
+// The endpoint reconciler types of kube-apiserver's
+// --endpoint-reconciler-type.
+const (
+	// EndpointReconcilerLease keeps the kubernetes Service's endpoints
+	// (the default).
+	EndpointReconcilerLease = "lease"
+	// EndpointReconcilerMasterCount is kube-apiserver's older
+	// reconciler; with one server it keeps them as lease does.
+	EndpointReconcilerMasterCount = "master-count"
+	// EndpointReconcilerNone leaves them alone.
+	EndpointReconcilerNone = "none"
+)
+
+// kubernetesEndpointsInterval is how often kube-apiserver's kubernetes
+// Service controller reconciles the endpoints (its EndpointInterval).
+const kubernetesEndpointsInterval = 10 * time.Second
+
+// skipMirrorLabel keeps the EndpointSlice mirroring controller off the
+// kubernetes Endpoints, whose slice the reconciler writes itself.
+const skipMirrorLabel = "endpointslice.kubernetes.io/skip-mirror"
+
+var (
+	endpointsGVR      = schema.GroupVersionResource{Version: "v1", Resource: "endpoints"}
+	endpointSlicesGVR = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
+)
+
+// validateEndpointReconcilerType checks --endpoint-reconciler-type as
+// kube-apiserver does.
+func validateEndpointReconcilerType(t string) error {
+	switch t {
+	case "", EndpointReconcilerLease, EndpointReconcilerMasterCount, EndpointReconcilerNone:
+		return nil
+	}
+	return fmt.Errorf("Reconciler not implemented: %v", t) //nolint:staticcheck // kube-apiserver's message
+}
+
+// advertiseAddress is the address the control plane advertises: the one
+// given, or, as kube-apiserver picks its default, the host's default
+// address when it listens on a loopback or unspecified address. It is nil
+// when the host has none (no default route) or the address is loopback,
+// which kube-apiserver's reconciler cannot write (Endpoints refuse it).
+// An IPv6 address is left out as well: the service range is IPv4, and
+// kube-apiserver refuses to start with an advertise address of another
+// family (New refuses one given).
+func advertiseAddress(given, listen net.IP) net.IP {
+	ip := given
+	if ip == nil || ip.IsUnspecified() {
+		var err error
+		if ip, err = utilnet.ResolveBindAddressWithLogger(logr.Discard(), listen); err != nil {
+			return nil
+		}
+	}
+	if ip.IsLoopback() || ip.To4() == nil {
+		return nil
+	}
+	return ip
+}
+
+// kubernetesEndpoints writes the kubernetes Service's Endpoints and
+// EndpointSlice as kube-apiserver's lease reconciler does for one server.
+type kubernetesEndpoints struct {
+	reg  registry.Interface
+	ip   net.IP
+	port int32
+	log  *slog.Logger
+
+	stop context.CancelFunc
+	done sync.WaitGroup
+}
+
+// wantEndpoints is the Endpoints the reconciler writes.
+func (k *kubernetesEndpoints) wantEndpoints() *corev1.Endpoints {
+	return &corev1.Endpoints{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Endpoints"},
+		ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: metav1.NamespaceDefault,
+			Labels: map[string]string{skipMirrorLabel: "true"}},
+		Subsets: []corev1.EndpointSubset{{
+			Addresses: []corev1.EndpointAddress{{IP: k.ip.String()}},
+			Ports:     []corev1.EndpointPort{{Name: "https", Port: k.port, Protocol: corev1.ProtocolTCP}},
+		}},
+	}
+}
+
+// wantSlice is the EndpointSlice the reconciler writes.
+func (k *kubernetesEndpoints) wantSlice() *discoveryv1.EndpointSlice {
+	addressType := discoveryv1.AddressTypeIPv4
+	if k.ip.To4() == nil {
+		addressType = discoveryv1.AddressTypeIPv6
+	}
+	return &discoveryv1.EndpointSlice{
+		TypeMeta: metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
+		ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: metav1.NamespaceDefault,
+			Labels: map[string]string{discoveryv1.LabelServiceName: "kubernetes"}},
+		AddressType: addressType,
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{k.ip.String()},
+			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+		Ports: []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(k.port), Protocol: ptr.To(corev1.ProtocolTCP)}},
+	}
+}
+
+// ensure writes the Endpoints, then the EndpointSlice, where they are
+// missing or name other addresses or ports.
+func (k *kubernetesEndpoints) ensure(ctx context.Context) error {
+	ctx = asKubeAPIServer(ctx)
+	ep := k.wantEndpoints()
+	if err := k.write(ctx, endpointsGVR, ep, func(cur runtime.Object) bool {
+		c, ok := cur.(*corev1.Endpoints)
+		return ok && c.Labels[skipMirrorLabel] == "true" && equality.Semantic.DeepEqual(c.Subsets, ep.Subsets)
+	}, func(cur runtime.Object) (runtime.Object, error) {
+		c := cur.(*corev1.Endpoints)
+		if c.Labels == nil {
+			c.Labels = map[string]string{}
+		}
+		c.Labels[skipMirrorLabel] = "true"
+		c.Subsets = ep.Subsets
+		return c, nil
+	}); err != nil {
+		return fmt.Errorf("kubernetes Endpoints: %w", err)
+	}
+	slice := k.wantSlice()
+	if err := k.write(ctx, endpointSlicesGVR, slice, func(cur runtime.Object) bool {
+		c, ok := cur.(*discoveryv1.EndpointSlice)
+		return ok && c.AddressType == slice.AddressType && c.Labels[discoveryv1.LabelServiceName] == "kubernetes" &&
+			equality.Semantic.DeepEqual(c.Endpoints, slice.Endpoints) && equality.Semantic.DeepEqual(c.Ports, slice.Ports)
+	}, func(cur runtime.Object) (runtime.Object, error) {
+		c := cur.(*discoveryv1.EndpointSlice)
+		if c.Labels == nil {
+			c.Labels = map[string]string{}
+		}
+		c.Labels[discoveryv1.LabelServiceName] = "kubernetes"
+		c.AddressType, c.Endpoints, c.Ports = slice.AddressType, slice.Endpoints, slice.Ports
+		return c, nil
+	}); err != nil {
+		return fmt.Errorf("kubernetes EndpointSlice: %w", err)
+	}
+	return nil
+}
+
+// write creates want, or updates the object there with update unless ok
+// says it is as wanted.
+func (k *kubernetesEndpoints) write(ctx context.Context, gvr schema.GroupVersionResource, want runtime.Object, ok func(runtime.Object) bool, update registry.UpdateFunc) error {
+	cur, err := k.reg.Get(ctx, gvr, metav1.NamespaceDefault, "kubernetes")
+	if apierrors.IsNotFound(err) {
+		_, err = k.reg.Create(ctx, gvr, want)
+		if !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		// Written meanwhile (another server on the store): compare it.
+		cur, err = k.reg.Get(ctx, gvr, metav1.NamespaceDefault, "kubernetes")
+	}
+	if err != nil || ok(cur) {
+		return err
+	}
+	_, err = k.reg.Update(ctx, gvr, metav1.NamespaceDefault, "kubernetes", update)
+	return err
+}
+
+// start reconciles every interval until close.
+func (k *kubernetesEndpoints) start(interval time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	k.stop = cancel
+	k.done.Go(func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := k.ensure(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+					k.log.Warn("kubernetes service endpoints", "err", err)
+				}
+			}
+		}
+	})
+}
+
+// close stops the reconciliation and waits for the one in flight.
+func (k *kubernetesEndpoints) close() {
+	if k.stop != nil {
+		k.stop()
+	}
+	k.done.Wait()
+}
