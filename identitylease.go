@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -69,8 +68,7 @@ type identityLease struct {
 	name, hostname   string
 	holder, peerAddr string
 
-	stop context.CancelFunc
-	done sync.WaitGroup
+	periodic
 }
 
 // newIdentityLease returns the identity Lease controller of a server whose
@@ -152,30 +150,7 @@ func (l *identityLease) renew(ctx context.Context) error {
 	return nil
 }
 
-// start renews the Lease every interval until stop.
+// start renews the Lease every interval until close.
 func (l *identityLease) start(interval time.Duration) {
-	ctx, cancel := context.WithCancel(context.Background())
-	l.stop = cancel
-	l.done.Go(func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := l.renew(ctx); err != nil && ctx.Err() == nil {
-					l.log.Warn("kube-apiserver identity lease", "err", err)
-				}
-			}
-		}
-	})
-}
-
-// close stops the renewals and waits for the one in flight.
-func (l *identityLease) close() {
-	if l.stop != nil {
-		l.stop()
-	}
-	l.done.Wait()
+	l.periodic.start(interval, l.renew, l.log, "kube-apiserver identity lease")
 }

@@ -7,11 +7,9 @@ package fakeplane
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -93,9 +91,7 @@ type kubernetesEndpoints struct {
 	ip   net.IP
 	port int32
 	log  *slog.Logger
-
-	stop context.CancelFunc
-	done sync.WaitGroup
+	periodic
 }
 
 // wantEndpoints is the Endpoints the reconciler writes.
@@ -187,28 +183,5 @@ func (k *kubernetesEndpoints) write(ctx context.Context, gvr schema.GroupVersion
 
 // start reconciles every interval until close.
 func (k *kubernetesEndpoints) start(interval time.Duration) {
-	ctx, cancel := context.WithCancel(context.Background())
-	k.stop = cancel
-	k.done.Go(func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := k.ensure(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
-					k.log.Warn("kubernetes service endpoints", "err", err)
-				}
-			}
-		}
-	})
-}
-
-// close stops the reconciliation and waits for the one in flight.
-func (k *kubernetesEndpoints) close() {
-	if k.stop != nil {
-		k.stop()
-	}
-	k.done.Wait()
+	k.periodic.start(interval, k.ensure, k.log, "kubernetes service endpoints")
 }
