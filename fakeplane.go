@@ -60,6 +60,7 @@ import (
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/fixtures"
+	"github.com/fakeplane/fakeplane/internal/featuregates"
 	"github.com/fakeplane/fakeplane/internal/pki"
 	"github.com/fakeplane/fakeplane/kubelet"
 	"github.com/fakeplane/fakeplane/registry"
@@ -168,6 +169,9 @@ func New(opts ...Option) (*ControlPlane, error) {
 	}
 	if err := validateSecureServing(o.serving); err != nil {
 		return nil, err
+	}
+	if err := featuregates.Check(o.featureGates); err != nil {
+		return nil, fmt.Errorf("fakeplane: %w", err)
 	}
 	if err := validateEndpointReconcilerType(o.endpointReconciler); err != nil {
 		return nil, fmt.Errorf("fakeplane: %w", err)

@@ -89,3 +89,28 @@ func metricValue(text, prefix string) int {
 	}
 	return -1000
 }
+
+// TestMetricsFeatureGates checks kube-apiserver's kubernetes_feature_enabled
+// in /metrics: every v1.37 gate with its stage (empty for GA) and default,
+// lines as a real v1.37 kube-apiserver (refplane) printed them.
+func TestMetricsFeatureGates(t *testing.T) {
+	t.Parallel()
+	text := scrape(t, fakeplane.Start(t))
+	for _, want := range []string{
+		"# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage and enablement of a k8s feature.",
+		"# TYPE kubernetes_feature_enabled gauge",
+		`kubernetes_feature_enabled{name="APIResponseCompression",stage="BETA"} 1`,
+		`kubernetes_feature_enabled{name="APIServerWebhookAuthenticationToken",stage="ALPHA"} 0`,
+		`kubernetes_feature_enabled{name="AggregatedDiscoveryRemoveBetaType",stage="DEPRECATED"} 1`,
+		`kubernetes_feature_enabled{name="AllAlpha",stage="ALPHA"} 0`,
+		`kubernetes_feature_enabled{name="AllowDNSOnlyNodeCSR",stage="DEPRECATED"} 0`,
+		`kubernetes_feature_enabled{name="CustomResourceFieldSelectors",stage=""} 1`,
+	} {
+		if !strings.Contains(text, want+"\n") {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if n := strings.Count(text, "\nkubernetes_feature_enabled{"); n != 254 {
+		t.Errorf("%d gates in /metrics, want kube-apiserver v1.37's 254", n)
+	}
+}

@@ -75,6 +75,8 @@ type options struct {
 	// and WithEndpointReconcilerType's.
 	advertiseAddress   net.IP
 	endpointReconciler string
+	// featureGates are WithFeatureGates'.
+	featureGates []string
 	// nodePortRange is WithServiceNodePortRange's.
 	nodePortRange string
 	// disallowPrivileged is WithAllowPrivileged(false)'s.
@@ -849,4 +851,14 @@ func WithAdvertiseAddress(ip net.IP) Option { return func(o *options) { o.advert
 // them alone. New refuses other types with kube-apiserver's error.
 func WithEndpointReconcilerType(t string) Option {
 	return func(o *options) { o.endpointReconciler = t }
+}
+
+// WithFeatureGates takes kube-apiserver's --feature-gates values (each a
+// comma-separated list of [kube:]Name=bool). fakeplane serves kube-apiserver
+// v1.37 with its default gates: New accepts gates set to their defaults,
+// and refuses the rest with kube-apiserver's errors (an unknown gate or
+// component, a value that is not a bool, a gate locked to its default) or,
+// for a gate set away from its default, one saying it is not built.
+func WithFeatureGates(values ...string) Option {
+	return func(o *options) { o.featureGates = append(o.featureGates, values...) }
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -15,6 +16,7 @@ import (
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 	compbasemetrics "k8s.io/component-base/metrics"
 
+	"github.com/fakeplane/fakeplane/internal/featuregates"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -31,6 +33,24 @@ type apiMetrics struct {
 	// /metrics is read.
 	storageObjects  *compbasemetrics.GaugeVec
 	resourceObjects *compbasemetrics.GaugeVec
+	// featureEnabled is kube-apiserver's kubernetes_feature_enabled:
+	// every gate's stage and whether it is on (v1.37's defaults), set
+	// when /metrics is first read (featuresOnce).
+	featureEnabled *compbasemetrics.GaugeVec
+	featuresOnce   sync.Once
+}
+
+// setFeatures sets kubernetes_feature_enabled, once.
+func (m *apiMetrics) setFeatures() {
+	m.featuresOnce.Do(func() {
+		for _, g := range featuregates.All() {
+			on := 0.0
+			if g.Enabled {
+				on = 1
+			}
+			m.featureEnabled.WithLabelValues(g.Name, g.MetricStage()).Set(on)
+		}
+	})
 }
 
 // newAPIMetrics registers the metrics in a registry of their own.
@@ -61,7 +81,13 @@ func newAPIMetrics() *apiMetrics {
 			StabilityLevel: compbasemetrics.ALPHA,
 		}, []string{"group", "resource"}),
 	}
-	m.registry.MustRegister(m.requests, m.latencies, m.storageObjects, m.resourceObjects)
+	m.featureEnabled = compbasemetrics.NewGaugeVec(&compbasemetrics.GaugeOpts{
+		Namespace:      "kubernetes",
+		Name:           "feature_enabled",
+		Help:           "This metric records the data about the stage and enablement of a k8s feature.",
+		StabilityLevel: compbasemetrics.BETA,
+	}, []string{"name", "stage"})
+	m.registry.MustRegister(m.requests, m.latencies, m.storageObjects, m.resourceObjects, m.featureEnabled)
 	return m
 }
 
@@ -147,6 +173,7 @@ func (s *Server) withMetrics(h http.Handler) http.Handler {
 // serveMetrics answers /metrics.
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	s.countObjects()
+	s.metrics.setFeatures()
 	compbasemetrics.HandlerFor(s.metrics.registry, compbasemetrics.HandlerOpts{}).ServeHTTP(w, r)
 }
 

@@ -130,3 +130,17 @@ func TestVerbosityFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestFeatureGatesFlag checks that --feature-gates takes v1.37's defaults
+// and refuses the rest at start, as one line and exit status 1.
+func TestFeatureGatesFlag(t *testing.T) {
+	dir := t.TempDir()
+	p := startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k1"), "--feature-gates", "kube:APIResponseCompression=true", "--feature-gates", "APIServerIdentity=true")
+	if p.url == "" {
+		t.Fatal("not serving")
+	}
+	code, stderr := runToExit(t, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2"), "--feature-gates", "Foo=true")
+	if code != 1 || stderr != "fakeplane: unrecognized feature gate: Foo\n" {
+		t.Errorf("--feature-gates Foo=true: exit %d, %q", code, stderr)
+	}
+}

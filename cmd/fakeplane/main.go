@@ -124,6 +124,8 @@ func run(args []string) error {
 	serving := servingFlags(fs)
 	advertise := fs.String("advertise-address", "", "the IP address the kubernetes Service's Endpoints and EndpointSlice name, as kube-apiserver's (default: the host's default address when listening on loopback or every interface, else the one listened on)")
 	endpointReconciler := fs.String("endpoint-reconciler-type", fakeplane.EndpointReconcilerLease, "lease (keep the kubernetes Service's endpoints), master-count (the same, for one server) or none, as kube-apiserver's")
+	var featureGates multiFlag
+	fs.Var(&featureGates, "feature-gates", "kube-apiserver's feature gates, comma-separated [kube:]Name=true|false (repeatable): v1.37's defaults are accepted; a gate set away from its default is refused, not built")
 	allowPrivileged := fs.Bool("allow-privileged", true, "allow containers to request privileged mode, as kube-apiserver's (default true, as kubeadm and envtest run it)")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
 	var verbose verbosity
@@ -280,7 +282,7 @@ func run(args []string) error {
 		}
 		opts = append(opts, fakeplane.WithAdvertiseAddress(ip))
 	}
-	opts = append(opts, fakeplane.WithEndpointReconcilerType(*endpointReconciler))
+	opts = append(opts, fakeplane.WithEndpointReconcilerType(*endpointReconciler), fakeplane.WithFeatureGates(featureGates...))
 	if !*allowPrivileged {
 		opts = append(opts, fakeplane.WithAllowPrivileged(false))
 	}
