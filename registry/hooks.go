@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -155,8 +156,7 @@ func (s *Registry) validateCreateOnce(c *Request, o *Object) error {
 		return c.Res.schema.ValidateWith(c.Context(), c.Res.GVK.GroupKind(), u, nil, errs, c.Res.scalePaths)
 	}
 	if st, ok := For(c.Res.GR); ok {
-		errs = append(errs, st.Validate(c.Context(), o.Obj)...)
-		errs = append(errs, s.clusterPolicyErrors(o.Obj)...)
+		errs = append(errs, st.Validate(s.validationContext(c), o.Obj)...)
 		if dv, ok := st.(strategy.DeclarativeValidator); ok {
 			errs = dv.ValidateDeclaratively(c.Context(), errs, o.Obj, nil, false)
 		}
@@ -227,13 +227,11 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	case mode == mainWrite && approval:
 		errs = append(errs, av.ValidateApprovalUpdate(c.Context(), o.Obj, old.Obj)...)
 	case mode == mainWrite && ephemeral:
-		errs = append(errs, ev.ValidateEphemeralContainersUpdate(c.Context(), o.Obj, old.Obj)...)
-		errs = append(errs, s.clusterPolicyErrors(o.Obj)...)
+		errs = append(errs, ev.ValidateEphemeralContainersUpdate(s.validationContext(c), o.Obj, old.Obj)...)
 	case mode == mainWrite && resize:
-		errs = append(errs, rv.ValidateResizeUpdate(c.Context(), o.Obj, old.Obj)...)
+		errs = append(errs, rv.ValidateResizeUpdate(s.validationContext(c), o.Obj, old.Obj)...)
 	case mode == mainWrite && hasStrategy:
-		errs = append(errs, st.ValidateUpdate(c.Context(), o.Obj, old.Obj)...)
-		errs = append(errs, s.clusterPolicyErrors(o.Obj)...)
+		errs = append(errs, st.ValidateUpdate(s.validationContext(c), o.Obj, old.Obj)...)
 	case mode == statusWrite && hasStrategy:
 		if ss, ok := st.(strategy.StatusStrategy); ok {
 			// A status strategy may ask the authorizer (a
@@ -334,12 +332,12 @@ func resetStatus(obj runtime.Object) {
 	strategy.ResetStatus(obj)
 }
 
-// clusterPolicyErrors are the errors of kube-apiserver's pod validation
-// under --allow-privileged=false (Config.DisallowPrivileged) for an object
-// with a pod spec; none when privileged containers are allowed.
-func (s *Registry) clusterPolicyErrors(obj runtime.Object) field.ErrorList {
+// validationContext is the context the strategies validate c's object in:
+// c's, with the cluster policy of --allow-privileged=false
+// (Config.DisallowPrivileged) for the pod and pod template rules.
+func (s *Registry) validationContext(c *Request) context.Context {
 	if !s.disallowPrivileged {
-		return nil
+		return c.Context()
 	}
-	return pod.DisallowedByClusterPolicy(obj)
+	return pod.WithPrivilegedDisallowed(c.Context())
 }

@@ -19,14 +19,14 @@ var Strategy = daemonSetStrategy{strategy.Base{Namespaced: true, UnconditionalUp
 type daemonSetStrategy struct{ strategy.Base }
 
 // Validate is upstream's ValidateDaemonSet less the metadata.
-func (daemonSetStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validateDaemonSet(obj.(*appsv1.DaemonSet))
+func (daemonSetStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return validateDaemonSet(ctx, obj.(*appsv1.DaemonSet))
 }
 
 // ValidateUpdate is upstream's ValidateDaemonSetUpdate less the metadata.
-func (daemonSetStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+func (daemonSetStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	n, p := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
-	return append(validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, field.NewPath("spec", "selector")), validateDaemonSet(n)...)
+	return append(validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, field.NewPath("spec", "selector")), validateDaemonSet(ctx, n)...)
 }
 
 // ValidateStatusUpdate is upstream's ValidateDaemonSetStatusUpdate less the

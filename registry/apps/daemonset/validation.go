@@ -1,6 +1,7 @@
 package daemonset
 
 import (
+	"context"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -15,7 +16,7 @@ import (
 	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
-func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
+func validateDaemonSet(ctx context.Context, ds *appsv1.DaemonSet) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &ds.Spec
 	errs := metav1validation.ValidateLabelSelector(s.Selector, metav1validation.LabelSelectorValidationOptions{}, spec.Child("selector"))
@@ -25,7 +26,7 @@ func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 	if s.Selector != nil && len(s.Selector.MatchLabels)+len(s.Selector.MatchExpressions) == 0 {
 		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "empty selector is invalid for daemonset"))
 	}
-	errs = append(errs, pod.ValidatePodTemplateSpec(&s.Template, spec.Child("template"))...)
+	errs = append(errs, pod.ValidatePodTemplateSpec(ctx, &s.Template, spec.Child("template"))...)
 	errs = append(errs, pod.ValidateRestartPolicyAlways(&s.Template, spec.Child("template"), "DaemonSet")...)
 	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)
 	errs = append(errs, validate.Nonnegative(TemplateGeneration(ds), spec.Child("templateGeneration"))...)

@@ -19,14 +19,14 @@ var Strategy = deploymentStrategy{strategy.Base{Namespaced: true, UnconditionalU
 type deploymentStrategy struct{ strategy.Base }
 
 // Validate is upstream's ValidateDeployment less the metadata.
-func (deploymentStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validateDeployment(obj.(*appsv1.Deployment))
+func (deploymentStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return validateDeployment(ctx, obj.(*appsv1.Deployment))
 }
 
 // ValidateUpdate is upstream's ValidateDeploymentUpdate less the metadata.
-func (deploymentStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+func (deploymentStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	n, p := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
-	return append(validateDeployment(n), validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, field.NewPath("spec", "selector"))...)
+	return append(validateDeployment(ctx, n), validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, field.NewPath("spec", "selector"))...)
 }
 
 // ValidateStatusUpdate is upstream's ValidateDeploymentStatusUpdate less the

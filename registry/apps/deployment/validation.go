@@ -1,6 +1,7 @@
 package deployment
 
 import (
+	"context"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -11,7 +12,7 @@ import (
 	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
-func validateDeployment(d *appsv1.Deployment) field.ErrorList {
+func validateDeployment(ctx context.Context, d *appsv1.Deployment) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &d.Spec
 	errs := validate.Nonnegative(int64(ptr.Deref(s.Replicas, 0)), spec.Child("replicas"))
@@ -19,7 +20,7 @@ func validateDeployment(d *appsv1.Deployment) field.ErrorList {
 	if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "invalid label selector"))
 	} else {
-		errs = append(errs, pod.ValidatePodTemplateSpecForReplicaSet(&s.Template, sel, spec.Child("template"), "ReplicaSet")...)
+		errs = append(errs, pod.ValidatePodTemplateSpecForReplicaSet(ctx, &s.Template, sel, spec.Child("template"), "ReplicaSet")...)
 	}
 	errs = append(errs, validateDeploymentStrategy(&s.Strategy, spec.Child("strategy"))...)
 	errs = append(errs, validate.Nonnegative(int64(s.MinReadySeconds), spec.Child("minReadySeconds"))...)

@@ -19,14 +19,14 @@ var Strategy = replicaSetStrategy{strategy.Base{Namespaced: true, UnconditionalU
 type replicaSetStrategy struct{ strategy.Base }
 
 // Validate is upstream's ValidateReplicaSet less the metadata.
-func (replicaSetStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validateReplicaSet(obj.(*appsv1.ReplicaSet))
+func (replicaSetStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return validateReplicaSet(ctx, obj.(*appsv1.ReplicaSet))
 }
 
 // ValidateUpdate is upstream's ValidateReplicaSetUpdate less the metadata.
-func (replicaSetStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+func (replicaSetStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	n, p := obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet)
-	return append(validateReplicaSet(n), validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, field.NewPath("spec", "selector"))...)
+	return append(validateReplicaSet(ctx, n), validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, field.NewPath("spec", "selector"))...)
 }
 
 // ValidateStatusUpdate is upstream's ValidateReplicaSetStatusUpdate less the

@@ -1,6 +1,7 @@
 package replicaset
 
 import (
+	"context"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -10,7 +11,7 @@ import (
 	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
-func validateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
+func validateReplicaSet(ctx context.Context, rs *appsv1.ReplicaSet) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &rs.Spec
 	errs := validate.Nonnegative(int64(ptr.Deref(s.Replicas, 0)), spec.Child("replicas"))
@@ -19,7 +20,7 @@ func validateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
 	if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector, "invalid label selector"))
 	} else {
-		errs = append(errs, pod.ValidatePodTemplateSpecForReplicaSet(&s.Template, sel, spec.Child("template"), "ReplicaSet")...)
+		errs = append(errs, pod.ValidatePodTemplateSpecForReplicaSet(ctx, &s.Template, sel, spec.Child("template"), "ReplicaSet")...)
 	}
 	return errs
 }

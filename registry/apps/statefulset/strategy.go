@@ -18,14 +18,14 @@ var Strategy = statefulSetStrategy{strategy.Base{Namespaced: true, Unconditional
 type statefulSetStrategy struct{ strategy.Base }
 
 // Validate is upstream's ValidateStatefulSet less the metadata.
-func (statefulSetStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validateStatefulSet(obj.(*appsv1.StatefulSet))
+func (statefulSetStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return validateStatefulSet(ctx, obj.(*appsv1.StatefulSet))
 }
 
 // ValidateUpdate is upstream's ValidateStatefulSetUpdate less the metadata.
-func (statefulSetStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+func (statefulSetStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	n, p := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
-	return validateStatefulSetUpdate(n, p)
+	return validateStatefulSetUpdate(ctx, n, p)
 }
 
 // ValidateStatusUpdate is upstream's ValidateStatefulSetStatusUpdate less the

@@ -1,6 +1,7 @@
 package statefulset
 
 import (
+	"context"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,7 +16,7 @@ import (
 	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
-func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
+func validateStatefulSet(ctx context.Context, ss *appsv1.StatefulSet) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &ss.Spec
 	var errs field.ErrorList
@@ -105,14 +106,14 @@ func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 		if !sel.Empty() && !sel.Matches(labels.Set(t.Labels)) {
 			errs = append(errs, field.Invalid(tf.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
 		}
-		errs = append(errs, pod.ValidatePodTemplateSpec(t, tf)...)
+		errs = append(errs, pod.ValidatePodTemplateSpec(ctx, t, tf)...)
 	}
 	errs = append(errs, pod.ValidateRestartPolicyAlways(&s.Template, tf, "StatefulSet")...)
 	return errs
 }
 
-func validateStatefulSetUpdate(n, p *appsv1.StatefulSet) field.ErrorList {
-	errs := validateStatefulSet(n)
+func validateStatefulSetUpdate(ctx context.Context, n, p *appsv1.StatefulSet) field.ErrorList {
+	errs := validateStatefulSet(ctx, n)
 	spec := field.NewPath("spec")
 	errs = append(errs, validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, spec.Child("selector"))...)
 	errs = append(errs, validate.ImmutableInternal(n.Spec.VolumeClaimTemplates, p.Spec.VolumeClaimTemplates, spec.Child("volumeClaimTemplates"))...)

@@ -19,13 +19,13 @@ var Strategy = cronJobStrategy{strategy.Base{Namespaced: true, UnconditionalUpda
 type cronJobStrategy struct{ strategy.Base }
 
 // Validate is upstream's ValidateCronJobCreate less the metadata.
-func (cronJobStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validateCronJob(obj.(*batchv1.CronJob), nil)
+func (cronJobStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return validateCronJob(ctx, obj.(*batchv1.CronJob), nil)
 }
 
 // ValidateUpdate is upstream's ValidateCronJobUpdate less the metadata.
-func (cronJobStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validateCronJob(obj.(*batchv1.CronJob), old.(*batchv1.CronJob))
+func (cronJobStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateCronJob(ctx, obj.(*batchv1.CronJob), old.(*batchv1.CronJob))
 }
 
 // Default is upstream's SetDefaults_CronJob with those of the job

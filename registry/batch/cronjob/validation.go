@@ -1,6 +1,7 @@
 package cronjob
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 
 // validateCronJob is upstream's ValidateCronJobCreate/Update less the
 // metadata (old is nil on create).
-func validateCronJob(cj, old *batchv1.CronJob) field.ErrorList {
+func validateCronJob(ctx context.Context, cj, old *batchv1.CronJob) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &cj.Spec
 	var errs field.ErrorList
@@ -33,7 +34,7 @@ func validateCronJob(cj, old *batchv1.CronJob) field.ErrorList {
 	}
 	errs = append(errs, validate.SupportedValue(spec.Child("concurrencyPolicy"), string(s.ConcurrencyPolicy), "Allow", "Forbid", "Replace")...)
 	jt := spec.Child("jobTemplate")
-	errs = append(errs, job.ValidateJobSpec(&s.JobTemplate.Spec, jt.Child("spec"))...)
+	errs = append(errs, job.ValidateJobSpec(ctx, &s.JobTemplate.Spec, jt.Child("spec"))...)
 	if s.JobTemplate.Spec.Selector != nil {
 		errs = append(errs, field.Invalid(jt.Child("spec", "selector"), s.JobTemplate.Spec.Selector, "`selector` will be auto-generated"))
 	}

@@ -19,13 +19,13 @@ var Strategy = jobStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: 
 type jobStrategy struct{ strategy.Base }
 
 // Validate is upstream's ValidateJobCreate less the metadata.
-func (jobStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validateJob(obj.(*batchv1.Job))
+func (jobStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return validateJob(ctx, obj.(*batchv1.Job))
 }
 
 // ValidateUpdate is upstream's ValidateJobUpdate less the metadata.
-func (jobStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validateJobUpdate(obj.(*batchv1.Job), old.(*batchv1.Job))
+func (jobStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateJobUpdate(ctx, obj.(*batchv1.Job), old.(*batchv1.Job))
 }
 
 // ValidateStatusUpdate is upstream's ValidateJobStatusUpdate less the

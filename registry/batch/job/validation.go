@@ -1,6 +1,7 @@
 package job
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -23,7 +24,7 @@ import (
 
 // ValidateJobSpec is upstream's validateJobSpec: counts, completion mode,
 // the pod template and its restart policy.
-func ValidateJobSpec(s *batchv1.JobSpec, fld *field.Path) field.ErrorList {
+func ValidateJobSpec(ctx context.Context, s *batchv1.JobSpec, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, f := range []struct {
 		v    *int32
@@ -90,7 +91,7 @@ func ValidateJobSpec(s *batchv1.JobSpec, fld *field.Path) field.ErrorList {
 		}
 	}
 	tf := fld.Child("template")
-	errs = append(errs, pod.ValidatePodTemplateSpec(&s.Template, tf)...)
+	errs = append(errs, pod.ValidatePodTemplateSpec(ctx, &s.Template, tf)...)
 	rp := s.Template.Spec.RestartPolicy
 	switch {
 	case rp == corev1.RestartPolicyAlways || rp == "":
@@ -104,7 +105,7 @@ func ValidateJobSpec(s *batchv1.JobSpec, fld *field.Path) field.ErrorList {
 }
 
 // validateJob is upstream's ValidateJobCreate less the metadata.
-func validateJob(j *batchv1.Job) field.ErrorList {
+func validateJob(ctx context.Context, j *batchv1.Job) field.ErrorList {
 	var errs field.ErrorList
 	tm := field.NewPath("spec", "template", "metadata")
 	if (j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector) && j.Spec.Selector != nil {
@@ -127,13 +128,13 @@ func validateJob(j *batchv1.Job) field.ErrorList {
 			errs = append(errs, field.Invalid(field.NewPath("spec", "selector"), j.Spec.Selector, "`selector` not auto-generated"))
 		}
 	}
-	errs = append(errs, validateJobSpecWithSelector(&j.Spec, field.NewPath("spec"))...)
+	errs = append(errs, validateJobSpecWithSelector(ctx, &j.Spec, field.NewPath("spec"))...)
 	errs = append(errs, validateNameAllowsCompletions(j)...)
 	return errs
 }
 
-func validateJobSpecWithSelector(s *batchv1.JobSpec, spec *field.Path) field.ErrorList {
-	errs := ValidateJobSpec(s, spec)
+func validateJobSpecWithSelector(ctx context.Context, s *batchv1.JobSpec, spec *field.Path) field.ErrorList {
+	errs := ValidateJobSpec(ctx, s, spec)
 	if s.Selector == nil {
 		errs = append(errs, field.Required(spec.Child("selector"), ""))
 	} else {
@@ -158,9 +159,9 @@ func validateNameAllowsCompletions(j *batchv1.Job) field.ErrorList {
 // validateJobUpdate is upstream's ValidateJobUpdate less the metadata: a
 // Job's selector, completion mode and (unless suspended... and even then,
 // without mutable pod resources) its template may not change.
-func validateJobUpdate(n, p *batchv1.Job) field.ErrorList {
+func validateJobUpdate(ctx context.Context, n, p *batchv1.Job) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := validateJobSpecWithSelector(&n.Spec, spec)
+	errs := validateJobSpecWithSelector(ctx, &n.Spec, spec)
 	if n.Spec.CompletionMode == nil || *n.Spec.CompletionMode != batchv1.IndexedCompletion {
 		errs = append(errs, validate.ImmutableField(n.Spec.Completions, p.Spec.Completions, spec.Child("completions"))...)
 	} else if n.Spec.Completions != nil && !apiequality.Semantic.DeepEqual(n.Spec.Completions, p.Spec.Completions) &&

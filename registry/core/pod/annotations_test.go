@@ -274,7 +274,7 @@ func TestPodTemplateAnnotationsAndSecurity(t *testing.T) {
 		"seccomp.security.alpha.kubernetes.io/pod": "x", "container.apparmor.security.beta.kubernetes.io/zz": "x",
 		appArmorC: "unconfined", "container.seccomp.security.alpha.kubernetes.io/c": "runtime/default",
 	}
-	validatetest.ExpectErrors(t, ValidatePodTemplateSpec(tmpl, field.NewPath("spec", "template")), []string{
+	validatetest.ExpectErrors(t, ValidatePodTemplateSpec(context.Background(), tmpl, field.NewPath("spec", "template")), []string{
 		`spec.template.annotations[kubernetes.io/config.mirror]: Invalid value: "x": must set spec.nodeName if mirror pod annotation is set`,
 		`spec.template.annotations.scheduler.alpha.kubernetes.io/tolerations[0].operator: Invalid value: "v": value must be empty when ` + "`operator`" + ` is 'Exists'`,
 		`spec.template.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "1.5": must be a 32bit integer`,

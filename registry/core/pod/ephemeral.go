@@ -45,17 +45,17 @@ func (podStrategy) PrepareForEphemeralContainersUpdate(_ context.Context, obj, o
 // with the rules of the whole pod that read it (host process, user
 // namespaces, spec.os); existing ephemeral containers may be neither
 // removed nor changed.
-func (podStrategy) ValidateEphemeralContainersUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+func (podStrategy) ValidateEphemeralContainersUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	n, o := obj.(*corev1.Pod), old.(*corev1.Pod)
 	if _, ok := o.Annotations[corev1.MirrorPodAnnotationKey]; ok {
 		return field.ErrorList{field.Forbidden(field.NewPath(""), "static pods do not support ephemeral containers")}
 	}
-	opts := updateOptions(o)
+	opts := updateOptions(o).withClusterPolicy(ctx)
 	annotations := field.NewPath("metadata", "annotations")
 	errs := validatePodSpecificAnnotations(n.Annotations, &n.Spec, annotations, opts)
-	errs = append(errs, validateEphemeralContainers(&n.Spec, field.NewPath("spec", "ephemeralContainers"))...)
+	errs = append(errs, validateEphemeralContainers(&n.Spec, opts, field.NewPath("spec", "ephemeralContainers"))...)
 	spec := field.NewPath("spec")
-	errs = append(errs, validateWindowsHostProcessPod(&n.Spec, spec)...)
+	errs = append(errs, validateWindowsHostProcessPod(&n.Spec, spec, opts.disallowPrivileged)...)
 	errs = append(errs, validateHostUsers(&n.Spec, spec, opts)...)
 	errs = append(errs, validatePodOS(&n.Spec, spec)...)
 	errs = append(errs, validatePodSpecificAnnotationUpdates(n, o, annotations, opts)...)
@@ -86,7 +86,7 @@ var allowedEphemeralContainerFields = sets.New("Name", "Image", "Command", "Args
 // each one a valid container with a name unique across all containers, a
 // target that is a regular or init container, only the allowed fields,
 // and no volume sub-paths.
-func validateEphemeralContainers(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
+func validateEphemeralContainers(s *corev1.PodSpec, opts podOptions, fld *field.Path) field.ErrorList {
 	if len(s.EphemeralContainers) == 0 {
 		return nil
 	}
@@ -104,7 +104,7 @@ func validateEphemeralContainers(s *corev1.PodSpec, fld *field.Path) field.Error
 		ec := &s.EphemeralContainers[i]
 		idx := fld.Index(i)
 		c := corev1.Container(ec.EphemeralContainerCommon)
-		errs = append(errs, validateContainerCommon(&c, vols, podClaimNames(s.ResourceClaims), s.RestartPolicy, hostUsers, idx)...)
+		errs = append(errs, validateContainerCommon(&c, vols, podClaimNames(s.ResourceClaims), s.RestartPolicy, hostUsers, opts.disallowPrivileged, idx)...)
 		if all.Has(ec.Name) {
 			errs = append(errs, field.Duplicate(idx.Child("name"), ec.Name))
 		} else {

@@ -83,9 +83,9 @@ func keepResizeFields(n, o []corev1.Container) []corev1.Container {
 // be removed, and only their cpu and memory may change (also for init
 // containers, of which only sidecars may restart to be resized); the
 // volumes may not change; nothing else may either.
-func (podStrategy) ValidateResizeUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+func (podStrategy) ValidateResizeUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	n, o := obj.(*corev1.Pod), old.(*corev1.Pod)
-	errs := validatePodMetaAndSpec(n, updateOptions(o))
+	errs := validatePodMetaAndSpec(n, updateOptions(o).withClusterPolicy(ctx))
 	if _, ok := o.Annotations[corev1.MirrorPodAnnotationKey]; ok {
 		return field.ErrorList{field.Forbidden(field.NewPath(""), "static pods cannot be resized")}
 	}

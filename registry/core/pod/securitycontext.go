@@ -1,6 +1,7 @@
 package pod
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -45,6 +46,27 @@ type podOptions struct {
 	// allowRestartContainerInitContainers: the stored pod already has a
 	// non-sidecar init container with a RestartContainer resize policy.
 	allowRestartContainerInitContainers bool
+	// disallowPrivileged is kube-apiserver's --allow-privileged=false
+	// (WithPrivilegedDisallowed): privileged and host process
+	// containers are refused.
+	disallowPrivileged bool
+}
+
+// privilegedDisallowedKey carries WithPrivilegedDisallowed in a context.
+type privilegedDisallowedKey struct{}
+
+// WithPrivilegedDisallowed is ctx of a control plane started as
+// kube-apiserver with --allow-privileged=false: the pod and pod template
+// validation of a request with it refuses privileged and host process
+// containers, as upstream's does.
+func WithPrivilegedDisallowed(ctx context.Context) context.Context {
+	return context.WithValue(ctx, privilegedDisallowedKey{}, true)
+}
+
+// withClusterPolicy is o with the cluster policy ctx carries.
+func (o podOptions) withClusterPolicy(ctx context.Context) podOptions {
+	o.disallowPrivileged, _ = ctx.Value(privilegedDisallowedKey{}).(bool)
+	return o
 }
 
 // updateOptions are the options of an update of the stored pod old
@@ -333,7 +355,7 @@ func validateShareProcessNamespace(s *corev1.PodSpec, fld *field.Path) field.Err
 // nothing but, and the host's network. (fakeplane is a cluster that
 // allows privileged containers, as kube-apiserver with
 // --allow-privileged.)
-func validateWindowsHostProcessPod(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
+func validateWindowsHostProcessPod(s *corev1.PodSpec, fld *field.Path, disallowPrivileged bool) field.ErrorList {
 	var errs field.ErrorList
 	var podHostProcess *bool
 	if s.SecurityContext != nil && s.SecurityContext.WindowsOptions != nil {
@@ -362,6 +384,9 @@ func validateWindowsHostProcessPod(s *corev1.PodSpec, fld *field.Path) field.Err
 	}
 	if !s.HostNetwork {
 		errs = append(errs, field.Invalid(fld.Child("hostNetwork"), false, "hostNetwork must be true if pod contains any hostProcess containers"))
+	}
+	if disallowPrivileged {
+		errs = append(errs, field.Forbidden(fld, "hostProcess containers are disallowed by cluster policy"))
 	}
 	return errs
 }

@@ -124,7 +124,7 @@ func TestPodTemplateSpecFieldsValidation(t *testing.T) {
 	tmpl.Spec.RuntimeClassName = ptr.To("Bad_RC")
 	tmpl.Spec.HostAliases = []corev1.HostAlias{{IP: "x"}}
 	tmpl.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, Protocol: "TCP"}, {ContainerPort: 81, HostPort: 82, Protocol: "TCP"}}
-	validatetest.ExpectErrors(t, ValidatePodTemplateSpec(tmpl, field.NewPath("spec", "template")), []string{
+	validatetest.ExpectErrors(t, ValidatePodTemplateSpec(context.Background(), tmpl, field.NewPath("spec", "template")), []string{
 		"spec.template.spec.containers[0].ports[1].hostPort: Invalid value: 82: must match `containerPort` when `hostNetwork` is true",
 		`spec.template.spec.hostAliases[0].ip: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
 		`spec.template.spec.runtimeClassName: Invalid value: "Bad_RC": ` + subdomainMsg,

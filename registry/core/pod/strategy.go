@@ -21,13 +21,13 @@ var Strategy = podStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: 
 type podStrategy struct{ strategy.Base }
 
 // Validate is upstream's ValidatePodCreate less the metadata.
-func (podStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validatePod(obj.(*corev1.Pod))
+func (podStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return validatePod(ctx, obj.(*corev1.Pod))
 }
 
 // ValidateUpdate is upstream's ValidatePodUpdate less the metadata.
-func (podStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validatePodUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
+func (podStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	return validatePodUpdate(ctx, obj.(*corev1.Pod), old.(*corev1.Pod))
 }
 
 // ValidateStatusUpdate is upstream's ValidatePodStatusUpdate less the

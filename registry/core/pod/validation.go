@@ -1,6 +1,7 @@
 package pod
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path"
@@ -26,12 +27,12 @@ import (
 
 // ValidatePodTemplateSpecForReplicaSet is upstream's ValidatePodTemplateSpecForReplicaSet
 // (kind names the workload in the activeDeadlineSeconds message).
-func ValidatePodTemplateSpecForReplicaSet(t *corev1.PodTemplateSpec, sel labels.Selector, fld *field.Path, kind string) field.ErrorList {
+func ValidatePodTemplateSpecForReplicaSet(ctx context.Context, t *corev1.PodTemplateSpec, sel labels.Selector, fld *field.Path, kind string) field.ErrorList {
 	var errs field.ErrorList
 	if !sel.Empty() && !sel.Matches(labels.Set(t.Labels)) {
 		errs = append(errs, field.Invalid(fld.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
 	}
-	errs = append(errs, ValidatePodTemplateSpec(t, fld)...)
+	errs = append(errs, ValidatePodTemplateSpec(ctx, t, fld)...)
 	errs = append(errs, ValidateRestartPolicyAlways(t, fld, kind)...)
 	return errs
 }
@@ -60,9 +61,9 @@ func ValidateRestartPolicyAlways(t *corev1.PodTemplateSpec, fld *field.Path, kin
 // annotations the pod API reads, the spec, then what only a create checks
 // (no ephemeral containers, no node before the scheduling gates are
 // cleared, seccomp and AppArmor annotations that agree with the fields).
-func validatePod(pod *corev1.Pod) field.ErrorList {
+func validatePod(ctx context.Context, pod *corev1.Pod) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := validatePodMetaAndSpec(pod, podOptions{})
+	errs := validatePodMetaAndSpec(pod, podOptions{}.withClusterPolicy(ctx))
 	if len(pod.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(spec.Child("ephemeralContainers"), "cannot be set on create"))
 	}
@@ -91,12 +92,14 @@ func validatePodMetaAndSpec(pod *corev1.Pod, opts podOptions) field.ErrorList {
 // the labels and annotations (with the rules of a pod's), the spec, the
 // seccomp and AppArmor annotations that must agree with the fields, and no
 // ephemeral containers. It checks a template as a new one (upstream lets
-// an update keep some invalid values the stored template has).
-func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
+// an update keep some invalid values the stored template has), with the
+// cluster policy ctx carries (WithPrivilegedDisallowed).
+func ValidatePodTemplateSpec(ctx context.Context, t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
+	opts := podOptions{}.withClusterPolicy(ctx)
 	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
 	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
-	errs = append(errs, validatePodSpecificAnnotations(t.Annotations, &t.Spec, fld.Child("annotations"), podOptions{})...)
-	errs = append(errs, validatePodSpec(&t.Spec, nil, fld.Child("spec"), podOptions{})...)
+	errs = append(errs, validatePodSpecificAnnotations(t.Annotations, &t.Spec, fld.Child("annotations"), opts)...)
+	errs = append(errs, validatePodSpec(&t.Spec, nil, fld.Child("spec"), opts)...)
 	errs = append(errs, validateSeccompAnnotationsAndFields(t.Annotations, &t.Spec, fld.Child("spec"))...)
 	errs = append(errs, validateAppArmorAnnotationsAndFields(t.Annotations, &t.Spec, fld.Child("spec"))...)
 	if len(t.Spec.EphemeralContainers) > 0 {
@@ -117,8 +120,11 @@ func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path
 	claims := podClaimNames(s.ResourceClaims)
 	errs = append(errs, validatePodResourceClaims(s.ResourceClaims, meta, fld.Child("resourceClaims"))...)
 	hostUsers := s.HostUsers == nil || *s.HostUsers
-	errs = append(errs, validateContainers(s.Containers, vols, claims, s.TerminationGracePeriodSeconds, s.RestartPolicy, hostUsers, fld.Child("containers"))...)
+	errs = append(errs, validateContainers(s.Containers, vols, claims, s.TerminationGracePeriodSeconds, s.RestartPolicy, hostUsers, opts.disallowPrivileged, fld.Child("containers"))...)
 	errs = append(errs, validateInitContainers(s.InitContainers, s.Containers, vols, claims, s.TerminationGracePeriodSeconds, s.RestartPolicy, hostUsers, opts, fld.Child("initContainers"))...)
+	// As upstream, also for a create and a template, which may not have
+	// any (their own rules say so after).
+	errs = append(errs, validateEphemeralContainers(s, opts, fld.Child("ephemeralContainers"))...)
 	errs = append(errs, validatePodResources(s, claims, fld)...)
 	errs = append(errs, validateHostNetworkPorts(s, meta != nil, fld)...)
 	errs = append(errs, validate.SupportedValue(fld.Child("restartPolicy"), string(s.RestartPolicy), "Always", "OnFailure", "Never")...)
@@ -127,7 +133,7 @@ func validatePodSpec(s *corev1.PodSpec, meta *metav1.ObjectMeta, fld *field.Path
 	errs = append(errs, validatePodSecurityContext(s, fld, opts)...)
 	errs = append(errs, validateShareProcessNamespace(s, fld)...)
 	errs = append(errs, validateSchedulingFields(s, fld)...)
-	errs = append(errs, validateWindowsHostProcessPod(s, fld)...)
+	errs = append(errs, validateWindowsHostProcessPod(s, fld, opts.disallowPrivileged)...)
 	errs = append(errs, validateHostUsers(s, fld, opts)...)
 	errs = append(errs, validateHostnameOverride(s, fld)...)
 	if s.ServiceAccountName != "" {
@@ -278,7 +284,7 @@ func localDescendingPath(p string, fld *field.Path) field.ErrorList {
 
 // validateContainers is upstream's validateContainers for regular
 // containers.
-func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], grace *int64, restart corev1.RestartPolicy, hostUsers bool, fld *field.Path) field.ErrorList {
+func validateContainers(containers []corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], grace *int64, restart corev1.RestartPolicy, hostUsers, disallowPrivileged bool, fld *field.Path) field.ErrorList {
 	if len(containers) == 0 {
 		return field.ErrorList{field.Required(fld, "")}
 	}
@@ -287,7 +293,7 @@ func validateContainers(containers []corev1.Container, vols map[string]corev1.Vo
 	for i := range containers {
 		c := &containers[i]
 		idx := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, vols, claims, restart, hostUsers, idx)...)
+		errs = append(errs, validateContainerCommon(c, vols, claims, restart, hostUsers, disallowPrivileged, idx)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(idx.Child("name"), c.Name))
 		} else {
@@ -471,7 +477,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 	for i := range containers {
 		c := &containers[i]
 		idx := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, vols, claims, restart, hostUsers, idx)...)
+		errs = append(errs, validateContainerCommon(c, vols, claims, restart, hostUsers, opts.disallowPrivileged, idx)...)
 		sidecar := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
 		if c.RestartPolicy == nil && len(c.RestartPolicyRules) > 0 {
 			errs = append(errs, field.Required(idx.Child("restartPolicy"), "must specify restartPolicy when restart rules are used"))
@@ -520,7 +526,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 
 // validateContainerCommon is upstream's validateContainerCommon; restart
 // is the pod's restartPolicy.
-func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], restart corev1.RestartPolicy, hostUsers bool, fld *field.Path) field.ErrorList {
+func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], restart corev1.RestartPolicy, hostUsers, disallowPrivileged bool, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(fld.Child("name"), ""))
@@ -539,7 +545,7 @@ func validateContainerCommon(c *corev1.Container, vols map[string]corev1.VolumeS
 	errs = append(errs, validate.SupportedValue(fld.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
 	errs = append(errs, validateResources(&c.Resources, validate.ContainerResourceName, claims, fld.Child("resources"))...)
 	errs = append(errs, validateResizePolicy(c.ResizePolicy, restart, fld.Child("resizePolicy"))...)
-	return append(errs, validateSecurityContext(c.SecurityContext, hostUsers, fld.Child("securityContext"))...)
+	return append(errs, validateSecurityContext(c.SecurityContext, hostUsers, disallowPrivileged, fld.Child("securityContext"))...)
 }
 
 // validateEnvFrom is upstream's ValidateEnvFrom.
@@ -583,11 +589,14 @@ func validateEnvFrom(from []corev1.EnvFromSource, fld *field.Path) field.ErrorLi
 // cluster that allows privileged containers: user and group IDs, proc
 // mount, seccomp profile, privilege escalation, Windows options and
 // AppArmor profile.
-func validateSecurityContext(sc *corev1.SecurityContext, hostUsers bool, fld *field.Path) field.ErrorList {
+func validateSecurityContext(sc *corev1.SecurityContext, hostUsers, disallowPrivileged bool, fld *field.Path) field.ErrorList {
 	if sc == nil {
 		return nil
 	}
 	var errs field.ErrorList
+	if disallowPrivileged && sc.Privileged != nil && *sc.Privileged {
+		errs = append(errs, field.Forbidden(fld.Child("privileged"), "disallowed by cluster policy"))
+	}
 	if sc.RunAsUser != nil {
 		for _, msg := range validation.IsValidUserID(*sc.RunAsUser) {
 			errs = append(errs, field.Invalid(fld.Child("runAsUser"), *sc.RunAsUser, msg))
@@ -835,9 +844,9 @@ var updatablePodSpecFields = []string{
 // the stored pod, see updateOptions), its AppArmor and mirror pod
 // annotations may not change, and only images, activeDeadlineSeconds,
 // added tolerations and removed scheduling gates may change in the spec.
-func validatePodUpdate(n, p *corev1.Pod) field.ErrorList {
+func validatePodUpdate(ctx context.Context, n, p *corev1.Pod) field.ErrorList {
 	spec := field.NewPath("spec")
-	opts := updateOptions(p)
+	opts := updateOptions(p).withClusterPolicy(ctx)
 	errs := validatePodMetaAndSpec(n, opts)
 	errs = append(errs, validatePodSpecificAnnotationUpdates(n, p, field.NewPath("metadata", "annotations"), opts)...)
 	for _, l := range []struct {

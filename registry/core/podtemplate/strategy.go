@@ -19,8 +19,8 @@ var Strategy = podTemplateStrategy{strategy.Base{Namespaced: true, Unconditional
 type podTemplateStrategy struct{ strategy.Base }
 
 // Validate checks the template as a pod template.
-func (podTemplateStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return pod.ValidatePodTemplateSpec(&obj.(*corev1.PodTemplate).Template, field.NewPath("template"))
+func (podTemplateStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return pod.ValidatePodTemplateSpec(ctx, &obj.(*corev1.PodTemplate).Template, field.NewPath("template"))
 }
 
 // ValidateUpdate checks the new template as on create: a PodTemplate may

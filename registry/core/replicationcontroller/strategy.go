@@ -18,8 +18,8 @@ var Strategy = rcStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: t
 type rcStrategy struct{ strategy.Base }
 
 // Validate is upstream's ValidateReplicationController less the metadata.
-func (rcStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validateReplicationController(obj.(*corev1.ReplicationController))
+func (rcStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return validateReplicationController(ctx, obj.(*corev1.ReplicationController))
 }
 
 // ValidateUpdate checks the new object as on create.

@@ -1,6 +1,7 @@
 package replicationcontroller
 
 import (
+	"context"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -13,7 +14,7 @@ import (
 // validateReplicationController is upstream's ValidateReplicationControllerSpec;
 // its replicas and minReadySeconds rules are declarative upstream, whose
 // errors come after the others.
-func validateReplicationController(rc *corev1.ReplicationController) field.ErrorList {
+func validateReplicationController(ctx context.Context, rc *corev1.ReplicationController) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &rc.Spec
 	var errs field.ErrorList
@@ -27,7 +28,7 @@ func validateReplicationController(rc *corev1.ReplicationController) field.Error
 		if sel := labels.Set(s.Selector).AsSelector(); !sel.Empty() && !sel.Matches(labels.Set(s.Template.Labels)) {
 			errs = append(errs, field.Invalid(tf.Child("metadata", "labels"), s.Template.Labels, "`selector` does not match template `labels`"))
 		}
-		errs = append(errs, pod.ValidatePodTemplateSpec(s.Template, tf)...)
+		errs = append(errs, pod.ValidatePodTemplateSpec(ctx, s.Template, tf)...)
 		errs = append(errs, pod.ValidateRestartPolicyAlways(s.Template, tf, "ReplicationController")...)
 	}
 	if s.Replicas == nil {
