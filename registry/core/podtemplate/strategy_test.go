@@ -33,8 +33,10 @@ func TestPodTemplateStrategy(t *testing.T) {
 			pt.Template.Spec.EphemeralContainers = []corev1.EphemeralContainer{{}}
 			pt.Template.Spec.Containers[0].Image = ""
 			return pt
-		}, wantErrs: []string{"template.spec.containers[0].image: Required value",
-			"template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template"}},
+		}, // As refplane answered: the ephemeral container is checked, then refused.
+			wantErrs: []string{"template.spec.containers[0].image: Required value",
+				"template.spec.ephemeralContainers[0].name: Required value", "template.spec.ephemeralContainers[0].image: Required value",
+				"template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pt := tc.pt()
