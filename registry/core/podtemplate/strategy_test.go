@@ -30,7 +30,9 @@ func TestPodTemplateStrategy(t *testing.T) {
 		}, wantErrs: []string{`template.labels: Invalid value: "b c": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`}},
 		{name: "ephemeral containers", update: true, pt: func() *corev1.PodTemplate {
 			pt := valid()
-			pt.Template.Spec.EphemeralContainers = []corev1.EphemeralContainer{{}}
+			// Empty but for what the server's defaulting sets.
+			pt.Template.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{
+				TerminationMessagePolicy: corev1.TerminationMessageReadFile, ImagePullPolicy: corev1.PullIfNotPresent}}}
 			pt.Template.Spec.Containers[0].Image = ""
 			return pt
 		}, // As refplane answered: the ephemeral container is checked, then refused.
