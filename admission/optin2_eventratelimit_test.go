@@ -244,9 +244,13 @@ func TestOptin2EventRateLimitHandlesOnlyCoreEventWrites(t *testing.T) {
 
 func TestOptin2EventRateLimitIsSafeForConcurrentUse(t *testing.T) {
 	clk := &optin2Clock{t: time.Unix(1000, 0)}
+	// The server's bucket outlasts the 400 attempts: each takes a token
+	// from both buckets in turn, so with a smaller one a request could
+	// take one of the namespace's ten and then find the server's empty,
+	// as with upstream's plugin.
 	p := NewEventRateLimit(&EventRateLimitConfig{Limits: []EventRateLimitLimit{
 		{Type: EventRateLimitNamespace, QPS: 1, Burst: 10, CacheSize: 2},
-		{Type: EventRateLimitServer, QPS: 1, Burst: 100},
+		{Type: EventRateLimitServer, QPS: 1, Burst: 1000},
 	}}, clk.now)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
