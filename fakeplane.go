@@ -80,6 +80,10 @@ const (
 const (
 	dbFileName    = "fakeplane.db"
 	serverURLFile = "server-url"
+	// servingTrustFile holds what clients trust of the serving
+	// certificate, when that is not the cluster CA (WithSecureServing's
+	// files): `fakeplane kubeconfig` writes it into users' kubeconfigs.
+	servingTrustFile = "serving-trust.crt"
 )
 
 // ControlPlane is one running (or ready to run) fake control plane.
@@ -679,6 +683,15 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if cp.opts.dataDir != "" {
 		// For `fakeplane kubeconfig`, which signs user certificates offline.
 		if err := pki.WriteSecretFile(filepath.Join(dataDir, serverURLFile), []byte(cp.url)); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+		trust := filepath.Join(dataDir, servingTrustFile)
+		if cp.loopbackServerName != "" {
+			err = os.WriteFile(trust, cp.servingTrustPEM, 0o644)
+		} else if err = os.Remove(trust); errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+		if err != nil {
 			return fmt.Errorf("fakeplane: %w", err)
 		}
 	}
@@ -1456,9 +1469,9 @@ func (cp *ControlPlane) ServiceAccountConfig(ns, name string) (*rest.Config, err
 
 // WriteUserKubeconfig writes a kubeconfig for a user of the control plane
 // whose data directory is dataDir (it holds the CA and the server's URL).
-// The kubeconfig trusts the cluster CA: a control plane serving the
-// certificate of WithSecureServing's files needs the user's kubeconfig to
-// trust that instead.
+// The kubeconfig trusts what the control plane's own does: the cluster CA,
+// or the certificates of WithSecureServing's certificate file, which the
+// control plane copies into dataDir.
 func WriteUserKubeconfig(dataDir, path, userName string, groups ...string) error {
 	ca, err := pki.LoadCA(filepath.Join(dataDir, "pki"))
 	if err != nil {
@@ -1472,7 +1485,14 @@ func WriteUserKubeconfig(dataDir, path, userName string, groups ...string) error
 	if err != nil {
 		return fmt.Errorf("fakeplane: client certificate for %q: %w", userName, err)
 	}
-	cp := &ControlPlane{ca: ca, url: string(url), servingTrustPEM: ca.CertPEM}
+	trust, err := os.ReadFile(filepath.Join(dataDir, servingTrustFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		trust, err = ca.CertPEM, nil
+	}
+	if err != nil {
+		return fmt.Errorf("fakeplane: serving certificate's trust: %w", err)
+	}
+	cp := &ControlPlane{ca: ca, url: string(url), servingTrustPEM: trust}
 	return cp.writeKubeconfig(path, userName, kp)
 }
 

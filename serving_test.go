@@ -20,6 +20,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -276,5 +277,41 @@ func TestSecureServingTLSOptions(t *testing.T) {
 				t.Errorf("New: %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSecureServingUserKubeconfigTrustsTheGivenCertificate checks that
+// WriteUserKubeconfig (`fakeplane kubeconfig`) of a control plane serving
+// a certificate of its own files writes a kubeconfig that trusts it.
+func TestSecureServingUserKubeconfigTrustsTheGivenCertificate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	certPEM, keyPEM, _ := signServingCert(t, nil, nil, "self-signed")
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	fakeplane.Start(t, fakeplane.WithDataDir(data), fakeplane.WithSecureServing(fakeplane.SecureServing{CertFile: certFile, KeyFile: keyFile}))
+	path := filepath.Join(dir, "alice.kubeconfig")
+	if err := fakeplane.WriteUserKubeconfig(data, path, "alice", "devs"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(cfg.CAData, certPEM) {
+		t.Errorf("alice's kubeconfig trusts\n%s\nwant the certificate file's", cfg.CAData)
+	}
+	review, err := kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("through alice's kubeconfig: %v", err)
+	}
+	if review.Status.UserInfo.Username != "alice" {
+		t.Errorf("authenticated as %q, want alice", review.Status.UserInfo.Username)
 	}
 }
