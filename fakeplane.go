@@ -153,10 +153,12 @@ type ControlPlane struct {
 	nodePorts          utilnet.PortRange
 	servingTrustPEM    []byte
 	loopbackServerName string
-	cancel             context.CancelFunc
-	serveDone          chan struct{}
-	nodes              *kubelet.Simulator
-	scheduler          *scheduler.Scheduler
+	// tls is WithSecureServing's TLS version and cipher suites, parsed.
+	tls       tlsParams
+	cancel    context.CancelFunc
+	serveDone chan struct{}
+	nodes     *kubelet.Simulator
+	scheduler *scheduler.Scheduler
 }
 
 // New prepares a control plane; nothing listens until Start.
@@ -171,7 +173,8 @@ func New(opts ...Option) (*ControlPlane, error) {
 	if err := o.controllers.Validate(); err != nil {
 		return nil, fmt.Errorf("fakeplane: controllers: %w", err)
 	}
-	if err := validateSecureServing(o.serving); err != nil {
+	tlsParams, err := parseSecureServing(o.serving)
+	if err != nil {
 		return nil, err
 	}
 	if err := featuregates.Check(o.featureGates); err != nil {
@@ -188,7 +191,7 @@ func New(opts ...Option) (*ControlPlane, error) {
 			return nil, fmt.Errorf("fakeplane: %w", err)
 		}
 	}
-	cp := &ControlPlane{opts: o, serviceRange: registry.DefaultServiceClusterIPRange}
+	cp := &ControlPlane{opts: o, serviceRange: registry.DefaultServiceClusterIPRange, tls: tlsParams}
 	if o.serviceRange != "" {
 		r, err := registry.ParseServiceClusterIPRange(o.serviceRange)
 		if err != nil {
@@ -625,10 +628,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err := makeServingCert(); err != nil {
 		return err
 	}
-	tlsConfig, err := serving.tlsConfig(cp.opts.serving)
-	if err != nil {
-		return fmt.Errorf("fakeplane: %w", err)
-	}
+	tlsConfig := serving.tlsConfig(cp.tls)
 	var handler http.Handler = cp.srv
 	if !cp.opts.runs(controllers.NodeLifecycleName) {
 		// Without kube-controller-manager's node lifecycle controller,

@@ -87,9 +87,6 @@ func newIdentityLease(reg registry.Interface, peerAddr string, now func() time.T
 		holder: id + "_" + string(uuid.NewUUID()), peerAddr: peerAddr}, nil
 }
 
-// context is ctx as kube-apiserver's loopback client writes.
-func (l *identityLease) context(ctx context.Context) context.Context { return asKubeAPIServer(ctx) }
-
 // asKubeAPIServer is ctx as kube-apiserver's loopback client writes: as
 // system:apiserver, field manager kube-apiserver.
 func asKubeAPIServer(ctx context.Context) context.Context {
@@ -121,7 +118,7 @@ func (l *identityLease) ensure(ctx context.Context) error {
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(l.holder)},
 	}
 	l.renewed(lease)
-	_, err := l.reg.Create(l.context(ctx), leasesGVR, lease)
+	_, err := l.reg.Create(asKubeAPIServer(ctx), leasesGVR, lease)
 	if apierrors.IsAlreadyExists(err) {
 		return l.renew(ctx)
 	}
@@ -133,7 +130,7 @@ func (l *identityLease) ensure(ctx context.Context) error {
 
 // renew renews the Lease, or creates it again when it is gone.
 func (l *identityLease) renew(ctx context.Context) error {
-	_, err := l.reg.Update(l.context(ctx), leasesGVR, metav1.NamespaceSystem, l.name, func(cur runtime.Object) (runtime.Object, error) {
+	_, err := l.reg.Update(asKubeAPIServer(ctx), leasesGVR, metav1.NamespaceSystem, l.name, func(cur runtime.Object) (runtime.Object, error) {
 		lease, ok := cur.(*coordinationv1.Lease)
 		if !ok {
 			return nil, fmt.Errorf("the identity Lease is a %T", cur)

@@ -2,7 +2,6 @@ package fakeplane_test
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"strconv"
 	"strings"
@@ -44,8 +43,8 @@ func checkKubernetesEndpoints(t *testing.T, cp *fakeplane.ControlPlane, ip strin
 		t.Fatalf("kubernetes Endpoints: %v", err)
 	}
 	want := []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: ip}}, Ports: []corev1.EndpointPort{{Name: "https", Port: int32(port), Protocol: corev1.ProtocolTCP}}}}
-	if got, _ := json.Marshal(ep.Subsets); string(got) != mustJSON(t, want) || ep.Labels["endpointslice.kubernetes.io/skip-mirror"] != "true" {
-		t.Errorf("Endpoints subsets %s labels %v, want %s and skip-mirror", got, ep.Labels, mustJSON(t, want))
+	if got := toJSON(ep.Subsets); got != toJSON(want) || ep.Labels["endpointslice.kubernetes.io/skip-mirror"] != "true" {
+		t.Errorf("Endpoints subsets %s labels %v, want %s and skip-mirror", got, ep.Labels, toJSON(want))
 	}
 	checkManagedBy(t, ep.ManagedFields, "v1", kubernetesEndpointsFields)
 	slice, err := client.DiscoveryV1().EndpointSlices("default").Get(ctx, "kubernetes", metav1.GetOptions{})
@@ -55,7 +54,7 @@ func checkKubernetesEndpoints(t *testing.T, cp *fakeplane.ControlPlane, ip strin
 	if slice.AddressType != discoveryv1.AddressTypeIPv4 || len(slice.Endpoints) != 1 || strings.Join(slice.Endpoints[0].Addresses, ",") != ip ||
 		slice.Endpoints[0].Conditions.Ready == nil || !*slice.Endpoints[0].Conditions.Ready ||
 		len(slice.Ports) != 1 || *slice.Ports[0].Name != "https" || *slice.Ports[0].Port != int32(port) || slice.Labels[discoveryv1.LabelServiceName] != "kubernetes" {
-		t.Errorf("EndpointSlice %s, want %s:%d ready, labelled for the kubernetes Service", mustJSON(t, slice), ip, port)
+		t.Errorf("EndpointSlice %s, want %s:%d ready, labelled for the kubernetes Service", toJSON(slice), ip, port)
 	}
 	checkManagedBy(t, slice.ManagedFields, "discovery.k8s.io/v1", kubernetesSliceFields)
 }
@@ -64,18 +63,8 @@ func checkKubernetesEndpoints(t *testing.T, cp *fakeplane.ControlPlane, ip strin
 func checkManagedBy(t *testing.T, mf []metav1.ManagedFieldsEntry, apiVersion, fields string) {
 	t.Helper()
 	if len(mf) != 1 || mf[0].Manager != "kube-apiserver" || mf[0].Operation != metav1.ManagedFieldsOperationUpdate || mf[0].APIVersion != apiVersion || string(mf[0].FieldsV1.Raw) != fields {
-		t.Errorf("managedFields %s, want kube-apiserver's Update of %s", mustJSON(t, mf), fields)
+		t.Errorf("managedFields %s, want kube-apiserver's Update of %s", toJSON(mf), fields)
 	}
-}
-
-// mustJSON is v in JSON.
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestKubernetesServiceEndpoints checks kube-apiserver's endpoint

@@ -60,27 +60,35 @@ const servingPairName = "apiserver"
 // are served its apiserver-loopback-client certificate.
 const loopbackServerName = "apiserver-loopback-client"
 
-// validateSecureServing checks s as kube-apiserver checks its flags.
-func validateSecureServing(s SecureServing) error {
+// tlsParams are the TLS version and cipher suites WithSecureServing names,
+// parsed.
+type tlsParams struct {
+	minVersion uint16
+	suites     []uint16
+}
+
+// parseSecureServing checks s as kube-apiserver checks its flags, and
+// parses its TLS version and cipher suites.
+func parseSecureServing(s SecureServing) (tlsParams, error) {
 	if (s.CertFile == "") != (s.KeyFile == "") {
-		return errors.New("fakeplane: missing filename for serving cert")
+		return tlsParams{}, errors.New("fakeplane: missing filename for serving cert")
 	}
 	minVersion, err := tlsVersion(s.MinTLSVersion)
 	if err != nil {
-		return fmt.Errorf("fakeplane: %w", err)
+		return tlsParams{}, fmt.Errorf("fakeplane: %w", err)
 	}
 	suites, err := cliflag.TLSCipherSuites(s.CipherSuites)
 	if err != nil {
-		return fmt.Errorf("fakeplane: %w", err)
+		return tlsParams{}, fmt.Errorf("fakeplane: %w", err)
 	}
 	// HTTP/2 is served, and it needs one of these below TLS 1.3:
 	// kube-apiserver refuses to start without, as http2.ConfigureServer
 	// refuses.
 	if len(suites) > 0 && minVersion < tls.VersionTLS13 &&
 		!slices.Contains(suites, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256) && !slices.Contains(suites, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) {
-		return errors.New("fakeplane: error configuring http2: http2: TLSConfig.CipherSuites is missing an HTTP/2-required AES_128_GCM_SHA256 cipher (need at least one of TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)")
+		return tlsParams{}, errors.New("fakeplane: error configuring http2: http2: TLSConfig.CipherSuites is missing an HTTP/2-required AES_128_GCM_SHA256 cipher (need at least one of TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)")
 	}
-	return nil
+	return tlsParams{minVersion: minVersion, suites: suites}, nil
 }
 
 // tlsVersion is --tls-min-version's value: TLS 1.2 unless set.
@@ -190,23 +198,15 @@ func writeServingPair(dir string, certPEM, keyPEM []byte) error {
 
 // tlsConfig is the server's TLS configuration: the given certificate for
 // every client but the control plane's own (which ask for
-// loopbackServerName), the TLS versions and cipher suites of the options,
-// and a client certificate asked for, as kube-apiserver does, for the
+// loopbackServerName), the TLS version and cipher suites p gives, and a
+// client certificate asked for, as kube-apiserver does, for the
 // authenticators to verify (client CA or front-proxy CA).
-func (s servingTLS) tlsConfig(o SecureServing) (*tls.Config, error) {
-	minVersion, err := tlsVersion(o.MinTLSVersion)
-	if err != nil {
-		return nil, err
-	}
-	suites, err := cliflag.TLSCipherSuites(o.CipherSuites)
-	if err != nil {
-		return nil, err
-	}
+func (s servingTLS) tlsConfig(p tlsParams) *tls.Config {
 	cfg := &tls.Config{
 		Certificates: []tls.Certificate{s.own},
 		ClientAuth:   tls.RequestClientCert,
-		MinVersion:   minVersion,
-		CipherSuites: suites,
+		MinVersion:   p.minVersion,
+		CipherSuites: p.suites,
 	}
 	if given := s.given; given != nil {
 		own := s.own
@@ -218,7 +218,7 @@ func (s servingTLS) tlsConfig(o SecureServing) (*tls.Config, error) {
 			return given, nil
 		}
 	}
-	return cfg, nil
+	return cfg
 }
 
 // servingHosts and servingIPs are the names and addresses the cluster CA's

@@ -84,16 +84,9 @@ func LoadPodNodeSelectorConfig(r io.Reader) *PodNodeSelectorConfig {
 // configuration). It checks the operation, resource and subresource
 // itself.
 func PodNodeSelectorAdmit(a k8sadmission.Attributes, cfg *PodNodeSelectorConfig, ns *corev1.Namespace) error {
-	pod := podNodeSelectorPod(a)
-	if pod == nil {
-		return nil
-	}
-	nsSelector, err := podNodeSelectorOfNamespace(a, cfg, ns)
-	if err != nil {
+	pod, nsSelector, err := podNodeSelectorUnconflicted(a, cfg, ns)
+	if pod == nil || err != nil {
 		return err
-	}
-	if labels.Conflicts(nsSelector, labels.Set(pod.Spec.NodeSelector)) {
-		return podNodeSelectorConflict(a, pod)
 	}
 	pod.Spec.NodeSelector = labels.Merge(nsSelector, pod.Spec.NodeSelector)
 	// Upstream's Admit validates the merged pod, which cannot conflict
@@ -113,18 +106,30 @@ func PodNodeSelectorAdmit(a k8sadmission.Attributes, cfg *PodNodeSelectorConfig,
 // selector that does not parse is upstream's plain error (a 500 with no
 // reason). ns and cfg are as for PodNodeSelectorAdmit.
 func PodNodeSelectorValidate(a k8sadmission.Attributes, cfg *PodNodeSelectorConfig, ns *corev1.Namespace) error {
+	pod, _, err := podNodeSelectorUnconflicted(a, cfg, ns)
+	if pod == nil || err != nil {
+		return err
+	}
+	return podNodeSelectorWhitelisted(a, cfg, pod)
+}
+
+// podNodeSelectorUnconflicted is what both halves check first: the pod a
+// creates (nil when the plugin leaves a alone) and its namespace's
+// selector, or the namespace's errors, or the 403 of a pod whose
+// nodeSelector conflicts with that selector.
+func podNodeSelectorUnconflicted(a k8sadmission.Attributes, cfg *PodNodeSelectorConfig, ns *corev1.Namespace) (*corev1.Pod, labels.Set, error) {
 	pod := podNodeSelectorPod(a)
 	if pod == nil {
-		return nil
+		return nil, nil, nil
 	}
 	nsSelector, err := podNodeSelectorOfNamespace(a, cfg, ns)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if labels.Conflicts(nsSelector, labels.Set(pod.Spec.NodeSelector)) {
-		return podNodeSelectorConflict(a, pod)
+		return nil, nil, podNodeSelectorConflict(a, pod)
 	}
-	return podNodeSelectorWhitelisted(a, cfg, pod)
+	return pod, nsSelector, nil
 }
 
 // podNodeSelectorWhitelisted refuses a pod whose nodeSelector has a label
