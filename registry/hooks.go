@@ -150,13 +150,25 @@ func (s *Registry) validateCreate(c *Request, o *Object) error {
 // validateCreateOnce is validateCreate without the memo of the server's
 // own creates.
 func (s *Registry) validateCreateOnce(c *Request, o *Object) error {
-	errs := s.validateMeta(c, o)
+	if _, ok := o.Obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+		// Upstream's CRD validation checks the metadata with the rest of
+		// the definition, in one 422 (validateCRD, after preparation).
+		return nil
+	}
+	var errs field.ErrorList
+	metaLast := !checksMetadata(c.Res)
+	if !metaLast {
+		errs = s.validateMeta(c, o)
+	}
 	if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Res.schema != nil {
 		// A custom resource: metadata and schema errors in one 422.
 		return c.Res.schema.ValidateWith(c.Context(), c.Res.GVK.GroupKind(), u, nil, errs, c.Res.scalePaths)
 	}
 	if st, ok := For(c.Res.GR); ok {
 		errs = append(errs, st.Validate(s.validationContext(c), o.Obj)...)
+		if metaLast && len(errs) == 0 {
+			errs = s.validateMeta(c, o)
+		}
 		if dv, ok := st.(strategy.DeclarativeValidator); ok {
 			errs = dv.ValidateDeclaratively(c.Context(), errs, o.Obj, nil, false)
 		}

@@ -171,8 +171,8 @@ func nameValidator(group, res string) validation.ValidateNameFunc {
 	switch group + "/" + res {
 	case "/namespaces":
 		return validation.ValidateNamespaceName
-	case "/services":
-		return validation.NameIsDNS1035Label
+	case "/services": // an RFC 1123 label: RelaxedServiceNameValidation is on in v1.37
+		return validation.NameIsDNSLabel
 	case "apps/statefulsets": // a pod's name is the set's, "-" and an ordinal
 		return validation.NameIsDNSLabel
 	case "rbac.authorization.k8s.io/roles", "rbac.authorization.k8s.io/clusterroles",

@@ -126,7 +126,7 @@ func run(args []string) error {
 	endpointReconciler := fs.String("endpoint-reconciler-type", fakeplane.EndpointReconcilerLease, "lease (keep the kubernetes Service's endpoints), master-count (the same, for one server) or none, as kube-apiserver's")
 	var featureGates multiFlag
 	fs.Var(&featureGates, "feature-gates", "kube-apiserver's feature gates, comma-separated [kube:]Name=true|false (repeatable): v1.37's defaults are accepted; a gate set away from its default is refused, not built")
-	allowPrivileged := fs.Bool("allow-privileged", true, "allow containers to request privileged mode, as kube-apiserver's (default true, as kubeadm and envtest run it)")
+	allowPrivileged := fs.Bool("allow-privileged", true, "allow containers to request privileged mode, as kube-apiserver's; on by default, as kubeadm and envtest run it")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
 	var verbose verbosity
 	fs.Var(&verbose, "v", "log requests' errors and controller messages to stderr: -v, or kube-apiserver's --v=N with N of 1 or more")

@@ -204,7 +204,24 @@ type Base struct {
 	// changes the status alone, as the newer ones (ResetObjectMetaForStatus)
 	// and custom resources do. A StatusPreparer may put some back.
 	StatusWritesMetadata bool
+	// NoMetadataRules says that upstream's validation of the type checks
+	// no metadata, as core/v1 Events' and PodDisruptionBudgets' does.
+	// kube-apiserver's generic rules then check it alone: the name need
+	// only be a path segment, no finalizer rule of the core group applies,
+	// and a create's metadata is checked only when the type's own rules
+	// found nothing (rest.ValidateCreate).
+	NoMetadataRules bool
 }
+
+// MetadataRules is implemented by every strategy built on Base: it says
+// whether the type's validation checks its metadata (see
+// Base.NoMetadataRules).
+type MetadataRules interface {
+	ChecksMetadata() bool
+}
+
+// ChecksMetadata implements MetadataRules.
+func (b Base) ChecksMetadata() bool { return !b.NoMetadataRules }
 
 // StatusMetadata is implemented by every strategy built on Base: it says
 // whether a write to /status also sets metadata (Base.StatusWritesMetadata).

@@ -22,7 +22,7 @@ import (
 )
 
 // Strategy is the core Event strategy.
-var Strategy = eventStrategy{strategy.Base{Namespaced: true, CreateOnUpdate: true, UnconditionalUpdate: true}}
+var Strategy = eventStrategy{strategy.Base{Namespaced: true, CreateOnUpdate: true, UnconditionalUpdate: true, NoMetadataRules: true}}
 
 type eventStrategy struct{ strategy.Base }
 

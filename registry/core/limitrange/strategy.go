@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fakeplane/fakeplane/registry/strategy"
@@ -17,6 +18,15 @@ import (
 var Strategy = limitRangeStrategy{strategy.Base{Namespaced: true, CreateOnUpdate: true, UnconditionalUpdate: true}}
 
 type limitRangeStrategy struct{ strategy.Base }
+
+// PrepareForCreate names a LimitRange created without a name (or
+// generateName) with a random UUID, as upstream's strategy does.
+func (s limitRangeStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	s.Base.PrepareForCreate(ctx, obj)
+	if o := obj.(*corev1.LimitRange); o.Name == "" {
+		o.Name = string(uuid.NewUUID())
+	}
+}
 
 // Default sets each container item's defaults.
 func (limitRangeStrategy) Default(obj runtime.Object) {

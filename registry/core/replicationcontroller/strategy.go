@@ -27,6 +27,35 @@ func (s rcStrategy) ValidateUpdate(ctx context.Context, obj, _ runtime.Object) f
 	return s.Validate(ctx, obj)
 }
 
+// ValidateDeclaratively moves the name's format errors among the errors of
+// upstream's declarative validation, which has taken that rule over
+// (ValidateReplicationController marks it covered): after the others,
+// before those of spec.replicas and spec.minReadySeconds, which Validate
+// already puts last. A write to /status is left as it is.
+func (rcStrategy) ValidateDeclaratively(_ context.Context, errs field.ErrorList, _, _ runtime.Object, status bool) field.ErrorList {
+	if status {
+		return errs
+	}
+	var name, rest field.ErrorList
+	for _, e := range errs {
+		if e.Field == "metadata.name" && (e.Type == field.ErrorTypeInvalid || e.Type == field.ErrorTypeTooLong) {
+			name = append(name, e)
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	if len(name) == 0 {
+		return errs
+	}
+	i := len(rest)
+	for i > 0 && (rest[i-1].Field == "spec.replicas" || rest[i-1].Field == "spec.minReadySeconds") {
+		i--
+	}
+	out := append(field.ErrorList{}, rest[:i]...)
+	out = append(out, name...)
+	return append(out, rest[i:]...)
+}
+
 // ValidateStatusUpdate is upstream's ValidateReplicationControllerStatusUpdate
 // less the metadata.
 func (rcStrategy) ValidateStatusUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {

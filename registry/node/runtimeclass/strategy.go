@@ -23,19 +23,11 @@ var Strategy = runtimeClassStrategy{strategy.Base{CreateOnUpdate: true}}
 
 type runtimeClassStrategy struct{ strategy.Base }
 
-// Validate checks a new RuntimeClass's handler, overhead (as a container's
-// limits) and scheduling: node selector, tolerations, none repeated.
+// Validate checks a new RuntimeClass's overhead (as a container's limits),
+// scheduling (node selector, tolerations, none repeated) and handler.
 func (runtimeClassStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	rc := obj.(*nodev1.RuntimeClass)
 	var errs field.ErrorList
-	fld := field.NewPath("handler")
-	if rc.Handler == "" {
-		errs = append(errs, field.Required(fld, ""))
-	} else {
-		for _, msg := range apivalidation.NameIsDNSLabel(rc.Handler, false) {
-			errs = append(errs, field.Invalid(fld, rc.Handler, msg))
-		}
-	}
 	if rc.Overhead != nil {
 		errs = append(errs, pod.ValidateOverhead(rc.Overhead.PodFixed, field.NewPath("overhead"))...)
 	}
@@ -44,6 +36,15 @@ func (runtimeClassStrategy) Validate(_ context.Context, obj runtime.Object) fiel
 			errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, field.NewPath("scheduling", "nodeSelector"))...)
 		}
 		errs = append(errs, validateTolerations(s.Tolerations, field.NewPath("scheduling", "tolerations"))...)
+	}
+	// The handler's rules are declarative upstream: their errors come last.
+	fld := field.NewPath("handler")
+	if rc.Handler == "" {
+		errs = append(errs, field.Required(fld, ""))
+	} else {
+		for _, msg := range apivalidation.NameIsDNSLabel(rc.Handler, false) {
+			errs = append(errs, field.Invalid(fld, rc.Handler, msg))
+		}
 	}
 	return errs
 }

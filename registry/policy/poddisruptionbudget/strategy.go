@@ -15,7 +15,7 @@ import (
 )
 
 // Strategy is the PodDisruptionBudget strategy.
-var Strategy = pdbStrategy{strategy.Base{Namespaced: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
+var Strategy = pdbStrategy{strategy.Base{Namespaced: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NoMetadataRules: true}}
 
 type pdbStrategy struct{ strategy.Base }
 

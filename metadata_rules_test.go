@@ -1,0 +1,167 @@
+package fakeplane_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// The answers below are refplane's (kube-apiserver v1.37.2) to the same
+// requests, sent as dry runs.
+
+// TestMetadataRulesAsKubeAPIServer creates objects whose metadata shows
+// where kube-apiserver v1.37 checks it: core/v1 Events and
+// PodDisruptionBudgets have no metadata rules of their own (the generic
+// rules check a name only as a path segment, and only when nothing else is
+// wrong), a Service's name is an RFC 1123 label, a LimitRange without a
+// name is given a UUID, a CRD's metadata errors come with the rest of the
+// definition's, and the declarative rules (a ReplicationController's name,
+// a RuntimeClass's handler) answer after the handwritten ones.
+func TestMetadataRulesAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cases := []struct {
+		name, path, body string
+		wantCode         int
+		wantCauses       []string // field and reason of each cause, in order
+		wantMessage      string
+	}{
+		{
+			name: "LimitRangeWithoutNameGetsUUID", path: "/api/v1/namespaces/default/limitranges",
+			body:     `{"apiVersion":"v1","kind":"LimitRange"}`,
+			wantCode: 201,
+		},
+		{
+			name: "CRDWithoutNameReportsEverything", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+			body:     `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition"}`,
+			wantCode: 422, wantCauses: []string{"metadata.name FieldValueRequired", "spec.group FieldValueRequired", "spec.scope FieldValueRequired", "spec.versions FieldValueInvalid", "spec.names.plural FieldValueRequired", "spec.names.singular FieldValueRequired", "spec.names.kind FieldValueRequired", "spec.names.listKind FieldValueRequired", "status.storedVersions FieldValueInvalid"},
+		},
+		{
+			name: "CRDBadNameReportsEverything", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+			body:     `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"X_y"}}`,
+			wantCode: 422, wantCauses: []string{"metadata.name FieldValueInvalid", "metadata.name FieldValueInvalid", "spec.group FieldValueRequired", "spec.scope FieldValueRequired", "spec.versions FieldValueInvalid", "spec.names.plural FieldValueRequired", "spec.names.singular FieldValueRequired", "spec.names.kind FieldValueRequired", "spec.names.listKind FieldValueRequired", "status.storedVersions FieldValueInvalid"},
+		},
+		{
+			name: "CoreEventNameIsAPathSegment", path: "/api/v1/namespaces/default/events",
+			body:     `{"apiVersion":"v1","kind":"Event","involvedObject":{"kind":"Pod","name":"p","namespace":"default"},"reason":"R","message":"m","type":"Normal","metadata":{"name":"X_y"}}`,
+			wantCode: 201,
+		},
+		{
+			name: "CoreEventMetadataOnlyWithoutOtherErrors", path: "/api/v1/namespaces/default/events",
+			body:     `{"apiVersion":"v1","kind":"Event","involvedObject":{"namespace":"o"},"reason":"R","message":"m","type":"Normal","metadata":{"name":"X_y","labels":{"a b":"c"}}}`,
+			wantCode: 422, wantCauses: []string{"involvedObject.namespace FieldValueInvalid"},
+			wantMessage: "Event \"X_y\" is invalid: involvedObject.namespace: Invalid value: \"o\": does not match event.namespace",
+		},
+		{
+			name: "CoreEventMetadataWhenNothingElse", path: "/api/v1/namespaces/default/events",
+			body:     `{"apiVersion":"v1","kind":"Event","involvedObject":{"kind":"Pod","name":"p","namespace":"default"},"reason":"R","message":"m","type":"Normal","metadata":{"name":"X_y","labels":{"a b":"c"}}}`,
+			wantCode: 422, wantCauses: []string{"metadata.labels FieldValueInvalid"},
+			wantMessage: "Event \"X_y\" is invalid: metadata.labels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+		},
+		{
+			name: "CoreEventFinalizerUnchecked", path: "/api/v1/namespaces/default/events",
+			body:     `{"apiVersion":"v1","kind":"Event","involvedObject":{"kind":"Pod","name":"p","namespace":"default"},"reason":"R","message":"m","type":"Normal","metadata":{"name":"f1","finalizers":["foo"]}}`,
+			wantCode: 201,
+		},
+		{
+			name: "EventsV1NameIsASubdomain", path: "/apis/events.k8s.io/v1/namespaces/default/events",
+			body:     `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"X_y"},"eventTime":"2026-01-01T00:00:00.000000Z","reportingController":"c","reportingInstance":"i","action":"a","reason":"r","type":"Normal","regarding":{"kind":"Pod","name":"p","namespace":"default"}}`,
+			wantCode: 422, wantCauses: []string{"metadata.name FieldValueInvalid"},
+		},
+		{
+			name: "PDBNameIsAPathSegment", path: "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+			body:     `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"X_y"},"spec":{"minAvailable":1}}`,
+			wantCode: 201,
+		},
+		{
+			name: "PDBNameWithPercent", path: "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+			body:     `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"a%b"},"spec":{"minAvailable":1}}`,
+			wantCode: 422, wantCauses: []string{"metadata.name FieldValueInvalid"},
+			wantMessage: "PodDisruptionBudget.policy \"a%b\" is invalid: metadata.name: Invalid value: \"a%b\": may not contain '%'",
+		},
+		{
+			name: "PDBMetadataOnlyWithoutSpecErrors", path: "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+			body:     `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"X_y","labels":{"a b":"c"}},"spec":{"minAvailable":-1}}`,
+			wantCode: 422, wantCauses: []string{"spec.minAvailable FieldValueInvalid"},
+			wantMessage: "PodDisruptionBudget.policy \"X_y\" is invalid: spec.minAvailable: Invalid value: -1: must be greater than or equal to 0",
+		},
+		{
+			name: "ServiceNameIsAnRFC1123Label", path: "/api/v1/namespaces/default/services",
+			body:     `{"apiVersion":"v1","kind":"Service","metadata":{"name":"1abc"},"spec":{"ports":[{"port":80}]}}`,
+			wantCode: 201,
+		},
+		{
+			name: "ServiceBadName", path: "/api/v1/namespaces/default/services",
+			body:     `{"apiVersion":"v1","kind":"Service","metadata":{"name":"X_y"},"spec":{"ports":[{"port":80}]}}`,
+			wantCode: 422, wantCauses: []string{"metadata.name FieldValueInvalid"},
+			wantMessage: "Service \"X_y\" is invalid: metadata.name: Invalid value: \"X_y\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+		},
+		{
+			name: "RCNameErrorAmongDeclarative", path: "/api/v1/namespaces/default/replicationcontrollers",
+			body:     `{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"X_y"},"spec":{"replicas":-1,"minReadySeconds":-2,"selector":{"a":"b"},"template":{"metadata":{"labels":{"a":"c"}},"spec":{"containers":[]}}}}`,
+			wantCode: 422, wantCauses: []string{"spec.template.metadata.labels FieldValueInvalid", "spec.template.spec.containers FieldValueRequired", "metadata.name FieldValueInvalid", "spec.replicas FieldValueInvalid", "spec.minReadySeconds FieldValueInvalid"},
+		},
+		{
+			name: "RuntimeClassHandlerLast", path: "/apis/node.k8s.io/v1/runtimeclasses",
+			body:     `{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"X_y"},"handler":"Bad Handler","overhead":{"podFixed":{"cpu":"-1"}}}`,
+			wantCode: 422, wantCauses: []string{"metadata.name FieldValueInvalid", "overhead.limits[cpu] FieldValueInvalid", "handler FieldValueInvalid"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, dryRun := range []bool{true, false} {
+				path := tc.path
+				if dryRun {
+					path += "?dryRun=All"
+				}
+				code, _, body := rawRequest(t, cp, "POST", path, "application/json", []byte(tc.body), nil)
+				if code != tc.wantCode {
+					t.Fatalf("dry run %v: %d, want %d: %s", dryRun, code, tc.wantCode, body)
+				}
+				var st struct {
+					Message string `json:"message"`
+					Details struct {
+						Causes []struct{ Field, Reason string } `json:"causes"`
+					} `json:"details"`
+				}
+				if err := json.Unmarshal(body, &st); err != nil {
+					t.Fatal(err)
+				}
+				var causes []string
+				for _, c := range st.Details.Causes {
+					causes = append(causes, c.Field+" "+c.Reason)
+				}
+				if code != 201 && !slices.Equal(causes, tc.wantCauses) {
+					t.Errorf("dry run %v: causes\n%q\nwant\n%q", dryRun, causes, tc.wantCauses)
+				}
+				if tc.wantMessage != "" && st.Message != tc.wantMessage {
+					t.Errorf("dry run %v: message\n%s\nwant\n%s", dryRun, st.Message, tc.wantMessage)
+				}
+			}
+		})
+	}
+
+	// What was created is there, under the name kube-apiserver gives it,
+	// and can be changed: an update checks a PodDisruptionBudget's or a
+	// core Event's name as a path segment too.
+	code, _, body := rawRequest(t, cp, "GET", "/api/v1/namespaces/default/limitranges", "", nil, nil)
+	var list struct {
+		Items []struct{ Metadata struct{ Name string } } `json:"items"`
+	}
+	if err := json.Unmarshal(body, &list); code != 200 || err != nil {
+		t.Fatalf("list limitranges: %d %v: %s", code, err, body)
+	}
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	if len(list.Items) != 1 || !uuid.MatchString(list.Items[0].Metadata.Name) {
+		t.Errorf("LimitRanges created without a name: %+v, want one named by a UUID", list.Items)
+	}
+	for _, p := range []string{"/apis/policy/v1/namespaces/default/poddisruptionbudgets/X_y", "/api/v1/namespaces/default/events/X_y"} {
+		code, _, body := rawRequest(t, cp, "PATCH", p, "application/merge-patch+json", []byte(`{"metadata":{"labels":{"changed":"yes"}}}`), nil)
+		if code != 200 {
+			t.Errorf("PATCH %s: %d, want 200: %s", p, code, body)
+		}
+	}
+}
