@@ -87,9 +87,14 @@ var specialStoragePrefixes = map[schema.GroupResource]string{
 // ErrUIDPrecondition is kube-apiserver's answer to an update whose object
 // names a UID (want) other than the stored object's (got): its store takes
 // the UID as a precondition, checked before anything else, and answers a
-// failed one as a conflict carrying the storage error.
-func ErrUIDPrecondition(r *Resource, key, name, want, got string) error {
-	return apierrors.NewConflict(r.GR, name, fmt.Errorf("StorageError: invalid object, Code: 4, Key: /registry%s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s", storageKey(r, key), want, got))
+// failed one as a conflict carrying the storage error. The key is etcd's,
+// under /registry, but a dry run's store checks it without that prefix.
+func ErrUIDPrecondition(r *Resource, key, name, want, got string, dryRun bool) error {
+	prefix := "/registry"
+	if dryRun {
+		prefix = ""
+	}
+	return apierrors.NewConflict(r.GR, name, fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s%s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s", prefix, storageKey(r, key), want, got))
 }
 
 // ErrStorageRead is its answer for a list with such an object.

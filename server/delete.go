@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -15,6 +16,11 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/audit"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/endpoints/filters"
+	"k8s.io/utils/ptr"
 )
 
 // deleteOptions reads DeleteOptions from the body (JSON or YAML) or the query.
@@ -71,6 +77,9 @@ func (s *Server) delete(c *call) error {
 		return err
 	}
 	s.DeleteWarnings(c.Request, opts)
+	if ptr.Deref(opts.IgnoreStoreReadErrorWithClusterBreakingPotential, false) {
+		return s.unsafeDelete(c, opts)
+	}
 	out, deleted, err := s.DeleteObject(c.Request, c.Key(), c.Info.Name, opts)
 	if err != nil {
 		return err
@@ -101,6 +110,11 @@ func (s *Server) deleteCollection(c *call) error {
 	if err != nil {
 		return err
 	}
+	if ptr.Deref(opts.IgnoreStoreReadErrorWithClusterBreakingPotential, false) {
+		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", field.ErrorList{
+			field.Invalid(field.NewPath("ignoreStoreReadErrorWithClusterBreakingPotential"), true, "is not allowed with DELETECOLLECTION, try again after removing the option"),
+		})
+	}
 	lopts, err := s.listOptions(c)
 	if err != nil {
 		return err
@@ -124,4 +138,42 @@ func (s *Server) deleteCollection(c *call) error {
 		}
 	}
 	return s.writeListed(c, lm, stored, items)
+}
+
+// unsafeDeleteVerb is the verb a user must also be allowed on the resource
+// to delete with ignoreStoreReadErrorWithClusterBreakingPotential.
+const unsafeDeleteVerb = "unsafe-delete-ignore-read-errors"
+
+// unsafeDelete answers a delete with ignoreStoreReadErrorWithClusterBreakingPotential
+// as kube-apiserver's delete handler does: the resource must have a
+// corrupt object deleter, the user must be allowed unsafeDeleteVerb, and the
+// object must be corrupt (registry.UnsafeDeleteObject). The answer names
+// the kind, the object being unreadable.
+func (s *Server) unsafeDelete(c *call, opts *metav1.DeleteOptions) error {
+	audit.AddAuditAnnotation(c.Request.GoCtx, "apiserver.k8s.io/unsafe-delete-ignore-read-error", "")
+	if registry.NoUnsafeDeleter(c.Res.GR) {
+		return apierrors.NewInternalError(errors.New("no unsafe deleter provided, can not honor ignoreStoreReadErrorWithClusterBreakingPotential"))
+	}
+	attrs, err := filters.GetAuthorizerAttributes(c.Request.GoCtx)
+	if err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("error building authorizer attributes: %w", err))
+	}
+	gr := schema.GroupResource{Group: c.Info.APIGroup, Resource: c.Info.Resource}
+	decision, reason, err := s.auth.authz.Authorize(c.Request.GoCtx, overrideVerb{Attributes: attrs, verb: unsafeDeleteVerb})
+	switch {
+	case err != nil:
+		return apierrors.NewForbidden(gr, c.Info.Name, fmt.Errorf("error while checking permission for %q, %w", unsafeDeleteVerb, err))
+	case decision != authorizer.DecisionAllow:
+		return apierrors.NewForbidden(gr, c.Info.Name, fmt.Errorf("not permitted to do %q, reason: %s", unsafeDeleteVerb, reason))
+	}
+	if err := s.UnsafeDeleteObject(c.Request, c.Key(), c.Info.Name, len(opts.DryRun) > 0); err != nil {
+		return err
+	}
+	st := metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Code:     http.StatusOK,
+		Details:  &metav1.StatusDetails{Name: c.Info.Name, Kind: c.Res.Kind},
+	}
+	return writeEncoded(c, http.StatusOK, &st)
 }

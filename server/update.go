@@ -26,7 +26,7 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	code := http.StatusOK
 	out, created, err := s.UpdateObject(c.Request, statusOnly, dry, func(old *registry.Object) (*registry.Object, error) {
 		if uid := o.Meta.GetUID(); uid != "" && uid != old.Meta.GetUID() {
-			return nil, registry.ErrUIDPrecondition(c.Res, c.Key(), c.Info.Name, string(uid), string(old.Meta.GetUID()))
+			return nil, registry.ErrUIDPrecondition(c.Res, c.Key(), c.Info.Name, string(uid), string(old.Meta.GetUID()), dry)
 		}
 		// The write path changes the object it is given, and may retry.
 		attempt := o.DeepCopy()
@@ -38,7 +38,7 @@ func (s *Server) update(c *call, statusOnly bool) error {
 			// As upstream's store when an update creates: the UID is still
 			// a precondition, the resourceVersion is ignored.
 			if uid := o.Meta.GetUID(); uid != "" {
-				return registry.ErrUIDPrecondition(c.Res, c.Key(), c.Info.Name, string(uid), "")
+				return registry.ErrUIDPrecondition(c.Res, c.Key(), c.Info.Name, string(uid), "", dry)
 			}
 			o.Meta.SetResourceVersion("")
 			c.TrackManagedFields(nil, o, wo.fieldManager)
