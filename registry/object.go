@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -392,6 +393,12 @@ func Encode(obj runtime.Object) ([]byte, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return json.Marshal(u.Object)
 	}
+	b, err := json.Marshal(obj)
+	if err != nil || !hasEmptyList(b) || !nilEmptySlices(reflect.ValueOf(obj)) {
+		return b, err
+	}
+	// A built-in object is written, and read back, as kube-apiserver's
+	// protobuf storage has it: no empty lists (nilEmptySlices).
 	return json.Marshal(obj)
 }
 

@@ -30,11 +30,16 @@ func (hpaStrategy) Default(obj runtime.Object) {
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		defaultHPA(o)
 	case *autoscalingv1.HorizontalPodAutoscaler:
-		// The default CPU target of an autoscaler with no metric comes with
-		// the conversion to autoscaling/v2 (ToV2), which knows the metrics
-		// of the annotations too.
 		if o.Spec.MinReplicas == nil {
 			o.Spec.MinReplicas = ptr.To[int32](1)
+		}
+		// The default CPU target of an autoscaler with no metric comes with
+		// the conversion to autoscaling/v2 (ToV2), which knows the metrics
+		// of the annotations too. Upstream decodes into its internal type,
+		// so the object its field manager sees (and whose writer owns the
+		// field) has it already.
+		if o.Spec.TargetCPUUtilizationPercentage == nil {
+			o.Spec.TargetCPUUtilizationPercentage = ToV1(ToV2(o)).Spec.TargetCPUUtilizationPercentage
 		}
 	}
 }

@@ -46,8 +46,9 @@ func TestHorizontalPodAutoscalerDefaults(t *testing.T) {
 	v1 := &autoscalingv1.HorizontalPodAutoscaler{Spec: autoscalingv1.HorizontalPodAutoscalerSpec{MaxReplicas: 3,
 		ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{Kind: "Deployment", Name: "web", APIVersion: "apps/v1"}}}
 	Strategy.Default(v1)
-	// The CPU target default comes with the conversion to v2 (ToV2).
-	if *v1.Spec.MinReplicas != 1 || v1.Spec.TargetCPUUtilizationPercentage != nil {
+	// The CPU target default comes with the conversion to v2 (ToV2), which
+	// upstream's decoding does before its field manager sees the object.
+	if *v1.Spec.MinReplicas != 1 || v1.Spec.TargetCPUUtilizationPercentage == nil || *v1.Spec.TargetCPUUtilizationPercentage != 80 {
 		t.Errorf("v1 defaults: %+v", v1.Spec)
 	}
 	if errs := Strategy.Validate(context.Background(), v1); len(errs) != 0 {
