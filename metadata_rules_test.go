@@ -165,3 +165,27 @@ func TestMetadataRulesAsKubeAPIServer(t *testing.T) {
 		}
 	}
 }
+
+// TestDeploymentStatusWriteKeepsLabelsUnchecked patches a Deployment's
+// /status with labels, one of them invalid: kube-apiserver's status
+// strategy puts the stored labels back before it validates, so the write
+// succeeds, with the labels unchanged and the annotation written.
+func TestDeploymentStatusWriteKeepsLabelsUnchecked(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	mustStatus(t, cp, "POST", "/apis/apps/v1/namespaces/default/deployments",
+		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"st1","labels":{"a":"b"}},"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`, 201)
+	body := mustStatus(t, cp, "PATCH", "/apis/apps/v1/namespaces/default/deployments/st1/status",
+		`{"metadata":{"labels":{"a b":"x","c":"d"},"annotations":{"n2":"v"}}}`, 200)
+	var d struct {
+		Metadata struct {
+			Labels, Annotations map[string]string
+		}
+	}
+	if err := json.Unmarshal(body, &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Metadata.Labels) != 1 || d.Metadata.Labels["a"] != "b" || d.Metadata.Annotations["n2"] != "v" {
+		t.Errorf("after the status patch: labels %v, annotations %v; want labels {a: b} and annotation n2", d.Metadata.Labels, d.Metadata.Annotations)
+	}
+}

@@ -204,6 +204,12 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 	st, hasStrategy := For(c.Res.GR)
 	if hasStrategy {
 		prepareUpdate(c, st, mode, o, old)
+		if _, ok := st.(strategy.StatusPreparer); ok && mode == statusWrite {
+			// Upstream validates the metadata once prepared: what the
+			// status strategy put back (a Deployment's labels) is not
+			// checked again.
+			metaErrs = metaUpdateErrors(c, o, old)
+		}
 	}
 	if svc, ok := o.Obj.(*corev1.Service); ok && mode == mainWrite {
 		// Upstream's service storage, after PrepareForUpdate: what was

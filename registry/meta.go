@@ -158,10 +158,15 @@ func (s *Registry) prepareUpdate(c *Request, o, old *Object) (field.ErrorList, e
 		m.SetName(om.GetName())
 	}
 	m.SetGeneration(om.GetGeneration())
+	return metaUpdateErrors(c, o, old), nil
+}
+
+// metaUpdateErrors are the metadata errors of an update of old to o.
+func metaUpdateErrors(c *Request, o, old *Object) field.ErrorList {
+	m := o.Meta
 	errs := validation.ValidateObjectMetaAccessor(m, c.Res.Namespaced, nameRule(c, o), field.NewPath("metadata"))
-	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, om, field.NewPath("metadata"))...)
-	errs = append(errs, kubeFinalizerErrors(c.Res, m)...)
-	return errs, nil
+	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, old.Meta, field.NewPath("metadata"))...)
+	return append(errs, kubeFinalizerErrors(c.Res, m)...)
 }
 
 // stampRV writes the commit revision into an object's metadata.
