@@ -23,12 +23,7 @@ import (
 func TestMetadataRulesAsKubeAPIServer(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
-	cases := []struct {
-		name, path, body string
-		wantCode         int
-		wantCauses       []string // field and reason of each cause, in order
-		wantMessage      string
-	}{
+	cases := []recordedCreate{
 		{
 			name: "LimitRangeWithoutNameGetsUUID", path: "/api/v1/namespaces/default/limitranges",
 			body:     `{"apiVersion":"v1","kind":"LimitRange"}`,
@@ -110,39 +105,7 @@ func TestMetadataRulesAsKubeAPIServer(t *testing.T) {
 			wantCode: 422, wantCauses: []string{"metadata.name FieldValueInvalid", "overhead.limits[cpu] FieldValueInvalid", "handler FieldValueInvalid"},
 		},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, dryRun := range []bool{true, false} {
-				path := tc.path
-				if dryRun {
-					path += "?dryRun=All"
-				}
-				code, _, body := rawRequest(t, cp, "POST", path, "application/json", []byte(tc.body), nil)
-				if code != tc.wantCode {
-					t.Fatalf("dry run %v: %d, want %d: %s", dryRun, code, tc.wantCode, body)
-				}
-				var st struct {
-					Message string `json:"message"`
-					Details struct {
-						Causes []struct{ Field, Reason string } `json:"causes"`
-					} `json:"details"`
-				}
-				if err := json.Unmarshal(body, &st); err != nil {
-					t.Fatal(err)
-				}
-				var causes []string
-				for _, c := range st.Details.Causes {
-					causes = append(causes, c.Field+" "+c.Reason)
-				}
-				if code != 201 && !slices.Equal(causes, tc.wantCauses) {
-					t.Errorf("dry run %v: causes\n%q\nwant\n%q", dryRun, causes, tc.wantCauses)
-				}
-				if tc.wantMessage != "" && st.Message != tc.wantMessage {
-					t.Errorf("dry run %v: message\n%s\nwant\n%s", dryRun, st.Message, tc.wantMessage)
-				}
-			}
-		})
-	}
+	runRecordedCreates(t, cp, cases)
 
 	// What was created is there, under the name kube-apiserver gives it,
 	// and can be changed: an update checks a PodDisruptionBudget's or a
@@ -187,5 +150,52 @@ func TestDeploymentStatusWriteKeepsLabelsUnchecked(t *testing.T) {
 	}
 	if len(d.Metadata.Labels) != 1 || d.Metadata.Labels["a"] != "b" || d.Metadata.Annotations["n2"] != "v" {
 		t.Errorf("after the status patch: labels %v, annotations %v; want labels {a: b} and annotation n2", d.Metadata.Labels, d.Metadata.Annotations)
+	}
+}
+
+// recordedCreate is a create kube-apiserver was sent, and its answer.
+type recordedCreate struct {
+	name, path, body string
+	wantCode         int
+	wantCauses       []string // field and reason of each cause, in order
+	wantMessage      string
+}
+
+// runRecordedCreates sends each create, as a dry run and then for real,
+// and checks the answers.
+func runRecordedCreates(t *testing.T, cp *fakeplane.ControlPlane, cases []recordedCreate) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, dryRun := range []bool{true, false} {
+				path := tc.path
+				if dryRun {
+					path += "?dryRun=All"
+				}
+				code, _, body := rawRequest(t, cp, "POST", path, "application/json", []byte(tc.body), nil)
+				if code != tc.wantCode {
+					t.Fatalf("dry run %v: %d, want %d: %s", dryRun, code, tc.wantCode, body)
+				}
+				var st struct {
+					Message string `json:"message"`
+					Details struct {
+						Causes []struct{ Field, Reason string } `json:"causes"`
+					} `json:"details"`
+				}
+				if err := json.Unmarshal(body, &st); err != nil {
+					t.Fatal(err)
+				}
+				var causes []string
+				for _, c := range st.Details.Causes {
+					causes = append(causes, c.Field+" "+c.Reason)
+				}
+				if code != 201 && !slices.Equal(causes, tc.wantCauses) {
+					t.Errorf("dry run %v: causes\n%q\nwant\n%q", dryRun, causes, tc.wantCauses)
+				}
+				if tc.wantMessage != "" && st.Message != tc.wantMessage {
+					t.Errorf("dry run %v: message\n%s\nwant\n%s", dryRun, st.Message, tc.wantMessage)
+				}
+			}
+		})
 	}
 }

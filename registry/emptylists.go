@@ -9,24 +9,24 @@ import (
 var emptyJSONList = []byte("[]")
 
 // nilEmptySlices sets every empty, non-nil slice reachable from v through
-// exported struct fields, pointers and slice elements to nil, and reports
-// whether it changed any. kube-apiserver stores built-in objects in
+// exported struct fields, pointers and slice elements to nil (with set
+// false, it only looks), and reports whether there was any. kube-apiserver stores built-in objects in
 // protobuf, which cannot tell an empty list from none: a list sent as []
 // in a field without omitempty is read back, and answered, as null. Byte
 // slices are left alone (protobuf keeps an empty bytes field), and so are
 // map values, which protobuf keeps too.
-func nilEmptySlices(v reflect.Value) bool {
+func nilEmptySlices(v reflect.Value, set bool) bool {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return false
 		}
-		return nilEmptySlices(v.Elem())
+		return nilEmptySlices(v.Elem(), set)
 	case reflect.Struct:
 		changed := false
 		t := v.Type()
 		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() && nilEmptySlices(v.Field(i)) {
+			if t.Field(i).IsExported() && nilEmptySlices(v.Field(i), set) {
 				changed = true
 			}
 		}
@@ -39,12 +39,14 @@ func nilEmptySlices(v reflect.Value) bool {
 			if !v.CanSet() {
 				return false
 			}
-			v.Set(reflect.Zero(v.Type()))
+			if set {
+				v.Set(reflect.Zero(v.Type()))
+			}
 			return true
 		}
 		changed := false
 		for i := 0; i < v.Len(); i++ {
-			if nilEmptySlices(v.Index(i)) {
+			if nilEmptySlices(v.Index(i), set) {
 				changed = true
 			}
 		}

@@ -394,11 +394,14 @@ func Encode(obj runtime.Object) ([]byte, error) {
 		return json.Marshal(u.Object)
 	}
 	b, err := json.Marshal(obj)
-	if err != nil || !hasEmptyList(b) || !nilEmptySlices(reflect.ValueOf(obj)) {
+	if err != nil || !hasEmptyList(b) || !nilEmptySlices(reflect.ValueOf(obj), false) {
 		return b, err
 	}
 	// A built-in object is written, and read back, as kube-apiserver's
-	// protobuf storage has it: no empty lists (nilEmptySlices).
+	// protobuf storage has it: no empty lists (nilEmptySlices). The object
+	// itself is left as it is: validation still sees them.
+	obj = obj.DeepCopyObject()
+	nilEmptySlices(reflect.ValueOf(obj), true)
 	return json.Marshal(obj)
 }
 

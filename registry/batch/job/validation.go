@@ -22,8 +22,9 @@ import (
 	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
-// ValidateJobSpec is upstream's validateJobSpec: counts, completion mode,
-// the pod template and its restart policy.
+// ValidateJobSpec is upstream's validateJobSpec: counts, the manager,
+// completion mode, the pod failure, success and replacement policies
+// (policies.go), the pod template and its restart policy.
 func ValidateJobSpec(ctx context.Context, s *batchv1.JobSpec, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, f := range []struct {
@@ -49,6 +50,12 @@ func ValidateJobSpec(ctx context.Context, s *batchv1.JobSpec, fld *field.Path) f
 		errs = append(errs, validate.Nonnegative(int64(*s.MaxFailedIndexes), fld.Child("maxFailedIndexes"))...)
 		if s.BackoffLimitPerIndex == nil {
 			errs = append(errs, field.Required(fld.Child("backoffLimitPerIndex"), "when maxFailedIndexes is specified"))
+		}
+	}
+	if m := s.ManagedBy; m != nil {
+		errs = append(errs, validation.IsDomainPrefixedPath(fld.Child("managedBy"), *m)...)
+		if len(*m) > maxManagedByLength {
+			errs = append(errs, field.TooLong(fld.Child("managedBy"), "", maxManagedByLength))
 		}
 	}
 	indexed := s.CompletionMode != nil && *s.CompletionMode == batchv1.IndexedCompletion
@@ -90,6 +97,17 @@ func ValidateJobSpec(ctx context.Context, s *batchv1.JobSpec, fld *field.Path) f
 			errs = append(errs, field.Invalid(fld.Child("maxFailedIndexes"), *s.MaxFailedIndexes, "requires indexed completion mode"))
 		}
 	}
+	if s.PodFailurePolicy != nil {
+		errs = append(errs, validatePodFailurePolicy(s, fld.Child("podFailurePolicy"))...)
+	}
+	if s.SuccessPolicy != nil {
+		if !indexed {
+			errs = append(errs, field.Invalid(fld.Child("successPolicy"), validate.InternalValue(*s.SuccessPolicy), "requires indexed completion mode"))
+		} else {
+			errs = append(errs, validateSuccessPolicy(s, fld.Child("successPolicy"))...)
+		}
+	}
+	errs = append(errs, validatePodReplacementPolicy(s, fld.Child("podReplacementPolicy"))...)
 	tf := fld.Child("template")
 	errs = append(errs, pod.ValidatePodTemplateSpec(ctx, &s.Template, tf)...)
 	rp := s.Template.Spec.RestartPolicy
@@ -171,10 +189,10 @@ func validateJobUpdate(ctx context.Context, n, p *batchv1.Job) field.ErrorList {
 	errs = append(errs, validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, spec.Child("selector"))...)
 	errs = append(errs, validateJobTemplateUpdate(n, p, spec)...)
 	errs = append(errs, validate.ImmutableField(n.Spec.CompletionMode, p.Spec.CompletionMode, spec.Child("completionMode"))...)
-	errs = append(errs, validate.ImmutableField(n.Spec.PodFailurePolicy, p.Spec.PodFailurePolicy, spec.Child("podFailurePolicy"))...)
+	errs = append(errs, validate.ImmutableInternal(n.Spec.PodFailurePolicy, p.Spec.PodFailurePolicy, spec.Child("podFailurePolicy"))...)
 	errs = append(errs, validate.ImmutableField(n.Spec.BackoffLimitPerIndex, p.Spec.BackoffLimitPerIndex, spec.Child("backoffLimitPerIndex"))...)
 	errs = append(errs, validate.ImmutableField(n.Spec.ManagedBy, p.Spec.ManagedBy, spec.Child("managedBy"))...)
-	errs = append(errs, validate.ImmutableField(n.Spec.SuccessPolicy, p.Spec.SuccessPolicy, spec.Child("successPolicy"))...)
+	errs = append(errs, validate.ImmutableInternal(n.Spec.SuccessPolicy, p.Spec.SuccessPolicy, spec.Child("successPolicy"))...)
 	errs = append(errs, validateNameAllowsCompletions(n)...)
 	return errs
 }
@@ -325,12 +343,12 @@ func validateJobStatusUpdate(n, p *batchv1.Job) field.ErrorList {
 		errs = append(errs, field.Invalid(st.Child("uncountedTerminatedPods"), s.UncountedTerminatedPods, "must be empty for finished job"))
 	}
 	if completedIdxChanged && n.Spec.Completions != nil {
-		if err := indexesFormat(s.CompletedIndexes, *n.Spec.Completions); err != nil {
+		if _, err := indexesFormat(s.CompletedIndexes, *n.Spec.Completions); err != nil {
 			errs = append(errs, field.Invalid(st.Child("completedIndexes"), s.CompletedIndexes, "error parsing completedIndexes: "+err.Error()))
 		}
 	}
 	if failedIdxChanged && n.Spec.Completions != nil && n.Spec.BackoffLimitPerIndex != nil && s.FailedIndexes != nil {
-		if err := indexesFormat(*s.FailedIndexes, *n.Spec.Completions); err != nil {
+		if _, err := indexesFormat(*s.FailedIndexes, *n.Spec.Completions); err != nil {
 			errs = append(errs, field.Invalid(st.Child("failedIndexes"), s.FailedIndexes, "error parsing failedIndexes: "+err.Error()))
 		}
 	}
@@ -388,23 +406,26 @@ func validateJobStatusUpdate(n, p *batchv1.Job) field.ErrorList {
 }
 
 // indexesFormat is upstream's validateIndexesFormat: increasing intervals
-// "x" or "x-y" of indexes below completions.
-func indexesFormat(s string, completions int32) error {
+// "x" or "x-y" of indexes below completions; it returns how many indexes
+// they name.
+func indexesFormat(s string, completions int32) (int32, error) {
 	if s == "" {
-		return nil
+		return 0, nil
 	}
 	var last *int32
+	var total int32
 	for _, iv := range strings.Split(s, ",") {
 		x, y, err := indexInterval(iv, completions)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if last != nil && *last >= x {
-			return fmt.Errorf("non-increasing order, previous: %d, current: %d", *last, x)
+			return 0, fmt.Errorf("non-increasing order, previous: %d, current: %d", *last, x)
 		}
+		total += y - x + 1
 		last = &y
 	}
-	return nil
+	return total, nil
 }
 
 func indexInterval(s string, completions int32) (int32, int32, error) {

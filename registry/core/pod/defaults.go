@@ -2,8 +2,8 @@ package pod
 
 import (
 	"reflect"
-	"strings"
 
+	"github.com/distribution/reference"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -100,11 +100,7 @@ func roundResources(l corev1.ResourceList) {
 
 func defaultContainer(c *corev1.Container) {
 	if c.ImagePullPolicy == "" {
-		c.ImagePullPolicy = corev1.PullIfNotPresent
-		// A reference with spaces does not parse: no tag, IfNotPresent.
-		if tag := imageTag(c.Image); !strings.ContainsAny(c.Image, " \t\r\n") && (tag == "" || tag == "latest") {
-			c.ImagePullPolicy = corev1.PullAlways
-		}
+		c.ImagePullPolicy = defaultPullPolicy(c.Image)
 	}
 	if c.TerminationMessagePath == "" {
 		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
@@ -261,12 +257,7 @@ func defaultVolume(v *corev1.Volume) {
 		}
 	}
 	if im := src.Image; im != nil && im.PullPolicy == "" {
-		// Always for the latest tag (also when none is given),
-		// IfNotPresent otherwise (and for an empty reference).
-		im.PullPolicy = corev1.PullIfNotPresent
-		if tag := imageTag(im.Reference); im.Reference != "" && (tag == "" || tag == "latest") {
-			im.PullPolicy = corev1.PullAlways
-		}
+		im.PullPolicy = defaultPullPolicy(im.Reference)
 	}
 	// EmptyDirVolumeMode is off in v1.37: upstream drops the field (it
 	// keeps it on an update of a pod that has it, which none does here).
@@ -279,17 +270,19 @@ func defaultVolume(v *corev1.Volume) {
 	}
 }
 
-// imageTag returns the tag of an image reference ("" for none or a digest).
-func imageTag(image string) string {
-	if strings.Contains(image, "@") {
-		return "digest"
+// defaultPullPolicy is upstream's default pull policy of an image
+// reference, as its parsers.ParseImageName reads it: Always for the latest
+// tag (also when neither a tag nor a digest is given), IfNotPresent for any
+// other tag, a digest alone, or a reference that does not parse.
+func defaultPullPolicy(image string) corev1.PullPolicy {
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return corev1.PullIfNotPresent
 	}
-	name := image
-	if i := strings.LastIndex(name, "/"); i >= 0 {
-		name = name[i+1:]
+	tagged, hasTag := named.(reference.Tagged)
+	_, hasDigest := named.(reference.Digested)
+	if (hasTag && tagged.Tag() == "latest") || (!hasTag && !hasDigest) {
+		return corev1.PullAlways
 	}
-	if i := strings.LastIndex(name, ":"); i >= 0 {
-		return name[i+1:]
-	}
-	return ""
+	return corev1.PullIfNotPresent
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/operation"
+	"k8s.io/apimachinery/pkg/api/validate"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -27,32 +29,37 @@ func (s rcStrategy) ValidateUpdate(ctx context.Context, obj, _ runtime.Object) f
 	return s.Validate(ctx, obj)
 }
 
-// ValidateDeclaratively moves the name's format errors among the errors of
-// upstream's declarative validation, which has taken that rule over
-// (ValidateReplicationController marks it covered): after the others,
-// before those of spec.replicas and spec.minReadySeconds, which Validate
-// already puts last. A write to /status is left as it is.
-func (rcStrategy) ValidateDeclaratively(_ context.Context, errs field.ErrorList, _, _ runtime.Object, status bool) field.ErrorList {
+// ValidateDeclaratively gives the metadata.name errors as upstream's
+// ValidateReplicationController does: its name rule is the declarative
+// long-name format (validate.LongName, whose messages count bytes), which
+// does not check generateName, and its errors come among the declarative
+// ones: after the others, before those of spec.replicas and
+// spec.minReadySeconds, which Validate already puts last. A write to
+// /status is left as it is.
+func (rcStrategy) ValidateDeclaratively(ctx context.Context, errs field.ErrorList, obj, _ runtime.Object, status bool) field.ErrorList {
 	if status {
 		return errs
 	}
-	var name, rest field.ErrorList
+	var rest field.ErrorList
 	for _, e := range errs {
-		if e.Field == "metadata.name" && (e.Type == field.ErrorTypeInvalid || e.Type == field.ErrorTypeTooLong) {
-			name = append(name, e)
-		} else {
+		switch {
+		case e.Field == "metadata.generateName":
+		case e.Field == "metadata.name" && (e.Type == field.ErrorTypeInvalid || e.Type == field.ErrorTypeTooLong):
+		default:
 			rest = append(rest, e)
 		}
 	}
-	if len(name) == 0 {
-		return errs
+	name := obj.(*corev1.ReplicationController).Name
+	var nameErrs field.ErrorList
+	if name != "" {
+		nameErrs = validate.LongName(ctx, operation.Operation{}, field.NewPath("metadata", "name"), &name, nil)
 	}
 	i := len(rest)
 	for i > 0 && (rest[i-1].Field == "spec.replicas" || rest[i-1].Field == "spec.minReadySeconds") {
 		i--
 	}
 	out := append(field.ErrorList{}, rest[:i]...)
-	out = append(out, name...)
+	out = append(out, nameErrs...)
 	return append(out, rest[i:]...)
 }
 

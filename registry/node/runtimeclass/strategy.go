@@ -9,7 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/operation"
+	"k8s.io/apimachinery/pkg/api/validate"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -42,9 +43,8 @@ func (runtimeClassStrategy) Validate(_ context.Context, obj runtime.Object) fiel
 	if rc.Handler == "" {
 		errs = append(errs, field.Required(fld, ""))
 	} else {
-		for _, msg := range apivalidation.NameIsDNSLabel(rc.Handler, false) {
-			errs = append(errs, field.Invalid(fld, rc.Handler, msg))
-		}
+		// The declarative short-name format, whose messages count bytes.
+		errs = append(errs, validate.ShortName(context.Background(), operation.Operation{}, fld, &rc.Handler, nil)...)
 	}
 	return errs
 }
