@@ -454,6 +454,10 @@ func (s *Registry) allocateService(c *Request, svc, old *corev1.Service) error {
 		if err := checkCreateIPFamilies(svc, headlessWithoutSelector); err != nil {
 			return err
 		}
+	} else if errs := service.ValidateClusterIPFields(svc, old); len(errs) > 0 {
+		// Upstream's initIPFamilyFields checks the clusterIP fields before
+		// anything is allocated; validation then does not run.
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, errs)
 	}
 	if len(svc.Spec.IPFamilies) == 0 {
 		svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
@@ -672,6 +676,25 @@ func checkCreateIPFamilies(svc *corev1.Service, headlessWithoutSelector bool) er
 // --service-node-port-range, 30000-32767.
 func defaultServiceNodePortRange() utilnet.PortRange {
 	return utilnet.PortRange{Base: 30000, Size: 2768}
+}
+
+// normalizeUpdatedClusterIPs is upstream's normalizeClusterIPs for an
+// update, which keeps clusterIP and clusterIPs in step: an old client that
+// sends clusterIP alone keeps the stored clusterIPs, one that clears
+// clusterIP clears them, and one that changes it changes them (validation
+// then judges the new value).
+func normalizeUpdatedClusterIPs(svc, old *corev1.Service) {
+	if len(old.Spec.ClusterIPs) > 0 && len(svc.Spec.ClusterIPs) == 0 && old.Spec.ClusterIP == svc.Spec.ClusterIP {
+		svc.Spec.ClusterIPs = old.Spec.ClusterIPs
+	}
+	if old.Spec.ClusterIP == svc.Spec.ClusterIP || !slices.Equal(old.Spec.ClusterIPs, svc.Spec.ClusterIPs) {
+		return
+	}
+	if old.Spec.ClusterIP != "" && svc.Spec.ClusterIP == "" {
+		svc.Spec.ClusterIPs = nil
+		return
+	}
+	svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 }
 
 // keepAllocatedServiceFields carries what was allocated at create into a

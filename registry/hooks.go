@@ -216,6 +216,7 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 		// allocated stays, the rest is allocated.
 		prev := old.Obj.(*corev1.Service)
 		keepAllocatedServiceFields(svc, prev)
+		normalizeUpdatedClusterIPs(svc, prev)
 		if err := s.allocateService(c, svc, prev); err != nil {
 			return err
 		}

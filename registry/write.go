@@ -429,6 +429,18 @@ func MustEncode(obj runtime.Object) []byte {
 
 // copyStatus copies the status field of from into to.
 func copyStatus(from, to runtime.Object) error {
+	// A built-in object's status is its Status field: set as it is, the
+	// rest of the object keeps what a trip through a map would lose (an
+	// empty map, which omitempty drops).
+	if dst := reflect.ValueOf(to); dst.Kind() == reflect.Pointer && dst.Elem().Kind() == reflect.Struct {
+		if df := dst.Elem().FieldByName("Status"); df.IsValid() && df.CanSet() {
+			src := reflect.ValueOf(from.DeepCopyObject())
+			if src.Kind() == reflect.Pointer && src.Elem().Type() == dst.Elem().Type() {
+				df.Set(src.Elem().FieldByName("Status"))
+				return nil
+			}
+		}
+	}
 	fm, err := toMap(from)
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ type statefulSetStrategy struct{ strategy.Base }
 
 // Validate is upstream's ValidateStatefulSet less the metadata.
 func (statefulSetStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
-	return validateStatefulSet(ctx, obj.(*appsv1.StatefulSet))
+	return validateStatefulSet(ctx, obj.(*appsv1.StatefulSet), setOptions{})
 }
 
 // ValidateUpdate is upstream's ValidateStatefulSetUpdate less the metadata.

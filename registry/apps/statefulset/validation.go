@@ -16,7 +16,20 @@ import (
 	"github.com/fakeplane/fakeplane/registry/core/pod"
 )
 
-func validateStatefulSet(ctx context.Context, ss *appsv1.StatefulSet) field.ErrorList {
+// setOptions are upstream's StatefulSetValidationOptions that an update
+// sets: the service name and claim templates, which may not change, are
+// not checked again, and a template the stored set already fails is
+// checked for its labels and annotations alone.
+type setOptions struct {
+	allowInvalidServiceName, skipClaimTemplates, skipPodTemplate bool
+}
+
+// updateOptions are the options of every update.
+var updateOptions = setOptions{allowInvalidServiceName: true, skipClaimTemplates: true}
+
+// validateStatefulSet is upstream's ValidateStatefulSetSpec with the
+// options o.
+func validateStatefulSet(ctx context.Context, ss *appsv1.StatefulSet, o setOptions) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &ss.Spec
 	var errs field.ErrorList
@@ -62,6 +75,9 @@ func validateStatefulSet(ctx context.Context, ss *appsv1.StatefulSet) field.Erro
 		}
 	}
 	for i := range s.VolumeClaimTemplates {
+		if o.skipClaimTemplates {
+			break
+		}
 		errs = append(errs, persistentvolumeclaim.ValidateSpec(&s.VolumeClaimTemplates[i].Spec, spec.Child("volumeClaimTemplates").Index(i).Child("spec"))...)
 	}
 	errs = append(errs, validate.Nonnegative(int64(ptr.Deref(s.Replicas, 0)), spec.Child("replicas"))...)
@@ -69,7 +85,7 @@ func validateStatefulSet(ctx context.Context, ss *appsv1.StatefulSet) field.Erro
 	if s.Ordinals != nil {
 		errs = append(errs, validate.Nonnegative(int64(s.Ordinals.Start), spec.Child("ordinals.start"))...)
 	}
-	if s.ServiceName != "" {
+	if s.ServiceName != "" && !o.allowInvalidServiceName {
 		errs = append(errs, validate.DNS1123Label(s.ServiceName, spec.Child("serviceName"))...)
 	}
 	if s.Selector == nil {
@@ -106,14 +122,22 @@ func validateStatefulSet(ctx context.Context, ss *appsv1.StatefulSet) field.Erro
 		if !sel.Empty() && !sel.Matches(labels.Set(t.Labels)) {
 			errs = append(errs, field.Invalid(tf.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
 		}
-		errs = append(errs, pod.ValidatePodTemplateSpec(ctx, t, tf)...)
+		if o.skipPodTemplate {
+			errs = append(errs, pod.ValidatePodTemplateMetadata(ctx, t, tf)...)
+		} else {
+			errs = append(errs, pod.ValidatePodTemplateSpec(ctx, t, tf)...)
+		}
 	}
 	errs = append(errs, pod.ValidateRestartPolicyAlways(&s.Template, tf, "StatefulSet")...)
 	return errs
 }
 
 func validateStatefulSetUpdate(ctx context.Context, n, p *appsv1.StatefulSet) field.ErrorList {
-	errs := validateStatefulSet(ctx, n)
+	o := updateOptions
+	// A stored set that its own rules refuse (written before they were
+	// stricter) keeps its template unchecked.
+	o.skipPodTemplate = len(validateStatefulSet(ctx, p, updateOptions)) > 0
+	errs := validateStatefulSet(ctx, n, o)
 	spec := field.NewPath("spec")
 	errs = append(errs, validate.ImmutableField(n.Spec.Selector, p.Spec.Selector, spec.Child("selector"))...)
 	errs = append(errs, validate.ImmutableInternal(n.Spec.VolumeClaimTemplates, p.Spec.VolumeClaimTemplates, spec.Child("volumeClaimTemplates"))...)

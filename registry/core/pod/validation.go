@@ -96,9 +96,7 @@ func validatePodMetaAndSpec(pod *corev1.Pod, opts podOptions) field.ErrorList {
 // cluster policy ctx carries (WithPrivilegedDisallowed).
 func ValidatePodTemplateSpec(ctx context.Context, t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
 	opts := podOptions{}.withClusterPolicy(ctx)
-	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
-	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
-	errs = append(errs, validatePodSpecificAnnotations(t.Annotations, &t.Spec, fld.Child("annotations"), opts)...)
+	errs := ValidatePodTemplateMetadata(ctx, t, fld)
 	errs = append(errs, validatePodSpec(&t.Spec, nil, fld.Child("spec"), opts)...)
 	errs = append(errs, validateSeccompAnnotationsAndFields(t.Annotations, &t.Spec, fld.Child("spec"))...)
 	errs = append(errs, validateAppArmorAnnotationsAndFields(t.Annotations, &t.Spec, fld.Child("spec"))...)
@@ -106,6 +104,17 @@ func ValidatePodTemplateSpec(ctx context.Context, t *corev1.PodTemplateSpec, fld
 		errs = append(errs, field.Forbidden(fld.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}
 	return errs
+}
+
+// ValidatePodTemplateMetadata is the part of ValidatePodTemplateSpec that
+// checks a template's labels and annotations (the pod-specific ones
+// against its spec), which upstream's StatefulSet validation runs even
+// when it skips the rest of the template.
+func ValidatePodTemplateMetadata(ctx context.Context, t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
+	opts := podOptions{}.withClusterPolicy(ctx)
+	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
+	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
+	return append(errs, validatePodSpecificAnnotations(t.Annotations, &t.Spec, fld.Child("annotations"), opts)...)
 }
 
 // validatePodSpec is upstream's ValidatePodSpec; meta is the pod's (nil

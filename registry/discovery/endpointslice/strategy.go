@@ -55,8 +55,9 @@ func (endpointSliceStrategy) ValidateUpdate(_ context.Context, obj, old runtime.
 // the metadata. Errors of endpoints kept
 // unchanged by an update are not reported, as upstream does.
 func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
-	// Upstream checks the address type and the addresses' count
-	// declaratively: those errors come last, in the v1 type's order.
+	// Upstream checks the address type (required, known, unchanged) and
+	// the addresses' count declaratively: those errors come last, in the
+	// v1 type's order.
 	var errs, declarative field.ErrorList
 	at := field.NewPath("addressType")
 	switch es.AddressType {
@@ -65,6 +66,10 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 	case discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6, discoveryv1.AddressTypeFQDN:
 	default:
 		declarative = append(declarative, field.NotSupported(at, es.AddressType, []string{"FQDN", "IPv4", "IPv6"}))
+	}
+	if old != nil && es.AddressType != old.AddressType {
+		// Its immutability too, whose error names no value.
+		declarative = append(declarative, field.Invalid(at, nil, "field is immutable"))
 	}
 	pf := field.NewPath("ports")
 	if len(es.Ports) > 20000 {
@@ -158,9 +163,6 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 	}
 	declarative = append(declarative, edecl...)
 	errs = append(errs, eerrs...)
-	if old != nil {
-		errs = append(errs, validate.ImmutableField(es.AddressType, old.AddressType, at)...)
-	}
 	return append(errs, declarative...)
 }
 

@@ -21,7 +21,7 @@ func TestEndpointSliceStrategy(t *testing.T) {
 		{name: "IPv4 address with leading zeros (strict validation)", es: &discoveryv1.EndpointSlice{AddressType: discoveryv1.AddressTypeIPv4, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"010.0.0.1"}}}},
 			want: []string{`endpoints[0].addresses[0]: Invalid value: "010.0.0.1": must not have leading 0s`}},
 		{name: "address type changed", old: &discoveryv1.EndpointSlice{AddressType: discoveryv1.AddressTypeIPv4}, es: &discoveryv1.EndpointSlice{AddressType: discoveryv1.AddressTypeIPv6},
-			want: []string{`addressType: Invalid value: "IPv6": field is immutable`}},
+			want: []string{`addressType: Invalid value: null: field is immutable`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			Strategy.Default(tc.es)

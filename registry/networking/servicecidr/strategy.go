@@ -46,9 +46,6 @@ func (serviceCIDRStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Ob
 		}
 		errs = append(errs, validateCIDRs(cidrs, fld)...)
 	default:
-		if cidrs == nil {
-			cidrs = []string{} // as upstream's internal object holds an emptied list
-		}
 		errs = append(errs, field.Invalid(fld, cidrs, apivalidation.FieldImmutableErrorMsg))
 	}
 	return errs

@@ -11,6 +11,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/apimachinery/pkg/api/operation"
 	"k8s.io/apimachinery/pkg/api/validate"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -28,6 +29,22 @@ type runtimeClassStrategy struct{ strategy.Base }
 // scheduling (node selector, tolerations, none repeated) and handler.
 func (runtimeClassStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	rc := obj.(*nodev1.RuntimeClass)
+	errs := validateOverheadAndScheduling(rc)
+	// The handler's rules are declarative upstream: their errors come last.
+	fld := field.NewPath("handler")
+	if rc.Handler == "" {
+		errs = append(errs, field.Required(fld, ""))
+	} else {
+		// The declarative short-name format, whose messages count bytes.
+		errs = append(errs, validate.ShortName(context.Background(), operation.Operation{}, fld, &rc.Handler, nil)...)
+	}
+	return errs
+}
+
+// validateOverheadAndScheduling checks a RuntimeClass's overhead (as a
+// container's limits) and scheduling (node selector, tolerations, none
+// repeated).
+func validateOverheadAndScheduling(rc *nodev1.RuntimeClass) field.ErrorList {
 	var errs field.ErrorList
 	if rc.Overhead != nil {
 		errs = append(errs, pod.ValidateOverhead(rc.Overhead.PodFixed, field.NewPath("overhead"))...)
@@ -37,14 +54,6 @@ func (runtimeClassStrategy) Validate(_ context.Context, obj runtime.Object) fiel
 			errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, field.NewPath("scheduling", "nodeSelector"))...)
 		}
 		errs = append(errs, validateTolerations(s.Tolerations, field.NewPath("scheduling", "tolerations"))...)
-	}
-	// The handler's rules are declarative upstream: their errors come last.
-	fld := field.NewPath("handler")
-	if rc.Handler == "" {
-		errs = append(errs, field.Required(fld, ""))
-	} else {
-		// The declarative short-name format, whose messages count bytes.
-		errs = append(errs, validate.ShortName(context.Background(), operation.Operation{}, fld, &rc.Handler, nil)...)
 	}
 	return errs
 }
@@ -76,13 +85,26 @@ type internalToleration struct {
 	TolerationSeconds *int64
 }
 
-// ValidateUpdate checks the RuntimeClass as on create, and that an update
-// keeps the handler (upstream's error for that comes from its declarative
-// validation, which names no value).
-func (s runtimeClassStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	errs := s.Validate(ctx, obj)
-	if obj.(*nodev1.RuntimeClass).Handler != old.(*nodev1.RuntimeClass).Handler {
-		errs = append(errs, field.Invalid(field.NewPath("handler"), nil, "field is immutable"))
+// ValidateUpdate checks the RuntimeClass as upstream's merge of its
+// handwritten and declarative errors has it on update: the declarative
+// rules for the handler are that it is unchanged (an error naming no value)
+// and not empty, and they stop there, so its handwritten format errors
+// (whose messages count characters) stay, first.
+func (runtimeClassStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	n, p := obj.(*nodev1.RuntimeClass), old.(*nodev1.RuntimeClass)
+	fld := field.NewPath("handler")
+	var errs field.ErrorList
+	if n.Handler != "" {
+		for _, msg := range apivalidation.NameIsDNSLabel(n.Handler, false) {
+			errs = append(errs, field.Invalid(fld, n.Handler, msg))
+		}
+	}
+	errs = append(errs, validateOverheadAndScheduling(n)...)
+	if n.Handler != p.Handler {
+		errs = append(errs, field.Invalid(fld, nil, "field is immutable"))
+	}
+	if n.Handler == "" {
+		errs = append(errs, field.Required(fld, ""))
 	}
 	return errs
 }

@@ -1,0 +1,150 @@
+package fakeplane_test
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/fakeplane/fakeplane"
+)
+
+// The answers below are refplane's (kube-apiserver v1.37.2) to the same
+// requests.
+
+// recordedUpdate is an object created, a change kube-apiserver was sent
+// as a dry-run merge patch (or, without one, a PUT of the stored object
+// with its template's labels emptied), and its answer.
+type recordedUpdate struct {
+	name, coll, body, patch string
+	wantCode                int
+	wantCauses              []string // field and reason of each cause, in order
+	wantMessage             string
+}
+
+// TestUpdateRulesAsKubeAPIServer changes objects in ways upstream's update
+// validation judges differently from its create validation: a
+// StatefulSet's service name and claim templates are only immutable, a
+// RuntimeClass's handler and an EndpointSlice's address type answer with
+// their declarative immutability (naming no value) where upstream puts it,
+// a ServiceCIDR's emptied list is null, a headless Service's changed
+// clusterIP carries clusterIPs with it, and an emptied map is shown as {}.
+func TestUpdateRulesAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	for _, tc := range []recordedUpdate{
+		{
+			name: "DeploymentTemplateLabelsEmptied", coll: "/apis/apps/v1/namespaces/default/deployments",
+			body:     `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"up1"},"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`,
+			patch:    `{"spec":{"template":{"metadata":{"labels":null}}}}`,
+			wantCode: 422, wantCauses: []string{"spec.template.metadata.labels FieldValueInvalid"},
+			wantMessage: "Deployment.apps \"up1\" is invalid: spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels`",
+		},
+		{
+			name: "DeploymentTemplateLabelsEmptyMap", coll: "/apis/apps/v1/namespaces/default/deployments",
+			body:     `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"up2"},"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`,
+			wantCode: 422, wantCauses: []string{"spec.template.metadata.labels FieldValueInvalid"},
+			wantMessage: "Deployment.apps \"up2\" is invalid: spec.template.metadata.labels: Invalid value: {}: `selector` does not match template `labels`",
+		},
+		{
+			name: "StatefulSetServiceNameChangedToInvalid", coll: "/apis/apps/v1/namespaces/default/statefulsets",
+			body:     `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"up3"},"spec":{"selector":{"matchLabels":{"app":"x"}},"serviceName":"s","template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}},"volumeClaimTemplates":[{"metadata":{"name":"v"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}}`,
+			patch:    `{"spec":{"serviceName":"BAD VALUE!"}}`,
+			wantCode: 422, wantCauses: []string{"spec.serviceName FieldValueInvalid"},
+			wantMessage: "StatefulSet.apps \"up3\" is invalid: spec.serviceName: Invalid value: \"BAD VALUE!\": field is immutable",
+		},
+		{
+			name: "StatefulSetClaimTemplateChangedToInvalid", coll: "/apis/apps/v1/namespaces/default/statefulsets",
+			body:     `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"up4"},"spec":{"selector":{"matchLabels":{"app":"x"}},"serviceName":"s","template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}},"volumeClaimTemplates":[{"metadata":{"name":"v"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}}`,
+			patch:    `{"spec":{"volumeClaimTemplates":[{"metadata":{"name":"v"},"spec":{"accessModes":["Bad"],"resources":{"requests":{"storage":"1Gi"}}}}]}}`,
+			wantCode: 422, wantCauses: []string{"spec.volumeClaimTemplates FieldValueInvalid"},
+			wantMessage: "StatefulSet.apps \"up4\" is invalid: spec.volumeClaimTemplates: Invalid value: [{\"name\":\"v\",\"Spec\":{\"AccessModes\":[\"Bad\"],\"Selector\":null,\"Resources\":{\"Limits\":null,\"Requests\":{\"storage\":\"1Gi\"}},\"VolumeName\":\"\",\"StorageClassName\":null,\"VolumeMode\":\"Filesystem\",\"DataSource\":null,\"DataSourceRef\":null,\"VolumeAttributesClassName\":null},\"Status\":{\"Phase\":\"Pending\",\"AccessModes\":null,\"Capacity\":null,\"Conditions\":null,\"AllocatedResources\":null,\"AllocatedResourceStatuses\":null,\"CurrentVolumeAttributesClassName\":null,\"ModifyVolumeStatus\":null,\"HealthStatus\":null}}]: field is immutable",
+		},
+		{
+			name: "RuntimeClassHandlerEmptied", coll: "/apis/node.k8s.io/v1/runtimeclasses",
+			body:     `{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"up5"},"handler":"h"}`,
+			patch:    `{"handler":""}`,
+			wantCode: 422, wantCauses: []string{"handler FieldValueInvalid", "handler FieldValueRequired"},
+			wantMessage: "RuntimeClass.node.k8s.io \"up5\" is invalid: [handler: Invalid value: null: field is immutable, handler: Required value]",
+		},
+		{
+			name: "RuntimeClassHandlerChangedToInvalid", coll: "/apis/node.k8s.io/v1/runtimeclasses",
+			body:     `{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"up6"},"handler":"h","overhead":{"podFixed":{"cpu":"1"}}}`,
+			patch:    `{"handler":"HHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHH","overhead":{"podFixed":{"cpu":"-1"}}}`,
+			wantCode: 422, wantCauses: []string{"handler FieldValueInvalid", "handler FieldValueInvalid", "overhead.limits[cpu] FieldValueInvalid", "handler FieldValueInvalid"},
+			wantMessage: "RuntimeClass.node.k8s.io \"up6\" is invalid: [handler: Invalid value: \"HHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHH\": must be no more than 63 characters, handler: Invalid value: \"HHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHH\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), overhead.limits[cpu]: Invalid value: \"-1\": must be greater than or equal to 0, handler: Invalid value: null: field is immutable]",
+		},
+		{
+			name: "EndpointSliceAddressTypeChanged", coll: "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
+			body:     `{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"up7"},"addressType":"IPv4","endpoints":[{"addresses":["10.1.1.1"]}]}`,
+			patch:    `{"addressType":"Bad","endpoints":[{"addresses":["::1"]}]}`,
+			wantCode: 422, wantCauses: []string{"addressType FieldValueNotSupported", "addressType FieldValueInvalid"},
+			wantMessage: "EndpointSlice.discovery.k8s.io \"up7\" is invalid: [addressType: Unsupported value: \"Bad\": supported values: \"FQDN\", \"IPv4\", \"IPv6\", addressType: Invalid value: null: field is immutable]",
+		},
+		{
+			name: "ServiceCIDRSpecRemoved", coll: "/apis/networking.k8s.io/v1/servicecidrs",
+			body:     `{"apiVersion":"networking.k8s.io/v1","kind":"ServiceCIDR","metadata":{"name":"up8"},"spec":{"cidrs":["10.11.0.0/24"]}}`,
+			patch:    `{"spec":null}`,
+			wantCode: 422, wantCauses: []string{"spec.cidrs FieldValueInvalid"},
+			wantMessage: "ServiceCIDR.networking.k8s.io \"up8\" is invalid: spec.cidrs: Invalid value: null: field is immutable",
+		},
+		{
+			name: "HeadlessServiceClusterIPChanged", coll: "/api/v1/namespaces/default/services",
+			body:     `{"apiVersion":"v1","kind":"Service","metadata":{"name":"up9"},"spec":{"clusterIP":"None","ports":[{"port":80}]}}`,
+			patch:    `{"spec":{"clusterIP":"BAD VALUE!"}}`,
+			wantCode: 422, wantCauses: []string{"spec.clusterIPs[0] FieldValueInvalid"},
+			wantMessage: "Service \"up9\" is invalid: spec.clusterIPs[0]: Invalid value: \"BAD VALUE!\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mustStatus(t, cp, "POST", tc.coll, tc.body, 201)
+			var name struct {
+				Metadata struct{ Name string }
+			}
+			if err := json.Unmarshal([]byte(tc.body), &name); err != nil {
+				t.Fatal(err)
+			}
+			path := tc.coll + "/" + name.Metadata.Name
+			var code int
+			var body []byte
+			if tc.patch != "" {
+				code, _, body = rawRequest(t, cp, "PATCH", path+"?dryRun=All", "application/merge-patch+json", []byte(tc.patch), nil)
+			} else {
+				// A controller may write the object meanwhile: a PUT
+				// that conflicts is tried again.
+				for attempt := 0; attempt < 5; attempt++ {
+					var obj map[string]any
+					if err := json.Unmarshal(mustStatus(t, cp, "GET", path, "", 200), &obj); err != nil {
+						t.Fatal(err)
+					}
+					obj["spec"].(map[string]any)["template"].(map[string]any)["metadata"].(map[string]any)["labels"] = map[string]any{}
+					b, _ := json.Marshal(obj)
+					if code, _, body = rawRequest(t, cp, "PUT", path+"?dryRun=All", "application/json", b, nil); code != 409 {
+						break
+					}
+				}
+			}
+			if code != tc.wantCode {
+				t.Fatalf("%d, want %d: %s", code, tc.wantCode, body)
+			}
+			var st struct {
+				Message string `json:"message"`
+				Details struct {
+					Causes []struct{ Field, Reason string } `json:"causes"`
+				} `json:"details"`
+			}
+			if err := json.Unmarshal(body, &st); err != nil {
+				t.Fatal(err)
+			}
+			var causes []string
+			for _, c := range st.Details.Causes {
+				causes = append(causes, c.Field+" "+c.Reason)
+			}
+			if !slices.Equal(causes, tc.wantCauses) {
+				t.Errorf("causes\n%q\nwant\n%q", causes, tc.wantCauses)
+			}
+			if st.Message != tc.wantMessage {
+				t.Errorf("message\n%s\nwant\n%s", st.Message, tc.wantMessage)
+			}
+		})
+	}
+}
