@@ -96,7 +96,22 @@ func (s *Server) serveScale(c *call) error {
 	var result *autoscalingv1.Scale
 	var applied *applyPatchBody
 	var warnings []string
+	var putUID types.UID
+	if pt == "" {
+		var meta struct {
+			Metadata struct {
+				UID types.UID `json:"uid"`
+			} `json:"metadata"`
+		}
+		_ = json.Unmarshal(body, &meta)
+		putUID = meta.Metadata.UID
+	}
 	_, _, err = s.UpdateObject(c.Request, false, wo.dryRun, func(old *registry.Object) (*registry.Object, error) {
+		// An update's UID is its store's precondition, checked first, as
+		// for the parent (the error names the parent and its key).
+		if putUID != "" && putUID != old.Meta.GetUID() {
+			return nil, registry.ErrUIDPrecondition(c.Res, c.Key(), c.Info.Name, string(putUID), string(old.Meta.GetUID()), wo.dryRun)
+		}
 		// The parent's managers of spec.replicas own the Scale's, as upstream's
 		// scale handler translates them.
 		cur, handler, err := registry.CurrentScale(c.Res, old)
@@ -188,6 +203,12 @@ func (s *Server) serveScale(c *call) error {
 			if out, ok := fm.UpdateNoErrors(cur, want, registry.ManagerName(wo.fieldManager, c.r.UserAgent())).(*autoscalingv1.Scale); ok {
 				want = out
 			}
+		}
+		// A patched Scale naming another UID fails a built-in scale
+		// storage's own precondition (a custom resource's has none).
+		if uid := want.UID; uid != "" && uid != old.Meta.GetUID() && c.Res.CRD == "" {
+			gr := schema.GroupResource{Group: c.Res.Group, Resource: c.Res.Resource.Resource + "/scale"}
+			return nil, apierrors.NewConflict(gr, c.Info.Name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, old.Meta.GetUID()))
 		}
 		next, err := registry.ScaledObject(c.Res, old, want, c.Info.Name, handler)
 		if err != nil {
