@@ -27,6 +27,52 @@ var scheme = sync.OnceValue(func() *runtime.Scheme {
 // SetObjectDefaults).
 func Default(def *apiextensionsv1.CustomResourceDefinition) {
 	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(def)
+	for i := range def.Spec.Versions {
+		if v := def.Spec.Versions[i].Schema; v != nil {
+			allowSchemas(v.OpenAPIV3Schema)
+		}
+	}
+}
+
+// allowSchemas gives every additionalProperties and additionalItems of s
+// that holds a schema Allows=true, as decoding them from JSON does: a
+// definition sent in protobuf carries the flag as the client's Go value
+// had it (often false), and a false flag beside a schema would forbid the
+// properties the schema allows.
+func allowSchemas(s *apiextensionsv1.JSONSchemaProps) {
+	if s == nil {
+		return
+	}
+	for _, b := range []*apiextensionsv1.JSONSchemaPropsOrBool{s.AdditionalProperties, s.AdditionalItems} {
+		if b != nil && b.Schema != nil {
+			b.Allows = true
+			allowSchemas(b.Schema)
+		}
+	}
+	for _, m := range []map[string]apiextensionsv1.JSONSchemaProps{s.Properties, s.PatternProperties, s.Definitions} {
+		for k, p := range m {
+			allowSchemas(&p)
+			m[k] = p
+		}
+	}
+	for k, d := range s.Dependencies {
+		if d.Schema != nil {
+			allowSchemas(d.Schema)
+			s.Dependencies[k] = d
+		}
+	}
+	if s.Items != nil {
+		allowSchemas(s.Items.Schema)
+		for i := range s.Items.JSONSchemas {
+			allowSchemas(&s.Items.JSONSchemas[i])
+		}
+	}
+	for _, l := range [][]apiextensionsv1.JSONSchemaProps{s.AllOf, s.OneOf, s.AnyOf} {
+		for i := range l {
+			allowSchemas(&l[i])
+		}
+	}
+	allowSchemas(s.Not)
 }
 
 // Validate runs upstream's validation of a CustomResourceDefinition: of a
