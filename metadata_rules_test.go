@@ -176,26 +176,34 @@ func runRecordedCreates(t *testing.T, cp *fakeplane.ControlPlane, cases []record
 				if code != tc.wantCode {
 					t.Fatalf("dry run %v: %d, want %d: %s", dryRun, code, tc.wantCode, body)
 				}
-				var st struct {
-					Message string `json:"message"`
-					Details struct {
-						Causes []struct{ Field, Reason string } `json:"causes"`
-					} `json:"details"`
-				}
-				if err := json.Unmarshal(body, &st); err != nil {
-					t.Fatal(err)
-				}
-				var causes []string
-				for _, c := range st.Details.Causes {
-					causes = append(causes, c.Field+" "+c.Reason)
-				}
+				message, causes := statusFieldCauses(t, body)
 				if code != 201 && !slices.Equal(causes, tc.wantCauses) {
 					t.Errorf("dry run %v: causes\n%q\nwant\n%q", dryRun, causes, tc.wantCauses)
 				}
-				if tc.wantMessage != "" && st.Message != tc.wantMessage {
-					t.Errorf("dry run %v: message\n%s\nwant\n%s", dryRun, st.Message, tc.wantMessage)
+				if tc.wantMessage != "" && message != tc.wantMessage {
+					t.Errorf("dry run %v: message\n%s\nwant\n%s", dryRun, message, tc.wantMessage)
 				}
 			}
 		})
 	}
+}
+
+// statusFieldCauses decodes a Status body into its message and each of its
+// causes' field and reason.
+func statusFieldCauses(t *testing.T, body []byte) (string, []string) {
+	t.Helper()
+	var st struct {
+		Message string `json:"message"`
+		Details struct {
+			Causes []struct{ Field, Reason string } `json:"causes"`
+		} `json:"details"`
+	}
+	if err := json.Unmarshal(body, &st); err != nil {
+		t.Fatal(err)
+	}
+	var causes []string
+	for _, c := range st.Details.Causes {
+		causes = append(causes, c.Field+" "+c.Reason)
+	}
+	return st.Message, causes
 }

@@ -126,24 +126,12 @@ func TestUpdateRulesAsKubeAPIServer(t *testing.T) {
 			if code != tc.wantCode {
 				t.Fatalf("%d, want %d: %s", code, tc.wantCode, body)
 			}
-			var st struct {
-				Message string `json:"message"`
-				Details struct {
-					Causes []struct{ Field, Reason string } `json:"causes"`
-				} `json:"details"`
-			}
-			if err := json.Unmarshal(body, &st); err != nil {
-				t.Fatal(err)
-			}
-			var causes []string
-			for _, c := range st.Details.Causes {
-				causes = append(causes, c.Field+" "+c.Reason)
-			}
+			message, causes := statusFieldCauses(t, body)
 			if !slices.Equal(causes, tc.wantCauses) {
 				t.Errorf("causes\n%q\nwant\n%q", causes, tc.wantCauses)
 			}
-			if st.Message != tc.wantMessage {
-				t.Errorf("message\n%s\nwant\n%s", st.Message, tc.wantMessage)
+			if message != tc.wantMessage {
+				t.Errorf("message\n%s\nwant\n%s", message, tc.wantMessage)
 			}
 		})
 	}
