@@ -86,3 +86,37 @@ func TestAutoscalingV1WriterOwnsTheDefaultCPUTarget(t *testing.T) {
 		t.Errorf("spec.targetCPUUtilizationPercentage: %v, want 80", p)
 	}
 }
+
+// TestEmptyListIsStillOwned creates two Roles alike but for rules, empty in
+// one and absent in the other: kube-apiserver's field manager sees the
+// object as sent, so the first's writer owns rules (f:rules) and the
+// second's does not (it owns nothing, and has no entry), although both
+// are stored without rules.
+func TestEmptyListIsStillOwned(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	roles := "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles"
+	for _, tc := range []struct{ name, body, want string }{
+		{"empty", `{"metadata":{"name":"a"},"rules":[]}`, `{"f:rules":{}}`},
+		{"absent", `{"metadata":{"name":"b"}}`, ``},
+		{"empty-again", `{"metadata":{"name":"c"},"rules":[]}`, `{"f:rules":{}}`},
+	} {
+		var role struct {
+			Metadata struct {
+				ManagedFields []struct {
+					FieldsV1 json.RawMessage `json:"fieldsV1"`
+				} `json:"managedFields"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(mustStatus(t, cp, "POST", roles, tc.body, 201), &role); err != nil {
+			t.Fatal(err)
+		}
+		mf := role.Metadata.ManagedFields
+		switch {
+		case tc.want == "" && len(mf) != 0:
+			t.Errorf("%s: managedFields %+v, want none (nothing is owned)", tc.name, mf)
+		case tc.want != "" && (len(mf) != 1 || string(mf[0].FieldsV1) != tc.want):
+			t.Errorf("%s: managedFields %+v, want one entry with %s", tc.name, mf, tc.want)
+		}
+	}
+}

@@ -529,7 +529,7 @@ func (a admissionObjects) convertVersion(in, out runtime.Object, inKind, outKind
 	if !ok || to.Bucket != from.Bucket {
 		return fmt.Errorf("converting %v to %v: not versions of one resource", inKind, outKind)
 	}
-	b, err := Encode(in)
+	b, err := encodeAsSent(in)
 	if err != nil {
 		return err
 	}

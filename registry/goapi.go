@@ -90,7 +90,7 @@ func (g goAPI) decode(c *Request, obj runtime.Object) (*Object, error) {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("%T is not the Go type of %s (%s)", obj, c.Res.GR, want))
 		}
 	}
-	data, err := Encode(obj)
+	data, err := encodeAsSent(obj)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("encode %T: %v", obj, err))
 	}

@@ -672,7 +672,7 @@ func createdShape(obj runtime.Object) ([]byte, bool) {
 	acc.SetSelfLink("")
 	acc.SetCreationTimestamp(metav1.Time{})
 	acc.SetGeneration(0)
-	b, err := Encode(cp)
+	b, err := encodeAsSent(cp)
 	if err != nil || len(b) > maxCreatedShapeLen {
 		return nil, false
 	}

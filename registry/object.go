@@ -388,12 +388,22 @@ func (r *Resource) DecodeStored(data []byte) (*Object, error) {
 	return &Object{Obj: obj, Meta: acc}, nil
 }
 
-// Encode serialises an object for storage and responses.
-func Encode(obj runtime.Object) ([]byte, error) {
+// encodeAsSent serialises an object as it is, empty lists included: what
+// admission and conversion see of a request's object, and what the memos
+// of computations over it key on. Encode is what is stored and answered.
+func encodeAsSent(obj runtime.Object) ([]byte, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return json.Marshal(u.Object)
 	}
-	b, err := json.Marshal(obj)
+	return json.Marshal(obj)
+}
+
+// Encode serialises an object for storage and responses.
+func Encode(obj runtime.Object) ([]byte, error) {
+	b, err := encodeAsSent(obj)
+	if _, ok := obj.(*unstructured.Unstructured); ok {
+		return b, err
+	}
 	if err != nil || !hasEmptyList(b) || !nilEmptySlices(reflect.ValueOf(obj), false) {
 		return b, err
 	}

@@ -226,7 +226,7 @@ func (r *Resource) updatedShape(sub, manager string, old, o *Object) (string, []
 		return "", nil, false
 	}
 	cpAcc.SetManagedFields(nil)
-	newJSON, err := Encode(cp)
+	newJSON, err := encodeAsSent(cp)
 	if err != nil {
 		return "", nil, false
 	}
