@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Sends the same requests to refplane (a real kube-apiserver) and to a fakeplane, and prints where the answers differ.
+
+    ../shared/tools/refplane/start.sh                      # the reference; then create its default ServiceAccount:
+    kubectl --kubeconfig ~/.cache/refplane/kubeconfig create sa default
+    fakeplane --data-dir /tmp/fpd --kubeconfig /tmp/fp.kubeconfig &
+    hack/refdiff/refdiff.py --fakeplane /tmp/fp.kubeconfig create [PATH-FILTER]
+
+Sweeps (each prints DIFF lines with both answers, then a count):
+    create    every valid object of OBJECTS, then each of its fields changed to invalid values, as dry-run creates
+    update    the same changes as dry-run updates (PUT) of objects created first (named NAME+SUFFIX, --suffix)
+    pairs     dry-run creates with two or three fields changed at once (the order of errors), --seed
+    lists     list queries (field and label selectors, limits, resourceVersions) on every listed resource
+    warnings  the Warning headers of the creates, also with fieldValidation=Warn
+
+An answer is its code and, for a Status, its reason, message and causes, with UIDs, times and generated names masked.
+Both servers keep what earlier sweeps created: an object left in one of them (a webhook configuration, a LimitRange)
+changes later answers, as do fakeplane's controllers, which refplane does not run. Read each DIFF before believing it.
+"""
+import argparse, base64, copy, json, os, random, re, ssl, subprocess, sys, urllib.error, urllib.request
+
+
+def kubeconfig(path):
+    """The server, token and client certificate files of a kubeconfig's current context."""
+    view = lambda jp: subprocess.run(["kubectl", "--kubeconfig", path, "config", "view", "--raw", "--minify", "-o", "jsonpath=" + jp],
+                                     capture_output=True, text=True, check=True).stdout
+    ctx = ssl.create_default_context()
+    ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    headers = {}
+    token = view("{.users[0].user.token}")
+    token_file = view("{.users[0].user.tokenFile}")
+    if token_file:
+        token = open(os.path.expanduser(token_file)).read().strip()
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    cert, key = view("{.users[0].user.client-certificate-data}"), view("{.users[0].user.client-key-data}")
+    if cert:
+        d = os.path.join("/tmp", "refdiff-" + str(abs(hash(path))))
+        os.makedirs(d, exist_ok=True)
+        for name, data in (("crt", cert), ("key", key)):
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(base64.b64decode(data))
+        ctx.load_cert_chain(os.path.join(d, "crt"), os.path.join(d, "key"))
+    return view("{.clusters[0].cluster.server}"), headers, ctx
+
+
+SERVERS = {}
+
+
+def req(target, method, path, body=None, ctype="application/json"):
+    """One request: (code, decoded body, headers)."""
+    server, headers, ctx = SERVERS[target]
+    h = dict(headers, Accept="application/json")
+    data = None
+    if body is not None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        h["Content-Type"] = ctype
+    r = urllib.request.Request(server + path, data=data, method=method, headers=h)
+    try:
+        resp = urllib.request.urlopen(r, context=ctx, timeout=30)
+        code, raw, hdrs = resp.status, resp.read(), dict(resp.headers)
+    except urllib.error.HTTPError as e:
+        code, raw, hdrs = e.code, e.read(), dict(e.headers)
+    try:
+        js = json.loads(raw)
+    except ValueError:
+        js = raw.decode(errors="replace")
+    return code, js, hdrs
+
+
+MASKS = [(re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "UID"),
+         (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "TIME"),
+         (re.compile(r"kube-api-access-[a-z0-9]{5}"), "KAA"),
+         (re.compile(r"(resourceVersion|ResourceVersion)[^,]{0,12}?[0-9]+"), "RV")]
+
+
+def mask(s):
+    for rx, repl in MASKS:
+        s = rx.sub(repl, s)
+    return s
+
+
+def norm(r):
+    """An answer as compared: the code, and a Status's reason, message and causes."""
+    code, js, _ = r
+    if isinstance(js, dict) and js.get("kind") == "Status":
+        causes = [(c.get("field"), c.get("reason"), mask(c.get("message") or "")) for c in js.get("details", {}).get("causes", [])]
+        return (code, js.get("reason"), mask(js.get("message") or ""), json.dumps(causes))
+    return (code,)
+
+
+def resources(t):
+    """Every resource a server's discovery lists: (group, version, resource) -> its APIResource."""
+    out = {}
+    for r in req(t, "GET", "/api/v1")[1]["resources"]:
+        out[("", "v1", r["name"])] = r
+    for g in req(t, "GET", "/apis")[1]["groups"]:
+        for v in g["versions"]:
+            for r in req(t, "GET", "/apis/" + v["groupVersion"])[1]["resources"]:
+                out[(g["name"], v["version"], r["name"])] = r
+    return out
+
+
+# OBJECTS are valid objects, one or more of each kind, as (collection path, body).
+C = {"name":"c","image":"nginx"}
+PT = {"metadata":{"labels":{"app":"x"}},"spec":{"containers":[C]}}
+SEL = {"matchLabels":{"app":"x"}}
+OBJECTS = [
+ ("/api/v1/namespaces/default/pods", {"apiVersion":"v1","kind":"Pod","metadata":{"name":"d1"},"spec":{"containers":[C],"initContainers":[dict(C,name="i",restartPolicy="Always")],"ephemeralContainers":[]}}),
+ ("/api/v1/namespaces/default/pods", {"apiVersion":"v1","kind":"Pod","metadata":{"name":"d2"},"spec":{"containers":[dict(C, ports=[{"containerPort":80}], resources={"limits":{"cpu":"1"}}, livenessProbe={"httpGet":{"port":80}}, readinessProbe={"exec":{"command":["a"]}}, startupProbe={"tcpSocket":{"port":1}}, lifecycle={"preStop":{"httpGet":{"port":1}}}, env=[{"name":"A","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}}])], "volumes":[{"name":"v","configMap":{"name":"x"}},{"name":"s","secret":{"secretName":"x"}},{"name":"p","projected":{"sources":[{"serviceAccountToken":{"path":"t"}},{"downwardAPI":{"items":[{"path":"x","fieldRef":{"fieldPath":"metadata.name"}}]}}]}},{"name":"e","emptyDir":{}},{"name":"h","hostPath":{"path":"/x"}}],"securityContext":{},"affinity":{},"tolerations":[{"key":"a","operator":"Exists"}],"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"k","whenUnsatisfiable":"DoNotSchedule","labelSelector":SEL}]}}),
+ ("/apis/apps/v1/namespaces/default/deployments", {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"selector":SEL,"template":PT}}),
+ ("/apis/apps/v1/namespaces/default/replicasets", {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"d"},"spec":{"selector":SEL,"template":PT}}),
+ ("/apis/apps/v1/namespaces/default/statefulsets", {"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"d"},"spec":{"selector":SEL,"template":PT,"serviceName":"s","volumeClaimTemplates":[{"metadata":{"name":"v"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}}),
+ ("/apis/apps/v1/namespaces/default/daemonsets", {"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"d"},"spec":{"selector":SEL,"template":PT}}),
+ ("/apis/batch/v1/namespaces/default/jobs", {"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"d"},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[C]}}}}),
+ ("/apis/batch/v1/namespaces/default/jobs", {"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"d2"},"spec":{"completionMode":"Indexed","completions":3,"podFailurePolicy":{"rules":[{"action":"FailJob","onExitCodes":{"operator":"In","values":[1]}}]},"template":{"spec":{"restartPolicy":"Never","containers":[C]}}}}),
+ ("/apis/batch/v1/namespaces/default/cronjobs", {"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"d"},"spec":{"schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[C]}}}}}}),
+ ("/api/v1/namespaces/default/services", {"apiVersion":"v1","kind":"Service","metadata":{"name":"d"},"spec":{"ports":[{"port":80}],"selector":{"app":"x"}}}),
+ ("/api/v1/namespaces/default/services", {"apiVersion":"v1","kind":"Service","metadata":{"name":"d2"},"spec":{"type":"LoadBalancer","ports":[{"port":80,"name":"a"},{"port":81,"protocol":"UDP","name":"b"}]}}),
+ ("/api/v1/namespaces/default/services", {"apiVersion":"v1","kind":"Service","metadata":{"name":"d3"},"spec":{"type":"ExternalName","externalName":"example.com"}}),
+ ("/api/v1/namespaces/default/services", {"apiVersion":"v1","kind":"Service","metadata":{"name":"d4"},"spec":{"clusterIP":"None","ports":[{"port":80}]}}),
+ ("/api/v1/namespaces/default/persistentvolumeclaims", {"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"d"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}),
+ ("/api/v1/persistentvolumes", {"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"d"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/x"}}}),
+ ("/api/v1/namespaces/default/secrets", {"apiVersion":"v1","kind":"Secret","metadata":{"name":"d"},"stringData":{"a":"b"}}),
+ ("/api/v1/namespaces/default/replicationcontrollers", {"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"d"},"spec":{"template":PT}}),
+ ("/api/v1/namespaces/default/resourcequotas", {"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"d"},"spec":{"hard":{"pods":"1"}}}),
+ ("/api/v1/namespaces/default/limitranges", {"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"d"},"spec":{"limits":[{"type":"Container","max":{"cpu":"1"}}]}}),
+ ("/api/v1/namespaces/default/endpoints", {"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"d"},"subsets":[{"addresses":[{"ip":"10.1.1.1"}],"ports":[{"port":80}]}]}),
+ ("/api/v1/nodes", {"apiVersion":"v1","kind":"Node","metadata":{"name":"d"}}),
+ ("/api/v1/namespaces", {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"d"}}),
+ ("/api/v1/namespaces/default/serviceaccounts", {"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"d"}}),
+ ("/api/v1/namespaces/default/podtemplates", {"apiVersion":"v1","kind":"PodTemplate","metadata":{"name":"d"},"template":PT}),
+ ("/api/v1/namespaces/default/events", {"apiVersion":"v1","kind":"Event","metadata":{"name":"d"},"involvedObject":{"kind":"Pod","name":"p","namespace":"default"}}),
+ ("/apis/events.k8s.io/v1/namespaces/default/events", {"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"d"},"eventTime":"2026-01-01T00:00:00.000000Z","reportingController":"c","reportingInstance":"i","action":"a","reason":"r","type":"Normal"}),
+ ("/apis/networking.k8s.io/v1/namespaces/default/ingresses", {"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"d"},"spec":{"rules":[{"host":"a.com","http":{"paths":[{"path":"/","pathType":"Prefix","backend":{"service":{"name":"s","port":{"number":80}}}}]}}]}}),
+ ("/apis/networking.k8s.io/v1/namespaces/default/networkpolicies", {"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"d"},"spec":{"podSelector":{},"ingress":[{"ports":[{"port":80}]}]}}),
+ ("/apis/networking.k8s.io/v1/ingressclasses", {"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"d"},"spec":{"controller":"a.com/b"}}),
+ ("/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", {"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"d"},"spec":{"maxReplicas":3,"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"d"}}}),
+ ("/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers", {"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"d1"},"spec":{"maxReplicas":3,"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"d"}}}),
+ ("/apis/policy/v1/namespaces/default/poddisruptionbudgets", {"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"d"},"spec":{"minAvailable":1,"selector":SEL}}),
+ ("/apis/storage.k8s.io/v1/storageclasses", {"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"d"},"provisioner":"a.com/b"}),
+ ("/apis/storage.k8s.io/v1/csidrivers", {"apiVersion":"storage.k8s.io/v1","kind":"CSIDriver","metadata":{"name":"d.com"},"spec":{}}),
+ ("/apis/storage.k8s.io/v1/volumeattachments", {"apiVersion":"storage.k8s.io/v1","kind":"VolumeAttachment","metadata":{"name":"d"},"spec":{"attacher":"a.com","nodeName":"n","source":{"persistentVolumeName":"p"}}}),
+ ("/apis/storage.k8s.io/v1/volumeattributesclasses", {"apiVersion":"storage.k8s.io/v1","kind":"VolumeAttributesClass","metadata":{"name":"d"},"driverName":"a.com","parameters":{"a":"b"}}),
+ ("/apis/storage.k8s.io/v1/csinodes", {"apiVersion":"storage.k8s.io/v1","kind":"CSINode","metadata":{"name":"d"},"spec":{"drivers":[]}}),
+ ("/apis/scheduling.k8s.io/v1/priorityclasses", {"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"d"},"value":10}),
+ ("/apis/node.k8s.io/v1/runtimeclasses", {"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"d"},"handler":"h"}),
+ ("/apis/coordination.k8s.io/v1/namespaces/default/leases", {"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"d"},"spec":{}}),
+ ("/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", {"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"d"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]}]}),
+ ("/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", {"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"d"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"d"},"subjects":[{"kind":"ServiceAccount","name":"x","namespace":"default"},{"kind":"User","name":"u"}]}),
+ ("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"d"},"webhooks":[{"name":"a.b.c","clientConfig":{"url":"https://a.com"},"sideEffects":"None","admissionReviewVersions":["v1"],"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"]}]}]}),
+ ("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", {"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration","metadata":{"name":"d"},"webhooks":[{"name":"a.b.c","clientConfig":{"service":{"name":"s","namespace":"default"}},"sideEffects":"None","admissionReviewVersions":["v1"]}]}),
+ ("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"d"},"spec":{"validations":[{"expression":"true"}],"matchConstraints":{"resourceRules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"]}]}}}),
+ ("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings", {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"d"},"spec":{"policyName":"d","validationActions":["Deny"]}}),
+ ("/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies", {"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingAdmissionPolicy","metadata":{"name":"d"},"spec":{"reinvocationPolicy":"Never","mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{"expression":"Object{}"}}],"matchConstraints":{"resourceRules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"]}]}}}),
+ ("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", {"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"d"},"addressType":"IPv4","endpoints":[{"addresses":["10.1.1.1"]}],"ports":[{"port":80}]}),
+ ("/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations", {"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration","metadata":{"name":"d"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":5,"lendablePercent":10,"limitResponse":{"type":"Queue","queuing":{"queues":8,"handSize":4,"queueLengthLimit":50}}}}}),
+ ("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", {"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"FlowSchema","metadata":{"name":"d"},"spec":{"priorityLevelConfiguration":{"name":"global-default"},"rules":[{"subjects":[{"kind":"User","user":{"name":"x"}}],"resourceRules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"],"namespaces":["*"]}]}]}}),
+ 
+ ("/apis/resource.k8s.io/v1/deviceclasses", {"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"d"},"spec":{}}),
+ ("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims", {"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"d"},"spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"d"}}]}}}),
+ ("/apis/resource.k8s.io/v1/resourceslices", {"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"d"},"spec":{"driver":"a.com","pool":{"name":"p","resourceSliceCount":1},"nodeName":"n","devices":[{"name":"d"}]}}),
+ ("/apis/networking.k8s.io/v1/servicecidrs", {"apiVersion":"networking.k8s.io/v1","kind":"ServiceCIDR","metadata":{"name":"d"},"spec":{"cidrs":["10.9.0.0/24"]}}),
+ ("/apis/storagemigration.k8s.io/v1/storageversionmigrations", {"apiVersion":"storagemigration.k8s.io/v1","kind":"StorageVersionMigration","metadata":{"name":"d"},"spec":{"resource":{"group":"apps","resource":"deployments"}}}),
+ ("/apis/apps/v1/namespaces/default/controllerrevisions", {"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"d"},"revision":1,"data":{"a":"b"}}),
+ ("/apis/resource.k8s.io/v1/namespaces/default/resourceclaimtemplates", {"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","metadata":{"name":"d"},"spec":{"spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"d","count":2,"allocationMode":"ExactCount","selectors":[{"cel":{"expression":"true"}}]}}],"constraints":[{"requests":["r"],"matchAttribute":"a.com/x"}]}}}}),
+ ("/apis/resource.k8s.io/v1/devicetaintrules", {"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule","metadata":{"name":"d"},"spec":{"deviceSelector":{"driver":"a.com","pool":"p","device":"d"},"taint":{"key":"k","value":"v","effect":"NoSchedule"}}}),
+ ("/apis/networking.k8s.io/v1/ipaddresses", {"apiVersion":"networking.k8s.io/v1","kind":"IPAddress","metadata":{"name":"10.0.0.55"},"spec":{"parentRef":{"group":"","resource":"services","namespace":"default","name":"x"}}}),
+ ("/apis/storage.k8s.io/v1/namespaces/default/csistoragecapacities", {"apiVersion":"storage.k8s.io/v1","kind":"CSIStorageCapacity","metadata":{"name":"d"},"storageClassName":"s","capacity":"1Gi","nodeTopology":{"matchLabels":{"a":"b"}}}),
+ ("/api/v1/namespaces/default/services", {"apiVersion":"v1","kind":"Service","metadata":{"name":"d5"},"spec":{"type":"NodePort","externalTrafficPolicy":"Local","sessionAffinity":"ClientIP","ports":[{"port":80,"targetPort":"http","appProtocol":"a.com/b"}],"selector":{"a":"b"},"trafficDistribution":"PreferClose"}}),
+ ("/apis/apps/v1/namespaces/default/deployments", {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d6"},"spec":{"replicas":3,"minReadySeconds":5,"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":"50%"}},"selector":{"matchExpressions":[{"key":"app","operator":"In","values":["x"]}]},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i","securityContext":{"runAsNonRoot":True,"capabilities":{"add":["NET_ADMIN"]},"seccompProfile":{"type":"RuntimeDefault"}}}],"dnsConfig":{"nameservers":["1.1.1.1"],"options":[{"name":"ndots","value":"2"}]},"hostAliases":[{"ip":"1.2.3.4","hostnames":["a"]}],"priorityClassName":"system-cluster-critical","schedulingGates":[{"name":"g"}]}}}}),
+ ("/apis/apps/v1/namespaces/default/statefulsets", {"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"d7"},"spec":{"selector":{"matchLabels":{"app":"x"}},"serviceName":"s","ordinals":{"start":2},"persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Delete","whenScaled":"Retain"},"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":1,"maxUnavailable":2}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}),
+]
+
+
+DEL = object()
+
+
+def leaves(o, path=()):
+    """Every field path of o below its metadata, with its value."""
+    if isinstance(o, dict):
+        yield path, o
+        for k, v in o.items():
+            if path == () and k in ("apiVersion", "kind", "metadata"):
+                continue
+            yield from leaves(v, path + (k,))
+    elif isinstance(o, list):
+        yield path, o
+        for i, v in enumerate(o):
+            yield from leaves(v, path + (i,))
+    else:
+        yield path, o
+
+
+def setp(o, path, val):
+    for p in path[:-1]:
+        o = o[p]
+    if val is DEL:
+        o.pop(path[-1]) if isinstance(o, list) else o.pop(path[-1], None)
+    else:
+        o[path[-1]] = val
+
+
+def bad_values(v):
+    if isinstance(v, bool):
+        return [not v, "x"]
+    if isinstance(v, (int, float)):
+        return [-1, 0, 2147483648, "x"]
+    if isinstance(v, str):
+        return ["", "BAD VALUE!", "-x-", "a" * 300, 5]
+    if isinstance(v, list):
+        return [[], [None], "x"]
+    if isinstance(v, dict):
+        return [{}, "x", DEL]
+    return []
+
+
+def report(label, a, f):
+    print("DIFF", label)
+    print("  ref:", str(a)[:900])
+    print("  fp: ", str(f)[:900])
+
+
+def selected(args):
+    return [(p, b) for p, b in OBJECTS if not args.filter or args.filter in p]
+
+
+def sweep_create(args):
+    nd = n = 0
+    for path, body in selected(args):
+        for lp, lv in [((), None)] + [x for x in leaves(body) if x[0]]:
+            for mv in bad_values(lv) if lp else [None]:
+                b = copy.deepcopy(body)
+                if lp:
+                    setp(b, lp, mv)
+                a, f = norm(req("ref", "POST", path + "?dryRun=All", b)), norm(req("fp", "POST", path + "?dryRun=All", b))
+                n += 1
+                if a != f:
+                    nd += 1
+                    report("%s %s = %s" % (path, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40]), a, f)
+    print("diffs", nd, "of", n)
+
+
+def sweep_update(args):
+    nd = n = 0
+    for path, body in selected(args):
+        name = body["metadata"]["name"] + args.suffix
+        b0 = copy.deepcopy(body)
+        b0["metadata"]["name"] = name
+        for t in ("ref", "fp"):
+            code = req(t, "POST", path, b0)[0]
+            if code != 201:
+                print("create", t, code, path + "/" + name)
+        for lp, lv in [x for x in leaves(body) if x[0]]:
+            for mv in bad_values(lv):
+                res = []
+                for t in ("ref", "fp"):
+                    for _ in range(3):  # a controller's write meanwhile is a 409: try again
+                        b = copy.deepcopy(req(t, "GET", path + "/" + name)[1])
+                        try:
+                            setp(b, lp, mv)
+                        except (KeyError, IndexError, TypeError):
+                            r = ("no such field",)
+                            break
+                        r = norm(req(t, "PUT", path + "/" + name + "?dryRun=All", b))
+                        if r[0] != 409:
+                            break
+                    res.append(r)
+                n += 1
+                if res[0] != res[1]:
+                    nd += 1
+                    report("%s/%s %s = %s" % (path, name, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40]), *res)
+    print("diffs", nd, "of", n)
+
+
+def sweep_pairs(args):
+    rnd = random.Random(args.seed)
+    nd = n = 0
+    for path, body in selected(args):
+        fields = [(lp, lv) for lp, lv in leaves(body) if lp and not isinstance(lv, (dict, list))]
+        if len(fields) < 2:
+            continue
+        for _ in range(25):
+            b, desc = copy.deepcopy(body), []
+            for lp, lv in rnd.sample(fields, min(3, len(fields))):
+                mv = rnd.choice([x for x in bad_values(lv) if type(x) is type(lv)] or bad_values(lv))
+                setp(b, lp, mv[:100] if isinstance(mv, str) else mv)
+                desc.append("%s=%s" % (".".join(map(str, lp)), json.dumps(mv)[:20]))
+            a, f = norm(req("ref", "POST", path + "?dryRun=All", b)), norm(req("fp", "POST", path + "?dryRun=All", b))
+            n += 1
+            if a != f:
+                nd += 1
+                report(path + " " + " ".join(desc), a, f)
+    print("diffs", nd, "of", n)
+
+
+LIST_QUERIES = [("fieldSelector", s) for s in ["metadata.name=x", "metadata.namespace=x", "spec.nodeName=x", "status.phase=x",
+                                              "spec.foo=x", "type=x", "involvedObject.kind=x", "spec.schedulerName=x",
+                                              "spec.signerName=x", "metadata.name!=x", "metadata.name in (a)", "bad"]] + [
+    ("labelSelector", "a in ("), ("labelSelector", "a=b,c!=d"), ("limit", "-1"), ("limit", "x"),
+    ("resourceVersion", "x"), ("resourceVersionMatch", "Exact"), ("resourceVersionMatch", "NotOlderThan"), ("continue", "bad")]
+
+
+def sweep_lists(args):
+    import urllib.parse
+    nd = n = 0
+    for (g, v, name), r in sorted(resources("ref").items()):
+        if "/" in name or "list" not in r.get("verbs", []):
+            continue
+        base = ("/api/v1" if g == "" else "/apis/%s/%s" % (g, v)) + "/" + name
+        for q in LIST_QUERIES:
+            p = base + "?" + urllib.parse.urlencode([q])
+            a, f = norm(req("ref", "GET", p)), norm(req("fp", "GET", p))
+            n += 1
+            if a != f:
+                nd += 1
+                report(p, a, f)
+    print("diffs", nd, "of", n)
+
+
+def sweep_warnings(args):
+    def warnings(r):
+        return (r[0], mask("|".join(v for k, v in r[2].items() if k.lower() == "warning")))
+    nd = n = 0
+    for path, body in selected(args):
+        for lp, lv in [((), None)] + [x for x in leaves(body) if x[0]]:
+            for mv in bad_values(lv) if lp else [None]:
+                b = copy.deepcopy(body)
+                if lp:
+                    setp(b, lp, mv)
+                for q in ("?dryRun=All", "?dryRun=All&fieldValidation=Warn"):
+                    a, f = warnings(req("ref", "POST", path + q, b)), warnings(req("fp", "POST", path + q, b))
+                    n += 1
+                    if a != f:
+                        nd += 1
+                        report("%s%s %s" % (path, q, ".".join(map(str, lp))), a, f)
+    print("diffs", nd, "of", n)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reference", default=os.path.expanduser("~/.cache/refplane/kubeconfig"), help="refplane's kubeconfig")
+    ap.add_argument("--fakeplane", required=True, help="the fakeplane's kubeconfig")
+    ap.add_argument("--suffix", default="-u", help="update: appended to the names of the objects it creates")
+    ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
+    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings"])
+    ap.add_argument("filter", nargs="?", default="", help="only the collection paths that contain this")
+    args = ap.parse_args()
+    SERVERS["ref"], SERVERS["fp"] = kubeconfig(args.reference), kubeconfig(args.fakeplane)
+    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings}[args.sweep](args)
+
+
+if __name__ == "__main__":
+    main()
