@@ -27,7 +27,8 @@ type recordedUpdate struct {
 // RuntimeClass's handler and an EndpointSlice's address type answer with
 // their declarative immutability (naming no value) where upstream puts it,
 // a ServiceCIDR's emptied list is null, a headless Service's changed
-// clusterIP carries clusterIPs with it, and an emptied map is shown as {}.
+// clusterIP carries clusterIPs with it, an emptied map is shown as {}, and
+// a CSIStorageCapacity's update is checked as its create too.
 func TestUpdateRulesAsKubeAPIServer(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t)
@@ -94,6 +95,13 @@ func TestUpdateRulesAsKubeAPIServer(t *testing.T) {
 			wantCode: 422, wantCauses: []string{"spec.clusterIPs[0] FieldValueInvalid"},
 			wantMessage: "Service \"up9\" is invalid: spec.clusterIPs[0]: Invalid value: \"BAD VALUE!\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
 		},
+		{
+			name: "CSIStorageCapacityClassNameChangedToInvalid", coll: "/apis/storage.k8s.io/v1/namespaces/default/csistoragecapacities",
+			body:     `{"apiVersion":"storage.k8s.io/v1","kind":"CSIStorageCapacity","metadata":{"name":"up10"},"storageClassName":"s","capacity":"1Gi"}`,
+			patch:    `{"storageClassName":"BAD VALUE!"}`,
+			wantCode: 422, wantCauses: []string{"storageClassName FieldValueInvalid", "storageClassName FieldValueInvalid"},
+			wantMessage: "CSIStorageCapacity.storage.k8s.io \"up10\" is invalid: [storageClassName: Invalid value: \"BAD VALUE!\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), storageClassName: Invalid value: \"BAD VALUE!\": field is immutable]",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mustStatus(t, cp, "POST", tc.coll, tc.body, 201)
@@ -134,5 +142,23 @@ func TestUpdateRulesAsKubeAPIServer(t *testing.T) {
 				t.Errorf("message\n%s\nwant\n%s", message, tc.wantMessage)
 			}
 		})
+	}
+}
+
+// TestControllerRevisionDataComparedAsJSON updates a ControllerRevision
+// whose data was created with insignificant space, sending it back
+// unchanged (as kube-apiserver, which compares the bytes it stored with the
+// bytes sent again, accepts from a client that sends both alike) and then
+// changed (refused, the data being immutable).
+func TestControllerRevisionDataComparedAsJSON(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	coll := "/apis/apps/v1/namespaces/default/controllerrevisions"
+	mustStatus(t, cp, "POST", coll, `{"metadata":{"name":"cr"},"revision":1,"data":{"a": "b"}}`, 201)
+	mustStatus(t, cp, "PUT", coll+"/cr", `{"metadata":{"name":"cr"},"revision":2,"data":{"a": "b"}}`, 200)
+	body := mustStatus(t, cp, "PUT", coll+"/cr", `{"metadata":{"name":"cr"},"revision":3,"data":{"a": "c"}}`, 422)
+	const want = `ControllerRevision.apps "cr" is invalid: data: Invalid value: {"a":"c"}: field is immutable`
+	if message, _ := statusFieldCauses(t, body); message != want {
+		t.Errorf("message\n%s\nwant\n%s", message, want)
 	}
 }

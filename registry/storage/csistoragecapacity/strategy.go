@@ -24,8 +24,13 @@ type csiStorageCapacityStrategy struct{ strategy.Base }
 
 // Validate checks a new CSIStorageCapacity.
 func (csiStorageCapacityStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	c := obj.(*storagev1.CSIStorageCapacity)
-	errs := metav1validation.ValidateLabelSelector(c.NodeTopology, metav1validation.LabelSelectorValidationOptions{}, field.NewPath("nodeTopology"))
+	return validateCapacity(obj.(*storagev1.CSIStorageCapacity), metav1validation.LabelSelectorValidationOptions{})
+}
+
+// validateCapacity is upstream's ValidateCSIStorageCapacity: the node
+// topology, the class name and a capacity not below zero.
+func validateCapacity(c *storagev1.CSIStorageCapacity, opts metav1validation.LabelSelectorValidationOptions) field.ErrorList {
+	errs := metav1validation.ValidateLabelSelector(c.NodeTopology, opts, field.NewPath("nodeTopology"))
 	for _, msg := range apivalidation.NameIsDNSSubdomain(c.StorageClassName, false) {
 		errs = append(errs, field.Invalid(field.NewPath("storageClassName"), c.StorageClassName, msg))
 	}
@@ -35,11 +40,16 @@ func (csiStorageCapacityStrategy) Validate(_ context.Context, obj runtime.Object
 	return errs
 }
 
-// ValidateUpdate checks that an update keeps the node topology and the
-// class name, the inputs of the capacity.
+// ValidateUpdate checks an update as a create (label values in the node
+// topology the stored object already had invalid are let through), and
+// that it keeps the node topology and the class name, the inputs of the
+// capacity.
 func (csiStorageCapacityStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	c, was := obj.(*storagev1.CSIStorageCapacity), old.(*storagev1.CSIStorageCapacity)
-	var errs field.ErrorList
+	opts := metav1validation.LabelSelectorValidationOptions{
+		AllowInvalidLabelValueInSelector: len(metav1validation.ValidateLabelSelector(was.NodeTopology, metav1validation.LabelSelectorValidationOptions{}, nil)) > 0,
+	}
+	errs := validateCapacity(c, opts)
 	if !apiequality.Semantic.DeepEqual(c.NodeTopology, was.NodeTopology) {
 		errs = append(errs, field.Invalid(field.NewPath("nodeTopology"), c.NodeTopology, "field is immutable"))
 	}
