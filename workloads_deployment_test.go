@@ -519,9 +519,12 @@ func TestDeploymentProgressDeadlineExceeded(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
+		// The deadline (a second) may pass before the ReplicaSet reports
+		// its pods: the status counts them once it has.
 		c := condition(got, appsv1.DeploymentProgressing)
 		return c != nil && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" &&
-			regexp.MustCompile(`^ReplicaSet "stuck-[a-z0-9]+" has timed out progressing\.$`).MatchString(c.Message), fmt.Sprintf("%+v", got.Status)
+			regexp.MustCompile(`^ReplicaSet "stuck-[a-z0-9]+" has timed out progressing\.$`).MatchString(c.Message) &&
+			got.Status.Replicas == 2, fmt.Sprintf("%+v", got.Status)
 	})
 	got, err := cs.AppsV1().Deployments("default").Get(context.Background(), "stuck", metav1.GetOptions{})
 	if err != nil {
