@@ -13,7 +13,7 @@ import (
 
 // Bind sets a pod's node; shared by pods/binding and the bindings resource.
 func (s *Registry) Bind(c *Request, podName string, b *corev1.Binding, dry bool) error {
-	if b.Name != "" && b.Name != podName {
+	if b.Name != podName {
 		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Binding object"))
 	}
 	// Upstream's BindingREST answers its validation errors as a plain

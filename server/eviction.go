@@ -54,15 +54,17 @@ func (s *Server) serveEviction(c *call) error {
 	if err != nil {
 		return err
 	}
-	if ev.Name != "" && ev.Name != c.Info.Name {
+	// The create handler checks the body's namespace against the URL's,
+	// then the eviction storage its name (an empty one too).
+	if err := registry.EnsureRequestNamespace(c.Request, ev); err != nil {
+		return err
+	}
+	if ev.Name != c.Info.Name {
 		return apierrors.NewBadRequest("name in URL does not match name in Eviction object")
 	}
 	dry := wo.dryRun
 	// Admission sees a CREATE of pods/eviction with the Eviction; the
 	// pod's condition and deletion that follow are not admitted again.
-	if ev.Namespace == "" {
-		ev.Namespace = c.Namespace
-	}
 	if err := s.AdmitCreate(c.Request, ev, evictionKind, c.Info.Name, dry || ev.DeleteOptions != nil && len(ev.DeleteOptions.DryRun) > 0); err != nil {
 		return err
 	}

@@ -358,6 +358,13 @@ func (s *Server) serveBindingAs(c *call, res *registry.Resource, podName func(*r
 		return err
 	}
 	addWarnings(c.w, o.Warnings)
+	if err := registry.EnsureRequestNamespace(c.Request, o.Meta); err != nil {
+		return err
+	}
+	if c.Info.Subresource == "" && o.Meta.GetName() == "" {
+		// The bindings collection takes the pod's name from the body.
+		return apierrors.NewBadRequest("Name parameter required.")
+	}
 	if err := s.Bind(c.Request, podName(o), o.Obj.(*corev1.Binding), wo.dryRun); err != nil {
 		return err
 	}
