@@ -225,19 +225,27 @@ def selected(args):
     return [(p, b) for p, b in OBJECTS if not args.filter or args.filter in p]
 
 
+def mutations(body):
+    """body as it is, then with each field changed to each of its bad values: (field path, value, body)."""
+    yield (), None, copy.deepcopy(body)
+    for lp, lv in leaves(body):
+        if not lp:
+            continue
+        for mv in bad_values(lv):
+            b = copy.deepcopy(body)
+            setp(b, lp, mv)
+            yield lp, mv, b
+
+
 def sweep_create(args):
     nd = n = 0
     for path, body in selected(args):
-        for lp, lv in [((), None)] + [x for x in leaves(body) if x[0]]:
-            for mv in bad_values(lv) if lp else [None]:
-                b = copy.deepcopy(body)
-                if lp:
-                    setp(b, lp, mv)
-                a, f = norm(req("ref", "POST", path + "?dryRun=All", b)), norm(req("fp", "POST", path + "?dryRun=All", b))
-                n += 1
-                if a != f:
-                    nd += 1
-                    report("%s %s = %s" % (path, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40]), a, f)
+        for lp, mv, b in mutations(body):
+            a, f = norm(req("ref", "POST", path + "?dryRun=All", b)), norm(req("fp", "POST", path + "?dryRun=All", b))
+            n += 1
+            if a != f:
+                nd += 1
+                report("%s %s = %s" % (path, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40]), a, f)
     print("diffs", nd, "of", n)
 
 
@@ -323,17 +331,13 @@ def sweep_warnings(args):
         return (r[0], mask("|".join(v for k, v in r[2].items() if k.lower() == "warning")))
     nd = n = 0
     for path, body in selected(args):
-        for lp, lv in [((), None)] + [x for x in leaves(body) if x[0]]:
-            for mv in bad_values(lv) if lp else [None]:
-                b = copy.deepcopy(body)
-                if lp:
-                    setp(b, lp, mv)
-                for q in ("?dryRun=All", "?dryRun=All&fieldValidation=Warn"):
-                    a, f = warnings(req("ref", "POST", path + q, b)), warnings(req("fp", "POST", path + q, b))
-                    n += 1
-                    if a != f:
-                        nd += 1
-                        report("%s%s %s" % (path, q, ".".join(map(str, lp))), a, f)
+        for lp, _, b in mutations(body):
+            for q in ("?dryRun=All", "?dryRun=All&fieldValidation=Warn"):
+                a, f = warnings(req("ref", "POST", path + q, b)), warnings(req("fp", "POST", path + q, b))
+                n += 1
+                if a != f:
+                    nd += 1
+                    report("%s%s %s" % (path, q, ".".join(map(str, lp))), a, f)
     print("diffs", nd, "of", n)
 
 
