@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,8 +177,10 @@ func TestCRDConversionWebhookByURL(t *testing.T) {
 		t.Fatalf("v2 list: %v %v", err, l)
 	}
 	hook.mu.Lock()
-	if got := hook.sizes[before:]; len(got) != 1 || got[0] != 3 {
-		t.Errorf("reviews for a list of 3 unconverted objects: %v", got)
+	// (The control plane's own watchers, the garbage collector's among
+	// them, may convert single objects meanwhile, as on a cluster.)
+	if got := hook.sizes[before:]; !slices.Contains(got, 3) || slices.Contains(got, 2) {
+		t.Errorf("reviews for a list of 3 unconverted objects: %v, want one of all 3", got)
 	}
 	reviews := strings.Join(hook.reviews, ",")
 	hook.fail = "no can do"
