@@ -207,3 +207,31 @@ func statusFieldCauses(t *testing.T, body []byte) (string, []string) {
 	}
 	return st.Message, causes
 }
+
+// TestEphemeralContainersWriteKeepsMetadataUnchecked patches a pod's
+// /ephemeralcontainers with an invalid label beside a new ephemeral
+// container: kube-apiserver's strategy keeps the stored pod but its
+// ephemeral containers before it validates, so the write succeeds (here as
+// a dry run, as refplane answered it) and the label is not written.
+func TestEphemeralContainersWriteKeepsMetadataUnchecked(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	mustStatus(t, cp, "POST", "/api/v1/namespaces/default/pods", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"eph"},"spec":{"containers":[{"name":"c","image":"i"}]}}`, 201)
+	code, _, body := rawRequest(t, cp, "PATCH", "/api/v1/namespaces/default/pods/eph/ephemeralcontainers?dryRun=All", "application/strategic-merge-patch+json",
+		[]byte(`{"metadata":{"labels":{"a b":"c"}},"spec":{"ephemeralContainers":[{"name":"dbg","image":"busybox"}]}}`), nil)
+	if code != 200 {
+		t.Fatalf("%d, want 200: %s", code, body)
+	}
+	var pod struct {
+		Metadata struct{ Labels map[string]string }
+		Spec     struct {
+			EphemeralContainers []struct{ Name string }
+		}
+	}
+	if err := json.Unmarshal(body, &pod); err != nil {
+		t.Fatal(err)
+	}
+	if len(pod.Metadata.Labels) != 0 || len(pod.Spec.EphemeralContainers) != 1 {
+		t.Errorf("labels %v, ephemeral containers %v; want no labels and the new container", pod.Metadata.Labels, pod.Spec.EphemeralContainers)
+	}
+}

@@ -180,9 +180,9 @@ func (s *Registry) validateCreateOnce(c *Request, o *Object) error {
 }
 
 // beforeUpdate applies per-resource update rules (upstream's PrepareForUpdate)
-// and validates the update: metaErrs, the metadata errors prepareUpdate
-// found, come first in the 422, then the type's own rules.
-func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, metaErrs field.ErrorList) error {
+// and validates the update: the metadata errors come first in the 422, then
+// the type's own rules.
+func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object) error {
 	invalid := func(errs field.ErrorList) error {
 		if len(errs) == 0 {
 			return nil
@@ -190,8 +190,16 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 		return apierrors.NewInvalid(invalidKind(c), o.Meta.GetName(), validate.Dedup(errs))
 	}
 	if mode == internalWrite {
-		return invalid(metaErrs)
+		return invalid(metaUpdateErrors(c, o, old))
 	}
+	st, hasStrategy := For(c.Res.GR)
+	if hasStrategy {
+		prepareUpdate(c, st, mode, o, old)
+	}
+	// Upstream validates the metadata once the strategy has prepared the
+	// write: what a preparation puts back (a Deployment's labels on
+	// /status, the stored pod on /ephemeralcontainers) is not checked.
+	metaErrs := metaUpdateErrors(c, o, old)
 	switch o.Obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition, *unstructured.Unstructured:
 		// A custom resource with a schema reports them with the schema's.
@@ -199,16 +207,6 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object, meta
 			if err := invalid(metaErrs); err != nil {
 				return err
 			}
-		}
-	}
-	st, hasStrategy := For(c.Res.GR)
-	if hasStrategy {
-		prepareUpdate(c, st, mode, o, old)
-		if _, ok := st.(strategy.StatusPreparer); ok && mode == statusWrite {
-			// Upstream validates the metadata once prepared: what the
-			// status strategy put back (a Deployment's labels) is not
-			// checked again.
-			metaErrs = metaUpdateErrors(c, o, old)
 		}
 	}
 	if svc, ok := o.Obj.(*corev1.Service); ok && mode == mainWrite {

@@ -132,13 +132,13 @@ func nameRule(c *Request, o *Object) validation.ValidateNameFunc {
 }
 
 // prepareUpdate carries server-owned metadata from the stored object into
-// the new one and validates the change of metadata, as upstream's
-// BeforeUpdate does; the errors found are returned to be reported with
-// those of the rest of the object (see validateUpdate).
-func (s *Registry) prepareUpdate(c *Request, o, old *Object) (field.ErrorList, error) {
+// the new one, as upstream's BeforeUpdate does; the metadata is validated
+// later, once the strategy has prepared the write (beforeUpdate,
+// metaUpdateErrors).
+func (s *Registry) prepareUpdate(c *Request, o, old *Object) error {
 	m, om := o.Meta, old.Meta
 	if err := EnsureRequestNamespace(c, m); err != nil {
-		return nil, err
+		return err
 	}
 	if m.GetUID() == "" {
 		m.SetUID(om.GetUID())
@@ -158,7 +158,7 @@ func (s *Registry) prepareUpdate(c *Request, o, old *Object) (field.ErrorList, e
 		m.SetName(om.GetName())
 	}
 	m.SetGeneration(om.GetGeneration())
-	return metaUpdateErrors(c, o, old), nil
+	return nil
 }
 
 // metaUpdateErrors are the metadata errors of an update of old to o.

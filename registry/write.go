@@ -270,11 +270,10 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 				return store.Write{}, err
 			}
 		}
-		metaErrs, err := s.prepareUpdate(c, o, old)
-		if err != nil {
+		if err := s.prepareUpdate(c, o, old); err != nil {
 			return store.Write{}, err
 		}
-		if err := s.beforeUpdate(c, mode, o, old, metaErrs); err != nil {
+		if err := s.beforeUpdate(c, mode, o, old); err != nil {
 			return store.Write{}, err
 		}
 		// Internal writes (a pod's binding, ...) go to storage as
