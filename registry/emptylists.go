@@ -10,11 +10,12 @@ var emptyJSONList = []byte("[]")
 
 // nilEmptySlices sets every empty, non-nil slice reachable from v through
 // exported struct fields, pointers and slice elements to nil (with set
-// false, it only looks), and reports whether there was any. kube-apiserver stores built-in objects in
-// protobuf, which cannot tell an empty list from none: a list sent as []
-// in a field without omitempty is read back, and answered, as null. Byte
-// slices are left alone (protobuf keeps an empty bytes field), and so are
-// map values, which protobuf keeps too.
+// false, it only looks), and reports whether there was any.
+// kube-apiserver stores built-in objects in protobuf, which cannot tell an
+// empty list from none: a list sent as [] in a field without omitempty is
+// read back, and answered, as null. Byte slices are left alone (protobuf
+// keeps an empty bytes field), and so are map values, which protobuf keeps
+// too.
 func nilEmptySlices(v reflect.Value, set bool) bool {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:

@@ -156,7 +156,7 @@ func (s *Registry) validateCreateOnce(c *Request, o *Object) error {
 		return nil
 	}
 	var errs field.ErrorList
-	metaLast := !checksMetadata(c.Res)
+	metaLast := c.Res.noMetadataRules
 	if !metaLast {
 		errs = s.validateMeta(c, o)
 	}

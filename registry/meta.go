@@ -2,10 +2,10 @@ package registry
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/api/validate/content"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -77,17 +77,6 @@ func (s *Registry) validateMeta(c *Request, o *Object) field.ErrorList {
 	return append(errs, kubeFinalizerErrors(c.Res, o.Meta)...)
 }
 
-// checksMetadata reports whether the validation of a resource's type checks
-// its metadata, as most of upstream's do; see strategy.Base.NoMetadataRules.
-func checksMetadata(r *Resource) bool {
-	if st, ok := For(r.GR); ok {
-		if mr, ok := st.(strategy.MetadataRules); ok {
-			return mr.ChecksMetadata()
-		}
-	}
-	return true
-}
-
 // pathSegmentName is kube-apiserver's generic rule for a name, whatever the
 // type: a path segment (rest.ValidateCreate's validatePathSegment).
 func pathSegmentName(name string, prefix bool) []string {
@@ -107,7 +96,7 @@ var kubeFinalizerGroups = sets.New("", "apps", "autoscaling", "batch", "certific
 // kubeFinalizerErrors are the finalizer name errors upstream's own types add
 // to ObjectMeta's, for a resource of one of kubeFinalizerGroups.
 func kubeFinalizerErrors(r *Resource, m metav1.Object) field.ErrorList {
-	if r.Typed == nil || !kubeFinalizerGroups.Has(r.GR.Group) || !checksMetadata(r) {
+	if r.Typed == nil || !kubeFinalizerGroups.Has(r.GR.Group) || r.noMetadataRules {
 		return nil
 	}
 	var errs field.ErrorList
@@ -120,9 +109,6 @@ func kubeFinalizerErrors(r *Resource, m metav1.Object) field.ErrorList {
 // nameRule is the metadata.name rule for o: its strategy's when that
 // depends on the object, else the resource's.
 func nameRule(c *Request, o *Object) validation.ValidateNameFunc {
-	if !checksMetadata(c.Res) {
-		return pathSegmentName
-	}
 	if st, ok := For(c.Res.GR); ok {
 		if nv, ok := st.(strategy.NameValidator); ok {
 			return nv.NameRule(o.Obj)

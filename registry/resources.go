@@ -51,6 +51,9 @@ type Resource struct {
 	subs map[string]builtin.Subresource
 	// nameValid validates metadata.name the way upstream's strategy does.
 	nameValid validation.ValidateNameFunc
+	// noMetadataRules: the type's validation checks no metadata, the
+	// generic rules alone do (see strategy.Base.NoMetadataRules).
+	noMetadataRules bool
 	// ReturnDeleted: a delete answers with the object instead of a Status.
 	ReturnDeleted bool
 	// graceful deletes objects gracefully (pods): see beforeDelete.
@@ -220,6 +223,10 @@ func newServedResources() (*ServedResources, error) {
 			d, ok := st.(strategy.DeleteReturner)
 			r.ReturnDeleted = ok && d.ReturnsDeletedObject()
 			r.graceful, _ = st.(rest.RESTGracefulDeleteStrategy)
+			if m, ok := st.(strategy.MetadataRules); ok && !m.ChecksMetadata() {
+				r.noMetadataRules = true
+				r.nameValid = pathSegmentName
+			}
 		} else {
 			withoutStrategy(r)
 		}
