@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	"k8s.io/apiserver/pkg/endpoints/filters"
 	"k8s.io/utils/ptr"
 )
 
@@ -154,13 +153,12 @@ func (s *Server) unsafeDelete(c *call, opts *metav1.DeleteOptions) error {
 	if registry.NoUnsafeDeleter(c.Res.GR) {
 		return apierrors.NewInternalError(errors.New("no unsafe deleter provided, can not honor ignoreStoreReadErrorWithClusterBreakingPotential"))
 	}
-	attrs, err := filters.GetAuthorizerAttributes(c.Request.GoCtx)
-	if err != nil {
-		return apierrors.NewInternalError(fmt.Errorf("error building authorizer attributes: %w", err))
-	}
 	gr := schema.GroupResource{Group: c.Info.APIGroup, Resource: c.Info.Resource}
-	decision, reason, err := s.auth.authz.Authorize(c.Request.GoCtx, overrideVerb{Attributes: attrs, verb: unsafeDeleteVerb})
+	decision, reason, err := s.authorizeVerb(c, unsafeDeleteVerb)
+	var status apierrors.APIStatus
 	switch {
+	case errors.As(err, &status):
+		return err
 	case err != nil:
 		return apierrors.NewForbidden(gr, c.Info.Name, fmt.Errorf("error while checking permission for %q, %w", unsafeDeleteVerb, err))
 	case decision != authorizer.DecisionAllow:

@@ -324,11 +324,7 @@ func (s *Server) authorizedTo(c *call, verb string) error {
 	if c.Info.Verb == verb {
 		return nil
 	}
-	attrs, err := filters.GetAuthorizerAttributes(c.Request.GoCtx)
-	if err != nil {
-		return apierrors.NewInternalError(fmt.Errorf("error building authorizer attributes: %w", err))
-	}
-	decision, reason, err := s.auth.authz.Authorize(c.Request.GoCtx, overrideVerb{Attributes: attrs, verb: verb})
+	decision, reason, err := s.authorizeVerb(c, verb)
 	if err != nil {
 		return err
 	}
@@ -336,6 +332,17 @@ func (s *Server) authorizedTo(c *call, verb string) error {
 		return apierrors.NewForbidden(schema.GroupResource{Group: c.Info.APIGroup, Resource: c.Info.Resource}, c.Info.Name, errors.New(reason))
 	}
 	return nil
+}
+
+// authorizeVerb asks the authorizer whether the request would also be
+// allowed with verb instead of its own; an error building the request's
+// attributes is a 500.
+func (s *Server) authorizeVerb(c *call, verb string) (authorizer.Decision, string, error) {
+	attrs, err := filters.GetAuthorizerAttributes(c.Request.GoCtx)
+	if err != nil {
+		return authorizer.DecisionNoOpinion, "", apierrors.NewInternalError(fmt.Errorf("error building authorizer attributes: %w", err))
+	}
+	return s.auth.authz.Authorize(c.Request.GoCtx, overrideVerb{Attributes: attrs, verb: verb})
 }
 
 // overrideVerb is the request's attributes with another verb.
