@@ -76,12 +76,16 @@ func (s *Server) serveScale(c *call) error {
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
+	// An update's UID is its store's precondition, checked first, as for
+	// the parent (the error names the parent and its key).
+	var putUID types.UID
 	if pt == "" {
 		// An update's body is decoded before the object is read: its
 		// errors come before a 404.
+		var sc *autoscalingv1.Scale
 		body, err = bodyToJSONFor(c.r, body, "Scale")
 		if err == nil {
-			err = checkScaleBody(body, wo)
+			sc, err = checkScaleBody(body, wo)
 		}
 		if err != nil && c.Res.CRD != "" {
 			// Upstream words every decoding failure of a custom resource's
@@ -92,23 +96,12 @@ func (s *Server) serveScale(c *call) error {
 		if err != nil {
 			return err
 		}
+		putUID = sc.UID
 	}
 	var result *autoscalingv1.Scale
 	var applied *applyPatchBody
 	var warnings []string
-	var putUID types.UID
-	if pt == "" {
-		var meta struct {
-			Metadata struct {
-				UID types.UID `json:"uid"`
-			} `json:"metadata"`
-		}
-		_ = json.Unmarshal(body, &meta)
-		putUID = meta.Metadata.UID
-	}
 	_, _, err = s.UpdateObject(c.Request, false, wo.dryRun, func(old *registry.Object) (*registry.Object, error) {
-		// An update's UID is its store's precondition, checked first, as
-		// for the parent (the error names the parent and its key).
 		if putUID != "" && putUID != old.Meta.GetUID() {
 			return nil, registry.ErrUIDPrecondition(c.Res, c.Key(), c.Info.Name, string(putUID), string(old.Meta.GetUID()), wo.dryRun)
 		}
@@ -277,19 +270,20 @@ func (s *Server) writeScale(c *call, sc *autoscalingv1.Scale) error {
 // checkScaleBody checks an update's Scale as upstream's decoder does: its
 // apiVersion and kind, that it decodes, and (fieldValidation Strict) that it
 // has no unknown or duplicate fields.
-func checkScaleBody(body []byte, wo *writeOptions) error {
+func checkScaleBody(body []byte, wo *writeOptions) (*autoscalingv1.Scale, error) {
 	if err := registry.CheckBodyTypeMeta(body, autoscalingv1.SchemeGroupVersion.WithKind("Scale")); err != nil {
-		return err
+		return nil, err
 	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &autoscalingv1.Scale{}); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
+	sc := &autoscalingv1.Scale{}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, sc); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
 	}
 	if wo.fieldValidation == metav1.FieldValidationStrict {
 		if strictErrs, err := kjson.UnmarshalStrict(body, &autoscalingv1.Scale{}, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields); err == nil && len(strictErrs) > 0 {
-			return scaleStrictError("", nil, body, strictErrs)
+			return nil, scaleStrictError("", nil, body, strictErrs)
 		}
 	}
-	return nil
+	return sc, nil
 }
 
 // scaleStrictError is upstream's answer to a Scale, put or patched, with
