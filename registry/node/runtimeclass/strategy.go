@@ -27,7 +27,7 @@ type runtimeClassStrategy struct{ strategy.Base }
 
 // Validate checks a new RuntimeClass's overhead (as a container's limits),
 // scheduling (node selector, tolerations, none repeated) and handler.
-func (runtimeClassStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+func (runtimeClassStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
 	rc := obj.(*nodev1.RuntimeClass)
 	errs := validateOverheadAndScheduling(rc)
 	// The handler's rules are declarative upstream: their errors come last.
@@ -36,7 +36,7 @@ func (runtimeClassStrategy) Validate(_ context.Context, obj runtime.Object) fiel
 		errs = append(errs, field.Required(fld, ""))
 	} else {
 		// The declarative short-name format, whose messages count bytes.
-		errs = append(errs, validate.ShortName(context.Background(), operation.Operation{}, fld, &rc.Handler, nil)...)
+		errs = append(errs, validate.ShortName(ctx, operation.Operation{}, fld, &rc.Handler, nil)...)
 	}
 	return errs
 }
