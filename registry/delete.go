@@ -25,6 +25,9 @@ import (
 // as in kube-apiserver: the object is first written with its
 // deletionTimestamp, then removed; watchers see MODIFIED then DELETED.
 func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.DeleteOptions) ([]byte, bool, error) {
+	if err := CheckNameParameter(name); err != nil {
+		return nil, false, err
+	}
 	dry := len(opts.DryRun) > 0
 	deleted, removeNext := false, false
 	var uid types.UID

@@ -69,7 +69,7 @@ func (g goAPI) newSubresourceCall(ctx context.Context, gvr schema.GroupVersionRe
 	}
 	if verb == "get" || verb == "update" || verb == "delete" {
 		if name == "" {
-			return nil, apierrors.NewBadRequest("Name parameter required.")
+			return nil, CheckNameParameter(name)
 		}
 		if res.Namespaced && ns == "" {
 			return nil, errNamespaceRequired()

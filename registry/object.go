@@ -140,6 +140,15 @@ func typedBodyError(data []byte, gvk, own schema.GroupVersionKind) error {
 		return decodeError(data, &gvk, own.Kind, runtime.NewMissingVersionErr(string(data)))
 	case !TypesScheme().Recognizes(gvk):
 		return decodeError(data, &gvk, own.Kind, runtime.NewNotRegisteredErrForKind(UpstreamSchemeName, gvk))
+	}
+	// Upstream decodes the body as the kind it names before it converts:
+	// that decoding's errors come first.
+	if into, err := TypesScheme().New(gvk); err == nil {
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, into); err != nil {
+			return decodeError(data, &gvk, own.Kind, err)
+		}
+	}
+	switch {
 	case gvk.Kind != own.Kind:
 		return decodeError(data, &gvk, own.Kind, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", gvk.Version, gvk.Kind, InternalPackage(own.Group), own.Kind))
 	default:

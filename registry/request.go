@@ -3,11 +3,14 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/fakeplane/fakeplane/store"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -142,8 +145,25 @@ func (s *Registry) VerbAllowed(c *Request) bool {
 
 var schemaNamespaces = schema.GroupResource{Resource: "namespaces"}
 
+// CheckNameParameter is the check of kube-apiserver's storage keys on the
+// name of the object a request reads, writes or deletes by name: no name,
+// or one that cannot be a path segment ("..", or one with a '%'), is a
+// 400, not a 404, before storage is read.
+func CheckNameParameter(name string) error {
+	if name == "" {
+		return apierrors.NewBadRequest("Name parameter required.")
+	}
+	if msgs := content.IsPathSegmentName(name); len(msgs) != 0 {
+		return apierrors.NewBadRequest(fmt.Sprintf("Name parameter invalid: %q: %s", name, strings.Join(msgs, ";")))
+	}
+	return nil
+}
+
 // GetObject reads and decodes the named object.
 func (s *Registry) GetObject(c *Request) (*Object, error) {
+	if err := CheckNameParameter(c.Info.Name); err != nil {
+		return nil, err
+	}
 	cur, err := s.store.Get(c.Res.Bucket, c.Key())
 	if err != nil {
 		return nil, apierrors.NewNotFound(c.Res.GR, c.Info.Name)
@@ -165,6 +185,9 @@ func (s *Registry) GetServed(c *Request) ([]byte, error) {
 // GetStored is GetServed that also returns the stored object read (its key
 // and revision name its cached encodings).
 func (s *Registry) GetStored(c *Request) (*store.Object, []byte, error) {
+	if err := CheckNameParameter(c.Info.Name); err != nil {
+		return nil, nil, err
+	}
 	obj, err := s.store.Get(c.Res.Bucket, c.Key())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, apierrors.NewNotFound(c.Res.GR, c.Info.Name)

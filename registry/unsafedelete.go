@@ -44,6 +44,9 @@ var errUnsafeDryRun = errors.New("aborting unsafe delete, dry run requested")
 // kube-apiserver's corrupt object deleter does: one that is not there is
 // NotFound, one that can be read is a conflict. A dry run only checks.
 func (s *Registry) UnsafeDeleteObject(c *Request, key, name string, dryRun bool) error {
+	if err := CheckNameParameter(name); err != nil {
+		return err
+	}
 	bucket := c.Res.Bucket
 	var gone []byte
 	_, _, err := s.store.Update(bucket, key, func(cur *store.Object) (store.Write, error) {

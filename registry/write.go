@@ -197,6 +197,9 @@ func (s *Registry) UpdateObject(c *Request, statusOnly, dry bool, mutate func(ol
 // updateKey applies a change to the object at key inside one store write.
 func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry bool, mutate func(old *Object) (*Object, error)) (data []byte, created bool, err error) {
 	defer c.releaseReservations()
+	if err := CheckNameParameter(name); err != nil {
+		return nil, false, err
+	}
 	c.dryRun = dry
 	statusOnly := mode == statusWrite
 	var deletedAnswer []byte

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/proxy"
 	apiproxy "k8s.io/apiserver/pkg/util/proxy"
 )
@@ -191,13 +192,17 @@ func (s *Server) serviceProxyLocation(c *call) (*url.URL, http.RoundTripper, err
 			return nil, nil, apierrors.NewServiceUnavailable(fmt.Sprintf("no service port %d found for service %q", n, name))
 		}
 	}
-	list, err := s.API().List(ctx, endpointSlicesGVR, c.Namespace, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + name})
-	if err != nil {
-		return nil, nil, apierrors.NewInternalError(err)
-	}
+	// Upstream selects the slices with a selector built from a set, which
+	// checks nothing: a name no label can hold ("..") selects none.
 	var sl []*discoveryv1.EndpointSlice
-	for i := range list.(*discoveryv1.EndpointSliceList).Items {
-		sl = append(sl, &list.(*discoveryv1.EndpointSliceList).Items[i])
+	if len(validation.IsValidLabelValue(name)) == 0 {
+		list, err := s.API().List(ctx, endpointSlicesGVR, c.Namespace, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + name})
+		if err != nil {
+			return nil, nil, apierrors.NewInternalError(err)
+		}
+		for i := range list.(*discoveryv1.EndpointSliceList).Items {
+			sl = append(sl, &list.(*discoveryv1.EndpointSliceList).Items[i])
+		}
 	}
 	if len(sl) == 0 {
 		return nil, nil, apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", name))

@@ -343,6 +343,14 @@ func builtinRouteExists(r *http.Request, info *apirequest.RequestInfo, res *regi
 		return false
 	case info.Subresource != "" && info.Subresource != "proxy" && len(info.Parts) > 3:
 		return false
+	case info.Name != "" && info.Verb != "list" && info.Verb != "watch" && !slices.Contains(res.Verbs, "get"):
+		// A create-only resource (the reviews, bindings) has routes for
+		// its collection alone,
+		return false
+	case res.Namespaced && info.Namespace == "" && !slices.Contains(res.Verbs, "list"):
+		// and a namespaced one only in a namespace: the all-namespaces
+		// path is a list's.
+		return false
 	}
 	return true
 }

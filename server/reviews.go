@@ -307,6 +307,9 @@ func (s *Server) serveTokenRequest(c *call) error {
 	if tr.Name != "" && tr.Name != c.Info.Name {
 		return apierrors.NewInvalid(gk, c.Info.Name, field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), tr.Name, "must match the service account name if specified")})
 	}
+	if err := registry.CheckNameParameter(c.Info.Name); err != nil {
+		return err
+	}
 	getter := s.ServiceAccounts()
 	sa, err := getter.ServiceAccount(c.Namespace, c.Info.Name)
 	if err != nil {
@@ -335,9 +338,9 @@ func (s *Server) serveTokenRequest(c *call) error {
 			kind = "" // only the core group's kinds bind
 		}
 		if kind == "Pod" || kind == "Secret" || kind == "Node" {
-			if ref.Name == "" {
-				// The storage's answer to a get without a name.
-				return apierrors.NewBadRequest("Name parameter required.")
+			// The storage's answer to a get without a name, or a bad one.
+			if err := registry.CheckNameParameter(ref.Name); err != nil {
+				return err
 			}
 		}
 		switch kind {

@@ -96,6 +96,12 @@ func (s *Server) serveScale(c *call) error {
 		if err != nil {
 			return err
 		}
+		if err := registry.EnsureRequestNamespace(c.Request, sc); err != nil {
+			return err
+		}
+		if err := registry.URLNameError(sc.Name, c.Info.Name); err != nil {
+			return err
+		}
 		putUID = sc.UID
 	}
 	var result *autoscalingv1.Scale
@@ -354,10 +360,6 @@ func (s *Server) serveBindingAs(c *call, res *registry.Resource, podName func(*r
 	addWarnings(c.w, o.Warnings)
 	if err := registry.EnsureRequestNamespace(c.Request, o.Meta); err != nil {
 		return err
-	}
-	if c.Info.Subresource == "" && o.Meta.GetName() == "" {
-		// The bindings collection takes the pod's name from the body.
-		return apierrors.NewBadRequest("Name parameter required.")
 	}
 	if err := s.Bind(c.Request, podName(o), o.Obj.(*corev1.Binding), wo.dryRun); err != nil {
 		return err

@@ -17,6 +17,11 @@ func (s *Server) update(c *call, statusOnly bool) error {
 	if err != nil {
 		return err
 	}
+	// The handler's checks of the body, before storage: its namespace,
+	// then its name.
+	if err := registry.EnsureRequestNamespace(c.Request, o.Meta); err != nil {
+		return err
+	}
 	if err := registry.CheckName(c.Request, o); err != nil {
 		return err
 	}

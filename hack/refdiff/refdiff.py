@@ -12,12 +12,14 @@ Sweeps (each prints DIFF lines with both answers, then a count):
     pairs     dry-run creates with two or three fields changed at once (the order of errors), --seed
     lists     list queries (field and label selectors, limits, resourceVersions) on every listed resource
     warnings  the Warning headers of the creates, also with fieldValidation=Warn
+    requests  odd requests: unknown paths, methods, content types, query parameters, bodies and patches
+    bodies    the whole answers of the dry-run creates that succeed (defaults, normalisation), not only their codes
 
 An answer is its code and, for a Status, its reason, message and causes, with UIDs, times and generated names masked.
 Both servers keep what earlier sweeps created: an object left in one of them (a webhook configuration, a LimitRange)
 changes later answers, as do fakeplane's controllers, which refplane does not run. Read each DIFF before believing it.
 """
-import argparse, base64, copy, json, os, random, re, ssl, subprocess, sys, urllib.error, urllib.request
+import argparse, base64, copy, difflib, json, os, random, re, ssl, subprocess, sys, urllib.error, urllib.request
 
 
 def kubeconfig(path):
@@ -51,6 +53,8 @@ def req(target, method, path, body=None, ctype="application/json"):
     """One request: (code, decoded body, headers)."""
     server, headers, ctx = SERVERS[target]
     h = dict(headers, Accept="application/json")
+    if "Accept-Override" in h:
+        h["Accept"] = h.pop("Accept-Override")
     data = None
     if body is not None:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
@@ -71,7 +75,8 @@ def req(target, method, path, body=None, ctype="application/json"):
 MASKS = [(re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "UID"),
          (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "TIME"),
          (re.compile(r"kube-api-access-[a-z0-9]{5}"), "KAA"),
-         (re.compile(r"(resourceVersion|ResourceVersion)[^,]{0,12}?[0-9]+"), "RV")]
+         (re.compile(r"(resourceVersion|ResourceVersion)[^,]{0,12}?[0-9]+"), "RV"),
+         (re.compile(r"current: [0-9]+"), "current: RV")]
 
 
 def mask(s):
@@ -87,6 +92,25 @@ def norm(r):
         causes = [(c.get("field"), c.get("reason"), mask(c.get("message") or "")) for c in js.get("details", {}).get("causes", [])]
         return (code, js.get("reason"), mask(js.get("message") or ""), json.dumps(causes))
     return (code,)
+
+
+VOLATILE = {"uid", "creationTimestamp", "resourceVersion", "time", "clusterIP", "clusterIPs", "nodePort", "healthCheckNodePort"}
+
+
+def scrub(o):
+    """o without the values two servers assign differently: UIDs, times, versions, allocated IPs and ports."""
+    if isinstance(o, dict):
+        return {k: ("X" if k in VOLATILE else scrub(v)) for k, v in o.items()}
+    if isinstance(o, list):
+        return [scrub(v) for v in o]
+    return o
+
+
+def body_norm(r):
+    """An answer as compared by the bodies sweep: a Status as by norm, any other answer whole, scrubbed."""
+    if isinstance(r[1], dict) and r[1].get("kind") == "Status":
+        return norm(r)
+    return (r[0], mask(json.dumps(scrub(r[1]), sort_keys=True)))
 
 
 def resources(t):
@@ -341,17 +365,241 @@ def sweep_warnings(args):
     print("diffs", nd, "of", n)
 
 
+def sweep_bodies(args):
+    nd = n = 0
+    for path, body in selected(args):
+        for lp, mv, b in mutations(body):
+            a, f = req("ref", "POST", path + "?dryRun=All", b), req("fp", "POST", path + "?dryRun=All", b)
+            if a[0] >= 300 and f[0] >= 300:
+                continue
+            n += 1
+            a, f = body_norm(a), body_norm(f)
+            if a != f:
+                nd += 1
+                label = "%s %s = %s" % (path, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40])
+                if len(a) == 2 and len(f) == 2:
+                    print("DIFF", label)
+                    for line in difflib.unified_diff(json.dumps(json.loads(a[1]), indent=1, sort_keys=True).splitlines(),
+                                                     json.dumps(json.loads(f[1]), indent=1, sort_keys=True).splitlines(),
+                                                     "ref", "fp", n=2, lineterm=""):
+                        print("   ", line)
+                else:
+                    report(label, a, f)
+    print("diffs", nd, "of", n)
+
+
+CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "rq"}, "data": {"a": "b"}}
+NS = "/api/v1/namespaces/default"
+JP, MP, SP, AP = ("application/json-patch+json", "application/merge-patch+json",
+                  "application/strategic-merge-patch+json", "application/apply-patch+yaml")
+# REQUESTS are (method, path, body, content type, accept); the configmap rq (CM) and the deployment d exist first.
+REQUESTS = [
+    ("GET", NS + "/configmaps/nope", None, None, None),
+    ("GET", "/api/v1/configmaps/rq", None, None, None),
+    ("GET", NS + "/nodes/x", None, None, None),
+    ("GET", "/api/v1/namespaces/nope/configmaps/rq", None, None, None),
+    ("GET", "/apis/apps/v1/foos", None, None, None),
+    ("GET", "/apis/nogroup/v1", None, None, None),
+    ("GET", "/apis/apps/v9", None, None, None),
+    ("GET", "/api/v2", None, None, None),
+    ("GET", NS + "/configmaps/rq/status", None, None, None),
+    ("GET", NS + "/pods/x/bogus", None, None, None),
+    ("GET", NS + "/configmaps/%2e%2e", None, None, None),
+    ("GET", "/api/v1/namespaces//configmaps", None, None, None),
+    ("GET", NS + "/configmaps/rq/", None, None, None),
+    ("GET", NS + "/configmaps?timeoutSeconds=x", None, None, None),
+    ("GET", NS + "/configmaps?watch=x&timeoutSeconds=1", None, None, None),
+    ("GET", NS + "/configmaps?watch=true&resourceVersion=x", None, None, None),
+    ("GET", NS + "/configmaps?labelSelector=a%3D%3D%3Db", None, None, None),
+    ("GET", NS + "/configmaps?limit=2&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJ4In0", None, None, None),
+    ("GET", NS + "/configmaps/rq?resourceVersion=x", None, None, None),
+    ("GET", NS + "/configmaps/rq?resourceVersion=999999999", None, None, None),
+    ("GET", NS + "/configmaps/rq?resourceVersionMatch=Exact", None, None, None),
+    ("GET", NS + "/configmaps?resourceVersion=999999999", None, None, None),
+    ("GET", NS + "/configmaps?resourceVersion=999999999&resourceVersionMatch=Exact", None, None, None),
+    ("GET", NS + "/configmaps?resourceVersion=0&limit=1&continue=x", None, None, None),
+    ("GET", NS + "/configmaps?sendInitialEvents=true", None, None, None),
+    ("GET", NS + "/configmaps?watch=1&sendInitialEvents=true&timeoutSeconds=1", None, None, None),
+    ("GET", NS + "/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=Exact", None, None, None),
+    ("GET", NS + "/configmaps/rq", None, None, "application/xml"),
+    ("GET", NS + "/configmaps/rq", None, None, "application/json;as=Table;v=v2;g=meta.k8s.io"),
+    ("GET", NS + "/configmaps/rq", None, None, "application/json;as=Foo;v=v1;g=meta.k8s.io"),
+    ("GET", NS + "/configmaps/rq", None, None, "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"),
+    ("GET", NS + "/configmaps", None, None, "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io"),
+    ("GET", NS + "/configmaps/rq", None, None, "text/html"),
+    ("GET", NS + "/configmaps/rq", None, None, "*/*"),
+    ("GET", NS + "/configmaps/rq", None, None, "application/yaml"),
+    ("GET", NS + "/configmaps/rq", None, None, "application/json;stream=watch"),
+    ("HEAD", NS + "/configmaps/rq", None, None, None),
+    ("OPTIONS", NS + "/configmaps/rq", None, None, None),
+    ("TRACE", NS + "/configmaps/rq", None, None, None),
+    ("POST", NS + "/configmaps/rq", dict(CM), "application/json", None),
+    ("PUT", NS + "/configmaps", dict(CM), "application/json", None),
+    ("PATCH", NS + "/configmaps", {}, MP, None),
+    ("DELETE", "/api/v1/namespaces", None, None, None),
+    ("POST", NS + "/configmaps", dict(CM), "text/plain", None),
+    ("POST", NS + "/configmaps", b"{bad", "application/json", None),
+    ("POST", NS + "/configmaps", b"", "application/json", None),
+    ("POST", NS + "/configmaps", b"[]", "application/json", None),
+    ("POST", NS + "/configmaps", b"a: [", "application/yaml", None),
+    ("POST", NS + "/configmaps", dict(CM, kind="Secret"), "application/json", None),
+    ("POST", NS + "/configmaps", dict(CM, kind=""), "application/json", None),
+    ("POST", NS + "/configmaps", dict(CM, apiVersion="v2"), "application/json", None),
+    ("POST", NS + "/configmaps", dict(CM, apiVersion="apps/v1"), "application/json", None),
+    ("POST", NS + "/configmaps", dict(CM, metadata={"name": "rq2", "namespace": "kube-system"}), "application/json", None),
+    ("POST", "/api/v1/namespaces/nope/configmaps", dict(CM, metadata={"name": "rq2"}), "application/json", None),
+    ("POST", NS + "/configmaps", dict(CM, data={"a": 1}), "application/json", None),
+    ("POST", NS + "/configmaps", dict(CM, metadata={"name": "rq2", "bogus": 1}, bogus=2), "application/json", None),
+    ("POST", NS + "/configmaps?fieldValidation=Strict", dict(CM, metadata={"name": "rq2", "bogus": 1}, bogus=2), "application/json", None),
+    ("POST", NS + "/configmaps?fieldValidation=Bad", dict(CM, metadata={"name": "rq2"}), "application/json", None),
+    ("POST", NS + "/configmaps?dryRun=Foo", dict(CM, metadata={"name": "rq2"}), "application/json", None),
+    ("POST", NS + "/configmaps?dryRun=All&dryRun=All", dict(CM, metadata={"name": "rq2"}), "application/json", None),
+    ("POST", NS + "/configmaps?fieldManager=" + "a" * 200, dict(CM, metadata={"name": "rq2"}), "application/json", None),
+    ("POST", NS + "/configmaps?fieldManager=a%0Ab", dict(CM, metadata={"name": "rq2"}), "application/json", None),
+    ("POST", NS + "/configmaps", dict(CM), "application/json", None),
+    ("POST", NS + "/configmaps?dryRun=All", dict(CM, metadata={"generateName": "x-"}), "application/json", None),
+    ("POST", NS + "/configmaps?dryRun=All", dict(CM, metadata={}), "application/json", None),
+    ("POST", NS + "/configmaps?dryRun=All", b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"rq2","name":"rq3"}}', "application/json", None),
+    ("POST", NS + "/configmaps?dryRun=All&fieldValidation=Strict", b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"rq2","name":"rq3"}}', "application/json", None),
+    ("POST", NS + "/configmaps?dryRun=All&fieldValidation=Strict", b'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rq2}\nx: 1\n', "application/yaml", None),
+    ("PUT", NS + "/configmaps/rq", dict(CM), "application/json", None),
+    ("PUT", NS + "/configmaps/rq", dict(CM, metadata={"name": "rq", "resourceVersion": "1"}), "application/json", None),
+    ("PUT", NS + "/configmaps/rq", dict(CM, metadata={"name": "other", "resourceVersion": "1"}), "application/json", None),
+    ("PUT", NS + "/configmaps/nope", dict(CM, metadata={"name": "nope"}), "application/json", None),
+    ("PUT", NS + "/configmaps/rq", dict(CM, metadata={"name": "rq", "namespace": "kube-system"}), "application/json", None),
+    ("PUT", NS + "/configmaps/rq?dryRun=All", dict(CM, metadata={"name": "rq", "resourceVersion": "x"}), "application/json", None),
+    ("PATCH", NS + "/configmaps/rq", {"data": {"c": "d"}}, "application/json", None),
+    ("PATCH", NS + "/configmaps/rq", b"{bad", MP, None),
+    ("PATCH", NS + "/configmaps/rq", b"[]", MP, None),
+    ("PATCH", NS + "/configmaps/rq", b"null", MP, None),
+    ("PATCH", NS + "/configmaps/rq", b"{bad", JP, None),
+    ("PATCH", NS + "/configmaps/rq", b"{}", JP, None),
+    ("PATCH", NS + "/configmaps/rq", [{"op": "bogus", "path": "/data/a"}], JP, None),
+    ("PATCH", NS + "/configmaps/rq", [{"op": "remove", "path": "/data/zz"}], JP, None),
+    ("PATCH", NS + "/configmaps/rq", [{"op": "replace", "path": "/nope/x", "value": 1}], JP, None),
+    ("PATCH", NS + "/configmaps/rq", [{"op": "test", "path": "/data/a", "value": "zz"}], JP, None),
+    ("PATCH", NS + "/configmaps/rq", [{"op": "add", "path": "/data/a"}], JP, None),
+    ("PATCH", NS + "/configmaps/rq", [{"op": "add", "path": "data/a", "value": "x"}], JP, None),
+    ("PATCH", NS + "/configmaps/rq", [{"op": "move", "from": "/data/zz", "path": "/data/b"}], JP, None),
+    ("PATCH", NS + "/configmaps/rq", [{"op": "add", "path": "/metadata/name", "value": "other"}], JP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", [{"op": "add", "path": "/data/x", "value": 1}], JP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"kind": "Secret"}, MP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"apiVersion": "v2"}, MP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"metadata": {"uid": "x"}}, MP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"metadata": {"resourceVersion": "1"}}, MP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"metadata": {"resourceVersion": "x"}}, MP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"metadata": {"namespace": "kube-system"}}, MP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"bogus": 1}, MP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldValidation=Strict", {"bogus": 1}, MP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldValidation=Strict", {"bogus": 1}, SP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldValidation=Strict", [{"op": "add", "path": "/bogus", "value": 1}], JP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"$patch": "bogus"}, SP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"data": {"$patch": "replace", "z": "y"}}, SP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"$retainKeys": ["data"]}, SP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", b"{bad", SP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&force=true", {"data": {"c": "d"}}, MP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rq}\n", AP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldManager=m", b"apiVersion: v1\nkind: ConfigMap\n", AP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldManager=m", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n", AP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldManager=m", b"apiVersion: v1\nkind: Secret\nmetadata: {name: rq}\n", AP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldManager=m", b"kind: ConfigMap\nmetadata: {name: rq}\n", AP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldManager=m", b"a: [", AP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldManager=m", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rq}\nbogus: 1\n", AP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldManager=m&fieldValidation=Ignore", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rq}\nbogus: 1\n", AP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldManager=m", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rq}\ndata: {a: c}\n", AP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All&fieldManager=m&force=x", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rq}\n", AP, None),
+    ("PATCH", NS + "/configmaps/nope?dryRun=All&fieldManager=m", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nope}\n", AP, None),
+    ("PATCH", NS + "/configmaps/nope?dryRun=All", {"data": {"c": "d"}}, MP, None),
+    ("PATCH", NS + "/configmaps/rq?dryRun=All", {"data": {"c": "d"}}, "application/apply-patch+cbor", None),
+    ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d?dryRun=All", {"spec": {"template": {"spec": {"containers": [{"name": "c", "$patch": "delete"}]}}}}, SP, None),
+    ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d?dryRun=All", {"spec": {"template": {"spec": {"$setElementOrder/containers": [{"name": "zz"}]}}}}, SP, None),
+    ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d?dryRun=All", {"spec": {"template": {"spec": {"containers": [{"image": "x"}]}}}}, SP, None),
+    ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d?dryRun=All", {"spec": {"replicas": "x"}}, SP, None),
+    ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d?dryRun=All", {"spec": {"replicas": "x"}}, MP, None),
+    ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d?dryRun=All", [{"op": "replace", "path": "/spec/replicas", "value": "x"}], JP, None),
+    ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d/scale?dryRun=All", {"spec": {"replicas": -1}}, MP, None),
+    ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d/status?dryRun=All", {"status": {"replicas": -1}}, MP, None),
+    ("DELETE", NS + "/configmaps/rq?dryRun=All&propagationPolicy=Bad", None, None, None),
+    ("DELETE", NS + "/configmaps/rq?dryRun=All&gracePeriodSeconds=x", None, None, None),
+    ("DELETE", NS + "/configmaps/rq?dryRun=All&gracePeriodSeconds=-1", None, None, None),
+    ("DELETE", NS + "/configmaps/rq?dryRun=All&orphanDependents=true&propagationPolicy=Foreground", None, None, None),
+    ("DELETE", NS + "/configmaps/rq?dryRun=All", b"{bad", "application/json", None),
+    ("DELETE", NS + "/configmaps/rq?dryRun=All", {"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": "x"}}, "application/json", None),
+    ("DELETE", NS + "/configmaps/rq?dryRun=All", {"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"resourceVersion": "1"}}, "application/json", None),
+    ("DELETE", NS + "/configmaps/rq?dryRun=All", {"kind": "Pod", "apiVersion": "v1"}, "application/json", None),
+    ("DELETE", NS + "/configmaps/rq?dryRun=All", {"kind": "DeleteOptions", "apiVersion": "v1", "dryRun": ["Foo"]}, "application/json", None),
+    ("DELETE", NS + "/configmaps/nope", None, None, None),
+    ("DELETE", NS + "/configmaps?dryRun=All&labelSelector=a%20in%20(", None, None, None),
+    ("DELETE", NS + "/configmaps?dryRun=All&fieldSelector=spec.x%3Dy", None, None, None),
+    ("DELETE", "/api/v1/nodes?dryRun=All&labelSelector=nomatch%3D1", None, None, None),
+    ("POST", NS + "/pods/nope/eviction", {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "nope"}}, "application/json", None),
+    ("POST", NS + "/serviceaccounts/nope/token", {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}, "application/json", None),
+    ("POST", NS + "/serviceaccounts/default/token", {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 1}}, "application/json", None),
+    ("GET", NS + "/pods/nope/log", None, None, None),
+    ("GET", NS + "/pods/nope/exec", None, None, None),
+    ("POST", NS + "/pods/nope/exec?command=ls", None, None, None),
+    ("GET", NS + "/services/nope/proxy/", None, None, None),
+    ("GET", "/api/v1/nodes/nope/proxy/", None, None, None),
+    ("GET", "/version", None, None, None),
+    ("GET", "/healthz/nope", None, None, None),
+    ("GET", "/readyz?verbose=x", None, None, None),
+    ("GET", "/livez/ping", None, None, None),
+    ("GET", "/nope", None, None, None),
+    ("POST", "/version", {}, "application/json", None),
+    ("GET", "/openapi/v3/apis/nogroup/v1", None, None, None),
+    ("GET", "/openapi/v2?x=1", None, None, "application/xml"),
+    ("GET", "/apis/apiregistration.k8s.io/v1/apiservices/nope", None, None, None),
+    ("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": {}}, "application/json", None),
+    ("POST", "/apis/authentication.k8s.io/v1/tokenreviews", {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {}}, "application/json", None),
+    ("GET", "/apis/authentication.k8s.io/v1/tokenreviews", None, None, None),
+    ("DELETE", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/x", None, None, None),
+]
+
+
+def answer(r):
+    """An answer as the requests sweep compares it: norm, with the Content-Type's media type."""
+    code, js, hdrs = r
+    ctype = {k.lower(): v for k, v in hdrs.items()}.get("content-type", "").split(";")[0]
+    return norm(r) + (ctype,)
+
+
+def sweep_requests(args):
+    nd = n = 0
+    for t in ("ref", "fp"):
+        req(t, "DELETE", NS + "/configmaps/rq")
+        req(t, "POST", NS + "/configmaps", CM)
+        req(t, "POST", "/apis/apps/v1/namespaces/default/deployments", OBJECTS[2][1])
+    for method, path, body, ctype, accept in REQUESTS:
+        if args.filter and args.filter not in path:
+            continue
+        res = []
+        for t in ("ref", "fp"):
+            server, headers, ctx = SERVERS[t]
+            saved = dict(headers)
+            if accept:
+                headers["Accept-Override"] = accept
+            r = req(t, method, path, body, ctype or "application/json")
+            SERVERS[t][1].clear()
+            SERVERS[t][1].update(saved)
+            res.append(answer(r))
+        n += 1
+        if res[0] != res[1]:
+            nd += 1
+            report("%s %s %s %s" % (method, path[:120], ctype or "", accept or ""), *res)
+    print("diffs", nd, "of", n)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reference", default=os.path.expanduser("~/.cache/refplane/kubeconfig"), help="refplane's kubeconfig")
     ap.add_argument("--fakeplane", required=True, help="the fakeplane's kubeconfig")
     ap.add_argument("--suffix", default="-u", help="update: appended to the names of the objects it creates")
     ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
-    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings"])
+    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests"])
     ap.add_argument("filter", nargs="?", default="", help="only the collection paths that contain this")
     args = ap.parse_args()
     SERVERS["ref"], SERVERS["fp"] = kubeconfig(args.reference), kubeconfig(args.fakeplane)
-    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings}[args.sweep](args)
+    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests}[args.sweep](args)
 
 
 if __name__ == "__main__":
