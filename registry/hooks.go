@@ -187,10 +187,10 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object) erro
 		if len(errs) == 0 {
 			return nil
 		}
-		return apierrors.NewInvalid(invalidKind(c), o.Meta.GetName(), validate.Dedup(errs))
+		return apierrors.NewInvalid(invalidKind(c), o.Meta.GetName(), dedupMetaErrors(c.Res, errs))
 	}
 	if mode == internalWrite {
-		return invalid(metaUpdateErrors(c, o, old))
+		return invalid(metaUpdateErrors(c, mode, o, old))
 	}
 	st, hasStrategy := For(c.Res.GR)
 	if hasStrategy {
@@ -199,7 +199,7 @@ func (s *Registry) beforeUpdate(c *Request, mode writeMode, o, old *Object) erro
 	// Upstream validates the metadata once the strategy has prepared the
 	// write: what a preparation puts back (a Deployment's labels on
 	// /status, the stored pod on /ephemeralcontainers) is not checked.
-	metaErrs := metaUpdateErrors(c, o, old)
+	metaErrs := metaUpdateErrors(c, mode, o, old)
 	switch o.Obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition, *unstructured.Unstructured:
 		// A custom resource with a schema reports them with the schema's.

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -147,12 +148,31 @@ func (s *Registry) prepareUpdate(c *Request, o, old *Object) error {
 	return nil
 }
 
-// metaUpdateErrors are the metadata errors of an update of old to o.
-func metaUpdateErrors(c *Request, o, old *Object) field.ErrorList {
-	m := o.Meta
-	errs := validation.ValidateObjectMetaAccessor(m, c.Res.Namespaced, nameRule(c, o), field.NewPath("metadata"))
-	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, old.Meta, field.NewPath("metadata"))...)
+// metaUpdateErrors are the metadata errors of an update of old to o: first
+// kube-apiserver's checks of every update (validateCommonFields), the
+// metadata with names that need only be path segments, then the update
+// rules; then the type's own. A built-in type's are answered once each
+// (Dedup), a type whose validation is not declarative repeats them.
+func metaUpdateErrors(c *Request, mode writeMode, o, old *Object) field.ErrorList {
+	m, path := o.Meta, field.NewPath("metadata")
+	errs := validation.ValidateObjectMetaAccessor(m, c.Res.Namespaced, pathSegmentName, path)
+	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, old.Meta, path)...)
+	if c.Res.repeatsMetaErrors || c.Res.Typed == nil {
+		errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, old.Meta, path)...)
+	}
+	if (mode != statusWrite && c.Res.nameRuleOnUpdate) || (mode == statusWrite && c.Res.nameRuleOnStatus) {
+		errs = append(errs, validation.ValidateObjectMetaAccessor(m, c.Res.Namespaced, nameRule(c, o), path)...)
+	}
 	return append(errs, kubeFinalizerErrors(c.Res, m)...)
+}
+
+// dedupMetaErrors answers each of errs once, unless the resource's
+// validation repeats them (see metaUpdateErrors).
+func dedupMetaErrors(r *Resource, errs field.ErrorList) field.ErrorList {
+	if r.repeatsMetaErrors || r.Typed == nil {
+		return errs
+	}
+	return validate.Dedup(errs)
 }
 
 // stampRV writes the commit revision into an object's metadata.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -54,6 +55,19 @@ type Resource struct {
 	// noMetadataRules: the type's validation checks no metadata, the
 	// generic rules alone do (see strategy.Base.NoMetadataRules).
 	noMetadataRules bool
+	// nameRuleOnUpdate: the type's update validation checks the metadata
+	// with its name rule again, as most built-ins' does (see
+	// strategy.Base.NameRuleOnCreateOnly); without it an update's
+	// generateName need only be a path segment.
+	nameRuleOnUpdate bool
+	// repeatsMetaErrors: the type's validation is not declarative, which
+	// answers each error once, so the metadata update rules it runs after
+	// the generic ones are answered twice (kube-aggregator's APIServices,
+	// apiextensions-apiserver's CRDs; custom resources always).
+	repeatsMetaErrors bool
+	// nameRuleOnStatus: the type's status validation checks the name rule
+	// too (strategy.Base.NameRuleOnStatus).
+	nameRuleOnStatus bool
 	// ReturnDeleted: a delete answers with the object instead of a Status.
 	ReturnDeleted bool
 	// graceful deletes objects gracefully (pods): see beforeDelete.
@@ -166,6 +180,7 @@ func withoutStrategy(r *Resource) {
 	switch r.GR {
 	case schema.GroupResource{Group: apiextensionsv1.GroupName, Resource: "customresourcedefinitions"}:
 		r.generation, r.conditionalUpdate = true, true
+		r.repeatsMetaErrors = true
 	}
 }
 
@@ -183,6 +198,15 @@ func nameValidator(group, res string) validation.ValidateNameFunc {
 		"apiregistration.k8s.io/apiservices",             // an APIService is named version.group, "v1." for the core group
 		"certificates.k8s.io/certificatesigningrequests": // upstream's own rule checks nothing
 		return func(name string, prefix bool) []string { return path.IsValidPathSegmentName(name) }
+	case "/replicationcontrollers", "resource.k8s.io/deviceclasses":
+		// The name's rule is declarative (see their strategies);
+		// generateName need only be a path segment's prefix.
+		return func(name string, prefix bool) []string {
+			if prefix {
+				return content.IsPathSegmentPrefix(name)
+			}
+			return validation.NameIsDNSSubdomain(name, false)
+		}
 	default:
 		return validation.NameIsDNSSubdomain
 	}
@@ -227,6 +251,10 @@ func newServedResources() (*ServedResources, error) {
 				r.noMetadataRules = true
 				r.nameValid = pathSegmentName
 			}
+			u, ok := st.(strategy.UpdateNameRule)
+			r.nameRuleOnUpdate = !r.noMetadataRules && (!ok || u.ChecksNameRuleOnUpdate())
+			r.nameRuleOnStatus = ok && u.ChecksNameRuleOnStatus()
+			r.repeatsMetaErrors = r.GR == schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}
 		} else {
 			withoutStrategy(r)
 		}

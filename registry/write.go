@@ -402,12 +402,22 @@ func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
 	if err := copyStatus(o.Obj, out.Obj); err != nil {
 		return nil, err
 	}
-	if st, ok := For(res.GR); ok {
-		if sm, ok := st.(strategy.StatusMetadata); ok && sm.StatusSetsMetadata() {
-			out.Meta.SetLabels(o.Meta.GetLabels())
-			out.Meta.SetAnnotations(o.Meta.GetAnnotations())
-			out.Meta.SetFinalizers(o.Meta.GetFinalizers())
-			out.Meta.SetOwnerReferences(o.Meta.GetOwnerReferences())
+	if statusSetsMetadata(res) {
+		out.Meta.SetLabels(o.Meta.GetLabels())
+		out.Meta.SetAnnotations(o.Meta.GetAnnotations())
+		out.Meta.SetFinalizers(o.Meta.GetFinalizers())
+		out.Meta.SetOwnerReferences(o.Meta.GetOwnerReferences())
+	}
+	if !statusKeepsMetadata(res) {
+		// Most status strategies do not put back the generateName, UID
+		// or grace period a write sends: the metadata rules then check
+		// them (a new UID or grace period is immutable).
+		out.Meta.SetGenerateName(o.Meta.GetGenerateName())
+		if uid := o.Meta.GetUID(); uid != "" {
+			out.Meta.SetUID(uid)
+		}
+		if g := o.Meta.GetDeletionGracePeriodSeconds(); g != nil {
+			out.Meta.SetDeletionGracePeriodSeconds(g)
 		}
 	}
 	out.Meta.SetResourceVersion(o.Meta.GetResourceVersion())
@@ -418,6 +428,37 @@ func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
 		out.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
 	}
 	return out, nil
+}
+
+// statusSetsMetadata reports whether a write to res's /status also sets
+// the labels, annotations, finalizers and owner references it carries: as
+// the resource's strategy says (strategy.StatusMetadata), and for CRDs,
+// whose upstream status strategy resets the new metadata from itself.
+func statusSetsMetadata(res *Resource) bool {
+	if res.GR == (schema.GroupResource{Group: apiextensionsv1.GroupName, Resource: "customresourcedefinitions"}) {
+		return true
+	}
+	st, ok := For(res.GR)
+	if !ok {
+		return false
+	}
+	sm, ok := st.(strategy.StatusMetadata)
+	return ok && sm.StatusSetsMetadata()
+}
+
+// statusKeepsMetadata reports whether a write to res's /status keeps the
+// stored metadata whole (strategy.Base.StatusKeepsStoredMetadata), as a
+// custom resource's does.
+func statusKeepsMetadata(res *Resource) bool {
+	if res.Typed == nil {
+		return true
+	}
+	st, ok := For(res.GR)
+	if !ok {
+		return false
+	}
+	sm, ok := st.(strategy.StatusMetadata)
+	return ok && sm.StatusKeepsMetadata()
 }
 
 // MustEncode is Encode for objects known to encode (a decoded object).

@@ -19,7 +19,7 @@ An answer is its code and, for a Status, its reason, message and causes, with UI
 Both servers keep what earlier sweeps created: an object left in one of them (a webhook configuration, a LimitRange)
 changes later answers, as do fakeplane's controllers, which refplane does not run. Read each DIFF before believing it.
 """
-import argparse, base64, copy, difflib, json, os, random, re, ssl, subprocess, sys, urllib.error, urllib.request
+import argparse, base64, copy, difflib, json, os, random, re, ssl, subprocess, sys, time, urllib.error, urllib.request
 
 
 def kubeconfig(path):
@@ -556,6 +556,35 @@ REQUESTS = [
 ]
 
 
+CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "widgets.refdiff.example.com"},
+       "spec": {"group": "refdiff.example.com", "scope": "Namespaced",
+                "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                "versions": [{"name": "v1", "served": True, "storage": True,
+                              "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
+                              "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                                  "data": {"type": "object", "additionalProperties": {"type": "string"}},
+                                  "spec": {"type": "object", "properties": {"replicas": {"type": "integer", "minimum": 0}, "template": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}},
+                                  "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}}}]}}
+WIDGETS = "/apis/refdiff.example.com/v1/namespaces/default/widgets"
+
+
+def as_widget(method, path, body, ctype, accept):
+    """A request of REQUESTS on the configmap rq made on the widget rq (CRD) instead."""
+    if NS + "/configmaps" not in path:
+        return None
+    path = path.replace(NS + "/configmaps", WIDGETS)
+    if isinstance(body, dict):
+        body = copy.deepcopy(body)
+        if body.get("apiVersion") == "v1":
+            body["apiVersion"] = "refdiff.example.com/v1"
+        if body.get("kind") == "ConfigMap":
+            body["kind"] = "Widget"
+    elif isinstance(body, bytes):
+        body = body.replace(b"apiVersion: v1\n", b"apiVersion: refdiff.example.com/v1\n").replace(b"kind: ConfigMap", b"kind: Widget")
+        body = body.replace(b'"apiVersion":"v1","kind":"ConfigMap"', b'"apiVersion":"refdiff.example.com/v1","kind":"Widget"')
+    return method, path, body, ctype, accept
+
+
 def answer(r):
     """An answer as the requests sweep compares it: norm, with the Content-Type's media type."""
     code, js, hdrs = r
@@ -569,7 +598,18 @@ def sweep_requests(args):
         req(t, "DELETE", NS + "/configmaps/rq")
         req(t, "POST", NS + "/configmaps", CM)
         req(t, "POST", "/apis/apps/v1/namespaces/default/deployments", OBJECTS[2][1])
-    for method, path, body, ctype, accept in REQUESTS:
+    requests = REQUESTS
+    if args.custom:
+        for t in ("ref", "fp"):
+            req(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)
+        time.sleep(3)
+        for t in ("ref", "fp"):
+            req(t, "DELETE", WIDGETS + "/rq")
+            code = req(t, "POST", WIDGETS, dict(CM, apiVersion="refdiff.example.com/v1", kind="Widget"))[0]
+            if code != 201:
+                print("create", t, code, WIDGETS + "/rq")
+        requests = [w for w in (as_widget(*x) for x in REQUESTS) if w]
+    for method, path, body, ctype, accept in requests:
         if args.filter and args.filter not in path:
             continue
         res = []
@@ -595,6 +635,7 @@ def main():
     ap.add_argument("--fakeplane", required=True, help="the fakeplane's kubeconfig")
     ap.add_argument("--suffix", default="-u", help="update: appended to the names of the objects it creates")
     ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
+    ap.add_argument("--custom", action="store_true", help="requests: on the custom resource widgets (a CRD it creates), not configmaps")
     ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests"])
     ap.add_argument("filter", nargs="?", default="", help="only the collection paths that contain this")
     args = ap.parse_args()

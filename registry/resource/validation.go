@@ -305,19 +305,12 @@ func withDeclarative(ctx context.Context, errs field.ErrorList, obj, old runtime
 	}
 	if _, ok := n.(*resourcev1.DeviceClass); ok {
 		// The strategy validates a class's name with the declarative
-		// rule (format=k8s-long-name), which covers it, and not its
-		// generateName.
-		kept := errs[:0:0]
+		// rule (format=k8s-long-name), which covers it.
 		for _, e := range errs {
-			switch {
-			case e.Type == field.ErrorTypeInvalid && e.Field == "metadata.name":
+			if e.Type == field.ErrorTypeInvalid && e.Field == "metadata.name" {
 				e.WithOrigin("format=k8s-long-name").MarkCoveredByDeclarative()
-			case e.Type == field.ErrorTypeInvalid && e.Field == "metadata.generateName":
-				continue
 			}
-			kept = append(kept, e)
 		}
-		errs = kept
 	}
 	var subresources []string
 	if status {

@@ -211,7 +211,37 @@ type Base struct {
 	// and a create's metadata is checked only when the type's own rules
 	// found nothing (rest.ValidateCreate).
 	NoMetadataRules bool
+	// NameRuleOnCreateOnly says that upstream's update validation of the
+	// type checks its metadata with the update rules alone, not with its
+	// name rule, as the workloads', Services' and Leases' does: on update
+	// an invalid generateName is then only one that is not a path segment.
+	NameRuleOnCreateOnly bool
+	// NameRuleOnStatus says that upstream's validation of a write to the
+	// type's /status checks its name rule too, as VolumeAttachments' does;
+	// most status validations check the metadata update rules alone.
+	NameRuleOnStatus bool
+	// StatusKeepsStoredMetadata says that a write to the type's /status
+	// keeps the stored metadata whole but for the managed fields, as
+	// upstream's FlowSchema and PriorityLevelConfiguration status
+	// strategies (and custom resources') do: what else the write sends in
+	// metadata is dropped unchecked.
+	StatusKeepsStoredMetadata bool
 }
+
+// UpdateNameRule is implemented by every strategy built on Base: it says
+// whether the type's validation of an update, and of a write to /status,
+// checks its name rule (see Base.NameRuleOnCreateOnly and
+// Base.NameRuleOnStatus).
+type UpdateNameRule interface {
+	ChecksNameRuleOnUpdate() bool
+	ChecksNameRuleOnStatus() bool
+}
+
+// ChecksNameRuleOnUpdate implements UpdateNameRule.
+func (b Base) ChecksNameRuleOnUpdate() bool { return !b.NameRuleOnCreateOnly }
+
+// ChecksNameRuleOnStatus implements UpdateNameRule.
+func (b Base) ChecksNameRuleOnStatus() bool { return b.NameRuleOnStatus }
 
 // MetadataRules is implemented by every strategy built on Base: it says
 // whether the type's validation checks its metadata (see
@@ -227,10 +257,14 @@ func (b Base) ChecksMetadata() bool { return !b.NoMetadataRules }
 // whether a write to /status also sets metadata (Base.StatusWritesMetadata).
 type StatusMetadata interface {
 	StatusSetsMetadata() bool
+	StatusKeepsMetadata() bool
 }
 
 // StatusSetsMetadata implements StatusMetadata.
 func (b Base) StatusSetsMetadata() bool { return b.StatusWritesMetadata }
+
+// StatusKeepsMetadata implements StatusMetadata.
+func (b Base) StatusKeepsMetadata() bool { return b.StatusKeepsStoredMetadata }
 
 // ObjectKinds implements runtime.ObjectTyper with client-go's scheme, which
 // knows every built-in type.

@@ -21,7 +21,7 @@ import (
 // Strategy is the APIService strategy. As upstream's, it refuses an update
 // without metadata.resourceVersion and clears the status a new APIService
 // is sent with (the registry then marks a local one Available).
-var Strategy = apiServiceStrategy{strategy.Base{ResetStatusOnCreate: true}}
+var Strategy = apiServiceStrategy{strategy.Base{ResetStatusOnCreate: true, NameRuleOnCreateOnly: true}}
 
 type apiServiceStrategy struct{ strategy.Base }
 
@@ -42,11 +42,16 @@ func (apiServiceStrategy) Validate(ctx context.Context, obj runtime.Object) fiel
 	return withoutMeta(in, validation.ValidateAPIService(ctx, in))
 }
 
-// ValidateUpdate checks an APIService as Validate does: upstream's
-// ValidateAPIServiceUpdate adds only the object metadata update rules, which
-// the registry runs itself.
-func (st apiServiceStrategy) ValidateUpdate(ctx context.Context, obj, _ runtime.Object) field.ErrorList {
-	return st.Validate(ctx, obj)
+// ValidateUpdate checks an APIService as upstream's ValidateAPIServiceUpdate
+// does, but for the object metadata update rules, which the registry runs
+// (twice: nothing dedups kube-aggregator's errors): its metadata, with its
+// name rule, and the rest as Validate does.
+func (apiServiceStrategy) ValidateUpdate(ctx context.Context, obj, _ runtime.Object) field.ErrorList {
+	in, err := internal(obj)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	return validation.ValidateAPIService(ctx, in)
 }
 
 // ValidateStatusUpdate checks the conditions' statuses of a write to

@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the DaemonSet strategy.
-var Strategy = daemonSetStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
+var Strategy = daemonSetStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NameRuleOnCreateOnly: true}}
 
 type daemonSetStrategy struct{ strategy.Base }
 

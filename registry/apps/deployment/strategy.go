@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the Deployment strategy.
-var Strategy = deploymentStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
+var Strategy = deploymentStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NameRuleOnCreateOnly: true}}
 
 type deploymentStrategy struct{ strategy.Base }
 

@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the ReplicaSet strategy.
-var Strategy = replicaSetStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
+var Strategy = replicaSetStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NameRuleOnCreateOnly: true}}
 
 type replicaSetStrategy struct{ strategy.Base }
 

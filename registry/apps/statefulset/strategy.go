@@ -13,7 +13,7 @@ import (
 )
 
 // Strategy is the StatefulSet strategy.
-var Strategy = statefulSetStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
+var Strategy = statefulSetStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NameRuleOnCreateOnly: true}}
 
 type statefulSetStrategy struct{ strategy.Base }
 

@@ -20,7 +20,7 @@ import (
 )
 
 // Strategy is the HorizontalPodAutoscaler strategy.
-var Strategy = hpaStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
+var Strategy = hpaStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NameRuleOnCreateOnly: true}}
 
 type hpaStrategy struct{ strategy.Base }
 

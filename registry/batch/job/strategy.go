@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the Job strategy.
-var Strategy = jobStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
+var Strategy = jobStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NameRuleOnCreateOnly: true}}
 
 type jobStrategy struct{ strategy.Base }
 

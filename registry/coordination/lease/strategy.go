@@ -16,7 +16,7 @@ import (
 )
 
 // Strategy is the Lease strategy.
-var Strategy = leaseStrategy{strategy.Base{Namespaced: true, CreateOnUpdate: true}}
+var Strategy = leaseStrategy{strategy.Base{Namespaced: true, CreateOnUpdate: true, NameRuleOnCreateOnly: true}}
 
 type leaseStrategy struct{ strategy.Base }
 

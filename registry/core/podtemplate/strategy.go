@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the PodTemplate strategy.
-var Strategy = podTemplateStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ReturnDeleted: true}}
+var Strategy = podTemplateStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ReturnDeleted: true, NameRuleOnCreateOnly: true}}
 
 type podTemplateStrategy struct{ strategy.Base }
 

@@ -31,11 +31,10 @@ func (s rcStrategy) ValidateUpdate(ctx context.Context, obj, _ runtime.Object) f
 
 // ValidateDeclaratively gives the metadata.name errors as upstream's
 // ValidateReplicationController does: its name rule is the declarative
-// long-name format (validate.LongName, whose messages count bytes), which
-// does not check generateName, and its errors come among the declarative
-// ones: after the others, before those of spec.replicas and
-// spec.minReadySeconds, which Validate already puts last. A write to
-// /status is left as it is.
+// long-name format (validate.LongName, whose messages count bytes), and its
+// errors come among the declarative ones: after the others, before those of
+// spec.replicas and spec.minReadySeconds, which Validate already puts last.
+// A write to /status is left as it is.
 func (rcStrategy) ValidateDeclaratively(ctx context.Context, errs field.ErrorList, obj, _ runtime.Object, status bool) field.ErrorList {
 	if status {
 		return errs
@@ -43,7 +42,6 @@ func (rcStrategy) ValidateDeclaratively(ctx context.Context, errs field.ErrorLis
 	var rest field.ErrorList
 	for _, e := range errs {
 		switch {
-		case e.Field == "metadata.generateName":
 		case e.Field == "metadata.name" && (e.Type == field.ErrorTypeInvalid || e.Type == field.ErrorTypeTooLong):
 		default:
 			rest = append(rest, e)

@@ -17,7 +17,7 @@ import (
 )
 
 // Strategy is the ResourceQuota strategy.
-var Strategy = resourceQuotaStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, ReturnDeleted: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
+var Strategy = resourceQuotaStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, ReturnDeleted: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NameRuleOnCreateOnly: true}}
 
 type resourceQuotaStrategy struct{ strategy.Base }
 

@@ -25,7 +25,7 @@ import (
 )
 
 // Strategy is the Service strategy.
-var Strategy = serviceStrategy{strategy.Base{Namespaced: true, CreateOnUpdate: true, UnconditionalUpdate: true, ReturnDeleted: true, ResetStatusOnCreate: true, StatusWritesMetadata: true}}
+var Strategy = serviceStrategy{strategy.Base{Namespaced: true, CreateOnUpdate: true, UnconditionalUpdate: true, ReturnDeleted: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NameRuleOnCreateOnly: true}}
 
 type serviceStrategy struct{ strategy.Base }
 

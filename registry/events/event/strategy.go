@@ -15,7 +15,7 @@ import (
 )
 
 // Strategy is the events.k8s.io Event strategy.
-var Strategy = eventStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true}}
+var Strategy = eventStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, NameRuleOnCreateOnly: true}}
 
 type eventStrategy struct{ strategy.Base }
 

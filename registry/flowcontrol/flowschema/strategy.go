@@ -27,7 +27,7 @@ import (
 )
 
 // Strategy is the FlowSchema strategy.
-var Strategy = flowSchemaStrategy{strategy.Base{UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
+var Strategy = flowSchemaStrategy{strategy.Base{UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusKeepsStoredMetadata: true}}
 
 type flowSchemaStrategy struct{ strategy.Base }
 

@@ -30,7 +30,7 @@ import (
 )
 
 // Strategy is the PriorityLevelConfiguration strategy.
-var Strategy = priorityLevelConfigurationStrategy{strategy.Base{UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true}}
+var Strategy = priorityLevelConfigurationStrategy{strategy.Base{UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusKeepsStoredMetadata: true}}
 
 type priorityLevelConfigurationStrategy struct{ strategy.Base }
 

@@ -19,7 +19,7 @@ import (
 )
 
 // Strategy is the NetworkPolicy strategy.
-var Strategy = networkPolicyStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true}}
+var Strategy = networkPolicyStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, NameRuleOnCreateOnly: true}}
 
 type networkPolicyStrategy struct{ strategy.Base }
 

@@ -18,7 +18,7 @@ import (
 )
 
 // Strategy is the ServiceCIDR strategy.
-var Strategy = serviceCIDRStrategy{strategy.Base{UnconditionalUpdate: true, ResetStatusOnCreate: true}}
+var Strategy = serviceCIDRStrategy{strategy.Base{UnconditionalUpdate: true, ResetStatusOnCreate: true, NameRuleOnCreateOnly: true}}
 
 type serviceCIDRStrategy struct{ strategy.Base }
 

@@ -18,7 +18,7 @@ import (
 // Strategy is the DeviceTaintRule strategy. As upstream's v1 strategy, it
 // refuses an update without metadata.resourceVersion (upstream allows one
 // only in v1beta2 and v1alpha3, which fakeplane does not serve).
-var Strategy = deviceTaintRuleStrategy{Base: strategy.Base{Generation: true, ResetStatusOnCreate: true}}
+var Strategy = deviceTaintRuleStrategy{Base: strategy.Base{Generation: true, ResetStatusOnCreate: true, NameRuleOnCreateOnly: true}}
 
 type deviceTaintRuleStrategy struct {
 	strategy.Base

@@ -11,7 +11,7 @@ import (
 )
 
 // Strategy is the ResourceSlice strategy.
-var Strategy = resourceSliceStrategy{Base: strategy.Base{UnconditionalUpdate: true, Generation: true, ReturnDeleted: true}}
+var Strategy = resourceSliceStrategy{Base: strategy.Base{UnconditionalUpdate: true, Generation: true, ReturnDeleted: true, NameRuleOnCreateOnly: true}}
 
 type resourceSliceStrategy struct {
 	strategy.Base

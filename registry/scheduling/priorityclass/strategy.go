@@ -17,7 +17,7 @@ import (
 )
 
 // Strategy is the PriorityClass strategy.
-var Strategy = priorityClassStrategy{strategy.Base{UnconditionalUpdate: true, Generation: true}}
+var Strategy = priorityClassStrategy{strategy.Base{UnconditionalUpdate: true, Generation: true, NameRuleOnCreateOnly: true}}
 
 type priorityClassStrategy struct{ strategy.Base }
 

@@ -23,7 +23,7 @@ import (
 // metadata.generation unset at create and increments it when an update
 // changes the spec (PrepareForUpdate), so it does not track generation the
 // way resources with a status do.
-var Strategy = csiDriverStrategy{strategy.Base{ReturnDeleted: true}}
+var Strategy = csiDriverStrategy{strategy.Base{ReturnDeleted: true, NameRuleOnCreateOnly: true}}
 
 type csiDriverStrategy struct{ strategy.Base }
 

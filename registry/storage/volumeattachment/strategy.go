@@ -25,7 +25,7 @@ import (
 )
 
 // Strategy is the VolumeAttachment strategy.
-var Strategy = volumeAttachmentStrategy{strategy.Base{ReturnDeleted: true, ResetStatusOnCreate: true}}
+var Strategy = volumeAttachmentStrategy{strategy.Base{ReturnDeleted: true, ResetStatusOnCreate: true, NameRuleOnStatus: true}}
 
 type volumeAttachmentStrategy struct{ strategy.Base }
 
