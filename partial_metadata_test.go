@@ -36,3 +36,24 @@ func TestCustomResourcePartialMetadataInFieldOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomResourceAsPartialListIsAServerError asks for one custom
+// resource, or its status, as a PartialObjectMetadataList: apiextensions'
+// handler converts it as a list anyway and fails, a 500 "content is not a
+// list" (refplane's answer), where a built-in object's is a 406.
+func TestCustomResourceAsPartialListIsAServerError(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithObjects(subresourceWidgetCRD()))
+	const widgets = "/apis/h4.example.com/v1/namespaces/default/h4widgets"
+	if code, _, b := rawRequest(t, cp, "POST", widgets, "application/json", []byte(`{"apiVersion":"h4.example.com/v1","kind":"H4Widget","metadata":{"name":"w"}}`), nil); code != 201 {
+		t.Fatalf("create: %d %s", code, b)
+	}
+	for _, accept := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
+		for _, path := range []string{widgets + "/w", widgets + "/w/status"} {
+			code, _, body := rawRequest(t, cp, "GET", path, "", nil, http.Header{"Accept": {accept + ";as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"}})
+			if message, _ := statusFieldCauses(t, body); code != 500 || message != "content is not a list" {
+				t.Errorf("%s in %s: %d %s, want 500 content is not a list", path, accept, code, body)
+			}
+		}
+	}
+}

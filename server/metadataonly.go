@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -87,8 +88,13 @@ func internalTypeName(r *registry.Resource, list bool) string {
 	return "*" + registry.InternalPackage(r.Group) + "." + kind
 }
 
-// errPartialNotAList is the 406 for PartialObjectMetadataList asked of one object.
+// errPartialNotAList is the 406 for PartialObjectMetadataList asked of one
+// object. apiextensions' handler converts a custom resource as a list
+// anyway, and fails with its error, a 500.
 func (c *call) errPartialNotAList() error {
+	if c.Res.Typed == nil {
+		return registry.ErrUnknown(errors.New("content is not a list"))
+	}
 	return notAcceptable(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", internalTypeName(c.Res, false)))
 }
 
