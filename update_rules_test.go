@@ -3,6 +3,7 @@ package fakeplane_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fakeplane/fakeplane"
@@ -160,5 +161,36 @@ func TestControllerRevisionDataComparedAsJSON(t *testing.T) {
 	const want = `ControllerRevision.apps "cr" is invalid: data: Invalid value: {"a":"c"}: field is immutable`
 	if message, _ := statusFieldCauses(t, body); message != want {
 		t.Errorf("message\n%s\nwant\n%s", message, want)
+	}
+}
+
+// TestStrategicMergePatchWrapsAnOverflowingInt32 patches int32 fields with
+// 2147483648: kube-apiserver converts a strategic merge patch's result from
+// a map, which wraps the number to -2147483648 for validation to judge,
+// where a merge patch's result fails to decode (refplane's answers).
+func TestStrategicMergePatchWrapsAnOverflowingInt32(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	mustStatus(t, cp, "POST", "/apis/scheduling.k8s.io/v1/priorityclasses", `{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"pc"},"value":10}`, 201)
+	mustStatus(t, cp, "POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", `{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"h"},"spec":{"maxReplicas":3,"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"d"}}}`, 201)
+	for _, tc := range []struct {
+		path, patchType, patch string
+		wantMessage            string // its start for a merge patch, which quotes the patched object
+	}{
+		{"/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/h", "strategic-merge-patch", `{"spec":{"maxReplicas":2147483648}}`,
+			"HorizontalPodAutoscaler.autoscaling \"h\" is invalid: [spec.maxReplicas: Invalid value: -2147483648: must be greater than or equal to `minReplicas`, spec.maxReplicas: Invalid value: -2147483648: must be greater than or equal to 1]"},
+		{"/apis/scheduling.k8s.io/v1/priorityclasses/pc", "strategic-merge-patch", `{"value":2147483648}`,
+			`PriorityClass.scheduling.k8s.io "pc" is invalid: value: Forbidden: may not be changed in an update.`},
+		{"/apis/scheduling.k8s.io/v1/priorityclasses/pc", "merge-patch", `{"value":2147483648}`,
+			` "" is invalid: patch: Invalid value: "{`},
+	} {
+		code, _, body := rawRequest(t, cp, "PATCH", tc.path+"?dryRun=All", "application/"+tc.patchType+"+json", []byte(tc.patch), nil)
+		message, _ := statusFieldCauses(t, body)
+		if code != 422 || !strings.HasPrefix(message, tc.wantMessage) {
+			t.Errorf("%s %s: %d %s\nwant 422 %s", tc.patchType, tc.patch, code, message, tc.wantMessage)
+		}
+		if tc.patchType == "merge-patch" && !strings.HasSuffix(message, ": json: cannot unmarshal number 2147483648 into Go struct field PriorityClass.value of type int32") {
+			t.Errorf("merge patch: %s", message)
+		}
 	}
 }

@@ -167,6 +167,16 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 			}
 			o, strictErrs, err = decodePatched(patched)
 		}
+		if err != nil && pt == types.StrategicMergePatchType && c.Res.Typed != nil {
+			// Upstream converts a strategic merge patch's result from a
+			// map, which wraps an int32 that overflows where decoding JSON
+			// refuses it: validation then sees the wrapped value.
+			if b, ok := viaUnstructured(patched, c.Res.NewObject()); ok {
+				if o2, strict2, err2 := decodePatched(b); err2 == nil {
+					o, strictErrs, err = o2, strict2, nil
+				}
+			}
+		}
 		if err != nil {
 			if c.Res.Typed != nil {
 				if perr := patchDecodeError(pt, body, patched, c.Res.NewObject()); perr != nil {
@@ -280,6 +290,21 @@ func interpretStrategicError(err error) error {
 		return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 	}
 	return registry.ErrUnknown(err)
+}
+
+// viaUnstructured converts a patched object's JSON into the typed object
+// into as upstream converts a strategic merge patch's result (from a map,
+// with int32 fields that overflow wrapped), and returns its JSON.
+func viaUnstructured(patched []byte, into runtime.Object) ([]byte, bool) {
+	var m map[string]any
+	if kjson.UnmarshalCaseSensitivePreserveInts(patched, &m) != nil {
+		return nil, false
+	}
+	if runtime.DefaultUnstructuredConverter.FromUnstructured(m, into) != nil {
+		return nil, false
+	}
+	b, err := json.Marshal(into)
+	return b, err == nil
 }
 
 // patchDecodeError is upstream's answer for a patch whose result does not

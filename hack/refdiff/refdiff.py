@@ -12,12 +12,15 @@ Sweeps (each prints DIFF lines with both answers, then a count):
     pairs     dry-run creates with two or three fields changed at once (the order of errors), --seed
     lists     list queries (field and label selectors, limits, resourceVersions) on every listed resource
     warnings  the Warning headers of the creates, also with fieldValidation=Warn
+    patches   the update sweep's changes as dry-run patches: a JSON patch of the field, and a strategic merge (custom
+              resources: merge) patch of its top-level field; answers compared whole, status and metadata set aside
     requests  odd requests: unknown paths, methods, content types, query parameters, bodies and patches
     bodies    the whole answers of the dry-run creates that succeed (defaults, normalisation), not only their codes
 
 An answer is its code and, for a Status, its reason, message and causes, with UIDs, times and generated names masked.
-Both servers keep what earlier sweeps created: an object left in one of them (a webhook configuration, a LimitRange)
-changes later answers, as do fakeplane's controllers, which refplane does not run. Read each DIFF before believing it.
+Both servers keep what earlier sweeps created (but update and patches delete the admission configurations, quotas and
+limits they created when they end): an object left in one of them (a webhook configuration, a LimitRange) changes
+later answers, as do fakeplane's controllers, which refplane does not run. Read each DIFF before believing it.
 """
 import argparse, base64, copy, difflib, json, os, random, re, ssl, subprocess, sys, time, urllib.error, urllib.request
 
@@ -76,7 +79,10 @@ MASKS = [(re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
          (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "TIME"),
          (re.compile(r"kube-api-access-[a-z0-9]{5}"), "KAA"),
          (re.compile(r"(resourceVersion|ResourceVersion)[^,]{0,12}?[0-9]+"), "RV"),
-         (re.compile(r"current: [0-9]+"), "current: RV")]
+         (re.compile(r"current: [0-9]+"), "current: RV"),
+         (re.compile(r"nodePort:[0-9]+"), "nodePort:PORT"),
+         # A patch's decoding error quotes the whole patched object, with what controllers wrote in it.
+         (re.compile(r'Invalid value: "\{\\"apiVersion.*\}": '), 'Invalid value: "OBJECT": ')]
 
 
 def mask(s):
@@ -273,6 +279,18 @@ def sweep_create(args):
     print("diffs", nd, "of", n)
 
 
+# INTERFERING are the collections whose objects change the answers to later requests (admission, quotas, limits):
+# the sweeps that create objects delete theirs of these when they end.
+INTERFERING = ("admissionregistration.k8s.io", "/limitranges", "/resourcequotas")
+
+
+def remove_interfering(args):
+    for path, body in selected(args):
+        if any(x in path for x in INTERFERING):
+            for t in ("ref", "fp"):
+                req(t, "DELETE", path + "/" + body["metadata"]["name"] + args.suffix)
+
+
 def sweep_update(args):
     nd = n = 0
     for path, body in selected(args):
@@ -302,6 +320,53 @@ def sweep_update(args):
                 if res[0] != res[1]:
                     nd += 1
                     report("%s/%s %s = %s" % (path, name, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40]), *res)
+    remove_interfering(args)
+    print("diffs", nd, "of", n)
+
+
+def jsonpointer(path):
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def patched_norm(r):
+    """A patch's answer as compared: a Status as by norm, an object without its metadata and status."""
+    code, js, hdrs = r
+    if isinstance(js, dict) and js.get("kind") != "Status":
+        js = {k: v for k, v in js.items() if k not in ("metadata", "status")}
+    return body_norm((code, js, hdrs))
+
+
+def sweep_patches(args):
+    nd = n = 0
+    for path, body in selected(args):
+        name = body["metadata"]["name"] + args.suffix
+        b0 = copy.deepcopy(body)
+        b0["metadata"]["name"] = name
+        for t in ("ref", "fp"):
+            code = req(t, "POST", path, b0)[0]
+            if code != 201:
+                print("create", t, code, path + "/" + name)
+        smp = "application/strategic-merge-patch+json" if "/apis/" not in path or "." in path.split("/")[2] or path.split("/")[2] in ("apps", "batch", "policy", "autoscaling") else "application/merge-patch+json"
+        for lp, lv in [x for x in leaves(body) if x[0]]:
+            for mv in bad_values(lv):
+                if mv is DEL:
+                    jp = [{"op": "remove", "path": jsonpointer(lp)}]
+                else:
+                    jp = [{"op": "replace", "path": jsonpointer(lp), "value": mv}]
+                top = copy.deepcopy(body)
+                try:
+                    setp(top, lp, mv)
+                except (KeyError, IndexError, TypeError):
+                    continue
+                whole = {lp[0]: top.get(lp[0])}
+                for ctype, patch in (("application/json-patch+json", jp), (smp, whole)):
+                    a = patched_norm(req("ref", "PATCH", path + "/" + name + "?dryRun=All", patch, ctype))
+                    f = patched_norm(req("fp", "PATCH", path + "/" + name + "?dryRun=All", patch, ctype))
+                    n += 1
+                    if a != f:
+                        nd += 1
+                        report("%s/%s %s %s = %s" % (path, name, ctype.split("/")[1].split("+")[0], ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40]), a, f)
+    remove_interfering(args)
     print("diffs", nd, "of", n)
 
 
@@ -636,11 +701,11 @@ def main():
     ap.add_argument("--suffix", default="-u", help="update: appended to the names of the objects it creates")
     ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
     ap.add_argument("--custom", action="store_true", help="requests: on the custom resource widgets (a CRD it creates), not configmaps")
-    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests"])
+    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches"])
     ap.add_argument("filter", nargs="?", default="", help="only the collection paths that contain this")
     args = ap.parse_args()
     SERVERS["ref"], SERVERS["fp"] = kubeconfig(args.reference), kubeconfig(args.fakeplane)
-    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests}[args.sweep](args)
+    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches}[args.sweep](args)
 
 
 if __name__ == "__main__":
