@@ -1,10 +1,13 @@
 package fakeplane_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/client-go/dynamic"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -192,5 +195,38 @@ func TestStrategicMergePatchWrapsAnOverflowingInt32(t *testing.T) {
 		if tc.patchType == "merge-patch" && !strings.HasSuffix(message, ": json: cannot unmarshal number 2147483648 into Go struct field PriorityClass.value of type int32") {
 			t.Errorf("merge patch: %s", message)
 		}
+	}
+}
+
+// TestCustomResourcePatchThatDoesNotDecodeIsInvalid patches a custom
+// resource's embedded resource so that it no longer decodes (its apiVersion
+// a number): apiextensions' patcher answers a 422 on the field "patch"
+// with the decoding error, for a JSON patch and a merge patch alike, where
+// a create or update with the same body is a 400 (refplane's answers).
+func TestCustomResourcePatchThatDoesNotDecodeIsInvalid(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	createCRD(t, context.Background(), dynamic.NewForConfigOrDie(cp.RESTConfig()), foosCRD(t, `type: object
+properties:
+  spec:
+    type: object
+    properties:
+      embedded: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}`))
+	const foo = "/apis/tests.example.com/v1beta1/foos/f"
+	mustStatus(t, cp, "POST", "/apis/tests.example.com/v1beta1/foos", `{"apiVersion":"tests.example.com/v1beta1","kind":"Foo","metadata":{"name":"f"},"spec":{"embedded":{"apiVersion":"v1","kind":"ConfigMap"}}}`, 201)
+	for _, tc := range []struct{ contentType, patch string }{
+		{"application/json-patch+json", `[{"op":"replace","path":"/spec/embedded/apiVersion","value":5}]`},
+		{"application/merge-patch+json", `{"spec":{"embedded":{"apiVersion":5}}}`},
+	} {
+		code, _, body := rawRequest(t, cp, "PATCH", foo+"?dryRun=All", tc.contentType, []byte(tc.patch), nil)
+		message, causes := statusFieldCauses(t, body)
+		if code != 422 || !strings.HasPrefix(message, ` "" is invalid: patch: Invalid value: "{`) ||
+			!strings.HasSuffix(message, `: spec.embedded.apiVersion: Invalid value: 5: must be a string`) || !slices.Equal(causes, []string{"patch FieldValueInvalid"}) {
+			t.Errorf("%s: %d %s", tc.contentType, code, body)
+		}
+	}
+	code, _, body := rawRequest(t, cp, "PUT", foo+"?dryRun=All", "application/json", []byte(`{"apiVersion":"tests.example.com/v1beta1","kind":"Foo","metadata":{"name":"f"},"spec":{"embedded":{"apiVersion":5}}}`), nil)
+	if message, _ := statusFieldCauses(t, body); code != 400 || message != `Foo in version "v1beta1" cannot be handled as a Foo: spec.embedded.apiVersion: Invalid value: 5: must be a string` {
+		t.Errorf("PUT: %d %s", code, body)
 	}
 }

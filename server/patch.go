@@ -182,6 +182,8 @@ func (s *Server) patch(c *call, statusOnly bool) error {
 				if perr := patchDecodeError(pt, body, patched, c.Res.NewObject()); perr != nil {
 					return nil, perr
 				}
+			} else if perr := customPatchDecodeError(c.Res, patched, err); perr != nil {
+				return nil, perr
 			}
 			return nil, err
 		}
@@ -290,6 +292,23 @@ func interpretStrategicError(err error) error {
 		return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 	}
 	return registry.ErrUnknown(err)
+}
+
+// customPatchDecodeError is upstream's answer for a patch whose result does
+// not decode into a custom resource (an embedded resource's apiVersion not
+// a string): its decoding error, as a 422 on the field "patch" naming the
+// patched object. It returns nil for any other error.
+func customPatchDecodeError(res *registry.Resource, patched []byte, err error) error {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) || st.Status().Code != http.StatusBadRequest {
+		return nil
+	}
+	prefix := fmt.Sprintf("%s in version %q cannot be handled as a %s: ", res.Kind, res.GVK.Version, res.Kind)
+	msg, ok := strings.CutPrefix(st.Status().Message, prefix)
+	if !ok {
+		return nil
+	}
+	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patched), msg)})
 }
 
 // viaUnstructured converts a patched object's JSON into the typed object

@@ -252,7 +252,19 @@ def report(label, a, f):
 
 
 def selected(args):
-    return [(p, b) for p, b in OBJECTS if not args.filter or args.filter in p]
+    objects = OBJECTS + [WIDGET] if args.custom else OBJECTS
+    return [(p, b) for p, b in objects if not args.filter or args.filter in p]
+
+
+def ensure_crd():
+    """Creates CRD in both servers, and waits until they serve it."""
+    for t in ("ref", "fp"):
+        req(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)
+    for _ in range(50):
+        if all(req(t, "GET", WIDGETS)[0] == 200 for t in ("ref", "fp")):
+            return
+        time.sleep(0.2)
+    sys.exit("the CRD is not served")
 
 
 def mutations(body):
@@ -628,8 +640,29 @@ CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinitio
                               "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
                               "schema": {"openAPIV3Schema": {"type": "object", "properties": {
                                   "data": {"type": "object", "additionalProperties": {"type": "string"}},
-                                  "spec": {"type": "object", "properties": {"replicas": {"type": "integer", "minimum": 0}, "template": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}},
+                                  "spec": {"type": "object", "required": ["size"],
+                                           "x-kubernetes-validations": [{"rule": "self.replicas <= 10", "message": "at most 10 replicas"}],
+                                           "properties": {
+                                      "replicas": {"type": "integer", "minimum": 0, "default": 1},
+                                      "size": {"type": "string", "enum": ["S", "M", "L"]},
+                                      "name": {"type": "string", "maxLength": 10, "pattern": "^[a-z]+$"},
+                                      "when": {"type": "string", "format": "date-time", "nullable": True},
+                                      "port": {"x-kubernetes-int-or-string": True},
+                                      "ratio": {"type": "number", "maximum": 1, "exclusiveMaximum": True},
+                                      "tags": {"type": "array", "maxItems": 3, "items": {"type": "string", "minLength": 1}, "x-kubernetes-list-type": "set"},
+                                      "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                                                "items": {"type": "object", "required": ["name"], "properties": {
+                                                    "name": {"type": "string"}, "port": {"type": "integer", "minimum": 1, "maximum": 65535}}}},
+                                      "labels": {"type": "object", "maxProperties": 2, "additionalProperties": {"type": "string"}},
+                                      "template": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                                      "embedded": {"type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True},
+                                      "immutable": {"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf", "message": "is immutable"}]}}},
                                   "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}}}]}}
+WIDGET = ("/apis/refdiff.example.com/v1/namespaces/default/widgets",
+          {"apiVersion": "refdiff.example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+           "spec": {"replicas": 2, "size": "M", "name": "abc", "when": "2026-01-01T00:00:00Z", "port": 80, "ratio": 0.5,
+                    "tags": ["a", "b"], "ports": [{"name": "http", "port": 80}], "labels": {"a": "b"}, "template": {"x": 1},
+                    "embedded": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "e"}}, "immutable": "x"}})
 WIDGETS = "/apis/refdiff.example.com/v1/namespaces/default/widgets"
 
 
@@ -666,9 +699,6 @@ def sweep_requests(args):
     requests = REQUESTS
     if args.custom:
         for t in ("ref", "fp"):
-            req(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)
-        time.sleep(3)
-        for t in ("ref", "fp"):
             req(t, "DELETE", WIDGETS + "/rq")
             code = req(t, "POST", WIDGETS, dict(CM, apiVersion="refdiff.example.com/v1", kind="Widget"))[0]
             if code != 201:
@@ -700,11 +730,14 @@ def main():
     ap.add_argument("--fakeplane", required=True, help="the fakeplane's kubeconfig")
     ap.add_argument("--suffix", default="-u", help="update: appended to the names of the objects it creates")
     ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
-    ap.add_argument("--custom", action="store_true", help="requests: on the custom resource widgets (a CRD it creates), not configmaps")
+    ap.add_argument("--custom", action="store_true",
+                    help="create the CRD widgets (if missing) and sweep a Widget too; requests: on widgets, not configmaps")
     ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches"])
     ap.add_argument("filter", nargs="?", default="", help="only the collection paths that contain this")
     args = ap.parse_args()
     SERVERS["ref"], SERVERS["fp"] = kubeconfig(args.reference), kubeconfig(args.fakeplane)
+    if args.custom:
+        ensure_crd()
     {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches}[args.sweep](args)
 
 
