@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fakeplane/fakeplane/internal/builtin"
 	"github.com/fakeplane/fakeplane/registry/autoscaling/horizontalpodautoscaler"
@@ -25,6 +26,28 @@ type converter interface {
 var converters = map[string]converter{
 	"events.k8s.io/v1/events":                 eventsConverter{},
 	"autoscaling/v1/horizontalpodautoscalers": hpaConverter{},
+}
+
+var (
+	hpaV1 = autoscalingv1.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler")
+	hpaV2 = autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler")
+)
+
+// convertVersion converts the JSON of an object between two versions that
+// upstream converts through one internal type, for the field manager, which
+// compares each manager's fields in the version they were recorded through:
+// autoscaling/v1 and autoscaling/v2 HorizontalPodAutoscalers. ok is false
+// for any other pair.
+func convertVersion(data []byte, from, to schema.GroupVersionKind) (out []byte, ok bool, err error) {
+	switch {
+	case from == hpaV1 && to == hpaV2:
+		out, err = hpaConverter{}.ToStorage(data)
+	case from == hpaV2 && to == hpaV1:
+		out, err = hpaConverter{}.FromStorage(data)
+	default:
+		return nil, false, nil
+	}
+	return out, true, err
 }
 
 // converterKey is the key of a served resource in converters.

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/gob"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -408,10 +409,11 @@ func (r *Resource) resetPaths(sub string) []fieldpath.Path {
 }
 
 // objectConvertor gives the field manager what a scheme gives it upstream:
-// objects in the resource's one served version (typed for built-ins),
-// defaulting and empty objects. Other versions are reported as not
-// registered, so managed fields recorded through them are dropped rather
-// than failing the write.
+// objects in the resource's served version (typed for built-ins), and in
+// the other versions of its kind upstream converts it to (convertVersion),
+// defaulting and empty objects. Versions it cannot convert to are reported
+// as not registered, so managed fields recorded through them are dropped
+// rather than failing the write.
 type objectConvertor struct{ res *Resource }
 
 // New implements runtime.ObjectCreater.
@@ -469,7 +471,10 @@ func (c *objectConvertor) ConvertToVersion(in runtime.Object, target runtime.Gro
 		out.SetAPIVersion(to.GroupVersion().String())
 		return out, nil
 	}
-	if from != c.res.GVK || to != c.res.GVK {
+	if from != to {
+		return convertObjectVersion(in, from, to)
+	}
+	if to != c.res.GVK {
 		return nil, runtime.NewNotRegisteredErrForKind("fakeplane", to)
 	}
 	u, ok := in.(*unstructured.Unstructured)
@@ -483,6 +488,31 @@ func (c *objectConvertor) ConvertToVersion(in runtime.Object, target runtime.Gro
 		return nil, fmt.Errorf("unable to convert unstructured object to %v: %v", c.res.GVK, err)
 	}
 	out.GetObjectKind().SetGroupVersionKind(c.res.GVK)
+	return out, nil
+}
+
+// convertObjectVersion converts a built-in object between two versions of
+// its kind (convertVersion), into its typed form.
+func convertObjectVersion(in runtime.Object, from, to schema.GroupVersionKind) (runtime.Object, error) {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	converted, ok, err := convertVersion(data, from, to)
+	if !ok {
+		return nil, runtime.NewNotRegisteredErrForKind("fakeplane", to)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("convert %v to %v: %w", from, to, err)
+	}
+	out, err := TypesScheme().New(to)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(converted, out); err != nil {
+		return nil, fmt.Errorf("convert %v to %v: %w", from, to, err)
+	}
+	out.GetObjectKind().SetGroupVersionKind(to)
 	return out, nil
 }
 

@@ -14,6 +14,8 @@ Sweeps (each prints DIFF lines with both answers, then a count):
     warnings  the Warning headers of the creates, also with fieldValidation=Warn
     patches   the update sweep's changes as dry-run patches: a JSON patch of the field, and a strategic merge (custom
               resources: merge) patch of its top-level field; answers compared whole, status and metadata set aside
+    apply     server-side applies (dry runs) of each object and of its changes: creating it, and over the object created
+              first by another manager, without and with force; whole answers compared, managedFields included
     requests  odd requests: unknown paths, methods, content types, query parameters, bodies and patches
     bodies    the whole answers of the dry-run creates that succeed (defaults, normalisation), not only their codes
 
@@ -382,6 +384,49 @@ def sweep_patches(args):
     print("diffs", nd, "of", n)
 
 
+def applied_norm(r):
+    """An apply's answer as compared: a Status as by norm, an object whole but its status (managedFields kept)."""
+    code, js, hdrs = r
+    if isinstance(js, dict) and js.get("kind") != "Status":
+        js = {k: v for k, v in js.items() if k != "status"}
+        fields = js.get("metadata", {}).get("managedFields") or []
+        js["metadata"] = {"managedFields": [f for f in fields if f.get("operation") == "Apply" or f.get("manager") == "Python-urllib"]}
+    return body_norm((code, js, hdrs))
+
+
+def sweep_apply(args):
+    nd = n = 0
+    for path, body in selected(args):
+        name = body["metadata"]["name"] + args.suffix
+        b0 = copy.deepcopy(body)
+        b0["metadata"]["name"] = name
+        for t in ("ref", "fp"):
+            code = req(t, "POST", path, b0)[0]
+            if code != 201:
+                print("create", t, code, path + "/" + name)
+        for lp, mv, b in mutations(body):
+            for target, query in ((body["metadata"]["name"] + args.suffix + "-new", "&force=true"), (name, ""), (name, "&force=true")):
+                b = copy.deepcopy(b)
+                b["metadata"]["name"] = target
+                p = "%s/%s?dryRun=All&fieldManager=m%s" % (path, target, query)
+                a = applied_norm(req("ref", "PATCH", p, b, "application/apply-patch+yaml"))
+                f = applied_norm(req("fp", "PATCH", p, b, "application/apply-patch+yaml"))
+                n += 1
+                if a != f:
+                    nd += 1
+                    label = "%s/%s%s %s = %s" % (path, target, query, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40])
+                    if len(a) == 2 and len(f) == 2:
+                        print("DIFF", label)
+                        for line in difflib.unified_diff(json.dumps(json.loads(a[1]), indent=1, sort_keys=True).splitlines(),
+                                                         json.dumps(json.loads(f[1]), indent=1, sort_keys=True).splitlines(),
+                                                         "ref", "fp", n=2, lineterm=""):
+                            print("   ", line)
+                    else:
+                        report(label, a, f)
+    remove_interfering(args)
+    print("diffs", nd, "of", n)
+
+
 def sweep_pairs(args):
     rnd = random.Random(args.seed)
     nd = n = 0
@@ -732,13 +777,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
     ap.add_argument("--custom", action="store_true",
                     help="create the CRD widgets (if missing) and sweep a Widget too; requests: on widgets, not configmaps")
-    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches"])
+    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches", "apply"])
     ap.add_argument("filter", nargs="?", default="", help="only the collection paths that contain this")
     args = ap.parse_args()
     SERVERS["ref"], SERVERS["fp"] = kubeconfig(args.reference), kubeconfig(args.fakeplane)
     if args.custom:
         ensure_crd()
-    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches}[args.sweep](args)
+    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches, "apply": sweep_apply}[args.sweep](args)
 
 
 if __name__ == "__main__":
