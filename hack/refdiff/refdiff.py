@@ -385,12 +385,14 @@ def sweep_patches(args):
 
 
 def applied_norm(r):
-    """An apply's answer as compared: a Status as by norm, an object whole but its status (managedFields kept)."""
+    """An apply's answer as compared: a Status as by norm, an object whole but its status and its metadata but the
+    sweep's managed fields."""
     code, js, hdrs = r
     if isinstance(js, dict) and js.get("kind") != "Status":
         js = {k: v for k, v in js.items() if k != "status"}
         fields = js.get("metadata", {}).get("managedFields") or []
-        js["metadata"] = {"managedFields": [f for f in fields if f.get("operation") == "Apply" or f.get("manager") == "Python-urllib"]}
+        # The sweep's own managers: fakeplane's controllers record theirs too.
+        js["metadata"] = {"managedFields": [f for f in fields if f.get("manager") in ("m", "Python-urllib")]}
     return body_norm((code, js, hdrs))
 
 
