@@ -424,6 +424,7 @@ func (s *Server) streamWatch(ctx context.Context, c *call, enc *watchEncoder, st
 			}
 			typ := string(ev.Type)
 			obj := ev.Value
+			left := false // the event took the object out of the selection
 			if !selEmpty {
 				// (The filter reads labels from the encoding cache: parsed
 				// once per revision, not once per watcher.)
@@ -433,7 +434,7 @@ func (s *Server) streamWatch(ctx context.Context, c *call, enc *watchEncoder, st
 				case ev.Type == store.Modified && cur && !prev:
 					typ = string(store.Added)
 				case ev.Type == store.Modified && !cur && prev:
-					typ = string(store.Deleted)
+					typ, left = string(store.Deleted), true
 				case ev.Type == store.Deleted && !prev && !cur:
 					continue
 				case !cur && ev.Type != store.Deleted:
@@ -441,14 +442,19 @@ func (s *Server) streamWatch(ctx context.Context, c *call, enc *watchEncoder, st
 				}
 			}
 			rev := ev.Revision
-			if ev.Type == store.Deleted {
-				rev = 0 // the final state is not cached
+			if ev.Type == store.Deleted || left {
+				rev = 0 // the final state is not cached, nor a previous one re-stamped
 			}
 			var served []byte
 			var err error
-			if rev > 0 {
+			switch {
+			case left:
+				// As upstream's cacher: the object as it was before the
+				// change, at the event's resourceVersion.
+				served, err = restamped(c.Res, ev.Prev, ev.Revision)
+			case rev > 0:
 				served, err = s.Encodings().ServedOf(c.Res, ev.Key, rev, obj)
-			} else {
+			default:
 				served, err = c.Res.FromStorage(obj)
 			}
 			if err != nil {
@@ -462,4 +468,19 @@ func (s *Server) streamWatch(ctx context.Context, c *call, enc *watchEncoder, st
 			}
 		}
 	}
+}
+
+// restamped returns a stored object in the resource's served version, with
+// its resourceVersion set to rev.
+func restamped(res *registry.Resource, stored []byte, rev int64) ([]byte, error) {
+	served, err := res.FromStorage(stored)
+	if err != nil {
+		return nil, err
+	}
+	o, err := res.DecodeStored(served)
+	if err != nil {
+		return nil, err
+	}
+	o.Meta.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return registry.Encode(o.Obj)
 }
