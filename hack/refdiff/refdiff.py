@@ -16,6 +16,8 @@ Sweeps (each prints DIFF lines with both answers, then a count):
               resources: merge) patch of its top-level field; answers compared whole, status and metadata set aside
     apply     server-side applies (dry runs) of each object and of its changes: creating it, and over the object created
               first by another manager, without and with force; whole answers compared, managedFields included
+    watches   watches of ConfigMaps (selectors, resourceVersions, initial events, Tables) while both servers see the
+              same writes: the events compared
     requests  odd requests: unknown paths, methods, content types, query parameters, bodies and patches
     bodies    the whole answers of the dry-run creates that succeed (defaults, normalisation), not only their codes
 
@@ -24,7 +26,7 @@ Both servers keep what earlier sweeps created (but update and patches delete the
 limits they created when they end): an object left in one of them (a webhook configuration, a LimitRange) changes
 later answers, as do fakeplane's controllers, which refplane does not run. Read each DIFF before believing it.
 """
-import argparse, base64, copy, difflib, json, os, random, re, ssl, subprocess, sys, time, urllib.error, urllib.request
+import argparse, base64, copy, difflib, json, os, random, re, ssl, subprocess, sys, threading, time, urllib.error, urllib.request
 
 
 def kubeconfig(path):
@@ -429,6 +431,118 @@ def sweep_apply(args):
     print("diffs", nd, "of", n)
 
 
+def stream(t, path, accept, out):
+    """Reads a watch on path until it ends, appending its status and each event to out."""
+    server, headers, ctx = SERVERS[t]
+    h = dict(headers, Accept=accept or "application/json")
+    req = urllib.request.Request(server + path, headers=h)
+    try:
+        resp = urllib.request.urlopen(req, context=ctx, timeout=20)
+        out.append(("HTTP", resp.status, resp.headers.get("Content-Type", "").split(";")[0]))
+        for line in resp:
+            line = line.strip()
+            if line:
+                out.append(json.loads(line))
+    except urllib.error.HTTPError as e:
+        out.append(("HTTP", e.code, e.read().decode()[:300]))
+
+def norm_event(e):
+    """A watch event as compared: its type and object kind, then its name, labels and data (a Table its rows)."""
+    if isinstance(e, tuple):
+        return e
+    o = e.get("object", {})
+    kind = o.get("kind")
+    md = o.get("metadata", {})
+    if kind == "Table":
+        rows = [(rw.get("cells"), rw.get("object", {}).get("metadata", {}).get("name")) for rw in o.get("rows", [])]
+        return (e.get("type"), kind, json.dumps(rows))
+    if e.get("type") == "BOOKMARK":
+        return (e.get("type"), kind, json.dumps(md.get("annotations")))
+    if kind == "Status":
+        return (e.get("type"), kind, o.get("reason"), o.get("code"))
+    return (e.get("type"), kind, md.get("name"), json.dumps(md.get("labels")), json.dumps(o.get("data")), md.get("namespace"))
+
+WATCH_RUNS = [0]
+
+
+def watch_case(query, accept=None, cluster=False):
+    """Watches ConfigMaps in a new namespace (or all, cluster) with query (RV: the list's resourceVersion, LAB: a
+    label unique to the case) while the same writes happen on both servers, and compares the events; True if alike."""
+    WATCH_RUNS[0] += 1
+    ns = "wd-%d-%d" % (int(time.time()) % 100000, WATCH_RUNS[0])
+    lab = "run" + str(WATCH_RUNS[0]) + str(int(time.time()) % 100000)
+    res = {}
+    base = {}
+    for t in ("ref", "fp"):
+        req(t, "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        for name, app in (("a", "x"), ("b", "y")):
+            req(t, "POST", "/api/v1/namespaces/%s/configmaps" % ns, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"app": app, "run": lab}}, "data": {"v": "1"}})
+        code, js, _ = req(t, "GET", "/api/v1/namespaces/%s/configmaps" % ns)
+        base[t] = js["metadata"]["resourceVersion"]
+    outs = {"ref": [], "fp": []}
+    threads = []
+    for t in ("ref", "fp"):
+        q = query.replace("RV", base[t]).replace("LAB", lab)
+        path = ("/api/v1/configmaps?" if cluster else "/api/v1/namespaces/%s/configmaps?" % ns) + q + "&timeoutSeconds=3"
+        th = threading.Thread(target=stream, args=(t, path, accept, outs[t]))
+        th.start(); threads.append(th)
+    time.sleep(0.7)
+    for t in ("ref", "fp"):
+        P = "/api/v1/namespaces/%s/configmaps/" % ns
+        req(t, "PATCH", P + "a", {"data": {"v": "2"}}, MP)
+        req(t, "PATCH", P + "a", {"metadata": {"labels": {"app": "y"}}}, MP)
+        req(t, "PATCH", P + "b", {"metadata": {"labels": {"app": "x"}}}, MP)
+        req(t, "DELETE", P + "a")
+        req(t, "POST", P[:-1], {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": {"app": "x", "run": lab}}, "data": {"v": "3"}})
+    for th in threads:
+        th.join()
+    for t in ("ref", "fp"):
+        evs = [norm_event(e) for e in outs[t] if "kube-root-ca.crt" not in json.dumps(e)]
+        # Bookmarks come when they are due, but the one that ends the initial events.
+        evs = [e for e in evs if not (e[0] == "BOOKMARK" and "initial-events-end" not in e[2])]
+        evs = [tuple(x if not (isinstance(x, str) and x == ns) else "NS" for x in e) for e in evs]
+        res[t] = evs
+        req(t, "DELETE", "/api/v1/namespaces/" + ns)
+    same = res["ref"] == res["fp"]
+    if not same:
+        print("DIFF", query, accept or "", "cluster" if cluster else "")
+        for t in ("ref", "fp"):
+            print("  ", t)
+            for e in res[t]:
+                print("     ", str(e)[:300])
+    return same
+
+WATCH_QUERIES = [
+ "watch=1&resourceVersion=RV",
+ "watch=1&resourceVersion=RV&labelSelector=app%3Dx",
+ "watch=1&resourceVersion=RV&fieldSelector=metadata.name%3Da",
+ "watch=1",
+ "watch=1&resourceVersion=0",
+ "watch=1&resourceVersion=0&labelSelector=app%3Dx",
+ "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
+ "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=app%3Dx",
+ "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=RV&allowWatchBookmarks=true",
+ "watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&resourceVersion=RV&allowWatchBookmarks=true",
+ "watch=1&sendInitialEvents=true&allowWatchBookmarks=true",
+ "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan",
+ "watch=1&resourceVersion=RV&labelSelector=app%3Dx,app!%3Dz",
+ "watch=1&resourceVersion=RV&fieldSelector=metadata.name!%3Db",
+]
+
+
+def sweep_watches(args):
+    cases = [(q, None, False) for q in WATCH_QUERIES] + [
+        ("watch=1&resourceVersion=RV&labelSelector=run%3DLAB", None, True),
+        ("watch=1&labelSelector=run%3DLAB", None, True),
+        ("watch=1&resourceVersion=RV", "application/json;as=Table;v=v1;g=meta.k8s.io", False),
+        ("watch=1&resourceVersion=0", "application/json;as=Table;v=v1;g=meta.k8s.io", False),
+        ("watch=1&resourceVersion=RV&labelSelector=app%3Dx", "application/json;as=Table;v=v1;g=meta.k8s.io", False),
+        ("watch=1&resourceVersion=RV", "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io", False),
+    ]
+    nd = sum(not watch_case(*c) for c in cases)
+    print("diffs", nd, "of", len(cases))
+
+
 def sweep_pairs(args):
     rnd = random.Random(args.seed)
     nd = n = 0
@@ -779,13 +893,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
     ap.add_argument("--custom", action="store_true",
                     help="create the CRD widgets (if missing) and sweep a Widget too; requests: on widgets, not configmaps")
-    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches", "apply"])
+    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches", "apply", "watches"])
     ap.add_argument("filter", nargs="?", default="", help="only the collection paths that contain this")
     args = ap.parse_args()
     SERVERS["ref"], SERVERS["fp"] = kubeconfig(args.reference), kubeconfig(args.fakeplane)
     if args.custom:
         ensure_crd()
-    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches, "apply": sweep_apply}[args.sweep](args)
+    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches, "apply": sweep_apply, "watches": sweep_watches}[args.sweep](args)
 
 
 if __name__ == "__main__":
