@@ -230,3 +230,41 @@ properties:
 		t.Errorf("PUT: %d %s", code, body)
 	}
 }
+
+// TestAppliedCustomResourceIsCoercedAsStored applies a custom resource
+// whose embedded resource's metadata has an empty name over the stored
+// object: kube-apiserver stores the merge result through its schema's
+// coercion, which drops the empty name, as a decoded body's would be:
+// a dry run's answer too (refplane's answers).
+func TestAppliedCustomResourceIsCoercedAsStored(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	createCRD(t, context.Background(), dynamic.NewForConfigOrDie(cp.RESTConfig()), foosCRD(t, `type: object
+properties:
+  spec:
+    type: object
+    properties:
+      embedded: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}`))
+	const foos = "/apis/tests.example.com/v1beta1/foos"
+	mustStatus(t, cp, "POST", foos, `{"apiVersion":"tests.example.com/v1beta1","kind":"Foo","metadata":{"name":"f"},"spec":{"embedded":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e"}}}}`, 201)
+	for _, query := range []string{"?dryRun=All&", "?"} {
+		code, _, body := rawRequest(t, cp, "PATCH", foos+"/f"+query+"fieldManager=m&force=true", "application/apply-patch+yaml",
+			[]byte(`{"apiVersion":"tests.example.com/v1beta1","kind":"Foo","metadata":{"name":"f"},"spec":{"embedded":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":""}}}}`), nil)
+		if code != 200 {
+			t.Fatalf("apply%s: %d %s", query, code, body)
+		}
+		var got struct {
+			Spec struct {
+				Embedded struct {
+					Metadata map[string]any `json:"metadata"`
+				} `json:"embedded"`
+			} `json:"spec"`
+		}
+		if err := json.Unmarshal(body, &got); err != nil {
+			t.Fatal(err)
+		}
+		if _, has := got.Spec.Embedded.Metadata["name"]; has || got.Spec.Embedded.Metadata == nil {
+			t.Errorf("apply%s: embedded metadata %v, want {} (the empty name dropped)", query, got.Spec.Embedded.Metadata)
+		}
+	}
+}

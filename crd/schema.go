@@ -102,6 +102,20 @@ func (s *Schema) Decode(u *unstructured.Unstructured, trackUnknown bool) (unknow
 	return unknown, nil
 }
 
+// Coerce does to a custom resource what upstream's storage encoding does
+// (its schema-coercing converter), without defaulting: metadata is read as
+// an ObjectMeta, unknown fields are pruned, nulls in fields that are
+// neither nullable nor defaulted are dropped, and embedded resources'
+// metadata is coerced the same way. A server-side apply's merge result,
+// which no decoder read, is stored so once validated.
+func (s *Schema) Coerce(u *unstructured.Unstructured) error {
+	if s == nil {
+		return nil
+	}
+	_, err := s.coerce(u.Object, coerceOptions{})
+	return err
+}
+
 // Prune drops the fields the schema does not know and returns their paths.
 // Unknown fields are kept only where the schema preserves them: an object
 // with x-kubernetes-preserve-unknown-fields keeps the fields it does not

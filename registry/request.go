@@ -54,6 +54,10 @@ type Request struct {
 	// AllowCreate lets a write to a missing object create it (server-side
 	// apply), whatever the resource's createOnUpdate.
 	AllowCreate bool
+	// Merged says the written object is a merge result no decoder read
+	// (server-side apply): a custom resource is coerced once validated, as
+	// upstream's storage encoding coerces it (crd.Schema.Coerce).
+	Merged bool
 	// createMemo is the memo entry (see type createMemo) the server's own create
 	// decoded its object from (nil for every other request): an object
 	// from a document that validated once is not validated again.

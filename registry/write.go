@@ -300,6 +300,11 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 				return store.Write{}, err
 			}
 		}
+		if u, ok := o.Obj.(*unstructured.Unstructured); ok && c.Merged {
+			if err := c.Res.schema.Coerce(u); err != nil {
+				return store.Write{}, ErrUnknown(err)
+			}
+		}
 		o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
 		// Encoded once: without a resourceVersion for storage, with the
 		// stored one spliced in to compare with what is stored.

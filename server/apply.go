@@ -52,7 +52,7 @@ func (s *Server) apply(c *call, statusOnly bool, body []byte, wo *writeOptions) 
 		}
 		return o, nil
 	}
-	c.AllowCreate = !statusOnly
+	c.AllowCreate, c.Merged = !statusOnly, true
 	out, _, err := s.UpdateObject(c.Request, statusOnly, wo.dryRun, func(old *registry.Object) (*registry.Object, error) {
 		return applyTo(old.Obj)
 	})
