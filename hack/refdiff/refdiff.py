@@ -18,6 +18,7 @@ Sweeps (each prints DIFF lines with both answers, then a count):
               first by another manager, without and with force; whole answers compared, managedFields included
     watches   watches of ConfigMaps (selectors, resourceVersions, initial events, Tables) while both servers see the
               same writes: the events compared
+    routes    every method on every subresource (and an unknown one) of an object of each kind, as dry runs
     requests  odd requests: unknown paths, methods, content types, query parameters, bodies and patches
     bodies    the whole answers of the dry-run creates that succeed (defaults, normalisation), not only their codes
 
@@ -546,6 +547,35 @@ def sweep_watches(args):
     print("diffs", nd, "of", len(cases))
 
 
+def sweep_routes(args):
+    subs = {}
+    for (g, v, name) in resources("ref"):
+        if "/" in name:
+            base, sub = name.split("/", 1)
+            subs.setdefault((g, v, base), []).append(sub)
+    nd = n = 0
+    for path, body in selected(args):
+        name = body["metadata"]["name"] + args.suffix
+        b0 = copy.deepcopy(body)
+        b0["metadata"]["name"] = name
+        for t in ("ref", "fp"):
+            req(t, "POST", path, b0)
+        parts = path.split("/")
+        g, v = ("", "v1") if parts[1] == "api" else (parts[2], parts[3])
+        for sub in sorted(set(subs.get((g, v, parts[-1]), []) + ["status", "scale", "bogus"]) - {"exec", "attach", "portforward", "proxy", "log"}):
+            for m in ["GET", "POST", "PUT", "PATCH", "DELETE"]:
+                b = {} if m in ("POST", "PUT", "PATCH") else None
+                p = path + "/" + name + "/" + sub + ("?dryRun=All" if m != "GET" else "")
+                ct = MP if m == "PATCH" else "application/json"
+                a, f = answer(req("ref", m, p, b, ct)), answer(req("fp", m, p, b, ct))
+                n += 1
+                if a != f:
+                    nd += 1
+                    report("%s %s" % (m, p), a, f)
+    remove_interfering(args)
+    print("diffs", nd, "of", n)
+
+
 def sweep_pairs(args):
     rnd = random.Random(args.seed)
     nd = n = 0
@@ -896,13 +926,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
     ap.add_argument("--custom", action="store_true",
                     help="create the CRD widgets (if missing) and sweep a Widget too; requests: on widgets, not configmaps")
-    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches", "apply", "watches"])
+    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches", "apply", "watches", "routes"])
     ap.add_argument("filter", nargs="?", default="", help="only the collection paths that contain this")
     args = ap.parse_args()
     SERVERS["ref"], SERVERS["fp"] = kubeconfig(args.reference), kubeconfig(args.fakeplane)
     if args.custom:
         ensure_crd()
-    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches, "apply": sweep_apply, "watches": sweep_watches}[args.sweep](args)
+    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches, "apply": sweep_apply, "watches": sweep_watches, "routes": sweep_routes}[args.sweep](args)
 
 
 if __name__ == "__main__":
