@@ -205,13 +205,7 @@ func TestStrategicMergePatchWrapsAnOverflowingInt32(t *testing.T) {
 // a create or update with the same body is a 400 (refplane's answers).
 func TestCustomResourcePatchThatDoesNotDecodeIsInvalid(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
-	createCRD(t, context.Background(), dynamic.NewForConfigOrDie(cp.RESTConfig()), foosCRD(t, `type: object
-properties:
-  spec:
-    type: object
-    properties:
-      embedded: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}`))
+	cp := startWithEmbeddingFoos(t)
 	const foo = "/apis/tests.example.com/v1beta1/foos/f"
 	mustStatus(t, cp, "POST", "/apis/tests.example.com/v1beta1/foos", `{"apiVersion":"tests.example.com/v1beta1","kind":"Foo","metadata":{"name":"f"},"spec":{"embedded":{"apiVersion":"v1","kind":"ConfigMap"}}}`, 201)
 	for _, tc := range []struct{ contentType, patch string }{
@@ -238,13 +232,7 @@ properties:
 // a dry run's answer too (refplane's answers).
 func TestAppliedCustomResourceIsCoercedAsStored(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
-	createCRD(t, context.Background(), dynamic.NewForConfigOrDie(cp.RESTConfig()), foosCRD(t, `type: object
-properties:
-  spec:
-    type: object
-    properties:
-      embedded: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}`))
+	cp := startWithEmbeddingFoos(t)
 	const foos = "/apis/tests.example.com/v1beta1/foos"
 	mustStatus(t, cp, "POST", foos, `{"apiVersion":"tests.example.com/v1beta1","kind":"Foo","metadata":{"name":"f"},"spec":{"embedded":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e"}}}}`, 201)
 	for _, query := range []string{"?dryRun=All&", "?"} {
@@ -267,4 +255,18 @@ properties:
 			t.Errorf("apply%s: embedded metadata %v, want {} (the empty name dropped)", query, got.Spec.Embedded.Metadata)
 		}
 	}
+}
+
+// startWithEmbeddingFoos starts a control plane with the CRD foosCRD whose
+// spec.embedded is an embedded resource.
+func startWithEmbeddingFoos(t *testing.T) *fakeplane.ControlPlane {
+	t.Helper()
+	cp := fakeplane.Start(t)
+	createCRD(t, context.Background(), dynamic.NewForConfigOrDie(cp.RESTConfig()), foosCRD(t, `type: object
+properties:
+  spec:
+    type: object
+    properties:
+      embedded: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}`))
+	return cp
 }

@@ -299,6 +299,19 @@ def sweep_create(args):
     print("diffs", nd, "of", n)
 
 
+def created(args):
+    """The selected objects, each created first in both servers as a copy named NAME+SUFFIX: (path, body, name)."""
+    for path, body in selected(args):
+        name = body["metadata"]["name"] + args.suffix
+        b0 = copy.deepcopy(body)
+        b0["metadata"]["name"] = name
+        for t in ("ref", "fp"):
+            code = req(t, "POST", path, b0)[0]
+            if code != 201:
+                print("create", t, code, path + "/" + name)
+        yield path, body, name
+
+
 # INTERFERING are the collections whose objects change the answers to later requests (admission, quotas, limits):
 # the sweeps that create objects delete theirs of these when they end.
 INTERFERING = ("admissionregistration.k8s.io", "/limitranges", "/resourcequotas")
@@ -313,14 +326,7 @@ def remove_interfering(args):
 
 def sweep_update(args):
     nd = n = 0
-    for path, body in selected(args):
-        name = body["metadata"]["name"] + args.suffix
-        b0 = copy.deepcopy(body)
-        b0["metadata"]["name"] = name
-        for t in ("ref", "fp"):
-            code = req(t, "POST", path, b0)[0]
-            if code != 201:
-                print("create", t, code, path + "/" + name)
+    for path, body, name in created(args):
         for lp, lv in [x for x in leaves(body) if x[0]]:
             for mv in bad_values(lv):
                 res = []
@@ -358,14 +364,7 @@ def patched_norm(r):
 
 def sweep_patches(args):
     nd = n = 0
-    for path, body in selected(args):
-        name = body["metadata"]["name"] + args.suffix
-        b0 = copy.deepcopy(body)
-        b0["metadata"]["name"] = name
-        for t in ("ref", "fp"):
-            code = req(t, "POST", path, b0)[0]
-            if code != 201:
-                print("create", t, code, path + "/" + name)
+    for path, body, name in created(args):
         smp = "application/strategic-merge-patch+json" if "/apis/" not in path or "." in path.split("/")[2] or path.split("/")[2] in ("apps", "batch", "policy", "autoscaling") else "application/merge-patch+json"
         for lp, lv in [x for x in leaves(body) if x[0]]:
             for mv in bad_values(lv):
@@ -404,14 +403,7 @@ def applied_norm(r):
 
 def sweep_apply(args):
     nd = n = 0
-    for path, body in selected(args):
-        name = body["metadata"]["name"] + args.suffix
-        b0 = copy.deepcopy(body)
-        b0["metadata"]["name"] = name
-        for t in ("ref", "fp"):
-            code = req(t, "POST", path, b0)[0]
-            if code != 201:
-                print("create", t, code, path + "/" + name)
+    for path, body, name in created(args):
         for lp, mv, b in mutations(body):
             for target, query in ((body["metadata"]["name"] + args.suffix + "-new", "&force=true"), (name, ""), (name, "&force=true")):
                 b = copy.deepcopy(b)
@@ -554,12 +546,7 @@ def sweep_routes(args):
             base, sub = name.split("/", 1)
             subs.setdefault((g, v, base), []).append(sub)
     nd = n = 0
-    for path, body in selected(args):
-        name = body["metadata"]["name"] + args.suffix
-        b0 = copy.deepcopy(body)
-        b0["metadata"]["name"] = name
-        for t in ("ref", "fp"):
-            req(t, "POST", path, b0)
+    for path, body, name in created(args):
         parts = path.split("/")
         g, v = ("", "v1") if parts[1] == "api" else (parts[2], parts[3])
         for sub in sorted(set(subs.get((g, v, parts[-1]), []) + ["status", "scale", "bogus"]) - {"exec", "attach", "portforward", "proxy", "log"}):
