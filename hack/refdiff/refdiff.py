@@ -254,7 +254,14 @@ def bad_values(v):
 
 
 def report(label, a, f):
+    """Prints a difference: two whole answers (body_norm) as a diff of their JSON, any other two as they are."""
     print("DIFF", label)
+    if len(a) == 2 and len(f) == 2 and a[0] == f[0]:
+        for line in difflib.unified_diff(json.dumps(json.loads(a[1]), indent=1, sort_keys=True).splitlines(),
+                                         json.dumps(json.loads(f[1]), indent=1, sort_keys=True).splitlines(),
+                                         "ref", "fp", n=2, lineterm=""):
+            print("   ", line)
+        return
     print("  ref:", str(a)[:900])
     print("  fp: ", str(f)[:900])
 
@@ -414,15 +421,7 @@ def sweep_apply(args):
                 n += 1
                 if a != f:
                     nd += 1
-                    label = "%s/%s%s %s = %s" % (path, target, query, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40])
-                    if len(a) == 2 and len(f) == 2:
-                        print("DIFF", label)
-                        for line in difflib.unified_diff(json.dumps(json.loads(a[1]), indent=1, sort_keys=True).splitlines(),
-                                                         json.dumps(json.loads(f[1]), indent=1, sort_keys=True).splitlines(),
-                                                         "ref", "fp", n=2, lineterm=""):
-                            print("   ", line)
-                    else:
-                        report(label, a, f)
+                    report("%s/%s%s %s = %s" % (path, target, query, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40]), a, f)
     remove_interfering(args)
     print("diffs", nd, "of", n)
 
@@ -634,15 +633,7 @@ def sweep_bodies(args):
             a, f = body_norm(a), body_norm(f)
             if a != f:
                 nd += 1
-                label = "%s %s = %s" % (path, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40])
-                if len(a) == 2 and len(f) == 2:
-                    print("DIFF", label)
-                    for line in difflib.unified_diff(json.dumps(json.loads(a[1]), indent=1, sort_keys=True).splitlines(),
-                                                     json.dumps(json.loads(f[1]), indent=1, sort_keys=True).splitlines(),
-                                                     "ref", "fp", n=2, lineterm=""):
-                        print("   ", line)
-                else:
-                    report(label, a, f)
+                report("%s %s = %s" % (path, ".".join(map(str, lp)), "delete" if mv is DEL else json.dumps(mv)[:40]), a, f)
     print("diffs", nd, "of", n)
 
 
