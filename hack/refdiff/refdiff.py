@@ -23,9 +23,9 @@ Sweeps (each prints DIFF lines with both answers, then a count):
     bodies    the whole answers of the dry-run creates that succeed (defaults, normalisation), not only their codes
 
 An answer is its code and, for a Status, its reason, message and causes, with UIDs, times and generated names masked.
-Both servers keep what earlier sweeps created (but update and patches delete the admission configurations, quotas and
-limits they created when they end): an object left in one of them (a webhook configuration, a LimitRange) changes
-later answers, as do fakeplane's controllers, which refplane does not run. Read each DIFF before believing it.
+Both servers keep what earlier sweeps created (but update, patches, apply and routes delete the admission
+configurations, quotas and limits they created when they end): an object left in one of them (a webhook
+configuration, a LimitRange) changes later answers, as do fakeplane's controllers, which refplane does not run. Read each DIFF before believing it.
 """
 import argparse, base64, copy, difflib, json, os, random, re, ssl, subprocess, sys, threading, time, urllib.error, urllib.request
 
@@ -897,10 +897,10 @@ def sweep_requests(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reference", default=os.path.expanduser("~/.cache/refplane/kubeconfig"), help="refplane's kubeconfig")
     ap.add_argument("--fakeplane", required=True, help="the fakeplane's kubeconfig")
-    ap.add_argument("--suffix", default="-u", help="update: appended to the names of the objects it creates")
+    ap.add_argument("--suffix", default="-u", help="update, patches, apply, routes: appended to the names of the objects they create")
     ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
     ap.add_argument("--custom", action="store_true",
                     help="create the CRD widgets (if missing) and sweep a Widget too; requests: on widgets, not configmaps")
