@@ -58,6 +58,7 @@ func TestUpdateMetadataRulesAsKubeAPIServer(t *testing.T) {
 		{"/api/v1/namespaces/default/replicationcontrollers", `{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"r"},"spec":{"selector":{"app":"x"},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`},
 		{"/apis/storage.k8s.io/v1/volumeattachments", `{"apiVersion":"storage.k8s.io/v1","kind":"VolumeAttachment","metadata":{"name":"v"},"spec":{"attacher":"a.com","nodeName":"n","source":{"persistentVolumeName":"p"}}}`},
 		{"/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"FlowSchema","metadata":{"name":"f"},"spec":{"priorityLevelConfiguration":{"name":"global-default"}}}`},
+		{"/apis/batch/v1/namespaces/default/cronjobs", `{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"cj"},"spec":{"schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"c","image":"nginx"}]}}}}}}`},
 		{"/apis/apiregistration.k8s.io/v1/apiservices", `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"v1.g.example.com"},"spec":{"group":"g.example.com","version":"v1","groupPriorityMinimum":1,"versionPriority":1,"service":{"name":"s","namespace":"default"},"insecureSkipTLSVerify":true}}`},
 	} {
 		mustStatus(t, cp, "POST", o.path, o.body, 201)
@@ -92,7 +93,19 @@ func TestUpdateMetadataRulesAsKubeAPIServer(t *testing.T) {
 		{"CRD status keeps new metadata", crd + "/status", `{"metadata":{` + badLabel + `,"uid":"x"}}`, 422, []string{labels, uid, labels, uid, labels}},
 		{"APIService repeats update rules, then its name rule", "/apis/apiregistration.k8s.io/v1/apiservices/v1.g.example.com", `{"metadata":{` + spacedName + `,` + badLabel + `,"uid":"x"}}`, 422, []string{labels, uid, labels, uid, labels, genName, labels}},
 		{"APIService status repeats update rules", "/apis/apiregistration.k8s.io/v1/apiservices/v1.g.example.com/status", `{"metadata":{` + badLabel + `,"uid":"x"}}`, 422, []string{uid, uid}},
+		{"deployment status keeps a new deletion timestamp", "/apis/apps/v1/namespaces/default/deployments/d/status", `{"metadata":{"deletionTimestamp":"2020-01-01T00:00:00Z"}}`, 422, []string{"metadata.deletionTimestamp FieldValueInvalid"}},
+		{"pod status drops a new deletion timestamp", "/api/v1/namespaces/default/pods/p/status", `{"metadata":{"deletionTimestamp":"2020-01-01T00:00:00Z"}}`, 200, nil},
+		{"cronjob status checks no core finalizer rule", "/apis/batch/v1/namespaces/default/cronjobs/cj/status", `{"metadata":{"finalizers":["x"]}}`, 200, nil},
+		{"cronjob checks the core finalizer rule", "/apis/batch/v1/namespaces/default/cronjobs/cj", `{"metadata":{"finalizers":["x"]}}`, 422, []string{"metadata.finalizers[0] FieldValueInvalid"}},
 	})
+	// A write to /status of another namespace is refused before the
+	// status strategy puts the stored metadata back.
+	for _, path := range []string{"/api/v1/namespaces/default/pods/p/status", "/apis/apps/v1/namespaces/default/deployments/d/status"} {
+		code, _, body := rawRequest(t, cp, "PATCH", path+"?dryRun=All", "application/merge-patch+json", []byte(`{"metadata":{"namespace":"other"}}`), nil)
+		if message, _ := statusFieldCauses(t, body); code != 400 || message != "the namespace of the provided object does not match the namespace sent on the request" {
+			t.Errorf("%s in another namespace: %d %s", path, code, body)
+		}
+	}
 
 	// A CRD's /status write sets its metadata, as upstream's CRD status
 	// strategy resets the metadata from itself.

@@ -163,6 +163,9 @@ func metaUpdateErrors(c *Request, mode writeMode, o, old *Object) field.ErrorLis
 	if (mode != statusWrite && c.Res.nameRuleOnUpdate) || (mode == statusWrite && c.Res.nameRuleOnStatus) {
 		errs = append(errs, validation.ValidateObjectMetaAccessor(m, c.Res.Namespaced, nameRule(c, o), path)...)
 	}
+	if mode == statusWrite && c.Res.noKubeFinalizersOnStatus {
+		return errs
+	}
 	return append(errs, kubeFinalizerErrors(c.Res, m)...)
 }
 

@@ -68,6 +68,9 @@ type Resource struct {
 	// nameRuleOnStatus: the type's status validation checks the name rule
 	// too (strategy.Base.NameRuleOnStatus).
 	nameRuleOnStatus bool
+	// noKubeFinalizersOnStatus: the type's status validation skips the
+	// core group's finalizer rule (strategy.Base.StatusSkipsKubeFinalizerRules).
+	noKubeFinalizersOnStatus bool
 	// ReturnDeleted: a delete answers with the object instead of a Status.
 	ReturnDeleted bool
 	// graceful deletes objects gracefully (pods): see beforeDelete.
@@ -254,6 +257,7 @@ func newServedResources() (*ServedResources, error) {
 			u, ok := st.(strategy.UpdateNameRule)
 			r.nameRuleOnUpdate = !r.noMetadataRules && (!ok || u.ChecksNameRuleOnUpdate())
 			r.nameRuleOnStatus = ok && u.ChecksNameRuleOnStatus()
+			r.noKubeFinalizersOnStatus = ok && !u.ChecksKubeFinalizersOnStatus()
 			r.repeatsMetaErrors = r.GR == schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}
 		} else {
 			withoutStrategy(r)

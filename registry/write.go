@@ -261,6 +261,12 @@ func (s *Registry) updateKey(c *Request, key, name string, mode writeMode, dry b
 		// Unconditional, or the current revision however written ("007").
 		o.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
 		if statusOnly {
+			// As upstream's BeforeUpdate, before the status strategy
+			// puts the stored metadata back: the object's namespace is
+			// the request's.
+			if err := EnsureRequestNamespace(c, o.Meta); err != nil {
+				return store.Write{}, err
+			}
 			o, err = withStatusOf(c.Res, old, o)
 			if err != nil {
 				return store.Write{}, err
@@ -412,6 +418,11 @@ func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
 		out.Meta.SetAnnotations(o.Meta.GetAnnotations())
 		out.Meta.SetFinalizers(o.Meta.GetFinalizers())
 		out.Meta.SetOwnerReferences(o.Meta.GetOwnerReferences())
+		// A deletion timestamp the write sets stays too, for the
+		// update rules to refuse (prepareUpdate keeps a stored one).
+		if ts := o.Meta.GetDeletionTimestamp(); ts != nil {
+			out.Meta.SetDeletionTimestamp(ts)
+		}
 	}
 	if !statusKeepsMetadata(res) {
 		// Most status strategies do not put back the generateName, UID

@@ -18,12 +18,14 @@ Sweeps (each prints DIFF lines with both answers, then a count):
               first by another manager, without and with force; whole answers compared, managedFields included
     watches   watches of ConfigMaps (selectors, resourceVersions, initial events, Tables) while both servers see the
               same writes: the events compared
+    metadata  changes of metadata (labels, finalizers, owners, UID, timestamps, ...) as dry-run merge patches of each
+              object and of its /status
     routes    every method on every subresource (and an unknown one) of an object of each kind, as dry runs
     requests  odd requests: unknown paths, methods, content types, query parameters, bodies and patches
     bodies    the whole answers of the dry-run creates that succeed (defaults, normalisation), not only their codes
 
 An answer is its code and, for a Status, its reason, message and causes, with UIDs, times and generated names masked.
-Both servers keep what earlier sweeps created (but update, patches, apply and routes delete the admission
+Both servers keep what earlier sweeps created (but update, patches, apply, routes and metadata delete the admission
 configurations, quotas and limits they created when they end): an object left in one of them (a webhook
 configuration, a LimitRange) changes later answers, as do fakeplane's controllers, which refplane does not run. Read each DIFF before believing it.
 """
@@ -562,6 +564,45 @@ def sweep_routes(args):
     print("diffs", nd, "of", n)
 
 
+# METADATA_CHANGES are the metadata the metadata sweep patches onto each object, one at a time.
+METADATA_CHANGES = [
+ {"labels": {"a b": "c"}}, {"labels": {"a": "b c"}}, {"labels": {"k" * 64: "v"}}, {"labels": {"example.com/" + "k" * 64: "v"}},
+ {"annotations": {"a b": "c"}}, {"annotations": {"x": "y" * 262145}},
+ {"finalizers": ["a b"]}, {"finalizers": ["example.com/a", "example.com/a"]}, {"finalizers": ["kubernetes"]}, {"finalizers": ["orphan"]},
+ {"finalizers": ["foregroundDeletion"]}, {"finalizers": ["orphan", "foregroundDeletion"]}, {"finalizers": ["x"]},
+ {"ownerReferences": [{}]}, {"ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "n", "uid": "u"}]},
+ {"ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "n", "uid": "u", "controller": True}, {"apiVersion": "v1", "kind": "Y", "name": "m", "uid": "w", "controller": True}]},
+ {"ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "n", "uid": "u"}, {"apiVersion": "v1", "kind": "X", "name": "n", "uid": "u"}]},
+ {"ownerReferences": [{"apiVersion": "", "kind": "", "name": "", "uid": "u"}]},
+ {"generation": -1}, {"generation": 5}, {"resourceVersion": "abc"}, {"resourceVersion": "1"},
+ {"creationTimestamp": "2020-01-01T00:00:00Z"}, {"deletionTimestamp": "2020-01-01T00:00:00Z"}, {"deletionGracePeriodSeconds": 10},
+ {"managedFields": [{"manager": "x"}]}, {"managedFields": [{"manager": "x", "operation": "Bad"}]}, {"managedFields": [{"manager": "x", "operation": "Apply", "fieldsType": "X", "fieldsV1": {}}]},
+ {"name": "other"}, {"namespace": "other"}, {"uid": "x"}, {"selfLink": "/x"}, {"labels": None}, {"annotations": {"kubectl.kubernetes.io/last-applied-configuration": "x"}},
+]
+
+
+def sweep_metadata(args):
+    subs = {}
+    for (g, v, name) in resources("ref"):
+        if "/" in name:
+            base, sub = name.split("/", 1)
+            subs.setdefault((g, v, base), []).append(sub)
+    nd = n = 0
+    for path, body, name in created(args):
+        parts = path.split("/")
+        g, v = ("", "v1") if parts[1] == "api" else (parts[2], parts[3])
+        for sub in ["", "/status"] if "status" in subs.get((g, v, parts[-1]), []) else [""]:
+            for m in METADATA_CHANGES:
+                p = path + "/" + name + sub + "?dryRun=All"
+                a, f = norm(req("ref", "PATCH", p, {"metadata": m}, MP)), norm(req("fp", "PATCH", p, {"metadata": m}, MP))
+                n += 1
+                if a != f:
+                    nd += 1
+                    report("%s/%s%s %s" % (path, name, sub, json.dumps(m)[:80]), a, f)
+    remove_interfering(args)
+    print("diffs", nd, "of", n)
+
+
 def sweep_pairs(args):
     rnd = random.Random(args.seed)
     nd = n = 0
@@ -900,17 +941,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reference", default=os.path.expanduser("~/.cache/refplane/kubeconfig"), help="refplane's kubeconfig")
     ap.add_argument("--fakeplane", required=True, help="the fakeplane's kubeconfig")
-    ap.add_argument("--suffix", default="-u", help="update, patches, apply, routes: appended to the names of the objects they create")
+    ap.add_argument("--suffix", default="-u", help="update, patches, apply, routes, metadata: appended to the names of the objects they create")
     ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
     ap.add_argument("--custom", action="store_true",
                     help="create the CRD widgets (if missing) and sweep a Widget too; requests: on widgets, not configmaps")
-    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches", "apply", "watches", "routes"])
+    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches", "apply", "watches", "routes", "metadata"])
     ap.add_argument("filter", nargs="?", default="", help="only the collection paths that contain this")
     args = ap.parse_args()
     SERVERS["ref"], SERVERS["fp"] = kubeconfig(args.reference), kubeconfig(args.fakeplane)
     if args.custom:
         ensure_crd()
-    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches, "apply": sweep_apply, "watches": sweep_watches, "routes": sweep_routes}[args.sweep](args)
+    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches, "apply": sweep_apply, "watches": sweep_watches, "routes": sweep_routes, "metadata": sweep_metadata}[args.sweep](args)
 
 
 if __name__ == "__main__":

@@ -226,15 +226,22 @@ type Base struct {
 	// strategies (and custom resources') do: what else the write sends in
 	// metadata is dropped unchecked.
 	StatusKeepsStoredMetadata bool
+	// StatusSkipsKubeFinalizerRules says that upstream's validation of a
+	// write to the type's /status checks the generic metadata update
+	// rules only, not the core group's finalizer name rule, as CronJobs'
+	// does: a finalizer "x" is accepted there.
+	StatusSkipsKubeFinalizerRules bool
 }
 
 // UpdateNameRule is implemented by every strategy built on Base: it says
 // whether the type's validation of an update, and of a write to /status,
-// checks its name rule (see Base.NameRuleOnCreateOnly and
-// Base.NameRuleOnStatus).
+// checks its name rule, and the finalizer rule of the core group on
+// /status (see Base.NameRuleOnCreateOnly, Base.NameRuleOnStatus and
+// Base.StatusSkipsKubeFinalizerRules).
 type UpdateNameRule interface {
 	ChecksNameRuleOnUpdate() bool
 	ChecksNameRuleOnStatus() bool
+	ChecksKubeFinalizersOnStatus() bool
 }
 
 // ChecksNameRuleOnUpdate implements UpdateNameRule.
@@ -242,6 +249,9 @@ func (b Base) ChecksNameRuleOnUpdate() bool { return !b.NameRuleOnCreateOnly }
 
 // ChecksNameRuleOnStatus implements UpdateNameRule.
 func (b Base) ChecksNameRuleOnStatus() bool { return b.NameRuleOnStatus }
+
+// ChecksKubeFinalizersOnStatus implements UpdateNameRule.
+func (b Base) ChecksKubeFinalizersOnStatus() bool { return !b.StatusSkipsKubeFinalizerRules }
 
 // MetadataRules is implemented by every strategy built on Base: it says
 // whether the type's validation checks its metadata (see

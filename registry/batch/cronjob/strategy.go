@@ -14,7 +14,7 @@ import (
 )
 
 // Strategy is the CronJob strategy.
-var Strategy = cronJobStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NameRuleOnCreateOnly: true}}
+var Strategy = cronJobStrategy{strategy.Base{Namespaced: true, UnconditionalUpdate: true, Generation: true, ResetStatusOnCreate: true, StatusWritesMetadata: true, NameRuleOnCreateOnly: true, StatusSkipsKubeFinalizerRules: true}}
 
 type cronJobStrategy struct{ strategy.Base }
 

@@ -109,8 +109,8 @@ func (podStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) 
 }
 
 // PrepareForStatusUpdate keeps the priority as PrepareForUpdate does, and
-// the owner references, which upstream's pod status strategy does not let a
-// write to /status change, and clears the status fields of default-off
+// the owner references and deletion timestamp, which upstream's pod status
+// strategy does not let a write to /status change, and clears the status fields of default-off
 // gates the stored status does not use (DropDisabledStatusFields).
 //
 // As upstream's, it also keeps what an old or partial client leaves out:
@@ -120,6 +120,9 @@ func (podStrategy) PrepareForStatusUpdate(_ context.Context, obj, old runtime.Ob
 	p, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
 	keepPriority(p, prev)
 	p.OwnerReferences = prev.OwnerReferences
+	// Upstream clears the deletion timestamp, and its store then puts the
+	// stored one back: a write to /status cannot set one.
+	p.DeletionTimestamp = prev.DeletionTimestamp
 	keepOmittedStatus(&p.Status, &prev.Status)
 	DropDisabledStatusFields(&p.Status, &prev.Status)
 }
