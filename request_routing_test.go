@@ -1,6 +1,8 @@
 package fakeplane_test
 
 import (
+	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/fakeplane/fakeplane"
@@ -152,4 +154,39 @@ func TestBodyOfAnotherKindIsDecodedAsItsKindFirst(t *testing.T) {
 		{"POST", "/apis/apps/v1/namespaces/default/deployments?dryRun=All", `{"apiVersion":"apps/v1beta2","kind":"Deployment","metadata":{"name":"x"},"spec":{"replicas":"x"}}`, 400,
 			`Deployment in version "v1beta2" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`},
 	})
+}
+
+// TestDeleteRulesAsKubeAPIServer deletes with options whose answers depend
+// on the resource (refplane's answers): an events.k8s.io Event's failed
+// precondition names the core kind it is stored as, and a namespace's
+// first delete with orphanDependents=false adds the foregroundDeletion
+// finalizer, as upstream's namespace storage reads it.
+func TestDeleteRulesAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	mustStatus(t, cp, "POST", "/apis/events.k8s.io/v1/namespaces/default/events", `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"e"},"eventTime":"2026-01-01T00:00:00.000000Z","reportingController":"c","reportingInstance":"i","action":"a","reason":"r","type":"Normal"}`, 201)
+	created := mustStatus(t, cp, "GET", "/apis/events.k8s.io/v1/namespaces/default/events/e", "", 200)
+	var e struct {
+		Metadata struct{ UID string } `json:"metadata"`
+	}
+	if err := json.Unmarshal(created, &e); err != nil {
+		t.Fatal(err)
+	}
+	const other = "00000000-0000-0000-0000-000000000000"
+	runRecordedRequests(t, cp, []recordedRequest{
+		{"DELETE", "/apis/events.k8s.io/v1/namespaces/default/events/e?dryRun=All", `{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"` + other + `"}}`, 409,
+			`Operation cannot be fulfilled on Event "e": the UID in the precondition (` + other + `) does not match the UID in record (` + e.Metadata.UID + `). The object might have been deleted and then recreated`},
+	})
+	mustStatus(t, cp, "POST", "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n"}}`, 201)
+	body := mustStatus(t, cp, "DELETE", "/api/v1/namespaces/n?dryRun=All&orphanDependents=false", "", 202)
+	var ns struct {
+		Metadata struct{ Finalizers []string } `json:"metadata"`
+		Status   struct{ Phase string }        `json:"status"`
+	}
+	if err := json.Unmarshal(body, &ns); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ns.Metadata.Finalizers, []string{"foregroundDeletion"}) || ns.Status.Phase != "Terminating" {
+		t.Errorf("namespace deleted with orphanDependents=false: finalizers %v, phase %s; want [foregroundDeletion], Terminating", ns.Metadata.Finalizers, ns.Status.Phase)
+	}
 }

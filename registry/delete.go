@@ -51,8 +51,13 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 					return store.Write{}, err
 				}
 			}
-			// Upstream's storage precondition check names the kind, not the resource.
+			// Upstream's precondition check (rest.BeforeDelete) names the
+			// kind, not the resource, in the group of the type it stores
+			// (core for an events.k8s.io Event).
 			kindGR := schema.GroupResource{Group: c.Res.Group, Resource: c.Res.Kind}
+			if gv, err := schema.ParseGroupVersion(c.Res.StorageVersion); err == nil && c.Res.StorageVersion != "" {
+				kindGR.Group = gv.Group
+			}
 			if p.UID != nil && *p.UID != o.Meta.GetUID() {
 				return store.Write{}, apierrors.NewConflict(kindGR, name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, o.Meta.GetUID()))
 			}
@@ -83,7 +88,16 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 		if err := s.admitDelete(c, stored, opts); err != nil {
 			return store.Write{}, err
 		}
-		if fins, changed := deletionFinalizers(o.Meta.GetFinalizers(), opts, gcPolicy(c)); changed {
+		finOpts := opts
+		//nolint:staticcheck // OrphanDependents is still honoured upstream
+		if firstNamespaceDelete && opts.OrphanDependents != nil && !*opts.OrphanDependents {
+			// Upstream's namespace REST reads orphanDependents=false as
+			// a call for the foregroundDeletion finalizer.
+			foreground := metav1.DeletePropagationForeground
+			finOpts = opts.DeepCopy()
+			finOpts.OrphanDependents, finOpts.PropagationPolicy = nil, &foreground //nolint:staticcheck
+		}
+		if fins, changed := deletionFinalizers(o.Meta.GetFinalizers(), finOpts, gcPolicy(c)); changed {
 			o.Meta.SetFinalizers(fins)
 		}
 		marked := s.markForDeletion(c, o) || firstNamespaceDelete

@@ -20,12 +20,13 @@ Sweeps (each prints DIFF lines with both answers, then a count):
               same writes: the events compared
     metadata  changes of metadata (labels, finalizers, owners, UID, timestamps, ...) as dry-run merge patches of each
               object and of its /status
+    deletes   deletes of each object with each option (grace periods, propagation, preconditions, bodies)
     routes    every method on every subresource (and an unknown one) of an object of each kind, as dry runs
     requests  odd requests: unknown paths, methods, content types, query parameters, bodies and patches
     bodies    the whole answers of the dry-run creates that succeed (defaults, normalisation), not only their codes
 
 An answer is its code and, for a Status, its reason, message and causes, with UIDs, times and generated names masked.
-Both servers keep what earlier sweeps created (but update, patches, apply, routes and metadata delete the admission
+Both servers keep what earlier sweeps created (but update, patches, apply, routes, metadata and deletes delete the admission
 configurations, quotas and limits they created when they end): an object left in one of them (a webhook
 configuration, a LimitRange) changes later answers, as do fakeplane's controllers, which refplane does not run. Read each DIFF before believing it.
 """
@@ -603,6 +604,43 @@ def sweep_metadata(args):
     print("diffs", nd, "of", n)
 
 
+def deleted_norm(r):
+    """A delete's answer as compared: a Status as by norm, an object as its kind, deletion mark, grace and finalizers."""
+    code, js, h = r
+    if isinstance(js, dict) and js.get("kind") != "Status":
+        md = js.get("metadata", {})
+        js = {"kind": js.get("kind"), "dts": "deletionTimestamp" in md, "grace": md.get("deletionGracePeriodSeconds"), "fin": md.get("finalizers")}
+    return body_norm((code, js, h))
+
+
+# DELETE_OPTIONS are the query parameters and bodies the deletes sweep sends, each with ?dryRun=All. A body's options
+# replace the query's (dryRun included), as upstream reads them: the last one deletes for real, so it comes last.
+DELETE_OPTIONS = [("", None), ("&gracePeriodSeconds=0", None), ("&gracePeriodSeconds=30", None), ("&gracePeriodSeconds=-1", None),
+        ("&propagationPolicy=Orphan", None), ("&propagationPolicy=Foreground", None), ("&propagationPolicy=Background", None),
+        ("&orphanDependents=false", None), ("&orphanDependents=true&propagationPolicy=Orphan", None),
+        ("", {"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": "00000000-0000-0000-0000-000000000000"}}),
+        ("", {"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"resourceVersion": "1"}}),
+        ("", {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1", "dryRun": ["All"]}),
+        ("", {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Bad"}),
+        ("&ignoreStoreReadErrorWithClusterBreakingPotential=true", None),
+        ("", {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 5, "propagationPolicy": "Foreground", "dryRun": ["All"]}),
+        ("", {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 5, "propagationPolicy": "Foreground"})]
+
+
+def sweep_deletes(args):
+    nd = n = 0
+    for path, body, name in created(args):
+        for q, b in DELETE_OPTIONS:
+            p = path + "/" + name + "?dryRun=All" + q
+            a, f = deleted_norm(req("ref", "DELETE", p, b)), deleted_norm(req("fp", "DELETE", p, b))
+            n += 1
+            if a != f:
+                nd += 1
+                report("DELETE %s %s" % (p, json.dumps(b)[:80] if b else ""), a, f)
+    remove_interfering(args)
+    print("diffs", nd, "of", n)
+
+
 def sweep_pairs(args):
     rnd = random.Random(args.seed)
     nd = n = 0
@@ -941,17 +979,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reference", default=os.path.expanduser("~/.cache/refplane/kubeconfig"), help="refplane's kubeconfig")
     ap.add_argument("--fakeplane", required=True, help="the fakeplane's kubeconfig")
-    ap.add_argument("--suffix", default="-u", help="update, patches, apply, routes, metadata: appended to the names of the objects they create")
+    ap.add_argument("--suffix", default="-u", help="update, patches, apply, routes, metadata, deletes: appended to the names of the objects they create")
     ap.add_argument("--seed", type=int, default=1, help="pairs: the random seed")
     ap.add_argument("--custom", action="store_true",
                     help="create the CRD widgets (if missing) and sweep a Widget too; requests: on widgets, not configmaps")
-    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches", "apply", "watches", "routes", "metadata"])
+    ap.add_argument("sweep", choices=["create", "update", "pairs", "lists", "warnings", "bodies", "requests", "patches", "apply", "watches", "routes", "metadata", "deletes"])
     ap.add_argument("filter", nargs="?", default="", help="only the collection paths that contain this")
     args = ap.parse_args()
     SERVERS["ref"], SERVERS["fp"] = kubeconfig(args.reference), kubeconfig(args.fakeplane)
     if args.custom:
         ensure_crd()
-    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches, "apply": sweep_apply, "watches": sweep_watches, "routes": sweep_routes, "metadata": sweep_metadata}[args.sweep](args)
+    {"create": sweep_create, "update": sweep_update, "pairs": sweep_pairs, "lists": sweep_lists, "warnings": sweep_warnings, "bodies": sweep_bodies, "requests": sweep_requests, "patches": sweep_patches, "apply": sweep_apply, "watches": sweep_watches, "routes": sweep_routes, "metadata": sweep_metadata, "deletes": sweep_deletes}[args.sweep](args)
 
 
 if __name__ == "__main__":
