@@ -86,7 +86,7 @@ def req(target, method, path, body=None, ctype="application/json"):
 MASKS = [(re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "UID"),
          (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "TIME"),
          (re.compile(r"kube-api-access-[a-z0-9]{5}"), "KAA"),
-         (re.compile(r"(resourceVersion|ResourceVersion)[^,]{0,12}?[0-9]+"), "RV"),
+         (re.compile(r"(resourceVersion|ResourceVersion)[^,]{0,20}?[0-9]+"), "RV"),
          (re.compile(r"current: [0-9]+"), "current: RV"),
          (re.compile(r"nodePort:[0-9]+"), "nodePort:PORT"),
          # A patch's decoding error quotes the whole patched object, with what controllers wrote in it.
