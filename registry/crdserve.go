@@ -254,8 +254,12 @@ func crdResources(def *apiextensionsv1.CustomResourceDefinition, webhookConv fun
 			subs:              map[string]builtin.Subresource{},
 			CRD:               def.Name,
 			schema:            sch,
-			Table:             table,
-			managed:           managed,
+			// apiextensions' strategies: update rules checked twice and
+			// answered so, a status write keeping the stored metadata.
+			repeatsMetaErrors:   true,
+			statusKeepsMetadata: true,
+			Table:               table,
+			managed:             managed,
 		}
 		for _, sub := range b.Subresources {
 			r.subs[sub.Name] = sub

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"fmt"
-	"github.com/fakeplane/fakeplane/internal/validate"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/storage/names"
 
+	"github.com/fakeplane/fakeplane/internal/validate"
 	"github.com/fakeplane/fakeplane/registry/strategy"
 )
 
@@ -157,7 +157,7 @@ func metaUpdateErrors(c *Request, mode writeMode, o, old *Object) field.ErrorLis
 	m, path := o.Meta, field.NewPath("metadata")
 	errs := validation.ValidateObjectMetaAccessor(m, c.Res.Namespaced, pathSegmentName, path)
 	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, old.Meta, path)...)
-	if c.Res.repeatsMetaErrors || c.Res.Typed == nil {
+	if c.Res.repeatsMetaErrors {
 		errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, old.Meta, path)...)
 	}
 	if (mode != statusWrite && c.Res.nameRuleOnUpdate) || (mode == statusWrite && c.Res.nameRuleOnStatus) {
@@ -172,7 +172,7 @@ func metaUpdateErrors(c *Request, mode writeMode, o, old *Object) field.ErrorLis
 // dedupMetaErrors answers each of errs once, unless the resource's
 // validation repeats them (see metaUpdateErrors).
 func dedupMetaErrors(r *Resource, errs field.ErrorList) field.ErrorList {
-	if r.repeatsMetaErrors || r.Typed == nil {
+	if r.repeatsMetaErrors {
 		return errs
 	}
 	return validate.Dedup(errs)

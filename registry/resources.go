@@ -63,7 +63,7 @@ type Resource struct {
 	// repeatsMetaErrors: the type's validation is not declarative, which
 	// answers each error once, so the metadata update rules it runs after
 	// the generic ones are answered twice (kube-aggregator's APIServices,
-	// apiextensions-apiserver's CRDs; custom resources always).
+	// apiextensions-apiserver's CRDs, custom resources).
 	repeatsMetaErrors bool
 	// nameRuleOnStatus: the type's status validation checks the name rule
 	// too (strategy.Base.NameRuleOnStatus).
@@ -71,6 +71,14 @@ type Resource struct {
 	// noKubeFinalizersOnStatus: the type's status validation skips the
 	// core group's finalizer rule (strategy.Base.StatusSkipsKubeFinalizerRules).
 	noKubeFinalizersOnStatus bool
+	// statusSetsMetadata: a write to /status also sets the labels,
+	// annotations, finalizers and owner references it carries
+	// (strategy.Base.StatusWritesMetadata; CRDs, whose upstream status
+	// strategy resets the new metadata from itself).
+	statusSetsMetadata bool
+	// statusKeepsMetadata: a write to /status keeps the stored metadata
+	// whole (strategy.Base.StatusKeepsStoredMetadata; custom resources).
+	statusKeepsMetadata bool
 	// ReturnDeleted: a delete answers with the object instead of a Status.
 	ReturnDeleted bool
 	// graceful deletes objects gracefully (pods): see beforeDelete.
@@ -183,7 +191,7 @@ func withoutStrategy(r *Resource) {
 	switch r.GR {
 	case schema.GroupResource{Group: apiextensionsv1.GroupName, Resource: "customresourcedefinitions"}:
 		r.generation, r.conditionalUpdate = true, true
-		r.repeatsMetaErrors = true
+		r.repeatsMetaErrors, r.statusSetsMetadata = true, true
 	}
 }
 
@@ -259,6 +267,9 @@ func newServedResources() (*ServedResources, error) {
 			r.nameRuleOnStatus = ok && u.ChecksNameRuleOnStatus()
 			r.noKubeFinalizersOnStatus = ok && !u.ChecksKubeFinalizersOnStatus()
 			r.repeatsMetaErrors = r.GR == schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}
+			if sm, ok := st.(strategy.StatusMetadata); ok {
+				r.statusSetsMetadata, r.statusKeepsMetadata = sm.StatusSetsMetadata(), sm.StatusKeepsMetadata()
+			}
 		} else {
 			withoutStrategy(r)
 		}

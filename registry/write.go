@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/admission"
 
-	"github.com/fakeplane/fakeplane/registry/strategy"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -403,8 +402,8 @@ func (s *Registry) storedStale(res *Resource, served, stored []byte) bool {
 }
 
 // withStatusOf returns old with the status of o, and o's labels,
-// annotations, finalizers and owner references where the resource's
-// strategy lets a write to /status set them (strategy.StatusMetadata).
+// annotations, finalizers and owner references where a write to /status
+// sets them (Resource.statusSetsMetadata).
 func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
 	out, err := res.DecodeStored(MustEncode(old.Obj))
 	if err != nil {
@@ -413,7 +412,7 @@ func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
 	if err := copyStatus(o.Obj, out.Obj); err != nil {
 		return nil, err
 	}
-	if statusSetsMetadata(res) {
+	if res.statusSetsMetadata {
 		out.Meta.SetLabels(o.Meta.GetLabels())
 		out.Meta.SetAnnotations(o.Meta.GetAnnotations())
 		out.Meta.SetFinalizers(o.Meta.GetFinalizers())
@@ -424,7 +423,7 @@ func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
 			out.Meta.SetDeletionTimestamp(ts)
 		}
 	}
-	if !statusKeepsMetadata(res) {
+	if !res.statusKeepsMetadata {
 		// Most status strategies do not put back the generateName, UID
 		// or grace period a write sends: the metadata rules then check
 		// them (a new UID or grace period is immutable).
@@ -444,37 +443,6 @@ func withStatusOf(res *Resource, old, o *Object) (*Object, error) {
 		out.Meta.SetResourceVersion(old.Meta.GetResourceVersion())
 	}
 	return out, nil
-}
-
-// statusSetsMetadata reports whether a write to res's /status also sets
-// the labels, annotations, finalizers and owner references it carries: as
-// the resource's strategy says (strategy.StatusMetadata), and for CRDs,
-// whose upstream status strategy resets the new metadata from itself.
-func statusSetsMetadata(res *Resource) bool {
-	if res.GR == (schema.GroupResource{Group: apiextensionsv1.GroupName, Resource: "customresourcedefinitions"}) {
-		return true
-	}
-	st, ok := For(res.GR)
-	if !ok {
-		return false
-	}
-	sm, ok := st.(strategy.StatusMetadata)
-	return ok && sm.StatusSetsMetadata()
-}
-
-// statusKeepsMetadata reports whether a write to res's /status keeps the
-// stored metadata whole (strategy.Base.StatusKeepsStoredMetadata), as a
-// custom resource's does.
-func statusKeepsMetadata(res *Resource) bool {
-	if res.Typed == nil {
-		return true
-	}
-	st, ok := For(res.GR)
-	if !ok {
-		return false
-	}
-	sm, ok := st.(strategy.StatusMetadata)
-	return ok && sm.StatusKeepsMetadata()
 }
 
 // MustEncode is Encode for objects known to encode (a decoded object).

@@ -541,17 +541,28 @@ def sweep_watches(args):
     print("diffs", nd, "of", len(cases))
 
 
-def sweep_routes(args):
+def subresources():
+    """The subresources refplane's discovery lists for each resource: (group, version, resource) -> names."""
     subs = {}
     for (g, v, name) in resources("ref"):
         if "/" in name:
             base, sub = name.split("/", 1)
             subs.setdefault((g, v, base), []).append(sub)
+    return subs
+
+
+def gvr(path):
+    """The (group, version, resource) of a collection path."""
+    parts = path.split("/")
+    g, v = ("", "v1") if parts[1] == "api" else (parts[2], parts[3])
+    return g, v, parts[-1]
+
+
+def sweep_routes(args):
+    subs = subresources()
     nd = n = 0
     for path, body, name in created(args):
-        parts = path.split("/")
-        g, v = ("", "v1") if parts[1] == "api" else (parts[2], parts[3])
-        for sub in sorted(set(subs.get((g, v, parts[-1]), []) + ["status", "scale", "bogus"]) - {"exec", "attach", "portforward", "proxy", "log"}):
+        for sub in sorted(set(subs.get(gvr(path), []) + ["status", "scale", "bogus"]) - {"exec", "attach", "portforward", "proxy", "log"}):
             for m in ["GET", "POST", "PUT", "PATCH", "DELETE"]:
                 b = {} if m in ("POST", "PUT", "PATCH") else None
                 p = path + "/" + name + "/" + sub + ("?dryRun=All" if m != "GET" else "")
@@ -583,16 +594,10 @@ METADATA_CHANGES = [
 
 
 def sweep_metadata(args):
-    subs = {}
-    for (g, v, name) in resources("ref"):
-        if "/" in name:
-            base, sub = name.split("/", 1)
-            subs.setdefault((g, v, base), []).append(sub)
+    subs = subresources()
     nd = n = 0
     for path, body, name in created(args):
-        parts = path.split("/")
-        g, v = ("", "v1") if parts[1] == "api" else (parts[2], parts[3])
-        for sub in ["", "/status"] if "status" in subs.get((g, v, parts[-1]), []) else [""]:
+        for sub in ["", "/status"] if "status" in subs.get(gvr(path), []) else [""]:
             for m in METADATA_CHANGES:
                 p = path + "/" + name + sub + "?dryRun=All"
                 a, f = norm(req("ref", "PATCH", p, {"metadata": m}, MP)), norm(req("fp", "PATCH", p, {"metadata": m}, MP))

@@ -110,8 +110,9 @@ func (podStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) 
 
 // PrepareForStatusUpdate keeps the priority as PrepareForUpdate does, and
 // the owner references and deletion timestamp, which upstream's pod status
-// strategy does not let a write to /status change, and clears the status fields of default-off
-// gates the stored status does not use (DropDisabledStatusFields).
+// strategy does not let a write to /status change, and clears the status
+// fields of default-off gates the stored status does not use
+// (DropDisabledStatusFields).
 //
 // As upstream's, it also keeps what an old or partial client leaves out:
 // the QoS class, the claim statuses left nil, and the observed generations
