@@ -146,6 +146,39 @@ func TestStatefulSetCreatesPodsInOrder(t *testing.T) {
 	if pod, err := cs.CoreV1().Pods("default").Get(ctx, "web-0", metav1.GetOptions{}); err != nil || pod.GenerateName != "web-" || pod.Labels["controller-revision-hash"] != rev.Name {
 		t.Errorf("web-0: %v, generateName %q, labels %v", err, pod.GenerateName, pod.Labels)
 	}
+	// The events say what was made, with the verb title-cased, as the
+	// v1.37 controller words them (refplane: "Create Pod web-0 in
+	// StatefulSet web successful").
+	waitEventNotes(t, cs, "default", "web",
+		"Create Claim data-web-0 Pod web-0 in StatefulSet web success",
+		"Create Pod web-0 in StatefulSet web successful",
+		"Create Pod web-2 in StatefulSet web successful")
+}
+
+// waitEventNotes waits until the events about the object named regarding
+// include every note in want.
+func waitEventNotes(t *testing.T, cs kubernetes.Interface, ns, regarding string, want ...string) {
+	t.Helper()
+	var notes map[string]bool
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := cs.EventsV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "regarding.name=" + regarding})
+		if err != nil {
+			return false, err
+		}
+		notes = map[string]bool{}
+		for _, e := range list.Items {
+			notes[e.Note] = true
+		}
+		for _, w := range want {
+			if !notes[w] {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("events of %s: %v; have %v, want %q", regarding, err, notes, want)
+	}
 }
 
 func claimOf(pod *corev1.Pod, volume string) string {

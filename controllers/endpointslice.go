@@ -311,16 +311,42 @@ func (c *EndpointSlice) sync(ctx context.Context, key string) error {
 			toCreate = append(toCreate, placeholder)
 		}
 	}
-	var errs []error
-	for _, s := range toDelete {
-		if _, err := c.reg.Delete(ctx, endpointSlicesGVR, s.Namespace, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("delete endpointslice %s: %w", s.Name, err))
+	// A slice to create takes the place of one to delete, as upstream's
+	// reconciler turns such pairs into updates: a Service's placeholder
+	// becomes the slice of its first endpoints.
+	for i := 0; i < len(toDelete) && len(toCreate) > 0; {
+		next := toCreate[len(toCreate)-1]
+		if toDelete[i].AddressType != next.AddressType {
+			i++
+			continue
 		}
+		next.Name = toDelete[i].Name
+		toCreate = toCreate[:len(toCreate)-1]
+		toUpdate = append(toUpdate, next)
+		toDelete = slices.Delete(toDelete, i, i+1)
+	}
+	// Creates, updates, then deletes, in upstream's order.
+	var errs []error
+	for _, s := range toCreate {
+		if svc.DeletionTimestamp != nil {
+			break // the garbage collector is deleting the Service's slices
+		}
+		endpointSetTrigger(s, triggerTime)
+		out, err := c.reg.Create(ctx, endpointSlicesGVR, s)
+		if err != nil {
+			if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+				return nil
+			}
+			errs = append(errs, fmt.Errorf("create endpointslice: %w", err))
+			continue
+		}
+		c.put(out.(*discoveryv1.EndpointSlice))
 	}
 	for _, s := range toUpdate {
 		orig := c.slices.get(s.Namespace + "/" + s.Name)
 		s.Labels = endpointSliceLabels(s.Labels, svc)
-		if orig != nil && apiequality.Semantic.DeepEqual(orig.Endpoints, s.Endpoints) && apiequality.Semantic.DeepEqual(orig.Labels, s.Labels) {
+		if orig != nil && apiequality.Semantic.DeepEqual(orig.Endpoints, s.Endpoints) && apiequality.Semantic.DeepEqual(orig.Ports, s.Ports) &&
+			apiequality.Semantic.DeepEqual(orig.Labels, s.Labels) {
 			continue
 		}
 		endpointSetTrigger(s, triggerTime)
@@ -332,17 +358,10 @@ func (c *EndpointSlice) sync(ctx context.Context, key string) error {
 		}
 		c.put(out.(*discoveryv1.EndpointSlice))
 	}
-	for _, s := range toCreate {
-		endpointSetTrigger(s, triggerTime)
-		out, err := c.reg.Create(ctx, endpointSlicesGVR, s)
-		if err != nil {
-			if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
-				return nil
-			}
-			errs = append(errs, fmt.Errorf("create endpointslice: %w", err))
-			continue
+	for _, s := range toDelete {
+		if _, err := c.reg.Delete(ctx, endpointSlicesGVR, s.Namespace, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete endpointslice %s: %w", s.Name, err))
 		}
-		c.put(out.(*discoveryv1.EndpointSlice))
 	}
 	return errors.Join(errs...)
 }

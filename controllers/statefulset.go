@@ -553,11 +553,11 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 		switch {
 		case err == nil:
 			c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeNormal, "SuccessfulCreate",
-				"create Claim %s Pod %s in StatefulSet %s success", claim.Name, name, set.Name)
+				"Create Claim %s Pod %s in StatefulSet %s success", claim.Name, name, set.Name)
 		case apierrors.IsAlreadyExists(err):
 		default:
 			c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeWarning, "FailedCreate",
-				"create Claim %s for Pod %s in StatefulSet %s failed error: %s", claim.Name, name, set.Name, err)
+				"Create Claim %s for Pod %s in StatefulSet %s failed error: %s", claim.Name, name, set.Name, err)
 			return fmt.Errorf("create claim %s: %w", claim.Name, err)
 		}
 	}
@@ -573,10 +573,10 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 	}
 	ref := EventRef("apps/v1", "StatefulSet", set)
 	if err != nil {
-		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedCreate", "create Pod %s in StatefulSet %s failed error: %s", name, set.Name, err)
+		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedCreate", "Create Pod %s in StatefulSet %s failed error: %s", name, set.Name, err)
 		return fmt.Errorf("create pod %s: %w", name, err)
 	}
-	c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulCreate", "create Pod %s in StatefulSet %s successful", name, set.Name)
+	c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulCreate", "Create Pod %s in StatefulSet %s successful", name, set.Name)
 	return nil
 }
 
@@ -597,11 +597,11 @@ func (c *StatefulSet) deletePod(ctx context.Context, set *appsv1.StatefulSet, po
 	_, err := c.reg.Delete(ctx, podsGVR, pod.Namespace, pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	ref := EventRef("apps/v1", "StatefulSet", set)
 	if err != nil && !apierrors.IsNotFound(err) {
-		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedDelete", "delete Pod %s in StatefulSet %s failed error: %s", pod.Name, set.Name, err)
+		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedDelete", "Delete Pod %s in StatefulSet %s failed error: %s", pod.Name, set.Name, err)
 		return fmt.Errorf("delete pod %s: %w", pod.Name, err)
 	}
 	if err == nil {
-		c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulDelete", "delete Pod %s in StatefulSet %s successful", pod.Name, set.Name)
+		c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulDelete", "Delete Pod %s in StatefulSet %s successful", pod.Name, set.Name)
 	}
 	return nil
 }
