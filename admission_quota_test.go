@@ -3,6 +3,7 @@ package fakeplane_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"testing"
 
@@ -204,5 +205,70 @@ func TestResourceQuotaAppliesFromItsCreate(t *testing.T) {
 		if err := create(name); err != nil {
 			t.Fatalf("create %s once the quota is deleted: %v", name, err)
 		}
+	}
+}
+
+// A ResourceQuota's managedFields name who wrote its status, as on
+// refplane: the resource quota controller its hard limits and first usage
+// (kube-controller-manager), quota admission what a create charged
+// (kube-apiserver), and the controller again what a delete gave back. The
+// field sets are refplane's, recorded for the same writes.
+func TestResourceQuotaStatusManagers(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	ns := newBatchNamespace(t, client, "quota-managers")
+	if _, err := client.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "q"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"pods": resource.MustParse("2"), "count/podtemplates": resource.MustParse("5")}},
+	}, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
+		t.Fatal(err)
+	}
+	statusManagers := func(used string) map[string]string {
+		t.Helper()
+		var out map[string]string
+		eventuallyT(t, "quota used "+used, func(ctx context.Context) (bool, error) {
+			q, err := client.CoreV1().ResourceQuotas(ns).Get(ctx, "q", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			got := q.Status.Used["count/podtemplates"]
+			if q.Status.Used == nil || got.String() != used {
+				return false, nil
+			}
+			out = map[string]string{}
+			for _, e := range q.ManagedFields {
+				out[e.Manager+" "+e.Subresource] = string(e.FieldsV1.Raw)
+			}
+			return true, nil
+		})
+		return out
+	}
+	statusManagers("0")
+	if _, err := client.CoreV1().PodTemplates(ns).Create(ctx, &corev1.PodTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: "a"},
+		Template:   corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app"}}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	spec := `{"f:spec":{"f:hard":{".":{},"f:count/podtemplates":{},"f:pods":{}}}}`
+	want := map[string]string{
+		"kubectl-create ":                spec,
+		"kube-controller-manager status": `{"f:status":{"f:hard":{".":{},"f:count/podtemplates":{},"f:pods":{}},"f:used":{".":{},"f:pods":{}}}}`,
+		"kube-apiserver status":          `{"f:status":{"f:used":{"f:count/podtemplates":{}}}}`,
+	}
+	if got := statusManagers("1"); !maps.Equal(got, want) {
+		t.Errorf("managedFields after the create:\n got %v\nwant %v", got, want)
+	}
+	if err := client.CoreV1().PodTemplates(ns).Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]string{
+		"kubectl-create ":                spec,
+		"kube-controller-manager status": `{"f:status":{"f:hard":{".":{},"f:count/podtemplates":{},"f:pods":{}},"f:used":{".":{},"f:count/podtemplates":{},"f:pods":{}}}}`,
+	}
+	if got := statusManagers("0"); !maps.Equal(got, want) {
+		t.Errorf("managedFields after the delete:\n got %v\nwant %v", got, want)
 	}
 }

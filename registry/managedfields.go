@@ -766,13 +766,20 @@ func shallowCopy(obj runtime.Object) runtime.Object {
 // controllers, under the manager "kube-apiserver") through sub in o's
 // managedFields, live being the object before it.
 func (r *Resource) recordServerWrite(sub string, live runtime.Object, o *Object) {
+	r.recordWriteAs("kube-apiserver", sub, live, o)
+}
+
+// recordWriteAs records a change made in the control plane's name, as
+// manager's update through sub, in o's managedFields; live is the object
+// before it.
+func (r *Resource) recordWriteAs(manager, sub string, live runtime.Object, o *Object) {
 	fm, err := r.FieldManager(sub)
 	if err != nil {
 		return
 	}
 	live.GetObjectKind().SetGroupVersionKind(r.GVK)
 	o.Obj.GetObjectKind().SetGroupVersionKind(r.GVK)
-	out := fm.UpdateNoErrors(live, o.Obj, "kube-apiserver")
+	out := fm.UpdateNoErrors(live, o.Obj, manager)
 	if acc, err := meta.Accessor(out); err == nil {
 		o.Obj, o.Meta = out, acc
 	}

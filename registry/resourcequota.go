@@ -297,8 +297,12 @@ func (s *Registry) admitQuotaByStatus(c *Request, o, old *Object, quotas []corev
 var errQuotaChanged = errors.New("resource quota changed")
 
 // refreshQuotas brings the status of a namespace's quotas up to date, as
-// the resource quota controller does (nothing without it).
-func (s *Registry) refreshQuotas(ns string) {
+// the resource quota controller does (nothing without it). The change is
+// recorded in the quotas' managedFields as manager's status update: upstream's
+// admission plugin charges what a write adds before the controller recounts
+// (manager kube-apiserver), and the controller writes the rest (a new quota's
+// hard and zero usage, what a delete gives back) as kube-controller-manager.
+func (s *Registry) refreshQuotas(ns, manager string) {
 	if s.noQuotaController {
 		return
 	}
@@ -318,10 +322,13 @@ func (s *Registry) refreshQuotas(ns string) {
 			continue
 		}
 		c := s.internalCall("", "v1", "resourcequotas", ns, q.Name, "update")
+		c.Info.Subresource = "status"
 		_, _, err = s.updateKey(c, c.Key(), q.Name, internalWrite, false, func(old *Object) (*Object, error) {
 			cur := old.Obj.DeepCopyObject().(*corev1.ResourceQuota)
 			cur.Status = admissionplugins.QuotaStatus(cur, usage)
-			return &Object{Obj: cur, Meta: cur}, nil
+			out := &Object{Obj: cur, Meta: cur}
+			c.Res.recordWriteAs(manager, "status", old.Obj, out)
+			return out, nil
 		})
 		if err != nil && !apierrors.IsNotFound(err) && !errors.Is(err, store.ErrUnchanged) {
 			s.log.Warn("resource quota status", "namespace", ns, "quota", q.Name, "err", err)

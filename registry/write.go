@@ -686,9 +686,15 @@ func (s *Registry) checkAllocations(res *Resource, o *Object, del bool) error {
 func (s *Registry) afterCommit(c *Request, key string, obj runtime.Object, data []byte, deleted bool) {
 	s.syncServiceIPAddresses(c.Res.Bucket, obj, data, deleted)
 	if c.Res.Namespaced {
-		// The resource quota controller's part: status.used follows.
+		// The resource quota controller's part: status.used follows. What
+		// quota admission charged (a tracked write that is not a delete)
+		// is kube-apiserver's change.
 		if ns, _, ok := strings.Cut(key, "/"); ok {
-			s.refreshQuotas(ns)
+			manager := "kube-controller-manager"
+			if c.quotaUnlock != nil && !deleted {
+				manager = "kube-apiserver"
+			}
+			s.refreshQuotas(ns, manager)
 		}
 	}
 	if c.Res.Bucket == crdBucket && deleted {
