@@ -143,7 +143,8 @@ func (c *CRDFinalizer) Sync(ctx context.Context, events []store.Event) error {
 	if len(c.pending) == 0 {
 		return nil
 	}
-	ctx = apirequest.WithUser(ctx, c.user)
+	// apiextensions-apiserver writes through its loopback client: manager kube-apiserver.
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-apiserver")
 	names := make([]string, 0, len(c.pending))
 	for name := range c.pending {
 		names = append(names, name)

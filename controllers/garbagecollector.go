@@ -113,7 +113,7 @@ func (gc *GarbageCollector) Wake() <-chan struct{} { return gc.index.Wake() }
 // empty. A failed write is logged and dropped, as the next change of the
 // object queues it again.
 func (gc *GarbageCollector) Sync(ctx context.Context, _ []store.Event) error {
-	ctx = apirequest.WithUser(ctx, gc.user)
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, gc.user), "kube-controller-manager")
 	for ctx.Err() == nil {
 		w, ok := gc.index.Next()
 		if !ok {

@@ -94,6 +94,17 @@ func (g goAPI) decode(c *Request, obj runtime.Object) (*Object, error) {
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("encode %T: %v", obj, err))
 	}
+	if _, ok := obj.(*unstructured.Unstructured); !ok && hasEmptyList(data) {
+		// The control plane's clients send built-in objects as protobuf,
+		// which has no empty lists: a controller's [] arrives as none
+		// (and its managedFields hold no field for it).
+		cp := obj.DeepCopyObject()
+		if nilEmptySlices(reflect.ValueOf(cp), true) {
+			if data, err = encodeAsSent(cp); err != nil {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("encode %T: %v", obj, err))
+			}
+		}
+	}
 	return c.Res.DecodeObject(data)
 }
 
