@@ -225,3 +225,83 @@ func TestGenericEphemeralVolumesGetTheirClaims(t *testing.T) {
 		return apierrors.IsNotFound(err), nil
 	})
 }
+
+// A claim left pending says why in an event, as the
+// persistentvolume-binder controller words it on refplane: no class, a
+// missing class, an in-tree provisioner this controller lacks, an external
+// provisioner (which the claim is annotated with), and a
+// WaitForFirstConsumer class with no pod, or with pods not yet scheduled.
+func TestPendingClaimsSayWhy(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	wffc := storagev1.VolumeBindingWaitForFirstConsumer
+	for _, sc := range []*storagev1.StorageClass{
+		{ObjectMeta: metav1.ObjectMeta{Name: "ext"}, Provisioner: "example.com/ext"},
+		{ObjectMeta: metav1.ObjectMeta{Name: "wffc"}, Provisioner: "example.com/ext", VolumeBindingMode: &wffc},
+		{ObjectMeta: metav1.ObjectMeta{Name: "noprov"}, Provisioner: "kubernetes.io/no-provisioner"},
+	} {
+		if _, err := cs.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ns := newBatchNamespace(t, cs, "pending-claims")
+	// The pod comes first, so that its claim's first sync sees it (a later
+	// pod is seen at the next periodic sync, 15s on).
+	user := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "user"}, Spec: corev1.PodSpec{
+		NodeSelector: map[string]string{"x": "y"},
+		Containers:   []corev1.Container{{Name: "user", Image: "nginx"}},
+		Volumes:      []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "wffc-used"}}}},
+	}}
+	eventuallyT(t, "the pod using wffc-used", func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().Pods(ns).Create(ctx, user, metav1.CreateOptions{})
+		return err == nil, nil
+	})
+	for name, class := range map[string]string{"noclass": "", "missing": "missing", "ext": "ext", "wffc": "wffc", "wffc-used": "wffc", "noprov": "noprov"} {
+		if _, err := cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, newClaim(name, ptr.To(class)), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]string{
+		"noclass":   "Normal FailedBinding no persistent volumes available for this claim and no storage class is set",
+		"missing":   `Warning ProvisioningFailed storageclass.storage.k8s.io "missing" not found`,
+		"noprov":    "Warning ProvisioningFailed no volume plugin matched name: kubernetes.io/no-provisioner",
+		"ext":       "Normal ExternalProvisioning Waiting for a volume to be created either by the external provisioner 'example.com/ext' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.",
+		"wffc":      "Normal WaitForFirstConsumer waiting for first consumer to be created before binding",
+		"wffc-used": "Normal WaitForPodScheduled waiting for pod user to be scheduled",
+	}
+	got := map[string]map[string]bool{}
+	eventuallyT(t, "an event for each pending claim", func(ctx context.Context) (bool, error) {
+		l, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "source=persistentvolume-controller"})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range l.Items {
+			if got[e.InvolvedObject.Name] == nil {
+				got[e.InvolvedObject.Name] = map[string]bool{}
+			}
+			got[e.InvolvedObject.Name][e.Type+" "+e.Reason+" "+e.Message] = true
+		}
+		for claim, event := range want {
+			if !got[claim][event] {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	ext, err := cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "ext", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"volume.kubernetes.io/storage-provisioner", "volume.beta.kubernetes.io/storage-provisioner"} {
+		if ext.Annotations[k] != "example.com/ext" {
+			t.Errorf("claim ext annotations %v, want %s: example.com/ext", ext.Annotations, k)
+		}
+	}
+	for _, name := range []string{"noclass", "missing", "ext", "wffc", "wffc-used", "noprov"} {
+		if c, err := cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{}); err != nil || c.Status.Phase != corev1.ClaimPending {
+			t.Errorf("claim %s: %v, phase %v, want Pending", name, err, c.Status.Phase)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,6 +48,11 @@ var pvsGVR = schema.GroupVersionResource{Version: "v1", Resource: "persistentvol
 // for WaitForFirstConsumer. A volume whose claim is deleted is deleted
 // (reclaim policy Delete) or Released (Retain).
 //
+// A claim left Pending says why in upstream's events, at each change and
+// every claimResyncPeriod: no class, a missing class, an in-tree
+// provisioner, an external one (which the claim is annotated with, for it
+// to act), or a WaitForFirstConsumer class with no scheduled pod.
+//
 // Not built: other provisioners (their claims stay Pending, as with no
 // provisioner running), volume expansion, recycling.
 type PersistentVolumeBinder struct {
@@ -64,7 +70,19 @@ type PersistentVolumeBinder struct {
 	consumers map[string]string
 	// podClaims remembers the claims each pod uses, for its deletion.
 	podClaims map[string][]string
+	// unscheduled maps a claim's key to the names of the pods that use it
+	// and wait for a node (podUnscheduled: the claims of each such pod).
+	unscheduled    map[string][]string
+	podUnscheduled map[string][]string
+	// changed are the claims whose changes came in the current batch, and
+	// resynced when every pending claim was last reported.
+	changed  map[string]bool
+	resynced time.Time
 }
+
+// claimResyncPeriod is how often a pending claim's state is reported again,
+// as kube-controller-manager's --pvclaimbinder-sync-period defaults.
+const claimResyncPeriod = 15 * time.Second
 
 // NewPersistentVolumeBinder returns the persistentvolume-binder
 // controller, writing through reg and logging to log (nil:
@@ -72,6 +90,9 @@ type PersistentVolumeBinder struct {
 func NewPersistentVolumeBinder(reg registry.Interface, now func() time.Time, log *slog.Logger) *PersistentVolumeBinder {
 	if log == nil {
 		log = slog.Default()
+	}
+	if now == nil {
+		now = time.Now
 	}
 	u := controllerUser("persistent-volume-binder")
 	return &PersistentVolumeBinder{
@@ -82,6 +103,9 @@ func NewPersistentVolumeBinder(reg registry.Interface, now func() time.Time, log
 		classes:   map[string]*storagev1.StorageClass{},
 		consumers: map[string]string{},
 		podClaims: map[string][]string{},
+
+		unscheduled: map[string][]string{}, podUnscheduled: map[string][]string{},
+		changed: map[string]bool{},
 	}
 }
 
@@ -107,12 +131,30 @@ func (c *PersistentVolumeBinder) Sync(ctx context.Context, events []store.Event)
 			errs = append(errs, fmt.Errorf("volume %s: %w", name, err))
 		}
 	}
+	// Upstream syncs a claim when it changes and every sync period; each
+	// sync of a claim left pending reports why in an event.
+	now := c.now()
+	resync := now.Sub(c.resynced) >= claimResyncPeriod
+	if resync {
+		c.resynced = now
+	}
+	pending := false
 	for _, key := range slices.Sorted(maps.Keys(c.claims)) {
-		if err := c.syncClaim(ctx, c.claims[key]); err != nil {
+		claim := c.claims[key]
+		stillPending, err := c.syncClaim(ctx, claim, resync || c.changed[key])
+		if err != nil {
 			errs = append(errs, fmt.Errorf("claim %s: %w", key, err))
 		}
+		pending = pending || stillPending
 	}
-	return errors.Join(errs...)
+	clear(c.changed)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if pending {
+		return &Requeue{After: c.resynced.Add(claimResyncPeriod).Sub(now)}
+	}
+	return nil
 }
 
 // observe records one event.
@@ -125,6 +167,7 @@ func (c *PersistentVolumeBinder) observe(ev store.Event) error {
 		_, err := trackEvent(c.volumes, ev)
 		return err
 	case pvcsBucket:
+		c.changed[ev.Key] = true
 		_, err := trackEvent(c.claims, ev)
 		return err
 	case podsBucket:
@@ -132,6 +175,13 @@ func (c *PersistentVolumeBinder) observe(ev store.Event) error {
 			delete(c.consumers, claim)
 		}
 		delete(c.podClaims, ev.Key)
+		for _, claim := range c.podUnscheduled[ev.Key] {
+			_, name, _ := strings.Cut(ev.Key, "/")
+			if c.unscheduled[claim] = slices.DeleteFunc(c.unscheduled[claim], func(n string) bool { return n == name }); len(c.unscheduled[claim]) == 0 {
+				delete(c.unscheduled, claim)
+			}
+		}
+		delete(c.podUnscheduled, ev.Key)
 		if ev.Type == store.Deleted {
 			return nil
 		}
@@ -140,6 +190,13 @@ func (c *PersistentVolumeBinder) observe(ev store.Event) error {
 			return err
 		}
 		if pod.Spec.NodeName == "" {
+			if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+				for _, claim := range podClaimNames(pod, true) {
+					key := pod.Namespace + "/" + claim
+					c.unscheduled[key] = append(c.unscheduled[key], pod.Name)
+					c.podUnscheduled[ev.Key] = append(c.podUnscheduled[ev.Key], key)
+				}
+			}
 			return nil
 		}
 		for _, claim := range podClaimNames(pod, true) {
@@ -151,17 +208,19 @@ func (c *PersistentVolumeBinder) observe(ev store.Event) error {
 	return nil
 }
 
-// syncClaim binds a pending claim to a matching volume, or provisions one.
-func (c *PersistentVolumeBinder) syncClaim(ctx context.Context, claim *corev1.PersistentVolumeClaim) error {
+// syncClaim binds a pending claim to a matching volume, or provisions one;
+// it reports whether the claim is left pending without a volume. With
+// report, a claim left so gets upstream's event saying why.
+func (c *PersistentVolumeBinder) syncClaim(ctx context.Context, claim *corev1.PersistentVolumeClaim, report bool) (bool, error) {
 	if claim.DeletionTimestamp != nil {
-		return nil
+		return false, nil
 	}
 	if claim.Spec.VolumeName != "" {
 		pv := c.volumes[claim.Spec.VolumeName]
 		if pv == nil || claim.Status.Phase == corev1.ClaimBound {
-			return nil
+			return false, nil
 		}
-		return c.bind(ctx, claim, pv)
+		return false, c.bind(ctx, claim, pv)
 	}
 	var candidates []*corev1.PersistentVolume
 	for _, pv := range c.volumes {
@@ -172,22 +231,71 @@ func (c *PersistentVolumeBinder) syncClaim(ctx context.Context, claim *corev1.Pe
 	delay := sc != nil && sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer
 	pv, err := storagehelpers.FindMatchingVolume(claim, candidates, nil, nil, delay, true)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if pv != nil {
-		return c.bind(ctx, claim, pv)
+		return false, c.bind(ctx, claim, pv)
 	}
-	if sc == nil || sc.Provisioner != LocalPathProvisioner {
-		return nil // no volume and nobody to provision one: Pending
-	}
+	key := claim.Namespace + "/" + claim.Name
 	node := claim.Annotations[storagehelpers.AnnSelectedNode]
-	if node == "" {
-		node = c.consumers[claim.Namespace+"/"+claim.Name]
+	if node == "" && sc != nil && sc.Provisioner == LocalPathProvisioner {
+		node = c.consumers[key] // the provisioner's own view of the consumer
 	}
-	if delay && node == "" {
-		return nil // waits for its first consumer
+	ref := EventRef("v1", "PersistentVolumeClaim", claim)
+	event := func(eventType, reason, msg string) {
+		if report {
+			c.rec.Eventf(ctx, ref, eventType, reason, "%s", msg)
+		}
 	}
-	return c.provision(ctx, claim, sc, node)
+	switch {
+	case delay && node == "":
+		// No pod using it has been scheduled.
+		if pods := c.unscheduled[key]; len(pods) == 1 {
+			event(corev1.EventTypeNormal, "WaitForPodScheduled", fmt.Sprintf("waiting for pod %s to be scheduled", pods[0]))
+		} else if len(pods) > 1 {
+			event(corev1.EventTypeNormal, "WaitForPodScheduled", fmt.Sprintf("waiting for pods %s to be scheduled", strings.Join(pods, ",")))
+		} else {
+			event(corev1.EventTypeNormal, "WaitForFirstConsumer", "waiting for first consumer to be created before binding")
+		}
+	case class == "":
+		event(corev1.EventTypeNormal, "FailedBinding", "no persistent volumes available for this claim and no storage class is set")
+	case sc == nil:
+		event(corev1.EventTypeWarning, "ProvisioningFailed", fmt.Sprintf("storageclass.storage.k8s.io %q not found", class))
+	case sc.Provisioner == LocalPathProvisioner:
+		return false, c.provision(ctx, claim, sc, node)
+	case strings.HasPrefix(sc.Provisioner, "kubernetes.io/"):
+		// No in-tree plugin provisions here.
+		event(corev1.EventTypeWarning, "ProvisioningFailed", "no volume plugin matched name: "+sc.Provisioner)
+	default:
+		// An external provisioner's: the claim names it, and waits.
+		if err := c.awaitExternalProvisioner(ctx, claim, sc.Provisioner); err != nil {
+			event(corev1.EventTypeWarning, "ProvisioningFailed", fmt.Sprintf("Error saving claim: %v", err))
+			return true, err
+		}
+		event(corev1.EventTypeNormal, "ExternalProvisioning", fmt.Sprintf("Waiting for a volume to be created either by the external provisioner '%s' "+
+			"or manually by the system administrator. If volume creation is delayed, please verify that "+
+			"the provisioner is running and correctly registered.", sc.Provisioner))
+	}
+	return true, nil
+}
+
+// awaitExternalProvisioner annotates claim with the provisioner that is to
+// provision its volume, as upstream's controller does for an external one.
+func (c *PersistentVolumeBinder) awaitExternalProvisioner(ctx context.Context, claim *corev1.PersistentVolumeClaim, provisioner string) error {
+	if claim.Annotations[storagehelpers.AnnStorageProvisioner] == provisioner {
+		return nil
+	}
+	got, err := c.reg.Update(ctx, pvcsGVR, claim.Namespace, claim.Name, func(cur runtime.Object) (runtime.Object, error) {
+		pvc := cur.(*corev1.PersistentVolumeClaim)
+		metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, storagehelpers.AnnBetaStorageProvisioner, provisioner)
+		metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, storagehelpers.AnnStorageProvisioner, provisioner)
+		return pvc, nil
+	})
+	if err != nil {
+		return err
+	}
+	c.claims[claim.Namespace+"/"+claim.Name] = got.(*corev1.PersistentVolumeClaim)
+	return nil
 }
 
 // provision creates a local-path volume for claim on node and binds them.
