@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -90,5 +91,78 @@ func TestEvictionHonoursDisruptionBudgets(t *testing.T) {
 	}
 	if err := evict("missing"); !apierrors.IsNotFound(err) {
 		t.Errorf("evicting a missing pod: %v, want NotFound", err)
+	}
+}
+
+// An eviction takes its disruption as kube-apiserver's own status update of
+// the budget, and the disruption controller, which does not count the
+// evicted pod healthy while it waits to go, changes none of it back: the
+// budget's managedFields are refplane's for the same writes (two ready
+// pods, minAvailable 1, one evicted).
+func TestEvictionTakesTheDisruptionAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	startTestKubelet(t, cp, nil)
+	for _, name := range []string{"e1", "e2"} {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "e"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+		if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "e"}, Spec: policyv1.PodDisruptionBudgetSpec{
+		MinAvailable: ptrIntStr(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "e"}}}}
+	if _, err := cs.PolicyV1().PodDisruptionBudgets("default").Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	budget := func(what string, cond func(*policyv1.PodDisruptionBudget) bool) *policyv1.PodDisruptionBudget {
+		t.Helper()
+		var got *policyv1.PodDisruptionBudget
+		waitWorkload(t, what, func() (bool, string) {
+			var err error
+			if got, err = cs.PolicyV1().PodDisruptionBudgets("default").Get(ctx, "e", metav1.GetOptions{}); err != nil {
+				return false, err.Error()
+			}
+			return got.Status.ObservedGeneration == got.Generation && cond(got), fmt.Sprintf("%+v", got.Status)
+		})
+		return got
+	}
+	before := budget("one disruption allowed", func(p *policyv1.PodDisruptionBudget) bool { return p.Status.DisruptionsAllowed == 1 })
+	if err := cs.PolicyV1().Evictions("default").Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "e1", Namespace: "default"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := budget("one healthy, none allowed", func(p *policyv1.PodDisruptionBudget) bool {
+		return p.Status.CurrentHealthy == 1 && p.Status.DisruptionsAllowed == 0 && len(p.Status.DisruptedPods) == 0
+	})
+	fields := map[string]string{}
+	for _, e := range got.ManagedFields {
+		fields[e.Manager+" "+e.Subresource] = string(e.FieldsV1.Raw)
+	}
+	want := map[string]string{
+		"kube-apiserver status": `{"f:status":{"f:conditions":{"k:{\"type\":\"DisruptionAllowed\"}":{"f:lastTransitionTime":{},"f:reason":{},"f:status":{}}},` +
+			`"f:disruptionsAllowed":{}}}`,
+		"kube-controller-manager status": `{"f:status":{"f:conditions":{".":{},"k:{\"type\":\"DisruptionAllowed\"}":{".":{},"f:message":{},"f:observedGeneration":{},"f:type":{}}},` +
+			`"f:currentHealthy":{},"f:desiredHealthy":{},"f:expectedPods":{},"f:observedGeneration":{}}}`,
+	}
+	if cond := meta.FindStatusCondition(before.Status.Conditions, policyv1.DisruptionAllowedCondition); cond != nil &&
+		cond.LastTransitionTime.Equal(&meta.FindStatusCondition(got.Status.Conditions, policyv1.DisruptionAllowedCondition).LastTransitionTime) {
+		// The eviction came within the second of the condition's last
+		// transition: its (second-precision) time did not change, and stays
+		// the controller's.
+		want = map[string]string{
+			"kube-apiserver status": `{"f:status":{"f:conditions":{"k:{\"type\":\"DisruptionAllowed\"}":{"f:reason":{},"f:status":{}}},"f:disruptionsAllowed":{}}}`,
+			"kube-controller-manager status": `{"f:status":{"f:conditions":{".":{},"k:{\"type\":\"DisruptionAllowed\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:observedGeneration":{},"f:type":{}}},` +
+				`"f:currentHealthy":{},"f:desiredHealthy":{},"f:expectedPods":{},"f:observedGeneration":{}}}`,
+		}
+	}
+	for k, v := range want {
+		if fields[k] != v {
+			t.Errorf("managedFields of %s:\n got %s\nwant %s", k, fields[k], v)
+		}
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, policyv1.DisruptionAllowedCondition); c == nil || c.Status != metav1.ConditionFalse || c.Reason != policyv1.InsufficientPodsReason {
+		t.Errorf("condition %+v, want DisruptionAllowed False InsufficientPods", c)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,13 +72,22 @@ type Disruption struct {
 	scales map[types.UID]disruptionScale
 	uidOf  map[string]types.UID
 	dirty  map[string]bool
+	now    func() time.Time
 }
+
+// pdbDeletionTimeout is how long a pod an eviction took a disruption for
+// (status.disruptedPods) is not counted healthy while it waits to be
+// deleted, as upstream's DeletionTimeout.
+const pdbDeletionTimeout = 2 * time.Minute
 
 // NewDisruption returns the disruption controller, writing through reg
 // and logging to log (nil: slog.Default()).
 func NewDisruption(reg registry.Interface, now func() time.Time, log *slog.Logger) *Disruption {
 	if log == nil {
 		log = slog.Default()
+	}
+	if now == nil {
+		now = time.Now
 	}
 	u := controllerUser("disruption-controller")
 	return &Disruption{
@@ -88,6 +98,7 @@ func NewDisruption(reg registry.Interface, now func() time.Time, log *slog.Logge
 		scales: map[types.UID]disruptionScale{},
 		uidOf:  map[string]types.UID{},
 		dirty:  map[string]bool{},
+		now:    now,
 	}
 }
 
@@ -131,9 +142,7 @@ func (c *Disruption) Sync(ctx context.Context, events []store.Event) error {
 			}
 		}
 	}
-	return syncKeys(ctx, "poddisruptionbudget", c.dirty, c.pdbs, func(ctx context.Context, pdb *policyv1.PodDisruptionBudget) (time.Duration, error) {
-		return 0, c.sync(ctx, pdb)
-	})
+	return syncKeys(ctx, "poddisruptionbudget", c.dirty, c.pdbs, c.sync)
 }
 
 // observe records one event.
@@ -265,7 +274,7 @@ func (c *Disruption) expectedScale(pods []*corev1.Pod) (expected int32, unmanage
 }
 
 // sync computes and writes one budget's status.
-func (c *Disruption) sync(ctx context.Context, pdb *policyv1.PodDisruptionBudget) error {
+func (c *Disruption) sync(ctx context.Context, pdb *policyv1.PodDisruptionBudget) (time.Duration, error) {
 	ref := EventRef("policy/v1", "PodDisruptionBudget", pdb)
 	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 	if err != nil {
@@ -302,7 +311,7 @@ func (c *Disruption) sync(ctx context.Context, pdb *policyv1.PodDisruptionBudget
 	}
 	if err != nil {
 		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "CalculateExpectedPodCountFailed", "Failed to calculate the number of expected pods: %v", err)
-		return c.writeStatus(ctx, pdb, func(p *policyv1.PodDisruptionBudget) {
+		return 0, c.writeStatus(ctx, pdb, func(p *policyv1.PodDisruptionBudget) {
 			p.Status.DisruptionsAllowed = 0
 			if p.Status.Conditions == nil {
 				p.Status.Conditions = []metav1.Condition{}
@@ -316,9 +325,13 @@ func (c *Disruption) sync(ctx context.Context, pdb *policyv1.PodDisruptionBudget
 			"to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. "+
 			"To account for these pods please set \".spec.minAvailable\" field of the PDB to an integer value.", pdb.Spec.Selector)
 	}
+	// The pods an eviction took a disruption for are not healthy until
+	// they are deleted, or for pdbDeletionTimeout.
+	now := c.now()
+	disrupted, recheck := c.disruptedPods(ctx, pdb, pods, now)
 	var healthy int32
 	for _, p := range pods {
-		if p.DeletionTimestamp == nil && isPodReady(p) {
+		if _, ok := disrupted[p.Name]; !ok && p.DeletionTimestamp == nil && isPodReady(p) {
 			healthy++
 		}
 	}
@@ -327,17 +340,48 @@ func (c *Disruption) sync(ctx context.Context, pdb *policyv1.PodDisruptionBudget
 		allowed = 0
 	}
 	if pdb.Status.CurrentHealthy == healthy && pdb.Status.DesiredHealthy == desired && pdb.Status.ExpectedPods == expected &&
-		pdb.Status.DisruptionsAllowed == allowed && len(pdb.Status.DisruptedPods) == 0 &&
+		pdb.Status.DisruptionsAllowed == allowed && apiequality.Semantic.DeepEqual(disrupted, pdb.Status.DisruptedPods) &&
 		pdb.Status.ObservedGeneration == pdb.Generation && pdbhelper.ConditionsAreUpToDate(pdb) {
-		return nil
+		return recheck, nil
 	}
-	return c.writeStatus(ctx, pdb, func(p *policyv1.PodDisruptionBudget) {
+	return recheck, c.writeStatus(ctx, pdb, func(p *policyv1.PodDisruptionBudget) {
 		p.Status = policyv1.PodDisruptionBudgetStatus{
 			CurrentHealthy: healthy, DesiredHealthy: desired, ExpectedPods: expected, DisruptionsAllowed: allowed,
-			ObservedGeneration: pdb.Generation, Conditions: p.Status.Conditions,
+			ObservedGeneration: pdb.Generation, Conditions: p.Status.Conditions, DisruptedPods: disrupted,
 		}
 		pdbhelper.UpdateDisruptionAllowedCondition(p)
 	})
+}
+
+// disruptedPods is the budget's status.disruptedPods as upstream's
+// controller keeps it: the entries of pods that still exist, are not being
+// deleted, and were disrupted less than pdbDeletionTimeout ago; an expired
+// one gets a NotDeleted warning. It also returns when the soonest entry
+// expires (0: none).
+func (c *Disruption) disruptedPods(ctx context.Context, pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, now time.Time) (map[string]metav1.Time, time.Duration) {
+	if pdb.Status.DisruptedPods == nil {
+		return nil, 0
+	}
+	out := map[string]metav1.Time{}
+	var recheck time.Duration
+	for _, p := range pods {
+		at, ok := pdb.Status.DisruptedPods[p.Name]
+		if !ok || p.DeletionTimestamp != nil {
+			continue
+		}
+		expires := at.Add(pdbDeletionTimeout)
+		if expires.Before(now) {
+			// Upstream's message names the namespace twice.
+			c.rec.Eventf(ctx, EventRef("v1", "Pod", p), corev1.EventTypeWarning, "NotDeleted",
+				"Pod was expected by PDB %s/%s to be deleted but it wasn't", pdb.Namespace, pdb.Namespace)
+			continue
+		}
+		out[p.Name] = at
+		if d := expires.Sub(now); recheck == 0 || d < recheck {
+			recheck = d
+		}
+	}
+	return out, recheck
 }
 
 // writeStatus writes the status change makes to the stored budget.

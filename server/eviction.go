@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	pdbhelper "k8s.io/component-helpers/apps/poddisruptionbudget"
 
 	"github.com/fakeplane/fakeplane/registry"
 )
@@ -123,7 +124,9 @@ func (s *Server) serveEviction(c *call) error {
 		}
 	}
 	dry = len(opts.DryRun) > 0
-	_, err = api.UpdateSubresource(ctx, evictionPDBsGVR, "status", pdb.Namespace, pdb.Name, func(cur runtime.Object) (runtime.Object, error) {
+	// kube-apiserver takes the disruption through its loopback client:
+	// the budget's managedFields name kube-apiserver.
+	_, err = api.UpdateSubresource(registry.WithFieldManager(ctx, "kube-apiserver"), evictionPDBsGVR, "status", pdb.Namespace, pdb.Name, func(cur runtime.Object) (runtime.Object, error) {
 		p := cur.(*policyv1.PodDisruptionBudget)
 		if err := disruptionAllowed(p); err != nil {
 			return nil, err
@@ -132,6 +135,9 @@ func (s *Server) serveEviction(c *call) error {
 			return nil, errDryRunEviction
 		}
 		p.Status.DisruptionsAllowed--
+		if p.Status.DisruptionsAllowed == 0 {
+			pdbhelper.UpdateDisruptionAllowedCondition(p)
+		}
 		if p.Status.DisruptedPods == nil {
 			p.Status.DisruptedPods = map[string]metav1.Time{}
 		}
