@@ -61,7 +61,8 @@ def merge(path, body):
     return ("PATCH", path, body)
 
 
-# SCENARIOS: name -> steps; a step is a list of (collection path, body) to create, or of ("PATCH"|"DELETE", path, body).
+# SCENARIOS: name -> steps; a step is a list of (collection path, body) to create, of ("PATCH"|"DELETE"|"POST", path, body),
+# or of ("SLEEP", seconds, None).
 SCENARIOS = {
     "deployment": [
         [deploy("web", 3)],
@@ -202,6 +203,64 @@ SCENARIOS = {
                                             "metadata": {"name": "robot-token", "annotations": {"kubernetes.io/service-account.name": "robot"}}})],
         [("DELETE", "/api/v1/namespaces/NS/serviceaccounts/robot", None)],
     ],
+    "nsdelete": [
+        [("/api/v1/namespaces/NS/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
+                                               "metadata": {"name": "held", "finalizers": ["refdiff.example.com/hold"]}}),
+         deploy("web", 1)],
+        # kube-controller-manager's namespace controller waits 5s (namespaceDeletionGracePeriod); fakeplane's does not.
+        [("DELETE", "/api/v1/namespaces/NS", None), ("SLEEP", 6, None)],
+        [merge("/api/v1/namespaces/NS/configmaps/held", {"metadata": {"finalizers": None}})],
+    ],
+    "daemonset-selector": [
+        [("/apis/apps/v1/namespaces/NS/daemonsets",
+          {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "z0"},
+           "spec": {"selector": {"matchLabels": {"app": "z0"}}, "template": tmpl("z0", nodeSelector={"topology.kubernetes.io/zone": "z0"})}}),
+         ("/apis/apps/v1/namespaces/NS/daemonsets",
+          {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "none"},
+           "spec": {"selector": {"matchLabels": {"app": "none"}}, "template": tmpl("none", nodeSelector={"disk": "none"})}}),
+         ("/apis/apps/v1/namespaces/NS/daemonsets",
+          {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ondelete"},
+           "spec": {"selector": {"matchLabels": {"app": "ondelete"}}, "updateStrategy": {"type": "OnDelete"}, "template": tmpl("ondelete")}})],
+        [merge("/apis/apps/v1/namespaces/NS/daemonsets/ondelete", {"spec": {"template": {"spec": {"containers": [dict(C, image="nginx:2")]}}}})],
+    ],
+    "job-variants": [
+        [("/apis/batch/v1/namespaces/NS/jobs",
+          {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "wide"},
+           "spec": {"completions": 2, "parallelism": 5, "template": {"spec": {"restartPolicy": "Never", "containers": [C]}}}}),
+         ("/apis/batch/v1/namespaces/NS/jobs",
+          {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "workqueue"},
+           "spec": {"parallelism": 2, "template": {"spec": {"restartPolicy": "OnFailure", "containers": [C]}}}}),
+         ("/apis/batch/v1/namespaces/NS/jobs",
+          {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "zero"},
+           "spec": {"parallelism": 0, "template": {"spec": {"restartPolicy": "Never", "containers": [C]}}}}),
+         ("/apis/batch/v1/namespaces/NS/jobs",
+          {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "perindex"},
+           "spec": {"completions": 2, "completionMode": "Indexed", "backoffLimitPerIndex": 1, "maxFailedIndexes": 1,
+                    "template": {"spec": {"restartPolicy": "Never", "containers": [C]}}}}),
+         ("/apis/batch/v1/namespaces/NS/jobs",
+          {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "stuck"},
+           "spec": {"activeDeadlineSeconds": 2, "template": {"spec": {"restartPolicy": "Never", "nodeSelector": {"disk": "none"}, "containers": [C]}}}})],
+    ],
+    "service-types": [
+        [deploy("web", 2, containers=[dict(C, ports=[{"containerPort": 80, "name": "http"}])]),
+         ("/api/v1/namespaces/NS/services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "np"},
+                                             "spec": {"type": "NodePort", "selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": "http", "name": "http"}]}}),
+         ("/api/v1/namespaces/NS/services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "lb"},
+                                             "spec": {"type": "LoadBalancer", "selector": {"app": "web"}, "ports": [{"port": 80}, {"port": 81, "name": "b", "protocol": "UDP"}]}}),
+         ("/api/v1/namespaces/NS/services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "hl"},
+                                             "spec": {"clusterIP": "None", "publishNotReadyAddresses": True, "selector": {"app": "web"}}}),
+         ("/api/v1/namespaces/NS/services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ext"},
+                                             "spec": {"type": "ExternalName", "externalName": "example.com"}}),
+         ("/api/v1/namespaces/NS/services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "nosel"},
+                                             "spec": {"ports": [{"port": 80}]}})],
+    ],
+    "deploy-variants": [
+        [deploy("slow", 2, {"minReadySeconds": 2}),
+         deploy("surge0", 3, {"strategy": {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}}),
+         deploy("zero", 0)],
+        [merge("/apis/apps/v1/namespaces/NS/deployments/surge0", {"spec": {"template": {"spec": {"containers": [dict(C, image="nginx:2")]}}}}),
+         merge("/apis/apps/v1/namespaces/NS/deployments/slow", {"spec": {"replicas": 0}})],
+    ],
     "pods": [
         [("/api/v1/namespaces/NS/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
                                          "spec": {"containers": [C, dict(C, name="d")], "initContainers": [dict(C, name="i"), dict(C, name="s", restartPolicy="Always")]}}),
@@ -221,7 +280,7 @@ LISTED = ["/apis/apps/v1/namespaces/NS/deployments", "/apis/apps/v1/namespaces/N
           "/api/v1/namespaces/NS/endpoints", "/apis/discovery.k8s.io/v1/namespaces/NS/endpointslices",
           "/apis/policy/v1/namespaces/NS/poddisruptionbudgets", "/apis/autoscaling/v2/namespaces/NS/horizontalpodautoscalers",
           "/api/v1/namespaces/NS/resourcequotas", "/api/v1/namespaces/NS/persistentvolumeclaims", "/api/v1/namespaces/NS/serviceaccounts",
-          "/api/v1/namespaces/NS/secrets", "/api/v1/namespaces/NS/configmaps", "/api/v1/namespaces/NS/events"]
+          "/api/v1/namespaces/NS/secrets", "/api/v1/namespaces/NS/configmaps", "/api/v1/namespaces/NS/events", "/api/v1/namespaces/NS"]
 
 VOLATILE = rd.VOLATILE | {"podIP", "podIPs", "hostIP", "hostIPs", "containerID", "startTime", "startedAt", "finishedAt", "lastTransitionTime",
                           "lastProbeTime", "lastUpdateTime", "firstTimestamp", "lastTimestamp", "eventTime", "lastScheduleTime",
@@ -302,7 +361,10 @@ def snapshot(t, ns):
     raw = {}
     for p in LISTED:
         code, js, _ = req(t, "GET", p.replace("NS", ns))
-        raw[p] = js.get("items", []) if code == 200 else ["%d" % code]
+        if code != 200:
+            raw[p] = ["%d" % code]
+        else:
+            raw[p] = js.get("items", []) if js.get("kind", "").endswith("List") else [js]  # the namespace itself
     names = generated([o for items in raw.values() for o in items if isinstance(o, dict)])
     out = {}
     for p, items in raw.items():
@@ -344,6 +406,9 @@ def run_step(ns, label, step):
     """Sends a step's requests to both servers; prints, and counts, the answers that differ."""
     diffs = 0
     for item in step:
+        if item[0] == "SLEEP":  # for what upstream does after a delay
+            time.sleep(item[1])
+            continue
         if item[0] in ("PATCH", "DELETE", "POST"):
             method, path, body = item
         else:
