@@ -261,6 +261,17 @@ SCENARIOS = {
         [merge("/apis/apps/v1/namespaces/NS/deployments/surge0", {"spec": {"template": {"spec": {"containers": [dict(C, image="nginx:2")]}}}}),
          merge("/apis/apps/v1/namespaces/NS/deployments/slow", {"spec": {"replicas": 0}})],
     ],
+    "cronjob": [
+        [("/apis/batch/v1/namespaces/NS/cronjobs",
+          {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "tick"},
+           "spec": {"schedule": "* * * * *", "successfulJobsHistoryLimit": 1,
+                    "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [C]}}}}}}),
+         ("/apis/batch/v1/namespaces/NS/cronjobs",
+          {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "paused"},
+           "spec": {"schedule": "* * * * *", "suspend": True,
+                    "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [C]}}}}}}),
+         ("SLEEP", 65, None)],
+    ],
     "pods": [
         [("/api/v1/namespaces/NS/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
                                          "spec": {"containers": [C, dict(C, name="d")], "initContainers": [dict(C, name="i"), dict(C, name="s", restartPolicy="Always")]}}),
@@ -287,6 +298,8 @@ VOLATILE = rd.VOLATILE | {"podIP", "podIPs", "hostIP", "hostIPs", "containerID",
                           "completionTime", "deletionTimestamp", "generateName"}
 IP = re.compile(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b")
 # A generated name's suffix (apimachinery's random alphabet), for names whose object is gone.
+# A CronJob's Job is named by its scheduled minute.
+SCHEDULED = re.compile(r"\b(tick-)\d{8}\b")
 SUFFIX = re.compile(r"\b([a-z0-9.-]+-)[bcdfghjklmnpqrstvwxz2456789]{5}\b")
 NODE_NAME = re.compile(r"\bkw-\d\b")
 
@@ -305,7 +318,7 @@ def masked(o, names):
     s = json.dumps(scrubbed(o), sort_keys=True)
     for n, m in names:
         s = s.replace(n, m)
-    s = SUFFIX.sub(r"\1*", IP.sub("IP", rd.mask(s)))
+    s = SCHEDULED.sub(r"\1MINUTE", SUFFIX.sub(r"\1*", IP.sub("IP", rd.mask(s))))
     return json.loads(s)
 
 
@@ -334,7 +347,10 @@ def pod_view(o):
     o = copy.deepcopy(o)
     md, spec, st = o.get("metadata", {}), o.get("spec", {}), o.get("status", {})
     md.get("labels", {}).pop("topology.kubernetes.io/zone", None)
-    md["managedFields"] = [e for e in md.get("managedFields", []) if e.get("manager") not in ("kwok", "kubelet")]
+    md["managedFields"] = [copy.deepcopy(e) for e in md.get("managedFields", []) if e.get("manager") not in ("kwok", "kubelet")]
+    for e in md["managedFields"]:
+        # A kubelet rewrites PodScheduled's observedGeneration (taking it from the scheduler); kwok does not.
+        e.get("fieldsV1", {}).get("f:status", {}).get("f:conditions", {}).get('k:{"type":"PodScheduled"}', {}).pop("f:observedGeneration", None)
     spec.pop("nodeName", None)
     o["status"] = {"phase": st.get("phase"), "qosClass": st.get("qosClass"), "nominatedNodeName": st.get("nominatedNodeName"),
                    "conditions": [{k: v for k, v in c.items() if k != "observedGeneration"} for c in st.get("conditions", [])
@@ -461,7 +477,7 @@ def ensure_namespace(ns):
     sys.exit("no default ServiceAccount in " + ns)
 
 
-def run_scenario(name, suffix):
+def run_scenario(name, suffix, keep=False):
     ns = "cl-" + name + suffix
     ensure_namespace(ns)
     diffs = 0
@@ -469,6 +485,10 @@ def run_scenario(name, suffix):
         diffs += run_step(ns, "%s step %d" % (name, i), step)
         snaps = settle(ns)
         diffs += compare("%s step %d" % (name, i), snaps["ref"], snaps["fp"])
+    if not keep:
+        # What a scenario leaves running (pods holding CPU on the two nodes) would change the next one's.
+        for t in ("ref", "fp"):
+            req(t, "DELETE", "/api/v1/namespaces/" + ns)
     return diffs
 
 
@@ -478,6 +498,7 @@ def main():
     ap.add_argument("--fakeplane", required=True, help="the fakeplane's kubeconfig")
     ap.add_argument("--suffix", default="", help="appended to each scenario's namespace, so that a scenario can run again")
     ap.add_argument("--nodes", action="store_true", help="also compare the two Nodes")
+    ap.add_argument("--keep", action="store_true", help="keep each scenario's namespace (deleted when it ends otherwise)")
     ap.add_argument("scenario", nargs="*", help="the scenarios to run (all of %s when none)" % ", ".join(SCENARIOS))
     args = ap.parse_args()
     rd.SERVERS["ref"], rd.SERVERS["fp"] = rd.kubeconfig(args.reference), rd.kubeconfig(args.fakeplane)
@@ -490,7 +511,7 @@ def main():
                 total += 1
                 rd.report("node " + n, (200, json.dumps(a)), (200, json.dumps(f)))
     for name in args.scenario or SCENARIOS:
-        total += run_scenario(name, args.suffix)
+        total += run_scenario(name, args.suffix, args.keep)
     print("%d differences" % total)
 
 
