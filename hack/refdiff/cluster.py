@@ -61,6 +61,17 @@ def merge(path, body):
     return ("PATCH", path, body)
 
 
+def owned_pod(name, owner_path, kind, uid=None):
+    """A pod owned by the object at owner_path (its UID as the server has it, or uid), as a callable step item."""
+    def item(t, ns):
+        owner = req(t, "GET", owner_path.replace("NS", ns))[1]
+        ref = {"apiVersion": "v1", "kind": kind, "name": owner_path.rsplit("/", 1)[1], "uid": uid or owner["metadata"]["uid"]}
+        p = pod(name)
+        p[1]["metadata"]["ownerReferences"] = [ref]
+        return p
+    return item
+
+
 # SCENARIOS: name -> steps; a step is a list of (collection path, body) to create, of ("PATCH"|"DELETE"|"POST", path, body),
 # or of ("SLEEP", seconds, None).
 SCENARIOS = {
@@ -272,6 +283,31 @@ SCENARIOS = {
                     "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [C]}}}}}}),
          ("SLEEP", 65, None)],
     ],
+    "adoption": [
+        [pod("a1", {"app": "adopt"}), pod("a2", {"app": "adopt"})],
+        [("/apis/apps/v1/namespaces/NS/replicasets",
+          {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "adopt"},
+           "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "adopt"}}, "template": tmpl("adopt")}})],
+        [merge("/api/v1/namespaces/NS/pods/a1", {"metadata": {"labels": {"app": "released"}}})],
+    ],
+    "owners": [
+        [("/api/v1/namespaces/NS/configmaps", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owner"}})],
+        [owned_pod("kept", "/api/v1/namespaces/NS/configmaps/owner", "ConfigMap"),
+         owned_pod("dangling", "/api/v1/namespaces/NS/configmaps/owner", "ConfigMap", uid="0a1b2c3d-0000-4000-8000-000000000000"),
+         owned_pod("wrongkind", "/api/v1/namespaces/NS/configmaps/owner", "Secret")],
+        [("DELETE", "/api/v1/namespaces/NS/configmaps/owner", None)],
+    ],
+    "hpa-missing": [
+        [("/apis/autoscaling/v2/namespaces/NS/horizontalpodautoscalers",
+          {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "nope"},
+           "spec": {"minReplicas": 1, "maxReplicas": 3, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "nope"}}}),
+         ("/apis/autoscaling/v2/namespaces/NS/horizontalpodautoscalers",
+          {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "cpu"},
+           "spec": {"minReplicas": 1, "maxReplicas": 3, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                    "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}}),
+         deploy("web", 1, containers=[dict(C, resources={"requests": {"cpu": "100m"}})]),
+         ("SLEEP", 16, None)],
+    ],
     "pods": [
         [("/api/v1/namespaces/NS/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
                                          "spec": {"containers": [C, dict(C, name="d")], "initContainers": [dict(C, name="i"), dict(C, name="s", restartPolicy="Always")]}}),
@@ -422,15 +458,20 @@ def run_step(ns, label, step):
     """Sends a step's requests to both servers; prints, and counts, the answers that differ."""
     diffs = 0
     for item in step:
-        if item[0] == "SLEEP":  # for what upstream does after a delay
+        if not callable(item) and item[0] == "SLEEP":  # for what upstream does after a delay
             time.sleep(item[1])
             continue
-        if item[0] in ("PATCH", "DELETE", "POST"):
-            method, path, body = item
-        else:
-            method, path, body = "POST", item[0], item[1]
-        ctype = "application/merge-patch+json" if method == "PATCH" else "application/json"
-        a, f = (rd.norm(req(t, method, path.replace("NS", ns), body, ctype)) for t in ("ref", "fp"))
+        answers = []
+        for t in ("ref", "fp"):
+            # A callable item makes its request from what the server holds (a UID).
+            it = item(t, ns) if callable(item) else item
+            if it[0] in ("PATCH", "DELETE", "POST"):
+                method, path, body = it
+            else:
+                method, path, body = "POST", it[0], it[1]
+            ctype = "application/merge-patch+json" if method == "PATCH" else "application/json"
+            answers.append(rd.norm(req(t, method, path.replace("NS", ns), body, ctype)))
+        a, f = answers
         a, f = (tuple(x.replace(ns, "NS") if isinstance(x, str) else x for x in r) for r in (a, f))
         if a != f:
             diffs += 1
