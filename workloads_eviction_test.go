@@ -1,6 +1,7 @@
 package fakeplane_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -36,13 +38,7 @@ func TestEvictionHonoursDisruptionBudgets(t *testing.T) {
 	}
 	waitBudget := func(what string, cond func(*policyv1.PodDisruptionBudget) bool) {
 		t.Helper()
-		waitWorkload(t, what, func() (bool, string) {
-			got, err := cs.PolicyV1().PodDisruptionBudgets("default").Get(ctx, "web", metav1.GetOptions{})
-			if err != nil {
-				return false, err.Error()
-			}
-			return got.Status.ObservedGeneration == got.Generation && cond(got), fmt.Sprintf("%+v", got.Status)
-		})
+		waitBudgetStatus(t, cs, "web", what, cond)
 	}
 	waitBudget("2 healthy, none allowed", func(p *policyv1.PodDisruptionBudget) bool { return p.Status.CurrentHealthy == 2 })
 
@@ -119,15 +115,7 @@ func TestEvictionTakesTheDisruptionAsKubeAPIServer(t *testing.T) {
 	}
 	budget := func(what string, cond func(*policyv1.PodDisruptionBudget) bool) *policyv1.PodDisruptionBudget {
 		t.Helper()
-		var got *policyv1.PodDisruptionBudget
-		waitWorkload(t, what, func() (bool, string) {
-			var err error
-			if got, err = cs.PolicyV1().PodDisruptionBudgets("default").Get(ctx, "e", metav1.GetOptions{}); err != nil {
-				return false, err.Error()
-			}
-			return got.Status.ObservedGeneration == got.Generation && cond(got), fmt.Sprintf("%+v", got.Status)
-		})
-		return got
+		return waitBudgetStatus(t, cs, "e", what, cond)
 	}
 	before := budget("one disruption allowed", func(p *policyv1.PodDisruptionBudget) bool { return p.Status.DisruptionsAllowed == 1 })
 	if err := cs.PolicyV1().Evictions("default").Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "e1", Namespace: "default"}}); err != nil {
@@ -165,4 +153,19 @@ func TestEvictionTakesTheDisruptionAsKubeAPIServer(t *testing.T) {
 	if c := meta.FindStatusCondition(got.Status.Conditions, policyv1.DisruptionAllowedCondition); c == nil || c.Status != metav1.ConditionFalse || c.Reason != policyv1.InsufficientPodsReason {
 		t.Errorf("condition %+v, want DisruptionAllowed False InsufficientPods", c)
 	}
+}
+
+// waitBudgetStatus waits until the budget named name in default has
+// observed its generation and cond holds of it, and returns it.
+func waitBudgetStatus(t *testing.T, cs kubernetes.Interface, name, what string, cond func(*policyv1.PodDisruptionBudget) bool) *policyv1.PodDisruptionBudget {
+	t.Helper()
+	var got *policyv1.PodDisruptionBudget
+	waitWorkload(t, what, func() (bool, string) {
+		var err error
+		if got, err = cs.PolicyV1().PodDisruptionBudgets("default").Get(context.Background(), name, metav1.GetOptions{}); err != nil {
+			return false, err.Error()
+		}
+		return got.Status.ObservedGeneration == got.Generation && cond(got), fmt.Sprintf("%+v", got.Status)
+	})
+	return got
 }
