@@ -528,8 +528,14 @@ def run_scenario(name, suffix, keep=False):
         diffs += compare("%s step %d" % (name, i), snaps["ref"], snaps["fp"])
     if not keep:
         # What a scenario leaves running (pods holding CPU on the two nodes) would change the next one's.
+        # The next scenario starts once both have removed it (kube-controller-manager waits 5s before it begins),
+        # or the pods it frees would requeue the next one's unschedulable pods on one side only.
         for t in ("ref", "fp"):
             req(t, "DELETE", "/api/v1/namespaces/" + ns)
+        for _ in range(120):
+            if all(req(t, "GET", "/api/v1/namespaces/" + ns)[0] == 404 for t in ("ref", "fp")):
+                break
+            time.sleep(0.5)
     return diffs
 
 
