@@ -14,7 +14,7 @@ workloads, their pods, ReplicaSets, revisions, Endpoints, EndpointSlices and eve
 IPs, UIDs, times and resourceVersions are masked; objects are compared as sets. Read each DIFF before believing it:
 timing differs (an event's count, a condition's message caught between two steps).
 """
-import argparse, copy, difflib, json, os, re, sys, threading, time
+import argparse, copy, difflib, json, os, re, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import refdiff as rd
@@ -308,6 +308,36 @@ SCENARIOS = {
          deploy("web", 1, containers=[dict(C, resources={"requests": {"cpu": "100m"}})]),
          ("SLEEP", 16, None)],
     ],
+    "kubectl-rollout": [
+        [deploy("web", 2)],
+        [("KUBECTL", ["set", "image", "deployment/web", "c=nginx:2"], False),
+         ("KUBECTL", ["rollout", "status", "deployment/web", "--timeout=60s"], True)],
+        [("KUBECTL", ["rollout", "history", "deployment/web"], False),
+         ("KUBECTL", ["rollout", "undo", "deployment/web"], False),
+         ("KUBECTL", ["rollout", "status", "deployment/web", "--timeout=60s"], True)],
+        [("KUBECTL", ["rollout", "history", "deployment/web", "--revision=3"], False),
+         ("KUBECTL", ["rollout", "pause", "deployment/web"], False),
+         ("KUBECTL", ["rollout", "undo", "deployment/web"], False),
+         ("KUBECTL", ["rollout", "resume", "deployment/web"], False)],
+    ],
+    "kubectl-imperative": [
+        [("KUBECTL", ["create", "deployment", "web", "--image=nginx", "--replicas=2", "--port=80"], False),
+         ("KUBECTL", ["expose", "deployment", "web", "--port=8080", "--target-port=80"], False),
+         ("KUBECTL", ["create", "job", "once", "--image=busybox"], False),
+         ("KUBECTL", ["create", "cronjob", "cron", "--image=busybox", "--schedule=*/5 * * * *"], False),
+         ("KUBECTL", ["run", "solo", "--image=nginx", "--labels=app=solo"], False),
+         ("KUBECTL", ["create", "poddisruptionbudget", "pdb", "--selector=app=web", "--min-available=1"], False),
+         ("KUBECTL", ["create", "quota", "q", "--hard=pods=10"], False)],
+        [("KUBECTL", ["scale", "deployment/web", "--replicas=3"], False),
+         ("KUBECTL", ["autoscale", "deployment", "web", "--min=2", "--max=4", "--cpu=50%"], False),
+         ("KUBECTL", ["wait", "--for=condition=complete", "job/once", "--timeout=60s"], False),
+         ("KUBECTL", ["label", "pod", "solo", "tier=x"], False),
+         ("KUBECTL", ["annotate", "deployment", "web", "note=x"], False),
+         ("KUBECTL", ["get", "deployment,replicaset,job,service,pdb,hpa,quota", "-o", "wide"], False)],
+        [("KUBECTL", ["delete", "pod", "solo"], False),
+         ("KUBECTL", ["delete", "deployment", "web", "--cascade=orphan"], False),
+         ("KUBECTL", ["get", "replicaset", "-o", "custom-columns=NAME:.metadata.name,OWNERS:.metadata.ownerReferences"], False)],
+    ],
     "pods": [
         [("/api/v1/namespaces/NS/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
                                          "spec": {"containers": [C, dict(C, name="d")], "initContainers": [dict(C, name="i"), dict(C, name="s", restartPolicy="Always")]}}),
@@ -461,6 +491,9 @@ def run_step(ns, label, step):
         if not callable(item) and item[0] == "SLEEP":  # for what upstream does after a delay
             time.sleep(item[1])
             continue
+        if not callable(item) and item[0] == "KUBECTL":
+            diffs += run_kubectl(ns, label, item[1], item[2])
+            continue
         answers = []
         for t in ("ref", "fp"):
             # A callable item makes its request from what the server holds (a UID).
@@ -479,6 +512,32 @@ def run_step(ns, label, step):
             print("  ref:", a)
             print("  fp: ", f)
     return diffs
+
+
+KUBECONFIGS = {}
+DURATION = re.compile(r"\b\d+(s|m|h|d)(\d+(s|m|h))?\b")
+# refplane's kubectl, of the servers' version (the one on PATH is older).
+KUBECTL = os.path.expanduser(os.environ.get("REFPLANE_HOME", "~/.cache/refplane") + "/bin/kubectl")
+
+
+def run_kubectl(ns, label, args, last_line):
+    """Runs kubectl args in the namespace against both servers; prints, and counts, an exit code or output that differs
+    (masked as objects are; with last_line, only the output's last line: a wait prints as many lines as it waits)."""
+    outs = []
+    for t in ("ref", "fp"):
+        r = subprocess.run([KUBECTL, "--kubeconfig", KUBECONFIGS[t], "-n", ns] + args, capture_output=True, text=True, timeout=120)
+        out = r.stdout.strip().splitlines()[-1:] if last_line else r.stdout.strip().splitlines()
+        err = [l for l in r.stderr.strip().splitlines() if not l.startswith("Warning:")]
+        # Ages and durations are masked, and the columns' widths with them.
+        masked = [" ".join(DURATION.sub("T", SUFFIX.sub(r"\1*", IP.sub("IP", rd.mask(l)))).replace(ns, "NS").split())
+                  for l in out + ["stderr: " + l for l in err]]
+        outs.append((r.returncode, masked))
+    if outs[0] != outs[1]:
+        print("DIFF", label, "kubectl", " ".join(args))
+        print("  ref:", outs[0])
+        print("  fp: ", outs[1])
+        return 1
+    return 0
 
 
 def compare(label, a, f):
@@ -549,6 +608,7 @@ def main():
     ap.add_argument("scenario", nargs="*", help="the scenarios to run (all of %s when none)" % ", ".join(SCENARIOS))
     args = ap.parse_args()
     rd.SERVERS["ref"], rd.SERVERS["fp"] = rd.kubeconfig(args.reference), rd.kubeconfig(args.fakeplane)
+    KUBECONFIGS["ref"], KUBECONFIGS["fp"] = args.reference, args.fakeplane
     ensure_nodes()
     total = 0
     if args.nodes:
