@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"testing"
 
@@ -270,5 +271,67 @@ func TestResourceQuotaStatusManagers(t *testing.T) {
 	}
 	if got := statusManagers("0"); !maps.Equal(got, want) {
 		t.Errorf("managedFields after the delete:\n got %v\nwant %v", got, want)
+	}
+}
+
+// What quota admission charged stays kube-apiserver's in the quota's
+// managedFields while other writes in the namespace (which the controller
+// recounts after) commit beside it: a recount never records a charged
+// write's usage, found in the store before that write's own refresh, as
+// kube-controller-manager's.
+func TestResourceQuotaChargesStayKubeAPIServersUnderConcurrentWrites(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	client := kubernetesClient(t, cp)
+	ctx := context.Background()
+	ns := newBatchNamespace(t, client, "quota-concurrent-managers")
+	if _, err := client.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "q"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/podtemplates": resource.MustParse("100")}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 80)
+	for i := range 40 {
+		wg.Go(func() {
+			_, err := client.CoreV1().PodTemplates(ns).Create(ctx, &corev1.PodTemplate{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("t%d", i)},
+				Template:   corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app"}}}},
+			}, metav1.CreateOptions{})
+			errs <- err
+		})
+		wg.Go(func() {
+			_, err := client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%d", i)}}, metav1.CreateOptions{})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	q, err := client.CoreV1().ResourceQuotas(ns).Get(ctx, "q", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := q.Status.Used["count/podtemplates"]
+	if used.Value() != 40 {
+		t.Fatalf("used %v, want 40", q.Status.Used)
+	}
+	for _, e := range q.ManagedFields {
+		fields := string(e.FieldsV1.Raw)
+		switch e.Manager {
+		case "kube-apiserver":
+			if fields != `{"f:status":{"f:used":{"f:count/podtemplates":{}}}}` {
+				t.Errorf("kube-apiserver's fields %s, want status.used's count/podtemplates", fields)
+			}
+		case "kube-controller-manager":
+			if strings.Contains(fields, `"f:used":{".":{},"f:count/podtemplates"`) {
+				t.Errorf("kube-controller-manager's fields %s took a charge of quota admission's", fields)
+			}
+		}
 	}
 }

@@ -48,6 +48,9 @@ type Request struct {
 	// quotaUnlock ends the request's hold on its namespace's quota
 	// admission, taken by admitQuota until the write committed.
 	quotaUnlock func()
+	// quotaLocked says the request is a quota status write made while its
+	// namespace's quota lock is held (by the write that caused it).
+	quotaLocked bool
 	// FieldManager and FieldValidation are the write's query parameters
 	// of those names, as the options of its AdmissionReview show them.
 	FieldManager, FieldValidation string

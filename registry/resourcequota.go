@@ -264,6 +264,7 @@ func (s *Registry) admitQuotaByStatus(c *Request, o, old *Object, quotas []corev
 		q := &quotas[i]
 		qc := s.internalCall("", "v1", "resourcequotas", q.Namespace, q.Name, "update")
 		qc.Info.Subresource = "status"
+		qc.quotaLocked = true
 		charged := used[i]
 		_, _, err := s.updateKey(qc, qc.Key(), q.Name, internalWrite, false, func(cur *Object) (*Object, error) {
 			stored := cur.Obj.(*corev1.ResourceQuota)
@@ -302,13 +303,25 @@ var errQuotaChanged = errors.New("resource quota changed")
 // admission plugin charges what a write adds before the controller recounts
 // (manager kube-apiserver), and the controller writes the rest (a new quota's
 // hard and zero usage, what a delete gives back) as kube-controller-manager.
-func (s *Registry) refreshQuotas(ns, manager string) {
+//
+// locked says the caller holds the namespace's quota lock (a write quota
+// admission charged); any other refresh takes it first, so that it cannot
+// record a charged write's usage, found in the store before that write's
+// own refresh, as the controller's.
+func (s *Registry) refreshQuotas(ns, manager string, locked bool) {
 	if s.noQuotaController {
 		return
 	}
 	quotas, err := s.resourceQuotas(ns)
 	if err != nil || len(quotas) == 0 {
 		return
+	}
+	if !locked {
+		unlock := s.quotaLocks.lock(ns)
+		defer unlock()
+		if quotas, err = s.resourceQuotas(ns); err != nil || len(quotas) == 0 {
+			return
+		}
 	}
 	usages, err := s.namespaceUsages(ns, quotas, nil)
 	if err != nil {
@@ -323,6 +336,7 @@ func (s *Registry) refreshQuotas(ns, manager string) {
 		}
 		c := s.internalCall("", "v1", "resourcequotas", ns, q.Name, "update")
 		c.Info.Subresource = "status"
+		c.quotaLocked = true
 		_, _, err = s.updateKey(c, c.Key(), q.Name, internalWrite, false, func(old *Object) (*Object, error) {
 			cur := old.Obj.DeepCopyObject().(*corev1.ResourceQuota)
 			cur.Status = admissionplugins.QuotaStatus(cur, usage)

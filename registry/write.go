@@ -694,7 +694,7 @@ func (s *Registry) afterCommit(c *Request, key string, obj runtime.Object, data 
 			if c.quotaUnlock != nil && !deleted {
 				manager = "kube-apiserver"
 			}
-			s.refreshQuotas(ns, manager)
+			s.refreshQuotas(ns, manager, c.quotaUnlock != nil || c.quotaLocked)
 		}
 	}
 	if c.Res.Bucket == crdBucket && deleted {
