@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
@@ -216,16 +217,9 @@ func TestResourceQuotaAppliesFromItsCreate(t *testing.T) {
 // field sets are refplane's, recorded for the same writes.
 func TestResourceQuotaStatusManagers(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
-	client := kubernetesClient(t, cp)
+	ns := "quota-managers"
+	client := startWithQuota(t, ns, corev1.ResourceList{"pods": resource.MustParse("2"), "count/podtemplates": resource.MustParse("5")})
 	ctx := context.Background()
-	ns := newBatchNamespace(t, client, "quota-managers")
-	if _, err := client.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{
-		ObjectMeta: metav1.ObjectMeta{Name: "q"},
-		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"pods": resource.MustParse("2"), "count/podtemplates": resource.MustParse("5")}},
-	}, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
-		t.Fatal(err)
-	}
 	statusManagers := func(used string) map[string]string {
 		t.Helper()
 		var out map[string]string
@@ -281,16 +275,9 @@ func TestResourceQuotaStatusManagers(t *testing.T) {
 // kube-controller-manager's.
 func TestResourceQuotaChargesStayKubeAPIServersUnderConcurrentWrites(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t)
-	client := kubernetesClient(t, cp)
+	ns := "quota-concurrent-managers"
+	client := startWithQuota(t, ns, corev1.ResourceList{"count/podtemplates": resource.MustParse("100")})
 	ctx := context.Background()
-	ns := newBatchNamespace(t, client, "quota-concurrent-managers")
-	if _, err := client.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{
-		ObjectMeta: metav1.ObjectMeta{Name: "q"},
-		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/podtemplates": resource.MustParse("100")}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 80)
 	for i := range 40 {
@@ -334,4 +321,19 @@ func TestResourceQuotaChargesStayKubeAPIServersUnderConcurrentWrites(t *testing.
 			}
 		}
 	}
+}
+
+// startWithQuota starts a control plane with the namespace ns and in it the
+// ResourceQuota q of hard, created by the field manager kubectl-create.
+func startWithQuota(t *testing.T, ns string, hard corev1.ResourceList) kubernetes.Interface {
+	t.Helper()
+	client := kubernetesClient(t, fakeplane.Start(t))
+	newBatchNamespace(t, client, ns)
+	if _, err := client.CoreV1().ResourceQuotas(ns).Create(context.Background(), &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "q"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
+	}, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
+		t.Fatal(err)
+	}
+	return client
 }
