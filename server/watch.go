@@ -451,7 +451,9 @@ func (s *Server) streamWatch(ctx context.Context, c *call, enc *watchEncoder, st
 			case left:
 				// As upstream's cacher: the object as it was before the
 				// change, at the event's resourceVersion.
-				served, err = restamped(c.Res, ev.Prev, ev.Revision)
+				if served, err = c.Res.FromStorage(ev.Prev); err == nil {
+					served, err = registry.RestampResourceVersion(served, ev.Revision)
+				}
 			case rev > 0:
 				served, err = s.Encodings().ServedOf(c.Res, ev.Key, rev, obj)
 			default:
@@ -468,19 +470,4 @@ func (s *Server) streamWatch(ctx context.Context, c *call, enc *watchEncoder, st
 			}
 		}
 	}
-}
-
-// restamped returns a stored object in the resource's served version, with
-// its resourceVersion set to rev.
-func restamped(res *registry.Resource, stored []byte, rev int64) ([]byte, error) {
-	served, err := res.FromStorage(stored)
-	if err != nil {
-		return nil, err
-	}
-	o, err := res.DecodeStored(served)
-	if err != nil {
-		return nil, err
-	}
-	o.Meta.SetResourceVersion(strconv.FormatInt(rev, 10))
-	return registry.Encode(o.Obj)
 }
