@@ -90,20 +90,12 @@ func (g goAPI) decode(c *Request, obj runtime.Object) (*Object, error) {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("%T is not the Go type of %s (%s)", obj, c.Res.GR, want))
 		}
 	}
-	data, err := encodeAsSent(obj)
+	// Encoded as stored: the control plane's clients send built-in objects
+	// as protobuf, which has no empty lists, so a controller's [] arrives
+	// as none (and its managedFields hold no field for it).
+	data, err := Encode(obj)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("encode %T: %v", obj, err))
-	}
-	if _, ok := obj.(*unstructured.Unstructured); !ok && hasEmptyList(data) {
-		// The control plane's clients send built-in objects as protobuf,
-		// which has no empty lists: a controller's [] arrives as none
-		// (and its managedFields hold no field for it).
-		cp := obj.DeepCopyObject()
-		if nilEmptySlices(reflect.ValueOf(cp), true) {
-			if data, err = encodeAsSent(cp); err != nil {
-				return nil, apierrors.NewBadRequest(fmt.Sprintf("encode %T: %v", obj, err))
-			}
-		}
 	}
 	return c.Res.DecodeObject(data)
 }
