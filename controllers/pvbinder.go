@@ -175,8 +175,8 @@ func (c *PersistentVolumeBinder) observe(ev store.Event) error {
 			delete(c.consumers, claim)
 		}
 		delete(c.podClaims, ev.Key)
+		_, name, _ := strings.Cut(ev.Key, "/")
 		for _, claim := range c.podUnscheduled[ev.Key] {
-			_, name, _ := strings.Cut(ev.Key, "/")
 			if c.unscheduled[claim] = slices.DeleteFunc(c.unscheduled[claim], func(n string) bool { return n == name }); len(c.unscheduled[claim]) == 0 {
 				delete(c.unscheduled, claim)
 			}
@@ -268,7 +268,7 @@ func (c *PersistentVolumeBinder) syncClaim(ctx context.Context, claim *corev1.Pe
 		event(corev1.EventTypeWarning, "ProvisioningFailed", "no volume plugin matched name: "+sc.Provisioner)
 	default:
 		// An external provisioner's: the claim names it, and waits.
-		if err := c.awaitExternalProvisioner(ctx, claim, sc.Provisioner); err != nil {
+		if err := c.awaitExternalProvisioner(ctx, key, claim, sc.Provisioner); err != nil {
 			event(corev1.EventTypeWarning, "ProvisioningFailed", fmt.Sprintf("Error saving claim: %v", err))
 			return true, err
 		}
@@ -279,9 +279,10 @@ func (c *PersistentVolumeBinder) syncClaim(ctx context.Context, claim *corev1.Pe
 	return true, nil
 }
 
-// awaitExternalProvisioner annotates claim with the provisioner that is to
-// provision its volume, as upstream's controller does for an external one.
-func (c *PersistentVolumeBinder) awaitExternalProvisioner(ctx context.Context, claim *corev1.PersistentVolumeClaim, provisioner string) error {
+// awaitExternalProvisioner annotates claim (stored at key) with the
+// provisioner that is to provision its volume, as upstream's controller
+// does for an external one.
+func (c *PersistentVolumeBinder) awaitExternalProvisioner(ctx context.Context, key string, claim *corev1.PersistentVolumeClaim, provisioner string) error {
 	if claim.Annotations[storagehelpers.AnnStorageProvisioner] == provisioner {
 		return nil
 	}
@@ -294,7 +295,7 @@ func (c *PersistentVolumeBinder) awaitExternalProvisioner(ctx context.Context, c
 	if err != nil {
 		return err
 	}
-	c.claims[claim.Namespace+"/"+claim.Name] = got.(*corev1.PersistentVolumeClaim)
+	c.claims[key] = got.(*corev1.PersistentVolumeClaim)
 	return nil
 }
 
