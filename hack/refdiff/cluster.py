@@ -393,12 +393,16 @@ def generated(items):
     return sorted(names.items(), key=lambda kv: -len(kv[0]))
 
 
+def mask_text(s):
+    """s with refdiff's masks, IPs, and generated names' suffixes masked."""
+    return SUFFIX.sub(r"\1*", IP.sub("IP", rd.mask(s)))
+
+
 def masked(o, names):
     s = json.dumps(scrubbed(o), sort_keys=True)
     for n, m in names:
         s = s.replace(n, m)
-    s = SCHEDULED.sub(r"\1MINUTE", SUFFIX.sub(r"\1*", IP.sub("IP", rd.mask(s))))
-    return json.loads(s)
+    return json.loads(SCHEDULED.sub(r"\1MINUTE", mask_text(s)))
 
 
 def scrubbed(o):
@@ -542,7 +546,7 @@ def run_kubectl(ns, label, args, last_line):
         out = r.stdout.strip().splitlines()[-1:] if last_line else r.stdout.strip().splitlines()
         err = [l for l in r.stderr.strip().splitlines() if not l.startswith("Warning:")]
         # Ages and durations are masked, and the columns' widths with them.
-        masked = [" ".join(DURATION.sub("T", SUFFIX.sub(r"\1*", IP.sub("IP", rd.mask(l)))).replace(ns, "NS").split())
+        masked = [" ".join(DURATION.sub("T", mask_text(l)).replace(ns, "NS").split())
                   for l in out + ["stderr: " + l for l in err]]
         outs.append((r.returncode, masked))
     if outs[0] != outs[1]:
