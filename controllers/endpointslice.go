@@ -297,23 +297,13 @@ func (c *EndpointSlice) sync(ctx context.Context, key string) error {
 	}
 	if total == 0 {
 		// One placeholder slice stands for no endpoints.
-		placeholder := newEndpointSliceFor(svc, []discoveryv1.EndpointPort{}, addressType)
-		kept := false
-		for i, s := range toDelete {
-			if len(s.Endpoints) == 0 && len(s.Ports) == 0 && s.AddressType == addressType {
-				toUpdate = append(toUpdate, s)
-				toDelete = slices.Delete(toDelete, i, i+1)
-				kept = true
-				break
-			}
-		}
-		if !kept {
-			toCreate = append(toCreate, placeholder)
-		}
+		toCreate = append(toCreate, newEndpointSliceFor(svc, []discoveryv1.EndpointPort{}, addressType))
 	}
 	// A slice to create takes the place of one to delete, as upstream's
 	// reconciler turns such pairs into updates: a Service's placeholder
-	// becomes the slice of its first endpoints.
+	// becomes the slice of its first endpoints, and a slice left without
+	// endpoints the placeholder (an update that changes nothing is not
+	// written).
 	for i := 0; i < len(toDelete) && len(toCreate) > 0; {
 		next := toCreate[len(toCreate)-1]
 		if toDelete[i].AddressType != next.AddressType {
