@@ -232,10 +232,7 @@ func TestResourceQuotaStatusManagers(t *testing.T) {
 			if q.Status.Used == nil || got.String() != used {
 				return false, nil
 			}
-			out = map[string]string{}
-			for _, e := range q.ManagedFields {
-				out[e.Manager+" "+e.Subresource] = string(e.FieldsV1.Raw)
-			}
+			out = fieldsByManager(q.ManagedFields)
 			return true, nil
 		})
 		return out

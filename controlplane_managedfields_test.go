@@ -84,13 +84,6 @@ func TestControllerWritesRecordFieldsAsOnACluster(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(cp.RESTConfig())
 	ctx := ctxT(t)
 	ns := newBatchNamespace(t, cs, "writers")
-	fieldsOf := func(mf []metav1.ManagedFieldsEntry) map[string]string {
-		out := map[string]string{}
-		for _, e := range mf {
-			out[e.Manager+" "+e.Subresource] = string(e.FieldsV1.Raw)
-		}
-		return out
-	}
 
 	svc, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "none"},
@@ -107,7 +100,7 @@ func TestControllerWritesRecordFieldsAsOnACluster(t *testing.T) {
 	want := map[string]string{"kube-controller-manager ": `{"f:addressType":{},"f:metadata":{"f:annotations":{".":{},"f:endpoints.kubernetes.io/last-change-trigger-time":{}},` +
 		`"f:generateName":{},"f:labels":{".":{},"f:endpointslice.kubernetes.io/managed-by":{},"f:kubernetes.io/service-name":{}},` +
 		`"f:ownerReferences":{".":{},"k:{\"uid\":\"` + string(svc.UID) + `\"}":{}}}}`}
-	if got := fieldsOf(slices[0].ManagedFields); !maps.Equal(got, want) {
+	if got := fieldsByManager(slices[0].ManagedFields); !maps.Equal(got, want) {
 		t.Errorf("placeholder slice managedFields:\n got %v\nwant %v", got, want)
 	}
 
@@ -138,13 +131,13 @@ func TestControllerWritesRecordFieldsAsOnACluster(t *testing.T) {
 		rs = l.Items[0]
 		return len(rs.OwnerReferences) == 0, nil
 	})
-	for manager, fields := range fieldsOf(rs.ManagedFields) {
+	for manager, fields := range fieldsByManager(rs.ManagedFields) {
 		if strings.Contains(fields, "f:ownerReferences") {
 			t.Errorf("orphaned ReplicaSet: %s still has the owner reference in %s", manager, fields)
 		}
 	}
-	if _, ok := fieldsOf(rs.ManagedFields)["kube-controller-manager "]; !ok {
-		t.Errorf("orphaned ReplicaSet managedFields %v, want kube-controller-manager's entry", fieldsOf(rs.ManagedFields))
+	if _, ok := fieldsByManager(rs.ManagedFields)["kube-controller-manager "]; !ok {
+		t.Errorf("orphaned ReplicaSet managedFields %v, want kube-controller-manager's entry", fieldsByManager(rs.ManagedFields))
 	}
 
 	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -175,9 +168,19 @@ func TestControllerWritesRecordFieldsAsOnACluster(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		return strings.Contains(fieldsOf(got.GetManagedFields())["kube-apiserver status"], terminating), nil
+		return strings.Contains(fieldsByManager(got.GetManagedFields())["kube-apiserver status"], terminating), nil
 	})
 	if _, err := dyn.Resource(gadgets).Namespace(ns).Patch(ctx, "g", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// fieldsByManager maps each managedFields entry's "manager subresource" to
+// its fieldsV1.
+func fieldsByManager(mf []metav1.ManagedFieldsEntry) map[string]string {
+	out := map[string]string{}
+	for _, e := range mf {
+		out[e.Manager+" "+e.Subresource] = string(e.FieldsV1.Raw)
+	}
+	return out
 }

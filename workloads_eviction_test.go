@@ -124,10 +124,7 @@ func TestEvictionTakesTheDisruptionAsKubeAPIServer(t *testing.T) {
 	got := budget("one healthy, none allowed", func(p *policyv1.PodDisruptionBudget) bool {
 		return p.Status.CurrentHealthy == 1 && p.Status.DisruptionsAllowed == 0 && len(p.Status.DisruptedPods) == 0
 	})
-	fields := map[string]string{}
-	for _, e := range got.ManagedFields {
-		fields[e.Manager+" "+e.Subresource] = string(e.FieldsV1.Raw)
-	}
+	fields := fieldsByManager(got.ManagedFields)
 	want := map[string]string{
 		"kube-apiserver status": `{"f:status":{"f:conditions":{"k:{\"type\":\"DisruptionAllowed\"}":{"f:lastTransitionTime":{},"f:reason":{},"f:status":{}}},` +
 			`"f:disruptionsAllowed":{}}}`,
