@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -53,6 +52,8 @@ type CronJob struct {
 	cronJobOf map[types.UID]string
 	dirty     map[string]bool
 	wake      *jobWakeups
+	// retries are the failed syncs' retry times.
+	retries *keyRetries
 }
 
 // NewCronJob returns the cronjob controller; now is its clock (nil:
@@ -74,6 +75,7 @@ func NewCronJob(reg registry.Interface, now func() time.Time, log *slog.Logger) 
 		jobsOf:    map[types.UID]map[string]bool{},
 		cronJobOf: map[types.UID]string{},
 		dirty:     map[string]bool{},
+		retries:   newKeyRetries(),
 		wake:      newJobWakeups(fake),
 	}
 }
@@ -126,20 +128,20 @@ func (c *CronJob) Sync(ctx context.Context, events []store.Event) error {
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	var errs []error
+	c.retries.due(c.dirty)
 	for _, key := range sortedKeys(c.dirty) {
 		if ctx.Err() != nil {
 			break
 		}
 		delete(c.dirty, key)
 		if err := c.sync(ctx, key, now); err != nil {
-			c.dirty[key] = true
 			errs = append(errs, fmt.Errorf("cronjob %s: %w", key, err))
+			c.retries.failed(c.dirty, key)
+			continue
 		}
+		c.retries.forget(key)
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	return c.wake.requeue(c.now())
+	return c.retries.result(errs, c.wake.requeue(c.now()))
 }
 
 // indexJob moves a Job in jobsOf and marks its CronJobs to sync.

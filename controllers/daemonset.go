@@ -71,6 +71,8 @@ type DaemonSet struct {
 	nodes     map[string]*corev1.Node
 	revisions map[string]*appsv1.ControllerRevision
 	dirty     map[string]bool
+	// retries are the failed syncs' retry times.
+	retries *keyRetries
 }
 
 // NewDaemonSet returns the daemonset controller, writing through reg with
@@ -92,6 +94,7 @@ func NewDaemonSet(reg registry.Interface, now func() time.Time, log *slog.Logger
 		nodes:     map[string]*corev1.Node{},
 		revisions: map[string]*appsv1.ControllerRevision{},
 		dirty:     map[string]bool{},
+		retries:   newKeyRetries(),
 	}
 }
 
@@ -111,7 +114,7 @@ func (c *DaemonSet) Sync(ctx context.Context, events []store.Event) error {
 		}
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
-	return syncKeys(ctx, "daemonset", c.dirty, c.sets, c.sync)
+	return syncKeys(ctx, "daemonset", c.dirty, c.retries, c.sets, c.sync)
 }
 
 // observe records one event and marks the sets it concerns dirty.

@@ -57,6 +57,8 @@ type Deployment struct {
 	// (the progress deadline).
 	dirty map[string]bool
 	due   map[string]time.Time
+	// retries are the failed syncs' retry times.
+	retries *keyRetries
 }
 
 // NewDeployment returns the deployment controller, writing through reg, on
@@ -69,6 +71,8 @@ func NewDeployment(reg registry.Interface, now func() time.Time, log *slog.Logge
 		log = slog.Default()
 	}
 	u := controllerUser(DeploymentName)
+	retries := newKeyRetries()
+	retries.limit = deploymentMaxRetries
 	return &Deployment{
 		reg:         reg,
 		rec:         NewRecorder(reg, DeploymentName, u, now, log),
@@ -79,9 +83,16 @@ func NewDeployment(reg registry.Interface, now func() time.Time, log *slog.Logge
 		sets:        map[string]*appsv1.ReplicaSet{},
 		pods:        map[string]*podOwnerPhase{},
 		dirty:       map[string]bool{},
+		retries:     retries,
 		due:         map[string]time.Time{},
 	}
 }
+
+// deploymentMaxRetries is how many failures in a row the deployment
+// controller retries; after that a Deployment waits for a change of its
+// own objects (upstream's maxRetries). A failure because the namespace is
+// terminating is not retried at all.
+const deploymentMaxRetries = 15
 
 // Name implements Controller.
 func (c *Deployment) Name() string { return DeploymentName }
@@ -114,22 +125,23 @@ func (c *Deployment) Sync(ctx context.Context, events []store.Event) error {
 			c.dirty[key] = true
 		}
 	}
+	c.retries.due(c.dirty)
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	var errs []error
 	for _, key := range sortedKeys(c.dirty) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err := c.syncDeployment(ctx, key); err != nil {
+		err := c.syncDeployment(ctx, key)
+		if err != nil && !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 			errs = append(errs, fmt.Errorf("deployment %s: %w", key, err))
+			c.retries.failed(c.dirty, key)
 			continue
 		}
+		c.retries.forget(key)
 		delete(c.dirty, key)
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	return requeueAt(c.due, c.now())
+	return c.retries.result(errs, requeueAt(c.due, c.now()))
 }
 
 func (c *Deployment) observeDeployment(ev store.Event) error {
@@ -137,6 +149,7 @@ func (c *Deployment) observeDeployment(ev store.Event) error {
 		delete(c.deployments, ev.Key)
 		delete(c.dirty, ev.Key)
 		delete(c.due, ev.Key)
+		c.retries.forget(ev.Key)
 		return nil
 	}
 	d, err := decodeEvent[appsv1.Deployment](ev)

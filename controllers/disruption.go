@@ -72,7 +72,9 @@ type Disruption struct {
 	scales map[types.UID]disruptionScale
 	uidOf  map[string]types.UID
 	dirty  map[string]bool
-	now    func() time.Time
+	// retries are the failed syncs' retry times.
+	retries *keyRetries
+	now     func() time.Time
 }
 
 // pdbDeletionTimeout is how long a pod an eviction took a disruption for
@@ -92,13 +94,14 @@ func NewDisruption(reg registry.Interface, now func() time.Time, log *slog.Logge
 	u := controllerUser("disruption-controller")
 	return &Disruption{
 		reg: reg, log: log, user: u,
-		rec:    NewRecorder(reg, "controllermanager", u, now, log),
-		pdbs:   map[string]*policyv1.PodDisruptionBudget{},
-		pods:   map[string]*corev1.Pod{},
-		scales: map[types.UID]disruptionScale{},
-		uidOf:  map[string]types.UID{},
-		dirty:  map[string]bool{},
-		now:    now,
+		rec:     NewRecorder(reg, "controllermanager", u, now, log),
+		pdbs:    map[string]*policyv1.PodDisruptionBudget{},
+		pods:    map[string]*corev1.Pod{},
+		scales:  map[types.UID]disruptionScale{},
+		uidOf:   map[string]types.UID{},
+		dirty:   map[string]bool{},
+		retries: newKeyRetries(),
+		now:     now,
 	}
 }
 
@@ -142,7 +145,7 @@ func (c *Disruption) Sync(ctx context.Context, events []store.Event) error {
 			}
 		}
 	}
-	return syncKeys(ctx, "poddisruptionbudget", c.dirty, c.pdbs, c.sync)
+	return syncKeys(ctx, "poddisruptionbudget", c.dirty, c.retries, c.pdbs, c.sync)
 }
 
 // observe records one event.

@@ -70,8 +70,10 @@ type Job struct {
 	// dirty are the Jobs to sync, orphans the pods whose finalizer may
 	// have to go.
 	dirty, orphans map[string]bool
-	backoff        map[string]jobBackoff
-	wake           *jobWakeups
+	// retries are the failed syncs' retry times.
+	retries *keyRetries
+	backoff map[string]jobBackoff
+	wake    *jobWakeups
 }
 
 // NewJob returns the job controller. now is its clock (nil: time.Now),
@@ -94,6 +96,7 @@ func NewJob(reg registry.Interface, now func() time.Time, log *slog.Logger) *Job
 		jobOf:     map[types.UID]string{},
 		orphansIn: map[string]map[string]bool{},
 		dirty:     map[string]bool{},
+		retries:   newKeyRetriesWithin(jobKeyRetryBase, jobKeyRetryMax),
 		orphans:   map[string]bool{},
 		backoff:   map[string]jobBackoff{},
 		wake:      newJobWakeups(fake),
@@ -125,31 +128,36 @@ func (c *Job) Sync(ctx context.Context, events []store.Event) error {
 		c.dirty[k] = true
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
-	var errs []error
+	// The orphans' failures are retried at the runner's backoff, the Jobs'
+	// at their own times.
+	var orphanErrs, errs []error
 	for _, key := range sortedKeys(c.orphans) {
 		if ctx.Err() != nil {
 			break
 		}
 		if err := c.syncOrphan(ctx, key); err != nil {
-			errs = append(errs, err)
+			orphanErrs = append(orphanErrs, err)
 			continue
 		}
 		delete(c.orphans, key)
 	}
+	c.retries.due(c.dirty)
 	for _, key := range sortedKeys(c.dirty) {
 		if ctx.Err() != nil {
 			break
 		}
 		delete(c.dirty, key)
 		if err := c.syncJob(ctx, key); err != nil {
-			c.dirty[key] = true
 			errs = append(errs, fmt.Errorf("job %s: %w", key, err))
+			c.retries.failed(c.dirty, key)
+			continue
 		}
+		c.retries.forget(key)
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	if len(orphanErrs) > 0 {
+		return errors.Join(append(orphanErrs, errs...)...)
 	}
-	return c.wake.requeue(c.now())
+	return c.retries.result(errs, c.wake.requeue(c.now()))
 }
 
 func (c *Job) observeJob(ev store.Event) error {

@@ -176,6 +176,8 @@ type ReplicaSet struct {
 	// due are the ReplicaSets to sync again at a time (pods becoming
 	// available after minReadySeconds).
 	due map[string]time.Time
+	// retries are the failed syncs' retry times.
+	retries *keyRetries
 }
 
 // NewReplicaSet returns the replicaset controller, writing through reg, on
@@ -199,16 +201,17 @@ func newReplicaController(kind replicaKind, reg registry.Interface, now func() t
 	}
 	u := controllerUser(kind.component)
 	return &ReplicaSet{
-		kind:  kind,
-		reg:   reg,
-		rec:   NewRecorder(reg, kind.component, u, now, log),
-		log:   log,
-		user:  u,
-		now:   now,
-		sets:  map[string]*appsv1.ReplicaSet{},
-		pods:  map[string]map[string]*corev1.Pod{},
-		dirty: map[string]bool{},
-		due:   map[string]time.Time{},
+		kind:    kind,
+		reg:     reg,
+		rec:     NewRecorder(reg, kind.component, u, now, log),
+		log:     log,
+		user:    u,
+		now:     now,
+		sets:    map[string]*appsv1.ReplicaSet{},
+		pods:    map[string]map[string]*corev1.Pod{},
+		dirty:   map[string]bool{},
+		due:     map[string]time.Time{},
+		retries: newKeyRetries(),
 	}
 }
 
@@ -239,6 +242,7 @@ func (c *ReplicaSet) Sync(ctx context.Context, events []store.Event) error {
 			c.dirty[key] = true
 		}
 	}
+	c.retries.due(c.dirty)
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	var errs []error
 	for _, key := range sortedKeys(c.dirty) {
@@ -247,14 +251,13 @@ func (c *ReplicaSet) Sync(ctx context.Context, events []store.Event) error {
 		}
 		if err := c.syncSet(ctx, key); err != nil {
 			errs = append(errs, fmt.Errorf("%s %s: %w", c.kind.gvk.Kind, key, err))
+			c.retries.failed(c.dirty, key)
 			continue
 		}
+		c.retries.forget(key)
 		delete(c.dirty, key)
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	return requeueAt(c.due, c.now())
+	return c.retries.result(errs, requeueAt(c.due, c.now()))
 }
 
 // requeueAt is the Requeue for the earliest of due, or nil.
@@ -277,6 +280,7 @@ func (c *ReplicaSet) observeSet(ev store.Event) error {
 		delete(c.sets, ev.Key)
 		delete(c.due, ev.Key)
 		delete(c.dirty, ev.Key)
+		c.retries.forget(ev.Key)
 		return nil
 	}
 	rs, err := c.kind.decode(ev)

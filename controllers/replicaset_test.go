@@ -25,7 +25,8 @@ import (
 
 // replicaRegistry is a registry for the replicaset controller's writes: it
 // keeps the ReplicaSets it is given, names created pods, records pod
-// deletes and events, and refuses pod creates with createErr.
+// deletes and events, and refuses pod creates with createErr (counting
+// them in refused).
 type replicaRegistry struct {
 	mu        sync.Mutex
 	sets      map[string]*appsv1.ReplicaSet
@@ -33,6 +34,7 @@ type replicaRegistry struct {
 	deleted   []string
 	events    []string
 	createErr error
+	refused   int
 }
 
 var _ registry.Interface = (*replicaRegistry)(nil)
@@ -59,6 +61,7 @@ func (f *replicaRegistry) Create(_ context.Context, gvr schema.GroupVersionResou
 		return o, nil
 	case *corev1.Pod:
 		if f.createErr != nil {
+			f.refused++
 			return nil, f.createErr
 		}
 		o.Name = fmt.Sprintf("%s%05d", o.GenerateName, len(f.created))
@@ -193,5 +196,63 @@ func TestReplicaSetDeletesTheLeastUsefulPodsFirst(t *testing.T) {
 	}
 	if st := reg.sets["ns/web"].Status; st.Replicas != 2 || st.ReadyReplicas != 1 || st.AvailableReplicas != 1 || st.FullyLabeledReplicas != 2 {
 		t.Errorf("status %+v", st)
+	}
+}
+
+// TestReplicaSetRetriesAFailedCreateOnItsOwnSchedule checks that a
+// ReplicaSet whose pod create fails is retried as kube-controller-manager's
+// rate-limited queue retries it: at 5 ms, then at twice the delay after
+// each failure in a row, and at once on a change of its own objects, but
+// not on other objects' changes; a success forgets its failures.
+func TestReplicaSetRetriesAFailedCreateOnItsOwnSchedule(t *testing.T) {
+	rs := testReplicaSet(1)
+	quota := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "web-abcde", errors.New("exceeded quota: compute"))
+	reg := &replicaRegistry{sets: map[string]*appsv1.ReplicaSet{"ns/web": rs.DeepCopy()}, createErr: quota}
+	c := NewReplicaSet(reg, nil, nil)
+	clock := time.Now()
+	c.retries.now = func() time.Time { return clock }
+	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "elsewhere"}}
+	sync := func(events ...store.Event) (attempts int, retryIn time.Duration) {
+		t.Helper()
+		before := reg.refused + len(reg.created)
+		err := c.Sync(context.Background(), events)
+		var rq *Requeue
+		switch {
+		case err == nil:
+		case errors.As(err, &rq) && (rq.Failed == nil || apierrors.IsForbidden(err)):
+			retryIn = rq.After
+		default:
+			t.Fatalf("Sync: %v, want nil or a Requeue (with the create's Forbidden if it failed)", err)
+		}
+		return reg.refused + len(reg.created) - before, retryIn
+	}
+	steps := []struct {
+		name         string
+		advance      time.Duration
+		events       []store.Event
+		fix          bool
+		wantAttempts int
+		wantRetryIn  time.Duration
+	}{
+		{name: "the first sync fails", events: []store.Event{addedEvent(t, replicaSetsBucket, "ns/web", rs)}, wantAttempts: 1, wantRetryIn: 5 * time.Millisecond},
+		{name: "another pod's change does not retry it", advance: 4 * time.Millisecond, events: []store.Event{addedEvent(t, podsBucket, "elsewhere/p", other)}, wantRetryIn: time.Millisecond},
+		{name: "its retry time retries it", advance: time.Millisecond, wantAttempts: 1, wantRetryIn: 10 * time.Millisecond},
+		{name: "its own change retries it at once, keeping the earlier retry time", advance: 2 * time.Millisecond, events: []store.Event{addedEvent(t, replicaSetsBucket, "ns/web", rs)}, wantAttempts: 1, wantRetryIn: 8 * time.Millisecond},
+		{name: "the next retry waits four times the first", advance: 8 * time.Millisecond, wantAttempts: 1, wantRetryIn: 40 * time.Millisecond},
+		{name: "nothing is retried before its time", advance: 39 * time.Millisecond, wantRetryIn: time.Millisecond},
+		{name: "a success forgets the failures", advance: time.Millisecond, fix: true, wantAttempts: 1},
+	}
+	for _, s := range steps {
+		clock = clock.Add(s.advance)
+		if s.fix {
+			reg.createErr = nil
+		}
+		attempts, retryIn := sync(s.events...)
+		if attempts != s.wantAttempts || retryIn != s.wantRetryIn {
+			t.Errorf("%s: %d create attempts, retry in %v; want %d, %v", s.name, attempts, retryIn, s.wantAttempts, s.wantRetryIn)
+		}
+	}
+	if len(c.retries.failures) != 0 || len(c.retries.at) != 0 {
+		t.Errorf("after the success, retries kept %v %v", c.retries.failures, c.retries.at)
 	}
 }

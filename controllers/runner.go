@@ -46,14 +46,26 @@ type Controller interface {
 // changes it is not fed (objects held by their finalizers, ...): the runner
 // calls Sync again after After (with the events that came meanwhile, or
 // none), without counting a failure. A Sync that also failed returns its
-// failures instead, and is retried after the backoff.
+// failures instead, and is retried after the runner's backoff, unless it
+// keeps a retry time per key (keyRetries): then it returns a Requeue at the
+// earliest of them, with its failures in Failed, which the runner logs.
 type Requeue struct {
 	// After is the delay before the next Sync.
 	After time.Duration
+	// Failed, when not nil, is what failed in the Sync.
+	Failed error
 }
 
 // Error implements error.
-func (r *Requeue) Error() string { return fmt.Sprintf("work left: sync again in %v", r.After) }
+func (r *Requeue) Error() string {
+	if r.Failed != nil {
+		return fmt.Sprintf("%v (retry in %v)", r.Failed, r.After)
+	}
+	return fmt.Sprintf("work left: sync again in %v", r.After)
+}
+
+// Unwrap returns the Sync's failures, if any.
+func (r *Requeue) Unwrap() error { return r.Failed }
 
 // Waker is a Controller that is also fed from elsewhere than the store's
 // watches (the garbage collector's owner index, ...): each value Wake's
@@ -176,9 +188,9 @@ func (r *Runner) Stop() {
 // It returns the controller to hand a Runner afterwards: c, marked as
 // synced at the revision its Sync saw, so that the Runner watches from
 // there and hands it the changes since, instead of listing and handing it
-// everything again. A *Requeue from Sync counts as success, but then the
-// controller returned is c itself, which a Runner syncs anew. On failure
-// it returns c too.
+// everything again. A *Requeue from Sync without failures counts as
+// success, but then the controller returned is c itself, which a Runner
+// syncs anew. On failure it returns c too.
 func SyncOnce(ctx context.Context, st store.Interface, c Controller) (Controller, error) {
 	f := feedFor(st, c)
 	listed, rev, err := listResources(st, f.resources, f.wanted)
@@ -188,7 +200,7 @@ func SyncOnce(ctx context.Context, st store.Interface, c Controller) (Controller
 	err = c.Sync(ctx, f.changes(listed, rev))
 	var rq *Requeue
 	switch {
-	case errors.As(err, &rq):
+	case errors.As(err, &rq) && rq.Failed == nil:
 		return c, nil
 	case err != nil:
 		return c, fmt.Errorf("%s: %w", c.Name(), err)
@@ -297,6 +309,9 @@ func run(ctx context.Context, st store.Interface, log *slog.Logger, c Controller
 			)
 			if errors.As(err, &rq) {
 				delay, backoff = rq.After, 0
+				if rq.Failed != nil {
+					log.Warn("sync failed", "err", rq.Failed, "retry", delay)
+				}
 			} else {
 				backoff = nextBackoff(backoff)
 				delay = backoff

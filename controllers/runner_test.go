@@ -53,8 +53,10 @@ func del(t *testing.T, st store.Interface, resource, key string) {
 // recorder is a controller that records what it is fed.
 type recorder struct {
 	resources []string
-	// fail makes the first fail calls of Sync fail.
-	fail int
+	// fail makes the first fail calls of Sync fail; with keyed, as a
+	// controller with per-key retries fails (a Requeue with Failed).
+	fail  int
+	keyed bool
 	// requeue makes the first requeue calls of Sync (after the failing
 	// ones) ask for a Requeue.
 	requeue int
@@ -86,6 +88,9 @@ func (r *recorder) Sync(ctx context.Context, events []store.Event) error {
 	select {
 	case r.changed <- struct{}{}:
 	default:
+	}
+	if fail && r.keyed {
+		return &Requeue{After: time.Millisecond, Failed: errors.New("failing on purpose")}
 	}
 	if fail {
 		return errors.New("failing on purpose")

@@ -66,6 +66,8 @@ type StatefulSet struct {
 	claims    map[string]bool
 	// dirty are the sets to sync, by key.
 	dirty map[string]bool
+	// retries are the failed syncs' retry times.
+	retries *keyRetries
 }
 
 // NewStatefulSet returns the statefulset controller, writing through reg
@@ -87,6 +89,7 @@ func NewStatefulSet(reg registry.Interface, now func() time.Time, log *slog.Logg
 		revisions: map[string]*appsv1.ControllerRevision{},
 		claims:    map[string]bool{},
 		dirty:     map[string]bool{},
+		retries:   newKeyRetries(),
 	}
 }
 
@@ -106,7 +109,7 @@ func (c *StatefulSet) Sync(ctx context.Context, events []store.Event) error {
 		}
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
-	return syncKeys(ctx, "statefulset", c.dirty, c.sets, c.sync)
+	return syncKeys(ctx, "statefulset", c.dirty, c.retries, c.sets, c.sync)
 }
 
 // observe records one event and marks the set it concerns dirty.

@@ -22,6 +22,7 @@ func TestSyncOnce(t *testing.T) {
 		name    string
 		ctrl    func(*recorder) Controller
 		fail    int
+		keyed   bool
 		requeue int
 		want    string
 		wantErr string
@@ -34,6 +35,8 @@ func TestSyncOnce(t *testing.T) {
 			want: "a/w1=1 b/x1=1 a/x1=2"},
 		{name: "a failure is returned", ctrl: func(r *recorder) Controller { return r }, fail: 1,
 			want: "a/w1=1 b/x1=1 a/x1=2", wantErr: "recorder: failing on purpose"},
+		{name: "a requeue with failures is a failure", ctrl: func(r *recorder) Controller { return r }, fail: 1, keyed: true,
+			want: "a/w1=1 b/x1=1 a/x1=2", wantErr: "recorder: failing on purpose (retry in 1ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,7 +46,7 @@ func TestSyncOnce(t *testing.T) {
 			put(t, st, "a", "x1", "1")
 			put(t, st, "a", "x1", "2")
 			rec := newRecorder("a", "b")
-			rec.fail, rec.requeue = tt.fail, tt.requeue
+			rec.fail, rec.keyed, rec.requeue = tt.fail, tt.keyed, tt.requeue
 			c, err := SyncOnce(context.Background(), st, tt.ctrl(rec))
 			if got := fmt.Sprint(err); tt.wantErr != "" && got != tt.wantErr || tt.wantErr == "" && err != nil {
 				t.Errorf("SyncOnce: %v, want %q", err, tt.wantErr)
