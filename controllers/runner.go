@@ -720,6 +720,7 @@ func Default(cfg Config) []Controller {
 	add(PVProtectionName, true, func(l *slog.Logger) Controller { return NewPVProtection(reg, l) })
 	add(VACProtectionName, true, func(l *slog.Logger) Controller { return NewVACProtection(reg, l) })
 	add(TTLName, true, func(l *slog.Logger) Controller { return NewTTL(reg, l) })
+	add(PodGarbageCollectorName, true, func(l *slog.Logger) Controller { return NewPodGC(reg, cfg.Now, l) })
 	add(ServiceCIDRName, true, func(l *slog.Logger) Controller { return NewServiceCIDRs(reg, cfg.Now, l) })
 	add(ServiceAccountTokenName, cfg.LegacyToken != nil, func(l *slog.Logger) Controller {
 		return NewServiceAccountTokens(reg, cfg.RootCA, cfg.LegacyToken, l)

@@ -1,0 +1,330 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authentication/user"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// The pod garbage collector's timing and threshold, kube-controller-manager's
+// defaults: a pass every gcCheckPeriod; a node its pods name but the cluster
+// lacks is checked again quarantineTime after a pass first found it missing;
+// --terminated-pod-gc-threshold.
+const (
+	podGCCheckPeriod          = 20 * time.Second
+	podGCQuarantineTime       = 40 * time.Second
+	podGCTerminatedThreshold  = 12500
+	podGCOrphanReason         = "DeletionByPodGC"
+	podGCOrphanMessage        = "PodGC: node no longer exists"
+	podGCFakeClockPollingRate = 100 * time.Millisecond
+)
+
+// PodGC is kube-controller-manager's pod-garbage-collector-controller. At
+// start and every 20 s it force-deletes (grace period 0), after marking
+// them Failed if they had not finished:
+//   - terminated pods beyond the threshold (12,500), evicted ones first,
+//     then the oldest;
+//   - terminating pods on a node that is not Ready and has the
+//     node.kubernetes.io/out-of-service taint;
+//   - pods bound to a node that does not exist. A pass that finds a node
+//     missing quarantines it for 40 s; the first pass after that GETs it,
+//     and if it is still not found, its pods are collected, with the
+//     DisruptionTarget condition (DeletionByPodGC) beside the Failed phase;
+//   - terminating pods that were never scheduled.
+//
+// It emits no events, as upstream's does not.
+type PodGC struct {
+	reg  registry.Interface
+	log  *slog.Logger
+	user user.Info
+	now  func() time.Time
+	// poll, when positive, bounds the wait for the next pass: a test's
+	// clock may jump.
+	poll time.Duration
+	// threshold is the number of terminated pods kept (0: no limit).
+	threshold int
+	pods      map[string]*corev1.Pod
+	nodes     map[string]podGCNode
+	// quarantine has, by name, when a missing node is to be checked.
+	quarantine map[string]time.Time
+	// next is the time of the next pass (zero: at once).
+	next time.Time
+}
+
+// podGCNode is what the collector keeps of a node.
+type podGCNode struct {
+	ready, outOfService bool
+}
+
+// NewPodGC returns the pod garbage collector, writing through reg, on the
+// clock now (nil: time.Now), logging to log (nil: slog.Default()).
+func NewPodGC(reg registry.Interface, now func() time.Time, log *slog.Logger) *PodGC {
+	if log == nil {
+		log = slog.Default()
+	}
+	c := &PodGC{
+		reg: reg, log: log, user: controllerUser("pod-garbage-collector"), now: now,
+		threshold:  podGCTerminatedThreshold,
+		pods:       map[string]*corev1.Pod{},
+		nodes:      map[string]podGCNode{},
+		quarantine: map[string]time.Time{},
+	}
+	if now == nil {
+		c.now = time.Now
+	} else {
+		c.poll = podGCFakeClockPollingRate
+	}
+	return c
+}
+
+// Name implements Controller.
+func (c *PodGC) Name() string { return PodGarbageCollectorName }
+
+// Resources implements Controller.
+func (c *PodGC) Resources() []string { return []string{podsBucket, nodesBucket} }
+
+// Sync implements Controller: it keeps the pods and nodes, and runs a pass
+// when one is due.
+func (c *PodGC) Sync(ctx context.Context, events []store.Event) error {
+	for _, ev := range events {
+		if err := c.observe(ev); err != nil {
+			c.log.Warn("skipping undecodable object", "resource", ev.Resource, "key", ev.Key, "err", err)
+		}
+	}
+	now := c.now()
+	if !c.next.IsZero() && now.Before(c.next) {
+		return c.requeue(now)
+	}
+	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
+	err := c.pass(ctx, now)
+	now = c.now()
+	c.next = now.Add(podGCCheckPeriod)
+	if err != nil {
+		// The next pass retries what failed, as upstream's does.
+		c.log.Warn("pod garbage collection", "err", err)
+	}
+	return c.requeue(now)
+}
+
+// requeue is the Requeue for the next pass.
+func (c *PodGC) requeue(now time.Time) error {
+	d := max(c.next.Sub(now), time.Millisecond)
+	if c.poll > 0 {
+		d = min(d, c.poll)
+	}
+	return &Requeue{After: d}
+}
+
+// observe records a pod or node event.
+func (c *PodGC) observe(ev store.Event) error {
+	switch ev.Resource {
+	case podsBucket:
+		if ev.Type == store.Deleted {
+			delete(c.pods, ev.Key)
+			return nil
+		}
+		pod, err := decodeEvent[corev1.Pod](ev)
+		if err != nil {
+			return err
+		}
+		c.pods[ev.Key] = pod
+	case nodesBucket:
+		if ev.Type == store.Deleted {
+			delete(c.nodes, ev.Key)
+			return nil
+		}
+		node, err := decodeEvent[corev1.Node](ev)
+		if err != nil {
+			return err
+		}
+		n := podGCNode{ready: nodeReadyStatus(node) == corev1.ConditionTrue}
+		for _, t := range node.Spec.Taints {
+			if t.Key == corev1.TaintNodeOutOfService {
+				n.outOfService = true
+			}
+		}
+		c.nodes[ev.Key] = n
+	}
+	return nil
+}
+
+// pass is one round of upstream's gc: terminated, terminating on
+// out-of-service nodes, orphaned, then unscheduled terminating pods.
+func (c *PodGC) pass(ctx context.Context, now time.Time) error {
+	pods := make([]*corev1.Pod, 0, len(c.pods))
+	for _, key := range sortedKeys(c.pods) {
+		pods = append(pods, c.pods[key])
+	}
+	gone := map[*corev1.Pod]bool{}
+	var errs []error
+	collect := func(victims []*corev1.Pod, cond *corev1.PodCondition) {
+		for _, pod := range victims {
+			if gone[pod] {
+				continue
+			}
+			if err := c.markFailedAndDelete(ctx, pod, cond, now); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			gone[pod] = true
+		}
+	}
+
+	if c.threshold > 0 {
+		var terminated []*corev1.Pod
+		for _, pod := range pods {
+			if podTerminated(pod) {
+				terminated = append(terminated, pod)
+			}
+		}
+		if n := len(terminated) - c.threshold; n > 0 {
+			sortByEvictionAndAge(terminated)
+			collect(terminated[:n], nil)
+		}
+	}
+
+	var terminating []*corev1.Pod
+	for _, pod := range pods {
+		if pod.DeletionTimestamp == nil {
+			continue
+		}
+		if n, ok := c.nodes[pod.Spec.NodeName]; ok && !n.ready && n.outOfService {
+			terminating = append(terminating, pod)
+		}
+	}
+	sortByEvictionAndAge(terminating)
+	collect(terminating, nil)
+
+	existing := make(map[string]bool, len(c.nodes))
+	for name := range c.nodes {
+		existing[name] = true
+	}
+	for _, pod := range pods {
+		if name := pod.Spec.NodeName; name != "" && !existing[name] {
+			if at, ok := c.quarantine[name]; !ok || now.Add(podGCQuarantineTime).Before(at) {
+				c.quarantine[name] = now.Add(podGCQuarantineTime)
+			}
+		}
+	}
+	deleted := map[string]bool{}
+	for _, name := range sortedKeys(c.quarantine) {
+		if c.quarantine[name].After(now) {
+			continue
+		}
+		delete(c.quarantine, name)
+		if existing[name] {
+			continue
+		}
+		if _, err := c.reg.Get(ctx, nodesGVR, "", name); apierrors.IsNotFound(err) {
+			deleted[name] = true
+		} else if err != nil {
+			errs = append(errs, fmt.Errorf("get node %s: %w", name, err))
+		}
+	}
+	var orphaned []*corev1.Pod
+	for _, pod := range pods {
+		if deleted[pod.Spec.NodeName] {
+			orphaned = append(orphaned, pod)
+		}
+	}
+	collect(orphaned, &corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+		Reason: podGCOrphanReason, Message: podGCOrphanMessage})
+
+	var unscheduled []*corev1.Pod
+	for _, pod := range pods {
+		if pod.DeletionTimestamp != nil && pod.Spec.NodeName == "" {
+			unscheduled = append(unscheduled, pod)
+		}
+	}
+	collect(unscheduled, nil)
+	return errors.Join(errs...)
+}
+
+// markFailedAndDelete is upstream's markFailedAndDeletePodWithCondition: a
+// pod not yet finished is set Failed (with cond, if any) through its status,
+// for the pod of that uid only; then it is deleted with no grace period.
+func (c *PodGC) markFailedAndDelete(ctx context.Context, pod *corev1.Pod, cond *corev1.PodCondition, now time.Time) error {
+	if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+		_, err := c.reg.UpdateSubresource(ctx, podsGVR, "status", pod.Namespace, pod.Name, func(cur runtime.Object) (runtime.Object, error) {
+			p := cur.(*corev1.Pod)
+			if p.UID != pod.UID {
+				return nil, apierrors.NewConflict(podsGVR.GroupResource(), pod.Name, fmt.Errorf("the pod's uid is %s, not %s", p.UID, pod.UID))
+			}
+			p.Status.Phase = corev1.PodFailed
+			p.Status.ObservedGeneration = p.Generation
+			if cond != nil {
+				setPodCondition(&p.Status, *cond, p.Generation, now)
+			}
+			return p, nil
+		})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("mark pod %s/%s failed: %w", pod.Namespace, pod.Name, err)
+		}
+	}
+	zero := int64(0)
+	if _, err := c.reg.Delete(ctx, podsGVR, pod.Namespace, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return nil
+}
+
+// setPodCondition is upstream's UpdatePodCondition: cond, at the pod's
+// generation, replaces the condition of its type, keeping its transition
+// time when its status did not change.
+func setPodCondition(status *corev1.PodStatus, cond corev1.PodCondition, generation int64, now time.Time) {
+	cond.ObservedGeneration = generation
+	cond.LastTransitionTime = metav1.NewTime(now)
+	for i, have := range status.Conditions {
+		if have.Type != cond.Type {
+			continue
+		}
+		if have.Status == cond.Status {
+			cond.LastTransitionTime = have.LastTransitionTime
+		}
+		status.Conditions[i] = cond
+		return
+	}
+	status.Conditions = append(status.Conditions, cond)
+}
+
+// podTerminated reports whether the pod's phase is neither Pending, Running
+// nor Unknown.
+func podTerminated(pod *corev1.Pod) bool {
+	switch pod.Status.Phase {
+	case corev1.PodPending, corev1.PodRunning, corev1.PodUnknown:
+		return false
+	}
+	return true
+}
+
+// sortByEvictionAndAge orders pods as upstream's byEvictionAndCreationTimestamp:
+// evicted ones first, then by creation time, then by name.
+func sortByEvictionAndAge(pods []*corev1.Pod) {
+	evicted := func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed && p.Status.Reason == "Evicted" }
+	sort.SliceStable(pods, func(i, j int) bool {
+		a, b := pods[i], pods[j]
+		if ea, eb := evicted(a), evicted(b); ea != eb {
+			return ea
+		}
+		if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.Name < b.Name
+		}
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	})
+}
