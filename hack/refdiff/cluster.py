@@ -283,6 +283,10 @@ SCENARIOS = {
                     "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [C]}}}}}}),
          ("SLEEP", 65, None)],
     ],
+    "podgc": [
+        [("/api/v1/nodes", NODE("kw-9")), pod("p", nodeName="kw-9"), pod("held", nodeName="kw-9", terminationGracePeriodSeconds=600)],
+        [("DELETE", "/api/v1/nodes/kw-9", None), ("SLEEP", 70, None)],
+    ],
     "adoption": [
         [pod("a1", {"app": "adopt"}), pod("a2", {"app": "adopt"})],
         [("/apis/apps/v1/namespaces/NS/replicasets",
