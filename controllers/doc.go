@@ -4,7 +4,7 @@
 // StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished; Endpoints,
 // EndpointSlice and EndpointSliceMirroring; PersistentVolumeBinder,
 // EphemeralVolume, ResourceClaims (Dynamic Resource Allocation),
-// Disruption, NodeLifecycle, TaintEviction,
+// Disruption, NodeLifecycle, TaintEviction, PodGC,
 // HorizontalPodAutoscaler (without metrics APIs), TTL, ServiceCIDRs;
 // ClusterRoleAggregation, NamespaceLifecycle, ServiceAccount,
 // ServiceAccountTokens, RootCACertPublisher, ClusterTrustBundlePublisher,
@@ -25,6 +25,10 @@
 // client: the same defaults, admission and validation run as for a request
 // over HTTP. Its writes are asynchronous, as on a cluster: a client sees
 // their effect a moment after the write that caused them.
+//
+// A controller that syncs objects by key retries a failed key on its own
+// schedule, as kube-controller-manager's rate-limited work queues do
+// (keyRetries), rather than at the runner's backoff.
 //
 // Events about objects go through a Recorder, in the shape client-go's
 // recorder gives them.
