@@ -69,11 +69,11 @@ func (r *keyRetries) failed(dirty map[string]bool, key string) {
 		return
 	}
 	r.failures[key] = n + 1
-	d := r.max
-	if n < 40 {
-		d = min(r.base<<n, r.max)
+	d := r.base
+	for i := 0; i < n && d < r.max; i++ {
+		d *= 2
 	}
-	at := r.now().Add(d)
+	at := r.now().Add(min(d, r.max))
 	if cur, ok := r.at[key]; ok && cur.Before(at) {
 		return
 	}

@@ -17,9 +17,9 @@ func TestKeyRetriesFollowUpstreamsRateLimiters(t *testing.T) {
 		want []time.Duration
 		last time.Duration
 	}{
-		{name: "most controllers: 5 ms doubling to 1000 s", retries: newKeyRetries, failures: 30,
+		{name: "most controllers: 5 ms doubling to 1000 s", retries: newKeyRetries, failures: 70,
 			want: []time.Duration{5 * ms, 10 * ms, 20 * ms, 40 * ms, 80 * ms}, last: 1000 * time.Second},
-		{name: "the job controller: 1 s doubling to 1 min", retries: func() *keyRetries { return newKeyRetriesWithin(jobKeyRetryBase, jobKeyRetryMax) }, failures: 10,
+		{name: "the job controller: 1 s doubling to 1 min", retries: func() *keyRetries { return newKeyRetriesWithin(jobKeyRetryBase, jobKeyRetryMax) }, failures: 70,
 			want: []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, last: time.Minute},
 		{name: "the deployment controller: no retry after 15", retries: func() *keyRetries { r := newKeyRetries(); r.limit = deploymentMaxRetries; return r }, failures: 16,
 			want: []time.Duration{5 * ms, 10 * ms}, last: 0},
@@ -50,6 +50,12 @@ func TestKeyRetriesFollowUpstreamsRateLimiters(t *testing.T) {
 			}
 			for i, w := range tt.want {
 				if got[i] != w {
+					t.Errorf("delay after failure %d: %v, want %v (all: %v)", i+1, got[i], w, got)
+				}
+			}
+			// Each delay doubles the one before, up to the bound.
+			for i := 1; i < len(got) && got[i] != 0; i++ {
+				if w := min(2*got[i-1], r.max); got[i] != w {
 					t.Errorf("delay after failure %d: %v, want %v (all: %v)", i+1, got[i], w, got)
 				}
 			}
