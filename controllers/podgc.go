@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
@@ -56,12 +57,30 @@ type PodGC struct {
 	poll time.Duration
 	// threshold is the number of terminated pods kept (0: no limit).
 	threshold int
-	pods      map[string]*corev1.Pod
+	pods      map[string]*podGCPod
 	nodes     map[string]podGCNode
 	// quarantine has, by name, when a missing node is to be checked.
 	quarantine map[string]time.Time
 	// next is the time of the next pass (zero: at once).
 	next time.Time
+}
+
+// podGCPod is what the collector keeps of a pod: what its passes read.
+type podGCPod struct {
+	Metadata struct {
+		Name              string       `json:"name"`
+		Namespace         string       `json:"namespace"`
+		UID               types.UID    `json:"uid"`
+		CreationTimestamp metav1.Time  `json:"creationTimestamp"`
+		DeletionTimestamp *metav1.Time `json:"deletionTimestamp"`
+	} `json:"metadata"`
+	Spec struct {
+		NodeName string `json:"nodeName"`
+	} `json:"spec"`
+	Status struct {
+		Phase  corev1.PodPhase `json:"phase"`
+		Reason string          `json:"reason"`
+	} `json:"status"`
 }
 
 // podGCNode is what the collector keeps of a node.
@@ -78,7 +97,7 @@ func NewPodGC(reg registry.Interface, now func() time.Time, log *slog.Logger) *P
 	c := &PodGC{
 		reg: reg, log: log, user: controllerUser("pod-garbage-collector"), now: now,
 		threshold:  podGCTerminatedThreshold,
-		pods:       map[string]*corev1.Pod{},
+		pods:       map[string]*podGCPod{},
 		nodes:      map[string]podGCNode{},
 		quarantine: map[string]time.Time{},
 	}
@@ -136,7 +155,7 @@ func (c *PodGC) observe(ev store.Event) error {
 			delete(c.pods, ev.Key)
 			return nil
 		}
-		pod, err := decodeEvent[corev1.Pod](ev)
+		pod, err := decodeEvent[podGCPod](ev)
 		if err != nil {
 			return err
 		}
@@ -164,13 +183,13 @@ func (c *PodGC) observe(ev store.Event) error {
 // pass is one round of upstream's gc: terminated, terminating on
 // out-of-service nodes, orphaned, then unscheduled terminating pods.
 func (c *PodGC) pass(ctx context.Context, now time.Time) error {
-	pods := make([]*corev1.Pod, 0, len(c.pods))
+	pods := make([]*podGCPod, 0, len(c.pods))
 	for _, key := range sortedKeys(c.pods) {
 		pods = append(pods, c.pods[key])
 	}
-	gone := map[*corev1.Pod]bool{}
+	gone := map[*podGCPod]bool{}
 	var errs []error
-	collect := func(victims []*corev1.Pod, cond *corev1.PodCondition) {
+	collect := func(victims []*podGCPod, cond *corev1.PodCondition) {
 		for _, pod := range victims {
 			if gone[pod] {
 				continue
@@ -184,7 +203,7 @@ func (c *PodGC) pass(ctx context.Context, now time.Time) error {
 	}
 
 	if c.threshold > 0 {
-		var terminated []*corev1.Pod
+		var terminated []*podGCPod
 		for _, pod := range pods {
 			if podTerminated(pod) {
 				terminated = append(terminated, pod)
@@ -196,9 +215,9 @@ func (c *PodGC) pass(ctx context.Context, now time.Time) error {
 		}
 	}
 
-	var terminating []*corev1.Pod
+	var terminating []*podGCPod
 	for _, pod := range pods {
-		if pod.DeletionTimestamp == nil {
+		if pod.Metadata.DeletionTimestamp == nil {
 			continue
 		}
 		if n, ok := c.nodes[pod.Spec.NodeName]; ok && !n.ready && n.outOfService {
@@ -234,7 +253,7 @@ func (c *PodGC) pass(ctx context.Context, now time.Time) error {
 			errs = append(errs, fmt.Errorf("get node %s: %w", name, err))
 		}
 	}
-	var orphaned []*corev1.Pod
+	var orphaned []*podGCPod
 	for _, pod := range pods {
 		if deleted[pod.Spec.NodeName] {
 			orphaned = append(orphaned, pod)
@@ -243,9 +262,9 @@ func (c *PodGC) pass(ctx context.Context, now time.Time) error {
 	collect(orphaned, &corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
 		Reason: podGCOrphanReason, Message: podGCOrphanMessage})
 
-	var unscheduled []*corev1.Pod
+	var unscheduled []*podGCPod
 	for _, pod := range pods {
-		if pod.DeletionTimestamp != nil && pod.Spec.NodeName == "" {
+		if pod.Metadata.DeletionTimestamp != nil && pod.Spec.NodeName == "" {
 			unscheduled = append(unscheduled, pod)
 		}
 	}
@@ -256,12 +275,13 @@ func (c *PodGC) pass(ctx context.Context, now time.Time) error {
 // markFailedAndDelete is upstream's markFailedAndDeletePodWithCondition: a
 // pod not yet finished is set Failed (with cond, if any) through its status,
 // for the pod of that uid only; then it is deleted with no grace period.
-func (c *PodGC) markFailedAndDelete(ctx context.Context, pod *corev1.Pod, cond *corev1.PodCondition, now time.Time) error {
+func (c *PodGC) markFailedAndDelete(ctx context.Context, pod *podGCPod, cond *corev1.PodCondition, now time.Time) error {
+	ns, name := pod.Metadata.Namespace, pod.Metadata.Name
 	if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
-		_, err := c.reg.UpdateSubresource(ctx, podsGVR, "status", pod.Namespace, pod.Name, func(cur runtime.Object) (runtime.Object, error) {
+		_, err := c.reg.UpdateSubresource(ctx, podsGVR, "status", ns, name, func(cur runtime.Object) (runtime.Object, error) {
 			p := cur.(*corev1.Pod)
-			if p.UID != pod.UID {
-				return nil, apierrors.NewConflict(podsGVR.GroupResource(), pod.Name, fmt.Errorf("the pod's uid is %s, not %s", p.UID, pod.UID))
+			if p.UID != pod.Metadata.UID {
+				return nil, apierrors.NewConflict(podsGVR.GroupResource(), name, fmt.Errorf("the pod's uid is %s, not %s", p.UID, pod.Metadata.UID))
 			}
 			p.Status.Phase = corev1.PodFailed
 			p.Status.ObservedGeneration = p.Generation
@@ -274,12 +294,12 @@ func (c *PodGC) markFailedAndDelete(ctx context.Context, pod *corev1.Pod, cond *
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("mark pod %s/%s failed: %w", pod.Namespace, pod.Name, err)
+			return fmt.Errorf("mark pod %s/%s failed: %w", ns, name, err)
 		}
 	}
 	zero := int64(0)
-	if _, err := c.reg.Delete(ctx, podsGVR, pod.Namespace, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	if _, err := c.reg.Delete(ctx, podsGVR, ns, name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete pod %s/%s: %w", ns, name, err)
 	}
 	return nil
 }
@@ -305,7 +325,7 @@ func setPodCondition(status *corev1.PodStatus, cond corev1.PodCondition, generat
 
 // podTerminated reports whether the pod's phase is neither Pending, Running
 // nor Unknown.
-func podTerminated(pod *corev1.Pod) bool {
+func podTerminated(pod *podGCPod) bool {
 	switch pod.Status.Phase {
 	case corev1.PodPending, corev1.PodRunning, corev1.PodUnknown:
 		return false
@@ -315,11 +335,11 @@ func podTerminated(pod *corev1.Pod) bool {
 
 // sortByEvictionAndAge orders pods as upstream's byEvictionAndCreationTimestamp:
 // evicted ones first, then by creation time, then by name.
-func sortByEvictionAndAge(pods []*corev1.Pod) {
-	evicted := func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed && p.Status.Reason == "Evicted" }
+func sortByEvictionAndAge(pods []*podGCPod) {
+	evicted := func(p *podGCPod) bool { return p.Status.Phase == corev1.PodFailed && p.Status.Reason == "Evicted" }
 	sort.SliceStable(pods, func(i, j int) bool {
-		a, b := pods[i], pods[j]
-		if ea, eb := evicted(a), evicted(b); ea != eb {
+		a, b := pods[i].Metadata, pods[j].Metadata
+		if ea, eb := evicted(pods[i]), evicted(pods[j]); ea != eb {
 			return ea
 		}
 		if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
