@@ -182,3 +182,48 @@ func TestDaemonSetRunsOnePodPerEligibleNode(t *testing.T) {
 		}
 	}
 }
+
+// A DaemonSet deletes a failed pod with upstream's FailedDaemonPod warning
+// and replaces it once it is gone; a bound pod of a deleted node is left to
+// the pod garbage collector, as refplane's daemonset controller leaves it.
+func TestDaemonSetReplacesFailedPodsAndLeavesDeletedNodesPodsToThePodGC(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(2))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.AppsV1().DaemonSets("default").Create(ctx, agentDaemonSet(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDaemonSet(t, cs, "2 ready", func(ds *appsv1.DaemonSet) bool { return ds.Status.NumberReady == 2 })
+	failed := agentPods(t, cs)["node-1"]
+	failed.Status.Phase = corev1.PodFailed
+	if _, err := cs.CoreV1().Pods("default").UpdateStatus(ctx, &failed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Found failed daemon pod default/" + failed.Name + " on node node-1, will try to kill it"
+	eventuallyT(t, "the FailedDaemonPod event", func(context.Context) (bool, error) {
+		for _, e := range eventsFor(t, cs, "default", "DaemonSet", "agent") {
+			if e.Type == corev1.EventTypeWarning && e.Reason == "FailedDaemonPod" && e.Message == want {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	waitDaemonSet(t, cs, "the failed pod replaced", func(ds *appsv1.DaemonSet) bool {
+		p, ok := agentPods(t, cs)["node-1"]
+		return ok && p.Name != failed.Name && ds.Status.NumberReady == 2
+	})
+
+	bound := agentPods(t, cs)["node-1"]
+	if err := cs.CoreV1().Nodes().Delete(ctx, "node-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The sync that saw the node go wrote this status, after its deletes.
+	waitDaemonSet(t, cs, "node-1 gone", func(ds *appsv1.DaemonSet) bool {
+		return ds.Status.DesiredNumberScheduled == 1 && ds.Status.CurrentNumberScheduled == 1
+	})
+	got, err := cs.CoreV1().Pods("default").Get(ctx, bound.Name, metav1.GetOptions{})
+	if err != nil || got.DeletionTimestamp != nil {
+		t.Errorf("the bound pod of the deleted node: %v, deletionTimestamp %v; want it left to the pod garbage collector", err, got.GetDeletionTimestamp())
+	}
+}

@@ -51,9 +51,12 @@ const daemonSetTemplateGenerationLabel = "pod-template-generation"
 // and whose NoSchedule and NoExecute taints the pod tolerates (with the
 // tolerations every daemon pod gets). Each pod is created unbound, with a
 // required node affinity to its node's name, for the scheduler to bind.
-// Pods on nodes that should no longer run them, failed pods and extra pods
-// are deleted; a template change rolls the pods node by node within
-// maxUnavailable. Each template is kept as a ControllerRevision.
+// Pods on nodes that should no longer run them, finished pods (with a
+// FailedDaemonPod or SucceededDaemonPod event) and extra pods are deleted;
+// a node whose pod is terminating gets its new one once it is gone; of the
+// pods of a deleted node, only those never bound are deleted (the bound ones
+// are the pod garbage collector's). A template change rolls the pods node by
+// node within maxUnavailable. Each template is kept as a ControllerRevision.
 //
 // Not built: maxSurge (a surge deletes the old pod only once the new one
 // is available upstream; here maxSurge is ignored) and the failed-pod
@@ -259,22 +262,32 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 	}
 	hash := cur.Labels[appsv1.ControllerRevisionHashLabelKey]
 	gen := daemonset.TemplateGeneration(ds)
-	// The pods by node, oldest first.
+	// The pods by node, bound ones first, then oldest first. A pod on its
+	// way out still holds its node (no other is created there until it is
+	// gone), unless it has finished: then it is the kubelet's or the pod
+	// garbage collector's.
 	byNode := map[string][]*corev1.Pod{}
 	for _, p := range c.pods {
-		if p.Namespace == ds.Namespace && controlledBy(p, ds.UID) && p.DeletionTimestamp == nil {
+		if p.Namespace == ds.Namespace && controlledBy(p, ds.UID) && !(p.DeletionTimestamp != nil && podTerminal(p)) {
 			n := daemonPodNode(p)
 			byNode[n] = append(byNode[n], p)
 		}
 	}
 	for _, pods := range byNode {
 		slices.SortFunc(pods, func(a, b *corev1.Pod) int {
+			if ba, bb := a.Spec.NodeName != "", b.Spec.NodeName != ""; ba != bb {
+				if ba {
+					return -1
+				}
+				return 1
+			}
 			if d := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); d != 0 {
 				return d
 			}
 			return strings.Compare(a.Name, b.Name)
 		})
 	}
+	ref := EventRef("apps/v1", "DaemonSet", ds)
 	tolerations := daemonPodTolerations(&ds.Spec.Template.Spec)
 	affinity := nodeaffinity.NewRequiredNodeAffinity(ds.Spec.Template.Spec.NodeSelector, ds.Spec.Template.Spec.Affinity)
 	now := c.now()
@@ -297,47 +310,75 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 		switch {
 		case shouldRun:
 			st.DesiredNumberScheduled++
-			var live []*corev1.Pod
-			for _, p := range pods {
-				if p.Status.Phase == corev1.PodFailed {
-					remove = append(remove, p)
-				} else {
-					live = append(live, p)
-				}
-			}
-			if len(live) == 0 {
+			if len(pods) == 0 {
 				create = append(create, name)
 				unavailable++
 				continue
 			}
-			remove = append(remove, live[1:]...) // one pod per node: the oldest stays
-			p := live[0]
+			// The status counts the node's first pod, whatever its state.
+			first := pods[0]
 			st.CurrentNumberScheduled++
-			ready, available := isPodReady(p), isPodAvailable(p, ds.Spec.MinReadySeconds, now)
-			if ready {
+			if isPodReady(first) {
 				st.NumberReady++
 			}
-			if available {
+			if isPodAvailable(first, ds.Spec.MinReadySeconds, now) {
 				st.NumberAvailable++
-			} else {
+			}
+			if updated(first) {
+				st.UpdatedNumberScheduled++
+			}
+			// A finished pod is deleted (and replaced at a later sync, once
+			// it is gone); of the running ones the oldest stays.
+			var live []*corev1.Pod
+			for _, p := range pods {
+				switch {
+				case p.DeletionTimestamp != nil:
+				case p.Status.Phase == corev1.PodFailed:
+					c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedDaemonPod", "Found failed daemon pod %s/%s on node %s, will try to kill it", p.Namespace, p.Name, name)
+					remove = append(remove, p)
+				case p.Status.Phase == corev1.PodSucceeded:
+					c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SucceededDaemonPod", "Found succeeded daemon pod %s/%s on node %s, will try to delete it", p.Namespace, p.Name, name)
+					remove = append(remove, p)
+				default:
+					live = append(live, p)
+				}
+			}
+			if len(live) == 0 {
+				unavailable++
+				continue
+			}
+			remove = append(remove, live[1:]...)
+			p := live[0]
+			available := isPodAvailable(p, ds.Spec.MinReadySeconds, now)
+			if !available {
 				unavailable++
 			}
-			if updated(p) {
-				st.UpdatedNumberScheduled++
-			} else if available {
+			switch {
+			case updated(p):
+			case available:
 				oldAvailable = append(oldAvailable, p)
-			} else {
+			default:
 				oldUnavailable = append(oldUnavailable, p)
 			}
 		case len(pods) > 0:
 			st.NumberMisscheduled++
 			if !shouldContinue {
-				remove = append(remove, pods...)
+				for _, p := range pods {
+					if p.DeletionTimestamp == nil {
+						remove = append(remove, p)
+					}
+				}
 			}
 		}
 	}
-	for _, pods := range byNode { // pods for nodes that are gone
-		remove = append(remove, pods...)
+	// Of the pods of nodes that are gone, those never bound are deleted;
+	// the bound ones are the pod garbage collector's.
+	for _, pods := range byNode {
+		for _, p := range pods {
+			if p.Spec.NodeName == "" && p.DeletionTimestamp == nil {
+				remove = append(remove, p)
+			}
+		}
 	}
 	st.NumberUnavailable = st.DesiredNumberScheduled - st.NumberAvailable
 	var errs []error
@@ -363,7 +404,6 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 			unavailable++
 		}
 	}
-	ref := EventRef("apps/v1", "DaemonSet", ds)
 	for _, p := range remove {
 		uid := p.UID
 		_, err := c.reg.Delete(ctx, podsGVR, p.Namespace, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})

@@ -284,7 +284,9 @@ SCENARIOS = {
          ("SLEEP", 65, None)],
     ],
     "podgc": [
-        [("/api/v1/nodes", NODE("kw-9")), pod("p", nodeName="kw-9"), pod("held", nodeName="kw-9", terminationGracePeriodSeconds=600)],
+        [("/api/v1/nodes", NODE("kw-9")), pod("p", nodeName="kw-9"), pod("held", nodeName="kw-9", terminationGracePeriodSeconds=600),
+         ("/apis/apps/v1/namespaces/NS/daemonsets", {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+                                                     "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": tmpl("agent")}})],
         [("DELETE", "/api/v1/nodes/kw-9", None), ("SLEEP", 70, None)],
     ],
     "adoption": [
