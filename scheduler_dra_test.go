@@ -21,19 +21,27 @@ import (
 func draSetUp(t *testing.T, cs kubernetes.Interface) {
 	t.Helper()
 	ctx := ctxT(t)
-	if _, err := cs.ResourceV1().DeviceClasses().Create(ctx, &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu.example.com"},
-		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: `device.driver == "gpu.example.com"`}}}}}, metav1.CreateOptions{}); err != nil {
+	class, slice := draObjects()
+	if _, err := cs.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := cs.ResourceV1().ResourceSlices().Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// draObjects are draSetUp's DeviceClass and ResourceSlice: two devices of
+// gpu.example.com on node-0, an a100 and an h100.
+func draObjects() (*resourcev1.DeviceClass, *resourcev1.ResourceSlice) {
 	model := func(m string) map[resourcev1.QualifiedName]resourcev1.DeviceAttribute {
 		return map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{"model": {StringValue: &m}}
 	}
 	node := "node-0"
-	if _, err := cs.ResourceV1().ResourceSlices().Create(ctx, &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "node-0-gpu"},
-		Spec: resourcev1.ResourceSliceSpec{Driver: "gpu.example.com", NodeName: &node, Pool: resourcev1.ResourcePool{Name: "node-0", Generation: 1, ResourceSliceCount: 1},
-			Devices: []resourcev1.Device{{Name: "gpu-0", Attributes: model("a100")}, {Name: "gpu-1", Attributes: model("h100")}}}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	return &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu.example.com"},
+			Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: `device.driver == "gpu.example.com"`}}}}},
+		&resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "node-0-gpu"},
+			Spec: resourcev1.ResourceSliceSpec{Driver: "gpu.example.com", NodeName: &node, Pool: resourcev1.ResourcePool{Name: "node-0", Generation: 1, ResourceSliceCount: 1},
+				Devices: []resourcev1.Device{{Name: "gpu-0", Attributes: model("a100")}, {Name: "gpu-1", Attributes: model("h100")}}}}
 }
 
 // gpuClaim is a claim of one gpu.example.com device, of the model given
@@ -201,18 +209,20 @@ func TestSchedulerPrefersAClaimsFirstAvailableDevice(t *testing.T) {
 // TestSchedulerHonoursDeviceTaintRules: a DeviceTaintRule's NoSchedule
 // taint keeps its devices from claims that do not tolerate it, as
 // kube-scheduler's ResourceSlice tracker applies the rules.
+//
+// The rule is there before the scheduler starts: its ResourceSlice tracker
+// takes rules from an informer of its own, so a pod created just after a
+// rule could be scheduled before the tracker has it, here as on a cluster.
 func TestSchedulerHonoursDeviceTaintRules(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	driver := "gpu.example.com"
+	rule := &resourcev1.DeviceTaintRule{ObjectMeta: metav1.ObjectMeta{Name: "maintenance"},
+		Spec: resourcev1.DeviceTaintRuleSpec{DeviceSelector: &resourcev1.DeviceTaintSelector{Driver: &driver},
+			Taint: resourcev1.DeviceTaint{Key: "example.com/maintenance", Effect: resourcev1.DeviceTaintEffectNoSchedule}}}
+	class, slice := draObjects()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1), fakeplane.WithObjects(class, slice, rule))
 	ctx := ctxT(t)
 	cs := clientset(t, cp)
-	draSetUp(t, cs)
-	driver := "gpu.example.com"
-	if _, err := cs.ResourceV1().DeviceTaintRules().Create(ctx, &resourcev1.DeviceTaintRule{ObjectMeta: metav1.ObjectMeta{Name: "maintenance"},
-		Spec: resourcev1.DeviceTaintRuleSpec{DeviceSelector: &resourcev1.DeviceTaintSelector{Driver: &driver},
-			Taint: resourcev1.DeviceTaint{Key: "example.com/maintenance", Effect: resourcev1.DeviceTaintEffectNoSchedule}}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	claims := cs.ResourceV1().ResourceClaims("default")
 	if _, err := claims.Create(ctx, gpuClaim("intolerant", ""), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
