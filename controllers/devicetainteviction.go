@@ -925,7 +925,9 @@ func (c *DeviceTaintEviction) evictPod(ctx context.Context, ref devicePodRef) er
 		if pod.UID != ref.uid {
 			return nil, apierrors.NewNotFound(podsGVR.GroupResource(), ref.name)
 		}
-		if !setDeviceTaintCondition(pod, metav1.NewTime(c.now())) {
+		cond := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			Reason: deviceTaintConditionReason, Message: deviceTaintConditionMessage}
+		if !updatePodCondition(&pod.Status, cond, metav1.NewTime(c.now())) {
 			return nil, errNoChange
 		}
 		return pod, nil
@@ -938,27 +940,6 @@ func (c *DeviceTaintEviction) evictPod(ctx context.Context, ref devicePodRef) er
 		return fmt.Errorf("delete pod %s/%s: %w", ref.namespace, ref.name, err)
 	}
 	return nil
-}
-
-// setDeviceTaintCondition is upstream's UpdatePodCondition with the
-// DisruptionTarget condition: the condition replaces one of its type
-// (keeping its lastTransitionTime when the status is the same), and it
-// reports whether anything changed.
-func setDeviceTaintCondition(pod *corev1.Pod, now metav1.Time) bool {
-	cond := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, LastTransitionTime: now,
-		Reason: deviceTaintConditionReason, Message: deviceTaintConditionMessage}
-	i := slices.IndexFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.DisruptionTarget })
-	if i < 0 {
-		pod.Status.Conditions = append(pod.Status.Conditions, cond)
-		return true
-	}
-	have := pod.Status.Conditions[i]
-	if have.Status == cond.Status {
-		cond.LastTransitionTime = have.LastTransitionTime
-	}
-	pod.Status.Conditions[i] = cond
-	return have.Status != cond.Status || have.Reason != cond.Reason || have.Message != cond.Message ||
-		!have.LastProbeTime.Equal(&cond.LastProbeTime) || !have.LastTransitionTime.Equal(&cond.LastTransitionTime)
 }
 
 // updateRuleStatus is upstream's maybeUpdateRuleStatus: it returns when

@@ -25,12 +25,13 @@ import (
 // lacks is checked again quarantineTime after a pass first found it missing;
 // --terminated-pod-gc-threshold.
 const (
-	podGCCheckPeriod          = 20 * time.Second
-	podGCQuarantineTime       = 40 * time.Second
-	podGCTerminatedThreshold  = 12500
-	podGCOrphanReason         = "DeletionByPodGC"
-	podGCOrphanMessage        = "PodGC: node no longer exists"
-	podGCFakeClockPollingRate = 100 * time.Millisecond
+	podGCCheckPeriod         = 20 * time.Second
+	podGCQuarantineTime      = 40 * time.Second
+	podGCTerminatedThreshold = 12500
+	podGCOrphanReason        = "DeletionByPodGC"
+	podGCOrphanMessage       = "PodGC: node no longer exists"
+	// podGCPass is the key of the next pass in the collector's wakeups.
+	podGCPass = "pass"
 )
 
 // PodGC is kube-controller-manager's pod-garbage-collector-controller. At
@@ -52,17 +53,14 @@ type PodGC struct {
 	log  *slog.Logger
 	user user.Info
 	now  func() time.Time
-	// poll, when positive, bounds the wait for the next pass: a test's
-	// clock may jump.
-	poll time.Duration
+	// wake has the time of the next pass (podGCPass).
+	wake *jobWakeups
 	// threshold is the number of terminated pods kept (0: no limit).
 	threshold int
 	pods      map[string]*podGCPod
 	nodes     map[string]podGCNode
 	// quarantine has, by name, when a missing node is to be checked.
 	quarantine map[string]time.Time
-	// next is the time of the next pass (zero: at once).
-	next time.Time
 }
 
 // podGCPod is what the collector keeps of a pod: what its passes read.
@@ -94,18 +92,19 @@ func NewPodGC(reg registry.Interface, now func() time.Time, log *slog.Logger) *P
 	if log == nil {
 		log = slog.Default()
 	}
+	fake := now != nil
+	if now == nil {
+		now = time.Now
+	}
 	c := &PodGC{
 		reg: reg, log: log, user: controllerUser("pod-garbage-collector"), now: now,
+		wake:       newJobWakeups(fake),
 		threshold:  podGCTerminatedThreshold,
 		pods:       map[string]*podGCPod{},
 		nodes:      map[string]podGCNode{},
 		quarantine: map[string]time.Time{},
 	}
-	if now == nil {
-		c.now = time.Now
-	} else {
-		c.poll = podGCFakeClockPollingRate
-	}
+	c.wake.after(podGCPass, time.Time{}, 0) // the first pass, at once
 	return c
 }
 
@@ -124,27 +123,17 @@ func (c *PodGC) Sync(ctx context.Context, events []store.Event) error {
 		}
 	}
 	now := c.now()
-	if !c.next.IsZero() && now.Before(c.next) {
-		return c.requeue(now)
+	if len(c.wake.due(now)) == 0 {
+		return c.wake.requeue(now)
 	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
-	err := c.pass(ctx, now)
-	now = c.now()
-	c.next = now.Add(podGCCheckPeriod)
-	if err != nil {
+	if err := c.pass(ctx, now); err != nil {
 		// The next pass retries what failed, as upstream's does.
 		c.log.Warn("pod garbage collection", "err", err)
 	}
-	return c.requeue(now)
-}
-
-// requeue is the Requeue for the next pass.
-func (c *PodGC) requeue(now time.Time) error {
-	d := max(c.next.Sub(now), time.Millisecond)
-	if c.poll > 0 {
-		d = min(d, c.poll)
-	}
-	return &Requeue{After: d}
+	now = c.now()
+	c.wake.after(podGCPass, now, podGCCheckPeriod)
+	return c.wake.requeue(now)
 }
 
 // observe records a pod or node event.
@@ -227,15 +216,13 @@ func (c *PodGC) pass(ctx context.Context, now time.Time) error {
 	sortByEvictionAndAge(terminating)
 	collect(terminating, nil)
 
-	existing := make(map[string]bool, len(c.nodes))
-	for name := range c.nodes {
-		existing[name] = true
-	}
 	for _, pod := range pods {
-		if name := pod.Spec.NodeName; name != "" && !existing[name] {
-			if at, ok := c.quarantine[name]; !ok || now.Add(podGCQuarantineTime).Before(at) {
-				c.quarantine[name] = now.Add(podGCQuarantineTime)
-			}
+		name := pod.Spec.NodeName
+		if _, exists := c.nodes[name]; name == "" || exists {
+			continue
+		}
+		if at, ok := c.quarantine[name]; !ok || now.Add(podGCQuarantineTime).Before(at) {
+			c.quarantine[name] = now.Add(podGCQuarantineTime)
 		}
 	}
 	deleted := map[string]bool{}
@@ -244,7 +231,7 @@ func (c *PodGC) pass(ctx context.Context, now time.Time) error {
 			continue
 		}
 		delete(c.quarantine, name)
-		if existing[name] {
+		if _, exists := c.nodes[name]; exists {
 			continue
 		}
 		if _, err := c.reg.Get(ctx, nodesGVR, "", name); apierrors.IsNotFound(err) {
@@ -286,7 +273,9 @@ func (c *PodGC) markFailedAndDelete(ctx context.Context, pod *podGCPod, cond *co
 			p.Status.Phase = corev1.PodFailed
 			p.Status.ObservedGeneration = p.Generation
 			if cond != nil {
-				setPodCondition(&p.Status, *cond, p.Generation, now)
+				at := *cond
+				at.ObservedGeneration = p.Generation
+				updatePodCondition(&p.Status, at, metav1.NewTime(now))
 			}
 			return p, nil
 		})
@@ -302,25 +291,6 @@ func (c *PodGC) markFailedAndDelete(ctx context.Context, pod *podGCPod, cond *co
 		return fmt.Errorf("delete pod %s/%s: %w", ns, name, err)
 	}
 	return nil
-}
-
-// setPodCondition is upstream's UpdatePodCondition: cond, at the pod's
-// generation, replaces the condition of its type, keeping its transition
-// time when its status did not change.
-func setPodCondition(status *corev1.PodStatus, cond corev1.PodCondition, generation int64, now time.Time) {
-	cond.ObservedGeneration = generation
-	cond.LastTransitionTime = metav1.NewTime(now)
-	for i, have := range status.Conditions {
-		if have.Type != cond.Type {
-			continue
-		}
-		if have.Status == cond.Status {
-			cond.LastTransitionTime = have.LastTransitionTime
-		}
-		status.Conditions[i] = cond
-		return
-	}
-	status.Conditions = append(status.Conditions, cond)
 }
 
 // podTerminated reports whether the pod's phase is neither Pending, Running

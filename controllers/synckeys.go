@@ -99,18 +99,13 @@ func (r *keyRetries) result(errs []error, next error) error {
 		}
 		return next
 	}
-	var first time.Time
-	for _, at := range r.at {
-		if first.IsZero() || at.Before(first) {
-			first = at
-		}
-	}
-	after := max(first.Sub(r.now()), time.Millisecond)
+	retry := requeueAt(r.at, r.now()).(*Requeue)
 	var rq *Requeue
-	if errors.As(next, &rq) && rq.After < after {
-		after = rq.After
+	if errors.As(next, &rq) && rq.After < retry.After {
+		retry.After = rq.After
 	}
-	return &Requeue{After: after, Failed: err}
+	retry.Failed = err
+	return retry
 }
 
 // syncKeys syncs the objects whose keys are in dirty, in key order, with
