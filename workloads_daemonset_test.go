@@ -2,14 +2,19 @@ package fakeplane_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane"
@@ -225,5 +230,172 @@ func TestDaemonSetReplacesFailedPodsAndLeavesDeletedNodesPodsToThePodGC(t *testi
 	got, err := cs.CoreV1().Pods("default").Get(ctx, bound.Name, metav1.GetOptions{})
 	if err != nil || got.DeletionTimestamp != nil {
 		t.Errorf("the bound pod of the deleted node: %v, deletionTimestamp %v; want it left to the pod garbage collector", err, got.GetDeletionTimestamp())
+	}
+}
+
+// daemonPodNodeName is the node a daemon pod is for (its required affinity
+// to a node's name).
+func daemonPodNodeName(p *corev1.Pod) string {
+	return p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values[0]
+}
+
+// A DaemonSet with maxSurge and maxUnavailable 0 rolls as upstream's: a
+// new pod starts beside a node's old one, on maxSurge nodes at a time, and
+// the old one is deleted only once the new one is available, so no node
+// goes without a ready pod. With minReadySeconds, the set is synced again
+// when a new pod has been ready that long (upstream's wake-up a second
+// after it), and the rollout goes on.
+func TestDaemonSetSurgesNewPodsBesideOldOnes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		surge    intstr.IntOrString
+		minReady int32
+		most     int
+	}{
+		{name: "one node at a time", surge: intstr.FromInt32(1), most: 4},
+		{name: "half the nodes, minReadySeconds 1", surge: intstr.FromString("50%"), minReady: 1, most: 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testDaemonSetSurge(t, tc.surge, tc.minReady, tc.most)
+		})
+	}
+}
+
+// testDaemonSetSurge rolls a DaemonSet of 3 nodes with surge and minReady,
+// and checks that no old pod goes before its node's new one is ready and
+// that at most most pods run at once (and once, that many).
+func testDaemonSetSurge(t *testing.T, surge intstr.IntOrString, minReady int32, most int) {
+	cp := fakeplane.Start(t, fakeplane.WithNodes(3))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	ds := agentDaemonSet()
+	ds.Spec.MinReadySeconds = minReady
+	unavailable := intstr.FromInt32(0)
+	ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxSurge: &surge, MaxUnavailable: &unavailable}}
+	if _, err := cs.AppsV1().DaemonSets("default").Create(ctx, ds, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDaemonSet(t, cs, "3 available", func(ds *appsv1.DaemonSet) bool { return ds.Status.NumberAvailable == 3 })
+	list, err := cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cs.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{LabelSelector: "app=agent", ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	// The pods as the watch shows them, not being deleted, by name.
+	live := map[string]*corev1.Pod{}
+	for i := range list.Items {
+		live[list.Items[i].Name] = &list.Items[i]
+	}
+	ds, err = cs.AppsV1().DaemonSets("default").Get(ctx, "agent", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds.Spec.Template.Spec.Containers[0].Image = "agent:2"
+	if _, err := cs.AppsV1().DaemonSets("default").Update(ctx, ds, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for newReady := 0; newReady < 3 || len(live) > 3; {
+		var ev watch.Event
+		var open bool
+		select {
+		case ev, open = <-w.ResultChan():
+		case <-time.After(30 * time.Second):
+		}
+		if !open {
+			t.Fatalf("the rollout did not end; pods %v", slices.Sorted(maps.Keys(live)))
+		}
+		p, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			t.Fatalf("watch: %v", ev.Object)
+		}
+		prev, known := live[p.Name]
+		if ev.Type == watch.Deleted || p.DeletionTimestamp != nil {
+			if !known {
+				continue
+			}
+			delete(live, p.Name)
+			// An old pod goes only once a new one on its node is ready.
+			if prev.Spec.Containers[0].Image == "agent:1" {
+				replaced := false
+				for _, q := range live {
+					replaced = replaced || daemonPodNodeName(q) == daemonPodNodeName(p) && q.Spec.Containers[0].Image == "agent:2" && podIsReady(q)
+				}
+				if !replaced {
+					t.Errorf("old pod %s of %s deleted before a new one there was ready", p.Name, daemonPodNodeName(p))
+				}
+			}
+		} else {
+			live[p.Name] = p
+		}
+		seen = max(seen, len(live))
+		newReady = 0
+		for _, q := range live {
+			if q.Spec.Containers[0].Image == "agent:2" && podIsReady(q) {
+				newReady++
+			}
+		}
+	}
+	if seen != most {
+		t.Errorf("at most %d pods at once, want %d (3 and the surge)", seen, most)
+	}
+	waitDaemonSet(t, cs, "rolled", func(ds *appsv1.DaemonSet) bool {
+		s := ds.Status
+		return s.ObservedGeneration == ds.Generation && s.UpdatedNumberScheduled == 3 && s.NumberAvailable == 3 && s.NumberUnavailable == 0
+	})
+}
+
+// A DaemonSet deletes a node's failed pods at most once per upstream's
+// failed-pod backoff: the first at once, then after 1 s, then after 2 s.
+func TestDaemonSetBacksOffDeletingFailedPods(t *testing.T) {
+	t.Parallel()
+	clock := &stepClock{now: time.Now()}
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1), fakeplane.WithClock(clock.Now))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.AppsV1().DaemonSets("default").Create(ctx, agentDaemonSet(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	exists := func(name string) bool {
+		_, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	// fail waits for the node's running pod and fails it.
+	fail := func() string {
+		t.Helper()
+		var pod corev1.Pod
+		eventuallyT(t, "a running pod", func(context.Context) (bool, error) {
+			p, ok := agentPods(t, cs)["node-0"]
+			pod = p
+			return ok && p.Status.Phase == corev1.PodRunning, nil
+		})
+		pod.Status.Phase = corev1.PodFailed
+		if _, err := cs.CoreV1().Pods("default").UpdateStatus(ctx, &pod, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		return pod.Name
+	}
+	first := fail()
+	eventuallyT(t, "the first failed pod deleted at once", func(context.Context) (bool, error) { return !exists(first), nil })
+	for _, delay := range []time.Duration{time.Second, 2 * time.Second} {
+		name := fail()
+		time.Sleep(300 * time.Millisecond)
+		clock.Advance(delay - time.Millisecond)
+		time.Sleep(1200 * time.Millisecond) // past the controller's requeue
+		if !exists(name) {
+			t.Fatalf("failed pod %s deleted within %v of the last delete", name, delay)
+		}
+		clock.Advance(time.Millisecond)
+		eventuallyT(t, "the failed pod deleted after "+delay.String(), func(context.Context) (bool, error) { return !exists(name), nil })
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -20,9 +21,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apiserver/pkg/authentication/user"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/client-go/util/flowcontrol"
 	schedulinghelper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/registry/apps/daemonset"
@@ -45,6 +48,18 @@ var (
 // their DaemonSet's template generation.
 const daemonSetTemplateGenerationLabel = "pod-template-generation"
 
+// daemonSetBurstReplicas is how many pods one sync of a daemon set creates,
+// and deletes, at most (upstream's BurstReplicas).
+const daemonSetBurstReplicas = 250
+
+// The failed-pod backoff: kube-controller-manager's daemon set controller
+// deletes a node's failed pod at most this often, and forgets a node's
+// failures after twice the longest delay.
+const (
+	failedDaemonPodBackoff    = time.Second
+	maxFailedDaemonPodBackoff = 15 * time.Minute
+)
+
 // DaemonSet runs one pod of each DaemonSet on every node that should run
 // it, as kube-controller-manager's daemonset controller does: a node whose
 // labels match the template's node selector and required node affinity
@@ -56,11 +71,10 @@ const daemonSetTemplateGenerationLabel = "pod-template-generation"
 // a node whose pod is terminating gets its new one once it is gone; of the
 // pods of a deleted node, only those never bound are deleted (the bound ones
 // are the pod garbage collector's). A template change rolls the pods node by
-// node within maxUnavailable. Each template is kept as a ControllerRevision.
-//
-// Not built: maxSurge (a surge deletes the old pod only once the new one
-// is available upstream; here maxSurge is ignored) and the failed-pod
-// backoff.
+// node within maxUnavailable, or, with maxSurge, starts a new pod beside
+// the old one and deletes the old one once the new one is available. A
+// node's failed pods are deleted at most once per failed-pod backoff. Each
+// template is kept as a ControllerRevision.
 type DaemonSet struct {
 	reg  registry.Interface
 	log  *slog.Logger
@@ -76,6 +90,13 @@ type DaemonSet struct {
 	dirty     map[string]bool
 	// retries are the failed syncs' retry times.
 	retries *keyRetries
+	// readyWakeups are when to sync a set again, by set key: a second
+	// after its minReadySeconds from when one of its pods turned ready.
+	readyWakeups map[string]time.Time
+	// failedPods is the failed-pod backoff, by set, generation and node;
+	// nextBackoffGC is when its expired entries are dropped next.
+	failedPods    *flowcontrol.Backoff
+	nextBackoffGC time.Time
 }
 
 // NewDaemonSet returns the daemonset controller, writing through reg with
@@ -91,13 +112,16 @@ func NewDaemonSet(reg registry.Interface, now func() time.Time, log *slog.Logger
 	u := controllerUser("daemon-set-controller")
 	return &DaemonSet{
 		reg: reg, log: log, user: u, now: now,
-		rec:       NewRecorder(reg, "daemonset-controller", u, now, log),
-		sets:      map[string]*appsv1.DaemonSet{},
-		pods:      map[string]*corev1.Pod{},
-		nodes:     map[string]*corev1.Node{},
-		revisions: map[string]*appsv1.ControllerRevision{},
-		dirty:     map[string]bool{},
-		retries:   newKeyRetries(),
+		rec:          NewRecorder(reg, "daemonset-controller", u, now, log),
+		sets:         map[string]*appsv1.DaemonSet{},
+		pods:         map[string]*corev1.Pod{},
+		nodes:        map[string]*corev1.Node{},
+		revisions:    map[string]*appsv1.ControllerRevision{},
+		dirty:        map[string]bool{},
+		retries:      newKeyRetries(),
+		readyWakeups: map[string]time.Time{},
+		failedPods: flowcontrol.NewFakeBackOff(failedDaemonPodBackoff, maxFailedDaemonPodBackoff,
+			nowClock{now: now}),
 	}
 }
 
@@ -116,6 +140,10 @@ func (c *DaemonSet) Sync(ctx context.Context, events []store.Event) error {
 			c.log.Warn("skipped", "err", err)
 		}
 	}
+	if now := c.now(); !now.Before(c.nextBackoffGC) {
+		c.failedPods.GC()
+		c.nextBackoffGC = now.Add(time.Minute)
+	}
 	ctx = registry.WithFieldManager(apirequest.WithUser(ctx, c.user), "kube-controller-manager")
 	return syncKeys(ctx, "daemonset", c.dirty, c.retries, c.sets, c.sync)
 }
@@ -126,6 +154,7 @@ func (c *DaemonSet) observe(ev store.Event) error {
 	case daemonSetsBucket:
 		if ev.Type == store.Deleted {
 			delete(c.sets, ev.Key)
+			delete(c.readyWakeups, ev.Key)
 			return nil
 		}
 		ds, err := decodeEvent[appsv1.DaemonSet](ev)
@@ -135,7 +164,21 @@ func (c *DaemonSet) observe(ev store.Event) error {
 		c.sets[ev.Key] = ds
 		c.dirty[ev.Key] = true
 	case podsBucket:
-		return observeControlled(ev, "DaemonSet", c.pods, c.dirty)
+		prev := c.pods[ev.Key]
+		if err := observeControlled(ev, "DaemonSet", c.pods, c.dirty); err != nil {
+			return err
+		}
+		// A pod that turns ready wakes its set once it can be available
+		// (upstream adds a second against clock skew).
+		if cur := c.pods[ev.Key]; prev != nil && cur != nil && cur.DeletionTimestamp == nil && !isPodReady(prev) && isPodReady(cur) {
+			key := cur.Namespace + "/" + metav1.GetControllerOfNoCopy(cur).Name
+			if ds := c.sets[key]; ds != nil && ds.Spec.MinReadySeconds > 0 {
+				at := c.now().Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second)
+				if old, ok := c.readyWakeups[key]; !ok || at.Before(old) {
+					c.readyWakeups[key] = at
+				}
+			}
+		}
 	case nodesBucket:
 		if ev.Type == store.Deleted {
 			delete(c.nodes, ev.Key)
@@ -244,10 +287,21 @@ func daemonPodNode(pod *corev1.Pod) string {
 	return ""
 }
 
-// sync brings one daemon set's pods, revisions and status in line.
+// sync brings one daemon set's pods, revisions and status in line, as
+// upstream's syncDaemonSet: the manage pass (a pod on each node that should
+// run one, none elsewhere), then, when that pass wrote nothing, the rolling
+// update, then the status and the history.
 func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Duration, error) {
 	if ds.DeletionTimestamp != nil {
 		return 0, nil
+	}
+	var wait time.Duration
+	if key := ds.Namespace + "/" + ds.Name; !c.readyWakeups[key].IsZero() {
+		if d := c.readyWakeups[key].Sub(c.now()); d > 0 {
+			wait = d
+		} else {
+			delete(c.readyWakeups, key)
+		}
 	}
 	var revs []*appsv1.ControllerRevision
 	for _, r := range c.revisions {
@@ -260,12 +314,76 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 	if err != nil {
 		return 0, err
 	}
-	hash := cur.Labels[appsv1.ControllerRevisionHashLabelKey]
-	gen := daemonset.TemplateGeneration(ds)
-	// The pods by node, bound ones first, then oldest first. A pod on its
-	// way out still holds its node (no other is created there until it is
-	// gone), unless it has finished: then it is the kubelet's or the pod
-	// garbage collector's.
+	s := &daemonSync{
+		ds:          ds,
+		hash:        cur.Labels[appsv1.ControllerRevisionHashLabelKey],
+		gen:         daemonset.TemplateGeneration(ds),
+		byNode:      c.daemonPodsByNode(ds),
+		ref:         EventRef("apps/v1", "DaemonSet", ds),
+		tolerations: daemonPodTolerations(&ds.Spec.Template.Spec),
+		affinity:    nodeaffinity.NewRequiredNodeAffinity(ds.Spec.Template.Spec.NodeSelector, ds.Spec.Template.Spec.Affinity),
+		now:         c.now(),
+	}
+	st, create, remove, backoff := c.manage(ctx, s)
+	wait = minPositive(wait, backoff)
+	wrote, errs := c.syncNodes(ctx, s, create, remove)
+	if !wrote && len(errs) == 0 && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+		create, remove, err := c.rollingUpdate(s, int(st.DesiredNumberScheduled))
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			_, errs = c.syncNodes(ctx, s, create, remove)
+		}
+	}
+	if err := c.writeStatus(ctx, ds, st); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.truncateHistory(ctx, ds, revs, cur); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return 0, err
+	}
+	// Upstream resyncs a set whose ready pods are not all available yet
+	// after minReadySeconds.
+	if m := ds.Spec.MinReadySeconds; m > 0 && st.NumberAvailable != st.NumberReady {
+		wait = minPositive(wait, time.Duration(m)*time.Second)
+	}
+	return wait, nil
+}
+
+// daemonSync is what one sync of a daemon set works from.
+type daemonSync struct {
+	ds   *appsv1.DaemonSet
+	hash string
+	gen  int64
+	// byNode are the set's pods by the node they are for, bound ones
+	// first, then oldest first.
+	byNode      map[string][]*corev1.Pod
+	ref         corev1.ObjectReference
+	tolerations []corev1.Toleration
+	affinity    nodeaffinity.RequiredNodeAffinity
+	now         time.Time
+}
+
+// updated reports whether p runs the set's current template: its hash
+// label or its template generation label says so (upstream's
+// IsPodUpdated).
+func (s *daemonSync) updated(p *corev1.Pod) bool {
+	return s.hash != "" && p.Labels[appsv1.ControllerRevisionHashLabelKey] == s.hash ||
+		s.gen > 0 && p.Labels[daemonSetTemplateGenerationLabel] == strconv.FormatInt(s.gen, 10)
+}
+
+// available reports whether p has been ready for the set's minReadySeconds.
+func (s *daemonSync) available(p *corev1.Pod) bool {
+	return isPodAvailable(p, s.ds.Spec.MinReadySeconds, s.now)
+}
+
+// daemonPodsByNode are ds's pods by the node they are for, bound ones
+// first, then oldest first. A pod on its way out still holds its node (no
+// other is created there until it is gone), unless it has finished: then it
+// is the kubelet's or the pod garbage collector's.
+func (c *DaemonSet) daemonPodsByNode(ds *appsv1.DaemonSet) map[string][]*corev1.Pod {
 	byNode := map[string][]*corev1.Pod{}
 	for _, p := range c.pods {
 		if p.Namespace == ds.Namespace && controlledBy(p, ds.UID) && !(p.DeletionTimestamp != nil && podTerminal(p)) {
@@ -287,158 +405,310 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 			return strings.Compare(a.Name, b.Name)
 		})
 	}
-	ref := EventRef("apps/v1", "DaemonSet", ds)
-	tolerations := daemonPodTolerations(&ds.Spec.Template.Spec)
-	affinity := nodeaffinity.NewRequiredNodeAffinity(ds.Spec.Template.Spec.NodeSelector, ds.Spec.Template.Spec.Affinity)
-	now := c.now()
-	updated := func(p *corev1.Pod) bool {
-		if h := p.Labels[appsv1.ControllerRevisionHashLabelKey]; h != "" {
-			return h == hash
-		}
-		return p.Labels[daemonSetTemplateGenerationLabel] == strconv.FormatInt(gen, 10)
-	}
-	var st appsv1.DaemonSetStatus
-	var create []string
-	var remove []*corev1.Pod
-	var oldAvailable, oldUnavailable []*corev1.Pod
-	unavailable := 0
+	return byNode
+}
+
+// manage is upstream's manage pass: the nodes that need a pod, the pods to
+// delete (finished ones, extra ones, those on nodes that should not run
+// them, the unbound ones of nodes that are gone), and the status. A failed
+// pod is deleted at most once per failed-pod backoff (1 s, doubling to 15
+// min, for each node and generation); wait is when to look again at one
+// still waiting.
+func (c *DaemonSet) manage(ctx context.Context, s *daemonSync) (st appsv1.DaemonSetStatus, create []string, remove []*corev1.Pod, wait time.Duration) {
+	ds := s.ds
+	surge := daemonSetAllowsSurge(ds)
 	for _, name := range slices.Sorted(maps.Keys(c.nodes)) {
 		node := c.nodes[name]
-		shouldRun, shouldContinue := daemonNodeShouldRun(node, ds, tolerations, affinity)
-		pods := byNode[name]
-		delete(byNode, name)
+		shouldRun, shouldContinue := daemonNodeShouldRun(node, ds, s.tolerations, s.affinity)
+		pods := s.byNode[name]
 		switch {
-		case shouldRun:
-			st.DesiredNumberScheduled++
-			if len(pods) == 0 {
-				create = append(create, name)
-				unavailable++
-				continue
-			}
+		case shouldRun && len(pods) > 0:
 			// The status counts the node's first pod, whatever its state.
-			first := pods[0]
+			st.DesiredNumberScheduled++
 			st.CurrentNumberScheduled++
-			if isPodReady(first) {
+			if isPodReady(pods[0]) {
 				st.NumberReady++
 			}
-			if isPodAvailable(first, ds.Spec.MinReadySeconds, now) {
+			if s.available(pods[0]) {
 				st.NumberAvailable++
 			}
-			if updated(first) {
+			if s.updated(pods[0]) {
 				st.UpdatedNumberScheduled++
 			}
-			// A finished pod is deleted (and replaced at a later sync, once
-			// it is gone); of the running ones the oldest stays.
-			var live []*corev1.Pod
+		case shouldRun:
+			st.DesiredNumberScheduled++
+		case len(pods) > 0:
+			st.NumberMisscheduled++
+		}
+		switch {
+		case shouldRun && len(pods) == 0:
+			create = append(create, name)
+		case shouldContinue:
+			var running []*corev1.Pod
 			for _, p := range pods {
 				switch {
 				case p.DeletionTimestamp != nil:
 				case p.Status.Phase == corev1.PodFailed:
-					c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedDaemonPod", "Found failed daemon pod %s/%s on node %s, will try to kill it", p.Namespace, p.Name, name)
+					key := fmt.Sprintf("%s/%d/%s", ds.UID, ds.Status.ObservedGeneration, name)
+					if c.failedPods.IsInBackOffSinceUpdate(key, s.now) {
+						wait = minPositive(wait, c.failedPods.Get(key))
+						continue
+					}
+					c.failedPods.Next(key, s.now)
+					c.rec.Eventf(ctx, s.ref, corev1.EventTypeWarning, "FailedDaemonPod", "Found failed daemon pod %s/%s on node %s, will try to kill it", p.Namespace, p.Name, name)
 					remove = append(remove, p)
 				case p.Status.Phase == corev1.PodSucceeded:
-					c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SucceededDaemonPod", "Found succeeded daemon pod %s/%s on node %s, will try to delete it", p.Namespace, p.Name, name)
+					c.rec.Eventf(ctx, s.ref, corev1.EventTypeNormal, "SucceededDaemonPod", "Found succeeded daemon pod %s/%s on node %s, will try to delete it", p.Namespace, p.Name, name)
 					remove = append(remove, p)
 				default:
-					live = append(live, p)
+					running = append(running, p)
 				}
 			}
-			if len(live) == 0 {
-				unavailable++
-				continue
-			}
-			remove = append(remove, live[1:]...)
-			p := live[0]
-			available := isPodAvailable(p, ds.Spec.MinReadySeconds, now)
-			if !available {
-				unavailable++
-			}
 			switch {
-			case updated(p):
-			case available:
-				oldAvailable = append(oldAvailable, p)
-			default:
-				oldUnavailable = append(oldUnavailable, p)
-			}
-		case len(pods) > 0:
-			st.NumberMisscheduled++
-			if !shouldContinue {
-				for _, p := range pods {
-					if p.DeletionTimestamp == nil {
+			case !surge:
+				// Of the running pods the oldest stays.
+				if len(running) > 1 {
+					remove = append(remove, running[1:]...)
+				}
+			case len(running) == 0 && shouldRun:
+				// Surging, a node needs a pod that is not going.
+				create = append(create, name)
+			case len(running) > 1:
+				// Surging, a node keeps its oldest new pod and its
+				// oldest old one, the old one until it is not ready or
+				// the new one is available.
+				var oldestNew, oldestOld *corev1.Pod
+				for _, p := range running {
+					switch {
+					case p.Labels[appsv1.ControllerRevisionHashLabelKey] == s.hash && oldestNew == nil:
+						oldestNew = p
+					case p.Labels[appsv1.ControllerRevisionHashLabelKey] != s.hash && oldestOld == nil:
+						oldestOld = p
+					default:
 						remove = append(remove, p)
 					}
+				}
+				if oldestNew != nil && oldestOld != nil && (!isPodReady(oldestOld) || s.available(oldestNew)) {
+					remove = append(remove, oldestOld)
+				}
+			}
+		case len(pods) > 0:
+			for _, p := range pods {
+				if p.DeletionTimestamp == nil {
+					remove = append(remove, p)
 				}
 			}
 		}
 	}
+	st.NumberUnavailable = st.DesiredNumberScheduled - st.NumberAvailable
 	// Of the pods of nodes that are gone, those never bound are deleted;
 	// the bound ones are the pod garbage collector's.
-	for _, pods := range byNode {
-		for _, p := range pods {
+	for _, name := range slices.Sorted(maps.Keys(s.byNode)) {
+		if _, ok := c.nodes[name]; ok {
+			continue
+		}
+		for _, p := range s.byNode[name] {
 			if p.Spec.NodeName == "" && p.DeletionTimestamp == nil {
 				remove = append(remove, p)
 			}
 		}
 	}
-	st.NumberUnavailable = st.DesiredNumberScheduled - st.NumberAvailable
-	var errs []error
-	// A rolling update deletes old pods within maxUnavailable: the
-	// unavailable ones first, then available ones while the budget lasts.
-	if ds.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType {
-		maxUnavailable := 1
-		if ru := ds.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable != nil {
-			v, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, int(st.DesiredNumberScheduled), true)
-			if err == nil {
-				maxUnavailable = v
-			}
-			if maxUnavailable == 0 && (ru.MaxSurge == nil || ru.MaxSurge.IntValue() == 0 && ru.MaxSurge.StrVal == "") {
-				maxUnavailable = 1
-			}
-		}
-		remove = append(remove, oldUnavailable...)
-		for _, p := range oldAvailable {
-			if unavailable >= maxUnavailable {
-				break
-			}
-			remove = append(remove, p)
-			unavailable++
+	return st, create, remove, wait
+}
+
+// rollingUpdate is upstream's rolling update, run when the manage pass
+// wrote nothing. Without maxSurge it deletes old pods within
+// maxUnavailable: every unavailable one, and available ones while the
+// budget lasts. With maxSurge it creates a new pod beside an old one on up
+// to maxSurge nodes (and on every node whose old pod is unavailable), and
+// deletes an old pod once its node's new one is available; the manage pass
+// then keeps both until then.
+func (c *DaemonSet) rollingUpdate(s *daemonSync, desired int) (create []string, remove []*corev1.Pod, err error) {
+	ds := s.ds
+	maxSurge, maxUnavailable, err := daemonSetRollingLimits(ds, desired)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The nodes of the set's pods, and every node that should run one.
+	nodes := map[string]bool{}
+	for name := range s.byNode {
+		if name != "" {
+			nodes[name] = true
 		}
 	}
-	for _, p := range remove {
-		uid := p.UID
-		_, err := c.reg.Delete(ctx, podsGVR, p.Namespace, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		switch {
-		case err == nil:
-			c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", p.Name)
-		case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
-		default:
-			c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
-			errs = append(errs, fmt.Errorf("delete pod %s: %w", p.Name, err))
+	for name, node := range c.nodes {
+		if run, _ := daemonNodeShouldRun(node, ds, s.tolerations, s.affinity); run {
+			nodes[name] = true
 		}
 	}
-	for _, node := range create {
-		pod := daemonPod(ds, node, hash, gen)
-		got, err := c.reg.Create(ctx, podsGVR, pod)
-		if err != nil {
-			c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
-			errs = append(errs, fmt.Errorf("create pod for node %s: %w", node, err))
+	names := slices.Sorted(maps.Keys(nodes))
+	if maxSurge == 0 {
+		var numUnavailable int
+		var replace, candidates []*corev1.Pod
+		for _, name := range names {
+			newPod, oldPod, ok := s.splitUpdated(s.byNode[name])
+			switch {
+			case !ok, oldPod == nil && newPod == nil, oldPod != nil && newPod != nil:
+				// The manage pass creates or deletes here.
+				numUnavailable++
+			case newPod != nil:
+				if !s.available(newPod) {
+					numUnavailable++
+				}
+			case !s.available(oldPod):
+				replace = append(replace, oldPod)
+				numUnavailable++
+			case numUnavailable < maxUnavailable:
+				candidates = append(candidates, oldPod)
+			}
+		}
+		n := min(max(maxUnavailable-numUnavailable, 0), len(candidates))
+		return nil, append(replace, candidates[:n]...), nil
+	}
+	var shouldNotRun []*corev1.Pod
+	var allowed, candidates []string
+	var numSurge, numAvailable int
+	for _, name := range names {
+		newPod, oldPod, ok := s.splitUpdated(s.byNode[name])
+		if !ok {
+			numSurge++
 			continue
 		}
-		c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", got.(*corev1.Pod).Name)
+		switch {
+		case oldPod != nil && s.available(oldPod), oldPod == nil && newPod != nil && s.available(newPod):
+			numAvailable++
+		}
+		switch {
+		case oldPod == nil:
+		case newPod == nil:
+			node := c.nodes[name]
+			if node == nil {
+				return nil, nil, fmt.Errorf("couldn't get node for nodeName %q: node %q not found", name, name)
+			}
+			run, _ := daemonNodeShouldRun(node, ds, s.tolerations, s.affinity)
+			switch {
+			case !s.available(oldPod) && !run:
+				remove = append(remove, oldPod)
+			case !s.available(oldPod):
+				allowed = append(allowed, name)
+			case !run:
+				shouldNotRun = append(shouldNotRun, oldPod)
+			case numSurge < maxSurge:
+				candidates = append(candidates, name)
+			}
+		case !s.available(newPod):
+			numSurge++
+		default:
+			remove = append(remove, oldPod)
+		}
 	}
-	if err := c.writeStatus(ctx, ds, st); err != nil {
+	// An old pod on a node that should no longer run one goes only while
+	// as many pods as the set wants stay available.
+	if n := numAvailable - desired; n > 0 {
+		remove = append(remove, shouldNotRun[:min(n, len(shouldNotRun))]...)
+	}
+	n := min(max(maxSurge-numSurge, 0), len(candidates))
+	return append(allowed, candidates[:n]...), remove, nil
+}
+
+// splitUpdated is the node's new pod and old pod, of those not being
+// deleted; false when it has more than one of either (the manage pass
+// prunes them first).
+func (s *daemonSync) splitUpdated(pods []*corev1.Pod) (newPod, oldPod *corev1.Pod, ok bool) {
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		if s.updated(p) {
+			if newPod != nil {
+				return nil, nil, false
+			}
+			newPod = p
+		} else {
+			if oldPod != nil {
+				return nil, nil, false
+			}
+			oldPod = p
+		}
+	}
+	return newPod, oldPod, true
+}
+
+// daemonSetAllowsSurge reports whether ds's rolling update surges.
+func daemonSetAllowsSurge(ds *appsv1.DaemonSet) bool {
+	s, _, err := daemonSetRollingLimits(ds, 1)
+	return err == nil && s > 0
+}
+
+// daemonSetRollingLimits are ds's maxSurge and maxUnavailable for desired
+// pods; maxUnavailable is 1 when both would be 0.
+func daemonSetRollingLimits(ds *appsv1.DaemonSet, desired int) (maxSurge, maxUnavailable int, err error) {
+	ru := ds.Spec.UpdateStrategy.RollingUpdate
+	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType || ru == nil {
+		return 0, 1, nil
+	}
+	if ru.MaxUnavailable != nil {
+		if maxUnavailable, err = intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, desired, true); err != nil {
+			return 0, 0, fmt.Errorf("invalid value for MaxUnavailable: %w", err)
+		}
+	}
+	if ru.MaxSurge != nil {
+		if maxSurge, err = intstr.GetScaledValueFromIntOrPercent(ru.MaxSurge, desired, true); err != nil {
+			return 0, 0, fmt.Errorf("invalid value for MaxSurge: %w", err)
+		}
+	}
+	if maxSurge == 0 && maxUnavailable == 0 {
+		maxUnavailable = 1
+	}
+	return maxSurge, maxUnavailable, nil
+}
+
+// syncNodes creates a pod on each of create, in upstream's slow-start
+// batches (stopping after a batch with a failure), then deletes remove. It
+// reports whether any write succeeded.
+func (c *DaemonSet) syncNodes(ctx context.Context, s *daemonSync, create []string, remove []*corev1.Pod) (wrote bool, errs []error) {
+	next := make(chan string, len(create))
+	for _, node := range create {
+		next <- node
+	}
+	created, err := slowStartBatch(min(len(create), daemonSetBurstReplicas), slowStartInitialBatchSize, func() error {
+		node := <-next
+		got, err := c.reg.Create(ctx, podsGVR, daemonPod(s.ds, node, s.hash, s.gen))
+		switch {
+		case err == nil:
+			c.rec.Eventf(ctx, s.ref, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", got.(*corev1.Pod).Name)
+			return nil
+		case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+			return nil
+		}
+		c.rec.Eventf(ctx, s.ref, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
+		return fmt.Errorf("create pod for node %s: %w", node, err)
+	})
+	if err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.truncateHistory(ctx, ds, revs, cur); err != nil {
-		errs = append(errs, err)
+	wrote = created > 0
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, p := range remove[:min(len(remove), daemonSetBurstReplicas)] {
+		wg.Go(func() {
+			uid := p.UID
+			_, err := c.reg.Delete(ctx, podsGVR, p.Namespace, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				wrote = true
+				c.rec.Eventf(ctx, s.ref, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", p.Name)
+			case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+			default:
+				c.rec.Eventf(ctx, s.ref, corev1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
+				errs = append(errs, fmt.Errorf("delete pod %s: %w", p.Name, err))
+			}
+		})
 	}
-	if err := errors.Join(errs...); err != nil {
-		return 0, err
-	}
-	if ds.Spec.MinReadySeconds > 0 && st.NumberAvailable < st.NumberReady {
-		return time.Second, nil
-	}
-	return 0, nil
+	wg.Wait()
+	return wrote, errs
 }
 
 // daemonPod is the pod of ds for node: unbound, with a required affinity
@@ -574,4 +844,25 @@ func (c *DaemonSet) truncateHistory(ctx context.Context, ds *appsv1.DaemonSet, r
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// nowClock is the system clock but for Now and Since, which read now: the
+// clock upstream's flowcontrol.Backoff is given.
+type nowClock struct {
+	clock.RealClock
+	now func() time.Time
+}
+
+// Now implements clock.PassiveClock.
+func (c nowClock) Now() time.Time { return c.now() }
+
+// Since implements clock.PassiveClock.
+func (c nowClock) Since(t time.Time) time.Duration { return c.now().Sub(t) }
+
+// minPositive is the smaller of a and b, where 0 means none.
+func minPositive(a, b time.Duration) time.Duration {
+	if a == 0 || b > 0 && b < a {
+		return b
+	}
+	return a
 }

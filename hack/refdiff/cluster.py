@@ -115,6 +115,18 @@ SCENARIOS = {
            "spec": {"selector": {"matchLabels": {"app": "ds"}}, "template": tmpl("ds")}})],
         [merge("/apis/apps/v1/namespaces/NS/daemonsets/ds", {"spec": {"template": {"spec": {"containers": [dict(C, image="nginx:2")]}}}})],
     ],
+    "daemonset-surge": [
+        [("/apis/apps/v1/namespaces/NS/daemonsets",
+          {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "surge"},
+           "spec": {"selector": {"matchLabels": {"app": "surge"}}, "template": tmpl("surge"),
+                    "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}}}),
+         ("/apis/apps/v1/namespaces/NS/daemonsets",
+          {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "half"},
+           "spec": {"selector": {"matchLabels": {"app": "half"}}, "template": tmpl("half"), "minReadySeconds": 2,
+                    "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "50%", "maxUnavailable": 0}}}})],
+        [merge("/apis/apps/v1/namespaces/NS/daemonsets/surge", {"spec": {"template": {"spec": {"containers": [dict(C, image="nginx:2")]}}}}),
+         merge("/apis/apps/v1/namespaces/NS/daemonsets/half", {"spec": {"template": {"spec": {"containers": [dict(C, image="nginx:2")]}}}})],
+    ],
     "job": [
         [("/apis/batch/v1/namespaces/NS/jobs",
           {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
