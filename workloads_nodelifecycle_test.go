@@ -352,3 +352,63 @@ func TestNoExecuteTaintsEvictPodsAsKubeControllerManager(t *testing.T) {
 		}
 	}
 }
+
+// A pod that already has the taint manager's DisruptionTarget condition
+// (the same status, reason and message) is deleted without a status write,
+// whatever the condition's observedGeneration, as upstream's
+// UpdatePodCondition finds nothing to change.
+func TestTaintEvictionLeavesAnEqualConditionAsItIs(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(1))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	p, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "marked"},
+		Spec:       corev1.PodSpec{NodeName: "node-0", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The simulated kubelet writes the status too: retry on its conflicts.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := cs.CoreV1().Pods("default").Get(ctx, "marked", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		// A recent one: the disruption controller resets one 2 minutes old.
+		cur.Status.Conditions = append(cur.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			Reason: "DeletionByTaintManager", Message: "Taint manager: deleting due to NoExecute taint", LastTransitionTime: metav1.Now()})
+		p, err = cs.CoreV1().Pods("default").UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := cs.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=marked", ResourceVersion: p.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	n, err := cs.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "t", Effect: corev1.TaintEffectNoExecute})
+	if _, err := cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for ev := range w.ResultChan() {
+		got, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			t.Fatalf("watch: %v", ev.Object)
+		}
+		for _, c := range got.Status.Conditions {
+			if c.Type == corev1.DisruptionTarget && c.ObservedGeneration != 0 {
+				t.Errorf("the condition was written again: %+v", c)
+			}
+		}
+		if got.DeletionTimestamp != nil {
+			return
+		}
+	}
+	t.Fatal("the watch ended before the pod's delete")
+}

@@ -305,22 +305,9 @@ func (c *TaintEviction) evict(ctx context.Context, key string) error {
 		pod := cur.(*corev1.Pod)
 		cond := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, ObservedGeneration: pod.Generation,
 			Reason: "DeletionByTaintManager", Message: "Taint manager: deleting due to NoExecute taint"}
-		for i, have := range pod.Status.Conditions {
-			if have.Type != corev1.DisruptionTarget {
-				continue
-			}
-			if have.Status == cond.Status && have.Reason == cond.Reason && have.Message == cond.Message && have.ObservedGeneration == cond.ObservedGeneration {
-				return nil, errNoChange
-			}
-			cond.LastTransitionTime = have.LastTransitionTime
-			if have.Status != cond.Status {
-				cond.LastTransitionTime = metav1.NewTime(c.now())
-			}
-			pod.Status.Conditions[i] = cond
-			return pod, nil
+		if !updatePodCondition(&pod.Status, cond, metav1.NewTime(c.now())) {
+			return nil, errNoChange
 		}
-		cond.LastTransitionTime = metav1.NewTime(c.now())
-		pod.Status.Conditions = append(pod.Status.Conditions, cond)
 		return pod, nil
 	})
 	if err != nil && !errors.Is(err, errNoChange) {
