@@ -1,8 +1,10 @@
 package fakeplane_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -156,3 +158,84 @@ func TestAPodInTwoDisruptionBudgetsCountsForOne(t *testing.T) {
 		t.Errorf("pdb-b's status %+v, want it as synced before the pod (expected 0, healthy 0)", b.Status)
 	}
 }
+
+// TestStaleDisruptionTargetConditionsAreReset: a pod that keeps a True
+// DisruptionTarget condition for 2 minutes without being deleted gets it
+// set False by the disruption controller, as kube-controller-manager's
+// (refplane reset one without a lastTransitionTime at once). The kubelet's
+// own condition, and a pod being deleted, are left alone.
+func TestStaleDisruptionTargetConditionsAreReset(t *testing.T) {
+	t.Parallel()
+	clock := &stepClock{now: time.Now()}
+	cp := fakeplane.Start(t, fakeplane.WithClock(clock.Now))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	mark := func(name, reason string, since time.Time, finalizers ...string) {
+		t.Helper()
+		p, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: finalizers},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			Reason: reason, Message: "marked by the test", LastTransitionTime: metav1.NewTime(since)})
+		if _, err := cs.CoreV1().Pods("default").UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	condition := func(name string) corev1.PodCondition {
+		t.Helper()
+		p, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.DisruptionTarget {
+				return c
+			}
+		}
+		t.Fatalf("pod %s has no DisruptionTarget condition", name)
+		return corev1.PodCondition{}
+	}
+	mark("long-ago", "EvictionByEvictionAPI", time.Time{})
+	eventuallyT(t, "a condition without a time reset at once", func(context.Context) (bool, error) {
+		return condition("long-ago").Status == corev1.ConditionFalse, nil
+	})
+	if c := condition("long-ago"); c.Reason != "" || c.Message != "" || c.ObservedGeneration != 1 || !c.LastTransitionTime.Time.Equal(clock.Now().Truncate(time.Second)) {
+		t.Errorf("reset condition %+v; want False without reason or message, observedGeneration 1, now", c)
+	}
+
+	mark("recent", "EvictionByEvictionAPI", clock.Now())
+	mark("kubelet", corev1.PodReasonTerminationByKubelet, clock.Now())
+	mark("deleting", "EvictionByEvictionAPI", clock.Now(), "example.com/hold")
+	if err := cs.CoreV1().Pods("default").Delete(ctx, "deleting", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(staleAfter - time.Second)
+	time.Sleep(300 * time.Millisecond)
+	if c := condition("recent"); c.Status != corev1.ConditionTrue {
+		t.Fatalf("reset before 2 minutes: %+v", c)
+	}
+	clock.Advance(2 * time.Second)
+	eventuallyT(t, "the recent condition reset after 2 minutes", func(context.Context) (bool, error) {
+		return condition("recent").Status == corev1.ConditionFalse, nil
+	})
+	for _, name := range []string{"kubelet", "deleting"} {
+		if c := condition(name); c.Status != corev1.ConditionTrue {
+			t.Errorf("pod %s: condition reset: %+v", name, c)
+		}
+	}
+	p, err := cs.CoreV1().Pods("default").Get(ctx, "deleting", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Finalizers = nil
+	if _, err := cs.CoreV1().Pods("default").Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// staleAfter is kube-controller-manager's stalePodDisruptionTimeout.
+const staleAfter = 2 * time.Minute

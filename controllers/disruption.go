@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -55,11 +56,12 @@ type disruptionScale struct {
 // ReplicationControllers and StatefulSets), how many must stay healthy,
 // and so how many disruptions are allowed, with the DisruptionAllowed
 // condition. A budget whose pods have no such controller gets upstream's
-// events and a failed sync.
+// events and a failed sync. The pods an eviction took a disruption for
+// (status.disruptedPods) are not counted healthy for pdbDeletionTimeout.
+// A pod whose DisruptionTarget condition has been True for
+// staleDisruptionTimeout without the pod being deleted gets it set False.
 //
-// Not built: the disruptedPods map that evictions fill (fakeplane's
-// eviction does not consult budgets), and the scale subresource of custom
-// controllers.
+// Not built: the scale subresource of custom controllers.
 type Disruption struct {
 	reg  registry.Interface
 	log  *slog.Logger
@@ -74,8 +76,20 @@ type Disruption struct {
 	dirty  map[string]bool
 	// retries are the failed syncs' retry times.
 	retries *keyRetries
-	now     func() time.Time
+	// stale are when pods' DisruptionTarget conditions go stale, by pod
+	// key.
+	stale *jobWakeups
+	now   func() time.Time
 }
+
+// staleDisruptionTimeout is how long a pod that is not being deleted may
+// keep a True DisruptionTarget condition before the controller sets it
+// False (upstream's stalePodDisruptionTimeout); staleDisruptionRetry is
+// when a failed reset is tried again.
+const (
+	staleDisruptionTimeout = 2 * time.Minute
+	staleDisruptionRetry   = time.Second
+)
 
 // pdbDeletionTimeout is how long a pod an eviction took a disruption for
 // (status.disruptedPods) is not counted healthy while it waits to be
@@ -88,6 +102,7 @@ func NewDisruption(reg registry.Interface, now func() time.Time, log *slog.Logge
 	if log == nil {
 		log = slog.Default()
 	}
+	fake := now != nil
 	if now == nil {
 		now = time.Now
 	}
@@ -101,6 +116,7 @@ func NewDisruption(reg registry.Interface, now func() time.Time, log *slog.Logge
 		uidOf:   map[string]types.UID{},
 		dirty:   map[string]bool{},
 		retries: newKeyRetries(),
+		stale:   newJobWakeups(fake),
 		now:     now,
 	}
 }
@@ -143,9 +159,67 @@ func (c *Disruption) Sync(ctx context.Context, events []store.Event) error {
 			if key, ok := c.pdbForPod(ctx, pod); ok {
 				c.dirty[key] = true
 			}
+			if ev.Type != store.Deleted {
+				if stale, after := staleDisruption(pod, c.now()); stale {
+					c.stale.after(ev.Key, c.now(), after)
+				}
+			}
 		}
 	}
-	return syncKeys(ctx, "poddisruptionbudget", c.dirty, c.retries, c.pdbs, c.sync)
+	err := syncKeys(ctx, "poddisruptionbudget", c.dirty, c.retries, c.pdbs, c.sync)
+	now := c.now()
+	for _, key := range c.stale.due(now) {
+		if rerr := c.resetStaleDisruption(ctx, key); rerr != nil {
+			c.log.Warn("reset stale DisruptionTarget condition", "pod", key, "err", rerr)
+			c.stale.after(key, now, staleDisruptionRetry)
+		}
+	}
+	return earlierRequeue(err, c.stale.requeue(now))
+}
+
+// staleDisruption reports whether pod has a DisruptionTarget condition
+// that goes stale if the pod is not deleted (True, not the kubelet's, on
+// a pod neither terminal nor being deleted), and how long until it does.
+func staleDisruption(pod *corev1.Pod, now time.Time) (bool, time.Duration) {
+	if pod == nil || pod.DeletionTimestamp != nil || podTerminal(pod) {
+		return false, 0
+	}
+	i := slices.IndexFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.DisruptionTarget })
+	if i < 0 {
+		return false, 0
+	}
+	cond := pod.Status.Conditions[i]
+	if cond.Status != corev1.ConditionTrue || cond.Reason == corev1.PodReasonTerminationByKubelet {
+		return false, 0
+	}
+	return true, max(staleDisruptionTimeout-now.Sub(cond.LastTransitionTime.Time), 0)
+}
+
+// resetStaleDisruption sets the pod's DisruptionTarget condition False if
+// it is still stale, as upstream's syncStalePodDisruption.
+func (c *Disruption) resetStaleDisruption(ctx context.Context, key string) error {
+	pod := c.pods[key]
+	if stale, after := staleDisruption(pod, c.now()); !stale || after > 0 {
+		if stale {
+			c.stale.after(key, c.now(), after)
+		}
+		return nil
+	}
+	_, err := c.reg.UpdateSubresource(ctx, podsGVR, "status", pod.Namespace, pod.Name, func(cur runtime.Object) (runtime.Object, error) {
+		p := cur.(*corev1.Pod)
+		if p.UID != pod.UID {
+			return nil, errNoChange
+		}
+		cond := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionFalse, ObservedGeneration: p.Generation}
+		if !updatePodCondition(&p.Status, cond, metav1.NewTime(c.now())) {
+			return nil, errNoChange
+		}
+		return p, nil
+	})
+	if err != nil && !errors.Is(err, errNoChange) && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("update status: %w", err)
+	}
+	return nil
 }
 
 // observe records one event.

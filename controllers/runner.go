@@ -67,6 +67,26 @@ func (r *Requeue) Error() string {
 // Unwrap returns the Sync's failures, if any.
 func (r *Requeue) Unwrap() error { return r.Failed }
 
+// earlierRequeue is a Sync's result err brought forward to the Requeue
+// next when that comes first: err when next is nil or err is a failure
+// without a retry time (the runner's backoff retries it), else the
+// Requeue of the two with the earlier time (err keeps its failures).
+func earlierRequeue(err, next error) error {
+	var n *Requeue
+	if !errors.As(next, &n) {
+		return err
+	}
+	if err == nil {
+		return next
+	}
+	var rq *Requeue
+	if !errors.As(err, &rq) {
+		return err
+	}
+	rq.After = min(rq.After, n.After)
+	return rq
+}
+
 // Waker is a Controller that is also fed from elsewhere than the store's
 // watches (the garbage collector's owner index, ...): each value Wake's
 // channel receives makes the runner call Sync, with no events if none came.
