@@ -9,11 +9,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
@@ -357,5 +359,122 @@ func TestStatefulSetMaxUnavailableReplacesPodsTogether(t *testing.T) {
 	}
 	waitStatefulSet(t, cs, "default", "web", "all updated", func(s *appsv1.StatefulSet) bool {
 		return s.Status.UpdatedReplicas == 4 && s.Status.ReadyReplicas == 4 && s.Status.CurrentRevision == s.Status.UpdateRevision
+	})
+}
+
+// TestStatefulSetClaimRetentionPolicy: the controller gives the claims the
+// owner references of spec.persistentVolumeClaimRetentionPolicy, as
+// kube-controller-manager's: under whenDeleted Delete the set controls
+// them (so they go with it); under whenScaled Delete a scaled-away pod's
+// claims pass to the pod (so they go with it) and the pod of that ordinal
+// comes back only once they are gone; under Retain they have no owner.
+func TestStatefulSetClaimRetentionPolicy(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	startTestKubelet(t, cp, nil)
+	del, retain := appsv1.DeletePersistentVolumeClaimRetentionPolicyType, appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	set := webStatefulSet(3, appsv1.ParallelPodManagement)
+	set.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenDeleted: del, WhenScaled: del}
+	if _, err := cs.AppsV1().StatefulSets("default").Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatefulSet(t, cs, "default", "web", "3 ready", func(s *appsv1.StatefulSet) bool { return s.Status.ReadyReplicas == 3 })
+	// owners are the kinds and names of a claim's owners, "-" when it is
+	// gone.
+	owners := func(name string) string {
+		c, err := cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return "-"
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := ""
+		for _, r := range c.OwnerReferences {
+			if r.Controller == nil || !*r.Controller || r.BlockOwnerDeletion == nil || !*r.BlockOwnerDeletion {
+				t.Errorf("claim %s: owner %+v is not a blocking controller reference", name, r)
+			}
+			out += r.Kind + "/" + r.Name
+		}
+		return out
+	}
+	wantOwners := func(what string, want map[string]string) {
+		t.Helper()
+		eventuallyT(t, what, func(context.Context) (bool, error) {
+			for name, w := range want {
+				if owners(name) != w {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+	}
+	wantOwners("the set owns its claims", map[string]string{"data-web-0": "StatefulSet/web", "data-web-1": "StatefulSet/web", "data-web-2": "StatefulSet/web"})
+
+	// Scaled to 1: web-1's and web-2's claims pass to their pods and go
+	// with them.
+	change := func(f func(*appsv1.StatefulSet)) {
+		t.Helper()
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			s, err := cs.AppsV1().StatefulSets("default").Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			f(s)
+			_, err = cs.AppsV1().StatefulSets("default").Update(ctx, s, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	change(func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](1) })
+	wantOwners("the scaled-away claims deleted", map[string]string{"data-web-0": "StatefulSet/web", "data-web-1": "-", "data-web-2": "-"})
+
+	// Retain on both: the set lets go of web-0's claim, and new claims
+	// have no owner.
+	change(func(s *appsv1.StatefulSet) {
+		s.Spec.Replicas = ptr.To[int32](2)
+		s.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenDeleted: retain, WhenScaled: retain}
+	})
+	wantOwners("no owners under Retain", map[string]string{"data-web-0": "", "data-web-1": ""})
+	waitEventNotes(t, cs, "default", "web", "Update Pod web-0 in StatefulSet web successful")
+
+	// The set deleted: retained claims stay.
+	if err := cs.AppsV1().StatefulSets("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the pods gone", func(ctx context.Context) (bool, error) {
+		pods, err := cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		return err == nil && len(pods.Items) == 0, err
+	})
+	if o := owners("data-web-0") + owners("data-web-1"); o != "" {
+		t.Errorf("retained claims after the set's deletion: owners %q", o)
+	}
+}
+
+// TestStatefulSetClaimsGoWithTheSet: under whenDeleted Delete, deleting
+// the set deletes its claims (the garbage collector follows the owner
+// references the controller set).
+func TestStatefulSetClaimsGoWithTheSet(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	startTestKubelet(t, cp, nil)
+	set := webStatefulSet(2, appsv1.ParallelPodManagement)
+	set.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.RetainPersistentVolumeClaimRetentionPolicyType}
+	if _, err := cs.AppsV1().StatefulSets("default").Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatefulSet(t, cs, "default", "web", "2 ready", func(s *appsv1.StatefulSet) bool { return s.Status.ReadyReplicas == 2 })
+	if err := cs.AppsV1().StatefulSets("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the claims deleted with the set", func(ctx context.Context) (bool, error) {
+		pvcs, err := cs.CoreV1().PersistentVolumeClaims("default").List(ctx, metav1.ListOptions{})
+		return err == nil && len(pvcs.Items) == 0, err
 	})
 }

@@ -49,9 +49,12 @@ var (
 // the highest ordinal down to the partition. Each template is kept as a
 // ControllerRevision, and the status counts the pods by revision.
 //
-// Not built: adoption of orphaned pods and claims, maxUnavailable above
-// one, and the PersistentVolumeClaim retention policy's deletions (claims
-// are always retained).
+// The claims get the owner references the set's retention policy wants
+// (statefulset_claims.go), for the garbage collector to delete them with
+// the set or their scaled-away pod.
+//
+// Not built: adoption of orphaned pods and claims, and the claims
+// re-created for a pending pod whose claim was deleted.
 type StatefulSet struct {
 	reg  registry.Interface
 	log  *slog.Logger
@@ -63,7 +66,7 @@ type StatefulSet struct {
 	sets      map[string]*appsv1.StatefulSet
 	pods      map[string]*corev1.Pod
 	revisions map[string]*appsv1.ControllerRevision
-	claims    map[string]bool
+	claims    map[string]*corev1.PersistentVolumeClaim
 	// dirty are the sets to sync, by key.
 	dirty map[string]bool
 	// retries are the failed syncs' retry times.
@@ -87,7 +90,7 @@ func NewStatefulSet(reg registry.Interface, now func() time.Time, log *slog.Logg
 		sets:      map[string]*appsv1.StatefulSet{},
 		pods:      map[string]*corev1.Pod{},
 		revisions: map[string]*appsv1.ControllerRevision{},
-		claims:    map[string]bool{},
+		claims:    map[string]*corev1.PersistentVolumeClaim{},
 		dirty:     map[string]bool{},
 		retries:   newKeyRetries(),
 	}
@@ -131,10 +134,8 @@ func (c *StatefulSet) observe(ev store.Event) error {
 	case controllerRevisionsBucket:
 		return observeControlled(ev, "StatefulSet", c.revisions, nil)
 	case pvcsBucket:
-		c.claims[ev.Key] = ev.Type != store.Deleted
-		if ev.Type == store.Deleted {
-			delete(c.claims, ev.Key)
-		}
+		_, err := trackEvent(c.claims, ev)
+		return err
 	}
 	return nil
 }
@@ -352,6 +353,14 @@ func (c *StatefulSet) act(ctx context.Context, set *appsv1.StatefulSet, pods map
 	for ord := start; ord < end; ord++ {
 		pod := pods[ord]
 		if pod == nil {
+			// A claim an earlier pod of the name still owns (whenScaled:
+			// Delete) goes first.
+			if c.podClaimIsStale(set, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: set.Name + "-" + strconv.Itoa(ord)}}, ord) {
+				if monotonic {
+					return errors.Join(errs...)
+				}
+				continue
+			}
 			if err := c.createPod(ctx, set, ord, start, current, update, status); err != nil {
 				errs = append(errs, err)
 			}
@@ -374,6 +383,14 @@ func (c *StatefulSet) act(ctx context.Context, set *appsv1.StatefulSet, pods map
 		if monotonic && (pod.DeletionTimestamp != nil || !statefulPodAvailable(pod, set.Spec.MinReadySeconds, now)) {
 			return errors.Join(errs...)
 		}
+		if !c.claimsMatchRetention(set, pod, ord) {
+			if err := c.updatePodClaims(ctx, set, pod, ord); err != nil {
+				errs = append(errs, err)
+				if monotonic {
+					return errors.Join(errs...)
+				}
+			}
+		}
 	}
 	// The condemned, from the highest ordinal down.
 	var condemned []int
@@ -384,6 +401,16 @@ func (c *StatefulSet) act(ctx context.Context, set *appsv1.StatefulSet, pods map
 	}
 	slices.Sort(condemned)
 	slices.Reverse(condemned)
+	// Their claims first get the owners the policy wants of a pod scaled
+	// away.
+	for _, ord := range condemned {
+		if c.claimsMatchRetention(set, pods[ord], ord) {
+			continue
+		}
+		if err := c.updateClaimsForRetention(ctx, set, pods[ord], ord); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+	}
 	for _, ord := range condemned {
 		pod := pods[ord]
 		if pod.DeletionTimestamp != nil {
@@ -548,7 +575,7 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 		volumes = append(volumes, corev1.Volume{Name: t.Name, VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim.Name},
 		}})
-		if c.claims[claim.Namespace+"/"+claim.Name] {
+		if c.claims[claim.Namespace+"/"+claim.Name] != nil {
 			continue
 		}
 		claim.Status = corev1.PersistentVolumeClaimStatus{}
@@ -579,7 +606,25 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedCreate", "Create Pod %s in StatefulSet %s failed error: %s", name, set.Name, err)
 		return fmt.Errorf("create pod %s: %w", name, err)
 	}
+	// As upstream's, with the pod as it was sent (no UID yet).
+	if err := c.updateClaimsForRetention(ctx, set, pod, ord); err != nil {
+		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedUpdate", "Update Pod %s in StatefulSet %s failed error: %s", name, set.Name, err)
+		return err
+	}
 	c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulCreate", "Create Pod %s in StatefulSet %s successful", name, set.Name)
+	return nil
+}
+
+// updatePodClaims gives the claims of a replica's pod the owners the
+// set's policy wants, as upstream's UpdateStatefulPod does, with its
+// event (the pod itself is unchanged, so not written).
+func (c *StatefulSet) updatePodClaims(ctx context.Context, set *appsv1.StatefulSet, pod *corev1.Pod, ord int) error {
+	ref := EventRef("apps/v1", "StatefulSet", set)
+	if err := c.updateClaimsForRetention(ctx, set, pod, ord); err != nil {
+		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedUpdate", "Update Pod %s in StatefulSet %s failed error: %s", pod.Name, set.Name, err)
+		return err
+	}
+	c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulUpdate", "Update Pod %s in StatefulSet %s successful", pod.Name, set.Name)
 	return nil
 }
 

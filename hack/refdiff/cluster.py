@@ -109,6 +109,18 @@ SCENARIOS = {
         [merge("/apis/apps/v1/namespaces/NS/statefulsets/db", {"spec": {"template": {"spec": {"containers": [dict(C, image="nginx:2")]}}}})],
         [merge("/apis/apps/v1/namespaces/NS/statefulsets/db", {"spec": {"replicas": 1}})],
     ],
+    "statefulset-retention": [
+        [("/apis/apps/v1/namespaces/NS/statefulsets",
+          {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "st"},
+           "spec": {"replicas": 3, "serviceName": "st", "podManagementPolicy": "Parallel", "selector": {"matchLabels": {"app": "st"}},
+                    "template": tmpl("st"),
+                    "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                                                                                    "resources": {"requests": {"storage": "1Gi"}}}}],
+                    "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete", "whenScaled": "Delete"}}})],
+        [merge("/apis/apps/v1/namespaces/NS/statefulsets/st", {"spec": {"replicas": 1}})],
+        [merge("/apis/apps/v1/namespaces/NS/statefulsets/st", {"spec": {"replicas": 2, "persistentVolumeClaimRetentionPolicy":
+                                                                        {"whenDeleted": "Retain", "whenScaled": "Retain"}}})],
+    ],
     "daemonset": [
         [("/apis/apps/v1/namespaces/NS/daemonsets",
           {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds"},
