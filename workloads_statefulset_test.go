@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -476,5 +477,45 @@ func TestStatefulSetClaimsGoWithTheSet(t *testing.T) {
 	eventuallyT(t, "the claims deleted with the set", func(ctx context.Context) (bool, error) {
 		pvcs, err := cs.CoreV1().PersistentVolumeClaims("default").List(ctx, metav1.ListOptions{})
 		return err == nil && len(pvcs.Items) == 0, err
+	})
+}
+
+// TestStatefulSetRecreatesAPendingPodsClaim: a claim deleted under a pod
+// that is still Pending is created again, as kube-controller-manager's
+// controller does. (The pod is not scheduled, its claim being unbound, so
+// the claim's protection does not hold it.)
+func TestStatefulSetRecreatesAPendingPodsClaim(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	startTestKubelet(t, cp, func(p *corev1.Pod) bool { return p.Name == "web-0" })
+	if _, err := cs.AppsV1().StatefulSets("default").Create(ctx, webStatefulSet(1, ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var first *corev1.PersistentVolumeClaim
+	eventuallyT(t, "web-0 pending with its claim", func(ctx context.Context) (bool, error) {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, "web-0", metav1.GetOptions{})
+		if err != nil || p.Status.Phase != corev1.PodPending {
+			return false, nil
+		}
+		first, err = cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, "data-web-0", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err := cs.CoreV1().PersistentVolumeClaims("default").Delete(ctx, "data-web-0", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// As upstream's, the controller does not watch claims: the pod's next
+	// change syncs the set.
+	eventuallyT(t, "the claim gone", func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, "data-web-0", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if _, err := cs.CoreV1().Pods("default").Patch(ctx, "web-0", types.MergePatchType, []byte(`{"metadata":{"labels":{"touched":"yes"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the claim created again", func(ctx context.Context) (bool, error) {
+		c, err := cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, "data-web-0", metav1.GetOptions{})
+		return err == nil && c.UID != first.UID && c.DeletionTimestamp == nil, nil
 	})
 }

@@ -53,8 +53,9 @@ var (
 // (statefulset_claims.go), for the garbage collector to delete them with
 // the set or their scaled-away pod.
 //
-// Not built: adoption of orphaned pods and claims, and the claims
-// re-created for a pending pod whose claim was deleted.
+// A pending pod's claims are created again if they are deleted under it.
+//
+// Not built: adoption of orphaned pods and claims.
 type StatefulSet struct {
 	reg  registry.Interface
 	log  *slog.Logger
@@ -380,6 +381,23 @@ func (c *StatefulSet) act(ctx context.Context, set *appsv1.StatefulSet, pods map
 			}
 			continue
 		}
+		// A pending pod gets back a claim deleted under it.
+		if pod.Status.Phase == corev1.PodPending {
+			err := c.createClaims(ctx, set, ord)
+			if err == nil {
+				if err = c.updateClaimsForRetention(ctx, set, pod, ord); err != nil {
+					c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeWarning, "FailedUpdate",
+						"Update Pod %s in StatefulSet %s failed error: %s", pod.Name, set.Name, err)
+				}
+			}
+			if err != nil {
+				errs = append(errs, err)
+				if monotonic {
+					return errors.Join(errs...)
+				}
+				continue
+			}
+		}
 		if monotonic && (pod.DeletionTimestamp != nil || !statefulPodAvailable(pod, set.Spec.MinReadySeconds, now)) {
 			return errors.Join(errs...)
 		}
@@ -556,40 +574,18 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 	pod.Spec.Hostname = name
 	pod.Spec.Subdomain = set.Spec.ServiceName
 	// The claims, and the volumes that mount them.
+	if err := c.createClaims(ctx, set, ord); err != nil {
+		c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeWarning, "FailedCreate",
+			"Create Pod %s in StatefulSet %s failed error: %s", name, set.Name, err)
+		return err
+	}
 	var volumes []corev1.Volume
 	claimed := map[string]bool{}
 	for _, t := range set.Spec.VolumeClaimTemplates {
-		claim := t.DeepCopy()
-		claim.Name = fmt.Sprintf("%s-%s-%d", t.Name, set.Name, ord)
-		claim.Namespace = set.Namespace
-		claim.ResourceVersion, claim.UID = "", ""
-		if set.Spec.Selector != nil {
-			if claim.Labels == nil {
-				claim.Labels = map[string]string{}
-			}
-			for k, v := range set.Spec.Selector.MatchLabels {
-				claim.Labels[k] = v
-			}
-		}
 		claimed[t.Name] = true
 		volumes = append(volumes, corev1.Volume{Name: t.Name, VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim.Name},
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: fmt.Sprintf("%s-%s-%d", t.Name, set.Name, ord)},
 		}})
-		if c.claims[claim.Namespace+"/"+claim.Name] != nil {
-			continue
-		}
-		claim.Status = corev1.PersistentVolumeClaimStatus{}
-		_, err := c.reg.Create(ctx, pvcsGVR, claim)
-		switch {
-		case err == nil:
-			c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeNormal, "SuccessfulCreate",
-				"Create Claim %s Pod %s in StatefulSet %s success", claim.Name, name, set.Name)
-		case apierrors.IsAlreadyExists(err):
-		default:
-			c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeWarning, "FailedCreate",
-				"Create Claim %s for Pod %s in StatefulSet %s failed error: %s", claim.Name, name, set.Name, err)
-			return fmt.Errorf("create claim %s: %w", claim.Name, err)
-		}
 	}
 	for _, v := range pod.Spec.Volumes {
 		if !claimed[v.Name] {
@@ -613,6 +609,49 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 	}
 	c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulCreate", "Create Pod %s in StatefulSet %s successful", name, set.Name)
 	return nil
+}
+
+// createClaims creates the claims of the pod of ordinal ord that do not
+// exist, from the set's claim templates, as upstream's
+// createPersistentVolumeClaims: each failure has its event and is
+// returned with the others; a claim being deleted is a failure too.
+func (c *StatefulSet) createClaims(ctx context.Context, set *appsv1.StatefulSet, ord int) error {
+	name := set.Name + "-" + strconv.Itoa(ord)
+	var errs []error
+	for _, t := range set.Spec.VolumeClaimTemplates {
+		claim := t.DeepCopy()
+		claim.Name = fmt.Sprintf("%s-%s-%d", t.Name, set.Name, ord)
+		claim.Namespace = set.Namespace
+		claim.ResourceVersion, claim.UID = "", ""
+		if set.Spec.Selector != nil {
+			if claim.Labels == nil {
+				claim.Labels = map[string]string{}
+			}
+			for k, v := range set.Spec.Selector.MatchLabels {
+				claim.Labels[k] = v
+			}
+		}
+		if have := c.claims[claim.Namespace+"/"+claim.Name]; have != nil {
+			if have.DeletionTimestamp != nil {
+				errs = append(errs, fmt.Errorf("pvc %s is being deleted", claim.Name))
+			}
+			continue
+		}
+		claim.Status = corev1.PersistentVolumeClaimStatus{}
+		_, err := c.reg.Create(ctx, pvcsGVR, claim)
+		switch {
+		case err == nil:
+			c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeNormal, "SuccessfulCreate",
+				"Create Claim %s Pod %s in StatefulSet %s success", claim.Name, name, set.Name)
+		case apierrors.IsAlreadyExists(err):
+			errs = append(errs, fmt.Errorf("failed to create PVC %s: %w", claim.Name, err))
+		default:
+			c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeWarning, "FailedCreate",
+				"Create Claim %s for Pod %s in StatefulSet %s failed error: %s", claim.Name, name, set.Name, err)
+			errs = append(errs, fmt.Errorf("failed to create PVC %s: %w", claim.Name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // updatePodClaims gives the claims of a replica's pod the owners the
