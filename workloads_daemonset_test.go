@@ -214,9 +214,11 @@ func TestDaemonSetReplacesFailedPodsAndLeavesDeletedNodesPodsToThePodGC(t *testi
 		}
 		return false, nil
 	})
+	// Replaced by a pod bound to the node (the status alone may still
+	// count the failed one).
 	waitDaemonSet(t, cs, "the failed pod replaced", func(ds *appsv1.DaemonSet) bool {
 		p, ok := agentPods(t, cs)["node-1"]
-		return ok && p.Name != failed.Name && ds.Status.NumberReady == 2
+		return ok && p.Name != failed.Name && p.Spec.NodeName == "node-1" && podIsReady(&p) && ds.Status.NumberReady == 2
 	})
 
 	bound := agentPods(t, cs)["node-1"]
@@ -397,5 +399,54 @@ func TestDaemonSetBacksOffDeletingFailedPods(t *testing.T) {
 		}
 		clock.Advance(time.Millisecond)
 		eventuallyT(t, "the failed pod deleted after "+delay.String(), func(context.Context) (bool, error) { return !exists(name), nil })
+	}
+}
+
+// A DaemonSet deleted with the Orphan propagation policy and created again
+// adopts the pods and revision it left (kubectl delete --cascade=orphan,
+// to change an immutable field), as upstream's: no pod is replaced.
+func TestDaemonSetAdoptsItsOrphans(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithNodes(2))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.AppsV1().DaemonSets("default").Create(ctx, agentDaemonSet(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDaemonSet(t, cs, "2 ready", func(ds *appsv1.DaemonSet) bool { return ds.Status.NumberReady == 2 })
+	before := agentPods(t, cs)
+	orphan := metav1.DeletePropagationOrphan
+	if err := cs.AppsV1().DaemonSets("default").Delete(ctx, "agent", metav1.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the pods orphaned and the set gone", func(ctx context.Context) (bool, error) {
+		for _, p := range agentPods(t, cs) {
+			if len(p.OwnerReferences) > 0 {
+				return false, nil
+			}
+		}
+		_, err := cs.AppsV1().DaemonSets("default").Get(ctx, "agent", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	ds, err := cs.AppsV1().DaemonSets("default").Create(ctx, agentDaemonSet(), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDaemonSet(t, cs, "2 ready again", func(ds *appsv1.DaemonSet) bool {
+		return ds.Status.NumberReady == 2 && ds.Status.UpdatedNumberScheduled == 2 && ds.Status.ObservedGeneration == ds.Generation
+	})
+	after := agentPods(t, cs)
+	for node, p := range before {
+		q := after[node]
+		if q.UID != p.UID || metav1.GetControllerOf(&q) == nil || metav1.GetControllerOf(&q).UID != ds.UID {
+			t.Errorf("pod of %s: %s (owner %v), want %s adopted by the new set", node, q.Name, q.OwnerReferences, p.Name)
+		}
+	}
+	revs, err := cs.AppsV1().ControllerRevisions("default").List(ctx, metav1.ListOptions{LabelSelector: "app=agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs.Items) != 1 || metav1.GetControllerOf(&revs.Items[0]) == nil || metav1.GetControllerOf(&revs.Items[0]).UID != ds.UID {
+		t.Errorf("revisions %d, want the one left, adopted", len(revs.Items))
 	}
 }

@@ -519,3 +519,68 @@ func TestStatefulSetRecreatesAPendingPodsClaim(t *testing.T) {
 		return err == nil && c.UID != first.UID && c.DeletionTimestamp == nil, nil
 	})
 }
+
+// A StatefulSet deleted with the Orphan propagation policy and created
+// again adopts the pods named for it and its revision, as upstream's: the
+// pods are not replaced, and a pod of another name that its selector
+// matches is left alone.
+func TestStatefulSetAdoptsItsOrphans(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	startTestKubelet(t, cp, nil)
+	if _, err := cs.AppsV1().StatefulSets("default").Create(ctx, webStatefulSet(2, ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatefulSet(t, cs, "default", "web", "2 ready", func(s *appsv1.StatefulSet) bool { return s.Status.ReadyReplicas == 2 })
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "stranger", Labels: map[string]string{"app": "web"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	uids := map[string]types.UID{}
+	for _, name := range []string{"web-0", "web-1"} {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		uids[name] = p.UID
+	}
+	orphan := metav1.DeletePropagationOrphan
+	if err := cs.AppsV1().StatefulSets("default").Delete(ctx, "web", metav1.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, "the pods orphaned and the set gone", func(ctx context.Context) (bool, error) {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, "web-1", metav1.GetOptions{})
+		if err != nil || len(p.OwnerReferences) != 0 {
+			return false, nil
+		}
+		_, err = cs.AppsV1().StatefulSets("default").Get(ctx, "web", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	set, err := cs.AppsV1().StatefulSets("default").Create(ctx, webStatefulSet(2, ""), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatefulSet(t, cs, "default", "web", "2 ready again", func(s *appsv1.StatefulSet) bool {
+		return s.Status.ReadyReplicas == 2 && s.Status.ObservedGeneration == s.Generation
+	})
+	for name, uid := range uids {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.UID != uid || metav1.GetControllerOf(p) == nil || metav1.GetControllerOf(p).UID != set.UID {
+			t.Errorf("pod %s: owners %v, uid changed %v; want it adopted", name, p.OwnerReferences, p.UID != uid)
+		}
+	}
+	p, err := cs.CoreV1().Pods("default").Get(ctx, "stranger", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.OwnerReferences) != 0 {
+		t.Errorf("pod stranger adopted: %v", p.OwnerReferences)
+	}
+}

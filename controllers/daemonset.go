@@ -74,7 +74,9 @@ const (
 // node within maxUnavailable, or, with maxSurge, starts a new pod beside
 // the old one and deletes the old one once the new one is available. A
 // node's failed pods are deleted at most once per failed-pod backoff. Each
-// template is kept as a ControllerRevision.
+// template is kept as a ControllerRevision. Orphan pods and revisions its
+// selector matches are adopted; pods it controls that its selector no
+// longer matches are released.
 type DaemonSet struct {
 	reg  registry.Interface
 	log  *slog.Logger
@@ -87,7 +89,11 @@ type DaemonSet struct {
 	pods      map[string]*corev1.Pod
 	nodes     map[string]*corev1.Node
 	revisions map[string]*appsv1.ControllerRevision
-	dirty     map[string]bool
+	// orphanPods and orphanRevisions have no controller: a set whose
+	// selector matches them adopts them.
+	orphanPods      map[string]*corev1.Pod
+	orphanRevisions map[string]*appsv1.ControllerRevision
+	dirty           map[string]bool
 	// retries are the failed syncs' retry times.
 	retries *keyRetries
 	// readyWakeups are when to sync a set again, by set key: a second
@@ -120,6 +126,9 @@ func NewDaemonSet(reg registry.Interface, now func() time.Time, log *slog.Logger
 		dirty:        map[string]bool{},
 		retries:      newKeyRetries(),
 		readyWakeups: map[string]time.Time{},
+
+		orphanPods:      map[string]*corev1.Pod{},
+		orphanRevisions: map[string]*appsv1.ControllerRevision{},
 		failedPods: flowcontrol.NewFakeBackOff(failedDaemonPodBackoff, maxFailedDaemonPodBackoff,
 			nowClock{now: now}),
 	}
@@ -165,8 +174,12 @@ func (c *DaemonSet) observe(ev store.Event) error {
 		c.dirty[ev.Key] = true
 	case podsBucket:
 		prev := c.pods[ev.Key]
-		if err := observeControlled(ev, "DaemonSet", c.pods, c.dirty); err != nil {
+		orphan, err := observeAdoptable(ev, "DaemonSet", c.pods, c.orphanPods, c.dirty)
+		if err != nil {
 			return err
+		}
+		if orphan != nil {
+			wakeSelecting(orphan, c.sets, daemonSetSelector, c.dirty)
 		}
 		// A pod that turns ready wakes its set once it can be available
 		// (upstream adds a second against clock skew).
@@ -197,10 +210,19 @@ func (c *DaemonSet) observe(ev store.Event) error {
 			c.dirty[key] = true
 		}
 	case controllerRevisionsBucket:
-		return observeControlled(ev, "DaemonSet", c.revisions, nil)
+		orphan, err := observeAdoptable(ev, "DaemonSet", c.revisions, c.orphanRevisions, nil)
+		if err != nil {
+			return err
+		}
+		if orphan != nil {
+			wakeSelecting(orphan, c.sets, daemonSetSelector, c.dirty)
+		}
 	}
 	return nil
 }
+
+// daemonSetSelector is a set's selector.
+func daemonSetSelector(ds *appsv1.DaemonSet) *metav1.LabelSelector { return ds.Spec.Selector }
 
 // daemonNodeUnchanged reports whether what decides where daemon pods run
 // (labels, taints, name) is the same on both.
@@ -303,13 +325,10 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 			delete(c.readyWakeups, key)
 		}
 	}
-	var revs []*appsv1.ControllerRevision
-	for _, r := range c.revisions {
-		if r.Namespace == ds.Namespace && controlledBy(r, ds.UID) {
-			revs = append(revs, r)
-		}
+	revs, pods, err := c.claim(ctx, ds)
+	if err != nil {
+		return 0, err
 	}
-	slices.SortFunc(revs, func(a, b *appsv1.ControllerRevision) int { return int(a.Revision - b.Revision) })
 	cur, err := c.currentRevision(ctx, ds, revs)
 	if err != nil {
 		return 0, err
@@ -318,7 +337,7 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 		ds:          ds,
 		hash:        cur.Labels[appsv1.ControllerRevisionHashLabelKey],
 		gen:         daemonset.TemplateGeneration(ds),
-		byNode:      c.daemonPodsByNode(ds),
+		byNode:      daemonPodsByNode(pods),
 		ref:         EventRef("apps/v1", "DaemonSet", ds),
 		tolerations: daemonPodTolerations(&ds.Spec.Template.Spec),
 		affinity:    nodeaffinity.NewRequiredNodeAffinity(ds.Spec.Template.Spec.NodeSelector, ds.Spec.Template.Spec.Affinity),
@@ -379,14 +398,44 @@ func (s *daemonSync) available(p *corev1.Pod) bool {
 	return isPodAvailable(p, s.ds.Spec.MinReadySeconds, s.now)
 }
 
-// daemonPodsByNode are ds's pods by the node they are for, bound ones
+// claim returns the set's revisions (by revision number) and pods, once
+// it adopted the orphans its selector matches and released those it
+// controls that it no longer matches, as upstream's ControllerRefManager.
+func (c *DaemonSet) claim(ctx context.Context, ds *appsv1.DaemonSet) ([]*appsv1.ControllerRevision, []*corev1.Pod, error) {
+	sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid label selector: %w", err)
+	}
+	o := newOwnerRefs(c.reg, ds, daemonSetsGVR, daemonSetKind)
+	var revs []*appsv1.ControllerRevision
+	for _, r := range c.revisions {
+		if r.Namespace == ds.Namespace && controlledBy(r, ds.UID) {
+			revs = append(revs, r)
+		}
+	}
+	revs, rerr := releaseUnmatched(ctx, o, controllerRevisionsGVR, revs, sel, nil)
+	adopted, aerr := adopt(ctx, o, controllerRevisionsGVR, c.orphanRevisions, sel, nil)
+	revs = append(revs, adopted...)
+	slices.SortFunc(revs, func(a, b *appsv1.ControllerRevision) int { return int(a.Revision - b.Revision) })
+	var pods []*corev1.Pod
+	for _, p := range c.pods {
+		if p.Namespace == ds.Namespace && controlledBy(p, ds.UID) {
+			pods = append(pods, p)
+		}
+	}
+	pods, perr := releaseUnmatched(ctx, o, podsGVR, pods, sel, nil)
+	adoptedPods, aperr := adopt(ctx, o, podsGVR, c.orphanPods, sel, nil)
+	return revs, append(pods, adoptedPods...), errors.Join(rerr, aerr, perr, aperr)
+}
+
+// daemonPodsByNode are a set's pods by the node they are for, bound ones
 // first, then oldest first. A pod on its way out still holds its node (no
 // other is created there until it is gone), unless it has finished: then it
 // is the kubelet's or the pod garbage collector's.
-func (c *DaemonSet) daemonPodsByNode(ds *appsv1.DaemonSet) map[string][]*corev1.Pod {
+func daemonPodsByNode(pods []*corev1.Pod) map[string][]*corev1.Pod {
 	byNode := map[string][]*corev1.Pod{}
-	for _, p := range c.pods {
-		if p.Namespace == ds.Namespace && controlledBy(p, ds.UID) && !(p.DeletionTimestamp != nil && podTerminal(p)) {
+	for _, p := range pods {
+		if !(p.DeletionTimestamp != nil && podTerminal(p)) {
 			n := daemonPodNode(p)
 			byNode[n] = append(byNode[n], p)
 		}

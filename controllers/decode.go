@@ -30,11 +30,16 @@ func observeControlled[T any, PT interface {
 	if err != nil {
 		return err
 	}
-	o := PT(obj)
+	keepControlled(ev, PT(obj), kind, objects, dirty)
+	return nil
+}
+
+// keepControlled is observeControlled for o, the object ev carries.
+func keepControlled[PT metav1.Object](ev store.Event, o PT, kind string, objects map[string]PT, dirty map[string]bool) {
 	ref := metav1.GetControllerOfNoCopy(o)
 	if ref == nil || ref.Kind != kind || ref.APIVersion != "apps/v1" {
 		delete(objects, ev.Key)
-		return nil
+		return
 	}
 	if ev.Type == store.Deleted {
 		delete(objects, ev.Key)
@@ -44,7 +49,6 @@ func observeControlled[T any, PT interface {
 	if dirty != nil {
 		dirty[o.GetNamespace()+"/"+ref.Name] = true
 	}
-	return nil
 }
 
 // trackEvent keeps objects, a controller's copy of one resource by store

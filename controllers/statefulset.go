@@ -55,7 +55,11 @@ var (
 //
 // A pending pod's claims are created again if they are deleted under it.
 //
-// Not built: adoption of orphaned pods and claims.
+// Orphan pods named for the set and orphan revisions that its selector
+// matches are adopted.
+//
+// Not built: adoption of orphaned claims (upstream's controller does not
+// adopt them either; their owner references follow the retention policy).
 type StatefulSet struct {
 	reg  registry.Interface
 	log  *slog.Logger
@@ -68,6 +72,11 @@ type StatefulSet struct {
 	pods      map[string]*corev1.Pod
 	revisions map[string]*appsv1.ControllerRevision
 	claims    map[string]*corev1.PersistentVolumeClaim
+	// orphanPods and orphanRevisions have no controller: a set whose
+	// selector matches them (and, for a pod, whose name is its set's)
+	// adopts them.
+	orphanPods      map[string]*corev1.Pod
+	orphanRevisions map[string]*appsv1.ControllerRevision
 	// dirty are the sets to sync, by key.
 	dirty map[string]bool
 	// retries are the failed syncs' retry times.
@@ -94,6 +103,9 @@ func NewStatefulSet(reg registry.Interface, now func() time.Time, log *slog.Logg
 		claims:    map[string]*corev1.PersistentVolumeClaim{},
 		dirty:     map[string]bool{},
 		retries:   newKeyRetries(),
+
+		orphanPods:      map[string]*corev1.Pod{},
+		orphanRevisions: map[string]*appsv1.ControllerRevision{},
 	}
 }
 
@@ -131,15 +143,26 @@ func (c *StatefulSet) observe(ev store.Event) error {
 		c.sets[ev.Key] = set
 		c.dirty[ev.Key] = true
 	case podsBucket:
-		return observeControlled(ev, "StatefulSet", c.pods, c.dirty)
+		orphan, err := observeAdoptable(ev, "StatefulSet", c.pods, c.orphanPods, c.dirty)
+		if orphan != nil {
+			wakeSelecting(orphan, c.sets, statefulSetSelector, c.dirty)
+		}
+		return err
 	case controllerRevisionsBucket:
-		return observeControlled(ev, "StatefulSet", c.revisions, nil)
+		orphan, err := observeAdoptable(ev, "StatefulSet", c.revisions, c.orphanRevisions, nil)
+		if orphan != nil {
+			wakeSelecting(orphan, c.sets, statefulSetSelector, c.dirty)
+		}
+		return err
 	case pvcsBucket:
 		_, err := trackEvent(c.claims, ev)
 		return err
 	}
 	return nil
 }
+
+// statefulSetSelector is a set's selector.
+func statefulSetSelector(set *appsv1.StatefulSet) *metav1.LabelSelector { return set.Spec.Selector }
 
 // statefulPodOrdinal is the ordinal of a pod named <set>-<ordinal>, or -1.
 func statefulPodOrdinal(set, pod string) int {
@@ -166,30 +189,44 @@ func statefulPodAvailable(pod *corev1.Pod, minReadySeconds int32, now time.Time)
 	return pod.Status.Phase == corev1.PodRunning && isPodAvailable(pod, minReadySeconds, now)
 }
 
-// statefulSetOwned are the set's pods by ordinal, and its revisions.
-func (c *StatefulSet) owned(set *appsv1.StatefulSet) (map[int]*corev1.Pod, []*appsv1.ControllerRevision) {
-	pods := map[int]*corev1.Pod{}
-	for _, p := range c.pods {
-		if p.Namespace != set.Namespace || !controlledBy(p, set.UID) {
-			continue
-		}
-		if ord := statefulPodOrdinal(set.Name, p.Name); ord >= 0 {
-			pods[ord] = p
-		}
+// owned are the set's pods by ordinal, and its revisions, once it adopted
+// the orphans its selector matches (pods named for it only) and released
+// the pods it controls that no longer match, as upstream's
+// ControllerRefManager (revisions are adopted, not released).
+func (c *StatefulSet) owned(ctx context.Context, set *appsv1.StatefulSet) (map[int]*corev1.Pod, []*appsv1.ControllerRevision, error) {
+	sel, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid label selector: %w", err)
 	}
+	o := newOwnerRefs(c.reg, set, statefulSetsGVR, statefulSetKind)
+	member := func(p *corev1.Pod) bool { return statefulPodOrdinal(set.Name, p.Name) >= 0 }
 	var revs []*appsv1.ControllerRevision
 	for _, r := range c.revisions {
 		if r.Namespace == set.Namespace && controlledBy(r, set.UID) {
 			revs = append(revs, r)
 		}
 	}
+	adoptedRevs, rerr := adopt(ctx, o, controllerRevisionsGVR, c.orphanRevisions, sel, nil)
+	revs = append(revs, adoptedRevs...)
 	slices.SortFunc(revs, func(a, b *appsv1.ControllerRevision) int {
 		if a.Revision != b.Revision {
 			return int(a.Revision - b.Revision)
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	return pods, revs
+	var list []*corev1.Pod
+	for _, p := range c.pods {
+		if p.Namespace == set.Namespace && controlledBy(p, set.UID) {
+			list = append(list, p)
+		}
+	}
+	list, perr := releaseUnmatched(ctx, o, podsGVR, list, sel, member)
+	adoptedPods, aerr := adopt(ctx, o, podsGVR, c.orphanPods, sel, member)
+	pods := map[int]*corev1.Pod{}
+	for _, p := range append(list, adoptedPods...) {
+		pods[statefulPodOrdinal(set.Name, p.Name)] = p
+	}
+	return pods, revs, errors.Join(rerr, perr, aerr)
 }
 
 // controlledBy reports whether obj's controller has uid.
@@ -205,7 +242,10 @@ func (c *StatefulSet) sync(ctx context.Context, set *appsv1.StatefulSet) (time.D
 	if set.DeletionTimestamp != nil {
 		return 0, nil
 	}
-	pods, revs := c.owned(set)
+	pods, revs, err := c.owned(ctx, set)
+	if err != nil {
+		return 0, err
+	}
 	collision := int32(0)
 	if set.Status.CollisionCount != nil {
 		collision = *set.Status.CollisionCount

@@ -121,6 +121,22 @@ SCENARIOS = {
         [merge("/apis/apps/v1/namespaces/NS/statefulsets/st", {"spec": {"replicas": 2, "persistentVolumeClaimRetentionPolicy":
                                                                         {"whenDeleted": "Retain", "whenScaled": "Retain"}}})],
     ],
+    "orphaned-sets": [
+        [("/apis/apps/v1/namespaces/NS/daemonsets",
+          {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds"},
+           "spec": {"selector": {"matchLabels": {"app": "ds"}}, "template": tmpl("ds")}}),
+         ("/apis/apps/v1/namespaces/NS/statefulsets",
+          {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "ss"},
+           "spec": {"replicas": 2, "serviceName": "ss", "selector": {"matchLabels": {"app": "ss"}}, "template": tmpl("ss")}})],
+        [("DELETE", "/apis/apps/v1/namespaces/NS/daemonsets/ds", {"propagationPolicy": "Orphan"}),
+         ("DELETE", "/apis/apps/v1/namespaces/NS/statefulsets/ss", {"propagationPolicy": "Orphan"})],
+        [("/apis/apps/v1/namespaces/NS/daemonsets",
+          {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds"},
+           "spec": {"selector": {"matchLabels": {"app": "ds"}}, "template": tmpl("ds")}}),
+         ("/apis/apps/v1/namespaces/NS/statefulsets",
+          {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "ss"},
+           "spec": {"replicas": 3, "serviceName": "ss", "selector": {"matchLabels": {"app": "ss"}}, "template": tmpl("ss")}})],
+    ],
     "daemonset": [
         [("/apis/apps/v1/namespaces/NS/daemonsets",
           {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds"},

@@ -1,0 +1,152 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fakeplane/fakeplane/registry"
+	"github.com/fakeplane/fakeplane/store"
+)
+
+// observeAdoptable is observeControlled that also keeps, in orphans, the
+// objects with no controller at all (those an apps/v1 controller may
+// adopt). It returns the object when it is such an orphan now, for the
+// caller to wake the controllers whose selector matches it.
+func observeAdoptable[T any, PT interface {
+	*T
+	metav1.Object
+}](ev store.Event, kind string, objects, orphans map[string]PT, dirty map[string]bool) (PT, error) {
+	delete(orphans, ev.Key)
+	obj, err := decodeEvent[T](ev)
+	if err != nil {
+		return nil, err
+	}
+	o := PT(obj)
+	keepControlled(ev, o, kind, objects, dirty)
+	if ev.Type == store.Deleted || metav1.GetControllerOfNoCopy(o) != nil || o.GetDeletionTimestamp() != nil {
+		return nil, nil
+	}
+	orphans[ev.Key] = o
+	return o, nil
+}
+
+// ownerRefs is what a controller adopting and releasing objects needs to
+// know of their owner: the owner, where to read it fresh, and the
+// controller reference it sets.
+type ownerRefs struct {
+	reg   registry.Interface
+	owner metav1.Object
+	gvr   schema.GroupVersionResource
+	ref   *metav1.OwnerReference
+	// canAdopt is whether a fresh read found the owner, not being
+	// deleted (nil: not read yet).
+	canAdopt *bool
+}
+
+// newOwnerRefs is the adoption state of owner, of kind gvk, stored in gvr.
+func newOwnerRefs(reg registry.Interface, owner metav1.Object, gvr schema.GroupVersionResource, gvk schema.GroupVersionKind) *ownerRefs {
+	return &ownerRefs{reg: reg, owner: owner, gvr: gvr, ref: controllerRefTo(owner, gvk)}
+}
+
+// adopt gives the orphans sel matches (and keep accepts, nil: all) the
+// owner as controller, as kube-controller-manager's ControllerRefManager:
+// not while the owner is being deleted, and only once a fresh read of it
+// finds it there, not being deleted. It returns those adopted, in key
+// order.
+func adopt[T metav1.Object](ctx context.Context, o *ownerRefs, gvr schema.GroupVersionResource, orphans map[string]T, sel labels.Selector, keep func(T) bool) ([]T, error) {
+	if o.owner.GetDeletionTimestamp() != nil || sel.Empty() {
+		return nil, nil
+	}
+	var adopted []T
+	var errs []error
+	prefix := o.owner.GetNamespace() + "/"
+	for _, key := range slices.Sorted(func(yield func(string) bool) {
+		for k := range orphans {
+			if strings.HasPrefix(k, prefix) && !yield(k) {
+				return
+			}
+		}
+	}) {
+		obj := orphans[key]
+		if obj.GetNamespace() != o.owner.GetNamespace() || !selectorMatches(sel, obj.GetLabels()) || keep != nil && !keep(obj) {
+			continue
+		}
+		if o.canAdopt == nil {
+			ok := false
+			if cur, err := o.reg.Get(ctx, o.gvr, o.owner.GetNamespace(), o.owner.GetName()); err == nil {
+				if m, err := metaOf(cur); err == nil && m.GetUID() == o.owner.GetUID() && m.GetDeletionTimestamp() == nil {
+					ok = true
+				}
+			}
+			o.canAdopt = &ok
+		}
+		if !*o.canAdopt {
+			return adopted, nil
+		}
+		err := adoptObject(ctx, o.reg, gvr, obj.GetNamespace(), obj.GetName(), string(obj.GetUID()), o.ref)
+		switch {
+		case err == nil:
+			adopted = append(adopted, obj)
+		case apierrors.IsNotFound(err), errors.Is(err, errAdoptionRaced):
+		default:
+			errs = append(errs, fmt.Errorf("adopt %s %s: %w", gvr.Resource, obj.GetName(), err))
+		}
+	}
+	return adopted, errors.Join(errs...)
+}
+
+// release removes the owner's reference from obj, which it controls but
+// no longer matches (not while the owner is being deleted).
+func release(ctx context.Context, o *ownerRefs, gvr schema.GroupVersionResource, obj metav1.Object) error {
+	if o.owner.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	err := releaseObject(ctx, o.reg, gvr, obj.GetNamespace(), obj.GetName(), string(obj.GetUID()), string(o.owner.GetUID()))
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("release %s %s: %w", gvr.Resource, obj.GetName(), err)
+	}
+	return nil
+}
+
+// releaseUnmatched releases, of owned (objects the owner controls), those
+// sel no longer matches or keep (nil: all) rejects, as the
+// ControllerRefManager does (not while the owner is being deleted), and
+// returns the others.
+func releaseUnmatched[T metav1.Object](ctx context.Context, o *ownerRefs, gvr schema.GroupVersionResource, owned []T, sel labels.Selector, keep func(T) bool) ([]T, error) {
+	var kept []T
+	var errs []error
+	for _, obj := range owned {
+		if selectorMatches(sel, obj.GetLabels()) && (keep == nil || keep(obj)) {
+			kept = append(kept, obj)
+			continue
+		}
+		if err := release(ctx, o, gvr, obj); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return kept, errors.Join(errs...)
+}
+
+// wakeSelecting marks in dirty the keys of the objects of sets, in obj's
+// namespace, whose selector (selectorOf) matches obj's labels: the
+// controllers that may adopt it.
+func wakeSelecting[S metav1.Object](obj metav1.Object, sets map[string]S, selectorOf func(S) *metav1.LabelSelector, dirty map[string]bool) {
+	for key, s := range sets {
+		if s.GetNamespace() != obj.GetNamespace() {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(selectorOf(s))
+		if err != nil || sel.Empty() || !selectorMatches(sel, obj.GetLabels()) {
+			continue
+		}
+		dirty[key] = true
+	}
+}
