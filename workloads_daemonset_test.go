@@ -193,13 +193,8 @@ func TestDaemonSetRunsOnePodPerEligibleNode(t *testing.T) {
 // the pod garbage collector, as refplane's daemonset controller leaves it.
 func TestDaemonSetReplacesFailedPodsAndLeavesDeletedNodesPodsToThePodGC(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t, fakeplane.WithNodes(2))
-	cs := clientset(t, cp)
+	cs := startAgentDaemonSet(t, 2)
 	ctx := ctxT(t)
-	if _, err := cs.AppsV1().DaemonSets("default").Create(ctx, agentDaemonSet(), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitDaemonSet(t, cs, "2 ready", func(ds *appsv1.DaemonSet) bool { return ds.Status.NumberReady == 2 })
 	failed := agentPods(t, cs)["node-1"]
 	failed.Status.Phase = corev1.PodFailed
 	if _, err := cs.CoreV1().Pods("default").UpdateStatus(ctx, &failed, metav1.UpdateOptions{}); err != nil {
@@ -233,6 +228,18 @@ func TestDaemonSetReplacesFailedPodsAndLeavesDeletedNodesPodsToThePodGC(t *testi
 	if err != nil || got.DeletionTimestamp != nil {
 		t.Errorf("the bound pod of the deleted node: %v, deletionTimestamp %v; want it left to the pod garbage collector", err, got.GetDeletionTimestamp())
 	}
+}
+
+// startAgentDaemonSet starts a control plane of nodes nodes with the agent
+// DaemonSet, and waits until each node's pod is ready.
+func startAgentDaemonSet(t *testing.T, nodes int) kubernetes.Interface {
+	t.Helper()
+	cs := clientset(t, fakeplane.Start(t, fakeplane.WithNodes(nodes)))
+	if _, err := cs.AppsV1().DaemonSets("default").Create(ctxT(t), agentDaemonSet(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDaemonSet(t, cs, "all ready", func(ds *appsv1.DaemonSet) bool { return ds.Status.NumberReady == int32(nodes) })
+	return cs
 }
 
 // daemonPodNodeName is the node a daemon pod is for (its required affinity
@@ -407,13 +414,8 @@ func TestDaemonSetBacksOffDeletingFailedPods(t *testing.T) {
 // to change an immutable field), as upstream's: no pod is replaced.
 func TestDaemonSetAdoptsItsOrphans(t *testing.T) {
 	t.Parallel()
-	cp := fakeplane.Start(t, fakeplane.WithNodes(2))
-	cs := clientset(t, cp)
+	cs := startAgentDaemonSet(t, 2)
 	ctx := ctxT(t)
-	if _, err := cs.AppsV1().DaemonSets("default").Create(ctx, agentDaemonSet(), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitDaemonSet(t, cs, "2 ready", func(ds *appsv1.DaemonSet) bool { return ds.Status.NumberReady == 2 })
 	before := agentPods(t, cs)
 	orphan := metav1.DeletePropagationOrphan
 	if err := cs.AppsV1().DaemonSets("default").Delete(ctx, "agent", metav1.DeleteOptions{PropagationPolicy: &orphan}); err != nil {

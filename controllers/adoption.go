@@ -150,3 +150,14 @@ func wakeSelecting[S metav1.Object](obj metav1.Object, sets map[string]S, select
 		dirty[key] = true
 	}
 }
+
+// controlledIn are the objects of owner's namespace that owner controls.
+func controlledIn[T metav1.Object](objects map[string]T, owner metav1.Object) []T {
+	var out []T
+	for _, o := range objects {
+		if o.GetNamespace() == owner.GetNamespace() && controlledBy(o, owner.GetUID()) {
+			out = append(out, o)
+		}
+	}
+	return out
+}

@@ -407,23 +407,11 @@ func (c *DaemonSet) claim(ctx context.Context, ds *appsv1.DaemonSet) ([]*appsv1.
 		return nil, nil, fmt.Errorf("invalid label selector: %w", err)
 	}
 	o := newOwnerRefs(c.reg, ds, daemonSetsGVR, daemonSetKind)
-	var revs []*appsv1.ControllerRevision
-	for _, r := range c.revisions {
-		if r.Namespace == ds.Namespace && controlledBy(r, ds.UID) {
-			revs = append(revs, r)
-		}
-	}
-	revs, rerr := releaseUnmatched(ctx, o, controllerRevisionsGVR, revs, sel, nil)
+	revs, rerr := releaseUnmatched(ctx, o, controllerRevisionsGVR, controlledIn(c.revisions, ds), sel, nil)
 	adopted, aerr := adopt(ctx, o, controllerRevisionsGVR, c.orphanRevisions, sel, nil)
 	revs = append(revs, adopted...)
 	slices.SortFunc(revs, func(a, b *appsv1.ControllerRevision) int { return int(a.Revision - b.Revision) })
-	var pods []*corev1.Pod
-	for _, p := range c.pods {
-		if p.Namespace == ds.Namespace && controlledBy(p, ds.UID) {
-			pods = append(pods, p)
-		}
-	}
-	pods, perr := releaseUnmatched(ctx, o, podsGVR, pods, sel, nil)
+	pods, perr := releaseUnmatched(ctx, o, podsGVR, controlledIn(c.pods, ds), sel, nil)
 	adoptedPods, aperr := adopt(ctx, o, podsGVR, c.orphanPods, sel, nil)
 	return revs, append(pods, adoptedPods...), errors.Join(rerr, aerr, perr, aperr)
 }

@@ -200,27 +200,15 @@ func (c *StatefulSet) owned(ctx context.Context, set *appsv1.StatefulSet) (map[i
 	}
 	o := newOwnerRefs(c.reg, set, statefulSetsGVR, statefulSetKind)
 	member := func(p *corev1.Pod) bool { return statefulPodOrdinal(set.Name, p.Name) >= 0 }
-	var revs []*appsv1.ControllerRevision
-	for _, r := range c.revisions {
-		if r.Namespace == set.Namespace && controlledBy(r, set.UID) {
-			revs = append(revs, r)
-		}
-	}
 	adoptedRevs, rerr := adopt(ctx, o, controllerRevisionsGVR, c.orphanRevisions, sel, nil)
-	revs = append(revs, adoptedRevs...)
+	revs := append(controlledIn(c.revisions, set), adoptedRevs...)
 	slices.SortFunc(revs, func(a, b *appsv1.ControllerRevision) int {
 		if a.Revision != b.Revision {
 			return int(a.Revision - b.Revision)
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	var list []*corev1.Pod
-	for _, p := range c.pods {
-		if p.Namespace == set.Namespace && controlledBy(p, set.UID) {
-			list = append(list, p)
-		}
-	}
-	list, perr := releaseUnmatched(ctx, o, podsGVR, list, sel, member)
+	list, perr := releaseUnmatched(ctx, o, podsGVR, controlledIn(c.pods, set), sel, member)
 	adoptedPods, aerr := adopt(ctx, o, podsGVR, c.orphanPods, sel, member)
 	pods := map[int]*corev1.Pod{}
 	for _, p := range append(list, adoptedPods...) {
