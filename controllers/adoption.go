@@ -16,10 +16,11 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// observeAdoptable is observeControlled that also keeps, in orphans, the
-// objects with no controller at all (those an apps/v1 controller may
-// adopt). It returns the object when it is such an orphan now, for the
-// caller to wake the controllers whose selector matches it.
+// observeAdoptable decodes the object an event carries and records it
+// with keepControlled; it also keeps, in orphans, the objects with no
+// controller at all (those an apps/v1 controller may adopt). It returns
+// the object when it is such an orphan now, for the caller to wake the
+// controllers whose selector matches it.
 func observeAdoptable[T any, PT interface {
 	*T
 	metav1.Object

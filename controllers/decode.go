@@ -19,22 +19,9 @@ func decodeEvent[T any](ev store.Event) (*T, error) {
 	return obj, nil
 }
 
-// observeControlled records in objects an event about an object whose
+// keepControlled records in objects o, the object an event carries, whose
 // controller may be of kind (apps/v1): it is kept while that kind controls
 // it, and its controller's key is marked in dirty (when dirty is not nil).
-func observeControlled[T any, PT interface {
-	*T
-	metav1.Object
-}](ev store.Event, kind string, objects map[string]PT, dirty map[string]bool) error {
-	obj, err := decodeEvent[T](ev)
-	if err != nil {
-		return err
-	}
-	keepControlled(ev, PT(obj), kind, objects, dirty)
-	return nil
-}
-
-// keepControlled is observeControlled for o, the object ev carries.
 func keepControlled[PT metav1.Object](ev store.Event, o PT, kind string, objects map[string]PT, dirty map[string]bool) {
 	ref := metav1.GetControllerOfNoCopy(o)
 	if ref == nil || ref.Kind != kind || ref.APIVersion != "apps/v1" {
