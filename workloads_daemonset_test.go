@@ -2,6 +2,7 @@ package fakeplane_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -319,7 +320,12 @@ func testDaemonSetSurge(t *testing.T, surge intstr.IntOrString, minReady int32, 
 		case <-time.After(30 * time.Second):
 		}
 		if !open {
-			t.Fatalf("the rollout did not end; pods %v", slices.Sorted(maps.Keys(live)))
+			var state []string
+			for _, name := range slices.Sorted(maps.Keys(live)) {
+				q := live[name]
+				state = append(state, fmt.Sprintf("%s (%s, %s, ready %v)", name, daemonPodNodeName(q), q.Spec.Containers[0].Image, podIsReady(q)))
+			}
+			t.Fatalf("the rollout did not end; pods %v", state)
 		}
 		p, ok := ev.Object.(*corev1.Pod)
 		if !ok {
@@ -372,13 +378,7 @@ func TestDaemonSetBacksOffDeletingFailedPods(t *testing.T) {
 	if _, err := cs.AppsV1().DaemonSets("default").Create(ctx, agentDaemonSet(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	exists := func(name string) bool {
-		_, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Fatal(err)
-		}
-		return err == nil
-	}
+	exists := func(name string) bool { return podExists(t, cs, name) }
 	// fail waits for the node's running pod and fails it.
 	fail := func() string {
 		t.Helper()

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
@@ -53,13 +54,7 @@ func TestPodGCCollectsThePodsOfADeletedNode(t *testing.T) {
 	if err := cs.CoreV1().Nodes().Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	exists := func(name string) bool {
-		_, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Fatal(err)
-		}
-		return err == nil
-	}
+	exists := func(name string) bool { return podExists(t, cs, name) }
 	// A pass finds the node missing; nothing goes within the quarantine.
 	clock.Advance(20 * time.Second)
 	time.Sleep(300 * time.Millisecond)
@@ -120,6 +115,16 @@ func TestPodGCCollectsThePodsOfADeletedNode(t *testing.T) {
 	if ptr.Deref(deleting.DeletionGracePeriodSeconds, -1) != 0 {
 		t.Errorf("deleted with grace period %v, want 0", deleting.DeletionGracePeriodSeconds)
 	}
+}
+
+// podExists reports whether the pod default/name exists.
+func podExists(t *testing.T, cs kubernetes.Interface, name string) bool {
+	t.Helper()
+	_, err := cs.CoreV1().Pods("default").Get(ctxT(t), name, metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	return err == nil
 }
 
 // pollUntil polls cond every 10 ms until it holds or d has passed.

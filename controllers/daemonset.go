@@ -98,7 +98,7 @@ type DaemonSet struct {
 	retries *keyRetries
 	// readyWakeups are when to sync a set again, by set key: a second
 	// after its minReadySeconds from when one of its pods turned ready.
-	readyWakeups map[string]time.Time
+	readyWakeups map[string][]time.Time
 	// failedPods is the failed-pod backoff, by set, generation and node;
 	// nextBackoffGC is when its expired entries are dropped next.
 	failedPods    *flowcontrol.Backoff
@@ -125,7 +125,7 @@ func NewDaemonSet(reg registry.Interface, now func() time.Time, log *slog.Logger
 		revisions:    map[string]*appsv1.ControllerRevision{},
 		dirty:        map[string]bool{},
 		retries:      newKeyRetries(),
-		readyWakeups: map[string]time.Time{},
+		readyWakeups: map[string][]time.Time{},
 
 		orphanPods:      map[string]*corev1.Pod{},
 		orphanRevisions: map[string]*appsv1.ControllerRevision{},
@@ -182,14 +182,15 @@ func (c *DaemonSet) observe(ev store.Event) error {
 			wakeSelecting(orphan, c.sets, daemonSetSelector, c.dirty)
 		}
 		// A pod that turns ready wakes its set once it can be available
-		// (upstream adds a second against clock skew).
+		// (upstream adds a second against clock skew). Each wake-up is
+		// kept: upstream's delaying queue drops one later than a wake-up
+		// already waiting, and a surging rollout with minReadySeconds then
+		// stalls when the earlier one comes before the new pod is
+		// available (refplane's did, now and then).
 		if cur := c.pods[ev.Key]; prev != nil && cur != nil && cur.DeletionTimestamp == nil && !isPodReady(prev) && isPodReady(cur) {
 			key := cur.Namespace + "/" + metav1.GetControllerOfNoCopy(cur).Name
 			if ds := c.sets[key]; ds != nil && ds.Spec.MinReadySeconds > 0 {
-				at := c.now().Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second)
-				if old, ok := c.readyWakeups[key]; !ok || at.Before(old) {
-					c.readyWakeups[key] = at
-				}
+				c.readyWakeups[key] = append(c.readyWakeups[key], c.now().Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second))
 			}
 		}
 	case nodesBucket:
@@ -317,14 +318,7 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 	if ds.DeletionTimestamp != nil {
 		return 0, nil
 	}
-	var wait time.Duration
-	if key := ds.Namespace + "/" + ds.Name; !c.readyWakeups[key].IsZero() {
-		if d := c.readyWakeups[key].Sub(c.now()); d > 0 {
-			wait = d
-		} else {
-			delete(c.readyWakeups, key)
-		}
-	}
+	wait := c.nextReadyWakeup(ds.Namespace + "/" + ds.Name)
 	revs, pods, err := c.claim(ctx, ds)
 	if err != nil {
 		return 0, err
@@ -369,6 +363,19 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 		wait = minPositive(wait, time.Duration(m)*time.Second)
 	}
 	return wait, nil
+}
+
+// nextReadyWakeup forgets the set's ready wake-ups that have come and
+// returns how long until the next one (0: none).
+func (c *DaemonSet) nextReadyWakeup(key string) time.Duration {
+	now := c.now()
+	left := slices.DeleteFunc(c.readyWakeups[key], func(at time.Time) bool { return !at.After(now) })
+	if len(left) == 0 {
+		delete(c.readyWakeups, key)
+		return 0
+	}
+	c.readyWakeups[key] = left
+	return slices.MinFunc(left, func(a, b time.Time) int { return a.Compare(b) }).Sub(now)
 }
 
 // daemonSync is what one sync of a daemon set works from.
