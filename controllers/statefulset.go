@@ -370,11 +370,7 @@ func statefulReplicas(set *appsv1.StatefulSet) int32 {
 // act creates, replaces, deletes and updates pods, one step at a time
 // when the set is OrderedReady.
 func (c *StatefulSet) act(ctx context.Context, set *appsv1.StatefulSet, pods map[int]*corev1.Pod, current, update *appsv1.ControllerRevision, status *appsv1.StatefulSetStatus) error {
-	start := 0
-	if set.Spec.Ordinals != nil {
-		start = int(set.Spec.Ordinals.Start)
-	}
-	end := start + int(statefulReplicas(set))
+	start, end := statefulOrdinals(set)
 	monotonic := set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
 	now := c.now()
 	var errs []error
@@ -384,7 +380,7 @@ func (c *StatefulSet) act(ctx context.Context, set *appsv1.StatefulSet, pods map
 		if pod == nil {
 			// A claim an earlier pod of the name still owns (whenScaled:
 			// Delete) goes first.
-			if c.podClaimIsStale(set, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: set.Name + "-" + strconv.Itoa(ord)}}, ord) {
+			if c.podClaimIsStale(set, ord) {
 				if monotonic {
 					return errors.Join(errs...)
 				}
@@ -579,7 +575,7 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 			tmpl = t
 		}
 	}
-	name := set.Name + "-" + strconv.Itoa(ord)
+	name := statefulPodName(set, ord)
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name,
@@ -612,7 +608,7 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 	for _, t := range set.Spec.VolumeClaimTemplates {
 		claimed[t.Name] = true
 		volumes = append(volumes, corev1.Volume{Name: t.Name, VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: fmt.Sprintf("%s-%s-%d", t.Name, set.Name, ord)},
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: statefulClaimName(set, t.Name, ord)},
 		}})
 	}
 	for _, v := range pod.Spec.Volumes {
@@ -644,11 +640,11 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 // createPersistentVolumeClaims: each failure has its event and is
 // returned with the others; a claim being deleted is a failure too.
 func (c *StatefulSet) createClaims(ctx context.Context, set *appsv1.StatefulSet, ord int) error {
-	name := set.Name + "-" + strconv.Itoa(ord)
+	name := statefulPodName(set, ord)
 	var errs []error
 	for _, t := range set.Spec.VolumeClaimTemplates {
 		claim := t.DeepCopy()
-		claim.Name = fmt.Sprintf("%s-%s-%d", t.Name, set.Name, ord)
+		claim.Name = statefulClaimName(set, t.Name, ord)
 		claim.Namespace = set.Namespace
 		claim.ResourceVersion, claim.UID = "", ""
 		if set.Spec.Selector != nil {

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -151,23 +152,41 @@ func setClaimOwners(claim *corev1.PersistentVolumeClaim, set *appsv1.StatefulSet
 	claim.OwnerReferences = refs
 }
 
+// statefulPodName is the name of the set's pod of ordinal ord.
+func statefulPodName(set *appsv1.StatefulSet, ord int) string {
+	return set.Name + "-" + strconv.Itoa(ord)
+}
+
+// statefulClaimName is the name of the claim of the set's pod of ordinal
+// ord from the claim template named template.
+func statefulClaimName(set *appsv1.StatefulSet, template string, ord int) string {
+	return fmt.Sprintf("%s-%s-%d", template, set.Name, ord)
+}
+
 // statefulClaimNames are the names of the claims of the set's pod of
 // ordinal ord, one per claim template.
 func statefulClaimNames(set *appsv1.StatefulSet, ord int) []string {
 	names := make([]string, 0, len(set.Spec.VolumeClaimTemplates))
 	for _, t := range set.Spec.VolumeClaimTemplates {
-		names = append(names, fmt.Sprintf("%s-%s-%d", t.Name, set.Name, ord))
+		names = append(names, statefulClaimName(set, t.Name, ord))
 	}
 	return names
 }
 
-// scaledDown reports whether ordinal ord is outside the set's ordinals.
-func statefulScaledDown(set *appsv1.StatefulSet, ord int) bool {
-	start := 0
+// statefulOrdinals are the set's replicas' ordinals: start to end,
+// end excluded.
+func statefulOrdinals(set *appsv1.StatefulSet) (start, end int) {
 	if set.Spec.Ordinals != nil {
 		start = int(set.Spec.Ordinals.Start)
 	}
-	return ord < start || ord >= start+int(statefulReplicas(set))
+	return start, start + int(statefulReplicas(set))
+}
+
+// statefulScaledDown reports whether ordinal ord is outside the set's
+// ordinals.
+func statefulScaledDown(set *appsv1.StatefulSet, ord int) bool {
+	start, end := statefulOrdinals(set)
+	return ord < start || ord >= end
 }
 
 // claimsMatchRetention reports whether the claims of pod (of ordinal ord)
@@ -215,10 +234,11 @@ func (c *StatefulSet) updateClaimsForRetention(ctx context.Context, set *appsv1.
 // podClaimIsStale reports whether, under whenScaled: Delete, a claim of
 // the pod to create (of ordinal ord) still belongs to an earlier pod of
 // its name: the pod waits until the garbage collector has deleted it.
-func (c *StatefulSet) podClaimIsStale(set *appsv1.StatefulSet, pod *corev1.Pod, ord int) bool {
+func (c *StatefulSet) podClaimIsStale(set *appsv1.StatefulSet, ord int) bool {
 	if whenScaled, _ := claimRetention(set); whenScaled == appsv1.RetainPersistentVolumeClaimRetentionPolicyType {
 		return false
 	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: statefulPodName(set, ord)}} // not created yet: no UID
 	for _, name := range statefulClaimNames(set, ord) {
 		if claim := c.claims[set.Namespace+"/"+name]; claim != nil && staleOwnerRef(claim, pod, podKind) {
 			return true
