@@ -506,10 +506,11 @@ func TestStatefulSetRecreatesAPendingPodsClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As upstream's, the controller does not watch claims: the pod's next
-	// change syncs the set.
+	// change syncs the set (the scheduler's may come first, and the claim
+	// be back already).
 	eventuallyT(t, "the claim gone", func(ctx context.Context) (bool, error) {
-		_, err := cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, "data-web-0", metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
+		c, err := cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, "data-web-0", metav1.GetOptions{})
+		return apierrors.IsNotFound(err) || err == nil && c.UID != first.UID, nil
 	})
 	if _, err := cs.CoreV1().Pods("default").Patch(ctx, "web-0", types.MergePatchType, []byte(`{"metadata":{"labels":{"touched":"yes"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
