@@ -77,16 +77,11 @@ func adopt[T metav1.Object](ctx context.Context, o *ownerRefs, gvr schema.GroupV
 		}
 	}) {
 		obj := orphans[key]
-		if obj.GetNamespace() != o.owner.GetNamespace() || !selectorMatches(sel, obj.GetLabels()) || keep != nil && !keep(obj) {
+		if !selectorMatches(sel, obj.GetLabels()) || keep != nil && !keep(obj) {
 			continue
 		}
 		if o.canAdopt == nil {
-			ok := false
-			if cur, err := o.reg.Get(ctx, o.gvr, o.owner.GetNamespace(), o.owner.GetName()); err == nil {
-				if m, err := metaOf(cur); err == nil && m.GetUID() == o.owner.GetUID() && m.GetDeletionTimestamp() == nil {
-					ok = true
-				}
-			}
+			ok := ownerStillThere(ctx, o.reg, o.gvr, o.owner)
 			o.canAdopt = &ok
 		}
 		if !*o.canAdopt {
@@ -102,6 +97,18 @@ func adopt[T metav1.Object](ctx context.Context, o *ownerRefs, gvr schema.GroupV
 		}
 	}
 	return adopted, errors.Join(errs...)
+}
+
+// ownerStillThere reports whether a fresh read of owner (stored in gvr)
+// finds it, with its UID, not being deleted: the check upstream's
+// ControllerRefManager makes before its first adoption.
+func ownerStillThere(ctx context.Context, reg registry.Interface, gvr schema.GroupVersionResource, owner metav1.Object) bool {
+	cur, err := reg.Get(ctx, gvr, owner.GetNamespace(), owner.GetName())
+	if err != nil {
+		return false
+	}
+	m, err := metaOf(cur)
+	return err == nil && m.GetUID() == owner.GetUID() && m.GetDeletionTimestamp() == nil
 }
 
 // release removes the owner's reference from obj, which it controls but

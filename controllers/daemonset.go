@@ -336,12 +336,13 @@ func (c *DaemonSet) sync(ctx context.Context, ds *appsv1.DaemonSet) (time.Durati
 		tolerations: daemonPodTolerations(&ds.Spec.Template.Spec),
 		affinity:    nodeaffinity.NewRequiredNodeAffinity(ds.Spec.Template.Spec.NodeSelector, ds.Spec.Template.Spec.Affinity),
 		now:         c.now(),
+		runs:        map[string]bool{},
 	}
 	st, create, remove, backoff := c.manage(ctx, s)
 	wait = minPositive(wait, backoff)
 	wrote, errs := c.syncNodes(ctx, s, create, remove)
 	if !wrote && len(errs) == 0 && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
-		create, remove, err := c.rollingUpdate(s, int(st.DesiredNumberScheduled))
+		create, remove, err := s.rollingUpdate(int(st.DesiredNumberScheduled))
 		if err != nil {
 			errs = append(errs, err)
 		} else {
@@ -390,6 +391,9 @@ type daemonSync struct {
 	tolerations []corev1.Toleration
 	affinity    nodeaffinity.RequiredNodeAffinity
 	now         time.Time
+	// runs is, for each node, whether it should run the set's pod (the
+	// manage pass fills it; the rolling update reads it).
+	runs map[string]bool
 }
 
 // updated reports whether p runs the set's current template: its hash
@@ -464,6 +468,7 @@ func (c *DaemonSet) manage(ctx context.Context, s *daemonSync) (st appsv1.Daemon
 	for _, name := range slices.Sorted(maps.Keys(c.nodes)) {
 		node := c.nodes[name]
 		shouldRun, shouldContinue := daemonNodeShouldRun(node, ds, s.tolerations, s.affinity)
+		s.runs[name] = shouldRun
 		pods := s.byNode[name]
 		switch {
 		case shouldRun && len(pods) > 0:
@@ -567,9 +572,8 @@ func (c *DaemonSet) manage(ctx context.Context, s *daemonSync) (st appsv1.Daemon
 // to maxSurge nodes (and on every node whose old pod is unavailable), and
 // deletes an old pod once its node's new one is available; the manage pass
 // then keeps both until then.
-func (c *DaemonSet) rollingUpdate(s *daemonSync, desired int) (create []string, remove []*corev1.Pod, err error) {
-	ds := s.ds
-	maxSurge, maxUnavailable, err := daemonSetRollingLimits(ds, desired)
+func (s *daemonSync) rollingUpdate(desired int) (create []string, remove []*corev1.Pod, err error) {
+	maxSurge, maxUnavailable, err := daemonSetRollingLimits(s.ds, desired)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -580,8 +584,8 @@ func (c *DaemonSet) rollingUpdate(s *daemonSync, desired int) (create []string, 
 			nodes[name] = true
 		}
 	}
-	for name, node := range c.nodes {
-		if run, _ := daemonNodeShouldRun(node, ds, s.tolerations, s.affinity); run {
+	for name, run := range s.runs {
+		if run {
 			nodes[name] = true
 		}
 	}
@@ -625,11 +629,10 @@ func (c *DaemonSet) rollingUpdate(s *daemonSync, desired int) (create []string, 
 		switch {
 		case oldPod == nil:
 		case newPod == nil:
-			node := c.nodes[name]
-			if node == nil {
+			run, known := s.runs[name]
+			if !known {
 				return nil, nil, fmt.Errorf("couldn't get node for nodeName %q: node %q not found", name, name)
 			}
-			run, _ := daemonNodeShouldRun(node, ds, s.tolerations, s.affinity)
 			switch {
 			case !s.available(oldPod) && !run:
 				remove = append(remove, oldPod)

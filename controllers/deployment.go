@@ -353,12 +353,7 @@ func (c *Deployment) claimReplicaSets(ctx context.Context, d *appsv1.Deployment)
 			continue
 		}
 		if canAdopt == nil {
-			ok := false
-			if cur, err := c.reg.Get(ctx, deploymentsGVR, d.Namespace, d.Name); err == nil {
-				if m, err := metaOf(cur); err == nil && m.GetUID() == d.UID && m.GetDeletionTimestamp() == nil {
-					ok = true
-				}
-			}
+			ok := ownerStillThere(ctx, c.reg, deploymentsGVR, d)
 			canAdopt = &ok
 		}
 		if !*canAdopt {

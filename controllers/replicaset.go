@@ -436,12 +436,7 @@ func (c *ReplicaSet) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 		if canAdopt == nil {
 			// As upstream, a fresh read before the first adoption: no
 			// adopting for a ReplicaSet that is gone or being deleted.
-			ok := false
-			if cur, err := c.reg.Get(ctx, c.kind.gvr, rs.Namespace, rs.Name); err == nil {
-				if m, err := metaOf(cur); err == nil && m.GetUID() == rs.UID && m.GetDeletionTimestamp() == nil {
-					ok = true
-				}
-			}
+			ok := ownerStillThere(ctx, c.reg, c.kind.gvr, rs)
 			canAdopt = &ok
 		}
 		if !*canAdopt {
