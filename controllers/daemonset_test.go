@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -13,16 +12,6 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
-// daemonEvent is the store event of obj at key in resource.
-func daemonEvent(t *testing.T, typ store.EventType, resource, key string, obj any) store.Event {
-	t.Helper()
-	b, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return store.Event{Type: typ, Resource: resource, Key: key, Value: b}
-}
-
 // TestDaemonSetKeepsEveryReadyWakeup: each pod of a set with
 // minReadySeconds that turns ready wakes the set a second after its
 // minReadySeconds, and a later wake-up is kept beside an earlier one that
@@ -33,7 +22,7 @@ func TestDaemonSetKeepsEveryReadyWakeup(t *testing.T) {
 	c := NewDaemonSet(nil, func() time.Time { return now }, nil)
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "default", UID: "ds-uid"},
 		Spec: appsv1.DaemonSetSpec{MinReadySeconds: 2}}
-	if err := c.observe(daemonEvent(t, store.Added, daemonSetsBucket, "default/agent", ds)); err != nil {
+	if err := c.observe(objectEvent(t, store.Added, daemonSetsBucket, ds)); err != nil {
 		t.Fatal(err)
 	}
 	pod := func(name string, ready bool) *corev1.Pod {
@@ -47,7 +36,7 @@ func TestDaemonSetKeepsEveryReadyWakeup(t *testing.T) {
 	turnReady := func(name string) {
 		t.Helper()
 		for _, ready := range []bool{false, true} {
-			if err := c.observe(daemonEvent(t, store.Modified, podsBucket, "default/"+name, pod(name, ready))); err != nil {
+			if err := c.observe(objectEvent(t, store.Modified, podsBucket, pod(name, ready))); err != nil {
 				t.Fatal(err)
 			}
 		}
