@@ -184,12 +184,8 @@ func staleDisruption(pod *corev1.Pod, now time.Time) (bool, time.Duration) {
 	if pod == nil || pod.DeletionTimestamp != nil || podTerminal(pod) {
 		return false, 0
 	}
-	i := slices.IndexFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.DisruptionTarget })
-	if i < 0 {
-		return false, 0
-	}
-	cond := pod.Status.Conditions[i]
-	if cond.Status != corev1.ConditionTrue || cond.Reason == corev1.PodReasonTerminationByKubelet {
+	cond := podCondition(pod, corev1.DisruptionTarget)
+	if cond == nil || cond.Status != corev1.ConditionTrue || cond.Reason == corev1.PodReasonTerminationByKubelet {
 		return false, 0
 	}
 	return true, max(staleDisruptionTimeout-now.Sub(cond.LastTransitionTime.Time), 0)

@@ -27,3 +27,13 @@ func updatePodCondition(status *corev1.PodStatus, cond corev1.PodCondition, now 
 	return have.Status != cond.Status || have.Reason != cond.Reason || have.Message != cond.Message ||
 		!have.LastProbeTime.Equal(&cond.LastProbeTime) || !have.LastTransitionTime.Equal(&cond.LastTransitionTime)
 }
+
+// podCondition is the pod's condition of type t, nil when it has none.
+func podCondition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == t {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}

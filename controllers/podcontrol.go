@@ -161,14 +161,7 @@ func activePods(pods []*corev1.Pod) []*corev1.Pod {
 }
 
 // podReadyCondition returns the pod's Ready condition, or nil.
-func podReadyCondition(p *corev1.Pod) *corev1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == corev1.PodReady {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
+func podReadyCondition(p *corev1.Pod) *corev1.PodCondition { return podCondition(p, corev1.PodReady) }
 
 // isPodReady reports whether the pod's Ready condition is True.
 func isPodReady(p *corev1.Pod) bool {
