@@ -409,10 +409,7 @@ func (c *StatefulSet) act(ctx context.Context, set *appsv1.StatefulSet, pods map
 		if pod.Status.Phase == corev1.PodPending {
 			err := c.createClaims(ctx, set, ord)
 			if err == nil {
-				if err = c.updateClaimsForRetention(ctx, set, pod, ord); err != nil {
-					c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeWarning, "FailedUpdate",
-						"Update Pod %s in StatefulSet %s failed error: %s", pod.Name, set.Name, err)
-				}
+				err = c.podUpdateFailed(ctx, set, pod.Name, c.updateClaimsForRetention(ctx, set, pod, ord))
 			}
 			if err != nil {
 				errs = append(errs, err)
@@ -627,8 +624,7 @@ func (c *StatefulSet) createPod(ctx context.Context, set *appsv1.StatefulSet, or
 		return fmt.Errorf("create pod %s: %w", name, err)
 	}
 	// As upstream's, with the pod as it was sent (no UID yet).
-	if err := c.updateClaimsForRetention(ctx, set, pod, ord); err != nil {
-		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedUpdate", "Update Pod %s in StatefulSet %s failed error: %s", name, set.Name, err)
+	if err := c.podUpdateFailed(ctx, set, name, c.updateClaimsForRetention(ctx, set, pod, ord)); err != nil {
 		return err
 	}
 	c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulCreate", "Create Pod %s in StatefulSet %s successful", name, set.Name)
@@ -682,13 +678,20 @@ func (c *StatefulSet) createClaims(ctx context.Context, set *appsv1.StatefulSet,
 // set's policy wants, as upstream's UpdateStatefulPod does, with its
 // event (the pod itself is unchanged, so not written).
 func (c *StatefulSet) updatePodClaims(ctx context.Context, set *appsv1.StatefulSet, pod *corev1.Pod, ord int) error {
-	ref := EventRef("apps/v1", "StatefulSet", set)
-	if err := c.updateClaimsForRetention(ctx, set, pod, ord); err != nil {
-		c.rec.Eventf(ctx, ref, corev1.EventTypeWarning, "FailedUpdate", "Update Pod %s in StatefulSet %s failed error: %s", pod.Name, set.Name, err)
+	if err := c.podUpdateFailed(ctx, set, pod.Name, c.updateClaimsForRetention(ctx, set, pod, ord)); err != nil {
 		return err
 	}
-	c.rec.Eventf(ctx, ref, corev1.EventTypeNormal, "SuccessfulUpdate", "Update Pod %s in StatefulSet %s successful", pod.Name, set.Name)
+	c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeNormal, "SuccessfulUpdate", "Update Pod %s in StatefulSet %s successful", pod.Name, set.Name)
 	return nil
+}
+
+// podUpdateFailed records upstream's FailedUpdate event of the set's pod
+// name when err is not nil, and returns err.
+func (c *StatefulSet) podUpdateFailed(ctx context.Context, set *appsv1.StatefulSet, name string, err error) error {
+	if err != nil {
+		c.rec.Eventf(ctx, EventRef("apps/v1", "StatefulSet", set), corev1.EventTypeWarning, "FailedUpdate", "Update Pod %s in StatefulSet %s failed error: %s", name, set.Name, err)
+	}
+	return err
 }
 
 // statefulTemplateOf is the pod template a StatefulSet revision holds.
