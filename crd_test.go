@@ -1,9 +1,11 @@
 package fakeplane_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -519,7 +521,10 @@ func TestCRDCreateThenEstablishedAsKubeAPIServer(t *testing.T) {
 	}
 	defer w.Stop()
 	// state is a CRD's status in short: its conditions, accepted plural,
-	// stored versions and the managers of its managedFields.
+	// stored versions and the managers of its managedFields, by name. The
+	// entries' own order is upstream's sort, by the second of their time
+	// first, so it depends on whether the create and the controllers'
+	// writes fell in one second; state checks that order apart.
 	state := func(u *unstructured.Unstructured) string {
 		var def apiextensionsv1.CustomResourceDefinition
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &def); err != nil {
@@ -530,10 +535,15 @@ func TestCRDCreateThenEstablishedAsKubeAPIServer(t *testing.T) {
 			parts = append(parts, string(c.Type)+"="+string(c.Status)+"/"+c.Reason)
 		}
 		parts = append(parts, "plural="+def.Status.AcceptedNames.Plural, "stored="+strings.Join(def.Status.StoredVersions, ","))
-		for _, m := range def.ManagedFields {
-			parts = append(parts, "manager="+m.Manager+"/"+m.Subresource)
+		if !slices.IsSortedFunc(def.ManagedFields, compareManagedFieldsEntries) {
+			t.Errorf("managedFields not in upstream's order: %+v", def.ManagedFields)
 		}
-		return strings.Join(parts, " ")
+		var managers []string
+		for _, m := range def.ManagedFields {
+			managers = append(managers, "manager="+m.Manager+"/"+m.Subresource)
+		}
+		slices.Sort(managers)
+		return strings.Join(append(parts, managers...), " ")
 	}
 	created, err := crds.Create(ctx, crontabCRD(), metav1.CreateOptions{FieldManager: "test"})
 	if err != nil {
@@ -565,4 +575,23 @@ func TestCRDCreateThenEstablishedAsKubeAPIServer(t *testing.T) {
 			t.Fatalf("no event %d (%s)", i, w1)
 		}
 	}
+}
+
+// compareManagedFieldsEntries orders managedFields entries as upstream's
+// field manager sorts them when it encodes them: by operation, then by the
+// second of their time, then by manager, API version and subresource.
+func compareManagedFieldsEntries(p, q metav1.ManagedFieldsEntry) int {
+	second := func(e metav1.ManagedFieldsEntry) int64 {
+		if e.Time == nil {
+			return 0
+		}
+		return e.Time.Unix()
+	}
+	return cmp.Or(
+		cmp.Compare(p.Operation, q.Operation),
+		cmp.Compare(second(p), second(q)),
+		cmp.Compare(p.Manager, q.Manager),
+		cmp.Compare(p.APIVersion, q.APIVersion),
+		cmp.Compare(p.Subresource, q.Subresource),
+	)
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -80,7 +81,7 @@ func TestPreemptionSparesPodsADisruptionBudgetProtects(t *testing.T) {
 				waitPod(t, client, name, func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 			}
 			if tc.spec != nil {
-				waitDisruptionBudget(t, client, *tc.spec, tc.expectedPods, tc.allowed)
+				waitDisruptionBudget(t, cp, client, *tc.spec, tc.expectedPods, tc.allowed)
 			}
 
 			// Watch the pods from here on: the victim is marked, then gone.
@@ -130,8 +131,11 @@ func TestPreemptionSparesPodsADisruptionBudgetProtects(t *testing.T) {
 }
 
 // waitDisruptionBudget creates the budget "pdb" with spec in "default" and
-// polls until the disruption controller reported its status.
-func waitDisruptionBudget(t *testing.T, client kubernetes.Interface, spec policyv1.PodDisruptionBudgetSpec, expectedPods, allowed int32) {
+// polls until the disruption controller reported its status and the
+// scheduler's informer has it: the scheduler weighs the budget as its
+// cache has it, which on a loaded machine can lag the API (a new budget
+// allows no disruption until its status comes).
+func waitDisruptionBudget(t *testing.T, cp *fakeplane.ControlPlane, client kubernetes.Interface, spec policyv1.PodDisruptionBudgetSpec, expectedPods, allowed int32) {
 	t.Helper()
 	ctx := context.Background()
 	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "pdb"}, Spec: spec}
@@ -149,6 +153,17 @@ func waitDisruptionBudget(t *testing.T, client kubernetes.Interface, spec policy
 	})
 	if err != nil {
 		t.Fatalf("budget status: %v; last seen %+v, want expectedPods %d disruptionsAllowed %d", err, last, expectedPods, allowed)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		for _, pdb := range fakeplane.SchedulerDisruptionBudgets(cp) {
+			if pdb.Namespace == "default" && pdb.Name == "pdb" && apiequality.Semantic.DeepEqual(pdb.Status, last) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("the scheduler's budgets: %v; want the status %+v", err, last)
 	}
 }
 

@@ -123,6 +123,14 @@ func isPreemptedByScheduler(pod *corev1.Pod) bool {
 	return false
 }
 
+// DisruptionBudgets returns the PodDisruptionBudgets preemption weighs now,
+// as the scheduler's informer cache has them (nil when no profile enables
+// DefaultPreemption). The cache follows the API by a watch's delay, as a
+// kube-scheduler's does; callers must not modify what it returns.
+func (s *Scheduler) DisruptionBudgets() []*policyv1.PodDisruptionBudget {
+	return s.disruptionBudgets()
+}
+
 // disruptionBudgets lists the PodDisruptionBudgets preemption weighs:
 // none without the scheduler's informer (as in unit tests).
 func (s *Scheduler) disruptionBudgets() []*policyv1.PodDisruptionBudget {
