@@ -3,6 +3,7 @@ package fakeplane_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -568,4 +570,64 @@ func TestDeploymentAvailableAfterMinReadySeconds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A Deployment created again after an orphaning delete adopts its
+// ReplicaSet (the same template, so no new one), as kube-controller-manager's
+// ControllerRefManager does; a ReplicaSet relabelled out of its selector is
+// released, and the Deployment makes a new one for its pods.
+func TestDeploymentAdoptsAndReleasesReplicaSets(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t)
+	startTestKubelet(t, cp, nil)
+	cs := clientset(t, cp)
+	ctx := context.Background()
+	first, err := cs.AppsV1().Deployments("default").Create(ctx, webDeployment("adopter", 1, "nginx:1.27"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRolledOut(t, cs, "default", first.Name)
+	rs := ownedReplicaSets(t, cs, first)[0]
+	orphan := metav1.DeletePropagationOrphan
+	if err := cs.AppsV1().Deployments("default").Delete(ctx, first.Name, metav1.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
+		t.Fatal(err)
+	}
+	waitWorkload(t, "ReplicaSet orphaned", func() (bool, string) {
+		got, err := cs.AppsV1().ReplicaSets("default").Get(ctx, rs.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(got.OwnerReferences) == 0, fmt.Sprintf("owners %v", got.OwnerReferences)
+	})
+
+	second, err := cs.AppsV1().Deployments("default").Create(ctx, webDeployment("adopter", 1, "nginx:1.27"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRolledOut(t, cs, "default", second.Name)
+	owned := ownedReplicaSets(t, cs, second)
+	if len(owned) != 1 || owned[0].UID != rs.UID {
+		t.Fatalf("the new Deployment controls %d ReplicaSets (%v), want the orphan %s alone", len(owned), owned, rs.Name)
+	}
+	want := metav1.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "adopter", UID: second.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
+	if refs := owned[0].OwnerReferences; len(refs) != 1 || !reflect.DeepEqual(refs[0], want) {
+		t.Errorf("adopted ReplicaSet's owner references %+v, want %+v", refs, want)
+	}
+
+	// Relabelled out of the selector: released, and replaced.
+	patch := []byte(`{"metadata":{"labels":{"app":"elsewhere"}}}`)
+	if _, err := cs.AppsV1().ReplicaSets("default").Patch(ctx, rs.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitWorkload(t, "ReplicaSet released", func() (bool, string) {
+		got, err := cs.AppsV1().ReplicaSets("default").Get(ctx, rs.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(got.OwnerReferences) == 0, fmt.Sprintf("owners %v", got.OwnerReferences)
+	})
+	waitWorkload(t, "a new ReplicaSet", func() (bool, string) {
+		owned := ownedReplicaSets(t, cs, second)
+		return len(owned) == 1 && owned[0].UID != rs.UID, fmt.Sprintf("%d owned", len(owned))
+	})
 }

@@ -80,23 +80,80 @@ func adopt[T metav1.Object](ctx context.Context, o *ownerRefs, gvr schema.GroupV
 		if !selectorMatches(sel, obj.GetLabels()) || keep != nil && !keep(obj) {
 			continue
 		}
-		if o.canAdopt == nil {
-			ok := ownerStillThere(ctx, o.reg, o.gvr, o.owner)
-			o.canAdopt = &ok
+		ok, err := o.adoptOne(ctx, gvr, obj)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if ok {
+			adopted = append(adopted, obj)
 		}
 		if !*o.canAdopt {
-			return adopted, nil
-		}
-		err := adoptObject(ctx, o.reg, gvr, obj.GetNamespace(), obj.GetName(), string(obj.GetUID()), o.ref)
-		switch {
-		case err == nil:
-			adopted = append(adopted, obj)
-		case apierrors.IsNotFound(err), errors.Is(err, errAdoptionRaced):
-		default:
-			errs = append(errs, fmt.Errorf("adopt %s %s: %w", gvr.Resource, obj.GetName(), err))
+			break
 		}
 	}
 	return adopted, errors.Join(errs...)
+}
+
+// adoptOne gives obj, an orphan being adopted, the owner as controller,
+// once a fresh read found the owner there (o.canAdopt records it). It
+// reports whether obj was adopted; an object gone or changed meanwhile is
+// not, and is no error.
+func (o *ownerRefs) adoptOne(ctx context.Context, gvr schema.GroupVersionResource, obj metav1.Object) (bool, error) {
+	if o.canAdopt == nil {
+		ok := ownerStillThere(ctx, o.reg, o.gvr, o.owner)
+		o.canAdopt = &ok
+	}
+	if !*o.canAdopt {
+		return false, nil
+	}
+	err := adoptObject(ctx, o.reg, gvr, obj.GetNamespace(), obj.GetName(), string(obj.GetUID()), o.ref)
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err), errors.Is(err, errAdoptionRaced):
+		return false, nil
+	default:
+		return false, fmt.Errorf("adopt %s %s: %w", gvr.Resource, obj.GetName(), err)
+	}
+}
+
+// claim returns, of candidates (objects of the owner's namespace, in the
+// order the caller wants), those the owner controls that sel matches and
+// the orphans sel matches once adopted, as copies (withRef) carrying the
+// new reference; it releases those the owner controls that sel no longer
+// matches. As upstream's ControllerRefManager.ClaimObject: objects another
+// controller owns are skipped, nothing is adopted or released while the
+// owner is being deleted, and an orphan being deleted is not adopted.
+func claim[T metav1.Object](ctx context.Context, o *ownerRefs, gvr schema.GroupVersionResource, candidates []T, sel labels.Selector, withRef func(T, metav1.OwnerReference) T) ([]T, error) {
+	var claimed []T
+	var errs []error
+	deleting := o.owner.GetDeletionTimestamp() != nil
+	for _, obj := range candidates {
+		match := selectorMatches(sel, obj.GetLabels())
+		if ref := metav1.GetControllerOfNoCopy(obj); ref != nil {
+			switch {
+			case ref.UID != o.owner.GetUID():
+			case match:
+				claimed = append(claimed, obj)
+			default:
+				if err := release(ctx, o, gvr, obj); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			continue
+		}
+		if deleting || !match || obj.GetDeletionTimestamp() != nil {
+			continue
+		}
+		ok, err := o.adoptOne(ctx, gvr, obj)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if ok {
+			claimed = append(claimed, withRef(obj, *o.ref))
+		}
+	}
+	return claimed, errors.Join(errs...)
 }
 
 // ownerStillThere reports whether a fresh read of owner (stored in gvr)

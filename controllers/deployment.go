@@ -326,51 +326,18 @@ func (c *Deployment) claimReplicaSets(ctx context.Context, d *appsv1.Deployment)
 		}
 	}
 	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Name < candidates[j].Name })
-	var (
-		claimed  []*appsv1.ReplicaSet
-		errs     []error
-		canAdopt *bool
-	)
-	ref := controllerRefTo(d, deploymentKind)
-	for _, rs := range candidates {
-		match := selectorMatches(sel, rs.Labels)
-		if owner := metav1.GetControllerOfNoCopy(rs); owner != nil {
-			if owner.UID != d.UID {
-				continue
-			}
-			switch {
-			case match:
-				claimed = append(claimed, rs.DeepCopy())
-			case d.DeletionTimestamp == nil:
-				err := releaseObject(ctx, c.reg, replicaSetsGVR, rs.Namespace, rs.Name, string(rs.UID), string(d.UID))
-				if err != nil && !apierrors.IsNotFound(err) {
-					errs = append(errs, fmt.Errorf("release replica set %s: %w", rs.Name, err))
-				}
-			}
-			continue
-		}
-		if d.DeletionTimestamp != nil || !match || rs.DeletionTimestamp != nil {
-			continue
-		}
-		if canAdopt == nil {
-			ok := ownerStillThere(ctx, c.reg, deploymentsGVR, d)
-			canAdopt = &ok
-		}
-		if !*canAdopt {
-			continue
-		}
-		err := adoptObject(ctx, c.reg, replicaSetsGVR, rs.Namespace, rs.Name, string(rs.UID), ref)
-		switch {
-		case err == nil:
-			adopted := rs.DeepCopy()
-			adopted.OwnerReferences = append(adopted.OwnerReferences, *ref)
-			claimed = append(claimed, adopted)
-		case apierrors.IsNotFound(err), errors.Is(err, errAdoptionRaced):
-		default:
-			errs = append(errs, fmt.Errorf("adopt replica set %s: %w", rs.Name, err))
-		}
+	o := newOwnerRefs(c.reg, d, deploymentsGVR, deploymentKind)
+	claimed, err := claim(ctx, o, replicaSetsGVR, candidates, sel, func(rs *appsv1.ReplicaSet, ref metav1.OwnerReference) *appsv1.ReplicaSet {
+		adopted := rs.DeepCopy()
+		adopted.OwnerReferences = append(adopted.OwnerReferences, ref)
+		return adopted
+	})
+	// The rollout changes what it is given: copies, not the view's (an
+	// adopted one is copied twice; adoptions are rare).
+	for i, rs := range claimed {
+		claimed[i] = rs.DeepCopy()
 	}
-	return claimed, errors.Join(errs...)
+	return claimed, err
 }
 
 // writeStatus writes d's status and revision annotation through /status,

@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -410,50 +409,12 @@ func (c *ReplicaSet) syncSet(ctx context.Context, key string) error {
 // selector matches and released the pods it controls that it no longer
 // matches, as kube-controller-manager's ControllerRefManager does.
 func (c *ReplicaSet) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
-	var (
-		claimed  []*corev1.Pod
-		errs     []error
-		canAdopt *bool
-	)
-	ref := controllerRefTo(rs, c.kind.gvk)
-	for _, p := range pods {
-		match := selectorMatches(sel, p.Labels)
-		if owner := metav1.GetControllerOfNoCopy(p); owner != nil {
-			switch {
-			case match:
-				claimed = append(claimed, p)
-			case rs.DeletionTimestamp == nil:
-				err := releaseObject(ctx, c.reg, podsGVR, p.Namespace, p.Name, string(p.UID), string(rs.UID))
-				if err != nil && !apierrors.IsNotFound(err) {
-					errs = append(errs, fmt.Errorf("release pod %s: %w", p.Name, err))
-				}
-			}
-			continue
-		}
-		if rs.DeletionTimestamp != nil || !match || p.DeletionTimestamp != nil {
-			continue
-		}
-		if canAdopt == nil {
-			// As upstream, a fresh read before the first adoption: no
-			// adopting for a ReplicaSet that is gone or being deleted.
-			ok := ownerStillThere(ctx, c.reg, c.kind.gvr, rs)
-			canAdopt = &ok
-		}
-		if !*canAdopt {
-			continue
-		}
-		err := adoptObject(ctx, c.reg, podsGVR, p.Namespace, p.Name, string(p.UID), ref)
-		switch {
-		case err == nil:
-			adopted := p.DeepCopy()
-			adopted.OwnerReferences = append(adopted.OwnerReferences, *ref)
-			claimed = append(claimed, adopted)
-		case apierrors.IsNotFound(err), errors.Is(err, errAdoptionRaced):
-		default:
-			errs = append(errs, fmt.Errorf("adopt pod %s: %w", p.Name, err))
-		}
-	}
-	return claimed, errors.Join(errs...)
+	o := newOwnerRefs(c.reg, rs, c.kind.gvr, c.kind.gvk)
+	return claim(ctx, o, podsGVR, pods, sel, func(p *corev1.Pod, ref metav1.OwnerReference) *corev1.Pod {
+		adopted := p.DeepCopy()
+		adopted.OwnerReferences = append(adopted.OwnerReferences, ref)
+		return adopted
+	})
 }
 
 // manageReplicas creates or deletes pods towards rs's replicas, at most
