@@ -308,7 +308,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	cp.servingTrustPEM = serving.trustPEM
 	cp.loopbackServerName = ""
-	if serving.given != nil {
+	if serving.fromFiles() {
 		cp.loopbackServerName = loopbackServerName
 	}
 	var kubeconfig []byte
@@ -628,7 +628,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err := makeServingCert(); err != nil {
 		return err
 	}
-	tlsConfig := serving.tlsConfig(cp.tls)
+	tlsConfig, err := serving.tlsConfig(cp.tls, cp.opts.logger)
+	if err != nil {
+		return err
+	}
 	var handler http.Handler = cp.srv
 	if !cp.opts.runs(controllers.NodeLifecycleName) {
 		// Without kube-controller-manager's node lifecycle controller,

@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -39,13 +40,22 @@ type SecureServing struct {
 	// CipherSuites is --tls-cipher-suites: the names of the TLS 1.2
 	// cipher suites offered (default: Go's).
 	CipherSuites []string
+	// SNICertKeys are --tls-sni-cert-key: more certificates, each served
+	// to the clients that ask (by TLS server name) for one of its Names,
+	// or without Names for its own DNS names or common name. An exact name
+	// wins over a wildcard ("*.example.com"), earlier pairs over later
+	// ones, given names over a certificate's own. A client asking for no
+	// name gets the pair named for the address it dialed, if any.
+	SNICertKeys []cliflag.NamedCertKey
 }
 
 // WithSecureServing serves HTTPS as s says: the serving certificate and
-// key files, the directory for them, and the TLS version and cipher
-// suites. New refuses what kube-apiserver refuses (one of the files
-// without the other, unknown versions or suites); Start, files that do not
-// load.
+// key files, the directory for them, the SNI certificates, and the TLS
+// version and cipher suites. New refuses what kube-apiserver refuses (one
+// of the files without the other, unknown versions or suites); Start,
+// files that do not load. As kube-apiserver, the server reads the
+// certificate files again when they change (checked at a handshake, at
+// most once a second), and keeps the last pair that loaded.
 func WithSecureServing(s SecureServing) Option {
 	return func(o *options) { o.serving = s }
 }
@@ -100,18 +110,24 @@ func tlsVersion(name string) (uint16, error) {
 }
 
 // servingTLS is what the server presents: the certificate the cluster CA
-// signs and, when the options give one, the certificate from files that
-// every other client gets.
+// signs and, when the options give them, the certificates from files that
+// every other client gets, or those asking for their names.
 type servingTLS struct {
 	// own is the certificate the cluster CA signs.
 	own tls.Certificate
 	// given is the certificate from --tls-cert-file (or --cert-dir);
-	// nil when the cluster CA's is served to everyone.
-	given *tls.Certificate
+	// nil when the cluster CA's is the default.
+	given *certFiles
+	// sni are the --tls-sni-cert-key certificates.
+	sni []*certFiles
 	// trustPEM is what clients outside the control plane trust: the
 	// cluster CA, or the certificates of the given file.
 	trustPEM []byte
 }
+
+// fromFiles reports whether any certificate served comes from files: the
+// control plane's own clients then ask for loopbackServerName.
+func (s servingTLS) fromFiles() bool { return s.given != nil || len(s.sni) > 0 }
 
 // givenServingCertificate reads the serving certificate the options name
 // in files (--tls-cert-file, or --cert-dir's pair), before the server
@@ -122,6 +138,13 @@ func (cp *ControlPlane) givenServingCertificate() (s servingTLS, writeDir string
 	o := cp.opts.serving
 	s.trustPEM = cp.ca.CertPEM
 	certFile, keyFile := o.CertFile, o.KeyFile
+	for _, nck := range o.SNICertKeys {
+		f, err := loadCertFiles(sniPurpose, nck.CertFile, nck.KeyFile, nck.Names)
+		if err != nil {
+			return servingTLS{}, "", fmt.Errorf("fakeplane: failed to load SNI cert and key: %w", err)
+		}
+		s.sni = append(s.sni, f)
+	}
 	if certFile == "" && o.CertDir != "" {
 		certFile, keyFile = servingPairFiles(o.CertDir)
 		readable, err := certutil.CanReadCertAndKey(certFile, keyFile)
@@ -139,7 +162,7 @@ func (cp *ControlPlane) givenServingCertificate() (s servingTLS, writeDir string
 	if err != nil {
 		return servingTLS{}, "", err
 	}
-	s.given, s.trustPEM = &given, certPEM
+	s.given, s.trustPEM = given, certPEM
 	return s, "", nil
 }
 
@@ -149,23 +172,24 @@ func servingPairFiles(dir string) (certFile, keyFile string) {
 }
 
 // loadServingPair reads a serving certificate and its key as
-// kube-apiserver does, and returns the PEM of the certificates alone.
-func loadServingPair(certFile, keyFile string) (tls.Certificate, []byte, error) {
+// kube-apiserver does, and returns them and the PEM of the certificates
+// alone.
+func loadServingPair(certFile, keyFile string) (*certFiles, []byte, error) {
 	certPEM, err := os.ReadFile(certFile)
 	if err != nil {
-		return tls.Certificate{}, nil, fmt.Errorf("fakeplane: tls-cert-file: %w", err)
+		return nil, nil, fmt.Errorf("fakeplane: tls-cert-file: %w", err)
 	}
 	keyPEM, err := os.ReadFile(keyFile)
 	if err != nil {
-		return tls.Certificate{}, nil, fmt.Errorf("fakeplane: tls-private-key-file: %w", err)
+		return nil, nil, fmt.Errorf("fakeplane: tls-private-key-file: %w", err)
 	}
 	if len(certPEM) == 0 || len(keyPEM) == 0 {
-		return tls.Certificate{}, nil, fmt.Errorf("fakeplane: missing content for serving cert %q", "serving-cert::"+certFile+"::"+keyFile)
+		return nil, nil, fmt.Errorf("fakeplane: missing content for serving cert %q", "serving-cert::"+certFile+"::"+keyFile)
 	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		return tls.Certificate{}, nil, fmt.Errorf("fakeplane: serving cert %s and key %s: %w", certFile, keyFile, err)
+	if _, err := tls.X509KeyPair(certPEM, keyPEM); err != nil {
+		return nil, nil, fmt.Errorf("fakeplane: serving cert %s and key %s: %w", certFile, keyFile, err)
 	}
+	pair := &certFiles{certFile: certFile, keyFile: keyFile, certPEM: certPEM, keyPEM: keyPEM}
 	var certs []byte
 	for rest := certPEM; ; {
 		var b *pem.Block
@@ -196,29 +220,28 @@ func writeServingPair(dir string, certPEM, keyPEM []byte) error {
 	return nil
 }
 
-// tlsConfig is the server's TLS configuration: the given certificate for
-// every client but the control plane's own (which ask for
-// loopbackServerName), the TLS version and cipher suites p gives, and a
-// client certificate asked for, as kube-apiserver does, for the
-// authenticators to verify (client CA or front-proxy CA).
-func (s servingTLS) tlsConfig(p tlsParams) *tls.Config {
+// tlsConfig is the server's TLS configuration: the certificates from files
+// for every client but the control plane's own (which ask for
+// loopbackServerName), as servingCerts chooses them; the TLS version and
+// cipher suites p gives; and a client certificate asked for, as
+// kube-apiserver does, for the authenticators to verify (client CA or
+// front-proxy CA).
+func (s servingTLS) tlsConfig(p tlsParams, log *slog.Logger) (*tls.Config, error) {
 	cfg := &tls.Config{
 		Certificates: []tls.Certificate{s.own},
 		ClientAuth:   tls.RequestClientCert,
 		MinVersion:   p.minVersion,
 		CipherSuites: p.suites,
 	}
-	if given := s.given; given != nil {
-		own := s.own
-		cfg.Certificates = nil
-		cfg.GetCertificate = func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
-			if hello.ServerName == loopbackServerName {
-				return &own, nil
-			}
-			return given, nil
+	if s.fromFiles() {
+		certs, err := newServingCerts(s.own, s.given, s.sni, log)
+		if err != nil {
+			return nil, fmt.Errorf("fakeplane: %w", err)
 		}
+		cfg.Certificates = nil
+		cfg.GetCertificate = certs.getCertificate
 	}
-	return cfg
+	return cfg, nil
 }
 
 // servingHosts and servingIPs are the names and addresses the cluster CA's

@@ -34,6 +34,13 @@ import (
 // returns it and its key in PEM.
 func signServingCert(t *testing.T, ca *x509.Certificate, caKey crypto.Signer, cn string) (certPEM, keyPEM []byte, cert *x509.Certificate) {
 	t.Helper()
+	return signCertFor(t, ca, caKey, cn, []string{"localhost"}, []net.IP{net.ParseIP("127.0.0.1")})
+}
+
+// signCertFor signs a serving certificate for dnsNames and ips with the CA
+// (self-signed when ca is nil), and returns it and its key in PEM.
+func signCertFor(t *testing.T, ca *x509.Certificate, caKey crypto.Signer, cn string, dnsNames []string, ips []net.IP) (certPEM, keyPEM []byte, cert *x509.Certificate) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +49,7 @@ func signServingCert(t *testing.T, ca *x509.Certificate, caKey crypto.Signer, cn
 		SerialNumber: serialNumber(t), Subject: pkix.Name{CommonName: cn},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		DNSNames: dnsNames, IPAddresses: ips,
 	}
 	parent, parentKey := tmpl, crypto.Signer(key)
 	if ca != nil {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	cliflag "k8s.io/component-base/cli/flag"
+
 	"github.com/fakeplane/fakeplane"
 )
 
@@ -23,6 +25,7 @@ type servingFlagValues struct {
 	keyFile       *string
 	minTLSVersion *string
 	cipherSuites  multiFlag
+	sniCertKeys   []cliflag.NamedCertKey
 }
 
 // servingFlags defines the serving flags on fs.
@@ -35,6 +38,7 @@ func servingFlags(fs *flag.FlagSet) *servingFlagValues {
 	v.keyFile = fs.String("tls-private-key-file", "", "the private key of --tls-cert-file")
 	v.minTLSVersion = fs.String("tls-min-version", "", "the lowest TLS version served: VersionTLS12 or VersionTLS13 (default VersionTLS12)")
 	fs.Var(&v.cipherSuites, "tls-cipher-suites", "the TLS 1.2 cipher suites offered, comma-separated IANA names, as kube-apiserver's (default: Go's)")
+	fs.Var(cliflag.NewNamedCertKeyArray(&v.sniCertKeys), "tls-sni-cert-key", "a certificate and key file served to clients asking for its names, as kube-apiserver's: \"cert,key\" (the certificate's own names) or \"cert,key:name,*.domain\"; repeatable, earlier pairs win, an exact name wins over a wildcard")
 	return v
 }
 
@@ -62,8 +66,8 @@ func (v *servingFlagValues) listenAddress(listen string) (string, error) {
 // option is WithSecureServing of the flags' values, nil when none is set.
 func (v *servingFlagValues) option() fakeplane.Option {
 	s := fakeplane.SecureServing{CertFile: *v.certFile, KeyFile: *v.keyFile, CertDir: *v.certDir, MinTLSVersion: *v.minTLSVersion,
-		CipherSuites: splitList(strings.Join(v.cipherSuites, ","))}
-	if s.CertFile == "" && s.KeyFile == "" && s.CertDir == "" && s.MinTLSVersion == "" && len(s.CipherSuites) == 0 {
+		CipherSuites: splitList(strings.Join(v.cipherSuites, ",")), SNICertKeys: v.sniCertKeys}
+	if s.CertFile == "" && s.KeyFile == "" && s.CertDir == "" && s.MinTLSVersion == "" && len(s.CipherSuites) == 0 && len(s.SNICertKeys) == 0 {
 		return nil
 	}
 	return fakeplane.WithSecureServing(s)
