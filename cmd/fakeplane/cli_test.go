@@ -56,6 +56,11 @@ func TestCommandLineExitCodes(t *testing.T) {
 			if !strings.Contains(stdout, tc.stdout) {
 				t.Errorf("stdout %q, want it to contain %q", stdout, tc.stdout)
 			}
+			// The flag package reports a flag value whose zero value
+			// cannot print its default this way, in the usage.
+			if strings.Contains(stdout+stderr, "panic") {
+				t.Errorf("output tells of a panic: %q", stdout+stderr)
+			}
 			if got := strings.TrimSuffix(stderr, "\n"); !strings.HasPrefix(got, tc.stderrLine) || strings.Contains(got, "\n") || strings.Count(got, "fakeplane:") > 1 {
 				t.Errorf("stderr %q, want the one line %q", stderr, tc.stderrLine)
 			}

@@ -25,7 +25,30 @@ type servingFlagValues struct {
 	keyFile       *string
 	minTLSVersion *string
 	cipherSuites  multiFlag
-	sniCertKeys   []cliflag.NamedCertKey
+	sniCertKeys   sniCertKeys
+}
+
+// sniCertKeys is --tls-sni-cert-key's value: upstream's NamedCertKey
+// parsing, one pair per use of the flag.
+type sniCertKeys []cliflag.NamedCertKey
+
+// String lists the pairs as upstream's NamedCertKeyArray does.
+func (s *sniCertKeys) String() string {
+	var out []string
+	for i := range *s {
+		out = append(out, (*s)[i].String())
+	}
+	return "[" + strings.Join(out, ";") + "]"
+}
+
+// Set adds the pair v names ("cert,key" or "cert,key:name,...").
+func (s *sniCertKeys) Set(v string) error {
+	var nck cliflag.NamedCertKey
+	if err := nck.Set(v); err != nil {
+		return err
+	}
+	*s = append(*s, nck)
+	return nil
 }
 
 // servingFlags defines the serving flags on fs.
@@ -38,7 +61,7 @@ func servingFlags(fs *flag.FlagSet) *servingFlagValues {
 	v.keyFile = fs.String("tls-private-key-file", "", "the private key of --tls-cert-file")
 	v.minTLSVersion = fs.String("tls-min-version", "", "the lowest TLS version served: VersionTLS12 or VersionTLS13 (default VersionTLS12)")
 	fs.Var(&v.cipherSuites, "tls-cipher-suites", "the TLS 1.2 cipher suites offered, comma-separated IANA names, as kube-apiserver's (default: Go's)")
-	fs.Var(cliflag.NewNamedCertKeyArray(&v.sniCertKeys), "tls-sni-cert-key", "a certificate and key file served to clients asking for its names, as kube-apiserver's: \"cert,key\" (the certificate's own names) or \"cert,key:name,*.domain\"; repeatable, earlier pairs win, an exact name wins over a wildcard")
+	fs.Var(&v.sniCertKeys, "tls-sni-cert-key", "a certificate and key file served to clients asking for its names, as kube-apiserver's: \"cert,key\" (the certificate's own names) or \"cert,key:name,*.domain\"; repeatable, earlier pairs win, an exact name wins over a wildcard")
 	return v
 }
 

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 )
 
@@ -89,5 +90,39 @@ func TestServingFlags(t *testing.T) {
 	}
 	if code, stderr := runToExit(t, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2"), "--endpoint-reconciler-type", "foo"); code != 1 || stderr != "fakeplane: Reconciler not implemented: foo\n" {
 		t.Errorf("--endpoint-reconciler-type foo: exit %d, %q", code, stderr)
+	}
+}
+
+// TestTLSSNICertKeyFlag serves a --tls-sni-cert-key pair to clients asking
+// for its name, and refuses a malformed value as a usage error (exit 2).
+func TestTLSSNICertKeyFlag(t *testing.T) {
+	dir := t.TempDir()
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey("sni.example.com", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "sni.crt"), filepath.Join(dir, "sni.key")
+	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "kubeconfig"),
+		"--tls-sni-cert-key", certFile+","+keyFile+":sni.example.com,*.sni.example.com")
+	for _, name := range []string{"sni.example.com", "a.sni.example.com", "localhost"} {
+		conn, err := tls.Dial("tcp", strings.TrimPrefix(p.url, "https://"), &tls.Config{ServerName: name, InsecureSkipVerify: true}) //nolint:gosec // the certificate is what is inspected
+		if err != nil {
+			t.Fatal(err)
+		}
+		cn := conn.ConnectionState().PeerCertificates[0].Subject.CommonName
+		conn.Close()
+		if sni := strings.HasPrefix(cn, "sni.example.com@"); sni != (name != "localhost") {
+			t.Errorf("asking for %s: presented %q", name, cn)
+		}
+	}
+	if code, stderr := runToExit(t, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2"), "--tls-sni-cert-key", certFile); code != 2 ||
+		!strings.Contains(stderr, "expected comma separated certificate and key file paths") {
+		t.Errorf("--tls-sni-cert-key without a key: exit %d, %q", code, stderr)
 	}
 }
