@@ -221,15 +221,18 @@ const (
 	AuthorizationAlwaysAllow = auth.ModeAlwaysAllow
 	AuthorizationAlwaysDeny  = auth.ModeAlwaysDeny
 	AuthorizationWebhook     = auth.ModeWebhook
+	AuthorizationNode        = auth.ModeNode
 )
 
 // WithAuthorizationMode chooses the authorizers, a comma-separated list as
 // kube-apiserver's --authorization-mode: AuthorizationRBAC (the default,
 // with the bootstrap policy of a fresh cluster), AuthorizationAlwaysAllow,
 // AuthorizationAlwaysDeny, AuthorizationWebhook (with
-// WithAuthorizationWebhook), asked in the list's order after
-// system:masters, each once; kube-apiserver's Node and ABAC make Start
-// fail (fakeplane has neither). Start fails with kube-apiserver's errors
+// WithAuthorizationWebhook), AuthorizationNode (kube-apiserver's Node
+// authorizer: users system:node:NAME in system:nodes read what the pods
+// bound to NAME need), asked in the list's order after system:masters,
+// each once; kube-apiserver's ABAC makes Start fail (fakeplane has none).
+// Start fails with kube-apiserver's errors
 // for a mode it does not know, one given twice, Webhook without its
 // kubeconfig, and with WithAuthorizationConfigFile.
 func WithAuthorizationMode(mode string) Option {
@@ -427,8 +430,8 @@ func WithAdmissionControlConfigFile(path string) Option {
 
 // WithEnableAdmissionPlugins runs the named admission plugins besides
 // those kube-apiserver runs by default, as its --enable-admission-plugins:
-// of the plugins off by default, every one (NodeRestriction without the
-// Node authorizer, which fakeplane does not have: nodes need RBAC), those
+// of the plugins off by default, every one (NodeRestriction with or
+// without AuthorizationNode), those
 // that read a configuration (EventRateLimit, ImagePolicyWebhook,
 // PodNodeSelector, PodTolerationRestriction) configured by
 // WithAdmissionControlConfigFile. The order of the names does not matter:

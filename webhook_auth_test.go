@@ -667,9 +667,9 @@ func TestWebhookAuthorizationConfigErrors(t *testing.T) {
 		{"an unknown version", func(*testing.T) []fakeplane.Option {
 			return []fakeplane.Option{fakeplane.WithAuthorizationMode("Webhook"), fakeplane.WithAuthorizationWebhook(fakeplane.AuthorizationWebhookConfig{ConfigFile: kubeconfig, Version: "v2"})}
 		}, `unsupported webhook authorizer version "v2", supported versions are "v1", "v1beta1"`},
-		{"mode Node", func(*testing.T) []fakeplane.Option {
-			return []fakeplane.Option{fakeplane.WithAuthorizationMode("Node,RBAC")}
-		}, "authorizer type Node: fakeplane has no Node authorizer"},
+		{"mode ABAC", func(*testing.T) []fakeplane.Option {
+			return []fakeplane.Option{fakeplane.WithAuthorizationMode("ABAC,RBAC")}
+		}, "fakeplane: authorization-mode ABAC's authorization policy file not passed"},
 		{"an invalid file", func(t *testing.T) []fakeplane.Option {
 			return []fakeplane.Option{fakeplane.WithAuthorizationConfigFile(writeAuthorizationConfig(t, rbacOnly, webhookAuthorizer("w", kubeconfig, "v3", "Deny")))}
 		}, `fakeplane: authorizers[1].subjectAccessReviewVersion: Unsupported value: "v3": supported values: "v1", "v1beta1"`},

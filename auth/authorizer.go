@@ -22,8 +22,8 @@ import (
 
 // Authorization modes (--authorization-mode), which are also the authorizer
 // types of an AuthorizationConfiguration (--authorization-config). fakeplane
-// builds the first four; kube-apiserver's Node and ABAC are accepted where
-// kube-apiserver accepts them and then refused (see NewAuthorizer).
+// builds all but ABAC, which is accepted where kube-apiserver accepts it
+// and then refused (see NewAuthorizer).
 const (
 	ModeAlwaysAllow = "AlwaysAllow"
 	ModeAlwaysDeny  = "AlwaysDeny"
@@ -212,11 +212,11 @@ func LoadAuthorizationConfiguration(path string) (*apiserverconfig.Authorization
 // rule resolver (for SelfSubjectRulesReview) unions the authorizers' rules:
 // a webhook's are incomplete, with upstream's evaluation error.
 //
-// RBAC uses rbac; AlwaysAllow and AlwaysDeny are k8s.io/apiserver's;
-// Webhook is upstream's webhook authorizer (NewAuthorizationWebhook),
-// dialing with dial (nil: directly). Node and ABAC are errors: fakeplane
-// has neither.
-func NewAuthorizer(cfg *apiserverconfig.AuthorizationConfiguration, rbac *RBACAuthorizer, dial utilnet.DialFunc) (authorizer.Authorizer, authorizer.RuleResolver, error) {
+// RBAC uses rbac and Node node; AlwaysAllow and AlwaysDeny are
+// k8s.io/apiserver's; Webhook is upstream's webhook authorizer
+// (NewAuthorizationWebhook), dialing with dial (nil: directly). ABAC is an
+// error: fakeplane has none.
+func NewAuthorizer(cfg *apiserverconfig.AuthorizationConfiguration, rbac *RBACAuthorizer, node *NodeAuthorizer, dial utilnet.DialFunc) (authorizer.Authorizer, authorizer.RuleResolver, error) {
 	if cfg == nil || len(cfg.Authorizers) == 0 {
 		return nil, nil, errors.New("at least one authorization mode must be passed")
 	}
@@ -256,7 +256,10 @@ func NewAuthorizer(cfg *apiserverconfig.AuthorizationConfiguration, rbac *RBACAu
 			}
 			a = w
 		case ModeNode:
-			return nil, nil, errors.New("authorizer type Node: fakeplane has no Node authorizer (kube-apiserver's authorizes kubelets by their node's objects)")
+			if node == nil {
+				return nil, nil, errors.New("authorizer type Node needs a Node authorizer")
+			}
+			a = node
 		case ModeABAC:
 			return nil, nil, errors.New("authorizer type ABAC: fakeplane has no ABAC authorizer (nor --authorization-policy-file)")
 		default:

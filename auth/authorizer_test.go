@@ -19,7 +19,7 @@ func newModeAuthorizer(mode string, rbac *RBACAuthorizer) (authorizer.Authorizer
 	if err != nil {
 		return nil, nil, err
 	}
-	return NewAuthorizer(cfg, rbac, nil)
+	return NewAuthorizer(cfg, rbac, NewNodeAuthorizer(NewNodeGraph(), nil), nil)
 }
 
 // writeFile writes data to name in a temporary directory and returns its
@@ -176,7 +176,6 @@ func TestNewAuthorizerRefusesWhatFakeplaneLacks(t *testing.T) {
 		a    apiserverconfig.AuthorizerConfiguration
 		want string
 	}{
-		{"Node", apiserverconfig.AuthorizerConfiguration{Type: "Node", Name: "node"}, "authorizer type Node: fakeplane has no Node authorizer"},
 		{"ABAC", apiserverconfig.AuthorizerConfiguration{Type: "ABAC", Name: "abac"}, "authorizer type ABAC: fakeplane has no ABAC authorizer"},
 		{"a webhook InClusterConfig", apiserverconfig.AuthorizerConfiguration{Type: "Webhook", Name: "in-cluster", Webhook: &apiserverconfig.WebhookConfiguration{
 			Timeout: metav1.Duration{Duration: time.Second}, FailurePolicy: "Deny", SubjectAccessReviewVersion: "v1",
@@ -184,7 +183,7 @@ func TestNewAuthorizerRefusesWhatFakeplaneLacks(t *testing.T) {
 			`authorization webhook "in-cluster": connectionInfo type "InClusterConfig" is not supported`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := NewAuthorizer(&apiserverconfig.AuthorizationConfiguration{Authorizers: []apiserverconfig.AuthorizerConfiguration{tc.a}}, NewRBACAuthorizer(NewStaticRBAC()), nil)
+			_, _, err := NewAuthorizer(&apiserverconfig.AuthorizationConfiguration{Authorizers: []apiserverconfig.AuthorizerConfiguration{tc.a}}, NewRBACAuthorizer(NewStaticRBAC()), nil, nil)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("got %v, want %s...", err, tc.want)
 			}

@@ -299,7 +299,7 @@ func TestNewAuthorizerModes(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"Node", "ABAC", "Webhook", "Foo", "RBAC,RBAC", " RBAC"} {
+	for _, bad := range []string{"ABAC", "Webhook", "Foo", "RBAC,RBAC", " RBAC"} {
 		if _, _, err := newModeAuthorizer(bad, rbac); err == nil {
 			t.Errorf("mode %q accepted", bad)
 		}

@@ -17,8 +17,8 @@ import (
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/auth"
+	"github.com/fakeplane/fakeplane/internal/objectrefs"
 	"github.com/fakeplane/fakeplane/registry"
-	"github.com/fakeplane/fakeplane/registry/core/pod"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -265,7 +265,7 @@ func (c *LegacyTokenCleaner) podSecrets(ctx context.Context, namespace string) (
 	}
 	names := map[string]bool{}
 	for i := range list.Items {
-		for _, name := range pod.SecretNames(&list.Items[i].Spec) {
+		for _, name := range objectrefs.PodSecretNames(&list.Items[i].Spec) {
 			names[name] = true
 		}
 	}

@@ -20,7 +20,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 
 	admissionplugins "github.com/fakeplane/fakeplane/admission"
-	"github.com/fakeplane/fakeplane/registry/core/pod"
+	"github.com/fakeplane/fakeplane/internal/objectrefs"
 	"github.com/fakeplane/fakeplane/store"
 )
 
@@ -227,7 +227,7 @@ func mirrorPodReferences(p *corev1.Pod) error {
 	if p.Spec.ServiceAccountName != "" {
 		return errors.New("a mirror pod may not reference service accounts")
 	}
-	if len(pod.SecretNames(&p.Spec)) > 0 {
+	if len(objectrefs.PodSecretNames(&p.Spec)) > 0 {
 		return errors.New("a mirror pod may not reference secrets")
 	}
 	for _, v := range p.Spec.Volumes {

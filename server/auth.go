@@ -5,9 +5,8 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
-
-	"github.com/fakeplane/fakeplane/registry"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -20,6 +19,8 @@ import (
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/auth"
+	"github.com/fakeplane/fakeplane/fixtures"
+	"github.com/fakeplane/fakeplane/registry"
 )
 
 // AuthConfig configures authentication and authorization, named after
@@ -156,7 +157,22 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	if authzConfig == nil {
 		authzConfig = &apiserverconfig.AuthorizationConfiguration{Authorizers: []apiserverconfig.AuthorizerConfiguration{{Type: auth.ModeRBAC, Name: "rbac"}}}
 	}
-	authz, rules, err := auth.NewAuthorizer(authzConfig, rbac, cfg.WebhookDial)
+	var node *auth.NodeAuthorizer
+	if slices.ContainsFunc(authzConfig.Authorizers, func(a apiserverconfig.AuthorizerConfiguration) bool { return a.Type == auth.ModeNode }) {
+		// Only with the Node authorizer: the graph follows every pod's
+		// write.
+		rules, err := fixtures.NodeRules()
+		if err != nil {
+			return nil, err
+		}
+		graph := auth.NewNodeGraph()
+		if err := graph.Load(s.cfg.Store); err != nil {
+			return nil, fmt.Errorf("node authorizer: %w", err)
+		}
+		s.nodeGraph = graph
+		node = auth.NewNodeAuthorizer(graph, rules)
+	}
+	authz, rules, err := auth.NewAuthorizer(authzConfig, rbac, node, cfg.WebhookDial)
 	if err != nil {
 		return nil, err
 	}

@@ -128,6 +128,9 @@ type Server struct {
 
 	// rbacCache holds the RBAC objects for the authorizer.
 	rbacCache *auth.RBACCache
+	// nodeGraph relates objects to nodes for the Node authorizer; nil
+	// without it.
+	nodeGraph *auth.NodeGraph
 	// flows classifies requests to FlowSchemas for the answers' headers.
 	flows *flowClassifier
 	// health holds the health endpoints' handlers, built on first use.
@@ -355,6 +358,9 @@ func (s *Server) AddCommitObserver(f func(bucket, key string, obj runtime.Object
 // writer lock, once the write committed.
 func (s *Server) observeCommitViews(bucket, key string, obj runtime.Object, data []byte, deleted bool) {
 	s.rbacCache.Observe(bucket, key, obj, data, deleted)
+	if s.nodeGraph != nil {
+		s.nodeGraph.Observe(bucket, key, obj, data, deleted)
+	}
 	s.flows.observe(bucket, key, obj, data, deleted)
 	for _, f := range s.commitObservers {
 		f(bucket, key, obj, data, deleted)

@@ -1,14 +1,14 @@
-package pod
+package objectrefs
 
 import corev1 "k8s.io/api/core/v1"
 
-// SecretNames returns the names of the Secrets spec refers to, as
+// PodSecretNames returns the names of the Secrets spec refers to, as
 // upstream's VisitPodSecretNames finds them: image pull secrets, the env
 // and envFrom of init, regular and ephemeral containers, secret volumes
 // and projected secrets, and the secret references of volume sources
 // (AzureFile, CephFS, Cinder, FlexVolume, RBD, ScaleIO, iSCSI, StorageOS,
 // CSI). A name may repeat; an empty name is left out.
-func SecretNames(spec *corev1.PodSpec) []string {
+func PodSecretNames(spec *corev1.PodSpec) []string {
 	var names []string
 	add := func(name string) {
 		if name != "" {
