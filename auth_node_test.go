@@ -55,6 +55,12 @@ func TestNodeAuthorizerAsKubeAPIServer(t *testing.T) {
 	if _, err := node.CoreV1().Secrets("default").Get(ctx, "s1", metav1.GetOptions{}); err != nil {
 		t.Errorf("its pod's secret: %v", err)
 	}
+	// As a kubelet's secret manager reads it: a watch of it alone.
+	if w, err := node.CoreV1().Secrets("default").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=s1"}); err != nil {
+		t.Errorf("a watch of its pod's secret: %v", err)
+	} else {
+		w.Stop()
+	}
 	_, err = node.CoreV1().Secrets("default").Get(ctx, "s2", metav1.GetOptions{})
 	forbidden(err, `secrets "s2" is forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "default": node: no relationship found between node 'n1' and this object`)
 	_, err = node.CoreV1().Secrets("default").List(ctx, metav1.ListOptions{})
