@@ -13,7 +13,7 @@ func PodConfigMapNames(spec *corev1.PodSpec) []string {
 			names = append(names, name)
 		}
 	}
-	containerRefs := func(env []corev1.EnvVar, from []corev1.EnvFromSource) {
+	eachContainerEnv(spec, func(env []corev1.EnvVar, from []corev1.EnvFromSource) {
 		for _, f := range from {
 			if f.ConfigMapRef != nil {
 				add(f.ConfigMapRef.Name)
@@ -24,16 +24,7 @@ func PodConfigMapNames(spec *corev1.PodSpec) []string {
 				add(e.ValueFrom.ConfigMapKeyRef.Name)
 			}
 		}
-	}
-	for _, c := range spec.InitContainers {
-		containerRefs(c.Env, c.EnvFrom)
-	}
-	for _, c := range spec.Containers {
-		containerRefs(c.Env, c.EnvFrom)
-	}
-	for _, c := range spec.EphemeralContainers {
-		containerRefs(c.Env, c.EnvFrom)
-	}
+	})
 	for _, v := range spec.Volumes {
 		switch {
 		case v.Projected != nil:

@@ -18,7 +18,7 @@ func PodSecretNames(spec *corev1.PodSpec) []string {
 	for _, s := range spec.ImagePullSecrets {
 		add(s.Name)
 	}
-	containerRefs := func(env []corev1.EnvVar, from []corev1.EnvFromSource) {
+	eachContainerEnv(spec, func(env []corev1.EnvVar, from []corev1.EnvFromSource) {
 		for _, f := range from {
 			if f.SecretRef != nil {
 				add(f.SecretRef.Name)
@@ -29,16 +29,7 @@ func PodSecretNames(spec *corev1.PodSpec) []string {
 				add(e.ValueFrom.SecretKeyRef.Name)
 			}
 		}
-	}
-	for _, c := range spec.InitContainers {
-		containerRefs(c.Env, c.EnvFrom)
-	}
-	for _, c := range spec.Containers {
-		containerRefs(c.Env, c.EnvFrom)
-	}
-	for _, c := range spec.EphemeralContainers {
-		containerRefs(c.Env, c.EnvFrom)
-	}
+	})
 	ref := func(r *corev1.LocalObjectReference) {
 		if r != nil {
 			add(r.Name)
@@ -75,4 +66,19 @@ func PodSecretNames(spec *corev1.PodSpec) []string {
 		}
 	}
 	return names
+}
+
+// eachContainerEnv calls visit with the env and envFrom of each of spec's
+// init, regular and ephemeral containers, in that order, as upstream's
+// VisitContainers with AllContainers.
+func eachContainerEnv(spec *corev1.PodSpec, visit func([]corev1.EnvVar, []corev1.EnvFromSource)) {
+	for _, c := range spec.InitContainers {
+		visit(c.Env, c.EnvFrom)
+	}
+	for _, c := range spec.Containers {
+		visit(c.Env, c.EnvFrom)
+	}
+	for _, c := range spec.EphemeralContainers {
+		visit(c.Env, c.EnvFrom)
+	}
 }
