@@ -592,12 +592,15 @@ func TestDeploymentAdoptsAndReleasesReplicaSets(t *testing.T) {
 	if err := cs.AppsV1().Deployments("default").Delete(ctx, first.Name, metav1.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
 		t.Fatal(err)
 	}
-	waitWorkload(t, "ReplicaSet orphaned", func() (bool, string) {
+	// The garbage collector orphans the ReplicaSet, then lets the
+	// Deployment go (its orphan finalizer): both before the create.
+	waitWorkload(t, "ReplicaSet orphaned and the Deployment gone", func() (bool, string) {
 		got, err := cs.AppsV1().ReplicaSets("default").Get(ctx, rs.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
-		return len(got.OwnerReferences) == 0, fmt.Sprintf("owners %v", got.OwnerReferences)
+		_, err = cs.AppsV1().Deployments("default").Get(ctx, first.Name, metav1.GetOptions{})
+		return len(got.OwnerReferences) == 0 && apierrors.IsNotFound(err), fmt.Sprintf("owners %v, deployment: %v", got.OwnerReferences, err)
 	})
 
 	second, err := cs.AppsV1().Deployments("default").Create(ctx, webDeployment("adopter", 1, "nginx:1.27"), metav1.CreateOptions{})
