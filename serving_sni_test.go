@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -144,29 +145,38 @@ func TestSecureServingSNIErrors(t *testing.T) {
 	}
 }
 
-// warnings is a slog handler that keeps the messages of warnings.
-type warnings struct {
-	mu   sync.Mutex
-	msgs []string
+// logged is a slog handler that keeps the messages of records at level
+// or above.
+type logged struct {
+	level slog.Level
+	mu    sync.Mutex
+	msgs  []string
 }
 
-func (w *warnings) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
-func (w *warnings) Handle(_ context.Context, r slog.Record) error {
+func (w *logged) Enabled(_ context.Context, l slog.Level) bool { return l >= w.level }
+func (w *logged) Handle(_ context.Context, r slog.Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.msgs = append(w.msgs, r.Message)
 	return nil
 }
-func (w *warnings) WithAttrs([]slog.Attr) slog.Handler { return w }
-func (w *warnings) WithGroup(string) slog.Handler      { return w }
+func (w *logged) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w *logged) WithGroup(string) slog.Handler      { return w }
 
 // take returns the messages kept and forgets them.
-func (w *warnings) take() []string {
+func (w *logged) take() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	m := w.msgs
 	w.msgs = nil
 	return m
+}
+
+// has reports whether a message kept (and not taken) is msg.
+func (w *logged) has(msg string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Contains(w.msgs, msg)
 }
 
 // TestSecureServingReloadsCertificateFiles serves new contents of the
@@ -178,8 +188,8 @@ func TestSecureServingReloadsCertificateFiles(t *testing.T) {
 	dir := t.TempDir()
 	defCert, defKey := writeCertFiles(t, dir, "default", "default-1", "localhost")
 	sniCert, sniKey := writeCertFiles(t, dir, "sni", "sni-1", "sni.example.com")
-	logged := &warnings{}
-	cp := fakeplane.Start(t, fakeplane.WithLogger(slog.New(logged)), fakeplane.WithSecureServing(fakeplane.SecureServing{CertFile: defCert, KeyFile: defKey,
+	logs := &logged{level: slog.LevelWarn}
+	cp := fakeplane.Start(t, fakeplane.WithLogger(slog.New(logs)), fakeplane.WithSecureServing(fakeplane.SecureServing{CertFile: defCert, KeyFile: defKey,
 		SNICertKeys: []cliflag.NamedCertKey{{CertFile: sniCert, KeyFile: sniKey}}}))
 	waitPresented := func(serverName, want string) {
 		t.Helper()
@@ -204,7 +214,7 @@ func TestSecureServingReloadsCertificateFiles(t *testing.T) {
 	waitPresented("sni.example.com", "sni-2")
 
 	// A certificate file that does not load: the last pair stays.
-	logged.take()
+	logs.take()
 	if err := os.WriteFile(defCert, []byte("not a certificate"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +223,7 @@ func TestSecureServingReloadsCertificateFiles(t *testing.T) {
 		if got := presented(t, cp, "").Subject.CommonName; got != "default-2" {
 			t.Fatalf("after a bad certificate file: presented %q, want default-2 still", got)
 		}
-		if msgs := logged.take(); strings.Contains(strings.Join(msgs, "\n"), "serving certificate not reloaded") {
+		if msgs := logs.take(); strings.Contains(strings.Join(msgs, "\n"), "serving certificate not reloaded") {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -2,6 +2,7 @@ package fakeplane_test
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -65,16 +66,48 @@ func taintKeys(n *corev1.Node) []string {
 	return out
 }
 
+// startHealthyNode creates a Ready node whose Lease is renewed a day ahead
+// of clock, so that it stays Ready while the test moves the clock: with it
+// the cluster is never fully disrupted (kube-controller-manager taints no
+// node NoExecute when no node is Ready).
+func startHealthyNode(t *testing.T, cs kubernetes.Interface, clock *stepClock, name string) {
+	t.Helper()
+	ctx := ctxT(t)
+	if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	beat := metav1.NewTime(clock.Now())
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: beat, LastTransitionTime: beat}}
+		_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	renew := metav1.NewMicroTime(clock.Now().Add(24 * time.Hour))
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-node-lease"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(name), LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &renew}}
+	if _, err := cs.CoordinationV1().Leases("kube-node-lease").Create(ctx, lease, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A node whose kubelet stops (its Lease and status not renewed for the
 // grace period) goes Unknown and is tainted unreachable; a node no kubelet
 // ever reported on is marked as never posted; a cordoned node is tainted
-// unschedulable.
+// unschedulable. (A third node stays Ready: see
+// TestNodeLifecycleSparesAFullyDisruptedCluster for a cluster without.)
 func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 	t.Parallel()
 	clock := &stepClock{now: time.Now()}
 	cp := fakeplane.Start(t, fakeplane.WithClock(clock.Now))
 	cs := clientset(t, cp)
 	ctx := ctxT(t)
+	startHealthyNode(t, cs, clock, "healthy")
 	// A kubelet of the test's: one status, one lease renewal, then silence.
 	silent, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-0"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -182,6 +215,7 @@ func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 	}
 	want := []string{
 		"Node bare Normal RegisteredNode: Node bare event: Registered Node bare in Controller",
+		"Node healthy Normal RegisteredNode: Node healthy event: Registered Node healthy in Controller",
 		"Node node-0 Normal NodeNotReady: Node node-0 status is now: NodeNotReady",
 		"Node node-0 Normal RegisteredNode: Node node-0 event: Registered Node node-0 in Controller",
 		"Pod p0 Warning NodeNotReady: Node is not ready",
@@ -411,4 +445,45 @@ func TestTaintEvictionLeavesAnEqualConditionAsItIs(t *testing.T) {
 		}
 	}
 	t.Fatal("the watch ended before the pod's delete")
+}
+
+// TestNodeLifecycleSparesAFullyDisruptedCluster: as kube-controller-manager
+// (seen on refplane with no Ready node: the unreachable NoSchedule taint
+// only, for minutes), a cluster whose every node is silent enters "master
+// disruption mode" and no node is tainted NoExecute, so no pod is evicted.
+// Once a node is Ready again the mode ends, and the silent node gets its
+// NoExecute taint at the zone's rate: the limiter starts drained, so 10 s
+// later.
+func TestNodeLifecycleSparesAFullyDisruptedCluster(t *testing.T) {
+	t.Parallel()
+	clock := &stepClock{now: time.Now()}
+	logs := &logged{level: slog.LevelInfo}
+	cp := fakeplane.Start(t, fakeplane.WithClock(clock.Now), fakeplane.WithLogger(slog.New(logs)))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-0"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(61 * time.Second) // past the startup grace period
+	waitNode(t, cs, "node-0", "unreachable", func(n *corev1.Node) bool {
+		return slices.Equal(taintKeys(n), []string{"node.kubernetes.io/unreachable:NoSchedule"})
+	})
+	waitFor(t, func() bool {
+		return logs.has("Controller detected that all Nodes are not-Ready. Entering master disruption mode")
+	})
+	clock.Advance(time.Minute)
+
+	startHealthyNode(t, cs, clock, "healthy")
+	waitFor(t, func() bool {
+		return logs.has("Controller detected that some Nodes are Ready. Exiting master disruption mode")
+	})
+	// Every pass until now ran in the mode, and the first after it has no
+	// token: node-0 is not tainted NoExecute yet.
+	if n, err := cs.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{}); err != nil || slices.Contains(taintKeys(n), "node.kubernetes.io/unreachable:NoExecute") {
+		t.Fatalf("node-0 during the disruption: %v, taints %v; want no NoExecute taint", err, taintKeys(n))
+	}
+	clock.Advance(10 * time.Second)
+	waitNode(t, cs, "node-0", "tainted NoExecute", func(n *corev1.Node) bool {
+		return slices.Equal(taintKeys(n), []string{"node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/unreachable:NoSchedule"})
+	})
 }

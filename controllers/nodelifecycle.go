@@ -32,6 +32,11 @@ const leasesBucket = "coordination.k8s.io/leases"
 // kube-controller-manager's --node-monitor-grace-period default.
 const NodeMonitorGracePeriod = 50 * time.Second
 
+// NodeStartupGracePeriod is NodeMonitorGracePeriod for a node that never
+// had a Ready condition: kube-controller-manager's
+// --node-startup-grace-period default.
+const NodeStartupGracePeriod = 60 * time.Second
+
 // nodeLifecycleRecheck is how often, while nodes exist, their heartbeats
 // are looked at again: the time passing is not an event.
 const nodeLifecycleRecheck = time.Second
@@ -52,13 +57,22 @@ var nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 // kube-apiserver gives it once it is Ready, or at once if it has no Ready
 // condition yet.
 //
+// The NoExecute taints come as kube-controller-manager's do: a node whose
+// Ready condition turns False or Unknown is queued in its zone (its
+// topology region and zone labels), and each zone's queue is tainted at
+// one node per 10 s (the first at once); a node already tainted gets the
+// other taint at once, and one Ready again loses it at once. A zone with
+// more than two nodes not Ready, and at least 55% of it, is tainted no
+// more (up to 50 nodes; a larger one at one node per 100 s); and when no
+// zone has a Ready node at all, no node is tainted NoExecute and the taints
+// are removed ("master disruption mode"). So the only node of a cluster,
+// gone silent, is never tainted NoExecute and its pods stay.
+//
 // The pods of a node with NoExecute taints are evicted by TaintEviction.
 // When the controller turns a Ready node's conditions Unknown, the node
 // gets a NodeNotReady event and its pods their Ready condition False, each
 // with a NodeNotReady warning; a node it sees first gets RegisteredNode,
 // one that goes RemovingNode, as upstream's records them.
-//
-// Not built: zone disruption rates.
 type NodeLifecycle struct {
 	reg  registry.Interface
 	log  *slog.Logger
@@ -68,6 +82,10 @@ type NodeLifecycle struct {
 	// nodes and leases are what the controller was fed, by name.
 	nodes  map[string]*corev1.Node
 	leases map[string]time.Time
+	// zoneStates and tainters are the zones' health and NoExecute
+	// tainting queues (nodedisruption.go).
+	zoneStates map[string]zoneState
+	tainters   map[string]*zoneTainter
 }
 
 // NewNodeLifecycle returns the node lifecycle controller, writing through
@@ -82,7 +100,7 @@ func NewNodeLifecycle(reg registry.Interface, now func() time.Time, log *slog.Lo
 	}
 	u := controllerUser("node-controller")
 	return &NodeLifecycle{reg: reg, log: log, now: now, user: u, rec: NewRecorder(reg, "node-controller", u, now, log),
-		nodes: map[string]*corev1.Node{}, leases: map[string]time.Time{}}
+		nodes: map[string]*corev1.Node{}, leases: map[string]time.Time{}, zoneStates: map[string]zoneState{}, tainters: map[string]*zoneTainter{}}
 }
 
 // Name implements Controller.
@@ -141,10 +159,24 @@ func (c *NodeLifecycle) Sync(ctx context.Context, events []store.Event) error {
 	}
 	now := c.now()
 	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(c.nodes)) {
-		if err := c.syncNode(ctx, c.nodes[name], now); err != nil {
+	names := slices.Sorted(maps.Keys(c.nodes))
+	for _, name := range names {
+		if err := c.syncNodeHealth(ctx, c.nodes[name], now); err != nil {
 			errs = append(errs, fmt.Errorf("node %s: %w", name, err))
 		}
+	}
+	if err := c.handleDisruption(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	for _, name := range names {
+		if node := c.nodes[name]; node != nil {
+			if err := c.syncTaints(ctx, node, now); err != nil {
+				errs = append(errs, fmt.Errorf("node %s: %w", name, err))
+			}
+		}
+	}
+	if err := c.noExecuteTaintingPass(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -219,13 +251,22 @@ func (c *NodeLifecycle) markPodsNotReady(ctx context.Context, node string, now t
 	return errors.Join(errs...)
 }
 
-// syncNode marks a silent node Unknown and sets the taints of its state.
-func (c *NodeLifecycle) syncNode(ctx context.Context, node *corev1.Node, now time.Time) error {
-	if now.Sub(c.nodeHeartbeat(node)) > NodeMonitorGracePeriod && nodeReadyStatus(node) != corev1.ConditionUnknown {
+// gracePeriod is how long node may be silent: NodeStartupGracePeriod until
+// it has a Ready condition, NodeMonitorGracePeriod then.
+func gracePeriod(node *corev1.Node) time.Duration {
+	if nodeReadyStatus(node) == "" {
+		return NodeStartupGracePeriod
+	}
+	return NodeMonitorGracePeriod
+}
+
+// syncNodeHealth marks a silent node Unknown.
+func (c *NodeLifecycle) syncNodeHealth(ctx context.Context, node *corev1.Node, now time.Time) error {
+	if now.Sub(c.nodeHeartbeat(node)) > gracePeriod(node) && nodeReadyStatus(node) != corev1.ConditionUnknown {
 		wasReady := nodeReadyStatus(node) == corev1.ConditionTrue
 		got, err := c.reg.UpdateSubresource(ctx, nodesGVR, "status", "", node.Name, func(cur runtime.Object) (runtime.Object, error) {
 			n := cur.(*corev1.Node)
-			if now.Sub(c.nodeHeartbeat(n)) <= NodeMonitorGracePeriod {
+			if now.Sub(c.nodeHeartbeat(n)) <= gracePeriod(n) {
 				return n, nil // it spoke meanwhile
 			}
 			markNodeUnknown(n, metav1.NewTime(now))
@@ -245,6 +286,16 @@ func (c *NodeLifecycle) syncNode(ctx context.Context, node *corev1.Node, now tim
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// syncTaints sets the taints of node's state (see nodeStateTaints), and
+// queues it in its zone for the NoExecute taint its Ready status calls for
+// when it has none yet.
+func (c *NodeLifecycle) syncTaints(ctx context.Context, node *corev1.Node, now time.Time) error {
+	if _, ok := noExecuteTaint(node); ok && !slices.ContainsFunc(node.Spec.Taints, isNoExecuteStateTaint) {
+		c.tainter(nodeZone(node)).enqueue(node.Name)
 	}
 	want := nodeStateTaints(node)
 	sortTaints(want)
@@ -351,8 +402,11 @@ func nodeOwnTaints(taints []corev1.Taint) []corev1.Taint {
 }
 
 // nodeStateTaints are the taints node's state calls for, in the order
-// upstream adds them: its conditions', in the order of its conditions, then
-// the unschedulable one.
+// upstream adds them: its conditions' NoSchedule taints, in the order of
+// its conditions, then the unschedulable one. The NoExecute taint of its
+// Ready status is among them only when the node has one of the two
+// already (swapped for the other at once); a node without is tainted by
+// the zone's queue (noExecuteTaintingPass), and one Ready loses it.
 func nodeStateTaints(node *corev1.Node) []corev1.Taint {
 	var out []corev1.Taint
 	for _, cond := range node.Status.Conditions {
@@ -361,9 +415,9 @@ func nodeStateTaints(node *corev1.Node) []corev1.Taint {
 			continue
 		}
 		out = append(out, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule})
-		if cond.Type == corev1.NodeReady {
-			out = append(out, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute})
-		}
+	}
+	if t, ok := noExecuteTaint(node); ok && slices.ContainsFunc(node.Spec.Taints, isNoExecuteStateTaint) {
+		out = append(out, t)
 	}
 	if node.Spec.Unschedulable {
 		out = append(out, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
