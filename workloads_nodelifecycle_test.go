@@ -66,26 +66,18 @@ func taintKeys(n *corev1.Node) []string {
 	return out
 }
 
-// startHealthyNode creates a Ready node whose Lease is renewed a day ahead
-// of clock, so that it stays Ready while the test moves the clock: with it
-// the cluster is never fully disrupted (kube-controller-manager taints no
-// node NoExecute when no node is Ready).
+// startHealthyNode creates a Ready node (registered with its status, as a
+// kubelet registers) whose Lease is renewed a day ahead of clock, so that
+// it stays Ready while the test moves the clock: with it the cluster is
+// never fully disrupted (kube-controller-manager taints no node NoExecute
+// when no node is Ready).
 func startHealthyNode(t *testing.T, cs kubernetes.Interface, clock *stepClock, name string) {
 	t.Helper()
 	ctx := ctxT(t)
-	if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	beat := metav1.NewTime(clock.Now())
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: beat, LastTransitionTime: beat}}
-		_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
-		return err
-	}); err != nil {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.NodeStatus{
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: beat, LastTransitionTime: beat}}}}
+	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	renew := metav1.NewMicroTime(clock.Now().Add(24 * time.Hour))
@@ -486,4 +478,53 @@ func TestNodeLifecycleSparesAFullyDisruptedCluster(t *testing.T) {
 	waitNode(t, cs, "node-0", "tainted NoExecute", func(n *corev1.Node) bool {
 		return slices.Equal(taintKeys(n), []string{"node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/unreachable:NoSchedule"})
 	})
+}
+
+// TestNodeLifecycleTaintsAZoneAtItsRate: as kube-controller-manager's, the
+// NoExecute taints of a zone's not-Ready nodes come one at a time, 10 s
+// apart on the controller's clock, the first at once (a new zone's limiter
+// is full); a node Ready again loses its taint at once.
+func TestNodeLifecycleTaintsAZoneAtItsRate(t *testing.T) {
+	t.Parallel()
+	clock := &stepClock{now: time.Now()}
+	cp := fakeplane.Start(t, fakeplane.WithClock(clock.Now))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	startHealthyNode(t, cs, clock, "healthy")
+	setReady := func(name string, st corev1.ConditionStatus) {
+		t.Helper()
+		beat := metav1.NewTime(clock.Now())
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: st, LastHeartbeatTime: beat, LastTransitionTime: beat}}
+			_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notReady := []string{"node.kubernetes.io/not-ready:NoExecute", "node.kubernetes.io/not-ready:NoSchedule"}
+	for _, name := range []string{"a", "b"} {
+		if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setReady("a", corev1.ConditionFalse)
+	waitNode(t, cs, "a", "tainted at once", func(n *corev1.Node) bool { return slices.Equal(taintKeys(n), notReady) })
+	setReady("b", corev1.ConditionFalse)
+	// b is queued behind a's token: its NoSchedule taint comes, the
+	// NoExecute one not until the clock moves.
+	n := waitNode(t, cs, "b", "not ready", func(n *corev1.Node) bool {
+		return slices.Contains(taintKeys(n), "node.kubernetes.io/not-ready:NoSchedule")
+	})
+	if slices.Contains(taintKeys(n), "node.kubernetes.io/not-ready:NoExecute") {
+		t.Fatalf("b tainted NoExecute within 10 s of a: %v", taintKeys(n))
+	}
+	clock.Advance(10 * time.Second)
+	waitNode(t, cs, "b", "tainted 10 s later", func(n *corev1.Node) bool { return slices.Equal(taintKeys(n), notReady) })
+	setReady("a", corev1.ConditionTrue)
+	waitNode(t, cs, "a", "untainted once Ready", func(n *corev1.Node) bool { return len(n.Spec.Taints) == 0 })
 }

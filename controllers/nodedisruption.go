@@ -81,6 +81,12 @@ func (z *zoneTainter) enqueue(node string) {
 	}
 }
 
+// dequeue takes node out of the queue (it is Ready, or its taints were
+// removed), as upstream's markNodeAsReachable does.
+func (z *zoneTainter) dequeue(node string) {
+	z.queue = slices.DeleteFunc(z.queue, func(n string) bool { return n == node })
+}
+
 // nodeZone is the zone key of a node, as upstream's GetZoneKey makes it
 // from its topology (or failure-domain) region and zone labels; "" without
 // either.
@@ -133,13 +139,12 @@ func zoneRate(state zoneState, size int) float32 {
 	return nodeEvictionQPS
 }
 
-// tainter is the zone's tainter, made (at the eviction rate) for a zone
-// seen first.
+// tainter is the zone's tainter, made for a zone seen first with a full
+// limiter at the eviction rate.
 func (c *NodeLifecycle) tainter(zone string) *zoneTainter {
 	z := c.tainters[zone]
 	if z == nil {
-		z = &zoneTainter{}
-		z.setRate(nodeEvictionQPS, nowClock{now: c.now})
+		z = &zoneTainter{qps: nodeEvictionQPS, limiter: flowcontrol.NewTokenBucketPassiveRateLimiterWithClock(nodeEvictionQPS, 1, nowClock{now: c.now})}
 		c.tainters[zone] = z
 	}
 	return z
@@ -209,6 +214,7 @@ func (c *NodeLifecycle) handleDisruption(ctx context.Context) error {
 func (c *NodeLifecycle) removeNoExecuteTaints(ctx context.Context) error {
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(c.nodes)) {
+		c.tainter(nodeZone(c.nodes[name])).dequeue(name)
 		if !slices.ContainsFunc(c.nodes[name].Spec.Taints, isNoExecuteStateTaint) {
 			continue
 		}

@@ -294,7 +294,10 @@ func (c *NodeLifecycle) syncNodeHealth(ctx context.Context, node *corev1.Node, n
 // queues it in its zone for the NoExecute taint its Ready status calls for
 // when it has none yet.
 func (c *NodeLifecycle) syncTaints(ctx context.Context, node *corev1.Node, now time.Time) error {
-	if _, ok := noExecuteTaint(node); ok && !slices.ContainsFunc(node.Spec.Taints, isNoExecuteStateTaint) {
+	switch _, ok := noExecuteTaint(node); {
+	case !ok:
+		c.tainter(nodeZone(node)).dequeue(node.Name)
+	case !slices.ContainsFunc(node.Spec.Taints, isNoExecuteStateTaint):
 		c.tainter(nodeZone(node)).enqueue(node.Name)
 	}
 	want := nodeStateTaints(node)
