@@ -186,10 +186,11 @@ func loadServingPair(certFile, keyFile string) (*certFiles, []byte, error) {
 	if len(certPEM) == 0 || len(keyPEM) == 0 {
 		return nil, nil, fmt.Errorf("fakeplane: missing content for serving cert %q", "serving-cert::"+certFile+"::"+keyFile)
 	}
-	if _, err := tls.X509KeyPair(certPEM, keyPEM); err != nil {
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
 		return nil, nil, fmt.Errorf("fakeplane: serving cert %s and key %s: %w", certFile, keyFile, err)
 	}
-	pair := &certFiles{certFile: certFile, keyFile: keyFile, certPEM: certPEM, keyPEM: keyPEM}
+	pair := &certFiles{certFile: certFile, keyFile: keyFile, certPEM: certPEM, keyPEM: keyPEM, cert: &cert}
 	var certs []byte
 	for rest := certPEM; ; {
 		var b *pem.Block

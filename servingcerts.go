@@ -29,8 +29,10 @@ type certFiles struct {
 	// names are the SNI names given with --tls-sni-cert-key (none: the
 	// certificate's own names serve).
 	names []string
-	// certPEM and keyPEM are the last contents read that made a pair.
+	// certPEM and keyPEM are the last contents read that made a pair,
+	// and cert that pair, parsed.
 	certPEM, keyPEM []byte
+	cert            *tls.Certificate
 }
 
 // loadCertFiles reads certFile and keyFile as kube-apiserver's
@@ -65,20 +67,12 @@ func (f *certFiles) reload(purpose string) (changed bool, err error) {
 	if bytes.Equal(certPEM, f.certPEM) && bytes.Equal(keyPEM, f.keyPEM) {
 		return false, nil
 	}
-	if _, err := tls.X509KeyPair(certPEM, keyPEM); err != nil {
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
 		return false, err
 	}
-	f.certPEM, f.keyPEM = certPEM, keyPEM
+	f.certPEM, f.keyPEM, f.cert = certPEM, keyPEM, &cert
 	return true, nil
-}
-
-// pair is f's certificate, parsed.
-func (f *certFiles) pair() (*tls.Certificate, error) {
-	c, err := tls.X509KeyPair(f.certPEM, f.keyPEM)
-	if err != nil {
-		return nil, err
-	}
-	return &c, nil
 }
 
 // servingCerts chooses the certificate each handshake gets, as
@@ -128,36 +122,27 @@ func newServingCerts(own tls.Certificate, def *certFiles, sni []*certFiles, log 
 func (s *servingCerts) build() (*servedCerts, error) {
 	out := &servedCerts{def: &s.own, byName: map[string]*tls.Certificate{}}
 	if s.def != nil {
-		c, err := s.def.pair()
-		if err != nil {
-			return nil, fmt.Errorf("invalid serving cert keypair: %w", err)
-		}
-		out.def = c
+		out.def = s.def.cert
 	}
 	out.all = append(out.all, out.def)
-	certs := make([]*tls.Certificate, len(s.sni))
-	for i, f := range s.sni {
-		c, err := f.pair()
-		if err != nil {
-			return nil, fmt.Errorf("invalid SNI cert keypair [%d/%q]: %w", i, sniPurpose+"::"+f.certFile+"::"+f.keyFile, err)
-		}
-		certs[i] = c
-		out.all = append(out.all, c)
+	for _, f := range s.sni {
+		out.all = append(out.all, f.cert)
 	}
 	explicit := map[string]*tls.Certificate{}
 	for i := len(s.sni) - 1; i >= 0; i-- {
-		for _, name := range s.sni[i].names {
-			explicit[name] = certs[i]
+		f := s.sni[i]
+		for _, name := range f.names {
+			explicit[name] = f.cert
 		}
-		if len(s.sni[i].names) > 0 {
+		if len(f.names) > 0 {
 			continue
 		}
-		leaf, err := x509.ParseCertificate(certs[i].Certificate[0])
+		leaf, err := x509.ParseCertificate(f.cert.Certificate[0])
 		if err != nil {
 			return nil, fmt.Errorf("invalid SNI cert [%d]: %w", i, err)
 		}
 		for _, name := range certificateNames(leaf) {
-			out.byName[name] = certs[i]
+			out.byName[name] = f.cert
 		}
 	}
 	for name, c := range explicit {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -260,19 +261,9 @@ func (g *NodeGraph) related(node, kind, namespace, name string) bool {
 // (kind/name). g.mu is held.
 func (g *NodeGraph) refersFromNode(node, namespace, ref string) bool {
 	for key := range g.onNode[node] {
-		if np := g.pods[key]; np.refs[ref] && keyNamespace(key) == namespace {
+		if ns, _, _ := strings.Cut(key, "/"); ns == namespace && g.pods[key].refs[ref] {
 			return true
 		}
 	}
 	return false
-}
-
-// keyNamespace is the namespace of a namespaced object's store key.
-func keyNamespace(key string) string {
-	for i := range len(key) {
-		if key[i] == '/' {
-			return key[:i]
-		}
-	}
-	return ""
 }
