@@ -80,10 +80,36 @@ func startHealthyNode(t *testing.T, cs kubernetes.Interface, clock *stepClock, n
 	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	renew := metav1.NewMicroTime(clock.Now().Add(24 * time.Hour))
+	createNodeLease(t, cs, name, clock.Now().Add(24*time.Hour))
+}
+
+// createNodeLease creates node name's Lease in kube-node-lease, renewed at
+// renew, as its kubelet would.
+func createNodeLease(t *testing.T, cs kubernetes.Interface, name string, renew time.Time) {
+	t.Helper()
+	rt := metav1.NewMicroTime(renew)
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-node-lease"},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(name), LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &renew}}
-	if _, err := cs.CoordinationV1().Leases("kube-node-lease").Create(ctx, lease, metav1.CreateOptions{}); err != nil {
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(name), LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &rt}}
+	if _, err := cs.CoordinationV1().Leases("kube-node-lease").Create(ctxT(t), lease, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setNodeConditions writes conds as node name's status conditions, as its
+// kubelet would. (The ttl controller annotates a new node meanwhile: a
+// conflict is retried on the node as it then is.)
+func setNodeConditions(t *testing.T, cs kubernetes.Interface, name string, conds []corev1.NodeCondition) {
+	t.Helper()
+	ctx := ctxT(t)
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Status.Conditions = conds
+		_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -101,39 +127,23 @@ func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 	ctx := ctxT(t)
 	startHealthyNode(t, cs, clock, "healthy")
 	// A kubelet of the test's: one status, one lease renewal, then silence.
-	silent, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-0"}}, metav1.CreateOptions{})
-	if err != nil {
+	if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-0"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// The not-ready taint kube-apiserver gives a new node goes: it has no
 	// Ready condition yet.
 	waitNode(t, cs, "node-0", "untainted", func(n *corev1.Node) bool { return len(n.Spec.Taints) == 0 })
 	beat := metav1.NewTime(clock.Now())
-	// (The ttl controller annotates the node meanwhile: a conflict is
-	// retried on the node as it then is.)
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		silent, err = cs.CoreV1().Nodes().Get(ctx, "node-0", metav1.GetOptions{})
-		if err != nil {
-			return err
+	var conds []corev1.NodeCondition
+	for _, typ := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, corev1.NodeReady} {
+		st := corev1.ConditionFalse
+		if typ == corev1.NodeReady {
+			st = corev1.ConditionTrue
 		}
-		for _, typ := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, corev1.NodeReady} {
-			st := corev1.ConditionFalse
-			if typ == corev1.NodeReady {
-				st = corev1.ConditionTrue
-			}
-			silent.Status.Conditions = append(silent.Status.Conditions, corev1.NodeCondition{Type: typ, Status: st, LastHeartbeatTime: beat, LastTransitionTime: beat})
-		}
-		_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, silent, metav1.UpdateOptions{})
-		return err
-	}); err != nil {
-		t.Fatal(err)
+		conds = append(conds, corev1.NodeCondition{Type: typ, Status: st, LastHeartbeatTime: beat, LastTransitionTime: beat})
 	}
-	renew := metav1.NewMicroTime(clock.Now())
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "node-0", Namespace: "kube-node-lease"},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("node-0"), LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &renew}}
-	if _, err := cs.CoordinationV1().Leases("kube-node-lease").Create(ctx, lease, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	setNodeConditions(t, cs, "node-0", conds)
+	createNodeLease(t, cs, "node-0", clock.Now())
 	bare := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bare"}}
 	if _, err := cs.CoreV1().Nodes().Create(ctx, bare, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -141,7 +151,8 @@ func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 	// A pod of node-0's, running and ready, that tolerates its taints.
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p0"}, Spec: corev1.PodSpec{NodeName: "node-0", Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
 		Tolerations: []corev1.Toleration{{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}}}}
-	if pod, err = cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+	pod, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	pod.Status.Phase = corev1.PodRunning
@@ -151,8 +162,8 @@ func TestNodeLifecycleMarksSilentNodes(t *testing.T) {
 	}
 	// Within the grace period, the node is healthy and untainted.
 	clock.Advance(30 * time.Second)
-	renew = metav1.NewMicroTime(clock.Now())
-	lease, err = cs.CoordinationV1().Leases("kube-node-lease").Get(ctx, "node-0", metav1.GetOptions{})
+	renew := metav1.NewMicroTime(clock.Now())
+	lease, err := cs.CoordinationV1().Leases("kube-node-lease").Get(ctx, "node-0", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,17 +505,7 @@ func TestNodeLifecycleTaintsAZoneAtItsRate(t *testing.T) {
 	setReady := func(name string, st corev1.ConditionStatus) {
 		t.Helper()
 		beat := metav1.NewTime(clock.Now())
-		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: st, LastHeartbeatTime: beat, LastTransitionTime: beat}}
-			_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+		setNodeConditions(t, cs, name, []corev1.NodeCondition{{Type: corev1.NodeReady, Status: st, LastHeartbeatTime: beat, LastTransitionTime: beat}})
 	}
 	notReady := []string{"node.kubernetes.io/not-ready:NoExecute", "node.kubernetes.io/not-ready:NoSchedule"}
 	for _, name := range []string{"a", "b"} {
