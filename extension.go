@@ -126,11 +126,13 @@ func (ext ExtensionAPIServer) objects() ([]runtime.Object, error) {
 // front-proxy client certificate the aggregator presents to extension API
 // servers (--requestheader-client-ca-file): an extension server trusts the
 // X-Remote-* headers of a client whose certificate it verifies, with CN
-// front-proxy-client. Empty when there is none. Call it after Start.
-func (cp *ControlPlane) RequestHeaderClientCA() []byte { return slices.Clone(cp.requestHeader.caPEM) }
+// front-proxy-client. Empty when there is none (or only a pool was
+// given); a CA file's content as last read. Call it after Start.
+func (cp *ControlPlane) RequestHeaderClientCA() []byte { return slices.Clone(cp.requestHeader.pem()) }
 
 // ClientCA returns the PEM bundle that verifies the client certificates
 // users authenticate to the control plane with (--client-ca-file), which
 // an extension API server may also accept from clients that reach it
-// directly. Call it after Start.
-func (cp *ControlPlane) ClientCA() []byte { return slices.Clone(cp.clientCAPEM) }
+// directly: the cluster CA, WithClientCA's bundles, and WithClientCAFile's
+// file as last read. Call it after Start.
+func (cp *ControlPlane) ClientCA() []byte { return slices.Clone(cp.clientCAs.Bundle().PEM) }

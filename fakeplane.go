@@ -60,6 +60,7 @@ import (
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/controllers"
 	"github.com/fakeplane/fakeplane/fixtures"
+	"github.com/fakeplane/fakeplane/internal/cafile"
 	"github.com/fakeplane/fakeplane/internal/featuregates"
 	"github.com/fakeplane/fakeplane/internal/pki"
 	"github.com/fakeplane/fakeplane/kubelet"
@@ -96,13 +97,15 @@ type ControlPlane struct {
 	// the one kept in --data-dir, or nil for one made afresh.
 	saKey crypto.Signer
 	// requestHeader is the effective request-header authentication; its
-	// pool is nil when there is none.
+	// ca is nil when there is none.
 	requestHeader requestHeaderConfig
 	// proxyClient is the front-proxy client certificate the aggregator
 	// presents to extension API servers; zero when there is none.
 	proxyClient aggregator.ProxyClientCert
-	// clientCAPEM is the bundle that verifies users' client certificates.
-	clientCAPEM []byte
+	// clientCAs is the bundle that verifies users' client certificates.
+	clientCAs cafile.Source
+	// caFilesDone waits for the goroutines that follow the CA files.
+	caFilesDone sync.WaitGroup
 	// proxy routes the group/versions of APIServices with a service.
 	proxy *aggregator.Proxy
 	// egress holds the egress selections' dialers (egress.go).
@@ -332,15 +335,11 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	})
 	defer makeServingCert()
 
-	clientCAs := cp.ca.Pool()
-	clientCAPEM := slices.Clone(cp.ca.CertPEM)
-	for _, pem := range cp.opts.clientCAs {
-		if !clientCAs.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("fakeplane: client CA bundle has no certificates")
-		}
-		clientCAPEM = append(append(clientCAPEM, '\n'), pem...)
+	clientCAs, clientCAFile, err := cp.clientCASource()
+	if err != nil {
+		return err
 	}
-	cp.clientCAPEM = clientCAPEM
+	cp.clientCAs = clientCAs
 	rh := cp.requestHeader
 	if err := auth.ValidateServiceAccountFlags(cp.opts.saIssuers, cp.opts.saJWKSURI); err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
@@ -424,7 +423,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Tokens:                           cp.opts.tokens,
 		Anonymous:                        !cp.opts.noAnonymous,
 
-		RequestHeaderCA:                  rh.pool,
+		RequestHeaderCA:                  rh.ca,
 		RequestHeaderAllowedNames:        rh.allowedNames,
 		RequestHeaderUsernameHeaders:     rh.usernameHeaders,
 		RequestHeaderUIDHeaders:          rh.uidHeaders,
@@ -547,8 +546,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		ctrls = slices.DeleteFunc(ctrls, func(c controllers.Controller) bool { return !isAPIServerController(c.Name()) })
 	}
 	authTrust := aggregator.NewClusterAuthenticationTrust(cp.srv.API(), aggregator.AuthenticationInfo{
-		ClientCA:                         clientCAPEM,
-		RequestHeaderCA:                  rh.caPEM,
+		ClientCA:                         clientCAs.Bundle().PEM,
+		RequestHeaderCA:                  rh.pem(),
 		RequestHeaderAllowedNames:        rh.allowedNames,
 		RequestHeaderUsernameHeaders:     rh.usernameHeaders,
 		RequestHeaderUIDHeaders:          rh.uidHeaders,
@@ -558,6 +557,14 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if cp.opts.authTrustResync > 0 {
 		authTrust.Resync = cp.opts.authTrustResync
 	}
+	// A CA file read again is published as kube-apiserver publishes it.
+	publishCAs := func() { authTrust.SetCABundles(clientCAs.Bundle().PEM, rh.pem()) }
+	for _, f := range []*cafile.File{clientCAFile, rh.file} {
+		if f != nil {
+			f.OnChange(publishCAs)
+		}
+	}
+	cp.followCAFiles(runCtx, clientCAFile, rh.file)
 	available := aggregator.NewAvailableConditionController(cp.srv.API(), cp.proxy, cp.opts.logger.With("controller", "apiservice-available-condition-controller"))
 	if cp.opts.apiServiceCheckInterval > 0 {
 		available.Interval = cp.opts.apiServiceCheckInterval
@@ -628,7 +635,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	if err := makeServingCert(); err != nil {
 		return err
 	}
-	tlsConfig, err := serving.tlsConfig(cp.tls, cp.opts.logger)
+	tlsConfig, err := serving.tlsConfig(cp.tls, servingClientCAs(clientCAs, rh.ca), cp.opts.logger)
 	if err != nil {
 		return err
 	}
@@ -1137,16 +1144,26 @@ func (cp *ControlPlane) loadOrCreatePKI(dataDir string) (err error) {
 }
 
 // requestHeaderConfig is the effective request-header authentication
-// (--requestheader-*): pool verifies the front proxy's certificate, caPEM
-// is what is published of it (may be empty), the lists are as used.
+// (--requestheader-*): ca verifies the front proxy's certificate (its PEM
+// is published, and may be empty), the lists are as used.
 type requestHeaderConfig struct {
-	pool                *x509.CertPool
-	caPEM               []byte
+	ca cafile.Source
+	// file is ca when it is a file to follow.
+	file                *cafile.File
 	allowedNames        []string
 	usernameHeaders     []string
 	uidHeaders          []string
 	groupHeaders        []string
 	extraHeaderPrefixes []string
+}
+
+// pem is the request-header CA bundle as PEM now: empty when there is none,
+// or when it was given as a pool alone.
+func (rh requestHeaderConfig) pem() []byte {
+	if rh.ca == nil {
+		return nil
+	}
+	return rh.ca.Bundle().PEM
 }
 
 // setUpFrontProxy settles the request-header authentication and the
@@ -1163,20 +1180,18 @@ func (cp *ControlPlane) setUpFrontProxy(pkiDir string) error {
 		}
 	}
 	if rh := cp.opts.requestHeader; rh != nil {
+		ca, file, err := requestHeaderSource(rh, cp.opts.logger)
+		if err != nil {
+			return err
+		}
 		cfg := requestHeaderConfig{
-			pool:                rh.CA,
-			caPEM:               rh.CABundle,
+			ca:                  ca,
+			file:                file,
 			allowedNames:        rh.AllowedNames,
 			usernameHeaders:     orDefault(rh.UsernameHeaders, frontProxyUsernameHeader),
 			uidHeaders:          rh.UIDHeaders,
 			groupHeaders:        orDefault(rh.GroupHeaders, frontProxyGroupHeader),
 			extraHeaderPrefixes: orDefault(rh.ExtraHeaderPrefixes, frontProxyExtraHeadersPrefix),
-		}
-		if cfg.pool == nil {
-			cfg.pool = x509.NewCertPool()
-			if !cfg.pool.AppendCertsFromPEM(rh.CABundle) {
-				return errors.New("fakeplane: request-header CA bundle has no certificates")
-			}
 		}
 		if len(cfg.uidHeaders) > 0 && !slices.ContainsFunc(cfg.uidHeaders, func(h string) bool { return strings.EqualFold(h, frontProxyUIDHeader) }) {
 			return errors.New("fakeplane: --requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work")
@@ -1215,9 +1230,12 @@ func (cp *ControlPlane) setUpFrontProxy(pkiDir string) error {
 		return fmt.Errorf("fakeplane: front-proxy client certificate: %w", err)
 	}
 	cp.proxyClient = aggregator.ProxyClientCert{CertPEM: client.CertPEM, KeyPEM: client.KeyPEM}
+	bundle, err := cafile.Parse(requestHeaderPurpose, ca.CertPEM)
+	if err != nil {
+		return fmt.Errorf("fakeplane: front-proxy CA: %w", err)
+	}
 	cp.requestHeader = requestHeaderConfig{
-		pool:                ca.Pool(),
-		caPEM:               ca.CertPEM,
+		ca:                  cafile.Static(bundle),
 		allowedNames:        []string{FrontProxyClientName},
 		usernameHeaders:     []string{frontProxyUsernameHeader},
 		groupHeaders:        []string{frontProxyGroupHeader},
@@ -1349,6 +1367,7 @@ func (cp *ControlPlane) stopLocked() error {
 	if cp.cancel != nil {
 		cp.cancel()
 	}
+	cp.caFilesDone.Wait()
 	if cp.httpServer != nil {
 		// Close, not Shutdown: clients keep HTTP/2 connections open, and a
 		// graceful drain would make every test wait for them.

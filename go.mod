@@ -43,6 +43,7 @@ require (
 )
 
 require (
+	github.com/distribution/reference v0.6.0
 	github.com/klauspost/compress v1.19.0
 	go.etcd.io/etcd/server/v3 v3.7.0
 	gopkg.in/go-jose/go-jose.v2 v2.6.3
@@ -51,7 +52,6 @@ require (
 
 require (
 	github.com/coreos/go-oidc v2.5.0+incompatible // indirect
-	github.com/distribution/reference v0.6.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/jonboulle/clockwork v0.5.0 // indirect
@@ -80,7 +80,7 @@ require (
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
 	github.com/felixge/httpsnoop v1.0.4 // indirect
-	github.com/fsnotify/fsnotify v1.9.0 // indirect
+	github.com/fsnotify/fsnotify v1.9.0
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect

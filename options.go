@@ -111,6 +111,7 @@ type options struct {
 	privateCreateMemo bool
 	noCreateSeeds     bool
 	clientCAs         [][]byte
+	clientCAFile      string
 	crdPaths          []string
 	fixturePaths      []string
 	objects           []runtime.Object
@@ -179,14 +180,20 @@ type options struct {
 // with a CN in AllowedNames may name the user in headers.
 type RequestHeader struct {
 	// CA verifies the proxy's client certificate. When nil, it is made
-	// from CABundle.
+	// from CABundle or CAFile.
 	CA *x509.CertPool
 	// CABundle is the CA bundle in PEM, what --requestheader-client-ca-file
 	// holds. It is published, with the settings below, in the ConfigMap
 	// kube-system/extension-apiserver-authentication for extension API
 	// servers; with CA alone (a pool cannot be read back) the ConfigMap has
 	// no request-header keys.
-	CABundle            []byte
+	CABundle []byte
+	// CAFile is a file that holds the CA bundle, as
+	// --requestheader-client-ca-file: read at Start and again whenever it
+	// changes, as kube-apiserver reads it (a content that does not load is
+	// logged and the last good one stays in use), and published as
+	// CABundle is. Give one of CA, CABundle and CAFile.
+	CAFile              string
 	AllowedNames        []string // empty allows any CN
 	UsernameHeaders     []string // default X-Remote-User
 	GroupHeaders        []string // default X-Remote-Group
@@ -538,6 +545,18 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.clock 
 // bundle (--client-ca-file), besides the control plane's own CA.
 func WithClientCA(pem []byte) Option {
 	return func(o *options) { o.clientCAs = append(o.clientCAs, pem) }
+}
+
+// WithClientCAFile also accepts client certificates signed by the CAs in a
+// PEM file, as kube-apiserver's --client-ca-file: read at Start (which
+// fails as kube-apiserver does when it is missing or holds no certificate)
+// and again whenever it changes, from the next request on; a content that
+// does not load is logged and the last good one stays in use. The
+// ConfigMap kube-system/extension-apiserver-authentication gains a CA
+// added to the file (and keeps one removed, as kube-apiserver's, until it
+// expires). A later WithClientCAFile replaces an earlier one.
+func WithClientCAFile(path string) Option {
+	return func(o *options) { o.clientCAFile = path }
 }
 
 // WithCRDs installs the CustomResourceDefinitions found in YAML or JSON files

@@ -2,6 +2,7 @@ package fakeplane
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 
 	certutil "k8s.io/client-go/util/cert"
 	cliflag "k8s.io/component-base/cli/flag"
@@ -226,13 +228,16 @@ func writeServingPair(dir string, certPEM, keyPEM []byte) error {
 // loopbackServerName), as servingCerts chooses them; the TLS version and
 // cipher suites p gives; and a client certificate asked for, as
 // kube-apiserver does, for the authenticators to verify (client CA or
-// front-proxy CA).
-func (s servingTLS) tlsConfig(p tlsParams, log *slog.Logger) (*tls.Config, error) {
+// front-proxy CA), naming the CAs clientCAs returns at the handshake.
+func (s servingTLS) tlsConfig(p tlsParams, clientCAs func() *x509.CertPool, log *slog.Logger) (*tls.Config, error) {
 	cfg := &tls.Config{
 		Certificates: []tls.Certificate{s.own},
 		ClientAuth:   tls.RequestClientCert,
 		MinVersion:   p.minVersion,
 		CipherSuites: p.suites,
+		// Set here, not left to http.Server: the configuration a
+		// handshake gets (GetConfigForClient's) is a copy of this one.
+		NextProtos: []string{"h2", "http/1.1"},
 	}
 	if s.fromFiles() {
 		certs, err := newServingCerts(s.own, s.given, s.sni, log)
@@ -241,6 +246,24 @@ func (s servingTLS) tlsConfig(p tlsParams, log *slog.Logger) (*tls.Config, error
 		}
 		cfg.Certificates = nil
 		cfg.GetCertificate = certs.getCertificate
+	}
+	// As kube-apiserver's DynamicServingCertificateController, a
+	// configuration for the CAs of the time: made again when they change.
+	type forCAs struct {
+		pool *x509.CertPool
+		cfg  *tls.Config
+	}
+	var last atomic.Pointer[forCAs]
+	base := cfg.Clone()
+	cfg.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		pool := clientCAs()
+		if l := last.Load(); l != nil && l.pool == pool {
+			return l.cfg, nil
+		}
+		c := base.Clone()
+		c.ClientCAs = pool
+		last.Store(&forCAs{pool: pool, cfg: c})
+		return c, nil
 	}
 	return cfg, nil
 }

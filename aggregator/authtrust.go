@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -90,6 +91,7 @@ type AuthenticationInfo struct {
 var (
 	_ controllers.Controller = (*ClusterAuthenticationTrust)(nil)
 	_ controllers.Filter     = (*ClusterAuthenticationTrust)(nil)
+	_ controllers.Waker      = (*ClusterAuthenticationTrust)(nil)
 )
 
 var (
@@ -106,14 +108,21 @@ const configMapsBucket = "/configmaps"
 // to the bundles, expired ones dropped, names and headers added to the
 // lists, each once), so a ConfigMap left by an earlier run or edited by
 // hand keeps what it had and gains what is missing. It acts at once when
-// the ConfigMap is created or deleted, and looks again every Resync. It
-// writes as kube-apiserver's loopback identity (system:apiserver) under
-// the field manager "kube-apiserver".
+// the ConfigMap is created or deleted, or the CA bundles change
+// (SetCABundles), and looks again every Resync. It writes as
+// kube-apiserver's loopback identity (system:apiserver) under the field
+// manager "kube-apiserver".
 type ClusterAuthenticationTrust struct {
 	reg  registry.Interface
 	log  *slog.Logger
 	user user.Info
-	info AuthenticationInfo
+	// mu guards info's CA bundles, which SetCABundles changes, and
+	// caChanged, set until Sync acts on the change.
+	mu        sync.Mutex
+	info      AuthenticationInfo
+	caChanged bool
+	// wake has a value once the CA bundles changed.
+	wake chan struct{}
 	// Resync is the period of the unprompted look (default
 	// DefaultAuthenticationTrustResync). Set it before the controller runs.
 	Resync time.Duration
@@ -136,6 +145,7 @@ func NewClusterAuthenticationTrust(reg registry.Interface, info AuthenticationIn
 		log:    log,
 		user:   &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}},
 		info:   info,
+		wake:   make(chan struct{}, 1),
 		Resync: DefaultAuthenticationTrustResync,
 		Now:    time.Now,
 	}
@@ -143,6 +153,32 @@ func NewClusterAuthenticationTrust(reg registry.Interface, info AuthenticationIn
 
 // Name implements controllers.Controller.
 func (c *ClusterAuthenticationTrust) Name() string { return "cluster-authentication-trust-controller" }
+
+// SetCABundles replaces the published client and request-header CA
+// bundles (a CA file read again) and wakes the controller, which merges
+// them into the ConfigMap as kube-apiserver's does when its CA content
+// changes: a CA added is published at once, one removed stays until it
+// expires.
+func (c *ClusterAuthenticationTrust) SetCABundles(clientCA, requestHeaderCA []byte) {
+	c.mu.Lock()
+	c.info.ClientCA, c.info.RequestHeaderCA = clientCA, requestHeaderCA
+	c.caChanged = true
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Wake implements controllers.Waker: SetCABundles wakes it.
+func (c *ClusterAuthenticationTrust) Wake() <-chan struct{} { return c.wake }
+
+// caBundles returns the published CA bundles.
+func (c *ClusterAuthenticationTrust) caBundles() (clientCA, requestHeaderCA []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.info.ClientCA, c.info.RequestHeaderCA
+}
 
 // Resources implements controllers.Controller.
 func (c *ClusterAuthenticationTrust) Resources() []string { return []string{configMapsBucket} }
@@ -157,7 +193,11 @@ func (c *ClusterAuthenticationTrust) Wants(_, key string) bool {
 // first call, and when called with no events (the periodic look). It
 // always asks to be called again after Resync.
 func (c *ClusterAuthenticationTrust) Sync(ctx context.Context, events []store.Event) error {
-	act := len(events) == 0 // woken by the timer, or the first call on an empty store
+	act := len(events) == 0 // woken by the timer or SetCABundles, or the first call on an empty store
+	c.mu.Lock()
+	act = act || c.caChanged
+	c.caChanged = false
+	c.mu.Unlock()
 	for _, ev := range events {
 		if ev.Type == store.Deleted {
 			c.stored = nil
@@ -262,11 +302,12 @@ func (c *ClusterAuthenticationTrust) merged(have map[string]string) (map[string]
 		}
 		combined[l.key] = combineUnique(old, l.want)
 	}
-	clientCA, err := c.combineCAs(have[keyClientCA], c.info.ClientCA)
+	wantClientCA, wantRequestHeaderCA := c.caBundles()
+	clientCA, err := c.combineCAs(have[keyClientCA], wantClientCA)
 	if err != nil {
 		return nil, fmt.Errorf("key %s: %w", keyClientCA, err)
 	}
-	requestHeaderCA, err := c.combineCAs(have[keyRequestHeaderCA], c.info.RequestHeaderCA)
+	requestHeaderCA, err := c.combineCAs(have[keyRequestHeaderCA], wantRequestHeaderCA)
 	if err != nil {
 		return nil, fmt.Errorf("key %s: %w", keyRequestHeaderCA, err)
 	}

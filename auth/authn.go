@@ -23,6 +23,8 @@ import (
 	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/authentication/user"
+
+	"github.com/fakeplane/fakeplane/internal/cafile"
 )
 
 // StaticToken is one line of a --token-auth-file: a bearer token and the
@@ -41,14 +43,16 @@ type StaticToken struct {
 // AuthenticatorConfig selects the authenticators NewAuthenticator chains.
 // A zero field turns its authenticator off.
 type AuthenticatorConfig struct {
-	// ClientCA verifies client certificates (--client-ca-file); the
-	// certificate's CN is the user and its O values the groups.
-	ClientCA *x509.CertPool
+	// ClientCA verifies client certificates (--client-ca-file), with the
+	// bundle it has at each request; the certificate's CN is the user and
+	// its O values the groups.
+	ClientCA cafile.Source
 
 	// RequestHeaderCA verifies the client certificate of an authenticating
-	// proxy (--requestheader-client-ca-file); only such a client may assert
-	// a user with the request headers below.
-	RequestHeaderCA *x509.CertPool
+	// proxy (--requestheader-client-ca-file), with the bundle it has at
+	// each request; only such a client may assert a user with the request
+	// headers below.
+	RequestHeaderCA cafile.Source
 	// RequestHeaderAllowedNames are the CNs the proxy's certificate may
 	// have (--requestheader-allowed-names); empty allows any.
 	RequestHeaderAllowedNames []string
@@ -105,6 +109,8 @@ type AuthenticatorConfig struct {
 // (a bad or expired token, a certificate the CA does not verify) give an
 // error, which the server turns into 401, even with anonymous enabled.
 func NewAuthenticator(cfg AuthenticatorConfig) authenticator.Request {
+	// (The authenticators are upstream's dynamic ones: a CA file read
+	// again applies from the next request on.)
 	auds := authenticator.Audiences(cfg.APIAudiences)
 	if len(auds) == 0 && cfg.ServiceAccounts != nil {
 		auds = cfg.ServiceAccounts.Audiences()
@@ -112,11 +118,7 @@ func NewAuthenticator(cfg AuthenticatorConfig) authenticator.Request {
 
 	var authenticators []authenticator.Request
 	if cfg.RequestHeaderCA != nil {
-		verify := x509request.StaticVerifierFn(x509.VerifyOptions{
-			Roots:     cfg.RequestHeaderCA,
-			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-		})
-		rh := headerrequest.NewDynamicVerifyOptionsSecure(verify,
+		rh := headerrequest.NewDynamicVerifyOptionsSecure(clientVerifyOptions(cfg.RequestHeaderCA),
 			headerrequest.StaticStringSlice(cfg.RequestHeaderAllowedNames),
 			headerrequest.StaticStringSlice(orDefault(cfg.RequestHeaderUsernameHeaders, "X-Remote-User")),
 			headerrequest.StaticStringSlice(cfg.RequestHeaderUIDHeaders),
@@ -126,10 +128,8 @@ func NewAuthenticator(cfg AuthenticatorConfig) authenticator.Request {
 		authenticators = append(authenticators, authenticator.WrapAudienceAgnosticRequest(auds, newFrontProxyPrecheck(rh, cfg.RequestHeaderCA)))
 	}
 	if cfg.ClientCA != nil {
-		authenticators = append(authenticators, newCachedCertAuthenticator(x509request.New(x509.VerifyOptions{
-			Roots:     cfg.ClientCA,
-			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-		}, x509request.CommonNameUserConversion)))
+		authenticators = append(authenticators, newCachedCertAuthenticator(
+			x509request.NewDynamic(clientVerifyOptions(cfg.ClientCA), x509request.CommonNameUserConversion), cfg.ClientCA))
 	}
 
 	var tokenAuthenticators []authenticator.Token
@@ -258,4 +258,12 @@ func isUpgrade(h http.Header) bool {
 		}
 	}
 	return false
+}
+
+// clientVerifyOptions verifies client certificates with the CAs src has
+// at the time.
+func clientVerifyOptions(src cafile.Source) x509request.VerifyOptionFunc {
+	return func() (x509.VerifyOptions, bool) {
+		return x509.VerifyOptions{Roots: src.Bundle().Pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}, true
+	}
 }

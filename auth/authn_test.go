@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fakeplane/fakeplane/internal/cafile"
 	"github.com/fakeplane/fakeplane/internal/pki"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -75,10 +76,19 @@ func leaf(t *testing.T, ca *pki.CA, cn string, groups ...string) *x509.Certifica
 	return cert
 }
 
+// caSource is the bundle of ca alone.
+func caSource(ca *pki.CA) cafile.Source {
+	b, err := cafile.Parse("test", ca.CertPEM)
+	if err != nil {
+		panic(err) // a CA pki made
+	}
+	return cafile.Static(b)
+}
+
 func (f *chainFixture) config(anonymous bool) AuthenticatorConfig {
 	return AuthenticatorConfig{
-		ClientCA:                  f.clientCA.Pool(),
-		RequestHeaderCA:           f.proxyCA.Pool(),
+		ClientCA:                  caSource(f.clientCA),
+		RequestHeaderCA:           caSource(f.proxyCA),
 		RequestHeaderAllowedNames: []string{"front-proxy-client"},
 		Tokens: []StaticToken{
 			{Token: "static-secret", User: "kubernetes-admin", UID: "admin-uid", Groups: []string{"system:masters"}},

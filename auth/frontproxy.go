@@ -1,11 +1,13 @@
 package auth
 
 import (
-	"crypto/x509"
 	"errors"
 	"net/http"
+	"sync/atomic"
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+
+	"github.com/fakeplane/fakeplane/internal/cafile"
 )
 
 // errNotFrontProxyCert is the request-header authenticator's failure for a
@@ -27,27 +29,46 @@ var errNotFrontProxyCert = errors.New("x509: certificate signed by unknown autho
 // gets a plain 401.
 type frontProxyPrecheck struct {
 	inner authenticator.Request
-	// subjects are the raw subjects of the request-header CAs.
-	subjects map[string]bool
+	roots cafile.Source
+	// subjects are the raw subjects of the request-header CAs of a bundle
+	// of roots, made again when its bundle changes.
+	subjects atomic.Pointer[caSubjects]
+}
+
+// caSubjects are the raw subjects of the CAs of bundle.
+type caSubjects struct {
+	bundle *cafile.Bundle
+	raw    map[string]bool
 }
 
 // newFrontProxyPrecheck wraps the request-header authenticator of the CAs
-// in roots.
-func newFrontProxyPrecheck(inner authenticator.Request, roots *x509.CertPool) authenticator.Request {
-	p := &frontProxyPrecheck{inner: inner, subjects: map[string]bool{}}
-	// (Subjects is deprecated for system pools only; this one holds the
-	// request-header CAs.)
-	for _, s := range roots.Subjects() {
-		p.subjects[string(s)] = true
+// of roots.
+func newFrontProxyPrecheck(inner authenticator.Request, roots cafile.Source) authenticator.Request {
+	return &frontProxyPrecheck{inner: inner, roots: roots}
+}
+
+// caSubjects returns the raw subjects of the request-header CAs now.
+func (p *frontProxyPrecheck) caSubjects() map[string]bool {
+	b := p.roots.Bundle()
+	if s := p.subjects.Load(); s != nil && s.bundle == b {
+		return s.raw
 	}
-	return p
+	s := &caSubjects{bundle: b, raw: map[string]bool{}}
+	// (Subjects is deprecated for system pools only; this one holds the
+	// request-header CAs, and may have been given as a pool alone.)
+	for _, subject := range b.Pool.Subjects() {
+		s.raw[string(subject)] = true
+	}
+	p.subjects.Store(s)
+	return s.raw
 }
 
 // AuthenticateRequest implements authenticator.Request.
 func (p *frontProxyPrecheck) AuthenticateRequest(req *http.Request) (*authenticator.Response, bool, error) {
 	if req.TLS != nil && len(req.TLS.PeerCertificates) == 1 {
 		c := req.TLS.PeerCertificates[0]
-		if !p.subjects[string(c.RawIssuer)] && !p.subjects[string(c.RawSubject)] {
+		subjects := p.caSubjects()
+		if !subjects[string(c.RawIssuer)] && !subjects[string(c.RawSubject)] {
 			return nil, false, errNotFrontProxyCert
 		}
 	}

@@ -15,13 +15,12 @@ import (
 // passes the others (and chains with intermediates) on.
 func TestFrontProxyPrecheckRefusesOnlyWhatVerificationRefuses(t *testing.T) {
 	f := newChainFixture(t)
-	pool := f.proxyCA.Pool()
 	asked := 0
 	inner := authenticator.RequestFunc(func(*http.Request) (*authenticator.Response, bool, error) {
 		asked++
 		return nil, false, nil
 	})
-	p := newFrontProxyPrecheck(inner, pool)
+	p := newFrontProxyPrecheck(inner, caSource(f.proxyCA))
 	caCert := f.proxyCA.Cert
 	for _, tc := range []struct {
 		name    string
@@ -46,7 +45,7 @@ func TestFrontProxyPrecheckRefusesOnlyWhatVerificationRefuses(t *testing.T) {
 			t.Errorf("%s: request-header authenticator asked %d times, want %d", tc.name, asked, wantAsked)
 		}
 		if tc.refused {
-			if _, err := tc.chain[0].Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
+			if _, err := tc.chain[0].Verify(x509.VerifyOptions{Roots: f.proxyCA.Pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
 				t.Errorf("%s: refused, but it verifies against the request-header CA", tc.name)
 			}
 		}

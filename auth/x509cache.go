@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+
+	"github.com/fakeplane/fakeplane/internal/cafile"
 )
 
 // certCacheTTL is how long a verified client certificate chain is trusted
@@ -19,10 +21,12 @@ const certCacheMax = 10000
 // cachedCertAuthenticator remembers what a client-certificate authenticator
 // answered for a certificate chain, so that a client's every request does
 // not pay for a signature verification (clients reuse one certificate for
-// many requests). An entry lives at most a minute and never past the
-// certificate's expiry.
+// many requests). An entry lives at most a minute, never past the
+// certificate's expiry, and only while the CA bundle it was verified with
+// is the one in use (a CA file read again forgets every answer).
 type cachedCertAuthenticator struct {
 	inner authenticator.Request
+	roots cafile.Source
 	now   func() time.Time
 
 	mu sync.Mutex
@@ -34,10 +38,11 @@ type certCacheEntry struct {
 	ok    bool
 	err   error
 	until time.Time
+	roots *cafile.Bundle
 }
 
-func newCachedCertAuthenticator(inner authenticator.Request) *cachedCertAuthenticator {
-	return &cachedCertAuthenticator{inner: inner, now: time.Now, m: map[[sha256.Size]byte]certCacheEntry{}}
+func newCachedCertAuthenticator(inner authenticator.Request, roots cafile.Source) *cachedCertAuthenticator {
+	return &cachedCertAuthenticator{inner: inner, roots: roots, now: time.Now, m: map[[sha256.Size]byte]certCacheEntry{}}
 }
 
 // AuthenticateRequest implements authenticator.Request.
@@ -52,10 +57,11 @@ func (c *cachedCertAuthenticator) AuthenticateRequest(req *http.Request) (*authe
 	var key [sha256.Size]byte
 	h.Sum(key[:0])
 	now := c.now()
+	roots := c.roots.Bundle()
 	c.mu.Lock()
 	e, hit := c.m[key]
 	c.mu.Unlock()
-	if hit && now.Before(e.until) {
+	if hit && now.Before(e.until) && e.roots == roots {
 		return e.resp, e.ok, e.err
 	}
 	resp, ok, err := c.inner.AuthenticateRequest(req)
@@ -67,7 +73,7 @@ func (c *cachedCertAuthenticator) AuthenticateRequest(req *http.Request) (*authe
 	if len(c.m) >= certCacheMax {
 		c.m = map[[sha256.Size]byte]certCacheEntry{}
 	}
-	c.m[key] = certCacheEntry{resp: resp, ok: ok, err: err, until: until}
+	c.m[key] = certCacheEntry{resp: resp, ok: ok, err: err, until: until, roots: roots}
 	c.mu.Unlock()
 	return resp, ok, err
 }

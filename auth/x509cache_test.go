@@ -4,21 +4,26 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/user"
+
+	"github.com/fakeplane/fakeplane/internal/cafile"
 )
 
-func TestCachedCertAuthenticatorVerifiesOncePerChain(t *testing.T) {
+func TestCachedCertAuthenticatorVerifiesOncePerChainAndCABundle(t *testing.T) {
 	calls := 0
 	inner := authenticator.RequestFunc(func(*http.Request) (*authenticator.Response, bool, error) {
 		calls++
 		return &authenticator.Response{User: &user.DefaultInfo{Name: "u"}}, true, nil
 	})
 	now := time.Now()
-	c := newCachedCertAuthenticator(inner)
+	roots := &switchableSource{}
+	roots.cur.Store(&cafile.Bundle{})
+	c := newCachedCertAuthenticator(inner, roots)
 	c.now = func() time.Time { return now }
 	req := func(raw string, notAfter time.Time) *http.Request {
 		r, _ := http.NewRequest("GET", "/", nil)
@@ -38,7 +43,14 @@ func TestCachedCertAuthenticatorVerifiesOncePerChain(t *testing.T) {
 		{"after the TTL it verifies again", req("a", far), 2 * certCacheTTL, 3},
 		{"an expiring certificate is not remembered past expiry", req("c", now.Add(2*certCacheTTL+time.Second)), 0, 4},
 		{"...and verified again after it", req("c", now.Add(2*certCacheTTL+time.Second)), 2 * time.Second, 5},
+		{"a chain verified now", req("d", far), 0, 6},
+		{"is verified again once the CAs changed", req("d", far), -1, 7},
+		{"and remembered again", req("d", far), 0, 7},
 	} {
+		if step.advance < 0 {
+			roots.cur.Store(&cafile.Bundle{})
+			step.advance = 0
+		}
 		now = now.Add(step.advance)
 		if _, ok, err := c.AuthenticateRequest(step.req); !ok || err != nil {
 			t.Fatalf("%s: %v %v", step.name, ok, err)
@@ -50,7 +62,12 @@ func TestCachedCertAuthenticatorVerifiesOncePerChain(t *testing.T) {
 	// Requests without a certificate go straight through.
 	r, _ := http.NewRequest("GET", "/", nil)
 	_, _, _ = c.AuthenticateRequest(r)
-	if calls != 6 {
-		t.Errorf("no certificate: %d calls, want 6", calls)
+	if calls != 8 {
+		t.Errorf("no certificate: %d calls, want 8", calls)
 	}
 }
+
+// switchableSource is a CA bundle a test replaces.
+type switchableSource struct{ cur atomic.Pointer[cafile.Bundle] }
+
+func (s *switchableSource) Bundle() *cafile.Bundle { return s.cur.Load() }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"crypto"
-	"crypto/x509"
 	"fmt"
 	"net/http"
 	"slices"
@@ -20,19 +19,21 @@ import (
 
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/fixtures"
+	"github.com/fakeplane/fakeplane/internal/cafile"
 	"github.com/fakeplane/fakeplane/registry"
 )
 
 // AuthConfig configures authentication and authorization, named after
 // kube-apiserver's flags.
 type AuthConfig struct {
-	// ClientCA verifies client certificates (--client-ca-file).
-	ClientCA *x509.CertPool
+	// ClientCA verifies client certificates (--client-ca-file), with its
+	// bundle at each request.
+	ClientCA cafile.Source
 	// RequestHeader* configure the authenticating-proxy headers
 	// (--requestheader-client-ca-file, --requestheader-allowed-names,
 	// --requestheader-username-headers, --requestheader-uid-headers,
 	// --requestheader-group-headers, --requestheader-extra-headers-prefix).
-	RequestHeaderCA                  *x509.CertPool
+	RequestHeaderCA                  cafile.Source
 	RequestHeaderAllowedNames        []string
 	RequestHeaderUsernameHeaders     []string
 	RequestHeaderUIDHeaders          []string

@@ -62,6 +62,33 @@ func TestFrontProxyFlagsAreChecked(t *testing.T) {
 	}
 }
 
+// TestCAFileFlagsFailAsKubeAPIServer: a CA file that is missing or holds
+// no certificate stops the start with kube-apiserver's error.
+func TestCAFileFlagsFailAsKubeAPIServer(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.pem")
+	garbage := filepath.Join(dir, "garbage.pem")
+	if err := os.WriteFile(garbage, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flag, file, want string
+	}{
+		{"--client-ca-file", missing, "fakeplane: open " + missing + ": no such file or directory"},
+		{"--client-ca-file", garbage, `fakeplane: error loading CA bundle for "client-ca-bundle::` + garbage + `": data does not contain any valid RSA or ECDSA certificates`},
+		{"--requestheader-client-ca-file", missing, "fakeplane: open " + missing + ": no such file or directory"},
+		{"--requestheader-client-ca-file", garbage, `fakeplane: error loading CA bundle for "request-header::` + garbage + `": data does not contain any valid RSA or ECDSA certificates`},
+	} {
+		t.Run(tc.flag+" "+filepath.Base(tc.file), func(t *testing.T) {
+			err := run([]string{"--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(t.TempDir(), "k"), tc.flag, tc.file})
+			var ue usageError
+			if err == nil || err.Error() != tc.want || errors.As(err, &ue) {
+				t.Errorf("%v, want %q (not a usage error)", err, tc.want)
+			}
+		})
+	}
+}
+
 // TestFlagzListsTheCommandsFlags: the command's /flagz lists every flag,
 // given or default, as kube-apiserver's lists its own: values as pflag
 // prints them, lists in brackets.

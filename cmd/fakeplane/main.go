@@ -8,7 +8,6 @@ package main
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -172,8 +171,8 @@ func run(args []string) error {
 	fs.Var(&oidcRequired, "oidc-required-claim", "a key=value claim the ID token must have (repeatable)")
 	authnConfig := fs.String("authentication-config", "", "an AuthenticationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: JWT authenticators (OIDC issuers) for bearer tokens, and who may be anonymous")
 	tokenFile := fs.String("token-auth-file", "", "CSV of static bearer tokens: token,user,uid,\"group1,group2\"")
-	clientCA := fs.String("client-ca-file", "", "also accept client certificates signed by the CAs in this PEM file")
-	rhCA := fs.String("requestheader-client-ca-file", "", "trust X-Remote-* headers from client certificates signed by this CA (default: a front-proxy CA of fakeplane's own, kept in --data-dir, with allowed name front-proxy-client)")
+	clientCA := fs.String("client-ca-file", "", "also accept client certificates signed by the CAs in this PEM file (read again when it changes)")
+	rhCA := fs.String("requestheader-client-ca-file", "", "trust X-Remote-* headers from client certificates signed by the CAs in this PEM file, read again when it changes (default: a front-proxy CA of fakeplane's own, kept in --data-dir, with allowed name front-proxy-client)")
 	rhNames := fs.String("requestheader-allowed-names", "", "comma-separated CNs the front proxy's certificate may have (empty: any)")
 	rhUser := fs.String("requestheader-username-headers", "X-Remote-User", "comma-separated headers naming the user")
 	rhGroup := fs.String("requestheader-group-headers", "X-Remote-Group", "comma-separated headers naming the groups")
@@ -423,23 +422,11 @@ func run(args []string) error {
 		opts = append(opts, toks...)
 	}
 	if *clientCA != "" {
-		pem, err := os.ReadFile(*clientCA)
-		if err != nil {
-			return err
-		}
-		opts = append(opts, fakeplane.WithClientCA(pem))
+		opts = append(opts, fakeplane.WithClientCAFile(*clientCA))
 	}
 	if *rhCA != "" {
-		pem, err := os.ReadFile(*rhCA)
-		if err != nil {
-			return err
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("--requestheader-client-ca-file %s: no certificates", *rhCA)
-		}
 		opts = append(opts, fakeplane.WithRequestHeader(fakeplane.RequestHeader{
-			CA: pool, CABundle: pem, AllowedNames: splitList(*rhNames), UsernameHeaders: splitList(*rhUser),
+			CAFile: *rhCA, AllowedNames: splitList(*rhNames), UsernameHeaders: splitList(*rhUser),
 			GroupHeaders: splitList(*rhGroup), ExtraHeaderPrefixes: splitList(*rhExtra), UIDHeaders: splitList(*rhUID),
 		}))
 	}
