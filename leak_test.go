@@ -2,6 +2,8 @@ package fakeplane_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/fakeplane/fakeplane"
+	"github.com/fakeplane/fakeplane/internal/pki"
 )
 
 // goroutinesOutsideFakeplane are the tests' clients' goroutines, started by
@@ -45,7 +48,16 @@ func TestStopLeavesNoGoroutine(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cp, err := fakeplane.New()
+	// A CA file, followed until Stop.
+	caFile := filepath.Join(t.TempDir(), "client-ca.pem")
+	ca, err := pki.NewCA("file-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(caFile, ca.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := fakeplane.New(fakeplane.WithClientCAFile(caFile))
 	if err != nil {
 		t.Fatal(err)
 	}
