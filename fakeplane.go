@@ -63,6 +63,7 @@ import (
 	"github.com/fakeplane/fakeplane/internal/cafile"
 	"github.com/fakeplane/fakeplane/internal/featuregates"
 	"github.com/fakeplane/fakeplane/internal/pki"
+	"github.com/fakeplane/fakeplane/internal/runtimeconfig"
 	"github.com/fakeplane/fakeplane/kubelet"
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/registry/core/node"
@@ -181,6 +182,9 @@ func New(opts ...Option) (*ControlPlane, error) {
 		return nil, err
 	}
 	if err := featuregates.Check(o.featureGates); err != nil {
+		return nil, fmt.Errorf("fakeplane: %w", err)
+	}
+	if err := runtimeconfig.Check(o.runtimeConfig); err != nil {
 		return nil, fmt.Errorf("fakeplane: %w", err)
 	}
 	if err := validateEndpointReconcilerType(o.endpointReconciler); err != nil {

@@ -77,6 +77,8 @@ type options struct {
 	endpointReconciler string
 	// featureGates are WithFeatureGates'.
 	featureGates []string
+	// runtimeConfig are WithRuntimeConfig's.
+	runtimeConfig []string
 	// nodePortRange is WithServiceNodePortRange's.
 	nodePortRange string
 	// disallowPrivileged is WithAllowPrivileged(false)'s.
@@ -873,6 +875,19 @@ func WithAdvertiseAddress(ip net.IP) Option { return func(o *options) { o.advert
 // them alone. New refuses other types with kube-apiserver's error.
 func WithEndpointReconcilerType(t string) Option {
 	return func(o *options) { o.endpointReconciler = t }
+}
+
+// WithRuntimeConfig takes kube-apiserver's --runtime-config values (each a
+// comma-separated list of key[=value]: api/all, api/ga, api/beta,
+// api/alpha, group/version or group/version/resource, true or false).
+// fakeplane serves the API versions kube-apiserver v1.37 serves by
+// default: New accepts values that leave them so (apps/v1=true, a version
+// registered but not served), and refuses the rest with kube-apiserver's
+// errors (an unknown group or version, a key or value that is not one,
+// turning off the flowcontrol API) or, for a value that would turn a
+// served version or resource on or off, one saying it is not built.
+func WithRuntimeConfig(values ...string) Option {
+	return func(o *options) { o.runtimeConfig = append(o.runtimeConfig, values...) }
 }
 
 // WithFeatureGates takes kube-apiserver's --feature-gates values (each a

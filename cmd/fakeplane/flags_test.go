@@ -89,6 +89,30 @@ func TestCAFileFlagsFailAsKubeAPIServer(t *testing.T) {
 	}
 }
 
+// TestRuntimeConfigFlagIsChecked: --runtime-config's values are merged
+// across the flag's uses, and one kube-apiserver refuses, or one turning a
+// served API on or off, stops the start in one line.
+func TestRuntimeConfigFlagIsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		values []string
+		want   string
+	}{
+		{[]string{"apps/v9=true"}, "fakeplane: group version apps/v9 that has not been registered"},
+		{[]string{"api/all=true"}, "fakeplane: --runtime-config: turning admissionregistration.k8s.io/v1alpha1 on is not built"},
+		{[]string{"batch/v1=true", "batch/v1=false"}, "fakeplane: --runtime-config: turning batch/v1 off is not built"},
+	} {
+		args := []string{"--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(t.TempDir(), "k")}
+		for _, v := range tc.values {
+			args = append(args, "--runtime-config", v)
+		}
+		err := run(args)
+		var ue usageError
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") || errors.As(err, &ue) {
+			t.Errorf("--runtime-config %q: %v, want one line starting %q (not a usage error)", tc.values, err, tc.want)
+		}
+	}
+}
+
 // TestFlagzListsTheCommandsFlags: the command's /flagz lists every flag,
 // given or default, as kube-apiserver's lists its own: values as pflag
 // prints them, lists in brackets.

@@ -125,6 +125,8 @@ func run(args []string) error {
 	endpointReconciler := fs.String("endpoint-reconciler-type", fakeplane.EndpointReconcilerLease, "lease (keep the kubernetes Service's endpoints), master-count (the same, for one server) or none, as kube-apiserver's")
 	var featureGates multiFlag
 	fs.Var(&featureGates, "feature-gates", "kube-apiserver's feature gates, comma-separated [kube:]Name=true|false (repeatable): v1.37's defaults are accepted; a gate set away from its default is refused, not built")
+	var runtimeConfig multiFlag
+	fs.Var(&runtimeConfig, "runtime-config", "kube-apiserver's API enablement, comma-separated key[=true|false] with keys api/all, api/ga, api/beta, api/alpha, v1, group/version, group/version/resource (repeatable): values that leave v1.37's default APIs served are accepted; turning a served version or resource on or off is refused, not built")
 	allowPrivileged := fs.Bool("allow-privileged", true, "allow containers to request privileged mode, as kube-apiserver's; on by default, as kubeadm and envtest run it")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
 	var verbose verbosity
@@ -281,7 +283,7 @@ func run(args []string) error {
 		}
 		opts = append(opts, fakeplane.WithAdvertiseAddress(ip))
 	}
-	opts = append(opts, fakeplane.WithEndpointReconcilerType(*endpointReconciler), fakeplane.WithFeatureGates(featureGates...))
+	opts = append(opts, fakeplane.WithEndpointReconcilerType(*endpointReconciler), fakeplane.WithFeatureGates(featureGates...), fakeplane.WithRuntimeConfig(runtimeConfig...))
 	if !*allowPrivileged {
 		opts = append(opts, fakeplane.WithAllowPrivileged(false))
 	}
