@@ -2,31 +2,40 @@ package runtimeconfig
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	genericoptions "k8s.io/apiserver/pkg/server/options"
-	"k8s.io/apiserver/pkg/server/resourceconfig"
-	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	cliflag "k8s.io/component-base/cli/flag"
 	apiregistrationinstall "k8s.io/kube-aggregator/pkg/apis/apiregistration/install"
-	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	apiregistrationv1beta1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1beta1"
 )
+
+// (Written after k8s.io/apiserver's APIEnablementOptions.Validate and
+// resourceconfig.MergeAPIResourceConfigs, not imported: their packages
+// bring the generic server and its etcd storage into the binary, which
+// would lengthen every start.)
+
+// registry is what a server registers: runtime.Scheme has it.
+type registry interface {
+	IsGroupRegistered(group string) bool
+	IsVersionRegistered(gv schema.GroupVersion) bool
+}
 
 // server is one of the three servers kube-apiserver is made of, as it
 // merges --runtime-config: the group versions it registers, those it turns
 // on by default, and those it has storage for.
 type server struct {
-	registry resourceconfig.GroupVersionRegistry
-	defaults func() *serverstorage.ResourceConfig
+	registry registry
+	defaults []schema.GroupVersion // on; the others of served off
 	served   []schema.GroupVersion
 }
 
@@ -40,36 +49,51 @@ func servers() []server {
 	aggregator := runtime.NewScheme()
 	apiregistrationinstall.Install(aggregator)
 	return []server{
-		{
-			registry: clientgoscheme.Scheme,
-			defaults: func() *serverstorage.ResourceConfig {
-				c := serverstorage.NewResourceConfig()
-				c.EnableVersions(servedByDefault...)
-				c.DisableVersions(servedWhenTurnedOn...)
-				return c
-			},
-			served: slices.Concat(servedByDefault, servedWhenTurnedOn),
-		},
-		{
-			registry: extensions,
-			defaults: func() *serverstorage.ResourceConfig {
-				c := serverstorage.NewResourceConfig()
-				c.EnableVersions(apiextensionsv1beta1.SchemeGroupVersion, apiextensionsv1.SchemeGroupVersion)
-				return c
-			},
-			served: []schema.GroupVersion{apiextensionsV1},
-		},
-		{
-			registry: aggregator,
-			defaults: func() *serverstorage.ResourceConfig {
-				c := serverstorage.NewResourceConfig()
-				c.EnableVersions(apiregistrationv1.SchemeGroupVersion, apiregistrationv1beta1.SchemeGroupVersion)
-				return c
-			},
-			served: []schema.GroupVersion{apiregistrationV1},
-		},
+		{registry: clientgoscheme.Scheme, defaults: servedByDefault, served: slices.Concat(servedByDefault, servedWhenTurnedOn)},
+		{registry: extensions, defaults: []schema.GroupVersion{apiextensionsv1beta1.SchemeGroupVersion, apiextensionsV1}, served: []schema.GroupVersion{apiextensionsV1}},
+		{registry: aggregator, defaults: []schema.GroupVersion{apiregistrationV1, apiregistrationv1beta1.SchemeGroupVersion}, served: []schema.GroupVersion{apiregistrationV1}},
 	}
 }
+
+// enablement is which versions, and resources, a server turns on.
+type enablement struct {
+	versions  map[schema.GroupVersion]bool
+	resources map[schema.GroupVersionResource]bool
+}
+
+// defaultEnablement is s's default: its defaults on, its other served
+// versions off.
+func (s server) defaultEnablement() enablement {
+	e := enablement{versions: map[schema.GroupVersion]bool{}, resources: map[schema.GroupVersionResource]bool{}}
+	for _, gv := range s.served {
+		e.versions[gv] = false
+	}
+	for _, gv := range s.defaults {
+		e.versions[gv] = true
+	}
+	return e
+}
+
+// resourceEnabled reports whether gvr is served: its own preference, else
+// its version's.
+func (e enablement) resourceEnabled(gvr schema.GroupVersionResource) bool {
+	if on, ok := e.resources[gvr]; ok {
+		return on
+	}
+	return e.versions[gvr.GroupVersion()]
+}
+
+// The keys that address versions by their maturity, in the order they
+// apply, and what they match.
+var (
+	matcherKeys = []string{"api/all", "api/ga", "api/beta", "api/alpha"}
+	matchers    = map[string]*regexp.Regexp{
+		"api/all":   regexp.MustCompile(``),
+		"api/ga":    regexp.MustCompile(`^v\d+$`),
+		"api/beta":  regexp.MustCompile(`^v\d+beta\d+$`),
+		"api/alpha": regexp.MustCompile(`^v\d+alpha\d+$`),
+	}
+)
 
 // Check takes --runtime-config's values (each a comma-separated list of
 // key[=value]) as kube-apiserver v1.37 does, and returns its error for
@@ -89,24 +113,110 @@ func Check(values []string) error {
 	srvs := servers()
 	var errs []error
 	errs = append(errs, validatePriorityAndFairness(config)...)
-	registries := make([]genericoptions.GroupRegistry, len(srvs))
-	for i, s := range srvs {
-		registries[i] = s.registry
-	}
-	errs = append(errs, (&genericoptions.APIEnablementOptions{RuntimeConfig: config}).Validate(registries...)...)
+	errs = append(errs, validate(config, srvs)...)
 	if err := utilerrors.NewAggregate(errs); err != nil {
 		return err
 	}
 	for _, s := range srvs {
-		merged, err := resourceconfig.MergeAPIResourceConfigs(s.defaults(), config, s.registry)
+		merged, err := merge(s, config)
 		if err != nil {
 			return err
 		}
-		if err := sameAsDefault(merged, s.defaults(), s.served); err != nil {
+		if err := sameAsDefault(merged, s.defaultEnablement(), s.served); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// validate checks the keys as kube-apiserver's API enablement options do:
+// not api/all=false alone, every key a matcher's or group/version[/...],
+// every group registered by one of the servers.
+func validate(config cliflag.ConfigurationMap, srvs []server) []error {
+	if config["api/all"] == "false" && len(config) == 1 {
+		return []error{fmt.Errorf("invalid runtime-config with only api/all=false")}
+	}
+	unknown := map[string]bool{}
+	for key := range config {
+		if _, ok := matchers[key]; ok {
+			continue
+		}
+		tokens := strings.Split(key, "/")
+		if len(tokens) != 2 && len(tokens) != 3 {
+			return []error{fmt.Errorf("runtime-config invalid key %s", key)}
+		}
+		gv, err := schema.ParseGroupVersion(tokens[0] + "/" + tokens[1])
+		if err != nil {
+			return []error{fmt.Errorf("runtime-config invalid key %s", key)}
+		}
+		if !slices.ContainsFunc(srvs, func(s server) bool { return s.registry.IsGroupRegistered(gv.Group) }) {
+			unknown[gv.String()] = true
+		}
+	}
+	if len(unknown) > 0 {
+		names := slices.Sorted(maps.Keys(unknown))
+		return []error{fmt.Errorf("unknown api groups %s", strings.Join(names, ","))}
+	}
+	return nil
+}
+
+// merge applies config to s's default as kube-apiserver merges it: the
+// matchers first (api/all, then api/ga, api/beta, api/alpha), then each
+// version of a group s registers, then each resource.
+func merge(s server, config cliflag.ConfigurationMap) (enablement, error) {
+	e := s.defaultEnablement()
+	for _, key := range matcherKeys {
+		value, ok := config[key]
+		if !ok {
+			continue
+		}
+		if value != "true" && value != "false" {
+			return e, fmt.Errorf("invalid value %v=%v", key, value)
+		}
+		for gv := range e.versions {
+			if matchers[key].MatchString(gv.Version) {
+				e.versions[gv] = value == "true"
+			}
+		}
+	}
+	versions := map[schema.GroupVersion]bool{}
+	resources := map[schema.GroupVersionResource]bool{}
+	for key, value := range config {
+		if _, ok := matchers[key]; ok {
+			continue
+		}
+		tokens := strings.Split(key, "/")
+		if len(tokens) < 2 || len(tokens) > 3 {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(tokens[0] + "/" + tokens[1])
+		if err != nil {
+			return e, fmt.Errorf("invalid key %s", key)
+		}
+		if !s.registry.IsGroupRegistered(gv.Group) {
+			continue // another server's
+		}
+		if !s.registry.IsVersionRegistered(gv) {
+			return e, fmt.Errorf("group version %s that has not been registered", gv.String())
+		}
+		on := true
+		if value != "" {
+			if on, err = strconv.ParseBool(value); err != nil {
+				return e, fmt.Errorf("invalid value of %s: %s, err: %v", key, value, err)
+			}
+		}
+		if len(tokens) == 2 {
+			versions[gv] = on
+			continue
+		}
+		if strings.ToLower(tokens[2]) != tokens[2] {
+			return e, fmt.Errorf("invalid key %v: group/version/resource and resource is always lowercase plural, not %q", key, tokens[2])
+		}
+		resources[gv.WithResource(tokens[2])] = on
+	}
+	maps.Copy(e.versions, versions)
+	maps.Copy(e.resources, resources)
+	return e, nil
 }
 
 // complete rewrites the keys as kube-apiserver completes its options: the
@@ -130,7 +240,7 @@ func complete(config cliflag.ConfigurationMap) {
 // names decides.
 func validatePriorityAndFairness(config cliflag.ConfigurationMap) []error {
 	text := config.String()
-	for _, key := range []string{"flowcontrol.apiserver.k8s.io/v1", resourceconfig.APIGA, resourceconfig.APIAll} {
+	for _, key := range []string{"flowcontrol.apiserver.k8s.io/v1", "api/ga", "api/all"} {
 		if strings.Contains(text, key+"=false") {
 			return []error{fmt.Errorf("--runtime-config=%s=false conflicts with --enable-priority-and-fairness=true", key)}
 		}
@@ -143,17 +253,15 @@ func validatePriorityAndFairness(config cliflag.ConfigurationMap) []error {
 
 // sameAsDefault returns an error naming the first served version, or
 // resource of one, that merged turns on or off unlike defaults.
-func sameAsDefault(merged, defaults *serverstorage.ResourceConfig, served []schema.GroupVersion) error {
+func sameAsDefault(merged, defaults enablement, served []schema.GroupVersion) error {
 	var changed []string
 	for _, gv := range served {
-		// (A resource name no preference names: the version's state.)
-		gvr := gv.WithResource("")
-		if merged.ResourceEnabled(gvr) != defaults.ResourceEnabled(gvr) {
-			changed = append(changed, onOff(gv.String(), merged.ResourceEnabled(gvr)))
+		if merged.versions[gv] != defaults.versions[gv] {
+			changed = append(changed, onOff(gv.String(), merged.versions[gv]))
 		}
 	}
-	for gvr, on := range merged.ResourceConfigs {
-		if slices.Contains(served, gvr.GroupVersion()) && on != defaults.ResourceEnabled(gvr) {
+	for gvr, on := range merged.resources {
+		if slices.Contains(served, gvr.GroupVersion()) && on != defaults.resourceEnabled(gvr) {
 			changed = append(changed, onOff(gvr.GroupVersion().String()+"/"+gvr.Resource, on))
 		}
 	}

@@ -1,6 +1,7 @@
 // Package runtimeconfig is kube-apiserver v1.37's --runtime-config as
 // fakeplane takes it: the key=value pairs completed, validated and merged
-// into the default API enablement by upstream's code, with its errors (an
+// into the default API enablement as upstream's options and resourceconfig
+// packages do (written after them), with their errors (an
 // unknown group or version, a key that is not one, a value that is not a
 // bool, api/all=false alone or turning off the flowcontrol API under
 // priority and fairness), and the refusal of a value that would turn on or
