@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/fakeplane/fakeplane/internal/cafile"
+	"github.com/fakeplane/fakeplane/auth/cafile"
 )
 
 // The purposes kube-apiserver names its CA files by, in their messages

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fakeplane/fakeplane/internal/cafile"
+	"github.com/fakeplane/fakeplane/auth/cafile"
 	"github.com/fakeplane/fakeplane/internal/pki"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/user"

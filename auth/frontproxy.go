@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 
-	"github.com/fakeplane/fakeplane/internal/cafile"
+	"github.com/fakeplane/fakeplane/auth/cafile"
 )
 
 // errNotFrontProxyCert is the request-header authenticator's failure for a

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 
-	"github.com/fakeplane/fakeplane/internal/cafile"
+	"github.com/fakeplane/fakeplane/auth/cafile"
 )
 
 // certCacheTTL is how long a verified client certificate chain is trusted

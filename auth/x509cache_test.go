@@ -11,7 +11,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/user"
 
-	"github.com/fakeplane/fakeplane/internal/cafile"
+	"github.com/fakeplane/fakeplane/auth/cafile"
 )
 
 func TestCachedCertAuthenticatorVerifiesOncePerChainAndCABundle(t *testing.T) {

@@ -18,8 +18,8 @@ import (
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/fakeplane/fakeplane/auth"
+	"github.com/fakeplane/fakeplane/auth/cafile"
 	"github.com/fakeplane/fakeplane/fixtures"
-	"github.com/fakeplane/fakeplane/internal/cafile"
 	"github.com/fakeplane/fakeplane/registry"
 )
 
