@@ -374,7 +374,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 	}
 	authzOpts := auth.AuthorizationOptions{Modes: auth.SplitAuthorizationModes(cp.opts.authzMode), ConfigFile: cp.opts.authzConfigFile,
-		LegacyFlagsSet: cp.opts.authzModeSet || cp.opts.authzWebhook != nil}
+		LegacyFlagsSet: cp.opts.authzModeSet || cp.opts.authzWebhook != nil, PolicyFile: cp.opts.authzPolicyFile}
 	if w := cp.opts.authzWebhook; w != nil {
 		authzOpts.WebhookConfigFile, authzOpts.WebhookVersion = w.ConfigFile, w.Version
 		authzOpts.WebhookCacheAuthorizedTTL, authzOpts.WebhookCacheUnauthorizedTTL = w.CacheAuthorizedTTL, w.CacheUnauthorizedTTL
@@ -411,6 +411,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	authCfg := server.AuthConfig{
 		ServiceAccountKey:        cp.saKey,
 		Authorization:            authzConfig,
+		AuthorizationPolicyFile:  cp.opts.authzPolicyFile,
 		WebhookDial:              webhookDial,
 		TokenWebhookConfigFile:   tokenWebhook.ConfigFile,
 		TokenWebhookVersion:      tokenWebhook.Version,

@@ -48,6 +48,7 @@ type options struct {
 	authzWebhook *AuthorizationWebhookConfig
 	// authzConfigFile is WithAuthorizationConfigFile's.
 	authzConfigFile string
+	authzPolicyFile string
 	// tokenWebhook is WithAuthenticationTokenWebhook's.
 	tokenWebhook *TokenWebhook
 	// saIssuers, apiAudiences, saJWKSURI and saMaxExpiration are
@@ -231,6 +232,7 @@ const (
 	AuthorizationAlwaysDeny  = auth.ModeAlwaysDeny
 	AuthorizationWebhook     = auth.ModeWebhook
 	AuthorizationNode        = auth.ModeNode
+	AuthorizationABAC        = auth.ModeABAC
 )
 
 // WithAuthorizationMode chooses the authorizers, a comma-separated list as
@@ -239,11 +241,12 @@ const (
 // AuthorizationAlwaysDeny, AuthorizationWebhook (with
 // WithAuthorizationWebhook), AuthorizationNode (kube-apiserver's Node
 // authorizer: users system:node:NAME in system:nodes read what the pods
-// bound to NAME need), asked in the list's order after system:masters,
-// each once; kube-apiserver's ABAC makes Start fail (fakeplane has none).
-// Start fails with kube-apiserver's errors
-// for a mode it does not know, one given twice, Webhook without its
-// kubeconfig, and with WithAuthorizationConfigFile.
+// bound to NAME need), AuthorizationABAC (with
+// WithAuthorizationPolicyFile), asked in the list's order after
+// system:masters, each once. Start fails with kube-apiserver's errors for
+// a mode it does not know, one given twice, Webhook without its
+// kubeconfig, ABAC without its policy file, and with
+// WithAuthorizationConfigFile.
 func WithAuthorizationMode(mode string) Option {
 	return func(o *options) { o.authzMode, o.authzModeSet = mode, true }
 }
@@ -277,6 +280,16 @@ func WithAuthorizationWebhook(w AuthorizationWebhookConfig) Option {
 	return func(o *options) { o.authzWebhook = &w }
 }
 
+// WithAuthorizationPolicyFile is the ABAC authorizer's policy file
+// (--authorization-policy-file): a JSON policy a line
+// (abac.authorization.kubernetes.io/v1beta1 Policy, or v0's unversioned
+// lines), read at Start, which fails with kube-apiserver's error for a
+// line it cannot read, or when no authorizer is ABAC. See auth.ABACAuthorizer
+// for what a policy matches.
+func WithAuthorizationPolicyFile(path string) Option {
+	return func(o *options) { o.authzPolicyFile = path }
+}
+
 // WithAuthorizationConfigFile builds the authorizers from the
 // AuthorizationConfiguration (apiserver.config.k8s.io/v1) in the file at
 // path, as kube-apiserver's --authorization-config: authorizers of type
@@ -286,9 +299,9 @@ func WithAuthorizationWebhook(w AuthorizationWebhookConfig) Option {
 // with matchConditionSubjectAccessReviewVersion, cached answers and their
 // TTLs), asked in the file's order after system:masters. The file is
 // decoded strictly and validated as kube-apiserver validates it, with its
-// errors; Node, ABAC and a connection of type InClusterConfig make Start
-// fail (fakeplane has no Node or ABAC authorizer; kube-apiserver v1.37
-// crashes on InClusterConfig). It may not be combined with
+// errors; Node and ABAC (with WithAuthorizationPolicyFile) too, and a
+// connection of type InClusterConfig makes Start fail (kube-apiserver
+// v1.37 crashes on it). It may not be combined with
 // WithAuthorizationMode or WithAuthorizationWebhook. The file is read once,
 // at start (kube-apiserver also reloads it when it changes).
 func WithAuthorizationConfigFile(path string) Option {

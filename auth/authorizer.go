@@ -21,9 +21,7 @@ import (
 )
 
 // Authorization modes (--authorization-mode), which are also the authorizer
-// types of an AuthorizationConfiguration (--authorization-config). fakeplane
-// builds all but ABAC, which is accepted where kube-apiserver accepts it
-// and then refused (see NewAuthorizer).
+// types of an AuthorizationConfiguration (--authorization-config).
 const (
 	ModeAlwaysAllow = "AlwaysAllow"
 	ModeAlwaysDeny  = "AlwaysDeny"
@@ -78,6 +76,8 @@ type AuthorizationOptions struct {
 	// LegacyFlagsSet says --authorization-mode or an
 	// --authorization-webhook-* flag was given: they exclude ConfigFile.
 	LegacyFlagsSet bool
+	// PolicyFile is mode ABAC's policy file (--authorization-policy-file).
+	PolicyFile string
 }
 
 // SplitAuthorizationModes splits a comma-separated --authorization-mode
@@ -114,13 +114,15 @@ func (o AuthorizationOptions) Configuration() (*apiserverconfig.AuthorizationCon
 		if !sets.New(authorizationModeChoices...).Has(m) {
 			errs = append(errs, fmt.Errorf("authorization-mode %q is not a valid mode", m))
 		}
-		if m == ModeABAC {
-			// fakeplane has no --authorization-policy-file.
+		if m == ModeABAC && o.PolicyFile == "" {
 			errs = append(errs, errors.New("authorization-mode ABAC's authorization policy file not passed"))
 		}
 		if m == ModeWebhook && o.WebhookConfigFile == "" {
 			errs = append(errs, errors.New("authorization-mode Webhook's authorization config file not passed"))
 		}
+	}
+	if o.PolicyFile != "" && !sets.New(modes...).Has(ModeABAC) {
+		errs = append(errs, errors.New("cannot specify --authorization-policy-file without mode ABAC"))
 	}
 	if o.WebhookConfigFile != "" && !sets.New(modes...).Has(ModeWebhook) {
 		errs = append(errs, errors.New("cannot specify --authorization-webhook-config-file without mode Webhook"))
@@ -214,9 +216,9 @@ func LoadAuthorizationConfiguration(path string) (*apiserverconfig.Authorization
 //
 // RBAC uses rbac and Node node; AlwaysAllow and AlwaysDeny are
 // k8s.io/apiserver's; Webhook is upstream's webhook authorizer
-// (NewAuthorizationWebhook), dialing with dial (nil: directly). ABAC is an
-// error: fakeplane has none.
-func NewAuthorizer(cfg *apiserverconfig.AuthorizationConfiguration, rbac *RBACAuthorizer, node *NodeAuthorizer, dial utilnet.DialFunc) (authorizer.Authorizer, authorizer.RuleResolver, error) {
+// (NewAuthorizationWebhook), dialing with dial (nil: directly); ABAC uses
+// abac (LoadABACPolicyFile).
+func NewAuthorizer(cfg *apiserverconfig.AuthorizationConfiguration, rbac *RBACAuthorizer, node *NodeAuthorizer, abac *ABACAuthorizer, dial utilnet.DialFunc) (authorizer.Authorizer, authorizer.RuleResolver, error) {
 	if cfg == nil || len(cfg.Authorizers) == 0 {
 		return nil, nil, errors.New("at least one authorization mode must be passed")
 	}
@@ -261,7 +263,10 @@ func NewAuthorizer(cfg *apiserverconfig.AuthorizationConfiguration, rbac *RBACAu
 			}
 			a = node
 		case ModeABAC:
-			return nil, nil, errors.New("authorizer type ABAC: fakeplane has no ABAC authorizer (nor --authorization-policy-file)")
+			if abac == nil {
+				return nil, nil, errors.New("authorizer type ABAC needs an ABAC authorizer")
+			}
+			a = abac
 		default:
 			return nil, nil, fmt.Errorf("unknown authorization mode %s specified", c.Type)
 		}

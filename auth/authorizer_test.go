@@ -19,7 +19,7 @@ func newModeAuthorizer(mode string, rbac *RBACAuthorizer) (authorizer.Authorizer
 	if err != nil {
 		return nil, nil, err
 	}
-	return NewAuthorizer(cfg, rbac, NewNodeAuthorizer(NewNodeGraph(), nil), nil)
+	return NewAuthorizer(cfg, rbac, NewNodeAuthorizer(NewNodeGraph(), nil), nil, nil)
 }
 
 // writeFile writes data to name in a temporary directory and returns its
@@ -176,14 +176,13 @@ func TestNewAuthorizerRefusesWhatFakeplaneLacks(t *testing.T) {
 		a    apiserverconfig.AuthorizerConfiguration
 		want string
 	}{
-		{"ABAC", apiserverconfig.AuthorizerConfiguration{Type: "ABAC", Name: "abac"}, "authorizer type ABAC: fakeplane has no ABAC authorizer"},
 		{"a webhook InClusterConfig", apiserverconfig.AuthorizerConfiguration{Type: "Webhook", Name: "in-cluster", Webhook: &apiserverconfig.WebhookConfiguration{
 			Timeout: metav1.Duration{Duration: time.Second}, FailurePolicy: "Deny", SubjectAccessReviewVersion: "v1",
 			ConnectionInfo: apiserverconfig.WebhookConnectionInfo{Type: "InClusterConfig"}}},
 			`authorization webhook "in-cluster": connectionInfo type "InClusterConfig" is not supported`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := NewAuthorizer(&apiserverconfig.AuthorizationConfiguration{Authorizers: []apiserverconfig.AuthorizerConfiguration{tc.a}}, NewRBACAuthorizer(NewStaticRBAC()), nil, nil)
+			_, _, err := NewAuthorizer(&apiserverconfig.AuthorizationConfiguration{Authorizers: []apiserverconfig.AuthorizerConfiguration{tc.a}}, NewRBACAuthorizer(NewStaticRBAC()), nil, nil, nil)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("got %v, want %s...", err, tc.want)
 			}

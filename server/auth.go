@@ -49,6 +49,10 @@ type AuthConfig struct {
 	// --authorization-webhook-*, or reads from --authorization-config (see
 	// auth.AuthorizationOptions); nil is RBAC alone.
 	Authorization *apiserverconfig.AuthorizationConfiguration
+	// AuthorizationPolicyFile is the ABAC authorizer's policy file
+	// (--authorization-policy-file), read by New when Authorization has
+	// an ABAC authorizer.
+	AuthorizationPolicyFile string
 	// WebhookDial dials the authentication and authorization webhooks
 	// (kube-apiserver's "controlplane" egress selection); nil dials
 	// directly.
@@ -173,7 +177,13 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 		s.nodeGraph = graph
 		node = auth.NewNodeAuthorizer(graph, rules)
 	}
-	authz, rules, err := auth.NewAuthorizer(authzConfig, rbac, node, cfg.WebhookDial)
+	var abac *auth.ABACAuthorizer
+	if slices.ContainsFunc(authzConfig.Authorizers, func(a apiserverconfig.AuthorizerConfiguration) bool { return a.Type == auth.ModeABAC }) {
+		if abac, err = auth.LoadABACPolicyFile(cfg.AuthorizationPolicyFile); err != nil {
+			return nil, fmt.Errorf("invalid authorization config: %w", err)
+		}
+	}
+	authz, rules, err := auth.NewAuthorizer(authzConfig, rbac, node, abac, cfg.WebhookDial)
 	if err != nil {
 		return nil, err
 	}

@@ -131,13 +131,14 @@ func run(args []string) error {
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
 	var verbose verbosity
 	fs.Var(&verbose, "v", "log requests' errors and controller messages to stderr: -v, or kube-apiserver's --v=N with N of 1 or more")
-	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "the authorizers, comma-separated, asked in order: RBAC, AlwaysAllow, AlwaysDeny, Webhook, Node (exclusive with --authorization-config)")
+	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "the authorizers, comma-separated, asked in order: RBAC, AlwaysAllow, AlwaysDeny, Webhook, Node, ABAC (exclusive with --authorization-config)")
+	authzPolicy := fs.String("authorization-policy-file", "", "mode ABAC's policy file: a JSON policy a line (abac.authorization.kubernetes.io/v1beta1, or v0's unversioned lines)")
 	var authzWebhook fakeplane.AuthorizationWebhookConfig
 	fs.StringVar(&authzWebhook.ConfigFile, "authorization-webhook-config-file", "", "a kubeconfig naming the SubjectAccessReview webhook of mode Webhook, as kube-apiserver's")
 	fs.StringVar(&authzWebhook.Version, "authorization-webhook-version", auth.DefaultAuthorizationWebhookVersion, "the SubjectAccessReview version sent to the webhook: v1beta1 or v1")
 	authzAllowedTTL := fs.Duration("authorization-webhook-cache-authorized-ttl", auth.DefaultAuthorizationWebhookAuthorizedTTL, "how long the webhook's allowals are kept (0: not kept)")
 	authzDeniedTTL := fs.Duration("authorization-webhook-cache-unauthorized-ttl", auth.DefaultAuthorizationWebhookUnauthorizedTTL, "how long the webhook's other answers are kept (0: not kept)")
-	authzConfig := fs.String("authorization-config", "", "an AuthorizationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: the authorizers (RBAC, AlwaysAllow, AlwaysDeny, Webhook, Node) in order; exclusive with --authorization-mode and --authorization-webhook-*; read once, at start")
+	authzConfig := fs.String("authorization-config", "", "an AuthorizationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: the authorizers (RBAC, AlwaysAllow, AlwaysDeny, Webhook, Node, ABAC) in order; exclusive with --authorization-mode and --authorization-webhook-*; read once, at start")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
 	admissionConfig := fs.String("admission-control-config-file", "", "an AdmissionConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: PodSecurity's defaults and exemptions, the admission webhooks' kubeConfigFile")
 	var enablePlugins, disablePlugins, admissionControl multiFlag
@@ -305,6 +306,9 @@ func run(args []string) error {
 	}
 	if flagSet(fs, "authorization-mode") {
 		opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode))
+	}
+	if *authzPolicy != "" {
+		opts = append(opts, fakeplane.WithAuthorizationPolicyFile(*authzPolicy))
 	}
 	opts = append(opts, fakeplane.WithFixtures(fixtureDirs...),
 		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithServiceNodePortRange(*nodePortRange), fakeplane.WithCompactionInterval(*compaction),
