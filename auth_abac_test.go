@@ -101,13 +101,7 @@ func TestABACPolicyFileErrors(t *testing.T) {
 			"fakeplane: server: invalid authorization config: error reading policy file " + bad + ", line 2: {not json}: couldn't get version/kind; json parse error: invalid character 'n' looking for beginning of object key string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cp, err := fakeplane.New(tc.opts...)
-			if err == nil {
-				if err = cp.Start(ctxT(t)); err == nil {
-					_ = cp.Stop()
-				}
-			}
-			if err == nil || err.Error() != tc.want {
+			if err := startError(t, tc.opts...); err == nil || err.Error() != tc.want {
 				t.Errorf("%v, want %q", err, tc.want)
 			}
 		})

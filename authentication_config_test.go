@@ -225,14 +225,7 @@ func TestAuthenticationConfigErrorsAsKubeAPIServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeAuthenticationConfig(t, tt.yaml)
-			cp, err := fakeplane.New(append(tt.opts, fakeplane.WithAuthenticationConfigFile(path))...)
-			if err == nil {
-				err = cp.Start(ctxT(t))
-				if err == nil {
-					cp.Stop()
-				}
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
+			if err := startError(t, append(tt.opts, fakeplane.WithAuthenticationConfigFile(path))...); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v\nwant an error containing %s", err, tt.want)
 			}
 		})
@@ -321,13 +314,7 @@ func TestOIDCFlagsAuthenticateAsKubeAPIServer(t *testing.T) {
 				fakeplane.WithAuthenticationConfigFile(writeAuthenticationConfig(t, "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n"))},
 				"authentication-config file and oidc-* flags are mutually exclusive"},
 		} {
-			cp, err := fakeplane.New(c.opts...)
-			if err == nil {
-				if err = cp.Start(ctxT(t)); err == nil {
-					cp.Stop()
-				}
-			}
-			if err == nil || !strings.Contains(err.Error(), c.want) {
+			if err := startError(t, c.opts...); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want %s", err, c.want)
 			}
 		}

@@ -237,14 +237,7 @@ func TestRequestHeaderTakesOneCASource(t *testing.T) {
 	if err := os.WriteFile(file, ca.CertPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cp, err := fakeplane.New(fakeplane.WithRequestHeader(fakeplane.RequestHeader{CABundle: ca.CertPEM, CAFile: file}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = cp.Start(ctxT(t))
-	if err == nil {
-		_ = cp.Stop()
-	}
+	err = startError(t, fakeplane.WithRequestHeader(fakeplane.RequestHeader{CABundle: ca.CertPEM, CAFile: file}))
 	if want := "fakeplane: a RequestHeader gives one of CA, CABundle and CAFile"; err == nil || err.Error() != want {
 		t.Fatalf("Start: %v, want %q", err, want)
 	}

@@ -56,6 +56,21 @@ func ctxT(t testing.TB) context.Context {
 	return ctx
 }
 
+// startError returns the error New or Start gives for opts, stopping the
+// control plane if it started after all.
+func startError(t *testing.T, opts ...fakeplane.Option) error {
+	t.Helper()
+	cp, err := fakeplane.New(opts...)
+	if err != nil {
+		return err
+	}
+	if err := cp.Start(ctxT(t)); err != nil {
+		return err
+	}
+	_ = cp.Stop()
+	return nil
+}
+
 // ctxDataDir is ctxT for tests of control planes kept in a --data-dir,
 // which sync every write to disk: under -race, beside the other parallel
 // tests, their start and first writes can take longer than ctxT allows.

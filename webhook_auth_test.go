@@ -683,13 +683,7 @@ func TestWebhookAuthorizationConfigErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cp, err := fakeplane.New(tc.opts(t)...)
-			if err == nil {
-				if err = cp.Start(ctxT(t)); err == nil {
-					_ = cp.Stop()
-				}
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
+			if err := startError(t, tc.opts(t)...); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %v\nwant an error containing %s", err, tc.want)
 			}
 		})
