@@ -45,6 +45,12 @@ func TestCommandLineExitCodes(t *testing.T) {
 		{name: "unknown flag", args: []string{"--no-such-flag"}, code: 2, stderrLine: "fakeplane: flag provided but not defined: -no-such-flag (see --help)"},
 		{name: "extra argument", args: []string{"--kubeconfig", kc, "serve"}, code: 2, stderrLine: `fakeplane: unexpected argument "serve" (see --help)`},
 		{name: "subcommand without its flags", args: []string{"kubeconfig"}, code: 2, stderrLine: "fakeplane: kubeconfig: --data-dir and --user are required (see --help)"},
+		// kube-apiserver v1.37.2's --version and --version=raw, as it
+		// printed them (its BuildDate, GoVersion and Platform its own).
+		{name: "version", args: []string{"--version"}, code: 0, stdout: "Kubernetes v1.37.2\n"},
+		{name: "raw version", args: []string{"--version=raw"}, code: 0,
+			stdout: `version.Info{Major:"1", Minor:"37", EmulationMajor:"", EmulationMinor:"", MinCompatibilityMajor:"", MinCompatibilityMinor:"", GitVersion:"v1.37.2", GitCommit:"$Format:%H$", GitTreeState:"clean", BuildDate:`},
+		{name: "a version to report", args: []string{"--version=v1.2.3"}, code: 2, stderrLine: `fakeplane: invalid boolean value "v1.2.3" for -version: want true, false or raw`},
 		{name: "bad value", args: []string{"--listen", "127.0.0.1:0", "--kubeconfig", kc, "--service-cluster-ip-range", "banana"}, code: 1,
 			stderrLine: "fakeplane: service-cluster-ip-range[0] is not a valid cidr"},
 	} {

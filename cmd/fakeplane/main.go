@@ -129,6 +129,8 @@ func run(args []string) error {
 	fs.Var(&runtimeConfig, "runtime-config", "kube-apiserver's API enablement, comma-separated key[=true|false] with keys api/all, api/ga, api/beta, api/alpha, v1, group/version, group/version/resource (repeatable): values that leave v1.37's default APIs served are accepted; turning a served version or resource on or off is refused, not built")
 	allowPrivileged := fs.Bool("allow-privileged", true, "allow containers to request privileged mode, as kube-apiserver's; on by default, as kubeadm and envtest run it")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
+	var showVersion versionFlag
+	fs.Var(&showVersion, "version", "print the version fakeplane answers as and quit, as kube-apiserver's: --version (Kubernetes vX.Y.Z) or --version=raw (the version.Info)")
 	var verbose verbosity
 	fs.Var(&verbose, "v", "log requests' errors and controller messages to stderr: -v, or kube-apiserver's --v=N with N of 1 or more")
 	authzMode := fs.String("authorization-mode", fakeplane.AuthorizationRBAC, "the authorizers, comma-separated, asked in order: RBAC, AlwaysAllow, AlwaysDeny, Webhook, Node, ABAC (exclusive with --authorization-config)")
@@ -212,6 +214,11 @@ func run(args []string) error {
 	auditOpts := auditFlags(fs)
 	if err := parseFlags(fs, usage, args); err != nil {
 		return err
+	}
+	if showVersion != "" {
+		startgc.Restore()
+		fmt.Println(showVersion.text())
+		return nil
 	}
 	if (*kubeletCert == "") != (*kubeletKey == "") {
 		return usageError{errors.New("--kubelet-client-certificate and --kubelet-client-key go together")}
