@@ -187,6 +187,9 @@ func New(opts ...Option) (*ControlPlane, error) {
 	if err := runtimeconfig.Check(o.runtimeConfig); err != nil {
 		return nil, fmt.Errorf("fakeplane: %w", err)
 	}
+	if err := o.headers.Validate(); err != nil {
+		return nil, fmt.Errorf("fakeplane: %w", err)
+	}
 	if err := validateEndpointReconcilerType(o.endpointReconciler); err != nil {
 		return nil, fmt.Errorf("fakeplane: %w", err)
 	}
@@ -489,6 +492,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		DialCluster:               cp.egress.cluster,
 		Limits:                    cp.opts.limits,
 		Flags:                     cp.opts.flags,
+		Headers:                   cp.opts.headers,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)

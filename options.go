@@ -80,6 +80,9 @@ type options struct {
 	featureGates []string
 	// runtimeConfig are WithRuntimeConfig's.
 	runtimeConfig []string
+	// headers are WithCORSAllowedOrigins' and
+	// WithStrictTransportSecurityDirectives'.
+	headers server.HeadersConfig
 	// nodePortRange is WithServiceNodePortRange's.
 	nodePortRange string
 	// disallowPrivileged is WithAllowPrivileged(false)'s.
@@ -888,6 +891,26 @@ func WithAdvertiseAddress(ip net.IP) Option { return func(o *options) { o.advert
 // them alone. New refuses other types with kube-apiserver's error.
 func WithEndpointReconcilerType(t string) Option {
 	return func(o *options) { o.endpointReconciler = t }
+}
+
+// WithCORSAllowedOrigins answers the origins these regular expressions
+// match with CORS headers, as kube-apiserver's --cors-allowed-origins:
+// Access-Control-Allow-Origin (the request's origin), -Methods, -Headers,
+// -Expose-Headers and -Allow-Credentials on every answer to them, and a
+// preflight OPTIONS answered 204 before authentication. Each must pin the
+// host's start (^ or //) and end ($ or :); New refuses one that does not
+// with kube-apiserver's error.
+func WithCORSAllowedOrigins(origins ...string) Option {
+	return func(o *options) { o.headers.CORSAllowedOrigins = append(o.headers.CORSAllowedOrigins, origins...) }
+}
+
+// WithStrictTransportSecurityDirectives adds a Strict-Transport-Security
+// header of these directives (max-age=N, includeSubDomains, preload) to
+// every answer, as kube-apiserver's
+// --strict-transport-security-directives; New refuses others with its
+// error.
+func WithStrictTransportSecurityDirectives(directives ...string) Option {
+	return func(o *options) { o.headers.HSTSDirectives = append(o.headers.HSTSDirectives, directives...) }
 }
 
 // WithRuntimeConfig takes kube-apiserver's --runtime-config values (each a

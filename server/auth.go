@@ -16,6 +16,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/filters"
 	"k8s.io/apiserver/pkg/endpoints/filters/impersonation"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	genericfilters "k8s.io/apiserver/pkg/server/filters"
 
 	"github.com/fakeplane/fakeplane/auth"
 	"github.com/fakeplane/fakeplane/auth/cafile"
@@ -229,6 +230,9 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	})
 	unauthorized = filters.WithFailedAuthenticationAudit(unauthorized, sink, policy)
 	h = filters.WithAuthentication(h, s.auth.authn, unauthorized, s.auth.audience, nil)
+	// Before authentication, as kube-apiserver's: a preflight from an
+	// allowed origin is answered without credentials.
+	h = genericfilters.WithCORS(h, s.cfg.Headers.CORSAllowedOrigins, nil, nil, nil, "true")
 	// Admission webhooks and policies, and the service-account token
 	// authenticator (a legacy token auto-generated for its ServiceAccount),
 	// add their warnings through the request's context.
@@ -239,6 +243,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	h = withRequestTimeout(s.counted(h), s.cfg.Limits.RequestTimeout, codecs, sink, policy)
 	// Every answer says not to cache it, unless its handler says otherwise.
 	h = filters.WithCacheControl(h)
+	h = genericfilters.WithHSTS(h, s.cfg.Headers.HSTSDirectives)
 	h = filters.WithRequestInfo(h, s.infos)
 	if s.cfg.Audit.enabled() {
 		// Outermost, as in kube-apiserver's chain: the time an event says

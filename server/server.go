@@ -97,6 +97,8 @@ type Config struct {
 	Flags map[string]string
 	// Audit configures auditing; the zero value audits nothing.
 	Audit AuditConfig
+	// Headers are the CORS and HSTS headers added to answers.
+	Headers HeadersConfig
 }
 
 // Server serves the Kubernetes API from a store.

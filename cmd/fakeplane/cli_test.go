@@ -51,6 +51,8 @@ func TestCommandLineExitCodes(t *testing.T) {
 		{name: "raw version", args: []string{"--version=raw"}, code: 0,
 			stdout: `version.Info{Major:"1", Minor:"37", EmulationMajor:"", EmulationMinor:"", MinCompatibilityMajor:"", MinCompatibilityMinor:"", GitVersion:"v1.37.2", GitCommit:"$Format:%H$", GitTreeState:"clean", BuildDate:`},
 		{name: "a version to report", args: []string{"--version=v1.2.3"}, code: 2, stderrLine: `fakeplane: invalid boolean value "v1.2.3" for -version: want true, false or raw`},
+		{name: "an origin not pinned", args: []string{"--listen", "127.0.0.1:0", "--kubeconfig", kc, "--cors-allowed-origins", `^a\.com$,example.com`}, code: 1,
+			stderrLine: "fakeplane: --cors-allowed-origins has an invalid regular expression: regular expression does not pin to start/end of host in the origin header, help: "},
 		{name: "bad value", args: []string{"--listen", "127.0.0.1:0", "--kubeconfig", kc, "--service-cluster-ip-range", "banana"}, code: 1,
 			stderrLine: "fakeplane: service-cluster-ip-range[0] is not a valid cidr"},
 	} {

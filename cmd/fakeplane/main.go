@@ -129,6 +129,8 @@ func run(args []string) error {
 	fs.Var(&runtimeConfig, "runtime-config", "kube-apiserver's API enablement, comma-separated key[=true|false] with keys api/all, api/ga, api/beta, api/alpha, v1, group/version, group/version/resource (repeatable): values that leave v1.37's default APIs served are accepted; turning a served version or resource on or off is refused, not built")
 	allowPrivileged := fs.Bool("allow-privileged", true, "allow containers to request privileged mode, as kube-apiserver's; on by default, as kubeadm and envtest run it")
 	dataDir := fs.String("data-dir", "", "keep state in this directory across restarts (default: a temporary directory removed at exit)")
+	corsOrigins := fs.String("cors-allowed-origins", "", "regular expressions of the origins answered with CORS headers, comma-separated, as kube-apiserver's (each pinned to the host's start with ^ or // and end with $ or :)")
+	hsts := fs.String("strict-transport-security-directives", "", "the directives of a Strict-Transport-Security header on every answer, comma-separated (max-age=N, includeSubDomains, preload), as kube-apiserver's")
 	var showVersion versionFlag
 	fs.Var(&showVersion, "version", "print the version fakeplane answers as and quit, as kube-apiserver's: --version (Kubernetes vX.Y.Z) or --version=raw (the version.Info)")
 	var verbose verbosity
@@ -313,6 +315,12 @@ func run(args []string) error {
 	}
 	if flagSet(fs, "authorization-mode") {
 		opts = append(opts, fakeplane.WithAuthorizationMode(*authzMode))
+	}
+	if *corsOrigins != "" {
+		opts = append(opts, fakeplane.WithCORSAllowedOrigins(strings.Split(*corsOrigins, ",")...))
+	}
+	if *hsts != "" {
+		opts = append(opts, fakeplane.WithStrictTransportSecurityDirectives(strings.Split(*hsts, ",")...))
 	}
 	if *authzPolicy != "" {
 		opts = append(opts, fakeplane.WithAuthorizationPolicyFile(*authzPolicy))
@@ -610,9 +618,9 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // listFlags are the comma-separated flags whose kube-apiserver namesakes
 // are lists: /flagz shows their values in brackets, as pflag's string
 // slices show theirs.
-var listFlags = []string{"api-audiences", "authorization-mode", "etcd-servers", "kubelet-preferred-address-types", "oidc-signing-algs",
+var listFlags = []string{"api-audiences", "authorization-mode", "cors-allowed-origins", "etcd-servers", "kubelet-preferred-address-types", "oidc-signing-algs",
 	"requestheader-allowed-names", "requestheader-extra-headers-prefix", "requestheader-group-headers",
-	"requestheader-uid-headers", "requestheader-username-headers"}
+	"requestheader-uid-headers", "requestheader-username-headers", "strict-transport-security-directives"}
 
 // flagzValues are the values /flagz lists: every flag's, given or default,
 // lists (listFlags, the repeatable flags) as "[a,b]".
