@@ -187,6 +187,9 @@ func New(opts ...Option) (*ControlPlane, error) {
 	if err := runtimeconfig.Check(o.runtimeConfig); err != nil {
 		return nil, fmt.Errorf("fakeplane: %w", err)
 	}
+	if err := o.limits.Validate(); err != nil {
+		return nil, fmt.Errorf("fakeplane: %w", err)
+	}
 	if err := o.headers.Validate(); err != nil {
 		return nil, fmt.Errorf("fakeplane: %w", err)
 	}

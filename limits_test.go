@@ -209,3 +209,42 @@ func TestMaxMutatingRequestsInFlightAnswers429(t *testing.T) {
 		t.Fatalf("write after the held one: %v", err)
 	}
 }
+
+// --min-request-timeout ends a watch that names no timeoutSeconds after
+// between it and twice it, as kube-apiserver's list handler does, while a
+// watch that names one runs for that long; a negative value is refused with
+// kube-apiserver's error.
+func TestMinRequestTimeoutEndsWatchesThatNameNone(t *testing.T) {
+	t.Parallel()
+	if _, err := fakeplane.New(fakeplane.WithMinRequestTimeout(-1)); err == nil || err.Error() != "fakeplane: --min-request-timeout can not be negative value" {
+		t.Fatalf("negative: got %v", err)
+	}
+	cp := fakeplane.Start(t, fakeplane.WithMinRequestTimeout(1))
+	client := kubernetesClient(t, cp)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	named, err := client.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{TimeoutSeconds: ptr.To[int64](3600)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer named.Stop()
+	unnamed, err := client.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unnamed.Stop()
+	for range unnamed.ResultChan() {
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the watch that names no timeout did not end")
+	}
+	if _, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "after"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for ev := range named.ResultChan() {
+		if m, ok := ev.Object.(metav1.Object); ok && m.GetName() == "after" {
+			return
+		}
+	}
+	t.Fatal("the watch that names its timeout ended")
+}

@@ -633,6 +633,18 @@ func WithMaxRequestsInFlight(readOnly, mutating int) Option {
 	}
 }
 
+// WithMinRequestTimeout is kube-apiserver's --min-request-timeout (default
+// 1800 seconds): a watch that names no timeoutSeconds ends after a random
+// time between it and twice it, so that watches started together do not
+// all end together; 0 lets such a watch run until its client ends it.
+// Negative fails New with kube-apiserver's error.
+func WithMinRequestTimeout(seconds int) Option {
+	return func(o *options) {
+		d := time.Duration(seconds) * time.Second
+		o.limits.MinRequestTimeout = &d
+	}
+}
+
 // WithCompactionInterval sets how often the store compacts the history that
 // lists at past revisions (continue tokens) read, as kube-apiserver's
 // --etcd-compaction-interval does (default 5m): a continue token stays

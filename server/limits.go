@@ -6,6 +6,7 @@ package server
 // --max-requests-inflight / --max-mutating-requests-inflight.
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -36,6 +37,23 @@ type LimitsConfig struct {
 	// answered 429 with Retry-After. 0 means the default; negative means
 	// no limit.
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// MinRequestTimeout is kube-apiserver's --min-request-timeout: a watch
+	// that names no timeout ends after a random time between it and twice
+	// it; 0 lets such a watch run until its client ends it. nil means
+	// DefaultMinRequestTimeout.
+	MinRequestTimeout *time.Duration
+}
+
+// DefaultMinRequestTimeout is kube-apiserver's --min-request-timeout
+// default.
+const DefaultMinRequestTimeout = 1800 * time.Second
+
+// Validate checks the limits as kube-apiserver checks its flags.
+func (c LimitsConfig) Validate() error {
+	if c.MinRequestTimeout != nil && *c.MinRequestTimeout < 0 {
+		return errors.New("--min-request-timeout can not be negative value")
+	}
+	return nil
 }
 
 // longRunning is kube-apiserver's long-running request check: watches and

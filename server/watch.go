@@ -31,20 +31,15 @@ import (
 // (defaultBookmarkFrequency).
 const bookmarkInterval = time.Minute
 
-// minRequestTimeout is kube-apiserver's --min-request-timeout default: a
-// watch that names no timeout ends after a random time between it and
-// twice it.
-const minRequestTimeout = 1800 * time.Second
-
 // watchTimeout is how long a watch runs, as kube-apiserver's list handler
 // decides it: timeoutSeconds when given and not 0, otherwise a random time
-// in [minRequestTimeout, 2*minRequestTimeout), so that watches started
-// together do not all end together.
-func watchTimeout(timeoutSeconds *int64) time.Duration {
+// in [min, 2*min) (min the --min-request-timeout), so that watches started
+// together do not all end together; 0 for none (a min of 0).
+func watchTimeout(timeoutSeconds *int64, min time.Duration) time.Duration {
 	if timeoutSeconds != nil && *timeoutSeconds != 0 {
 		return time.Duration(*timeoutSeconds) * time.Second
 	}
-	return time.Duration(float64(minRequestTimeout) * (rand.Float64() + 1))
+	return time.Duration(float64(min) * (rand.Float64() + 1))
 }
 
 // watchEncoder writes watch events as a JSON or protobuf stream.
@@ -215,8 +210,15 @@ func (s *Server) watch(c *call) error {
 		return apierrors.NewInternalError(errors.New("streaming is not supported by this connection"))
 	}
 	sel := registry.NewSelection(c.Res, opts)
-	timeout := watchTimeout(opts.TimeoutSeconds)
-	ctx, cancel := context.WithTimeout(c.r.Context(), timeout)
+	minTimeout := DefaultMinRequestTimeout
+	if m := s.cfg.Limits.MinRequestTimeout; m != nil {
+		minTimeout = *m
+	}
+	timeout := watchTimeout(opts.TimeoutSeconds, minTimeout)
+	ctx, cancel := context.WithCancel(c.r.Context())
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(c.r.Context(), timeout)
+	}
 	defer cancel()
 	prefix := ""
 	if c.Namespace != "" {

@@ -53,6 +53,8 @@ func TestCommandLineExitCodes(t *testing.T) {
 		{name: "a version to report", args: []string{"--version=v1.2.3"}, code: 2, stderrLine: `fakeplane: invalid boolean value "v1.2.3" for -version: want true, false or raw`},
 		{name: "an origin not pinned", args: []string{"--listen", "127.0.0.1:0", "--kubeconfig", kc, "--cors-allowed-origins", `^a\.com$,example.com`}, code: 1,
 			stderrLine: "fakeplane: --cors-allowed-origins has an invalid regular expression: regular expression does not pin to start/end of host in the origin header, help: "},
+		{name: "a negative minimum request timeout", args: []string{"--listen", "127.0.0.1:0", "--kubeconfig", kc, "--min-request-timeout", "-1"}, code: 1,
+			stderrLine: "fakeplane: --min-request-timeout can not be negative value"},
 		{name: "bad value", args: []string{"--listen", "127.0.0.1:0", "--kubeconfig", kc, "--service-cluster-ip-range", "banana"}, code: 1,
 			stderrLine: "fakeplane: service-cluster-ip-range[0] is not a valid cidr"},
 	} {
