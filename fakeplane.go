@@ -105,8 +105,9 @@ type ControlPlane struct {
 	proxyClient aggregator.ProxyClientCert
 	// clientCAs is the bundle that verifies users' client certificates.
 	clientCAs cafile.Source
-	// caFilesDone waits for the goroutines that follow the CA files.
-	caFilesDone sync.WaitGroup
+	// background waits for the goroutines Start runs beside the server: those
+	// that follow the CA files, the event expiry.
+	background sync.WaitGroup
 	// proxy routes the group/versions of APIServices with a service.
 	proxy *aggregator.Proxy
 	// egress holds the egress selections' dialers (egress.go).
@@ -518,6 +519,21 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("fakeplane: %w", err)
 	}
 	cp.srv.AddCommitObserver(cp.proxy.Observe)
+	// Events expire --event-ttl after their last write.
+	var events *registry.EventExpiry
+	if ttl := cp.opts.eventTTL(); ttl > 0 {
+		now := time.Now
+		if cp.opts.clock != nil {
+			now = cp.opts.clock
+		}
+		if events, err = registry.NewEventExpiry(cp.srv.Registry, ttl, now); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+		if err := events.Load(); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+		cp.srv.AddCommitObserver(events.Observe)
+	}
 	cp.srv.SetAggregator(cp.proxy)
 	if err := cp.setUpAdmission(); err != nil {
 		return err
@@ -577,6 +593,9 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		}
 	}
 	cp.followCAFiles(runCtx, clientCAFile, rh.file)
+	if events != nil {
+		cp.background.Go(func() { events.Run(runCtx) })
+	}
 	available := aggregator.NewAvailableConditionController(cp.srv.API(), cp.proxy, cp.opts.logger.With("controller", "apiservice-available-condition-controller"))
 	if cp.opts.apiServiceCheckInterval > 0 {
 		available.Interval = cp.opts.apiServiceCheckInterval
@@ -1379,7 +1398,7 @@ func (cp *ControlPlane) stopLocked() error {
 	if cp.cancel != nil {
 		cp.cancel()
 	}
-	cp.caFilesDone.Wait()
+	cp.background.Wait()
 	if cp.httpServer != nil {
 		// Close, not Shutdown: clients keep HTTP/2 connections open, and a
 		// graceful drain would make every test wait for them.

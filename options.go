@@ -124,6 +124,8 @@ type options struct {
 	serviceRange      string
 	// compaction is --etcd-compaction-interval; nil means its default.
 	compaction *time.Duration
+	// eventTTLFlag is --event-ttl; nil means its default.
+	eventTTLFlag *time.Duration
 	// etcdServers (--etcd-servers), when set, puts the store in etcd under
 	// etcdPrefix (--etcd-prefix; "": etcdstore.DefaultPrefix).
 	etcdServers []string
@@ -643,6 +645,26 @@ func WithMinRequestTimeout(seconds int) Option {
 		d := time.Duration(seconds) * time.Second
 		o.limits.MinRequestTimeout = &d
 	}
+}
+
+// WithEventTTL is kube-apiserver's --event-ttl (default 1h): an Event not
+// written for this long is removed, and watchers see it deleted, as etcd
+// removes it when its lease expires. Whole seconds count, as
+// kube-apiserver's lease TTL; under one second, Events never expire.
+func WithEventTTL(d time.Duration) Option {
+	return func(o *options) { o.eventTTLFlag = &d }
+}
+
+// eventTTL is the TTL Events get: --event-ttl in whole seconds, as
+// kube-apiserver converts it; 0 for none.
+func (o *options) eventTTL() time.Duration {
+	if o.eventTTLFlag == nil {
+		return registry.DefaultEventTTL
+	}
+	if *o.eventTTLFlag < time.Second {
+		return 0
+	}
+	return o.eventTTLFlag.Truncate(time.Second)
 }
 
 // WithCompactionInterval sets how often the store compacts the history that
