@@ -192,11 +192,14 @@ func (c *NodeLifecycle) handleDisruption(ctx context.Context) error {
 		}
 		return c.removeNoExecuteTaints(ctx)
 	case allWere:
-		c.log.Info("Controller detected that some Nodes are Ready. Exiting master disruption mode")
 		for zone := range c.zoneStates {
 			c.tainter(zone).setRate(zoneRate(newStates[zone], len(byZone[zone])), clk)
 			c.zoneStates[zone] = newStates[zone]
 		}
+		// Logged once the limiters are reset: their drained token is
+		// spent at the time of this pass, whoever reads the log and
+		// moves a test clock.
+		c.log.Info("Controller detected that some Nodes are Ready. Exiting master disruption mode")
 	default:
 		for zone, s := range c.zoneStates {
 			if s != newStates[zone] {
