@@ -434,6 +434,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		ClientCA:                         clientCAs,
 		Tokens:                           cp.opts.tokens,
 		Anonymous:                        !cp.opts.noAnonymous,
+		BootstrapTokenAuth:               cp.opts.bootstrapTokenAuth,
 
 		RequestHeaderCA:                  rh.ca,
 		RequestHeaderAllowedNames:        rh.allowedNames,

@@ -36,6 +36,8 @@ type options struct {
 	authzMode      string
 	tokens         []auth.StaticToken
 	noAnonymous    bool
+	// bootstrapTokenAuth is --enable-bootstrap-token-auth.
+	bootstrapTokenAuth bool
 	// authnConfigFile is WithAuthenticationConfigFile's.
 	authnConfigFile string
 	// oidc is WithOIDC's.
@@ -499,6 +501,14 @@ func WithAdmissionControl(names ...string) Option {
 // WithoutAnonymous answers requests without credentials 401 instead of
 // treating them as system:anonymous (--anonymous-auth=false).
 func WithoutAnonymous() Option { return func(o *options) { o.noAnonymous = true } }
+
+// WithBootstrapTokenAuth authenticates bootstrap tokens
+// ("abcdef.0123456789abcdef") by their Secrets of type
+// bootstrap.kubernetes.io/token in kube-system, as kube-apiserver's
+// --enable-bootstrap-token-auth (off by default; kubeadm turns it on): the
+// user is system:bootstrap:<id> in system:bootstrappers and the Secret's
+// auth-extra-groups.
+func WithBootstrapTokenAuth() Option { return func(o *options) { o.bootstrapTokenAuth = true } }
 
 // WithRequestHeader trusts an authenticating front proxy. Without it the
 // control plane trusts a front-proxy CA of its own (kept in the data

@@ -70,6 +70,10 @@ type AuthenticatorConfig struct {
 	Tokens []StaticToken
 	// ServiceAccounts verifies service-account bearer tokens.
 	ServiceAccounts *ServiceAccountTokens
+	// BootstrapTokens, when not nil, verifies bootstrap tokens after the
+	// service-account tokens (--enable-bootstrap-token-auth), as
+	// kube-apiserver orders them.
+	BootstrapTokens *BootstrapTokens
 	// JWT verifies the tokens of the JWT authenticators of an
 	// --authentication-config (NewJWTAuthenticator), after the
 	// service-account tokens, as kube-apiserver orders them.
@@ -142,6 +146,9 @@ func NewAuthenticator(cfg AuthenticatorConfig) authenticator.Request {
 	}
 	if cfg.ServiceAccounts != nil {
 		tokenAuthenticators = append(tokenAuthenticators, cfg.ServiceAccounts)
+	}
+	if cfg.BootstrapTokens != nil {
+		tokenAuthenticators = append(tokenAuthenticators, authenticator.WrapAudienceAgnosticToken(auds, cfg.BootstrapTokens))
 	}
 	if cfg.JWT != nil {
 		tokenAuthenticators = append(tokenAuthenticators, cfg.JWT)

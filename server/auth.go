@@ -42,6 +42,10 @@ type AuthConfig struct {
 	RequestHeaderExtraHeaderPrefixes []string
 	// Tokens are static bearer tokens (--token-auth-file).
 	Tokens []auth.StaticToken
+	// BootstrapTokenAuth authenticates bootstrap tokens by their Secrets in
+	// kube-system (--enable-bootstrap-token-auth; see
+	// auth.BootstrapTokens).
+	BootstrapTokenAuth bool
 	// Anonymous lets requests without credentials in as system:anonymous
 	// (--anonymous-auth); they then get what RBAC grants that user.
 	Anonymous bool
@@ -122,6 +126,10 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("service account tokens: %w", err)
 	}
+	var bootstrapTokens *auth.BootstrapTokens
+	if cfg.BootstrapTokenAuth {
+		bootstrapTokens = &auth.BootstrapTokens{Secret: s.ServiceAccounts().Secret, Now: s.now, Log: s.log}
+	}
 	tokens.Now = s.now
 	tokens.Log = s.log
 	tokens.VerifyKeys = cfg.ServiceAccountVerifyKeys
@@ -199,6 +207,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 			RequestHeaderExtraHeaderPrefixes: cfg.RequestHeaderExtraHeaderPrefixes,
 			Tokens:                           cfg.Tokens,
 			ServiceAccounts:                  tokens,
+			BootstrapTokens:                  bootstrapTokens,
 			JWT:                              jwt,
 			Webhook:                          tokenWebhook,
 			Anonymous:                        anonymous,

@@ -143,6 +143,7 @@ func run(args []string) error {
 	authzAllowedTTL := fs.Duration("authorization-webhook-cache-authorized-ttl", auth.DefaultAuthorizationWebhookAuthorizedTTL, "how long the webhook's allowals are kept (0: not kept)")
 	authzDeniedTTL := fs.Duration("authorization-webhook-cache-unauthorized-ttl", auth.DefaultAuthorizationWebhookUnauthorizedTTL, "how long the webhook's other answers are kept (0: not kept)")
 	authzConfig := fs.String("authorization-config", "", "an AuthorizationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: the authorizers (RBAC, AlwaysAllow, AlwaysDeny, Webhook, Node, ABAC) in order; exclusive with --authorization-mode and --authorization-webhook-*; read once, at start")
+	bootstrapTokenAuth := fs.Bool("enable-bootstrap-token-auth", false, "authenticate bootstrap tokens (id.secret) by their Secrets of type bootstrap.kubernetes.io/token in kube-system, as kubeadm's clusters do")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
 	admissionConfig := fs.String("admission-control-config-file", "", "an AdmissionConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: PodSecurity's defaults and exemptions, the admission webhooks' kubeConfigFile")
 	var enablePlugins, disablePlugins, admissionControl multiFlag
@@ -353,6 +354,9 @@ func run(args []string) error {
 	}
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
+	}
+	if *bootstrapTokenAuth {
+		opts = append(opts, fakeplane.WithBootstrapTokenAuth())
 	}
 	if *saSigningKey != "" {
 		opts = append(opts, fakeplane.WithServiceAccountSigningKeyFile(*saSigningKey))
