@@ -161,7 +161,9 @@ func (c *NodeLifecycle) handleDisruption(ctx context.Context) error {
 		byZone[nodeZone(n)] = append(byZone[nodeZone(n)], nodeReadyStatus(n))
 	}
 	newStates := map[string]zoneState{}
-	allAre := len(byZone) > 0
+	// As upstream's, vacuously true without nodes: with no zone before
+	// either, nothing is entered or left (no "Exiting" at the first pass).
+	allAre := true
 	for zone, ready := range byZone {
 		newStates[zone] = computeZoneState(ready)
 		if newStates[zone] != zoneFullDisruption {
