@@ -659,22 +659,33 @@ func WithMinRequestTimeout(seconds int) Option {
 
 // WithEventTTL is kube-apiserver's --event-ttl (default 1h): an Event not
 // written for this long is removed, and watchers see it deleted, as etcd
-// removes it when its lease expires. Whole seconds count, as
-// kube-apiserver's lease TTL; under one second, Events never expire.
+// removes it when its lease expires. As there, whole seconds count (cut
+// toward zero), 0 of them means Events never expire, and etcd's shortest
+// lease (2 s) is the least a TTL gives, a negative one included.
 func WithEventTTL(d time.Duration) Option {
 	return func(o *options) { o.eventTTLFlag = &d }
 }
 
-// eventTTL is the TTL Events get: --event-ttl in whole seconds, as
-// kube-apiserver converts it; 0 for none.
+// minEventLeaseTTL is etcd's shortest lease with its default election
+// timeout and heartbeat: 3/2 of ten heartbeats of 100 ms, in whole seconds
+// rounded up. A shorter TTL is given that long.
+const minEventLeaseTTL = 2 * time.Second
+
+// eventTTL is the TTL Events get: --event-ttl as kube-apiserver turns it
+// into an etcd lease (uint64(EventTTL.Seconds()), which etcd lengthens to
+// its shortest); 0 for none.
 func (o *options) eventTTL() time.Duration {
 	if o.eventTTLFlag == nil {
 		return registry.DefaultEventTTL
 	}
-	if *o.eventTTLFlag < time.Second {
+	switch secs := int64(o.eventTTLFlag.Seconds()); {
+	case secs == 0:
 		return 0
+	case time.Duration(secs)*time.Second < minEventLeaseTTL:
+		return minEventLeaseTTL
+	default:
+		return time.Duration(secs) * time.Second
 	}
-	return o.eventTTLFlag.Truncate(time.Second)
 }
 
 // WithCompactionInterval sets how often the store compacts the history that
