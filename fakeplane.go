@@ -444,6 +444,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		RequestHeaderExtraHeaderPrefixes: rh.extraHeaderPrefixes,
 
 		ServiceAccountDisableExtendedExpiration: cp.opts.saNoExtendExpiration,
+		ServiceAccountNoLookup:                  cp.opts.saNoLookup,
 	}
 	kubeletClient, err := cp.kubeletClientConfig()
 	if err != nil {

@@ -62,6 +62,8 @@ type options struct {
 	saMaxExpiration         time.Duration
 	// saNoExtendExpiration is WithServiceAccountExtendTokenExpiration(false)'s.
 	saNoExtendExpiration bool
+	// saNoLookup is WithServiceAccountLookup(false)'s.
+	saNoLookup bool
 	// saSigningKeyFile and saKeyFiles are
 	// WithServiceAccountSigningKeyFile's and WithServiceAccountKeyFiles'.
 	saSigningKeyFile string
@@ -396,6 +398,15 @@ func WithServiceAccountJWKSURI(uri string) Option {
 // seconds). The default is no limit.
 func WithServiceAccountMaxTokenExpiration(d time.Duration) Option {
 	return func(o *options) { o.saMaxExpiration = d }
+}
+
+// WithServiceAccountLookup says whether a Secret-based (legacy)
+// service-account token is valid only while its Secret and ServiceAccount
+// are there, as kube-apiserver's --service-account-lookup (default true).
+// With false it is checked on its signature and claims alone. Bound tokens
+// are always checked against the objects they are bound to.
+func WithServiceAccountLookup(lookup bool) Option {
+	return func(o *options) { o.saNoLookup = !lookup }
 }
 
 // WithServiceAccountExtendTokenExpiration says whether the pod-bound tokens

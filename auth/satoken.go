@@ -119,6 +119,12 @@ type ServiceAccountTokens struct {
 	// pod-bound tokens requested for WarnOnlyBoundTokenExpirationSeconds
 	// (--service-account-extend-token-expiration=false).
 	DisableExtendedExpiration bool
+	// NoLegacyLookup accepts a Secret-based (legacy) token on its
+	// signature and claims alone, without reading its Secret and
+	// ServiceAccount (--service-account-lookup=false): it stays valid after
+	// they are deleted. Bound tokens are checked against their objects
+	// whatever it says, as kube-apiserver checks them.
+	NoLegacyLookup bool
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Log receives what cannot be told to a client (a failed write of a
@@ -586,7 +592,8 @@ func (t *ServiceAccountTokens) validateBound(public *publicClaims, private *k8sC
 }
 
 // validateLegacy checks a Secret-based token as kube-apiserver's legacy
-// validator does with --service-account-lookup (the default).
+// validator does: its claims, and with --service-account-lookup (the
+// default, unless NoLegacyLookup) its Secret and ServiceAccount.
 //
 // Like kube-apiserver's, it records each day a token is used (or refused
 // for its LegacyTokenInvalidSinceLabel) in the Secret's
@@ -609,6 +616,14 @@ func (t *ServiceAccountTokens) validateLegacy(ctx context.Context, token string,
 	ns, name, err := apiserverserviceaccount.SplitUsername(public.Subject)
 	if err != nil || ns != private.Namespace || name != private.ServiceAccountName {
 		return nil, errors.New("sub claim is invalid")
+	}
+	info := &apiserverserviceaccount.ServiceAccountInfo{
+		Namespace: private.Namespace,
+		Name:      private.ServiceAccountName,
+		UID:       private.ServiceAccountUID,
+	}
+	if t.NoLegacyLookup {
+		return info, nil
 	}
 	if t.Getter == nil {
 		return nil, errors.New("no service account getter")
@@ -641,11 +656,7 @@ func (t *ServiceAccountTokens) validateLegacy(ctx context.Context, token string,
 		}
 	}
 	t.recordLegacyTokenUse(ctx, secret)
-	return &apiserverserviceaccount.ServiceAccountInfo{
-		Namespace: private.Namespace,
-		Name:      private.ServiceAccountName,
-		UID:       private.ServiceAccountUID,
-	}, nil
+	return info, nil
 }
 
 // recordLegacyTokenUse sets secret's LegacyTokenLastUsedLabel to today

@@ -82,6 +82,11 @@ type AuthConfig struct {
 	// ServiceAccountMaxTokenExpiration shortens longer TokenRequests, with
 	// a warning (--service-account-max-token-expiration); 0 for no limit.
 	ServiceAccountMaxTokenExpiration time.Duration
+	// ServiceAccountNoLookup accepts Secret-based service-account tokens
+	// without reading their Secret and ServiceAccount
+	// (--service-account-lookup=false; see
+	// auth.ServiceAccountTokens.NoLegacyLookup).
+	ServiceAccountNoLookup bool
 	// ServiceAccountDisableExtendedExpiration turns off the one-year
 	// lifetime of the pod-bound tokens kubelets request for
 	// auth.WarnOnlyBoundTokenExpirationSeconds
@@ -138,6 +143,7 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	}
 	tokens.APIAudiences = cfg.APIAudiences
 	tokens.DisableExtendedExpiration = cfg.ServiceAccountDisableExtendedExpiration
+	tokens.NoLegacyLookup = cfg.ServiceAccountNoLookup
 	var jwt authenticator.Token
 	anonymous, anonymousConditions := cfg.Anonymous, []apiserverconfig.AnonymousAuthCondition(nil)
 	if a := cfg.Authentication; a != nil {

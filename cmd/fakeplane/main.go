@@ -161,6 +161,7 @@ func run(args []string) error {
 	fs.Var(&apiAudiences, "api-audiences", "the API server's audiences, comma-separated (repeatable; default: the service-account issuers)")
 	saJWKSURI := fs.String("service-account-jwks-uri", "", "the key set's https URL the service-account issuer's discovery document names (default: this server's /openid/v1/jwks)")
 	saMaxExpiration := fs.Duration("service-account-max-token-expiration", 0, "the longest service-account token a TokenRequest gets (between 1h and 2^32s; 0: no limit)")
+	saLookup := fs.Bool("service-account-lookup", true, "accept a Secret-based service-account token only while its Secret and ServiceAccount exist, as kube-apiserver's")
 	saExtendExpiration := fs.Bool("service-account-extend-token-expiration", true, "give the pod-bound tokens kubelets request for 3607s a year's validity, as kube-apiserver's (ignoring --service-account-max-token-expiration)")
 	var tokenWebhook fakeplane.TokenWebhook
 	fs.StringVar(&tokenWebhook.ConfigFile, "authentication-token-webhook-config-file", "", "a kubeconfig naming a TokenReview webhook that authenticates bearer tokens, as kube-apiserver's")
@@ -375,6 +376,9 @@ func run(args []string) error {
 	}
 	if *saMaxExpiration != 0 {
 		opts = append(opts, fakeplane.WithServiceAccountMaxTokenExpiration(*saMaxExpiration))
+	}
+	if !*saLookup {
+		opts = append(opts, fakeplane.WithServiceAccountLookup(false))
 	}
 	if !*saExtendExpiration {
 		opts = append(opts, fakeplane.WithServiceAccountExtendTokenExpiration(false))
