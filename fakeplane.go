@@ -499,6 +499,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Limits:                    cp.opts.limits,
 		Flags:                     cp.opts.flags,
 		Headers:                   cp.opts.headers,
+		NoProfiling:               cp.opts.noProfiling,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)

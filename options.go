@@ -62,6 +62,8 @@ type options struct {
 	saMaxExpiration         time.Duration
 	// saNoExtendExpiration is WithServiceAccountExtendTokenExpiration(false)'s.
 	saNoExtendExpiration bool
+	// noProfiling is WithProfiling(false)'s.
+	noProfiling bool
 	// saNoLookup is WithServiceAccountLookup(false)'s.
 	saNoLookup bool
 	// saSigningKeyFile and saKeyFiles are
@@ -698,6 +700,14 @@ func (o *options) eventTTL() time.Duration {
 		return time.Duration(secs) * time.Second
 	}
 }
+
+// WithProfiling says whether the debug endpoints are served, as
+// kube-apiserver's --profiling (default true): Go's profiles under
+// /debug/pprof/, /debug/flags/v (a PUT sets klog's verbosity, which is the
+// process's), and a DELETE of /metrics or /metrics/slis resets the
+// metrics. Like every non-resource path they are authorized (cluster-admin
+// may).
+func WithProfiling(enable bool) Option { return func(o *options) { o.noProfiling = !enable } }
 
 // WithCompactionInterval sets how often the store compacts the history that
 // lists at past revisions (continue tokens) read, as kube-apiserver's

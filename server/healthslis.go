@@ -50,7 +50,16 @@ func (h *healthSLIs) observe(ep string, r *http.Request) {
 
 // serve answers /metrics/slis as kube-apiserver does: both metrics for
 // each check that ran, and the process's start time.
-func (h *healthSLIs) serve(w http.ResponseWriter, r *http.Request) {
+func (h *healthSLIs) serve(w http.ResponseWriter, r *http.Request, reset bool) {
+	if reset && r.Method == http.MethodDelete {
+		for _, runs := range h.runs {
+			for i := range runs {
+				runs[i].Store(0)
+			}
+		}
+		writeMetricsReset(w)
+		return
+	}
 	reg := k8smetrics.NewKubeRegistry()
 	gauge := k8smetrics.NewGaugeVec(&k8smetrics.GaugeOpts{
 		Namespace: "kubernetes", Name: "healthcheck", StabilityLevel: k8smetrics.STABLE,

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -172,6 +173,12 @@ func (s *Server) withMetrics(h http.Handler) http.Handler {
 
 // serveMetrics answers /metrics.
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodDelete && !s.cfg.NoProfiling {
+		// kube-apiserver's MetricsWithReset, served with --profiling.
+		s.metrics.registry.Reset()
+		writeMetricsReset(w)
+		return
+	}
 	s.countObjects()
 	s.metrics.setFeatures()
 	compbasemetrics.HandlerFor(s.metrics.registry, compbasemetrics.HandlerOpts{}).ServeHTTP(w, r)
@@ -222,3 +229,9 @@ func (w *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 // Unwrap gives http.ResponseController the writer underneath.
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// writeMetricsReset answers a DELETE of /metrics or /metrics/slis, as
+// component-base's HandlerWithReset.
+func writeMetricsReset(w http.ResponseWriter) {
+	_, _ = io.WriteString(w, "metrics reset\n")
+}

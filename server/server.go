@@ -99,6 +99,10 @@ type Config struct {
 	Audit AuditConfig
 	// Headers are the CORS and HSTS headers added to answers.
 	Headers HeadersConfig
+	// NoProfiling turns off the debug endpoints (/debug/pprof/,
+	// /debug/flags/) and the reset of the metrics by DELETE, as
+	// kube-apiserver's --profiling=false.
+	NoProfiling bool
 }
 
 // Server serves the Kubernetes API from a store.
@@ -322,7 +326,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 			s.serveMetrics(w, r)
 		case path == "/metrics/slis":
 			s.healthSLIsOnce.Do(s.buildHealthSLIs)
-			s.healthSLIs.serve(w, r)
+			s.healthSLIs.serve(w, r, !s.cfg.NoProfiling)
 		case path == "/statusz":
 			s.statuszOnce.Do(s.buildStatusz)
 			s.statusz.ServeHTTP(w, r)
@@ -340,6 +344,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 		s.serveOpenID(w, r, path)
 	case path == "":
 		s.serveRootPaths(w, r)
+	case isDebugPath(r.URL.Path):
+		s.serveDebug(w, r)
 	default:
 		http.NotFound(w, r)
 	}

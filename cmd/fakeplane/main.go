@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,6 +144,8 @@ func run(args []string) error {
 	authzAllowedTTL := fs.Duration("authorization-webhook-cache-authorized-ttl", auth.DefaultAuthorizationWebhookAuthorizedTTL, "how long the webhook's allowals are kept (0: not kept)")
 	authzDeniedTTL := fs.Duration("authorization-webhook-cache-unauthorized-ttl", auth.DefaultAuthorizationWebhookUnauthorizedTTL, "how long the webhook's other answers are kept (0: not kept)")
 	authzConfig := fs.String("authorization-config", "", "an AuthorizationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: the authorizers (RBAC, AlwaysAllow, AlwaysDeny, Webhook, Node, ABAC) in order; exclusive with --authorization-mode and --authorization-webhook-*; read once, at start")
+	profiling := fs.Bool("profiling", true, "serve Go's profiles under /debug/pprof/ and klog's verbosity at /debug/flags/v, and let a DELETE reset /metrics, as kube-apiserver's")
+	contentionProfiling := fs.Bool("contention-profiling", false, "with --profiling, record blocking events for /debug/pprof/block (runtime.SetBlockProfileRate(1))")
 	bootstrapTokenAuth := fs.Bool("enable-bootstrap-token-auth", false, "authenticate bootstrap tokens (id.secret) by their Secrets of type bootstrap.kubernetes.io/token in kube-system, as kubeadm's clusters do")
 	anonymous := fs.Bool("anonymous-auth", true, "treat requests without credentials as system:anonymous (false: answer 401)")
 	admissionConfig := fs.String("admission-control-config-file", "", "an AdmissionConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: PodSecurity's defaults and exemptions, the admission webhooks' kubeConfigFile")
@@ -355,6 +358,12 @@ func run(args []string) error {
 	}
 	if !*anonymous {
 		opts = append(opts, fakeplane.WithoutAnonymous())
+	}
+	if !*profiling {
+		opts = append(opts, fakeplane.WithProfiling(false))
+	} else if *contentionProfiling {
+		// The process's rate, as kube-apiserver sets it.
+		runtime.SetBlockProfileRate(1)
 	}
 	if *bootstrapTokenAuth {
 		opts = append(opts, fakeplane.WithBootstrapTokenAuth())
