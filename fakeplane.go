@@ -683,10 +683,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		})
 	}
 	cp.httpServer = &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog:          log.New(io.Discard, "", 0),
-		TLSConfig:         tlsConfig,
+		Handler:   handler,
+		ErrorLog:  log.New(io.Discard, "", 0),
+		TLSConfig: tlsConfig,
+	}
+	if err := configureHTTP(cp.httpServer, cp.opts.serving); err != nil {
+		return err
 	}
 	cp.serveDone = make(chan struct{})
 	go func() {

@@ -47,6 +47,7 @@ require (
 	github.com/klauspost/compress v1.19.0
 	go.etcd.io/etcd/server/v3 v3.7.0
 	gopkg.in/go-jose/go-jose.v2 v2.6.3
+	k8s.io/cluster-bootstrap v0.37.2
 	k8s.io/dynamic-resource-allocation v0.37.2
 )
 
@@ -63,7 +64,6 @@ require (
 	github.com/xiang90/probing v0.0.0-20221125231312-a49e3df8f510 // indirect
 	go.etcd.io/etcd/pkg/v3 v3.7.0 // indirect
 	go.etcd.io/raft/v3 v3.7.0 // indirect
-	k8s.io/cluster-bootstrap v0.37.2 // indirect
 )
 
 require (

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
+	"time"
 
+	"golang.org/x/net/http2"
 	certutil "k8s.io/client-go/util/cert"
 	cliflag "k8s.io/component-base/cli/flag"
 
@@ -49,6 +52,12 @@ type SecureServing struct {
 	// ones, given names over a certificate's own. A client asking for no
 	// name gets the pair named for the address it dialed, if any.
 	SNICertKeys []cliflag.NamedCertKey
+	// DisableHTTP2 is --disable-http2-serving: HTTP/1.1 alone is offered.
+	DisableHTTP2 bool
+	// HTTP2MaxStreamsPerConnection is --http2-max-streams-per-connection:
+	// the streams a client may have open on one HTTP/2 connection; 0 or
+	// less for kube-apiserver's 100.
+	HTTP2MaxStreamsPerConnection int
 }
 
 // WithSecureServing serves HTTPS as s says: the serving certificate and
@@ -77,6 +86,7 @@ const loopbackServerName = "apiserver-loopback-client"
 type tlsParams struct {
 	minVersion uint16
 	suites     []uint16
+	http1Only  bool
 }
 
 // parseSecureServing checks s as kube-apiserver checks its flags, and
@@ -96,11 +106,11 @@ func parseSecureServing(s SecureServing) (tlsParams, error) {
 	// HTTP/2 is served, and it needs one of these below TLS 1.3:
 	// kube-apiserver refuses to start without, as http2.ConfigureServer
 	// refuses.
-	if len(suites) > 0 && minVersion < tls.VersionTLS13 &&
+	if !s.DisableHTTP2 && len(suites) > 0 && minVersion < tls.VersionTLS13 &&
 		!slices.Contains(suites, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256) && !slices.Contains(suites, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) {
 		return tlsParams{}, errors.New("fakeplane: error configuring http2: http2: TLSConfig.CipherSuites is missing an HTTP/2-required AES_128_GCM_SHA256 cipher (need at least one of TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)")
 	}
-	return tlsParams{minVersion: minVersion, suites: suites}, nil
+	return tlsParams{minVersion: minVersion, suites: suites, http1Only: s.DisableHTTP2}, nil
 }
 
 // tlsVersion is --tls-min-version's value: TLS 1.2 unless set.
@@ -239,6 +249,9 @@ func (s servingTLS) tlsConfig(p tlsParams, clientCAs func() *x509.CertPool, log 
 		// handshake gets (GetConfigForClient's) is a copy of this one.
 		NextProtos: []string{"h2", "http/1.1"},
 	}
+	if p.http1Only {
+		cfg.NextProtos = []string{"http/1.1"}
+	}
 	if s.fromFiles() {
 		certs, err := newServingCerts(s.own, s.given, s.sni, log)
 		if err != nil {
@@ -278,4 +291,44 @@ func servingHosts() []string {
 // servingIPs: see servingHosts.
 func servingIPs(serviceIP, listenIP net.IP) []net.IP {
 	return []net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback, serviceIP, listenIP}
+}
+
+// HTTP/2 as kube-apiserver serves it (its SecureServingInfo.Serve): frames
+// and per-stream buffers of 256 KiB (most objects fit one), 100 concurrent
+// streams a connection unless --http2-max-streams-per-connection says
+// otherwise, idle connections closed after 90 s.
+const (
+	http2FrameSize           = 256 * 1024
+	defaultHTTP2MaxStreams   = 100
+	servingIdleTimeout       = 90 * time.Second
+	servingReadHeaderTimeout = 32 * time.Second
+)
+
+// configureHTTP sets up srv's protocols as kube-apiserver's secure server,
+// with golang.org/x/net/http2 as there: HTTP/1.1 alone with DisableHTTP2,
+// otherwise HTTP/2 with its limits.
+func configureHTTP(srv *http.Server, s SecureServing) error {
+	srv.IdleTimeout = servingIdleTimeout
+	srv.ReadHeaderTimeout = servingReadHeaderTimeout
+	srv.MaxHeaderBytes = 1 << 20
+	if s.DisableHTTP2 {
+		var p http.Protocols
+		p.SetHTTP1(true)
+		srv.Protocols = &p
+		return nil
+	}
+	streams := s.HTTP2MaxStreamsPerConnection
+	if streams <= 0 {
+		streams = defaultHTTP2MaxStreams
+	}
+	if err := http2.ConfigureServer(srv, &http2.Server{
+		IdleTimeout:                  servingIdleTimeout,
+		MaxConcurrentStreams:         uint32(streams),
+		MaxReadFrameSize:             http2FrameSize,
+		MaxUploadBufferPerStream:     http2FrameSize,
+		MaxUploadBufferPerConnection: http2FrameSize * int32(streams),
+	}); err != nil {
+		return fmt.Errorf("fakeplane: error configuring http2: %w", err)
+	}
+	return nil
 }

@@ -26,6 +26,8 @@ type servingFlagValues struct {
 	minTLSVersion *string
 	cipherSuites  multiFlag
 	sniCertKeys   sniCertKeys
+	noHTTP2       *bool
+	http2Streams  *int
 }
 
 // sniCertKeys is --tls-sni-cert-key's value: upstream's NamedCertKey
@@ -62,6 +64,8 @@ func servingFlags(fs *flag.FlagSet) *servingFlagValues {
 	v.minTLSVersion = fs.String("tls-min-version", "", "the lowest TLS version served: VersionTLS12 or VersionTLS13 (default VersionTLS12)")
 	fs.Var(&v.cipherSuites, "tls-cipher-suites", "the TLS 1.2 cipher suites offered, comma-separated IANA names, as kube-apiserver's (default: Go's)")
 	fs.Var(&v.sniCertKeys, "tls-sni-cert-key", "a certificate and key file served to clients asking for its names, as kube-apiserver's: \"cert,key\" (the certificate's own names) or \"cert,key:name,*.domain\"; repeatable, earlier pairs win, an exact name wins over a wildcard")
+	v.noHTTP2 = fs.Bool("disable-http2-serving", false, "serve HTTP/1.1 alone, as kube-apiserver's")
+	v.http2Streams = fs.Int("http2-max-streams-per-connection", 0, "the streams a client may have open on one HTTP/2 connection; 0 for kube-apiserver's 100")
 	return v
 }
 
@@ -89,8 +93,10 @@ func (v *servingFlagValues) listenAddress(listen string) (string, error) {
 // option is WithSecureServing of the flags' values, nil when none is set.
 func (v *servingFlagValues) option() fakeplane.Option {
 	s := fakeplane.SecureServing{CertFile: *v.certFile, KeyFile: *v.keyFile, CertDir: *v.certDir, MinTLSVersion: *v.minTLSVersion,
-		CipherSuites: splitList(strings.Join(v.cipherSuites, ",")), SNICertKeys: v.sniCertKeys}
-	if s.CertFile == "" && s.KeyFile == "" && s.CertDir == "" && s.MinTLSVersion == "" && len(s.CipherSuites) == 0 && len(s.SNICertKeys) == 0 {
+		CipherSuites: splitList(strings.Join(v.cipherSuites, ",")), SNICertKeys: v.sniCertKeys,
+		DisableHTTP2: *v.noHTTP2, HTTP2MaxStreamsPerConnection: *v.http2Streams}
+	if s.CertFile == "" && s.KeyFile == "" && s.CertDir == "" && s.MinTLSVersion == "" && len(s.CipherSuites) == 0 && len(s.SNICertKeys) == 0 &&
+		!s.DisableHTTP2 && s.HTTP2MaxStreamsPerConnection == 0 {
 		return nil
 	}
 	return fakeplane.WithSecureServing(s)
