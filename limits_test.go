@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/fakeplane/fakeplane"
@@ -247,4 +252,58 @@ func TestMinRequestTimeoutEndsWatchesThatNameNone(t *testing.T) {
 		}
 	}
 	t.Fatal("the watch that names its timeout ended")
+}
+
+// --goaway-chance answers some HTTP/2 requests with GOAWAY, as
+// kube-apiserver's filter does, so the client opens new connections; at 0
+// (the default) one connection serves them all. Outside [0, 0.02] the
+// start fails with kube-apiserver's error.
+func TestGoawayChanceSendsClientsToNewConnections(t *testing.T) {
+	t.Parallel()
+	if _, err := fakeplane.New(fakeplane.WithGoawayChance(0.5)); err == nil || err.Error() != "fakeplane: --goaway-chance can not be less than 0 or greater than 0.02" {
+		t.Fatalf("0.5: %v", err)
+	}
+	for _, tc := range []struct {
+		name   string
+		chance float64
+		many   bool // more than one connection
+	}{
+		{name: "none", chance: 0},
+		{name: "the most", chance: 0.02, many: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cp := fakeplane.Start(t, fakeplane.WithGoawayChance(tc.chance))
+			hc, err := rest.HTTPClientFor(cp.RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var conns atomic.Int64
+			trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+				if !info.Reused {
+					conns.Add(1)
+				}
+			}}
+			// 1000 requests: with a chance of 0.02 each, none sent away
+			// has a probability of 2e-9.
+			for range 1000 {
+				req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctxT(t), trace), "GET", cp.URL()+"/api/v1/namespaces/default", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp, err := hc.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || resp.ProtoMajor != 2 {
+					t.Fatalf("%d over %s", resp.StatusCode, resp.Proto)
+				}
+			}
+			if n := conns.Load(); (n > 1) != tc.many {
+				t.Fatalf("%d connections for 1000 requests", n)
+			}
+		})
+	}
 }

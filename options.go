@@ -709,6 +709,15 @@ func (o *options) eventTTL() time.Duration {
 // may).
 func WithProfiling(enable bool) Option { return func(o *options) { o.noProfiling = !enable } }
 
+// WithGoawayChance is kube-apiserver's --goaway-chance: the probability
+// (at most 0.02) that an HTTP/2 request other than a watch is answered
+// with GOAWAY, which makes its client open a new connection, as the
+// clients of several servers behind a load balancer need. 0 (the default)
+// sends none; outside [0, 0.02] New fails with kube-apiserver's error.
+func WithGoawayChance(chance float64) Option {
+	return func(o *options) { o.limits.GoawayChance = chance }
+}
+
 // WithCompactionInterval sets how often the store compacts the history that
 // lists at past revisions (continue tokens) read, as kube-apiserver's
 // --etcd-compaction-interval does (default 5m): a continue token stays

@@ -256,6 +256,9 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	// The timeout filter serves in a goroutine that may outlive its answer:
 	// Drain (and so Stop) waits for it too.
 	h = withRequestTimeout(s.counted(h), s.cfg.Limits.RequestTimeout, codecs, sink, policy)
+	if c := s.cfg.Limits.GoawayChance; c > 0 {
+		h = genericfilters.WithProbabilisticGoaway(h, c)
+	}
 	// Every answer says not to cache it, unless its handler says otherwise.
 	h = filters.WithCacheControl(h)
 	h = genericfilters.WithHSTS(h, s.cfg.Headers.HSTSDirectives)

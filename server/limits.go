@@ -42,6 +42,11 @@ type LimitsConfig struct {
 	// it; 0 lets such a watch run until its client ends it. nil means
 	// DefaultMinRequestTimeout.
 	MinRequestTimeout *time.Duration
+	// GoawayChance is kube-apiserver's --goaway-chance: the probability
+	// (0 to 0.02) that an HTTP/2 request other than a watch is answered
+	// with GOAWAY, so that clients behind a load balancer spread over
+	// servers. 0, the default, sends none.
+	GoawayChance float64
 }
 
 // DefaultMinRequestTimeout is kube-apiserver's --min-request-timeout
@@ -52,6 +57,9 @@ const DefaultMinRequestTimeout = 1800 * time.Second
 func (c LimitsConfig) Validate() error {
 	if c.MinRequestTimeout != nil && *c.MinRequestTimeout < 0 {
 		return errors.New("--min-request-timeout can not be negative value")
+	}
+	if c.GoawayChance < 0 || c.GoawayChance > 0.02 {
+		return errors.New("--goaway-chance can not be less than 0 or greater than 0.02")
 	}
 	return nil
 }

@@ -55,6 +55,8 @@ func TestCommandLineExitCodes(t *testing.T) {
 			stderrLine: "fakeplane: --cors-allowed-origins has an invalid regular expression: regular expression does not pin to start/end of host in the origin header, help: "},
 		{name: "a negative minimum request timeout", args: []string{"--listen", "127.0.0.1:0", "--kubeconfig", kc, "--min-request-timeout", "-1"}, code: 1,
 			stderrLine: "fakeplane: --min-request-timeout can not be negative value"},
+		{name: "too great a GOAWAY chance", args: []string{"--listen", "127.0.0.1:0", "--kubeconfig", kc, "--goaway-chance", "0.5"}, code: 1,
+			stderrLine: "fakeplane: --goaway-chance can not be less than 0 or greater than 0.02"},
 		{name: "bad value", args: []string{"--listen", "127.0.0.1:0", "--kubeconfig", kc, "--service-cluster-ip-range", "banana"}, code: 1,
 			stderrLine: "fakeplane: service-cluster-ip-range[0] is not a valid cidr"},
 	} {

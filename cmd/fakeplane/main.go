@@ -197,6 +197,7 @@ func run(args []string) error {
 	etcdServers := fs.String("etcd-servers", "", "List of etcd servers to connect with (scheme://ip:port), comma separated. The objects are kept there instead of in a bbolt file in --data-dir; several fakeplanes on one --etcd-prefix (and one --data-dir, for one CA) serve one cluster, the controllers running in the holder of the kube-system/kube-controller-manager Lease")
 	etcdPrefix := fs.String("etcd-prefix", etcdstore.DefaultPrefix, "The prefix to prepend to all resource paths in etcd.")
 	requestTimeout := fs.Duration("request-timeout", time.Minute, "how long a request that is not long-running (a watch, proxy, exec, attach, port-forward or log) may take before it is answered 504")
+	goawayChance := fs.Float64("goaway-chance", 0, "the probability (0 to 0.02) that an HTTP/2 request other than a watch is answered with GOAWAY, so that clients reconnect (behind a load balancer, to other servers)")
 	eventTTL := fs.Duration("event-ttl", time.Hour, "how long an Event is kept after its last write, in whole seconds (under 1s: for ever; etcd's shortest lease, 2s, at least)")
 	minRequestTimeout := fs.Int("min-request-timeout", 1800, "seconds a watch that names no timeoutSeconds runs at least (it ends after a random time between this and twice this); 0 for until its client ends it")
 	maxInFlight := fs.Int("max-requests-inflight", 400, "how many read-only requests may be served at once (long-running ones and system:masters aside) before more are answered 429; 0 or less for no limit")
@@ -335,7 +336,8 @@ func run(args []string) error {
 	opts = append(opts, fakeplane.WithFixtures(fixtureDirs...),
 		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithServiceNodePortRange(*nodePortRange), fakeplane.WithCompactionInterval(*compaction),
 		fakeplane.WithRequestTimeout(*requestTimeout), fakeplane.WithMaxRequestsInFlight(noLimit(*maxInFlight), noLimit(*maxMutatingInFlight)),
-		fakeplane.WithMinRequestTimeout(*minRequestTimeout), fakeplane.WithEventTTL(*eventTTL))
+		fakeplane.WithMinRequestTimeout(*minRequestTimeout), fakeplane.WithEventTTL(*eventTTL),
+		fakeplane.WithGoawayChance(*goawayChance))
 	if servers := splitList(*etcdServers); len(servers) > 0 {
 		opts = append(opts, fakeplane.WithEtcdServers(servers), fakeplane.WithEtcdPrefix(*etcdPrefix))
 	}
