@@ -114,11 +114,11 @@ func servingClientCAs(client, requestHeader cafile.Source) func() *x509.CertPool
 }
 
 // followCAFiles reads files again whenever they change, until ctx ends;
-// Stop waits for it (cp.background).
+// Stop waits for it (cp.caFilesDone).
 func (cp *ControlPlane) followCAFiles(ctx context.Context, files ...*cafile.File) {
 	for _, f := range files {
 		if f != nil {
-			cp.background.Go(func() { f.Run(ctx) })
+			cp.caFilesDone.Go(func() { f.Run(ctx) })
 		}
 	}
 }

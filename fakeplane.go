@@ -105,9 +105,11 @@ type ControlPlane struct {
 	proxyClient aggregator.ProxyClientCert
 	// clientCAs is the bundle that verifies users' client certificates.
 	clientCAs cafile.Source
-	// background waits for the goroutines Start runs beside the server: those
-	// that follow the CA files, the event expiry.
-	background sync.WaitGroup
+	// caFilesDone waits for the goroutines that follow the CA files.
+	caFilesDone sync.WaitGroup
+	// eventExpiry removes the Events past --event-ttl, every
+	// eventExpiryInterval.
+	eventExpiry periodic
 	// proxy routes the group/versions of APIServices with a service.
 	proxy *aggregator.Proxy
 	// egress holds the egress selections' dialers (egress.go).
@@ -597,7 +599,10 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	}
 	cp.followCAFiles(runCtx, clientCAFile, rh.file)
 	if events != nil {
-		cp.background.Go(func() { events.Run(runCtx) })
+		cp.eventExpiry.start(eventExpiryInterval, func(ctx context.Context) error {
+			_, err := events.Expire(ctx)
+			return err
+		}, cp.opts.logger, "expiring events")
 	}
 	available := aggregator.NewAvailableConditionController(cp.srv.API(), cp.proxy, cp.opts.logger.With("controller", "apiservice-available-condition-controller"))
 	if cp.opts.apiServiceCheckInterval > 0 {
@@ -1391,6 +1396,7 @@ func (cp *ControlPlane) stopLocked() error {
 	if cp.identity != nil {
 		cp.identity.close()
 	}
+	cp.eventExpiry.close()
 	if cp.controllers != nil {
 		cp.controllers.Stop()
 	}
@@ -1403,7 +1409,7 @@ func (cp *ControlPlane) stopLocked() error {
 	if cp.cancel != nil {
 		cp.cancel()
 	}
-	cp.background.Wait()
+	cp.caFilesDone.Wait()
 	if cp.httpServer != nil {
 		// Close, not Shutdown: clients keep HTTP/2 connections open, and a
 		// graceful drain would make every test wait for them.

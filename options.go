@@ -679,6 +679,10 @@ func WithEventTTL(d time.Duration) Option {
 	return func(o *options) { o.eventTTLFlag = &d }
 }
 
+// eventExpiryInterval is how often the Events past their TTL are looked
+// for (etcd checks its leases every 500 ms).
+const eventExpiryInterval = time.Second
+
 // minEventLeaseTTL is etcd's shortest lease with its default election
 // timeout and heartbeat: 3/2 of ten heartbeats of 100 ms, in whole seconds
 // rounded up. A shorter TTL is given that long.

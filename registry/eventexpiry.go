@@ -27,12 +27,9 @@ import (
 // DefaultEventTTL is kube-apiserver's --event-ttl default.
 const DefaultEventTTL = time.Hour
 
-// eventExpiryTick is how often EventExpiry.Run looks for Events due.
-const eventExpiryTick = time.Second
-
 // EventExpiry removes the Events that were not written for their TTL. Load
 // it, have it told of every commit (Observe, as a commit observer), then
-// Run it.
+// call Expire every second or so.
 type EventExpiry struct {
 	s   *Registry
 	res *Resource
@@ -131,7 +128,8 @@ func (e *EventExpiry) recordLocked(key string, rev int64) {
 }
 
 // Expire removes the Events due by the clock, and reports how many it
-// removed. An Event written again since it was found due stays.
+// removed. An Event written again since it was found due stays; one whose
+// removal fails stays due, for the next call.
 func (e *EventExpiry) Expire(ctx context.Context) (int, error) {
 	now := e.now()
 	var due []eventWrite
@@ -148,7 +146,12 @@ func (e *EventExpiry) Expire(ctx context.Context) (int, error) {
 	for _, w := range due {
 		ok, err := e.s.expire(ctx, e.res, w.key, w.rev)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("removing expired event %s: %w", w.key, err))
+			e.mu.Lock()
+			if e.last[w.key] == w {
+				heap.Push(&e.due, w)
+			}
+			e.mu.Unlock()
 			continue
 		}
 		if ok {
@@ -157,60 +160,6 @@ func (e *EventExpiry) Expire(ctx context.Context) (int, error) {
 	}
 	return removed, errors.Join(errs...)
 }
-
-// Run expires the Events due every second, until ctx ends. A removal that
-// fails is logged and tried again at the next tick.
-func (e *EventExpiry) Run(ctx context.Context) {
-	t := time.NewTicker(eventExpiryTick)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if _, err := e.Expire(ctx); err != nil && ctx.Err() == nil {
-			e.s.log.Error("expiring events", "err", err)
-			e.retry(err)
-		}
-	}
-}
-
-// retry puts back the writes whose removal failed, so the next tick tries
-// them again.
-func (e *EventExpiry) retry(err error) {
-	var f *expireError
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, one := range unjoin(err) {
-		if errors.As(one, &f) {
-			if w, ok := e.last[f.key]; ok && w.rev == f.rev {
-				heap.Push(&e.due, w)
-			}
-		}
-	}
-}
-
-// unjoin lists the errors errors.Join joined (err itself otherwise).
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
-}
-
-// expireError is a removal of an expired Event that failed.
-type expireError struct {
-	key string
-	rev int64
-	err error
-}
-
-func (e *expireError) Error() string {
-	return fmt.Sprintf("removing expired event %s: %v", e.key, e.err)
-}
-
-func (e *expireError) Unwrap() error { return e.err }
 
 // errRewritten stops expire when the object was written again.
 var errRewritten = errors.New("registry: object written again")
@@ -237,7 +186,7 @@ func (s *Registry) expire(ctx context.Context, res *Resource, key string, rev in
 		return false, nil
 	}
 	if err != nil {
-		return false, &expireError{key: key, rev: rev, err: err}
+		return false, err
 	}
 	s.afterCommit(c, key, nil, cur.Value, true)
 	return true, nil
