@@ -502,6 +502,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Flags:                     cp.opts.flags,
 		Headers:                   cp.opts.headers,
 		NoProfiling:               cp.opts.noProfiling,
+		NoPriorityAndFairness:     cp.opts.noAPF,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
@@ -571,6 +572,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		CSRSigningDuration:       cp.opts.csrSigningDuration,
 		Authorizer:               cp.srv.Authorizer(),
 		LegacyTokenCleanUpPeriod: cp.opts.legacyTokenCleanUpPeriod,
+		NoPriorityAndFairness:    cp.opts.noAPF,
 	}
 	ctrls := controllers.Default(ctrlCfg)
 	if shared {
@@ -819,6 +821,16 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 			Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "certificates.k8s.io/v1",
 			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:signerName":{},"f:trustBundle":{}}}`)},
 		}}
+		pre = &p
+	}
+	if cp.opts.noAPF && pre.Statuses != nil {
+		// No priority and fairness: no config consumer writes the
+		// FlowSchemas' Dangling condition.
+		p := *pre
+		p.Statuses = maps.Clone(p.Statuses)
+		maps.DeleteFunc(p.Statuses, func(key string, _ registry.PresetStatus) bool {
+			return strings.HasPrefix(key, "flowcontrol.apiserver.k8s.io/v1/FlowSchema/")
+		})
 		pre = &p
 	}
 	if !cp.opts.noPresetStatuses && cp.opts.runs(controllers.ServiceCIDRName) {

@@ -62,6 +62,8 @@ type options struct {
 	saMaxExpiration         time.Duration
 	// saNoExtendExpiration is WithServiceAccountExtendTokenExpiration(false)'s.
 	saNoExtendExpiration bool
+	// noAPF is WithPriorityAndFairness(false)'s.
+	noAPF bool
 	// noProfiling is WithProfiling(false)'s.
 	noProfiling bool
 	// saNoLookup is WithServiceAccountLookup(false)'s.
@@ -721,6 +723,15 @@ func WithProfiling(enable bool) Option { return func(o *options) { o.noProfiling
 func WithGoawayChance(chance float64) Option {
 	return func(o *options) { o.limits.GoawayChance = chance }
 }
+
+// WithPriorityAndFairness says whether API priority and fairness
+// classifies requests, as kube-apiserver's --enable-priority-and-fairness
+// (default true). With false, answers carry no X-Kubernetes-PF-* headers,
+// FlowSchemas get no Dangling condition, and the health checks name the
+// max-in-flight filter; the flowcontrol API and its bootstrap objects stay.
+// (Either way, --max-requests-inflight bounds requests: fakeplane does not
+// queue by priority level.)
+func WithPriorityAndFairness(enable bool) Option { return func(o *options) { o.noAPF = !enable } }
 
 // WithCompactionInterval sets how often the store compacts the history that
 // lists at past revisions (continue tokens) read, as kube-apiserver's

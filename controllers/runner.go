@@ -648,6 +648,9 @@ type Config struct {
 	RootCA []byte
 	// Log receives what they report (nil: slog.Default()).
 	Log *slog.Logger
+	// NoPriorityAndFairness leaves out the FlowSchema status writer, as
+	// kube-apiserver's --enable-priority-and-fairness=false does.
+	NoPriorityAndFairness bool
 	// Now is the clock of the controllers that act on time (CronJob
 	// schedules, Job deadlines, TTLs, ...; nil: time.Now).
 	Now func() time.Time
@@ -693,13 +696,14 @@ func Default(cfg Config) []Controller {
 		sel = DefaultSelection
 	}
 	// The CRD finalizer (apiextensions-apiserver's), the FlowSchema status
-	// writer (priority and fairness's) and the default ServiceCIDR's are
-	// kube-apiserver's, not kube-controller-manager's: they always run.
-	ctrls := []Controller{
-		NewCRDFinalizer(reg, log.With("controller", "crd-finalizer")),
-		NewFlowSchemaStatus(reg, cfg.Now, log.With("controller", "priority-and-fairness-config-consumer")),
-		NewDefaultServiceCIDRStatus(reg, cfg.Now, log.With("controller", serviceCIDRManager)),
+	// writer (priority and fairness's, unless it is off) and the default
+	// ServiceCIDR's are kube-apiserver's, not kube-controller-manager's:
+	// they always run.
+	ctrls := []Controller{NewCRDFinalizer(reg, log.With("controller", "crd-finalizer"))}
+	if !cfg.NoPriorityAndFairness {
+		ctrls = append(ctrls, NewFlowSchemaStatus(reg, cfg.Now, log.With("controller", "priority-and-fairness-config-consumer")))
 	}
+	ctrls = append(ctrls, NewDefaultServiceCIDRStatus(reg, cfg.Now, log.With("controller", serviceCIDRManager)))
 	add := func(name string, ok bool, c func(log *slog.Logger) Controller) {
 		if ok && sel.Enabled(name) {
 			ctrls = append(ctrls, c(log.With("controller", name)))

@@ -232,7 +232,9 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	h = filters.WithAuthorization(h, s.auth.authz, codecs)
 	h = withMaxInFlight(h, s.cfg.Limits.MaxRequestsInFlight, s.cfg.Limits.MaxMutatingRequestsInFlight)
 	// Where kube-apiserver's priority and fairness filter classifies.
-	h = s.withFlowSchemaHeaders(h)
+	if !s.cfg.NoPriorityAndFairness {
+		h = s.withFlowSchemaHeaders(h)
+	}
 	h = impersonation.WithConstrainedImpersonation(h, s.auth.authz, codecs) // v1.37: ConstrainedImpersonation is on by default (beta)
 	// When nothing is audited, each audit filter is the handler it wraps.
 	policy, sink := s.cfg.Audit.Policy, s.cfg.Audit.Sink

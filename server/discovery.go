@@ -376,7 +376,7 @@ func (s *Server) debugPaths() []string {
 	paths := []string{"/flagz", "/metrics", "/metrics/slis", "/statusz", "/version"}
 	for _, ep := range healthEndpoints {
 		paths = append(paths, "/"+ep)
-		for _, check := range healthChecks("/"+ep, s.cfg.ProxyClientCertificate != nil) {
+		for _, check := range healthChecks("/"+ep, s.cfg.ProxyClientCertificate != nil, s.cfg.NoPriorityAndFairness) {
 			paths = append(paths, "/"+ep+"/"+check)
 		}
 	}

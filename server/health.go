@@ -48,8 +48,8 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 var startHooks = []string{
 	"poststarthook/start-apiserver-admission-initializer",
 	"poststarthook/generic-apiserver-start-informers",
-	"poststarthook/priority-and-fairness-config-consumer",
-	"poststarthook/priority-and-fairness-filter",
+	apfConsumerHook,
+	apfFilterHook,
 	"poststarthook/storage-object-count-tracker-hook",
 	"poststarthook/start-apiextensions-informers",
 	"poststarthook/start-apiextensions-controllers",
@@ -92,7 +92,7 @@ var (
 
 // healthChecks returns the checks an endpoint lists, with or without a
 // proxy client certificate.
-func healthChecks(ep string, proxyClientCert bool) []string {
+func healthChecks(ep string, proxyClientCert, noAPF bool) []string {
 	checks := livezChecks
 	if ep == "/readyz" {
 		checks = readyzChecks
@@ -100,8 +100,22 @@ func healthChecks(ep string, proxyClientCert bool) []string {
 	if !proxyClientCert {
 		checks = slices.DeleteFunc(slices.Clone(checks), func(c string) bool { return c == aggregatorProxyCertHook })
 	}
+	if noAPF {
+		// Without priority and fairness, kube-apiserver's max-in-flight
+		// filter stands where its two hooks were.
+		checks = slices.Clone(checks)
+		i := slices.Index(checks, apfConsumerHook)
+		checks = slices.DeleteFunc(checks, func(c string) bool { return c == apfConsumerHook || c == apfFilterHook })
+		checks = slices.Insert(checks, i, "poststarthook/max-in-flight-filter")
+	}
 	return checks
 }
+
+// The post-start hooks of priority and fairness's filter.
+const (
+	apfConsumerHook = "poststarthook/priority-and-fairness-config-consumer"
+	apfFilterHook   = "poststarthook/priority-and-fairness-filter"
+)
 
 // pathHandlers is a mux for upstream's installers (healthz.InstallPathHandler,
 // statusz.Install): the handlers they install by exact path, as
@@ -116,10 +130,10 @@ func (m pathHandlers) Handle(pattern string, h http.Handler) { m[pattern] = h }
 // endpoint answers "ok" (its checks with ?verbose, less those named by
 // ?exclude=) and each check has its own path. fakeplane's checks always
 // pass.
-func healthMux(proxyClientCert bool) pathHandlers {
+func healthMux(proxyClientCert, noAPF bool) pathHandlers {
 	m := pathHandlers{}
 	for _, ep := range []string{"/healthz", "/livez", "/readyz"} {
-		names := healthChecks(ep, proxyClientCert)
+		names := healthChecks(ep, proxyClientCert, noAPF)
 		checks := make([]healthz.HealthChecker, len(names))
 		for i, name := range names {
 			checks[i] = healthz.NamedCheck(name, passingCheck)
@@ -136,7 +150,7 @@ func passingCheck(*http.Request) error { return nil }
 // their individual checks; an unknown check is kube-apiserver's mux's 404
 // (plain text).
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string) {
-	s.healthOnce.Do(func() { s.health = healthMux(s.cfg.ProxyClientCertificate != nil) })
+	s.healthOnce.Do(func() { s.health = healthMux(s.cfg.ProxyClientCertificate != nil, s.cfg.NoPriorityAndFairness) })
 	h, ok := s.health[path]
 	if !ok {
 		http.NotFound(w, r) // kube-apiserver's mux: "404 page not found"
@@ -150,7 +164,9 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string
 }
 
 // buildHealthSLIs builds the counts /metrics/slis answers from.
-func (s *Server) buildHealthSLIs() { s.healthSLIs = newHealthSLIs(s.cfg.ProxyClientCertificate != nil) }
+func (s *Server) buildHealthSLIs() {
+	s.healthSLIs = newHealthSLIs(s.cfg.ProxyClientCertificate != nil, s.cfg.NoPriorityAndFairness)
+}
 
 // buildStatusz builds /statusz's handler.
 func (s *Server) buildStatusz() { s.statusz = newStatusz(s.version(), s.debugPaths()) }

@@ -23,10 +23,10 @@ type healthSLIs struct {
 }
 
 // newHealthSLIs counts the runs of the checks healthChecks lists.
-func newHealthSLIs(proxyClientCert bool) *healthSLIs {
+func newHealthSLIs(proxyClientCert, noAPF bool) *healthSLIs {
 	h := &healthSLIs{checks: map[string][]string{}, runs: map[string][]atomic.Int64{}}
 	for _, ep := range healthEndpoints {
-		checks := healthChecks("/"+ep, proxyClientCert)
+		checks := healthChecks("/"+ep, proxyClientCert, noAPF)
 		h.checks[ep] = checks
 		h.runs[ep] = make([]atomic.Int64, len(checks))
 	}

@@ -103,6 +103,11 @@ type Config struct {
 	// /debug/flags/) and the reset of the metrics by DELETE, as
 	// kube-apiserver's --profiling=false.
 	NoProfiling bool
+	// NoPriorityAndFairness is kube-apiserver's
+	// --enable-priority-and-fairness=false: answers carry no
+	// X-Kubernetes-PF-* headers, and the health checks name the
+	// max-in-flight filter instead of priority and fairness's hooks.
+	NoPriorityAndFairness bool
 }
 
 // Server serves the Kubernetes API from a store.
