@@ -125,6 +125,15 @@ func (e *EventExpiry) recordLocked(key string, rev int64) {
 	w := eventWrite{key: key, rev: rev, expires: e.now().Add(e.ttl)}
 	e.last[key] = w
 	heap.Push(&e.due, w)
+	if len(e.due) > 2*len(e.last)+64 {
+		// Mostly superseded writes (Events rewritten within their TTL):
+		// keep only each Event's last.
+		e.due = e.due[:0]
+		for _, w := range e.last {
+			e.due = append(e.due, w)
+		}
+		heap.Init(&e.due)
+	}
 }
 
 // Expire removes the Events due by the clock, and reports how many it
