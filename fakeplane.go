@@ -528,11 +528,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// Events expire --event-ttl after their last write.
 	var events *registry.EventExpiry
 	if ttl := cp.opts.eventTTL(); ttl > 0 {
-		now := time.Now
-		if cp.opts.clock != nil {
-			now = cp.opts.clock
-		}
-		if events, err = registry.NewEventExpiry(cp.srv.Registry, ttl, now); err != nil {
+		if events, err = registry.NewEventExpiry(cp.srv.Registry, ttl, cp.opts.now()); err != nil {
 			return fmt.Errorf("fakeplane: %w", err)
 		}
 		if err := events.Load(); err != nil {
@@ -773,10 +769,7 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 	}
 	// kube-apiserver's legacy token tracking controller records the day it
 	// started tracking legacy service account tokens.
-	now := time.Now
-	if cp.opts.clock != nil {
-		now = cp.opts.clock
-	}
+	now := cp.opts.now()
 	boot = append(boot, legacyTokenTracking(now()))
 	// kube-controller-manager's client builder creates the account of
 	// each controller it starts (with --use-service-account-credentials);

@@ -681,6 +681,14 @@ func WithEventTTL(d time.Duration) Option {
 	return func(o *options) { o.eventTTLFlag = &d }
 }
 
+// now is the control plane's clock: WithClock's, or time.Now.
+func (o *options) now() func() time.Time {
+	if o.clock != nil {
+		return o.clock
+	}
+	return time.Now
+}
+
 // eventExpiryInterval is how often the Events past their TTL are looked
 // for (etcd checks its leases every 500 ms).
 const eventExpiryInterval = time.Second
