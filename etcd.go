@@ -2,7 +2,11 @@ package fakeplane
 
 import (
 	"context"
+	"crypto/tls"
+	"fmt"
 	"sync"
+
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
@@ -34,8 +38,13 @@ func openBoltStore(path string, opts store.Options) (storeBackend, error) {
 // interval; values get their resourceVersion on every read, and observe is
 // handed every process's commits.
 func openEtcdStore(ctx context.Context, o *options, bolt store.Options, observe func(store.Event)) (storeBackend, error) {
+	tlsConfig, err := o.etcdTLS.clientConfig()
+	if err != nil {
+		return nil, err
+	}
 	st, err := etcdstore.OpenContext(ctx, etcdstore.Config{
 		Endpoints:          o.etcdServers,
+		TLS:                tlsConfig,
 		Prefix:             o.etcdPrefix,
 		StampOnRead:        registry.RestampResourceVersion,
 		EventLogSize:       bolt.EventLogSize,
@@ -47,6 +56,23 @@ func openEtcdStore(ctx context.Context, o *options, bolt store.Options, observe 
 		return nil, err
 	}
 	return st, nil
+}
+
+// clientConfig returns the TLS configuration of a client of etcd secured
+// by f (nil when f names no file), as kube-apiserver builds its etcd
+// client's, with its errors ("error creating storage factory: KeyFile and
+// CertFile must both be present[key: , cert: c.crt]", "error creating
+// storage factory: open ca.crt: no such file or directory").
+func (f EtcdTLS) clientConfig() (*tls.Config, error) {
+	if f.empty() {
+		return nil, nil
+	}
+	info := transport.TLSInfo{CertFile: f.CertFile, KeyFile: f.KeyFile, TrustedCAFile: f.CAFile}
+	cfg, err := info.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("error creating storage factory: %w", err)
+	}
+	return cfg, nil
 }
 
 // eventFeed passes the events of a shared store to the registry's views

@@ -3,7 +3,9 @@ package fakeplane_test
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,7 +128,14 @@ func TestControlPlaneOnEtcd(t *testing.T) {
 // etcdKey reads one key from etcd directly.
 func etcdKey(t *testing.T, srv *etcdtest.Server, key string) *mvccpb.KeyValue {
 	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	cfg := clientv3.Config{Endpoints: srv.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()}
+	if srv.TLS != nil {
+		var err error
+		if cfg.TLS, err = srv.TLS.ClientConfig(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cli, err := clientv3.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +147,68 @@ func etcdKey(t *testing.T, srv *etcdtest.Server, key string) *mvccpb.KeyValue {
 		t.Fatalf("etcd get %s: %v (%d keys)", key, err, len(resp.Kvs))
 	}
 	return resp.Kvs[0]
+}
+
+// TestControlPlaneOnEtcdOverTLS runs a control plane on an etcd that serves
+// over TLS and requires a client certificate, as kubeadm's
+// (WithEtcdTLS: --etcd-cafile, --etcd-certfile, --etcd-keyfile): an object
+// written through client-go is in etcd. Without the client certificate, or
+// with files that do not load, the start fails with kube-apiserver's
+// errors.
+func TestControlPlaneOnEtcdOverTLS(t *testing.T) {
+	t.Parallel()
+	srv := etcdtest.StartTLS(t)
+	prefix := etcdtest.Prefix(t)
+	ctx := ctxT(t)
+	cp := fakeplane.Start(t, fakeplane.WithEtcdServers(srv.Endpoints), fakeplane.WithEtcdPrefix(prefix), fakeplane.WithEtcdTLS(fakeplane.EtcdTLS{
+		CAFile: srv.TLS.CAFile, CertFile: srv.TLS.CertFile, KeyFile: srv.TLS.KeyFile,
+	}))
+	created, err := kubernetesClient(t, cp).CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kv := etcdKey(t, srv, prefix+"//configmaps/default/a"); strconv.FormatInt(kv.ModRevision, 10) != created.ResourceVersion {
+		t.Fatalf("etcd holds the ConfigMap at revision %d, client-go saw %s", kv.ModRevision, created.ResourceVersion)
+	}
+
+	on := func(files fakeplane.EtcdTLS) []fakeplane.Option {
+		return []fakeplane.Option{fakeplane.WithEtcdServers(srv.Endpoints), fakeplane.WithEtcdPrefix(prefix), fakeplane.WithEtcdTLS(files)}
+	}
+	missing := filepath.Join(t.TempDir(), "missing.crt")
+	for _, tc := range []struct {
+		name string
+		opts []fakeplane.Option
+		want string
+	}{
+		{"a certificate without its key", on(fakeplane.EtcdTLS{CAFile: srv.TLS.CAFile, CertFile: srv.TLS.CertFile}),
+			"error creating storage factory: KeyFile and CertFile must both be present[key: , cert: " + srv.TLS.CertFile + "]"},
+		{"a key without its certificate", on(fakeplane.EtcdTLS{KeyFile: srv.TLS.KeyFile}),
+			"error creating storage factory: KeyFile and CertFile must both be present[key: " + srv.TLS.KeyFile + ", cert: ]"},
+		{"a CA file that is not there", on(fakeplane.EtcdTLS{CAFile: missing}),
+			"error creating storage factory: open " + missing + ": no such file or directory"},
+		{"no etcd to secure", []fakeplane.Option{fakeplane.WithEtcdTLS(fakeplane.EtcdTLS{CAFile: srv.TLS.CAFile})},
+			"--etcd-cafile, --etcd-certfile and --etcd-keyfile secure --etcd-servers, and none is given"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := startError(t, tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("start: %v, want %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("no client certificate", func(t *testing.T) {
+		// etcd refuses the connection: the start fails once its context
+		// ends.
+		cp, err := fakeplane.New(on(fakeplane.EtcdTLS{CAFile: srv.TLS.CAFile})...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		short, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		if err := cp.Start(short); err == nil {
+			_ = cp.Stop()
+			t.Fatal("a control plane without etcd's client certificate started")
+		}
+	})
 }
 
 // hasConfigMap reports whether items hold a ConfigMap named name.

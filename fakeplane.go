@@ -199,6 +199,10 @@ func New(opts ...Option) (*ControlPlane, error) {
 	if err := validateEndpointReconcilerType(o.endpointReconciler); err != nil {
 		return nil, fmt.Errorf("fakeplane: %w", err)
 	}
+	if !o.etcdTLS.empty() && len(o.etcdServers) == 0 {
+		// There is no etcd to secure: the store is a bbolt file.
+		return nil, errors.New("fakeplane: --etcd-cafile, --etcd-certfile and --etcd-keyfile secure --etcd-servers, and none is given")
+	}
 	if ip := o.advertiseAddress; ip != nil && ip.To4() == nil && o.endpointReconciler != EndpointReconcilerNone {
 		return nil, fmt.Errorf("fakeplane: service IP family %q must match public address family %q", cmp.Or(o.serviceRange, registry.DefaultServiceClusterIPRange.String()), ip)
 	}

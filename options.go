@@ -138,6 +138,8 @@ type options struct {
 	// etcdPrefix (--etcd-prefix; "": etcdstore.DefaultPrefix).
 	etcdServers []string
 	etcdPrefix  string
+	// etcdTLS is WithEtcdTLS's (zero: none).
+	etcdTLS EtcdTLS
 	// leaderElection times the Leases of control planes sharing an etcd.
 	leaderElection LeaderElection
 	// nodes is how many simulated nodes to create (--nodes).
@@ -770,6 +772,27 @@ func WithEtcdServers(urls []string) Option {
 // values (JSON, bucket names) are not kube-apiserver's, and must not mix
 // with a real cluster's in a shared etcd.
 func WithEtcdPrefix(prefix string) Option { return func(o *options) { o.etcdPrefix = prefix } }
+
+// EtcdTLS names the PEM files that secure the control plane's connections
+// to etcd, as kube-apiserver's --etcd-cafile, --etcd-certfile and
+// --etcd-keyfile: the CA that signed etcd's serving certificate, and the
+// client certificate and key the control plane presents (both or neither).
+// They are read as kube-apiserver's etcd client reads them: the CA once,
+// the certificate and key again at each new connection.
+type EtcdTLS struct {
+	CAFile   string
+	CertFile string
+	KeyFile  string
+}
+
+// empty says whether f names no file.
+func (f EtcdTLS) empty() bool { return f == EtcdTLS{} }
+
+// WithEtcdTLS secures the connections to WithEtcdServers' etcd with
+// files, as kubeadm's kube-apiserver connects to its etcd (an https URL
+// in WithEtcdServers, --etcd-cafile, --etcd-certfile and --etcd-keyfile).
+// Without it, an https endpoint is verified against the system's roots.
+func WithEtcdTLS(files EtcdTLS) Option { return func(o *options) { o.etcdTLS = files } }
 
 // WithNodes creates n simulated nodes, node-0 to node-(n-1), when the
 // control plane starts (the CLI's --nodes), as kwok's fake nodes: Ready,

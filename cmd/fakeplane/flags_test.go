@@ -8,10 +8,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/fakeplane/fakeplane/internal/etcdtest"
 	"github.com/fakeplane/fakeplane/internal/pki"
 )
 
@@ -193,5 +199,51 @@ func TestFeatureGatesFlag(t *testing.T) {
 	code, stderr := runToExit(t, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2"), "--feature-gates", "Foo=true")
 	if code != 1 || stderr != "fakeplane: unrecognized feature gate: Foo\n" {
 		t.Errorf("--feature-gates Foo=true: exit %d, %q", code, stderr)
+	}
+}
+
+// TestEtcdTLSFlags runs the command on an etcd that serves over TLS and
+// requires a client certificate, as kubeadm's kube-apiserver runs
+// (--etcd-cafile, --etcd-certfile, --etcd-keyfile): it serves, and what it
+// writes is in etcd. A certificate without its key fails the start as
+// kube-apiserver's does, on one line with exit status 1.
+func TestEtcdTLSFlags(t *testing.T) {
+	srv := etcdtest.StartTLS(t)
+	prefix := etcdtest.Prefix(t)
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "k")
+	startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", kc, "--etcd-servers", strings.Join(srv.Endpoints, ","),
+		"--etcd-prefix", prefix, "--etcd-cafile", srv.TLS.CAFile, "--etcd-certfile", srv.TLS.CertFile, "--etcd-keyfile", srv.TLS.KeyFile)
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "over-tls"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tlsConfig, err := srv.TLS.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints, TLS: tlsConfig, DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if resp, err := cli.Get(ctx, prefix+"//configmaps/default/over-tls"); err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("etcd get of the ConfigMap: %v, %v; want it there", resp, err)
+	}
+
+	code, stderr := runToExit(t, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2"), "--etcd-servers", strings.Join(srv.Endpoints, ","),
+		"--etcd-certfile", srv.TLS.CertFile)
+	want := "fakeplane: open store: error creating storage factory: KeyFile and CertFile must both be present[key: , cert: " + srv.TLS.CertFile + "]\n"
+	if code != 1 || stderr != want {
+		t.Errorf("--etcd-certfile alone: exit %d, %q; want 1, %q", code, stderr, want)
 	}
 }

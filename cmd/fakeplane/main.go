@@ -197,6 +197,10 @@ func run(args []string) error {
 	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often the history that lists at past revisions (continue tokens) read is compacted; 0 disables compaction")
 	etcdServers := fs.String("etcd-servers", "", "List of etcd servers to connect with (scheme://ip:port), comma separated. The objects are kept there instead of in a bbolt file in --data-dir; several fakeplanes on one --etcd-prefix (and one --data-dir, for one CA) serve one cluster, the controllers running in the holder of the kube-system/kube-controller-manager Lease")
 	etcdPrefix := fs.String("etcd-prefix", etcdstore.DefaultPrefix, "The prefix to prepend to all resource paths in etcd.")
+	var etcdTLS fakeplane.EtcdTLS
+	fs.StringVar(&etcdTLS.CAFile, "etcd-cafile", "", "SSL Certificate Authority file used to secure etcd communication.")
+	fs.StringVar(&etcdTLS.CertFile, "etcd-certfile", "", "SSL certification file used to secure etcd communication.")
+	fs.StringVar(&etcdTLS.KeyFile, "etcd-keyfile", "", "SSL key file used to secure etcd communication.")
 	requestTimeout := fs.Duration("request-timeout", time.Minute, "how long a request that is not long-running (a watch, proxy, exec, attach, port-forward or log) may take before it is answered 504")
 	goawayChance := fs.Float64("goaway-chance", 0, "the probability (0 to 0.02) that an HTTP/2 request other than a watch is answered with GOAWAY, so that clients reconnect (behind a load balancer, to other servers)")
 	eventTTL := fs.Duration("event-ttl", time.Hour, "how long an Event is kept after its last write, in whole seconds (under 1s: for ever; etcd's shortest lease, 2s, at least)")
@@ -341,6 +345,9 @@ func run(args []string) error {
 		fakeplane.WithGoawayChance(*goawayChance))
 	if servers := splitList(*etcdServers); len(servers) > 0 {
 		opts = append(opts, fakeplane.WithEtcdServers(servers), fakeplane.WithEtcdPrefix(*etcdPrefix))
+	}
+	if etcdTLS != (fakeplane.EtcdTLS{}) {
+		opts = append(opts, fakeplane.WithEtcdTLS(etcdTLS))
 	}
 	if *preset == "envtest" {
 		opts = append(opts, fakeplane.WithEnvtestShape())

@@ -60,6 +60,9 @@ func Binary() (string, error) {
 type Server struct {
 	// Endpoints are its client URLs.
 	Endpoints []string
+	// TLS, for a server StartTLS started, names the files its clients
+	// present and trust; nil for one Start started (plain HTTP).
+	TLS *TLSFiles
 	// stop stops etcd and returns once it has stopped.
 	stop func()
 }
@@ -69,9 +72,9 @@ type Server struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	if bin, err := Binary(); err == nil {
-		return startRetrying(t, bin, func(t testing.TB) (*Server, error) { return startBinary(t, bin) })
+		return startRetrying(t, bin, func(t testing.TB) (*Server, error) { return startBinary(t, bin, nil) })
 	}
-	return startRetrying(t, "in process", startInProcess)
+	return startRetrying(t, "in process", func(t testing.TB) (*Server, error) { return startInProcess(t, nil) })
 }
 
 // startRetrying starts etcd with run, which says how in failures, retrying

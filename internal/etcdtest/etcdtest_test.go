@@ -2,6 +2,7 @@ package etcdtest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/goleak"
@@ -26,9 +28,12 @@ func TestMain(m *testing.M) {
 }
 
 // putGet writes a key through a client of endpoints and reads it back.
-func putGet(t *testing.T, endpoints []string) {
+func putGet(t *testing.T, endpoints []string) { putGetTLS(t, endpoints, nil) }
+
+// putGetTLS is putGet with a client secured by tlsConfig (nil: none).
+func putGetTLS(t *testing.T, endpoints []string, tlsConfig *tls.Config) {
 	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: startTimeout, Logger: zap.NewNop()})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: startTimeout, Logger: zap.NewNop(), TLS: tlsConfig})
 	if err != nil {
 		t.Fatalf("client of %v: %v", endpoints, err)
 	}
@@ -61,13 +66,53 @@ func TestStartBinary(t *testing.T) {
 	putGet(t, Start(t).Endpoints)
 }
 
+// TestStartTLS starts etcd over TLS, in process and as the binary when
+// there is one: a client with the certificate StartTLS made writes and
+// reads a key, one trusting the CA but without a certificate is refused.
+func TestStartTLS(t *testing.T) {
+	modes := map[string]string{"in process": "none"}
+	if bin, err := Binary(); err == nil {
+		modes["binary"] = bin
+	}
+	for name, binary := range modes {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(BinaryEnv, binary)
+			srv := StartTLS(t)
+			if srv.TLS == nil || !strings.HasPrefix(srv.Endpoints[0], "https://") {
+				t.Fatalf("StartTLS gave %v with TLS %v, want https endpoints and client files", srv.Endpoints, srv.TLS)
+			}
+			cfg, err := srv.TLS.ClientConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			putGetTLS(t, srv.Endpoints, cfg)
+
+			anonymous := TLSFiles{CAFile: srv.TLS.CAFile}
+			noCert, err := anonymous.ClientConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints, DialTimeout: startTimeout, Logger: zap.NewNop(), TLS: noCert})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cli.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			if _, err := cli.Get(ctx, Prefix(t)); err == nil {
+				t.Fatal("a client without a certificate read from etcd, want it refused (--client-cert-auth)")
+			}
+		})
+	}
+}
+
 // TestInProcessLeavesNoGoroutine starts etcd in process, uses it and stops
 // it (at its subtest's cleanup): no goroutine started meanwhile is left.
 func TestInProcessLeavesNoGoroutine(t *testing.T) {
 	// Not parallel: goleak compares with the goroutines from before.
 	before := goleak.IgnoreCurrent()
 	t.Run("serve", func(t *testing.T) {
-		putGet(t, startRetrying(t, "in process", startInProcess).Endpoints)
+		putGet(t, startRetrying(t, "in process", func(t testing.TB) (*Server, error) { return startInProcess(t, nil) }).Endpoints)
 	})
 	if err := goleak.Find(before); err != nil {
 		t.Fatalf("etcd in process left goroutines once stopped: %v", err)
@@ -155,7 +200,7 @@ func runMain(t *testing.T, exe string, env []string, output *syncbuf.Buffer) (cm
 		cmd.Process.Kill()
 		<-done
 	})
-	if err := waitHealthy(clientURL, done); err != nil {
+	if err := waitHealthy(clientURL, nil, done); err != nil {
 		cmd.Process.Kill()
 		<-done
 		return nil, nil, "", errors.Join(err, fmt.Errorf("etcd ended with %v", cmd.ProcessState))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -15,14 +16,15 @@ import (
 	"github.com/fakeplane/fakeplane/internal/syncbuf"
 )
 
-// startInProcess runs one attempt of Start with etcd in this process: one
-// member, fsync off, its log (errors only) kept for the error of a failed
-// start.
-func startInProcess(t testing.TB) (*Server, error) {
+// startInProcess runs one attempt of Start with etcd in this process (of
+// StartTLS when sec is not nil): one member, fsync off, its log (errors
+// only) kept for the error of a failed start.
+func startInProcess(t testing.TB, sec *tlsPair) (*Server, error) {
 	client, peer, err := loopbackURLs()
 	if err != nil {
 		return nil, err
 	}
+	client.Scheme = sec.scheme()
 	out := &syncbuf.Buffer{}
 	cfg := embed.NewConfig()
 	cfg.Name = "etcdtest"
@@ -31,6 +33,10 @@ func startInProcess(t testing.TB) (*Server, error) {
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.UnsafeNoFsync = true
+	if sec != nil {
+		cfg.ClientTLSInfo = transport.TLSInfo{CertFile: sec.server.CertFile, KeyFile: sec.server.KeyFile,
+			TrustedCAFile: sec.server.CAFile, ClientCertAuth: true}
+	}
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(zapcore.NewCore(
 		zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), zapcore.AddSync(out), zap.ErrorLevel)))
 	e, err := embed.StartEtcd(cfg)

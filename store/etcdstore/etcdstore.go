@@ -98,6 +98,7 @@ package etcdstore
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -138,6 +139,10 @@ type Config struct {
 	// Client, when set, is used instead of a client of Endpoints; Close
 	// leaves it open.
 	Client *clientv3.Client
+	// TLS secures the connections of the client of Endpoints
+	// (kube-apiserver's --etcd-cafile, --etcd-certfile and --etcd-keyfile;
+	// nil: plain, or the system's roots for an https endpoint).
+	TLS *tls.Config
 	// Prefix is put before every key, without a trailing slash
 	// (--etcd-prefix; "": DefaultPrefix).
 	Prefix string
@@ -268,6 +273,7 @@ func OpenContext(ctx context.Context, cfg Config) (*Store, error) {
 		cli, err := clientv3.New(clientv3.Config{
 			Endpoints:   cfg.Endpoints,
 			DialTimeout: cfg.DialTimeout,
+			TLS:         cfg.TLS,
 			Logger:      zap.NewNop(),
 		})
 		if err != nil {
