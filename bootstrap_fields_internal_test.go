@@ -36,7 +36,7 @@ var updateBootstrapFields = flag.Bool("update", false, "rewrite fixtures/bootstr
 func TestBootstrapManagedFieldsArePrecomputed(t *testing.T) {
 	cp := Start(t)
 	compute := func(port int, serviceRange string) map[string][]metav1.ManagedFieldsEntry {
-		docs, err := fixtures.Bootstrap(port, netip.MustParsePrefix(serviceRange))
+		docs, err := fixtures.Bootstrap(port, netip.MustParsePrefix(serviceRange), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,7 +328,7 @@ func TestBootstrapCreateSeedsArePrecomputed(t *testing.T) {
 		port         int
 		serviceRange string
 	}{{6443, "10.0.0.0/24"}, {40123, "fd00:10:96::/108"}} {
-		boot, err := fixtures.Bootstrap(start.port, netip.MustParsePrefix(start.serviceRange))
+		boot, err := fixtures.Bootstrap(start.port, netip.MustParsePrefix(start.serviceRange), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

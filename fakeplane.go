@@ -224,6 +224,9 @@ func New(opts ...Option) (*ControlPlane, error) {
 			return nil, fmt.Errorf("fakeplane: service-node-port-range %q: %w", o.nodePortRange, err)
 		}
 	}
+	if err := checkKubernetesServiceNodePort(o.kubernetesNodePort, cp.nodePorts); err != nil {
+		return nil, fmt.Errorf("fakeplane: %w", err)
+	}
 	return cp, nil
 }
 
@@ -767,7 +770,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 // as SyncOnce returns them, to run once nothing else was written meanwhile
 // (nil with a shared store).
 func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool, first []controllers.Controller, identity *identityLease, endpoints *kubernetesEndpoints) ([]controllers.Controller, error) {
-	boot, err := fixtures.Bootstrap(port, cp.serviceRange)
+	boot, err := fixtures.Bootstrap(port, cp.serviceRange, cp.opts.kubernetesNodePort)
 	if err != nil {
 		return nil, fmt.Errorf("fakeplane: bootstrap: %w", err)
 	}
@@ -828,6 +831,14 @@ func (cp *ControlPlane) bootstrap(runCtx context.Context, port int, shared bool,
 		maps.DeleteFunc(p.Statuses, func(key string, _ registry.PresetStatus) bool {
 			return strings.HasPrefix(key, "flowcontrol.apiserver.k8s.io/v1/FlowSchema/")
 		})
+		pre = &p
+	}
+	if cp.opts.kubernetesNodePort > 0 {
+		// The precomputed managedFields are the ClusterIP Service's: the
+		// NodePort one's are tracked as its create records them.
+		p := *pre
+		p.Fields = maps.Clone(p.Fields)
+		delete(p.Fields, kubernetesServiceKey)
 		pre = &p
 	}
 	if !cp.opts.noPresetStatuses && cp.opts.runs(controllers.ServiceCIDRName) {

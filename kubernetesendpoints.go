@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/utils/ptr"
 
@@ -60,6 +61,27 @@ func validateEndpointReconcilerType(t string) error {
 		return nil
 	}
 	return fmt.Errorf("Reconciler not implemented: %v", t) //nolint:staticcheck // kube-apiserver's message
+}
+
+// kubernetesServiceKey is the kubernetes Service's key in the
+// precomputed bootstrap managedFields.
+const kubernetesServiceKey = "v1/Service/default/kubernetes"
+
+// checkKubernetesServiceNodePort checks --kubernetes-service-node-port
+// against 0-65535 and the node port range (zero: kube-apiserver's
+// default), with kube-apiserver's errors, both when both fail.
+func checkKubernetesServiceNodePort(port int, nodePorts utilnet.PortRange) error {
+	if nodePorts.Size == 0 {
+		nodePorts = utilnet.PortRange{Base: 30000, Size: 2768}
+	}
+	var errs []error
+	if port < 0 || port > 65535 {
+		errs = append(errs, fmt.Errorf("--kubernetes-service-node-port %v must be between 0 and 65535, inclusive. If 0, the Kubernetes master service will be of type ClusterIP", port))
+	}
+	if port > 0 && !nodePorts.Contains(port) {
+		errs = append(errs, fmt.Errorf("kubernetes service node port range %v doesn't contain %v", nodePorts.String(), port))
+	}
+	return utilerrors.NewAggregate(errs)
 }
 
 // advertiseAddress is the address the control plane advertises: the one

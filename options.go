@@ -93,6 +93,8 @@ type options struct {
 	headers server.HeadersConfig
 	// nodePortRange is WithServiceNodePortRange's.
 	nodePortRange string
+	// kubernetesNodePort is WithKubernetesServiceNodePort's (0: none).
+	kubernetesNodePort int
 	// disallowPrivileged is WithAllowPrivileged(false)'s.
 	disallowPrivileged bool
 	// serving is WithSecureServing's.
@@ -640,6 +642,17 @@ func WithServiceClusterIPRange(cidr string) Option {
 // "low-high" or "base+size". New refuses one that does not parse.
 func WithServiceNodePortRange(r string) Option {
 	return func(o *options) { o.nodePortRange = r }
+}
+
+// WithKubernetesServiceNodePort makes the kubernetes Service, when the
+// control plane creates it, of type NodePort with this node port, as
+// kube-apiserver's --kubernetes-service-node-port (0, the default: of type
+// ClusterIP). New refuses a port outside 0-65535 or the node port range
+// with kube-apiserver's errors. As kube-apiserver, a control plane that
+// finds the Service already there (a restart on the same data) leaves it
+// as it is.
+func WithKubernetesServiceNodePort(port int) Option {
+	return func(o *options) { o.kubernetesNodePort = port }
 }
 
 // WithRequestTimeout bounds the requests that are not long-running (all

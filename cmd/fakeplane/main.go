@@ -208,6 +208,7 @@ func run(args []string) error {
 	maxInFlight := fs.Int("max-requests-inflight", 400, "how many read-only requests may be served at once (long-running ones and system:masters aside) before more are answered 429; 0 or less for no limit")
 	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", 200, "how many mutating requests may be served at once (system:masters aside) before more are answered 429; 0 or less for no limit")
 	nodePortRange := fs.String("service-node-port-range", "30000-32767", "the range node ports are allocated from, as kube-apiserver's: low-high or base+size")
+	kubernetesNodePort := fs.Int("kubernetes-service-node-port", 0, "If non-zero, the Kubernetes master service (which apiserver creates/maintains) will be of type NodePort, using this as the value of the port. If zero, the Kubernetes master service will be of type ClusterIP.")
 	serviceRange := fs.String("service-cluster-ip-range", "10.0.0.0/24", "the CIDR ClusterIPs are allocated from; the kubernetes Service gets its first address")
 	fs.Var(&fixtureDirs, "fixtures", "load the objects in this YAML file or directory at start, CRDs first (repeatable)")
 	nodes := fs.Int("nodes", 0, "create this many simulated Ready nodes (node-0, node-1, ...) with Leases, and run the built-in scheduler")
@@ -339,7 +340,8 @@ func run(args []string) error {
 		opts = append(opts, fakeplane.WithAuthorizationPolicyFile(*authzPolicy))
 	}
 	opts = append(opts, fakeplane.WithFixtures(fixtureDirs...),
-		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithServiceNodePortRange(*nodePortRange), fakeplane.WithCompactionInterval(*compaction),
+		fakeplane.WithServiceClusterIPRange(*serviceRange), fakeplane.WithServiceNodePortRange(*nodePortRange), fakeplane.WithKubernetesServiceNodePort(*kubernetesNodePort),
+		fakeplane.WithCompactionInterval(*compaction),
 		fakeplane.WithRequestTimeout(*requestTimeout), fakeplane.WithMaxRequestsInFlight(noLimit(*maxInFlight), noLimit(*maxMutatingInFlight)),
 		fakeplane.WithMinRequestTimeout(*minRequestTimeout), fakeplane.WithEventTTL(*eventTTL),
 		fakeplane.WithGoawayChance(*goawayChance))

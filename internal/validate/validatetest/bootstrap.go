@@ -15,7 +15,7 @@ import (
 // can check that its rules accept them.
 func BootstrapObjects[T any](t testing.TB, kind string) []T {
 	t.Helper()
-	docs, err := fixtures.Bootstrap(6443, netip.MustParsePrefix("10.0.0.0/24"))
+	docs, err := fixtures.Bootstrap(6443, netip.MustParsePrefix("10.0.0.0/24"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
