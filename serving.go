@@ -45,6 +45,11 @@ type SecureServing struct {
 	// CipherSuites is --tls-cipher-suites: the names of the TLS 1.2
 	// cipher suites offered (default: Go's).
 	CipherSuites []string
+	// CurvePreferences is --tls-curve-preferences: the key exchange
+	// mechanisms allowed, as numeric crypto/tls CurveIDs (23 for P-256, 29
+	// for X25519, 4588 for X25519MLKEM768; default: Go's). Go orders them
+	// by its own preference, as for kube-apiserver.
+	CurvePreferences []int32
 	// SNICertKeys are --tls-sni-cert-key: more certificates, each served
 	// to the clients that ask (by TLS server name) for one of its Names,
 	// or without Names for its own DNS names or common name. An exact name
@@ -62,8 +67,8 @@ type SecureServing struct {
 
 // WithSecureServing serves HTTPS as s says: the serving certificate and
 // key files, the directory for them, the SNI certificates, and the TLS
-// version and cipher suites. New refuses what kube-apiserver refuses (one
-// of the files without the other, unknown versions or suites); Start,
+// version, cipher suites and curves. New refuses what kube-apiserver refuses
+// (one of the files without the other, unknown versions, suites or curves); Start,
 // files that do not load. As kube-apiserver, the server reads the
 // certificate files again when they change (checked at a handshake, at
 // most once a second), and keeps the last pair that loaded.
@@ -86,6 +91,7 @@ const loopbackServerName = "apiserver-loopback-client"
 type tlsParams struct {
 	minVersion uint16
 	suites     []uint16
+	curves     []tls.CurveID
 	http1Only  bool
 }
 
@@ -103,6 +109,10 @@ func parseSecureServing(s SecureServing) (tlsParams, error) {
 	if err != nil {
 		return tlsParams{}, fmt.Errorf("fakeplane: %w", err)
 	}
+	curves, err := cliflag.TLSCurvePreferences(s.CurvePreferences)
+	if err != nil {
+		return tlsParams{}, fmt.Errorf("fakeplane: %w", err)
+	}
 	// HTTP/2 is served, and it needs one of these below TLS 1.3:
 	// kube-apiserver refuses to start without, as http2.ConfigureServer
 	// refuses.
@@ -110,7 +120,7 @@ func parseSecureServing(s SecureServing) (tlsParams, error) {
 		!slices.Contains(suites, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256) && !slices.Contains(suites, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) {
 		return tlsParams{}, errors.New("fakeplane: error configuring http2: http2: TLSConfig.CipherSuites is missing an HTTP/2-required AES_128_GCM_SHA256 cipher (need at least one of TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)")
 	}
-	return tlsParams{minVersion: minVersion, suites: suites, http1Only: s.DisableHTTP2}, nil
+	return tlsParams{minVersion: minVersion, suites: suites, curves: curves, http1Only: s.DisableHTTP2}, nil
 }
 
 // tlsVersion is --tls-min-version's value: TLS 1.2 unless set.
@@ -245,6 +255,8 @@ func (s servingTLS) tlsConfig(p tlsParams, clientCAs func() *x509.CertPool, log 
 		ClientAuth:   tls.RequestClientCert,
 		MinVersion:   p.minVersion,
 		CipherSuites: p.suites,
+		// As kube-apiserver's: nil (Go's) unless --tls-curve-preferences.
+		CurvePreferences: p.curves,
 		// Set here, not left to http.Server: the configuration a
 		// handshake gets (GetConfigForClient's) is a copy of this one.
 		NextProtos: []string{"h2", "http/1.1"},

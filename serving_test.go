@@ -236,9 +236,9 @@ func TestSecureServingCertDir(t *testing.T) {
 	}
 }
 
-// TestSecureServingTLSOptions checks --tls-min-version and
-// --tls-cipher-suites, and kube-apiserver's errors for options it
-// refuses.
+// TestSecureServingTLSOptions checks --tls-min-version,
+// --tls-cipher-suites and --tls-curve-preferences, and kube-apiserver's
+// errors for options it refuses.
 func TestSecureServingTLSOptions(t *testing.T) {
 	t.Parallel()
 	cp := fakeplane.Start(t, fakeplane.WithSecureServing(fakeplane.SecureServing{MinTLSVersion: "VersionTLS13"}))
@@ -266,6 +266,37 @@ func TestSecureServingTLSOptions(t *testing.T) {
 		}
 	}
 
+	curves := fakeplane.Start(t, fakeplane.WithSecureServing(fakeplane.SecureServing{CurvePreferences: []int32{int32(tls.CurveP384)}}))
+	addr = strings.TrimPrefix(curves.URL(), "https://")
+	for _, tc := range []struct {
+		curve tls.CurveID
+		ok    bool
+	}{
+		{tls.CurveP384, true},
+		{tls.X25519, false},
+		{tls.X25519MLKEM768, false},
+	} {
+		conn, err := tls.Dial("tcp", addr, &tls.Config{CurvePreferences: []tls.CurveID{tc.curve}, InsecureSkipVerify: true}) //nolint:gosec // the curve is under test
+		if err == nil {
+			if got := conn.ConnectionState().CurveID; got != tc.curve {
+				t.Errorf("%s: the handshake used %s", tc.curve, got)
+			}
+			conn.Close()
+		}
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: handshake error %v, want success %v", tc.curve, err, tc.ok)
+		}
+	}
+	// Without the option, Go's defaults: X25519MLKEM768 first.
+	conn, err := tls.Dial("tcp", strings.TrimPrefix(cp.URL(), "https://"), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the curve is under test
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := conn.ConnectionState().CurveID; got != tls.X25519MLKEM768 {
+		t.Errorf("without curve preferences the handshake used %s, want Go's default X25519MLKEM768", got)
+	}
+	conn.Close()
+
 	for _, tc := range []struct {
 		name    string
 		serving fakeplane.SecureServing
@@ -275,6 +306,10 @@ func TestSecureServingTLSOptions(t *testing.T) {
 		{"key without cert", fakeplane.SecureServing{KeyFile: "tls.key"}, "fakeplane: missing filename for serving cert"},
 		{"unknown version", fakeplane.SecureServing{MinTLSVersion: "VersionTLS14"}, `fakeplane: unknown tls version "VersionTLS14"`},
 		{"unknown suite", fakeplane.SecureServing{CipherSuites: []string{"TLS_NOPE"}}, "fakeplane: Cipher suite TLS_NOPE not supported or doesn't exist"},
+		{"curve 0", fakeplane.SecureServing{CurvePreferences: []int32{0}}, "fakeplane: curve preference 0 is out of range (must be 1-65535)"},
+		{"curve out of range", fakeplane.SecureServing{CurvePreferences: []int32{99999}}, "fakeplane: curve preference 99999 is out of range (must be 1-65535)"},
+		{"curve twice", fakeplane.SecureServing{CurvePreferences: []int32{23, 23}}, "fakeplane: duplicate curve preference 23"},
+		{"unknown curve", fakeplane.SecureServing{CurvePreferences: []int32{1}}, "fakeplane: curve preference 1 is not supported by the current Go version"},
 		{"no suite HTTP/2 needs", fakeplane.SecureServing{CipherSuites: []string{"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"}},
 			"fakeplane: error configuring http2: http2: TLSConfig.CipherSuites is missing an HTTP/2-required AES_128_GCM_SHA256 cipher (need at least one of TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)"},
 	} {

@@ -25,6 +25,7 @@ type servingFlagValues struct {
 	keyFile       *string
 	minTLSVersion *string
 	cipherSuites  multiFlag
+	curves        int32List
 	sniCertKeys   sniCertKeys
 	noHTTP2       *bool
 	http2Streams  *int
@@ -53,6 +54,32 @@ func (s *sniCertKeys) Set(v string) error {
 	return nil
 }
 
+// int32List is a flag of comma-separated int32s, as pflag's Int32Slice
+// that kube-apiserver's --tls-curve-preferences is: each use adds to the
+// list, a value parses in any base strconv.ParseInt reads (0x1d is 29).
+type int32List []int32
+
+// String lists the values as pflag's Int32Slice does.
+func (l *int32List) String() string {
+	out := make([]string, len(*l))
+	for i, v := range *l {
+		out[i] = strconv.FormatInt(int64(v), 10)
+	}
+	return "[" + strings.Join(out, ",") + "]"
+}
+
+// Set adds the values v lists.
+func (l *int32List) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		n, err := strconv.ParseInt(s, 0, 32)
+		if err != nil {
+			return err
+		}
+		*l = append(*l, int32(n))
+	}
+	return nil
+}
+
 // servingFlags defines the serving flags on fs.
 func servingFlags(fs *flag.FlagSet) *servingFlagValues {
 	v := &servingFlagValues{fs: fs}
@@ -63,6 +90,7 @@ func servingFlags(fs *flag.FlagSet) *servingFlagValues {
 	v.keyFile = fs.String("tls-private-key-file", "", "the private key of --tls-cert-file")
 	v.minTLSVersion = fs.String("tls-min-version", "", "the lowest TLS version served: VersionTLS12 or VersionTLS13 (default VersionTLS12)")
 	fs.Var(&v.cipherSuites, "tls-cipher-suites", "the TLS 1.2 cipher suites offered, comma-separated IANA names, as kube-apiserver's (default: Go's)")
+	fs.Var(&v.curves, "tls-curve-preferences", "the key exchange mechanisms allowed, comma-separated numeric Go crypto/tls CurveID values (23 P-256, 24 P-384, 25 P-521, 29 X25519, 4588 X25519MLKEM768), as kube-apiserver's; Go orders them by its own preference (default: Go's)")
 	fs.Var(&v.sniCertKeys, "tls-sni-cert-key", "a certificate and key file served to clients asking for its names, as kube-apiserver's: \"cert,key\" (the certificate's own names) or \"cert,key:name,*.domain\"; repeatable, earlier pairs win, an exact name wins over a wildcard")
 	v.noHTTP2 = fs.Bool("disable-http2-serving", false, "serve HTTP/1.1 alone, as kube-apiserver's")
 	v.http2Streams = fs.Int("http2-max-streams-per-connection", 0, "the streams a client may have open on one HTTP/2 connection; 0 for kube-apiserver's 100")
@@ -93,9 +121,9 @@ func (v *servingFlagValues) listenAddress(listen string) (string, error) {
 // option is WithSecureServing of the flags' values, nil when none is set.
 func (v *servingFlagValues) option() fakeplane.Option {
 	s := fakeplane.SecureServing{CertFile: *v.certFile, KeyFile: *v.keyFile, CertDir: *v.certDir, MinTLSVersion: *v.minTLSVersion,
-		CipherSuites: splitList(strings.Join(v.cipherSuites, ",")), SNICertKeys: v.sniCertKeys,
+		CipherSuites: splitList(strings.Join(v.cipherSuites, ",")), CurvePreferences: v.curves, SNICertKeys: v.sniCertKeys,
 		DisableHTTP2: *v.noHTTP2, HTTP2MaxStreamsPerConnection: *v.http2Streams}
-	if s.CertFile == "" && s.KeyFile == "" && s.CertDir == "" && s.MinTLSVersion == "" && len(s.CipherSuites) == 0 && len(s.SNICertKeys) == 0 &&
+	if s.CertFile == "" && s.KeyFile == "" && s.CertDir == "" && s.MinTLSVersion == "" && len(s.CipherSuites) == 0 && len(s.CurvePreferences) == 0 && len(s.SNICertKeys) == 0 &&
 		!s.DisableHTTP2 && s.HTTP2MaxStreamsPerConnection == 0 {
 		return nil
 	}

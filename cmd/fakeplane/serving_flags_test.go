@@ -34,6 +34,7 @@ func TestServingFlagsAreChecked(t *testing.T) {
 		{"port 0", []string{"--secure-port", "0"}, "--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0"},
 		{"port out of range", []string{"--secure-port", "70000"}, "--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0"},
 		{"not an IP", []string{"--bind-address", "localhost"}, `invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"`},
+		{"a curve that is not a number", []string{"--tls-curve-preferences", "23,x"}, `invalid value "23,x" for flag -tls-curve-preferences: strconv.ParseInt: parsing "x": invalid syntax (see --help)`},
 		{"an advertise address that is not an IP", []string{"--advertise-address", "x"}, `invalid argument "x" for "--advertise-address" flag: failed to parse IP: "x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
