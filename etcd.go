@@ -5,8 +5,10 @@ import (
 	"crypto/tls"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
+	"golang.org/x/time/rate"
 
 	"github.com/fakeplane/fakeplane/registry"
 	"github.com/fakeplane/fakeplane/store"
@@ -117,4 +119,59 @@ func (f *eventFeed) start(to func(store.Event)) {
 			to(ev)
 		}
 	}
+}
+
+// Kube-apiserver's default --etcd-healthcheck-timeout and
+// --etcd-readycheck-timeout.
+const (
+	defaultEtcdHealthcheckTimeout = 2 * time.Second
+	defaultEtcdReadycheckTimeout  = 2 * time.Second
+)
+
+// etcdCheck is a check of etcd as kube-apiserver's "etcd" and
+// "etcd-readiness" health checks run it: probe bounded by timeout (0:
+// def), at most once every half timeout; a check in between answers the
+// last probe's error.
+func etcdCheck(probe func(context.Context) error, timeout, def time.Duration) func() error {
+	if timeout == 0 {
+		timeout = def
+	}
+	limiter := rate.NewLimiter(rate.Every(timeout/2), 1)
+	var last lastError
+	return func() error {
+		if !limiter.Allow() {
+			return last.load()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		now := time.Now()
+		err := probe(ctx)
+		last.store(err, now)
+		return err
+	}
+}
+
+// lastError is the error of the latest probe to start, of those that
+// ended.
+type lastError struct {
+	mu  sync.Mutex
+	err error
+	at  time.Time
+}
+
+// store keeps err, of a probe started at at, unless a later probe's is
+// kept.
+func (l *lastError) store(err error, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.at.IsZero() || l.at.Before(at) {
+		l.err, l.at = err, at
+	}
+}
+
+// load returns the error kept.
+func (l *lastError) load() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
 }

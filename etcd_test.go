@@ -3,6 +3,7 @@ package fakeplane_test
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -234,4 +235,55 @@ func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 		t.Fatal("no watch event in 30s")
 	}
 	return watch.Event{}
+}
+
+// TestEtcdHealthChecksReadEtcd runs a control plane on etcd and stops etcd:
+// the "etcd" check of /livez, /readyz and /healthz and the "etcd-readiness"
+// check of /readyz fail as kube-apiserver's do with etcd gone (recorded on
+// refplane with its etcd paused): "[-]etcd failed: reason withheld" in the
+// verbose lists, 500, and the read's error at the check's own path.
+func TestEtcdHealthChecksReadEtcd(t *testing.T) {
+	t.Parallel()
+	srv := etcdtest.Start(t)
+	cp := fakeplane.Start(t, fakeplane.WithEtcdServers(srv.Endpoints), fakeplane.WithEtcdPrefix(etcdtest.Prefix(t)),
+		fakeplane.WithEtcdHealthcheckTimeout(300*time.Millisecond), fakeplane.WithEtcdReadycheckTimeout(300*time.Millisecond))
+	for _, path := range []string{"/livez?verbose", "/readyz?verbose", "/healthz?verbose"} {
+		a := getRaw(t, cp, path, nil)
+		if a.code != http.StatusOK || !strings.Contains(string(a.body), "[+]etcd ok\n") {
+			t.Fatalf("GET %s with etcd up: %d\n%s", path, a.code, a.body)
+		}
+	}
+	if a := getRaw(t, cp, "/readyz/etcd-readiness", nil); a.code != http.StatusOK || string(a.body) != "ok" {
+		t.Fatalf("GET /readyz/etcd-readiness with etcd up: %d %q", a.code, a.body)
+	}
+
+	srv.Stop()
+	// A check reads etcd at most every half timeout; until then it
+	// answers the last read's result.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		a := getRaw(t, cp, "/livez?verbose", nil)
+		if a.code == http.StatusInternalServerError {
+			if !strings.Contains(string(a.body), "[-]etcd failed: reason withheld\n") || !strings.HasSuffix(string(a.body), "livez check failed\n") {
+				t.Fatalf("GET /livez?verbose with etcd gone: %d\n%s", a.code, a.body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET /livez?verbose still %d 30s after etcd stopped:\n%s", a.code, a.body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	readyz := getRaw(t, cp, "/readyz?verbose", nil)
+	for _, want := range []string{"[-]etcd failed: reason withheld\n", "[-]etcd-readiness failed: reason withheld\n", "readyz check failed\n"} {
+		if readyz.code != http.StatusInternalServerError || !strings.Contains(string(readyz.body), want) {
+			t.Fatalf("GET /readyz?verbose with etcd gone: %d, want 500 with %q:\n%s", readyz.code, want, readyz.body)
+		}
+	}
+	for _, path := range []string{"/livez/etcd", "/readyz/etcd-readiness", "/healthz/etcd"} {
+		a := getRaw(t, cp, path, nil)
+		if a.code != http.StatusInternalServerError || !strings.HasPrefix(string(a.body), "internal server error: error getting data from etcd: ") {
+			t.Fatalf("GET %s with etcd gone: %d %q", path, a.code, a.body)
+		}
+	}
 }

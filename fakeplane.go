@@ -478,6 +478,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			return fmt.Errorf("fakeplane: %w", err)
 		}
 	}
+	// On etcd, the health checks read it as kube-apiserver's do.
+	var etcdHealth, etcdReadiness func() error
+	if probe, ok := cp.store.(interface{ Probe(context.Context) error }); ok {
+		etcdHealth = etcdCheck(probe.Probe, cp.opts.etcdHealthTimeout, defaultEtcdHealthcheckTimeout)
+		etcdReadiness = etcdCheck(probe.Probe, cp.opts.etcdReadyTimeout, defaultEtcdReadycheckTimeout)
+	}
 	cp.srv, err = server.New(server.Config{
 		Audit:                  cp.audit.serverConfig(),
 		PodSecurity:            cp.admissionConfig.PodSecurity,
@@ -510,6 +516,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Headers:                   cp.opts.headers,
 		NoProfiling:               cp.opts.noProfiling,
 		NoPriorityAndFairness:     cp.opts.noAPF,
+		EtcdHealth:                etcdHealth,
+		EtcdReadiness:             etcdReadiness,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
@@ -1399,6 +1407,7 @@ func (cp *ControlPlane) stopLocked() error {
 	}
 	cp.stopped = true
 	var errs []error
+	cp.closeStoreIfGone()
 	// The scheduler and the simulated nodes are clients: they stop while
 	// the server still answers.
 	if cp.scheduler != nil {
@@ -1465,6 +1474,23 @@ func (cp *ControlPlane) stopLocked() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// closeStoreIfGone closes a store in etcd that does not answer a probe
+// within a second, as Stop begins: the requests under way (the
+// controllers', the leases') would otherwise each wait out their timeout
+// before Stop could return. Closed, the store answers them at once.
+func (cp *ControlPlane) closeStoreIfGone() {
+	p, ok := cp.store.(interface{ Probe(context.Context) error })
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := p.Probe(ctx); err != nil {
+		cp.opts.logger.Warn("etcd does not answer: its store is closed first", "error", err)
+		_ = cp.store.Close()
+	}
 }
 
 // URL is the server's base URL, e.g. https://127.0.0.1:41234.

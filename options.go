@@ -142,6 +142,10 @@ type options struct {
 	etcdPrefix  string
 	// etcdTLS is WithEtcdTLS's (zero: none).
 	etcdTLS EtcdTLS
+	// etcdHealthTimeout and etcdReadyTimeout are
+	// WithEtcdHealthcheckTimeout's and WithEtcdReadycheckTimeout's (0:
+	// 2s).
+	etcdHealthTimeout, etcdReadyTimeout time.Duration
 	// leaderElection times the Leases of control planes sharing an etcd.
 	leaderElection LeaderElection
 	// nodes is how many simulated nodes to create (--nodes).
@@ -806,6 +810,22 @@ func (f EtcdTLS) empty() bool { return f == EtcdTLS{} }
 // in WithEtcdServers, --etcd-cafile, --etcd-certfile and --etcd-keyfile).
 // Without it, an https endpoint is verified against the system's roots.
 func WithEtcdTLS(files EtcdTLS) Option { return func(o *options) { o.etcdTLS = files } }
+
+// WithEtcdHealthcheckTimeout bounds each read of etcd by the "etcd" check
+// of /livez, /readyz and /healthz, as kube-apiserver's
+// --etcd-healthcheck-timeout (0: its default, 2s). As there, the check reads
+// etcd at most once every half timeout and otherwise answers the last read's
+// result; with WithEtcdServers only (the embedded store's checks pass).
+func WithEtcdHealthcheckTimeout(d time.Duration) Option {
+	return func(o *options) { o.etcdHealthTimeout = d }
+}
+
+// WithEtcdReadycheckTimeout is WithEtcdHealthcheckTimeout for the
+// "etcd-readiness" check of /readyz (kube-apiserver's
+// --etcd-readycheck-timeout, default 2s).
+func WithEtcdReadycheckTimeout(d time.Duration) Option {
+	return func(o *options) { o.etcdReadyTimeout = d }
+}
 
 // WithNodes creates n simulated nodes, node-0 to node-(n-1), when the
 // control plane starts (the CLI's --nodes), as kwok's fake nodes: Ready,

@@ -128,15 +128,19 @@ func (m pathHandlers) Handle(pattern string, h http.Handler) { m[pattern] = h }
 // healthMux builds the /healthz, /livez and /readyz handlers with
 // k8s.io/apiserver's healthz package, as kube-apiserver installs them: each
 // endpoint answers "ok" (its checks with ?verbose, less those named by
-// ?exclude=) and each check has its own path. fakeplane's checks always
-// pass.
-func healthMux(proxyClientCert, noAPF bool) pathHandlers {
+// ?exclude=) and each check has its own path. The checks named in run
+// run them (etcd's); the others pass.
+func healthMux(proxyClientCert, noAPF bool, run map[string]func() error) pathHandlers {
 	m := pathHandlers{}
 	for _, ep := range []string{"/healthz", "/livez", "/readyz"} {
 		names := healthChecks(ep, proxyClientCert, noAPF)
 		checks := make([]healthz.HealthChecker, len(names))
 		for i, name := range names {
-			checks[i] = healthz.NamedCheck(name, passingCheck)
+			check := passingCheck
+			if f := run[name]; f != nil {
+				check = func(*http.Request) error { return f() }
+			}
+			checks[i] = healthz.NamedCheck(name, check)
 		}
 		healthz.InstallPathHandler(m, ep, checks...)
 	}
@@ -150,7 +154,10 @@ func passingCheck(*http.Request) error { return nil }
 // their individual checks; an unknown check is kube-apiserver's mux's 404
 // (plain text).
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string) {
-	s.healthOnce.Do(func() { s.health = healthMux(s.cfg.ProxyClientCertificate != nil, s.cfg.NoPriorityAndFairness) })
+	s.healthOnce.Do(func() {
+		s.health = healthMux(s.cfg.ProxyClientCertificate != nil, s.cfg.NoPriorityAndFairness,
+			map[string]func() error{"etcd": s.cfg.EtcdHealth, "etcd-readiness": s.cfg.EtcdReadiness})
+	})
 	h, ok := s.health[path]
 	if !ok {
 		http.NotFound(w, r) // kube-apiserver's mux: "404 page not found"

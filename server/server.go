@@ -108,6 +108,10 @@ type Config struct {
 	// X-Kubernetes-PF-* headers, and the health checks name the
 	// max-in-flight filter instead of priority and fairness's hooks.
 	NoPriorityAndFairness bool
+	// EtcdHealth and EtcdReadiness are kube-apiserver's checks of etcd:
+	// "etcd" in /livez, /readyz and /healthz, and "etcd-readiness" in
+	// /readyz. nil passes (the embedded store).
+	EtcdHealth, EtcdReadiness func() error
 }
 
 // Server serves the Kubernetes API from a store.

@@ -247,3 +247,20 @@ func TestEtcdTLSFlags(t *testing.T) {
 		t.Errorf("--etcd-certfile alone: exit %d, %q; want 1, %q", code, stderr, want)
 	}
 }
+
+// TestStorageBackendFlag takes kube-apiserver's one storage backend,
+// etcd3, and refuses the others with its error, exit status 1.
+func TestStorageBackendFlag(t *testing.T) {
+	dir := t.TempDir()
+	p := startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k1"), "--storage-backend", "etcd3",
+		"--etcd-healthcheck-timeout", "1s", "--etcd-readycheck-timeout", "1s")
+	if p.url == "" {
+		t.Fatal("not serving")
+	}
+	for _, backend := range []string{"etcd2", "bbolt"} {
+		code, stderr := runToExit(t, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2"), "--storage-backend", backend)
+		if want := "fakeplane: --storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'\n"; code != 1 || stderr != want {
+			t.Errorf("--storage-backend %s: exit %d, %q; want 1, %q", backend, code, stderr, want)
+		}
+	}
+}

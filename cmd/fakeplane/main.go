@@ -197,6 +197,9 @@ func run(args []string) error {
 	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often the history that lists at past revisions (continue tokens) read is compacted; 0 disables compaction")
 	etcdServers := fs.String("etcd-servers", "", "List of etcd servers to connect with (scheme://ip:port), comma separated. The objects are kept there instead of in a bbolt file in --data-dir; several fakeplanes on one --etcd-prefix (and one --data-dir, for one CA) serve one cluster, the controllers running in the holder of the kube-system/kube-controller-manager Lease")
 	etcdPrefix := fs.String("etcd-prefix", etcdstore.DefaultPrefix, "The prefix to prepend to all resource paths in etcd.")
+	etcdHealthTimeout := fs.Duration("etcd-healthcheck-timeout", 2*time.Second, "The timeout to use when checking etcd health.")
+	etcdReadyTimeout := fs.Duration("etcd-readycheck-timeout", 2*time.Second, "The timeout to use when checking etcd readiness")
+	storageBackend := fs.String("storage-backend", "", "The storage backend for persistence. Options: 'etcd3' (default): with --etcd-servers, etcd; without, fakeplane's bbolt file in --data-dir, which answers as etcd does.")
 	var etcdTLS fakeplane.EtcdTLS
 	fs.StringVar(&etcdTLS.CAFile, "etcd-cafile", "", "SSL Certificate Authority file used to secure etcd communication.")
 	fs.StringVar(&etcdTLS.CertFile, "etcd-certfile", "", "SSL certification file used to secure etcd communication.")
@@ -348,6 +351,10 @@ func run(args []string) error {
 	if servers := splitList(*etcdServers); len(servers) > 0 {
 		opts = append(opts, fakeplane.WithEtcdServers(servers), fakeplane.WithEtcdPrefix(*etcdPrefix))
 	}
+	if *storageBackend != "" && *storageBackend != "etcd3" {
+		return errors.New("--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'")
+	}
+	opts = append(opts, fakeplane.WithEtcdHealthcheckTimeout(*etcdHealthTimeout), fakeplane.WithEtcdReadycheckTimeout(*etcdReadyTimeout))
 	if etcdTLS != (fakeplane.EtcdTLS{}) {
 		opts = append(opts, fakeplane.WithEtcdTLS(etcdTLS))
 	}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -64,8 +65,13 @@ type Server struct {
 	// present and trust; nil for one Start started (plain HTTP).
 	TLS *TLSFiles
 	// stop stops etcd and returns once it has stopped.
-	stop func()
+	stop     func()
+	stopOnce sync.Once
 }
+
+// Stop stops etcd and returns once it has stopped, before the test's
+// cleanup would (which then has nothing left to do).
+func (s *Server) Stop() { s.stopOnce.Do(s.stop) }
 
 // Start starts an etcd server for t, stopped at cleanup: the binary Binary
 // finds, or etcd in this process when there is none.
@@ -85,7 +91,7 @@ func startRetrying(t testing.TB, how string, run func(testing.TB) (*Server, erro
 	for range 3 { // a port picked free may be taken before etcd binds it
 		srv, err := run(t)
 		if err == nil {
-			t.Cleanup(srv.stop)
+			t.Cleanup(srv.Stop)
 			t.Logf("etcd (%s) at %s", how, strings.Join(srv.Endpoints, ","))
 			return srv
 		}

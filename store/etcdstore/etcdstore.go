@@ -102,6 +102,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -345,6 +346,19 @@ func (s *Store) Close() error {
 		if err := s.cli.Close(); err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("etcdstore: close client: %w", err)
 		}
+	}
+	return nil
+}
+
+// Probe reads the key "health" under the prefix, as kube-apiserver's
+// checks of etcd do, and returns their error when the read fails ("error
+// getting data from etcd: ...").
+func (s *Store) Probe(ctx context.Context) error {
+	if s.closed.Load() {
+		return errors.New("closed")
+	}
+	if _, err := s.cli.Get(ctx, path.Join("/", s.cfg.Prefix, "health")); err != nil {
+		return fmt.Errorf("error getting data from etcd: %w", err)
 	}
 	return nil
 }
