@@ -492,7 +492,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Store:                  cp.store,
 		Logger:                 cp.opts.logger,
 		RootCAPEM:              cp.ca.CertPEM,
-		ServerAddress:          ln.Addr().String(),
+		ServerAddress:          externalAddress(cp.opts.externalHostname, cp.opts.advertiseAddress, ln.Addr().(*net.TCPAddr)),
 		Auth:                   authCfg,
 		Now:                    cp.opts.clock,
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -104,6 +105,28 @@ func advertiseAddress(given, listen net.IP) net.IP {
 		return nil
 	}
 	return ip
+}
+
+// externalAddress is the host:port the control plane names itself by, as
+// kube-apiserver's ExternalAddress: the external hostname, else the
+// advertise address given, else, for an unspecified address listened on,
+// the host's default address (as kube-apiserver's default advertise
+// address), else the address listened on. (kube-apiserver also takes the
+// host's default address for a loopback one, where a client of a server
+// listening on loopback cannot reach it.)
+func externalAddress(hostname string, given net.IP, listen *net.TCPAddr) string {
+	port := strconv.Itoa(listen.Port)
+	switch {
+	case hostname != "":
+		return net.JoinHostPort(hostname, port)
+	case given != nil && !given.IsUnspecified():
+		return net.JoinHostPort(given.String(), port)
+	case listen.IP.IsUnspecified():
+		if ip, err := utilnet.ResolveBindAddressWithLogger(logr.Discard(), listen.IP); err == nil {
+			return net.JoinHostPort(ip.String(), port)
+		}
+	}
+	return net.JoinHostPort(hostFor(listen.IP), port)
 }
 
 // kubernetesEndpoints writes the kubernetes Service's Endpoints and

@@ -83,6 +83,8 @@ type options struct {
 	// advertiseAddress and endpointReconciler are WithAdvertiseAddress'
 	// and WithEndpointReconcilerType's.
 	advertiseAddress   net.IP
+	// externalHostname is WithExternalHostname's.
+	externalHostname string
 	endpointReconciler string
 	// featureGates are WithFeatureGates'.
 	featureGates []string
@@ -1048,6 +1050,17 @@ func WithAllowPrivileged(allow bool) Option {
 // a default route, leaves them unwritten, as kube-apiserver's reconciler
 // cannot write them (Endpoints refuse loopback addresses).
 func WithAdvertiseAddress(ip net.IP) Option { return func(o *options) { o.advertiseAddress = ip } }
+
+// WithExternalHostname sets the host name in the URLs the control plane
+// gives out for itself, as kube-apiserver's --external-hostname: /api's
+// serverAddressByClientCIDRs and the service-account issuer's default
+// jwks_uri name it, with the port served on. Without it they name the
+// advertise address (WithAdvertiseAddress) when one is given, else the
+// address listened on (the host's default address when that is an
+// unspecified address). kube-apiserver names the host's default address
+// for a loopback one too; fakeplane names the loopback address, which
+// clients can reach.
+func WithExternalHostname(host string) Option { return func(o *options) { o.externalHostname = host } }
 
 // WithEndpointReconcilerType is kube-apiserver's --endpoint-reconciler-type:
 // EndpointReconcilerLease (the default) and EndpointReconcilerMasterCount

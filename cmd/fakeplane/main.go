@@ -123,6 +123,7 @@ func run(args []string) error {
 	kubeconfig := fs.String("kubeconfig", defaultKubeconfig, "where to write the admin kubeconfig (run as kube-apiserver: in the data directory unless given)")
 	serving := servingFlags(fs)
 	advertise := fs.String("advertise-address", "", "the IP address the kubernetes Service's Endpoints and EndpointSlice name, as kube-apiserver's (default: the host's default address when listening on loopback or every interface, else the one listened on)")
+	externalHostname := fs.String("external-hostname", "", "The hostname to use when generating externalized URLs for this master (e.g. Swagger API Docs or OpenID Discovery): /api's serverAddressByClientCIDRs and the default jwks_uri (default: --advertise-address, else the address listened on)")
 	endpointReconciler := fs.String("endpoint-reconciler-type", fakeplane.EndpointReconcilerLease, "lease (keep the kubernetes Service's endpoints), master-count (the same, for one server) or none, as kube-apiserver's")
 	var featureGates multiFlag
 	fs.Var(&featureGates, "feature-gates", "kube-apiserver's feature gates, comma-separated [kube:]Name=true|false (repeatable): v1.37's defaults are accepted; a gate set away from its default is refused, not built")
@@ -309,6 +310,9 @@ func run(args []string) error {
 			return usageError{fmt.Errorf("invalid argument %q for \"--advertise-address\" flag: failed to parse IP: %q", *advertise, *advertise)}
 		}
 		opts = append(opts, fakeplane.WithAdvertiseAddress(ip))
+	}
+	if *externalHostname != "" {
+		opts = append(opts, fakeplane.WithExternalHostname(*externalHostname))
 	}
 	opts = append(opts, fakeplane.WithEndpointReconcilerType(*endpointReconciler), fakeplane.WithFeatureGates(featureGates...), fakeplane.WithRuntimeConfig(runtimeConfig...))
 	if !*allowPrivileged {
