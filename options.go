@@ -82,9 +82,9 @@ type options struct {
 	tolerationSeconds *registry.TolerationSeconds
 	// advertiseAddress and endpointReconciler are WithAdvertiseAddress'
 	// and WithEndpointReconcilerType's.
-	advertiseAddress   net.IP
+	advertiseAddress net.IP
 	// externalHostname is WithExternalHostname's.
-	externalHostname string
+	externalHostname   string
 	endpointReconciler string
 	// featureGates are WithFeatureGates'.
 	featureGates []string
