@@ -316,7 +316,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 
 	ln := cp.opts.listener
 	if ln == nil {
-		if ln, err = net.Listen("tcp", cp.opts.listen); err != nil {
+		if ln, err = listen(ctx, cp.opts.listen, cp.opts.serving, cp.opts.logger); err != nil {
 			return fmt.Errorf("fakeplane: listen: %w", err)
 		}
 	}

@@ -59,6 +59,14 @@ type SecureServing struct {
 	SNICertKeys []cliflag.NamedCertKey
 	// DisableHTTP2 is --disable-http2-serving: HTTP/1.1 alone is offered.
 	DisableHTTP2 bool
+	// PermitPortSharing is --permit-port-sharing: the port is bound with
+	// SO_REUSEPORT, so that other processes (or control planes) binding it
+	// the same way listen on it too, the kernel spreading the connections
+	// among them.
+	PermitPortSharing bool
+	// PermitAddressSharing is --permit-address-sharing: the port is bound
+	// with SO_REUSEADDR, which Go sets on every listener anyway.
+	PermitAddressSharing bool
 	// HTTP2MaxStreamsPerConnection is --http2-max-streams-per-connection:
 	// the streams a client may have open on one HTTP/2 connection; 0 or
 	// less for kube-apiserver's 100.

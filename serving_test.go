@@ -357,3 +357,37 @@ func TestSecureServingUserKubeconfigTrustsTheGivenCertificate(t *testing.T) {
 		t.Errorf("authenticated as %q, want alice", review.Status.UserInfo.Username)
 	}
 }
+
+// TestPermitPortSharing binds two control planes to one port with
+// SO_REUSEPORT (--permit-port-sharing): the kernel spreads the connections
+// among them, so handshakes meet both one's and the other's serving
+// certificate (each signed by its own CA). A third, without, is refused
+// the port.
+func TestPermitPortSharing(t *testing.T) {
+	t.Parallel()
+	sharing := fakeplane.WithSecureServing(fakeplane.SecureServing{PermitPortSharing: true})
+	first := fakeplane.Start(t, sharing, fakeplane.WithListenAddress("127.0.0.1:0"))
+	addr := strings.TrimPrefix(first.URL(), "https://")
+	second := fakeplane.Start(t, sharing, fakeplane.WithListenAddress(addr))
+	if second.URL() != first.URL() {
+		t.Fatalf("the second control plane serves at %s, the first at %s", second.URL(), first.URL())
+	}
+	// With two listeners, 64 connections all reaching one would happen
+	// with a probability of 2^-63.
+	issuers := map[string]bool{}
+	for range 64 {
+		conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // which server answers is under test
+		if err != nil {
+			t.Fatal(err)
+		}
+		issuers[string(conn.ConnectionState().PeerCertificates[0].AuthorityKeyId)] = true
+		conn.Close()
+	}
+	if len(issuers) != 2 {
+		t.Fatalf("64 connections to %s met %d control planes, want both", addr, len(issuers))
+	}
+	err := startError(t, fakeplane.WithListenAddress(addr))
+	if err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("a control plane without port sharing on %s: %v, want address already in use", addr, err)
+	}
+}

@@ -264,3 +264,30 @@ func TestStorageBackendFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestLoggingAndLivezFlags checks --logging-format (json writes JSON
+// lines), and kube-apiserver's errors for --logging-format,
+// --log-flush-frequency and --livez-grace-period, exit status 1.
+func TestLoggingAndLivezFlags(t *testing.T) {
+	dir := t.TempDir()
+	p := startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k1"), "-v", "--logging-format", "json",
+		"--log-flush-frequency", "1s", "--livez-grace-period", "10s")
+	lines := strings.Split(strings.TrimSpace(p.stderr.String()), "\n")
+	var first map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first["msg"] == nil || first["level"] == nil {
+		t.Fatalf("--logging-format json: the first log line %q is not a JSON record with msg and level (%v)", lines[0], err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--logging-format", "foo"}, `format: Invalid value: "foo": Unsupported log format`},
+		{[]string{"--log-flush-frequency", "0"}, `flushFrequency: Invalid value: "0s": Must be greater than zero`},
+		{[]string{"--livez-grace-period", "-1s"}, "--livez-grace-period can not be a negative value"},
+	} {
+		code, stderr := runToExit(t, append([]string{"--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2")}, tc.args...)...)
+		if want := "fakeplane: " + tc.want + "\n"; code != 1 || stderr != want {
+			t.Errorf("%v: exit %d, %q; want 1, %q", tc.args, code, stderr, want)
+		}
+	}
+}

@@ -123,6 +123,9 @@ func run(args []string) error {
 	kubeconfig := fs.String("kubeconfig", defaultKubeconfig, "where to write the admin kubeconfig (run as kube-apiserver: in the data directory unless given)")
 	serving := servingFlags(fs)
 	advertise := fs.String("advertise-address", "", "the IP address the kubernetes Service's Endpoints and EndpointSlice name, as kube-apiserver's (default: the host's default address when listening on loopback or every interface, else the one listened on)")
+	livezGrace := fs.Duration("livez-grace-period", 0, "the time /livez assumes unfinished post-start hooks will complete, as kube-apiserver's; fakeplane's have all completed when it serves, so /livez is as kube-apiserver's after the grace period")
+	loggingFormat := fs.String("logging-format", "text", "Sets the log format. Permitted formats: \"json\", \"text\" (log/slog's text or JSON lines).")
+	logFlush := fs.Duration("log-flush-frequency", 5*time.Second, "Maximum number of seconds between log flushes (fakeplane's log lines are written as they come)")
 	externalHostname := fs.String("external-hostname", "", "The hostname to use when generating externalized URLs for this master (e.g. Swagger API Docs or OpenID Discovery): /api's serverAddressByClientCIDRs and the default jwks_uri (default: --advertise-address, else the address listened on)")
 	endpointReconciler := fs.String("endpoint-reconciler-type", fakeplane.EndpointReconcilerLease, "lease (keep the kubernetes Service's endpoints), master-count (the same, for one server) or none, as kube-apiserver's")
 	var featureGates multiFlag
@@ -298,7 +301,22 @@ func run(args []string) error {
 	if verbose > 0 {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if *livezGrace < 0 {
+		return errors.New("--livez-grace-period can not be a negative value")
+	}
+	if *logFlush <= 0 {
+		return fmt.Errorf("flushFrequency: Invalid value: %q: Must be greater than zero", logFlush.String())
+	}
+	var handler slog.Handler
+	switch *loggingFormat {
+	case "text":
+		handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})
+	case "json":
+		handler = slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})
+	default:
+		return fmt.Errorf("format: Invalid value: %q: Unsupported log format", *loggingFormat)
+	}
+	logger := slog.New(handler)
 	opts := []fakeplane.Option{fakeplane.WithListenAddress(listenAddr), fakeplane.WithKubeconfigPath(path), fakeplane.WithLogger(logger),
 		fakeplane.WithFlagz(flagzValues(fs))}
 	if o := serving.option(); o != nil {

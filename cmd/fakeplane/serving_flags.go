@@ -29,6 +29,8 @@ type servingFlagValues struct {
 	sniCertKeys   sniCertKeys
 	noHTTP2       *bool
 	http2Streams  *int
+	portSharing   *bool
+	addrSharing   *bool
 }
 
 // sniCertKeys is --tls-sni-cert-key's value: upstream's NamedCertKey
@@ -93,6 +95,8 @@ func servingFlags(fs *flag.FlagSet) *servingFlagValues {
 	fs.Var(&v.curves, "tls-curve-preferences", "the key exchange mechanisms allowed, comma-separated numeric Go crypto/tls CurveID values (23 P-256, 24 P-384, 25 P-521, 29 X25519, 4588 X25519MLKEM768), as kube-apiserver's; Go orders them by its own preference (default: Go's)")
 	fs.Var(&v.sniCertKeys, "tls-sni-cert-key", "a certificate and key file served to clients asking for its names, as kube-apiserver's: \"cert,key\" (the certificate's own names) or \"cert,key:name,*.domain\"; repeatable, earlier pairs win, an exact name wins over a wildcard")
 	v.noHTTP2 = fs.Bool("disable-http2-serving", false, "serve HTTP/1.1 alone, as kube-apiserver's")
+	v.portSharing = fs.Bool("permit-port-sharing", false, "If true, SO_REUSEPORT will be used when binding the port, which allows more than one instance to bind on the same address and port.")
+	v.addrSharing = fs.Bool("permit-address-sharing", false, "If true, SO_REUSEADDR will be used when binding the port. This allows binding to wildcard IPs like 0.0.0.0 and specific IPs in parallel, and it avoids waiting for the kernel to release sockets in TIME_WAIT state.")
 	v.http2Streams = fs.Int("http2-max-streams-per-connection", 0, "the streams a client may have open on one HTTP/2 connection; 0 for kube-apiserver's 100")
 	return v
 }
@@ -122,9 +126,10 @@ func (v *servingFlagValues) listenAddress(listen string) (string, error) {
 func (v *servingFlagValues) option() fakeplane.Option {
 	s := fakeplane.SecureServing{CertFile: *v.certFile, KeyFile: *v.keyFile, CertDir: *v.certDir, MinTLSVersion: *v.minTLSVersion,
 		CipherSuites: splitList(strings.Join(v.cipherSuites, ",")), CurvePreferences: v.curves, SNICertKeys: v.sniCertKeys,
-		DisableHTTP2: *v.noHTTP2, HTTP2MaxStreamsPerConnection: *v.http2Streams}
+		DisableHTTP2: *v.noHTTP2, HTTP2MaxStreamsPerConnection: *v.http2Streams,
+		PermitPortSharing: *v.portSharing, PermitAddressSharing: *v.addrSharing}
 	if s.CertFile == "" && s.KeyFile == "" && s.CertDir == "" && s.MinTLSVersion == "" && len(s.CipherSuites) == 0 && len(s.CurvePreferences) == 0 && len(s.SNICertKeys) == 0 &&
-		!s.DisableHTTP2 && s.HTTP2MaxStreamsPerConnection == 0 {
+		!s.DisableHTTP2 && s.HTTP2MaxStreamsPerConnection == 0 && !s.PermitPortSharing && !s.PermitAddressSharing {
 		return nil
 	}
 	return fakeplane.WithSecureServing(s)
