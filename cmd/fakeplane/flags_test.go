@@ -132,7 +132,8 @@ func TestFlagzListsTheCommandsFlags(t *testing.T) {
 		}
 	}
 	startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", kc, "--requestheader-allowed-names", "front-proxy-client, other",
-		"--fixtures", a, "--fixtures", b, "--request-timeout", "90s", "--anonymous-auth=false")
+		"--fixtures", a, "--fixtures", b, "--request-timeout", "90s", "--anonymous-auth=false",
+		"--kubelet-timeout", "3s", "--delete-collection-workers", "4", "--lease-reuse-duration-seconds", "30")
 	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +156,9 @@ func TestFlagzListsTheCommandsFlags(t *testing.T) {
 		"etcd-servers":                    "[]",
 		"fixtures":                        "[" + a + "," + b + "]",
 		"kubeconfig":                      kc,
+		"kubelet-timeout":                 "3s",
+		"delete-collection-workers":       "4",
+		"lease-reuse-duration-seconds":    "30",
 		"kubelet-preferred-address-types": "[InternalIP,ExternalIP,Hostname]",
 		"max-requests-inflight":           "400",
 		"request-timeout":                 "1m30s",

@@ -123,6 +123,10 @@ func run(args []string) error {
 	kubeconfig := fs.String("kubeconfig", defaultKubeconfig, "where to write the admin kubeconfig (run as kube-apiserver: in the data directory unless given)")
 	serving := servingFlags(fs)
 	advertise := fs.String("advertise-address", "", "the IP address the kubernetes Service's Endpoints and EndpointSlice name, as kube-apiserver's (default: the host's default address when listening on loopback or every interface, else the one listened on)")
+	// kube-apiserver's flags whose effect fakeplane has without them.
+	fs.Duration("kubelet-timeout", 5*time.Second, "Timeout for kubelet operations: kube-apiserver v1.37 sets it and uses it nowhere, and so does fakeplane")
+	fs.Int("delete-collection-workers", 1, "Number of workers spawned for DeleteCollection call, as kube-apiserver's: they change how fast a collection is deleted, not what a client sees of it")
+	fs.Int("lease-reuse-duration-seconds", 60, "The time in seconds that each lease is reused, as kube-apiserver's: an Event lives up to min(5% of --event-ttl, this) past its TTL there; fakeplane removes it at its TTL, within that window")
 	livezGrace := fs.Duration("livez-grace-period", 0, "the time /livez assumes unfinished post-start hooks will complete, as kube-apiserver's; fakeplane's have all completed when it serves, so /livez is as kube-apiserver's after the grace period")
 	loggingFormat := fs.String("logging-format", "text", "Sets the log format. Permitted formats: \"json\", \"text\" (log/slog's text or JSON lines).")
 	logFlush := fs.Duration("log-flush-frequency", 5*time.Second, "Maximum number of seconds between log flushes (fakeplane's log lines are written as they come)")
