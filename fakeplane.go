@@ -199,6 +199,9 @@ func New(opts ...Option) (*ControlPlane, error) {
 	if err := validateEndpointReconcilerType(o.endpointReconciler); err != nil {
 		return nil, fmt.Errorf("fakeplane: %w", err)
 	}
+	if err := o.shutdown.validate(); err != nil {
+		return nil, fmt.Errorf("fakeplane: %w", err)
+	}
 	if !o.etcdTLS.empty() && len(o.etcdServers) == 0 {
 		// There is no etcd to secure: the store is a bbolt file.
 		return nil, errors.New("fakeplane: --etcd-cafile, --etcd-certfile and --etcd-keyfile secure --etcd-servers, and none is given")
@@ -517,6 +520,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		NoProfiling:               cp.opts.noProfiling,
 		NoPriorityAndFairness:     cp.opts.noAPF,
 		EtcdHealth:                etcdHealth,
+		ShutdownSendRetryAfter:    cp.opts.shutdown.SendRetryAfter,
 		EtcdReadiness:             etcdReadiness,
 	})
 	if err != nil {
@@ -1407,6 +1411,7 @@ func (cp *ControlPlane) stopLocked() error {
 	}
 	cp.stopped = true
 	var errs []error
+	cp.shutDownGracefully()
 	cp.closeStoreIfGone()
 	// The scheduler and the simulated nodes are clients: they stop while
 	// the server still answers.
@@ -1474,6 +1479,28 @@ func (cp *ControlPlane) stopLocked() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// shutDownGracefully ends the serving as kube-apiserver does on SIGTERM
+// with WithGracefulShutdown's flags: /readyz fails its shutdown check for
+// the delay while requests are served, then the server stops listening
+// (with SendRetryAfter, new requests are answered 429 instead) while the
+// requests in flight are answered and, for the grace period, watches end.
+// Without those flags it does nothing: Stop ends requests in flight.
+func (cp *ControlPlane) shutDownGracefully() {
+	g := cp.opts.shutdown
+	if cp.srv == nil || !g.graceful() {
+		return
+	}
+	cp.srv.InitiateShutdown()
+	time.Sleep(g.DelayDuration)
+	cp.srv.StopAcceptingRequests()
+	if !g.SendRetryAfter && cp.listener != nil {
+		// kube-apiserver's HTTP server stops listening once the delay
+		// has passed (with SendRetryAfter, once the requests drained).
+		_ = cp.listener.Close()
+	}
+	cp.srv.DrainRequests(g.WatchTerminationGracePeriod)
 }
 
 // closeStoreIfGone closes a store in etcd that does not answer a probe

@@ -2,6 +2,7 @@ package fakeplane
 
 import (
 	"crypto/x509"
+	"errors"
 	"log/slog"
 	"net"
 	"slices"
@@ -83,6 +84,8 @@ type options struct {
 	// advertiseAddress and endpointReconciler are WithAdvertiseAddress'
 	// and WithEndpointReconcilerType's.
 	advertiseAddress net.IP
+	// shutdown is WithGracefulShutdown's.
+	shutdown GracefulShutdown
 	// externalHostname is WithExternalHostname's.
 	externalHostname   string
 	endpointReconciler string
@@ -1061,6 +1064,45 @@ func WithAdvertiseAddress(ip net.IP) Option { return func(o *options) { o.advert
 // for a loopback one too; fakeplane names the loopback address, which
 // clients can reach.
 func WithExternalHostname(host string) Option { return func(o *options) { o.externalHostname = host } }
+
+// GracefulShutdown is how Stop ends the serving, as kube-apiserver's
+// --shutdown-* flags say it ends on SIGTERM. The zero value stops at once.
+type GracefulShutdown struct {
+	// DelayDuration is --shutdown-delay-duration: for this long after
+	// Stop is called, /readyz fails its shutdown check ("[-]shutdown
+	// failed") while every request is served as before, so that load
+	// balancers and clients move away.
+	DelayDuration time.Duration
+	// SendRetryAfter is --shutdown-send-retry-after: once the delay has
+	// passed, new requests (but /readyz, /livez, /healthz and /metrics)
+	// are answered 429 with Retry-After: 5 and Connection: close, while
+	// the requests in flight are answered; then the server stops.
+	SendRetryAfter bool
+	// WatchTerminationGracePeriod is
+	// --shutdown-watch-termination-grace-period: once the requests in
+	// flight are answered, open watches get this long to end before they
+	// are closed.
+	WatchTerminationGracePeriod time.Duration
+}
+
+// validate checks g as kube-apiserver checks its flags.
+func (g GracefulShutdown) validate() error {
+	if g.DelayDuration < 0 {
+		return errors.New("--shutdown-delay-duration can not be negative value")
+	}
+	if g.WatchTerminationGracePeriod < 0 {
+		return errors.New("shutdown-watch-termination-grace-period, if provided, can not be a negative value")
+	}
+	return nil
+}
+
+// graceful says whether Stop waits or drains before it stops.
+func (g GracefulShutdown) graceful() bool { return g != GracefulShutdown{} }
+
+// WithGracefulShutdown makes Stop end the serving as kube-apiserver ends
+// it on SIGTERM with its --shutdown-* flags (see GracefulShutdown). New
+// refuses negative durations with kube-apiserver's errors.
+func WithGracefulShutdown(g GracefulShutdown) Option { return func(o *options) { o.shutdown = g } }
 
 // WithEndpointReconcilerType is kube-apiserver's --endpoint-reconciler-type:
 // EndpointReconcilerLease (the default) and EndpointReconcilerMasterCount

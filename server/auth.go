@@ -264,6 +264,9 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	// Every answer says not to cache it, unless its handler says otherwise.
 	h = filters.WithCacheControl(h)
 	h = genericfilters.WithHSTS(h, s.cfg.Headers.HSTSDirectives)
+	// Where kube-apiserver's WithRetryAfter (and, further in, its
+	// WithWaitGroup) stand: before authentication.
+	h = s.withShutdown(h)
 	h = filters.WithRequestInfo(h, s.infos)
 	if s.cfg.Audit.enabled() {
 		// Outermost, as in kube-apiserver's chain: the time an event says

@@ -156,7 +156,7 @@ func passingCheck(*http.Request) error { return nil }
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, path string) {
 	s.healthOnce.Do(func() {
 		s.health = healthMux(s.cfg.ProxyClientCertificate != nil, s.cfg.NoPriorityAndFairness,
-			map[string]func() error{"etcd": s.cfg.EtcdHealth, "etcd-readiness": s.cfg.EtcdReadiness})
+			map[string]func() error{"etcd": s.cfg.EtcdHealth, "etcd-readiness": s.cfg.EtcdReadiness, "shutdown": s.shutdownCheck})
 	})
 	h, ok := s.health[path]
 	if !ok {

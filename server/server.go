@@ -112,6 +112,10 @@ type Config struct {
 	// "etcd" in /livez, /readyz and /healthz, and "etcd-readiness" in
 	// /readyz. nil passes (the embedded store).
 	EtcdHealth, EtcdReadiness func() error
+	// ShutdownSendRetryAfter is kube-apiserver's
+	// --shutdown-send-retry-after: once StopAcceptingRequests is called,
+	// new requests are answered 429 with Retry-After.
+	ShutdownSendRetryAfter bool
 }
 
 // Server serves the Kubernetes API from a store.
@@ -137,6 +141,8 @@ type Server struct {
 	life    context.Context
 	endLife context.CancelFunc
 	// requests counts the requests being served; Drain waits for them.
+	// shutdown follows a graceful stop (InitiateShutdown, ...).
+	shutdown shutdownState
 	reqMu    sync.Mutex
 	reqIdle  *sync.Cond
 	requests int
@@ -206,6 +212,7 @@ func New(cfg Config) (*Server, error) {
 		flows:     newFlowClassifier(),
 	}
 	s.reqIdle = sync.NewCond(&s.reqMu)
+	s.shutdown.idle = sync.NewCond(&s.shutdown.mu)
 	s.life, s.endLife = context.WithCancel(context.Background())
 	if s.log == nil {
 		s.log = slog.Default()

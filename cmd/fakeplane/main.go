@@ -127,6 +127,10 @@ func run(args []string) error {
 	fs.Duration("kubelet-timeout", 5*time.Second, "Timeout for kubelet operations: kube-apiserver v1.37 sets it and uses it nowhere, and so does fakeplane")
 	fs.Int("delete-collection-workers", 1, "Number of workers spawned for DeleteCollection call, as kube-apiserver's: they change how fast a collection is deleted, not what a client sees of it")
 	fs.Int("lease-reuse-duration-seconds", 60, "The time in seconds that each lease is reused, as kube-apiserver's: an Event lives up to min(5% of --event-ttl, this) past its TTL there; fakeplane removes it at its TTL, within that window")
+	var shutdown fakeplane.GracefulShutdown
+	fs.DurationVar(&shutdown.DelayDuration, "shutdown-delay-duration", 0, "Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.")
+	fs.BoolVar(&shutdown.SendRetryAfter, "shutdown-send-retry-after", false, "If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a 'Retry-After' response header, in addition 'Connection: close' response header is set in order to tear down the TCP connection when idle.")
+	fs.DurationVar(&shutdown.WatchTerminationGracePeriod, "shutdown-watch-termination-grace-period", 0, "This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window.")
 	livezGrace := fs.Duration("livez-grace-period", 0, "the time /livez assumes unfinished post-start hooks will complete, as kube-apiserver's; fakeplane's have all completed when it serves, so /livez is as kube-apiserver's after the grace period")
 	loggingFormat := fs.String("logging-format", "text", "Sets the log format. Permitted formats: \"json\", \"text\" (log/slog's text or JSON lines).")
 	logFlush := fs.Duration("log-flush-frequency", 5*time.Second, "Maximum number of seconds between log flushes (fakeplane's log lines are written as they come)")
@@ -332,6 +336,9 @@ func run(args []string) error {
 			return usageError{fmt.Errorf("invalid argument %q for \"--advertise-address\" flag: failed to parse IP: %q", *advertise, *advertise)}
 		}
 		opts = append(opts, fakeplane.WithAdvertiseAddress(ip))
+	}
+	if shutdown != (fakeplane.GracefulShutdown{}) {
+		opts = append(opts, fakeplane.WithGracefulShutdown(shutdown))
 	}
 	if *externalHostname != "" {
 		opts = append(opts, fakeplane.WithExternalHostname(*externalHostname))
