@@ -520,8 +520,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		NoProfiling:               cp.opts.noProfiling,
 		NoPriorityAndFairness:     cp.opts.noAPF,
 		EtcdHealth:                etcdHealth,
-		ShutdownSendRetryAfter:    cp.opts.shutdown.SendRetryAfter,
 		EtcdReadiness:             etcdReadiness,
+		ShutdownSendRetryAfter:    cp.opts.shutdown.SendRetryAfter,
 	})
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)

@@ -73,7 +73,7 @@ const kubernetesServiceKey = "v1/Service/default/kubernetes"
 // default), with kube-apiserver's errors, both when both fail.
 func checkKubernetesServiceNodePort(port int, nodePorts utilnet.PortRange) error {
 	if nodePorts.Size == 0 {
-		nodePorts = utilnet.PortRange{Base: 30000, Size: 2768}
+		nodePorts = registry.DefaultServiceNodePortRange()
 	}
 	var errs []error
 	if port < 0 || port > 65535 {

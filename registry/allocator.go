@@ -672,9 +672,9 @@ func checkCreateIPFamilies(svc *corev1.Service, headlessWithoutSelector bool) er
 	return invalid(errs)
 }
 
-// defaultServiceNodePortRange is kube-apiserver's default
+// DefaultServiceNodePortRange is kube-apiserver's default
 // --service-node-port-range, 30000-32767.
-func defaultServiceNodePortRange() utilnet.PortRange {
+func DefaultServiceNodePortRange() utilnet.PortRange {
 	return utilnet.PortRange{Base: 30000, Size: 2768}
 }
 

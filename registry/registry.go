@@ -183,7 +183,7 @@ func New(cfg Config) (*Registry, error) {
 	}
 	nodePorts := cfg.ServiceNodePortRange
 	if nodePorts.Size == 0 {
-		nodePorts = defaultServiceNodePortRange()
+		nodePorts = DefaultServiceNodePortRange()
 	}
 	r.alloc = newServiceAllocator(ipRange, nodePorts)
 	if err := r.alloc.Load(r.store); err != nil {
