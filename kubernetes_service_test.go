@@ -54,7 +54,7 @@ func TestKubernetesServiceNodePort(t *testing.T) {
 			t.Fatalf("%s: managedFields %+v, want one kube-apiserver Update", when, mf)
 		}
 		var got, want any
-		if err := json.Unmarshal(mf[0].FieldsV1.Raw, &got); err != nil {
+		if err := json.Unmarshal(mf[0].FieldsV1.GetRawBytes(), &got); err != nil {
 			t.Fatal(err)
 		}
 		if err := json.Unmarshal([]byte(kubernetesNodePortFields), &want); err != nil {

@@ -129,7 +129,7 @@ func (m pathHandlers) Handle(pattern string, h http.Handler) { m[pattern] = h }
 // k8s.io/apiserver's healthz package, as kube-apiserver installs them: each
 // endpoint answers "ok" (its checks with ?verbose, less those named by
 // ?exclude=) and each check has its own path. The checks named in run
-// run them (etcd's); the others pass.
+// run those functions (etcd's, shutdown's); the others pass.
 func healthMux(proxyClientCert, noAPF bool, run map[string]func() error) pathHandlers {
 	m := pathHandlers{}
 	for _, ep := range []string{"/healthz", "/livez", "/readyz"} {
