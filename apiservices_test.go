@@ -81,13 +81,7 @@ func TestAPIServicesConvergeAfterRestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ctx := ctxDataDir(t)
-	cp1, err := fakeplane.New(fakeplane.WithDataDir(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cp1.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cp1 := startOnDataDir(ctx, t, dir)
 	crds := dynamic.NewForConfigOrDie(cp1.RESTConfig()).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
 	if _, err := crds.Create(ctx, crontabCRD(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -129,13 +123,7 @@ func TestAPIServicesConvergeAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cp2, err := fakeplane.New(fakeplane.WithDataDir(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cp2.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cp2 := startOnDataDir(ctx, t, dir)
 	defer cp2.Stop()
 	ag = apiregistrationclient.NewForConfigOrDie(cp2.RESTConfig()).ApiregistrationV1().APIServices()
 	waitFor(t, func() bool {

@@ -71,6 +71,20 @@ func startError(t *testing.T, opts ...fakeplane.Option) error {
 	return nil
 }
 
+// startOnDataDir starts a control plane with opts on the data directory
+// dir (WithDataDir) and fails t if it does not start; the caller stops it.
+func startOnDataDir(ctx context.Context, t *testing.T, dir string, opts ...fakeplane.Option) *fakeplane.ControlPlane {
+	t.Helper()
+	cp, err := fakeplane.New(append([]fakeplane.Option{fakeplane.WithDataDir(dir)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
+
 // ctxDataDir is ctxT for tests of control planes kept in a --data-dir,
 // which sync every write to disk: under -race, beside the other parallel
 // tests, their start and first writes can take longer than ctxT allows.
@@ -724,13 +738,7 @@ func TestDataDirRestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ctx := ctxDataDir(t)
-	cp1, err := fakeplane.New(fakeplane.WithDataDir(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cp1.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cp1 := startOnDataDir(ctx, t, dir)
 	created, err := clientset(t, cp1).CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -738,13 +746,7 @@ func TestDataDirRestart(t *testing.T) {
 	if err := cp1.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	cp2, err := fakeplane.New(fakeplane.WithDataDir(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cp2.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cp2 := startOnDataDir(ctx, t, dir)
 	defer cp2.Stop()
 	cs := clientset(t, cp2)
 	got, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "kept", metav1.GetOptions{})

@@ -30,13 +30,7 @@ func TestKubernetesServiceNodePort(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ctx := ctxDataDir(t)
-	cp1, err := fakeplane.New(fakeplane.WithDataDir(dir), fakeplane.WithKubernetesServiceNodePort(30443))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cp1.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cp1 := startOnDataDir(ctx, t, dir, fakeplane.WithKubernetesServiceNodePort(30443))
 	check := func(cs typedcorev1.ServiceInterface, when string) {
 		t.Helper()
 		svc, err := cs.Get(ctx, "kubernetes", metav1.GetOptions{})
@@ -66,7 +60,7 @@ func TestKubernetesServiceNodePort(t *testing.T) {
 	}
 	services := clientset(t, cp1).CoreV1().Services("default")
 	check(services, "first start")
-	_, err = services.Create(ctx, &corev1.Service{
+	_, err := services.Create(ctx, &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "x"},
 		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80, NodePort: 30443}}},
 	}, metav1.CreateOptions{})
@@ -77,13 +71,7 @@ func TestKubernetesServiceNodePort(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cp2, err := fakeplane.New(fakeplane.WithDataDir(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cp2.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cp2 := startOnDataDir(ctx, t, dir)
 	defer cp2.Stop()
 	check(clientset(t, cp2).CoreV1().Services("default"), "restart without the option")
 }

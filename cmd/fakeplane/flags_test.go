@@ -218,19 +218,28 @@ func TestEtcdTLSFlags(t *testing.T) {
 	kc := filepath.Join(dir, "k")
 	startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", kc, "--etcd-servers", strings.Join(srv.Endpoints, ","),
 		"--etcd-prefix", prefix, "--etcd-cafile", srv.TLS.CAFile, "--etcd-certfile", srv.TLS.CertFile, "--etcd-keyfile", srv.TLS.KeyFile)
-	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	kubeconfig, err := os.ReadFile(kc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "over-tls"}}, metav1.CreateOptions{}); err != nil {
+	if _, err := clientFor(t, kubeconfig).CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "over-tls"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	etcdHas(ctx, t, srv, prefix+"//configmaps/default/over-tls")
+
+	code, stderr := runToExit(t, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2"), "--etcd-servers", strings.Join(srv.Endpoints, ","),
+		"--etcd-certfile", srv.TLS.CertFile)
+	want := "fakeplane: open store: error creating storage factory: KeyFile and CertFile must both be present[key: , cert: " + srv.TLS.CertFile + "]\n"
+	if code != 1 || stderr != want {
+		t.Errorf("--etcd-certfile alone: exit %d, %q; want 1, %q", code, stderr, want)
+	}
+}
+
+// etcdHas fails t unless srv (over TLS) holds key.
+func etcdHas(ctx context.Context, t *testing.T, srv *etcdtest.Server, key string) {
+	t.Helper()
 	tlsConfig, err := srv.TLS.ClientConfig()
 	if err != nil {
 		t.Fatal(err)
@@ -240,15 +249,8 @@ func TestEtcdTLSFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	if resp, err := cli.Get(ctx, prefix+"//configmaps/default/over-tls"); err != nil || len(resp.Kvs) != 1 {
-		t.Fatalf("etcd get of the ConfigMap: %v, %v; want it there", resp, err)
-	}
-
-	code, stderr := runToExit(t, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2"), "--etcd-servers", strings.Join(srv.Endpoints, ","),
-		"--etcd-certfile", srv.TLS.CertFile)
-	want := "fakeplane: open store: error creating storage factory: KeyFile and CertFile must both be present[key: , cert: " + srv.TLS.CertFile + "]\n"
-	if code != 1 || stderr != want {
-		t.Errorf("--etcd-certfile alone: exit %d, %q; want 1, %q", code, stderr, want)
+	if resp, err := cli.Get(ctx, key); err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("etcd get of %s: %v, %v; want it there", key, resp, err)
 	}
 }
 

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -133,16 +131,5 @@ func TestRunsWithKubeadmsCommandLine(t *testing.T) {
 	if err != nil || svc.Spec.ClusterIP != "10.96.0.1" {
 		t.Fatalf("the kubernetes Service: %v, %v; want 10.96.0.1 of --service-cluster-ip-range", svc, err)
 	}
-	tlsConfig, err := etcd.TLS.ClientConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: etcd.Endpoints, TLS: tlsConfig, DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	if resp, err := cli.Get(ctx, prefix+"//configmaps/default/kubeadm"); err != nil || len(resp.Kvs) != 1 {
-		t.Fatalf("etcd get of the ConfigMap: %v, %v; want it there", resp, err)
-	}
+	etcdHas(ctx, t, etcd, prefix+"//configmaps/default/kubeadm")
 }
