@@ -272,12 +272,15 @@ func TestStorageBackendFlag(t *testing.T) {
 }
 
 // TestLoggingAndLivezFlags checks --logging-format (json writes JSON
-// lines), and kube-apiserver's errors for --logging-format,
-// --log-flush-frequency and --livez-grace-period, exit status 1.
+// lines), and kube-apiserver's errors (recorded from its binary) for the
+// logging flags (all at once, the alpha ones forbidden while
+// LoggingAlphaOptions is off), --livez-grace-period and
+// --storage-initialization-timeout, exit status 1.
 func TestLoggingAndLivezFlags(t *testing.T) {
 	dir := t.TempDir()
 	p := startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k1"), "-v", "--logging-format", "json",
-		"--log-flush-frequency", "1s", "--livez-grace-period", "10s")
+		"--log-flush-frequency", "1s", "--livez-grace-period", "10s", "--log-text-split-stream=false", "--log-json-info-buffer-size", "0",
+		"--storage-initialization-timeout", "30s", "--peer-ca-file", filepath.Join(dir, "missing.crt"), "--peer-advertise-ip", "192.0.2.1")
 	lines := strings.Split(strings.TrimSpace(p.stderr.String()), "\n")
 	var first map[string]any
 	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first["msg"] == nil || first["level"] == nil {
@@ -290,6 +293,12 @@ func TestLoggingAndLivezFlags(t *testing.T) {
 		{[]string{"--logging-format", "foo"}, `format: Invalid value: "foo": Unsupported log format`},
 		{[]string{"--log-flush-frequency", "0"}, `flushFrequency: Invalid value: "0s": Must be greater than zero`},
 		{[]string{"--livez-grace-period", "-1s"}, "--livez-grace-period can not be a negative value"},
+		{[]string{"--storage-initialization-timeout", "-1s"}, "--storage-initialization-timeout can not be negative value"},
+		{[]string{"--log-json-split-stream"}, "options.json.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled"},
+		{[]string{"--log-text-split-stream", "--log-text-info-buffer-size", "1Ki"},
+			"[options.text.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled, options.text.infoBufferSize: Forbidden: Feature LoggingAlphaOptions is disabled]"},
+		{[]string{"--log-flush-frequency", "0", "--logging-format", "x"},
+			`[flushFrequency: Invalid value: "0s": Must be greater than zero, format: Invalid value: "x": Unsupported log format]`},
 	} {
 		code, stderr := runToExit(t, append([]string{"--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k2")}, tc.args...)...)
 		if want := "fakeplane: " + tc.want + "\n"; code != 1 || stderr != want {

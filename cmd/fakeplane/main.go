@@ -126,14 +126,17 @@ func run(args []string) error {
 	// kube-apiserver's flags whose effect fakeplane has without them.
 	fs.Duration("kubelet-timeout", 5*time.Second, "Timeout for kubelet operations: kube-apiserver v1.37 sets it and uses it nowhere, and so does fakeplane")
 	fs.Int("delete-collection-workers", 1, "Number of workers spawned for DeleteCollection call, as kube-apiserver's: they change how fast a collection is deleted, not what a client sees of it")
+	fs.String("peer-advertise-ip", "", "the IP peer kube-apiservers proxy to, with the UnknownVersionInteroperabilityProxy feature gate (off in v1.37, and in fakeplane): ignored, as there")
+	fs.String("peer-advertise-port", "", "the port peer kube-apiservers proxy to, with the UnknownVersionInteroperabilityProxy feature gate: ignored, as there")
+	fs.String("peer-ca-file", "", "the CA of peer kube-apiservers' serving certificates, with the UnknownVersionInteroperabilityProxy feature gate: ignored, as there")
+	storageInitTimeout := fs.Duration("storage-initialization-timeout", time.Minute, "Maximum amount of time to wait for storage initialization before declaring apiserver ready, as kube-apiserver's: fakeplane's storage is initialized before it serves")
 	fs.Int("lease-reuse-duration-seconds", 60, "The time in seconds that each lease is reused, as kube-apiserver's: an Event lives up to min(5% of --event-ttl, this) past its TTL there; fakeplane removes it at its TTL, within that window")
 	var shutdown fakeplane.GracefulShutdown
 	fs.DurationVar(&shutdown.DelayDuration, "shutdown-delay-duration", 0, "Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.")
 	fs.BoolVar(&shutdown.SendRetryAfter, "shutdown-send-retry-after", false, "If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a 'Retry-After' response header, in addition 'Connection: close' response header is set in order to tear down the TCP connection when idle.")
 	fs.DurationVar(&shutdown.WatchTerminationGracePeriod, "shutdown-watch-termination-grace-period", 0, "This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window.")
 	livezGrace := fs.Duration("livez-grace-period", 0, "the time /livez assumes unfinished post-start hooks will complete, as kube-apiserver's; fakeplane's have all completed when it serves, so /livez is as kube-apiserver's after the grace period")
-	loggingFormat := fs.String("logging-format", "text", "Sets the log format. Permitted formats: \"json\", \"text\" (log/slog's text or JSON lines).")
-	logFlush := fs.Duration("log-flush-frequency", 5*time.Second, "Maximum number of seconds between log flushes (fakeplane's log lines are written as they come)")
+	logging := loggingFlags(fs)
 	externalHostname := fs.String("external-hostname", "", "The hostname to use when generating externalized URLs for this master (e.g. Swagger API Docs or OpenID Discovery): /api's serverAddressByClientCIDRs and the default jwks_uri (default: --advertise-address, else the address listened on)")
 	endpointReconciler := fs.String("endpoint-reconciler-type", fakeplane.EndpointReconcilerLease, "lease (keep the kubernetes Service's endpoints), master-count (the same, for one server) or none, as kube-apiserver's")
 	var featureGates multiFlag
@@ -309,20 +312,15 @@ func run(args []string) error {
 	if verbose > 0 {
 		level = slog.LevelDebug
 	}
+	if *storageInitTimeout < 0 {
+		return errors.New("--storage-initialization-timeout can not be negative value")
+	}
 	if *livezGrace < 0 {
 		return errors.New("--livez-grace-period can not be a negative value")
 	}
-	if *logFlush <= 0 {
-		return fmt.Errorf("flushFrequency: Invalid value: %q: Must be greater than zero", logFlush.String())
-	}
-	var handler slog.Handler
-	switch *loggingFormat {
-	case "text":
-		handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})
-	case "json":
-		handler = slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})
-	default:
-		return fmt.Errorf("format: Invalid value: %q: Unsupported log format", *loggingFormat)
+	handler, err := logging.handler(os.Stderr, level)
+	if err != nil {
+		return err
 	}
 	logger := slog.New(handler)
 	opts := []fakeplane.Option{fakeplane.WithListenAddress(listenAddr), fakeplane.WithKubeconfigPath(path), fakeplane.WithLogger(logger),
