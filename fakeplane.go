@@ -165,7 +165,9 @@ type ControlPlane struct {
 	cancel    context.CancelFunc
 	serveDone chan struct{}
 	nodes     *kubelet.Simulator
-	scheduler *scheduler.Scheduler
+	// debugSocket serves WithDebugSocketPath's socket (nil: none).
+	debugSocket *debugSocket
+	scheduler   *scheduler.Scheduler
 }
 
 // New prepares a control plane; nothing listens until Start.
@@ -719,6 +721,13 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			cp.opts.logger.Error("fakeplane: serve", "err", err)
 		}
 	}()
+	if path := cp.opts.debugSocketPath; path != "" {
+		// As kube-apiserver's, a socket that cannot be served is logged
+		// and the server serves on.
+		if cp.debugSocket, err = startDebugSocket(path); err != nil {
+			cp.opts.logger.Error("fakeplane: debug socket", "err", err)
+		}
+	}
 
 	// The admission plugins read through the loopback client, so they are
 	// installed once the server serves; they start with the first
@@ -1443,6 +1452,7 @@ func (cp *ControlPlane) stopLocked() error {
 	if cp.cancel != nil {
 		cp.cancel()
 	}
+	cp.debugSocket.close()
 	cp.caFilesDone.Wait()
 	if cp.httpServer != nil {
 		// Close, not Shutdown: clients keep HTTP/2 connections open, and a

@@ -67,6 +67,8 @@ type options struct {
 	noAPF bool
 	// noProfiling is WithProfiling(false)'s.
 	noProfiling bool
+	// debugSocketPath is WithDebugSocketPath's.
+	debugSocketPath string
 	// saNoLookup is WithServiceAccountLookup(false)'s.
 	saNoLookup bool
 	// saSigningKeyFile and saKeyFiles are
@@ -746,6 +748,13 @@ func (o *options) eventTTL() time.Duration {
 // metrics. Like every non-resource path they are authorized (cluster-admin
 // may).
 func WithProfiling(enable bool) Option { return func(o *options) { o.noProfiling = !enable } }
+
+// WithDebugSocketPath serves Go's profiles (/debug/pprof/) and the klog
+// verbosity flag (/debug/flags/v) on a Unix socket at path, without
+// authentication and whatever WithProfiling says, as kube-apiserver's
+// --debug-socket-path. A file already at path is replaced; a socket that
+// cannot be served is logged and the control plane serves on, as there.
+func WithDebugSocketPath(path string) Option { return func(o *options) { o.debugSocketPath = path } }
 
 // WithGoawayChance is kube-apiserver's --goaway-chance: the probability
 // (at most 0.02) that an HTTP/2 request other than a watch is answered

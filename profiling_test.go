@@ -1,8 +1,13 @@
 package fakeplane_test
 
 import (
+	"context"
+	"errors"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,5 +99,63 @@ func TestProfilingEndpointsAsKubeAPIServer(t *testing.T) {
 				t.Errorf("anonymous: %d, want 403", resp.StatusCode)
 			}
 		})
+	}
+}
+
+// TestDebugSocketServesProfiles serves the debug endpoints on a Unix
+// socket (--debug-socket-path), without credentials and with profiling
+// off on the HTTPS port, as kube-apiserver's socket (upstream's
+// routes.DebugSocket): the pprof index, cmdline (which the HTTPS port does
+// not register), the flags page; nothing else. Stop removes the socket.
+func TestDebugSocketServesProfiles(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "debug.sock")
+	if err := os.WriteFile(path, []byte("left over"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := fakeplane.New(fakeplane.WithDebugSocketPath(path), fakeplane.WithProfiling(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Start(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cp.Stop() })
+	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", path)
+	}}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	for _, tc := range []struct {
+		path string
+		code int
+		body string
+	}{
+		{"/debug/pprof/", http.StatusOK, "Types of profiles available"},
+		{"/debug/pprof/cmdline", http.StatusOK, ""},
+		{"/debug/flags/", http.StatusOK, "<title>/debug/flags/</title>"},
+		{"/debug/flags/v", http.StatusNotAcceptable, "unsupported http method"},
+		{"/api", http.StatusNotFound, "404 page not found"},
+	} {
+		resp, err := client.Get("http://debug" + tc.path)
+		if err != nil {
+			t.Fatalf("GET %s over the socket: %v", tc.path, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || !strings.Contains(string(body), tc.body) {
+			t.Errorf("GET %s over the socket: %d %.80q, want %d with %q", tc.path, resp.StatusCode, body, tc.code, tc.body)
+		}
+	}
+	if a := getRaw(t, cp, "/debug/pprof/", nil); a.code != http.StatusNotFound {
+		t.Errorf("GET /debug/pprof/ over HTTPS with profiling off: %d, want 404", a.code)
+	}
+	tr.CloseIdleConnections()
+	if err := cp.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket after Stop: %v, want it removed", err)
 	}
 }

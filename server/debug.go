@@ -89,3 +89,22 @@ func writeDebugFlagsIndex(w http.ResponseWriter) {
 	_, _ = io.WriteString(w, "<html>\n<head>\n<title>/debug/flags/</title>\n</head>\n<body>\n/debug/flags/<br>\n<br>\nflags:<br>\n<table>\n"+
 		"<tr>v<br>\n</table>\n<br>\nfull flags configurable<br>\n</body>\n</html>\n")
 }
+
+// DebugSocketHandler answers what kube-apiserver serves on its
+// --debug-socket-path, unauthenticated, whatever --profiling says
+// (upstream's routes.DebugSocket): Go's profiles under /debug/pprof/,
+// cmdline included, and /debug/flags/ with its flag v; nothing else.
+func DebugSocketHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/debug/pprof", http.RedirectHandler("/debug/pprof/", http.StatusFound))
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	index := func(w http.ResponseWriter, _ *http.Request) { writeDebugFlagsIndex(w) }
+	mux.HandleFunc("/debug/flags", index)
+	mux.HandleFunc("/debug/flags/", index)
+	mux.HandleFunc("/debug/flags/v", serveVerbosityFlag)
+	return mux
+}
