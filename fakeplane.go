@@ -513,6 +513,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		// quotas are kube-apiserver's alone (status-driven).
 		NoResourceQuotaController: !cp.opts.runs(controllers.ResourceQuotaName),
 		DisallowPrivileged:        cp.opts.disallowPrivileged,
+		NoGarbageCollection:       cp.opts.noGC,
 		PrivateCreateMemo:         cp.opts.privateCreateMemo,
 		SharedStore:               shared,
 		DialCluster:               cp.egress.cluster,
@@ -578,7 +579,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		RootCA:              cp.ca.CertPEM,
 		Log:                 cp.opts.logger,
 		Now:                 cp.opts.clock,
-		Controllers:         cp.opts.controllers,
+		Controllers:         cp.opts.selection(),
 		KindResources:       kindResources(cp.srv.Registry),
 		LegacyToken:         legacyTokens(cp.srv),
 		HPASyncPeriod:       cp.opts.hpaSyncPeriod,

@@ -2,6 +2,8 @@ package fakeplane_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -341,4 +343,50 @@ func TestGarbageCollectionAfterDataDirRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, gone(cs, "child"))
+}
+
+// TestGarbageCollectorOff turns garbage collection off
+// (--enable-garbage-collector=false), recorded on refplane with the flag:
+// a foreground or orphan delete adds no finalizer, so the owner is gone
+// once the delete returns and its dependent keeps its owner reference; a
+// namespace still gets the orphan finalizer, as kube-apiserver's namespace
+// REST adds it; the garbage collector does not run (its ServiceAccount,
+// which kube-controller-manager makes for the controllers it starts, is
+// not made).
+func TestGarbageCollectorOff(t *testing.T) {
+	t.Parallel()
+	cp := fakeplane.Start(t, fakeplane.WithGarbageCollector(false))
+	cs := clientset(t, cp)
+	ctx := ctxT(t)
+	for _, policy := range []metav1.DeletionPropagation{metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan} {
+		parent := mkConfigMap(t, cs, "parent-"+strings.ToLower(string(policy)), nil)
+		child := mkConfigMap(t, cs, "child-"+strings.ToLower(string(policy)), nil, ownedBy(parent, true))
+		if err := cs.CoreV1().ConfigMaps("default").Delete(ctx, parent.Name, metav1.DeleteOptions{PropagationPolicy: ptr.To(policy)}); err != nil {
+			t.Fatal(err)
+		}
+		if !gone(cs, parent.Name)() {
+			t.Errorf("%s delete without garbage collection: the owner is still there", policy)
+		}
+		cm, err := cs.CoreV1().ConfigMaps("default").Get(ctx, child.Name, metav1.GetOptions{})
+		if err != nil || len(cm.OwnerReferences) != 1 {
+			t.Errorf("%s delete without garbage collection: the dependent %v %+v, want it with its owner reference", policy, err, cm)
+		}
+	}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gc-off"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().Namespaces().Delete(ctx, "gc-off", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationOrphan)}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := cs.CoreV1().Namespaces().Get(ctx, "gc-off", metav1.GetOptions{})
+	if err != nil || !slices.Equal(ns.Finalizers, []string{metav1.FinalizerOrphanDependents}) {
+		t.Errorf("namespace deleted with orphan: %v, finalizers %v; want [orphan]", err, ns.Finalizers)
+	}
+	if _, err := cs.CoreV1().ServiceAccounts("kube-system").Get(ctx, "generic-garbage-collector", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the garbage collector's ServiceAccount: %v, want none (the controller does not run)", err)
+	}
+	on := clientset(t, fakeplane.Start(t))
+	if _, err := on.CoreV1().ServiceAccounts("kube-system").Get(ctx, "generic-garbage-collector", metav1.GetOptions{}); err != nil {
+		t.Errorf("the garbage collector's ServiceAccount with garbage collection on: %v", err)
+	}
 }

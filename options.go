@@ -67,6 +67,8 @@ type options struct {
 	noAPF bool
 	// noProfiling is WithProfiling(false)'s.
 	noProfiling bool
+	// noGC is WithGarbageCollector(false)'s.
+	noGC bool
 	// debugSocketPath is WithDebugSocketPath's.
 	debugSocketPath string
 	// saNoLookup is WithServiceAccountLookup(false)'s.
@@ -749,6 +751,16 @@ func (o *options) eventTTL() time.Duration {
 // may).
 func WithProfiling(enable bool) Option { return func(o *options) { o.noProfiling = !enable } }
 
+// WithGarbageCollector(false) turns garbage collection off, as
+// --enable-garbage-collector=false does on kube-apiserver and on
+// kube-controller-manager (whose flag must say the same): a delete adds
+// neither the orphan nor the foregroundDeletion finalizer (a namespace's
+// still does, as kube-apiserver's namespace REST adds them), so the
+// object goes at once whatever its propagation policy, and the garbage
+// collector controller does not run, so dependents keep their owner
+// references. On by default.
+func WithGarbageCollector(enable bool) Option { return func(o *options) { o.noGC = !enable } }
+
 // WithDebugSocketPath serves Go's profiles (/debug/pprof/) and the klog
 // verbosity flag (/debug/flags/v) on a Unix socket at path, without
 // authentication and whatever WithProfiling says, as kube-apiserver's
@@ -1009,10 +1021,15 @@ func (o *options) runs(name string) bool { return o.selection().Enabled(name) }
 // selection is WithControllers' selection, or the default (every
 // controller) when none was given.
 func (o *options) selection() controllers.Selection {
-	if o.controllers == nil {
-		return controllers.DefaultSelection
+	sel := o.controllers
+	if sel == nil {
+		sel = controllers.DefaultSelection
 	}
-	return o.controllers
+	if o.noGC {
+		// The first entry that names a controller decides it.
+		sel = append(controllers.Selection{"-" + controllers.GarbageCollectorName}, sel...)
+	}
+	return sel
 }
 
 // admissionPlugins is the admission plugin selection the options make:

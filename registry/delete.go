@@ -97,8 +97,14 @@ func (s *Registry) DeleteObject(c *Request, key, name string, opts *metav1.Delet
 			finOpts = opts.DeepCopy()
 			finOpts.OrphanDependents, finOpts.PropagationPolicy = nil, &foreground //nolint:staticcheck
 		}
-		if fins, changed := deletionFinalizers(o.Meta.GetFinalizers(), finOpts, gcPolicy(c)); changed {
-			o.Meta.SetFinalizers(fins)
+		// Without garbage collection (--enable-garbage-collector=false),
+		// upstream's generic stores add neither finalizer; its namespace
+		// REST adds them whatever the flag.
+		_, isNamespace := o.Obj.(*corev1.Namespace)
+		if !s.noGC || isNamespace {
+			if fins, changed := deletionFinalizers(o.Meta.GetFinalizers(), finOpts, gcPolicy(c)); changed {
+				o.Meta.SetFinalizers(fins)
+			}
 		}
 		marked := s.markForDeletion(c, o) || firstNamespaceDelete
 		finalizing := len(o.Meta.GetFinalizers()) > 0

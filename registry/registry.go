@@ -60,6 +60,10 @@ type Config struct {
 	// limits what its status.hard names and charges its status.used, as
 	// kube-apiserver's alone does.
 	NoResourceQuotaController bool
+	// NoGarbageCollection is kube-apiserver's
+	// --enable-garbage-collector=false: a delete adds neither the orphan
+	// nor the foregroundDeletion finalizer (but to a namespace).
+	NoGarbageCollection bool
 	// DisallowPrivileged is kube-apiserver's --allow-privileged=false:
 	// privileged and host process containers are refused in pods and pod
 	// templates.
@@ -122,6 +126,8 @@ type Registry struct {
 	tolerationSeconds TolerationSeconds
 	// disallowPrivileged is Config.DisallowPrivileged.
 	disallowPrivileged bool
+	// noGC is Config.NoGarbageCollection.
+	noGC bool
 	// noQuotaController is Config.NoResourceQuotaController.
 	noQuotaController bool
 	// shared is Config.SharedStore.
@@ -157,7 +163,7 @@ func New(cfg Config) (*Registry, error) {
 		return nil, fmt.Errorf("registry: Config.Store is required")
 	}
 	r := &Registry{store: cfg.Store, log: cfg.Logger, now: cfg.Now, enc: newEncCache(cfg.Store), plugins: cfg.AdmissionPlugins,
-		podNodeSelector: cfg.PodNodeSelector, podTolerationRestriction: cfg.PodTolerationRestriction, podSecurityConfig: cfg.PodSecurity, noQuotaController: cfg.NoResourceQuotaController, disallowPrivileged: cfg.DisallowPrivileged, shared: cfg.SharedStore,
+		podNodeSelector: cfg.PodNodeSelector, podTolerationRestriction: cfg.PodTolerationRestriction, podSecurityConfig: cfg.PodSecurity, noQuotaController: cfg.NoResourceQuotaController, noGC: cfg.NoGarbageCollection, disallowPrivileged: cfg.DisallowPrivileged, shared: cfg.SharedStore,
 		creates: &processCreates}
 	if cfg.PrivateCreateMemo {
 		r.creates = &createMemo{}

@@ -75,6 +75,8 @@ type Config struct {
 	NoResourceQuotaController bool
 	// DisallowPrivileged is registry.Config's.
 	DisallowPrivileged bool
+	// NoGarbageCollection is registry.Config's.
+	NoGarbageCollection bool
 	// PrivateCreateMemo is registry.Config's.
 	PrivateCreateMemo bool
 	// SharedStore says other processes write to Store too (see
@@ -224,7 +226,7 @@ func New(cfg Config) (*Server, error) {
 	reg, err := registry.New(registry.Config{Store: cfg.Store, Logger: s.log, Now: s.now, ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange,
 		AdmissionPlugins: cfg.AdmissionPlugins,
 		PodNodeSelector:  cfg.PodNodeSelector, PodTolerationRestriction: cfg.PodTolerationRestriction, TolerationSeconds: cfg.TolerationSeconds,
-		EventRateLimit: cfg.EventRateLimit, ImagePolicyWebhook: cfg.ImagePolicyWebhook, NoResourceQuotaController: cfg.NoResourceQuotaController, DisallowPrivileged: cfg.DisallowPrivileged, SharedStore: cfg.SharedStore,
+		EventRateLimit: cfg.EventRateLimit, ImagePolicyWebhook: cfg.ImagePolicyWebhook, NoResourceQuotaController: cfg.NoResourceQuotaController, DisallowPrivileged: cfg.DisallowPrivileged, NoGarbageCollection: cfg.NoGarbageCollection, SharedStore: cfg.SharedStore,
 		PrivateCreateMemo: cfg.PrivateCreateMemo, PodSecurity: cfg.PodSecurity})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

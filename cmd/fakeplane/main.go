@@ -160,6 +160,7 @@ func run(args []string) error {
 	authzDeniedTTL := fs.Duration("authorization-webhook-cache-unauthorized-ttl", auth.DefaultAuthorizationWebhookUnauthorizedTTL, "how long the webhook's other answers are kept (0: not kept)")
 	authzConfig := fs.String("authorization-config", "", "an AuthorizationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: the authorizers (RBAC, AlwaysAllow, AlwaysDeny, Webhook, Node, ABAC) in order; exclusive with --authorization-mode and --authorization-webhook-*; read once, at start")
 	apf := fs.Bool("enable-priority-and-fairness", true, "classify requests by FlowSchema, as kube-apiserver's: X-Kubernetes-PF-* headers, FlowSchemas' Dangling condition (false: none; the health checks name the max-in-flight filter)")
+	gc := fs.Bool("enable-garbage-collector", true, "Enables the generic garbage collector, as kube-apiserver's and kube-controller-manager's flag: false adds no orphan or foregroundDeletion finalizer on delete (but to namespaces) and runs no garbage collector controller")
 	debugSocket := fs.String("debug-socket-path", "", "Use an unprotected (no authn/authz) unix-domain socket for profiling with the given path: Go's profiles under /debug/pprof/ and klog's verbosity at /debug/flags/v, as kube-apiserver's")
 	profiling := fs.Bool("profiling", true, "serve Go's profiles under /debug/pprof/ and klog's verbosity at /debug/flags/v, and let a DELETE reset /metrics, as kube-apiserver's")
 	contentionProfiling := fs.Bool("contention-profiling", false, "with --profiling, record blocking events for /debug/pprof/block (runtime.SetBlockProfileRate(1))")
@@ -412,6 +413,9 @@ func run(args []string) error {
 	}
 	if !*apf {
 		opts = append(opts, fakeplane.WithPriorityAndFairness(false))
+	}
+	if !*gc {
+		opts = append(opts, fakeplane.WithGarbageCollector(false))
 	}
 	if *debugSocket != "" {
 		opts = append(opts, fakeplane.WithDebugSocketPath(*debugSocket))
