@@ -543,6 +543,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 	// The aggregator's routing follows APIServices from their commit on.
 	cp.proxy = aggregator.NewProxy(cp.srv.ServiceResolver(), cp.proxyClient, cp.opts.logger.With("component", "aggregator"))
 	cp.proxy.SetDialer(cp.egress.cluster)
+	cp.proxy.SetRejectForwardingRedirects(!cp.opts.forwardRedirects)
 	if err := cp.proxy.Load(cp.store); err != nil {
 		return fmt.Errorf("fakeplane: %w", err)
 	}

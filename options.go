@@ -67,6 +67,8 @@ type options struct {
 	noAPF bool
 	// noProfiling is WithProfiling(false)'s.
 	noProfiling bool
+	// forwardRedirects is WithAggregatorRejectForwardingRedirect(false)'s.
+	forwardRedirects bool
 	// noGC is WithGarbageCollector(false)'s.
 	noGC bool
 	// debugSocketPath is WithDebugSocketPath's.
@@ -750,6 +752,15 @@ func (o *options) eventTTL() time.Duration {
 // metrics. Like every non-resource path they are authorized (cluster-admin
 // may).
 func WithProfiling(enable bool) Option { return func(o *options) { o.noProfiling = !enable } }
+
+// WithAggregatorRejectForwardingRedirect says whether the aggregator
+// refuses an extension API server's redirect, as kube-apiserver's
+// --aggregator-reject-forwarding-redirect: true (the default) answers the
+// client 502 "the backend attempted to redirect this request, which is not
+// permitted"; false passes the redirect on.
+func WithAggregatorRejectForwardingRedirect(reject bool) Option {
+	return func(o *options) { o.forwardRedirects = !reject }
+}
 
 // WithGarbageCollector(false) turns garbage collection off, as
 // --enable-garbage-collector=false does on kube-apiserver and on

@@ -53,6 +53,9 @@ type Proxy struct {
 	// dial opens the connections to extension API servers (SetDialer);
 	// nil dials directly.
 	dial *transport.DialHolder
+	// forwardRedirects is SetRejectForwardingRedirects(false)'s: an
+	// extension server's redirects reach the client.
+	forwardRedirects bool
 
 	mu sync.RWMutex
 	// services are the stored APIServices, by name.
@@ -105,6 +108,13 @@ func (p *Proxy) SetDialer(dial utilnet.DialFunc) {
 		p.dial = &transport.DialHolder{Dial: dial}
 	}
 }
+
+// SetRejectForwardingRedirects says whether an extension API server's
+// redirect (a 3xx with a Location) is refused, as kube-apiserver's
+// --aggregator-reject-forwarding-redirect (true, the default: the client
+// gets 502 "the backend attempted to redirect this request, which is not
+// permitted") or passed to the client. Call it before the proxy serves.
+func (p *Proxy) SetRejectForwardingRedirects(reject bool) { p.forwardRedirects = !reject }
 
 // Load reads the APIServices stored in st, for a control plane whose store
 // already holds some (a data directory). Call it before Observe sees a
@@ -302,6 +312,7 @@ func (b *backend) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	transport.SetAuthProxyHeaders(newReq, u.GetName(), u.GetUID(), u.GetGroups(), u.GetExtra())
 	upgrade := httpstream.IsUpgradeRequest(req)
 	h := proxy.NewUpgradeAwareHandler(location, b.transport, true, upgrade, &responder{w: w})
+	h.RejectForwardingRedirects = !b.p.forwardRedirects
 	h.ServeHTTP(w, newReq)
 }
 

@@ -172,3 +172,41 @@ func TestProxyPassesUpgradedConnections(t *testing.T) {
 		t.Errorf("through the upgraded connection: %q, want %q", got, "alice got ping\n")
 	}
 }
+
+// TestProxyRejectsForwardingRedirects checks kube-aggregator's
+// --aggregator-reject-forwarding-redirect: by default an extension
+// server's redirect is answered 502 with upstream's message; turned off,
+// the client gets the redirect.
+func TestProxyRejectsForwardingRedirects(t *testing.T) {
+	backend := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://elsewhere.example.com/", http.StatusFound)
+	}))
+	defer backend.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: backend.Certificate().Raw})
+	backendURL, _ := url.Parse(backend.URL)
+	for _, tc := range []struct {
+		reject   bool
+		wantCode int
+		wantBody string
+		wantLoc  string
+	}{
+		{true, http.StatusBadGateway, "the backend attempted to redirect this request, which is not permitted", ""},
+		{false, http.StatusFound, "", "https://elsewhere.example.com/"},
+	} {
+		p := NewProxy(resolverFunc(func(string, string, int32) (*url.URL, error) { return backendURL, nil }), ProxyClientCert{}, slog.New(slog.DiscardHandler))
+		if !tc.reject {
+			p.SetRejectForwardingRedirects(false)
+		}
+		as := apiService(true, true, ca)
+		p.Observe(apiServiceBucket, as.Name, as, nil, false)
+		p.backends[gvOf(as)].transport.TLSClientConfig.ServerName = "example.com"
+		req := httptest.NewRequest("GET", "/apis/wardle.example.com/v1alpha1/flunders", nil)
+		req = req.WithContext(apirequest.WithUser(req.Context(), &user.DefaultInfo{Name: "alice"}))
+		rec := httptest.NewRecorder()
+		p.Handler("wardle.example.com", "v1alpha1").ServeHTTP(rec, req)
+		if rec.Code != tc.wantCode || (tc.wantBody != "" && rec.Body.String() != tc.wantBody) || rec.Header().Get("Location") != tc.wantLoc {
+			t.Errorf("reject %v: %d %q Location %q, want %d %q %q", tc.reject, rec.Code, rec.Body, rec.Header().Get("Location"), tc.wantCode, tc.wantBody, tc.wantLoc)
+		}
+		p.Close()
+	}
+}
