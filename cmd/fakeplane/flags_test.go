@@ -280,7 +280,7 @@ func TestLoggingAndLivezFlags(t *testing.T) {
 	dir := t.TempDir()
 	p := startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k1"), "-v", "--logging-format", "json",
 		"--log-flush-frequency", "1s", "--livez-grace-period", "10s", "--log-text-split-stream=false", "--log-json-info-buffer-size", "0",
-		"--storage-initialization-timeout", "30s", "--peer-ca-file", filepath.Join(dir, "missing.crt"), "--peer-advertise-ip", "192.0.2.1")
+		"--storage-initialization-timeout", "30s", "--storage-media-type", "application/json", "--peer-ca-file", filepath.Join(dir, "missing.crt"), "--peer-advertise-ip", "192.0.2.1")
 	lines := strings.Split(strings.TrimSpace(p.stderr.String()), "\n")
 	var first map[string]any
 	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first["msg"] == nil || first["level"] == nil {
@@ -294,6 +294,7 @@ func TestLoggingAndLivezFlags(t *testing.T) {
 		{[]string{"--log-flush-frequency", "0"}, `flushFrequency: Invalid value: "0s": Must be greater than zero`},
 		{[]string{"--livez-grace-period", "-1s"}, "--livez-grace-period can not be a negative value"},
 		{[]string{"--storage-initialization-timeout", "-1s"}, "--storage-initialization-timeout can not be negative value"},
+		{[]string{"--storage-media-type", "application/foo"}, `--storage-media-type "application/foo" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml`},
 		{[]string{"--log-json-split-stream"}, "options.json.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled"},
 		{[]string{"--log-text-split-stream", "--log-text-info-buffer-size", "1Ki"},
 			"[options.text.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled, options.text.infoBufferSize: Forbidden: Feature LoggingAlphaOptions is disabled]"},

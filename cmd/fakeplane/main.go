@@ -217,6 +217,7 @@ func run(args []string) error {
 	etcdPrefix := fs.String("etcd-prefix", etcdstore.DefaultPrefix, "The prefix to prepend to all resource paths in etcd.")
 	etcdHealthTimeout := fs.Duration("etcd-healthcheck-timeout", 2*time.Second, "The timeout to use when checking etcd health.")
 	etcdReadyTimeout := fs.Duration("etcd-readycheck-timeout", 2*time.Second, "The timeout to use when checking etcd readiness")
+	storageMediaType := fs.String("storage-media-type", "application/vnd.kubernetes.protobuf", "The media type to use to store objects in storage, as kube-apiserver's: checked as there; fakeplane's storage (bbolt, or its own layout in etcd) keeps JSON whatever it says")
 	storageBackend := fs.String("storage-backend", "", "The storage backend for persistence. Options: 'etcd3' (default): with --etcd-servers, etcd; without, fakeplane's bbolt file in --data-dir, which answers as etcd does.")
 	var etcdTLS fakeplane.EtcdTLS
 	fs.StringVar(&etcdTLS.CAFile, "etcd-cafile", "", "SSL Certificate Authority file used to secure etcd communication.")
@@ -384,6 +385,11 @@ func run(args []string) error {
 		fakeplane.WithGoawayChance(*goawayChance))
 	if servers := splitList(*etcdServers); len(servers) > 0 {
 		opts = append(opts, fakeplane.WithEtcdServers(servers), fakeplane.WithEtcdPrefix(*etcdPrefix))
+	}
+	switch *storageMediaType {
+	case "application/json", "application/yaml", "application/vnd.kubernetes.protobuf":
+	default:
+		return fmt.Errorf("--storage-media-type %q invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml", *storageMediaType)
 	}
 	if *storageBackend != "" && *storageBackend != "etcd3" {
 		return errors.New("--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'")
