@@ -514,6 +514,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		NoResourceQuotaController: !cp.opts.runs(controllers.ResourceQuotaName),
 		DisallowPrivileged:        cp.opts.disallowPrivileged,
 		NoGarbageCollection:       cp.opts.noGC,
+		MaxConnectionBytesPerSec:  cp.opts.maxConnectionBytesPerSec,
 		PrivateCreateMemo:         cp.opts.privateCreateMemo,
 		SharedStore:               shared,
 		DialCluster:               cp.egress.cluster,

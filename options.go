@@ -69,6 +69,8 @@ type options struct {
 	noProfiling bool
 	// forwardRedirects is WithAggregatorRejectForwardingRedirect(false)'s.
 	forwardRedirects bool
+	// maxConnectionBytesPerSec is WithMaxConnectionBytesPerSec's.
+	maxConnectionBytesPerSec int64
 	// noGC is WithGarbageCollector(false)'s.
 	noGC bool
 	// debugSocketPath is WithDebugSocketPath's.
@@ -760,6 +762,14 @@ func WithProfiling(enable bool) Option { return func(o *options) { o.noProfiling
 // permitted"; false passes the redirect on.
 func WithAggregatorRejectForwardingRedirect(reject bool) Option {
 	return func(o *options) { o.forwardRedirects = !reject }
+}
+
+// WithMaxConnectionBytesPerSec throttles each upgraded connection of exec,
+// attach, port-forward and the pod, service and node proxies to n bytes a
+// second each way, as kube-apiserver's --max-connection-bytes-per-sec
+// (0, the default, or less: no limit).
+func WithMaxConnectionBytesPerSec(n int64) Option {
+	return func(o *options) { o.maxConnectionBytesPerSec = n }
 }
 
 // WithGarbageCollector(false) turns garbage collection off, as

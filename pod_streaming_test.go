@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,9 +55,14 @@ spec:
 
 // startShellPod starts a control plane whose simulated node runs pod
 // "shell" with the streaming configuration, and waits for it to run.
-func startShellPod(t *testing.T) (*fakeplane.ControlPlane, string, string) {
+func startShellPod(t *testing.T, opts ...fakeplane.Option) (*fakeplane.ControlPlane, string, string) {
 	t.Helper()
 	backend := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// /bytes/N answers N bytes.
+		if n, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/bytes/")); err == nil {
+			_, _ = w.Write(bytes.Repeat([]byte{'x'}, n))
+			return
+		}
 		_, _ = fmt.Fprintf(w, "backend saw %s", r.URL.Path)
 	})}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -66,7 +72,7 @@ func startShellPod(t *testing.T) (*fakeplane.ControlPlane, string, string) {
 	go func() { _ = backend.Serve(ln) }()
 	t.Cleanup(func() { _ = backend.Close() })
 	workDir := t.TempDir()
-	cp := fakeplane.Start(t, fakeplane.WithNodes(1), fakeplane.WithKubeletConfig(streamingConfig(t, workDir, ln.Addr().String())))
+	cp := fakeplane.Start(t, append([]fakeplane.Option{fakeplane.WithNodes(1), fakeplane.WithKubeletConfig(streamingConfig(t, workDir, ln.Addr().String()))}, opts...)...)
 	client := clientset(t, cp)
 	p := boundPod("shell", "node-0")
 	p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080}}
@@ -359,4 +365,39 @@ func TestKubeletConnectionsGoThroughKonnectivity(t *testing.T) {
 	if len(proxyRec.Dials()) == before {
 		t.Errorf("exec did not open a connection through the Konnectivity server")
 	}
+}
+
+// TestMaxConnectionBytesPerSecThrottlesPortForward forwards a port of a
+// pod with --max-connection-bytes-per-sec at 16 KiB/s: 48 KiB through it
+// arrive whole, and no sooner than the limit allows. kube-apiserver's
+// throttle (flowrate, in upstream's upgrade-aware proxy) lets through a
+// tenth of a second's worth at a time, so the 48 KiB take about 3 s; the
+// test asks for half of that, a bound a slow machine only makes safer.
+func TestMaxConnectionBytesPerSecThrottlesPortForward(t *testing.T) {
+	t.Parallel()
+	const limit, size = 16 << 10, 48 << 10
+	cp, _, _ := startShellPod(t, fakeplane.WithMaxConnectionBytesPerSec(limit))
+	pf := startKubectl(t, cp, time.Minute, "port-forward", "pod/shell", ":8080")
+	pf.waitFor(t, `Forwarding from 127\.0\.0\.1:\d+ -> 8080`, 30*time.Second)
+	var port string
+	for _, l := range pf.seen {
+		if m := regexp.MustCompile(`127\.0\.0\.1:(\d+) -> 8080`).FindStringSubmatch(l); m != nil {
+			port = m[1]
+		}
+	}
+	start := time.Now()
+	resp, err := http.Get("http://127.0.0.1:" + port + "/bytes/" + strconv.Itoa(size))
+	if err != nil {
+		t.Fatalf("GET through the port-forward: %v (stderr %s)", err, pf.stderr)
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	elapsed := time.Since(start)
+	if err != nil || len(body) != size {
+		t.Fatalf("through the throttled port-forward: %d bytes, %v; want %d", len(body), err, size)
+	}
+	if floor := time.Duration(size/limit) * time.Second / 2; elapsed < floor {
+		t.Errorf("%d bytes at %d bytes/s came in %v, sooner than %v: not throttled", size, limit, elapsed, floor)
+	}
+	pf.stop()
 }

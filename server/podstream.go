@@ -272,12 +272,14 @@ func (s *Server) servePodStream(c *call) error {
 		return err
 	}
 	location := &url.URL{Scheme: conn.scheme, Host: net.JoinHostPort(conn.host, conn.port), Path: path, RawQuery: params.Encode()}
-	var h http.Handler = proxy.NewUpgradeAwareHandler(location, conn.transport, false, true, proxy.NewErrorResponder(&streamResponder{w: c.w, r: c.r}))
+	upgrading := proxy.NewUpgradeAwareHandler(location, conn.transport, false, true, proxy.NewErrorResponder(&streamResponder{w: c.w, r: c.r}))
+	upgrading.MaxBytesPerSec = s.cfg.MaxConnectionBytesPerSec
+	var h http.Handler = upgrading
 	if !s.nodeServesWebSockets(c.Request.GoCtx, pod.Spec.NodeName) {
 		if c.Info.Subresource == "portforward" {
 			h = translator.NewTranslatingHandler(h, translator.NewTunnelingHandler(h), wsstream.IsWebSocketRequestWithTunnelingProtocol)
 		} else {
-			h = translator.NewTranslatingHandler(h, translator.NewStreamTranslatorHandler(location, conn.transport, 0, streams), wsstream.IsWebSocketRequestWithStreamCloseProtocol)
+			h = translator.NewTranslatingHandler(h, translator.NewStreamTranslatorHandler(location, conn.transport, s.cfg.MaxConnectionBytesPerSec, streams), wsstream.IsWebSocketRequestWithStreamCloseProtocol)
 		}
 	}
 	h.ServeHTTP(c.w, c.r)

@@ -125,6 +125,7 @@ func (s *Server) serveProxy(c *call) error {
 		return apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: %v", err))
 	}
 	h := proxy.NewUpgradeAwareHandler(location, transport, true, false, proxy.NewErrorResponder(&streamResponder{w: c.w, r: c.r}))
+	h.MaxBytesPerSec = s.cfg.MaxConnectionBytesPerSec
 	h.ServeHTTP(c.w, c.r)
 	return nil
 }

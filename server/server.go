@@ -77,6 +77,11 @@ type Config struct {
 	DisallowPrivileged bool
 	// NoGarbageCollection is registry.Config's.
 	NoGarbageCollection bool
+	// MaxConnectionBytesPerSec is kube-apiserver's
+	// --max-connection-bytes-per-sec: the bytes a second each upgraded
+	// connection of exec, attach, port-forward and the proxy
+	// subresources carries each way (0: no limit).
+	MaxConnectionBytesPerSec int64
 	// PrivateCreateMemo is registry.Config's.
 	PrivateCreateMemo bool
 	// SharedStore says other processes write to Store too (see
