@@ -515,6 +515,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		DisallowPrivileged:        cp.opts.disallowPrivileged,
 		NoGarbageCollection:       cp.opts.noGC,
 		MaxConnectionBytesPerSec:  cp.opts.maxConnectionBytesPerSec,
+		EnableLogsHandler:         cp.opts.logsHandler,
 		PrivateCreateMemo:         cp.opts.privateCreateMemo,
 		SharedStore:               shared,
 		DialCluster:               cp.egress.cluster,

@@ -69,6 +69,8 @@ type options struct {
 	noProfiling bool
 	// forwardRedirects is WithAggregatorRejectForwardingRedirect(false)'s.
 	forwardRedirects bool
+	// logsHandler is WithLogsHandler's.
+	logsHandler bool
 	// maxConnectionBytesPerSec is WithMaxConnectionBytesPerSec's.
 	maxConnectionBytesPerSec int64
 	// noGC is WithGarbageCollector(false)'s.
@@ -763,6 +765,11 @@ func WithProfiling(enable bool) Option { return func(o *options) { o.noProfiling
 func WithAggregatorRejectForwardingRedirect(reject bool) Option {
 	return func(o *options) { o.forwardRedirects = !reject }
 }
+
+// WithLogsHandler serves the host's /var/log under /logs/ (a file, or a
+// directory's listing, to those RBAC lets get the path), as
+// kube-apiserver's --enable-logs-handler. Off by default, as there.
+func WithLogsHandler() Option { return func(o *options) { o.logsHandler = true } }
 
 // WithMaxConnectionBytesPerSec throttles each upgraded connection of exec,
 // attach, port-forward and the pod, service and node proxies to n bytes a

@@ -374,6 +374,9 @@ func (s *Server) serveRootPaths(w http.ResponseWriter, r *http.Request) {
 // its checks, as upstream's healthz.InstallPathHandler lists them.
 func (s *Server) debugPaths() []string {
 	paths := []string{"/flagz", "/metrics", "/metrics/slis", "/statusz", "/version"}
+	if s.cfg.EnableLogsHandler {
+		paths = append(paths, "/logs")
+	}
 	for _, ep := range healthEndpoints {
 		paths = append(paths, "/"+ep)
 		for _, check := range healthChecks("/"+ep, s.cfg.ProxyClientCertificate != nil, s.cfg.NoPriorityAndFairness) {

@@ -77,6 +77,9 @@ type Config struct {
 	DisallowPrivileged bool
 	// NoGarbageCollection is registry.Config's.
 	NoGarbageCollection bool
+	// EnableLogsHandler is kube-apiserver's --enable-logs-handler: /logs/
+	// serves the host's /var/log.
+	EnableLogsHandler bool
 	// MaxConnectionBytesPerSec is kube-apiserver's
 	// --max-connection-bytes-per-sec: the bytes a second each upgraded
 	// connection of exec, attach, port-forward and the proxy
@@ -369,6 +372,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 		s.serveRootPaths(w, r)
 	case isDebugPath(r.URL.Path):
 		s.serveDebug(w, r)
+	case s.cfg.EnableLogsHandler && isLogsPath(r.URL.Path):
+		s.serveLogs(w, r)
 	default:
 		http.NotFound(w, r)
 	}

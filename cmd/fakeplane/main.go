@@ -160,6 +160,7 @@ func run(args []string) error {
 	authzDeniedTTL := fs.Duration("authorization-webhook-cache-unauthorized-ttl", auth.DefaultAuthorizationWebhookUnauthorizedTTL, "how long the webhook's other answers are kept (0: not kept)")
 	authzConfig := fs.String("authorization-config", "", "an AuthorizationConfiguration (apiserver.config.k8s.io/v1) file, as kube-apiserver's: the authorizers (RBAC, AlwaysAllow, AlwaysDeny, Webhook, Node, ABAC) in order; exclusive with --authorization-mode and --authorization-webhook-*; read once, at start")
 	apf := fs.Bool("enable-priority-and-fairness", true, "classify requests by FlowSchema, as kube-apiserver's: X-Kubernetes-PF-* headers, FlowSchemas' Dangling condition (false: none; the health checks name the max-in-flight filter)")
+	logsHandler := fs.Bool("enable-logs-handler", false, "If true, install a /logs handler for the apiserver logs: the host's /var/log, as kube-apiserver's")
 	maxConnBytes := fs.Int64("max-connection-bytes-per-sec", 0, "If non-zero, throttle each user connection to this number of bytes/sec. Currently only applies to long-running requests (exec, attach, port-forward and the proxies' upgraded connections), as kube-apiserver's.")
 	rejectRedirects := fs.Bool("aggregator-reject-forwarding-redirect", true, "Aggregator reject forwarding redirect response back to client: an extension API server's redirect is answered 502, as kube-apiserver's")
 	gc := fs.Bool("enable-garbage-collector", true, "Enables the generic garbage collector, as kube-apiserver's and kube-controller-manager's flag: false adds no orphan or foregroundDeletion finalizer on delete (but to namespaces) and runs no garbage collector controller")
@@ -421,6 +422,9 @@ func run(args []string) error {
 	}
 	if !*apf {
 		opts = append(opts, fakeplane.WithPriorityAndFairness(false))
+	}
+	if *logsHandler {
+		opts = append(opts, fakeplane.WithLogsHandler())
 	}
 	if *maxConnBytes != 0 {
 		opts = append(opts, fakeplane.WithMaxConnectionBytesPerSec(*maxConnBytes))
