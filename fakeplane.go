@@ -656,7 +656,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			rest = append(rest, c)
 		}
 	}
-	identity, err := newIdentityLease(cp.srv.API(), net.JoinHostPort(hostFor(addr.IP), strconv.Itoa(addr.Port)), cp.opts.clock,
+	identity, err := newIdentityLease(cp.srv.API(), peerAddress(cp.opts.advertiseAddress, addr), cp.opts.clock,
 		cp.opts.logger.With("controller", "kube-apiserver-identity-lease"))
 	if err != nil {
 		return fmt.Errorf("fakeplane: %w", err)

@@ -2,6 +2,7 @@ package fakeplane
 
 import (
 	"context"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -90,5 +91,26 @@ func TestIdentityLeaseAsKubeAPIServer(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the identity Lease was not created again: %v", err)
 		}
+	}
+}
+
+// TestPeerAdvertiseAddressAsKubeAPIServer checks the identity Lease's
+// kubernetes.io/peer-advertise-address as kube-apiserver v1.37 writes it
+// (recorded on refplane): the advertise address given and the port served
+// on.
+func TestPeerAdvertiseAddressAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	cp := Start(t, WithAdvertiseAddress(net.ParseIP("192.0.2.10")))
+	list, err := kubernetes.NewForConfigOrDie(cp.RESTConfig()).CoordinationV1().Leases(metav1.NamespaceSystem).List(context.Background(),
+		metav1.ListOptions{LabelSelector: "apiserver.kubernetes.io/identity=kube-apiserver"})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("identity Leases: %v, %d", err, len(list.Items))
+	}
+	u, err := url.Parse(cp.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := list.Items[0].Annotations["kubernetes.io/peer-advertise-address"], net.JoinHostPort("192.0.2.10", u.Port()); got != want {
+		t.Errorf("peer-advertise-address %q, want %s", got, want)
 	}
 }

@@ -129,6 +129,17 @@ func externalAddress(hostname string, given net.IP, listen *net.TCPAddr) string 
 	return net.JoinHostPort(hostFor(listen.IP), port)
 }
 
+// peerAddress is the address the identity Lease gives peers
+// (kubernetes.io/peer-advertise-address), as kube-apiserver v1.37's: the
+// advertise address and the port served on (the address chosen as
+// externalAddress chooses it without a hostname). Its getPeerAddress would
+// take --peer-advertise-ip and --peer-advertise-port first, but v1.37 does
+// not hand them to it (recorded on refplane: the annotation stays the
+// advertise address with both flags given).
+func peerAddress(advertise net.IP, listen *net.TCPAddr) string {
+	return externalAddress("", advertise, listen)
+}
+
 // kubernetesEndpoints writes the kubernetes Service's Endpoints and
 // EndpointSlice as kube-apiserver's lease reconciler does for one server.
 type kubernetesEndpoints struct {

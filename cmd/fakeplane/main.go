@@ -126,9 +126,9 @@ func run(args []string) error {
 	// kube-apiserver's flags whose effect fakeplane has without them.
 	fs.Duration("kubelet-timeout", 5*time.Second, "Timeout for kubelet operations: kube-apiserver v1.37 sets it and uses it nowhere, and so does fakeplane")
 	fs.Int("delete-collection-workers", 1, "Number of workers spawned for DeleteCollection call, as kube-apiserver's: they change how fast a collection is deleted, not what a client sees of it")
-	fs.String("peer-advertise-ip", "", "the IP peer kube-apiservers proxy to, with the UnknownVersionInteroperabilityProxy feature gate (off in v1.37, and in fakeplane): ignored, as there")
-	fs.String("peer-advertise-port", "", "the port peer kube-apiservers proxy to, with the UnknownVersionInteroperabilityProxy feature gate: ignored, as there")
-	fs.String("peer-ca-file", "", "the CA of peer kube-apiservers' serving certificates, with the UnknownVersionInteroperabilityProxy feature gate: ignored, as there")
+	fs.String("peer-advertise-ip", "", "with --peer-ca-file, the IP peer kube-apiservers proxy to, for requests they cannot serve for version skew: fakeplanes all serve v1.37 and proxy nothing, so it is taken and not used (kube-apiserver v1.37's identity Lease does not name it either)")
+	fs.String("peer-advertise-port", "", "with --peer-ca-file, the port peer kube-apiservers proxy to: taken and not used, as --peer-advertise-ip")
+	fs.String("peer-ca-file", "", "the CA of peer kube-apiservers' serving certificates, for the proxying --peer-advertise-ip says: taken and not read, as fakeplanes proxy nothing to each other")
 	storageInitTimeout := fs.Duration("storage-initialization-timeout", time.Minute, "Maximum amount of time to wait for storage initialization before declaring apiserver ready, as kube-apiserver's: fakeplane's storage is initialized before it serves")
 	fs.Int("lease-reuse-duration-seconds", 60, "The time in seconds that each lease is reused, as kube-apiserver's: an Event lives up to min(5% of --event-ttl, this) past its TTL there; fakeplane removes it at its TTL, within that window")
 	var shutdown fakeplane.GracefulShutdown
