@@ -26,6 +26,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	pluginbuffered "k8s.io/apiserver/plugin/pkg/audit/buffered"
 	plugintruncate "k8s.io/apiserver/plugin/pkg/audit/truncate"
 
@@ -129,6 +130,9 @@ func run(args []string) error {
 	fs.String("peer-advertise-ip", "", "with --peer-ca-file, the IP peer kube-apiservers proxy to, for requests they cannot serve for version skew: fakeplanes all serve v1.37 and proxy nothing, so it is taken and not used (kube-apiserver v1.37's identity Lease does not name it either)")
 	fs.String("peer-advertise-port", "", "with --peer-ca-file, the port peer kube-apiservers proxy to: taken and not used, as --peer-advertise-ip")
 	fs.String("peer-ca-file", "", "the CA of peer kube-apiservers' serving certificates, for the proxying --peer-advertise-ip says: taken and not read, as fakeplanes proxy nothing to each other")
+	cleLease := fs.Duration("coordinated-leadership-lease-duration", 15*time.Second, "The duration of the lease used for Coordinated Leader Election (with the CoordinatedLeaderElection feature gate, off in v1.37 and in fakeplane: checked as kube-apiserver checks it, not used)")
+	cleRenew := fs.Duration("coordinated-leadership-renew-deadline", 10*time.Second, "The deadline for renewing a coordinated leader election lease (checked, not used)")
+	cleRetry := fs.Duration("coordinated-leadership-retry-period", 2*time.Second, "The period for retrying to renew a coordinated leader election lease (checked, not used)")
 	storageInitTimeout := fs.Duration("storage-initialization-timeout", time.Minute, "Maximum amount of time to wait for storage initialization before declaring apiserver ready, as kube-apiserver's: fakeplane's storage is initialized before it serves")
 	fs.Int("lease-reuse-duration-seconds", 60, "The time in seconds that each lease is reused, as kube-apiserver's: an Event lives up to min(5% of --event-ttl, this) past its TTL there; fakeplane removes it at its TTL, within that window")
 	var shutdown fakeplane.GracefulShutdown
@@ -317,6 +321,16 @@ func run(args []string) error {
 	level := slog.LevelWarn
 	if verbose > 0 {
 		level = slog.LevelDebug
+	}
+	var cleErrs []error
+	if *cleLease <= *cleRenew {
+		cleErrs = append(cleErrs, errors.New("--coordinated-leadership-lease-duration must be greater than --coordinated-leadership-renew-deadline"))
+	}
+	if *cleRenew <= *cleRetry {
+		cleErrs = append(cleErrs, errors.New("--coordinated-leadership-renew-deadline must be greater than --coordinated-leadership-retry-period"))
+	}
+	if err := utilerrors.NewAggregate(cleErrs); err != nil {
+		return err
 	}
 	if *storageInitTimeout < 0 {
 		return errors.New("--storage-initialization-timeout can not be negative value")
