@@ -246,14 +246,7 @@ func TestKubectlExecAttachCpAndPortForward(t *testing.T) {
 
 	// port-forward: a local port reaches the pod's 8080, mapped to the
 	// backend.
-	pf := startKubectl(t, cp, time.Minute, "port-forward", "pod/shell", ":8080")
-	pf.waitFor(t, `Forwarding from 127\.0\.0\.1:\d+ -> 8080`, 30*time.Second)
-	var port string
-	for _, l := range pf.seen {
-		if m := regexp.MustCompile(`127\.0\.0\.1:(\d+) -> 8080`).FindStringSubmatch(l); m != nil {
-			port = m[1]
-		}
-	}
+	pf, port := portForwardShell(t, cp)
 	resp, err := http.Get("http://127.0.0.1:" + port + "/through/the/forward")
 	if err != nil {
 		t.Fatalf("GET through the port-forward: %v (stderr %s)", err, pf.stderr)
@@ -367,6 +360,21 @@ func TestKubeletConnectionsGoThroughKonnectivity(t *testing.T) {
 	}
 }
 
+// portForwardShell runs kubectl port-forward to the shell pod's 8080 and
+// returns it with the local port it forwards from.
+func portForwardShell(t *testing.T, cp *fakeplane.ControlPlane) (*kubectlStream, string) {
+	t.Helper()
+	pf := startKubectl(t, cp, time.Minute, "port-forward", "pod/shell", ":8080")
+	pf.waitFor(t, `Forwarding from 127\.0\.0\.1:\d+ -> 8080`, 30*time.Second)
+	var port string
+	for _, l := range pf.seen {
+		if m := regexp.MustCompile(`127\.0\.0\.1:(\d+) -> 8080`).FindStringSubmatch(l); m != nil {
+			port = m[1]
+		}
+	}
+	return pf, port
+}
+
 // TestMaxConnectionBytesPerSecThrottlesPortForward forwards a port of a
 // pod with --max-connection-bytes-per-sec at 16 KiB/s: 48 KiB through it
 // arrive whole, and no sooner than the limit allows. kube-apiserver's
@@ -377,14 +385,7 @@ func TestMaxConnectionBytesPerSecThrottlesPortForward(t *testing.T) {
 	t.Parallel()
 	const limit, size = 16 << 10, 48 << 10
 	cp, _, _ := startShellPod(t, fakeplane.WithMaxConnectionBytesPerSec(limit))
-	pf := startKubectl(t, cp, time.Minute, "port-forward", "pod/shell", ":8080")
-	pf.waitFor(t, `Forwarding from 127\.0\.0\.1:\d+ -> 8080`, 30*time.Second)
-	var port string
-	for _, l := range pf.seen {
-		if m := regexp.MustCompile(`127\.0\.0\.1:(\d+) -> 8080`).FindStringSubmatch(l); m != nil {
-			port = m[1]
-		}
-	}
+	pf, port := portForwardShell(t, cp)
 	start := time.Now()
 	resp, err := http.Get("http://127.0.0.1:" + port + "/bytes/" + strconv.Itoa(size))
 	if err != nil {
