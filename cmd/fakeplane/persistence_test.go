@@ -75,8 +75,15 @@ func startFakeplane(t *testing.T, env []string, args ...string) *proc {
 		select {
 		case <-p.done:
 		default:
-			_ = p.cmd.Process.Kill()
-			<-p.done
+			// SIGTERM, so that it stops as a user's Ctrl-C stops it and
+			// removes its temporary data directory; SIGKILL if it hangs.
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-p.done:
+			case <-time.After(30 * time.Second):
+				_ = p.cmd.Process.Kill()
+				<-p.done
+			}
 		}
 		if t.Failed() {
 			t.Logf("fakeplane %v\nstdout:\n%s\nstderr:\n%s", args, p.stdout, p.stderr)
