@@ -526,6 +526,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		NoPriorityAndFairness:     cp.opts.noAPF,
 		EtcdHealth:                etcdHealth,
 		EtcdReadiness:             etcdReadiness,
+		GracefulShutdown:          cp.opts.shutdown.graceful(),
 		ShutdownSendRetryAfter:    cp.opts.shutdown.SendRetryAfter,
 	})
 	if err != nil {

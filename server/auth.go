@@ -265,8 +265,11 @@ func (s *Server) setupAuth(cfg AuthConfig) (http.Handler, error) {
 	h = filters.WithCacheControl(h)
 	h = genericfilters.WithHSTS(h, s.cfg.Headers.HSTSDirectives)
 	// Where kube-apiserver's WithRetryAfter (and, further in, its
-	// WithWaitGroup) stand: before authentication.
-	h = s.withShutdown(h)
+	// WithWaitGroup) stand: before authentication. Without a graceful
+	// shutdown there is nothing to count, and requests skip it.
+	if s.cfg.GracefulShutdown {
+		h = s.withShutdown(h)
+	}
 	h = filters.WithRequestInfo(h, s.infos)
 	if s.cfg.Audit.enabled() {
 		// Outermost, as in kube-apiserver's chain: the time an event says

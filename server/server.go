@@ -122,7 +122,11 @@ type Config struct {
 	// "etcd" in /livez, /readyz and /healthz, and "etcd-readiness" in
 	// /readyz. nil passes (the embedded store).
 	EtcdHealth, EtcdReadiness func() error
-	// ShutdownSendRetryAfter is kube-apiserver's
+	// GracefulShutdown says the control plane drains the requests in
+	// flight as it stops (DrainRequests): only then does each request go
+	// through the filter that counts them.
+	GracefulShutdown bool
+	// ShutdownSendRetryAfter (with GracefulShutdown) is kube-apiserver's
 	// --shutdown-send-retry-after: once StopAcceptingRequests is called,
 	// new requests are answered 429 with Retry-After.
 	ShutdownSendRetryAfter bool

@@ -46,10 +46,10 @@ func (s *Server) InitiateShutdown() { s.shutdown.initiated.Store(true) }
 // --shutdown-delay-duration has elapsed.
 func (s *Server) StopAcceptingRequests() { s.shutdown.notAccepting.Store(true) }
 
-// DrainRequests waits until the non-long-running requests in flight have
-// been answered, then, for up to watchGrace, until the long-running ones
-// (watches) have ended, as kube-apiserver drains before it stops its HTTP
-// server. A non-long-running request that comes meanwhile is answered
+// DrainRequests (with Config.GracefulShutdown, which counts them) waits
+// until the non-long-running requests in flight have been answered, then,
+// for up to watchGrace, until the long-running ones (watches) have ended,
+// as kube-apiserver drains before it stops its HTTP server. A non-long-running request that comes meanwhile is answered
 // 503, as there.
 func (s *Server) DrainRequests(watchGrace time.Duration) {
 	st := &s.shutdown
