@@ -91,6 +91,8 @@ const (
 // ControlPlane is one running (or ready to run) fake control plane.
 type ControlPlane struct {
 	opts options
+	// metrics is what the options change of /metrics.
+	metrics server.MetricsConfig
 
 	ca    *pki.CA
 	admin pki.KeyPair
@@ -230,6 +232,12 @@ func New(opts ...Option) (*ControlPlane, error) {
 		}
 	}
 	if err := checkKubernetesServiceNodePort(o.kubernetesNodePort, cp.nodePorts); err != nil {
+		return nil, fmt.Errorf("fakeplane: %w", err)
+	}
+	if err := checkMinCompatibilityVersion(o.minCompatibilityVersion); err != nil {
+		return nil, fmt.Errorf("fakeplane: %w", err)
+	}
+	if cp.metrics, err = serverMetricsConfig(o.metrics, o.noObjectCounts); err != nil {
 		return nil, fmt.Errorf("fakeplane: %w", err)
 	}
 	return cp, nil
@@ -523,6 +531,8 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Flags:                     cp.opts.flags,
 		Headers:                   cp.opts.headers,
 		NoProfiling:               cp.opts.noProfiling,
+		Metrics:                   cp.metrics,
+		Version:                   cp.opts.version(),
 		NoPriorityAndFairness:     cp.opts.noAPF,
 		EtcdHealth:                etcdHealth,
 		EtcdReadiness:             etcdReadiness,
@@ -1062,7 +1072,7 @@ const (
 // and no verification of kubelets' certificates, as kube-apiserver without
 // --kubelet-certificate-authority.
 func (cp *ControlPlane) kubeletClientConfig() (server.KubeletClientConfig, error) {
-	cfg := server.KubeletClientConfig{PreferredAddressTypes: cp.opts.kubeletAddressTypes}
+	cfg := server.KubeletClientConfig{PreferredAddressTypes: cp.opts.kubeletAddressTypes, Port: cp.opts.kubeletPort}
 	if cp.opts.kubeletClientCertFile != "" {
 		cert, err := tls.LoadX509KeyPair(cp.opts.kubeletClientCertFile, cp.opts.kubeletClientKeyFile)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -186,5 +187,51 @@ func TestKubeletAPIFindsPodsWithoutThePodLifecycle(t *testing.T) {
 	})
 	if err != nil || code != http.StatusBadRequest || body != `container "web" in pod "idle" is not available` {
 		t.Errorf("container logs = %d %q (%v), want 400 not available", code, body, err)
+	}
+}
+
+// TestKubeletPortReachesNodesWithoutOne checks kube-apiserver's
+// (deprecated) --kubelet-port: a Node that reports no kubelet port
+// (status.daemonEndpoints.kubeletEndpoint.port 0) is reached at it, here by
+// a pod's log request; the default is 10250, where nothing answers here.
+func TestKubeletPortReachesNodesWithoutOne(t *testing.T) {
+	t.Parallel()
+	kubelet := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "from the kubelet port at "+r.URL.Path+"\n")
+	}))
+	t.Cleanup(kubelet.Close)
+	port := kubelet.Listener.Addr().(*net.TCPAddr).Port
+	ctx := context.Background()
+	for _, tc := range []struct {
+		opts []fakeplane.Option
+		want string
+	}{
+		{[]fakeplane.Option{fakeplane.WithKubeletPort(port)}, "from the kubelet port at /containerLogs/default/p/c\n"},
+		{nil, ""},
+	} {
+		cs := clientset(t, fakeplane.Start(t, append(tc.opts, fakeplane.WithEnvtestShape())...))
+		node, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "portless"}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}}
+		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+			Spec: corev1.PodSpec{NodeName: "portless", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+		if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := cs.CoreV1().Pods("default").GetLogs("p", &corev1.PodLogOptions{}).DoRaw(ctx)
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("without WithKubeletPort: logs %q from port 10250, want an error", got)
+			}
+			continue
+		}
+		if err != nil || string(got) != tc.want {
+			t.Errorf("WithKubeletPort(%d): logs %q, %v; want %q", port, got, err, tc.want)
+		}
 	}
 }

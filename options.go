@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/apis/apiserver"
+	metricsv1 "k8s.io/component-base/metrics/api/v1"
 
 	"github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/auth"
@@ -65,6 +66,13 @@ type options struct {
 	saNoExtendExpiration bool
 	// noAPF is WithPriorityAndFairness(false)'s.
 	noAPF bool
+	// metrics is WithMetricsConfiguration's.
+	metrics metricsv1.MetricsConfiguration
+	// noObjectCounts is WithEtcdCountMetricPollPeriod(0)'s.
+	noObjectCounts bool
+	// minCompatibilityVersion is WithMinCompatibilityVersion's ("" for
+	// kube-apiserver's default).
+	minCompatibilityVersion string
 	// noProfiling is WithProfiling(false)'s.
 	noProfiling bool
 	// forwardRedirects is WithAggregatorRejectForwardingRedirect(false)'s.
@@ -181,6 +189,8 @@ type options struct {
 	kubeletClientCertFile, kubeletClientKeyFile string
 	kubeletCAFile                               string
 	kubeletAddressTypes                         []corev1.NodeAddressType
+	// kubeletPort is WithKubeletPort's (0: 10250).
+	kubeletPort int
 	// schedulerConfig is the built-in scheduler's configuration; with
 	// schedulerConfigFile (--scheduler-config) it is read at Start.
 	schedulerConfig     *scheduler.Configuration
@@ -968,6 +978,12 @@ func WithKubeletCertificateAuthority(caFile string) Option {
 func WithKubeletPreferredAddressTypes(types ...corev1.NodeAddressType) Option {
 	return func(o *options) { o.kubeletAddressTypes = types }
 }
+
+// WithKubeletPort is kube-apiserver's (deprecated) --kubelet-port: the
+// port a kubelet is reached at when its Node reports none
+// (status.daemonEndpoints.kubeletEndpoint.port 0); the default is 10250.
+// Simulated nodes report theirs.
+func WithKubeletPort(port int) Option { return func(o *options) { o.kubeletPort = port } }
 
 // WithoutKubeletAPI turns the simulated nodes' kubelet API off: nodes keep
 // their made-up InternalIPs (10.89.0.x) and the kubelet port 10250, on

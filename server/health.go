@@ -5,9 +5,12 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strings"
 
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/server/healthz"
+	"k8s.io/component-base/compatibility"
 )
 
 // VersionInfo is what /version reports.
@@ -32,6 +35,17 @@ func DefaultVersion() VersionInfo {
 		BuildDate: "2026-11-01T00:00:00Z", GoVersion: runtime.Version(), Compiler: runtime.Compiler,
 		Platform: runtime.GOOS + "/" + runtime.GOARCH,
 	}
+}
+
+// KubeEffectiveVersion is kube-apiserver v1.37.2's effective version, with
+// its floors (three minor versions back for both the emulated and the
+// minimum compatibility version, as kube-apiserver's): the checks of
+// --emulated-version and --min-compatibility-version, and their errors,
+// are component-base's on it.
+func KubeEffectiveVersion() compatibility.MutableEffectiveVersion {
+	binary := utilversion.MustParse(strings.TrimPrefix(EmulatedGitVersion, "v"))
+	floor := utilversion.MajorMinor(binary.Major(), binary.Minor()-3)
+	return compatibility.NewEffectiveVersion(binary, false, floor, floor)
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {

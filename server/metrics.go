@@ -21,6 +21,27 @@ import (
 	"github.com/fakeplane/fakeplane/store"
 )
 
+// MetricsConfig is what kube-apiserver's metrics flags change, for one
+// server (upstream's component-base applies them to its global registry).
+// The zero value serves every metric with every label value.
+type MetricsConfig struct {
+	// Disabled names the metrics /metrics leaves out, as
+	// --disabled-metrics.
+	Disabled []string
+	// LabelAllowLists maps "metric,label" to the values that label may
+	// have, comma-separated, as --allow-metric-labels: a value not listed
+	// is reported as "unexpected".
+	LabelAllowLists map[string]string
+	// NoObjectCounts leaves out the stored-object gauges
+	// (apiserver_storage_objects, apiserver_resource_objects), as
+	// --etcd-count-metric-poll-period=0.
+	NoObjectCounts bool
+}
+
+// unexpectedLabelValue is what a label value outside its allow list is
+// reported as, as component-base's ConstrainToAllowedList.
+const unexpectedLabelValue = "unexpected"
+
 // apiMetrics are the kube-apiserver metrics that test tooling reads, served
 // at /metrics in Prometheus text format: request counts and latencies (as
 // k8s.io/apiserver/pkg/endpoints/metrics names and labels them) and the
@@ -39,6 +60,36 @@ type apiMetrics struct {
 	// when /metrics is first read (featuresOnce).
 	featureEnabled *compbasemetrics.GaugeVec
 	featuresOnce   sync.Once
+	// noObjectCounts is MetricsConfig's: countObjects does nothing.
+	noObjectCounts bool
+	// allowed maps a metric's name to its constrained labels' allowed
+	// values (MetricsConfig.LabelAllowLists).
+	allowed map[string]map[string]sets.Set[string]
+}
+
+// Label names of the metrics, in the order their values are given.
+var (
+	requestLabels        = []string{"verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"}
+	latencyLabels        = requestLabels[:len(requestLabels)-1]
+	storageObjectLabels  = []string{"resource"}
+	resourceObjectLabels = []string{"group", "resource"}
+	featureLabels        = []string{"name", "stage"}
+)
+
+// labelValues returns values with each one that metric's allow list for
+// its label (names, in the same order) does not hold replaced by
+// "unexpected". values is changed in place.
+func (m *apiMetrics) labelValues(metric string, names []string, values ...string) []string {
+	lists := m.allowed[metric]
+	if lists == nil {
+		return values
+	}
+	for i, name := range names {
+		if allowed, ok := lists[name]; ok && !allowed.Has(values[i]) {
+			values[i] = unexpectedLabelValue
+		}
+	}
+	return values
 }
 
 // setFeatures sets kubernetes_feature_enabled, once.
@@ -49,46 +100,69 @@ func (m *apiMetrics) setFeatures() {
 			if g.Enabled {
 				on = 1
 			}
-			m.featureEnabled.WithLabelValues(g.Name, g.MetricStage()).Set(on)
+			m.featureEnabled.WithLabelValues(m.labelValues("kubernetes_feature_enabled", featureLabels, g.Name, g.MetricStage())...).Set(on)
 		}
 	})
 }
 
-// newAPIMetrics registers the metrics in a registry of their own.
-func newAPIMetrics() *apiMetrics {
+// newAPIMetrics registers the metrics in a registry of their own, but
+// those cfg disables. (A metric left unregistered ignores what is
+// recorded in it.)
+func newAPIMetrics(cfg MetricsConfig) *apiMetrics {
 	m := &apiMetrics{
-		registry: compbasemetrics.NewKubeRegistry(),
+		noObjectCounts: cfg.NoObjectCounts,
+		allowed:        map[string]map[string]sets.Set[string]{},
+		registry:       compbasemetrics.NewKubeRegistry(),
 		requests: compbasemetrics.NewCounterVec(&compbasemetrics.CounterOpts{
 			Subsystem:      "apiserver",
 			Name:           "request_total",
 			Help:           "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
 			StabilityLevel: compbasemetrics.STABLE,
-		}, []string{"verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"}),
+		}, requestLabels),
 		latencies: compbasemetrics.NewHistogramVec(&compbasemetrics.HistogramOpts{
 			Subsystem:      "apiserver",
 			Name:           "request_duration_seconds",
 			Help:           "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
 			Buckets:        []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60},
 			StabilityLevel: compbasemetrics.STABLE,
-		}, []string{"verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"}),
+		}, latencyLabels),
 		storageObjects: compbasemetrics.NewGaugeVec(&compbasemetrics.GaugeOpts{
 			Name:           "apiserver_storage_objects",
 			Help:           "[DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 			StabilityLevel: compbasemetrics.STABLE,
-		}, []string{"resource"}),
+		}, storageObjectLabels),
 		resourceObjects: compbasemetrics.NewGaugeVec(&compbasemetrics.GaugeOpts{
 			Name:           "apiserver_resource_objects",
 			Help:           "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
 			StabilityLevel: compbasemetrics.ALPHA,
-		}, []string{"group", "resource"}),
+		}, resourceObjectLabels),
 	}
 	m.featureEnabled = compbasemetrics.NewGaugeVec(&compbasemetrics.GaugeOpts{
 		Namespace:      "kubernetes",
 		Name:           "feature_enabled",
 		Help:           "This metric records the data about the stage and enablement of a k8s feature.",
 		StabilityLevel: compbasemetrics.BETA,
-	}, []string{"name", "stage"})
-	m.registry.MustRegister(m.requests, m.latencies, m.storageObjects, m.resourceObjects, m.featureEnabled)
+	}, featureLabels)
+	for key, values := range cfg.LabelAllowLists {
+		metric, label, ok := strings.Cut(key, ",")
+		if !ok {
+			continue
+		}
+		if m.allowed[metric] == nil {
+			m.allowed[metric] = map[string]sets.Set[string]{}
+		}
+		m.allowed[metric][label] = sets.New(strings.Split(values, ",")...)
+	}
+	disabled := sets.New(cfg.Disabled...)
+	served := []compbasemetrics.Registerable{m.requests, m.latencies, m.featureEnabled}
+	if !cfg.NoObjectCounts {
+		served = append(served, m.storageObjects, m.resourceObjects)
+	}
+	for _, c := range served {
+		if !disabled.Has(c.FQName()) {
+			m.registry.MustRegister(c)
+		}
+	}
 	return m
 }
 
@@ -130,13 +204,18 @@ func (m *apiMetrics) observe(r *http.Request, info *apirequest.RequestInfo, code
 		code = http.StatusOK // what net/http answers for a handler that wrote nothing
 	}
 	verb, dry, scope := metricsVerb(r, info), dryRunLabel(r), endpointsmetrics.CleanScope(info)
-	m.requests.WithLabelValues(verb, dry, info.APIGroup, info.APIVersion, info.Resource, info.Subresource, scope, "apiserver", strconv.Itoa(code)).Inc()
-	m.latencies.WithLabelValues(verb, dry, info.APIGroup, info.APIVersion, info.Resource, info.Subresource, scope, "apiserver").Observe(elapsed.Seconds())
+	m.requests.WithLabelValues(m.labelValues("apiserver_request_total", requestLabels,
+		verb, dry, info.APIGroup, info.APIVersion, info.Resource, info.Subresource, scope, "apiserver", strconv.Itoa(code))...).Inc()
+	m.latencies.WithLabelValues(m.labelValues("apiserver_request_duration_seconds", latencyLabels,
+		verb, dry, info.APIGroup, info.APIVersion, info.Resource, info.Subresource, scope, "apiserver")...).Observe(elapsed.Seconds())
 }
 
 // countObjects sets the object gauges from the store, one per stored
-// resource (-1 where it cannot be read).
+// resource (-1 where it cannot be read), unless they are not served.
 func (s *Server) countObjects() {
+	if s.metrics.noObjectCounts {
+		return
+	}
 	buckets := map[schema.GroupResource]string{}
 	for _, res := range s.Resources().All() {
 		if !res.Virtual {
@@ -148,8 +227,8 @@ func (s *Server) countObjects() {
 		if l, err := s.Store().List(bucket, store.ListOptions{Limit: 1}); err == nil {
 			n = float64(int64(len(l.Items)) + l.Remaining)
 		}
-		s.metrics.storageObjects.WithLabelValues(gr.String()).Set(n)
-		s.metrics.resourceObjects.WithLabelValues(gr.Group, gr.Resource).Set(n)
+		s.metrics.storageObjects.WithLabelValues(s.metrics.labelValues("apiserver_storage_objects", storageObjectLabels, gr.String())...).Set(n)
+		s.metrics.resourceObjects.WithLabelValues(s.metrics.labelValues("apiserver_resource_objects", resourceObjectLabels, gr.Group, gr.Resource)...).Set(n)
 	}
 }
 

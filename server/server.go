@@ -113,6 +113,8 @@ type Config struct {
 	// /debug/flags/) and the reset of the metrics by DELETE, as
 	// kube-apiserver's --profiling=false.
 	NoProfiling bool
+	// Metrics is what kube-apiserver's metrics flags change of /metrics.
+	Metrics MetricsConfig
 	// NoPriorityAndFairness is kube-apiserver's
 	// --enable-priority-and-fairness=false: answers carry no
 	// X-Kubernetes-PF-* headers, and the health checks name the
@@ -221,7 +223,7 @@ func New(cfg Config) (*Server, error) {
 		log:       cfg.Logger,
 		now:       cfg.Now,
 		stopping:  make(chan struct{}),
-		metrics:   newAPIMetrics(),
+		metrics:   newAPIMetrics(cfg.Metrics),
 		rbacCache: auth.NewRBACCache(),
 		flows:     newFlowClassifier(),
 	}

@@ -141,6 +141,11 @@ func run(args []string) error {
 	fs.DurationVar(&shutdown.WatchTerminationGracePeriod, "shutdown-watch-termination-grace-period", 0, "This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window.")
 	livezGrace := fs.Duration("livez-grace-period", 0, "the time /livez assumes unfinished post-start hooks will complete, as kube-apiserver's; fakeplane's have all completed when it serves, so /livez is as kube-apiserver's after the grace period")
 	logging := loggingFlags(fs)
+	compat := compatibilityFlags(fs)
+	metrics := metricsFlags(fs)
+	watchCache := watchCacheFlags(fs)
+	deprecated := deprecatedFlagsOn(fs)
+	fs.Bool("enable-aggregator-routing", false, "Turns on aggregator routing requests to endpoints IP rather than cluster IP, as kube-apiserver's: fakeplane has no service proxy behind cluster IPs, so it reaches an extension server at its Service's endpoints either way")
 	externalHostname := fs.String("external-hostname", "", "The hostname to use when generating externalized URLs for this master (e.g. Swagger API Docs or OpenID Discovery): /api's serverAddressByClientCIDRs and the default jwks_uri (default: --advertise-address, else the address listened on)")
 	endpointReconciler := fs.String("endpoint-reconciler-type", fakeplane.EndpointReconcilerLease, "lease (keep the kubernetes Service's endpoints), master-count (the same, for one server) or none, as kube-apiserver's")
 	var featureGates multiFlag
@@ -259,6 +264,7 @@ func run(args []string) error {
 	if err := parseFlags(fs, usage, args); err != nil {
 		return err
 	}
+	warnDeprecated(fs, os.Stderr)
 	if showVersion != "" {
 		startgc.Restore()
 		fmt.Println(showVersion.text())
@@ -342,9 +348,20 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	compatOpt, err := compat.option()
+	if err != nil {
+		return err
+	}
+	if err := watchCache.check(); err != nil {
+		return err
+	}
+	if err := deprecated.check(); err != nil {
+		return err
+	}
 	logger := slog.New(handler)
 	opts := []fakeplane.Option{fakeplane.WithListenAddress(listenAddr), fakeplane.WithKubeconfigPath(path), fakeplane.WithLogger(logger),
-		fakeplane.WithFlagz(flagzValues(fs))}
+		fakeplane.WithFlagz(flagzValues(fs)), compatOpt}
+	opts = append(opts, metrics.options()...)
 	if o := serving.option(); o != nil {
 		opts = append(opts, o)
 	}
@@ -366,6 +383,7 @@ func run(args []string) error {
 		opts = append(opts, fakeplane.WithAllowPrivileged(false))
 	}
 	opts = append(opts, kubeletOpts...)
+	opts = append(opts, fakeplane.WithKubeletPort(int(*deprecated.kubeletPort)))
 	if *hpaSyncPeriod <= 0 {
 		return usageError{fmt.Errorf("--horizontal-pod-autoscaler-sync-period must be positive, not %v (see --help)", *hpaSyncPeriod)}
 	}
@@ -613,6 +631,7 @@ func auditFlags(fs *flag.FlagSet) func() fakeplane.AuditOptions {
 	logBatch, logTruncate := auditBackendFlags(fs, "log", fakeplane.AuditModeBlocking, fakeplane.DefaultAuditLogBatchConfig(), &a.Log.Mode)
 	fs.StringVar(&a.Webhook.ConfigFile, "audit-webhook-config-file", "", "a kubeconfig naming the webhook audit events are sent to, as EventLists, and the credentials presented to it")
 	fs.DurationVar(&a.Webhook.InitialBackoff, "audit-webhook-initial-backoff", 10*time.Second, "how long the first retry of a failed audit webhook call waits")
+	fs.DurationVar(&a.Webhook.InitialBackoff, "audit-webhook-batch-initial-backoff", 10*time.Second, deprecatedUsage("audit-webhook-batch-initial-backoff", "--audit-webhook-initial-backoff under its old name"))
 	fs.StringVar(&a.Webhook.Version, "audit-webhook-version", "audit.k8s.io/v1", "the API version audit events are sent to the webhook in")
 	webhookBatch, webhookTruncate := auditBackendFlags(fs, "webhook", fakeplane.AuditModeBatch, fakeplane.DefaultAuditWebhookBatchConfig(), &a.Webhook.Mode)
 	return func() fakeplane.AuditOptions {
