@@ -38,9 +38,9 @@ func compatibilityFlags(fs *flag.FlagSet) *compatibilityFlagValues {
 	// it): its two version flags' values are the command's.
 	upstream := pflag.NewFlagSet("compatibility", pflag.ContinueOnError)
 	c.registry.AddFlags(upstream)
-	fs.Var(upstream.Lookup("emulated-version").Value, "emulated-version",
+	fs.Var(upstreamValue(upstream, "emulated-version"), "emulated-version",
 		"The versions different components emulate their capabilities (APIs, features, ...) of, as kube-apiserver's ([kube=]major.minor): fakeplane emulates v1.37 alone, so 1.37 is taken and an earlier version (1.34 to 1.36 on kube-apiserver) is refused, not built")
-	fs.Var(upstream.Lookup("min-compatibility-version").Value, "min-compatibility-version",
+	fs.Var(upstreamValue(upstream, "min-compatibility-version"), "min-compatibility-version",
 		"The min version of control plane components the server should be compatible with, as kube-apiserver's ([kube=]major.minor): 1.34 to 1.36 (default), which /version reports; 1.37 is refused, not built (see WithMinCompatibilityVersion)")
 	c.forward = fs.Bool("emulation-forward-compatible", false, "with an emulated version below the binary's, serve the newer API versions of enabled resources, as kube-apiserver's: fakeplane emulates its binary's version, so true is refused with kube-apiserver's error")
 	c.runtimeConfigForward = fs.Bool("runtime-config-emulation-forward-compatible", false, "with an emulated version below the binary's, let --runtime-config turn on APIs introduced after it, as kube-apiserver's: refused with kube-apiserver's error when true, as --emulation-forward-compatible")

@@ -34,7 +34,7 @@ func watchCacheFlags(fs *flag.FlagSet) *watchCacheFlagValues {
 	w.enabled = fs.Bool("watch-cache", true, "Enable watch caching in the apiserver, as kube-apiserver's: fakeplane serves lists and watches as kube-apiserver does with it; false is refused, not built")
 	upstream := pflag.NewFlagSet("watch-cache", pflag.ContinueOnError)
 	upstream.StringSliceVar(&w.sizes, "watch-cache-sizes", []string{"events#0", "events.events.k8s.io#0"}, "")
-	fs.Var(upstream.Lookup("watch-cache-sizes").Value, "watch-cache-sizes", "Watch cache size settings for some resources (pods, nodes, etc.), comma separated. The individual setting format: resource[.group]#size, as kube-apiserver's: all non-zero sizes are equivalent and taken; a size of 0, which turns the cache off for that resource, is refused, not built, but for events (kube-apiserver's default)")
+	fs.Var(upstreamValue(upstream, "watch-cache-sizes"), "watch-cache-sizes", "Watch cache size settings for some resources (pods, nodes, etc.), comma separated. The individual setting format: resource[.group]#size, as kube-apiserver's: all non-zero sizes are equivalent and taken; a size of 0, which turns the cache off for that resource, is refused, not built, but for events (kube-apiserver's default)")
 	return w
 }
 
