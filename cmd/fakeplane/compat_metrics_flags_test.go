@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,15 +64,7 @@ func TestVersionMetricsAndCacheFlags(t *testing.T) {
 	if want := `apiserver_request_duration_seconds_count{component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="GET",version="v1"}`; !strings.Contains(string(metrics), want) {
 		t.Errorf("/metrics lacks %s", want)
 	}
-	body, err := cs.Discovery().RESTClient().Get().AbsPath("/flagz").SetHeader("Accept", "application/json;g=config.k8s.io;v=v1beta1;as=Flagz").DoRaw(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flagz struct{ Flags map[string]string }
-	if err := json.Unmarshal(body, &flagz); err != nil {
-		t.Fatalf("%v\n%s", err, body)
-	}
-	for name, want := range map[string]string{
+	checkFlagz(t, cs, map[string]string{
 		"allow-metric-labels":                 `["apiserver_request_duration_seconds,verb=GET,LIST"]`,
 		"disabled-metrics":                    "[apiserver_request_total]",
 		"emulated-version":                    "[kube=1.37]",
@@ -85,11 +76,7 @@ func TestVersionMetricsAndCacheFlags(t *testing.T) {
 		"audit-webhook-batch-initial-backoff": "5s",
 		"audit-webhook-initial-backoff":       "5s",
 		"enable-aggregator-routing":           "true",
-	} {
-		if got, ok := flagz.Flags[name]; !ok || got != want {
-			t.Errorf("/flagz %s: %q (listed %v), want %q", name, got, ok, want)
-		}
-	}
+	})
 }
 
 // TestVersionMetricsAndCacheFlagsAreChecked checks that the command

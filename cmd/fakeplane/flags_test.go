@@ -142,15 +142,7 @@ func TestFlagzListsTheCommandsFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := cs.Discovery().RESTClient().Get().AbsPath("/flagz").SetHeader("Accept", "application/json;g=config.k8s.io;v=v1beta1;as=Flagz").DoRaw(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct{ Flags map[string]string }
-	if err := json.Unmarshal(body, &got); err != nil {
-		t.Fatalf("%v\n%s", err, body)
-	}
-	for name, want := range map[string]string{
+	checkFlagz(t, cs, map[string]string{
 		"anonymous-auth":                  "false",
 		"authorization-mode":              "[RBAC]",
 		"etcd-servers":                    "[]",
@@ -166,9 +158,23 @@ func TestFlagzListsTheCommandsFlags(t *testing.T) {
 		"requestheader-username-headers":  "[X-Remote-User]",
 		"service-cluster-ip-range":        "10.0.0.0/24",
 		"token-auth-file":                 "",
-	} {
-		if v, ok := got.Flags[name]; !ok || v != want {
-			t.Errorf("--%s: %q (listed %v), want %q", name, v, ok, want)
+	})
+}
+
+// checkFlagz checks that /flagz lists each flag of want with its value.
+func checkFlagz(t *testing.T, cs kubernetes.Interface, want map[string]string) {
+	t.Helper()
+	body, err := cs.Discovery().RESTClient().Get().AbsPath("/flagz").SetHeader("Accept", "application/json;g=config.k8s.io;v=v1beta1;as=Flagz").DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Flags map[string]string }
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatalf("%v\n%s", err, body)
+	}
+	for name, w := range want {
+		if v, ok := got.Flags[name]; !ok || v != w {
+			t.Errorf("/flagz --%s: %q (listed %v), want %q", name, v, ok, w)
 		}
 	}
 }
