@@ -33,6 +33,14 @@ type testWebhook struct {
 
 	mu      sync.Mutex
 	reviews []map[string]any
+	headers []http.Header
+}
+
+// Headers are the headers of the reviews received so far, in their order.
+func (w *testWebhook) Headers() []http.Header {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]http.Header(nil), w.headers...)
 }
 
 // Reviews are the AdmissionReviews received so far, as JSON objects.
@@ -67,6 +75,7 @@ func serveWebhookWith(t testing.TB, answer reviewFunc, cert *tls.Certificate) *t
 		}
 		w.mu.Lock()
 		w.reviews = append(w.reviews, raw)
+		w.headers = append(w.headers, r.Header.Clone())
 		w.mu.Unlock()
 		// admission.k8s.io/v1beta1's AdmissionReview has the same fields.
 		var review admissionv1.AdmissionReview

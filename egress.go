@@ -23,7 +23,6 @@ import (
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/server/egressselector"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
-	"k8s.io/component-base/tracing"
 )
 
 // WithEgressSelectorConfigFile reads an EgressSelectorConfiguration
@@ -227,7 +226,7 @@ func (c *trackedConn) Close() error {
 // through the "cluster" selection, one given as a URL through
 // "controlplane".
 func (e egress) webhookWrapper(cp *ControlPlane) webhookutil.AuthenticationInfoResolverWrapper {
-	return webhookutil.NewDefaultAuthenticationInfoResolverWrapper(nil, e.selector, cp.loopbackConfig(), tracing.NewNoopTracerProvider())
+	return webhookutil.NewDefaultAuthenticationInfoResolverWrapper(nil, e.selector, cp.loopbackConfig(), cp.tracerProvider())
 }
 
 // grpcUDSName is the Unix socket of the Konnectivity server (GRPC) that

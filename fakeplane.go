@@ -54,6 +54,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/client-go/util/keyutil"
+	"k8s.io/component-base/tracing"
 
 	"github.com/fakeplane/fakeplane/admission"
 	"github.com/fakeplane/fakeplane/aggregator"
@@ -93,6 +94,9 @@ type ControlPlane struct {
 	opts options
 	// metrics is what the options change of /metrics.
 	metrics server.MetricsConfig
+	// tracer makes the requests' spans (WithTracingConfigFile); nil
+	// without a tracing configuration (see tracerProvider).
+	tracer tracing.TracerProvider
 
 	ca    *pki.CA
 	admin pki.KeyPair
@@ -258,6 +262,12 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 			cp.stopLocked()
 		}
 	}()
+	if cp.opts.tracingConfigFile != "" {
+		hostname, _ := os.Hostname()
+		if cp.tracer, err = startTracing(cp.opts.tracingConfigFile, apiserverID(hostname)); err != nil {
+			return fmt.Errorf("fakeplane: %w", err)
+		}
+	}
 
 	// What a start needs once per process is built on another core while
 	// it sets up the certificates and the store, in the order it needs
@@ -532,6 +542,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Headers:                   cp.opts.headers,
 		NoProfiling:               cp.opts.noProfiling,
 		Metrics:                   cp.metrics,
+		TracerProvider:            cp.serverTracer(),
 		Version:                   cp.opts.version(),
 		NoPriorityAndFairness:     cp.opts.noAPF,
 		EtcdHealth:                etcdHealth,
@@ -1489,6 +1500,9 @@ func (cp *ControlPlane) stopLocked() error {
 		errs = append(errs, err)
 	}
 	cp.audit = nil
+	if err := stopTracing(cp.tracer); err != nil {
+		errs = append(errs, err)
+	}
 	cp.egress.close()
 	if cp.authWebhookConns != nil {
 		cp.authWebhookConns.closeAll()

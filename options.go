@@ -73,6 +73,8 @@ type options struct {
 	// minCompatibilityVersion is WithMinCompatibilityVersion's ("" for
 	// kube-apiserver's default).
 	minCompatibilityVersion string
+	// tracingConfigFile is WithTracingConfigFile's.
+	tracingConfigFile string
 	// noProfiling is WithProfiling(false)'s.
 	noProfiling bool
 	// forwardRedirects is WithAggregatorRejectForwardingRedirect(false)'s.

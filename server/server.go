@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -115,6 +116,10 @@ type Config struct {
 	NoProfiling bool
 	// Metrics is what kube-apiserver's metrics flags change of /metrics.
 	Metrics MetricsConfig
+	// TracerProvider makes the requests' spans, as kube-apiserver's
+	// tracing filter does; nil records nothing (a request's trace context
+	// still reaches the webhooks it calls).
+	TracerProvider trace.TracerProvider
 	// NoPriorityAndFairness is kube-apiserver's
 	// --enable-priority-and-fairness=false: answers carry no
 	// X-Kubernetes-PF-* headers, and the health checks name the
@@ -302,9 +307,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "This request caused apiserver to panic. Look in the logs for details.", http.StatusInternalServerError)
 		}
 	}()
-	if !s.cfg.Audit.enabled() {
+	if !s.auditInit() {
 		// As upstream's WithAuditInit, which the chain starts with when
-		// requests are audited: the client's Audit-ID, else a new one.
+		// requests are audited or traced: the client's Audit-ID, else a
+		// new one.
 		id := r.Header.Get("Audit-Id")
 		if id == "" {
 			id = string(uuid.NewUUID())

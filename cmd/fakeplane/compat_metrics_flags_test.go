@@ -109,6 +109,7 @@ func TestVersionMetricsAndCacheFlagsAreChecked(t *testing.T) {
 		{[]string{"--watch-cache-sizes", "pods#0"}, 1, "--watch-cache-sizes=pods#0 is not built: a size of 0 turns kube-apiserver's watch cache off for pods, and fakeplane serves lists and watches as kube-apiserver does with it on"},
 		{[]string{"--watch-cache=false"}, 1, "--watch-cache=false is not built: fakeplane serves lists and watches as kube-apiserver does with its watch cache on"},
 		{[]string{"--apiserver-count", "0"}, 1, "--apiserver-count should be a positive number, but value '0' provided"},
+		{[]string{"--tracing-config-file", "/nonexistent/tracing.yaml"}, 1, "tracing-config-file /nonexistent/tracing.yaml does not exist"},
 	} {
 		code, stderr := runToExit(t, append([]string{"--listen", "127.0.0.1:0", "--kubeconfig", filepath.Join(dir, "k")}, tc.args...)...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")

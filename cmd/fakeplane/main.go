@@ -145,6 +145,7 @@ func run(args []string) error {
 	metrics := metricsFlags(fs)
 	watchCache := watchCacheFlags(fs)
 	deprecated := deprecatedFlagsOn(fs)
+	tracingConfig := fs.String("tracing-config-file", "", "File with apiserver tracing configuration, as kube-apiserver's: a TracingConfiguration (apiserver.config.k8s.io) naming the OpenTelemetry collector the requests' spans are sent to over OTLP gRPC, and the sampling rate")
 	fs.Bool("enable-aggregator-routing", false, "Turns on aggregator routing requests to endpoints IP rather than cluster IP, as kube-apiserver's: fakeplane has no service proxy behind cluster IPs, so it reaches an extension server at its Service's endpoints either way")
 	externalHostname := fs.String("external-hostname", "", "The hostname to use when generating externalized URLs for this master (e.g. Swagger API Docs or OpenID Discovery): /api's serverAddressByClientCIDRs and the default jwks_uri (default: --advertise-address, else the address listened on)")
 	endpointReconciler := fs.String("endpoint-reconciler-type", fakeplane.EndpointReconcilerLease, "lease (keep the kubernetes Service's endpoints), master-count (the same, for one server) or none, as kube-apiserver's")
@@ -362,6 +363,9 @@ func run(args []string) error {
 	opts := []fakeplane.Option{fakeplane.WithListenAddress(listenAddr), fakeplane.WithKubeconfigPath(path), fakeplane.WithLogger(logger),
 		fakeplane.WithFlagz(flagzValues(fs)), compatOpt}
 	opts = append(opts, metrics.options()...)
+	if *tracingConfig != "" {
+		opts = append(opts, fakeplane.WithTracingConfigFile(*tracingConfig))
+	}
 	if o := serving.option(); o != nil {
 		opts = append(opts, o)
 	}
