@@ -2,6 +2,8 @@ package fakeplane_test
 
 import (
 	"context"
+	"crypto/tls"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/fakeplane/fakeplane"
 )
@@ -112,5 +115,80 @@ func TestMetricsFeatureGates(t *testing.T) {
 	}
 	if n := strings.Count(text, "\nkubernetes_feature_enabled{"); n != 254 {
 		t.Errorf("%d gates in /metrics, want kube-apiserver v1.37's 254", n)
+	}
+}
+
+// TestMetricsCountNonResourceRequestsAsKubeAPIServer checks which requests
+// outside the API's resources /metrics counts, and with what labels, as a
+// real v1.37 kube-apiserver (refplane) counted the same requests: the
+// health endpoints (the verb from the method: HEAD as GET, ?watch=true as
+// WATCH) but not their checks, the OpenAPI v3 index and documents,
+// aggregated discovery but not the legacy documents, /flagz and /statusz
+// (a structured answer's group and version) once served (not an anonymous
+// request's 403); /version not at all.
+func TestMetricsCountNonResourceRequestsAsKubeAPIServer(t *testing.T) {
+	t.Parallel()
+	// kube-apiserver alone: no controller of the control plane's own
+	// reads discovery meanwhile.
+	cp := fakeplane.Start(t, fakeplane.WithEnvtestShape())
+	hc, err := rest.HTTPClientFor(cp.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	for _, req := range []struct{ method, path, accept string }{
+		{"GET", "/readyz", ""}, {"POST", "/readyz", ""}, {"HEAD", "/livez", ""}, {"GET", "/healthz?watch=true", ""},
+		{"GET", "/healthz/etcd", ""}, {"GET", "/livez/ping", ""},
+		{"GET", "/openapi/v3", ""}, {"GET", "/openapi/v3/api/v1", ""},
+		{"GET", "/api", aggregated}, {"GET", "/apis", aggregated}, {"GET", "/api", ""}, {"GET", "/apis/apps", aggregated},
+		{"GET", "/flagz", ""}, {"GET", "/flagz", "application/json;g=config.k8s.io;v=v1beta1;as=Flagz"}, {"GET", "/statusz", ""},
+		{"GET", "/version", ""},
+	} {
+		r, err := http.NewRequest(req.method, cp.URL()+req.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.accept != "" {
+			r.Header.Set("Accept", req.accept)
+		}
+		resp, err := hc.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+	}
+	// Anonymous: /readyz is served, /flagz refused (not counted).
+	anon := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	for path, code := range map[string]int{"/readyz": http.StatusOK, "/flagz": http.StatusForbidden} {
+		resp, err := anon.Get(cp.URL() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != code {
+			t.Fatalf("anonymous GET %s: %d, want %d", path, resp.StatusCode, code)
+		}
+	}
+	var got []string
+	for _, l := range strings.Split(scrape(t, cp), "\n") {
+		if strings.HasPrefix(l, "apiserver_request_total{") && strings.Contains(l, `scope=""`) {
+			got = append(got, l)
+		}
+	}
+	want := []string{
+		`apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="/healthz",verb="WATCH",version=""} 1`,
+		`apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="/livez",verb="GET",version=""} 1`,
+		`apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="/readyz",verb="GET",version=""} 2`,
+		`apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="/readyz",verb="POST",version=""} 1`,
+		`apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="openapi/v3",verb="GET",version=""} 1`,
+		`apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="openapi/v3/",verb="GET",version=""} 1`,
+		`apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="api",verb="GET",version=""} 1`,
+		`apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="apis",verb="GET",version=""} 1`,
+		`apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="flagz",scope="",subresource="",verb="GET",version=""} 1`,
+		`apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="statusz",scope="",subresource="",verb="GET",version=""} 1`,
+		`apiserver_request_total{code="200",component="apiserver",dry_run="",group="config.k8s.io",resource="flagz",scope="",subresource="",verb="GET",version="v1beta1"} 1`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("non-resource request counts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -329,6 +329,7 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request) {
 	}
 	u, _ := apirequest.UserFrom(r.Context())
 	if !info.IsResourceRequest {
+		markNonResourceServed(r)
 		s.serveNonResource(w, r, info)
 		return
 	}

@@ -2,7 +2,9 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -235,12 +237,30 @@ func (s *Server) countObjects() {
 // withMetrics records each resource request that h serves in the server's
 // metrics, reading the RequestInfo that filters.WithRequestInfo put in the
 // request's context. It sits outside authentication, so refused requests
-// count too.
+// count too. Of the other requests it records those kube-apiserver's
+// instrumented handlers serve (see nonResourceRouteOf), once they reach the
+// handler, as there.
 func (s *Server) withMetrics(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info, ok := apirequest.RequestInfoFrom(r.Context())
-		if !ok || !info.IsResourceRequest {
+		if !ok {
 			h.ServeHTTP(w, r)
+			return
+		}
+		if !info.IsResourceRequest {
+			route := nonResourceRouteOf(r)
+			if route == nil {
+				h.ServeHTTP(w, r)
+				return
+			}
+			start := time.Now()
+			rec := &statusRecorder{ResponseWriter: w}
+			defer func() {
+				if route.served {
+					s.metrics.observeNonResource(r, info, route, rec, time.Since(start))
+				}
+			}()
+			h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), nonResourceRouteKey{}, route)))
 			return
 		}
 		start := time.Now()
@@ -248,6 +268,83 @@ func (s *Server) withMetrics(h http.Handler) http.Handler {
 		defer func() { s.metrics.observe(r, info, rec.code, time.Since(start)) }()
 		h.ServeHTTP(rec, r)
 	})
+}
+
+// nonResourceRoute is a path kube-apiserver serves with a handler its
+// request metrics count, and the labels they give it. served is set once
+// the request reaches the server's handler (markNonResourceServed).
+type nonResourceRoute struct {
+	subresource, resource, component string
+	// zpage: the group and version are the answer's (a structured
+	// /flagz or /statusz), else empty.
+	zpage  bool
+	served bool
+}
+
+// nonResourceRouteKey is the context key of a request's nonResourceRoute.
+type nonResourceRouteKey struct{}
+
+// nonResourceRouteOf returns the route of r if kube-apiserver v1.37
+// counts its requests (recorded on a real server): /healthz, /livez and
+// /readyz (not their checks' paths), the OpenAPI v3 index and documents,
+// aggregated discovery at /api and /apis (not the legacy documents), and
+// /flagz and /statusz.
+func nonResourceRouteOf(r *http.Request) *nonResourceRoute {
+	switch p := r.URL.Path; {
+	case p == "/healthz" || p == "/livez" || p == "/readyz":
+		return &nonResourceRoute{subresource: p}
+	case p == "/openapi/v3":
+		return &nonResourceRoute{subresource: "openapi/v3"}
+	case strings.HasPrefix(p, "/openapi/v3/"):
+		return &nonResourceRoute{subresource: "openapi/v3/"}
+	case p == "/api" || p == "/apis":
+		if _, agg := aggregatedMedia(r.Header.Get("Accept")); agg {
+			return &nonResourceRoute{subresource: p[1:], component: "apiserver"}
+		}
+	case p == "/flagz" || p == "/statusz":
+		return &nonResourceRoute{resource: p[1:], component: "apiserver", zpage: true}
+	}
+	return nil
+}
+
+// markNonResourceServed records that a request reached the server's
+// handler, which kube-apiserver's counted handlers stand in place of (a
+// request refused before is not counted).
+func markNonResourceServed(r *http.Request) {
+	if route, ok := r.Context().Value(nonResourceRouteKey{}).(*nonResourceRoute); ok {
+		route.served = true
+	}
+}
+
+// countedVerbs are the verbs kube-apiserver's request metrics report;
+// another is reported as "other".
+var countedVerbs = sets.New("APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH", "POST", "PROXY", "PUT", "UPDATE", "WATCH", "WATCHLIST")
+
+// observeNonResource records one finished request of a counted
+// non-resource route, as upstream's MonitorRequest does for its handlers:
+// the method as the verb (HEAD as GET, ?watch=true as WATCH), the route's
+// labels, and for a structured /flagz or /statusz the group and version of
+// its answer.
+func (m *apiMetrics) observeNonResource(r *http.Request, info *apirequest.RequestInfo, route *nonResourceRoute, rec *statusRecorder, elapsed time.Duration) {
+	code := rec.code
+	if code == 0 {
+		code = http.StatusOK
+	}
+	verb := endpointsmetrics.CleanVerb(endpointsmetrics.CanonicalVerb(strings.ToUpper(r.Method), ""), r, info)
+	if !countedVerbs.Has(verb) {
+		verb = "other"
+	}
+	var group, version string
+	if route.zpage {
+		if _, params, err := mime.ParseMediaType(rec.Header().Get("Content-Type")); err == nil {
+			group, version = params["g"], params["v"]
+		}
+	}
+	dry := dryRunLabel(r)
+	m.requests.WithLabelValues(m.labelValues("apiserver_request_total", requestLabels,
+		verb, dry, group, version, route.resource, route.subresource, "", route.component, strconv.Itoa(code))...).Inc()
+	m.latencies.WithLabelValues(m.labelValues("apiserver_request_duration_seconds", latencyLabels,
+		verb, dry, group, version, route.resource, route.subresource, "", route.component)...).Observe(elapsed.Seconds())
 }
 
 // serveMetrics answers /metrics.
