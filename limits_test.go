@@ -213,6 +213,17 @@ func TestMaxMutatingRequestsInFlightAnswers429(t *testing.T) {
 	if _, err := alice.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "third"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("write after the held one: %v", err)
 	}
+	// The refused write is counted (each try: client-go tries a 429 again
+	// after its Retry-After), as kube-apiserver's RecordDroppedRequest
+	// counts it, but has no latency.
+	const labels = `component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="POST",version="v1"`
+	text := scrape(t, cp)
+	if n := metricValue(text, `apiserver_request_total{code="429",`+labels+`}`); n < 1 {
+		t.Errorf("429s counted: %d, want at least 1", n)
+	}
+	if served, timed := metricValue(text, `apiserver_request_total{code="201",`+labels+`}`), metricValue(text, `apiserver_request_duration_seconds_count{`+labels+`}`); served < 3 || timed != served {
+		t.Errorf("created %d, with latencies %d: want the same, without the 429", served, timed)
+	}
 }
 
 // --min-request-timeout ends a watch that names no timeoutSeconds after

@@ -76,6 +76,32 @@ func TestMetrics(t *testing.T) {
 	if o := scrape(t, other); strings.Contains(o, `resource="configmaps",scope="resource"`) {
 		t.Errorf("another control plane counted this one's requests")
 	}
+	// Refused by authentication (401) or authorization (403), a request
+	// never reaches kube-apiserver's instrumented handlers: not counted
+	// (recorded on refplane).
+	anon := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	for token, code := range map[string]int{"": http.StatusForbidden, "bogus": http.StatusUnauthorized} {
+		req, err := http.NewRequest(http.MethodGet, cp.URL()+"/api/v1/namespaces/default/secrets", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := anon.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != code {
+			t.Fatalf("list of secrets with token %q: %d, want %d", token, resp.StatusCode, code)
+		}
+	}
+	for _, l := range strings.Split(scrape(t, cp), "\n") {
+		if strings.HasPrefix(l, "apiserver_request_") && strings.Contains(l, `resource="secrets"`) {
+			t.Errorf("a refused request counted: %s", l)
+		}
+	}
 }
 
 // metricValue returns the integer value of a sample line that starts with

@@ -323,13 +323,13 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apierrors.NewInternalError(fmt.Errorf("no request info")))
 		return
 	}
+	markServed(r)
 	if h := s.remoteHandler(r); h != nil {
 		h.ServeHTTP(w, r)
 		return
 	}
 	u, _ := apirequest.UserFrom(r.Context())
 	if !info.IsResourceRequest {
-		markNonResourceServed(r)
 		s.serveNonResource(w, r, info)
 		return
 	}

@@ -234,12 +234,16 @@ func (s *Server) countObjects() {
 	}
 }
 
-// withMetrics records each resource request that h serves in the server's
-// metrics, reading the RequestInfo that filters.WithRequestInfo put in the
-// request's context. It sits outside authentication, so refused requests
-// count too. Of the other requests it records those kube-apiserver's
-// instrumented handlers serve (see nonResourceRouteOf), once they reach the
-// handler, as there.
+// withMetrics records the requests that h serves in the server's metrics,
+// as kube-apiserver's instrumented handlers record them (its request
+// metrics stand at the handlers, inside authentication): a resource
+// request once it reaches the server's handler (markServed), and one
+// refused before it only when it was answered 429 (kube-apiserver's
+// RecordDroppedRequest: counted, no latency); a 401 or 403 of
+// authentication or authorization is not counted. Of the other requests,
+// those of the routes kube-apiserver instruments (see nonResourceRouteOf),
+// once they reach the handler. The labels come from the RequestInfo that
+// filters.WithRequestInfo put in the request's context.
 func (s *Server) withMetrics(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info, ok := apirequest.RequestInfoFrom(r.Context())
@@ -247,42 +251,56 @@ func (s *Server) withMetrics(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
+		mark := &servedMark{}
 		if !info.IsResourceRequest {
-			route := nonResourceRouteOf(r)
-			if route == nil {
+			if mark.route = nonResourceRouteOf(r); mark.route == nil {
 				h.ServeHTTP(w, r)
 				return
 			}
-			start := time.Now()
-			rec := &statusRecorder{ResponseWriter: w}
-			defer func() {
-				if route.served {
-					s.metrics.observeNonResource(r, info, route, rec, time.Since(start))
-				}
-			}()
-			h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), nonResourceRouteKey{}, route)))
-			return
 		}
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
-		defer func() { s.metrics.observe(r, info, rec.code, time.Since(start)) }()
-		h.ServeHTTP(rec, r)
+		defer func() {
+			switch {
+			case mark.route != nil && mark.served:
+				s.metrics.observeNonResource(r, info, mark.route, rec, time.Since(start))
+			case mark.route != nil:
+			case mark.served:
+				s.metrics.observe(r, info, rec.code, time.Since(start))
+			case rec.code == http.StatusTooManyRequests:
+				s.metrics.observeDropped(r, info)
+			}
+		}()
+		h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), servedMarkKey{}, mark)))
 	})
 }
 
+// servedMark says whether a request reached the server's handler, for
+// withMetrics; route is the labels of a counted non-resource request.
+type servedMark struct {
+	served bool
+	route  *nonResourceRoute
+}
+
+// servedMarkKey is the context key of a request's servedMark.
+type servedMarkKey struct{}
+
+// markServed records that a request reached the server's handler, where
+// kube-apiserver's instrumented handlers stand.
+func markServed(r *http.Request) {
+	if m, ok := r.Context().Value(servedMarkKey{}).(*servedMark); ok {
+		m.served = true
+	}
+}
+
 // nonResourceRoute is a path kube-apiserver serves with a handler its
-// request metrics count, and the labels they give it. served is set once
-// the request reaches the server's handler (markNonResourceServed).
+// request metrics count, and the labels they give it.
 type nonResourceRoute struct {
 	subresource, resource, component string
 	// zpage: the group and version are the answer's (a structured
 	// /flagz or /statusz), else empty.
-	zpage  bool
-	served bool
+	zpage bool
 }
-
-// nonResourceRouteKey is the context key of a request's nonResourceRoute.
-type nonResourceRouteKey struct{}
 
 // nonResourceRouteOf returns the route of r if kube-apiserver v1.37
 // counts its requests (recorded on a real server): /healthz, /livez and
@@ -307,18 +325,17 @@ func nonResourceRouteOf(r *http.Request) *nonResourceRoute {
 	return nil
 }
 
-// markNonResourceServed records that a request reached the server's
-// handler, which kube-apiserver's counted handlers stand in place of (a
-// request refused before is not counted).
-func markNonResourceServed(r *http.Request) {
-	if route, ok := r.Context().Value(nonResourceRouteKey{}).(*nonResourceRoute); ok {
-		route.served = true
-	}
-}
-
 // countedVerbs are the verbs kube-apiserver's request metrics report;
 // another is reported as "other".
 var countedVerbs = sets.New("APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH", "POST", "PROXY", "PUT", "UPDATE", "WATCH", "WATCHLIST")
+
+// observeDropped records a resource request refused 429 before it
+// reached the handler, as upstream's RecordDroppedRequest: its count
+// alone.
+func (m *apiMetrics) observeDropped(r *http.Request, info *apirequest.RequestInfo) {
+	m.requests.WithLabelValues(m.labelValues("apiserver_request_total", requestLabels,
+		metricsVerb(r, info), dryRunLabel(r), info.APIGroup, info.APIVersion, info.Resource, info.Subresource, endpointsmetrics.CleanScope(info), "apiserver", strconv.Itoa(http.StatusTooManyRequests))...).Inc()
+}
 
 // observeNonResource records one finished request of a counted
 // non-resource route, as upstream's MonitorRequest does for its handlers:
