@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // TestVersionMetricsAndCacheFlags runs the command with kube-apiserver's
@@ -36,14 +34,7 @@ func TestVersionMetricsAndCacheFlags(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", notice, p.stderr.String())
 		}
 	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := clientForFile(t, kc)
 	v, err := cs.Discovery().ServerVersion()
 	if err != nil || v.MinCompatibilityMinor != "35" || v.EmulationMinor != "37" {
 		t.Errorf("/version: %+v, %v; want minimum compatibility 1.35, emulation 1.37", v, err)

@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/fakeplane/fakeplane/internal/etcdtest"
 	"github.com/fakeplane/fakeplane/internal/pki"
@@ -134,14 +133,7 @@ func TestFlagzListsTheCommandsFlags(t *testing.T) {
 	startFakeplane(t, nil, "--listen", "127.0.0.1:0", "--kubeconfig", kc, "--requestheader-allowed-names", "front-proxy-client, other",
 		"--fixtures", a, "--fixtures", b, "--request-timeout", "90s", "--anonymous-auth=false",
 		"--kubelet-timeout", "3s", "--delete-collection-workers", "4", "--lease-reuse-duration-seconds", "30")
-	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := clientForFile(t, kc)
 	checkFlagz(t, cs, map[string]string{
 		"anonymous-auth":                  "false",
 		"authorization-mode":              "[RBAC]",

@@ -145,6 +145,16 @@ func clientFor(t *testing.T, kubeconfig []byte) *kubernetes.Clientset {
 	return newClient(t, cfg)
 }
 
+// clientForFile is clientFor of the kubeconfig file at path.
+func clientForFile(t *testing.T, path string) *kubernetes.Clientset {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clientFor(t, b)
+}
+
 func newClient(t *testing.T, cfg *rest.Config) *kubernetes.Clientset {
 	t.Helper()
 	cfg.QPS = -1
