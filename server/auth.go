@@ -323,11 +323,13 @@ func (s *Server) serveAuthorized(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apierrors.NewInternalError(fmt.Errorf("no request info")))
 		return
 	}
-	markServed(r)
 	if h := s.remoteHandler(r); h != nil {
+		// kube-apiserver's aggregator proxies it: its request metrics
+		// do not count it (recorded on refplane).
 		h.ServeHTTP(w, r)
 		return
 	}
+	markServed(r)
 	u, _ := apirequest.UserFrom(r.Context())
 	if !info.IsResourceRequest {
 		s.serveNonResource(w, r, info)
