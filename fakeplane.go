@@ -542,7 +542,7 @@ func (cp *ControlPlane) Start(ctx context.Context) (err error) {
 		Headers:                   cp.opts.headers,
 		NoProfiling:               cp.opts.noProfiling,
 		Metrics:                   cp.metrics,
-		TracerProvider:            cp.serverTracer(),
+		TracerProvider:            cp.tracer, // nil (no spans) without a tracing configuration
 		Version:                   cp.opts.version(),
 		NoPriorityAndFairness:     cp.opts.noAPF,
 		EtcdHealth:                etcdHealth,

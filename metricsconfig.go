@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	metricsv1 "k8s.io/component-base/metrics/api/v1"
 	"sigs.k8s.io/yaml"
 
@@ -42,7 +40,7 @@ func WithEtcdCountMetricPollPeriod(d time.Duration) Option {
 // into the server's: the allow lists come from the flag, else from the
 // manifest file.
 func serverMetricsConfig(c metricsv1.MetricsConfiguration, noObjectCounts bool) (server.MetricsConfig, error) {
-	binary := utilversion.MustParse(strings.TrimPrefix(server.EmulatedGitVersion, "v"))
+	binary := server.KubeEffectiveVersion().BinaryVersion()
 	current := semver.Version{Major: uint64(binary.Major()), Minor: uint64(binary.Minor()), Patch: uint64(binary.Patch())}
 	if err := metricsv1.Validate(&c, current, field.NewPath("metrics")).ToAggregate(); err != nil {
 		return server.MetricsConfig{}, err

@@ -9,7 +9,6 @@ import (
 
 	"go.opentelemetry.io/otel/sdk/resource"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
-	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	apiserverconfig "k8s.io/apiserver/pkg/apis/apiserver"
@@ -90,16 +89,6 @@ func readTracingConfiguration(path string) (*tracingapi.TracingConfiguration, er
 func (cp *ControlPlane) tracerProvider() tracing.TracerProvider {
 	if cp.tracer == nil {
 		return tracing.NewNoopTracerProvider()
-	}
-	return cp.tracer
-}
-
-// serverTracer is the tracer provider the server's request filter records
-// with: nil without a tracing configuration (the server then carries a
-// request's trace context without one).
-func (cp *ControlPlane) serverTracer() trace.TracerProvider {
-	if cp.tracer == nil {
-		return nil
 	}
 	return cp.tracer
 }

@@ -262,9 +262,10 @@ func (s *Server) withMetrics(h http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			switch {
-			case mark.route != nil && mark.served:
-				s.metrics.observeNonResource(r, info, mark.route, rec, time.Since(start))
 			case mark.route != nil:
+				if mark.served {
+					s.metrics.observeNonResource(r, info, mark.route, rec, time.Since(start))
+				}
 			case mark.served:
 				s.metrics.observe(r, info, rec.code, time.Since(start))
 			case rec.code == http.StatusTooManyRequests:
